@@ -1,0 +1,60 @@
+"""qring_edu: quantum ring all-reduce, the reference library of the book.
+
+Layers (imports point downward only):
+
+* core: :mod:`~qring_edu.fixedpoint`, :mod:`~qring_edu.ledger`, argument checks;
+* protocols: :mod:`~qring_edu.ring`, :mod:`~qring_edu.superdense`, :mod:`~qring_edu.costmodel`,
+  :mod:`~qring_edu.training`;
+* presentation: :mod:`qring_edu.figures`, :mod:`qring_edu.widgets`, :mod:`qring_edu.exercises`
+  (imported on demand; they need matplotlib and ipywidgets).
+"""
+
+from .costmodel import (
+    MODEL_SIZES,
+    IterationTime,
+    allreduce_lower_bound_bits,
+    iteration_time,
+    parameter_server_time,
+    ring_time,
+)
+from .fixedpoint import FixedPoint, fixed_point, modular_sum, to_signed, to_words
+from .ledger import Ledger
+from .ring import AllReduceResult, RingStep, chunk_bounds, ring_allreduce, ring_schedule
+from .superdense import (
+    isotropic_state,
+    superdense_circuit,
+    superdense_outcome_probabilities,
+    superdense_send,
+    superdense_send_qiskit,
+)
+from .training import TrainingRun, make_moons, train_data_parallel
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AllReduceResult",
+    "FixedPoint",
+    "IterationTime",
+    "Ledger",
+    "MODEL_SIZES",
+    "RingStep",
+    "TrainingRun",
+    "allreduce_lower_bound_bits",
+    "chunk_bounds",
+    "fixed_point",
+    "isotropic_state",
+    "iteration_time",
+    "make_moons",
+    "modular_sum",
+    "parameter_server_time",
+    "ring_allreduce",
+    "ring_schedule",
+    "ring_time",
+    "superdense_circuit",
+    "superdense_outcome_probabilities",
+    "superdense_send",
+    "superdense_send_qiskit",
+    "to_signed",
+    "to_words",
+    "train_data_parallel",
+]

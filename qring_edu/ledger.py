@@ -1,0 +1,110 @@
+"""The communication ledger (core layer): what crossed each directed link, in which currency.
+
+Currencies, all counted per directed link ``(k, (k+1) % P)`` of the ring:
+
+* ``online_bits``    classical bits sent during the all-reduce (classical transport);
+* ``online_qubits``  qubits sent during the all-reduce (superdense transport, 2 bits per qubit);
+* ``ebits``          pre-shared Bell pairs consumed on that link (one per online qubit);
+* ``offline_qubits`` qubits sent *before* the all-reduce to distribute those pairs (one each).
+
+The ledger keeps counters only (O(P) memory), never copies of the messages.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["Ledger"]
+
+_CURRENCIES = ("online_bits", "online_qubits", "ebits", "offline_qubits")
+
+
+class Ledger:
+    """Per-link channel use of one collective operation.
+
+    ``links[k] == (k, (k + 1) % P)``. Each query takes ``link=None`` (the maximum over links:
+    the critical path of a synchronous ring) or a link tuple ``(k, (k+1) % P)``.
+    ``step_units[s]`` is the largest message of synchronous step ``s`` in its own currency
+    (bits for classical, qubits for superdense), which is what the α–β time model needs.
+    """
+
+    def __init__(self, workers: int, transport: str, steps: int):
+        self.workers = int(workers)
+        self.transport = transport
+        self.steps = int(steps)
+        self.links: list[tuple[int, int]] = [(k, (k + 1) % workers) for k in range(workers)]
+        self._counts = {c: np.zeros(workers, dtype=np.int64) for c in _CURRENCIES}
+        self.step_units = np.zeros(self.steps, dtype=np.int64)
+        self.messages = 0
+
+    # -- recording (used by the transports) ---------------------------------------------------
+    def record(self, sender: int, step: int, *, bits: int = 0, qubits: int = 0,
+               ebits: int = 0, offline_qubits: int = 0) -> None:
+        """Add one message sent by ``sender`` over link ``(sender, sender+1)`` at ``step``."""
+        c = self._counts
+        c["online_bits"][sender] += bits
+        c["online_qubits"][sender] += qubits
+        c["ebits"][sender] += ebits
+        c["offline_qubits"][sender] += offline_qubits
+        self.step_units[step] = max(self.step_units[step], bits + qubits)
+        self.messages += 1
+
+    # -- queries ------------------------------------------------------------------------------
+    def _get(self, currency: str, link) -> int:
+        counts = self._counts[currency]
+        if link is None:
+            return int(counts.max())
+        try:
+            src, dst = (int(v) for v in link)
+        except (TypeError, ValueError):
+            raise TypeError(f"link must be None or a pair (k, (k+1) % P), got {link!r}") from None
+        if not (0 <= src < self.workers) or dst != (src + 1) % self.workers:
+            raise ValueError(
+                f"link must be one of the ring's directed links (k, (k+1) % {self.workers}), "
+                f"got {link!r}"
+            )
+        return int(counts[src])
+
+    def online_bits(self, link=None) -> int:
+        """Classical bits sent online over ``link`` (``None``: maximum over links)."""
+        return self._get("online_bits", link)
+
+    def online_qubits(self, link=None) -> int:
+        """Qubits sent online over ``link`` (``None``: maximum over links)."""
+        return self._get("online_qubits", link)
+
+    def ebits(self, link=None) -> int:
+        """Pre-shared Bell pairs consumed on ``link`` (``None``: maximum over links)."""
+        return self._get("ebits", link)
+
+    def offline_qubits(self, link=None) -> int:
+        """Qubits sent offline to distribute the pairs used on ``link`` (``None``: maximum)."""
+        return self._get("offline_qubits", link)
+
+    def lifetime_uses(self, link=None) -> int:
+        """Channel uses over the pairs' whole lifetime: online bits + online qubits + offline qubits."""
+        if link is None:
+            total = sum(self._counts[c] for c in ("online_bits", "online_qubits", "offline_qubits"))
+            return int(total.max())
+        return self.online_bits(link) + self.online_qubits(link) + self.offline_qubits(link)
+
+    def per_link(self, currency: str) -> np.ndarray:
+        """Counts of ``currency`` for every link, shape ``(P,)`` (a copy)."""
+        if currency not in self._counts:
+            raise ValueError(f"currency must be one of {', '.join(_CURRENCIES)}, got {currency!r}")
+        return self._counts[currency].copy()
+
+    def ring_time(self, alpha: float, beta: float) -> float:
+        """α–β time of the schedule: ``sum over steps of (alpha + beta * largest message)``.
+
+        ``alpha``: seconds of latency per step; ``beta``: seconds per bit (classical) or per
+        qubit (superdense) on one link.
+        """
+        return float(self.steps * alpha + beta * self.step_units.sum())
+
+    def as_dict(self, link=None) -> dict[str, int]:
+        return {c: self._get(c, link) for c in _CURRENCIES}
+
+    def __repr__(self) -> str:
+        vals = ", ".join(f"{k}={v}" for k, v in self.as_dict().items())
+        return f"Ledger(P={self.workers}, transport={self.transport!r}, steps={self.steps}, {vals})"

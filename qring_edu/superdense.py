@@ -1,0 +1,212 @@
+"""Superdense coding over noisy pre-shared Bell pairs (DESIGN.md §4.3).
+
+Protocol. Alice (qubit A) and Bob (qubit B) share |Φ+⟩ = (|00⟩ + |11⟩)/√2. To send the two bits
+``(x, z)`` Alice applies ``X**x`` then ``Z**z`` to A and sends A to Bob; Bob applies CNOT(A→B) and
+H(A) and measures: A gives ``z``, B gives ``x``.
+
+Bit order. A stream of bits ``b_0 b_1 b_2 ...`` is cut into symbols ``j = 0, 1, ...`` with
+``x = b_{2j}`` and ``z = b_{2j+1}``; an odd stream is padded with one zero bit. In the Qiskit
+circuits qubit 0 is A and qubit 1 is B, clbit 0 receives ``z`` and clbit 1 receives ``x``, so a
+Qiskit count key (little-endian, clbit 1 printed first) reads ``f"{x}{z}"``.
+
+Noise. Each pair is the isotropic (Werner) state of fidelity F,
+``F |Φ+⟩⟨Φ+| + (1-F)/3 (|Φ-⟩⟨Φ-| + |Ψ+⟩⟨Ψ+| + |Ψ-⟩⟨Ψ-|)``, which equals |Φ+⟩ followed by a random
+Pauli on A: X, Y, Z each with probability (1-F)/3. X flips ``x``, Z flips ``z``, Y flips both; the
+symbol error rate is ``1 - F``.
+
+Two simulation paths (DESIGN.md §2):
+
+* the **fast path** samples those Pauli frames with NumPy (:func:`superdense_send`);
+* the **Qiskit path** builds the circuits (:func:`superdense_circuit`), evolves density matrices
+  exactly (:func:`superdense_outcome_probabilities`) or samples them with Aer
+  (:func:`superdense_send_qiskit`). Tests check that both paths give the same statistics.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from qiskit import QuantumCircuit
+from qiskit.quantum_info import DensityMatrix, Kraus, Operator
+
+from ._validate import check_bit_array, check_fidelity, check_int, check_seed
+
+__all__ = [
+    "superdense_circuit",
+    "superdense_send",
+    "superdense_send_qiskit",
+    "superdense_outcome_probabilities",
+    "isotropic_state",
+    "pauli_frames",
+    "symbols_needed",
+]
+
+#: Pauli frame codes: bit 0 flips ``x`` (an X component), bit 1 flips ``z`` (a Z component).
+#: 1 = X, 2 = Z, 3 = Y (= iXZ, flips both).
+FRAME_X, FRAME_Z, FRAME_Y = 1, 2, 3
+
+
+def symbols_needed(n_bits: int) -> int:
+    """Qubits (= Bell pairs) needed to send ``n_bits`` classical bits: ``ceil(n_bits / 2)``."""
+    return (int(n_bits) + 1) // 2
+
+
+def pauli_frames(n_symbols: int, pair_fidelity: float, rng: np.random.Generator):
+    """Sample the Pauli errors of ``n_symbols`` isotropic pairs, sparsely.
+
+    Returns ``(positions, frames)``: sorted symbol indices that suffered an error and their
+    frame codes (1 = X flips x, 2 = Z flips z, 3 = Y flips both), each with probability 1/3.
+    The number of errors is ``Binomial(n_symbols, 1 - F)``. Cost O(number of errors) beyond one
+    call to ``rng.choice``.
+    """
+    p_err = 1.0 - pair_fidelity
+    if n_symbols == 0 or p_err <= 0.0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint8)
+    k = int(rng.binomial(n_symbols, p_err))
+    positions = np.sort(rng.choice(n_symbols, size=k, replace=False))
+    frames = rng.integers(1, 4, size=k, dtype=np.uint8)
+    return positions.astype(np.int64), frames
+
+
+def flipped_bit_positions(positions: np.ndarray, frames: np.ndarray) -> np.ndarray:
+    """Bit indices in the (padded) stream flipped by the given Pauli frames (``x`` = 2j, ``z`` = 2j+1)."""
+    x_flips = 2 * positions[(frames & FRAME_X) != 0]
+    z_flips = 2 * positions[(frames & FRAME_Z) != 0] + 1
+    return np.sort(np.concatenate([x_flips, z_flips]))
+
+
+def superdense_send(bits, *, pair_fidelity: float = 1.0, seed=None) -> np.ndarray:
+    """Send a bit stream by superdense coding (fast path); return the bits Bob decodes.
+
+    ``bits``: 1-D array of 0/1 of length n. It travels as ``ceil(n/2)`` qubits over as many
+    isotropic pairs of fidelity ``pair_fidelity`` (in [0.25, 1]); symbol ``j`` carries
+    ``x = bits[2j]``, ``z = bits[2j+1]``. Returns a ``uint8`` array of length n (the padding bit
+    of an odd stream is dropped). At F = 1 the output equals the input exactly.
+    """
+    data = check_bit_array(bits, "bits")
+    pair_fidelity = check_fidelity(pair_fidelity)
+    check_seed(seed)
+    rng = np.random.default_rng(seed)
+    out = data.copy()
+    positions, frames = pauli_frames(symbols_needed(data.size), pair_fidelity, rng)
+    flips = flipped_bit_positions(positions, frames)
+    flips = flips[flips < data.size]  # a flip of the padding bit is invisible to the receiver
+    out[flips] ^= 1
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Qiskit path
+# --------------------------------------------------------------------------------------------
+
+def _check_message_bit(value, name: str) -> int:
+    return check_int(value, name, 0, 1)
+
+
+def superdense_circuit(x: int, z: int, *, pair_fidelity: float = 1.0,
+                       measure: bool = True) -> QuantumCircuit:
+    """The superdense-coding circuit sending ``(x, z)``.
+
+    Qubit 0 is Alice's A, qubit 1 is Bob's B. Steps (separated by barriers): make |Φ+⟩ with H and
+    CNOT; if ``pair_fidelity < 1``, the isotropic-noise channel on A (a Pauli error instruction
+    for Aer); Alice encodes X**x then Z**z; Bob decodes with CNOT(A→B), H(A); measurement of A into
+    clbit 0 (``z``) and of B into clbit 1 (``x``), so the Qiskit count key reads ``f"{x}{z}"``.
+    """
+    x = _check_message_bit(x, "x")
+    z = _check_message_bit(z, "z")
+    pair_fidelity = check_fidelity(pair_fidelity)
+    qc = QuantumCircuit(2, 2 if measure else 0, name=f"superdense({x},{z})")
+    qc.h(0)
+    qc.cx(0, 1)
+    qc.barrier(label="pair shared")
+    if pair_fidelity < 1.0:
+        qc.append(_pair_noise_error(pair_fidelity), [0])
+    if x:
+        qc.x(0)
+    if z:
+        qc.z(0)
+    qc.barrier(label="A sent")
+    qc.cx(0, 1)
+    qc.h(0)
+    if measure:
+        qc.measure(0, 0)
+        qc.measure(1, 1)
+    return qc
+
+
+def _pair_noise_error(pair_fidelity: float):
+    """The isotropic-pair noise as a Qiskit Aer ``QuantumError`` acting on Alice's qubit."""
+    from qiskit_aer.noise import pauli_error  # Aer is only needed for sampling noisy circuits
+
+    p = (1.0 - pair_fidelity) / 3.0
+    return pauli_error([("I", pair_fidelity), ("X", p), ("Y", p), ("Z", p)])
+
+
+def isotropic_state(pair_fidelity: float) -> DensityMatrix:
+    """The two-qubit isotropic state ``F Φ+ + (1-F)/3 (Φ- + Ψ+ + Ψ-)`` (qubit 0 = A, qubit 1 = B)."""
+    pair_fidelity = check_fidelity(pair_fidelity)
+    bell = QuantumCircuit(2)
+    bell.h(0)
+    bell.cx(0, 1)
+    rho = DensityMatrix(bell)
+    return rho.evolve(_pauli_kraus(pair_fidelity), qargs=[0])
+
+
+def _pauli_kraus(pair_fidelity: float) -> Kraus:
+    p = (1.0 - pair_fidelity) / 3.0
+    paulis = {
+        "I": np.eye(2),
+        "X": np.array([[0, 1], [1, 0]]),
+        "Y": np.array([[0, -1j], [1j, 0]]),
+        "Z": np.diag([1, -1]),
+    }
+    weights = {"I": pair_fidelity, "X": p, "Y": p, "Z": p}
+    return Kraus([np.sqrt(weights[k]) * m for k, m in paulis.items() if weights[k] > 0])
+
+
+def superdense_outcome_probabilities(x: int, z: int, *, pair_fidelity: float = 1.0) -> dict:
+    """Exact distribution of Bob's decoded ``(x', z')`` (Qiskit ``DensityMatrix`` evolution).
+
+    Returns ``{(x', z'): probability}`` over all four outcomes, from the isotropic state, Alice's
+    encoding and Bob's Bell measurement evolved as density matrices (no sampling).
+    """
+    rho = isotropic_state(pair_fidelity)
+    circuit = superdense_circuit(x, z, measure=False)
+    # Skip the circuit's own pair preparation: start from the (noisy) shared pair instead.
+    body = QuantumCircuit(2)
+    started = False
+    for inst in circuit.data:
+        if inst.operation.name == "barrier":
+            started = True
+            continue
+        if started:
+            body.append(inst.operation, inst.qubits)
+    rho = rho.evolve(Operator(body))
+    probs = rho.probabilities_dict(decimals=15)  # key "q1 q0" = "x z"
+    return {(int(k[0]), int(k[1])): float(probs.get(k, 0.0)) for k in ("00", "01", "10", "11")}
+
+
+def superdense_send_qiskit(bits, *, pair_fidelity: float = 1.0, seed=None) -> np.ndarray:
+    """Send a bit stream with one Qiskit Aer circuit per symbol (the slow reference path).
+
+    Same interface, bit order and noise model as :func:`superdense_send`; every symbol is a
+    :func:`superdense_circuit` run for one shot on ``AerSimulator`` (all circuits submitted in
+    one batch, ``seed_simulator`` derived from ``seed``).
+    """
+    from qiskit_aer import AerSimulator
+
+    data = check_bit_array(bits, "bits")
+    pair_fidelity = check_fidelity(pair_fidelity)
+    check_seed(seed)
+    if data.size == 0:
+        return data.copy()
+    padded = np.concatenate([data, np.zeros(data.size % 2, dtype=np.uint8)])
+    circuits = [superdense_circuit(int(padded[2 * j]), int(padded[2 * j + 1]),
+                                   pair_fidelity=pair_fidelity)
+                for j in range(padded.size // 2)]
+    sim_seed = int(np.random.default_rng(seed).integers(2**31 - 1))
+    result = AerSimulator().run(circuits, shots=1, seed_simulator=sim_seed).result()
+    received = np.empty_like(padded)
+    for j in range(len(circuits)):
+        (key,) = result.get_counts(j).keys()
+        received[2 * j], received[2 * j + 1] = int(key[0]), int(key[1])
+    return received[: data.size]

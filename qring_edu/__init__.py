@@ -3,7 +3,7 @@
 Layers (imports point downward only):
 
 * core: :mod:`~qring_edu.fixedpoint`, :mod:`~qring_edu.ledger`, argument checks;
-* protocols: :mod:`~qring_edu.ring`, :mod:`~qring_edu.superdense`, :mod:`~qring_edu.costmodel`,
+* protocols: :mod:`~qring_edu.ring`, :mod:`~qring_edu.superdense`, :mod:`~qring_edu.holevo`, :mod:`~qring_edu.costmodel`,
   :mod:`~qring_edu.training`;
 * presentation: :mod:`qring_edu.figures`, :mod:`qring_edu.widgets`, :mod:`qring_edu.exercises`
   (imported on demand; they need matplotlib and ipywidgets).
@@ -18,6 +18,16 @@ from .costmodel import (
     ring_time,
 )
 from .fixedpoint import FixedPoint, fixed_point, modular_sum, to_signed, to_words
+from .holevo import (
+    AccessibleInformation,
+    accessible_information,
+    dense_coding_capacity,
+    holevo_chi,
+    isotropic_capacity,
+    mutual_information,
+    shannon_entropy,
+    von_neumann_entropy,
+)
 from .ledger import Ledger
 from .ring import AllReduceResult, RingStep, chunk_bounds, ring_allreduce, ring_schedule
 from .superdense import (
@@ -32,6 +42,14 @@ from .training import TrainingRun, make_moons, train_data_parallel
 __version__ = "0.1.0"
 
 __all__ = [
+    "AccessibleInformation",
+    "accessible_information",
+    "dense_coding_capacity",
+    "holevo_chi",
+    "isotropic_capacity",
+    "mutual_information",
+    "shannon_entropy",
+    "von_neumann_entropy",
     "AllReduceResult",
     "FixedPoint",
     "IterationTime",

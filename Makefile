@@ -1,0 +1,120 @@
+# qring_edu — build, test and CI entry points.
+#
+#   make book         execute every chapter and build the HTML book into _build/html
+#   make test         library tests, nbval over the chapter notebooks, strict book build
+#   make notebooks    re-execute the chapter notebooks in place (run before committing them)
+#   make bench        run the benchmarks (bench/run.py)
+#   make constraints  re-pin .ci/constraints.txt from the current .venv
+#   make clean        remove _build
+#
+# Everything runs from a project virtualenv (.venv) created on first use; no activation is needed
+# (tools are called as .venv/bin/python -m ..., or .venv/bin/jupyter-book).
+
+SHELL       := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := book
+
+# Interpreter used to create the venv: python3.11 if present, else python3.
+PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
+
+VENV        := .venv
+VPY         := $(VENV)/bin/python
+STAMP       := $(VENV)/.installed
+CONSTRAINTS := .ci/constraints.txt
+
+# Chapter notebooks (book/NN_slug.ipynb).
+NOTEBOOKS    = $(sort $(wildcard book/*.ipynb))
+NB_TIMEOUT  := 300
+
+# Kernels: put the venv's kernelspec first so Jupyter Book / nbclient always run the venv's
+# Python, whatever kernels a user has installed elsewhere; use the platformdirs layout
+# (silences jupyter_core's migration warning).
+export JUPYTER_PATH := $(CURDIR)/$(VENV)/share/jupyter
+export JUPYTER_PLATFORM_DIRS := 1
+export PYTHONHASHSEED := 0
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+
+# (jupyter-book has no `python -m` entry point; its console script lives in the venv.)
+BOOK_BUILD = $(VENV)/bin/jupyter-book build . -W -n --keep-going
+
+.PHONY: venv book test test-lib test-notebooks test-build notebooks bench constraints clean
+
+# ---------------------------------------------------------------------------------------------
+# Virtualenv: rebuilt when pyproject.toml or the constraints change.
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml $(CONSTRAINTS)
+	@test -n "$(PYTHON)" || { echo "error: neither python3.11 nor python3 found" >&2; exit 1; }
+	test -x $(VPY) || $(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install --upgrade -c $(CONSTRAINTS) pip
+	$(VPY) -m pip install -c $(CONSTRAINTS) -e ".[book,test]"
+	touch $@
+
+# ---------------------------------------------------------------------------------------------
+# The book: a fresh build (Sphinx only re-reads changed pages, so an incremental build would
+# neither re-execute every chapter nor re-report their warnings).
+book: $(STAMP)
+	rm -rf _build
+	$(BOOK_BUILD)
+	@echo "HTML book: $(CURDIR)/_build/html/index.html"
+
+# ---------------------------------------------------------------------------------------------
+# Tests, in order, stopping at the first failure.
+test: $(STAMP)
+	@echo "== [1/3] library, widget and exercise tests (pytest tests)"
+	$(VPY) -m pytest tests --ignore=tests/browser
+	@echo "== [2/3] nbval: stored notebook outputs against a fresh run"
+	$(MAKE) --no-print-directory test-notebooks
+	@echo "== [3/3] strict book build (-W -n), from scratch"
+	rm -rf _build
+	$(BOOK_BUILD)
+	@if [ -d tests/browser ]; then \
+	  echo "== browser tests of the built HTML"; \
+	  $(VPY) -m pytest tests/browser; \
+	fi
+
+test-lib: $(STAMP)
+	$(VPY) -m pytest tests --ignore=tests/browser
+
+test-notebooks: $(STAMP)
+	@test -n "$(NOTEBOOKS)" || { echo "error: no notebooks in book/" >&2; exit 1; }
+	$(VPY) -m pytest --nbval --nbval-current-env \
+	  --nbval-sanitize-with tests/nbval_sanitize.cfg \
+	  --nbval-cell-timeout $(NB_TIMEOUT) \
+	  $(NOTEBOOKS)
+
+test-build: $(STAMP)
+	rm -rf _build
+	$(BOOK_BUILD)
+
+# ---------------------------------------------------------------------------------------------
+# Re-execute the chapter notebooks in place (outputs are committed; nbval checks them).
+notebooks: $(STAMP)
+	@test -n "$(NOTEBOOKS)" || { echo "error: no notebooks in book/" >&2; exit 1; }
+	$(VPY) book/_tools/execute_notebooks.py --timeout $(NB_TIMEOUT) $(NOTEBOOKS)
+
+bench: $(STAMP)
+	$(VPY) bench/run.py
+
+# ---------------------------------------------------------------------------------------------
+# Re-pin the whole toolchain from the venv (everything but qring_edu itself and the venv's
+# own setuptools/wheel; pip is pinned too). Review the diff, then run `make test`.
+constraints: $(STAMP)
+	{ \
+	  echo "# Exact pins of the whole qring_edu toolchain (runtime, book and test dependencies),"; \
+	  echo "# used as:  pip install -c .ci/constraints.txt -e \".[book,test]\"  (see the Makefile)."; \
+	  echo "# pyproject.toml keeps compatible ranges; this file makes every install reproducible."; \
+	  echo "# Generated from a pip freeze of .venv on $$($(VPY) -c 'import platform; print("Python", platform.python_version())')."; \
+	  echo "# Do not edit by hand. To regenerate (e.g. after changing dependencies in pyproject.toml):"; \
+	  echo "#   make constraints      # then review the diff and run: make test"; \
+	  echo "# To move to newer releases: delete the pins you want to float, rm -rf .venv, make constraints."; \
+	  $(VPY) -m pip freeze --all --exclude-editable \
+	    | grep -v -i -E '^(qring[-_]edu|setuptools|wheel|distribute)([ =@]|$$)' \
+	    | LC_ALL=C sort -f; \
+	} > $(CONSTRAINTS).tmp
+	mv $(CONSTRAINTS).tmp $(CONSTRAINTS)
+	touch $(STAMP)
+	@echo "wrote $(CONSTRAINTS)"
+
+clean:
+	rm -rf _build

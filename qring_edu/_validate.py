@@ -79,12 +79,15 @@ def check_seed(seed: Any, name: str = "seed") -> None:
 
 def as_numeric_array(value: Any, name: str) -> np.ndarray:
     """``np.asarray`` with clear errors for ragged, non-numeric and non-finite input."""
+    if value is None:
+        raise TypeError(f"{name} must be an array of numbers, got None")
     try:
         arr = np.asarray(value)
     except ValueError as exc:  # numpy >= 1.24 refuses ragged nested sequences
         raise ValueError(f"{name} must be a rectangular array; got ragged input ({exc})") from None
     if arr.dtype == object:
-        raise ValueError(f"{name} must be a rectangular numeric array; got ragged or mixed-type input")
+        raise ValueError(f"{name} must be a rectangular numeric array; got ragged or mixed-type "
+                         "input (or integers beyond the int64 range)")
     if arr.dtype == bool or not (
         np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
     ):

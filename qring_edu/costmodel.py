@@ -10,7 +10,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from ._validate import check_bits, check_choice, check_float, check_int
+from .ring import chunk_bounds
 
 __all__ = [
     "ring_time",
@@ -18,6 +21,7 @@ __all__ = [
     "allreduce_lower_bound_bits",
     "IterationTime",
     "iteration_time",
+    "pairs_per_link",
     "MODEL_SIZES",
 ]
 
@@ -64,6 +68,21 @@ def allreduce_lower_bound_bits(workers: int, d: int, bits: int) -> float:
     return 2 * (P - 1) / P * check_int(d, "d", 1) * check_bits(bits)
 
 
+def pairs_per_link(workers: int, d: int, bits: int) -> int:
+    """Bell pairs the busiest link of the superdense ring consumes in one all-reduce.
+
+    Chunk c of ``n_c`` words travels as ``u_c = ceil(n_c * bits / 2)`` qubits. Worker k sends every
+    chunk but (k+1) mod P in reduce-scatter and every chunk but (k+2) mod P in all-gather, so its
+    link uses ``2 U - u_{k+1} - u_{k+2}`` pairs with ``U = sum_c u_c``; this returns the maximum
+    over k, equal to ``2 (P-1) ceil(d bits / (2P))`` when P divides d.
+    """
+    P, d, bits = (check_int(workers, "P (number of workers)", 2), check_int(d, "d", 1),
+                  check_bits(bits))
+    units = (np.diff(chunk_bounds(d, P)) * bits + 1) // 2
+    per_link = 2 * units.sum() - np.roll(units, -1) - np.roll(units, -2)
+    return int(per_link.max())
+
+
 @dataclass(frozen=True)
 class IterationTime:
     """One training iteration, in seconds: ``total = max(compute, distribution) + ring`` for the
@@ -87,17 +106,18 @@ def iteration_time(compute: float, workers: int, d: int, bits: int, alpha: float
 
     classical: ``compute + ring_time(classical, beta)``;
     superdense: ``max(compute, distribution) + ring_time(superdense, beta_qubit)`` where
-    ``distribution = n_pairs * beta_qubit`` sends one half of each Bell pair a link consumes
-    (``n_pairs`` = the online qubits per link) and overlaps the backward pass.
+    ``distribution = pairs_per_link(P, d, bits) * beta_qubit`` sends one half of each Bell pair
+    the busiest link consumes (= its online qubits) and overlaps the backward pass.
     ``beta_qubit`` defaults to ``beta`` (a qubit costs as much link time as a bit).
     """
     compute = check_float(compute, "compute", 0.0)
     transport = check_choice(transport, "transport", ("classical", "superdense"))
+    if beta_qubit is not None:  # checked for both transports (ignored classically)
+        beta_qubit = check_float(beta_qubit, "beta_qubit", 0.0)
     if transport == "classical":
         ring = ring_time(workers, d, bits, alpha, beta)
         return IterationTime(transport, compute, 0.0, ring, compute + ring)
-    bq = beta if beta_qubit is None else check_float(beta_qubit, "beta_qubit", 0.0)
+    bq = beta if beta_qubit is None else beta_qubit
     ring = ring_time(workers, d, bits, alpha, bq, transport="superdense")
-    pairs = 2 * (workers - 1) * ((math.ceil(d / workers) * bits + 1) // 2)
-    distribution = pairs * bq
+    distribution = pairs_per_link(workers, d, bits) * bq
     return IterationTime(transport, compute, distribution, ring, max(compute, distribution) + ring)

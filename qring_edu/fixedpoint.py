@@ -35,10 +35,18 @@ def word_mask(bits: int) -> int:
     return (1 << bits) - 1
 
 
+def _integer_array(values, name: str) -> np.ndarray:
+    """``np.asarray(values)``, refusing non-integer dtypes (a float would be truncated silently)."""
+    arr = np.asarray(values)
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"{name} must be an integer array, got dtype {arr.dtype}")
+    return arr
+
+
 def to_words(values: np.ndarray, bits: int) -> np.ndarray:
     """Integers -> residues modulo ``2**bits`` as ``uint32`` (two's complement for negatives)."""
     bits = check_bits(bits)
-    arr = np.asarray(values)
+    arr = _integer_array(values, "values")
     # int64 & mask is the two's-complement residue for any int64 value, negatives included.
     return (arr.astype(np.int64, copy=False) & word_mask(bits)).astype(np.uint32)
 
@@ -46,7 +54,7 @@ def to_words(values: np.ndarray, bits: int) -> np.ndarray:
 def to_signed(words: np.ndarray, bits: int) -> np.ndarray:
     """Residues modulo ``2**bits`` -> signed ints in ``[-2**(bits-1), 2**(bits-1) - 1]`` (int64)."""
     bits = check_bits(bits)
-    w = np.asarray(words).astype(np.int64) & word_mask(bits)
+    w = _integer_array(words, "words").astype(np.int64) & word_mask(bits)
     return np.where(w >= 1 << (bits - 1), w - (1 << bits), w)
 
 
@@ -58,6 +66,8 @@ def modular_sum(values, bits: int) -> np.ndarray:
     arr = as_numeric_array(values, "values")
     if not np.issubdtype(arr.dtype, np.integer):
         raise TypeError(f"values must be integers, got dtype {arr.dtype}")
+    if arr.ndim != 2:
+        raise ValueError(f"values must be 2-D with shape (P, d), got shape {arr.shape}")
     words = to_words(arr, bits).astype(np.uint64)
     return to_signed(words.sum(axis=0) & word_mask(bits), bits)
 
@@ -84,12 +94,18 @@ class FixedPoint:
     def encode(self, x: np.ndarray) -> np.ndarray:
         """Floats -> ``uint32`` words: ``round(x * s) mod 2**bits`` (round half to even)."""
         x = np.asarray(x)
-        if np.any(np.abs(x) > self.max_abs):
+        # One pass catches both |x| > max_abs and NaN (for which every comparison is False).
+        if not np.all(np.abs(x) <= self.max_abs):
+            if not np.all(np.isfinite(x)):
+                raise ValueError("x must be finite; it contains NaN or Inf")
             worst = float(np.max(np.abs(x)))
             raise ValueError(
                 f"grads must satisfy |x| <= max_abs = {self.max_abs:g}; found |x| = {worst:g}"
             )
-        q = np.rint(x * self.scale)
+        # Form x*s in float64 whatever the input width: in float32 (or float16) the product
+        # rounds by up to 2**-24 * cap words and can round *above* the cap, so P worst-case
+        # values would overflow the signed range.
+        q = np.rint(x.astype(np.float64, copy=False) * self.scale)
         # |x| <= max_abs gives |x s| <= cap, and rounding cannot cross the integer cap.
         return to_words(q.astype(np.int64), self.bits)
 

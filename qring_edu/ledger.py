@@ -54,6 +54,8 @@ class Ledger:
         counts = self._counts[currency]
         if link is None:
             return int(counts.max())
+        if isinstance(link, (str, bytes)):  # "01" would otherwise unpack to (0, 1)
+            raise TypeError(f"link must be None or a pair (k, (k+1) % P), got {link!r}")
         try:
             src, dst = (int(v) for v in link)
         except (TypeError, ValueError):

@@ -85,7 +85,7 @@ class AllReduceResult:
 
     ``outputs``: array (P, d), worker k's final copy of the sum (identical rows unless noisy pairs
     corrupted a message). Integer input gives signed int64 residues modulo 2**bits; float input
-    gives floats (the input's float dtype, at least float32). ``ledger``: channel use per link.
+    gives float64 (a float32 result would round away the precision of words above 24 bits). ``ledger``: channel use per link.
     ``codec``: the fixed-point code used for float input (``None`` for integers).
     """
 
@@ -107,7 +107,8 @@ class AllReduceResult:
 
     @property
     def error_bound(self) -> float | None:
-        """Worst-case |decoded sum - true sum| per entry for float input (P / (2 s)); None for ints."""
+        """Worst-case |decoded sum - true sum| per entry for float input (P / (2 s)); None for ints.
+        Float outputs are float64, in which the decoded fixed-point sum is exact."""
         return None if self.codec is None else self.codec.error_bound
 
     def __repr__(self) -> str:
@@ -199,24 +200,25 @@ def ring_allreduce(grads, *, transport: str = "classical", bits: int = 16,
         raise ValueError("pair_fidelity applies only to transport='superdense'; "
                          f"got pair_fidelity={pair_fidelity:g} with transport='classical'")
     check_seed(seed)
+    if max_abs is not None:  # validated even for integers (ignored there, but never silently bad)
+        max_abs = check_float(max_abs, "max_abs", 0.0, lo_open=True)
     P, d = arr.shape
     is_int = np.issubdtype(arr.dtype, np.integer)
 
-    # Encode row by row so temporaries stay O(d), not O(P d).
+    # Encode and decode in blocks so temporaries stay O(block), not O(P d): peak memory is the
+    # uint32 words plus the outputs.
     words = np.empty((P, d), dtype=np.uint32)
     codec = None
     if is_int:
-        for k in range(P):
-            words[k] = to_words(arr[k], bits)
+        for k, sl in _blocks(P, d):
+            words[k, sl] = to_words(arr[k, sl], bits)
     else:
         if max_abs is None:
             largest = float(np.max(np.abs(arr)))
             max_abs = largest if largest > 0 else 1.0
-        else:
-            max_abs = check_float(max_abs, "max_abs", 0.0, lo_open=True)
         codec = fixed_point(P, bits, max_abs)
-        for k in range(P):
-            words[k] = codec.encode(arr[k])
+        for k, sl in _blocks(P, d):
+            words[k, sl] = codec.encode(arr[k, sl])
 
     ledger = Ledger(P, transport, 2 * (P - 1))
     if transport == "classical":
@@ -225,16 +227,21 @@ def ring_allreduce(grads, *, transport: str = "classical", bits: int = 16,
         link = _SuperdenseLink(ledger, bits, pair_fidelity, np.random.default_rng(seed))
     _run_schedule(words, link, bits)
 
-    if is_int:
-        outputs = np.empty((P, d), dtype=np.int64)
-        for k in range(P):
-            outputs[k] = to_signed(words[k], bits)
-    else:
-        outputs = np.empty((P, d), dtype=np.result_type(arr.dtype, np.float32))
-        for k in range(P):
-            outputs[k] = codec.decode(words[k])
+    outputs = np.empty((P, d), dtype=np.int64 if is_int else np.float64)
+    for k, sl in _blocks(P, d):
+        outputs[k, sl] = to_signed(words[k, sl], bits) if is_int else codec.decode(words[k, sl])
     return AllReduceResult(outputs=outputs, ledger=ledger, transport=transport, bits=bits,
                            pair_fidelity=pair_fidelity, codec=codec)
+
+
+_BLOCK = 1 << 16  # entries per encode/decode block: big enough to amortise NumPy's call overhead
+
+
+def _blocks(P: int, d: int):
+    """(row, column slice) pairs covering a (P, d) array in blocks of at most ``_BLOCK`` entries."""
+    for k in range(P):
+        for lo in range(0, d, _BLOCK):
+            yield k, slice(lo, min(lo + _BLOCK, d))
 
 
 def _run_schedule(words: np.ndarray, link, bits: int) -> None:

@@ -24,6 +24,8 @@ Two simulation paths (DESIGN.md §2):
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from qiskit import QuantumCircuit
 from qiskit.quantum_info import DensityMatrix, Kraus, Operator
@@ -133,8 +135,13 @@ def superdense_circuit(x: int, z: int, *, pair_fidelity: float = 1.0,
     return qc
 
 
+@functools.lru_cache(maxsize=32)
 def _pair_noise_error(pair_fidelity: float):
-    """The isotropic-pair noise as a Qiskit Aer ``QuantumError`` acting on Alice's qubit."""
+    """The isotropic-pair noise as a Qiskit Aer ``QuantumError`` acting on Alice's qubit.
+
+    Cached per fidelity: every circuit of a batch then shares one error object, which keeps
+    Aer's batch run linear in the number of circuits (distinct copies made it superlinear).
+    """
     from qiskit_aer.noise import pauli_error  # Aer is only needed for sampling noisy circuits
 
     p = (1.0 - pair_fidelity) / 3.0

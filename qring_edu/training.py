@@ -143,8 +143,9 @@ def train_data_parallel(*, workers: int = 4, steps: int = 150, transport: str = 
     seed = check_int(seed, "seed", 0)
     if allreduce is not None and not callable(allreduce):
         raise TypeError(f"allreduce must be callable or None, got {type(allreduce).__name__}")
-    if transport != "superdense" and pair_fidelity != 1.0 and allreduce is None:
-        raise ValueError("pair_fidelity applies only to transport='superdense'")
+    if pair_fidelity != 1.0 and (transport != "superdense" or allreduce is not None):
+        raise ValueError("pair_fidelity applies only to transport='superdense' without a custom "
+                         f"allreduce; got pair_fidelity={pair_fidelity:g}")
 
     data_rng = np.random.default_rng([seed, 0])
     batch_rng = np.random.default_rng([seed, 1])

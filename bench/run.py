@@ -1,0 +1,247 @@
+"""Benchmarks of qring_edu (DESIGN.md §8): ratios measured in one run, printed and saved.
+
+    python bench/run.py [--repeats N] [--output PATH]
+
+(a) superdense ring all-reduce vs classical ring on the same data: wall-time ratio;
+(b) fast superdense path vs per-symbol Qiskit Aer circuits: symbol-throughput ratio;
+(c) peak memory of the superdense all-reduce relative to the input array (tracemalloc), and the
+    process's max RSS for context.
+
+Absolute times on shared machines are noise; the ratios are what the targets constrain. Every
+timing is repeated ``--repeats`` times (after one untimed warm-up call) and reported as
+min / median / max; ratios use the medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import resource
+import statistics
+import sys
+import time
+import tracemalloc
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run from a checkout without installing
+    sys.path.insert(0, str(ROOT))
+
+from qring_edu import ring_allreduce, superdense_send, superdense_send_qiskit  # noqa: E402
+
+# Workloads (fixed by the performance targets).
+RING_P, RING_D, RING_BITS, RING_F = 8, 2**20, 16, 0.99
+SYMBOL_F = 0.9
+AER_SYMBOLS = 2_000
+FAST_SYMBOLS = 2**22
+TARGET_RING_RATIO = 2.0        # superdense / classical wall time, at most
+TARGET_THROUGHPUT = 10_000.0   # fast / Aer symbols per second, at least
+TARGET_MEMORY = 4.0            # traced peak / input bytes, at most
+
+
+@dataclass
+class Timing:
+    seconds: list[float]
+
+    @property
+    def min(self) -> float:
+        return min(self.seconds)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.seconds)
+
+    @property
+    def max(self) -> float:
+        return max(self.seconds)
+
+    def text(self, unit: float = 1.0, suffix: str = "s") -> str:
+        return (f"{self.min / unit:.3f} / {self.median / unit:.3f} / {self.max / unit:.3f} "
+                f"{suffix}")
+
+
+def time_it(fn: Callable[[], object], repeats: int) -> tuple[Timing, object]:
+    """Run ``fn`` once untimed (imports, caches), then ``repeats`` timed runs."""
+    result = fn()
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - t0)
+    return Timing(times), result
+
+
+def time_pair(fn_a: Callable[[], object], fn_b: Callable[[], object],
+              repeats: int) -> tuple[Timing, Timing, object, object]:
+    """Like :func:`time_it` for two functions, run alternately a, b, a, b, ..."""
+    res_a, res_b = fn_a(), fn_b()
+    ta, tb = [], []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        res_a = fn_a()
+        ta.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        res_b = fn_b()
+        tb.append(time.perf_counter() - t0)
+    return Timing(ta), Timing(tb), res_a, res_b
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def symbol_error_rate(sent: np.ndarray, received: np.ndarray) -> float:
+    """Fraction of symbols (bit pairs 2j, 2j+1) in which at least one bit differs."""
+    diff = (sent != received).reshape(-1, 2)
+    return float(diff.any(axis=1).mean())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5, help="timed runs per measurement")
+    parser.add_argument("--output", type=Path, default=Path(__file__).with_name("results.md"))
+    args = parser.parse_args(argv)
+    repeats = max(1, args.repeats)
+
+    lines: list[str] = []
+
+    def out(text: str = "") -> None:
+        print(text, flush=True)
+        lines.append(text)
+
+    env = [
+        ("CPU", f"{cpu_model()} ({_cpu_count()} logical CPUs)"),
+        ("Python", platform.python_version()),
+        ("numpy", version("numpy")),
+        ("qiskit", version("qiskit")),
+        ("qiskit-aer", version("qiskit-aer")),
+        ("qring_edu", version("qring_edu")),
+        ("repeats", f"{repeats} timed runs after one warm-up; min / median / max"),
+    ]
+    out("# qring_edu benchmarks")
+    out()
+    out("| environment | |")
+    out("|---|---|")
+    for k, v in env:
+        out(f"| {k} | {v} |")
+    out()
+
+    # ---------------------------------------------------------------------------------------
+    # (a) superdense vs classical ring
+    rng = np.random.default_rng(20260)
+    grads = rng.standard_normal((RING_P, RING_D), dtype=np.float32)
+    mib = grads.nbytes / 2**20
+    out(f"## (a) ring all-reduce, P = {RING_P}, d = 2^{RING_D.bit_length() - 1} float32 "
+        f"({mib:.0f} MiB), {RING_BITS}-bit words")
+    # Alternate the two transports so that load from other processes hits both alike; the
+    # ratio is the median of the per-pair ratios.
+    t_cl, t_sd, res_cl, res_sd = time_pair(
+        lambda: ring_allreduce(grads, bits=RING_BITS),
+        lambda: ring_allreduce(grads, transport="superdense", bits=RING_BITS,
+                               pair_fidelity=RING_F, seed=1),
+        repeats)
+    pair_ratios = [b / a for a, b in zip(t_cl.seconds, t_sd.seconds)]
+    ratio_a = statistics.median(pair_ratios)
+    corrupted = float(np.mean(res_sd.outputs != res_cl.outputs))
+    out(f"- classical:              {t_cl.text()}")
+    out(f"- superdense F = {RING_F}:    {t_sd.text()}")
+    out(f"- entries differing from the classical result (noise): {corrupted:.4%}; "
+        f"online bits per link {res_cl.ledger.online_bits():,}, "
+        f"online qubits per link {res_sd.ledger.online_qubits():,}")
+    out(f"- wall-time ratio superdense / classical: median of the {repeats} alternating pairs "
+        f"{ratio_a:.2f} (pairs {min(pair_ratios):.2f} .. {max(pair_ratios):.2f}; "
+        f"min/min {t_sd.min / t_cl.min:.2f})")
+    out()
+    del res_cl, res_sd
+
+    # ---------------------------------------------------------------------------------------
+    # (b) fast path vs Aer, same F
+    out(f"## (b) superdense coding, F = {SYMBOL_F}: fast path vs one Aer circuit per symbol")
+    aer_bits = rng.integers(0, 2, 2 * AER_SYMBOLS, dtype=np.uint8)
+    fast_bits = rng.integers(0, 2, 2 * FAST_SYMBOLS, dtype=np.uint8)
+    t_fast, rx_fast = time_it(lambda: superdense_send(fast_bits, pair_fidelity=SYMBOL_F, seed=2),
+                              repeats)
+    t_aer, rx_aer = time_it(lambda: superdense_send_qiskit(aer_bits, pair_fidelity=SYMBOL_F,
+                                                           seed=3), repeats)
+    thr_fast = FAST_SYMBOLS / t_fast.median
+    thr_aer = AER_SYMBOLS / t_aer.median
+    ratio_b = thr_fast / thr_aer
+    ser_fast = symbol_error_rate(fast_bits, rx_fast)
+    ser_aer = symbol_error_rate(aer_bits, rx_aer)
+    out(f"- fast path, {FAST_SYMBOLS:,} symbols: {t_fast.text()}  -> {thr_fast:,.0f} symbols/s, "
+        f"symbol error rate {ser_fast:.4f}")
+    out(f"- Aer, {AER_SYMBOLS:,} symbols:        {t_aer.text()}  -> {thr_aer:,.0f} symbols/s, "
+        f"symbol error rate {ser_aer:.4f}")
+    out(f"- expected symbol error rate 1 - F = {1 - SYMBOL_F:.4f} (Aer binomial s.d. "
+        f"{np.sqrt(SYMBOL_F * (1 - SYMBOL_F) / AER_SYMBOLS):.4f})")
+    out(f"- throughput ratio fast / Aer (medians): {ratio_b:,.0f}")
+    out()
+    del fast_bits, rx_fast
+
+    # ---------------------------------------------------------------------------------------
+    # (c) memory of the superdense all-reduce
+    out("## (c) memory of the superdense all-reduce of (a)")
+    tracemalloc.start()
+    base, _ = tracemalloc.get_traced_memory()
+    tracemalloc.reset_peak()
+    res = ring_allreduce(grads, transport="superdense", bits=RING_BITS, pair_fidelity=RING_F,
+                         seed=1)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    ratio_c = (peak - base) / grads.nbytes
+    maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
+    out(f"- input {grads.nbytes / 2**20:.1f} MiB; outputs {res.outputs.nbytes / 2**20:.1f} MiB "
+        f"(kept in the result, counted in the peak)")
+    out(f"- traced peak minus baseline: {(peak - base) / 2**20:.1f} MiB = {ratio_c:.2f} x input")
+    out(f"- process max RSS (interpreter, Qiskit, Aer and all of the above): "
+        f"{maxrss / 2**20:.0f} MiB = {maxrss / grads.nbytes:.1f} x input")
+    out()
+    del res
+
+    # ---------------------------------------------------------------------------------------
+    rows = [
+        ("(a) superdense / classical ring wall time", f"{ratio_a:.2f}",
+         f"<= {TARGET_RING_RATIO:g}", ratio_a <= TARGET_RING_RATIO),
+        ("(b) fast / Aer symbol throughput", f"{ratio_b:,.0f}", f">= {TARGET_THROUGHPUT:,.0f}",
+         ratio_b >= TARGET_THROUGHPUT),
+        ("(c) superdense all-reduce peak memory / input", f"{ratio_c:.2f}",
+         f"<= {TARGET_MEMORY:g}", ratio_c <= TARGET_MEMORY),
+    ]
+    out("## Summary")
+    out()
+    out("| benchmark | measured | target | status |")
+    out("|---|---:|---:|---|")
+    for name, value, target, ok in rows:
+        out(f"| {name} | {value} | {target} | {'PASS' if ok else 'MISS'} |")
+
+    args.output.write_text("\n".join(lines) + "\n")
+    print(f"\nwrote {args.output}")
+    return 0
+
+
+def _cpu_count() -> int:
+    import os
+
+    return os.cpu_count() or 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

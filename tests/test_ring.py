@@ -1,0 +1,427 @@
+"""Ring all-reduce, classical and superdense transports (qring_edu.ring, DESIGN.md §4.2, §4.4).
+
+Every expected value here is computed independently of the implementation: modular sums with
+Python integers, the schedule's meaning by a synchronous symbolic simulation, per-link channel use
+by summing chunk sizes over the messages each worker sends, and the noise statistics from the
+Pauli model of DESIGN.md §4.3.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from qring_edu import costmodel
+from qring_edu.ring import chunk_bounds, ring_allreduce, ring_schedule
+
+INT_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint32, np.uint64]
+
+
+def py_signed(v: int, bits: int) -> int:
+    r = v % (1 << bits)
+    return r - (1 << bits) if r >= 1 << (bits - 1) else r
+
+
+def python_modular_sum(grads: np.ndarray, bits: int) -> list[int]:
+    """Column sums with unbounded Python ints, reduced to signed `bits`-bit words."""
+    P, d = grads.shape
+    return [py_signed(sum(int(grads[k, j]) for k in range(P)), bits) for j in range(d)]
+
+
+def chunk_sizes(d: int, P: int) -> list[int]:
+    bounds = chunk_bounds(d, P)
+    return [int(bounds[c + 1] - bounds[c]) for c in range(P)]
+
+
+# ------------------------------------------------------------------------------------------------
+# Integer sums: exact modulo 2**bits on every worker
+# ------------------------------------------------------------------------------------------------
+
+@st.composite
+def int_grads(draw, max_P=16, max_d=24):
+    P = draw(st.integers(2, max_P))
+    d = draw(st.integers(1, max_d))
+    dtype = draw(st.sampled_from(INT_DTYPES))
+    return draw(hnp.arrays(dtype, (P, d)))
+
+
+@given(grads=int_grads(), bits=st.integers(2, 32), transport=st.sampled_from(["classical", "superdense"]))
+def test_integer_ring_equals_modular_sum(grads, bits, transport):
+    res = ring_allreduce(grads, transport=transport, bits=bits)
+    P, d = grads.shape
+    want = np.array(python_modular_sum(grads, bits), dtype=np.int64)
+    assert res.outputs.shape == (P, d)
+    assert res.outputs.dtype == np.int64
+    for k in range(P):  # every worker's copy is the sum
+        np.testing.assert_array_equal(res.outputs[k], want)
+    assert res.consistent
+    assert res.error_bound is None
+
+
+@given(grads=int_grads(), bits=st.integers(2, 32))
+def test_superdense_at_unit_fidelity_is_bit_identical_to_classical(grads, bits):
+    a = ring_allreduce(grads, transport="classical", bits=bits)
+    b = ring_allreduce(grads, transport="superdense", bits=bits, pair_fidelity=1.0, seed=3)
+    assert np.array_equal(a.outputs, b.outputs)
+    assert a.outputs.dtype == b.outputs.dtype
+
+
+def test_values_beyond_word_range_wrap():
+    # 8-bit words: 200 + 100 = 300 = 44 (mod 256); -300 + 0 = -300 = -44 (mod 256).
+    grads = np.array([[200, -300, 2**40 + 5], [100, 0, -(2**40)]], dtype=np.int64)
+    res = ring_allreduce(grads, bits=8)
+    assert res.outputs[0].tolist() == [44, -44, 5]
+    assert res.outputs[1].tolist() == [44, -44, 5]
+
+
+@pytest.mark.parametrize("P", range(2, 17))
+def test_every_P_including_d_below_P(P):
+    rng = np.random.default_rng(P)
+    for d in sorted({1, P - 1 or 1, P, P + 1, 3 * P + 2}):
+        grads = rng.integers(-(2**40), 2**40, size=(P, d))
+        for bits in (2, 7, 16, 32):
+            want = np.array(python_modular_sum(grads, bits))
+            for transport in ("classical", "superdense"):
+                out = ring_allreduce(grads, transport=transport, bits=bits).outputs
+                assert (out == want).all(), (P, d, bits, transport)
+
+
+# ------------------------------------------------------------------------------------------------
+# Float sums: fixed point, error <= P / (2 s), identical copies
+# ------------------------------------------------------------------------------------------------
+
+@st.composite
+def float_grads(draw, max_P=16, max_d=24):
+    P = draw(st.integers(2, max_P))
+    d = draw(st.integers(1, max_d))
+    dtype = draw(st.sampled_from([np.float32, np.float64]))
+    mag = draw(st.sampled_from([2.0**-10, 1.0, 2.0**14]))  # exact in float32
+    grads = draw(hnp.arrays(dtype, (P, d), elements=st.floats(-mag, mag, width=32)))
+    bits = draw(st.integers(2, 32).filter(lambda b: (1 << (b - 1)) - 1 >= P))
+    return grads, bits
+
+
+@given(case=float_grads(), transport=st.sampled_from(["classical", "superdense"]),
+       explicit_max=st.booleans())
+def test_float_ring_error_within_documented_bound(case, transport, explicit_max):
+    grads, bits = case
+    P, d = grads.shape
+    largest = float(np.max(np.abs(grads)))
+    max_abs = (2.0 * largest + 0.5) if explicit_max else (largest if largest > 0 else 1.0)
+    res = ring_allreduce(grads, transport=transport, bits=bits,
+                         max_abs=max_abs if explicit_max else None)
+    # The documented code: integer cap per worker, s = cap / max_abs.
+    cap = ((1 << (bits - 1)) - 1) // P
+    s = cap / max_abs
+    bound = P / (2 * s)
+    assert res.error_bound == pytest.approx(bound, rel=1e-12)
+    true = grads.astype(np.float64).sum(axis=0)
+    # Outputs are float64 whatever the input width, so the fixed-point bound holds for every
+    # word size; the only slack is float64 rounding of the decode and of the reference sum.
+    assert res.outputs.dtype == np.float64
+    err = np.abs(res.outputs - true)
+    assert np.all(err <= bound * (1 + 1e-9) + 4 * np.finfo(np.float64).eps * np.abs(true))
+    assert res.consistent
+    for k in range(1, P):
+        assert np.array_equal(res.outputs[k], res.outputs[0])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("P,bits", [(2, 32), (2, 3), (4, 4), (8, 16), (16, 32), (7, 11)])
+def test_float_worst_case_all_workers_at_max_abs(P, bits, dtype):
+    """The reason for the integer cap: P workers at +-max_abs must not wrap around."""
+    for sign in (1.0, -1.0):
+        grads = np.full((P, 5), sign * 0.3, dtype=dtype)
+        res = ring_allreduce(grads, bits=bits)
+        true = sign * P * float(dtype(0.3))
+        assert np.all(np.sign(res.outputs) == sign)
+        assert np.all(np.abs(res.outputs - true) <= res.error_bound * (1 + 1e-6) + 1e-6 * abs(true))
+
+
+def test_all_zero_floats():
+    res = ring_allreduce(np.zeros((3, 4)), bits=8)
+    assert np.array_equal(res.outputs, np.zeros((3, 4)))
+
+
+# ------------------------------------------------------------------------------------------------
+# The schedule
+# ------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("P", range(2, 17))
+def test_schedule_shape(P):
+    sched = ring_schedule(P)
+    assert len(sched) == 2 * (P - 1) * P
+    assert sorted({m.step for m in sched}) == list(range(2 * (P - 1)))
+    for step in range(2 * (P - 1)):
+        msgs = [m for m in sched if m.step == step]
+        assert sorted(m.sender for m in msgs) == list(range(P))  # every worker sends once
+        assert all(m.receiver == (m.sender + 1) % P for m in msgs)  # only to its successor
+        phase = "reduce-scatter" if step < P - 1 else "all-gather"
+        assert all(m.phase == phase for m in msgs)
+    # DESIGN.md §4.2 chunk formulas
+    for m in sched:
+        if m.phase == "reduce-scatter":
+            assert m.chunk == (m.sender - m.step) % P
+        else:
+            assert m.chunk == (m.sender + 1 - (m.step - (P - 1))) % P
+
+
+@pytest.mark.parametrize("P", range(2, 17))
+def test_schedule_semantics_synchronous_simulation(P):
+    """Simulate the schedule symbolically with simultaneous sends per step.
+
+    held[k][c] is the set of workers whose chunk c is summed into worker k's copy.
+    """
+    held = [[frozenset({k}) for _ in range(P)] for k in range(P)]
+    sched = ring_schedule(P)
+    for step in range(2 * (P - 1)):
+        msgs = [m for m in sched if m.step == step]
+        payloads = [(m, held[m.sender][m.chunk]) for m in msgs]  # read everything first
+        written = {(m.receiver, m.chunk) for m in msgs}
+        read = {(m.sender, m.chunk) for m in msgs}
+        # within a step no chunk is both written and read: sequential == simultaneous
+        assert not (written & read)
+        for m, payload in payloads:
+            if m.phase == "reduce-scatter":
+                assert not (held[m.receiver][m.chunk] & payload)  # nothing is added twice
+                held[m.receiver][m.chunk] = held[m.receiver][m.chunk] | payload
+            else:
+                held[m.receiver][m.chunk] = payload
+        if step == P - 2:  # end of reduce-scatter
+            everyone = frozenset(range(P))
+            for k in range(P):
+                assert held[k][(k + 1) % P] == everyone
+                others = [c for c in range(P) if c != (k + 1) % P]
+                assert all(held[k][c] != everyone for c in others)
+    assert all(held[k][c] == frozenset(range(P)) for k in range(P) for c in range(P))
+
+
+def test_schedule_P3_by_hand():
+    """Spelled out for P = 3 (reduce-scatter: chunk k - s; all-gather: chunk k + 1 - s)."""
+    got = [(m.phase[0], m.step, m.sender, m.receiver, m.chunk) for m in ring_schedule(3)]
+    assert got == [
+        ("r", 0, 0, 1, 0), ("r", 0, 1, 2, 1), ("r", 0, 2, 0, 2),
+        ("r", 1, 0, 1, 2), ("r", 1, 1, 2, 0), ("r", 1, 2, 0, 1),
+        ("a", 2, 0, 1, 1), ("a", 2, 1, 2, 2), ("a", 2, 2, 0, 0),
+        ("a", 3, 0, 1, 0), ("a", 3, 1, 2, 1), ("a", 3, 2, 0, 2),
+    ]
+
+
+@given(d=st.integers(1, 500), P=st.integers(2, 40))
+def test_chunk_bounds_partition(d, P):
+    b = chunk_bounds(d, P)
+    assert b.shape == (P + 1,)
+    assert b[0] == 0 and b[-1] == d
+    sizes = np.diff(b)
+    assert np.all(sizes >= 0)
+    assert sizes.max() - sizes.min() <= 1
+    assert sizes.max() == math.ceil(d / P)
+
+
+# ------------------------------------------------------------------------------------------------
+# Ledger: per-link channel use
+# ------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("P", [2, 3, 4, 5, 8, 16])
+@pytest.mark.parametrize("m", [1, 3])
+@pytest.mark.parametrize("bits", [2, 5, 16, 32])
+def test_classical_ledger_when_P_divides_d(P, m, bits):
+    d = m * P
+    res = ring_allreduce(np.ones((P, d), dtype=np.int64), bits=bits)
+    led = res.ledger
+    assert led.steps == 2 * (P - 1)
+    assert led.links == [(k, (k + 1) % P) for k in range(P)]
+    expected = 2 * (P - 1) * (d // P) * bits  # bandwidth-optimal amount on every link
+    for link in led.links:
+        assert led.online_bits(link) == expected
+        assert led.online_qubits(link) == 0
+        assert led.ebits(link) == 0
+        assert led.offline_qubits(link) == 0
+    assert led.online_bits() == expected
+
+
+@pytest.mark.parametrize("P", [2, 3, 4, 8, 16])
+@pytest.mark.parametrize("m", [1, 2, 3])
+@pytest.mark.parametrize("bits", [3, 8, 16])
+def test_superdense_ledger_when_P_divides_d(P, m, bits):
+    d = m * P
+    res = ring_allreduce(np.ones((P, d), dtype=np.int64), transport="superdense", bits=bits)
+    led = res.ledger
+    per_msg = math.ceil(m * bits / 2)
+    for link in led.links:
+        assert led.online_bits(link) == 0
+        assert led.online_qubits(link) == 2 * (P - 1) * per_msg
+        assert led.ebits(link) == led.online_qubits(link)
+        assert led.offline_qubits(link) == led.online_qubits(link)
+        classical = 2 * (P - 1) * m * bits
+        lifetime = led.online_qubits(link) + led.offline_qubits(link)
+        if (m * bits) % 2 == 0:  # online qubits are exactly half the classical bits
+            assert 2 * led.online_qubits(link) == classical
+            assert lifetime == classical
+        else:
+            assert classical < lifetime <= classical + 2 * (P - 1)
+
+
+def expected_link_units(d: int, P: int, bits: int, transport: str) -> list[int]:
+    """Per-link channel use summed over the messages each sender sends (test's own arithmetic)."""
+    sizes = chunk_sizes(d, P)
+    per_link = [0] * P
+    for msg in ring_schedule(P):
+        n = sizes[msg.chunk] * bits
+        per_link[msg.sender] += n if transport == "classical" else (n + 1) // 2
+    return per_link
+
+
+@given(P=st.integers(2, 16), d=st.integers(1, 60), bits=st.integers(2, 32))
+def test_ledger_uneven_chunks(P, d, bits):
+    grads = np.zeros((P, d), dtype=np.int64)
+    cl = ring_allreduce(grads, bits=bits).ledger
+    sd = ring_allreduce(grads, transport="superdense", bits=bits).ledger
+    want_bits = expected_link_units(d, P, bits, "classical")
+    want_qubits = expected_link_units(d, P, bits, "superdense")
+    np.testing.assert_array_equal(cl.per_link("online_bits"), want_bits)
+    np.testing.assert_array_equal(sd.per_link("online_qubits"), want_qubits)
+    for k, link in enumerate(cl.links):
+        assert cl.online_bits(link) == want_bits[k]
+        assert sd.online_qubits(link) == want_qubits[k]
+        assert sd.ebits(link) == want_qubits[k]
+        assert sd.offline_qubits(link) == want_qubits[k]
+        # lifetime use: at least the classical bits, at most one padding bit per odd message
+        odd = sum(1 for m in ring_schedule(P)
+                  if m.sender == k and (chunk_sizes(d, P)[m.chunk] * bits) % 2 == 1)
+        lifetime = sd.online_qubits(link) + sd.offline_qubits(link)
+        assert want_bits[k] <= lifetime <= want_bits[k] + odd
+        if odd == 0:
+            assert lifetime == want_bits[k]
+    # link=None is the critical path: the busiest link
+    assert cl.online_bits() == max(want_bits)
+    assert sd.online_qubits() == max(want_qubits)
+    assert sd.ebits() == max(want_qubits)
+
+
+def test_uneven_ledger_example_by_hand():
+    # P = 3, d = 4: chunks of sizes [2, 1, 1]. 8-bit words.
+    # Worker 0 sends chunks 0, 2 (reduce-scatter) and 1, 0 (all-gather): 2+1+1+2 = 6 words.
+    # Worker 1 sends chunks 1, 0 and 2, 1: 1+2+1+1 = 5 words; worker 2 sends 2, 1, 0, 2: 5 words.
+    led = ring_allreduce(np.zeros((3, 4), dtype=np.int64), bits=8).ledger
+    assert [led.online_bits((k, (k + 1) % 3)) for k in range(3)] == [48, 40, 40]
+    assert led.online_bits() == 48
+
+
+@pytest.mark.parametrize("transport", ["classical", "superdense"])
+@pytest.mark.parametrize("P,d,bits", [(2, 2, 16), (4, 8, 16), (8, 64, 7), (5, 15, 32), (16, 16, 3)])
+def test_ledger_ring_time_equals_costmodel_when_P_divides_d(transport, P, d, bits):
+    res = ring_allreduce(np.zeros((P, d), dtype=np.int64), transport=transport, bits=bits)
+    for alpha, beta in [(1e-6, 1e-9), (0.0, 1.0), (3.0, 0.0), (2.5e-5, 4e-10)]:
+        want = costmodel.ring_time(P, d, bits, alpha, beta, transport=transport)
+        assert res.ledger.ring_time(alpha, beta) == pytest.approx(want, rel=1e-12, abs=1e-300)
+        # and it is the alpha-beta formula of DESIGN.md §4.2 with this transport's unit count
+        units = (d // P) * bits if transport == "classical" else math.ceil((d // P) * bits / 2)
+        assert want == pytest.approx(2 * (P - 1) * (alpha + units * beta), rel=1e-12, abs=1e-300)
+
+
+def test_ledger_is_unaffected_by_noise():
+    grads = np.arange(24, dtype=np.int64).reshape(3, 8)
+    a = ring_allreduce(grads, transport="superdense", bits=16).ledger
+    b = ring_allreduce(grads, transport="superdense", bits=16, pair_fidelity=0.5, seed=1).ledger
+    assert a.as_dict() == b.as_dict()
+
+
+# ------------------------------------------------------------------------------------------------
+# Noisy pairs
+# ------------------------------------------------------------------------------------------------
+
+def test_noisy_run_is_deterministic_given_seed():
+    rng = np.random.default_rng(0)
+    grads = rng.normal(size=(4, 1000))
+    kw = dict(transport="superdense", bits=12, pair_fidelity=0.9)
+    a = ring_allreduce(grads, seed=42, **kw).outputs
+    b = ring_allreduce(grads, seed=42, **kw).outputs
+    c = ring_allreduce(grads, seed=43, **kw).outputs
+    assert np.array_equal(a, b)
+    assert not np.array_equal(a, c)
+    # a Generator seed is consumed like an int seed
+    g = ring_allreduce(grads, seed=np.random.default_rng(42), **kw).outputs
+    assert np.array_equal(a, g)
+
+
+def test_noise_corrupts_and_desynchronises_copies():
+    grads = np.zeros((4, 2000), dtype=np.int64)
+    res = ring_allreduce(grads, transport="superdense", bits=16, pair_fidelity=0.9, seed=5)
+    assert np.any(res.outputs != 0)
+    assert not res.consistent
+
+
+def word_corruption_probability(n_words: int, bits: int, F: float) -> np.ndarray:
+    """P(word w of one message is changed in one hop), from the Pauli model of DESIGN.md §4.3.
+
+    The message is a stream of n_words*bits bits (word w = stream bits [w b, (w+1) b), LSB first),
+    padded to even length; symbol j carries x = bit 2j, z = bit 2j+1 and suffers X, Y, Z with
+    probability (1-F)/3 each. A symbol with both bits in the word corrupts it with probability
+    1 - F; one with a single bit in the word (x or z) with 2(1-F)/3 (two Paulis of three flip it).
+    Symbols are independent.
+    """
+    n = n_words * bits
+    p = np.empty(n_words)
+    for w in range(n_words):
+        keep = 1.0
+        lo, hi = w * bits, (w + 1) * bits
+        for j in range(lo // 2, (hi - 1) // 2 + 1):
+            inside = sum(1 for b in (2 * j, 2 * j + 1) if lo <= b < hi and b < n)
+            keep *= F if inside == 2 else 1 - 2 * (1 - F) / 3
+        p[w] = 1 - keep
+    return p
+
+
+@pytest.mark.parametrize("bits,F", [(8, 0.99), (16, 0.995), (7, 0.97), (5, 0.9), (2, 0.8)])
+def test_corrupted_word_rate_matches_pauli_model(bits, F):
+    """P = 2: worker 1's chunk 0 (and worker 0's chunk 1) crossed exactly one noisy hop.
+
+    Worker 1 ends with g1 + noisy(g0) on chunk 0: a word differs from the true sum iff the
+    message word was flipped. The count of corrupted words over several runs is compared with
+    its expectation sum_w p_w. Adjacent words can share a symbol (odd bits) and are then
+    positively correlated, so we bound the variance by 3 * sum_w p_w (1 - p_w) (Cauchy-Schwarz
+    over neighbours) and accept within 5 standard deviations.
+    """
+    d, runs = 4000, 6
+    rng = np.random.default_rng(bits)
+    observed, expected, var = 0, 0.0, 0.0
+    bounds = chunk_bounds(d, 2)
+    for r in range(runs):
+        grads = rng.integers(-(2**20), 2**20, size=(2, d))
+        want = np.array(python_modular_sum(grads, bits))
+        out = ring_allreduce(grads, transport="superdense", bits=bits, pair_fidelity=F,
+                             seed=1000 + r).outputs
+        for worker, chunk in ((1, 0), (0, 1)):
+            lo, hi = bounds[chunk], bounds[chunk + 1]
+            observed += int(np.sum(out[worker, lo:hi] != want[lo:hi]))
+            p = word_corruption_probability(hi - lo, bits, F)
+            expected += p.sum()
+            var += 3 * np.sum(p * (1 - p))
+    sigma = math.sqrt(var)
+    assert abs(observed - expected) <= 5 * sigma, (observed, expected, sigma)
+
+
+def test_two_hop_words_are_corrupted_more_often():
+    # Worker 0's chunk 0 crossed two hops (reduce-scatter then all-gather), chunk 1 only one.
+    d, bits, F = 20000, 8, 0.98
+    grads = np.zeros((2, d), dtype=np.int64)
+    out = ring_allreduce(grads, transport="superdense", bits=bits, pair_fidelity=F, seed=9).outputs
+    b = chunk_bounds(d, 2)
+    one_hop = np.mean(out[0, b[1]:b[2]] != 0)
+    two_hop = np.mean(out[0, b[0]:b[1]] != 0)
+    p1 = 1 - F ** (bits // 2)
+    assert one_hop == pytest.approx(p1, abs=5 * math.sqrt(p1 / (d / 2)))
+    assert two_hop > one_hop
+
+
+def test_result_repr_is_short_and_deterministic():
+    res = ring_allreduce(np.ones((2, 4), dtype=np.int64), bits=8)
+    r = repr(res)
+    assert r == repr(ring_allreduce(np.ones((2, 4), dtype=np.int64), bits=8))
+    assert "0x" not in r and len(r) < 300

@@ -1,8 +1,32 @@
 """Exercise checkers of the book: ``check_<name>(answer, ...) -> Feedback`` (presentation layer).
 
-``answer=None`` means "not attempted": the feedback says so and nothing raises.
+``answer=None`` means "not attempted": the feedback says so and nothing raises. Student answers
+are compared as values (with stated tolerances), never evaluated as code.
 """
 
 from ._base import Feedback
+from .ring import check_chunk_sent, check_link_bits, check_model_comm_time, check_ring_vs_ps_speedup
+from .superdense import (
+    check_alice_gates,
+    check_bit_error_rate,
+    check_flip_damage,
+    check_lifetime_uses,
+    check_superdense_qubits,
+    check_symbol_error_rate,
+)
 
-__all__ = ["Feedback"]
+__all__ = [
+    "Feedback",
+    # chapter 1
+    "check_chunk_sent",
+    "check_link_bits",
+    "check_model_comm_time",
+    "check_ring_vs_ps_speedup",
+    # chapter 3
+    "check_alice_gates",
+    "check_bit_error_rate",
+    "check_flip_damage",
+    "check_lifetime_uses",
+    "check_superdense_qubits",
+    "check_symbol_error_rate",
+]

@@ -1,5 +1,18 @@
 """Widget factories of the book (presentation layer). Each returns a widget; none displays it."""
 
 from ._base import LIVE_HINT, LiveFigure, figure_to_png
+from .ring import alpha_beta_widget, ring_schedule_widget
+from .superdense import iteration_time_widget, superdense_channel_widget, superdense_training_widget
 
-__all__ = ["LIVE_HINT", "LiveFigure", "figure_to_png"]
+__all__ = [
+    "LIVE_HINT",
+    "LiveFigure",
+    "figure_to_png",
+    # chapter 1
+    "alpha_beta_widget",
+    "ring_schedule_widget",
+    # chapter 3
+    "iteration_time_widget",
+    "superdense_channel_widget",
+    "superdense_training_widget",
+]

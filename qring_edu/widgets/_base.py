@@ -23,8 +23,8 @@ from matplotlib.figure import Figure
 
 __all__ = ["LiveFigure", "figure_to_png", "LIVE_HINT"]
 
-LIVE_HINT = ("Static preview of the default settings. Open this chapter in Jupyter or Colab "
-             "(launch button at the top of the page) to move the controls.")
+LIVE_HINT = ("Static preview of the default settings. To move the controls, run this chapter's "
+             "notebook in Jupyter or Colab (see \"How to read and run it\" in the introduction).")
 
 
 def figure_to_png(fig: Figure, dpi: int = 100) -> bytes:

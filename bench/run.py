@@ -5,7 +5,8 @@
 (a) superdense ring all-reduce vs classical ring on the same data: wall-time ratio;
 (b) fast superdense path vs per-symbol Qiskit Aer circuits: symbol-throughput ratio;
 (c) peak memory of the superdense all-reduce relative to the input array (tracemalloc), and the
-    process's max RSS for context.
+    process's max RSS for context;
+(d) accessible_information on random qubit ensembles: slowest call and shortfall vs a reference.
 
 Absolute times on shared machines are noise; the ratios are what the targets constrain. Every
 timing is repeated ``--repeats`` times (after one untimed warm-up call) and reported as
@@ -32,7 +33,12 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
-from qring_edu import ring_allreduce, superdense_send, superdense_send_qiskit  # noqa: E402
+from qring_edu import (  # noqa: E402
+    accessible_information,
+    ring_allreduce,
+    superdense_send,
+    superdense_send_qiskit,
+)
 
 # Workloads (fixed by the performance targets).
 RING_P, RING_D, RING_BITS, RING_F = 8, 2**20, 16, 0.99
@@ -42,6 +48,9 @@ FAST_SYMBOLS = 2**22
 TARGET_RING_RATIO = 2.0        # superdense / classical wall time, at most
 TARGET_THROUGHPUT = 10_000.0   # fast / Aer symbols per second, at least
 TARGET_MEMORY = 4.0            # traced peak / input bytes, at most
+ACC_ENSEMBLES_PER_SIZE = 3     # random ensembles per size n = 2..8
+TARGET_ACC_SECONDS = 1.0       # accessible_information per qubit ensemble (absolute: issue 3)
+TARGET_ACC_GAP = 1e-4          # shortfall against a high-effort reference, bits
 
 
 @dataclass
@@ -217,6 +226,25 @@ def main(argv: list[str] | None = None) -> int:
     del res
 
     # ---------------------------------------------------------------------------------------
+    # (d) accessible information of qubit ensembles (issue 3): time per call and accuracy
+    out("## (d) accessible information, random qubit ensembles of 2..8 states")
+    acc_rng = np.random.default_rng(7)
+    worst_time, worst_gap = 0.0, 0.0
+    for n in range(2, 9):
+        for _ in range(ACC_ENSEMBLES_PER_SIZE):
+            vecs = acc_rng.standard_normal((n, 2)) + 1j * acc_rng.standard_normal((n, 2))
+            states = [v / np.linalg.norm(v) for v in vecs]
+            probs = acc_rng.dirichlet(np.ones(n))
+            t_acc, res_acc = time_it(lambda: accessible_information(probs, states), 1)
+            # reference: many more starts and a much tighter stopping rule
+            ref = accessible_information(probs, states, starts=60, tol=1e-14, max_iter=20000)
+            worst_time = max(worst_time, t_acc.median)
+            worst_gap = max(worst_gap, ref.value - res_acc.value)
+    out(f"- {7 * ACC_ENSEMBLES_PER_SIZE} ensembles: slowest call {worst_time:.3f} s; largest "
+        f"shortfall against a 60-start reference {worst_gap:.1e} bits")
+    out()
+
+    # ---------------------------------------------------------------------------------------
     rows = [
         ("(a) superdense / classical ring wall time", f"{ratio_a:.2f}",
          f"<= {TARGET_RING_RATIO:g}", ratio_a <= TARGET_RING_RATIO),
@@ -224,6 +252,10 @@ def main(argv: list[str] | None = None) -> int:
          ratio_b >= TARGET_THROUGHPUT),
         ("(c) superdense all-reduce peak memory / input", f"{ratio_c:.2f}",
          f"<= {TARGET_MEMORY:g}", ratio_c <= TARGET_MEMORY),
+        ("(d) accessible information: slowest call (s)", f"{worst_time:.3f}",
+         f"< {TARGET_ACC_SECONDS:g}", worst_time < TARGET_ACC_SECONDS),
+        ("(d) accessible information: largest shortfall (bits)", f"{worst_gap:.1e}",
+         f"<= {TARGET_ACC_GAP:g}", worst_gap <= TARGET_ACC_GAP),
     ]
     out("## Summary")
     out()

@@ -1,5 +1,6 @@
 """Holevo quantities: entropy, χ, mutual information, accessible information, dense-coding capacity
-(DESIGN.md §4.5). All information quantities are in bits (log base 2).
+(DESIGN.md §4.5), and builders of the ensembles the book studies. All information quantities are
+in bits (log base 2).
 
 Inputs. A *state* is a state vector (shape ``(d,)``, normalised) or a density matrix (shape
 ``(d, d)``, Hermitian, positive semidefinite, unit trace) — NumPy arrays or Qiskit
@@ -7,9 +8,14 @@ Inputs. A *state* is a state vector (shape ``(d,)``, normalised) or a density ma
 to 1) with ``states`` (n states of one dimension). A *POVM* is a sequence of ``d x d`` positive
 semidefinite matrices summing to the identity. Checks use the absolute tolerance ``ATOL``.
 
-Qubit order for two-party states (``dense_coding_capacity``): Qiskit's convention, qubit 0 is the
-least significant tensor factor. Alice's qubit is ``alice_qubit`` (default 0, as in
-:func:`qring_edu.superdense.isotropic_state`).
+Qubit order for two-party states (``dense_coding_capacity``, ``encoded_ensemble``,
+``superdense_ensemble``): Qiskit's convention, qubit 0 is the least significant tensor factor.
+Alice's qubit is qubit 0 by default, as in :func:`qring_edu.superdense.isotropic_state`.
+
+Bloch sphere. A qubit state is ``ρ = (I + r·σ)/2`` with Bloch vector ``r = (Tr ρX, Tr ρY, Tr ρZ)``,
+``|r| <= 1``; the direction with polar angle ``θ`` and azimuth ``φ`` (radians) is
+``n = (sin θ cos φ, sin θ sin φ, cos θ)``, and the pure state pointing there is
+``cos(θ/2)|0⟩ + e^{iφ} sin(θ/2)|1⟩``.
 """
 
 from __future__ import annotations
@@ -30,6 +36,18 @@ __all__ = [
     "AccessibleInformation",
     "dense_coding_capacity",
     "isotropic_capacity",
+    "binary_entropy",
+    "two_state_chi",
+    "two_state_accessible",
+    "Ensemble",
+    "bb84_ensemble",
+    "trine_ensemble",
+    "two_state_ensemble",
+    "superdense_ensemble",
+    "encoded_ensemble",
+    "bloch_ensemble",
+    "bloch_vector",
+    "bloch_measurement",
 ]
 
 #: Absolute tolerance of every validity check (Hermiticity, positivity, traces, sums).
@@ -329,3 +347,245 @@ def isotropic_capacity(pair_fidelity: float) -> float:
     F = check_fidelity(pair_fidelity)
     p = (1 - F) / 3
     return 2.0 - shannon_entropy([F, p, p, p])
+
+
+def binary_entropy(p: float) -> float:
+    """``h(p) = -p log2 p - (1-p) log2(1-p)`` in bits, for ``p`` in [0, 1] (h(0) = h(1) = 0)."""
+    p = check_float(p, "p", 0.0, 1.0)
+    return shannon_entropy([p, 1.0 - p])
+
+
+# --------------------------------------------------------------------------------------------
+# two pure states: closed forms
+# --------------------------------------------------------------------------------------------
+
+def two_state_chi(overlap: float) -> float:
+    """χ of two equiprobable pure states with ``|⟨ψ0|ψ1⟩| = c`` (``overlap`` in [0, 1]):
+    ``h((1 + c)/2)`` bits — the eigenvalues of the average state are ``(1 ± c)/2``."""
+    c = check_float(overlap, "overlap", 0.0, 1.0)
+    return binary_entropy((1.0 + c) / 2.0)
+
+
+def two_state_accessible(overlap: float) -> float:
+    """Accessible information of two equiprobable pure states with overlap ``c`` in [0, 1]:
+    ``1 - h((1 - sqrt(1 - c²))/2)`` bits, reached by the symmetric (Helstrom) projective
+    measurement, whose error probability is ``(1 - sqrt(1 - c²))/2`` (Levitin 1995)."""
+    c = check_float(overlap, "overlap", 0.0, 1.0)
+    return 1.0 - binary_entropy((1.0 - np.sqrt(max(0.0, 1.0 - c * c))) / 2.0)
+
+
+# --------------------------------------------------------------------------------------------
+# ensembles
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class Ensemble:
+    """An ensemble ``{p_x, ρ_x}``: ``probs`` (shape (n,), sums to 1), ``states`` (shape (n, d, d),
+    density matrices) and one ``labels`` string per state. Both arrays are read-only.
+
+    It unpacks as ``(probs, states)``, so ``holevo_chi(*ens)``,
+    ``accessible_information(*ens)`` and ``mutual_information(*ens, povm)`` work directly.
+    """
+
+    name: str
+    probs: np.ndarray = field(repr=False)
+    states: np.ndarray = field(repr=False)
+    labels: tuple[str, ...] = ()
+
+    def __iter__(self):
+        return iter((self.probs, self.states))
+
+    @property
+    def size(self) -> int:
+        """Number of states n."""
+        return int(self.probs.size)
+
+    @property
+    def dim(self) -> int:
+        """Hilbert-space dimension d of each state."""
+        return int(self.states.shape[1])
+
+    def average_state(self) -> np.ndarray:
+        """``Σ p_x ρ_x``, shape (d, d)."""
+        return np.einsum("i,ijk->jk", self.probs, self.states)
+
+    def bloch_vectors(self) -> np.ndarray:
+        """Bloch vectors of the states, shape (n, 3) (qubit ensembles only)."""
+        return np.array([bloch_vector(r) for r in self.states])
+
+    def __repr__(self) -> str:
+        return f"Ensemble({self.name!r}, states={self.size}, dim={self.dim})"
+
+
+def _make_ensemble(name: str, probs, states, labels) -> Ensemble:
+    p, rhos = _check_ensemble(probs, states)
+    labels = tuple(str(lab) for lab in labels)
+    if len(labels) != p.size:
+        raise ValueError(f"labels must have one entry per state ({p.size}), got {len(labels)}")
+    p, rhos = p.copy(), rhos.copy()
+    p.setflags(write=False)
+    rhos.setflags(write=False)
+    return Ensemble(name=name, probs=p, states=rhos, labels=labels)
+
+
+def _pure_qubit(theta: float, phi: float) -> np.ndarray:
+    """``cos(θ/2)|0⟩ + e^{iφ} sin(θ/2)|1⟩``: the pure state with Bloch angles (θ, φ)."""
+    return np.array([np.cos(theta / 2), np.exp(1j * phi) * np.sin(theta / 2)])
+
+
+def bb84_ensemble() -> Ensemble:
+    """The BB84 ensemble: ``|0⟩, |1⟩, |+⟩, |−⟩`` with probability 1/4 each (labels
+    ``"0", "1", "+", "-"``). χ = 1 bit; accessible information 1/2 bit."""
+    s = 1 / np.sqrt(2)
+    states = [np.array([1, 0]), np.array([0, 1]), np.array([s, s]), np.array([s, -s])]
+    return _make_ensemble("BB84", [0.25] * 4, states, ("0", "1", "+", "-"))
+
+
+def trine_ensemble() -> Ensemble:
+    """The trine: three real qubit states at 120° on a great circle of the Bloch sphere,
+    ``|ψ_k⟩ = cos(πk/3)|0⟩ + sin(πk/3)|1⟩`` (Bloch angles θ = 2πk/3 in the x–z plane),
+    k = 0, 1, 2, probability 1/3 each. χ = 1 bit; accessible information log2(3) − 1 bits."""
+    states = [np.array([np.cos(np.pi * k / 3), np.sin(np.pi * k / 3)]) for k in range(3)]
+    return _make_ensemble("trine", [1 / 3] * 3, states, ("ψ0", "ψ1", "ψ2"))
+
+
+def two_state_ensemble(overlap: float, prior: float = 0.5) -> Ensemble:
+    """Two pure qubit states with real overlap ``c = ⟨ψ0|ψ1⟩`` in [0, 1]:
+    ``|ψ0⟩ = |0⟩``, ``|ψ1⟩ = c|0⟩ + sqrt(1 - c²)|1⟩``, with probabilities ``(prior, 1 - prior)``."""
+    c = check_float(overlap, "overlap", 0.0, 1.0)
+    prior = check_float(prior, "prior", 0.0, 1.0)
+    states = [np.array([1.0, 0.0]), np.array([c, np.sqrt(max(0.0, 1.0 - c * c))])]
+    return _make_ensemble(f"two states, c = {c:g}", [prior, 1.0 - prior], states, ("ψ0", "ψ1"))
+
+
+def encoded_ensemble(shared_state, encodings, probs=None, *, alice_qubits=(0,),
+                     labels=None, name: str = "encoded") -> Ensemble:
+    """The ensemble Bob faces when Alice encodes message x by a unitary on her qubits of a
+    shared state: ``ρ_x = (U_x ⊗ I) ρ (U_x ⊗ I)†``.
+
+    ``shared_state``: state vector or density matrix of n qubits (Qiskit order, qubit 0 least
+    significant); ``encodings``: k-qubit unitaries ``U_x`` (each ``2**k x 2**k``) acting on the
+    qubits ``alice_qubits`` (k distinct indices, the first listed is the least significant qubit
+    of ``U_x``, as in Qiskit's ``qargs``); ``probs``: message probabilities (default uniform);
+    ``labels``: one string per message (default ``"0", "1", ...``).
+    """
+    from qiskit.quantum_info import Operator
+
+    rho = as_density_matrix(shared_state, "shared_state")
+    n = int(round(np.log2(rho.shape[0])))
+    if 2**n != rho.shape[0]:
+        raise ValueError(f"shared_state must be a state of qubits (dimension a power of 2), "
+                         f"got dimension {rho.shape[0]}")
+    try:
+        qargs = [int(q) for q in alice_qubits]
+    except (TypeError, ValueError):
+        raise TypeError("alice_qubits must be a sequence of qubit indices") from None
+    if not qargs or len(set(qargs)) != len(qargs) or min(qargs) < 0 or max(qargs) >= n:
+        raise ValueError(f"alice_qubits must be distinct qubit indices in 0..{n - 1}, got {qargs}")
+    try:
+        mats = [np.asarray(_raw(u), dtype=complex) for u in encodings]
+    except (TypeError, ValueError):
+        raise TypeError("encodings must be a sequence of unitary matrices") from None
+    if not mats:
+        raise ValueError("encodings must contain at least one unitary")
+    k = 2 ** len(qargs)
+    states = []
+    for i, u in enumerate(mats):
+        if u.shape != (k, k):
+            raise ValueError(f"encodings[{i}] must have shape ({k}, {k}) for {len(qargs)} "
+                             f"qubit(s), got {u.shape}")
+        if not np.allclose(u @ u.conj().T, np.eye(k), atol=1e-8):
+            raise ValueError(f"encodings[{i}] must be unitary (tolerance 1e-8)")
+        full = Operator(np.eye(2**n)).compose(Operator(u), qargs=qargs).data
+        states.append(full @ rho @ full.conj().T)
+    probs = [1.0 / len(mats)] * len(mats) if probs is None else probs
+    labels = [str(i) for i in range(len(mats))] if labels is None else labels
+    return _make_ensemble(name, probs, states, labels)
+
+
+def superdense_ensemble(pair_fidelity: float = 1.0) -> Ensemble:
+    """The four superdense-coded states, equiprobable: Alice applies ``X**x`` then ``Z**z`` to
+    her half (qubit 0) of the pre-shared pair, as in :func:`qring_edu.superdense_circuit`.
+
+    Message order ``m = 2x + z``, labels ``"xz"`` = ``"00", "01", "10", "11"`` (the Qiskit count
+    key Bob decodes). With ``pair_fidelity = 1`` the pair is |Φ+⟩ and the states are the Bell
+    states ``Φ+, Φ−, Ψ+, Ψ−`` (up to sign): χ = accessible information = 2 bits. With
+    ``F < 1`` the pair is :func:`qring_edu.isotropic_state` ``(F)`` and χ equals
+    :func:`isotropic_capacity` ``(F)``.
+    """
+    from .superdense import isotropic_state
+
+    pair = isotropic_state(pair_fidelity)
+    X = np.array([[0, 1], [1, 0]], dtype=complex)
+    Z = np.diag([1.0, -1.0]).astype(complex)
+    msgs = [(x, z) for x in (0, 1) for z in (0, 1)]
+    unitaries = [np.linalg.matrix_power(Z, z) @ np.linalg.matrix_power(X, x) for x, z in msgs]
+    name = "superdense (Bell states)" if pair_fidelity == 1 else \
+        f"superdense, F = {float(pair_fidelity):g}"
+    return encoded_ensemble(pair, unitaries, alice_qubits=(0,),
+                            labels=[f"{x}{z}" for x, z in msgs], name=name)
+
+
+def _check_angle_array(values, name: str) -> np.ndarray:
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a 1-D array of real numbers") from None
+    if arr.ndim != 1 or arr.size < 1:
+        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite; it contains NaN or Inf")
+    return arr
+
+
+def bloch_ensemble(thetas, phis, probs, radii=None, *, name: str = "custom") -> Ensemble:
+    """A qubit ensemble from Bloch-sphere coordinates.
+
+    ``thetas``, ``phis``: polar and azimuthal angles in radians, shape (n,); ``probs``: shape (n,),
+    non-negative, summing to 1; ``radii``: Bloch-vector lengths in [0, 1], shape (n,) (default 1:
+    pure states). State x is ``ρ_x = (I + r_x n_x·σ)/2`` with
+    ``n_x = (sin θ_x cos φ_x, sin θ_x sin φ_x, cos θ_x)``.
+    """
+    th = _check_angle_array(thetas, "thetas")
+    ph = _check_angle_array(phis, "phis")
+    if ph.size != th.size:
+        raise ValueError(f"phis has {ph.size} entries but thetas has {th.size}; give one pair of "
+                         "angles per state")
+    if radii is None:
+        r = np.ones(th.size)
+    else:
+        r = _check_angle_array(radii, "radii")
+        if r.size != th.size:
+            raise ValueError(f"radii has {r.size} entries but thetas has {th.size}")
+        if np.any(r < 0) or np.any(r > 1):
+            raise ValueError(f"radii must be in [0, 1], got values in [{r.min():g}, {r.max():g}]")
+    p = _check_probs(probs, th.size)
+    n = np.stack([np.sin(th) * np.cos(ph), np.sin(th) * np.sin(ph), np.cos(th)], axis=1)
+    states = [_from_bloch(r[i] * n[i]) for i in range(th.size)]
+    return _make_ensemble(name, p, states, [f"ρ{i}" for i in range(th.size)])
+
+
+_PAULIS = np.array([[[0, 1], [1, 0]], [[0, -1j], [1j, 0]], [[1, 0], [0, -1]]], dtype=complex)
+
+
+def _from_bloch(r: np.ndarray) -> np.ndarray:
+    return 0.5 * (np.eye(2) + np.einsum("a,aij->ij", r, _PAULIS))
+
+
+def bloch_vector(rho) -> np.ndarray:
+    """Bloch vector ``(Tr ρX, Tr ρY, Tr ρZ)`` of a qubit state (vector or density matrix),
+    shape (3,), real; its length is 1 for pure states and < 1 for mixed ones."""
+    arr = as_density_matrix(rho, "rho")
+    if arr.shape != (2, 2):
+        raise ValueError(f"rho must be a qubit state (dimension 2), got dimension {arr.shape[0]}")
+    return np.einsum("aij,ji->a", _PAULIS, arr).real
+
+
+def bloch_measurement(theta: float, phi: float) -> np.ndarray:
+    """Projective qubit measurement along the Bloch direction (θ, φ) (radians), as a POVM array
+    of shape (2, 2, 2): element 0 = ``(I + n·σ)/2`` ("along n"), element 1 = ``(I − n·σ)/2``.
+    A state with Bloch vector r gives outcome 0 with probability ``(1 + n·r)/2``."""
+    theta = check_float(theta, "theta")
+    phi = check_float(phi, "phi")
+    n = np.array([np.sin(theta) * np.cos(phi), np.sin(theta) * np.sin(phi), np.cos(theta)])
+    return np.stack([_from_bloch(n), _from_bloch(-n)])

@@ -55,25 +55,44 @@ def symbols_needed(n_bits: int) -> int:
 def pauli_frames(n_symbols: int, pair_fidelity: float, rng: np.random.Generator):
     """Sample the Pauli errors of ``n_symbols`` isotropic pairs, sparsely.
 
-    Returns ``(positions, frames)``: sorted symbol indices that suffered an error and their
+    Returns ``(positions, frames)``: increasing symbol indices that suffered an error and their
     frame codes (1 = X flips x, 2 = Z flips z, 3 = Y flips both), each with probability 1/3.
-    The number of errors is ``Binomial(n_symbols, 1 - F)``. Cost O(number of errors) beyond one
-    call to ``rng.choice``.
+    Each symbol errs independently with probability ``1 - F``.
     """
     p_err = 1.0 - pair_fidelity
     if n_symbols == 0 or p_err <= 0.0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint8)
-    k = int(rng.binomial(n_symbols, p_err))
-    positions = np.sort(rng.choice(n_symbols, size=k, replace=False))
-    frames = rng.integers(1, 4, size=k, dtype=np.uint8)
-    return positions.astype(np.int64), frames
+    positions = _bernoulli_positions(n_symbols, p_err, rng)
+    frames = rng.integers(1, 4, size=positions.size, dtype=np.uint8)
+    return positions, frames
+
+
+def _bernoulli_positions(n: int, p: float, rng: np.random.Generator) -> np.ndarray:
+    """Indices ``i < n`` of independent Bernoulli(p) successes, increasing (int64).
+
+    Sparse case: the gaps between successes are Geometric(p), so the cost is O(n p), not O(n).
+    """
+    if p >= 0.1:  # dense: one uniform per trial is cheaper than many short gaps
+        return np.flatnonzero(rng.random(n) < p).astype(np.int64)
+    found, start = [], 0
+    while start < n:
+        remaining = n - start
+        draws = int(remaining * p + 6 * np.sqrt(remaining * p) + 16)
+        pos = start - 1 + np.cumsum(rng.geometric(p, size=draws))
+        inside = pos[pos < n]
+        found.append(inside)
+        if inside.size < pos.size:
+            break  # the trials ran past the end: every success below n is known
+        start = int(pos[-1]) + 1  # memoryless: the next trial after the last success starts afresh
+    return np.concatenate(found).astype(np.int64, copy=False)
 
 
 def flipped_bit_positions(positions: np.ndarray, frames: np.ndarray) -> np.ndarray:
-    """Bit indices in the (padded) stream flipped by the given Pauli frames (``x`` = 2j, ``z`` = 2j+1)."""
+    """Bit indices in the (padded) stream flipped by the given Pauli frames (``x`` = 2j,
+    ``z`` = 2j+1); each index at most once, not sorted."""
     x_flips = 2 * positions[(frames & FRAME_X) != 0]
     z_flips = 2 * positions[(frames & FRAME_Z) != 0] + 1
-    return np.sort(np.concatenate([x_flips, z_flips]))
+    return np.concatenate([x_flips, z_flips])
 
 
 def superdense_send(bits, *, pair_fidelity: float = 1.0, seed=None) -> np.ndarray:

@@ -135,3 +135,158 @@ def test_bad_ensembles_and_povms():
         mutual_information([0.5, 0.5], BB84[:2], [np.eye(4)])
     with pytest.raises(ValueError, match="at least 2 qubits"):
         dense_coding_capacity(np.eye(2) / 2)
+
+
+# -- ensemble builders --------------------------------------------------------------------------
+from qiskit import QuantumCircuit  # noqa: E402
+
+from qring_edu import superdense_circuit  # noqa: E402
+from qring_edu.holevo import (  # noqa: E402
+    Ensemble,
+    bb84_ensemble,
+    binary_entropy,
+    bloch_ensemble,
+    bloch_measurement,
+    bloch_vector,
+    encoded_ensemble,
+    superdense_ensemble,
+    trine_ensemble,
+    two_state_accessible,
+    two_state_chi,
+    two_state_ensemble,
+)
+
+
+def test_builders_reproduce_the_known_values():
+    bb84, trine, bell = bb84_ensemble(), trine_ensemble(), superdense_ensemble()
+    assert holevo_chi(*bb84) == pytest.approx(1.0, abs=1e-12)
+    assert accessible_information(*bb84).value == pytest.approx(0.5, abs=1e-4)
+    assert holevo_chi(*trine) == pytest.approx(1.0, abs=1e-12)
+    assert accessible_information(*trine).value == pytest.approx(np.log2(3) - 1, abs=1e-4)
+    assert holevo_chi(*bell) == pytest.approx(2.0, abs=1e-12)
+    assert accessible_information(*bell).value == pytest.approx(2.0, abs=1e-4)
+    assert isinstance(bb84, Ensemble) and bb84.size == 4 and bb84.dim == 2 and bell.dim == 4
+    assert repr(bb84) == "Ensemble('BB84', states=4, dim=2)"
+    with pytest.raises(ValueError):
+        bb84.probs[0] = 1.0  # read-only
+
+
+def test_builders_match_the_explicit_state_lists():
+    for ens, vecs in ((bb84_ensemble(), BB84), (trine_ensemble(), TRINE)):
+        for rho, v in zip(ens.states, vecs):
+            assert np.allclose(rho, np.outer(v, np.conj(v)), atol=1e-12)
+    # Trine Bloch vectors: unit length, 120 degrees apart, in the x-z plane, summing to zero.
+    r = trine_ensemble().bloch_vectors()
+    assert np.allclose(np.linalg.norm(r, axis=1), 1) and np.allclose(r[:, 1], 0)
+    assert np.allclose(r.sum(axis=0), 0, atol=1e-12)
+    assert np.allclose(r @ r.T, np.where(np.eye(3) == 1, 1, -0.5))
+
+
+def test_superdense_ensemble_is_the_bell_basis_in_the_library_bit_order():
+    ens = superdense_ensemble()
+    assert ens.labels == ("00", "01", "10", "11")
+    for m, (x, z) in enumerate([(0, 0), (0, 1), (1, 0), (1, 1)]):
+        # Bob's decoding (the second half of superdense_circuit) maps state m to the count key "xz".
+        decode = QuantumCircuit(2)
+        decode.cx(0, 1)
+        decode.h(0)
+        out = DensityMatrix(ens.states[m]).evolve(decode).probabilities_dict(decimals=12)
+        assert out == {f"{x}{z}": 1.0}
+        # ... and the unmeasured superdense_circuit (pair, Alice's X^x Z^z, Bob's decoding) ends
+        # in the same state as our encoded state followed by Bob's decoding.
+        full = superdense_circuit(x, z, measure=False)
+        assert np.allclose(DensityMatrix(full).data,
+                           DensityMatrix(ens.states[m]).evolve(decode).data, atol=1e-12)
+    # Bob's half alone is maximally mixed for every message: no signalling without the qubit.
+    for rho in ens.states:
+        assert np.allclose(rho.reshape(2, 2, 2, 2).trace(axis1=1, axis2=3), np.eye(2) / 2)
+
+
+@pytest.mark.parametrize("F", [1.0, 0.95, 0.8107, 0.6, 0.25])
+def test_noisy_superdense_ensemble_chi_equals_the_capacity(F):
+    ens = superdense_ensemble(F)
+    assert holevo_chi(*ens) == pytest.approx(isotropic_capacity(F), abs=1e-9)
+    assert holevo_chi(*ens) == pytest.approx(dense_coding_capacity(isotropic_state(F)), abs=1e-9)
+
+
+def test_encoded_ensemble_respects_qubit_order_and_validates():
+    zero_plus = np.kron(np.array([1, 1]) / np.sqrt(2), np.array([1, 0]))  # qubit 0 = |0>, qubit 1 = |+>
+    X = np.array([[0, 1], [1, 0]])
+    flip0 = encoded_ensemble(zero_plus, [np.eye(2), X], alice_qubits=(0,))
+    assert np.allclose(np.diag(flip0.states[1]).real, [0, 0.5, 0, 0.5])  # qubit 0 flipped to |1>
+    flip1 = encoded_ensemble(zero_plus, [np.eye(2), X], alice_qubits=[1])
+    assert np.allclose(flip1.states[1], flip1.states[0])  # X|+> = |+>
+    assert holevo_chi(*flip0) == pytest.approx(1.0) and holevo_chi(*flip1) == pytest.approx(0.0, abs=1e-12)
+    with pytest.raises(ValueError, match="unitary"):
+        encoded_ensemble(zero_plus, [2 * np.eye(2)])
+    with pytest.raises(ValueError, match=r"encodings\[0\] must have shape \(2, 2\)"):
+        encoded_ensemble(zero_plus, [np.eye(4)])
+    with pytest.raises(ValueError, match="alice_qubits"):
+        encoded_ensemble(zero_plus, [np.eye(2)], alice_qubits=(2,))
+    with pytest.raises(ValueError, match="shared_state"):
+        encoded_ensemble(np.eye(3) / 3, [np.eye(2)])
+
+
+def test_bloch_ensemble_and_vectors():
+    th, ph = np.array([0.3, 1.2, 2.5]), np.array([0.0, 2.0, -1.0])
+    ens = bloch_ensemble(th, ph, [0.2, 0.3, 0.5])
+    n = np.stack([np.sin(th) * np.cos(ph), np.sin(th) * np.sin(ph), np.cos(th)], axis=1)
+    assert np.allclose(ens.bloch_vectors(), n)
+    psi = np.array([np.cos(th[1] / 2), np.exp(1j * ph[1]) * np.sin(th[1] / 2)])
+    assert np.allclose(ens.states[1], np.outer(psi, psi.conj()))
+    mixed = bloch_ensemble(th, ph, [0.2, 0.3, 0.5], radii=[0.5, 1.0, 0.0])
+    assert np.allclose(np.linalg.norm(mixed.bloch_vectors(), axis=1), [0.5, 1.0, 0.0])
+    assert holevo_chi(*mixed) < holevo_chi(*ens)
+    assert np.allclose(bloch_vector(np.eye(2) / 2), 0)
+    assert np.allclose(bloch_vector(Statevector([0, 1])), [0, 0, -1])
+    # The BB84 states from Bloch angles give the same chi.
+    bb = bloch_ensemble([0, np.pi, np.pi / 2, np.pi / 2], [0, 0, 0, np.pi], [0.25] * 4)
+    assert holevo_chi(*bb) == pytest.approx(1.0)
+
+
+def test_bloch_measurement():
+    povm = bloch_measurement(np.pi / 2, 0.0)  # measure X
+    assert np.allclose(povm.sum(axis=0), np.eye(2))
+    assert mutual_information(*bb84_ensemble(), povm) == pytest.approx(0.5, abs=1e-12)
+    # Along the Bloch vector of a state: outcome 0 with certainty.
+    ens = bloch_ensemble([1.1], [0.4], [1.0])
+    assert np.trace(bloch_measurement(1.1, 0.4)[0] @ ens.states[0]).real == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="theta"):
+        bloch_measurement(np.nan, 0.0)
+
+
+@pytest.mark.parametrize("c", [0.0, 0.25, 0.5, 0.75, 1.0])
+def test_two_state_closed_forms_match_the_numerics(c):
+    ens = two_state_ensemble(c)
+    assert holevo_chi(*ens) == pytest.approx(two_state_chi(c), abs=1e-10)
+    assert accessible_information(*ens).value == pytest.approx(two_state_accessible(c), abs=1e-4)
+    assert two_state_accessible(c) <= two_state_chi(c) + 1e-12
+    assert abs(np.vdot(*[np.linalg.eigh(r)[1][:, -1] for r in ens.states])) == pytest.approx(c)
+
+
+def test_binary_entropy():
+    assert binary_entropy(0.5) == pytest.approx(1.0)
+    assert binary_entropy(0.0) == 0.0 and binary_entropy(1.0) == 0.0
+    with pytest.raises(ValueError, match="p must be in"):
+        binary_entropy(1.5)
+
+
+def test_bad_builder_input_names_the_argument():
+    with pytest.raises(ValueError, match="probs must sum to 1"):
+        bloch_ensemble([0, 1], [0, 0], [0.5, 0.6])
+    with pytest.raises(ValueError, match="phis has 1 entries but thetas has 2"):
+        bloch_ensemble([0, 1], [0], [0.5, 0.5])
+    with pytest.raises(ValueError, match="probs has 3 entries"):
+        bloch_ensemble([0, 1], [0, 0], [0.2, 0.3, 0.5])
+    with pytest.raises(ValueError, match="radii must be in"):
+        bloch_ensemble([0, 1], [0, 0], [0.5, 0.5], radii=[1.0, 1.5])
+    with pytest.raises(ValueError, match="thetas must be finite"):
+        bloch_ensemble([0, np.inf], [0, 0], [0.5, 0.5])
+    with pytest.raises(TypeError, match="thetas"):
+        bloch_ensemble(["a", "b"], [0, 0], [0.5, 0.5])
+    with pytest.raises(ValueError, match="overlap must be in"):
+        two_state_ensemble(1.2)
+    with pytest.raises(ValueError, match="pair_fidelity"):
+        superdense_ensemble(0.1)
+    with pytest.raises(ValueError, match="qubit state"):
+        bloch_vector(np.eye(4) / 4)

@@ -5,6 +5,14 @@ are compared as values (with stated tolerances), never evaluated as code.
 """
 
 from ._base import Feedback
+from .holevo import (
+    check_capacity_threshold,
+    check_chi_bb84,
+    check_dense_capacity,
+    check_max_bits,
+    check_povm,
+    check_two_state_chi,
+)
 from .ring import check_chunk_sent, check_link_bits, check_model_comm_time, check_ring_vs_ps_speedup
 from .superdense import (
     check_alice_gates,
@@ -22,6 +30,13 @@ __all__ = [
     "check_link_bits",
     "check_model_comm_time",
     "check_ring_vs_ps_speedup",
+    # chapter 2
+    "check_capacity_threshold",
+    "check_chi_bb84",
+    "check_dense_capacity",
+    "check_max_bits",
+    "check_povm",
+    "check_two_state_chi",
     # chapter 3
     "check_alice_gates",
     "check_bit_error_rate",

@@ -1,10 +1,10 @@
 """Figures of the book: pure functions ``result -> matplotlib.figure.Figure`` (presentation layer).
 
 They build ``matplotlib.figure.Figure`` objects directly (no pyplot global state) and never
-display anything. One module per protocol: :mod:`.ring` (chapter 1), :mod:`.superdense`
-(chapter 3).
+display anything. One module per protocol: :mod:`.ring` (chapter 1), :mod:`.holevo` (chapter 2),
+:mod:`.superdense` (chapter 3).
 """
 
-from . import ring, superdense
+from . import holevo, ring, superdense
 
-__all__ = ["ring", "superdense"]
+__all__ = ["holevo", "ring", "superdense"]

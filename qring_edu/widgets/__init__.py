@@ -1,6 +1,7 @@
 """Widget factories of the book (presentation layer). Each returns a widget; none displays it."""
 
 from ._base import LIVE_HINT, LiveFigure, figure_to_png
+from .holevo import dense_coding_widget, ensemble_designer_widget, ledger_floor_widget
 from .ring import alpha_beta_widget, ring_schedule_widget
 from .superdense import iteration_time_widget, superdense_channel_widget, superdense_training_widget
 
@@ -11,6 +12,10 @@ __all__ = [
     # chapter 1
     "alpha_beta_widget",
     "ring_schedule_widget",
+    # chapter 2
+    "dense_coding_widget",
+    "ensemble_designer_widget",
+    "ledger_floor_widget",
     # chapter 3
     "iteration_time_widget",
     "superdense_channel_widget",

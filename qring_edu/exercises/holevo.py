@@ -1,0 +1,312 @@
+"""Exercise checkers of chapter 2, *The Holevo bound* (presentation layer).
+
+Every ``check_<name>(answer, ...)`` compares the student's answer with the library and returns a
+:class:`~qring_edu.exercises.Feedback`. ``answer=None`` means "not attempted"; any other input,
+however malformed, gives a failing feedback with a hint — nothing raises on student input and
+nothing is evaluated. Tolerances are stated in each docstring. Information is in bits.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from ..holevo import (
+    accessible_information,
+    bb84_ensemble,
+    holevo_chi,
+    isotropic_capacity,
+    mutual_information,
+    trine_ensemble,
+    two_state_accessible,
+    two_state_chi,
+)
+from ._base import Feedback, failed, not_attempted, passed
+
+__all__ = [
+    "check_chi_bb84",
+    "check_two_state_chi",
+    "check_max_bits",
+    "check_capacity_threshold",
+    "check_dense_capacity",
+    "check_povm",
+]
+
+#: Named ensembles a POVM exercise may be graded against.
+_ENSEMBLES = {"BB84": bb84_ensemble, "trine": trine_ensemble}
+
+
+def _as_number(answer, what: str) -> tuple[float | None, Feedback | None]:
+    """A finite real number from the answer, or a failing feedback (bools and strings refused)."""
+    if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
+        if isinstance(answer, np.ndarray) and answer.shape == () and \
+                np.issubdtype(answer.dtype, np.number) and answer.dtype != bool:
+            answer = answer.item()
+        else:
+            return None, failed(f"{what}: expected a number, got {type(answer).__name__}.")
+    value = float(answer)
+    if not math.isfinite(value):
+        return None, failed(f"{what}: expected a finite number, got {value}.")
+    return value, None
+
+
+def _bad_parameters(exc: Exception) -> Feedback:
+    return failed(f"The exercise parameters are invalid ({exc}); re-run the exercise cell "
+                  "with the values given in the text.")
+
+
+# --------------------------------------------------------------------------------------------
+# χ
+# --------------------------------------------------------------------------------------------
+
+def check_chi_bb84(answer) -> Feedback:
+    """χ of the BB84 ensemble (|0⟩, |1⟩, |+⟩, |−⟩ with probability 1/4 each), in bits.
+    Tolerance 1e-3. Reference: :func:`qring_edu.holevo_chi` of
+    :func:`qring_edu.holevo.bb84_ensemble`, = 1."""
+    what = "χ of the BB84 ensemble"
+    if answer is None:
+        return not_attempted(what)
+    value, fb = _as_number(answer, what)
+    if fb is not None:
+        return fb
+    expected = holevo_chi(*bb84_ensemble())
+    if abs(value - expected) <= 1e-3:
+        return passed(f"{what}: correct, {expected:.4f} bit. The average state is I/2 and every "
+                      "state is pure, so χ = S(I/2) − 0 = 1.")
+    if abs(value - 2.0) <= 1e-3:
+        return failed(f"{what}: {value:g} is H(X) = log2 4, the entropy of the label. χ uses the "
+                      "entropy of the average *quantum* state, which is at most log2 d = 1 for a "
+                      "qubit.")
+    if abs(value - 0.5) <= 1e-3:
+        return failed(f"{what}: {value:g} is the accessible information (the best measurement), "
+                      "not χ. χ = S(Σ p_x ρ_x) − Σ p_x S(ρ_x).")
+    if abs(value) <= 1e-3:
+        return failed(f"{what}: {value:g} — the states are pure (S(ρ_x) = 0), but the average "
+                      "state is not. Compute S(Σ p_x ρ_x).")
+    return failed(f"{what}: {value:g} is not right (tolerance 1e-3). Compute the average state "
+                  "Σ p_x ρ_x, its eigenvalues, and subtract the (zero) entropies of the pure states.")
+
+
+def check_two_state_chi(answer, overlap: float = 0.6) -> Feedback:
+    """χ of two equiprobable pure states with overlap ``c = |⟨ψ0|ψ1⟩|`` (bits), tolerance 1e-3.
+    Reference: :func:`qring_edu.holevo.two_state_chi` = h((1 + c)/2)."""
+    try:
+        expected = two_state_chi(overlap)
+        acc = two_state_accessible(overlap)
+    except (ValueError, TypeError) as exc:
+        return _bad_parameters(exc)
+    what = f"χ of two pure states with overlap c = {overlap:g}"
+    if answer is None:
+        return not_attempted(what)
+    value, fb = _as_number(answer, what)
+    if fb is not None:
+        return fb
+    if abs(value - expected) <= 1e-3:
+        return passed(f"{what}: correct, h((1 + c)/2) = {expected:.4f} bit.")
+    if abs(value - acc) <= 1e-3:
+        return failed(f"{what}: {value:g} is the accessible information (Helstrom measurement), "
+                      "which is smaller than χ.")
+    c = float(overlap)
+    for wrong, hint in (((1 - c) / 2, "an eigenvalue of the average state, not its entropy"),
+                        ((1 + c) / 2, "an eigenvalue of the average state, not its entropy"),
+                        (1 - c, "1 − c is not an entropy; the eigenvalues of the average state "
+                                "are (1 ± c)/2"),
+                        (1.0, "the entropy of the label, H(X); χ is smaller when the states "
+                              "overlap")):
+        if abs(value - wrong) <= 1e-3:
+            return failed(f"{what}: {value:g} is {hint}.")
+    return failed(f"{what}: {value:g} is not right (tolerance 1e-3). The average state has "
+                  "eigenvalues (1 ± c)/2.")
+
+
+# --------------------------------------------------------------------------------------------
+# The entanglement-assisted bound
+# --------------------------------------------------------------------------------------------
+
+def check_max_bits(answer, n_qubits: int) -> Feedback:
+    """The most classical bits ``n_qubits`` qubits sent can carry (error-free) when the parties
+    may share any entanglement in advance: ``2 n`` (exact integer answer)."""
+    if isinstance(n_qubits, bool) or not isinstance(n_qubits, numbers.Integral) or n_qubits < 1:
+        return _bad_parameters(ValueError(f"n_qubits must be an integer >= 1, got {n_qubits!r}"))
+    n = int(n_qubits)
+    what = f"bits carried by {n} qubit{'s' if n > 1 else ''} with pre-shared entanglement"
+    if answer is None:
+        return not_attempted(what)
+    value, fb = _as_number(answer, what)
+    if fb is not None:
+        return fb
+    if value == 2 * n:
+        return passed(f"{what}: correct, 2n = {2 * n} bits (superdense coding reaches it; the "
+                      "entanglement-assisted Holevo bound forbids more).")
+    if value == n:
+        return failed(f"{what}: {value:g} is the limit *without* entanglement (Holevo). "
+                      "Pre-shared pairs help: think of superdense coding.")
+    if n > 1 and value == 2**n:
+        return failed(f"{what}: {value:g} counts basis states of n qubits, not bits; bits are the "
+                      "log2 of the number of distinguishable messages.")
+    if value == 4**n:
+        return failed(f"{what}: {value:g} is the number of messages (4^n), not the number of bits.")
+    if value > 2 * n:
+        return failed(f"{what}: {value:g} exceeds the entanglement-assisted Holevo bound: "
+                      "χ ≤ S(Q) + S(B) − (S(B) − S(Q)) ≤ 2n.")
+    return failed(f"{what}: {value:g} is not right. How many bits does one qubit carry in "
+                  "superdense coding?")
+
+
+# --------------------------------------------------------------------------------------------
+# Dense coding with noisy pairs
+# --------------------------------------------------------------------------------------------
+
+def _threshold() -> float:
+    from scipy.optimize import brentq
+
+    return float(brentq(lambda f: isotropic_capacity(f) - 1.0, 0.25, 1.0, xtol=1e-12))
+
+
+def check_capacity_threshold(answer) -> Feedback:
+    """The pair fidelity F at which the dense-coding capacity of the isotropic pair,
+    ``C(F) = 2 − H(F, (1−F)/3, (1−F)/3, (1−F)/3)``, equals the classical 1 bit per qubit.
+    Tolerance 1e-3 (reference ≈ 0.8107, by ``brentq`` on :func:`qring_edu.isotropic_capacity`)."""
+    what = "fidelity where the dense-coding capacity equals 1 bit"
+    if answer is None:
+        return not_attempted(what)
+    value, fb = _as_number(answer, what)
+    if fb is not None:
+        return fb
+    expected = _threshold()
+    if abs(value - expected) <= 1e-3:
+        return passed(f"{what}: correct, F* = {expected:.4f}. Below it, entanglement does not "
+                      "beat sending plain bits.")
+    if not 0.25 <= value <= 1.0:
+        return failed(f"{what}: {value:g} is outside the isotropic fidelities [0.25, 1].")
+    if abs(value - 0.5) <= 1e-3:
+        return failed(f"{what}: F = 1/2 is where the isotropic pair becomes entangled. Being "
+                      "entangled is not enough: solve C(F) = 1.")
+    if abs(value - 0.25) <= 1e-3:
+        return failed(f"{what}: F = 1/4 is the maximally mixed pair, where C = 0, not 1.")
+    return failed(f"{what}: {value:g} is not right (tolerance 1e-3): C({value:.4f}) = "
+                  f"{isotropic_capacity(value):.4f}, not 1. Solve C(F) = 1 numerically, e.g. "
+                  "with scipy.optimize.brentq on [0.5, 1].")
+
+
+def check_dense_capacity(answer, pair_fidelity: float = 0.9) -> Feedback:
+    """Dense-coding capacity (bits per qubit sent) of the isotropic pair of fidelity
+    ``pair_fidelity``: ``2 − H(F, (1−F)/3, (1−F)/3, (1−F)/3)``. Tolerance 1e-3."""
+    try:
+        expected = isotropic_capacity(pair_fidelity)
+    except (ValueError, TypeError) as exc:
+        return _bad_parameters(exc)
+    F = float(pair_fidelity)
+    what = f"dense-coding capacity at F = {F:g}"
+    if answer is None:
+        return not_attempted(what)
+    value, fb = _as_number(answer, what)
+    if fb is not None:
+        return fb
+    if abs(value - expected) <= 1e-3:
+        return passed(f"{what}: correct, {expected:.4f} bits per qubit.")
+    p = (1 - F) / 3
+    wrong_h = -(F * math.log2(F) if F > 0 else 0.0) - (3 * p * math.log2(p) if p > 0 else 0.0)
+    if abs(value - wrong_h) <= 1e-3:
+        return failed(f"{what}: {value:g} is the entropy H(F, (1−F)/3 ×3) = S(ρ_AB); the capacity "
+                      "is log2 d_A + S(ρ_B) − S(ρ_AB) = 2 − H.")
+    h = -F * math.log2(F) - (1 - F) * math.log2(1 - F) if 0 < F < 1 else 0.0
+    if abs(value - (2 - h)) <= 1e-3:
+        return failed(f"{what}: {value:g} uses the binary entropy h(F); the noise has four "
+                      "outcomes (I, X, Y, Z), so use H(F, (1−F)/3, (1−F)/3, (1−F)/3).")
+    return failed(f"{what}: {value:g} is not right (tolerance 1e-3). Use "
+                  "C = 2 − H(F, (1−F)/3, (1−F)/3, (1−F)/3).")
+
+
+# --------------------------------------------------------------------------------------------
+# POVMs
+# --------------------------------------------------------------------------------------------
+
+def _povm_elements(answer, d: int) -> tuple[list[np.ndarray] | None, str]:
+    """Turn the answer into a list of d x d complex arrays, or explain why not."""
+    if isinstance(answer, (str, bytes, dict, set)) or isinstance(answer, bool):
+        return None, (f"expected a list of {d}x{d} matrices (NumPy arrays or nested lists), "
+                      f"got {type(answer).__name__}.")
+    if isinstance(answer, np.ndarray):
+        if answer.ndim != 3:
+            return None, (f"expected an array of shape (m, {d}, {d}) — m matrices — got shape "
+                          f"{answer.shape}.")
+        items = list(answer)
+    else:
+        try:
+            items = list(answer)
+        except TypeError:
+            return None, f"expected a list of {d}x{d} matrices, got {type(answer).__name__}."
+    if not items:
+        return None, "a POVM needs at least one element; the list is empty."
+    elems = []
+    for i, item in enumerate(items):
+        data = getattr(item, "data", item)  # Qiskit Operator / DensityMatrix
+        try:
+            arr = np.asarray(data, dtype=complex)
+        except (TypeError, ValueError):
+            return None, f"element {i} is not a matrix of numbers."
+        if arr.shape != (d, d):
+            return None, f"element {i} has shape {arr.shape}; every element must be {d}x{d}."
+        if not np.all(np.isfinite(arr)):
+            return None, f"element {i} contains NaN or Inf."
+        elems.append(arr)
+    return elems, ""
+
+
+def check_povm(answer, d: int = 2, *, ensemble: str | None = None,
+               optimal: bool = False) -> Feedback:
+    """Is ``answer`` a valid POVM on a ``d``-dimensional system, i.e. a list of ``d x d``
+    matrices E_k that are Hermitian, positive semidefinite and sum to the identity (tolerance
+    1e-6)? Each failure gets a message saying which element and which property.
+
+    With ``ensemble`` ("BB84" or "trine") the mutual information of the POVM on that ensemble is
+    reported; with ``optimal=True`` it must also reach the accessible information
+    (:func:`qring_edu.accessible_information`) within 1e-3 bits.
+    """
+    if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 1:
+        return _bad_parameters(ValueError(f"d must be an integer >= 1, got {d!r}"))
+    if ensemble is not None and ensemble not in _ENSEMBLES:
+        return _bad_parameters(ValueError(f"ensemble must be one of {', '.join(_ENSEMBLES)}, "
+                                          f"got {ensemble!r}"))
+    what = f"POVM on C^{d}" + (f" for the {ensemble} ensemble" if ensemble else "")
+    if answer is None:
+        return not_attempted(what)
+    elems, why = _povm_elements(answer, int(d))
+    if elems is None:
+        return failed(f"{what}: {why}")
+    for i, e in enumerate(elems):
+        dev = float(np.abs(e - e.conj().T).max())
+        if dev > 1e-6:
+            return failed(f"{what}: element {i} is not Hermitian (E = E† fails by {dev:.2g}); "
+                          "POVM elements are Hermitian.")
+        low = float(np.linalg.eigvalsh((e + e.conj().T) / 2).min())
+        if low < -1e-6:
+            return failed(f"{what}: element {i} has a negative eigenvalue ({low:.3g}); POVM "
+                          "elements must be positive semidefinite, or some outcome would have "
+                          "negative probability.")
+    total = sum(elems)
+    dev = float(np.abs(total - np.eye(d)).max())
+    if dev > 1e-6:
+        tr = float(np.trace(total).real)
+        return failed(f"{what}: the elements sum to a matrix that differs from the identity by "
+                      f"up to {dev:.3g} (trace {tr:.4g}, should be {d}); probabilities would not "
+                      "add up to 1. Rescale the elements.")
+    if ensemble is None:
+        return passed(f"{what}: valid, {len(elems)} Hermitian positive elements summing to I.")
+    ens = _ENSEMBLES[ensemble]()
+    if ens.dim != d:
+        return _bad_parameters(ValueError(f"the {ensemble} ensemble lives in dimension "
+                                          f"{ens.dim}, not d = {d}"))
+    info = mutual_information(*ens, np.stack(elems))
+    if not optimal:
+        return passed(f"{what}: valid; it extracts I = {info:.4f} bit from the {ensemble} "
+                      "ensemble.")
+    best = accessible_information(*ens).value
+    if info >= best - 1e-3:
+        return passed(f"{what}: valid and optimal, I = {info:.4f} bit = the accessible "
+                      "information.")
+    return failed(f"{what}: valid, but it extracts only I = {info:.4f} bit; the best POVM reaches "
+                  f"{best:.4f}. Hint: for the trine, let each outcome rule out one state.")

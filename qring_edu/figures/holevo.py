@@ -1,0 +1,279 @@
+"""Figures of chapter 2, *The Holevo bound* (presentation layer).
+
+Every function is pure: it takes results computed by the library (or by the compute functions of
+:mod:`qring_edu.widgets.holevo`) and returns a new ``matplotlib.figure.Figure``; nothing is
+displayed and no pyplot state is touched. Information quantities are in bits.
+
+Bloch pictures. A qubit state ``ρ = (I + r·σ)/2`` is drawn by its Bloch vector r, projected on two
+great discs: the x–z disc (|0⟩ up, |+⟩ right) and the x–y disc (|+⟩ right, |+i⟩ up).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.patches import Circle
+
+if TYPE_CHECKING:  # only for annotations: figures never import the widgets at run time
+    from ..widgets.holevo import (
+        DenseCodingSweep,
+        EnsembleAnalysis,
+        KnownEnsemble,
+        LedgerFloorSweep,
+        TwoStateSweep,
+    )
+
+__all__ = [
+    "COLOURS",
+    "plot_ensemble_analysis",
+    "plot_known_ensembles",
+    "plot_two_state_sweep",
+    "plot_dense_coding",
+    "plot_ledger_floor",
+]
+
+#: One colour per quantity, used consistently across the chapter.
+COLOURS = {
+    "chi": "#2c7fb8",
+    "accessible": "#d95f0e",
+    "measured": "#7fbf7b",
+    "classical": "#2c7fb8",
+    "superdense": "#d95f0e",
+    "offline": "#abd9e9",
+    "floor": "#000000",
+    "capacity": "#6a3d9a",
+    "useless": "#fdf0f0",
+}
+_STATE_COLOURS = ("#1b9e77", "#7570b3", "#e7298a", "#e6ab02", "#66a61e", "#a6761d",
+                  "#666666", "#d95f02")
+
+
+# ---------------------------------------------------------------------------------------------
+# Bloch discs
+# ---------------------------------------------------------------------------------------------
+def _disc(ax, axes: tuple[int, int], labels: tuple[str, str, str, str], title: str) -> None:
+    ax.add_patch(Circle((0, 0), 1.0, fill=False, edgecolor="#888888", linewidth=1))
+    ax.axhline(0, color="#dddddd", linewidth=0.8, zorder=0)
+    ax.axvline(0, color="#dddddd", linewidth=0.8, zorder=0)
+    right, left, top, bottom = labels
+    for (x, y), text in (((1.13, 0), right), ((-1.13, 0), left), ((0, 1.12), top),
+                         ((0, -1.12), bottom)):
+        ax.text(x, y, text, ha="center", va="center", fontsize=9, color="#555555")
+    ax.set_xlim(-1.32, 1.32)
+    ax.set_ylim(-1.32, 1.32)
+    ax.set_aspect("equal")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    for side in ax.spines.values():
+        side.set_visible(False)
+    ax.set_title(title, fontsize=10)
+
+
+def _draw_projection(ax, a: "EnsembleAnalysis", axes: tuple[int, int], legend: bool) -> None:
+    i, j = axes
+    n = a.measurement_direction
+    ax.plot([-n[i], n[i]], [-n[j], n[j]], color="black", linestyle="--", linewidth=1.2,
+            label="your measurement (+ end)" if legend else None, zorder=2)
+    ax.plot([n[i]], [n[j]], marker="+", color="black", markersize=11, mew=2, zorder=2)
+    for k, (m, w) in enumerate(zip(a.povm_directions, a.povm_weights)):
+        ax.plot([0, m[i]], [0, m[j]], color="#999999", linewidth=0.8, linestyle=":", zorder=1)
+        ax.plot([m[i]], [m[j]], marker="s", markersize=3 + 6 * w, markerfacecolor="none",
+                markeredgecolor="#777777", linestyle="none", zorder=1,
+                label="optimal POVM element" if legend and k == 0 else None)
+    probs = a.ensemble.probs
+    for k, r in enumerate(a.bloch):
+        colour = _STATE_COLOURS[k % len(_STATE_COLOURS)]
+        ax.annotate("", xy=(r[i], r[j]), xytext=(0, 0),
+                    arrowprops=dict(arrowstyle="-|>", color=colour, linewidth=1.6), zorder=3)
+        ax.plot([r[i]], [r[j]], "o", color=colour, markersize=4 + 14 * np.sqrt(probs[k]),
+                alpha=0.85, zorder=4,
+                label=f"{a.ensemble.labels[k]}  p = {probs[k]:.3f}" if legend else None)
+
+
+def plot_ensemble_analysis(a: "EnsembleAnalysis") -> Figure:
+    """A qubit ensemble on two Bloch discs with its information quantities.
+
+    Left and middle: the states' Bloch vectors (arrows; dot area grows with the probability)
+    projected on the x–z and x–y discs, the chosen projective measurement (dashed axis, ``+`` at
+    the outcome-0 end) and the directions of the optimal POVM's elements (grey squares, size grows
+    with the element's trace). Right: χ, the accessible information and the chosen measurement's
+    mutual information, against the 1-bit limit of one qubit.
+    """
+    fig = Figure(figsize=(12.5, 5.0))
+    ax_xz, ax_xy, ax_bar = fig.subplots(1, 3, width_ratios=[1, 1, 1.05])
+    _disc(ax_xz, (0, 2), ("|+⟩  x", "|−⟩", "z  |0⟩", "|1⟩"), "x–z disc (seen from −y)")
+    _disc(ax_xy, (0, 1), ("|+⟩  x", "|−⟩", "y  |+i⟩", "|−i⟩"), "x–y disc (seen from +z)")
+    _draw_projection(ax_xz, a, (0, 2), legend=True)
+    _draw_projection(ax_xy, a, (0, 1), legend=False)
+    handles, labels = ax_xz.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower left", bbox_to_anchor=(0.02, 0.0), fontsize=8,
+               ncol=3, frameon=False, markerscale=0.6)
+
+    names = ["χ (Holevo)", "I_acc (best\nmeasurement)", "I (your\nmeasurement)"]
+    values = [a.chi, a.accessible.value, a.measured]
+    colours = [COLOURS["chi"], COLOURS["accessible"], COLOURS["measured"]]
+    bars = ax_bar.bar(names, values, color=colours, width=0.6)
+    for bar, v in zip(bars, values):
+        ax_bar.text(bar.get_x() + bar.get_width() / 2, v + 0.02, f"{v:.4f}", ha="center",
+                    va="bottom", fontsize=9)
+    ax_bar.axhline(1.0, color="black", linewidth=1, linestyle="--")
+    ax_bar.text(2.3, 1.015, "one qubit: at most 1 bit", ha="right", va="bottom", fontsize=8)
+    ax_bar.set_ylim(0, 1.18)
+    ax_bar.set_ylabel("bits")
+    ax_bar.tick_params(axis="x", labelsize=8)
+    ax_bar.set_title("information about the label x", fontsize=10)
+    fig.suptitle(f"{a.ensemble.name} ({a.ensemble.size} states): χ = {a.chi:.4f},  "
+                 f"I_acc = {a.accessible.value:.4f},  I(your measurement) = {a.measured:.4f} bits",
+                 fontsize=11)
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
+    return fig
+
+
+# ---------------------------------------------------------------------------------------------
+# Known ensembles and two pure states
+# ---------------------------------------------------------------------------------------------
+def plot_known_ensembles(rows: Sequence["KnownEnsemble"]) -> Figure:
+    """χ and accessible information of each ensemble (bars, computed by the library) with the
+    textbook values (black ticks). The gap between the two bars is information that no
+    measurement can extract."""
+    rows = list(rows)
+    if not rows:
+        raise ValueError("rows must contain at least one ensemble")
+    fig = Figure(figsize=(8.5, 4.0))
+    ax = fig.subplots()
+    x = np.arange(len(rows))
+    w = 0.36
+    for offset, key, label in ((-w / 2, "chi", "χ"), (w / 2, "accessible", "I_acc")):
+        vals = [getattr(r, key) for r in rows]
+        ax.bar(x + offset, vals, width=w, color=COLOURS[key], label=label)
+        for xi, v in zip(x + offset, vals):
+            ax.text(xi, v + 0.03, f"{v:.3f}", ha="center", va="bottom", fontsize=8)
+        expected = [getattr(r, f"{key}_expected") for r in rows]
+        ax.plot(x + offset, expected, linestyle="none", marker="_", markersize=22,
+                mew=2, color="black", label="textbook value" if key == "chi" else None)
+    ax.axhline(1.0, color="#777777", linewidth=0.8, linestyle="--")
+    ax.set_xticks(x, [r.name for r in rows], fontsize=9)
+    ax.set_ylabel("bits")
+    ax.set_ylim(0, 2.3)
+    ax.legend(loc="upper left", fontsize=9)
+    ax.set_title("Holevo quantity χ vs accessible information (one use of the ensemble)",
+                 fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def plot_two_state_sweep(sweep: "TwoStateSweep") -> Figure:
+    """χ = h((1+c)/2) and I_acc = 1 − h((1 − sqrt(1−c²))/2) of two equiprobable pure states
+    against their overlap c: closed forms (lines) and the library's numerics (dots)."""
+    fig = Figure(figsize=(7.0, 4.0))
+    ax = fig.subplots()
+    ax.plot(sweep.fine, sweep.chi_formula, color=COLOURS["chi"], label="χ = h((1+c)/2)")
+    ax.plot(sweep.fine, sweep.accessible_formula, color=COLOURS["accessible"],
+            label="I_acc = 1 − h((1 − √(1−c²))/2)")
+    ax.plot(sweep.overlaps, sweep.chi, "o", color=COLOURS["chi"], markersize=5,
+            label="holevo_chi (numerical)")
+    ax.plot(sweep.overlaps, sweep.accessible, "s", color=COLOURS["accessible"], markersize=5,
+            markerfacecolor="none", label="accessible_information (numerical)")
+    ax.fill_between(sweep.fine, sweep.accessible_formula, sweep.chi_formula, color="#dddddd",
+                    alpha=0.6, label="gap χ − I_acc")
+    ax.set_xlabel("overlap c = |⟨ψ0|ψ1⟩|")
+    ax.set_ylabel("bits")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1.05)
+    ax.legend(fontsize=8, loc="lower left")
+    ax.set_title("Two pure states, equal priors", fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+# ---------------------------------------------------------------------------------------------
+# Dense coding with noisy pairs
+# ---------------------------------------------------------------------------------------------
+def plot_dense_coding(sweep: "DenseCodingSweep") -> Figure:
+    """Capacity C(F) = 2 − H(F, (1−F)/3, (1−F)/3, (1−F)/3) of dense coding over the isotropic pair
+    (bits per qubit sent) against the fidelity F, with the classical 1 bit per qubit, the
+    2-bit ceiling, the threshold F* where C = 1 (shaded below: the pair does not help) and
+    F = 1/2, above which the pair is entangled. The chosen F is marked."""
+    fig = Figure(figsize=(9.0, 5.4))
+    ax = fig.subplots()
+    F, C = sweep.fidelities, sweep.capacity
+    t = sweep.threshold
+    ax.axvspan(0.25, t, color=COLOURS["useless"], zorder=0)
+    ax.text(0.26, 1.94, "C < 1: the pair does not help; send plain bits instead",
+            fontsize=8, va="top", color="#a40000")
+    ax.plot(F, C, color=COLOURS["capacity"], linewidth=2,
+            label="C(F) = 2 − H(F, (1−F)/3, (1−F)/3, (1−F)/3)")
+    ax.plot(F, np.maximum(C, 1.0), color=COLOURS["capacity"], linewidth=1, linestyle=":",
+            label="best of dense coding and plain bits, max(C, 1)")
+    ax.axhline(1.0, color="black", linewidth=1, linestyle="--", label="classical: 1 bit per qubit")
+    ax.axhline(2.0, color="#777777", linewidth=1, linestyle="-.",
+               label="entanglement-assisted limit: 2 bits per qubit")
+    ax.axvline(t, color="#a40000", linewidth=1)
+    ax.text(t + 0.006, 0.08, f"F* = {t:.4f}", color="#a40000", fontsize=9)
+    ax.axvline(0.5, color="#555555", linewidth=0.8, linestyle=":")
+    ax.text(0.505, 0.08, "entangled\nfor F > 1/2", fontsize=8, color="#555555")
+    f0, c0 = sweep.pair_fidelity, sweep.chosen_capacity
+    ax.plot([f0], [c0], "o", color="black", markersize=7, zorder=5)
+    verdict = "beats the plain bit" if sweep.helps else "does not beat the plain bit"
+    ax.text(0.04, 0.86, f"F = {f0:.3f}\nC = {c0:.4f} bits per qubit\n"
+            f"χ of the 4 encoded states = {sweep.chosen_chi:.4f}\n{verdict}",
+            transform=ax.transAxes, ha="left", va="top", fontsize=9,
+            bbox=dict(boxstyle="round", facecolor="white", edgecolor="#999999"))
+    ax.set_xlim(0.25, 1.0)
+    ax.set_ylim(0, 2.1)
+    ax.set_xlabel("pair fidelity F = ⟨Φ+|ρ|Φ+⟩")
+    ax.set_ylabel("bits per qubit sent")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), fontsize=8, ncol=2, frameon=False)
+    ax.set_title("Dense coding over an isotropic pair", fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+# ---------------------------------------------------------------------------------------------
+# The ring's ledger against the Holevo floor
+# ---------------------------------------------------------------------------------------------
+def plot_ledger_floor(sweep: "LedgerFloorSweep") -> Figure:
+    """Per busiest link, from the ledgers of :func:`qring_edu.ring_allreduce`: classical bits,
+    superdense online qubits (and offline distribution qubits) and the Holevo floor = half the
+    classical bits (left); online qubits divided by the floor, never below 1 (right)."""
+    fig = Figure(figsize=(12, 5.0))
+    ax, ax_ratio = fig.subplots(1, 2, width_ratios=[1.5, 1])
+    P = sweep.workers
+    x = np.arange(P.size)
+    w = 0.38
+    scale, unit = (1e3, "kbit / kqubit") if sweep.classical_bits.max() >= 1e4 else (1, "bits / qubits")
+    ax.bar(x - w / 2, sweep.classical_bits / scale, width=w, color=COLOURS["classical"],
+           label="classical ring: online bits")
+    ax.bar(x + w / 2, sweep.online_qubits / scale, width=w, color=COLOURS["superdense"],
+           label="superdense ring: online qubits")
+    ax.bar(x + w / 2, sweep.offline_qubits / scale, width=w, bottom=sweep.online_qubits / scale,
+           color=COLOURS["offline"], label="  + offline qubits (pair distribution)")
+    ax.plot(x + w / 2, sweep.floor / scale, linestyle="none", marker="_", markersize=18, mew=2.5,
+            color=COLOURS["floor"], label="Holevo floor: classical bits / 2")
+    ax.set_xticks(x, [str(p) for p in P])
+    ax.set_xlabel("workers P")
+    ax.set_ylabel(f"per busiest link ({unit})")
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2,
+              frameon=False)
+    ax.set_title(f"One all-reduce of d = {sweep.d:,} words of {sweep.bits} bits", fontsize=11)
+
+    ratio = sweep.online_qubits / sweep.floor
+    margin = max(0.005, 1.5 * float(ratio.max() - 1.0))
+    ax_ratio.plot(P, ratio, "o-", color=COLOURS["superdense"], label="online qubits / floor")
+    ax_ratio.axhline(1.0, color="black", linewidth=1, linestyle="--",
+                     label="floor: no protocol goes below 1")
+    ax_ratio.axhspan(1.0 - margin, 1.0, color="#dddddd", alpha=0.7)
+    ax_ratio.text(P[0], 1.0 - margin / 2, " forbidden by the Holevo bound", fontsize=8,
+                  va="center")
+    ax_ratio.set_ylim(1.0 - margin, 1.0 + margin)
+    ax_ratio.set_xlabel("workers P")
+    ax_ratio.set_ylabel("online qubits ÷ (classical bits / 2)")
+    ax_ratio.set_xticks(P)
+    ax_ratio.ticklabel_format(axis="y", useOffset=False)
+    ax_ratio.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2,
+                    frameon=False)
+    ax_ratio.set_title("Excess above the floor = padding qubits", fontsize=11)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,133 @@
+"""Chapter 2 exercise checkers (qring_edu.exercises.holevo)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.optimize import brentq
+
+from qring_edu import isotropic_capacity
+from qring_edu.exercises._base import Feedback
+from qring_edu.exercises.holevo import (
+    check_capacity_threshold,
+    check_chi_bb84,
+    check_dense_capacity,
+    check_max_bits,
+    check_povm,
+    check_two_state_chi,
+)
+from qring_edu.holevo import trine_ensemble, two_state_chi
+
+GARBAGE = ["three", "", [1, 2], {"a": 1}, True, float("nan"), float("inf"), np.array([1.0, 2.0]),
+           object(), 1j]
+
+
+def _all_fail_quietly(check, **kwargs):
+    for junk in GARBAGE:
+        fb = check(junk, **kwargs)
+        assert isinstance(fb, Feedback) and not fb.passed and fb.message
+
+
+CHECKS = [
+    (check_chi_bb84, {}),
+    (check_two_state_chi, {"overlap": 0.6}),
+    (check_max_bits, {"n_qubits": 3}),
+    (check_capacity_threshold, {}),
+    (check_dense_capacity, {"pair_fidelity": 0.9}),
+    (check_povm, {}),
+    (check_povm, {"ensemble": "trine", "optimal": True}),
+]
+
+
+@pytest.mark.parametrize("check, kwargs", CHECKS)
+def test_none_is_not_attempted_and_garbage_fails_quietly(check, kwargs):
+    fb = check(None, **kwargs)
+    assert not fb.passed and "Not attempted" in fb.message
+    _all_fail_quietly(check, **kwargs)
+
+
+def test_chi_bb84():
+    assert check_chi_bb84(1.0).passed and check_chi_bb84(np.float64(0.9999)).passed
+    assert "H(X)" in check_chi_bb84(2.0).message
+    assert "accessible information" in check_chi_bb84(0.5).message
+    assert not check_chi_bb84(0.0).passed and not check_chi_bb84(0.8).passed
+
+
+def test_two_state_chi():
+    c = 0.6
+    assert check_two_state_chi(two_state_chi(c), overlap=c).passed
+    helstrom = 1 - (-(lambda p: p * math.log2(p) + (1 - p) * math.log2(1 - p))(
+        (1 - math.sqrt(1 - c * c)) / 2))
+    assert "accessible information" in check_two_state_chi(helstrom, overlap=c).message
+    assert "eigenvalue" in check_two_state_chi(0.8, overlap=c).message
+    assert not check_two_state_chi(0.5, overlap=c).passed
+    assert "invalid" in check_two_state_chi(0.5, overlap=1.5).message
+
+
+def test_max_bits():
+    assert check_max_bits(6, n_qubits=3).passed and check_max_bits(6.0, n_qubits=3).passed
+    assert "without" in check_max_bits(3, n_qubits=3).message
+    assert "basis states" in check_max_bits(8, n_qubits=3).message
+    assert "messages" in check_max_bits(64, n_qubits=3).message
+    assert "exceeds" in check_max_bits(7, n_qubits=3).message
+    assert check_max_bits(2, n_qubits=1).passed
+    assert not check_max_bits(2, n_qubits=0).passed
+
+
+def test_capacity_threshold():
+    ref = brentq(lambda f: isotropic_capacity(f) - 1.0, 0.25, 1.0)
+    assert check_capacity_threshold(ref).passed and check_capacity_threshold(0.8107).passed
+    assert check_capacity_threshold(ref + 9e-4).passed
+    assert not check_capacity_threshold(ref + 2e-3).passed
+    assert "entangled" in check_capacity_threshold(0.5).message
+    assert "outside" in check_capacity_threshold(1.3).message
+    assert "C = 0" in check_capacity_threshold(0.25).message
+
+
+def test_dense_capacity():
+    assert check_dense_capacity(isotropic_capacity(0.9), pair_fidelity=0.9).passed
+    H = 2 - isotropic_capacity(0.9)
+    assert "S(ρ_AB)" in check_dense_capacity(H, pair_fidelity=0.9).message
+    h = -(0.9 * math.log2(0.9) + 0.1 * math.log2(0.1))
+    assert "binary entropy" in check_dense_capacity(2 - h, pair_fidelity=0.9).message
+    assert not check_dense_capacity(1.5, pair_fidelity=0.9).passed
+    assert "invalid" in check_dense_capacity(1.0, pair_fidelity=0.1).message
+
+
+def _anti_trine():
+    ens = trine_ensemble()
+    return [2 / 3 * (np.eye(2) - rho) for rho in ens.states]
+
+
+def test_povm_validity_messages():
+    z = [np.diag([1, 0]), np.diag([0, 1])]
+    assert check_povm(z).passed and check_povm(np.array(z)).passed
+    assert check_povm([np.eye(4)], d=4).passed
+    fb = check_povm([np.array([[1, 1], [0, 0]]), np.diag([0, 1])])
+    assert not fb.passed and "element 0 is not Hermitian" in fb.message
+    fb = check_povm([np.diag([1.5, 0]), np.diag([-0.5, 1])])
+    assert not fb.passed and "element 1 has a negative eigenvalue" in fb.message
+    fb = check_povm([np.diag([1, 0]), np.diag([0, 0.5])])
+    assert not fb.passed and "identity" in fb.message and "Rescale" in fb.message
+    fb = check_povm([np.eye(3)])
+    assert not fb.passed and "2x2" in fb.message
+    assert "empty" in check_povm([]).message
+    assert not check_povm([[1, 0], [0, 1]]).passed  # a single matrix, not a list of matrices
+    assert "invalid" in check_povm(z, d=0).message
+    assert "invalid" in check_povm(z, ensemble="GHZ").message
+
+
+def test_povm_on_the_trine():
+    anti = _anti_trine()
+    fb = check_povm(anti, ensemble="trine", optimal=True)
+    assert fb.passed and "optimal" in fb.message
+    z = [np.diag([1, 0]), np.diag([0, 1])]
+    assert check_povm(z, ensemble="trine").passed  # valid, reports I
+    fb = check_povm(z, ensemble="trine", optimal=True)
+    assert not fb.passed and "only" in fb.message
+    # The trine POVM's own elements (2/3)|ψ_k><ψ_k| also sum to I but are not optimal.
+    pretty_good = [2 / 3 * rho for rho in trine_ensemble().states]
+    assert not check_povm(pretty_good, ensemble="trine", optimal=True).passed
+    assert check_povm(pretty_good).passed

@@ -245,6 +245,12 @@ def main(argv: list[str] | None = None) -> int:
     out()
 
     # ---------------------------------------------------------------------------------------
+    # (e) protocol benchmarks that live in their own modules (one per protocol)
+    import bench_vga  # bench/ is the script's folder, hence on sys.path
+
+    extra_rows = bench_vga.run(out, repeats)
+
+    # ---------------------------------------------------------------------------------------
     rows = [
         ("(a) superdense / classical ring wall time", f"{ratio_a:.2f}",
          f"<= {TARGET_RING_RATIO:g}", ratio_a <= TARGET_RING_RATIO),
@@ -256,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
          f"< {TARGET_ACC_SECONDS:g}", worst_time < TARGET_ACC_SECONDS),
         ("(d) accessible information: largest shortfall (bits)", f"{worst_gap:.1e}",
          f"<= {TARGET_ACC_GAP:g}", worst_gap <= TARGET_ACC_GAP),
-    ]
+    ] + list(extra_rows)
     out("## Summary")
     out()
     out("| benchmark | measured | target | status |")

@@ -3,7 +3,7 @@
 Layers (imports point downward only):
 
 * core: :mod:`~qring_edu.fixedpoint`, :mod:`~qring_edu.ledger`, argument checks;
-* protocols: :mod:`~qring_edu.ring`, :mod:`~qring_edu.superdense`, :mod:`~qring_edu.holevo`, :mod:`~qring_edu.costmodel`,
+* protocols: :mod:`~qring_edu.ring`, :mod:`~qring_edu.superdense`, :mod:`~qring_edu.holevo`, :mod:`~qring_edu.vga`, :mod:`~qring_edu.costmodel`,
   :mod:`~qring_edu.training`;
 * presentation: :mod:`qring_edu.figures`, :mod:`qring_edu.widgets`, :mod:`qring_edu.exercises`
   (imported on demand; they need matplotlib and ipywidgets).
@@ -50,6 +50,18 @@ from .superdense import (
     superdense_send_qiskit,
 )
 from .training import TrainingRun, make_moons, train_data_parallel
+from .vga import (
+    VGALedger,
+    VGARingResult,
+    VGAResult,
+    ghz_test_circuit,
+    vga_aggregate,
+    vga_aggregate_qiskit,
+    vga_circuit,
+    vga_epsilon,
+    vga_outcome_probabilities,
+    vga_ring_allreduce,
+)
 
 __version__ = "0.1.0"
 
@@ -99,4 +111,14 @@ __all__ = [
     "to_signed",
     "to_words",
     "train_data_parallel",
+    "VGALedger",
+    "VGARingResult",
+    "VGAResult",
+    "ghz_test_circuit",
+    "vga_aggregate",
+    "vga_aggregate_qiskit",
+    "vga_circuit",
+    "vga_epsilon",
+    "vga_outcome_probabilities",
+    "vga_ring_allreduce",
 ]

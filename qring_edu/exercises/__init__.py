@@ -22,6 +22,13 @@ from .superdense import (
     check_superdense_qubits,
     check_symbol_error_rate,
 )
+from .vga import (
+    check_ghz_copies_delivered,
+    check_known_pads_survival,
+    check_last_announcement,
+    check_phase_angle,
+    check_transcript_count,
+)
 
 __all__ = [
     "Feedback",
@@ -44,4 +51,10 @@ __all__ = [
     "check_lifetime_uses",
     "check_superdense_qubits",
     "check_symbol_error_rate",
+    # chapter 4
+    "check_ghz_copies_delivered",
+    "check_known_pads_survival",
+    "check_last_announcement",
+    "check_phase_angle",
+    "check_transcript_count",
 ]

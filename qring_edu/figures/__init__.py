@@ -2,9 +2,10 @@
 
 They build ``matplotlib.figure.Figure`` objects directly (no pyplot global state) and never
 display anything. One module per protocol: :mod:`.ring` (chapter 1), :mod:`.holevo` (chapter 2),
-:mod:`.superdense` (chapter 3).
+:mod:`.superdense` (chapter 3),
+:mod:`.vga` (chapter 4).
 """
 
-from . import holevo, ring, superdense
+from . import holevo, ring, superdense, vga
 
-__all__ = ["holevo", "ring", "superdense"]
+__all__ = ["holevo", "ring", "superdense", "vga"]

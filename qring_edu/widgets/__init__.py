@@ -4,6 +4,7 @@ from ._base import LIVE_HINT, LiveFigure, figure_to_png
 from .holevo import dense_coding_widget, ensemble_designer_widget, ledger_floor_widget
 from .ring import alpha_beta_widget, ring_schedule_widget
 from .superdense import iteration_time_widget, superdense_channel_widget, superdense_training_widget
+from .vga import vga_attack_widget, vga_epsilon_widget, vga_privacy_widget
 
 __all__ = [
     "LIVE_HINT",
@@ -20,4 +21,8 @@ __all__ = [
     "iteration_time_widget",
     "superdense_channel_widget",
     "superdense_training_widget",
+    # chapter 4
+    "vga_attack_widget",
+    "vga_epsilon_widget",
+    "vga_privacy_widget",
 ]

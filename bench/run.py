@@ -246,9 +246,10 @@ def main(argv: list[str] | None = None) -> int:
 
     # ---------------------------------------------------------------------------------------
     # (e) protocol benchmarks that live in their own modules (one per protocol)
-    import bench_vga  # bench/ is the script's folder, hence on sys.path
+    import bench_audit  # bench/ is the script's folder, hence on sys.path
+    import bench_vga
 
-    extra_rows = bench_vga.run(out, repeats)
+    extra_rows = bench_vga.run(out, repeats) + bench_audit.run(out, repeats)
 
     # ---------------------------------------------------------------------------------------
     rows = [

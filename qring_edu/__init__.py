@@ -3,7 +3,8 @@
 Layers (imports point downward only):
 
 * core: :mod:`~qring_edu.fixedpoint`, :mod:`~qring_edu.ledger`, argument checks;
-* protocols: :mod:`~qring_edu.ring`, :mod:`~qring_edu.superdense`, :mod:`~qring_edu.holevo`, :mod:`~qring_edu.vga`, :mod:`~qring_edu.costmodel`,
+* protocols: :mod:`~qring_edu.ring`, :mod:`~qring_edu.superdense`, :mod:`~qring_edu.holevo`, :mod:`~qring_edu.vga`, :mod:`~qring_edu.gapip`,
+  :mod:`~qring_edu.tieaudit`, :mod:`~qring_edu.scaling`, :mod:`~qring_edu.costmodel`,
   :mod:`~qring_edu.training`;
 * presentation: :mod:`qring_edu.figures`, :mod:`qring_edu.widgets`, :mod:`qring_edu.exercises`
   (imported on demand; they need matplotlib and ipywidgets).
@@ -18,6 +19,7 @@ from .costmodel import (
     ring_time,
 )
 from .fixedpoint import FixedPoint, fixed_point, modular_sum, to_signed, to_words
+from .gapip import GAPIP_PROTOCOLS, Decision, alignment_state, gapip, gapip_circuit, gapip_sample_qiskit
 from .holevo import (
     AccessibleInformation,
     Ensemble,
@@ -42,12 +44,29 @@ from .holevo import (
 )
 from .ledger import Ledger
 from .ring import AllReduceResult, RingStep, chunk_bounds, ring_allreduce, ring_schedule
+from .scaling import (
+    GapIPScaling,
+    TieAuditScaling,
+    gapip_scaling,
+    loglog_slope,
+    tieaudit_crossover,
+    tieaudit_scaling,
+)
 from .superdense import (
     isotropic_state,
     superdense_circuit,
     superdense_outcome_probabilities,
     superdense_send,
     superdense_send_qiskit,
+)
+from .tieaudit import (
+    TIEAUDIT_PROTOCOLS,
+    Estimate,
+    random_matching,
+    signs_with_disagreement,
+    tieaudit,
+    tieaudit_circuit,
+    tieaudit_sample_qiskit,
 )
 from .training import TrainingRun, make_moons, train_data_parallel
 from .vga import (
@@ -121,4 +140,23 @@ __all__ = [
     "vga_epsilon",
     "vga_outcome_probabilities",
     "vga_ring_allreduce",
+    "GAPIP_PROTOCOLS",
+    "Decision",
+    "alignment_state",
+    "gapip",
+    "gapip_circuit",
+    "gapip_sample_qiskit",
+    "TIEAUDIT_PROTOCOLS",
+    "Estimate",
+    "random_matching",
+    "signs_with_disagreement",
+    "tieaudit",
+    "tieaudit_circuit",
+    "tieaudit_sample_qiskit",
+    "GapIPScaling",
+    "TieAuditScaling",
+    "gapip_scaling",
+    "loglog_slope",
+    "tieaudit_crossover",
+    "tieaudit_scaling",
 ]

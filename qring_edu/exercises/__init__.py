@@ -5,6 +5,15 @@ are compared as values (with stated tolerances), never evaluated as code.
 """
 
 from ._base import Feedback
+from .audit import (
+    check_calibrated_estimate,
+    check_crossover,
+    check_expected_y,
+    check_not_ah_probability,
+    check_overlap,
+    check_sketch_bits,
+    check_tieaudit_qubits,
+)
 from .holevo import (
     check_capacity_threshold,
     check_chi_bb84,
@@ -57,4 +66,12 @@ __all__ = [
     "check_last_announcement",
     "check_phase_angle",
     "check_transcript_count",
+    # chapter 5
+    "check_calibrated_estimate",
+    "check_crossover",
+    "check_expected_y",
+    "check_not_ah_probability",
+    "check_overlap",
+    "check_sketch_bits",
+    "check_tieaudit_qubits",
 ]

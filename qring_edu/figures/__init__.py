@@ -3,9 +3,10 @@
 They build ``matplotlib.figure.Figure`` objects directly (no pyplot global state) and never
 display anything. One module per protocol: :mod:`.ring` (chapter 1), :mod:`.holevo` (chapter 2),
 :mod:`.superdense` (chapter 3),
-:mod:`.vga` (chapter 4).
+:mod:`.vga` (chapter 4),
+:mod:`.audit` (chapter 5).
 """
 
-from . import holevo, ring, superdense, vga
+from . import audit, holevo, ring, superdense, vga
 
-__all__ = ["holevo", "ring", "superdense", "vga"]
+__all__ = ["audit", "holevo", "ring", "superdense", "vga"]

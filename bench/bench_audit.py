@@ -1,0 +1,119 @@
+"""Benchmarks of issue 5 (GapIP and TieAudit), for ``bench/run.py``.
+
+    run(out, repeats) -> list of (name, measured, target, ok)
+
+* one quantum GapIP decision at P = 2^20, tau = 0.02 (target: within 5 s), and the ratio to the
+  classical protocol's simulation time on the same instance;
+* one quantum TieAudit estimate at P = 2^20, eps = 0.05 (target: within 5 s), and the ratio to
+  the classical subset protocol's simulation time;
+* the scaling experiments shared with chapter 5 and the tests: GapIP log-log slopes at P = 2^16
+  (quantum near 1, classical near 2) and the TieAudit crossover and classical slope.
+
+Each timing: one untimed warm-up call, then ``repeats`` timed calls; min / median / max reported,
+targets checked on the median. Instance generation is not timed.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run from a checkout without installing
+    sys.path.insert(0, str(ROOT))
+
+from qring_edu.gapip import gapip  # noqa: E402
+from qring_edu.scaling import (  # noqa: E402
+    DEFAULT_TAUS,
+    aligned_pair,
+    gapip_scaling,
+    tieaudit_scaling,
+)
+from qring_edu.tieaudit import random_matching, signs_with_disagreement, tieaudit  # noqa: E402
+
+P_LARGE = 2**20
+GAPIP_TAU = 0.02
+TIEAUDIT_EPS = 0.05
+TARGET_SECONDS = 5.0
+QUANTUM_SLOPE = (0.85, 1.35)      # "near 1"
+CLASSICAL_SLOPE = (1.85, 2.15)    # "near 2"
+
+
+def _time(fn: Callable[[], object], repeats: int) -> tuple[list[float], object]:
+    result = fn()
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - t0)
+    return times, result
+
+
+def _text(times: list[float]) -> str:
+    return f"{min(times):.3f} / {statistics.median(times):.3f} / {max(times):.3f} s"
+
+
+def run(out: Callable[[str], None], repeats: int) -> list[tuple[str, str, str, bool]]:
+    repeats = max(1, int(repeats))
+    rows: list[tuple[str, str, str, bool]] = []
+    out("## (e) alignment and sign auditing (issue 5)")
+
+    # GapIP at P = 2^20, tau = 0.02 (a conflicting instance at the promise boundary).
+    g, h = aligned_pair(P_LARGE, -GAPIP_TAU, seed=5)
+    tq, dq = _time(lambda: gapip(g, h, GAPIP_TAU, protocol="quantum", seed=1), repeats)
+    tc, dc = _time(lambda: gapip(g, h, GAPIP_TAU, protocol="classical", seed=1), repeats)
+    med_q, med_c = statistics.median(tq), statistics.median(tc)
+    out(f"- GapIP quantum, P = 2^20, tau = {GAPIP_TAU}: {_text(tq)}; verdict {dq.verdict}, "
+        f"{dq.cost:,} qubits in {dq.rounds} rounds")
+    out(f"- GapIP classical ({dc.protocol}), same instance: {_text(tc)}; verdict {dc.verdict}, "
+        f"{dc.cost:,} bits")
+    out(f"- simulation-time ratio quantum / classical: {med_q / med_c:.2f}")
+    rows.append(("GapIP quantum decision, P=2^20, tau=0.02", f"{med_q:.3f} s "
+                 f"(x{med_q / med_c:.2f} classical sim)", f"<= {TARGET_SECONDS:g} s",
+                 med_q <= TARGET_SECONDS and dq.verdict == "conflicting"))
+
+    # TieAudit at P = 2^20, eps = 0.05.
+    m = random_matching(P_LARGE, 1.0, seed=6)
+    s = signs_with_disagreement(m, P_LARGE, 0.3, seed=7)
+    tq2, eq = _time(lambda: tieaudit(s, m, TIEAUDIT_EPS, seed=2), repeats)
+    tc2, ec = _time(lambda: tieaudit(s, m, TIEAUDIT_EPS, protocol="classical", seed=2), repeats)
+    med_q2, med_c2 = statistics.median(tq2), statistics.median(tc2)
+    out(f"- TieAudit quantum, P = 2^20, eps = {TIEAUDIT_EPS}: {_text(tq2)}; estimate "
+        f"{eq.value:.4f} (true 0.3000), {eq.cost:,} qubits")
+    out(f"- TieAudit classical, same instance: {_text(tc2)}; estimate {ec.value:.4f}, "
+        f"{ec.cost:,} bits")
+    out(f"- simulation-time ratio quantum / classical: {med_q2 / med_c2:.2f}")
+    rows.append(("TieAudit quantum estimate, P=2^20, eps=0.05", f"{med_q2:.3f} s "
+                 f"(x{med_q2 / med_c2:.2f} classical sim)", f"<= {TARGET_SECONDS:g} s",
+                 med_q2 <= TARGET_SECONDS and abs(eq.value - 0.3) <= TIEAUDIT_EPS))
+
+    # Scaling experiments (shared with chapter 5 and tests/test_scaling.py).
+    t0 = time.perf_counter()
+    gs = gapip_scaling(DEFAULT_TAUS, 2**16, trials=20, seed=0)
+    ts = tieaudit_scaling(eps=TIEAUDIT_EPS, run_max_log2_P=16, trials=5, seed=0)
+    elapsed = time.perf_counter() - t0
+    out(f"- GapIP slopes at P = 2^16, tau 0.4 .. 0.02 (20 instances each): quantum "
+        f"{gs.quantum_slope:.3f}, classical {gs.classical_slope:.3f}; fitted laws cross at "
+        f"tau = {gs.crossover_tau:.4f}")
+    out(f"- TieAudit, eps = {TIEAUDIT_EPS}: classical slope {ts.classical_slope:.3f}, quantum cost "
+        f"= {ts.copies} x log2 P, crossover P = 2^{ts.crossover_P.bit_length() - 1}; "
+        f"at 2^24 classical/quantum = {ts.classical_cost[-1] / ts.quantum_cost[-1]:.1f}")
+    out(f"- scaling experiments took {elapsed:.1f} s")
+    out()
+    rows.append(("GapIP slope quantum / classical", f"{gs.quantum_slope:.2f} / "
+                 f"{gs.classical_slope:.2f}", "near 1 / near 2",
+                 QUANTUM_SLOPE[0] <= gs.quantum_slope <= QUANTUM_SLOPE[1]
+                 and CLASSICAL_SLOPE[0] <= gs.classical_slope <= CLASSICAL_SLOPE[1]))
+    rows.append(("TieAudit crossover (eps=0.05), classical slope",
+                 f"P = 2^{ts.crossover_P.bit_length() - 1}, {ts.classical_slope:.3f}",
+                 "log P vs sqrt P", abs(ts.classical_slope - 0.5) < 0.02 and ts.crossover_P > 0))
+    return rows
+
+
+if __name__ == "__main__":
+    summary = run(print, 3)
+    for row in summary:
+        print(row)

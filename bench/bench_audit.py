@@ -25,14 +25,14 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
-from qring_edu.gapip import gapip  # noqa: E402
+from qring_edu.alignment import gapip  # noqa: E402
 from qring_edu.scaling import (  # noqa: E402
     DEFAULT_TAUS,
     aligned_pair,
     gapip_scaling,
     tieaudit_scaling,
 )
-from qring_edu.tieaudit import random_matching, signs_with_disagreement, tieaudit  # noqa: E402
+from qring_edu.sign_audit import random_matching, signs_with_disagreement, tieaudit  # noqa: E402
 
 P_LARGE = 2**20
 GAPIP_TAU = 0.02

@@ -3,8 +3,8 @@
 Layers (imports point downward only):
 
 * core: :mod:`~qring_edu.fixedpoint`, :mod:`~qring_edu.ledger`, argument checks;
-* protocols: :mod:`~qring_edu.ring`, :mod:`~qring_edu.superdense`, :mod:`~qring_edu.holevo`, :mod:`~qring_edu.vga`, :mod:`~qring_edu.gapip`,
-  :mod:`~qring_edu.tieaudit`, :mod:`~qring_edu.scaling`, :mod:`~qring_edu.costmodel`,
+* protocols: :mod:`~qring_edu.ring`, :mod:`~qring_edu.superdense`, :mod:`~qring_edu.holevo`, :mod:`~qring_edu.vga`, :mod:`~qring_edu.alignment`,
+  :mod:`~qring_edu.sign_audit`, :mod:`~qring_edu.scaling`, :mod:`~qring_edu.costmodel`,
   :mod:`~qring_edu.training`;
 * presentation: :mod:`qring_edu.figures`, :mod:`qring_edu.widgets`, :mod:`qring_edu.exercises`
   (imported on demand; they need matplotlib and ipywidgets).
@@ -19,7 +19,7 @@ from .costmodel import (
     ring_time,
 )
 from .fixedpoint import FixedPoint, fixed_point, modular_sum, to_signed, to_words
-from .gapip import GAPIP_PROTOCOLS, Decision, alignment_state, gapip, gapip_circuit, gapip_sample_qiskit
+from .alignment import GAPIP_PROTOCOLS, Decision, alignment_state, gapip, gapip_circuit, gapip_sample_qiskit
 from .holevo import (
     AccessibleInformation,
     Ensemble,
@@ -59,7 +59,7 @@ from .superdense import (
     superdense_send,
     superdense_send_qiskit,
 )
-from .tieaudit import (
+from .sign_audit import (
     TIEAUDIT_PROTOCOLS,
     Estimate,
     random_matching,

@@ -20,8 +20,8 @@ from typing import Sequence
 import numpy as np
 
 from ._validate import check_float, check_int, check_seed
-from .gapip import classical_bits, gapip, n_register_qubits
-from .tieaudit import (
+from .alignment import classical_bits, gapip, n_register_qubits
+from .sign_audit import (
     classical_subset_size,
     random_matching,
     signs_with_disagreement,

@@ -1,4 +1,4 @@
-"""GapIP_τ (qring_edu.gapip): encoding, three simulation paths, protocols, costs, bad input."""
+"""GapIP_τ (qring_edu.alignment): encoding, three simulation paths, protocols, costs, bad input."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from qring_edu.gapip import (
+from qring_edu.alignment import (
     Decision,
     alignment_angle,
     alignment_state,

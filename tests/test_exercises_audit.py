@@ -17,8 +17,8 @@ from qring_edu.exercises.audit import (
     check_sketch_bits,
     check_tieaudit_qubits,
 )
-from qring_edu.gapip import sketch_bits
-from qring_edu.tieaudit import tieaudit_copies
+from qring_edu.alignment import sketch_bits
+from qring_edu.sign_audit import tieaudit_copies
 
 GARBAGE = ["three", "0.5", "", [1, 2], {"a": 1}, True, float("nan"), float("inf"),
            np.array([1.0, 2.0]), object(), ("x", 3)]

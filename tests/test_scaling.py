@@ -13,7 +13,7 @@ from qring_edu.scaling import (
     tieaudit_crossover,
     tieaudit_scaling,
 )
-from qring_edu.tieaudit import tieaudit_cost
+from qring_edu.sign_audit import tieaudit_cost
 
 
 def test_loglog_slope_and_pairs():

@@ -1,4 +1,4 @@
-"""TieAudit_ε (qring_edu.tieaudit): Born rule vs circuits, protocols, noise, costs, bad input."""
+"""TieAudit_ε (qring_edu.sign_audit): Born rule vs circuits, protocols, noise, costs, bad input."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from qiskit.quantum_info import Statevector
 
-from qring_edu.tieaudit import (
+from qring_edu.sign_audit import (
     Estimate,
     classical_subset_size,
     disagreement_fraction,

@@ -7,9 +7,9 @@ import pytest
 from matplotlib.figure import Figure
 
 from qring_edu.figures import audit as figs
-from qring_edu.gapip import gapip, gapip_circuit
+from qring_edu.alignment import gapip, gapip_circuit
 from qring_edu.scaling import aligned_pair
-from qring_edu.tieaudit import tieaudit_circuit
+from qring_edu.sign_audit import tieaudit_circuit
 from qring_edu.widgets import LiveFigure
 from qring_edu.widgets.audit import (
     audit_explorer,

@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 import numbers
 
-from ..gapip import alignment_state, gapip_probability, n_register_qubits, sketch_bits
+from ..alignment import alignment_state, gapip_probability, n_register_qubits, sketch_bits
 from ..scaling import aligned_pair, tieaudit_crossover
-from ..tieaudit import tieaudit_cost
+from ..sign_audit import tieaudit_cost
 from ._base import Feedback, compare_number, failed, not_attempted, passed
 
 __all__ = [
@@ -94,7 +94,7 @@ def check_not_ah_probability(answer, c: float, k: int) -> Feedback:
 
 def check_sketch_bits(answer, tau: float, delta: float) -> Feedback:
     """Bits of the sign-sketch protocol for margin ``tau`` and error ``delta`` (the book's
-    Hoeffding choice). Reference: :func:`qring_edu.gapip.sketch_bits`; exact integer."""
+    Hoeffding choice). Reference: :func:`qring_edu.alignment.sketch_bits`; exact integer."""
     try:
         expected = sketch_bits(tau, delta)
     except (ValueError, TypeError) as exc:
@@ -133,7 +133,7 @@ def check_expected_y(answer, alpha: float, f: float) -> Feedback:
 
 def check_tieaudit_qubits(answer, P: int, eps: float, delta: float) -> Feedback:
     """Qubits sent by the noiseless quantum TieAudit protocol for ``P`` coordinates, full
-    matching. Reference: :func:`qring_edu.tieaudit_cost`; exact integer."""
+    matching. Reference: :func:`qring_edu.sign_audit.tieaudit_cost`; exact integer."""
     try:
         expected = tieaudit_cost(P, eps, delta=delta)
     except (ValueError, TypeError) as exc:

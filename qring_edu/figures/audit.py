@@ -16,7 +16,7 @@ from matplotlib.ticker import FuncFormatter, NullFormatter
 if TYPE_CHECKING:  # annotations only
     from qiskit import QuantumCircuit
 
-    from ..gapip import Decision
+    from ..alignment import Decision
     from ..scaling import GapIPScaling, TieAuditScaling
     from ..widgets.audit import AuditExplorer, GapIPCurves, NoiseSweep, TieAuditCurves
 

@@ -21,7 +21,7 @@ from ..figures.audit import (
     plot_tieaudit_scaling,
 )
 from ..scaling import GapIPScaling, TieAuditScaling, gapip_scaling, tieaudit_scaling
-from ..tieaudit import (
+from ..sign_audit import (
     Estimate,
     check_matching,
     check_signs,

@@ -1,14 +1,20 @@
 # qring_edu — build, test and CI entry points.
 #
 #   make book         execute every chapter and build the HTML book into _build/html
-#   make test         library tests, nbval over the chapter notebooks, strict book build
+#   make test         library tests, nbval over the chapter notebooks, strict book build,
+#                     browser tests of the built HTML
+#   make test-browser browser tests of the existing _build/html (after `make book`)
 #   make notebooks    re-execute the chapter notebooks in place (run before committing them)
 #   make bench        run the benchmarks (bench/run.py)
 #   make constraints  re-pin .ci/constraints.txt from the current .venv
+#   make assets       install the book's front-end assets (MathJax) from package-lock.json
+#   make browser      install Debian's chromium for the browser tests, if missing (needs root)
 #   make clean        remove _build
 #
 # Everything runs from a project virtualenv (.venv) created on first use; no activation is needed
-# (tools are called as .venv/bin/python -m ..., or .venv/bin/jupyter-book).
+# (tools are called as .venv/bin/python -m ..., or .venv/bin/jupyter-book). The HTML book also
+# needs node/npm: `npm ci` installs the pinned MathJax into node_modules/, which the build copies
+# into _build/html/_static/ so the book works offline.
 
 SHELL       := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -21,6 +27,9 @@ VENV        := .venv
 VPY         := $(VENV)/bin/python
 STAMP       := $(VENV)/.installed
 CONSTRAINTS := .ci/constraints.txt
+# npm ci writes node_modules/.package-lock.json: our stamp for "assets installed from the lock".
+ASSETS      := node_modules/.package-lock.json
+CHROMIUM    := /usr/bin/chromium
 
 # Chapter notebooks (book/NN_slug.ipynb).
 NOTEBOOKS    = $(sort $(wildcard book/*.ipynb))
@@ -37,7 +46,8 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # (jupyter-book has no `python -m` entry point; its console script lives in the venv.)
 BOOK_BUILD = $(VENV)/bin/jupyter-book build . -W -n --keep-going
 
-.PHONY: venv book test test-lib test-notebooks test-build notebooks bench constraints clean
+.PHONY: venv assets browser book test test-lib test-notebooks test-build test-browser notebooks \
+        bench constraints clean
 
 # ---------------------------------------------------------------------------------------------
 # Virtualenv: rebuilt when pyproject.toml or the constraints change.
@@ -51,27 +61,43 @@ $(STAMP): pyproject.toml $(CONSTRAINTS)
 	touch $@
 
 # ---------------------------------------------------------------------------------------------
+# Front-end assets of the offline HTML book (package.json, pinned by package-lock.json): reinstalled
+# whenever either file changes. `npm ci` installs exactly the lock and checks every integrity hash.
+assets: $(ASSETS)
+
+$(ASSETS): package.json package-lock.json
+	@command -v npm >/dev/null || { echo "error: npm not found: the HTML book needs node/npm (see README.md)" >&2; exit 1; }
+	npm ci --no-audit --no-fund
+	touch $@
+
+# Debian's Chromium for the browser tests (Playwright drives it; no browser download). Idempotent:
+# installs only if $(CHROMIUM) is missing; needs root (CI runs as root).
+browser:
+	@if [ -x $(CHROMIUM) ]; then echo "chromium: $(CHROMIUM)"; else \
+	  if [ "$$(id -u)" != 0 ]; then echo "error: $(CHROMIUM) missing; as root run: make browser" >&2; exit 1; fi; \
+	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; \
+	fi
+
+# ---------------------------------------------------------------------------------------------
 # The book: a fresh build (Sphinx only re-reads changed pages, so an incremental build would
 # neither re-execute every chapter nor re-report their warnings).
-book: $(STAMP)
+book: $(STAMP) $(ASSETS)
 	rm -rf _build
 	$(BOOK_BUILD)
 	@echo "HTML book: $(CURDIR)/_build/html/index.html"
 
 # ---------------------------------------------------------------------------------------------
 # Tests, in order, stopping at the first failure.
-test: $(STAMP)
-	@echo "== [1/3] library, widget and exercise tests (pytest tests)"
+test: $(STAMP) $(ASSETS) browser
+	@echo "== [1/4] library, widget and exercise tests (pytest tests)"
 	$(VPY) -m pytest tests --ignore=tests/browser
-	@echo "== [2/3] nbval: stored notebook outputs against a fresh run"
+	@echo "== [2/4] nbval: stored notebook outputs against a fresh run"
 	$(MAKE) --no-print-directory test-notebooks
-	@echo "== [3/3] strict book build (-W -n), from scratch"
+	@echo "== [3/4] strict book build (-W -n), from scratch"
 	rm -rf _build
 	$(BOOK_BUILD)
-	@if [ -d tests/browser ]; then \
-	  echo "== browser tests of the built HTML"; \
-	  $(VPY) -m pytest tests/browser; \
-	fi
+	@echo "== [4/4] the built HTML in Chromium, offline (pytest tests/browser)"
+	$(VPY) -m pytest tests/browser
 
 test-lib: $(STAMP)
 	$(VPY) -m pytest tests --ignore=tests/browser
@@ -83,9 +109,13 @@ test-notebooks: $(STAMP)
 	  --nbval-cell-timeout $(NB_TIMEOUT) \
 	  $(NOTEBOOKS)
 
-test-build: $(STAMP)
+test-build: $(STAMP) $(ASSETS)
 	rm -rf _build
 	$(BOOK_BUILD)
+
+test-browser: $(STAMP) browser
+	@test -f _build/html/index.html || { echo "error: no _build/html: run make book first" >&2; exit 1; }
+	$(VPY) -m pytest tests/browser
 
 # ---------------------------------------------------------------------------------------------
 # Re-execute the chapter notebooks in place (outputs are committed; nbval checks them).

@@ -242,7 +242,7 @@ def _ascent(p, rhos, V, tol, max_iter):
     V = _povm_from_vectors(V)
     cond = cond_of(V)
     value = _mutual_info(p, cond)
-    eps, d = 0.5, V.shape[0]
+    eps = 0.5
     it = 0
     for it in range(1, max_iter + 1):
         q = (p[:, None] * cond).sum(axis=0)

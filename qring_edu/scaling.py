@@ -20,7 +20,7 @@ from typing import Sequence
 import numpy as np
 
 from ._validate import check_float, check_int, check_seed
-from .alignment import classical_bits, gapip, n_register_qubits
+from .alignment import classical_bits, gapip
 from .sign_audit import (
     classical_subset_size,
     random_matching,

@@ -8,11 +8,14 @@ Student input is never evaluated as code.
 from __future__ import annotations
 
 import html
+import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Feedback", "not_attempted", "passed", "failed", "compare_number", "compare_array"]
+__all__ = ["Feedback", "not_attempted", "passed", "failed", "compare_number", "compare_array",
+           "as_number", "as_integer", "bad_parameters"]
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,37 @@ def passed(message: str = "Correct.") -> Feedback:
 
 def failed(message: str) -> Feedback:
     return Feedback(False, message)
+
+
+def as_number(answer, what: str) -> tuple[float | None, Feedback | None]:
+    """A finite real from the student's answer (Python or NumPy scalar), or ``(None, failing
+    Feedback)``; bools and strings are refused, never parsed. Never raises."""
+    if isinstance(answer, np.ndarray) and answer.shape == () and answer.dtype != bool and \
+            np.issubdtype(answer.dtype, np.number):
+        answer = answer.item()
+    if isinstance(answer, (bool, np.bool_)) or not isinstance(answer, numbers.Real):
+        hint = " (write the number itself, without quotes)." if isinstance(answer, str) else "."
+        return None, failed(f"{what}: expected a number, got {type(answer).__name__}{hint}")
+    value = float(answer)
+    if not math.isfinite(value):
+        return None, failed(f"{what}: expected a finite number, got {value}.")
+    return value, None
+
+
+def as_integer(answer, what: str) -> tuple[int | None, Feedback | None]:
+    """An integer from the answer (ints, or floats with an integral value), else a Feedback."""
+    value, fb = as_number(answer, what)
+    if fb is not None:
+        return None, fb
+    if value != int(value):
+        return None, failed(f"{what}: expected a whole number, got {value:g}.")
+    return int(value), None
+
+
+def bad_parameters(exc: Exception) -> Feedback:
+    """Feedback for a checker called with invalid exercise parameters (not the student's fault)."""
+    return failed(f"The exercise parameters are invalid ({exc}); re-run the exercise cell "
+                  "with the values given in the text.")
 
 
 def compare_number(answer, expected: float, *, tol: float, what: str) -> Feedback:

@@ -11,10 +11,10 @@ from __future__ import annotations
 import math
 import numbers
 
-from ..alignment import alignment_state, gapip_probability, n_register_qubits, sketch_bits
+from ..alignment import alignment_state, gapip_probability, sketch_bits
 from ..scaling import aligned_pair, tieaudit_crossover
 from ..sign_audit import tieaudit_cost
-from ._base import Feedback, compare_number, failed, not_attempted, passed
+from ._base import Feedback, bad_parameters, compare_number, failed, not_attempted, passed
 
 __all__ = [
     "check_overlap",
@@ -27,9 +27,6 @@ __all__ = [
 ]
 
 
-def _bad_parameters(exc: Exception) -> Feedback:
-    return failed(f"The exercise parameters are invalid ({exc}); re-run the exercise cell "
-                  "with the values given in the text.")
 
 
 def _number(answer, expected: float, *, tol: float, what: str) -> Feedback:
@@ -57,7 +54,7 @@ def check_overlap(answer, c: float) -> Feedback:
         g, h = aligned_pair(4, c, seed=0)
         expected = float(alignment_state(g) @ alignment_state(h))
     except (ValueError, TypeError) as exc:
-        return _bad_parameters(exc)
+        return bad_parameters(exc)
     what = f"<a_g|a_h> for <g,h> = {c:g}"
     fb = _number(answer, expected, tol=1e-6, what=what)
     if not fb.passed and _close(answer, c, 1e-6):
@@ -76,7 +73,7 @@ def check_not_ah_probability(answer, c: float, k: int) -> Feedback:
         g, h = aligned_pair(4, c, seed=0)
         expected = gapip_probability(g, h, k, method="statevector")
     except (ValueError, TypeError) as exc:
-        return _bad_parameters(exc)
+        return bad_parameters(exc)
     what = f'P("not a_h") for <g,h> = {c:g}, k = {k}'
     fb = _number(answer, expected, tol=1e-4, what=what)
     if fb.passed or answer is None:
@@ -98,7 +95,7 @@ def check_sketch_bits(answer, tau: float, delta: float) -> Feedback:
     try:
         expected = sketch_bits(tau, delta)
     except (ValueError, TypeError) as exc:
-        return _bad_parameters(exc)
+        return bad_parameters(exc)
     what = f"sketch bits at τ = {tau:g}, δ = {delta:g}"
     fb = _number(answer, expected, tol=0.0, what=what)
     if fb.passed or answer is None:
@@ -120,7 +117,7 @@ def check_expected_y(answer, alpha: float, f: float) -> Feedback:
     ``f`` of pairs disagree. Reference ``alpha (1 - 2 f)``; absolute tolerance 1e-6."""
     if not all(isinstance(v, numbers.Real) for v in (alpha, f)) or not (0 < alpha <= 1) or \
             not (0 <= f <= 1):
-        return _bad_parameters(ValueError("need 0 < alpha <= 1 and 0 <= f <= 1"))
+        return bad_parameters(ValueError("need 0 < alpha <= 1 and 0 <= f <= 1"))
     expected = alpha * (1 - 2 * f)
     what = f"E[Y] at α = {alpha:g}, f = {f:g}"
     fb = _number(answer, expected, tol=1e-6, what=what)
@@ -137,7 +134,7 @@ def check_tieaudit_qubits(answer, P: int, eps: float, delta: float) -> Feedback:
     try:
         expected = tieaudit_cost(P, eps, delta=delta)
     except (ValueError, TypeError) as exc:
-        return _bad_parameters(exc)
+        return bad_parameters(exc)
     what = f"quantum TieAudit qubits at P = {P}, ε = {eps:g}, δ = {delta:g}"
     fb = _number(answer, expected, tol=0.0, what=what)
     if not fb.passed and _close(answer, expected // (P.bit_length() - 1), 0.0):
@@ -152,7 +149,7 @@ def check_crossover(answer, eps: float) -> Feedback:
     try:
         expected = tieaudit_crossover(eps)
     except (ValueError, TypeError) as exc:
-        return _bad_parameters(exc)
+        return bad_parameters(exc)
     what = f"crossover at ε = {eps:g}"
     if answer is None:
         return not_attempted(what)
@@ -172,7 +169,7 @@ def check_calibrated_estimate(answer, mean_data: float, mean_test: float) -> Fee
     """``f_hat`` from the mean ``Y`` of the data copies and of the hidden all-agree test copies
     (ratio estimator ``(1 - mean_data/mean_test)/2``); absolute tolerance 1e-6."""
     if not all(isinstance(v, numbers.Real) for v in (mean_data, mean_test)) or mean_test <= 0:
-        return _bad_parameters(ValueError("mean_test must be a positive number"))
+        return bad_parameters(ValueError("mean_test must be a positive number"))
     expected = (1 - mean_data / mean_test) / 2
     what = f"f̂ from Ȳ_data = {mean_data:g}, Ȳ_test = {mean_test:g}"
     fb = _number(answer, expected, tol=1e-6, what=what)

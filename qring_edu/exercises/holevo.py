@@ -23,7 +23,7 @@ from ..holevo import (
     two_state_accessible,
     two_state_chi,
 )
-from ._base import Feedback, failed, not_attempted, passed
+from ._base import Feedback, as_number, bad_parameters, failed, not_attempted, passed
 
 __all__ = [
     "check_chi_bb84",
@@ -38,23 +38,8 @@ __all__ = [
 _ENSEMBLES = {"BB84": bb84_ensemble, "trine": trine_ensemble}
 
 
-def _as_number(answer, what: str) -> tuple[float | None, Feedback | None]:
-    """A finite real number from the answer, or a failing feedback (bools and strings refused)."""
-    if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
-        if isinstance(answer, np.ndarray) and answer.shape == () and \
-                np.issubdtype(answer.dtype, np.number) and answer.dtype != bool:
-            answer = answer.item()
-        else:
-            return None, failed(f"{what}: expected a number, got {type(answer).__name__}.")
-    value = float(answer)
-    if not math.isfinite(value):
-        return None, failed(f"{what}: expected a finite number, got {value}.")
-    return value, None
 
 
-def _bad_parameters(exc: Exception) -> Feedback:
-    return failed(f"The exercise parameters are invalid ({exc}); re-run the exercise cell "
-                  "with the values given in the text.")
 
 
 # --------------------------------------------------------------------------------------------
@@ -68,7 +53,7 @@ def check_chi_bb84(answer) -> Feedback:
     what = "χ of the BB84 ensemble"
     if answer is None:
         return not_attempted(what)
-    value, fb = _as_number(answer, what)
+    value, fb = as_number(answer, what)
     if fb is not None:
         return fb
     expected = holevo_chi(*bb84_ensemble())
@@ -96,11 +81,11 @@ def check_two_state_chi(answer, overlap: float = 0.6) -> Feedback:
         expected = two_state_chi(overlap)
         acc = two_state_accessible(overlap)
     except (ValueError, TypeError) as exc:
-        return _bad_parameters(exc)
+        return bad_parameters(exc)
     what = f"χ of two pure states with overlap c = {overlap:g}"
     if answer is None:
         return not_attempted(what)
-    value, fb = _as_number(answer, what)
+    value, fb = as_number(answer, what)
     if fb is not None:
         return fb
     if abs(value - expected) <= 1e-3:
@@ -129,12 +114,12 @@ def check_max_bits(answer, n_qubits: int) -> Feedback:
     """The most classical bits ``n_qubits`` qubits sent can carry (error-free) when the parties
     may share any entanglement in advance: ``2 n`` (exact integer answer)."""
     if isinstance(n_qubits, bool) or not isinstance(n_qubits, numbers.Integral) or n_qubits < 1:
-        return _bad_parameters(ValueError(f"n_qubits must be an integer >= 1, got {n_qubits!r}"))
+        return bad_parameters(ValueError(f"n_qubits must be an integer >= 1, got {n_qubits!r}"))
     n = int(n_qubits)
     what = f"bits carried by {n} qubit{'s' if n > 1 else ''} with pre-shared entanglement"
     if answer is None:
         return not_attempted(what)
-    value, fb = _as_number(answer, what)
+    value, fb = as_number(answer, what)
     if fb is not None:
         return fb
     if value == 2 * n:
@@ -172,7 +157,7 @@ def check_capacity_threshold(answer) -> Feedback:
     what = "fidelity where the dense-coding capacity equals 1 bit"
     if answer is None:
         return not_attempted(what)
-    value, fb = _as_number(answer, what)
+    value, fb = as_number(answer, what)
     if fb is not None:
         return fb
     expected = _threshold()
@@ -197,12 +182,12 @@ def check_dense_capacity(answer, pair_fidelity: float = 0.9) -> Feedback:
     try:
         expected = isotropic_capacity(pair_fidelity)
     except (ValueError, TypeError) as exc:
-        return _bad_parameters(exc)
+        return bad_parameters(exc)
     F = float(pair_fidelity)
     what = f"dense-coding capacity at F = {F:g}"
     if answer is None:
         return not_attempted(what)
-    value, fb = _as_number(answer, what)
+    value, fb = as_number(answer, what)
     if fb is not None:
         return fb
     if abs(value - expected) <= 1e-3:
@@ -267,9 +252,9 @@ def check_povm(answer, d: int = 2, *, ensemble: str | None = None,
     (:func:`qring_edu.accessible_information`) within 1e-3 bits.
     """
     if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 1:
-        return _bad_parameters(ValueError(f"d must be an integer >= 1, got {d!r}"))
+        return bad_parameters(ValueError(f"d must be an integer >= 1, got {d!r}"))
     if ensemble is not None and ensemble not in _ENSEMBLES:
-        return _bad_parameters(ValueError(f"ensemble must be one of {', '.join(_ENSEMBLES)}, "
+        return bad_parameters(ValueError(f"ensemble must be one of {', '.join(_ENSEMBLES)}, "
                                           f"got {ensemble!r}"))
     what = f"POVM on C^{d}" + (f" for the {ensemble} ensemble" if ensemble else "")
     if answer is None:
@@ -298,7 +283,7 @@ def check_povm(answer, d: int = 2, *, ensemble: str | None = None,
         return passed(f"{what}: valid, {len(elems)} Hermitian positive elements summing to I.")
     ens = _ENSEMBLES[ensemble]()
     if ens.dim != d:
-        return _bad_parameters(ValueError(f"the {ensemble} ensemble lives in dimension "
+        return bad_parameters(ValueError(f"the {ensemble} ensemble lives in dimension "
                                           f"{ens.dim}, not d = {d}"))
     info = mutual_information(*ens, np.stack(elems))
     if not optimal:

@@ -10,15 +10,13 @@ instructor) and are validated like library arguments (``ValueError``/``TypeError
 
 from __future__ import annotations
 
-import math
-import numbers
 
 import numpy as np
 
 from .._validate import check_bits, check_choice, check_float, check_int
 from ..costmodel import MODEL_SIZES, allreduce_lower_bound_bits, parameter_server_time, ring_time
 from ..ring import ring_allreduce, ring_schedule
-from ._base import Feedback, failed, not_attempted, passed
+from ._base import Feedback, as_integer, as_number, failed, not_attempted, passed
 
 __all__ = [
     "check_chunk_sent",
@@ -36,27 +34,8 @@ RELATIVE_TOLERANCE = 0.01
 _MAX_RUN_SIZE = 4_000_000
 
 
-def _as_number(answer, what: str) -> tuple[float | None, Feedback | None]:
-    """A finite real from the student's answer, or a failing Feedback (never raises)."""
-    if isinstance(answer, (bool, np.bool_)) or not isinstance(answer, numbers.Real):
-        kind = type(answer).__name__
-        return None, failed(f"{what}: expected a number, got {kind}"
-                            + (" (write the number itself, without quotes)."
-                               if isinstance(answer, str) else "."))
-    value = float(answer)
-    if not math.isfinite(value):
-        return None, failed(f"{what}: expected a finite number, got {value}.")
-    return value, None
 
 
-def _as_integer(answer, what: str) -> tuple[int | None, Feedback | None]:
-    """An integer from the answer (ints, or floats with an integral value), else a Feedback."""
-    value, fb = _as_number(answer, what)
-    if fb is not None:
-        return None, fb
-    if value != int(value):
-        return None, failed(f"{what}: expected a whole number, got {value:g}.")
-    return int(value), None
 
 
 def _close(value: float, expected: float, rel: float = RELATIVE_TOLERANCE) -> bool:
@@ -78,7 +57,7 @@ def check_chunk_sent(answer, P: int = 5, k: int = 3, s: int = 2,
     what = f"chunk sent by worker {k} at {phase} step {s} (P = {P})"
     if answer is None:
         return not_attempted(what)
-    value, fb = _as_integer(answer, what)
+    value, fb = as_integer(answer, what)
     if fb is not None:
         return fb
     global_step = s if phase == "reduce-scatter" else P - 1 + s
@@ -118,7 +97,7 @@ def check_link_bits(answer, P: int = 6, d: int = 1200, bits: int = 16) -> Feedba
     what = f"bits on the busiest link (P = {P}, d = {d}, b = {bits})"
     if answer is None:
         return not_attempted(what)
-    value, fb = _as_number(answer, what)
+    value, fb = as_number(answer, what)
     if fb is not None:
         return fb
     ledger = ring_allreduce(np.zeros((P, d), dtype=np.int64), bits=bits).ledger
@@ -158,7 +137,7 @@ def check_ring_vs_ps_speedup(answer, P: int = 16, d: int = 25_557_032, bits: int
     what = f"parameter-server time / ring time (P = {P})"
     if answer is None:
         return not_attempted(what)
-    value, fb = _as_number(answer, what)
+    value, fb = as_number(answer, what)
     if fb is not None:
         return fb
     t_ps = parameter_server_time(P, d, bits, alpha, beta)
@@ -197,7 +176,7 @@ def check_model_comm_time(answer, model: str = "GPT-2 XL", P: int = 32, bits: in
     what = f"ring all-reduce time of {model} in seconds (P = {P}, {bits}-bit words)"
     if answer is None:
         return not_attempted(what)
-    value, fb = _as_number(answer, what)
+    value, fb = as_number(answer, what)
     if fb is not None:
         return fb
     d = MODEL_SIZES[model]

@@ -17,7 +17,7 @@ from qiskit.quantum_info import Operator
 from ..fixedpoint import fixed_point
 from ..ring import ring_allreduce
 from ..superdense import superdense_circuit, superdense_outcome_probabilities
-from ._base import Feedback, compare_number, failed, not_attempted, passed
+from ._base import Feedback, bad_parameters, compare_number, failed, not_attempted, passed
 
 __all__ = [
     "check_alice_gates",
@@ -35,9 +35,6 @@ _GATES = {"i": "id", "id": "id", "identity": "id", "x": "x", "y": "y", "z": "z",
 _MAX_WORDS = 2_000_000
 
 
-def _bad_parameters(exc: Exception) -> Feedback:
-    return failed(f"The exercise parameters are invalid ({exc}); re-run the exercise cell "
-                  "with the values given in the text.")
 
 
 def _is_int(value) -> bool:
@@ -76,7 +73,7 @@ def check_alice_gates(answer, x: int, z: int) -> Feedback:
     try:
         reference = _encoding_reference(x, z)
     except (ValueError, TypeError) as exc:
-        return _bad_parameters(exc)
+        return bad_parameters(exc)
     what = f"Alice's gates for (x, z) = ({x}, {z})"
     if answer is None:
         return not_attempted(what)
@@ -141,7 +138,7 @@ def check_symbol_error_rate(answer, pair_fidelity: float) -> Feedback:
     try:
         expected = _exact_error_rate(pair_fidelity)
     except (ValueError, TypeError) as exc:
-        return _bad_parameters(exc)
+        return bad_parameters(exc)
     what = f"symbol error rate at F = {pair_fidelity:g}"
     fb = compare_number(answer, expected, tol=1e-6, what=what)
     if fb.passed or answer is None or not _is_real(answer):
@@ -168,7 +165,7 @@ def check_bit_error_rate(answer, pair_fidelity: float) -> Feedback:
     try:
         probs = superdense_outcome_probabilities(0, 0, pair_fidelity=pair_fidelity)
     except (ValueError, TypeError) as exc:
-        return _bad_parameters(exc)
+        return bad_parameters(exc)
     expected = probs[(1, 0)] + probs[(1, 1)]
     what = f"bit error rate of x at F = {pair_fidelity:g}"
     fb = compare_number(answer, expected, tol=1e-6, what=what)
@@ -230,7 +227,7 @@ def check_superdense_qubits(answer, P: int, d: int, bits: int) -> Feedback:
     try:
         classical, superdense = _superdense_ledger(P, d, bits)
     except (ValueError, TypeError) as exc:
-        return _bad_parameters(exc)
+        return bad_parameters(exc)
     expected = superdense.online_qubits()
     cl = classical.online_bits()
     what = f"online qubits per link (P = {P}, d = {d}, bits = {bits})"
@@ -255,7 +252,7 @@ def check_lifetime_uses(answer, P: int, d: int, bits: int) -> Feedback:
     try:
         classical, superdense = _superdense_ledger(P, d, bits)
     except (ValueError, TypeError) as exc:
-        return _bad_parameters(exc)
+        return bad_parameters(exc)
     expected = superdense.lifetime_uses()
     what = f"lifetime channel uses per link (P = {P}, d = {d}, bits = {bits})"
     hints = {
@@ -284,7 +281,7 @@ def check_flip_damage(answer, P: int, bits: int, max_abs: float, t: int) -> Feed
         if not _is_int(t) or not 0 <= t < codec.bits:
             raise ValueError(f"t must be an integer in 0..{codec.bits - 1}")
     except (ValueError, TypeError) as exc:
-        return _bad_parameters(exc)
+        return bad_parameters(exc)
     flipped = codec.decode(np.array([1 << t], dtype=np.uint32))[0]
     expected = abs(float(flipped - codec.decode(np.array([0], dtype=np.uint32))[0]))
     what = f"change from flipping bit {t} (P = {P}, bits = {bits}, max_abs = {max_abs:g})"

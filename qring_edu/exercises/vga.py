@@ -13,7 +13,7 @@ import numbers
 
 from .._validate import check_bits, check_float, check_int
 from ..vga import known_pads_detection, vga_copy_counts
-from ._base import Feedback, compare_number, failed, not_attempted, passed
+from ._base import Feedback, bad_parameters, compare_number, failed, not_attempted, passed
 
 __all__ = [
     "check_phase_angle",
@@ -24,9 +24,6 @@ __all__ = [
 ]
 
 
-def _bad_parameters(exc: Exception) -> Feedback:
-    return failed(f"The exercise parameters are invalid ({exc}); re-run the exercise cell "
-                  "with the values given in the text.")
 
 
 def _as_int(answer):
@@ -61,7 +58,7 @@ def check_phase_angle(answer, x: int, qubit: int, bits: int) -> Feedback:
         qubit = check_int(qubit, "qubit", 0, bits - 1)
         x = check_int(x, "x", 0, (1 << bits) - 1)
     except (TypeError, ValueError) as exc:
-        return _bad_parameters(exc)
+        return bad_parameters(exc)
     what = f"phase on qubit {qubit} for x = {x}, b = {bits}"
     expected = 2 * math.pi * ((x << qubit) % (1 << bits)) / (1 << bits)
     if answer is None:
@@ -84,7 +81,7 @@ def check_last_announcement(answer, others, total: int, bits: int) -> Feedback:
         vals = [check_int(v, "others", 0, (1 << bits) - 1) for v in others]
         total = check_int(total, "total", -(1 << bits), (1 << bits) - 1)
     except (TypeError, ValueError) as exc:
-        return _bad_parameters(exc)
+        return bad_parameters(exc)
     expected = (total - sum(vals)) % (1 << bits)
     return _compare_int(answer, expected, "last announcement",
                         "The announcements add up to the sum modulo 2**b; give a word in "
@@ -98,7 +95,7 @@ def check_transcript_count(answer, workers: int, bits: int) -> Feedback:
         workers = check_int(workers, "workers", 2, 64)
         bits = check_bits(bits)
     except (TypeError, ValueError) as exc:
-        return _bad_parameters(exc)
+        return bad_parameters(exc)
     return _compare_int(answer, 2 ** (bits * (workers - 1)), "number of transcripts",
                         "P - 1 announcements are free; the last one is fixed by the sum.")
 
@@ -111,7 +108,7 @@ def check_known_pads_survival(answer, tests: int, workers: int) -> Feedback:
         tests = check_int(tests, "tests", 0, 10_000)
         delta = known_pads_detection(workers)
     except (TypeError, ValueError) as exc:
-        return _bad_parameters(exc)
+        return bad_parameters(exc)
     expected = (1.0 - delta) ** tests
     fb = compare_number(answer, expected, tol=max(1e-3 * expected, 1e-12),
                         what=f"survival probability after {tests} tests")
@@ -129,7 +126,7 @@ def check_ghz_copies_delivered(answer, entries: int, bits: int, test_fraction: f
         f = check_float(test_fraction, "test_fraction", 0.0, 1.0, hi_open=True)
         n_copies, _ = vga_copy_counts(entries, f)
     except (TypeError, ValueError) as exc:
-        return _bad_parameters(exc)
+        return bad_parameters(exc)
     return _compare_int(answer, n_copies * bits, "qubit GHZ copies delivered",
                         "Each entry uses one register of b qubit GHZ states, and only a "
                         "fraction 1 - f of the delivered registers is used.")

@@ -3,13 +3,15 @@
 Layers (imports point downward only):
 
 * core: :mod:`~qring_edu.fixedpoint`, :mod:`~qring_edu.ledger`, argument checks;
-* protocols: :mod:`~qring_edu.ring`, :mod:`~qring_edu.superdense`, :mod:`~qring_edu.holevo`, :mod:`~qring_edu.vga`, :mod:`~qring_edu.alignment`,
-  :mod:`~qring_edu.sign_audit`, :mod:`~qring_edu.scaling`, :mod:`~qring_edu.costmodel`,
-  :mod:`~qring_edu.training`;
+* protocols: :mod:`~qring_edu.ring`, :mod:`~qring_edu.superdense`, :mod:`~qring_edu.costmodel`,
+  :mod:`~qring_edu.training`, :mod:`~qring_edu.holevo`, :mod:`~qring_edu.vga`,
+  :mod:`~qring_edu.alignment` (GapIP), :mod:`~qring_edu.sign_audit` (TieAudit),
+  :mod:`~qring_edu.scaling`, :mod:`~qring_edu.claims`;
 * presentation: :mod:`qring_edu.figures`, :mod:`qring_edu.widgets`, :mod:`qring_edu.exercises`
   (imported on demand; they need matplotlib and ipywidgets).
 """
 
+from .claims import CLAIM_KEYS, Claim, reproduce_claims
 from .costmodel import (
     MODEL_SIZES,
     IterationTime,
@@ -153,6 +155,9 @@ __all__ = [
     "tieaudit",
     "tieaudit_circuit",
     "tieaudit_sample_qiskit",
+    "CLAIM_KEYS",
+    "Claim",
+    "reproduce_claims",
     "GapIPScaling",
     "TieAuditScaling",
     "gapip_scaling",

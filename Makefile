@@ -89,6 +89,8 @@ book: $(STAMP) $(ASSETS)
 # ---------------------------------------------------------------------------------------------
 # Tests, in order, stopping at the first failure.
 test: $(STAMP) $(ASSETS) browser
+	@echo "== [0/4] committed notebooks are executed and normalised"
+	$(VPY) book/_tools/execute_notebooks.py --check $(NOTEBOOKS)
 	@echo "== [1/4] library, widget and exercise tests (pytest tests)"
 	$(VPY) -m pytest tests --ignore=tests/browser
 	@echo "== [2/4] nbval: stored notebook outputs against a fresh run"

@@ -84,9 +84,10 @@ _SCREENSHOTS: list[Path] = []  # the folder used in this session, for the termin
 
 
 @pytest.fixture(scope="session")
-def screenshot_dir(tmp_path_factory) -> Path:
+def screenshot_dir(html_dir) -> Path:
+    # Next to the HTML it shows (_build/screenshots/ by default), so a person can look at them.
     env = os.environ.get("QRING_SCREENSHOTS")
-    path = Path(env) if env else tmp_path_factory.mktemp("book-screenshots")
+    path = Path(env) if env else html_dir.parent / "screenshots"
     path.mkdir(parents=True, exist_ok=True)
     _SCREENSHOTS.append(path)
     return path

@@ -250,3 +250,41 @@ def test_internal_links_resolve(html_dir):
             elif frag and path.suffix == ".html" and unquote(frag) not in parse(path).ids:
                 broken.append(f"{page}: {href} (no anchor)")
     assert not broken, "broken internal links:\n" + "\n".join(broken)
+
+
+def _offline_page(browser, http_base):
+    """A page of a context that aborts every request outside the local server."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900},
+                                  service_workers="block")
+    context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(http_base)
+                  else r.abort())
+    return context, context.new_page()
+
+
+def test_navigation_reaches_every_chapter(browser, http_base):
+    """From the front page (index.html redirects there), the sidebar links every page of the toc."""
+    context, pg = _offline_page(browser, http_base)
+    try:
+        pg.goto(f"{http_base}index.html", wait_until="load", timeout=NAV_TIMEOUT_MS)
+        pg.wait_for_url(f"{http_base}{PAGES[0]}.html", timeout=NAV_TIMEOUT_MS)
+        pg.wait_for_load_state("load")
+        hrefs = pg.eval_on_selector_all("nav.bd-docs-nav a.reference.internal",
+                                        "els => els.map(e => e.href)")
+    finally:
+        context.close()
+    reached = {urlparse(h).path.lstrip("/").removesuffix(".html") for h in hrefs}
+    missing = [p for p in PAGES if p not in reached and p != PAGES[0]]
+    assert not missing, f"pages the sidebar does not link to: {missing}"
+
+
+def test_search_finds_superdense(browser, http_base):
+    """Sphinx's client-side search (its index ships with the book) answers offline."""
+    context, pg = _offline_page(browser, http_base)
+    try:
+        pg.goto(f"{http_base}search.html?q=superdense", wait_until="load", timeout=NAV_TIMEOUT_MS)
+        pg.wait_for_selector("#search-results ul.search li", timeout=NAV_TIMEOUT_MS)
+        hits = pg.eval_on_selector_all("#search-results ul.search li a",
+                                       "els => els.map(e => e.getAttribute('href'))")
+    finally:
+        context.close()
+    assert any("03_superdense_ring" in h for h in hits), f"search hits: {hits}"

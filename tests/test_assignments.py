@@ -257,3 +257,16 @@ def test_partly_wrong_submission_gets_the_expected_partial_score(round_trips, na
     score, total = round_trips[name]["scores"]["partial"]
     assert total == round_trips[name]["scores"]["full"][1]
     assert score == PARTIAL[name][1]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_committed_student_version_matches_its_source(round_trips, name):
+    """The student version the book shows (book/assignments/student/, outputs cleared) is what
+    otter generates now from the source, so it can hold no solution the generated one does not."""
+    committed = nbformat.read(ASSIGNMENTS / "student" / f"{name}.ipynb", as_version=4)
+    fresh = round_trips[name]["student"]
+    assert [(c.cell_type, c.source) for c in committed.cells] == \
+        [(c.cell_type, c.source) for c in fresh.cells], \
+        f"book/assignments/student/{name}.ipynb is stale: regenerate it with otter assign"
+    assert all(not c.get("outputs") for c in committed.cells if c.cell_type == "code"), \
+        "the student version is handed out unexecuted"

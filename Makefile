@@ -26,6 +26,7 @@ PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
 VENV        := .venv
 VPY         := $(VENV)/bin/python
 STAMP       := $(VENV)/.installed
+BENCH_STAMP := $(VENV)/.installed-bench
 CONSTRAINTS := .ci/constraints.txt
 # npm ci writes node_modules/.package-lock.json: our stamp for "assets installed from the lock".
 ASSETS      := node_modules/.package-lock.json
@@ -57,7 +58,12 @@ $(STAMP): pyproject.toml $(CONSTRAINTS)
 	@test -n "$(PYTHON)" || { echo "error: neither python3.11 nor python3 found" >&2; exit 1; }
 	test -x $(VPY) || $(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install --upgrade -c $(CONSTRAINTS) pip
-	$(VPY) -m pip install -c $(CONSTRAINTS) -e ".[book,test]"
+	$(VPY) -m pip install -c $(CONSTRAINTS) -e ".[book,test,torch]"
+	touch $@
+
+# Benchmark peers (QuNetSim; torch comes with the test install), on top of the venv.
+$(BENCH_STAMP): $(STAMP)
+	$(VPY) -m pip install -c $(CONSTRAINTS) -e ".[bench]"
 	touch $@
 
 # ---------------------------------------------------------------------------------------------
@@ -125,7 +131,7 @@ notebooks: $(STAMP)
 	@test -n "$(NOTEBOOKS)" || { echo "error: no notebooks in book/" >&2; exit 1; }
 	$(VPY) book/_tools/execute_notebooks.py --timeout $(NB_TIMEOUT) $(NOTEBOOKS)
 
-bench: $(STAMP)
+bench: $(BENCH_STAMP)
 	$(VPY) bench/run.py
 
 # ---------------------------------------------------------------------------------------------
@@ -134,7 +140,7 @@ bench: $(STAMP)
 constraints: $(STAMP)
 	{ \
 	  echo "# Exact pins of the whole qring_edu toolchain (runtime, book and test dependencies),"; \
-	  echo "# used as:  pip install -c .ci/constraints.txt -e \".[book,test]\"  (see the Makefile)."; \
+	  echo "# used as:  pip install -c .ci/constraints.txt -e \".[book,test,torch]\"  (see the Makefile)."; \
 	  echo "# pyproject.toml keeps compatible ranges; this file makes every install reproducible."; \
 	  echo "# Generated from a pip freeze of .venv on $$($(VPY) -c 'import platform; print("Python", platform.python_version())')."; \
 	  echo "# Do not edit by hand. To regenerate (e.g. after changing dependencies in pyproject.toml):"; \

@@ -15,7 +15,6 @@ targets checked on the median. Instance generation is not timed.
 
 from __future__ import annotations
 
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -25,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
+from timing import time_it  # noqa: E402  (bench/ is on sys.path: run.py's folder)
 from qring_edu.alignment import gapip  # noqa: E402
 from qring_edu.scaling import (  # noqa: E402
     DEFAULT_TAUS,
@@ -42,20 +42,6 @@ QUANTUM_SLOPE = (0.85, 1.35)      # "near 1"
 CLASSICAL_SLOPE = (1.85, 2.15)    # "near 2"
 
 
-def _time(fn: Callable[[], object], repeats: int) -> tuple[list[float], object]:
-    result = fn()
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - t0)
-    return times, result
-
-
-def _text(times: list[float]) -> str:
-    return f"{min(times):.3f} / {statistics.median(times):.3f} / {max(times):.3f} s"
-
-
 def run(out: Callable[[str], None], repeats: int) -> list[tuple[str, str, str, bool]]:
     repeats = max(1, int(repeats))
     rows: list[tuple[str, str, str, bool]] = []
@@ -63,12 +49,12 @@ def run(out: Callable[[str], None], repeats: int) -> list[tuple[str, str, str, b
 
     # GapIP at P = 2^20, tau = 0.02 (a conflicting instance at the promise boundary).
     g, h = aligned_pair(P_LARGE, -GAPIP_TAU, seed=5)
-    tq, dq = _time(lambda: gapip(g, h, GAPIP_TAU, protocol="quantum", seed=1), repeats)
-    tc, dc = _time(lambda: gapip(g, h, GAPIP_TAU, protocol="classical", seed=1), repeats)
-    med_q, med_c = statistics.median(tq), statistics.median(tc)
-    out(f"- GapIP quantum, P = 2^20, tau = {GAPIP_TAU}: {_text(tq)}; verdict {dq.verdict}, "
+    tq, dq = time_it(lambda: gapip(g, h, GAPIP_TAU, protocol="quantum", seed=1), repeats)
+    tc, dc = time_it(lambda: gapip(g, h, GAPIP_TAU, protocol="classical", seed=1), repeats)
+    med_q, med_c = tq.median, tc.median
+    out(f"- GapIP quantum, P = 2^20, tau = {GAPIP_TAU}: {tq.text()}; verdict {dq.verdict}, "
         f"{dq.cost:,} qubits in {dq.rounds} rounds")
-    out(f"- GapIP classical ({dc.protocol}), same instance: {_text(tc)}; verdict {dc.verdict}, "
+    out(f"- GapIP classical ({dc.protocol}), same instance: {tc.text()}; verdict {dc.verdict}, "
         f"{dc.cost:,} bits")
     out(f"- simulation-time ratio quantum / classical: {med_q / med_c:.2f}")
     rows.append(("GapIP quantum decision, P=2^20, tau=0.02", f"{med_q:.3f} s "
@@ -78,12 +64,12 @@ def run(out: Callable[[str], None], repeats: int) -> list[tuple[str, str, str, b
     # TieAudit at P = 2^20, eps = 0.05.
     m = random_matching(P_LARGE, 1.0, seed=6)
     s = signs_with_disagreement(m, P_LARGE, 0.3, seed=7)
-    tq2, eq = _time(lambda: tieaudit(s, m, TIEAUDIT_EPS, seed=2), repeats)
-    tc2, ec = _time(lambda: tieaudit(s, m, TIEAUDIT_EPS, protocol="classical", seed=2), repeats)
-    med_q2, med_c2 = statistics.median(tq2), statistics.median(tc2)
-    out(f"- TieAudit quantum, P = 2^20, eps = {TIEAUDIT_EPS}: {_text(tq2)}; estimate "
+    tq2, eq = time_it(lambda: tieaudit(s, m, TIEAUDIT_EPS, seed=2), repeats)
+    tc2, ec = time_it(lambda: tieaudit(s, m, TIEAUDIT_EPS, protocol="classical", seed=2), repeats)
+    med_q2, med_c2 = tq2.median, tc2.median
+    out(f"- TieAudit quantum, P = 2^20, eps = {TIEAUDIT_EPS}: {tq2.text()}; estimate "
         f"{eq.value:.4f} (true 0.3000), {eq.cost:,} qubits")
-    out(f"- TieAudit classical, same instance: {_text(tc2)}; estimate {ec.value:.4f}, "
+    out(f"- TieAudit classical, same instance: {tc2.text()}; estimate {ec.value:.4f}, "
         f"{ec.cost:,} bits")
     out(f"- simulation-time ratio quantum / classical: {med_q2 / med_c2:.2f}")
     rows.append(("TieAudit quantum estimate, P=2^20, eps=0.05", f"{med_q2:.3f} s "

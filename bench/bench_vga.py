@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import statistics
 import sys
-import time
 from pathlib import Path
 from typing import Callable
 
@@ -23,29 +22,12 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
+from timing import time_pair  # noqa: E402  (bench/ is on sys.path: run.py's folder)
 from qring_edu import modular_sum, ring_allreduce  # noqa: E402
 from qring_edu.vga import vga_aggregate  # noqa: E402
 
 VGA_P, VGA_D, VGA_BITS = 16, 100_000, 16
 TARGET_VGA_RATIO = 5.0  # vga_aggregate / superdense ring wall time, at most
-
-
-def _alternate(fn_a: Callable[[], object], fn_b: Callable[[], object], repeats: int):
-    res_a, res_b = fn_a(), fn_b()  # warm-up (imports, caches)
-    ta, tb = [], []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        res_a = fn_a()
-        ta.append(time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        res_b = fn_b()
-        tb.append(time.perf_counter() - t0)
-    return ta, tb, res_a, res_b
-
-
-def _text(seconds: list[float]) -> str:
-    return (f"{min(seconds) * 1e3:.1f} / {statistics.median(seconds) * 1e3:.1f} / "
-            f"{max(seconds) * 1e3:.1f} ms")
 
 
 def run(out: Callable[[str], None], repeats: int) -> list[tuple[str, str, str, bool]]:
@@ -56,17 +38,17 @@ def run(out: Callable[[str], None], repeats: int) -> list[tuple[str, str, str, b
     words = rng.integers(0, 2**VGA_BITS, size=(VGA_P, VGA_D), dtype=np.int64)
     out(f"## VGA: vga_aggregate vs superdense ring, P = {VGA_P}, d = {VGA_D:,}, "
         f"{VGA_BITS}-bit words, honest source, test fraction 1/2")
-    t_vga, t_ring, res_vga, res_ring = _alternate(
+    t_vga, t_ring, res_vga, res_ring = time_pair(
         lambda: vga_aggregate(words, bits=VGA_BITS, seed=1),
         lambda: ring_allreduce(words, transport="superdense", bits=VGA_BITS, seed=1),
         repeats)
-    ratios = [a / b for a, b in zip(t_vga, t_ring)]
+    ratios = [a / b for a, b in zip(t_vga.seconds, t_ring.seconds)]
     ratio = statistics.median(ratios)
     exact = bool(np.array_equal(res_vga.total, res_ring.outputs[0])
                  and np.array_equal(res_vga.total, modular_sum(words, VGA_BITS)))
-    out(f"- vga_aggregate:          {_text(t_vga)} (accepted {res_vga.accepted}, "
+    out(f"- vga_aggregate:          {t_vga.text(1e-3, 'ms')} (accepted {res_vga.accepted}, "
         f"GHZ copies used {res_vga.ghz_used:,}, tested {res_vga.ghz_tested:,})")
-    out(f"- ring_allreduce (superdense, F = 1): {_text(t_ring)} "
+    out(f"- ring_allreduce (superdense, F = 1): {t_ring.text(1e-3, 'ms')} "
         f"(online qubits per link {res_ring.ledger.online_qubits():,})")
     out(f"- same exact sum from both: {exact}")
     out(f"- wall-time ratio VGA / superdense ring: median of the {repeats} alternating pairs "

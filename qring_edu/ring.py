@@ -205,16 +205,21 @@ def ring_allreduce(grads, *, transport: str = "classical", bits: int = 16,
     P, d = arr.shape
     is_int = np.issubdtype(arr.dtype, np.integer)
 
-    # Encode and decode in blocks so temporaries stay O(block), not O(P d): peak memory is the
-    # uint32 words plus the outputs.
-    words = np.empty((P, d), dtype=np.uint32)
+    # Encode and decode in blocks so temporaries stay O(block), not O(P d). The uint32 words live
+    # inside the outputs buffer (8 bytes per entry), in the upper half of each row's bytes: word j
+    # of a row at byte 4d + 4j, output j at bytes [8j, 8j + 8). Decoding a row front to back in
+    # blocks [lo, hi) reads the block's words first and then writes bytes below 8 hi <= 4d + 4 hi,
+    # so it never overwrites a word not yet read. Peak memory is therefore the outputs alone
+    # (8 bytes per entry; a separate word buffer would add 4 more).
+    outputs = np.empty((P, d), dtype=np.int64 if is_int else np.float64)
+    words = outputs.view(np.uint32)[:, d:]
     codec = None
     if is_int:
         for k, sl in _blocks(P, d):
             words[k, sl] = to_words(arr[k, sl], bits)
     else:
         if max_abs is None:
-            largest = float(np.max(np.abs(arr)))
+            largest = float(max(np.max(arr), -np.min(arr)))  # max |x| without an |arr| copy
             max_abs = largest if largest > 0 else 1.0
         codec = fixed_point(P, bits, max_abs)
         for k, sl in _blocks(P, d):
@@ -227,8 +232,7 @@ def ring_allreduce(grads, *, transport: str = "classical", bits: int = 16,
         link = _SuperdenseLink(ledger, bits, pair_fidelity, np.random.default_rng(seed))
     _run_schedule(words, link, bits)
 
-    outputs = np.empty((P, d), dtype=np.int64 if is_int else np.float64)
-    for k, sl in _blocks(P, d):
+    for k, sl in _blocks(P, d):  # in place, front to back (see above)
         outputs[k, sl] = to_signed(words[k, sl], bits) if is_int else codec.decode(words[k, sl])
     return AllReduceResult(outputs=outputs, ledger=ledger, transport=transport, bits=bits,
                            pair_fidelity=pair_fidelity, codec=codec)

@@ -463,11 +463,14 @@ def vga_aggregate(inputs, *, bits: int = 8, test_fraction: float = 0.5, source: 
 
     # What the source learns: guess_j = m_j - (its knowledge of r_j): exact where it holds the
     # pads, the bare announcement (a uniformly random word, independent of x_j) elsewhere.
-    guess = m32.copy()
+    # m32 is not used below (total and transcript are copies), so guess reuses its buffer.
+    guess = m32
     if attacked.any():
         guess[:, attacked] -= r[:, attacked]
         guess &= np.uint32(mask)
-    x_words = x.astype(np.uint32) & np.uint32(mask)
+    del r
+    x_words = x.astype(np.uint32)
+    x_words &= np.uint32(mask)
     accuracy = float(np.count_nonzero(guess == x_words)) / x.size
     return VGAResult(
         total=total, transcript=transcript, accepted=accepted, source=source, bits=bits,

@@ -13,8 +13,8 @@
 #
 # Everything runs from a project virtualenv (.venv) created on first use; no activation is needed
 # (tools are called as .venv/bin/python -m ..., or .venv/bin/jupyter-book). The HTML book also
-# needs node/npm: `npm ci` installs the pinned MathJax into node_modules/, which the build copies
-# into _build/html/_static/ so the book works offline.
+# needs node/npm: `npm ci` installs the pinned MathJax into node_modules/; the part the book loads
+# is copied to _assets/, which the build copies into _build/html/_static/ so the book works offline.
 
 SHELL       := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -28,8 +28,13 @@ VPY         := $(VENV)/bin/python
 STAMP       := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
 CONSTRAINTS := .ci/constraints.txt
-# npm ci writes node_modules/.package-lock.json: our stamp for "assets installed from the lock".
-ASSETS      := node_modules/.package-lock.json
+# Stamp for "assets installed from the lock and copied to _assets/".
+ASSETS      := _assets/.installed
+# The part of MathJax the book loads (copied by the build into _build/html/_static/): the combined
+# TeX + CHTML script, the CHTML fonts, and what it loads on demand (TeX extensions, the menu's
+# accessibility tools). About 7 of the package's 24 MB; the SVG output and other bundles stay out.
+BOOK_ASSETS := _assets
+MATHJAX_FILES := tex-mml-chtml.js output/chtml input/tex/extensions a11y ui sre adaptors
 CHROMIUM    := /usr/bin/chromium
 
 # Chapter notebooks (book/NN_slug.ipynb).
@@ -74,6 +79,10 @@ assets: $(ASSETS)
 $(ASSETS): package.json package-lock.json
 	@command -v npm >/dev/null || { echo "error: npm not found: the HTML book needs node/npm (see README.md)" >&2; exit 1; }
 	npm ci --no-audit --no-fund
+	rm -rf $(BOOK_ASSETS)
+	mkdir -p $(BOOK_ASSETS)/mathjax/es5
+	cp node_modules/mathjax/LICENSE $(BOOK_ASSETS)/mathjax/
+	cd node_modules/mathjax/es5 && cp -r --parents $(MATHJAX_FILES) $(CURDIR)/$(BOOK_ASSETS)/mathjax/es5/
 	touch $@
 
 # Debian's Chromium for the browser tests (Playwright drives it; no browser download). Idempotent:

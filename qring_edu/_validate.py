@@ -102,8 +102,15 @@ def check_bit_array(value: Any, name: str = "bits") -> np.ndarray:
     arr = as_numeric_array(value, name)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D (a stream of bits), got shape {arr.shape}")
-    if arr.size and not np.all((arr == 0) | (arr == 1)):
-        raise ValueError(f"{name} must contain only 0 and 1")
+    if arr.size:
+        if np.issubdtype(arr.dtype, np.integer):
+            # Two reductions instead of two full-size comparisons (streams run to 10^7 bits).
+            ok = arr.max() <= 1 and (np.issubdtype(arr.dtype, np.unsignedinteger)
+                                     or arr.min() >= 0)
+        else:
+            ok = bool(np.all((arr == 0) | (arr == 1)))
+        if not ok:
+            raise ValueError(f"{name} must contain only 0 and 1")
     return arr.astype(np.uint8, copy=False)
 
 

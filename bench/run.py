@@ -94,6 +94,8 @@ def main(argv: list[str] | None = None) -> int:
         ("numpy", version("numpy")),
         ("qiskit", version("qiskit")),
         ("qiskit-aer", version("qiskit-aer")),
+        ("torch", version("torch")),
+        ("qunetsim", version("qunetsim")),
         ("qring_edu", version("qring_edu")),
         ("repeats", f"{repeats} timed runs after one warm-up; min / median / max"),
     ]
@@ -199,9 +201,17 @@ def main(argv: list[str] | None = None) -> int:
     # ---------------------------------------------------------------------------------------
     # (e) protocol benchmarks that live in their own modules (one per protocol)
     import bench_audit  # bench/ is the script's folder, hence on sys.path
+    import bench_book
+    import bench_ddp
+    import bench_peers
+    import bench_scale
     import bench_vga
 
-    extra_rows = bench_vga.run(out, repeats) + bench_audit.run(out, repeats)
+    # The heavy sections last: the scale runs allocate ~13 GiB, and the book executes every
+    # chapter in fresh kernels.
+    extra_rows: list = []
+    for section in (bench_vga, bench_audit, bench_peers, bench_ddp, bench_scale, bench_book):
+        extra_rows += section.run(out, repeats)
 
     # ---------------------------------------------------------------------------------------
     rows = [

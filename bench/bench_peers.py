@@ -637,7 +637,7 @@ def run(out: Callable[[str], None], repeats: int) -> list[Row]:
     out(f"- (b) all four symbol values sent: {best_info.get('symbols_sent') == 4}; (c) the four "
         f"messages round-trip at F = 1: {roundtrip}; every QuNetSim message = the sent one with "
         f"its injected Pauli frame applied (X flips b, Z flips a, Y both): {consistent}")
-    out("- QuNetSim bit order: message \"ab\" encodes Z**a X**b and decodes a from Alice's "
+    out("- QuNetSim bit order: message \"ab\" encodes Z^a X^b and decodes a from Alice's "
         "qubit, b from Bob's, i.e. \"ab\" = (z, x) in our notation, faithful; "
         "Host.get_classical lists messages newest first (sorted by sequence number, descending), "
         "so they are matched to symbols by sequence number")
@@ -661,7 +661,7 @@ def run(out: Callable[[str], None], repeats: int) -> list[Row]:
                       for k in ("ours", "aer", "aer_best", "qunetsim"))
     zmax = max(abs(t.z) for t in tallies.values() if t.symbols)
     rows.append((f"superdense F={F}: SER ours / Aer / best Aer / QuNetSim",
-                 f"{sers} (max |z| {zmax:.1f})",
+                 f"{sers} (largest deviation {zmax:.1f} s.d.)",
                  f"each within {SER_SIGMAS:g} s.d. of {1 - F:.2f}", ser_ok))
 
     try:

@@ -5,7 +5,7 @@
 #                     browser tests of the built HTML
 #   make test-browser browser tests of the existing _build/html (after `make book`)
 #   make notebooks    re-execute the chapter notebooks in place (run before committing them)
-#   make bench        run the benchmarks (bench/run.py)
+#   make bench        run the benchmarks (bench/run.py -> bench/results.md; installs the bench extra)
 #   make constraints  re-pin .ci/constraints.txt from the current .venv
 #   make assets       install the book's front-end assets (MathJax) from package-lock.json
 #   make browser      install Debian's chromium for the browser tests, if missing (needs root)

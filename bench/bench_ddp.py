@@ -18,15 +18,16 @@ Targets: classical hook <= 3x the built-in step, superdense hook <= 4x.
 from __future__ import annotations
 
 import importlib
-import statistics
 import sys
 from pathlib import Path
 from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 for _p in (str(ROOT), str(Path(__file__).resolve().parent)):
-    if _p not in sys.path:  # run from a checkout without installing; `run` for the timers
+    if _p not in sys.path:  # run from a checkout without installing; bench/ for timing
         sys.path.insert(0, _p)
+
+from timing import Timing, pair_ratio  # noqa: E402  (bench/timing.py)
 
 DDP_P = 2
 STEPS = 20                      # training steps per timed sample
@@ -44,7 +45,7 @@ def _worker(rank: int, world: int, repeats: int, width: int) -> dict:
 
     from qring_edu import make_moons
     from qring_edu.ddp import RingHookState, ring_hook
-    from run import time_pair
+    from timing import time_pair
 
     X, y = make_moons(4096, seed=0)
     X, y = torch.from_numpy(X).float(), torch.from_numpy(y)
@@ -86,8 +87,8 @@ def _worker(rank: int, world: int, repeats: int, width: int) -> dict:
 
 
 def _ms_text(seconds: list[float]) -> str:
-    per = [s / STEPS * 1e3 for s in seconds]
-    return f"{min(per):.2f} / {statistics.median(per):.2f} / {max(per):.2f} ms"
+    """Per training step, in ms, of samples of ``STEPS`` steps."""
+    return Timing(seconds).text(unit=STEPS * 1e-3, suffix="ms", digits=2)
 
 
 def run(out: Callable[[str], None], repeats: int) -> list[tuple[str, str, str, bool]]:
@@ -102,8 +103,8 @@ def run(out: Callable[[str], None], repeats: int) -> list[tuple[str, str, str, b
     rows = []
     for width in WIDTHS:
         res = launch_local(worker, DDP_P, (repeats, width), timeout=600.0, pg_timeout=120.0)[0]
-        r_cl = statistics.median(b / a for a, b in zip(res["builtin_cl"], res["classical"]))
-        r_sd = statistics.median(b / a for a, b in zip(res["builtin_sd"], res["superdense"]))
+        r_cl = pair_ratio(Timing(res["builtin_cl"]), Timing(res["classical"]))
+        r_sd = pair_ratio(Timing(res["builtin_sd"]), Timing(res["superdense"]))
         rate = res["flipped"] / res["data_bits"] if res["data_bits"] else 0.0
         out(f"- MLP 2-{width}-{width}-2 ({res['n_params']:,} float32 parameters, "
             f"{res['buckets']} bucket(s) per step), per step, min / median / max:")

@@ -93,7 +93,6 @@ import os
 import select
 import signal
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -109,7 +108,7 @@ for _p in (str(ROOT), str(Path(__file__).resolve().parent)):
     if _p not in sys.path:  # run from a checkout without installing; `timing` for the timers
         sys.path.insert(0, _p)
 
-from timing import Timing, time_pair  # noqa: E402
+from timing import Timing, pair_ratio, time_pair  # noqa: E402
 from qring_edu import ring_allreduce, superdense_send, superdense_send_qiskit  # noqa: E402
 
 F = 0.95
@@ -524,7 +523,7 @@ def _gloo_section(out: Callable[[str], None], repeats: int) -> Row:
         finally:
             group.close()
     t_ours, t_gloo = Timing(ta), Timing(tb)
-    ratio = statistics.median(a / b for a, b in zip(ta, tb))
+    ratio = pair_ratio(t_gloo, t_ours)
     err_ours = float(np.max(np.abs(ours_calls[-1].outputs[0].astype(np.float64) - exact)))
     out(f"- ours, ring_allreduce(grads, bits={GLOO_BITS}), classical transport, all {GLOO_P} "
         f"workers simulated in this process (one core, {GLOO_BITS}-bit fixed point): "
@@ -557,8 +556,8 @@ def _throughput(n: int, t: Timing) -> str:
 
 
 def _pair_throughput_ratio(t_ours: Timing, n_ours: int, t_peer: Timing, n_peer: int) -> float:
-    return statistics.median((n_ours / a) / (n_peer / b)
-                             for a, b in zip(t_ours.seconds, t_peer.seconds))
+    # (n_ours / a) / (n_peer / b) = (n_ours / n_peer) * (b / a), pair by pair
+    return n_ours / n_peer * pair_ratio(t_ours, t_peer)
 
 
 def _pair(call_ours: Callable[[], float], call_peer: Callable[[], float],

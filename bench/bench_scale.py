@@ -45,10 +45,7 @@ BENCH = Path(__file__).resolve().parent
 if str(BENCH) not in sys.path:  # the timing helpers are a sibling module
     sys.path.insert(0, str(BENCH))
 
-try:  # the shared timing helpers (bench/timing.py; older checkouts keep them in bench/run.py)
-    from timing import time_pair  # noqa: E402
-except ImportError:  # pragma: no cover
-    from run import time_pair  # noqa: E402
+from timing import Timing, time_pair  # noqa: E402  (the shared timing helpers)
 
 from qring_edu import ring_allreduce  # noqa: E402
 from qring_edu.alignment import gapip  # noqa: E402
@@ -200,9 +197,10 @@ def _ring_scale(out: Callable[[str], None], pairs: int) -> list[tuple[str, str, 
     within = worst <= bound * (1 + 1e-9) and consistent_cl
     out(f"- d = 2^{log2_d}: input {input_bytes / GiB:.1f} GiB float32, outputs "
         f"{8 * P * d / GiB:.1f} GiB float64")
-    out(f"- classical ring: {_text(sec_cl)}, traced peak {max(peak_cl) / input_bytes:.2f} x input; "
+    out(f"- classical ring: {Timing(sec_cl).text(digits=2)}, traced peak "
+        f"{max(peak_cl) / input_bytes:.2f} x input; "
         f"max |output - float64 sum| = {worst:.4f} <= bound P/(2s) = {bound:.4f}: {within}")
-    out(f"- superdense ring F = {RING_F}: {_text(sec_sd)}, traced peak "
+    out(f"- superdense ring F = {RING_F}: {Timing(sec_sd).text(digits=2)}, traced peak "
         f"{max(peak_sd) / GiB:.2f} GiB = {max(peak_sd) / input_bytes:.2f} x input; process max RSS "
         f"{rss / GiB:.1f} GiB = {rss / input_bytes:.2f} x input")
     out(f"- wall-time ratio superdense / classical: median of the {pairs} alternating pairs "
@@ -256,10 +254,6 @@ def _vga_scale(out: Callable[[str], None]) -> list[tuple[str, str, str, bool]]:
              f"x{sec / sec_ring:.2f} ring", f"< {VGA_SECONDS:g} s, same sum", ok)]
 
 
-def _text(seconds: list[float]) -> str:
-    return f"{min(seconds):.2f} / {statistics.median(seconds):.2f} / {max(seconds):.2f} s"
-
-
 def _audit_scale(out: Callable[[str], None], repeats: int) -> list[tuple[str, str, str, bool]]:
     P = 2**AUDIT_LOG2_P
     reps = min(repeats, AUDIT_MAX_REPEATS)
@@ -269,9 +263,9 @@ def _audit_scale(out: Callable[[str], None], repeats: int) -> list[tuple[str, st
     tq, tc, dq, dc = time_pair(lambda: gapip(g, h, GAPIP_TAU, protocol="quantum", seed=1),
                                lambda: gapip(g, h, GAPIP_TAU, protocol="classical", seed=1), reps)
     del g, h
-    out(f"- GapIP quantum, tau = {GAPIP_TAU}: {_text(tq.seconds)}; verdict {dq.verdict}, "
+    out(f"- GapIP quantum, tau = {GAPIP_TAU}: {tq.text(digits=2)}; verdict {dq.verdict}, "
         f"{dq.cost:,} qubits in {dq.rounds} rounds")
-    out(f"- GapIP classical ({dc.protocol}): {_text(tc.seconds)}; verdict {dc.verdict}, "
+    out(f"- GapIP classical ({dc.protocol}): {tc.text(digits=2)}; verdict {dc.verdict}, "
         f"{dc.cost:,} bits")
     m = random_matching(P, 1.0, seed=6)
     s = signs_with_disagreement(m, P, TIEAUDIT_TRUE, seed=7)
@@ -279,9 +273,9 @@ def _audit_scale(out: Callable[[str], None], repeats: int) -> list[tuple[str, st
                                    lambda: tieaudit(s, m, TIEAUDIT_EPS, protocol="classical",
                                                     seed=2), reps)
     del m, s
-    out(f"- TieAudit quantum, eps = {TIEAUDIT_EPS}: {_text(eq_t.seconds)}; estimate "
+    out(f"- TieAudit quantum, eps = {TIEAUDIT_EPS}: {eq_t.text(digits=2)}; estimate "
         f"{eq.value:.4f} (true {TIEAUDIT_TRUE}), {eq.cost:,} qubits")
-    out(f"- TieAudit classical: {_text(ec_t.seconds)}; estimate {ec.value:.4f}, {ec.cost:,} bits "
+    out(f"- TieAudit classical: {ec_t.text(digits=2)}; estimate {ec.value:.4f}, {ec.cost:,} bits "
         f"(classical / quantum communication {ec.cost / eq.cost:.1f})")
     out("")
     return [

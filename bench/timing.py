@@ -33,10 +33,10 @@ class Timing:
     def max(self) -> float:
         return max(self.seconds)
 
-    def text(self, unit: float = 1.0, suffix: str = "s") -> str:
+    def text(self, unit: float = 1.0, suffix: str = "s", digits: int = 3) -> str:
         """``"min / median / max suffix"``, each divided by ``unit`` (1e-3 with "ms" for ms)."""
-        return (f"{self.min / unit:.3f} / {self.median / unit:.3f} / {self.max / unit:.3f} "
-                f"{suffix}")
+        return (f"{self.min / unit:.{digits}f} / {self.median / unit:.{digits}f} / "
+                f"{self.max / unit:.{digits}f} {suffix}")
 
 
 def time_it(fn: Callable[[], object], repeats: int) -> tuple[Timing, object]:

@@ -201,6 +201,11 @@ class RingHookState:
         P = self.world_size
         self._next = self._global((self.rank + 1) % P)
         self._prev = self._global((self.rank - 1) % P)
+        # This rank's messages of the ring schedule, fixed for the run: (sent, received) per step.
+        schedule = ring_schedule(P)
+        sender = (self.rank - 1) % P
+        self._steps = [(schedule[step * P + self.rank], schedule[step * P + sender])
+                       for step in range(2 * (P - 1))]
         self.ledger = Ledger(P, self.config.transport, 2 * (P - 1))
         self.side_bits = 0
         self.data_bits = 0
@@ -371,10 +376,8 @@ def _run_ring(state: RingHookState, words: np.ndarray, bucket_index: int) -> Non
     unsigned, signed = _wire_dtype(cfg.bits)
     mask = np.uint32(word_mask(cfg.bits))
     sender = (r - 1) % P
-    schedule = ring_schedule(P)
-    for step in range(2 * (P - 1)):
-        out_msg = schedule[step * P + r]        # the message this rank sends at this step
-        in_msg = schedule[step * P + sender]    # the one it receives from its left neighbour
+    # out_msg: what this rank sends at this step; in_msg: what it receives from its left neighbour
+    for step, (out_msg, in_msg) in enumerate(state._steps):
         slo, shi = offsets[out_msg.chunk], offsets[out_msg.chunk + 1]
         rlo, rhi = offsets[in_msg.chunk], offsets[in_msg.chunk + 1]
         works = []

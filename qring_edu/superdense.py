@@ -25,12 +25,19 @@ Two simulation paths (DESIGN.md §2):
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
 import numpy as np
-from qiskit import QuantumCircuit
-from qiskit.quantum_info import DensityMatrix, Kraus, Operator
 
 from ._validate import check_bit_array, check_fidelity, check_int, check_seed
+# The Pauli-frame helpers live in the core (states.py); re-exported here for existing callers.
+from .states import FRAME_X, FRAME_Y, FRAME_Z, flipped_bit_positions, pauli_frames  # noqa: F401
+from .states import bernoulli_positions as _bernoulli_positions  # noqa: F401
+from .states import isotropic_state as _isotropic_array
+
+if TYPE_CHECKING:  # Qiskit is imported inside the functions of the Qiskit path only
+    from qiskit import QuantumCircuit
+    from qiskit.quantum_info import DensityMatrix
 
 __all__ = [
     "superdense_circuit",
@@ -42,57 +49,10 @@ __all__ = [
     "symbols_needed",
 ]
 
-#: Pauli frame codes: bit 0 flips ``x`` (an X component), bit 1 flips ``z`` (a Z component).
-#: 1 = X, 2 = Z, 3 = Y (= iXZ, flips both).
-FRAME_X, FRAME_Z, FRAME_Y = 1, 2, 3
-
 
 def symbols_needed(n_bits: int) -> int:
     """Qubits (= Bell pairs) needed to send ``n_bits`` classical bits: ``ceil(n_bits / 2)``."""
     return (int(n_bits) + 1) // 2
-
-
-def pauli_frames(n_symbols: int, pair_fidelity: float, rng: np.random.Generator):
-    """Sample the Pauli errors of ``n_symbols`` isotropic pairs, sparsely.
-
-    Returns ``(positions, frames)``: increasing symbol indices that suffered an error and their
-    frame codes (1 = X flips x, 2 = Z flips z, 3 = Y flips both), each with probability 1/3.
-    Each symbol errs independently with probability ``1 - F``.
-    """
-    p_err = 1.0 - pair_fidelity
-    if n_symbols == 0 or p_err <= 0.0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint8)
-    positions = _bernoulli_positions(n_symbols, p_err, rng)
-    frames = rng.integers(1, 4, size=positions.size, dtype=np.uint8)
-    return positions, frames
-
-
-def _bernoulli_positions(n: int, p: float, rng: np.random.Generator) -> np.ndarray:
-    """Indices ``i < n`` of independent Bernoulli(p) successes, increasing (int64).
-
-    Sparse case: the gaps between successes are Geometric(p), so the cost is O(n p), not O(n).
-    """
-    if p >= 0.1:  # dense: one uniform per trial is cheaper than many short gaps
-        return np.flatnonzero(rng.random(n) < p).astype(np.int64)
-    found, start = [], 0
-    while start < n:
-        remaining = n - start
-        draws = int(remaining * p + 6 * np.sqrt(remaining * p) + 16)
-        pos = start - 1 + np.cumsum(rng.geometric(p, size=draws))
-        inside = pos[pos < n]
-        found.append(inside)
-        if inside.size < pos.size:
-            break  # the trials ran past the end: every success below n is known
-        start = int(pos[-1]) + 1  # memoryless: the next trial after the last success starts afresh
-    return np.concatenate(found).astype(np.int64, copy=False)
-
-
-def flipped_bit_positions(positions: np.ndarray, frames: np.ndarray) -> np.ndarray:
-    """Bit indices in the (padded) stream flipped by the given Pauli frames (``x`` = 2j,
-    ``z`` = 2j+1); each index at most once, not sorted."""
-    x_flips = 2 * positions[(frames & FRAME_X) != 0]
-    z_flips = 2 * positions[(frames & FRAME_Z) != 0] + 1
-    return np.concatenate([x_flips, z_flips])
 
 
 def superdense_send(bits, *, pair_fidelity: float = 1.0, seed=None) -> np.ndarray:
@@ -132,6 +92,8 @@ def superdense_circuit(x: int, z: int, *, pair_fidelity: float = 1.0,
     for Aer); Alice encodes X**x then Z**z; Bob decodes with CNOT(A→B), H(A); measurement of A into
     clbit 0 (``z``) and of B into clbit 1 (``x``), so the Qiskit count key reads ``f"{x}{z}"``.
     """
+    from qiskit import QuantumCircuit
+
     x = _check_message_bit(x, "x")
     z = _check_message_bit(z, "z")
     pair_fidelity = check_fidelity(pair_fidelity)
@@ -168,25 +130,11 @@ def _pair_noise_error(pair_fidelity: float):
 
 
 def isotropic_state(pair_fidelity: float) -> DensityMatrix:
-    """The two-qubit isotropic state ``F Φ+ + (1-F)/3 (Φ- + Ψ+ + Ψ-)`` (qubit 0 = A, qubit 1 = B)."""
-    pair_fidelity = check_fidelity(pair_fidelity)
-    bell = QuantumCircuit(2)
-    bell.h(0)
-    bell.cx(0, 1)
-    rho = DensityMatrix(bell)
-    return rho.evolve(_pauli_kraus(pair_fidelity), qargs=[0])
+    """The two-qubit isotropic state ``F Φ+ + (1-F)/3 (Φ- + Ψ+ + Ψ-)`` (qubit 0 = A, qubit 1 = B)
+    as a Qiskit ``DensityMatrix``; the NumPy array is :func:`qring_edu.states.isotropic_state`."""
+    from qiskit.quantum_info import DensityMatrix
 
-
-def _pauli_kraus(pair_fidelity: float) -> Kraus:
-    p = (1.0 - pair_fidelity) / 3.0
-    paulis = {
-        "I": np.eye(2),
-        "X": np.array([[0, 1], [1, 0]]),
-        "Y": np.array([[0, -1j], [1j, 0]]),
-        "Z": np.diag([1, -1]),
-    }
-    weights = {"I": pair_fidelity, "X": p, "Y": p, "Z": p}
-    return Kraus([np.sqrt(weights[k]) * m for k, m in paulis.items() if weights[k] > 0])
+    return DensityMatrix(_isotropic_array(pair_fidelity))
 
 
 def superdense_outcome_probabilities(x: int, z: int, *, pair_fidelity: float = 1.0) -> dict:
@@ -195,6 +143,9 @@ def superdense_outcome_probabilities(x: int, z: int, *, pair_fidelity: float = 1
     Returns ``{(x', z'): probability}`` over all four outcomes, from the isotropic state, Alice's
     encoding and Bob's Bell measurement evolved as density matrices (no sampling).
     """
+    from qiskit import QuantumCircuit
+    from qiskit.quantum_info import Operator
+
     rho = isotropic_state(pair_fidelity)
     circuit = superdense_circuit(x, z, measure=False)
     # Skip the circuit's own pair preparation: start from the (noisy) shared pair instead.

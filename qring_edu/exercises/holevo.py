@@ -289,7 +289,7 @@ def check_povm(answer, d: int = 2, *, ensemble: str | None = None,
     if not optimal:
         return passed(f"{what}: valid; it extracts I = {info:.4f} bit from the {ensemble} "
                       "ensemble.")
-    best = accessible_information(*ens).value
+    best = accessible_information(*ens)
     if info >= best - 1e-3:
         return passed(f"{what}: valid and optimal, I = {info:.4f} bit = the accessible "
                       "information.")

@@ -38,6 +38,7 @@ from ..holevo import (
     AccessibleInformation,
     Ensemble,
     accessible_information,
+    optimal_measurement,
     bb84_ensemble,
     bloch_ensemble,
     bloch_measurement,
@@ -139,7 +140,7 @@ def analyse_ensemble(ensemble: Ensemble, meas_theta: float = 0.0, meas_phi: floa
     if ensemble.dim != 2:
         raise ValueError(f"ensemble must be a qubit ensemble (dim 2), got dim {ensemble.dim}")
     povm = bloch_measurement(meas_theta, meas_phi)
-    acc = accessible_information(*ensemble) if accessible is None else accessible
+    acc = optimal_measurement(*ensemble) if accessible is None else accessible
     dirs, weights = _povm_directions(acc.povm)
     return EnsembleAnalysis(
         ensemble=ensemble, chi=holevo_chi(*ensemble), accessible=acc,
@@ -234,7 +235,7 @@ def _designed_ensemble(probs: tuple, thetas: tuple, phis: tuple, radius: float):
     measurement direction must not re-run the POVM optimisation (it is deterministic, seed 0)."""
     ens = bloch_ensemble(np.radians(thetas), np.radians(phis), list(probs),
                          radii=[radius] * len(thetas), name="your ensemble")
-    return ens, accessible_information(*ens)
+    return ens, optimal_measurement(*ens)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -269,7 +270,7 @@ def known_ensembles(overlap: float = 0.5) -> list[KnownEnsemble]:
         ("Bell states\n(superdense)", superdense_ensemble(), 2.0, 2.0),
     ]
     return [KnownEnsemble(name=name, chi=holevo_chi(*ens),
-                          accessible=accessible_information(*ens).value,
+                          accessible=accessible_information(*ens),
                           chi_expected=chi, accessible_expected=acc)
             for name, ens, chi, acc in cases]
 
@@ -300,7 +301,7 @@ def two_state_sweep(overlaps: Sequence[float] = tuple(np.linspace(0.0, 1.0, 11))
     fine = np.linspace(0.0, 1.0, 201)
     return TwoStateSweep(
         overlaps=cs, chi=np.array([holevo_chi(*e) for e in ens]),
-        accessible=np.array([accessible_information(*e).value for e in ens]),
+        accessible=np.array([accessible_information(*e) for e in ens]),
         fine=fine, chi_formula=np.array([two_state_chi(c) for c in fine]),
         accessible_formula=np.array([two_state_accessible(c) for c in fine]))
 

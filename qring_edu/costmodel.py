@@ -7,13 +7,10 @@ quantum link). All sizes are per worker: ``d`` entries of ``bits`` bits each.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
-import numpy as np
-
 from ._validate import check_bits, check_choice, check_float, check_int
-from .ring import chunk_bounds
+from .ring import message_bits
 
 __all__ = [
     "ring_time",
@@ -49,7 +46,7 @@ def ring_time(workers: int, d: int, bits: int, alpha: float, beta: float, *,
     """
     P, d, bits, alpha, beta = _check_common(workers, d, bits, alpha, beta)
     transport = check_choice(transport, "transport", ("classical", "superdense"))
-    units = math.ceil(d / P) * bits
+    units = int(message_bits(P, d, bits).max())  # the largest chunk message, ceil(d/P) words
     if transport == "superdense":
         units = (units + 1) // 2
     return 2 * (P - 1) * (alpha + units * beta)
@@ -76,11 +73,8 @@ def pairs_per_link(workers: int, d: int, bits: int) -> int:
     link uses ``2 U - u_{k+1} - u_{k+2}`` pairs with ``U = sum_c u_c``; this returns the maximum
     over k, equal to ``2 (P-1) ceil(d bits / (2P))`` when P divides d.
     """
-    P, d, bits = (check_int(workers, "P (number of workers)", 2), check_int(d, "d", 1),
-                  check_bits(bits))
-    units = (np.diff(chunk_bounds(d, P)) * bits + 1) // 2
-    per_link = 2 * units.sum() - np.roll(units, -1) - np.roll(units, -2)
-    return int(per_link.max())
+    units = (message_bits(workers, d, bits) + 1) // 2  # ceil(k/2) qubits per k-bit message
+    return int(units.sum(axis=1).max())
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ from .ledger import Ledger
 from .superdense import flipped_bit_positions, pauli_frames, symbols_needed
 
 __all__ = ["ring_allreduce", "AllReduceResult", "ring_schedule", "RingStep", "chunk_bounds",
-           "TRANSPORTS"]
+           "message_bits", "TRANSPORTS"]
 
 TRANSPORTS = ("classical", "superdense")
 
@@ -77,6 +77,35 @@ def ring_schedule(workers: int) -> list[RingStep]:
         sched += [RingStep("all-gather", P - 1 + s, k, (k + 1) % P, (k + 1 - s) % P)
                   for k in range(P)]
     return sched
+
+
+def message_bits(workers: int, d: int, bits: int) -> np.ndarray:
+    """Size in bits of every message of the ring all-reduce, per directed link: the one place the
+    library computes per-link message sizes (cost model, Holevo floor, claims, checkers).
+
+    Returns an int64 array of shape ``(P, 2(P-1))``: entry ``[k, s]`` is what worker k sends to
+    worker (k+1) mod P at global step s, ``len(chunk) * bits`` with the chunk of
+    :func:`ring_schedule` ((k - s) mod P in reduce-scatter, (k + 1 - (s - P + 1)) mod P in
+    all-gather) and the chunk sizes of :func:`chunk_bounds`. Row sums are the classical bits per
+    link; ``((m + 1) // 2).sum(axis=1)`` the online qubits per link of the superdense ring (a
+    message of k bits crosses as ceil(k/2) qubits).
+
+    Examples
+    --------
+    >>> message_bits(3, 7, 5)          # chunk sizes 3, 2, 2 words of 5 bits
+    array([[15, 10, 10, 15],
+           [10, 15, 10, 10],
+           [10, 10, 15, 10]])
+    >>> int(message_bits(4, 1000, 16).sum(axis=1).max())   # = 2 (P-1) (d/P) b when P | d
+    24000
+    """
+    P = check_int(workers, "P (number of workers)", 2)
+    sizes = np.diff(chunk_bounds(d, P))
+    bits = check_bits(bits)
+    k = np.arange(P)[:, None]
+    s = np.arange(P - 1)[None, :]
+    chunks = np.concatenate([(k - s) % P, (k + 1 - s) % P], axis=1)
+    return sizes[chunks] * bits
 
 
 @dataclass(frozen=True)

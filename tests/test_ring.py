@@ -425,3 +425,19 @@ def test_result_repr_is_short_and_deterministic():
     r = repr(res)
     assert r == repr(ring_allreduce(np.ones((2, 4), dtype=np.int64), bits=8))
     assert "0x" not in r and len(r) < 300
+
+
+@pytest.mark.parametrize("P, d, bits", [(2, 1, 2), (3, 7, 5), (4, 10, 8), (5, 3, 16), (8, 1001, 5)])
+def test_message_bits_is_what_the_ledgers_record(P, d, bits):
+    from qring_edu.ring import message_bits
+
+    m = message_bits(P, d, bits)
+    assert m.shape == (P, 2 * (P - 1))
+    zeros = np.zeros((P, d), dtype=np.int64)
+    classical = ring_allreduce(zeros, bits=bits).ledger
+    superdense = ring_allreduce(zeros, bits=bits, transport="superdense").ledger
+    assert np.array_equal(m.sum(axis=1), classical.per_link("online_bits"))
+    assert np.array_equal(((m + 1) // 2).sum(axis=1), superdense.per_link("online_qubits"))
+    sizes = np.diff(chunk_bounds(d, P))
+    for msg in ring_schedule(P):
+        assert m[msg.sender, msg.step] == sizes[msg.chunk] * bits

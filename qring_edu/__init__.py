@@ -1,17 +1,25 @@
 """qring_edu: quantum ring all-reduce, the reference library of the book.
 
-Layers (imports point downward only):
+Four floors; imports point downward only (``tests/test_import_layers.py`` enforces it):
 
-* core: :mod:`~qring_edu.fixedpoint`, :mod:`~qring_edu.ledger`, argument checks;
-* protocols: :mod:`~qring_edu.ring`, :mod:`~qring_edu.superdense`, :mod:`~qring_edu.costmodel`,
-  :mod:`~qring_edu.training`, :mod:`~qring_edu.holevo`, :mod:`~qring_edu.vga`,
-  :mod:`~qring_edu.alignment` (GapIP), :mod:`~qring_edu.sign_audit` (TieAudit),
-  :mod:`~qring_edu.scaling`, :mod:`~qring_edu.claims`;
-* presentation: :mod:`qring_edu.figures`, :mod:`qring_edu.widgets`, :mod:`qring_edu.exercises`
-  (imported on demand; they need matplotlib and ipywidgets).
+1. core: :mod:`~qring_edu.fixedpoint`, :mod:`~qring_edu.ledger`, :mod:`~qring_edu.states`
+   (NumPy state helpers), argument checks;
+2. protocols, one module per protocol: :mod:`~qring_edu.ring`, :mod:`~qring_edu.superdense`,
+   :mod:`~qring_edu.costmodel`, :mod:`~qring_edu.training`, :mod:`~qring_edu.holevo`,
+   :mod:`~qring_edu.vga`, :mod:`~qring_edu.alignment` (GapIP), :mod:`~qring_edu.sign_audit`
+   (TieAudit), :mod:`~qring_edu.ddp` (PyTorch, imported on demand);
+3. experiments, one module per chapter: :mod:`qring_edu.experiments` (sweeps, comparisons, the
+   claims; pure results);
+4. presentation, one module per chapter in each of :mod:`qring_edu.figures`,
+   :mod:`qring_edu.widgets`, :mod:`qring_edu.exercises` (imported on demand; they need
+   matplotlib and ipywidgets).
+
+Qiskit is imported only inside the functions of the Qiskit path, so ``import qring_edu`` and every
+fast path work without it. This package re-exports the public names of the floors below
+presentation.
 """
 
-from .claims import CLAIM_KEYS, Claim, reproduce_claims
+from .experiments.claims import CLAIM_KEYS, Claim, reproduce_claims
 from .costmodel import (
     MODEL_SIZES,
     IterationTime,
@@ -47,8 +55,8 @@ from .holevo import (
     von_neumann_entropy,
 )
 from .ledger import Ledger
-from .ring import AllReduceResult, RingStep, chunk_bounds, ring_allreduce, ring_schedule
-from .scaling import (
+from .ring import AllReduceResult, RingStep, chunk_bounds, message_bits, ring_allreduce, ring_schedule
+from .experiments.alignment import (
     GapIPScaling,
     TieAuditScaling,
     gapip_scaling,
@@ -120,6 +128,7 @@ __all__ = [
     "TrainingRun",
     "allreduce_lower_bound_bits",
     "chunk_bounds",
+    "message_bits",
     "fixed_point",
     "isotropic_state",
     "iteration_time",

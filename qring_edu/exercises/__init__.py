@@ -1,11 +1,15 @@
-"""Exercise checkers of the book: ``check_<name>(answer, ...) -> Feedback`` (presentation layer).
+"""Exercise checkers of the book: ``check_<name>(answer, ...) -> Feedback`` (presentation floor).
 
 ``answer=None`` means "not attempted": the feedback says so and nothing raises. Student answers
-are compared as values (with stated tolerances), never evaluated as code.
+are compared as values (with stated tolerances), never evaluated as code; a numeric answer is a
+real number, never a string or a bool (:func:`~qring_edu.exercises._base.as_number`). One module
+per chapter slug: :mod:`.bottleneck`, :mod:`.holevo`, :mod:`.superdense_ring`, :mod:`.vga`,
+:mod:`.alignment`; the old names ``ring``, ``superdense`` and ``audit`` are deprecated aliases
+(removed in 0.3).
 """
 
 from ._base import Feedback
-from .audit import (
+from .alignment import (
     check_calibrated_estimate,
     check_crossover,
     check_expected_y,
@@ -22,8 +26,8 @@ from .holevo import (
     check_povm,
     check_two_state_chi,
 )
-from .ring import check_chunk_sent, check_link_bits, check_model_comm_time, check_ring_vs_ps_speedup
-from .superdense import (
+from .bottleneck import check_chunk_sent, check_link_bits, check_model_comm_time, check_ring_vs_ps_speedup
+from .superdense_ring import (
     check_alice_gates,
     check_bit_error_rate,
     check_flip_damage,

@@ -1,8 +1,13 @@
-"""Feedback objects and comparison helpers shared by every exercise checker (presentation layer).
+"""Feedback objects and answer coercion shared by every exercise checker (presentation floor).
 
 A checker ``check_<name>(answer, ...) -> Feedback`` never raises on a student's answer: ``None``
 means "not attempted"; wrong shapes, types or values become a failing ``Feedback`` with a hint.
 Student input is never evaluated as code.
+
+One rule for numeric answers, in every chapter (:func:`as_number`): a number is a Python or
+NumPy real (or a 0-d numeric array), finite. Booleans are refused (``True`` is not the answer
+``1``), and so are strings, which are never parsed (``"0.5"`` gets the hint to drop the quotes).
+:func:`compare_number`, :func:`as_integer`, :func:`compare_integer` and :func:`close` all apply it.
 """
 
 from __future__ import annotations
@@ -14,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Feedback", "not_attempted", "passed", "failed", "compare_number", "compare_array",
-           "as_number", "as_integer", "bad_parameters"]
+__all__ = ["Feedback", "not_attempted", "passed", "failed", "compare_number", "compare_integer",
+           "compare_array", "as_number", "as_integer", "close", "bad_parameters"]
 
 
 @dataclass(frozen=True)
@@ -46,8 +51,16 @@ def failed(message: str) -> Feedback:
 
 
 def as_number(answer, what: str) -> tuple[float | None, Feedback | None]:
-    """A finite real from the student's answer (Python or NumPy scalar), or ``(None, failing
-    Feedback)``; bools and strings are refused, never parsed. Never raises."""
+    """A finite real from the student's answer (Python or NumPy scalar, or a 0-d numeric array),
+    or ``(None, failing Feedback)``; bools and strings are refused, never parsed. Never raises.
+
+    Examples
+    --------
+    >>> as_number(np.float64(0.5), "x")
+    (0.5, None)
+    >>> as_number("0.5", "x")[1].message
+    'x: expected a number, got str (write the number itself, without quotes).'
+    """
     if isinstance(answer, np.ndarray) and answer.shape == () and answer.dtype != bool and \
             np.issubdtype(answer.dtype, np.number):
         answer = answer.item()
@@ -61,13 +74,37 @@ def as_number(answer, what: str) -> tuple[float | None, Feedback | None]:
 
 
 def as_integer(answer, what: str) -> tuple[int | None, Feedback | None]:
-    """An integer from the answer (ints, or floats with an integral value), else a Feedback."""
+    """An integer from the answer (ints, or numbers with an integral value such as ``3.0``),
+    else ``(None, failing Feedback)``; the same rule as :func:`as_number` otherwise.
+
+    Examples
+    --------
+    >>> as_integer(3.0, "n")
+    (3, None)
+    >>> as_integer(2.5, "n")[1].message
+    'n: expected a whole number, got 2.5.'
+    """
     value, fb = as_number(answer, what)
     if fb is not None:
         return None, fb
     if value != int(value):
         return None, failed(f"{what}: expected a whole number, got {value:g}.")
+    if isinstance(answer, numbers.Integral):
+        return int(answer), None  # exact, even beyond 2**53
     return int(value), None
+
+
+def close(answer, value: float, *, tol: float = 0.0, rel: float = 0.0) -> bool:
+    """True when ``answer`` is a number (:func:`as_number`) within ``tol + rel * |value|`` of
+    ``value``; False for anything else (a checker's test for a known wrong answer).
+
+    Examples
+    --------
+    >>> close(0.5005, 0.5, tol=1e-3), close("0.5", 0.5, tol=1), close(True, 1.0, tol=0.5)
+    (True, False, False)
+    """
+    v, fb = as_number(answer, "")
+    return fb is None and abs(v - value) <= tol + rel * abs(value)
 
 
 def bad_parameters(exc: Exception) -> Feedback:
@@ -77,18 +114,43 @@ def bad_parameters(exc: Exception) -> Feedback:
 
 
 def compare_number(answer, expected: float, *, tol: float, what: str) -> Feedback:
-    """Pass if ``answer`` is a real number within ``tol`` (absolute) of ``expected``."""
+    """Pass if ``answer`` is a number (:func:`as_number`) within ``tol`` (absolute) of
+    ``expected``.
+
+    Examples
+    --------
+    >>> compare_number(0.5, 0.5, tol=1e-6, what="rate").passed
+    True
+    >>> compare_number("0.5", 0.5, tol=1e-6, what="rate").passed
+    False
+    """
     if answer is None:
         return not_attempted(what)
-    try:
-        value = float(answer)
-    except (TypeError, ValueError):
-        return failed(f"{what}: expected a number, got {type(answer).__name__}.")
-    if not np.isfinite(value):
-        return failed(f"{what}: expected a finite number, got {value}.")
+    value, fb = as_number(answer, what)
+    if fb is not None:
+        return fb
     if abs(value - expected) <= tol:
         return passed(f"{what}: correct ({value:g}).")
     return failed(f"{what}: {value:g} is not right (tolerance {tol:g}). Check your formula.")
+
+
+def compare_integer(answer, expected: int, *, what: str, hint: str = "") -> Feedback:
+    """Pass if ``answer`` is the whole number ``expected`` (:func:`as_integer`); a wrong value
+    fails with ``hint``.
+
+    Examples
+    --------
+    >>> compare_integer(512.0, 512, what="transcripts").passed
+    True
+    """
+    if answer is None:
+        return not_attempted(what)
+    value, fb = as_integer(answer, what)
+    if fb is not None:
+        return fb
+    if value == expected:
+        return passed(f"{what}: correct ({expected}).")
+    return failed(f"{what}: {value} is not right." + (f" {hint}" if hint else ""))
 
 
 def compare_array(answer, expected, *, what: str, tol: float = 0.0) -> Feedback:

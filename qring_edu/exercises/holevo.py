@@ -3,7 +3,8 @@
 Every ``check_<name>(answer, ...)`` compares the student's answer with the library and returns a
 :class:`~qring_edu.exercises.Feedback`. ``answer=None`` means "not attempted"; any other input,
 however malformed, gives a failing feedback with a hint — nothing raises on student input and
-nothing is evaluated. Tolerances are stated in each docstring. Information is in bits.
+nothing is evaluated (numbers follow :func:`~qring_edu.exercises._base.as_number`).
+Tolerances are stated in each docstring. Information is in bits.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 from ..holevo import (
     accessible_information,
     bb84_ensemble,
+    dense_coding_threshold,
     holevo_chi,
     isotropic_capacity,
     mutual_information,
@@ -36,10 +38,6 @@ __all__ = [
 
 #: Named ensembles a POVM exercise may be graded against.
 _ENSEMBLES = {"BB84": bb84_ensemble, "trine": trine_ensemble}
-
-
-
-
 
 
 # --------------------------------------------------------------------------------------------
@@ -144,23 +142,17 @@ def check_max_bits(answer, n_qubits: int) -> Feedback:
 # Dense coding with noisy pairs
 # --------------------------------------------------------------------------------------------
 
-def _threshold() -> float:
-    from scipy.optimize import brentq
-
-    return float(brentq(lambda f: isotropic_capacity(f) - 1.0, 0.25, 1.0, xtol=1e-12))
-
-
 def check_capacity_threshold(answer) -> Feedback:
     """The pair fidelity F at which the dense-coding capacity of the isotropic pair,
     ``C(F) = 2 − H(F, (1−F)/3, (1−F)/3, (1−F)/3)``, equals the classical 1 bit per qubit.
-    Tolerance 1e-3 (reference ≈ 0.8107, by ``brentq`` on :func:`qring_edu.isotropic_capacity`)."""
+    Tolerance 1e-3 (reference: :func:`qring_edu.dense_coding_threshold`, ≈ 0.8107)."""
     what = "fidelity where the dense-coding capacity equals 1 bit"
     if answer is None:
         return not_attempted(what)
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    expected = _threshold()
+    expected = dense_coding_threshold()
     if abs(value - expected) <= 1e-3:
         return passed(f"{what}: correct, F* = {expected:.4f}. Below it, entanglement does not "
                       "beat sending plain bits.")

@@ -9,11 +9,19 @@ Tolerances are stated in each docstring.
 from __future__ import annotations
 
 import math
-import numbers
 
 from .._validate import check_bits, check_float, check_int
 from ..vga import known_pads_detection, vga_copy_counts
-from ._base import Feedback, bad_parameters, compare_number, failed, not_attempted, passed
+from ._base import (
+    Feedback,
+    as_number,
+    bad_parameters,
+    compare_integer,
+    compare_number,
+    failed,
+    not_attempted,
+    passed,
+)
 
 __all__ = [
     "check_phase_angle",
@@ -22,31 +30,6 @@ __all__ = [
     "check_known_pads_survival",
     "check_ghz_copies_delivered",
 ]
-
-
-
-
-def _as_int(answer):
-    """The answer as an int if it is an integer (or an integral float), else None."""
-    if isinstance(answer, bool):
-        return None
-    if isinstance(answer, numbers.Integral):
-        return int(answer)
-    if isinstance(answer, numbers.Real) and math.isfinite(float(answer)) \
-            and float(answer).is_integer():
-        return int(answer)
-    return None
-
-
-def _compare_int(answer, expected: int, what: str, hint: str) -> Feedback:
-    if answer is None:
-        return not_attempted(what)
-    value = _as_int(answer)
-    if value is None:
-        return failed(f"{what}: expected an integer, got {type(answer).__name__}.")
-    if value == expected:
-        return passed(f"{what}: correct ({expected}).")
-    return failed(f"{what}: {value} is not right. {hint}")
 
 
 def check_phase_angle(answer, x: int, qubit: int, bits: int) -> Feedback:
@@ -63,13 +46,13 @@ def check_phase_angle(answer, x: int, qubit: int, bits: int) -> Feedback:
     expected = 2 * math.pi * ((x << qubit) % (1 << bits)) / (1 << bits)
     if answer is None:
         return not_attempted(what)
-    if isinstance(answer, bool) or not isinstance(answer, numbers.Real) \
-            or not math.isfinite(float(answer)):
-        return failed(f"{what}: expected a finite number of radians.")
-    diff = (float(answer) - expected + math.pi) % (2 * math.pi) - math.pi
+    value, fb = as_number(answer, what)
+    if fb is not None:
+        return fb
+    diff = (value - expected + math.pi) % (2 * math.pi) - math.pi
     if abs(diff) <= 1e-6:
         return passed(f"{what}: correct ({expected:.6f} rad).")
-    return failed(f"{what}: {float(answer):.6f} rad is not right. Qubit i has weight 2**i, so "
+    return failed(f"{what}: {value:.6f} rad is not right. Qubit i has weight 2**i, so "
                   "Z^x multiplies |1> by exp(2 pi i x 2**i / 2**b).")
 
 
@@ -83,9 +66,9 @@ def check_last_announcement(answer, others, total: int, bits: int) -> Feedback:
     except (TypeError, ValueError) as exc:
         return bad_parameters(exc)
     expected = (total - sum(vals)) % (1 << bits)
-    return _compare_int(answer, expected, "last announcement",
-                        "The announcements add up to the sum modulo 2**b; give a word in "
-                        f"0..{(1 << bits) - 1}.")
+    return compare_integer(answer, expected, what="last announcement",
+                           hint="The announcements add up to the sum modulo 2**b; give a word "
+                                f"in 0..{(1 << bits) - 1}.")
 
 
 def check_transcript_count(answer, workers: int, bits: int) -> Feedback:
@@ -96,8 +79,8 @@ def check_transcript_count(answer, workers: int, bits: int) -> Feedback:
         bits = check_bits(bits)
     except (TypeError, ValueError) as exc:
         return bad_parameters(exc)
-    return _compare_int(answer, 2 ** (bits * (workers - 1)), "number of transcripts",
-                        "P - 1 announcements are free; the last one is fixed by the sum.")
+    return compare_integer(answer, 2 ** (bits * (workers - 1)), what="number of transcripts",
+                           hint="P - 1 announcements are free; the last one is fixed by the sum.")
 
 
 def check_known_pads_survival(answer, tests: int, workers: int) -> Feedback:
@@ -127,6 +110,6 @@ def check_ghz_copies_delivered(answer, entries: int, bits: int, test_fraction: f
         n_copies, _ = vga_copy_counts(entries, f)
     except (TypeError, ValueError) as exc:
         return bad_parameters(exc)
-    return _compare_int(answer, n_copies * bits, "qubit GHZ copies delivered",
-                        "Each entry uses one register of b qubit GHZ states, and only a "
-                        "fraction 1 - f of the delivered registers is used.")
+    return compare_integer(answer, n_copies * bits, what="qubit GHZ copies delivered",
+                           hint="Each entry uses one register of b qubit GHZ states, and only a "
+                                "fraction 1 - f of the delivered registers is used.")

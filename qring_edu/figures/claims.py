@@ -1,7 +1,7 @@
 """The claims table of ``book/claims.ipynb`` (presentation layer): pure functions
 ``list[Claim] -> str``, HTML for the page and Markdown for plain-text readers.
 
-The rows come from :func:`qring_edu.claims.reproduce_claims`; nothing is computed here. Text is
+The rows come from :func:`qring_edu.experiments.claims.reproduce_claims`; nothing is computed here. Text is
 HTML-escaped, and the output holds no TeX (``$`` or backslashes), so MathJax leaves it alone.
 """
 
@@ -11,7 +11,7 @@ import html
 import re
 from typing import Sequence
 
-from ..claims import Claim
+from ..experiments.claims import Claim
 
 __all__ = ["claims_table_html", "claims_table_markdown", "chapter_label", "HEADERS"]
 

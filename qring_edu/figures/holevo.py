@@ -1,7 +1,7 @@
 """Figures of chapter 2, *The Holevo bound* (presentation layer).
 
-Every function is pure: it takes results computed by the library (or by the compute functions of
-:mod:`qring_edu.widgets.holevo`) and returns a new ``matplotlib.figure.Figure``; nothing is
+Every function is pure: it takes results computed by the library (or by
+:mod:`qring_edu.experiments.holevo`) and returns a new ``matplotlib.figure.Figure``; nothing is
 displayed and no pyplot state is touched. Information quantities are in bits.
 
 Bloch pictures. A qubit state ``ρ = (I + r·σ)/2`` is drawn by its Bloch vector r, projected on two
@@ -16,8 +16,10 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Circle
 
-if TYPE_CHECKING:  # only for annotations: figures never import the widgets at run time
-    from ..widgets.holevo import (
+from ._base import nonempty, plot_circuits
+
+if TYPE_CHECKING:  # annotations only: the results come from the experiments floor
+    from ..experiments.holevo import (
         DenseCodingSweep,
         EnsembleAnalysis,
         KnownEnsemble,
@@ -27,6 +29,7 @@ if TYPE_CHECKING:  # only for annotations: figures never import the widgets at r
 
 __all__ = [
     "COLOURS",
+    "plot_circuits",
     "plot_ensemble_analysis",
     "plot_known_ensembles",
     "plot_two_state_sweep",
@@ -138,9 +141,7 @@ def plot_known_ensembles(rows: Sequence["KnownEnsemble"]) -> Figure:
     """χ and accessible information of each ensemble (bars, computed by the library) with the
     textbook values (black ticks). The gap between the two bars is information that no
     measurement can extract."""
-    rows = list(rows)
-    if not rows:
-        raise ValueError("rows must contain at least one ensemble")
+    rows = nonempty(rows, "rows", "ensemble")
     fig = Figure(figsize=(8.5, 4.0))
     ax = fig.subplots()
     x = np.arange(len(rows))

@@ -1,7 +1,7 @@
 """Figures of chapter 4, *Verified GHZ aggregation* (presentation layer).
 
-Every function is pure: it takes results computed by the library (or by the compute functions of
-:mod:`qring_edu.widgets.vga`) and returns a new ``matplotlib.figure.Figure``; nothing is
+Every function is pure: it takes results computed by the library (or by
+:mod:`qring_edu.experiments.vga`) and returns a new ``matplotlib.figure.Figure``; nothing is
 displayed and no pyplot state is touched.
 
 Bit order in circuits: register ``w{j}`` is worker j's b qubits, ``w{j}_i`` has weight ``2**i``.
@@ -14,11 +14,13 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
-if TYPE_CHECKING:  # only for annotations
+from ._base import nonempty, plot_circuits
+
+if TYPE_CHECKING:  # annotations only: the results come from the floors below
     from qiskit import QuantumCircuit
 
+    from ..experiments.vga import AttackSweep, EpsilonGrid, TranscriptComparison
     from ..vga import VGAResult, VGARingResult
-    from ..widgets.vga import AttackSweep, EpsilonGrid, TranscriptComparison
 
 __all__ = [
     "COLOURS",
@@ -47,21 +49,9 @@ COLOURS = {
 def plot_vga_circuits(circuits: Sequence["QuantumCircuit"],
                       titles: Sequence[str] | None = None, *, height: float = 3.2) -> Figure:
     """Draw VGA circuits (:func:`qring_edu.vga.vga_circuit`, :func:`ghz_test_circuit`) one under
-    the other with Qiskit's ``"mpl"`` drawer; ``titles``: one per circuit."""
-    circuits = list(circuits)
-    if not circuits:
-        raise ValueError("circuits must contain at least one circuit")
-    titles = [c.name for c in circuits] if titles is None else list(titles)
-    if len(titles) != len(circuits):
-        raise ValueError(f"titles must have one entry per circuit ({len(circuits)}), "
-                         f"got {len(titles)}")
-    fig = Figure(figsize=(10, height * len(circuits)))
-    axes = fig.subplots(len(circuits), 1, squeeze=False)[:, 0]
-    for ax, circuit, title in zip(axes, circuits, titles):
-        circuit.draw("mpl", ax=ax, fold=-1)
-        ax.set_title(title, fontsize=11)
-    fig.tight_layout()
-    return fig
+    the other, unfolded (:func:`~qring_edu.figures._base.plot_circuits`); ``titles``: one per
+    circuit; ``height``: inches per circuit."""
+    return plot_circuits(circuits, titles, width=10, height=height, fold=-1)
 
 
 def _heat(ax, counts: np.ndarray, title: str, vmax: float) -> None:
@@ -158,9 +148,7 @@ def plot_epsilon_grid(grid: "EpsilonGrid") -> Figure:
 
 def plot_source_comparison(results: Sequence["VGAResult"]) -> Figure:
     """One bar group per result: failed-test rate, acceptance, the source's accuracy."""
-    results = list(results)
-    if not results:
-        raise ValueError("results must contain at least one VGAResult")
+    results = nonempty(results, "results", "VGAResult")
     fig = Figure(figsize=(9, 3.4))
     ax = fig.subplots()
     x = np.arange(len(results))

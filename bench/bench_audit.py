@@ -26,7 +26,7 @@ if str(ROOT) not in sys.path:  # run from a checkout without installing
 
 from timing import time_it  # noqa: E402  (bench/ is on sys.path: run.py's folder)
 from qring_edu.alignment import gapip  # noqa: E402
-from qring_edu.scaling import (  # noqa: E402
+from qring_edu.experiments.alignment import (  # noqa: E402
     DEFAULT_TAUS,
     aligned_pair,
     gapip_scaling,

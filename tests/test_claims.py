@@ -1,4 +1,4 @@
-"""The paper's claims reproduced (qring_edu.claims) and their table (qring_edu.figures.claims)."""
+"""The paper's claims reproduced (qring_edu.experiments.claims) and their table (qring_edu.figures.claims)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from qring_edu.claims import (
+from qring_edu.experiments.claims import (
     CLAIM_KEYS,
     Claim,
     gapip_claim,

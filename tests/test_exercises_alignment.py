@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from qring_edu.exercises._base import Feedback
-from qring_edu.exercises.audit import (
+from qring_edu.exercises.alignment import (
     check_calibrated_estimate,
     check_crossover,
     check_expected_y,

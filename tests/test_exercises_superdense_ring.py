@@ -7,7 +7,7 @@ import pytest
 
 from qring_edu import fixed_point, ring_allreduce
 from qring_edu.exercises._base import Feedback
-from qring_edu.exercises.superdense import (
+from qring_edu.exercises.superdense_ring import (
     check_alice_gates,
     check_bit_error_rate,
     check_flip_damage,

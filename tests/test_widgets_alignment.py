@@ -6,17 +6,19 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from qring_edu.figures import audit as figs
+from qring_edu.figures import alignment as figs
 from qring_edu.alignment import gapip, gapip_circuit
-from qring_edu.scaling import aligned_pair
+from qring_edu.experiments.alignment import aligned_pair
 from qring_edu.sign_audit import tieaudit_circuit
 from qring_edu.widgets import LiveFigure
-from qring_edu.widgets.audit import (
+from qring_edu.experiments.alignment import (
     audit_explorer,
     gapip_curves,
-    gapip_widget,
     noise_sweep,
     tieaudit_curves,
+)
+from qring_edu.widgets.alignment import (
+    gapip_widget,
     tieaudit_explorer_widget,
     tieaudit_scaling_widget,
 )

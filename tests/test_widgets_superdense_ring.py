@@ -14,16 +14,18 @@ from qring_edu import (
     superdense_circuit,
     train_data_parallel,
 )
-from qring_edu.figures import superdense as figs
+from qring_edu.figures import superdense_ring as figs
 from qring_edu.widgets import LiveFigure
-from qring_edu.widgets.superdense import (
+from qring_edu.experiments.superdense_ring import (
     channel_statistics,
     iteration_comparison,
+    symbol_error_sweep,
+    training_comparison,
+)
+from qring_edu.widgets.superdense_ring import (
     iteration_time_widget,
     superdense_channel_widget,
     superdense_training_widget,
-    symbol_error_sweep,
-    training_comparison,
 )
 
 

@@ -17,15 +17,9 @@ from qring_edu.vga import (
     vga_ring_allreduce,
 )
 from qring_edu.widgets import LiveFigure
-from qring_edu.widgets.vga import (
-    attack_sweep,
-    epsilon_grid,
-    parse_words,
-    transcript_comparison,
-    vga_attack_widget,
-    vga_epsilon_widget,
-    vga_privacy_widget,
-)
+from qring_edu.experiments.vga import attack_sweep, epsilon_grid, transcript_comparison
+from qring_edu.widgets._base import parse_integers
+from qring_edu.widgets.vga import vga_attack_widget, vga_epsilon_widget, vga_privacy_widget
 
 
 def _png(widget: LiveFigure) -> bytes:
@@ -58,19 +52,21 @@ def test_attack_sweep_bad_input():
 
 
 def test_transcript_comparison_same_and_different_sums():
-    same = transcript_comparison("1, 2, 3", "3, 3, 0", bits=2, samples=3000, seed=0)
+    same = transcript_comparison([1, 2, 3], [3, 3, 0], bits=2, samples=3000, seed=0)
     assert same.same_sum and same.p_value > 1e-3
     assert same.joint_a.sum() == 3000 and same.sums_a[2] == 3000 and same.sums_b[2] == 3000
     diff = transcript_comparison([1, 2, 3], [1, 2, 2], bits=2, samples=3000, seed=0)
     assert not diff.same_sum and diff.p_value < 1e-6
     assert "same_sum=False" in repr(diff)
-    assert parse_words("1 2; 3").tolist() == [1, 2, 3]
+    assert parse_integers("1 2; 3", "inputs") == [1, 2, 3]
     with pytest.raises(ValueError, match="inputs_a"):
-        transcript_comparison("1, x", "1, 2")
+        parse_integers("1, x", "inputs_a")
+    with pytest.raises(TypeError, match="inputs_a"):
+        transcript_comparison([1.5, 2], [1, 2])
     with pytest.raises(ValueError, match="same number"):
-        transcript_comparison("1, 2", "1, 2, 3")
+        transcript_comparison([1, 2], [1, 2, 3])
     with pytest.raises(ValueError, match="P >= 2|two honest"):
-        transcript_comparison("1", "2")
+        transcript_comparison([1], [2])
 
 
 def test_epsilon_grid():

@@ -52,7 +52,8 @@ def failed(message: str) -> Feedback:
 
 def as_number(answer, what: str) -> tuple[float | None, Feedback | None]:
     """A finite real from the student's answer (Python or NumPy scalar, or a 0-d numeric array),
-    or ``(None, failing Feedback)``; bools and strings are refused, never parsed. Never raises.
+    or ``(None, failing Feedback)``: "not attempted" for ``None``; bools and strings are
+    refused, never parsed. Never raises.
 
     Examples
     --------
@@ -61,6 +62,8 @@ def as_number(answer, what: str) -> tuple[float | None, Feedback | None]:
     >>> as_number("0.5", "x")[1].message
     'x: expected a number, got str (write the number itself, without quotes).'
     """
+    if answer is None:
+        return None, not_attempted(what)
     if isinstance(answer, np.ndarray) and answer.shape == () and answer.dtype != bool and \
             np.issubdtype(answer.dtype, np.number):
         answer = answer.item()
@@ -124,8 +127,6 @@ def compare_number(answer, expected: float, *, tol: float, what: str) -> Feedbac
     >>> compare_number("0.5", 0.5, tol=1e-6, what="rate").passed
     False
     """
-    if answer is None:
-        return not_attempted(what)
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
@@ -143,8 +144,6 @@ def compare_integer(answer, expected: int, *, what: str, hint: str = "") -> Feed
     >>> compare_integer(512.0, 512, what="transcripts").passed
     True
     """
-    if answer is None:
-        return not_attempted(what)
     value, fb = as_integer(answer, what)
     if fb is not None:
         return fb

@@ -49,8 +49,6 @@ def check_chi_bb84(answer) -> Feedback:
     Tolerance 1e-3. Reference: :func:`qring_edu.holevo_chi` of
     :func:`qring_edu.holevo.bb84_ensemble`, = 1."""
     what = "χ of the BB84 ensemble"
-    if answer is None:
-        return not_attempted(what)
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
@@ -81,8 +79,6 @@ def check_two_state_chi(answer, overlap: float = 0.6) -> Feedback:
     except (ValueError, TypeError) as exc:
         return bad_parameters(exc)
     what = f"χ of two pure states with overlap c = {overlap:g}"
-    if answer is None:
-        return not_attempted(what)
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
@@ -115,8 +111,6 @@ def check_max_bits(answer, n_qubits: int) -> Feedback:
         return bad_parameters(ValueError(f"n_qubits must be an integer >= 1, got {n_qubits!r}"))
     n = int(n_qubits)
     what = f"bits carried by {n} qubit{'s' if n > 1 else ''} with pre-shared entanglement"
-    if answer is None:
-        return not_attempted(what)
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
@@ -147,8 +141,6 @@ def check_capacity_threshold(answer) -> Feedback:
     ``C(F) = 2 − H(F, (1−F)/3, (1−F)/3, (1−F)/3)``, equals the classical 1 bit per qubit.
     Tolerance 1e-3 (reference: :func:`qring_edu.dense_coding_threshold`, ≈ 0.8107)."""
     what = "fidelity where the dense-coding capacity equals 1 bit"
-    if answer is None:
-        return not_attempted(what)
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
@@ -177,8 +169,6 @@ def check_dense_capacity(answer, pair_fidelity: float = 0.9) -> Feedback:
         return bad_parameters(exc)
     F = float(pair_fidelity)
     what = f"dense-coding capacity at F = {F:g}"
-    if answer is None:
-        return not_attempted(what)
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb

@@ -207,8 +207,6 @@ def _link_counts(P, d, bits) -> dict[str, int]:
 
 
 def _count_feedback(answer, expected: int, what: str, hints: dict[int, str]) -> Feedback:
-    if answer is None:
-        return not_attempted(what)
     number, fb = as_number(answer, what)
     if fb is not None:
         return fb
@@ -286,8 +284,6 @@ def check_flip_damage(answer, P: int, bits: int, max_abs: float, t: int) -> Feed
     flipped = codec.decode(np.array([1 << t], dtype=np.uint32))[0]
     expected = abs(float(flipped - codec.decode(np.array([0], dtype=np.uint32))[0]))
     what = f"change from flipping bit {t} (P = {P}, bits = {bits}, max_abs = {max_abs:g})"
-    if answer is None:
-        return not_attempted(what)
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb

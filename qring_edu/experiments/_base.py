@@ -22,7 +22,8 @@ import numpy as np
 from .._validate import check_int
 from ..ledger import Ledger
 
-__all__ = ["Table", "LedgerComparison", "compare_ledgers", "rng", "worker_counts", "loglog_slope"]
+__all__ = ["Table", "Rows", "LedgerComparison", "compare_ledgers", "rng", "worker_counts",
+           "loglog_slope"]
 
 
 def _plain(value: Any) -> Any:
@@ -121,6 +122,29 @@ class Table:
         caption = f"<caption>{esc(self.title)}</caption>" if self.title else ""
         return (f'<table class="qring-table">{caption}<thead><tr>{head}</tr></thead>'
                 f"<tbody>{body}</tbody></table>")
+
+
+@dataclass(frozen=True)
+class Rows:
+    """A result made of records, one per row: iterable, indexable and sized like the tuple
+    ``rows``; a subclass defines :meth:`table`, which the notebook shows (``_repr_html_``)."""
+
+    rows: tuple
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, i):
+        return self.rows[i]
+
+    def table(self) -> Table:
+        raise NotImplementedError
+
+    def _repr_html_(self) -> str:
+        return self.table()._repr_html_()
 
 
 # ---------------------------------------------------------------------------------------------

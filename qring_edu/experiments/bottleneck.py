@@ -21,7 +21,7 @@ import numpy as np
 from .._validate import check_bits, check_choice, check_float, check_int
 from ..costmodel import MODEL_SIZES, allreduce_lower_bound_bits, parameter_server_time, ring_time
 from ..ring import RingStep, chunk_bounds, message_bits, ring_allreduce, ring_schedule
-from ._base import Table, worker_counts
+from ._base import Rows, Table, worker_counts
 
 __all__ = [
     "RingState",
@@ -365,20 +365,11 @@ class ModelCommRow:
 
 
 @dataclass(frozen=True)
-class ModelCommTable:
+class ModelCommTable(Rows):
     """The rows of :func:`model_comm_table` (iterable, indexable like a list of
     :class:`ModelCommRow`), with :meth:`table`."""
 
     rows: tuple[ModelCommRow, ...]
-
-    def __iter__(self):
-        return iter(self.rows)
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def __getitem__(self, i):
-        return self.rows[i]
 
     def row(self, model: str, bits: int) -> ModelCommRow:
         """The row of ``model`` at word size ``bits``."""
@@ -393,9 +384,6 @@ class ModelCommTable:
                      tuple((r.model, r.params, r.bits, r.link_bits / 8e9, r.ring_s, r.ps_s)
                            for r in self.rows),
                      ("", ",d", "d", ".2f", ".3f", ".1f"))
-
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
 
     def __repr__(self) -> str:
         return f"ModelCommTable({len(self.rows)} rows, P={self.rows[0].workers if self.rows else '-'})"

@@ -47,7 +47,7 @@ from ..holevo import (
 )
 from ..ring import message_bits, ring_allreduce
 from ..states import isotropic_state, partial_trace
-from ._base import LedgerComparison, Table, compare_ledgers, worker_counts
+from ._base import LedgerComparison, Rows, Table, compare_ledgers, worker_counts
 
 __all__ = [
     "MAX_DESIGNER_STATES",
@@ -291,28 +291,16 @@ class KnownEnsemble:
 
 
 @dataclass(frozen=True)
-class KnownEnsembles:
+class KnownEnsembles(Rows):
     """The rows of :func:`known_ensembles` (iterable like a list of :class:`KnownEnsemble`)."""
 
     rows: tuple[KnownEnsemble, ...]
-
-    def __iter__(self):
-        return iter(self.rows)
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def __getitem__(self, i):
-        return self.rows[i]
 
     def table(self) -> Table:
         """Name, χ and I_acc (computed), 4 decimals."""
         return Table(("ensemble", "χ", "I_acc"),
                      tuple((r.name.replace("\n", " "), r.chi, r.accessible) for r in self.rows),
                      ("", ".4f", ".4f"))
-
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
 
     def __repr__(self) -> str:
         return f"KnownEnsembles({', '.join(repr(r.name.split(chr(10))[0]) for r in self.rows)})"

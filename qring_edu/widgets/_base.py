@@ -203,9 +203,7 @@ def parse_numbers(text, name: str) -> list[float]:
     [0.25, 0.75]
     """
     if isinstance(text, str):
-        parts = [t for t in re.split(r"[,;\s]+", text) if t]
-        if not parts:
-            raise ValueError(f"{name} must list at least one number, e.g. '0.5, 0.5'; got an empty text")
+        parts = _items(text, name, "number", "0.5, 0.5")
         values = []
         for part in parts:
             try:
@@ -214,14 +212,7 @@ def parse_numbers(text, name: str) -> list[float]:
                 raise ValueError(f"{name} must be numbers or fractions such as 1/3 separated by "
                                  f"commas, got {part!r}") from None
         return values
-    try:
-        items = list(text)
-    except TypeError:
-        raise TypeError(f"{name} must be a text such as '0.5, 0.5' or a sequence of numbers, "
-                        f"got {type(text).__name__}") from None
-    if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in items):
-        raise TypeError(f"{name} must be a text such as '0.5, 0.5' or a sequence of numbers")
-    return [float(v) for v in items]
+    return [float(v) for v in _sequence(text, name, numbers.Real, "'0.5, 0.5'", "numbers")]
 
 
 def parse_integers(text, name: str) -> list[int]:
@@ -234,21 +225,31 @@ def parse_integers(text, name: str) -> list[int]:
     [5, 1, 6]
     """
     if isinstance(text, str):
-        parts = [t for t in re.split(r"[,;\s]+", text) if t]
-        if not parts:
-            raise ValueError(f"{name} must list at least one integer, e.g. '1, 2, 3'; got an empty text")
         try:
-            return [int(p) for p in parts]
+            return [int(p) for p in _items(text, name, "integer", "1, 2, 3")]
         except ValueError:
             raise ValueError(f"{name} must be integers separated by commas, got {text!r}") from None
+    return [int(v) for v in _sequence(text, name, numbers.Integral, "'1, 2, 3'", "integers")]
+
+
+def _items(text: str, name: str, what: str, example: str) -> list[str]:
+    """The non-empty pieces of a list typed with commas, semicolons or spaces."""
+    parts = [t for t in re.split(r"[,;\s]+", text) if t]
+    if not parts:
+        raise ValueError(f"{name} must list at least one {what}, e.g. '{example}'; got an empty text")
+    return parts
+
+
+def _sequence(values, name: str, kind: type, example: str, what: str) -> list:
+    """``list(values)`` when every item is a ``kind`` (bools excluded), else ``TypeError``."""
     try:
-        items = list(text)
+        items = list(values)
     except TypeError:
-        raise TypeError(f"{name} must be a text such as '1, 2, 3' or a sequence of integers, "
-                        f"got {type(text).__name__}") from None
-    if not all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in items):
-        raise TypeError(f"{name} must be integers")
-    return [int(v) for v in items]
+        raise TypeError(f"{name} must be a text such as {example} or a sequence of {what}, "
+                        f"got {type(values).__name__}") from None
+    if not all(isinstance(v, kind) and not isinstance(v, bool) for v in items):
+        raise TypeError(f"{name} must be a text such as {example} or a sequence of {what}")
+    return items
 
 
 def wide_descriptions(controls: Mapping[str, widgets.Widget]) -> None:

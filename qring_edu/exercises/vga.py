@@ -1,4 +1,4 @@
-"""Exercise checkers of chapter 4, *Verified GHZ aggregation* (presentation layer).
+"""Exercise checkers of chapter 4, *Verified GHZ aggregation* (presentation floor).
 
 Every ``check_<name>(answer, ...)`` compares the student's answer with the library and returns a
 :class:`~qring_edu.exercises.Feedback`. ``answer=None`` means "not attempted"; any other input,

@@ -1,4 +1,4 @@
-"""Figures of chapter 5, *Alignment and sign auditing* (presentation layer).
+"""Figures of chapter 5, *Alignment and sign auditing* (presentation floor).
 
 Pure functions: library results in, a new ``matplotlib.figure.Figure`` out; nothing is displayed
 and no pyplot state is touched.

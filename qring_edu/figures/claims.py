@@ -1,4 +1,4 @@
-"""The claims table of ``book/claims.ipynb`` (presentation layer): pure functions
+"""The claims table of ``book/claims.ipynb`` (presentation floor): pure functions
 ``list[Claim] -> str``, HTML for the page and Markdown for plain-text readers.
 
 The rows come from :func:`qring_edu.experiments.claims.reproduce_claims`; nothing is computed here. Text is

@@ -1,4 +1,4 @@
-"""Figures of chapter 2, *The Holevo bound* (presentation layer).
+"""Figures of chapter 2, *The Holevo bound* (presentation floor).
 
 Every function is pure: it takes results computed by the library (or by
 :mod:`qring_edu.experiments.holevo`) and returns a new ``matplotlib.figure.Figure``; nothing is

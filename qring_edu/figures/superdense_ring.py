@@ -1,4 +1,4 @@
-"""Figures of chapter 3, *The superdense ring* (presentation layer).
+"""Figures of chapter 3, *The superdense ring* (presentation floor).
 
 Every function is pure: it takes results computed by the library (or by
 :mod:`qring_edu.experiments.superdense_ring`) and returns a new ``matplotlib.figure.Figure``; nothing is

@@ -1,4 +1,4 @@
-"""Figures of chapter 4, *Verified GHZ aggregation* (presentation layer).
+"""Figures of chapter 4, *Verified GHZ aggregation* (presentation floor).
 
 Every function is pure: it takes results computed by the library (or by
 :mod:`qring_edu.experiments.vga`) and returns a new ``matplotlib.figure.Figure``; nothing is

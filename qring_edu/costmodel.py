@@ -28,6 +28,8 @@ __all__ = [
     "BucketedIteration",
     "bucketed_iteration_time",
     "bucketed_best_ratio",
+    "CutSetBound",
+    "allreduce_cut_bound",
 ]
 
 #: Parameter counts of well-known models (published figures), for the "real sizes" tables.
@@ -533,3 +535,126 @@ def bucketed_best_ratio(buckets: int, backward_fraction: float | None = None) ->
         backward_fraction, "backward_fraction", 0.0, 1.0)
     h = 1.0 - phi + phi / B
     return 1.0 / (1.0 + min(h * (1.0 - 1.0 / (2 * B)), 0.5))
+
+
+# ---------------------------------------------------------------------------------------------
+# Cut-set lower bound for any all-reduce protocol (issue 13.9)
+# ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CutSetBound:
+    """What the cut around one worker forces on *any* all-reduce protocol, next to what the rings
+    and VGA actually use per worker (counts per worker and per all-reduce of d words of b bits).
+
+    ``information``: bits of information that must enter each worker, and also leave it
+    (``d b`` for exact computation). ``qubits``: the fewest qubits that can carry it in (and out),
+    with any pre-shared entanglement, ``information / 2`` (whole qubits: its ceiling).
+    ``classical_bits``: the fewest classical bits, ``information`` (entanglement does not help
+    classical messages). A worker receiving q qubits and c bits needs ``2 q + c >= information``
+    (:meth:`allows`). ``superdense_ring`` / ``classical_ring``: qubits / bits the ring delivers to
+    its busiest worker (over its one incoming link). ``vga_bits_in`` / ``vga_bits_out``: classical
+    bits a worker receives / broadcasts in VGA's GHZ sum (``(P-1) d b`` / ``d b``), which sends no
+    online qubit at all.
+    """
+
+    workers: int
+    d: int
+    bits: int
+    error: float
+    information: float
+    qubits: float
+    classical_bits: float
+    superdense_ring: int
+    classical_ring: int
+    vga_bits_in: int
+    vga_bits_out: int
+
+    @property
+    def superdense_ratio(self) -> float:
+        """Superdense ring's qubits into the busiest worker / the cut-set bound (2(P-1)/P if P | d,
+        b even)."""
+        return self.superdense_ring / self.qubits if self.qubits else math.inf
+
+    @property
+    def classical_ratio(self) -> float:
+        """Classical ring's bits into the busiest worker / the classical cut-set bound."""
+        return self.classical_ring / self.classical_bits if self.classical_bits else math.inf
+
+    def allows(self, qubits: float = 0, bits: float = 0) -> bool:
+        """Whether a worker receiving ``qubits`` qubits and ``bits`` classical bits in total can
+        meet the bound: ``2 qubits + bits >= information``."""
+        q = check_float(qubits, "qubits", 0.0)
+        c = check_float(bits, "bits", 0.0)
+        return 2 * q + c >= self.information * (1 - 1e-12)
+
+    def __repr__(self) -> str:
+        return (f"CutSetBound(P={self.workers}, d={self.d}, bits={self.bits}, "
+                f"error={self.error:.3g}, information={self.information:.6g}, "
+                f"qubits={self.qubits:.6g}, superdense_ring={self.superdense_ring}, "
+                f"classical_ring={self.classical_ring}, vga_bits_in={self.vga_bits_in})")
+
+
+def allreduce_cut_bound(workers: int, d: int, bits: int, *, error: float = 0.0) -> CutSetBound:
+    """Cut-set lower bound on the communication into (and out of) each worker of *any* all-reduce
+    protocol, classical or quantum.
+
+    Setting: P workers; worker w holds ``x_w``, d words of b bits; every worker must output the
+    word-wise sum ``S = sum_w x_w mod 2**b``. The protocol may use any number of rounds, any
+    topology, quantum or classical messages, and any entangled state shared in advance (not
+    depending on the inputs). Its message sizes are fixed in advance (worst case over inputs).
+    Evaluate it on independent uniform inputs (the hard distribution; the bound then holds for
+    every protocol that is correct on all inputs).
+
+    Into worker w: ``S`` and ``x_w`` determine ``Y = sum_{v != w} x_v``, which is uniform and
+    independent of ``x_w``, so at the end ``I(X_rest ; worker w's systems) >= H(Y) = d b``
+    (with error probability ``eps`` per worker, Fano gives ``(1 - eps) d b - h(eps)``).
+    Initially that mutual information is 0; the others' local operations do not change the joint
+    state of ``X_rest`` and w's systems (no signalling); w's own operations, including sending
+    systems away, cannot increase it (data processing); receiving a q-qubit system Q raises it by
+    ``I(X_rest ; Q | B) <= 2 q`` (``|S(Q|.)| <= q``) and a c-bit classical message by at most c.
+    Hence ``2 q_in + c_in >= d b``: at least ``d b / 2`` qubits or ``d b`` bits into every worker
+    (the entanglement-assisted Holevo bound, applied to the whole interaction; cf. Cleve, van Dam,
+    Nielsen & Tapp 1998; Nayak & Salzman 2006). Out of worker w: the others together must learn
+    S, which with ``X_rest`` determines ``x_w``: the same bound for what leaves w.
+
+    On the ring every worker has one incoming link, so the bound is ``d b / 2`` qubits per
+    directed link. The superdense ring sends ``(P-1)/P d b`` qubits into each worker (P | d, b
+    even), ``2 (P-1)/P`` times the bound (1 at P = 2, towards 2 for large P); the classical ring
+    sends ``2 (P-1)/P d b`` bits, the same multiple of the classical bound ``d b``. This bound
+    does not decide whether some protocol beats the superdense ring for P > 2.
+
+    Parameters
+    ----------
+    workers : int >= 2
+    d : int >= 1
+    bits : int in 2..32
+    error : float in [0, 1)
+        Allowed probability that a worker's output is wrong (0: exact).
+
+    Returns
+    -------
+    CutSetBound
+
+    Examples
+    --------
+    >>> cut = allreduce_cut_bound(8, 8000, 16)
+    >>> cut.information, cut.qubits, cut.superdense_ring, cut.classical_ring
+    (128000.0, 64000.0, 112000, 224000)
+    >>> cut.superdense_ratio, cut.classical_ratio, cut.allows(qubits=63999)
+    (1.75, 1.75, False)
+    >>> cut.vga_bits_in, cut.allows(bits=cut.vga_bits_in)
+    (896000, True)
+    """
+    P, d, bits = (check_int(workers, "P (number of workers)", 2), check_int(d, "d", 1),
+                  check_bits(bits))
+    error = check_float(error, "error", 0.0, 1.0, hi_open=True)
+    n = d * bits
+    h = 0.0 if error == 0.0 else -(error * math.log2(error)
+                                   + (1 - error) * math.log2(1 - error))
+    info = max(0.0, (1 - error) * n - h)
+    C = _chunk_of_message(P)
+    sd_in = int(_message_units(d, P, bits, "superdense", C).sum(axis=0).max())
+    cl_in = int(_message_units(d, P, bits, "classical", C).sum(axis=0).max())
+    return CutSetBound(workers=P, d=d, bits=bits, error=error, information=float(info),
+                       qubits=info / 2, classical_bits=float(info), superdense_ring=sd_in,
+                       classical_ring=cl_in, vga_bits_in=(P - 1) * n, vga_bits_out=n)

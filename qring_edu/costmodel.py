@@ -423,22 +423,28 @@ def bucketed_iteration_time(compute: float, workers: int, d: int, bits: int, alp
     i.e. during its forward and backward pass; ``ahead=1``: also during the previous iteration,
     quantum memories holding pairs for one iteration).
 
-    Steady state (``method="formula"``, exact when P divides every bucket size; ``"simulate"``
-    runs the event simulation above and agrees with it then). With ``R_j`` the ring time of
-    bucket j and ``e_j = max(ready[j], e_{j-1}) + R_j`` (``e_{-1} = 0``):
+    Steady state. ``method="simulate"`` runs the event simulation above until the per-worker
+    start times repeat; ``method="formula"`` evaluates the closed form below, which is exact when
+    P divides every bucket size (every link then carries the same messages; the tests check the
+    two against each other) and otherwise charges every ring step its largest message (for
+    ResNet-50 buckets 1e-6 to 1e-4 relative above the simulation). With ``R_j`` the ring time of
+    bucket j, ``D_j = alpha + Q_j beta_qubit`` and ``e_j = max(ready[j], e_{j-1}) + R_j``
+    (``e_{-1} = 0``):
 
     * classical: ``total = e_{B-1}``;
-    * superdense, ``ahead >= 1``: ``total = max(e_{B-1}, sum_j (R_j + D_j))`` with ``R_j`` the
-      superdense ring time and ``D_j = alpha + Q_j beta_qubit`` — the link must carry the online
-      qubits *and* the distribution qubits of every iteration, which together equal the
-      classical bits (plus one per odd message);
+    * superdense, ``ahead >= 1``: ``total = max(e_{B-1}, sum_j (R_j + D_j))`` with the superdense
+      ``R_j`` — the link must carry the online qubits *and* the distribution qubits of every
+      iteration, which together equal the classical bits (plus one per odd-length message);
     * superdense, ``ahead = 0``: ``e_j = max(ready[j], e_{j-1}, D_0 + .. + D_j + R_0 + .. +
-      R_{j-1}) + R_j``.
+      R_{j-1}) + R_j``, whose last term is the same number: pairs never need to be kept longer
+      than one iteration (the link's idle time before each bucket always suffices).
 
     Hence, with ``beta_qubit = beta`` and even messages, the superdense ring saves
-    ``min(e_cl - e_q, idle_cl - B alpha)`` (``ahead >= 1``): the halving of the critical path
-    (chiefly the tail after the last bucket), but never more than the link time the classical
-    schedule leaves idle. If the link is busy the whole iteration, nothing is saved.
+    ``min(e_cl - e_q, idle_cl - B alpha)``: the shortening of the critical path by the halved
+    messages (in compute-bound iterations only the tail after the last bucket), but never more
+    than the link time the classical schedule leaves idle (at least the forward pass and the
+    first bucket's backward). If the link is busy the whole iteration, nothing is saved.
+    :func:`bucketed_best_ratio` gives the best case over all compute times.
 
     Parameters
     ----------
@@ -458,7 +464,8 @@ def bucketed_iteration_time(compute: float, workers: int, d: int, bits: int, alp
     ready : sequence of B floats in [0, compute], non-decreasing, optional
         The buckets' ready times (seconds after the iteration starts).
     ahead : int >= 0
-        How many iterations ahead the pairs may be distributed (superdense; ignored classically).
+        How many iterations ahead the pairs may be distributed (superdense; ignored
+        classically, where the result reports 0).
     method : "simulate" | "formula"
 
     Returns

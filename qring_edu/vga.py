@@ -1300,7 +1300,8 @@ def vga_epsilon(n_copies: int, test_fraction: float, bad_fraction: float, *,
     ``1 - (1 - delta_P)**b`` (0.990 at P = 4, b = 8); known pads on one qubit GHZ
     ``delta_P = (1 - 2**(1-P))/2`` (7/16 at P = 4); a split worker (the minimum over every
     attack that lets the source predict a pad digit with certainty) 1/4. The old default 1/2
-    was the supremum of ``delta_P`` over P, the detection of no register.
+    was the supremum of ``delta_P`` over P (never attained), not the minimum detection of any
+    attack class.
 
     What it does not cover: bad copies whose detection is below ``detection`` (partially bad
     copies, :func:`rotated_ghz_leak`, are caught with probability of order t**2), attacks

@@ -143,6 +143,28 @@ def test_split_worker_keeps_the_sum_and_leaks_the_lowest_bit():
         assert len(support) == 2 ** (b * (P - 1)) // 2 and np.allclose(probs[support], 1 / 8)
 
 
+def test_known_pads_on_the_top_qubit_only_leak_every_lowest_bit():
+    """The cheapest known-pads register: product |+>/|-> states (even parity) on qubit GHZ b-1,
+    genuine GHZ elsewhere. Sums exact, m_j - x_j has the parity the source chose, for every j;
+    one test in b fails, with probability delta_P."""
+    P, b = 3, 2
+    parities = [1, 0, 1]
+    top = np.array([1.0])
+    for j in range(P):
+        top = np.kron(np.array([1, -1 if parities[j] else 1]) / 2**0.5, top)
+    idx = np.arange(2 ** (P * b))
+    psi = np.ones(2 ** (P * b))
+    for i, s in enumerate([_ghz_vector(P), top]):
+        psi = psi * s[sum(((idx >> (b * j + i)) & 1) << j for j in range(P))]
+    for x in ([1, 2, 3], [3, 3, 0]):
+        probs = vga_state_outcome_probabilities(psi, x, b)
+        ms = [[(int(k) >> (b * j)) & 3 for j in range(P)] for k in np.flatnonzero(probs > 1e-12)]
+        assert all(sum(m) % 4 == sum(x) % 4 for m in ms)
+        assert [{(m[j] - x[j]) % 2 for m in ms} for j in range(P)] == [{1}, {0}, {1}]
+    fail = 1 - ghz_state_pass_probability(top)
+    assert abs(fail - detection_probability("known_pads", P, bits=b, attacked_qubits=1)) < 1e-12
+
+
 def test_a_certain_leak_costs_at_least_one_quarter_per_test():
     """Every state in which one worker's qubit is pure and in a product with the rest (what the
     source needs to predict that worker's pad digit with certainty), and every mixture of such

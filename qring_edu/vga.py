@@ -875,8 +875,10 @@ def rotated_ghz_state(angle: float, workers: int) -> np.ndarray:
 
     The admixed basis state is orthogonal to both ``|GHZ+>`` and ``|GHZ->``, so the GHZ test
     fails with probability ``sin(theta)**2 / 2 = (1 - F)/2``: the witness of
-    :func:`ghz_test_operator` is tight on this family (after McCutcheon et al. 2016's point that
-    a copy at trace distance t from GHZ can fail a test with probability of order t**2 only).
+    :func:`ghz_test_operator` is tight on this family. It illustrates the gap between trace
+    distance t and failure probability of order t**2 for GHZ tests (raised after McCutcheon et
+    al., Nat. Commun. 7, 13251 (2016), who verify GHZ states from an untrusted source); the
+    family and every number computed from it are this library's own.
 
     Examples
     --------

@@ -402,7 +402,7 @@ def test_fast_outcome_probabilities_match_the_circuits():
         assert abs(fast.sum() - 1) < 1e-12
 
 
-# -- item 5(d): privacy amplification ---------------------------------------------------------------
+# -- item 5(d): privacy amplification --------------------------------------------------------------
 @pytest.mark.parametrize("source", ["honest", "noisy", "known_pads", "eavesdropper"])
 def test_amplified_sums_exact_and_ledgers_k_fold(source):
     rng = np.random.default_rng(3)
@@ -457,10 +457,11 @@ def test_amplified_leak_probability_by_enumeration_and_by_the_protocol():
                             eavesdrop_fraction=3 / 8, amplification=2, seed=seed)
         hits += bool(res.attacker_knows[0])
     assert abs(hits / runs - exact) < 4 * math.sqrt(exact * (1 - exact) / runs)
-    assert amplified_leak_probability(10, 10, 4) == 1.0 and amplified_leak_probability(10, 3, 4) == 0
+    assert amplified_leak_probability(10, 10, 4) == 1.0
+    assert amplified_leak_probability(10, 3, 4) == 0
 
 
-# -- item 5(e): exact total-variation distance of the transcript -------------------------------------
+# -- item 5(e): exact total-variation distance of the transcript -----------------------------------
 def test_transcript_distance_exact_equals_closed_form():
     for P, bits in ((2, 1), (2, 3), (3, 2), (4, 1), (3, 3)):
         x = list(range(1, P + 1))
@@ -495,7 +496,7 @@ def test_transcript_distance_from_the_circuits():
     assert abs(tv / 2 - transcript_distance(x, bits, source="known_pads")) < 1e-9
 
 
-# -- bad input --------------------------------------------------------------------------------------
+# -- bad input -------------------------------------------------------------------------------------
 def test_bad_input_of_the_new_functions():
     cases = [
         (lambda: detection_probability("evil", 3, bits=4), ValueError, "attack"),

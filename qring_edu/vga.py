@@ -100,6 +100,7 @@ from ._validate import (
     check_seed,
 )
 from .fixedpoint import to_signed, word_mask
+from .holevo import as_density_matrix
 from .ring import AllReduceResult, ring_allreduce
 
 __all__ = [
@@ -596,8 +597,6 @@ def ghz_test_operator(workers: int) -> np.ndarray:
 
 def _as_state(state, name: str = "state") -> tuple[np.ndarray, int]:
     """A density matrix of P qubits (from a vector or a matrix) and its P."""
-    from .holevo import as_density_matrix  # same floor (protocols); only the validation
-
     rho = as_density_matrix(state, name)
     dim = rho.shape[0]
     workers = dim.bit_length() - 1

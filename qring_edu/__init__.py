@@ -21,7 +21,16 @@ from .costmodel import (
     ring_time,
 )
 from .fixedpoint import FixedPoint, fixed_point, modular_sum, to_signed, to_words
-from .alignment import GAPIP_PROTOCOLS, Decision, alignment_state, gapip, gapip_circuit, gapip_sample_qiskit
+from .alignment import (
+    GAPIP_CONFIDENCES,
+    GAPIP_PROTOCOLS,
+    Decision,
+    alignment_state,
+    controlled_reflection_circuit,
+    gapip,
+    gapip_circuit,
+    gapip_sample_qiskit,
+)
 from .holevo import (
     AccessibleInformation,
     Ensemble,
@@ -62,13 +71,23 @@ from .superdense import (
     superdense_send_qiskit,
 )
 from .sign_audit import (
+    TIEAUDIT_ATTACKS,
+    TIEAUDIT_BOUNDS,
+    TIEAUDIT_NOISE_MODELS,
     TIEAUDIT_PROTOCOLS,
+    TIEAUDIT_TEST_STRINGS,
+    TIEAUDIT_TWIRLS,
     Estimate,
+    copy_y_law,
     random_matching,
+    ratio_bias,
     signs_with_disagreement,
     tieaudit,
     tieaudit_circuit,
+    tieaudit_copies,
+    tieaudit_failure_probability,
     tieaudit_sample_qiskit,
+    tieaudit_worst_failure,
 )
 from .training import TrainingRun, make_moons, train_data_parallel
 from .vga import (
@@ -142,19 +161,31 @@ __all__ = [
     "vga_epsilon",
     "vga_outcome_probabilities",
     "vga_ring_allreduce",
+    "GAPIP_CONFIDENCES",
     "GAPIP_PROTOCOLS",
     "Decision",
     "alignment_state",
+    "controlled_reflection_circuit",
     "gapip",
     "gapip_circuit",
     "gapip_sample_qiskit",
+    "TIEAUDIT_ATTACKS",
+    "TIEAUDIT_BOUNDS",
+    "TIEAUDIT_NOISE_MODELS",
     "TIEAUDIT_PROTOCOLS",
+    "TIEAUDIT_TEST_STRINGS",
+    "TIEAUDIT_TWIRLS",
     "Estimate",
+    "copy_y_law",
     "random_matching",
+    "ratio_bias",
     "signs_with_disagreement",
     "tieaudit",
     "tieaudit_circuit",
+    "tieaudit_copies",
+    "tieaudit_failure_probability",
     "tieaudit_sample_qiskit",
+    "tieaudit_worst_failure",
     "CLAIM_KEYS",
     "Claim",
     "reproduce_claims",

@@ -141,7 +141,8 @@ def test_exact_sketch_length():
         # Hoeffding asks about 2 ln(1/delta) / z_delta^2 times more.
         r = sketch_bits(tau, delta) / k
         assert 1.7 < r < 2.6
-    assert classical_bits(2**16, 0.02, bound="exact") == ("sketch", sketch_bits(0.02, bound="exact"))
+    exact_k = sketch_bits(0.02, bound="exact")
+    assert classical_bits(2**16, 0.02, bound="exact") == ("sketch", exact_k)
     g, h = aligned_pair(2**16, 0.02, seed=0)
     d = gapip(g, h, 0.02, protocol="classical", confidence="exact", seed=0)
     assert d.protocol == "sketch" and d.cost == sketch_bits(0.02, bound="exact")

@@ -33,7 +33,11 @@ Protocols (the ``protocol=`` names of :func:`tieaudit`)
     replacement; fewer than ``m_0`` pairs appear with probability ``<= exp(-m_0/4)``, a Chernoff
     bound for the negatively associated pair indicators). So ``k ≈ sqrt(4 m_0 P / alpha)
     = O(sqrt(P/alpha)/eps)`` bits, capped at ``P`` (then the server sends everything and ``f``
-    is exact).
+    is exact). This plan is valid with much room (its exact failure probability at
+    ``P = 2^16, alpha = 1, eps = delta = 0.05`` is below 1e-3); ``bound="exact"``
+    (:func:`classical_subset_size`) takes the smallest ``k`` whose exact worst-case failure —
+    exact law of the number of pairs inside the subset, hypergeometric sampling of the pairs —
+    is ``<= delta``, about 2.1 times fewer bits.
 
 How many copies (``bound=`` of :func:`tieaudit_copies`)
 ------------------------------------------------------
@@ -156,6 +160,7 @@ __all__ = [
     "tieaudit_failure_probability",
     "tieaudit_worst_failure",
     "classical_subset_size",
+    "classical_worst_failure",
     "check_signs",
     "check_matching",
     "disagreement_fraction",
@@ -577,19 +582,135 @@ def tieaudit_copies(alpha: float, eps: float, delta: float = 0.05, noise: float 
     return (n, 0) if noise == 0.0 else (n, n)
 
 
-def classical_subset_size(P: int, alpha: float, eps: float, delta: float = 0.05) -> int:
-    """Subset size ``k`` of the classical protocol: the smallest ``k`` with
-    ``m k (k-1) / (P (P-1)) >= 2 m_0``, ``m = alpha P / 2``, ``m_0 = ceil(ln(4/delta)/(2 eps^2))``,
-    capped at ``P`` (send every sign); ``k ≈ sqrt(4 m_0 P / alpha)``.
+def _log_choose(n, k):
+    from scipy.special import gammaln
+
+    return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
+
+
+def _pairs_inside_law(P: int, m: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Law of ``J``, the number of the ``m`` pairs with both ends in a uniformly random
+    ``k``-subset of ``P`` coordinates: ``(j, P(J = j))`` on a window of ``±14 sd`` around the mean
+    (the mass outside is below 1e-30).
+
+    The subset takes ``T ~ Hypergeom(P, 2m, k)`` matched coordinates, uniformly among the ``2m``;
+    given ``T = t``, ``P(J = j) = C(m, j) C(m - j, t - 2j) 2^(t - 2j) / C(2m, t)`` (``j`` full
+    pairs, ``t - 2j`` pairs with one end inside)."""
+    from scipy.stats import hypergeom
+
+    if 2 * m == P:
+        ts, pt = np.array([k]), np.array([1.0])
+    else:
+        T = hypergeom(P, 2 * m, k)
+        mu, sd = float(T.mean()), float(T.std())
+        ts = np.arange(max(0, k - (P - 2 * m), int(mu - 12 * sd) - 1),
+                       min(2 * m, k, int(math.ceil(mu + 12 * sd)) + 1) + 1)
+        pt = T.pmf(ts)
+    mu_j = m * k * (k - 1) / (P * (P - 1))
+    w = 14.0 * math.sqrt(mu_j + 1.0)
+    j = np.arange(max(0, int(mu_j - w) - 2), min(m, k // 2, int(mu_j + w) + 3) + 1)
+    J, TT = np.meshgrid(j, ts, indexing="ij")
+    h = TT - 2 * J
+    ok = (h >= 0) & (h <= m - J)
+    hh = np.where(ok, h, 0)
+    lp = _log_choose(m, J) + _log_choose(m - J, hh) + hh * math.log(2.0) - _log_choose(2 * m, TT)
+    pj = np.where(ok, np.exp(np.where(ok, lp, 0.0)), 0.0) @ pt
+    return j, pj
+
+
+def _classical_fail(j: np.ndarray, pj: np.ndarray, m: int, D: int, eps: float) -> float:
+    """Failure of the classical estimate when ``D`` of the ``m`` pairs disagree: given ``J = j``
+    the client sees ``X ~ Hypergeom(m, D, j)`` disagreeing pairs, ``f_hat = X / j`` (``1/2``
+    when ``j = 0``). The hypergeometric laws are evaluated in log space on ``±16 sd`` around
+    ``j f`` (the mass outside is below 1e-50)."""
+    f = D / m
+    p = float(pj[j == 0].sum()) if abs(0.5 - f) > eps else 0.0
+    keep = (j > 0) & (pj > 1e-300)
+    jj, pp = j[keep], pj[keep]
+    if not jj.size:
+        return p
+    if D == 0 or D == m:                 # every sampled pair tells the truth
+        return p
+    sd = math.sqrt(jj.max() * f * (1.0 - f)) + 1.0
+    lo_x = max(0, int(jj.min() * f - 16 * sd) - 1)
+    hi_x = min(int(jj.max()), int(jj.max() * f + 16 * sd) + 1)
+    x = np.arange(lo_x, hi_x + 1)
+    X, JJ = np.meshgrid(x, jj)
+    ok = (X <= JJ) & (X <= D) & (JJ - X <= m - D)
+    # log C(D, x) + log C(m - D, j - x) - log C(m, j) from 1-D tables (gammaln is the cost)
+    a = _log_choose(D, np.minimum(x, D))
+    r = np.arange(0, int(jj.max()) - lo_x + 1)
+    b = _log_choose(m - D, np.minimum(r, m - D))
+    c = _log_choose(m, jj)
+    lp = a[None, :] + b[np.clip(JJ - X, 0, r.size - 1)] - c[:, None]
+    pmf = np.where(ok, np.exp(np.where(ok, lp, -np.inf)), 0.0)
+    tol = 1e-9
+    fail = (X < JJ * (f - eps) - tol) | (X > JJ * (f + eps) + tol)
+    return p + float(pp @ np.where(fail, pmf, 0.0).sum(axis=1))
+
+
+def classical_worst_failure(P: int, alpha: float, k: int, eps: float) -> tuple[float, float]:
+    """Exact ``max_f P(|f_hat - f| > eps)`` of the classical protocol with subset size ``k``, over
+    the ``f = D/m`` of a matching of ``m = round(alpha P / 2)`` pairs; returns ``(probability,
+    argmax f)``. Exact law of the number of pairs inside the subset (:func:`_pairs_inside_law`),
+    hypergeometric sampling of the pairs; ``D`` on a grid of 26 values in ``[0, m/2]`` refined to
+    steps of ``m/1000`` around the largest.
 
     Examples
     --------
-    >>> classical_subset_size(2**20, 1.0, 0.05)
-    60651
+    >>> p, f = classical_worst_failure(2**16, 1.0, 7065, 0.05)    # the exact plan
+    >>> round(p, 4), round(f, 3)
+    (0.05, 0.479)
     """
     P = check_int(P, "P", 2)
-    alpha = _check_alpha(alpha)
-    eps, delta = _check_eps(eps), _check_delta(delta)
+    alpha, eps = _check_alpha(alpha), _check_eps(eps)
+    k = check_int(k, "k", 1, P)
+    m = max(1, int(round(alpha * P / 2.0)))
+    j, pj = _pairs_inside_law(P, m, k)
+    grid = np.unique(np.round(np.linspace(0.0, 0.5, 26) * m).astype(np.int64))
+    ps = [_classical_fail(j, pj, m, int(D), eps) for D in grid]
+    D0 = int(grid[int(np.argmax(ps))])
+    step = max(1, m // 1000)
+    fine = np.unique(np.clip(np.arange(D0 - 10 * step, D0 + 10 * step + 1, step), 0, m // 2))
+    pf = [_classical_fail(j, pj, m, int(D), eps) for D in fine]
+    allD = np.concatenate([grid, fine])
+    allp = np.array(ps + pf)
+    i = int(np.argmax(allp))
+    return float(allp[i]), float(allD[i] / m)
+
+
+@functools.lru_cache(maxsize=256)
+def _exact_subset_size(P: int, alpha: float, eps: float, delta: float) -> int:
+    from scipy.stats import norm
+
+    def fails(k: int) -> bool:
+        return k < P and classical_worst_failure(P, alpha, k, eps)[0] > delta
+
+    m = max(1, int(round(alpha * P / 2.0)))
+    # Normal guess: about z^2 / (4 eps^2) pairs (fewer by the finite-population factor).
+    need = norm.isf(delta / 2.0) ** 2 / (4.0 * eps * eps)
+    need = need / (1.0 + need / m)
+    guess = math.sqrt(need * P * (P - 1) / m)
+    hi = min(P, int(math.ceil(1.15 * guess)) + 2)
+    if fails(hi):
+        hi = _hoeffding_subset_size(P, alpha, eps, delta)
+        while fails(hi):
+            hi = min(P, 2 * hi)
+    lo = max(1, int(0.85 * guess))
+    while lo > 1 and not fails(lo):
+        lo //= 2
+    if not fails(lo):
+        return lo
+    while hi - lo > 1:                  # fails(lo), not fails(hi)
+        mid = (lo + hi) // 2
+        if fails(mid):
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def _hoeffding_subset_size(P: int, alpha: float, eps: float, delta: float) -> int:
     m = alpha * P / 2.0
     m0 = math.ceil(math.log(4.0 / delta) / (2.0 * eps**2))
     if m < 2 * m0:
@@ -599,11 +720,40 @@ def classical_subset_size(P: int, alpha: float, eps: float, delta: float = 0.05)
     return min(P, k)
 
 
+def classical_subset_size(P: int, alpha: float, eps: float, delta: float = 0.05, *,
+                          bound: str = "hoeffding") -> int:
+    """Subset size ``k`` of the classical protocol, capped at ``P`` (send every sign).
+
+    ``bound="hoeffding"`` (default; ``"bernstein"`` is the same: the disagreement indicator's
+    worst-case variance 1/4 is already Hoeffding's): the smallest ``k`` with
+    ``m k (k-1) / (P (P-1)) >= 2 m_0``, ``m = alpha P / 2``,
+    ``m_0 = ceil(ln(4/delta)/(2 eps^2))``; ``k ≈ sqrt(4 m_0 P / alpha)``. ``bound="exact"``:
+    the smallest ``k`` whose exact worst-case failure probability
+    (:func:`classical_worst_failure`) is ``<= delta`` (bisection; seconds, cached).
+
+    Examples
+    --------
+    >>> classical_subset_size(2**20, 1.0, 0.05)
+    60651
+    >>> classical_subset_size(2**12, 0.5, 0.05)          # Hoeffding: send every sign
+    4096
+    >>> classical_subset_size(2**12, 0.5, 0.05, bound="exact")
+    2145
+    """
+    P = check_int(P, "P", 2)
+    alpha = _check_alpha(alpha)
+    eps, delta = _check_eps(eps), _check_delta(delta)
+    check_choice(bound, "bound", TIEAUDIT_BOUNDS)
+    if bound == "exact":
+        return _exact_subset_size(P, alpha, eps, delta)
+    return _hoeffding_subset_size(P, alpha, eps, delta)
+
+
 def tieaudit_cost(P: int, eps: float, *, protocol: str = "quantum", alpha: float = 1.0,
                   delta: float = 0.05, noise: float = 0.0, bound: str = "bernstein") -> int:
     """Communication of :func:`tieaudit` without running it (deterministic): qubits for
     ``"quantum"``, classical bits for ``"entanglement_assisted"`` (plus as many ebits) and
-    ``"classical"`` (``bound`` applies to the quantum protocols).
+    ``"classical"`` (``bound`` sizes both: :func:`tieaudit_copies`, :func:`classical_subset_size`).
 
     Examples
     --------
@@ -617,7 +767,7 @@ def tieaudit_cost(P: int, eps: float, *, protocol: str = "quantum", alpha: float
         raise ValueError(f"P must be a power of two P = 2^n, got {P}")
     check_choice(protocol, "protocol", TIEAUDIT_PROTOCOLS)
     if protocol == "classical":
-        return classical_subset_size(P, alpha, eps, delta)
+        return classical_subset_size(P, alpha, eps, delta, bound=bound)
     data, test = tieaudit_copies(alpha, eps, delta, noise, bound=bound)
     return (data + test) * (P.bit_length() - 1)
 
@@ -1066,7 +1216,7 @@ def tieaudit(signs, matching, eps: float, *, protocol: str = "quantum", delta: f
         if noise or attack != "uniform":
             raise ValueError("noise and attack apply to the quantum protocols only; use "
                              "noise=0.0, attack='uniform' with protocol='classical'")
-        k = classical_subset_size(P, alpha, eps, delta)
+        k = classical_subset_size(P, alpha, eps, delta, bound=bound)
         inside = np.zeros(P, dtype=bool)
         inside[rng.permutation(P)[:k]] = True          # shared randomness: the subset
         both = inside[m[:, 0]] & inside[m[:, 1]]

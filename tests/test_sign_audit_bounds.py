@@ -129,3 +129,57 @@ def test_bad_bound():
         tieaudit_failure_probability(0, 0.5, 0.1, 0.2)
     with pytest.raises(ValueError, match="f must be"):
         tieaudit_failure_probability(10, 0.5, 0.1, 1.5)
+
+
+def test_pairs_inside_law_by_enumeration():
+    from itertools import combinations
+
+    from qring_edu.sign_audit import _pairs_inside_law
+
+    P, pairs = 10, [(0, 1), (2, 3), (4, 5)]
+    for k in (3, 5, 8):
+        counts = np.zeros(4)
+        subsets = list(combinations(range(P), k))
+        for S in subsets:
+            counts[sum(a in S and b in S for a, b in pairs)] += 1
+        j, pj = _pairs_inside_law(P, len(pairs), k)
+        got = np.zeros(4)
+        got[j[j <= 3]] = pj[j <= 3]
+        assert np.allclose(got, counts / len(subsets), atol=1e-12)
+
+
+def test_classical_exact_failure_against_monte_carlo():
+    from qring_edu.sign_audit import _classical_fail, _pairs_inside_law
+
+    P, m, k, D, eps = 128, 32, 60, 13, 0.1
+    j, pj = _pairs_inside_law(P, m, k)
+    exact = _classical_fail(j, pj, m, D, eps)
+    rng = np.random.default_rng(0)
+    pairs = rng.permutation(P)[: 2 * m].reshape(m, 2)
+    dis = np.zeros(m, bool)
+    dis[:D] = True
+    trials, fails = 20000, 0
+    for _ in range(trials):
+        inside = np.zeros(P, bool)
+        inside[rng.permutation(P)[:k]] = True
+        both = inside[pairs[:, 0]] & inside[pairs[:, 1]]
+        est = dis[both].mean() if both.any() else 0.5
+        fails += abs(est - D / m) > eps + 1e-12
+    assert abs(fails / trials - exact) < 4 * math.sqrt(exact * (1 - exact) / trials)
+
+
+def test_classical_exact_subset_size():
+    from qring_edu.sign_audit import classical_subset_size, classical_worst_failure
+
+    P, alpha, eps, delta = 2**12, 0.5, 0.05, 0.05
+    k = classical_subset_size(P, alpha, eps, delta, bound="exact")
+    assert classical_subset_size(P, alpha, eps, delta) == P       # Hoeffding: send every sign
+    assert k < P and classical_worst_failure(P, alpha, k, eps)[0] <= delta
+    assert classical_worst_failure(P, alpha, int(0.9 * k), eps)[0] > delta
+    assert tieaudit_cost(P, eps, protocol="classical", alpha=alpha, bound="exact") == k
+    # The Hoeffding plan is valid, with a lot of room.
+    k_h = classical_subset_size(2**16, 1.0, eps, delta)
+    assert classical_worst_failure(2**16, 1.0, k_h, eps)[0] < 1e-3
+    e = tieaudit(np.ones(P), random_matching(P, alpha, seed=0), eps, protocol="classical",
+                 bound="exact", seed=0)
+    assert e.cost == k and e.value == 0.0

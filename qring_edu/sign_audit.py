@@ -58,16 +58,20 @@ about 3,900 (exact). Quantum cost: ``O(eps^-2 alpha^-1 log(1/delta) log P)`` qub
 
 What is proven about the classical side
 ---------------------------------------
-The classical protocol above sends ``O(sqrt(P/alpha)/eps)`` bits (an upper bound). The matching
-lower bound that is proven holds at *constant* accuracy and for small coverage only: Boolean
-hidden matching (Gavinsky, Kempe, Kerenidis, Raz, de Wolf 2007/2008: for ``alpha_BHM in (0,
-1/4]``, i.e. ``alpha_BHM P`` edges, every bounded-error classical one-way protocol, shared
-randomness allowed, sends ``Omega(sqrt(P/alpha_BHM))`` bits) reduces to TieAudit with coverage
-``alpha <= 1/4`` and any ``eps < 1/2``: the client keeps the edges with ``w_e = 0`` or those
-with ``w_e = 1`` (the larger set, truncated to ``alpha P / 2`` edges), on which ``f = b`` or
-``f = 1 - b``. So classical one-way TieAudit needs ``Omega(sqrt(P/alpha))`` bits for
-``alpha <= 1/4`` and constant ``eps < 1/2``; a ``1/eps`` factor in the lower bound is not
-established, and neither is a ``Theta(sqrt(P)/eps)``.
+The classical protocol above sends ``O(sqrt(P/alpha)/eps)`` bits (an upper bound). The lower
+bound that is proven holds at *constant* accuracy and for small coverage only. Boolean hidden
+matching (Gavinsky, Kempe, Kerenidis, Raz, de Wolf 2007/2008): Alice has ``x in {0,1}^P``, Bob
+a matching of ``alpha_BHM P`` edges and ``w`` with one bit per edge, with the promise
+``x_i ⊕ x_j ⊕ w_ij = b`` on every edge; for ``alpha_BHM in (0, 1/4]`` every bounded-error
+classical one-way protocol (shared randomness allowed) sends ``Omega(sqrt(P/alpha_BHM))``
+bits. It reduces to TieAudit: with ``s_i = (-1)^(x_i)`` the client keeps the edges with
+``w_e = 0`` or those with ``w_e = 1``, whichever set is larger, truncated to exactly
+``alpha_BHM P / 2`` edges; on them ``f = b`` or ``f = 1 - b``, so any estimate within
+``eps < 1/2`` reveals ``b``. Hence classical one-way TieAudit with coverage ``alpha <= 1/4`` and
+constant ``eps < 1/2`` needs ``Omega(sqrt(P/alpha))`` bits; a ``1/eps`` factor in the lower
+bound is not established, and neither is a ``Theta(sqrt(P)/eps)``. (The restriction to partial
+matchings matters: for a perfect matching with ``P/2`` odd the XOR over the matching of
+``x_i ⊕ x_j ⊕ w_ij`` is ``(P/2) b = b mod 2``, so the single bit ``parity(x)`` decides ``b``.)
 
 Noise, test copies and what the channel can see (quantum protocols)
 -------------------------------------------------------------------

@@ -7,7 +7,8 @@ compiles it with XeLaTeX. This extension does what the LaTeX side needs beyond t
 * **Preamble.** The bra-ket macros are those of ``mathjax3_config`` in ``_config.yml``, written
   as LaTeX definitions, so they are defined once for both outputs. Greek letters in section
   titles become Unicode characters in the PDF bookmarks. ``✘``/``✔`` (the checkers' feedback,
-  the claims table) come from DejaVu Sans, as DejaVu Serif has no dingbats. The bibliography is
+  the claims table) come from DejaVu Sans, as DejaVu Serif has no dingbats, and otter-grader's
+  ``❌``/``✅`` (no DejaVu font has them) are set as ``✗``/``✔``. The bibliography is
   typeset inside the chapter that holds the ``{bibliography}`` directive, instead of opening a
   chapter "Bibliography" of its own after it.
 * **Class.** ``qringbook.cls`` (next to this file) replaces sphinx-jupyterbook-latex's
@@ -34,9 +35,11 @@ import hashlib
 import re
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import ClassVar
 
 from docutils import nodes
 from sphinx import addnodes
+from sphinx.errors import ExtensionError
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 
@@ -58,8 +61,9 @@ _GREEK = {
     "Gamma": "Γ", "Delta": "Δ", "Theta": "Θ", "Lambda": "Λ", "Xi": "Ξ", "Pi": "Π", "Sigma": "Σ",
     "Phi": "Φ", "Psi": "Ψ", "Omega": "Ω",
 }  # fmt: skip
-# Characters DejaVu Serif (the text font) lacks; DejaVu Sans has them.
-_SANS_SYMBOLS = "✓✔✗✘"
+# Symbols DejaVu Serif (the text font) lacks, set in DejaVu Sans; the two emoji that otter-grader
+# prints (no DejaVu font has them) as the closest dingbats.
+_SANS_SYMBOLS = {"✓": "✓", "✔": "✔", "✗": "✗", "✘": "✘", "⚠": "⚠", "❌": "✗", "✅": "✔"}
 
 _PREAMBLE = r"""
 % --- book/_tools/latex_book.py ---
@@ -80,6 +84,10 @@ _PREAMBLE = r"""
 % book's tables have no caption, hence no number: keep only "continued from previous page".
 \protected\def\sphinxtablecontinued#1{{\def\tablename{}\def\thetable{}\def\textendash{}%
   \def\ {}\textsf{\ignorespaces#1}}}
+% Exercise and solution boxes start on a new page rather than leave their title bar alone at
+% the foot of one (\qringkeep before each, see BookStructure).
+\usepackage{needspace}
+\newcommand{\qringkeep}{\needspace{6\baselineskip}}
 \usepackage{newunicodechar}
 \newfontfamily\qringsymbolfont{DejaVu Sans}
 """
@@ -104,7 +112,9 @@ def _configure_latex(app, config) -> None:
     # (hyperref's psdextra would read unicode-math's \varepsilon as a character code and stop).
     greek = "".join(f"\\def\\{name}{{{char}}}" for name, char in _GREEK.items())
     lines.append(f"\\pdfstringdefDisableCommands{{{greek}}}")
-    lines += [f"\\newunicodechar{{{c}}}{{{{\\qringsymbolfont {c}}}}}" for c in _SANS_SYMBOLS]
+    lines += [
+        f"\\newunicodechar{{{c}}}{{{{\\qringsymbolfont {g}}}}}" for c, g in _SANS_SYMBOLS.items()
+    ]
     elements = dict(config.latex_elements)
     elements["preamble"] = elements.get("preamble", "") + "\n".join(lines) + "\n"
     config.latex_elements = elements
@@ -123,15 +133,19 @@ class _HTMLToNodes(HTMLParser):
     ``image_dir``. Scripts, styles and form controls are dropped. Unknown tags keep their text.
     """
 
-    _INLINE = {
+    _INLINE: ClassVar[dict[str, type[nodes.Element]]] = {
         "b": nodes.strong, "strong": nodes.strong, "i": nodes.emphasis, "em": nodes.emphasis,
         "code": nodes.literal, "tt": nodes.literal, "kbd": nodes.literal, "sub": nodes.subscript,
         "sup": nodes.superscript,
     }  # fmt: skip
-    _SKIP = {"script", "style", "button", "input", "select", "option", "textarea", "svg", "head"}
-    _BLOCK = {"p", "div", "section", "figure", "figcaption", "h1", "h2", "h3", "h4", "h5", "h6",
-              "blockquote", "center", "label", "pre", "details", "summary", "header", "footer"}  # fmt: skip
-    _VOID = {"br", "img", "hr", "col", "input", "meta", "link", "wbr", "source", "area"}
+    _SKIP = frozenset(
+        ["script", "style", "button", "input", "select", "option", "textarea", "svg", "head"]
+    )
+    _BLOCK = frozenset({
+        "p", "div", "section", "figure", "figcaption", "h1", "h2", "h3", "h4", "h5", "h6",
+        "blockquote", "center", "label", "pre", "details", "summary", "header", "footer",
+    })  # fmt: skip
+    _VOID = frozenset(["br", "img", "hr", "col", "input", "meta", "link", "wbr", "source", "area"])
 
     def __init__(self, image_dir: Path, image_prefix: str):
         super().__init__(convert_charrefs=True)
@@ -162,7 +176,7 @@ class _HTMLToNodes(HTMLParser):
 
     def _image(self, attrs: dict) -> None:
         src = attrs.get("src") or ""
-        match = re.match(r"data:image/(png|jpeg);base64,(.*)$", src, flags=re.S)
+        match = re.match(r"data:image/(png|jpeg);base64,(.*)$", src, flags=re.DOTALL)
         if not match:
             alt = attrs.get("alt")
             if alt:
@@ -264,7 +278,9 @@ class _HTMLToNodes(HTMLParser):
             # longtable, which may break across pages
             widths = [c["colwidth"] for c in table.findall(nodes.colspec)]
             total = sum(widths)
-            spec = "".join(f">{{\\raggedright\\arraybackslash}}\\X{{{w}}}{{{total}}}" for w in widths)
+            spec = "".join(
+                f">{{\\raggedright\\arraybackslash}}\\X{{{w}}}{{{total}}}" for w in widths
+            )
             self.blocks[-1] += [
                 _raw("\\begingroup\\small"),
                 addnodes.tabular_col_spec(spec=spec),
@@ -299,7 +315,7 @@ def _table_node(table: dict) -> nodes.table:
     group = nodes.tgroup(cols=ncols)
     node += group
     for k in range(ncols):
-        group += nodes.colspec(colwidth=int(round(widths[k])) if widths else 1)
+        group += nodes.colspec(colwidth=round(widths[k]) if widths else 1)
     for part, part_rows in ((nodes.thead, table["head"]), (nodes.tbody, table["body"])):
         if not part_rows:
             continue
@@ -362,8 +378,10 @@ class HtmlOutputsForLatex(SphinxPostTransform):
                 continue  # a picture, LaTeX or Markdown is there: MyST-NB shows that
             html = "".join(raw.astext() for raw in html_child.findall(nodes.raw))
             converted = html_to_nodes(html, image_dir)
-            if not converted or not "".join(n.astext() for n in converted).strip() and not any(
-                isinstance(n, (nodes.image, nodes.figure)) for n in converted
+            if (
+                not converted
+                or not "".join(n.astext() for n in converted).strip()
+                and not any(isinstance(n, (nodes.image, nodes.figure)) for n in converted)
             ):
                 continue
             bundle.replace_self(converted)
@@ -387,7 +405,9 @@ _MATH_SILENT = re.compile(
 
 
 _MATH_DELIMITED = {"ket": 2, "bra": 2, "braket": 3, "ketbra": 4, "proj": 4, "sqrt": 1}
-_MATH_SPACED = re.compile(r"[=<>+\-]|\\(le|ge|leq|geq|ne|approx|pm|mp|cdot|times|to|in)(?![A-Za-z])")
+_MATH_SPACED = re.compile(
+    r"[=<>+\-]|\\(le|ge|leq|geq|ne|approx|pm|mp|cdot|times|to|in)(?![A-Za-z])"
+)
 
 
 def _math_chars(tex: str) -> int:
@@ -468,6 +488,8 @@ class TableWidthsForLatex(SphinxPostTransform):
             for spec, width in zip(specs, cols):
                 spec["colwidth"] = width
             table["classes"].append("colwidths-given")
+            if len(rows) > 8:  # may not fit on what is left of a page: let it break
+                table["classes"].append("longtable")
             colspec = "".join(
                 f">{{\\raggedright\\arraybackslash}}\\X{{{w}}}{{{sum(cols)}}}" for w in cols
             )
@@ -581,7 +603,7 @@ class BookStructure(SphinxPostTransform):
                 chapter += section
                 sections[key] = section
             sol.parent.remove(sol)
-            sections[key] += sol
+            sections[key] += [_raw("\\qringkeep"), sol]
             title = next(iter(sol.findall(nodes.title)), None)
             if title is not None and sol.get("target_label") in exercises:
                 title.insert(0, _raw(f"\\hyperref[exercise:{sol['target_label']}]{{"))
@@ -590,6 +612,7 @@ class BookStructure(SphinxPostTransform):
             exercise = exercises.get(sol.get("target_label"))
             entry = registry.get(sol.get("label"), {})
             if exercise is not None and exercise.parent is not None:
+                exercise.parent.insert(exercise.parent.index(exercise), _raw("\\qringkeep"))
                 label = f"{entry.get('docname', sol.get('docname'))}:{sol.get('label')}"
                 link = (
                     f"\\par{{\\hfill\\small\\hyperref[{label}]{{\\sphinxstyleemphasis"
@@ -637,7 +660,7 @@ class ProofsForLatex(SphinxPostTransform):
 def _bibliography_docnames(env) -> set[str]:
     try:
         domain = env.get_domain("cite")
-    except Exception:  # sphinxcontrib-bibtex not loaded
+    except ExtensionError:  # sphinxcontrib-bibtex not loaded
         return set()
     return {key.docname for key in getattr(domain, "bibliographies", {})}
 

@@ -46,8 +46,9 @@ CHROMIUM    := /usr/bin/chromium
 # book/_tools/qringbook.cls load, latexmk, DejaVu fonts for text, code and math, pdftotext and
 # pdftoppm for the check), what `make tex` checks for, and where the PDF goes.
 TEX_PACKAGES := texlive-xetex texlive-latex-recommended texlive-latex-extra \
-                texlive-fonts-recommended latexmk fonts-dejavu-core fonts-dejavu-extra poppler-utils
-TEX_COMMANDS := xelatex latexmk pdftotext pdftoppm fc-list kpsewhich
+                texlive-fonts-recommended latexmk fonts-dejavu-core fonts-dejavu-extra fontconfig \
+                poppler-utils
+TEX_COMMANDS := xelatex latexmk pdftotext pdftoppm pdfimages fc-list kpsewhich
 TEX_FILES    := unicode-math.sty fncychap.sty changepage.sty newunicodechar.sty tabulary.sty
 LATEX_DIR    := _build/latex
 PDF_NAME     := qring_edu

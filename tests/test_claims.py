@@ -68,7 +68,7 @@ def test_vga_doubles_copies_and_epsilon_small():
     v = c.values
     assert v["ghz_delivered"] == 2 * v["ghz_used"] and v["ghz_tested"] == v["ghz_used"] == 3200
     assert v["honest_accepted"] and not v["cheat_accepted"]
-    assert 0 < v["epsilon"] < 1e-7
+    assert 0 < v["epsilon"] < 1e-4  # the split-worker floor (detection 1/4)
 
 
 def test_gapip_slopes(claims):

@@ -72,7 +72,7 @@ def test_transcript_comparison_same_and_different_sums():
 def test_epsilon_grid():
     grid = epsilon_grid(0.1, 0.5, max_used=200)
     assert grid.epsilon.shape == (3, grid.used.size)
-    assert grid.epsilon[1, -1] == vga_epsilon(2 * int(grid.used[-1]), 0.5, 0.1)
+    assert grid.epsilon[1, -1] == vga_epsilon(2 * int(grid.used[-1]), 0.5, 0.1, detection=grid.detection)
     assert np.all(grid.epsilon[2] <= grid.epsilon[1] + 1e-15)
     assert np.allclose(grid.overhead, [4 / 3, 2, 4])
     with pytest.raises(ValueError, match="detection"):

@@ -235,7 +235,7 @@ def train_data_parallel(*, workers: int = 4, steps: int = 150, transport: str = 
     model : {"mlp", "vqc"}
         ``"mlp"``: the 2-``hidden``-2 tanh network (:func:`mlp_loss_and_grad`, ``5 hidden + 2``
         parameters). ``"vqc"``: the variational quantum classifier of :mod:`qring_edu.vqc` on
-        ``qubits`` (default 2) qubits with ``layers`` (default 3) layers, ``2 qubits layers``
+        ``qubits`` (default 3) qubits with ``layers`` (default 3) layers, ``2 qubits layers``
         angles, gradients by the parameter-shift rule (:func:`qring_edu.vqc.vqc_loss_and_grad`).
         ``hidden`` is the MLP's only, ``qubits``/``layers`` the VQC's only.
     lr, batch_size, clip, n_samples, seed
@@ -259,7 +259,7 @@ def train_data_parallel(*, workers: int = 4, steps: int = 150, transport: str = 
     >>> a = train_data_parallel(model="vqc", steps=5, transport="classical", seed=0)
     >>> b = train_data_parallel(model="vqc", steps=5, transport="superdense", seed=0)
     >>> bool(np.array_equal(a.weights, b.weights)), a.n_params, 2 * b.online_qubits == a.online_bits
-    (True, 12, True)
+    (True, 18, True)
     """
     workers = check_int(workers, "workers", 2)
     steps = check_int(steps, "steps", 1)
@@ -435,7 +435,7 @@ def gradient_budget(n_params: int, *, workers: int = 4, bits: int = 16, alpha: f
     Parameters
     ----------
     n_params : int >= 1
-        Gradient entries d (the model's parameter count: 82 for the 2-16-2 MLP, 12 for the
+        Gradient entries d (the model's parameter count: 82 for the 2-16-2 MLP, 18 for the
         default VQC).
     workers, bits
         P and the word size b.
@@ -448,9 +448,9 @@ def gradient_budget(n_params: int, *, workers: int = 4, bits: int = 16, alpha: f
 
     Examples
     --------
-    >>> vqc, mlp = gradient_budget(12), gradient_budget(82)
+    >>> vqc, mlp = gradient_budget(18), gradient_budget(82)
     >>> vqc.link_bits, vqc.link_qubits, mlp.link_bits, mlp.link_qubits
-    (288, 144, 1984, 992)
+    (448, 224, 1984, 992)
     >>> round(vqc.crossover_params), vqc.saving < 1e-4
     (250000, True)
     """

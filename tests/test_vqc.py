@@ -78,7 +78,7 @@ def test_parameter_shift_matches_central_differences(qubits, layers):
 
 
 def test_loss_gradient_matches_central_differences():
-    theta, _ = _instance(2, 3, seed=2)
+    theta, _ = _instance(3, 3, seed=2)  # the default size
     X, y = make_moons(40, seed=3)
     loss, grad, acc = vqc_loss_and_grad(theta, X, y)
     eps = 1e-6
@@ -94,16 +94,29 @@ def test_loss_gradient_matches_central_differences():
     assert vqc_loss_accuracy(theta, X, y) == (loss, acc)
 
 
-def test_one_layer_matches_bloch_sphere_formula():
-    # One layer: qubit 0 is RY(t1) RZ(t0) RY(a0)|0> and the CNOT(0 -> 1) leaves Z_0 alone, so
-    # <Z_0> = cos(t1) cos(a0) - sin(t1) sin(a0) cos(t0).
-    rng = np.random.default_rng(4)
-    theta = rng.uniform(-np.pi, np.pi, 4)
+@pytest.mark.parametrize("qubits", [2, 3, 5])
+def test_one_layer_matches_bloch_sphere_formula(qubits):
+    # One layer: qubit q is RY(t1) RZ(t0) RY(a)|0> with <Z_q> = cos t1 cos a - sin t1 sin a cos t0
+    # (Bloch sphere), and the CNOT ladder towards qubit 0 pulls Z_0 back to Z_0 Z_1 ... Z_{n-1}:
+    # on the product state the score is the product of the n single-qubit expectations.
+    rng = np.random.default_rng([4, qubits])
+    theta = rng.uniform(-np.pi, np.pi, 2 * qubits)
     X = rng.normal(size=(20, 2))
-    a0 = vqc_encoding(X)[:, 0]
-    t0, t1 = theta[0], theta[1]
-    expected = np.cos(t1) * np.cos(a0) - np.sin(t1) * np.sin(a0) * np.cos(t0)
-    np.testing.assert_allclose(vqc_scores(theta, X, layers=1), expected, atol=1e-13)
+    a = vqc_encoding(X)
+    t0, t1 = theta[0::2], theta[1::2]
+    z = [np.cos(t1[q]) * np.cos(a[:, q % 2]) - np.sin(t1[q]) * np.sin(a[:, q % 2]) * np.cos(t0[q])
+         for q in range(qubits)]
+    np.testing.assert_allclose(vqc_scores(theta, X, qubits=qubits, layers=1), np.prod(z, axis=0),
+                               atol=1e-13)
+
+
+@pytest.mark.parametrize("qubits,layers", SIZES)
+def test_every_parameter_moves_the_score(qubits, layers):
+    # The ladder keeps every rotation inside the backward light cone of Z_0: no parameter has an
+    # identically zero gradient (a CNOT(0 -> 1) or a CNOT ring would leave two dead angles).
+    theta, X = _instance(qubits, layers, n=20, seed=7)
+    grad = vqc_score_gradient(theta, X, qubits=qubits, layers=layers)
+    assert np.all(np.max(np.abs(grad), axis=0) > 1e-3)
 
 
 def test_scores_are_expectations_and_2pi_periodic():
@@ -134,7 +147,7 @@ def test_chunked_simulation_equals_one_block(monkeypatch):
                                atol=1e-14)
 
 
-@pytest.mark.parametrize("qubits,layers", [(2, 3), (4, 2)])
+@pytest.mark.parametrize("qubits,layers", [(2, 3), (3, 3), (4, 2)])
 def test_circuit_structure(qubits, layers):
     qc = vqc_circuit(qubits, layers)
     ops = dict(qc.count_ops())
@@ -142,7 +155,11 @@ def test_circuit_structure(qubits, layers):
     assert qc.num_parameters == 2 + vqc_n_parameters(qubits, layers)
     assert ops["ry"] == 2 * qubits * layers  # encoding + trainable
     assert ops["rz"] == qubits * layers
-    assert ops["cx"] == (1 if qubits == 2 else qubits) * layers
+    assert ops["cx"] == (qubits - 1) * layers
+    # the ladder: CNOT(n-1 -> n-2), ..., CNOT(1 -> 0) in every layer
+    cx = [tuple(qc.find_bit(b).index for b in inst.qubits) for inst in qc.data
+          if inst.operation.name == "cx"]
+    assert cx[: qubits - 1] == [(q + 1, q) for q in reversed(range(qubits - 1))]
     assert {p.vector.name for p in qc.parameters} == {"x", "θ"}
     assert vqc_observable(qubits).paulis[0].to_label() == "I" * (qubits - 1) + "Z"
 
@@ -154,23 +171,25 @@ BAD = {
     "qubits bool": (lambda: vqc_circuit(True, 3), TypeError, r"qubits"),
     "layers 0": (lambda: vqc_n_parameters(2, 0), ValueError, r"layers"),
     "layers qiskit": (lambda: vqc_circuit(2, 0), ValueError, r"layers"),
-    "params shape": (lambda: vqc_scores(np.zeros(11), [[0, 0]]), ValueError,
-                     r"params.*\(12,\)"),
-    "params 3-D": (lambda: vqc_scores(np.zeros((1, 1, 12)), [[0, 0]]), ValueError, r"params"),
-    "params NaN": (lambda: vqc_scores(np.full(12, np.nan), [[0, 0]]), ValueError, r"params"),
-    "params batch for gradient": (lambda: vqc_score_gradient(np.zeros((2, 12)), [[0, 0]]),
+    "params shape": (lambda: vqc_scores(np.zeros(17), [[0, 0]]), ValueError,
+                     r"params.*\(18,\)"),
+    "params for other size": (lambda: vqc_scores(np.zeros(18), [[0, 0]], qubits=2), ValueError,
+                              r"params.*\(12,\)"),
+    "params 3-D": (lambda: vqc_scores(np.zeros((1, 1, 18)), [[0, 0]]), ValueError, r"params"),
+    "params NaN": (lambda: vqc_scores(np.full(18, np.nan), [[0, 0]]), ValueError, r"params"),
+    "params batch for gradient": (lambda: vqc_score_gradient(np.zeros((2, 18)), [[0, 0]]),
                                   ValueError, r"params"),
-    "X shape": (lambda: vqc_scores(np.zeros(12), [0.0, 0.0]), ValueError, r"X.*\(N, 2\)"),
-    "X 3 features": (lambda: vqc_scores(np.zeros(12), np.zeros((4, 3))), ValueError, r"X"),
-    "X inf": (lambda: vqc_scores(np.zeros(12), [[np.inf, 0]]), ValueError, r"X"),
-    "X strings": (lambda: vqc_scores(np.zeros(12), [["a", "b"]]), TypeError, r"X"),
-    "x statevector": (lambda: vqc_statevector(np.zeros(12), [[0, 0]]), ValueError, r"\bx\b"),
-    "y labels": (lambda: vqc_loss_and_grad(np.zeros(12), np.zeros((3, 2)), [0, 1, 2]),
+    "X shape": (lambda: vqc_scores(np.zeros(18), [0.0, 0.0]), ValueError, r"X.*\(N, 2\)"),
+    "X 3 features": (lambda: vqc_scores(np.zeros(18), np.zeros((4, 3))), ValueError, r"X"),
+    "X inf": (lambda: vqc_scores(np.zeros(18), [[np.inf, 0]]), ValueError, r"X"),
+    "X strings": (lambda: vqc_scores(np.zeros(18), [["a", "b"]]), TypeError, r"X"),
+    "x statevector": (lambda: vqc_statevector(np.zeros(18), [[0, 0]]), ValueError, r"\bx\b"),
+    "y labels": (lambda: vqc_loss_and_grad(np.zeros(18), np.zeros((3, 2)), [0, 1, 2]),
                  ValueError, r"\by\b.*0 and 1"),
-    "y length": (lambda: vqc_loss_and_grad(np.zeros(12), np.zeros((3, 2)), [0, 1]),
+    "y length": (lambda: vqc_loss_and_grad(np.zeros(18), np.zeros((3, 2)), [0, 1]),
                  ValueError, r"y must have shape \(3,\)"),
     "qiskit params": (lambda: vqc_scores_qiskit(np.zeros(5), [[0, 0]]), ValueError, r"params"),
-    "qiskit X": (lambda: vqc_score_gradient_qiskit(np.zeros(12), [1, 2, 3]), ValueError, r"X"),
+    "qiskit X": (lambda: vqc_score_gradient_qiskit(np.zeros(18), [1, 2, 3]), ValueError, r"X"),
 }
 
 

@@ -4,7 +4,7 @@ Layers (imports point downward only):
 
 * core: :mod:`~qring_edu.fixedpoint`, :mod:`~qring_edu.ledger`, argument checks;
 * protocols: :mod:`~qring_edu.ring`, :mod:`~qring_edu.superdense`, :mod:`~qring_edu.costmodel`,
-  :mod:`~qring_edu.training`, :mod:`~qring_edu.holevo`, :mod:`~qring_edu.vga`,
+  :mod:`~qring_edu.training`, :mod:`~qring_edu.vqc`, :mod:`~qring_edu.holevo`, :mod:`~qring_edu.vga`,
   :mod:`~qring_edu.alignment` (GapIP), :mod:`~qring_edu.sign_audit` (TieAudit),
   :mod:`~qring_edu.scaling`, :mod:`~qring_edu.claims`;
 * presentation: :mod:`qring_edu.figures`, :mod:`qring_edu.widgets`, :mod:`qring_edu.exercises`
@@ -70,7 +70,31 @@ from .sign_audit import (
     tieaudit_circuit,
     tieaudit_sample_qiskit,
 )
-from .training import TrainingRun, make_moons, train_data_parallel
+from .training import (
+    TRAINING_MODELS,
+    GradientBudget,
+    LearnerComparison,
+    TrainingRun,
+    compare_learners,
+    gradient_budget,
+    make_moons,
+    ring_link_options,
+    train_data_parallel,
+)
+from .vqc import (
+    VQC_LAYERS,
+    VQC_QUBITS,
+    vqc_circuit,
+    vqc_encoding,
+    vqc_loss_and_grad,
+    vqc_n_parameters,
+    vqc_observable,
+    vqc_score_gradient,
+    vqc_score_gradient_qiskit,
+    vqc_scores,
+    vqc_scores_qiskit,
+    vqc_statevector,
+)
 from .vga import (
     VGALedger,
     VGARingResult,
@@ -132,6 +156,24 @@ __all__ = [
     "to_signed",
     "to_words",
     "train_data_parallel",
+    "TRAINING_MODELS",
+    "GradientBudget",
+    "LearnerComparison",
+    "compare_learners",
+    "gradient_budget",
+    "ring_link_options",
+    "VQC_LAYERS",
+    "VQC_QUBITS",
+    "vqc_circuit",
+    "vqc_encoding",
+    "vqc_loss_and_grad",
+    "vqc_n_parameters",
+    "vqc_observable",
+    "vqc_score_gradient",
+    "vqc_score_gradient_qiskit",
+    "vqc_scores",
+    "vqc_scores_qiskit",
+    "vqc_statevector",
     "VGALedger",
     "VGARingResult",
     "VGAResult",

@@ -30,11 +30,11 @@ from .ring import chunk_bounds, ring_allreduce
 from .vqc import VQC_LAYERS, VQC_QUBITS, vqc_loss_accuracy, vqc_loss_and_grad, vqc_n_parameters
 
 __all__ = ["train_data_parallel", "TrainingRun", "make_moons", "mlp_loss_and_grad",
-           "n_parameters", "MODELS", "ring_link_options", "GradientBudget", "gradient_budget",
-           "LearnerComparison", "compare_learners"]
+           "n_parameters", "TRAINING_MODELS", "ring_link_options", "GradientBudget",
+           "gradient_budget", "LearnerComparison", "compare_learners"]
 
 #: Learners :func:`train_data_parallel` trains.
-MODELS = ("mlp", "vqc")
+TRAINING_MODELS = ("mlp", "vqc")
 #: Arguments of :func:`ring_allreduce` that :func:`train_data_parallel` sets itself.
 _RING_OWN = frozenset({"grads", "transport", "bits", "max_abs", "pair_fidelity", "seed"})
 _DEFAULT_HIDDEN = 16
@@ -200,15 +200,17 @@ def _check_link_options(options: dict, transport: str, custom: bool) -> tuple:
     accepted = ring_link_options()
     unknown = [k for k in options if k not in accepted]
     if unknown:
+        names = ", ".join(map(repr, unknown))
         raise TypeError(
-            f"train_data_parallel got unexpected keyword argument(s) {', '.join(map(repr, unknown))}"
-            "; besides its own arguments it forwards only ring_allreduce's link options, which "
-            f"in this version are: {', '.join(accepted) if accepted else 'none'}")
+            f"train_data_parallel got unexpected keyword argument(s) {names}; besides its own "
+            "arguments it forwards only ring_allreduce's link options, which in this version "
+            f"are: {', '.join(accepted) if accepted else 'none'}")
     if options and (custom or transport == "exact"):
         name = next(iter(options))
+        got = f"transport={transport!r}" + (" with a custom allreduce" if custom else "")
         raise ValueError(f"{name} is a link option of ring_allreduce; it applies only to "
                          "transport='classical' or 'superdense' without a custom allreduce, got "
-                         f"transport={transport!r}" + (" with a custom allreduce" if custom else ""))
+                         + got)
     return tuple(options.items())
 
 
@@ -273,7 +275,7 @@ def train_data_parallel(*, workers: int = 4, steps: int = 150, transport: str = 
     clip = check_float(clip, "clip", 0.0, lo_open=True)
     n_samples = check_int(n_samples, "n_samples", 2 * workers)
     seed = check_int(seed, "seed", 0)
-    model = check_choice(model, "model", MODELS)
+    model = check_choice(model, "model", TRAINING_MODELS)
     if allreduce is not None and not callable(allreduce):
         raise TypeError(f"allreduce must be callable or None, got {type(allreduce).__name__}")
     if pair_fidelity not in (None, 1.0) and (transport != "superdense" or allreduce is not None):
@@ -361,8 +363,9 @@ def train_data_parallel(*, workers: int = 4, steps: int = 150, transport: str = 
     return TrainingRun(workers=workers, steps=steps,
                        transport="custom" if allreduce is not None else transport,
                        pair_fidelity=float(ring_pair_fidelity), losses=losses, accuracies=accs,
-                       weights=W, model=model, bits=bits, ledger_totals=tuple(ledger_totals.items()),
-                       step_units=step_units, link_options=link_items, **totals)
+                       weights=W, model=model, bits=bits,
+                       ledger_totals=tuple(ledger_totals.items()), step_units=step_units,
+                       link_options=link_items, **totals)
 
 
 # --------------------------------------------------------------------------------------------
@@ -403,13 +406,13 @@ class GradientBudget:
 
     @property
     def bandwidth_ratio(self) -> float:
-        """Classical bandwidth term / latency term, ``ceil(d/P) b beta / alpha`` (inf if alpha = 0)."""
+        """Classical bandwidth / latency term, ``ceil(d/P) b beta / alpha`` (inf if alpha = 0)."""
         band = self.classical_time - self.latency
         return math.inf if self.latency == 0 else band / self.latency
 
     @property
     def crossover_params(self) -> float:
-        """``P alpha / (b beta)``: gradient entries at which bandwidth and latency terms are equal."""
+        """``P alpha / (b beta)``: gradient entries where bandwidth and latency terms are equal."""
         return math.inf if self.beta == 0 else self.workers * self.alpha / (self.bits * self.beta)
 
     def params_for_saving(self, fraction: float) -> float:
@@ -542,7 +545,7 @@ class LearnerComparison:
                 f"identical_at_F1: {same})")
 
 
-def compare_learners(*, models=MODELS, fidelities=(1.0, 0.99, 0.95), workers: int = 4,
+def compare_learners(*, models=TRAINING_MODELS, fidelities=(1.0, 0.99, 0.95), workers: int = 4,
                      steps: int = 100, seed: int = 0, **train_kw) -> LearnerComparison:
     """Train every model of ``models`` over the classical ring and over the superdense ring at
     every pair fidelity of ``fidelities`` (:func:`train_data_parallel`, same ``seed``: the same
@@ -561,9 +564,9 @@ def compare_learners(*, models=MODELS, fidelities=(1.0, 0.99, 0.95), workers: in
     """
     if isinstance(models, str):
         models = (models,)
-    models = tuple(check_choice(m, "models", MODELS) for m in models)
+    models = tuple(check_choice(m, "models", TRAINING_MODELS) for m in models)
     if not models or len(set(models)) != len(models):
-        raise ValueError(f"models must be distinct names from {MODELS}, got {models!r}")
+        raise ValueError(f"models must be distinct names from {TRAINING_MODELS}, got {models!r}")
     if isinstance(fidelities, (int, float)):
         fidelities = (fidelities,)
     fidelities = tuple(check_fidelity(F, "fidelities") for F in fidelities)

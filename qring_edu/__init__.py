@@ -84,6 +84,7 @@ from .training import (
 from .vqc import (
     VQC_LAYERS,
     VQC_QUBITS,
+    parameter_shift,
     vqc_circuit,
     vqc_encoding,
     vqc_loss_and_grad,
@@ -164,6 +165,7 @@ __all__ = [
     "ring_link_options",
     "VQC_LAYERS",
     "VQC_QUBITS",
+    "parameter_shift",
     "vqc_circuit",
     "vqc_encoding",
     "vqc_loss_and_grad",

@@ -9,6 +9,7 @@ import pytest
 import qring_edu.vqc as vqc
 from qring_edu.training import make_moons
 from qring_edu.vqc import (
+    parameter_shift,
     vqc_circuit,
     vqc_encoding,
     vqc_loss_accuracy,
@@ -198,3 +199,38 @@ def test_bad_input_names_the_argument(case):
     fn, exc, pattern = BAD[case]
     with pytest.raises(exc, match=pattern):
         fn()
+
+
+def test_generic_parameter_shift_rule():
+    theta, X = _instance(3, 3, n=4, seed=8)
+    ref = vqc_score_gradient(theta, X)
+    before = theta.copy()
+    for j in (0, 7, 17):
+        for shift in (np.pi / 2, np.pi / 4, 2.0):  # exact for every shift not a multiple of π
+            g = parameter_shift(lambda t: vqc_scores(t, X), theta, j, shift=shift)
+            np.testing.assert_allclose(g, ref[:, j], atol=1e-13)
+    assert np.array_equal(theta, before)  # params are not modified
+    # the naive /2 with a shift other than π/2 is wrong by sin(shift)
+    naive = (vqc_scores(theta + np.pi / 4 * np.eye(18)[3], X)
+             - vqc_scores(theta - np.pi / 4 * np.eye(18)[3], X)) / 2
+    np.testing.assert_allclose(naive, np.sin(np.pi / 4) * ref[:, 3], atol=1e-13)
+    # a parameter entering with frequency 2 (cos 2θ) breaks the two-term rule
+    assert parameter_shift(lambda t: np.cos(2 * t[0]), np.array([0.3]), 0) != pytest.approx(
+        -2 * np.sin(0.6))
+    assert isinstance(parameter_shift(lambda t: float(np.sin(t[0])), np.array([0.1]), 0), float)
+
+
+@pytest.mark.parametrize("kw,exc,pattern", [
+    (dict(score=3), TypeError, r"score must be a callable"),
+    (dict(index=18), ValueError, r"index must be in 0\.\.17"),
+    (dict(index=-1), ValueError, r"index"),
+    (dict(shift=np.pi), ValueError, r"shift must not be a multiple of π"),
+    (dict(shift=0.0), ValueError, r"shift"),
+    (dict(params=np.zeros((2, 18))), ValueError, r"params must be 1-D"),
+])
+def test_parameter_shift_bad_input(kw, exc, pattern):
+    args = dict(score=lambda t: vqc_scores(t, [[0.0, 0.0]]), params=np.zeros(18), index=0)
+    args.update(kw)
+    shift = args.pop("shift", np.pi / 2)
+    with pytest.raises(exc, match=pattern):
+        parameter_shift(args["score"], args["params"], args["index"], shift=shift)

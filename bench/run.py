@@ -206,11 +206,13 @@ def main(argv: list[str] | None = None) -> int:
     import bench_peers
     import bench_scale
     import bench_vga
+    import bench_vqc
 
     # The heavy sections last: the scale runs allocate ~13 GiB, and the book executes every
     # chapter in fresh kernels.
     extra_rows: list = []
-    for section in (bench_vga, bench_audit, bench_peers, bench_ddp, bench_scale, bench_book):
+    for section in (bench_vga, bench_audit, bench_vqc, bench_peers, bench_ddp, bench_scale,
+                    bench_book):
         extra_rows += section.run(out, repeats)
 
     # ---------------------------------------------------------------------------------------

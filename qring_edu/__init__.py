@@ -5,7 +5,8 @@ Four floors; imports point downward only (``tests/test_import_layers.py`` enforc
 1. core: :mod:`~qring_edu.fixedpoint`, :mod:`~qring_edu.ledger`, :mod:`~qring_edu.states`
    (NumPy state helpers), argument checks;
 2. protocols, one module per protocol: :mod:`~qring_edu.ring`, :mod:`~qring_edu.superdense`,
-   :mod:`~qring_edu.costmodel`, :mod:`~qring_edu.training`, :mod:`~qring_edu.holevo`,
+   :mod:`~qring_edu.costmodel`, :mod:`~qring_edu.training`,
+   :mod:`~qring_edu.vqc` (variational quantum classifier), :mod:`~qring_edu.holevo`,
    :mod:`~qring_edu.vga`, :mod:`~qring_edu.alignment` (GapIP), :mod:`~qring_edu.sign_audit`
    (TieAudit), :mod:`~qring_edu.ddp` (PyTorch, imported on demand);
 3. experiments, one module per chapter: :mod:`qring_edu.experiments` (sweeps, comparisons, the
@@ -105,7 +106,32 @@ from .sign_audit import (
     tieaudit_sample_qiskit,
     tieaudit_worst_failure,
 )
-from .training import TrainingRun, make_moons, train_data_parallel
+from .training import (
+    TRAINING_MODELS,
+    GradientBudget,
+    LearnerComparison,
+    TrainingRun,
+    compare_learners,
+    gradient_budget,
+    make_moons,
+    ring_link_options,
+    train_data_parallel,
+)
+from .vqc import (
+    VQC_LAYERS,
+    VQC_QUBITS,
+    parameter_shift,
+    vqc_circuit,
+    vqc_encoding,
+    vqc_loss_and_grad,
+    vqc_n_parameters,
+    vqc_observable,
+    vqc_score_gradient,
+    vqc_score_gradient_qiskit,
+    vqc_scores,
+    vqc_scores_qiskit,
+    vqc_statevector,
+)
 from .vga import (
     VGALedger,
     VGARingResult,
@@ -183,6 +209,25 @@ __all__ = [
     "to_signed",
     "to_words",
     "train_data_parallel",
+    "TRAINING_MODELS",
+    "GradientBudget",
+    "LearnerComparison",
+    "compare_learners",
+    "gradient_budget",
+    "ring_link_options",
+    "VQC_LAYERS",
+    "VQC_QUBITS",
+    "parameter_shift",
+    "vqc_circuit",
+    "vqc_encoding",
+    "vqc_loss_and_grad",
+    "vqc_n_parameters",
+    "vqc_observable",
+    "vqc_score_gradient",
+    "vqc_score_gradient_qiskit",
+    "vqc_scores",
+    "vqc_scores_qiskit",
+    "vqc_statevector",
     "VGALedger",
     "VGARingResult",
     "VGAResult",

@@ -25,7 +25,7 @@ from qring_edu.alignment import (
     sketch_bits,
 )
 from qring_edu.alignment import _interval, _run_sketch
-from qring_edu.scaling import aligned_pair
+from qring_edu.experiments.alignment import aligned_pair
 
 
 def _pair(c):

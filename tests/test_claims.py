@@ -118,7 +118,7 @@ def test_markdown_table(claims):
 
 
 def test_renderers_reject_non_claims():
-    assert chapter_label("05_alignment") == "Chapter 5" and chapter_label("notes") == "notes"
+    assert chapter_label("06_alignment") == "Chapter 5" and chapter_label("notes") == "notes"
     for bad in ("table", [1, 2], None):
         with pytest.raises(TypeError):
             claims_table_html(bad)

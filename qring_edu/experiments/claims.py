@@ -274,7 +274,7 @@ def vga_claim(seed: int = 0) -> Claim:
         key="vga",
         claim="Composable ε-secure aggregation via verified entanglement (VGA)",
         paper_figure="a secret random half of the GHZ copies tested: 2× GHZ copies",
-        computed=computed, holds=holds, chapter="04_vga",
+        computed=computed, holds=holds, chapter="05_vga",
         caveat="The test (after Pappa et al.), the split over whole registers and ε as 'all tests "
                "pass yet more than a fraction β of the used copies are bad' are the book's "
                "reconstruction; composability is not something a number can show.",
@@ -307,7 +307,7 @@ def gapip_claim(seed: int = 0, trials: int = 8) -> Claim:
         key="gapip",
         claim="GapIP_τ: quadratic quantum advantage for margin-based alignment testing",
         paper_figure="quantum Õ(τ⁻¹ log P) qubits vs classical Õ(min(τ⁻², P)) bits",
-        computed=computed, holds=holds, chapter="05_alignment",
+        computed=computed, holds=holds, chapter="06_alignment",
         caveat=f"The slopes hold, the advantage is asymptotic: with our constants quantum is "
                f"cheaper only below τ ≈ {tau_x:.4f} at P = {_pow2(16)}, outside the measured range. "
                "Iterative amplitude estimation and the sign sketch are the book's choices.",
@@ -343,7 +343,7 @@ def tieaudit_claim(seed: int = 0, eps: float = 0.05) -> Claim:
         key="tieaudit",
         claim="TieAudit_ε: exponential quantum advantage for sign-consistency auditing",
         paper_figure="quantum O(ε⁻² log P) qubits vs classical one-way Ω(√P) bits",
-        computed=computed, holds=holds, chapter="05_alignment",
+        computed=computed, holds=holds, chapter="06_alignment",
         caveat=f"The classical column is our random-subset protocol (it matches the Ω(√P) lower "
                f"bound, which is a theorem, not a measurement); the crossover moves to "
                f"P = {_pow2(math.log2(x_eps2))} at ε = 0.02.",

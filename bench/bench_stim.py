@@ -426,10 +426,13 @@ def _alternate(call_a: Callable[[int], float], call_b: Callable[[int], float],
 
 
 def _ours_call(sender, inputs: _Inputs, counts: np.ndarray, seed0: int) -> Callable[[int], float]:
+    calls = [0]  # every call draws fresh noise (a seed of its own), whichever pair it is in
+
     def call(i: int) -> float:
+        calls[0] += 1
         bits = inputs.bits[i % len(inputs.bits)]
         t0 = time.perf_counter()
-        received = sender(bits, pair_fidelity=F, seed=1000 * seed0 + i)
+        received = sender(bits, pair_fidelity=F, seed=100_000 * seed0 + calls[0])
         elapsed = time.perf_counter() - t0
         np.add(counts, counts_bits(bits, received), out=counts)
         return elapsed

@@ -315,7 +315,8 @@ def main(argv: list[str] | None = None) -> int:
     out("| benchmark | measured | target | status |")
     out("|---|---:|---:|---|")
     for name, value, target, ok in rows:
-        out(f"| {name} | {value} | {target} | {'PASS' if ok else 'MISS'} |")
+        status = "-" if ok is None else "PASS" if ok else "MISS"  # None: a model, no target
+        out(f"| {name} | {value} | {target} | {status} |")
 
     if args.only:
         previous = args.output.read_text() if args.output.exists() else ""

@@ -62,7 +62,7 @@ from qring_edu import MODEL_SIZES, chunk_bounds, fixed_point, ring_time  # noqa:
 from qring_edu.superdense import flipped_bit_positions, pauli_frames, symbols_needed  # noqa: E402
 
 SIZES = [4 ** k for k in range(1, 14)]     # 4 B .. 64 MiB
-ROUNDS = 40                                 # timed round trips per size
+ROUNDS = 100                                # timed round trips per size
 QUANTILE = 0.1                              # the uncontended time of a size: its 10th percentile
 PINGPONG_TIMEOUT_S = 300
 P_MODEL = 1024
@@ -256,10 +256,9 @@ def run(out: Callable[[str], None], repeats: int) -> list[Row]:
         f"{1 / beta_m / 1e9:.2f} GB/s (residual {resid_m:.0%}): a ping-pong whose process is "
         "not running waits for a core (2 cores, other jobs), so the medians measure the load, "
         "the quantiles the software path. The model below uses the quantile fit.")
-    ok_fit = alpha > 0 and beta > 0 and resid <= 0.5
     rows.append(("gloo point-to-point alpha, beta (this machine, loopback, 10% quantile fit)",
                  f"alpha {alpha * 1e6:.1f} us, {1 / beta / 1e9:.2f} GB/s (residual {resid:.0%})",
-                 "positive, fit within 50%", ok_fit))
+                 "measured, no target", None))
 
     # 3 (measured before the tables that use it) -------------------------------------------
     cpu = measure_hook_cpu(repeats)
@@ -291,8 +290,8 @@ def run(out: Callable[[str], None], repeats: int) -> list[Row]:
         "all-reduce from the fit above (25 MiB buckets), and which side dominates:")
     out("")
     out("| model | d | gloo: classical | gloo: superdense | gloo: alpha share | "
-        "NCCL: classical | NCCL: superdense | hook CPU (superdense) | CPU / gloo wire | "
-        "CPU / NCCL wire |")
+        "NCCL: classical | NCCL: superdense | hook CPU classical / superdense | "
+        "superdense CPU / gloo wire | superdense CPU / NCCL wire |")
     out("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     models = dict(MLP_SIZES)
     models.update(MODEL_SIZES)
@@ -309,21 +308,24 @@ def run(out: Callable[[str], None], repeats: int) -> list[Row]:
         wire = {fab: n_buckets * ring_time(P_MODEL, d_b, BITS, a, b, transport="superdense")
                 for fab, (a, b) in fabrics.items()}
         cpu_total = n_buckets * c0 + c1 * d
+        cpu_classical = n_buckets * fits["classical"][0] + fits["classical"][1] * d
         ratios = {fab: cpu_total / w for fab, w in wire.items()}
         dominate[name] = ratios
         out(f"| {name} | {d:,} | {_fmt_s(times[('gloo here', 'classical')])} | "
             f"{_fmt_s(times[('gloo here', 'superdense')])} | {a_share:.0%} | "
             f"{_fmt_s(times[('NCCL ring', 'classical')])} | "
-            f"{_fmt_s(times[('NCCL ring', 'superdense')])} | {_fmt_s(cpu_total)} | "
+            f"{_fmt_s(times[('NCCL ring', 'superdense')])} | "
+            f"{_fmt_s(cpu_classical)} / {_fmt_s(cpu_total)} | "
             f"{ratios['gloo here']:.2g} | {ratios['NCCL ring']:.2g} |")
     out("")
-    # Per bucket of d entries: superdense wire ~ 2 (P-1) alpha + w d, w = (P-1)/P b beta_bit
-    # (half the bits as qubits, twice ... : 2 (P-1) ceil(d/P) b / 2 qubits); CPU c0 + c1 d.
-    for fab, (a, b) in fabrics.items():
+    # Per bucket of d entries: wire ~ 2 (P-1) alpha + w d with w = (P-1)/P b beta_bit classically
+    # and half that superdense (2 (P-1) ceil(d/P) b / 2 qubits); the hook's CPU c0 + c1 d.
+    for (fab, (a, b)), tr in ((f, t) for f in fabrics.items() for t in fits):
+        c0, c1 = fits[tr]
         lat = 2 * (P_MODEL - 1) * a
-        w = (P_MODEL - 1) / P_MODEL * BITS * b
+        w = (P_MODEL - 1) / P_MODEL * BITS * b * (0.5 if tr == "superdense" else 1.0)
         per_step = c0 / (2 * (P_MODEL - 1))
-        head = (f"- {fab}: per ring step {per_step * 1e6:.1f} us of hook CPU vs alpha "
+        head = (f"- {fab}, {tr} hook: per ring step {per_step * 1e6:.1f} us of CPU vs alpha "
                 f"{a * 1e6:.1f} us; per entry {c1 * 1e9:.1f} ns of CPU vs {w * 1e9:.3f} ns of "
                 "wire: ")
         if c0 >= lat and c1 >= w:

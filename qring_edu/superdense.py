@@ -25,12 +25,14 @@ Two simulation paths (DESIGN.md §2):
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 from qiskit import QuantumCircuit
 from qiskit.quantum_info import DensityMatrix, Kraus, Operator
 
 from ._validate import check_bit_array, check_fidelity, check_int, check_seed
+from .links import link_errors
 
 __all__ = [
     "superdense_circuit",
@@ -39,6 +41,7 @@ __all__ = [
     "superdense_outcome_probabilities",
     "isotropic_state",
     "pauli_frames",
+    "pauli_frames_distribution",
     "symbols_needed",
 ]
 
@@ -64,6 +67,24 @@ def pauli_frames(n_symbols: int, pair_fidelity: float, rng: np.random.Generator)
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint8)
     positions = _bernoulli_positions(n_symbols, p_err, rng)
     frames = rng.integers(1, 4, size=positions.size, dtype=np.uint8)
+    return positions, frames
+
+
+def pauli_frames_distribution(n_symbols: int, probabilities, rng: np.random.Generator):
+    """Like :func:`pauli_frames` for any Pauli error distribution, sparsely.
+
+    ``probabilities``: ``(p_I, p_X, p_Z, p_Y)`` in frame-code order (e.g.
+    ``qring_edu.links.link_errors(...).probabilities``). Each symbol errs with probability
+    ``1 - p_I``; an erring symbol gets code 1, 2 or 3 with probabilities ``p_X, p_Z, p_Y``
+    renormalised. (A depolarising distribution is better served by :func:`pauli_frames`, whose
+    random stream the library's defaults keep.)
+    """
+    p = np.asarray(probabilities, dtype=float)
+    p_err = 1.0 - float(p[0])
+    if n_symbols == 0 or p_err <= 0.0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint8)
+    positions = _bernoulli_positions(n_symbols, p_err, rng)
+    frames = (1 + rng.choice(3, size=positions.size, p=p[1:] / p[1:].sum())).astype(np.uint8)
     return positions, frames
 
 
@@ -95,20 +116,42 @@ def flipped_bit_positions(positions: np.ndarray, frames: np.ndarray) -> np.ndarr
     return np.concatenate([x_flips, z_flips])
 
 
-def superdense_send(bits, *, pair_fidelity: float = 1.0, seed=None) -> np.ndarray:
+def superdense_send(bits, *, pair_fidelity: float | None = None, channel_fidelity: float = 1.0,
+                    storage_time: float = 0.0, coherence_time: float = math.inf,
+                    seed=None) -> np.ndarray:
     """Send a bit stream by superdense coding (fast path); return the bits Bob decodes.
 
     ``bits``: 1-D array of 0/1 of length n. It travels as ``ceil(n/2)`` qubits over as many
     isotropic pairs of fidelity ``pair_fidelity`` (in [0.25, 1]); symbol ``j`` carries
     ``x = bits[2j]``, ``z = bits[2j+1]``. Returns a ``uint8`` array of length n (the padding bit
     of an odd stream is dropped). At F = 1 the output equals the input exactly.
+
+    Noisy link (DESIGN.md §4.9, :mod:`qring_edu.links`): ``channel_fidelity`` is the depolarising
+    channel (in [0.25, 1]) that every encoded qubit crosses; ``pair_fidelity=None`` (the
+    default) means each pair was distributed fresh over that same channel, ``F_pair =
+    channel_fidelity`` (so 1 on a noiseless link). ``storage_time`` and ``coherence_time`` add
+    the dephasing of both halves while the pair waits in memory. The errors compose into one
+    Pauli per symbol (:func:`qring_edu.links.link_errors`); without memory noise the symbol error
+    rate is ``1 - F_eff``, ``F_eff = F_pair F_ch + (1 - F_pair)(1 - F_ch)/3``, and the output is
+    bit for bit that of ``superdense_send(bits, pair_fidelity=F_eff, seed=seed)``.
+
+    Examples
+    --------
+    >>> rx = superdense_send(np.ones(20_000, dtype=np.uint8), channel_fidelity=0.99, seed=0)
+    >>> bool(0.005 < (rx == 0).mean() < 0.02)       # each symbol errs with 1 - F_eff = 0.0199
+    True
     """
     data = check_bit_array(bits, "bits")
-    pair_fidelity = check_fidelity(pair_fidelity)
+    errors = link_errors(pair_fidelity, channel_fidelity, storage_time=storage_time,
+                         coherence_time=coherence_time)
     check_seed(seed)
     rng = np.random.default_rng(seed)
     out = data.copy()
-    positions, frames = pauli_frames(symbols_needed(data.size), pair_fidelity, rng)
+    if errors.is_depolarizing:  # the stream of the noiseless-channel model, kept bit for bit
+        positions, frames = pauli_frames(symbols_needed(data.size), errors.fidelity, rng)
+    else:
+        positions, frames = pauli_frames_distribution(symbols_needed(data.size),
+                                                      errors.probabilities, rng)
     flips = flipped_bit_positions(positions, frames)
     flips = flips[flips < data.size]  # a flip of the padding bit is invisible to the receiver
     out[flips] ^= 1

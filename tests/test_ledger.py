@@ -37,7 +37,7 @@ def test_queries_per_link_and_critical_path():
     assert led.online_bits() == 0
     assert led.per_link("ebits").tolist() == [9, 7, 2]
     assert led.as_dict((0, 1)) == {"online_bits": 0, "online_qubits": 9, "ebits": 9,
-                                   "offline_qubits": 9}
+                                   "offline_qubits": 9, "offline_bits": 0}
     assert led.messages == 4
 
 

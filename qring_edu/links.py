@@ -86,6 +86,7 @@ __all__ = [
     "fec_code",
     "FECOutcome",
     "fec_transmit",
+    "toeplitz_hash",
     "PROTECTIONS",
     "DECODERS",
     "Protection",
@@ -1004,13 +1005,8 @@ def fec_transmit(n_bytes: int, code: FECCode, errors: PauliErrors, rng, *,
         transmissions += pending.size
         wrong = rng.binomial(n_pend, p_byte) if p_byte > 0 else np.zeros(pending.size, np.int64)
         if real:
-            ok = np.empty(pending.size, dtype=bool)
-            for i, (blk, w) in enumerate(zip(pending, wrong)):
-                ok[i], data = _galois_receive(rs, code, sent[blk], int(w), errors, hash_key,
-                                              detail_rng)
-                if ok[i]:
-                    lo = int(blk) * code.data_bytes
-                    received[lo: lo + data.size] = data
+            ok = _galois_receive(rs, code, sent, pending, wrong, errors, hash_key, detail_rng,
+                                 received)
         else:
             ok = wrong <= code.t
         rejected += int(np.count_nonzero(~ok))
@@ -1046,14 +1042,19 @@ def toeplitz_hash(data: np.ndarray, key: np.ndarray, hash_bits: int) -> np.ndarr
 
 
 def _encode_blocks(rs, code: FECCode, payload: np.ndarray, key: np.ndarray) -> list:
-    blocks = []
-    for lo in range(0, payload.size, code.data_bytes):
+    """The codewords of the payload's blocks (payload, checksum, parity), encoded in one batch;
+    the last block is shortened (left-padded with zeros to the primitive code's k, which are
+    not sent)."""
+    msgs = np.zeros((-(-payload.size // code.data_bytes), rs.k), dtype=np.uint8)
+    lengths = []
+    for i, lo in enumerate(range(0, payload.size, code.data_bytes)):
         data = payload[lo: lo + code.data_bytes]
         msg = np.concatenate([data, toeplitz_hash(data, key, code.hash_bits)])
-        shorten = rs.k - msg.size
-        word = rs.encode(rs.field(np.concatenate([np.zeros(shorten, np.uint8), msg])))
-        blocks.append(np.asarray(word, dtype=np.uint8)[shorten:])
-    return blocks
+        msgs[i, rs.k - msg.size:] = msg
+        lengths.append(msg.size + 2 * code.t)
+    words = np.asarray(rs.encode(rs.field(msgs)).view(np.ndarray), dtype=np.uint8)
+    words = words.reshape(len(lengths), MAX_BLOCK_LENGTH)
+    return [words[i, MAX_BLOCK_LENGTH - n:] for i, n in enumerate(lengths)]
 
 
 def _byte_patterns(count: int, errors: PauliErrors, rng) -> np.ndarray:
@@ -1072,19 +1073,35 @@ def _byte_patterns(count: int, errors: PauliErrors, rng) -> np.ndarray:
     return out
 
 
-def _galois_receive(rs, code: FECCode, word: np.ndarray, wrong: int, errors: PauliErrors,
-                    key: np.ndarray, rng) -> tuple[bool, np.ndarray]:
-    received = word.copy()
-    if wrong:
-        pos = rng.choice(word.size, size=wrong, replace=False)
-        received[pos] ^= _byte_patterns(wrong, errors, rng)
-    shorten = MAX_BLOCK_LENGTH - word.size
-    full = rs.field(np.concatenate([np.zeros(shorten, np.uint8), received]))
-    decoded, n_err = rs.decode(full, errors=True)
-    msg = np.asarray(decoded, dtype=np.uint8)[shorten:]
-    data, tag = msg[: -code.hash_bytes], msg[-code.hash_bytes:]
-    ok = int(n_err) >= 0 and np.array_equal(toeplitz_hash(data, key, code.hash_bits), tag)
-    return bool(ok), data
+def _galois_receive(rs, code: FECCode, sent: list, pending: np.ndarray, wrong: np.ndarray,
+                    errors: PauliErrors, key: np.ndarray, rng, received: np.ndarray) -> np.ndarray:
+    """One round of the real receiver: corrupt the pending codewords (``wrong[i]`` byte errors at
+    positions and with patterns from ``rng``), decode them in one batch (each left-padded with
+    zeros to the primitive length: a shortened code), check the checksums and store accepted
+    payloads in ``received``. Returns the accept flags."""
+    words = np.zeros((pending.size, MAX_BLOCK_LENGTH), dtype=np.uint8)
+    shorten = np.empty(pending.size, dtype=np.int64)
+    for i, (blk, w) in enumerate(zip(pending, wrong)):
+        word = sent[int(blk)].copy()
+        if w:
+            pos = rng.choice(word.size, size=int(w), replace=False)
+            word[pos] ^= _byte_patterns(int(w), errors, rng)
+        shorten[i] = MAX_BLOCK_LENGTH - word.size
+        words[i, shorten[i]:] = word
+    decoded, n_err = rs.decode(rs.field(words), errors=True)
+    decoded = np.asarray(decoded.view(np.ndarray), dtype=np.uint8).reshape(pending.size, -1)
+    n_err = np.atleast_1d(np.asarray(n_err))
+    ok = np.zeros(pending.size, dtype=bool)
+    for i, blk in enumerate(pending):
+        if n_err[i] < 0:
+            continue  # the decoder itself detected too many errors
+        msg = decoded[i, shorten[i]:]
+        data, tag = msg[: -code.hash_bytes], msg[-code.hash_bytes:]
+        if np.array_equal(toeplitz_hash(data, key, code.hash_bits), tag):
+            ok[i] = True
+            lo = int(blk) * code.data_bytes
+            received[lo: lo + data.size] = data
+    return ok
 
 
 # --------------------------------------------------------------------------------------------
@@ -1359,10 +1376,17 @@ def expected_net_factor(scheme: str | Protection = "fec", *, pair_fidelity: floa
 # --------------------------------------------------------------------------------------------
 
 def _aer_pauli_error(errors: PauliErrors):
+    return _aer_pauli_error_cached(errors.probabilities)
+
+
+@functools.lru_cache(maxsize=64)
+def _aer_pauli_error_cached(probabilities: tuple):
+    """One Aer ``QuantumError`` per distribution: circuits of a batch then share the object,
+    which keeps Aer's batch run linear in the number of circuits."""
     from qiskit_aer.noise import pauli_error
 
-    names = [PAULI_NAMES[c] for c in range(4) if errors.probabilities[c] > 0]
-    return pauli_error([(nm, errors.probabilities[PAULI_NAMES.index(nm)]) for nm in names])
+    return pauli_error([(PAULI_NAMES[c], probabilities[c]) for c in range(4)
+                        if probabilities[c] > 0])
 
 
 def _memory_half(storage_time, coherence_time) -> float:

@@ -96,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
         ("qiskit-aer", version("qiskit-aer")),
         ("torch", version("torch")),
         ("qunetsim", version("qunetsim")),
+        ("sequence (SeQUeNCe)", version("sequence")),
+        ("galois", version("galois")),
         ("qring_edu", version("qring_edu")),
         ("repeats", f"{repeats} timed runs after one warm-up; min / median / max"),
     ]
@@ -203,14 +205,16 @@ def main(argv: list[str] | None = None) -> int:
     import bench_audit  # bench/ is the script's folder, hence on sys.path
     import bench_book
     import bench_ddp
+    import bench_links
     import bench_peers
     import bench_scale
     import bench_vga
 
-    # The heavy sections last: the scale runs allocate ~13 GiB, and the book executes every
-    # chapter in fresh kernels.
+    # The heavy sections last: the scale runs (bench_links' and bench_scale's) allocate ~13 GiB
+    # each, one after the other, and the book executes every chapter in fresh kernels.
     extra_rows: list = []
-    for section in (bench_vga, bench_audit, bench_peers, bench_ddp, bench_scale, bench_book):
+    for section in (bench_vga, bench_audit, bench_peers, bench_ddp, bench_links, bench_scale,
+                    bench_book):
         extra_rows += section.run(out, repeats)
 
     # ---------------------------------------------------------------------------------------

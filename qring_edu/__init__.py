@@ -3,7 +3,8 @@
 Layers (imports point downward only):
 
 * core: :mod:`~qring_edu.fixedpoint`, :mod:`~qring_edu.ledger`, argument checks;
-* protocols: :mod:`~qring_edu.ring`, :mod:`~qring_edu.superdense`, :mod:`~qring_edu.costmodel`,
+* protocols: :mod:`~qring_edu.ring`, :mod:`~qring_edu.superdense`, :mod:`~qring_edu.links` (noisy
+  links, distillation, error protection), :mod:`~qring_edu.costmodel`,
   :mod:`~qring_edu.training`, :mod:`~qring_edu.holevo`, :mod:`~qring_edu.vga`,
   :mod:`~qring_edu.alignment` (GapIP), :mod:`~qring_edu.sign_audit` (TieAudit),
   :mod:`~qring_edu.scaling`, :mod:`~qring_edu.claims`;
@@ -45,6 +46,31 @@ from .holevo import (
     von_neumann_entropy,
 )
 from .ledger import Ledger
+from .links import (
+    Capacities,
+    Distillation,
+    DistillationRun,
+    FECCode,
+    HashingYield,
+    NetFactor,
+    PauliErrors,
+    Protection,
+    ProtectionReport,
+    depolarizing_capacities,
+    distill,
+    distill_qiskit,
+    distill_sample,
+    distillable_yield,
+    effective_fidelity,
+    expected_net_factor,
+    fec_code,
+    link_errors,
+    net_online_factor,
+    noisy_link_circuit,
+    noisy_link_probabilities,
+    noisy_link_send_qiskit,
+    superdense_link_capacity,
+)
 from .ring import AllReduceResult, RingStep, chunk_bounds, ring_allreduce, ring_schedule
 from .scaling import (
     GapIPScaling,
@@ -164,6 +190,29 @@ __all__ = [
     "loglog_slope",
     "tieaudit_crossover",
     "tieaudit_scaling",
+    "Capacities",
+    "Distillation",
+    "DistillationRun",
+    "FECCode",
+    "HashingYield",
+    "NetFactor",
+    "PauliErrors",
+    "Protection",
+    "ProtectionReport",
+    "depolarizing_capacities",
+    "distill",
+    "distill_qiskit",
+    "distill_sample",
+    "distillable_yield",
+    "effective_fidelity",
+    "expected_net_factor",
+    "fec_code",
+    "link_errors",
+    "net_online_factor",
+    "noisy_link_circuit",
+    "noisy_link_probabilities",
+    "noisy_link_send_qiskit",
+    "superdense_link_capacity",
 ]
 
 # The DDP communication hook (qring_edu.ddp) needs PyTorch, an optional extra

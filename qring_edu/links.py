@@ -1130,6 +1130,18 @@ class Protection:
     hash_bits: int = DEFAULT_HASH_BITS
     decoder: str = "model"
 
+    def __post_init__(self):  # validated however it is built
+        scheme = check_choice(self.scheme, "protection", PROTECTIONS)
+        rounds = check_int(self.rounds, "rounds", 0)
+        if scheme in ("distill", "distill+fec") and rounds == 0:
+            raise ValueError(f"rounds must be >= 1 for protection={scheme!r}, got 0")
+        _check_protocol(self.protocol)
+        check_choice(self.decoder, "decoder", DECODERS)
+        hash_bits = _check_hash_bits(self.hash_bits)
+        n = check_int(self.block_length, "block_length", hash_bits // 8 + 1, MAX_BLOCK_LENGTH)
+        if self.correctable is not None:
+            fec_code(0.0, block_length=n, correctable=self.correctable, hash_bits=hash_bits)
+
     @property
     def distills(self) -> bool:
         return self.scheme in ("distill", "distill+fec")
@@ -1165,17 +1177,7 @@ def protection(scheme: str | Protection = "none", *, rounds: int = 1, protocol: 
     """
     if isinstance(scheme, Protection):
         return scheme
-    scheme = check_choice(scheme, "protection", PROTECTIONS)
-    rounds = check_int(rounds, "rounds", 0)
-    if scheme in ("distill", "distill+fec") and rounds == 0:
-        raise ValueError(f"rounds must be >= 1 for protection={scheme!r}, got 0")
-    protocol = _check_protocol(protocol)
-    decoder = check_choice(decoder, "decoder", DECODERS)
-    hash_bits = _check_hash_bits(hash_bits)
-    n = check_int(block_length, "block_length", hash_bits // 8 + 1, MAX_BLOCK_LENGTH)
-    if correctable is not None:
-        fec_code(0.0, block_length=n, correctable=correctable, hash_bits=hash_bits)  # validates
-    return Protection(scheme=scheme, rounds=rounds, protocol=protocol, block_length=n,
+    return Protection(scheme=scheme, rounds=rounds, protocol=protocol, block_length=block_length,
                       correctable=correctable, hash_bits=hash_bits, decoder=decoder)
 
 

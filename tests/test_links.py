@@ -715,3 +715,14 @@ def test_expected_net_factor_schemes():
     b = expected_net_factor("distill+fec", pair_fidelity=0.95, channel_fidelity=0.999, rounds=2)
     assert b.online > a.online and b.bound > a.bound and b.lifetime < a.lifetime
     assert b.offline_bits > 0 and a.offline_bits == 0
+
+
+def test_links_imports_no_qiskit_or_galois_at_module_level():
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(links))
+    top = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    names = {a.name.split(".")[0] for n in top for a in n.names} | {
+        (n.module or "").split(".")[0] for n in top if isinstance(n, ast.ImportFrom)}
+    assert not names & {"qiskit", "qiskit_aer", "galois", "sequence"}

@@ -59,9 +59,13 @@ def pauli_counts(sent: np.ndarray, received: np.ndarray) -> np.ndarray:
     return np.array([np.sum(~dx & ~dz), np.sum(dx & ~dz), np.sum(~dx & dz), np.sum(dx & dz)])
 
 
-def test_docstring_examples_run():
-    res = doctest.testmod(links, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert res.attempted > 20 and res.failed == 0
+@pytest.mark.parametrize("module, least", [("links", 30), ("ring", 2), ("superdense", 2)])
+def test_docstring_examples_run(module, least):
+    import importlib
+
+    mod = importlib.import_module(f"qring_edu.{module}")
+    res = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert res.attempted >= least and res.failed == 0
 
 
 # ------------------------------------------------------------------------------------------------

@@ -1207,11 +1207,15 @@ class ProtectionReport:
 
     @property
     def undetected_bound(self) -> float:
-        """Upper bound on the probability that some output differs from the noiseless ring.
+        """Bound on the probability that some output differs from the noiseless ring.
 
-        With a code: ``rejected * 2**-hash_bits`` (a rejected block passes only if the decoder
-        miscorrects it and the keyed checksum collides; blocks with at most t errors are always
-        corrected). Without a code: 1 if a symbol can err (nothing corrects it), else 0.
+        With a code: ``rejected * 2**-hash_bits``. A block with at most t wrong bytes is always
+        corrected; one with more is accepted only if the decoder miscorrects it *and* the
+        checksum, keyed by bits drawn afresh for each run, collides — probability at most
+        ``2**-hash_bits`` per such transmission over the key (the miscorrection depends on the
+        noise only). So P(some output wrong) <= 2**-hash_bits x E[rejected transmissions]; the
+        realised count here estimates that expectation. Without a code: 1 if a symbol can err
+        (nothing corrects it), else 0.
         """
         if self.code is None:
             return 1.0 if self.errors.error_rate > 0 else 0.0

@@ -342,9 +342,10 @@ def ring_allreduce(grads, *, transport: str = "classical", bits: int = 16,
         it): parity, checksum and retransmitted qubits are ``online_qubits`` (and ``ebits``),
         acknowledgements ``online_bits``, the checksum key ``offline_bits``.
         ``"distill+fec"``: both. With a code the outputs equal the noiseless ring's entry for
-        entry, except with probability at most ``result.undetected_error_bound`` = (rejected
-        block transmissions) x 2**-hash_bits — a rejected block is accepted wrongly only if the
-        decoder miscorrects it and the keyed checksum collides.
+        entry except with probability at most 2**-hash_bits x E[rejected block transmissions]
+        (``result.undetected_error_bound`` evaluates it with the realised count; about 3e-14 at
+        P = 64, d = 2**24, F = 0.99): a block with more than t wrong bytes is accepted only if the
+        decoder miscorrects it and the checksum, keyed afresh for each call, collides.
     storage_time, coherence_time : float
         Both halves of each pair dephase while they wait (``coherence_time`` = T2, same unit as
         ``storage_time``; default a perfect memory).

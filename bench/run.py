@@ -60,7 +60,7 @@ TARGET_ACC_GAP = 1e-4          # shortfall against a high-effort reference, bits
 
 
 # Sections, in running order: the four of this file, then one module bench/bench_<name>.py each.
-MODULE_SECTIONS = ("vga", "audit", "vqc", "peers", "stim", "ddp", "alphabeta", "scale", "book")
+MODULE_SECTIONS = ("vga", "audit", "vqc", "peers", "stim", "ddp", "alphabeta", "links", "scale", "book")
 SECTIONS = ("a", "b", "c", "d") + MODULE_SECTIONS
 RERUN_NOTE = "Re-run alone on "
 
@@ -183,6 +183,8 @@ def main(argv: list[str] | None = None) -> int:
         ("torch", version("torch")),
         ("qunetsim", version("qunetsim")),
         ("stim", version("stim")),
+        ("sequence (SeQUeNCe)", version("sequence")),
+        ("galois", version("galois")),
         ("qring_edu", version("qring_edu")),
         ("repeats", f"{repeats} timed runs after one warm-up; min / median / max"),
     ]

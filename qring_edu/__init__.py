@@ -5,6 +5,7 @@ Four floors; imports point downward only (``tests/test_import_layers.py`` enforc
 1. core: :mod:`~qring_edu.fixedpoint`, :mod:`~qring_edu.ledger`, :mod:`~qring_edu.states`
    (NumPy state helpers), argument checks;
 2. protocols, one module per protocol: :mod:`~qring_edu.ring`, :mod:`~qring_edu.superdense`,
+   :mod:`~qring_edu.links` (noisy links, distillation, error protection),
    :mod:`~qring_edu.costmodel`, :mod:`~qring_edu.training`,
    :mod:`~qring_edu.vqc` (variational quantum classifier), :mod:`~qring_edu.holevo`,
    :mod:`~qring_edu.vga`, :mod:`~qring_edu.alignment` (GapIP), :mod:`~qring_edu.sign_audit`
@@ -70,6 +71,31 @@ from .holevo import (
     von_neumann_entropy,
 )
 from .ledger import Ledger
+from .links import (
+    Capacities,
+    Distillation,
+    DistillationRun,
+    FECCode,
+    HashingYield,
+    NetFactor,
+    PauliErrors,
+    Protection,
+    ProtectionReport,
+    depolarizing_capacities,
+    distill,
+    distill_qiskit,
+    distill_sample,
+    distillable_yield,
+    effective_fidelity,
+    expected_net_factor,
+    fec_code,
+    link_errors,
+    net_online_factor,
+    noisy_link_circuit,
+    noisy_link_probabilities,
+    noisy_link_send_qiskit,
+    superdense_link_capacity,
+)
 from .ring import AllReduceResult, RingStep, chunk_bounds, message_bits, ring_allreduce, ring_schedule
 from .experiments.alignment import (
     GapIPScaling,
@@ -281,6 +307,29 @@ __all__ = [
     "loglog_slope",
     "tieaudit_crossover",
     "tieaudit_scaling",
+    "Capacities",
+    "Distillation",
+    "DistillationRun",
+    "FECCode",
+    "HashingYield",
+    "NetFactor",
+    "PauliErrors",
+    "Protection",
+    "ProtectionReport",
+    "depolarizing_capacities",
+    "distill",
+    "distill_qiskit",
+    "distill_sample",
+    "distillable_yield",
+    "effective_fidelity",
+    "expected_net_factor",
+    "fec_code",
+    "link_errors",
+    "net_online_factor",
+    "noisy_link_circuit",
+    "noisy_link_probabilities",
+    "noisy_link_send_qiskit",
+    "superdense_link_capacity",
 ]
 
 # The DDP communication hook (qring_edu.ddp) needs PyTorch, an optional extra

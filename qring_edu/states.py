@@ -42,6 +42,7 @@ __all__ = [
     "FRAME_Y",
     "bernoulli_positions",
     "pauli_frames",
+    "pauli_frames_distribution",
     "flipped_bit_positions",
 ]
 
@@ -326,6 +327,24 @@ def pauli_frames(n_symbols: int, pair_fidelity: float, rng: np.random.Generator)
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint8)
     positions = bernoulli_positions(n_symbols, p_err, rng)
     frames = rng.integers(1, 4, size=positions.size, dtype=np.uint8)
+    return positions, frames
+
+
+def pauli_frames_distribution(n_symbols: int, probabilities, rng: np.random.Generator):
+    """Like :func:`pauli_frames` for any Pauli error distribution, sparsely.
+
+    ``probabilities``: ``(p_I, p_X, p_Z, p_Y)`` in frame-code order (e.g.
+    ``qring_edu.links.link_errors(...).probabilities``). Each symbol errs with probability
+    ``1 - p_I``; an erring symbol gets code 1, 2 or 3 with probabilities ``p_X, p_Z, p_Y``
+    renormalised. (A depolarising distribution is better served by :func:`pauli_frames`, whose
+    random stream the library's defaults keep.)
+    """
+    p = np.asarray(probabilities, dtype=float)
+    p_err = 1.0 - float(p[0])
+    if n_symbols == 0 or p_err <= 0.0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint8)
+    positions = bernoulli_positions(n_symbols, p_err, rng)
+    frames = (1 + rng.choice(3, size=positions.size, p=p[1:] / p[1:].sum())).astype(np.uint8)
     return positions, frames
 
 

@@ -25,15 +25,18 @@ Two simulation paths (DESIGN.md §2):
 from __future__ import annotations
 
 import functools
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._validate import check_bit_array, check_fidelity, check_int, check_seed
+from .links import link_errors
 # The Pauli-frame helpers live in the core (states.py); re-exported here for existing callers.
 from .states import FRAME_X, FRAME_Y, FRAME_Z, flipped_bit_positions, pauli_frames  # noqa: F401
 from .states import bernoulli_positions as _bernoulli_positions  # noqa: F401
 from .states import isotropic_state as _isotropic_array
+from .states import pauli_frames_distribution  # noqa: F401
 
 if TYPE_CHECKING:  # Qiskit is imported inside the functions of the Qiskit path only
     from qiskit import QuantumCircuit
@@ -46,6 +49,7 @@ __all__ = [
     "superdense_outcome_probabilities",
     "isotropic_state",
     "pauli_frames",
+    "pauli_frames_distribution",
     "symbols_needed",
 ]
 
@@ -55,20 +59,42 @@ def symbols_needed(n_bits: int) -> int:
     return (int(n_bits) + 1) // 2
 
 
-def superdense_send(bits, *, pair_fidelity: float = 1.0, seed=None) -> np.ndarray:
+def superdense_send(bits, *, pair_fidelity: float | None = None, channel_fidelity: float = 1.0,
+                    storage_time: float = 0.0, coherence_time: float = math.inf,
+                    seed=None) -> np.ndarray:
     """Send a bit stream by superdense coding (fast path); return the bits Bob decodes.
 
     ``bits``: 1-D array of 0/1 of length n. It travels as ``ceil(n/2)`` qubits over as many
     isotropic pairs of fidelity ``pair_fidelity`` (in [0.25, 1]); symbol ``j`` carries
     ``x = bits[2j]``, ``z = bits[2j+1]``. Returns a ``uint8`` array of length n (the padding bit
     of an odd stream is dropped). At F = 1 the output equals the input exactly.
+
+    Noisy link (DESIGN.md §4.9, :mod:`qring_edu.links`): ``channel_fidelity`` is the depolarising
+    channel (in [0.25, 1]) that every encoded qubit crosses; ``pair_fidelity=None`` (the
+    default) means each pair was distributed fresh over that same channel, ``F_pair =
+    channel_fidelity`` (so 1 on a noiseless link). ``storage_time`` and ``coherence_time`` add
+    the dephasing of both halves while the pair waits in memory. The errors compose into one
+    Pauli per symbol (:func:`qring_edu.links.link_errors`); without memory noise the symbol error
+    rate is ``1 - F_eff``, ``F_eff = F_pair F_ch + (1 - F_pair)(1 - F_ch)/3``, and the output is
+    bit for bit that of ``superdense_send(bits, pair_fidelity=F_eff, seed=seed)``.
+
+    Examples
+    --------
+    >>> rx = superdense_send(np.ones(20_000, dtype=np.uint8), channel_fidelity=0.99, seed=0)
+    >>> bool(0.005 < (rx == 0).mean() < 0.02)       # each symbol errs with 1 - F_eff = 0.0199
+    True
     """
     data = check_bit_array(bits, "bits")
-    pair_fidelity = check_fidelity(pair_fidelity)
+    errors = link_errors(pair_fidelity, channel_fidelity, storage_time=storage_time,
+                         coherence_time=coherence_time)
     check_seed(seed)
     rng = np.random.default_rng(seed)
     out = data.copy()
-    positions, frames = pauli_frames(symbols_needed(data.size), pair_fidelity, rng)
+    if errors.is_depolarizing:  # the stream of the noiseless-channel model, kept bit for bit
+        positions, frames = pauli_frames(symbols_needed(data.size), errors.fidelity, rng)
+    else:
+        positions, frames = pauli_frames_distribution(symbols_needed(data.size),
+                                                      errors.probabilities, rng)
     flips = flipped_bit_positions(positions, frames)
     flips = flips[flips < data.size]  # a flip of the padding bit is invisible to the receiver
     out[flips] ^= 1

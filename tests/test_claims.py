@@ -36,7 +36,7 @@ def test_all_six_claims_in_order_and_supported(claims):
     assert all(c.holds for c in claims), [c for c in claims if not c.holds]
     for c in claims:
         assert c.claim and c.paper_figure and c.computed and c.caveat
-        assert re.fullmatch(r"0[1-5]_[a-z_]+", c.chapter)
+        assert re.fullmatch(r"0[1-6]_[a-z_]+", c.chapter)
         with pytest.raises(TypeError):
             c.values["new"] = 1.0  # read-only
 
@@ -118,7 +118,7 @@ def test_markdown_table(claims):
 
 
 def test_renderers_reject_non_claims():
-    assert chapter_label("06_alignment") == "Chapter 5" and chapter_label("notes") == "notes"
+    assert chapter_label("06_alignment") == "Chapter 6" and chapter_label("notes") == "notes"
     for bad in ("table", [1, 2], None):
         with pytest.raises(TypeError):
             claims_table_html(bad)

@@ -441,3 +441,71 @@ def test_message_bits_is_what_the_ledgers_record(P, d, bits):
     sizes = np.diff(chunk_bounds(d, P))
     for msg in ring_schedule(P):
         assert m[msg.sender, msg.step] == sizes[msg.chunk] * bits
+
+
+# ------------------------------------------------------------------------------------------------
+# Noisy links (DESIGN.md §4.9): the defaults keep the earlier behaviour bit for bit
+# ------------------------------------------------------------------------------------------------
+
+def reference_superdense_ring(grads: np.ndarray, bits: int, F: float, seed) -> np.ndarray:
+    """The superdense ring from scratch, as specified before noisy links existed: integer words,
+    the schedule of DESIGN.md §4.2, and per message (in schedule order) the Pauli frames of
+    ``pauli_frames(ceil(k b / 2), F, rng)`` flipping stream bits (x = 2j, z = 2j + 1)."""
+    from qring_edu.fixedpoint import to_signed, to_words
+    from qring_edu.superdense import flipped_bit_positions, pauli_frames
+
+    P, d = grads.shape
+    words = np.array([to_words(row, bits) for row in grads], dtype=np.uint32)
+    bounds = chunk_bounds(d, P)
+    rng = np.random.default_rng(seed)
+    for msg in ring_schedule(P):
+        lo, hi = bounds[msg.chunk], bounds[msg.chunk + 1]
+        if lo == hi:
+            continue
+        sent = words[msg.sender, lo:hi].copy()
+        n_bits = sent.size * bits
+        if F < 1.0:
+            pos, frames = pauli_frames((n_bits + 1) // 2, F, rng)
+            for p in flipped_bit_positions(pos, frames):
+                if p < n_bits:
+                    sent[p // bits] ^= np.uint32(1 << (p % bits))
+        if msg.phase == "reduce-scatter":
+            total = words[msg.receiver, lo:hi].astype(np.uint64) + sent
+            words[msg.receiver, lo:hi] = (total % (1 << bits)).astype(np.uint32)
+        else:
+            words[msg.receiver, lo:hi] = sent
+    return np.array([to_signed(row, bits) for row in words])
+
+
+@pytest.mark.parametrize("P, d, bits, F", [(4, 300, 16, 0.9), (5, 77, 7, 0.97), (3, 2, 12, 1.0),
+                                           (6, 500, 32, 0.99)])
+def test_default_link_keeps_the_earlier_random_stream(P, d, bits, F):
+    grads = np.random.default_rng(P * d).integers(-(2**30), 2**30, size=(P, d))
+    want = reference_superdense_ring(grads, bits, F, seed=17)
+    plain = ring_allreduce(grads, transport="superdense", bits=bits, pair_fidelity=F, seed=17)
+    explicit = ring_allreduce(grads, transport="superdense", bits=bits, pair_fidelity=F,
+                              channel_fidelity=1.0, protection="none", storage_time=0.0,
+                              seed=17)
+    np.testing.assert_array_equal(plain.outputs, want)
+    np.testing.assert_array_equal(explicit.outputs, want)
+    assert plain.link_report is None and plain.protection == "none"
+    assert plain.channel_fidelity == 1.0
+
+
+def test_default_pair_fidelity_is_the_channel_fidelity():
+    grads = np.random.default_rng(1).integers(-100, 100, size=(4, 400))
+    a = ring_allreduce(grads, transport="superdense", channel_fidelity=0.97, seed=2)
+    b = ring_allreduce(grads, transport="superdense", pair_fidelity=0.97, channel_fidelity=0.97,
+                       seed=2)
+    assert a.pair_fidelity == 0.97
+    np.testing.assert_array_equal(a.outputs, b.outputs)
+    assert ring_allreduce(grads).pair_fidelity == 1.0  # the noiseless default
+
+
+def test_repr_mentions_the_link_only_when_it_is_set():
+    g = np.ones((2, 4), dtype=np.int64)
+    plain = repr(ring_allreduce(g, transport="superdense", bits=8))
+    assert "channel" not in plain and "protection" not in plain
+    noisy = repr(ring_allreduce(g, transport="superdense", bits=8, channel_fidelity=0.99,
+                                protection="fec", seed=0))
+    assert "channel_fidelity=0.99" in noisy and "protection='fec'" in noisy

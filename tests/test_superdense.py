@@ -223,3 +223,38 @@ def test_qiskit_path_deterministic_with_seed():
     a = superdense_send_qiskit(sent, pair_fidelity=0.6, seed=4)
     b = superdense_send_qiskit(sent, pair_fidelity=0.6, seed=4)
     assert np.array_equal(a, b)
+
+
+# ------------------------------------------------------------------------------------------------
+# Noisy links (DESIGN.md §4.9)
+# ------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("F", [1.0, 0.9, 0.5, 0.25])
+def test_defaults_keep_the_earlier_random_stream(F):
+    """superdense_send(bits, pair_fidelity=F) still draws exactly pauli_frames(n, F, rng)."""
+    from qring_edu.superdense import flipped_bit_positions, pauli_frames
+
+    bits = np.random.default_rng(0).integers(0, 2, 5001).astype(np.uint8)
+    rng = np.random.default_rng(8)
+    pos, frames = pauli_frames((bits.size + 1) // 2, F, rng)
+    want = bits.copy()
+    flips = flipped_bit_positions(pos, frames)
+    want[flips[flips < bits.size]] ^= 1
+    got = superdense_send(bits, pair_fidelity=F, seed=8)
+    explicit = superdense_send(bits, pair_fidelity=F, channel_fidelity=1.0, storage_time=0.0,
+                               seed=8)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(explicit, want)
+
+
+def test_channel_noise_composes_with_pair_noise():
+    # F_eff = F_pair F_ch + (1 - F_pair)(1 - F_ch)/3, and the three Paulis stay equally likely
+    n = 60_000
+    bits = np.random.default_rng(1).integers(0, 2, 2 * n)
+    rx = superdense_send(bits, pair_fidelity=0.95, channel_fidelity=0.9, seed=2)
+    Fe = 0.95 * 0.9 + 0.05 * 0.1 / 3
+    counts = error_types(bits, rx)
+    expected = n * np.array([Fe, (1 - Fe) / 3, (1 - Fe) / 3, (1 - Fe) / 3])
+    assert ((counts - expected) ** 2 / expected).sum() < CHI2_CRIT_3DOF
+    # without the channel term the error rate would be 0.05: far outside
+    assert abs(counts[0] / n - 0.95) > 10 * math.sqrt(0.05 * 0.95 / n)

@@ -23,7 +23,7 @@ _CELL = "padding:0.35em 0.5em;border-top:1px solid #ccc;vertical-align:top;text-
 
 
 def chapter_label(doc: str) -> str:
-    """``"06_alignment"`` -> ``"Chapter 5"`` (the leading number of a chapter notebook's name);
+    """``"06_alignment"`` -> ``"Chapter 6"`` (the leading number of a chapter notebook's name);
     other names are returned unchanged."""
     m = re.match(r"(\d+)_", doc)
     return f"Chapter {int(m.group(1))}" if m else doc

@@ -764,9 +764,9 @@ HARDWARE = (
 
 
 def hardware_table() -> Table:
-    """:data:`HARDWARE` as a table (quantity, value, unit, platform, source key)."""
-    return Table(("quantity", "value", "unit", "platform", "source"),
-                 tuple((h.quantity, h.value, h.unit, h.platform, h.source) for h in HARDWARE),
+    """:data:`HARDWARE` as a table (quantity, value, unit, platform, the paper's wording)."""
+    return Table(("quantity", "value", "unit", "platform", "as the paper states it"),
+                 tuple((h.quantity, h.value, h.unit, h.platform, h.note) for h in HARDWARE),
                  ("", "g", "", "", ""))
 
 

@@ -63,6 +63,7 @@ __all__ = [
     "distillation_table",
     "NetFactorSweep",
     "net_factor_sweep",
+    "remedy_table",
     "fec_crossover",
     "link_bound_crossover",
     "SchemeRun",
@@ -419,6 +420,33 @@ def net_factor_sweep(channel_fidelity: float = 0.99, scheme: str = "fec",
     return NetFactorSweep(grid, n, rounds, Fp, online, lifetime, reliable, bound,
                           np.array(bound_d), np.array([c.entanglement_assisted for c in caps]),
                           np.array([c.classical for c in caps]), scheme, F0, point)
+
+
+def remedy_table(pair_fidelity: float = 0.95, channel_fidelity: float = 0.999, *,
+                 rounds: Sequence[int] = (1, 2, 3)) -> Table:
+    """What each remedy buys when the pairs are worse than the channel: one row per scheme (and
+    per number of DEJMPS rounds for the distilling ones) with the online and lifetime factors,
+    the decoded symbol error, the bound ``C_E`` of the pairs used and whether the data is right.
+
+    Examples
+    --------
+    >>> t = remedy_table(0.95, 0.999, rounds=[2])
+    >>> [round(v, 2) for v in t.column("online factor")]
+    [2.0, 2.0, 0.97, 1.79]
+    """
+    Fp = check_fidelity(pair_fidelity, "pair_fidelity")
+    Fc = check_fidelity(channel_fidelity, "channel_fidelity")
+    rows = []
+    for s in SCHEMES:
+        for r in (rounds if s in ("distill", "distill+fec") else (0,)):
+            kw = {"rounds": check_int(r, "rounds", 1, 20)} if r else {}
+            nf = expected_net_factor(s, pair_fidelity=Fp, channel_fidelity=Fc, **kw)
+            rows.append((s, r if r else None, nf.online, nf.lifetime, nf.symbol_error, nf.bound,
+                         "yes" if nf.reliable else "no"))
+    return Table(("scheme", "DEJMPS rounds", "online factor", "lifetime factor", "symbol error",
+                  "bound C_E", "correct data"), tuple(rows),
+                 ("", "d", ".4f", ".4f", ".3g", ".4f", ""),
+                 title=f"F_pair = {Fp:g}, F_ch = {Fc:g}")
 
 
 def _bisect(f, lo: float, hi: float, iters: int = 60) -> float:

@@ -297,3 +297,10 @@ def test_numeric_checker_hints():
     assert "failed attempts" in ex.check_raw_pairs(4.0).message
     assert "logarithms base 2" in ex.check_assisted_ratio(2.0).message
     assert "invalid" in ex.check_assisted_ratio(2.0, channel_fidelity=2).message
+
+
+def test_docstring_examples_of_the_chapter_experiments_run():
+    import doctest
+
+    result = doctest.testmod(nl, raise_on_error=False, verbose=False)
+    assert result.attempted >= 12 and result.failed == 0

@@ -2,7 +2,7 @@
 #
 #   make book         execute every chapter and build the HTML book into _build/html
 #   make test         library tests, nbval over the chapter notebooks, strict book build,
-#                     browser tests of the built HTML
+#                     browser tests of the built HTML and of chapter 1 in JupyterLab
 #   make test-browser browser tests of the existing _build/html (after `make book`)
 #   make notebooks    re-execute the chapter notebooks in place (run before committing them)
 #   make lab          open JupyterLab on book/ with the venv's kernel (widgets live; LAB_ARGS=...)
@@ -114,7 +114,7 @@ test: $(STAMP) $(ASSETS) browser
 	@echo "== [3/4] strict book build (-W -n), from scratch"
 	rm -rf _build
 	$(BOOK_BUILD)
-	@echo "== [4/4] the built HTML in Chromium, offline (pytest tests/browser)"
+	@echo "== [4/4] the built HTML in Chromium, offline, and chapter 1 in JupyterLab (pytest tests/browser)"
 	$(VPY) -m pytest tests/browser
 
 test-lib: $(STAMP)

@@ -148,9 +148,10 @@ notebooks: $(STAMP)
 # "python" as the server's own interpreter; JUPYTER_PATH above puts the venv's kernelspec first).
 # JupyterLab saves edited and re-run notebooks in place: `git checkout book/` restores the
 # committed ones (or `make notebooks` re-executes them). Extra options: make lab LAB_ARGS="--no-browser --port 8890".
+# (Jupyter refuses to run as root without --allow-root; CI and these machines run as root.)
 LAB_ARGS ?=
 lab: $(STAMP)
-	$(VPY) -m jupyterlab --ServerApp.root_dir=book $(LAB_ARGS)
+	$(VPY) -m jupyterlab --ServerApp.root_dir=book $$([ "$$(id -u)" = 0 ] && echo --allow-root) $(LAB_ARGS)
 
 bench: $(BENCH_STAMP)
 	$(VPY) bench/run.py

@@ -5,10 +5,12 @@
 #                     into _build/html (the HTML book links to it); reuses the chapters executed
 #                     by `make book` if it ran before, else executes them
 #   make test         library tests, nbval over the chapter notebooks, strict book build, the
-#                     PDF and its check, browser tests of the built HTML
+#                     PDF and its check, browser tests of the built HTML and of chapter 1 in
+#                     JupyterLab
 #   make test-pdf     check the existing PDF (pdftotext: titles, captions, no raw TeX, no ??)
 #   make test-browser browser tests of the existing _build/html (after `make book` and `make pdf`)
 #   make notebooks    re-execute the chapter notebooks in place (run before committing them)
+#   make lab          open JupyterLab on book/ with the venv's kernel (widgets live; LAB_ARGS=...)
 #   make bench        run the benchmarks (bench/run.py -> bench/results.md; installs the bench extra)
 #   make constraints  re-pin .ci/constraints.txt from the current .venv
 #   make assets       install the book's front-end assets (MathJax) from package-lock.json
@@ -69,7 +71,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 BOOK_BUILD = $(VENV)/bin/jupyter-book build . -W -n --keep-going
 
 .PHONY: venv assets browser tex book pdf test test-lib test-notebooks test-build test-pdf \
-        test-browser notebooks bench constraints clean
+        test-browser notebooks lab bench constraints clean
 
 # ---------------------------------------------------------------------------------------------
 # Virtualenv: rebuilt when pyproject.toml or the constraints change.
@@ -79,7 +81,7 @@ $(STAMP): pyproject.toml $(CONSTRAINTS)
 	@test -n "$(PYTHON)" || { echo "error: neither python3.11 nor python3 found" >&2; exit 1; }
 	test -x $(VPY) || $(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install --upgrade -c $(CONSTRAINTS) pip
-	$(VPY) -m pip install -c $(CONSTRAINTS) -e ".[book,test,torch]"
+	$(VPY) -m pip install -c $(CONSTRAINTS) -e ".[book,test,torch,lab]"
 	touch $@
 
 # Benchmark peers (QuNetSim; torch comes with the test install), on top of the venv.
@@ -159,7 +161,7 @@ test: $(STAMP) $(ASSETS) browser tex
 	@echo "== [4/5] the PDF, from the same build, and its check (pytest tests/pdf)"
 	$(MAKE) --no-print-directory pdf
 	$(VPY) -m pytest tests/pdf
-	@echo "== [5/5] the built HTML in Chromium, offline (pytest tests/browser)"
+	@echo "== [5/5] the built HTML in Chromium, offline, and chapter 1 in JupyterLab (pytest tests/browser)"
 	$(VPY) -m pytest tests/browser
 
 test-lib: $(STAMP)
@@ -191,6 +193,18 @@ notebooks: $(STAMP)
 	@test -n "$(NOTEBOOKS)" || { echo "error: no notebooks in book/" >&2; exit 1; }
 	$(VPY) book/_tools/execute_notebooks.py --timeout $(NB_TIMEOUT) $(NOTEBOOKS)
 
+# ---------------------------------------------------------------------------------------------
+# JupyterLab on book/, to run the chapters interactively: the widgets are live there (JupyterLab
+# renders ipywidgets through jupyterlab_widgets, in the lab extra). The server runs from the venv,
+# so the notebooks' "python3" kernel is the venv's Python (jupyter_client launches a kernelspec's
+# "python" as the server's own interpreter; JUPYTER_PATH above puts the venv's kernelspec first).
+# JupyterLab saves edited and re-run notebooks in place: `git checkout book/` restores the
+# committed ones (or `make notebooks` re-executes them). Extra options: make lab LAB_ARGS="--no-browser --port 8890".
+# (Jupyter refuses to run as root without --allow-root; CI and these machines run as root.)
+LAB_ARGS ?=
+lab: $(STAMP)
+	$(VPY) -m jupyterlab --ServerApp.root_dir=book $$([ "$$(id -u)" = 0 ] && echo --allow-root) $(LAB_ARGS)
+
 bench: $(BENCH_STAMP)
 	$(VPY) bench/run.py
 
@@ -199,8 +213,8 @@ bench: $(BENCH_STAMP)
 # own setuptools/wheel; pip is pinned too). Review the diff, then run `make test`.
 constraints: $(STAMP)
 	{ \
-	  echo "# Exact pins of the whole qring_edu toolchain (runtime, book and test dependencies),"; \
-	  echo "# used as:  pip install -c .ci/constraints.txt -e \".[book,test,torch]\"  (see the Makefile)."; \
+	  echo "# Exact pins of the whole qring_edu toolchain (runtime, book, test and lab dependencies),"; \
+	  echo "# used as:  pip install -c .ci/constraints.txt -e \".[book,test,torch,lab]\"  (see the Makefile)."; \
 	  echo "# pyproject.toml keeps compatible ranges; this file makes every install reproducible."; \
 	  echo "# Generated from a pip freeze of .venv on $$($(VPY) -c 'import platform; print("Python", platform.python_version())')."; \
 	  echo "# Do not edit by hand. To regenerate (e.g. after changing dependencies in pyproject.toml):"; \

@@ -478,11 +478,11 @@ class OverlapTable(Rows):
     def table(self) -> Table:
         """Schedule, iteration time, time after the backward pass (ms) and the share hidden."""
         return Table(("schedule", "iteration (ms)", "after the backward pass (ms)",
-                      "share of the all-reduce hidden"),
+                      "all-reduce hidden (%)"),
                      tuple(("no overlap" if r.buckets is None else
                             f"{r.buckets} bucket{'s' if r.buckets > 1 else ''}",
-                            r.total * 1e3, r.tail * 1e3, f"{r.hidden:.0%}") for r in self.rows),
-                     ("", ".2f", ".2f", ""))
+                            r.total * 1e3, r.tail * 1e3, 100 * r.hidden) for r in self.rows),
+                     ("", ".2f", ".2f", ".0f"))
 
     def __repr__(self) -> str:
         return (f"OverlapTable({self.model!r}, P={self.workers}, bits={self.bits}, "

@@ -354,13 +354,13 @@ def plot_cut_set(sweep: "CutSetSweep") -> Figure:
 def _party(ax, x: float, y: float, w: float, h: float, name: str, colour: str) -> None:
     ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0.02,rounding_size=0.06",
                                 facecolor=colour, edgecolor="#666666", linewidth=1))
-    ax.text(x + w / 2, y + h + 0.05, name, ha="center", va="bottom", fontsize=10,
+    ax.text(x + w / 2, y + h + 0.05, name, ha="center", va="bottom", fontsize=12,
             fontweight="bold")
 
 
 def _system(ax, x: float, y: float, label: str, colour: str, r: float = 0.17) -> None:
     ax.add_patch(Circle((x, y), r, facecolor=colour, edgecolor="black", linewidth=1, zorder=3))
-    ax.text(x, y, label, ha="center", va="center", fontsize=11, zorder=4)
+    ax.text(x, y, label, ha="center", va="center", fontsize=13, zorder=4)
 
 
 def _link(ax, a: tuple, b: tuple, label: str) -> None:
@@ -368,7 +368,7 @@ def _link(ax, a: tuple, b: tuple, label: str) -> None:
     ys = np.linspace(a[1], b[1], 60) + 0.05 * np.sin(np.linspace(0, 6 * np.pi, 60))
     ax.plot(xs, ys, color="#7570b3", linewidth=1.5, zorder=2)
     ax.text((a[0] + b[0]) / 2, (a[1] + b[1]) / 2 + 0.13, label, ha="center", va="bottom",
-            fontsize=9, color="#7570b3")
+            fontsize=11, color="#7570b3")
 
 
 def plot_ea_systems() -> Figure:
@@ -381,7 +381,7 @@ def plot_ea_systems() -> Figure:
     Below: the three facts of the proof (no signalling, subadditivity, Araki–Lieb) and their
     sum χ ≤ 2n.
     """
-    fig = Figure(figsize=(12.0, 5.6))
+    fig = Figure(figsize=(10.5, 5.2))
     ax = fig.subplots()
     ax.set_xlim(0, 12)
     ax.set_ylim(-2.45, 3.15)
@@ -389,40 +389,40 @@ def plot_ea_systems() -> Figure:
     ax.axis("off")
     alice, bob, carrier = "#fde0c5", "#d7e8f5", "#fdae61"
     # 1. before
-    ax.text(1.9, 2.85, "1. before: a shared state", ha="center", fontsize=11)
+    ax.text(1.9, 2.85, "1. before: a shared state", ha="center", fontsize=13)
     _party(ax, 0.2, 0.55, 1.4, 1.6, "Alice", alice)
     _party(ax, 2.3, 0.55, 1.4, 1.6, "Bob", bob)
     _system(ax, 0.9, 1.35, "A'", "white")
     _system(ax, 3.0, 1.35, "B", "white")
     _link(ax, (1.08, 1.35), (2.82, 1.35), r"$\rho^{A'B}$")
     ax.text(1.95, 0.2, "any finite dimension,\nany entanglement", ha="center", va="top",
-            fontsize=9, color="#555555")
+            fontsize=11, color="#555555")
     # 2. encoding
-    ax.text(6.0, 2.85, "2. Alice encodes x and sends Q", ha="center", fontsize=11)
+    ax.text(6.0, 2.85, "2. Alice encodes x and sends Q", ha="center", fontsize=13)
     _party(ax, 4.3, 0.55, 1.4, 1.6, "Alice", alice)
     _party(ax, 6.4, 0.55, 1.4, 1.6, "Bob", bob)
     _system(ax, 5.0, 1.75, "A'", "white")
     ax.annotate("", xy=(5.0, 1.05), xytext=(5.0, 1.55),
                 arrowprops=dict(arrowstyle="-|>", color="black", linewidth=1.2))
-    ax.text(5.22, 1.3, r"$\mathcal{E}_x$", fontsize=11, va="center")
+    ax.text(5.22, 1.3, r"$\mathcal{E}_x$", fontsize=13, va="center")
     _system(ax, 5.0, 0.85, "Q", carrier)
-    _system(ax, 7.1, 1.35, "B", "white")
+    _system(ax, 7.1, 1.75, "B", "white")
     ax.add_patch(FancyArrowPatch((5.2, 0.75), (6.55, 0.75), arrowstyle="-|>", mutation_scale=14,
                                  color="#d95f0e", linewidth=1.5, connectionstyle="arc3,rad=-0.3"))
-    ax.text(5.9, 0.15, "n qubits cross\nthe link", ha="center", va="top", fontsize=9,
+    ax.text(5.9, 0.15, "n qubits cross\nthe link", ha="center", va="top", fontsize=11,
             color="#d95f0e")
-    ax.text(7.1, 0.78, "B untouched:\n" + r"$\sigma_x^B = \rho^B$", ha="center", va="top",
-            fontsize=9, color="#2c7fb8")
+    ax.text(7.1, 1.45, "B untouched:\n" + r"$\sigma_x^B = \rho^B$", ha="center", va="top",
+            fontsize=11, color="#2c7fb8")
     # 3. after
-    ax.text(10.1, 2.85, "3. after: Bob holds Q and B", ha="center", fontsize=11)
+    ax.text(10.1, 2.85, "3. after: Bob holds Q and B", ha="center", fontsize=13)
     _party(ax, 8.5, 0.55, 0.9, 1.6, "Alice", alice)
     _party(ax, 9.8, 0.55, 1.9, 1.6, "Bob", bob)
     _system(ax, 10.3, 1.35, "Q", carrier)
     _system(ax, 11.2, 1.35, "B", "white")
     ax.plot([10.47, 11.03], [1.35, 1.35], color="#7570b3", linewidth=1.5, zorder=2)
-    ax.text(10.75, 0.72, r"$\sigma_x^{QB}$", ha="center", fontsize=11)
+    ax.text(10.75, 0.72, r"$\sigma_x^{QB}$", ha="center", fontsize=13)
     ax.text(8.95, 1.35, "(what Alice\nkept does\nnot reach\nBob)", ha="center", va="center",
-            fontsize=7, color="#777777")
+            fontsize=9, color="#777777")
     # the inequalities
     lines = [
         (r"$\sigma = \sum_x p_x \sigma_x^{QB}$ (Bob's average state);  "
@@ -436,6 +436,6 @@ def plot_ea_systems() -> Figure:
     ax.add_patch(FancyBboxPatch((0.3, -2.35), 11.4, 1.95, boxstyle="round,pad=0.02",
                                 facecolor="#f7f7f7", edgecolor="#bbbbbb"))
     for i, (text, colour) in enumerate(lines):
-        ax.text(0.55, -0.72 - 0.43 * i, text, fontsize=10, va="center", color=colour)
+        ax.text(0.55, -0.72 - 0.43 * i, text, fontsize=12, va="center", color=colour)
     fig.tight_layout()
     return fig

@@ -317,10 +317,15 @@ def dense_coding_capacity(rho_ab, *, alice_qubit: int = 0) -> float:
     """Dense-coding capacity of a shared state, in bits per qubit Alice sends:
     ``C = log2 d_A + S(ρ_B) - S(ρ_AB)`` (Bowen 2001; Hiroshima 2001), with ``d_A = 2``.
 
-    ``rho_ab``: density matrix (or vector) of Alice's qubit and Bob's n - 1 qubits (Qiskit order);
+    This is the capacity of one scheme: one copy of ``rho_ab`` per qubit sent, Alice encoding by a
+    unitary on her qubit, Bob measuring the received qubits and his halves jointly (the largest
+    Holevo quantity of such encodings; the sources prove it for that setting). ``rho_ab``:
+    density matrix (or vector) of Alice's qubit and Bob's n - 1 qubits (Qiskit order);
     ``alice_qubit``: which qubit is Alice's. Returns the formula's value; where it is below
-    ``log2 d_A = 1`` the shared state does not help, since Alice can always send one plain bit
-    per qubit (the operational capacity is then 1).
+    ``log2 d_A = 1`` the state does not help *this scheme*, since Alice can always send one plain
+    bit per qubit instead. Other uses of the same pairs can do better: two-way entanglement
+    distillation of many copies (Bennett et al. 1996; Deutsch et al. 1996) turns any two-qubit
+    state with fidelity above 1/2 into fewer, nearly perfect pairs.
     """
     rho = as_density_matrix(rho_ab, "rho_ab")
     dim = rho.shape[0]
@@ -344,7 +349,8 @@ def isotropic_capacity(pair_fidelity: float) -> float:
 
 def dense_coding_threshold(level: float = 1.0) -> float:
     """The pair fidelity F at which :func:`isotropic_capacity` equals ``level`` bits per qubit
-    (default 1: one plain bit per qubit; below that fidelity the pair does not help).
+    (default 1: one plain bit per qubit; below that fidelity one undistilled isotropic pair per
+    qubit, with unitary encoding, does not beat a plain qubit).
 
     ``level`` in [0, 2]; the root of ``C(F) = level`` on [1/4, 1] by ``scipy.optimize.brentq``
     (``xtol`` 1e-12). C rises monotonically from 0 at F = 1/4 to 2 at F = 1.

@@ -8,7 +8,10 @@ library's refusals — is checked here, where a failure names the function and n
 from __future__ import annotations
 
 import inspect
+import json
 import math
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +20,7 @@ import qring_edu as qr
 from qring_edu import dense_coding_threshold, isotropic_capacity
 from qring_edu.exercises import alignment as ex5
 from qring_edu.exercises import bottleneck as ex1
+from qring_edu.exercises import holevo as ex2
 from qring_edu.exercises import superdense_ring as ex3
 from qring_edu.exercises import vga as ex4
 from qring_edu.holevo import binary_entropy, superdense_ensemble, two_state_chi, two_state_ensemble
@@ -51,6 +55,87 @@ def test_chapter2_ensembles():
     best = qr.optimal_measurement(*trine)
     assert np.allclose(best.povm.sum(axis=0), np.eye(2), atol=1e-8)
     assert abs(qr.mutual_information(*trine, best.povm) - best.value) < 1e-9
+
+
+@pytest.mark.parametrize("check, right, wrong, kwargs", [
+    (ex2.check_ea_entropy_bound, 8, 6, dict(n_qubits=3, bob_entropy=5)),
+    (ex2.check_ea_entropy_bound, 2, 5, dict(n_qubits=3, bob_entropy=5, which="each")),
+    (ex2.check_max_bits, 6, 3, dict(n_qubits=3)),
+    (ex2.check_pair_entropy, 0.6275, 1.3725, dict(pair_fidelity=0.9)),
+    (ex2.check_dephased_capacity, 1.1187, 0.6432, dict(pair_fidelity=0.7)),
+    (ex2.check_cut_set_qubits, 2.72e9, 5.1e9, dict(P=16, d=340_000_000, bits=16)),
+    (ex2.check_vga_bits_in, 8.16e10, 5.44e9, dict(P=16, d=340_000_000, bits=16)),
+    (ex1.check_overlap_tail, 11.70, 10.365, dict(model="BERT-Large", P=16, bits=16, alpha=50e-6,
+                                                 bandwidth_gbps=100, compute=0.2, buckets=10)),
+    (ex1.check_bidirectional_link_bits, 16000, 32000, dict(P=6, d=1200, bits=16)),
+    (ex1.check_latency_crossover, 500_000, 31_250, dict(P=16, bits=32, alpha=10e-6, beta=1e-11)),
+])
+def test_chapters_1_and_2_worked_answers_of_the_reasoning_exercises(check, right, wrong, kwargs):
+    """The numbers the worked solutions of chapters 1 and 2 print pass their checkers."""
+    assert check(right, **kwargs).passed and not check(wrong, **kwargs).passed
+
+
+# ---------------------------------------------------------------------------------------------
+# Chapters 1 and 2: the page itself
+# ---------------------------------------------------------------------------------------------
+BOOK = Path(__file__).resolve().parents[1] / "book"
+
+
+def _reading_estimate(nb: dict) -> tuple[int, int]:
+    """(words, code cells) a reader meets outside the exercises: visible markdown and code cells
+    from the top to "## Exercises", and the summary (the rule the chapters' boxes state)."""
+    words = cells = 0
+    text = True
+    for cell in nb["cells"]:
+        if "remove-cell" in cell.get("metadata", {}).get("tags", []):
+            continue
+        source = "".join(cell["source"])
+        if cell["cell_type"] == "markdown":
+            if source.startswith("## Exercises"):
+                text = False
+            elif source.startswith("## Summary"):
+                text = True
+            if text:
+                words += len(re.findall(r"\S+", source))
+        elif text:
+            cells += 1
+    return words, cells
+
+
+@pytest.mark.parametrize("name", ["01_bottleneck", "02_holevo"])
+def test_chapter_states_its_prerequisites_and_a_reading_time_it_can_defend(name):
+    nb = json.loads((BOOK / f"{name}.ipynb").read_text(encoding="utf-8"))
+    head = "".join(nb["cells"][1]["source"])
+    assert "**Prerequisites.**" in head and "**Reading time.**" in head
+    m = re.search(r"About (\d+) minutes for the text \(about ([\d,]+) words at 200 words per\s+"
+                  r"minute, plus half a minute for each of the (\d+) code cells\)", head)
+    assert m, "the reading-time sentence changed its form"
+    minutes, words, cells = int(m[1]), int(m[2].replace(",", "")), int(m[3])
+    real_words, real_cells = _reading_estimate(nb)
+    assert real_cells == cells
+    assert abs(real_words - words) <= 0.05 * real_words
+    assert abs(real_words / 200 + real_cells / 2 - minutes) <= 3
+
+
+@pytest.mark.parametrize("name", ["01_bottleneck", "02_holevo"])
+def test_chapter_has_no_prompt_to_type_bad_input(name):
+    nb = json.loads((BOOK / f"{name}.ipynb").read_text(encoding="utf-8"))
+    prose = " ".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    assert not re.search(r"(error message|see the error|reports bad input|library's error)", prose)
+
+
+def test_chapter_1_and_2_exercise_kinds():
+    """At least a third of each chapter's exercises are reasoning exercises (issue 16)."""
+    kinds = {"01_bottleneck": ("ex-bottleneck-overlap", "ex-bottleneck-bidirectional",
+                               "ex-bottleneck-latency"),
+             "02_holevo": ("ex-holevo-3", "ex-holevo-5", "ex-holevo-7")}
+    for name, reasoning in kinds.items():
+        nb = json.loads((BOOK / f"{name}.ipynb").read_text(encoding="utf-8"))
+        prose = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+        labels = re.findall(r"\{exercise\}[^\n]*\n:label: (\S+)", prose)
+        solutions = re.findall(r"\{solution\} (\S+)", prose)
+        assert sorted(labels) == sorted(solutions)  # every exercise has a worked solution
+        assert set(reasoning) <= set(labels) and 3 * len(reasoning) >= len(labels)
 
 
 # ---------------------------------------------------------------------------------------------

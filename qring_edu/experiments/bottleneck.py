@@ -8,7 +8,9 @@ frozen dataclasses (figures: :mod:`qring_edu.figures.bottleneck`).
 * :func:`ring_schedule_table` — every message of the schedule, step by step;
 * :func:`cost_sweep`, :func:`alpha_beta_costs` — α–β times for a range of worker counts;
 * :func:`link_bits_sweep` — bits on the busiest link, measured by running the ring;
-* :func:`model_comm_table` — the per-iteration communication of :data:`~qring_edu.MODEL_SIZES`.
+* :func:`model_comm_table` — the per-iteration communication of :data:`~qring_edu.MODEL_SIZES`;
+* :func:`overlap_table` — how much of the classical ring bucketed all-reduce hides behind the
+  backward pass (:func:`qring_edu.costmodel.bucketed_iteration_time`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,14 @@ from typing import Sequence
 import numpy as np
 
 from .._validate import check_bits, check_choice, check_float, check_int
-from ..costmodel import MODEL_SIZES, allreduce_lower_bound_bits, parameter_server_time, ring_time
+from ..costmodel import (
+    MODEL_SIZES,
+    allreduce_lower_bound_bits,
+    bucketed_iteration_time,
+    iteration_time,
+    parameter_server_time,
+    ring_time,
+)
 from ..ring import RingStep, chunk_bounds, message_bits, ring_allreduce, ring_schedule
 from ._base import Rows, Table, worker_counts
 
@@ -35,6 +44,9 @@ __all__ = [
     "ModelCommRow",
     "ModelCommTable",
     "model_comm_table",
+    "OverlapRow",
+    "OverlapTable",
+    "overlap_table",
 ]
 
 #: Largest P * d the ledger sweep simulates (zero gradients of shape (P, d)).
@@ -420,3 +432,93 @@ def model_comm_table(workers: int = 32, bits: Sequence[int] = (16, 32), alpha: f
                 ring_s=ring_time(workers, d, b, alpha, beta),
                 ps_s=parameter_server_time(workers, d, b, alpha, beta)))
     return ModelCommTable(tuple(rows))
+
+
+# ---------------------------------------------------------------------------------------------
+# Overlap with the backward pass (the classical ring only; chapter 3 compares both transports)
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class OverlapRow:
+    """One iteration of the classical ring with ``buckets`` gradient buckets (``None``: the
+    non-overlapped model, one all-reduce after the whole compute, :func:`qring_edu.iteration_time`).
+
+    Seconds: ``total`` (the steady-state iteration), ``tail`` (``total - compute``: the part of the
+    communication left after the last gradient is ready). ``hidden`` = ``1 - tail / ring``: the
+    share of one whole-gradient all-reduce (``ring``, :func:`qring_edu.ring_time`) that runs
+    during the backward pass.
+    """
+
+    buckets: int | None
+    compute: float
+    ring: float
+    total: float
+    tail: float
+
+    @property
+    def hidden(self) -> float:
+        return 1.0 - self.tail / self.ring if self.ring > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class OverlapTable(Rows):
+    """The rows of :func:`overlap_table` (iterable like a list of :class:`OverlapRow`)."""
+
+    rows: tuple[OverlapRow, ...]
+    model: str = ""
+    workers: int = 0
+    bits: int = 0
+
+    def row(self, buckets: int | None) -> OverlapRow:
+        """The row with ``buckets`` buckets (``None``: the non-overlapped model)."""
+        for r in self.rows:
+            if r.buckets == buckets:
+                return r
+        raise ValueError(f"no row for buckets={buckets!r}")
+
+    def table(self) -> Table:
+        """Schedule, iteration time, time after the backward pass (ms) and the share hidden."""
+        return Table(("schedule", "iteration (ms)", "after the backward pass (ms)",
+                      "all-reduce hidden (%)"),
+                     tuple(("no overlap" if r.buckets is None else
+                            f"{r.buckets} bucket{'s' if r.buckets > 1 else ''}",
+                            r.total * 1e3, r.tail * 1e3, 100 * r.hidden) for r in self.rows),
+                     ("", ".2f", ".2f", ".0f"))
+
+    def __repr__(self) -> str:
+        return (f"OverlapTable({self.model!r}, P={self.workers}, bits={self.bits}, "
+                f"{len(self.rows)} rows)")
+
+
+def overlap_table(model: str = "ResNet-50", workers: int = 8, bits: int = 16,
+                  alpha: float = 5e-6, bandwidth_gbps: float = 100.0, compute: float = 0.02,
+                  buckets: Sequence[int] = (1, 2, 5, 25)) -> OverlapTable:
+    """The classical ring with and without overlap: one row for the non-overlapped model
+    (:func:`qring_edu.iteration_time`) and one per bucket count in ``buckets``
+    (:func:`qring_edu.costmodel.bucketed_iteration_time`, ``method="formula"``: B near-equal
+    buckets ready evenly over the backward pass, 2/3 of ``compute`` seconds).
+
+    ``alpha`` in seconds per message, ``bandwidth_gbps`` in Gbit/s, ``compute`` in seconds.
+
+    Examples
+    --------
+    >>> t = overlap_table()
+    >>> [round(r.total * 1e3, 2) for r in t]
+    [27.23, 27.23, 23.65, 21.5, 20.36]
+    >>> round(t.row(5).tail * 1e3, 2), round(t.row(5).hidden, 3)
+    (1.5, 0.792)
+    """
+    model = check_choice(model, "model", tuple(MODEL_SIZES))
+    workers = check_int(workers, "P (number of workers)", 2)
+    bits = check_bits(bits)
+    alpha = check_float(alpha, "alpha", 0.0)
+    bandwidth = check_float(bandwidth_gbps, "bandwidth_gbps", 0.0, lo_open=True)
+    compute = check_float(compute, "compute", 0.0)
+    d, beta = MODEL_SIZES[model], 1.0 / (bandwidth * 1e9)
+    ring = ring_time(workers, d, bits, alpha, beta)
+    plain = iteration_time(compute, workers, d, bits, alpha, beta)
+    rows = [OverlapRow(None, compute, ring, plain.total, plain.total - compute)]
+    for b in buckets:
+        it = bucketed_iteration_time(compute, workers, d, bits, alpha, beta,
+                                     buckets=check_int(b, "buckets", 1, d), method="formula")
+        rows.append(OverlapRow(int(b), compute, ring, it.total, it.tail))
+    return OverlapTable(tuple(rows), model=model, workers=workers, bits=bits)

@@ -11,7 +11,10 @@ results are frozen dataclasses (figures: :mod:`qring_edu.figures.holevo`). Infor
 * :func:`known_ensembles` — χ and I_acc of BB84, the trine, two pure states and the Bell states;
 * :func:`two_state_sweep` — χ and I_acc of two pure states against their overlap;
 * :func:`dense_coding_sweep`, :func:`dense_coding_table` — dense coding over the isotropic pair;
-* :func:`ledger_floor_sweep`, :func:`compare_ledgers` — the ring's online qubits against the floor.
+* :func:`ledger_floor_sweep`, :func:`compare_ledgers` — the ring's online qubits against the floor
+  for transports of the ring's messages;
+* :func:`cut_set_sweep` — the cut-set bound for *every* all-reduce protocol against the two rings
+  and VGA's GHZ sum (:func:`qring_edu.costmodel.allreduce_cut_bound`).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from typing import Sequence
 import numpy as np
 
 from .._validate import check_bits, check_fidelity, check_float, check_int
+from ..costmodel import MODEL_SIZES, allreduce_cut_bound
 from ..holevo import (
     AccessibleInformation,
     Ensemble,
@@ -69,6 +73,8 @@ __all__ = [
     "ledger_floor_sweep",
     "LedgerComparison",
     "compare_ledgers",
+    "CutSetSweep",
+    "cut_set_sweep",
 ]
 
 #: The ensemble designer offers this many states (one θ and one φ slider each).
@@ -451,9 +457,12 @@ class LedgerFloorSweep:
     ``workers`` (shape (n,) each), read from the ledgers of :func:`qring_edu.ring_allreduce`
     (busiest link): ``classical_bits`` (classical transport), ``online_qubits`` and
     ``offline_qubits`` (superdense transport). ``floor`` = ``classical_bits / 2``: the fewest
-    qubits any protocol could send for those bits (entanglement-assisted Holevo bound).
-    ``message_floor``: Σ over that link's messages of ⌈k/2⌉ for a k-bit message — the bound
-    applied message by message (qubits are whole), from :func:`qring_edu.ring.message_bits`.
+    qubits any *transport of the ring's messages* could send (entanglement-assisted Holevo bound,
+    message by message). ``message_floor``: Σ over that link's messages of ⌈k/2⌉ for a k-bit
+    message — the same bound with whole qubits, from :func:`qring_edu.ring.message_bits`.
+    ``cut_floor`` = d·b/2: the cut-set bound on the qubits into each worker for *any* all-reduce
+    protocol that receives only qubits (:func:`qring_edu.costmodel.allreduce_cut_bound`); on the
+    ring each worker has one incoming link.
 
     Examples
     --------
@@ -469,6 +478,7 @@ class LedgerFloorSweep:
     online_qubits: np.ndarray = field(repr=False)
     offline_qubits: np.ndarray = field(repr=False)
     message_floor: np.ndarray = field(repr=False)
+    cut_floor: float = 0.0
 
     @property
     def floor(self) -> np.ndarray:
@@ -503,4 +513,87 @@ def ledger_floor_sweep(d: int = 1000, bits: int = 16,
                             classical_bits=np.array(classical, dtype=np.int64),
                             online_qubits=np.array(online, dtype=np.int64),
                             offline_qubits=np.array(offline, dtype=np.int64),
-                            message_floor=np.array(per_msg, dtype=np.int64))
+                            message_floor=np.array(per_msg, dtype=np.int64),
+                            cut_floor=allreduce_cut_bound(2, d, bits).qubits)
+
+
+# ---------------------------------------------------------------------------------------------
+# The cut-set bound for every all-reduce protocol
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class CutSetSweep:
+    """What enters each worker in one all-reduce of ``d`` words of ``bits`` bits, for each P in
+    ``workers`` (arrays of shape (n,)), from :func:`qring_edu.costmodel.allreduce_cut_bound`:
+
+    * ``classical_ring`` (bits) and ``superdense_ring`` (online qubits) into the busiest worker,
+      over its one incoming link (= the ledgers of :func:`qring_edu.ring_allreduce`);
+    * ``vga_bits_in``: classical bits a worker receives in VGA's GHZ sum, ``(P-1) d b`` (it
+      receives no online qubit);
+    * ``information`` (= d·b for exact sums): the cut-set bound, ``2 q + c >= information`` for
+      the q qubits and c classical bits that enter a worker in *any* all-reduce protocol (any
+      rounds, topology and pre-shared entanglement). ``cut_qubits`` = information / 2: the
+      bound with qubits only.
+
+    ``ring_message_floor`` = ``classical_ring / 2``: the floor for transports of the ring's
+    messages. ``capacity_in(which)``: ``2 q + c`` into a worker, for ``"classical"``,
+    ``"superdense"`` or ``"vga"``.
+
+    Examples
+    --------
+    >>> sw = cut_set_sweep(d=8000, bits=16, workers=(2, 8))
+    >>> sw.superdense_ring.tolist(), sw.cut_qubits, sw.vga_bits_in.tolist()
+    ([64000, 112000], 64000.0, [128000, 896000])
+    """
+
+    d: int
+    bits: int
+    information: float
+    workers: np.ndarray = field(repr=False)
+    classical_ring: np.ndarray = field(repr=False)
+    superdense_ring: np.ndarray = field(repr=False)
+    vga_bits_in: np.ndarray = field(repr=False)
+
+    @property
+    def cut_qubits(self) -> float:
+        return self.information / 2
+
+    @property
+    def ring_message_floor(self) -> np.ndarray:
+        return self.classical_ring / 2
+
+    def capacity_in(self, which: str) -> np.ndarray:
+        """``2 q + c`` entering the busiest worker (bits), per P."""
+        if which == "classical":
+            return self.classical_ring.astype(float)
+        if which == "superdense":
+            return 2.0 * self.superdense_ring
+        if which == "vga":
+            return self.vga_bits_in.astype(float)
+        raise ValueError(f"which must be 'classical', 'superdense' or 'vga', got {which!r}")
+
+    def __repr__(self) -> str:
+        return (f"CutSetSweep(d={self.d}, bits={self.bits}, "
+                f"P={int(self.workers[0])}..{int(self.workers[-1])})")
+
+
+#: Largest ring of :func:`cut_set_sweep` (its message table has P x 2(P-1) entries).
+MAX_CUT_WORKERS = 4096
+
+
+def cut_set_sweep(d: int = MODEL_SIZES["ResNet-50"], bits: int = 16,
+                  workers: Sequence[int] = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)) -> CutSetSweep:
+    """:func:`qring_edu.costmodel.allreduce_cut_bound` for each P in ``workers`` (each >= 2,
+    d >= 1 words of ``bits`` bits; default ResNet-50 with 16-bit words). No ring is simulated:
+    the rings' counts come from :func:`qring_edu.ring.message_bits`, so real model sizes are
+    cheap."""
+    d = check_int(d, "d", 1)
+    bits = check_bits(bits)
+    ps = worker_counts(workers)
+    if max(ps) > MAX_CUT_WORKERS:
+        raise ValueError(f"workers must be <= {MAX_CUT_WORKERS} for this sweep, got {max(ps)}")
+    cuts = [allreduce_cut_bound(p, d, bits) for p in ps]
+    return CutSetSweep(
+        d=d, bits=bits, information=cuts[0].information, workers=np.array(ps, dtype=np.int64),
+        classical_ring=np.array([c.classical_ring for c in cuts], dtype=np.int64),
+        superdense_ring=np.array([c.superdense_ring for c in cuts], dtype=np.int64),
+        vga_bits_in=np.array([c.vga_bits_in for c in cuts], dtype=np.int64))

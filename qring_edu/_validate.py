@@ -11,6 +11,12 @@ from typing import Any
 
 import numpy as np
 
+__all__ = [
+    "MIN_BITS", "MAX_BITS", "MIN_FIDELITY", "MAX_FIDELITY", "check_int", "check_float",
+    "check_bits", "check_fidelity", "check_choice", "check_seed", "as_numeric_array",
+    "check_bit_array",
+]
+
 #: Word sizes the library supports: words live in ``uint32`` buffers, sums are taken mod ``2**bits``.
 MIN_BITS, MAX_BITS = 2, 32
 #: Pair fidelity range: below 1/4 the isotropic "pair" would be anti-correlated, not noisy.
@@ -18,7 +24,42 @@ MIN_FIDELITY, MAX_FIDELITY = 0.25, 1.0
 
 
 def check_int(value: Any, name: str, lo: int | None = None, hi: int | None = None) -> int:
-    """Return ``value`` as ``int`` if it is an integer in ``[lo, hi]``; raise otherwise."""
+    """Return ``value`` as ``int`` if it is an integer in ``[lo, hi]``; raise otherwise.
+
+    Parameters
+    ----------
+    value : object
+        The argument to check; ``bool`` is refused (``True`` is not a count).
+    name : str
+        The argument's name, as the error message shows it.
+    lo, hi : int or None
+        Inclusive bounds; ``None`` for none.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not an integer (NumPy integers are accepted).
+    ValueError
+        If it is outside ``[lo, hi]``.
+
+    Examples
+    --------
+    >>> from qring_edu._validate import check_int
+    >>> check_int(4, "P (number of workers)", 2)
+    4
+    >>> check_int(1, "P (number of workers)", 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: P (number of workers) must be in >= 2, got 1
+    >>> check_int(2.0, "d")
+    Traceback (most recent call last):
+    ...
+    TypeError: d must be an integer, got float 2.0
+    """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
     value = int(value)
@@ -36,7 +77,40 @@ def check_float(
     lo_open: bool = False,
     hi_open: bool = False,
 ) -> float:
-    """Return ``value`` as a finite ``float`` in the given (closed unless ``*_open``) interval."""
+    """Return ``value`` as a finite ``float`` in the given (closed unless ``*_open``) interval.
+
+    Parameters
+    ----------
+    value : object
+        A real number (``bool`` is refused).
+    name : str
+        The argument's name, as the error message shows it.
+    lo, hi : float or None
+        Bounds; ``None`` for none.
+    lo_open, hi_open : bool
+        Exclude the bound itself.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number.
+    ValueError
+        If it is NaN, infinite or outside the interval.
+
+    Examples
+    --------
+    >>> from qring_edu._validate import check_float
+    >>> check_float(0.5, "tau", 0.0, 1.0, lo_open=True, hi_open=True)
+    0.5
+    >>> check_float(1.0, "tau", 0.0, 1.0, lo_open=True, hi_open=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: tau must be in (0, 1), got 1
+    """
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
     value = float(value)
@@ -54,16 +128,52 @@ def check_float(
 
 
 def check_bits(bits: Any, name: str = "bits") -> int:
-    """Word size in bits, ``MIN_BITS <= bits <= MAX_BITS``."""
+    """Word size in bits, ``MIN_BITS <= bits <= MAX_BITS`` (2 to 32), as ``int``.
+
+    Examples
+    --------
+    >>> from qring_edu._validate import check_bits
+    >>> check_bits(16)
+    16
+    >>> check_bits(64)
+    Traceback (most recent call last):
+    ...
+    ValueError: bits must be in 2..32, got 64
+    """
     return check_int(bits, name, MIN_BITS, MAX_BITS)
 
 
 def check_fidelity(value: Any, name: str = "pair_fidelity") -> float:
-    """Fidelity of a pre-shared pair with |Φ+⟩, in ``[0.25, 1]``."""
+    """Fidelity of a pre-shared pair with |Φ+⟩, in ``[0.25, 1]``, as ``float``.
+
+    Below 1/4 the isotropic state would be anti-correlated rather than noisy (DESIGN.md §9).
+
+    Examples
+    --------
+    >>> from qring_edu._validate import check_fidelity
+    >>> check_fidelity(0.9)
+    0.9
+    >>> check_fidelity(0.2, "channel_fidelity")
+    Traceback (most recent call last):
+    ...
+    ValueError: channel_fidelity must be in [0.25, 1], got 0.2
+    """
     return check_float(value, name, MIN_FIDELITY, MAX_FIDELITY)
 
 
 def check_choice(value: Any, name: str, choices: tuple[str, ...]) -> str:
+    """Return ``value`` if it is one of the strings ``choices``; raise ``ValueError`` otherwise.
+
+    Examples
+    --------
+    >>> from qring_edu._validate import check_choice
+    >>> check_choice("superdense", "transport", ("classical", "superdense"))
+    'superdense'
+    >>> check_choice("quantum", "transport", ("classical", "superdense"))
+    Traceback (most recent call last):
+    ...
+    ValueError: transport must be one of 'classical', 'superdense', got 'quantum'
+    """
     if not isinstance(value, str) or value not in choices:
         allowed = ", ".join(repr(c) for c in choices)
         raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
@@ -71,14 +181,47 @@ def check_choice(value: Any, name: str, choices: tuple[str, ...]) -> str:
 
 
 def check_seed(seed: Any, name: str = "seed") -> None:
-    """Accept what :func:`numpy.random.default_rng` accepts: ``None``, a non-negative int or a Generator."""
+    """Accept what ``numpy.random.default_rng`` accepts: ``None``, a non-negative int or a Generator.
+
+    Returns ``None``; raises ``TypeError``/``ValueError`` for anything else.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qring_edu._validate import check_seed
+    >>> check_seed(7), check_seed(None), check_seed(np.random.default_rng(0))
+    (None, None, None)
+    >>> check_seed(-1)
+    Traceback (most recent call last):
+    ...
+    ValueError: seed must be in >= 0, got -1
+    """
     if seed is None or isinstance(seed, np.random.Generator):
         return
     check_int(seed, name, 0)
 
 
 def as_numeric_array(value: Any, name: str) -> np.ndarray:
-    """``np.asarray`` with clear errors for ragged, non-numeric and non-finite input."""
+    """``np.asarray`` with clear errors for ragged, non-numeric and non-finite input.
+
+    Returns the array (integer or floating dtype, any shape); booleans, strings, objects, ragged
+    nesting, NaN and Inf are refused with a message naming ``name``.
+
+    Examples
+    --------
+    >>> from qring_edu._validate import as_numeric_array
+    >>> as_numeric_array([[1, 2], [3, 4]], "grads").shape
+    (2, 2)
+    >>> as_numeric_array([True, False], "grads")
+    Traceback (most recent call last):
+    ...
+    TypeError: grads must hold integers or floats, got dtype bool
+
+    >>> as_numeric_array([1.0, float("nan")], "grads")
+    Traceback (most recent call last):
+    ...
+    ValueError: grads must be finite; it contains NaN or Inf
+    """
     if value is None:
         raise TypeError(f"{name} must be an array of numbers, got None")
     try:
@@ -98,7 +241,19 @@ def as_numeric_array(value: Any, name: str) -> np.ndarray:
 
 
 def check_bit_array(value: Any, name: str = "bits") -> np.ndarray:
-    """A 1-D array of 0/1 values, returned as ``uint8``."""
+    """A 1-D array of 0/1 values, returned as ``uint8``.
+
+    Examples
+    --------
+    >>> from qring_edu._validate import check_bit_array
+    >>> check_bit_array([1, 0, 1]).tolist()
+    [1, 0, 1]
+    >>> check_bit_array([0, 2])
+    Traceback (most recent call last):
+    ...
+    ValueError: bits must contain only 0 and 1
+    """
+
     arr = as_numeric_array(value, name)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D (a stream of bits), got shape {arr.shape}")

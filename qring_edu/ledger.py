@@ -32,6 +32,43 @@ class Ledger:
     the critical path of a synchronous ring) or a link tuple ``(k, (k+1) % P)``.
     ``step_units[s]`` is the largest message of synchronous step ``s`` in its own currency
     (bits for classical, qubits for superdense), which is what the α–β time model needs.
+
+    Parameters
+    ----------
+    workers : int
+        ``P``, the number of workers (and of directed links).
+    transport : str
+        ``"classical"`` or ``"superdense"`` (a label; the counters hold every currency).
+    steps : int
+        Synchronous steps of the schedule, ``2 (P - 1)`` for the ring.
+
+    Attributes
+    ----------
+    links : list of tuple of int
+        The directed links ``[(0, 1), (1, 2), ..., (P-1, 0)]``.
+    step_units : numpy.ndarray of int64, shape (steps,)
+        The largest message of each step (bits or qubits).
+    messages : int
+        Messages recorded.
+
+    Examples
+    --------
+    Each of the 3 links of a ring all-reduce of ``d = 6`` words of 8 bits carries
+    ``2 (P - 1) (d / P) b = 2 * 2 * 2 * 8 = 64`` bits; the superdense ring sends half as many
+    qubits, over as many pre-shared pairs, and spent one qubit per pair distributing them:
+
+    >>> import numpy as np
+    >>> import qring_edu as qr
+    >>> grads = np.arange(18).reshape(3, 6)
+    >>> qr.ring_allreduce(grads, bits=8).ledger
+    Ledger(P=3, transport='classical', steps=4, online_bits=64, online_qubits=0, ebits=0, offline_qubits=0)
+    >>> ledger = qr.ring_allreduce(grads, bits=8, transport="superdense").ledger
+    >>> ledger.links
+    [(0, 1), (1, 2), (2, 0)]
+    >>> ledger.online_qubits(), ledger.ebits((2, 0)), ledger.lifetime_uses()
+    (32, 32, 64)
+    >>> ledger.per_link("offline_qubits").tolist()
+    [32, 32, 32]
     """
 
     def __init__(self, workers: int, transport: str, steps: int):
@@ -118,7 +155,9 @@ class Ledger:
         return float(self.steps * alpha + beta * self.step_units.sum())
 
     def as_dict(self, link=None) -> dict[str, int]:
+        """Every currency on ``link`` (``None``: each currency's maximum over links), by name."""
         return {c: self._get(c, link) for c in _CURRENCIES}
+
 
     def __repr__(self) -> str:
         # offline_bits only when some were sent, so the repr of unprotected runs stays as it was

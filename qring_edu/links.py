@@ -306,6 +306,26 @@ class Capacities:
     this channel (King 2003), so it is the capacity. ``entanglement_assisted``:
     ``2 - H(F, (1-F)/3, (1-F)/3, (1-F)/3)`` (Bennett–Shor–Smolin–Thapliyal 2002), with unlimited
     perfect pre-shared entanglement. ``ratio``: their quotient (``inf`` where ``classical`` is 0).
+
+    Attributes
+    ----------
+    channel_fidelity : float
+        ``F`` of the depolarising channel, in ``[1/4, 1]``.
+    classical : float
+        Bits per channel use without entanglement.
+    entanglement_assisted : float
+        Bits per channel use with unlimited perfect entanglement.
+    ratio : float
+        ``entanglement_assisted / classical``: 2 on a noiseless channel, more with noise.
+
+    Examples
+    --------
+    >>> from qring_edu import depolarizing_capacities
+    >>> caps = depolarizing_capacities(0.9)
+    >>> round(caps.classical, 4), round(caps.entanglement_assisted, 4), round(caps.ratio, 4)
+    (0.6466, 1.3725, 2.1225)
+    >>> depolarizing_capacities(1.0).ratio
+    2.0
     """
 
     channel_fidelity: float
@@ -314,6 +334,7 @@ class Capacities:
 
     @property
     def ratio(self) -> float:
+        """``entanglement_assisted / classical`` (``inf`` where only the assisted one is > 0)."""
         if self.classical <= 0.0:
             return math.inf if self.entanglement_assisted > 0 else math.nan
         return self.entanglement_assisted / self.classical
@@ -434,6 +455,36 @@ class Distillation:
     BBPSSW). ``distillable``: the input fidelity exceeds ½ (at or below ½ a Werner state is
     separable and no round raises the fidelity; ``improved`` is then False). ``improved``: the
     output fidelity is above the input's.
+
+    Attributes
+    ----------
+    protocol : str
+        ``"bbpssw"`` or ``"dejmps"``.
+    rounds : int
+        Recurrence rounds.
+    input_fidelity, fidelity : float
+        Fidelity with |Φ+⟩ of a raw pair and of an output pair.
+    errors : PauliErrors
+        The output pair's Bell-diagonal coefficients ``(Φ+, Ψ+, Φ−, Ψ−)``.
+    success_probabilities : tuple of float
+        Per round, the probability that an attempt keeps a pair.
+    success_probability : float
+        Their product.
+    raw_pairs_per_pair : float
+        ``2**rounds / success_probability``, expected raw pairs per output pair.
+    offline_bits_per_pair : float
+        Expected classical bits announced offline per output pair.
+    distillable, improved : bool
+        Input fidelity above ½; output fidelity above the input's.
+
+    Examples
+    --------
+    >>> from qring_edu import distill
+    >>> run = distill(0.9, rounds=2)
+    >>> run
+    Distillation(dejmps, rounds=2, F=0.9 -> 0.988764, success=0.7600, raw_pairs_per_pair=5.2635, distillable=True)
+    >>> [round(p, 4) for p in run.success_probabilities], round(run.errors.error_rate, 6)
+    ([0.8756, 0.868], 0.011236)
     """
 
     protocol: str
@@ -527,6 +578,30 @@ class DistillationRun:
     ``raw_pairs``: raw pairs distributed (one qubit each over the link); ``attempts``: attempts per
     round (round 1 first); ``offline_bits``: classical bits announced; ``fidelity``: of each output
     pair (the recurrence value).
+
+    Attributes
+    ----------
+    output_pairs : int
+        Distilled pairs produced.
+    raw_pairs : int
+        Raw pairs distributed.
+    attempts : tuple of int
+        Attempts per round, round 1 first.
+    offline_bits : int
+        Classical bits announced.
+    fidelity : float
+        Fidelity of each output pair.
+
+    Examples
+    --------
+    One round on 10 output pairs of raw fidelity 0.9 (seeded):
+
+    >>> from qring_edu import distill_sample
+    >>> run = distill_sample(0.9, 10, rounds=1, seed=1)
+    >>> run
+    DistillationRun(output_pairs=10, raw_pairs=20, offline_bits=20, fidelity=0.926396)
+    >>> run.attempts
+    (10,)
     """
 
     output_pairs: int
@@ -592,6 +667,28 @@ class HashingYield:
     Smolin, Wootters 1996; asymptotic, many copies, one-way classical communication);
     ``recurrence_yield``: output pairs per raw pair of the recurrence (``success/2**rounds``);
     ``yield_per_pair``: their product, perfect pairs per raw pair (> 0 iff distillable).
+
+    Attributes
+    ----------
+    protocol : str
+        The recurrence protocol.
+    pair_fidelity, fidelity : float
+        Raw fidelity, and fidelity when hashing starts.
+    rounds : int
+        Recurrence rounds before hashing.
+    hashing_rate, recurrence_yield, yield_per_pair : float
+        As above; ``yield_per_pair = recurrence_yield * hashing_rate``.
+    distillable : bool
+        ``yield_per_pair > 0``.
+
+    Examples
+    --------
+    At F = 0.9 hashing right away is best: ``1 - H(0.9, 0.1/3, 0.1/3, 0.1/3)`` perfect pairs
+    per raw pair:
+
+    >>> from qring_edu import distillable_yield
+    >>> distillable_yield(0.9)
+    HashingYield(dejmps, F=0.9, rounds=0, fidelity=0.9000, hashing_rate=0.3725, yield=3.725e-01)
     """
 
     protocol: str
@@ -604,6 +701,7 @@ class HashingYield:
 
     @property
     def distillable(self) -> bool:
+        """Some perfect pairs per raw pair: ``yield_per_pair > 0``."""
         return self.yield_per_pair > 0.0
 
     def __repr__(self) -> str:
@@ -799,6 +897,35 @@ class FECCode:
     except with probability at most ``2**-hash_bits`` (the hash family is ε-almost-XOR-universal
     and a miscorrection adds a codeword that depends on the noise only, not on the key). The
     receiver returns ``ACK_BITS`` per block transmission; rejected blocks are sent again.
+
+    Attributes
+    ----------
+    n : int
+        Block length in bytes (at most 255).
+    t : int
+        Correctable byte errors per block.
+    hash_bits : int
+        Checksum bits (a multiple of 8).
+    k, data_bytes, overhead_bytes : int
+        Message bytes ``n - 2t``, payload bytes ``n - 2t - hash_bits/8`` and checksum plus
+        parity bytes ``hash_bits/8 + 2t`` per full block.
+    rate : float
+        ``data_bytes / n``.
+
+    Examples
+    --------
+    The code :func:`fec_code` picks for a symbol error rate of 1 %:
+
+    >>> from qring_edu import fec_code
+    >>> code = fec_code(0.01)
+    >>> code
+    FECCode(RS(255, 221) over GF(2^8), t=17, hash_bits=64, data_bytes=213)
+    >>> code.k, code.overhead_bytes, round(code.rate, 4)
+    (221, 42, 0.8353)
+    >>> round(code.byte_error(0.01), 6), round(code.failure_probability(0.01), 4)
+    (0.039404, 0.0131)
+    >>> round(code.net_factor(0.01), 4)          # payload bits per online channel use
+    1.6471
     """
 
     n: int
@@ -812,6 +939,7 @@ class FECCode:
 
     @property
     def hash_bytes(self) -> int:
+        """Checksum bytes per block: ``hash_bits / 8``."""
         return self.hash_bits // 8
 
     @property
@@ -940,6 +1068,22 @@ class FECOutcome:
     ``rounds``: retransmission rounds (1 = everything accepted at once);
     ``received``: the payload bytes the receiver accepted (``None`` for the fast model, whose
     accepted blocks are the sent ones by construction).
+
+    Attributes
+    ----------
+    qubits, ack_bits, blocks, transmissions, rejected, rounds : int
+        As above.
+    received : numpy.ndarray of uint8 or None
+        The accepted payload (real decoder only).
+
+    Examples
+    --------
+    A 100-byte message over a link of fidelity 0.98 (fast model, seeded):
+
+    >>> import numpy as np
+    >>> from qring_edu.links import depolarizing, fec_code, fec_transmit
+    >>> fec_transmit(100, fec_code(0.02), depolarizing(0.98), np.random.default_rng(0))
+    FECOutcome(qubits=656, ack_bits=1, blocks=1, transmissions=1, rejected=0, rounds=1)
     """
 
     qubits: int
@@ -1031,7 +1175,30 @@ def toeplitz_hash(data: np.ndarray, key: np.ndarray, hash_bits: int) -> np.ndarr
     key[i - j + 8 len - 1]`` (constant diagonals). For any fixed nonzero change of the data and
     any change of the hash, a uniformly random key makes them consistent with probability
     ``2**-hash_bits`` (Krawczyk 1994): the bound the protocol states.
+
+    Parameters
+    ----------
+    data : array_like of uint8, shape (m,)
+        The bytes; bit ``i`` of byte ``j`` is bit ``8j + i`` of the hashed string (little-endian).
+    key : numpy.ndarray of 0/1, shape (>= hash_bits + 8m - 1,)
+    hash_bits : int
+        Length of the hash (a multiple of 8).
+
+    Returns
+    -------
+    numpy.ndarray of uint8, shape (hash_bits / 8,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qring_edu.links import toeplitz_hash
+    >>> key = np.random.default_rng(0).integers(0, 2, 16 + 24 - 1)
+    >>> toeplitz_hash(np.array([1, 2, 3], dtype=np.uint8), key, 16).tolist()
+    [87, 173]
+    >>> toeplitz_hash(np.array([1, 2, 2], dtype=np.uint8), key, 16).tolist()
+    [171, 114]
     """
+
     bits = np.unpackbits(np.asarray(data, dtype=np.uint8), bitorder="little").astype(np.int64)
     m = bits.size
     i = np.arange(hash_bits)[:, None]
@@ -1120,6 +1287,38 @@ class Protection:
     ``protocol``), ``"fec"`` (Reed–Solomon, checksum, retransmission; ``block_length``,
     ``correctable`` (None: chosen for the link), ``hash_bits``; ``decoder`` "model" or
     "galois"), or ``"distill+fec"`` (both).
+
+    Attributes
+    ----------
+    scheme : str
+        One of ``PROTECTIONS``.
+    rounds : int
+        Distillation rounds (``>= 1`` when distilling).
+    protocol : str
+        ``"bbpssw"`` or ``"dejmps"``.
+    block_length : int
+        Reed–Solomon block length in bytes.
+    correctable : int or None
+        Byte errors corrected per block; ``None``: chosen for the link's error rate.
+    hash_bits : int
+        Checksum bits.
+    decoder : str
+        ``"model"`` (the exact fast model) or ``"galois"`` (a real decoder).
+    distills, codes : bool
+        The scheme distils the pairs; it codes the stream.
+
+    Examples
+    --------
+    >>> from qring_edu import Protection
+    >>> Protection("fec", block_length=64, correctable=4)
+    Protection('fec', n=64, t=4, hash=64, model)
+    >>> both = Protection("distill+fec", rounds=2)
+    >>> both.distills, both.codes
+    (True, True)
+    >>> Protection("distill", rounds=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: rounds must be >= 1 for protection='distill', got 0
     """
 
     scheme: str = "none"
@@ -1144,10 +1343,12 @@ class Protection:
 
     @property
     def distills(self) -> bool:
+        """The pairs are distilled offline (``"distill"``, ``"distill+fec"``)."""
         return self.scheme in ("distill", "distill+fec")
 
     @property
     def codes(self) -> bool:
+        """The decoded stream is coded (``"fec"``, ``"distill+fec"``)."""
         return self.scheme in ("fec", "distill+fec")
 
     def __repr__(self) -> str:
@@ -1189,6 +1390,32 @@ class ProtectionReport:
     distilled pairs when distilling); ``distillation``, ``code``: the parts used (or ``None``);
     ``blocks``, ``transmissions``, ``rejected``: code blocks over all messages, their
     transmissions and the rejected ones; ``max_rounds``: most rounds any message needed.
+
+    Attributes
+    ----------
+    protection : Protection
+    errors : PauliErrors
+    distillation : Distillation or None
+    code : FECCode or None
+    blocks, transmissions, rejected, max_rounds : int
+    symbol_error, undetected_bound : float
+        See the properties.
+
+    Examples
+    --------
+    A superdense ring over links of fidelity 0.99, without and with error protection (seeded):
+
+    >>> import numpy as np
+    >>> import qring_edu as qr
+    >>> grads = np.arange(24).reshape(3, 8)
+    >>> noisy = qr.ring_allreduce(grads, bits=8, transport="superdense",
+    ...                           channel_fidelity=0.99, seed=0)
+    >>> noisy.link_report, noisy.link_report.undetected_bound
+    (ProtectionReport('none', symbol_error=0.01987), 1.0)
+    >>> coded = qr.ring_allreduce(grads, bits=8, transport="superdense",
+    ...                           channel_fidelity=0.99, protection="fec", seed=0)
+    >>> coded.link_report
+    ProtectionReport('fec', symbol_error=0.01987, blocks=12, transmissions=12, rejected=0, undetected_bound=0)
     """
 
     protection: Protection
@@ -1261,6 +1488,19 @@ def net_online_factors(result) -> np.ndarray:
     ``result``: an :class:`~qring_edu.ring.AllReduceResult`. The classical ring's bits on each
     link (:func:`ring_link_bits`) over the channel uses the run spent online on it (payload,
     parity, checksum and retransmitted qubits, plus acknowledgements).
+
+    Examples
+    --------
+    Short messages pay a whole code block's checksum and parity, so the factor of a tiny
+    protected ring is far below 1 (:func:`expected_net_factor` gives the long-message value):
+
+    >>> import numpy as np
+    >>> import qring_edu as qr
+    >>> from qring_edu.links import net_online_factors
+    >>> run = qr.ring_allreduce(np.arange(24).reshape(3, 8), bits=8, transport="superdense",
+    ...                         channel_fidelity=0.99, protection="fec", seed=0)
+    >>> net_online_factors(run).round(4).tolist()
+    [0.0821, 0.0821, 0.0749]
     """
     P, d = result.outputs.shape
     classical = ring_link_bits(P, d, result.bits)
@@ -1306,6 +1546,26 @@ class NetFactor:
     (``online <= bound`` then); ``symbol_error``: the decoded symbol error rate (what corrupts
     data when not reliable); ``offline_bits``: distillation's classical bits per payload bit;
     ``code``, ``distillation``: the parts used.
+
+    Attributes
+    ----------
+    scheme : str
+        ``"none"``, ``"distill"``, ``"fec"`` or ``"distill+fec"``.
+    online, lifetime, bound, symbol_error, offline_bits : float
+        As above (bits per channel use, a probability, bits per payload bit).
+    reliable : bool
+        The scheme corrects errors.
+    code : FECCode or None
+    distillation : Distillation or None
+
+    Examples
+    --------
+    >>> from qring_edu import expected_net_factor
+    >>> fec = expected_net_factor("fec", channel_fidelity=0.99)
+    >>> fec
+    NetFactor('fec', online=1.4612, lifetime=0.7309, bound=1.8278, reliable=True, symbol_error=0.0199)
+    >>> fec.code
+    FECCode(RS(255, 199) over GF(2^8), t=28, hash_bits=64, data_bytes=191)
     """
 
     scheme: str

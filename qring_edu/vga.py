@@ -174,6 +174,44 @@ class VGAResult:
     input: accuracy ``2**-bits`` on average) elsewhere. ``guess_words``: the same as uint32 words.
     ``attacker_knows``: bool (d,), entries whose pads the source holds (with privacy
     amplification: every one of the entry's k pads). ``amplification``: k, registers per entry.
+    ``attacker_accuracy``: fraction of the inputs the source's guess gets right.
+
+    Attributes
+    ----------
+    total : numpy.ndarray of int64, shape (d,)
+    transcript : numpy.ndarray of int64, shape (P, d)
+    accepted : bool
+    source : str
+    bits : int
+    test_fraction, tolerance, attacker_accuracy : float
+    n_copies, n_tested, tests_passed, tests_failed, bad_used, bad_tested, amplification : int
+    guess_words : numpy.ndarray of uint32, shape (P, d)
+    attacker_knows : numpy.ndarray of bool, shape (d,)
+    attacker_guess : numpy.ndarray of int64, shape (P, d)
+    workers, entries, ghz_used, ghz_tested, ghz_delivered, tests : int
+        ``P``, ``d`` and the counts of the properties below.
+
+    Examples
+    --------
+    Three workers sum 4-bit words; each announcement alone is uniform, the announcements sum to
+    the total (mod 16), and half of the delivered register-copies were tested:
+
+    >>> import numpy as np
+    >>> from qring_edu import vga_aggregate
+    >>> x = np.array([[1, 2, 3], [4, 5, 6], [7, 8, 9]])
+    >>> res = vga_aggregate(x, bits=4, seed=0)
+    >>> res
+    VGAResult(P=3, d=3, bits=4, source='honest', accepted=True, ghz_used=12, ghz_tested=12, tests_failed=0, attacker_accuracy=0.2222)
+    >>> res.total.tolist(), (res.transcript.sum(axis=0) % 16).tolist()
+    ([-4, -1, 2], [12, 15, 2])
+    >>> res.transcript.tolist()
+    [[1, 3, 3], [6, 2, 0], [5, 10, 15]]
+
+    The known-pads source learns every input, and its copies fail the tests:
+
+    >>> bad = vga_aggregate(x, bits=4, source="known_pads", seed=0)
+    >>> bad.accepted, bad.tests_failed, bad.attacker_guess.tolist()
+    (False, 5, [[1, 2, 3], [4, 5, 6], [7, -8, -7]])
     """
 
     total: np.ndarray = field(repr=False)
@@ -201,10 +239,12 @@ class VGAResult:
 
     @property
     def workers(self) -> int:
+        """``P``, the number of workers."""
         return int(self.transcript.shape[0])
 
     @property
     def entries(self) -> int:
+        """``d``, the entries of each input."""
         return int(self.transcript.shape[1])
 
     @property
@@ -219,10 +259,12 @@ class VGAResult:
 
     @property
     def ghz_delivered(self) -> int:
+        """Qubit GHZ copies the source delivered: ``n_copies * bits``."""
         return self.n_copies * self.bits
 
     @property
     def tests(self) -> int:
+        """Qubit GHZ tests run: ``tests_passed + tests_failed``."""
         return self.tests_passed + self.tests_failed
 
     def __repr__(self) -> str:
@@ -241,6 +283,19 @@ class VGALedger:
     ``ring_online_qubits``, ``ring_ebits``, ``ring_offline_qubits``: from the ring's
     :class:`~qring_edu.Ledger` (maximum over directed links). ``ghz_delivered``, ``ghz_used``,
     ``ghz_tested``: qubit GHZ copies (all workers share each copy; one qubit of it per worker).
+
+    Attributes
+    ----------
+    workers, ring_online_qubits, ring_ebits, ring_offline_qubits : int
+    ghz_delivered, ghz_used, ghz_tested : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qring_edu import vga_ring_allreduce
+    >>> run = vga_ring_allreduce(np.array([[1, 2, 3], [4, 5, 6], [7, 8, 9]]), bits=4, seed=0)
+    >>> run.ledger
+    VGALedger(workers=3, ring_online_qubits=8, ring_ebits=8, ring_offline_qubits=8, ghz_delivered=24, ghz_used=12, ghz_tested=12)
     """
 
     workers: int
@@ -252,6 +307,7 @@ class VGALedger:
     ghz_tested: int
 
     def as_dict(self) -> dict[str, int]:
+        """The counts by name (``workers`` left out)."""
         return {"ring_online_qubits": self.ring_online_qubits, "ring_ebits": self.ring_ebits,
                 "ring_offline_qubits": self.ring_offline_qubits,
                 "ghz_delivered": self.ghz_delivered, "ghz_used": self.ghz_used,
@@ -263,6 +319,27 @@ class VGARingResult:
     """Outcome of :func:`vga_ring_allreduce`: the pads' verification, the ring run, the ledger.
 
     ``total``: int64 (d,), signed sum mod ``2**bits`` (worker 0's copy of the ring output).
+
+    Attributes
+    ----------
+    vga : VGAResult
+        The pads' aggregation and verification.
+    ring : qring_edu.AllReduceResult
+        The superdense ring run on the masked values.
+    ledger : VGALedger
+    total : numpy.ndarray of int64, shape (d,)
+    accepted : bool
+        ``vga.accepted``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qring_edu import vga_ring_allreduce
+    >>> run = vga_ring_allreduce(np.array([[1, 2, 3], [4, 5, 6], [7, 8, 9]]), bits=4, seed=0)
+    >>> run
+    VGARingResult(P=3, d=3, bits=4, accepted=True, consistent=True, ring_online_qubits=8, ghz_used=12, ghz_tested=12)
+    >>> run.total.tolist()            # (12, 15, 18) mod 16, signed
+    [-4, -1, 2]
     """
 
     vga: VGAResult
@@ -271,10 +348,12 @@ class VGARingResult:
 
     @property
     def total(self) -> np.ndarray:
+        """The aggregate, int64 (d,), signed: worker 0's copy of the ring output."""
         return self.ring.outputs[0]
 
     @property
     def accepted(self) -> bool:
+        """The pads passed verification (``vga.accepted``)."""
         return self.vga.accepted
 
     def __repr__(self) -> str:
@@ -380,7 +459,18 @@ def zero_sum_pads(workers: int, entries: int, bits: int, rng: np.random.Generato
 
     Uniform on that set: ``r_0 .. r_{P-2}`` are free and uniform, ``r_{P-1}`` closes the sum.
     Arithmetic wraps modulo ``2**32``, which is exact modulo ``2**bits`` (``bits <= 32``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qring_edu.vga import zero_sum_pads
+    >>> pads = zero_sum_pads(3, 4, 4, np.random.default_rng(0))
+    >>> pads.tolist()
+    [[13, 10, 8, 4], [4, 0, 1, 0], [15, 6, 7, 12]]
+    >>> (pads.sum(axis=0) % 16).tolist()
+    [0, 0, 0, 0]
     """
+
     mask = np.uint32(word_mask(bits))
     r = np.empty((workers, entries), dtype=np.uint32)
     r[:-1] = rng.integers(0, int(mask), size=(workers - 1, entries), dtype=np.uint32,
@@ -394,7 +484,21 @@ def zero_sum_pads(workers: int, entries: int, bits: int, rng: np.random.Generato
 
 
 def even_y_settings(n_tests: int, workers: int, rng: np.random.Generator) -> np.ndarray:
-    """Random GHZ-test settings: bool (n_tests, P), True = measure Y, uniform on even weights."""
+    """Random GHZ-test settings: bool (n_tests, P), True = measure Y, uniform on even weights.
+
+    The first ``P - 1`` columns are uniform; the last closes the parity, so every row has an
+    even number ``2m`` of Y's.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qring_edu.vga import even_y_settings
+    >>> settings = even_y_settings(3, 4, np.random.default_rng(0))
+    >>> settings.astype(int).tolist()
+    [[0, 1, 1, 0], [1, 1, 0, 0], [0, 1, 1, 0]]
+    >>> (settings.sum(axis=1) % 2).tolist()
+    [0, 0, 0]
+    """
     y = rng.integers(0, 2, size=(n_tests, workers), dtype=np.int8).astype(bool)
     y[:, -1] = np.logical_xor.reduce(y[:, :-1], axis=1)  # close the parity: even number of Y's
     return y
@@ -411,6 +515,19 @@ def ghz_test_pass_probability(y_settings, *, phases=None, ghz_phase: float = 0.0
       ``<X^{P-2m} Y^{2m}> = (-1)^m cos theta``, so ``P(pass) = (1 + cos theta) / 2``.
     * Product of equator states ``(|0> + e^{i phi_j}|1>)/sqrt 2`` (``phases``: (n, P) or (P,)):
       ``<X> = cos phi``, ``<Y> = sin phi``.
+
+    Returns float64 of shape (n,).
+
+    Examples
+    --------
+    An ideal GHZ always passes; a quarter turn of its phase passes half the time:
+
+    >>> import numpy as np
+    >>> from qring_edu.vga import ghz_test_pass_probability
+    >>> ghz_test_pass_probability([[True, True, False], [False, False, False]]).tolist()
+    [1.0, 1.0]
+    >>> ghz_test_pass_probability([True, True, False], ghz_phase=np.pi / 2).round(6).tolist()
+    [0.5]
     """
     y = np.atleast_2d(np.asarray(y_settings, dtype=bool))
     two_m = y.sum(axis=1)
@@ -430,6 +547,12 @@ def known_pads_detection(workers: int) -> float:
     Averaged over the random even-weight settings, a product of equator states with phases
     ``phi_j`` passes with probability ``(1 + cos(sum_j phi_j) / 2**(P-1)) / 2``; zero-sum pads make
     ``sum_j phi_j = 0 mod 2 pi`` on every qubit, whatever pads the source picked.
+
+    Examples
+    --------
+    >>> from qring_edu.vga import known_pads_detection
+    >>> known_pads_detection(2), known_pads_detection(3), known_pads_detection(10)
+    (0.25, 0.375, 0.4990234375)
     """
     workers = check_int(workers, "workers", 2)
     return (1.0 - 2.0 ** (1 - workers)) / 2.0
@@ -440,7 +563,16 @@ def register_detection(workers: int, bits: int) -> float:
     finds at least one failure: ``1 - (1 - delta_P)**b``.
 
     The same as ``detection_probability("known_pads", workers, bits=bits)`` (every qubit GHZ of
-    the register attacked); see :func:`detection_probability` for the other attacks."""
+    the register attacked); see :func:`detection_probability` for the other attacks.
+
+    Examples
+    --------
+    ``1 - (1 - 0.375)**4`` for 3 workers and 4-bit registers:
+
+    >>> from qring_edu.vga import register_detection
+    >>> register_detection(3, 4)
+    0.847412109375
+    """
     bits = check_bits(bits)
     return 1.0 - (1.0 - known_pads_detection(workers)) ** bits
 
@@ -531,6 +663,17 @@ def sample_sum_shift(flips: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     ``prod_i |1 + exp(i (theta_i - 2 pi 2**i t / 2**b))|**2 / 4``; its bits are sampled from the
     least significant up (semiclassical Fourier measurement): qubit ``i = b-1-k`` fixes bit k with
     ``P(t_k = 1 | lower bits) = sin**2((theta_i - pi t_low / 2**k) / 2)``. Returns int64 (n,).
+
+    Examples
+    --------
+    A flip of qubit GHZ ``i`` shifts the sum by ``2**(b-1-i)`` exactly (it is the Fourier
+    conjugate of bit ``b-1-i``): no flip, a flip of GHZ 0 and a flip of GHZ 1, for ``b = 2``:
+
+    >>> import numpy as np
+    >>> from qring_edu.vga import sample_sum_shift
+    >>> flips = np.array([[False, False], [True, False], [False, True]])
+    >>> sample_sum_shift(flips, np.random.default_rng(0)).tolist()
+    [0, 2, 1]
     """
     flips = np.asarray(flips, dtype=bool)
     n, b = flips.shape
@@ -663,6 +806,16 @@ class GHZWitness:
     min(1, sqrt(2 p))``, a bound on the trace distance from ``|GHZ+>`` (``D <= sqrt(1 - F)``,
     Fuchs–van de Graaf for a pure target), hence on how far any measurement statistics of the
     copy — its transcript included — can be from the ideal ones.
+
+    Attributes
+    ----------
+    fail_probability, fidelity_bound, distance_bound : float
+
+    Examples
+    --------
+    >>> from qring_edu import ghz_witness
+    >>> ghz_witness(0.02)
+    GHZWitness(fail_probability=0.02, fidelity_bound=0.96, distance_bound=0.2)
     """
 
     fail_probability: float
@@ -851,6 +1004,25 @@ class RotatedGHZLeak:
     better than chance anyone who knows the state (the source) can tell inputs apart;
     ``witness``: the bounds :func:`ghz_witness` gives from ``fail_probability`` (``leak <=
     trace_distance <= witness.distance_bound``).
+
+    Attributes
+    ----------
+    angle : float
+        ``theta``, radians.
+    workers, bits : int
+    fidelity, trace_distance, fail_probability, leak : float
+    witness : GHZWitness
+
+    Examples
+    --------
+    >>> from qring_edu import rotated_ghz_leak
+    >>> leak = rotated_ghz_leak(0.1)
+    >>> leak
+    RotatedGHZLeak(angle=0.1, P=2, bits=1, trace_distance=0.09983, fail_probability=0.004983, leak=0.07273)
+    >>> leak.leak < leak.trace_distance           # the source's advantage is below D
+    True
+    >>> round(leak.trace_distance, 9) == round(leak.witness.distance_bound, 9)   # bound attained
+    True
     """
 
     angle: float
@@ -1208,6 +1380,15 @@ def vga_ring_allreduce(inputs, *, bits: int = 8, test_fraction: float = 0.5,
     are passed to :func:`vga_aggregate` (``noise``, ``eavesdrop_fraction``, ``attack_fraction``,
     ``tolerance``, ``amplification``).
     Returns a :class:`VGARingResult` whose ledger combines ring qubits and GHZ copies.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qring_edu import vga_ring_allreduce
+    >>> x = np.array([[1, 2, 3], [4, 5, 6], [7, 8, 9]])
+    >>> run = vga_ring_allreduce(x, bits=4, seed=0)
+    >>> run.accepted, run.total.tolist(), run.ledger.ring_online_qubits
+    (True, [-4, -1, 2], 8)
     """
     check_seed(seed)
     rng = np.random.default_rng(seed)
@@ -1387,6 +1568,15 @@ def vga_circuit(x, bits: int, *, pads=None, flips=None, measure: bool = True):
     receives ``m_j``. Source: ideal GHZ (qubit GHZ i = H on ``w0[i]`` and CNOTs to every
     ``wj[i]``); ``flips`` (b bools) puts a Z on ``w0[i]`` (a dephased copy); ``pads`` (P ints,
     zero-sum) replaces the GHZ by the known-pads product ``F|r_1> ... F|r_P>``.
+
+    Returns a ``qiskit.QuantumCircuit`` of ``P * bits`` qubits.
+
+    Examples
+    --------
+    >>> from qring_edu import vga_circuit
+    >>> qc = vga_circuit([1, 2, 3], bits=2)
+    >>> qc.num_qubits, [r.name for r in qc.qregs], [r.name for r in qc.cregs]
+    (6, ['w0', 'w1', 'w2'], ['m0', 'm1', 'm2'])
     """
     from qiskit import ClassicalRegister, QuantumCircuit, QuantumRegister
     from qiskit.circuit.library import QFTGate
@@ -1439,6 +1629,15 @@ def ghz_test_circuit(y_settings, *, phases=None, flip: bool = False):
     ``y_settings``: P bools (True = Y), even number of True. Source: GHZ (``flip``: a Z on
     qubit 0, the dephased copy) or, with ``phases``, the product ``(|0> + e^{i phi_j}|1>)/sqrt 2``.
     Outcome bit j = 0 means eigenvalue +1. Pass iff XOR of the bits = (number of Y's / 2) mod 2.
+
+    Returns a ``qiskit.QuantumCircuit`` of P qubits and P classical bits (bit j: qubit j).
+
+    Examples
+    --------
+    >>> from qring_edu import ghz_test_circuit
+    >>> qc = ghz_test_circuit([True, True, False])
+    >>> qc.num_qubits, qc.num_clbits, qc.count_ops()["sdg"]
+    (3, 3, 2)
     """
     from qiskit import QuantumCircuit
 
@@ -1474,6 +1673,15 @@ def vga_aggregate_qiskit(inputs, *, bits: int = 2, source: str = "honest", noise
     ``"known_pads"`` on its attacked copies, so it is not repeated here). Entries with the same
     circuit share one Aer job (shots = their number). Returns int64 (P, d) in ``0..2**bits-1``.
     For small instances: ``P * bits <= 16``, ``d <= 20 000``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qring_edu import vga_aggregate_qiskit
+    >>> x = np.array([[1, 2], [3, 0], [2, 2]])
+    >>> transcript = vga_aggregate_qiskit(x, bits=2, seed=0)
+    >>> (transcript.sum(axis=0) % 4).tolist()       # (6, 4) mod 4
+    [2, 0]
     """
     from qiskit import transpile
     from qiskit_aer import AerSimulator
@@ -1517,7 +1725,17 @@ def vga_aggregate_qiskit(inputs, *, bits: int = 2, source: str = "honest", noise
 
 def vga_outcome_probabilities(x, bits: int, *, flips=None, pads=None) -> dict:
     """Exact distribution of the announcements ``(m_0, ..., m_{P-1})`` for one entry, from the
-    circuit's state vector (Qiskit ``Statevector``). Keys: tuples of ints; zero entries omitted."""
+    circuit's state vector (Qiskit ``Statevector``). Keys: tuples of ints; zero entries omitted.
+
+    Examples
+    --------
+    Uniform over the 16 announcements of 3 workers with 2-bit words that sum to ``6 mod 4``:
+
+    >>> from qring_edu import vga_outcome_probabilities
+    >>> probs = vga_outcome_probabilities([1, 2, 3], bits=2)
+    >>> len(probs), {sum(m) % 4 for m in probs}, round(max(probs.values()), 6)
+    (16, {2}, 0.0625)
+    """
     from qiskit.quantum_info import Statevector
 
     bits = check_bits(bits)

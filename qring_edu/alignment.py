@@ -202,7 +202,21 @@ def _unit_vector(v, name: str) -> np.ndarray:
 
 
 def gapip_prepare(g, h) -> tuple[np.ndarray, np.ndarray]:
-    """Validate and normalise ``g`` and ``h`` (1-D, same length, finite, non-zero)."""
+    """Validate and normalise ``g`` and ``h`` (1-D, same length, finite, non-zero).
+
+    Returns the two unit vectors (float64, shape ``(P,)``); bad input is a ``ValueError`` or
+    ``TypeError`` naming ``g`` or ``h``.
+
+    Examples
+    --------
+    >>> from qring_edu.alignment import gapip_prepare
+    >>> [v.tolist() for v in gapip_prepare([3, 4], [2, 0])]
+    [[0.6, 0.8], [1.0, 0.0]]
+    >>> gapip_prepare([1, 0], [1, 0, 0])
+    Traceback (most recent call last):
+    ...
+    ValueError: g and h must have the same length, got 2 and 3
+    """
     gn = _unit_vector(g, "g")
     hn = _unit_vector(h, "h")
     if gn.size != hn.size:
@@ -220,14 +234,31 @@ def _check_delta(delta) -> float:
 
 def n_register_qubits(P: int) -> int:
     """Qubits of the quantum protocol's register: ``n = ceil(log2(P + 1))`` (``P + 1`` basis
-    states are needed: ``|0> .. |P-1>`` for the entries and ``|P>`` for the offset)."""
+    states are needed: ``|0>, ..., |P-1>`` for the entries and ``|P>`` for the offset).
+
+    Examples
+    --------
+    >>> from qring_edu.alignment import n_register_qubits
+    >>> n_register_qubits(3), n_register_qubits(4), n_register_qubits(1000)
+    (2, 3, 10)
+    """
     P = check_int(P, "P", 1)
     return int(P).bit_length()  # = ceil(log2(P + 1)) for P >= 1
 
 
 def alignment_state(v) -> np.ndarray:
     """``|a_v> = (|P> + sum_i v_i |i>)/sqrt(2)`` for a unit vector ``v`` of length ``P``, as a real
-    array of length ``2^n``, ``n = ceil(log2(P + 1))`` (little-endian basis order)."""
+    array of length ``2^n``, ``n = ceil(log2(P + 1))`` (little-endian basis order).
+
+    Amplitude ``i`` is that of the basis state ``|i>`` (qubit 0 least significant); amplitudes
+    above ``P`` are 0. ``v`` is normalised first.
+
+    Examples
+    --------
+    >>> from qring_edu import alignment_state
+    >>> alignment_state([3, 4]).round(4).tolist()      # (0.6|0> + 0.8|1> + |2>)/sqrt(2)
+    [0.4243, 0.5657, 0.7071, 0.0]
+    """
     v = _unit_vector(v, "v")
     P = v.size
     state = np.zeros(2 ** n_register_qubits(P))
@@ -237,7 +268,18 @@ def alignment_state(v) -> np.ndarray:
 
 
 def alignment_angle(g, h) -> float:
-    """``theta = arccos((1 + <g, h>)/2)`` in ``[0, pi/2]`` for the normalised vectors."""
+    """``theta = arccos((1 + <g, h>)/2)`` in ``[0, pi/2]`` for the normalised vectors.
+
+    ``cos theta = <a_g|a_h>`` (:func:`alignment_state`): aligned vectors (``<g, h> >= tau``)
+    give ``theta <= arccos((1 + tau)/2)``, conflicting ones ``theta >= arccos((1 - tau)/2)``.
+    Radians.
+
+    Examples
+    --------
+    >>> from qring_edu.alignment import alignment_angle
+    >>> [round(alignment_angle([1, 0], h), 6) for h in ([1, 0], [0, 1], [-1, 0])]
+    [0.0, 1.047198, 1.570796]
+    """
     gn, hn = gapip_prepare(g, h)
     c = float(np.clip(gn @ hn, -1.0, 1.0))
     return math.acos((1.0 + c) / 2.0)
@@ -640,7 +682,16 @@ def _vector_word_bits(P: int, tau: float) -> int:
 
 
 def vector_bits(P: int, tau: float) -> int:
-    """Bits of the send-the-vector protocol: ``P b`` (see the module docstring for ``b``)."""
+    """Bits of the send-the-vector protocol: ``P b`` (see the module docstring for ``b``).
+
+    ``b`` is the smallest word size with ``2**(b-1) - 1 > sqrt(P) / (2 tau)``.
+
+    Examples
+    --------
+    >>> from qring_edu.alignment import vector_bits
+    >>> vector_bits(8, 0.5), vector_bits(1000, 0.1)      # 3-bit and 9-bit words
+    (24, 9000)
+    """
     P = check_int(P, "P", 1)
     return P * _vector_word_bits(P, _check_tau(tau))
 
@@ -663,7 +714,20 @@ def classical_bits(P: int, tau: float, delta: float = 0.05, *,
 
 def sign_sketch(v, r: np.ndarray) -> np.ndarray:
     """The sketch bits ``sign<v, r_i>`` (as booleans ``<v, r_i> >= 0``) for rows ``r_i`` of ``r``
-    (shape ``(k, P)``)."""
+    (shape ``(k, P)``).
+
+    Two vectors' bits agree with probability ``1 - arccos(<g, h>)/pi`` for Gaussian rows
+    (Charikar 2002). Returns bool of shape ``(k,)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qring_edu.alignment import sign_sketch
+    >>> r = np.random.default_rng(0).standard_normal((5, 3))
+    >>> sign_sketch([1.0, 0.0, 0.0], r).astype(int).tolist()
+    [1, 1, 1, 0, 0]
+    """
+
     return np.asarray(r) @ np.asarray(v, dtype=np.float64) >= 0.0
 
 

@@ -232,7 +232,18 @@ class Estimate:
 # --------------------------------------------------------------------------------------------
 
 def check_signs(signs) -> np.ndarray:
-    """``signs``: 1-D array of ±1 of length ``P = 2^n >= 2``; returned as ``int8``."""
+    """``signs``: 1-D array of ±1 of length ``P = 2^n >= 2``; returned as ``int8``.
+
+    Examples
+    --------
+    >>> from qring_edu.sign_audit import check_signs
+    >>> check_signs([1, -1, -1, 1]).tolist()
+    [1, -1, -1, 1]
+    >>> check_signs([1, -1, 1])
+    Traceback (most recent call last):
+    ...
+    ValueError: len(signs) must be a power of two P = 2^n >= 2 (the server's state lives on n qubits), got 3
+    """
     arr = as_numeric_array(signs, "signs")
     if arr.ndim != 1:
         raise ValueError(f"signs must be a 1-D vector of ±1, got shape {arr.shape}")
@@ -246,8 +257,22 @@ def check_signs(signs) -> np.ndarray:
 
 
 def check_matching(matching, P: int) -> np.ndarray:
-    """``matching``: pairs ``(i, j)`` of distinct coordinates in ``0 .. P-1``, no index used twice,
-    at least one pair. Returned as an ``int64`` array of shape ``(m, 2)``."""
+    """Check a hidden matching of ``P`` coordinates; returned as ``int64`` of shape ``(m, 2)``.
+
+    ``matching``: pairs ``(i, j)`` of distinct coordinates in ``0, ..., P-1``, no index used
+    twice, at least one pair.
+
+    Examples
+    --------
+    >>> from qring_edu.sign_audit import check_matching
+    >>> check_matching([(0, 1), (2, 3)], 4).tolist()
+    [[0, 1], [2, 3]]
+    >>> check_matching([(0, 1), (1, 2)], 4)
+    Traceback (most recent call last):
+    ...
+    ValueError: matching pairs must be disjoint: index 1 is used 2 times (or paired with itself)
+    """
+
     arr = as_numeric_array(matching, "matching")
     if arr.size == 0:
         raise ValueError("matching must contain at least one pair (i, j)")
@@ -458,7 +483,7 @@ def tieaudit_worst_failure(copies: int, alpha: float, eps: float, *, noise: floa
     :func:`tieaudit_failure_probability`; by the symmetry ``f -> 1 - f``, ``Y -> -Y`` only
     ``f <= 1/2`` is searched).
 
-    Noiseless: the maximum over the lattice-jump points of :func:`_noiseless_candidates`
+    Noiseless: the maximum over the lattice-jump points of ``_noiseless_candidates``
     (exact up to rounding). Noisy: a grid of 51 values refined to steps of ``5e-4`` around the
     largest one (the ratio's jumps are dense, the curve is smooth at that scale).
 
@@ -656,7 +681,7 @@ def _classical_fail(j: np.ndarray, pj: np.ndarray, m: int, D: int, eps: float) -
 def classical_worst_failure(P: int, alpha: float, k: int, eps: float) -> tuple[float, float]:
     """Exact ``max_f P(|f_hat - f| > eps)`` of the classical protocol with subset size ``k``, over
     the ``f = D/m`` of a matching of ``m = round(alpha P / 2)`` pairs; returns ``(probability,
-    argmax f)``. Exact law of the number of pairs inside the subset (:func:`_pairs_inside_law`),
+    argmax f)``. Exact law of the number of pairs inside the subset (``_pairs_inside_law``),
     hypergeometric sampling of the pairs; ``D`` on a grid of 26 values in ``[0, m/2]`` refined to
     steps of ``m/1000`` around the largest.
 

@@ -127,7 +127,26 @@ class Table:
 @dataclass(frozen=True)
 class Rows:
     """A result made of records, one per row: iterable, indexable and sized like the tuple
-    ``rows``; a subclass defines :meth:`table`, which the notebook shows (``_repr_html_``)."""
+    ``rows``; a subclass defines :meth:`table`, which the notebook shows (``_repr_html_``).
+
+    Attributes
+    ----------
+    rows : tuple
+        The records, one per row (frozen dataclasses).
+
+    Examples
+    --------
+    :func:`qring_edu.experiments.bottleneck.model_comm_table` returns such a result:
+
+    >>> from qring_edu.experiments.bottleneck import model_comm_table
+    >>> rows = model_comm_table(models=["ResNet-50"], bits=[16, 32])
+    >>> len(rows), rows[0].bits, [r.bits for r in rows]
+    (2, 16, [16, 32])
+    >>> print(rows.table())
+    model      parameters  bits  GB per link  ring (s)  server (s)
+    ResNet-50  25,557,032    16         0.10     0.009         0.3
+    ResNet-50  25,557,032    32         0.20     0.016         0.5
+    """
 
     rows: tuple
 
@@ -141,6 +160,7 @@ class Rows:
         return self.rows[i]
 
     def table(self) -> Table:
+        """The rows as a :class:`Table` (defined by each subclass)."""
         raise NotImplementedError
 
     def _repr_html_(self) -> str:
@@ -179,14 +199,17 @@ class LedgerComparison:
 
     @property
     def floor(self) -> np.ndarray:
+        """Classical bits / 2 per link: the fewest qubits that can carry them."""
         return self.classical_bits / 2
 
     @property
     def excess(self) -> np.ndarray:
+        """Online qubits − floor per link (½ per odd-length message)."""
         return self.online_qubits - self.floor
 
     @property
     def lifetime(self) -> np.ndarray:
+        """Online + offline qubits per link."""
         return self.online_qubits + self.offline_qubits
 
     _COLUMNS = {
@@ -223,7 +246,32 @@ class LedgerComparison:
 
 def compare_ledgers(classical: Ledger, superdense: Ledger) -> LedgerComparison:
     """Line up a classical and a superdense :class:`~qring_edu.ledger.Ledger` of the same ring
-    (same number of workers) link by link."""
+    (same number of workers) link by link.
+
+    Returns a :class:`LedgerComparison`; ledgers of different ring sizes are a ``ValueError``.
+
+    Examples
+    --------
+    ``d = 7`` words of 5 bits on 3 workers: chunks of 3, 2, 2 words, so the messages have 15 or
+    10 bits and the odd ones cost half a qubit more than the floor:
+
+    >>> import numpy as np
+    >>> from qring_edu import ring_allreduce
+    >>> from qring_edu.experiments._base import compare_ledgers
+    >>> zeros = np.zeros((3, 7), dtype=np.int64)
+    >>> cmp = compare_ledgers(ring_allreduce(zeros, bits=5).ledger,
+    ...                       ring_allreduce(zeros, bits=5, transport="superdense").ledger)
+    >>> cmp
+    LedgerComparison(P=3, classical_bits=50, online_qubits=26)
+    >>> cmp.excess.tolist()
+    [1.0, 0.5, 0.5]
+    >>> print(cmp.table())
+    link  classical bits  online qubits  Holevo floor  offline qubits
+    0->1              50             26          25.0              26
+    1->2              45             23          22.5              23
+    2->0              45             23          22.5              23
+    """
+
     for name, led in (("classical", classical), ("superdense", superdense)):
         if not isinstance(led, Ledger):
             raise TypeError(f"{name} must be a qring_edu.ledger.Ledger, got {type(led).__name__}")

@@ -33,6 +33,7 @@ from ..ring import RingStep, chunk_bounds, message_bits, ring_allreduce, ring_sc
 from ._base import Rows, Table, worker_counts
 
 __all__ = [
+    "MAX_LINK_WORDS",
     "RingState",
     "ring_state",
     "ring_schedule_table",
@@ -340,6 +341,32 @@ def link_bits_sweep(d: int, bits: int, workers: Sequence[int] = tuple(range(2, 1
     """Run the classical ring on zero gradients of shape (P, d) for each P and read the ledger.
 
     ``P * d`` is capped at :data:`MAX_LINK_WORDS` (10**6) so the sweep stays fast.
+
+    Parameters
+    ----------
+    d : int
+        Gradient entries, ``>= 1``.
+    bits : int
+        Word size.
+    workers : sequence of int
+        Ring sizes ``P >= 2``.
+
+    Returns
+    -------
+    LinkBitsSweep
+        Per ``P``: the busiest link's bits (``ring``), the bandwidth bound
+        ``2 (P-1)/P d bits`` (``bound``) and the parameter server's bits on its link.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.bottleneck import link_bits_sweep
+    >>> sweep = link_bits_sweep(60, 16, workers=range(2, 6))
+    >>> sweep
+    LinkBitsSweep(d=60, bits=16, P=2..5)
+    >>> sweep.ring.tolist()              # meets the bound: P divides 60
+    [960, 1280, 1440, 1536]
+    >>> sweep.parameter_server.tolist()
+    [1920.0, 2880.0, 3840.0, 4800.0]
     """
     d = check_int(d, "d", 1)
     bits = check_bits(bits)
@@ -363,6 +390,19 @@ class ModelCommRow:
     ``link_bits``: bits on the busiest link (``ring_time`` with alpha = 0, beta = 1 s/bit);
     ``ring_s`` / ``ps_s``: α–β seconds of the ring / a single parameter server with latency
     ``alpha`` (s) and bandwidth ``bandwidth_gbps`` (Gbit/s).
+
+    Attributes
+    ----------
+    model : str
+    params, bits, workers : int
+    alpha, bandwidth_gbps, link_bits, ring_s, ps_s : float
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.bottleneck import model_comm_table
+    >>> row = model_comm_table(models=["ResNet-50"], bits=[16])[0]
+    >>> row.model, row.params, round(row.link_bits / 8e9, 3), round(row.ring_s, 4)
+    ('ResNet-50', 25557032, 0.099, 0.0085)
     """
 
     model: str
@@ -379,7 +419,23 @@ class ModelCommRow:
 @dataclass(frozen=True)
 class ModelCommTable(Rows):
     """The rows of :func:`model_comm_table` (iterable, indexable like a list of
-    :class:`ModelCommRow`), with :meth:`table`."""
+    :class:`ModelCommRow`), with :meth:`table`.
+
+    Attributes
+    ----------
+    rows : tuple of ModelCommRow
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.bottleneck import model_comm_table
+    >>> rows = model_comm_table(models=["ResNet-50", "GPT-2 XL"], bits=[16])
+    >>> rows
+    ModelCommTable(2 rows, P=32)
+    >>> print(rows.table())
+    model         parameters  bits  GB per link  ring (s)  server (s)
+    ResNet-50     25,557,032    16         0.10     0.009         0.3
+    GPT-2 XL   1,500,000,000    16         5.81     0.466        15.4
+    """
 
     rows: tuple[ModelCommRow, ...]
 
@@ -446,6 +502,18 @@ class OverlapRow:
     communication left after the last gradient is ready). ``hidden`` = ``1 - tail / ring``: the
     share of one whole-gradient all-reduce (``ring``, :func:`qring_edu.ring_time`) that runs
     during the backward pass.
+
+    Attributes
+    ----------
+    buckets : int or None
+    compute, ring, total, tail, hidden : float
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.bottleneck import overlap_table
+    >>> row = overlap_table(buckets=(5,)).row(5)
+    >>> round(row.total * 1e3, 2), round(row.tail * 1e3, 2), round(row.hidden, 3)
+    (21.5, 1.5, 0.792)
     """
 
     buckets: int | None
@@ -456,12 +524,32 @@ class OverlapRow:
 
     @property
     def hidden(self) -> float:
+        """``1 - tail / ring``: the share of the all-reduce run during the backward pass."""
         return 1.0 - self.tail / self.ring if self.ring > 0 else 0.0
 
 
 @dataclass(frozen=True)
 class OverlapTable(Rows):
-    """The rows of :func:`overlap_table` (iterable like a list of :class:`OverlapRow`)."""
+    """The rows of :func:`overlap_table` (iterable like a list of :class:`OverlapRow`).
+
+    Attributes
+    ----------
+    rows : tuple of OverlapRow
+    model : str
+    workers, bits : int
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.bottleneck import overlap_table
+    >>> table = overlap_table(buckets=(5,))
+    >>> table
+    OverlapTable('ResNet-50', P=8, bits=16, 2 rows)
+    >>> print(table.table())
+    schedule    iteration (ms)  after the backward pass (ms)  all-reduce hidden (%)
+    no overlap           27.23                          7.23                      0
+    5 buckets            21.50                          1.50                     79
+    """
+
 
     rows: tuple[OverlapRow, ...]
     model: str = ""

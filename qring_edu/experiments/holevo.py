@@ -138,7 +138,19 @@ def analyse_ensemble(ensemble: Ensemble, meas_theta: float = 0.0, meas_phi: floa
                      accessible: AccessibleInformation | None = None) -> EnsembleAnalysis:
     """χ, the optimal measurement and the chosen measurement's mutual information of a qubit
     ``ensemble`` (an :class:`~qring_edu.holevo.Ensemble` of dimension 2); angles in radians.
-    ``accessible``: a precomputed :func:`qring_edu.optimal_measurement` of this ensemble."""
+    ``accessible``: a precomputed :func:`qring_edu.optimal_measurement` of this ensemble.
+
+    The chosen measurement is :func:`qring_edu.bloch_measurement` ``(meas_theta, meas_phi)``.
+    Returns an :class:`EnsembleAnalysis` (bits throughout).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qring_edu import bb84_ensemble
+    >>> from qring_edu.experiments.holevo import analyse_ensemble
+    >>> analyse_ensemble(bb84_ensemble(), np.pi / 2, 0.0)      # measured along +x
+    EnsembleAnalysis('BB84', states=4, chi=1.0000, accessible=0.5000, measured=0.5000)
+    """
     if not isinstance(ensemble, Ensemble):
         raise TypeError(f"ensemble must be a qring_edu.holevo.Ensemble, got {type(ensemble).__name__}")
     if ensemble.dim != 2:
@@ -282,7 +294,20 @@ def ensembles_table(ensembles: Sequence[Ensemble], *, accessible: bool = False) 
 @dataclass(frozen=True)
 class KnownEnsemble:
     """χ and accessible information (bits) of a textbook ensemble, computed by the library, next
-    to the textbook values ``chi_expected`` and ``accessible_expected``."""
+    to the textbook values ``chi_expected`` and ``accessible_expected``.
+
+    Attributes
+    ----------
+    name : str
+    chi, accessible, chi_expected, accessible_expected : float
+        Bits.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.holevo import known_ensembles
+    >>> known_ensembles()[0]
+    KnownEnsemble('BB84', chi=1.0000, accessible=0.5000, expected=(1.0000, 0.5000))
+    """
 
     name: str
     chi: float
@@ -298,7 +323,25 @@ class KnownEnsemble:
 
 @dataclass(frozen=True)
 class KnownEnsembles(Rows):
-    """The rows of :func:`known_ensembles` (iterable like a list of :class:`KnownEnsemble`)."""
+    """The rows of :func:`known_ensembles` (iterable like a list of :class:`KnownEnsemble`).
+
+    Attributes
+    ----------
+    rows : tuple of KnownEnsemble
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.holevo import known_ensembles
+    >>> rows = known_ensembles()
+    >>> rows
+    KnownEnsembles('BB84', 'trine', 'two states', 'Bell states')
+    >>> print(rows.table())
+    ensemble                       χ   I_acc
+    BB84                      1.0000  0.5000
+    trine                     1.0000  0.5850
+    two states c = 0.5        0.8113  0.6454
+    Bell states (superdense)  2.0000  2.0000
+    """
 
     rows: tuple[KnownEnsemble, ...]
 
@@ -339,7 +382,22 @@ def known_ensembles(overlap: float = 0.5) -> KnownEnsembles:
 class TwoStateSweep:
     """Two equiprobable pure states against their overlap c (shape (n,) each, bits):
     numerical ``chi`` and ``accessible`` from the library; ``chi_formula`` = h((1+c)/2) and
-    ``accessible_formula`` = 1 − h((1 − sqrt(1−c²))/2) on a fine grid ``fine``."""
+    ``accessible_formula`` = 1 − h((1 − sqrt(1−c²))/2) on a fine grid ``fine``.
+
+    Attributes
+    ----------
+    overlaps, chi, accessible : numpy.ndarray, shape (n,)
+    fine, chi_formula, accessible_formula : numpy.ndarray, shape (201,)
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.holevo import two_state_sweep
+    >>> sweep = two_state_sweep([0.0, 0.5, 1.0])
+    >>> sweep
+    TwoStateSweep(points=3)
+    >>> sweep.chi.round(4).tolist(), sweep.accessible.round(4).tolist()
+    ([1.0, 0.8113, 0.0], [1.0, 0.6454, 0.0])
+    """
 
     overlaps: np.ndarray = field(repr=False)
     chi: np.ndarray = field(repr=False)
@@ -415,7 +473,18 @@ class DenseCodingSweep:
 
 
 def dense_coding_sweep(pair_fidelity: float = 0.9) -> DenseCodingSweep:
-    """The dense-coding widget's computation (``pair_fidelity`` in [0.25, 1])."""
+    """The dense-coding widget's computation (``pair_fidelity`` in [0.25, 1]).
+
+    :func:`qring_edu.isotropic_capacity` on 301 fidelities from 1/4 to 1, the chosen fidelity's
+    capacity and χ (bits per qubit sent), and the 1-bit threshold.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.holevo import dense_coding_sweep
+    >>> sweep = dense_coding_sweep(0.9)
+    >>> sweep, sweep.fidelities.size
+    (DenseCodingSweep(F=0.9000, C=1.3725, threshold=0.8107), 301)
+    """
     F = check_fidelity(pair_fidelity)
     fs = np.linspace(0.25, 1.0, 301)
     return DenseCodingSweep(
@@ -496,7 +565,24 @@ MAX_LEDGER_WORDS = 2_000_000
 def ledger_floor_sweep(d: int = 1000, bits: int = 16,
                        workers: Sequence[int] = tuple(range(2, 13))) -> LedgerFloorSweep:
     """Run the classical and the superdense ring on zero gradients of shape (P, d) for each P and
-    read their ledgers (``d`` >= 1 words, ``bits`` in 2..32, each P >= 2, P·d <= 2·10**6)."""
+    read their ledgers (``d`` >= 1 words, ``bits`` in 2..32, each P >= 2, P·d <= 2·10**6).
+
+    Returns a :class:`LedgerFloorSweep`: per P, the busiest link's classical bits, online and
+    offline qubits, the per-message floor (``ceil(k/2)`` qubits per k-bit message) and the
+    cut-set floor ``d bits / 2``.
+
+    Examples
+    --------
+    5-bit words make odd messages, so the online qubits exceed half the classical bits:
+
+    >>> from qring_edu.experiments.holevo import ledger_floor_sweep
+    >>> sweep = ledger_floor_sweep(d=10, bits=5, workers=[2, 3, 4])
+    >>> sweep.classical_bits.tolist(), sweep.online_qubits.tolist()
+    ([50, 70, 80], [26, 36, 42])
+    >>> sweep.message_floor.tolist(), sweep.cut_floor
+    ([26, 36, 42], 25.0)
+    """
+
     d = check_int(d, "d", 1)
     bits = check_bits(bits)
     ps = worker_counts(workers, max_words=MAX_LEDGER_WORDS, d=d)
@@ -585,7 +671,19 @@ def cut_set_sweep(d: int = MODEL_SIZES["ResNet-50"], bits: int = 16,
     """:func:`qring_edu.costmodel.allreduce_cut_bound` for each P in ``workers`` (each >= 2,
     d >= 1 words of ``bits`` bits; default ResNet-50 with 16-bit words). No ring is simulated:
     the rings' counts come from :func:`qring_edu.ring.message_bits`, so real model sizes are
-    cheap."""
+    cheap.
+
+    Returns a :class:`CutSetSweep`: arrays of shape ``(len(workers),)``, counts per worker.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.holevo import cut_set_sweep
+    >>> sweep = cut_set_sweep(d=8000, workers=[2, 4, 8])
+    >>> sweep, sweep.information
+    (CutSetSweep(d=8000, bits=16, P=2..8), 128000.0)
+    >>> sweep.superdense_ring.tolist(), sweep.vga_bits_in.tolist()
+    ([64000, 96000, 112000], [128000, 384000, 896000])
+    """
     d = check_int(d, "d", 1)
     bits = check_bits(bits)
     ps = worker_counts(workers)

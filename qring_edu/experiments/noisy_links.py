@@ -112,6 +112,22 @@ class LinkNoiseCheck:
     travelling qubit (:func:`qring_edu.links.noisy_link_probabilities`). ``fast_error_rate``:
     symbol error rate of the fast path (``superdense_send``) over ``fast_symbols`` random
     symbols; ``aer_error_rate``: the same over ``aer_symbols`` Aer circuits (``None`` if 0).
+
+    Attributes
+    ----------
+    pair_fidelity, channel_fidelity, formula, fast_error_rate : float
+    qiskit_fidelities : tuple of 4 float
+    fast_symbols, aer_symbols : int
+    aer_error_rate : float or None
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.noisy_links import link_noise_check
+    >>> check = link_noise_check(0.95, 0.98, symbols=1000, seed=1)
+    >>> check
+    LinkNoiseCheck(F_pair=0.95, F_ch=0.98, F_eff=0.931333, fast_error_rate=0.07300)
+    >>> round(check.standard_error(1000), 5)       # the fast path is 0.5 standard errors off
+    0.008
     """
 
     pair_fidelity: float
@@ -134,6 +150,7 @@ class LinkNoiseCheck:
         return math.sqrt(p * (1.0 - p) / max(symbols, 1))
 
     def table(self) -> Table:
+        """The symbol error rate of each path and its distance from the formula."""
         rows = [("formula F_pair F_ch + (1-F_pair)(1-F_ch)/3", 1.0 - self.formula, None, None),
                 ("Qiskit density matrix, both noises (worst message)",
                  1.0 - min(self.qiskit_fidelities), None, self.qiskit_deviation),
@@ -202,6 +219,20 @@ class CapacitySweep:
     per online qubit of a superdense link whose pairs were distributed over the same channel,
     ``F_pair = F_ch = F``). ``threshold``: the fidelity where a single pair's dense-coding
     capacity reaches 1 bit (chapter 2, ≈ 0.8107).
+
+    Attributes
+    ----------
+    fidelities, classical, assisted, ratio, link_bound : numpy.ndarray, shape (n,)
+    threshold : float
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.noisy_links import capacity_sweep
+    >>> sweep = capacity_sweep([0.9, 0.99])
+    >>> sweep
+    CapacitySweep(2 fidelities in [0.9, 0.99], min ratio over F < 1 = 2.0201)
+    >>> sweep.link_bound.round(4).tolist(), round(sweep.threshold, 4)
+    ([1.0097, 1.8278], 0.8107)
     """
 
     fidelities: np.ndarray
@@ -251,6 +282,27 @@ class DistillationSweep:
     ``yield_per_pair``: perfect pairs per raw pair of DEJMPS recurrence followed by hashing (the
     best number of rounds, ``yield_rounds``); ``hashing_only``: the yield of hashing alone,
     ``max(0, 1 - H(F, (1-F)/3 ×3))``, zero below ≈ 0.8107.
+
+    Attributes
+    ----------
+    fidelities : numpy.ndarray, shape (n,)
+    rounds : tuple of int
+    protocols : tuple of str
+    fidelity, raw_pairs : dict of str to numpy.ndarray, shape (len(rounds), n)
+    yield_per_pair, yield_rounds, hashing_only : numpy.ndarray, shape (n,)
+
+    Examples
+    --------
+    At F = 0.75 hashing alone yields nothing, recurrence first does:
+
+    >>> from qring_edu.experiments.noisy_links import distillation_sweep
+    >>> sweep = distillation_sweep([0.75, 0.9], rounds=(1, 2))
+    >>> sweep
+    DistillationSweep(2 fidelities, rounds=(1, 2), protocols=('bbpssw', 'dejmps'))
+    >>> sweep.raw_pairs["dejmps"].round(3).tolist()
+    [[2.769, 2.284], [8.034, 5.263]]
+    >>> sweep.hashing_only.round(4).tolist(), sweep.yield_per_pair.round(4).tolist()
+    ([0.0, 0.3725], [0.0504, 0.3725])
     """
 
     fidelities: np.ndarray
@@ -342,6 +394,25 @@ class NetFactorSweep:
     ``reliable[scheme]``: whether the scheme delivers the right data. ``point``: the
     :class:`~qring_edu.links.NetFactor` of ``scheme`` at ``channel_fidelity`` (``None`` if no code
     fits).
+
+    Attributes
+    ----------
+    fidelities, bound, bound_distilled, assisted, unassisted : numpy.ndarray, shape (n,)
+    block_length, rounds : int
+    pair_fidelity : float or None
+    online, lifetime, reliable : dict of str to numpy.ndarray, shape (n,)
+    scheme : str
+    channel_fidelity : float
+    point : qring_edu.NetFactor or None
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.noisy_links import net_factor_sweep
+    >>> sweep = net_factor_sweep(0.99, "fec", fidelities=[0.95, 0.99])
+    >>> sweep
+    NetFactorSweep(scheme='fec', F=0.99, n=255, rounds=1, online=1.4612)
+    >>> [round(float(v), 4) for v in sweep.online["fec"]], sweep.online["none"].tolist()
+    ([0.4131, 1.4612], [2.0, 2.0])
     """
 
     fidelities: np.ndarray
@@ -513,6 +584,23 @@ class SchemeRun:
     the long-message closed form; ``bound``: ``C_E`` of the pairs actually used.
     ``wrong_fraction``: output entries that differ from the noiseless ring's;
     ``undetected_bound``: the run's bound on P(some output wrong) (1 without a code).
+
+    Attributes
+    ----------
+    scheme : str
+    online_qubits, online_bits, offline_qubits, offline_bits, classical_bits : int
+    net_factor, expected, bound, wrong_fraction, undetected_bound : float
+    rejected, transmissions : int
+        Rejected block transmissions, and all block transmissions.
+    reliable : bool
+        The scheme corrects errors (``"fec"``, ``"distill+fec"``).
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.noisy_links import scheme_ledger
+    >>> fec = scheme_ledger(0.99, workers=4, d=2048, seed=0).run("fec")
+    >>> fec, fec.reliable
+    (SchemeRun('fec', net_factor=1.4104, wrong_fraction=0.0000), True)
     """
 
     scheme: str
@@ -531,6 +619,7 @@ class SchemeRun:
 
     @property
     def reliable(self) -> bool:
+        """The scheme corrects errors (``"fec"``, ``"distill+fec"``)."""
         return self.scheme in ("fec", "distill+fec")
 
     def __repr__(self) -> str:
@@ -540,7 +629,20 @@ class SchemeRun:
 
 @dataclass(frozen=True)
 class SchemeLedger(Rows):
-    """One :class:`SchemeRun` per scheme plus the classical ring, same data (:func:`scheme_ledger`)."""
+    """One :class:`SchemeRun` per scheme plus the classical ring, same data (:func:`scheme_ledger`).
+
+    Attributes
+    ----------
+    rows : tuple of SchemeRun
+    channel_fidelity : float
+    workers, d, bits : int
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.noisy_links import scheme_ledger
+    >>> scheme_ledger(0.99, workers=4, d=2048, seed=0)
+    SchemeLedger(F=0.99, P=4, d=2048, none=2.000, distill=2.000, fec=1.410, distill+fec=1.491)
+    """
 
     channel_fidelity: float = 0.99
     workers: int = 8
@@ -548,6 +650,7 @@ class SchemeLedger(Rows):
     bits: int = 16
 
     def run(self, scheme: str) -> SchemeRun:
+        """The run of ``scheme``."""
         for r in self.rows:
             if r.scheme == scheme:
                 return r
@@ -555,6 +658,7 @@ class SchemeLedger(Rows):
                          f"got {scheme!r}")
 
     def table(self) -> Table:
+        """Every scheme's ledger on the busiest link, its net factor, the bound and the errors."""
         rows = [(r.scheme, r.online_qubits, r.online_bits, r.offline_qubits, r.offline_bits,
                  r.net_factor, r.expected, r.bound, r.wrong_fraction, r.undetected_bound)
                 for r in self.rows]
@@ -625,6 +729,22 @@ class NoisyFactorClaim:
     that differ from the noiseless ring. ``bound``: ``C_E(F_eff)`` with raw pairs;
     ``bound_distilled``: with one DEJMPS round; ``assisted``: BSST's ``C_E(F_ch)``;
     ``measured``: the measured net factors of the same run, per scheme.
+
+    Attributes
+    ----------
+    channel_fidelity, bound, bound_distilled, assisted : float
+    factors : tuple of (str, float, bool, float)
+    measured : tuple
+    ledger : SchemeLedger or None
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.noisy_links import noisy_factor_claim
+    >>> claim = noisy_factor_claim(0.99, workers=4, d=4096)
+    >>> claim
+    NoisyFactorClaim(F=0.99, none=2.0000, distill=2.0000, fec=1.4612, distill+fec=1.5192, bound=1.8278)
+    >>> claim.wrong_fraction("fec"), claim.wrong_fraction("none") > 0.1
+    (0.0, True)
     """
 
     channel_fidelity: float
@@ -636,12 +756,14 @@ class NoisyFactorClaim:
     ledger: SchemeLedger | None = field(default=None, repr=False, compare=False)
 
     def factor(self, scheme: str) -> float:
+        """The expected long-message online factor of ``scheme``."""
         for s, v, _, _ in self.factors:
             if s == scheme:
                 return v
         raise ValueError(f"scheme must be one of {', '.join(SCHEMES)}, got {scheme!r}")
 
     def wrong_fraction(self, scheme: str) -> float:
+        """The fraction of output entries of the measured run that ``scheme`` got wrong."""
         for s, _, _, w in self.factors:
             if s == scheme:
                 return w
@@ -703,6 +825,26 @@ class ProtectedTraining:
     ``classical`` (the noiseless reference), ``protected`` (superdense ring over the noisy link
     with ``protection``) and ``unprotected`` (same link, no protection). ``identical``: the
     protected run's weights equal the classical run's, bit for bit.
+
+    Attributes
+    ----------
+    channel_fidelity : float
+    protection : str
+    classical, protected, unprotected : qring_edu.TrainingRun
+    identical : bool
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.noisy_links import protected_training
+    >>> runs = protected_training(0.99, "fec", steps=5)
+    >>> runs
+    ProtectedTraining(F=0.99, protection='fec', identical=True, unprotected_loss=0.3622)
+    >>> print(runs.table())
+    F_pair = F_ch = 0.99, 5 steps, P = 4
+    run               final loss  final accuracy  max|w_k − w_0|  max|w − w_classical|
+    classical ring        0.2827           0.877               0                     0
+    superdense, fec       0.2827           0.877               0                     0
+    superdense, none      0.3622           0.846            1.48                  1.93
     """
 
     channel_fidelity: float
@@ -713,9 +855,11 @@ class ProtectedTraining:
 
     @property
     def identical(self) -> bool:
+        """The protected run's weights equal the classical run's, bit for bit."""
         return bool(np.array_equal(self.protected.weights, self.classical.weights))
 
     def table(self) -> Table:
+        """Final loss, accuracy, replica divergence and distance from the classical run."""
         rows = [(label, r.final_loss, r.final_accuracy, r.divergence,
                  float(np.max(np.abs(r.weights - self.classical.weights))))
                 for label, r in (("classical ring", self.classical),
@@ -761,7 +905,21 @@ def protected_training(channel_fidelity: float = 0.99, protection: str = "fec", 
 # ---------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class HardwareFact:
-    """One published hardware number (``source``: its key in ``references.bib``)."""
+    """One published hardware number (``source``: its key in ``references.bib``).
+
+    Attributes
+    ----------
+    quantity : str
+    value : float
+    unit, platform, source, note : str
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.noisy_links import HARDWARE
+    >>> fact = HARDWARE[0]
+    >>> fact.quantity, fact.value, fact.unit, fact.source
+    ('remote entanglement rate', 39.0, 'pairs/s', 'humphreys2018deterministic')
+    """
 
     quantity: str
     value: float
@@ -792,7 +950,16 @@ HARDWARE = (
 
 
 def hardware_table() -> Table:
-    """:data:`HARDWARE` as a table (quantity, value, unit, platform, the paper's wording)."""
+    """:data:`HARDWARE` as a table (quantity, value, unit, platform, the paper's wording).
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.noisy_links import hardware_table
+    >>> table = hardware_table()
+    >>> len(table), table.column("unit")
+    (5, ('pairs/s', '', 's', 's', 'qubits'))
+    """
+
     return Table(("quantity", "value", "unit", "platform", "as the paper states it"),
                  tuple((h.quantity, h.value, h.unit, h.platform, h.note) for h in HARDWARE),
                  ("", "g", "", "", ""))
@@ -815,6 +982,18 @@ class RealityRow:
     pairs per second to supply ``pairs_fec`` within one iteration; ``days_at_rate``: days the
     demonstrated rate needs for one iteration's pairs; ``orders``: ``log10(rate_needed /
     demonstrated rate)``.
+
+    Attributes
+    ----------
+    model : str
+    params, pairs : int
+    pairs_fec, rate_needed, days_at_rate, orders : float
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.noisy_links import reality_check
+    >>> reality_check(["ResNet-50"]).row("ResNet-50")
+    RealityRow('ResNet-50', pairs=3.58e+08, orders=8.10)
     """
 
     model: str
@@ -838,6 +1017,22 @@ class RealityCheck(Rows):
     online factor of ``"fec"`` at ``channel_fidelity``; ``memory_error``: the probability that a
     pair dephases while it waits one iteration in memories of coherence time
     ``coherence_time`` (s); ``memory_qubits``: qubits of the largest demonstrated node.
+
+    Attributes
+    ----------
+    rows : tuple of RealityRow
+    workers, bits : int
+    iteration_time, pair_rate, channel_fidelity, fec_factor, coherence_time, memory_error : float
+    memory_qubits : float
+
+    Examples
+    --------
+    ResNet-50 needs about 10⁸ times the demonstrated remote-entanglement rate:
+
+    >>> from qring_edu.experiments.noisy_links import reality_check
+    >>> check = reality_check(["ResNet-50"])
+    >>> check
+    RealityCheck(orders of magnitude ResNet-50: 8.1)
     """
 
     workers: int = 8
@@ -851,6 +1046,7 @@ class RealityCheck(Rows):
     memory_qubits: float = 10.0
 
     def row(self, model: str) -> RealityRow:
+        """The row of ``model``."""
         for r in self.rows:
             if r.model == model:
                 return r
@@ -858,6 +1054,7 @@ class RealityCheck(Rows):
                          f"got {model!r}")
 
     def table(self) -> Table:
+        """Pairs per iteration, with fec, the rate needed and how far it is from the demonstrated one."""
         rows = [(r.model, r.params, r.pairs, r.pairs_fec, r.rate_needed, r.days_at_rate, r.orders)
                 for r in self.rows]
         return Table(("model", "parameters", "pairs per iteration", "with fec",

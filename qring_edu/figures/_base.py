@@ -43,6 +43,17 @@ def plot_circuits(circuits: Sequence["QuantumCircuit"], titles: Sequence[str] | 
     ``titles``: one per circuit (default: the circuits' names; ``""`` for none). ``height``:
     inches per circuit (default ``0.65 × qubits + 1.4`` of the widest); ``fold``: Qiskit's
     line-folding width (``-1``: never fold; default: Qiskit's).
+
+    Returns a ``matplotlib.figure.Figure`` with one axes per circuit.
+
+    Examples
+    --------
+    >>> from qring_edu import superdense_circuit
+    >>> from qring_edu.figures._base import plot_circuits
+    >>> fig = plot_circuits([superdense_circuit(1, 0), superdense_circuit(0, 1)],
+    ...                     ["x = 1", "z = 1"])
+    >>> [ax.get_title() for ax in fig.axes]
+    ['x = 1', 'z = 1']
     """
     circuits = nonempty(circuits, "circuits", "circuit")
     titles = [c.name for c in circuits] if titles is None else list(titles)

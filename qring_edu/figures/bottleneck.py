@@ -134,6 +134,14 @@ def plot_ring_state(state: "RingState") -> Figure:
     bits; orange = reduce-scatter, adds; purple = all-gather, overwrites). Right: what each
     worker holds, a worker × chunk table whose cells list the gradients summed into that copy
     (green 'Σ' = all P of them); cells that just received a message have a coloured border.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.bottleneck import ring_state
+    >>> from qring_edu.figures.bottleneck import plot_ring_state
+    >>> fig = plot_ring_state(ring_state(4, 2))
+    >>> fig.get_suptitle()
+    'P = 4: after step 2 of 6 (reduce-scatter s = 1)'
     """
     fig = Figure(figsize=(10.5, 4.6), layout="constrained")
     ax_ring, ax_grid = fig.subplots(1, 2, width_ratios=[1, 1.25])
@@ -147,7 +155,16 @@ def plot_ring_state(state: "RingState") -> Figure:
 
 
 def plot_ring_states(states: Sequence["RingState"], ncols: int = 4) -> Figure:
-    """Small multiples of the worker × chunk table, one panel per state (e.g. every step)."""
+    """Small multiples of the worker × chunk table, one panel per state (e.g. every step).
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.bottleneck import ring_state
+    >>> from qring_edu.figures.bottleneck import plot_ring_states
+    >>> fig = plot_ring_states([ring_state(3, s) for s in range(5)], ncols=5)
+    >>> [ax.get_title() for ax in fig.axes][:3]
+    ['start', 'step 1: reduce-scatter s=0', 'step 2: reduce-scatter s=1']
+    """
     states = nonempty(states, "states", "RingState")
     ncols = check_int(ncols, "ncols", 1)
     ncols = min(ncols, len(states))
@@ -169,7 +186,14 @@ def plot_ring_states(states: Sequence["RingState"], ncols: int = 4) -> Figure:
 
 def plot_topologies(workers: int = 6) -> Figure:
     """Parameter server (star, all traffic through the server's link) next to the ring
-    (each worker sends only to its successor). ``workers``: P, 2..16."""
+    (each worker sends only to its successor). ``workers``: P, 2..16.
+
+    Examples
+    --------
+    >>> from qring_edu.figures.bottleneck import plot_topologies
+    >>> plot_topologies(4).get_suptitle()
+    'Two ways to sum the gradients of P = 4 workers (d entries of b bits each)'
+    """
     P = check_int(workers, "P (number of workers)", 2, 16)
     fig = Figure(figsize=(10, 4.6), layout="constrained")
     ax_ps, ax_ring = fig.subplots(1, 2)
@@ -206,7 +230,16 @@ def plot_topologies(workers: int = 6) -> Figure:
 
 def plot_time_vs_workers(sweep: "CostSweep") -> Figure:
     """Log–log α–β time of one all-reduce vs P: ring, parameter server and the bandwidth lower
-    bound (lower-bound bits × beta, no latency). The chosen P, if any, is marked and annotated."""
+    bound (lower-bound bits × beta, no latency). The chosen P, if any, is marked and annotated.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.bottleneck import cost_sweep
+    >>> from qring_edu.figures.bottleneck import plot_time_vs_workers
+    >>> fig = plot_time_vs_workers(cost_sweep(1000, 16, 1e-6, 1e-9, workers=range(2, 9)))
+    >>> fig.axes[0].get_xscale(), fig.axes[0].get_yscale()
+    ('log', 'log')
+    """
     fig = Figure(figsize=(8, 4.8), layout="constrained")
     ax = fig.subplots()
     P = sweep.workers
@@ -238,7 +271,16 @@ def plot_time_vs_workers(sweep: "CostSweep") -> Figure:
 def plot_link_bits(sweep: "LinkBitsSweep") -> Figure:
     """Left: bits on the busiest link in units of one gradient (d·b) vs P for the ring (ledger),
     the lower bound 2(P−1)/P and the parameter server's link (P). Right: ring / lower bound, which
-    is exactly 1 when P divides d and above 1 otherwise (uneven chunks)."""
+    is exactly 1 when P divides d and above 1 otherwise (uneven chunks).
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.bottleneck import link_bits_sweep
+    >>> from qring_edu.figures.bottleneck import plot_link_bits
+    >>> fig = plot_link_bits(link_bits_sweep(60, 16, workers=range(2, 6)))
+    >>> [ax.get_title() for ax in fig.axes]
+    ['one all-reduce of d = 60 words of b = 16 bits', 'the ring meets the bound exactly when P | d']
+    """
     unit = sweep.d * sweep.bits
     fig = Figure(figsize=(10, 4.2), layout="constrained")
     ax, ax_ratio = fig.subplots(1, 2)
@@ -272,7 +314,16 @@ def plot_link_bits(sweep: "LinkBitsSweep") -> Figure:
 
 def plot_model_comm(rows: Sequence["ModelCommRow"]) -> Figure:
     """Horizontal bars (log scale): α–β time of one ring all-reduce of each model's gradient,
-    one bar per word size, annotated with the time; the parameter server as a marker."""
+    one bar per word size, annotated with the time; the parameter server as a marker.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.bottleneck import model_comm_table
+    >>> from qring_edu.figures.bottleneck import plot_model_comm
+    >>> fig = plot_model_comm(model_comm_table(models=["ResNet-50", "GPT-3"], bits=[16]))
+    >>> fig.axes[0].get_xscale(), len(fig.axes[0].patches)        # one bar per row
+    ('log', 2)
+    """
     rows = nonempty(rows, "rows", "ModelCommRow")
     models = list(dict.fromkeys(r.model for r in rows))
     word_sizes = sorted({r.bits for r in rows})

@@ -41,7 +41,16 @@ COLOURS = {
 def plot_capacities(sweep: "CapacitySweep") -> Figure:
     """Left: C(F), C_E(F) (BSST) and the superdense link's bound C_E(F_eff) against the channel
     fidelity, with the 1-bit line and the fidelities where C_E(F) and C_E(F_eff) cross it.
-    Right: the ratio C_E/C, above 2 for every F < 1."""
+    Right: the ratio C_E/C, above 2 for every F < 1.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.noisy_links import capacity_sweep
+    >>> from qring_edu.figures.noisy_links import plot_capacities
+    >>> fig = plot_capacities(capacity_sweep([0.9, 0.99]))
+    >>> [ax.get_title() for ax in fig.axes]
+    ['Capacities of the depolarising qubit channel', 'Gain of entanglement on the same noisy channel']
+    """
     F = sweep.fidelities
     fig = Figure(figsize=(10.5, 3.8))
     ax, ax_r = fig.subplots(1, 2)
@@ -79,7 +88,16 @@ def plot_distillation(sweep: "DistillationSweep") -> Figure:
     """Left: output fidelity after each number of rounds, BBPSSW (dashed) and DEJMPS (solid),
     against the input fidelity, with the diagonal. Middle: raw pairs consumed per output pair
     (log scale). Right: perfect pairs per raw pair, recurrence then hashing vs hashing alone
-    (log scale), positive for every F > ½."""
+    (log scale), positive for every F > ½.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.noisy_links import distillation_sweep
+    >>> from qring_edu.figures.noisy_links import plot_distillation
+    >>> fig = plot_distillation(distillation_sweep([0.75, 0.9], rounds=(1, 2)))
+    >>> [ax.get_title() for ax in fig.axes]
+    ['Recurrence: two pairs → one', 'Offline cost', 'Distillable yield (asymptotic)']
+    """
     F = sweep.fidelities
     fig = Figure(figsize=(11.5, 3.7))
     ax_f, ax_c, ax_y = fig.subplots(1, 3)
@@ -132,7 +150,16 @@ def plot_net_factors(sweep: "NetFactorSweep") -> Figure:
     against the channel fidelity, with the bound C_E(F_eff), BSST's C_E(F), the unassisted C(F)
     and the classical ring's 1. "none" and "distill" keep the factor 2 but deliver wrong data
     (grey/orange dotted); the chosen scheme is drawn thick and its value at the chosen F marked.
-    Right: the chosen point's numbers."""
+    Right: the chosen point's numbers.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.noisy_links import net_factor_sweep
+    >>> from qring_edu.figures.noisy_links import plot_net_factors
+    >>> fig = plot_net_factors(net_factor_sweep(0.99, "fec", fidelities=[0.95, 0.99]))
+    >>> fig.axes[0].get_title()
+    'What remains of the factor two (block length n = 255)'
+    """
     F = sweep.fidelities
     fig = Figure(figsize=(11.0, 4.8))
     gs = fig.add_gridspec(1, 3)
@@ -194,7 +221,16 @@ def plot_net_factors(sweep: "NetFactorSweep") -> Figure:
 def plot_protected_training(result: "ProtectedTraining") -> Figure:
     """Loss (mean over replicas, band = replicas' min..max), accuracy and replica disagreement
     (max − min loss over replicas) per step for the classical ring, the protected and the
-    unprotected noisy superdense ring; the legend gives each run's final max|w_k − w_0|."""
+    unprotected noisy superdense ring; the legend gives each run's final max|w_k − w_0|.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.noisy_links import protected_training
+    >>> from qring_edu.figures.noisy_links import plot_protected_training
+    >>> fig = plot_protected_training(protected_training(0.99, "fec", steps=5))
+    >>> fig.get_suptitle(), [ax.get_title() for ax in fig.axes]
+    ('Training over a noisy link, F_pair = F_ch = 0.99, P = 4', ['Loss', 'Accuracy', 'Replica disagreement'])
+    """
     runs = [(result.classical, "classical ring", "k", "-"),
             (result.protected, f"superdense, {result.protection}", COLOURS[result.protection],
              "--"),

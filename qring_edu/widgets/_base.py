@@ -39,7 +39,17 @@ LIVE_HINT = ("Static preview of the default settings. To move the controls, run 
 
 
 def figure_to_png(fig: Figure, dpi: int = 100) -> bytes:
-    """Render a matplotlib figure to PNG bytes (Agg, no pyplot state, no display)."""
+    """Render a matplotlib figure to PNG bytes (Agg, no pyplot state, no display).
+
+    ``dpi``: pixels per inch; the bounding box is tight.
+
+    Examples
+    --------
+    >>> from qring_edu.figures.holevo import plot_ea_systems
+    >>> from qring_edu.widgets import figure_to_png
+    >>> figure_to_png(plot_ea_systems(), dpi=40)[1:4]      # the PNG signature
+    b'PNG'
+    """
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
     return buf.getvalue()
@@ -47,6 +57,11 @@ def figure_to_png(fig: Figure, dpi: int = 100) -> bytes:
 
 class LiveFigure(widgets.VBox):
     """A figure that recomputes when a control changes.
+
+    On every change of a control's value it calls ``compute(**values)`` and draws
+    ``plot(result)`` as a PNG; a ``ValueError``/``TypeError`` from ``compute`` is shown as a
+    message (``error``), never a traceback. Its mime bundle carries a static ``text/html``
+    preview (the PNG and :data:`LIVE_HINT`) for kernel-less pages.
 
     Parameters
     ----------
@@ -61,9 +76,31 @@ class LiveFigure(widgets.VBox):
 
     Attributes
     ----------
-    result : the last successful compute result (``None`` if the current input is invalid).
-    error : the last error message, ``""`` when the input is valid.
-    image : ``ipywidgets.Image`` holding the current PNG.
+    result : object
+        The last successful compute result (``None`` if the current input is invalid).
+    error : str
+        The last error message, ``""`` when the input is valid.
+    image : ipywidgets.Image
+        Holds the current PNG.
+    controls : dict of str to ipywidgets value widget
+
+    Examples
+    --------
+    >>> import ipywidgets as widgets
+    >>> from qring_edu.experiments.holevo import dense_coding_sweep
+    >>> from qring_edu.figures.holevo import plot_dense_coding
+    >>> from qring_edu.widgets import LiveFigure
+    >>> live = LiveFigure(dense_coding_sweep, plot_dense_coding,
+    ...                   {"pair_fidelity": widgets.FloatSlider(value=0.9, min=0.25, max=1.0)})
+    >>> live.result
+    DenseCodingSweep(F=0.9000, C=1.3725, threshold=0.8107)
+    >>> live.controls["pair_fidelity"].value = 0.8
+    >>> live.result, bytes(live.image.value[1:4])
+    (DenseCodingSweep(F=0.8000, C=0.9611, threshold=0.8107), b'PNG')
+    >>> live.compute(pair_fidelity=0.2)
+    Traceback (most recent call last):
+    ...
+    ValueError: pair_fidelity must be in [0.25, 1], got 0.2
     """
 
     def __init__(self, compute: Callable[..., Any], plot: Callable[[Any], Figure],
@@ -87,6 +124,7 @@ class LiveFigure(widgets.VBox):
         self.refresh()
 
     def values(self) -> dict[str, Any]:
+        """The controls' current values, by name (the keyword arguments of ``compute``)."""
         return {name: c.value for name, c in self.controls.items()}
 
     def refresh(self) -> None:
@@ -254,6 +292,17 @@ def _sequence(values, name: str, kind: type, example: str, what: str) -> list:
 
 def wide_descriptions(controls: Mapping[str, widgets.Widget]) -> None:
     """Let every control's description take the width it needs (long labels such as
-    "pair fidelity F" are not cut off)."""
+    "pair fidelity F" are not cut off).
+
+    Examples
+    --------
+    >>> import ipywidgets as widgets
+    >>> from qring_edu.widgets._base import wide_descriptions
+    >>> controls = {"F": widgets.FloatSlider(description="pair fidelity F")}
+    >>> wide_descriptions(controls)
+    >>> controls["F"].style.description_width
+    'initial'
+    """
+
     for control in controls.values():
         control.style = {"description_width": "initial"}

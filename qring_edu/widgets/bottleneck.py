@@ -26,6 +26,19 @@ def ring_schedule_widget(workers: int = 4, step: int = 3, d: str = "10",
 
     The step slider's range follows P (0 .. 2(P-1)). Typing something that is not an integer
     >= 1 into the d box shows the library's error message instead of the figure.
+
+    Examples
+    --------
+    >>> from qring_edu.widgets.bottleneck import ring_schedule_widget
+    >>> live = ring_schedule_widget()
+    >>> live.result
+    RingState(P=4, d=10, bits=16, step=3/6, phase='reduce-scatter')
+    >>> live.controls["workers"].value = 3              # the step slider follows P
+    >>> live.controls["step"].max, live.result
+    (4, RingState(P=3, d=10, bits=16, step=3/4, phase='all-gather'))
+    >>> live.controls["d"].value = "ten"
+    >>> live.error
+    "d must be an integer >= 1, got 'ten'"
     """
     p_slider = widgets.IntSlider(value=workers, min=2, max=MAX_DRAWN_WORKERS, description="P")
     step_slider = widgets.IntSlider(value=step, min=0, max=2 * (workers - 1),
@@ -51,7 +64,18 @@ def alpha_beta_widget(workers: int = 16, model: str = "ResNet-50", bits: int = 3
                       alpha_us: float = 10.0, bandwidth_gbps: str = "100") -> LiveFigure:
     """P, model, word size, latency and bandwidth -> α–β time of ring vs parameter server
     (:func:`qring_edu.figures.bottleneck.plot_time_vs_workers`). The bandwidth is a text box and
-    the latency a number box: invalid values show the error message."""
+    the latency a number box: invalid values show the error message.
+
+    Examples
+    --------
+    >>> from qring_edu.widgets.bottleneck import alpha_beta_widget
+    >>> live = alpha_beta_widget()
+    >>> live.result
+    CostSweep('ResNet-50', d=25557032, bits=32, alpha=1e-05, beta=1e-11, P=2..128)
+    >>> live.controls["bandwidth_gbps"].value = "0"
+    >>> live.error, live.result
+    ("bandwidth_gbps (link bandwidth in Gbit/s) must be a number > 0, got '0'", None)
+    """
     controls = {
         "workers": widgets.IntSlider(value=workers, min=2, max=128, description="P"),
         "model": widgets.Dropdown(options=list(MODEL_SIZES), value=model, description="model"),

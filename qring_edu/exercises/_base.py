@@ -25,7 +25,23 @@ __all__ = ["Feedback", "not_attempted", "passed", "failed", "compare_number", "c
 
 @dataclass(frozen=True)
 class Feedback:
-    """Result of a checker: ``passed`` and a message for the student."""
+    """Result of a checker: ``passed`` and a message for the student.
+
+    In a notebook it shows as one coloured line (``_repr_html_``: ✔ green, ✘ red).
+
+    Attributes
+    ----------
+    passed : bool
+    message : str
+
+    Examples
+    --------
+    >>> from qring_edu.exercises import Feedback
+    >>> Feedback(True, "Correct.")
+    Feedback(passed=True, message='Correct.')
+    >>> Feedback(False, "Check the units.")._repr_html_()
+    '<p style="color:#a40000">✘ Check the units.</p>'
+    """
 
     passed: bool
     message: str
@@ -39,14 +55,38 @@ class Feedback:
 
 
 def not_attempted(what: str = "this exercise") -> Feedback:
+    """The failing feedback for an answer left at ``None``.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises._base import not_attempted
+    >>> not_attempted("the link bits").message
+    'Not attempted yet: replace None with your answer to the link bits.'
+    """
     return Feedback(False, f"Not attempted yet: replace None with your answer to {what}.")
 
 
 def passed(message: str = "Correct.") -> Feedback:
+    """A passing :class:`Feedback` with ``message``.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises._base import passed
+    >>> passed()
+    Feedback(passed=True, message='Correct.')
+    """
     return Feedback(True, message)
 
 
 def failed(message: str) -> Feedback:
+    """A failing :class:`Feedback` with ``message`` (say what is wrong and give a hint).
+
+    Examples
+    --------
+    >>> from qring_edu.exercises._base import failed
+    >>> failed("Count both phases.").passed
+    False
+    """
     return Feedback(False, message)
 
 
@@ -57,6 +97,8 @@ def as_number(answer, what: str) -> tuple[float | None, Feedback | None]:
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from qring_edu.exercises._base import as_number
     >>> as_number(np.float64(0.5), "x")
     (0.5, None)
     >>> as_number("0.5", "x")[1].message
@@ -82,6 +124,7 @@ def as_integer(answer, what: str) -> tuple[int | None, Feedback | None]:
 
     Examples
     --------
+    >>> from qring_edu.exercises._base import as_integer
     >>> as_integer(3.0, "n")
     (3, None)
     >>> as_integer(2.5, "n")[1].message
@@ -103,6 +146,7 @@ def close(answer, value: float, *, tol: float = 0.0, rel: float = 0.0) -> bool:
 
     Examples
     --------
+    >>> from qring_edu.exercises._base import close
     >>> close(0.5005, 0.5, tol=1e-3), close("0.5", 0.5, tol=1), close(True, 1.0, tol=0.5)
     (True, False, False)
     """
@@ -111,7 +155,14 @@ def close(answer, value: float, *, tol: float = 0.0, rel: float = 0.0) -> bool:
 
 
 def bad_parameters(exc: Exception) -> Feedback:
-    """Feedback for a checker called with invalid exercise parameters (not the student's fault)."""
+    """Feedback for a checker called with invalid exercise parameters (not the student's fault).
+
+    Examples
+    --------
+    >>> from qring_edu.exercises._base import bad_parameters
+    >>> bad_parameters(ValueError("P must be >= 2, got 1")).message
+    'The exercise parameters are invalid (P must be >= 2, got 1); re-run the exercise cell with the values given in the text.'
+    """
     return failed(f"The exercise parameters are invalid ({exc}); re-run the exercise cell "
                   "with the values given in the text.")
 
@@ -122,6 +173,7 @@ def compare_number(answer, expected: float, *, tol: float, what: str) -> Feedbac
 
     Examples
     --------
+    >>> from qring_edu.exercises._base import compare_number
     >>> compare_number(0.5, 0.5, tol=1e-6, what="rate").passed
     True
     >>> compare_number("0.5", 0.5, tol=1e-6, what="rate").passed
@@ -141,6 +193,7 @@ def compare_integer(answer, expected: int, *, what: str, hint: str = "") -> Feed
 
     Examples
     --------
+    >>> from qring_edu.exercises._base import compare_integer
     >>> compare_integer(512.0, 512, what="transcripts").passed
     True
     """
@@ -154,7 +207,19 @@ def compare_integer(answer, expected: int, *, what: str, hint: str = "") -> Feed
 
 def compare_array(answer, expected, *, what: str, tol: float = 0.0) -> Feedback:
     """Pass if ``answer`` has the expected shape and every entry is within ``tol``; otherwise
-    report the shape mismatch or the first wrong entry."""
+    report the shape mismatch or the first wrong entry.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises._base import compare_array
+    >>> compare_array([[1, 2], [3, 4]], [[1, 2], [3, 4]], what="sums").passed
+    True
+    >>> compare_array([1, 2, 5], [1, 2, 3], what="sums").message
+    'sums: entry (2,) is 5, expected 3 (1 wrong entries in all).'
+    >>> compare_array([1, 2], [1, 2, 3], what="sums").message
+    'sums: expected shape (3,), got (2,).'
+    """
+
     if answer is None:
         return not_attempted(what)
     expected = np.asarray(expected)

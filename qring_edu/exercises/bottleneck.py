@@ -67,6 +67,16 @@ def check_chunk_sent(answer, P: int = 5, k: int = 3, s: int = 2,
 
     Reference: the message of :func:`qring_edu.ring_schedule` with that sender and step
     (reduce-scatter: (k - s) mod P; all-gather: (k + 1 - s) mod P). Exact integer answer.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.bottleneck import check_chunk_sent
+    >>> check_chunk_sent(2, P=4, k=3, s=1).passed
+    True
+    >>> print(check_chunk_sent(0, P=4, k=3, s=1).message)
+    chunk sent by worker 3 at reduce-scatter step 1 (P = 4): 0 is not right. Chunks travel forward (k -> k+1), so the chunk a worker forwards moves *backwards* in index as s grows.
+    >>> check_chunk_sent(None).passed
+    False
     """
     P = check_int(P, "P (number of workers)", 2)
     k = check_int(k, "k", 0, P - 1)
@@ -104,6 +114,14 @@ def check_link_bits(answer, P: int = 6, d: int = 1200, bits: int = 16) -> Feedba
     Reference: ``ledger.online_bits()`` of :func:`qring_edu.ring_allreduce` run on zero
     gradients of shape (P, d) (P * d <= 4e6). Exact integer answer (tolerance 0).
     When P | d it equals 2 (P-1) (d/P) bits.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.bottleneck import check_link_bits
+    >>> check_link_bits(960, P=4, d=40, bits=16)
+    Feedback(passed=True, message='bits on the busiest link (P = 4, d = 40, b = 16): correct, 960 bits.')
+    >>> print(check_link_bits(1280, P=4, d=40, bits=16).message)
+    bits on the busiest link (P = 4, d = 40, b = 16): 1280 is not right. Count the 2(P-1) messages one link sends and the size of each (see chunk_bounds).
     """
     P = check_int(P, "P (number of workers)", 2)
     d = check_int(d, "d", 1)
@@ -142,6 +160,15 @@ def check_ring_vs_ps_speedup(answer, P: int = 16, d: int = 25_557_032, bits: int
     ``parameter_server_time / ring_time`` (:mod:`qring_edu.costmodel`).
 
     ``alpha`` in seconds per message, ``beta`` in seconds per bit. Relative tolerance 1 %.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.bottleneck import check_ring_vs_ps_speedup
+    >>> setting = dict(P=8, d=1000, bits=16, alpha=1e-6, beta=1e-9)
+    >>> check_ring_vs_ps_speedup(6.143, **setting).passed
+    True
+    >>> print(check_ring_vs_ps_speedup(0.163, **setting).message)
+    parameter-server time / ring time (P = 8): 0.163 is the inverse ratio: divide the server's time by the ring's.
     """
     P = check_int(P, "P (number of workers)", 2)
     d = check_int(d, "d", 1)
@@ -179,6 +206,14 @@ def check_model_comm_time(answer, model: str = "GPT-2 XL", P: int = 32, bits: in
     :func:`qring_edu.ring_time`, d = ``MODEL_SIZES[model]``, beta = 1 / (bandwidth · 1e9)).
 
     ``alpha`` in seconds; answer in seconds; relative tolerance 1 %.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.bottleneck import check_model_comm_time
+    >>> check_model_comm_time(0.0073, model="ResNet-50", P=8).passed
+    True
+    >>> print(check_model_comm_time(7.296, model="ResNet-50", P=8).message)
+    ring all-reduce time of ResNet-50 in seconds (P = 8, 16-bit words): 7.296 looks like milliseconds; the answer is in seconds.
     """
     model = check_choice(model, "model", tuple(MODEL_SIZES))
     P = check_int(P, "P (number of workers)", 2)
@@ -441,6 +476,16 @@ def check_ring_code(fn, *, seed: int = 0) -> Feedback:
     reduced mod 2**bits, the all-gather missing or adding instead of overwriting, ...).
     ``fn=None`` (or a function returning ``None``) means "not attempted". ``seed`` picks the
     random words.
+
+    Examples
+    --------
+    A shortcut that never sends anything is not a ring:
+
+    >>> from qring_edu.exercises.bottleneck import check_ring_code
+    >>> print(check_ring_code(lambda grads, bits, send: grads).message)
+    the ring all-reduce exercise (my_ring_allreduce), case 1 of 7 (P = 2, d = 4, b = 8), grads = [[217, 163, 130, 69], [78, 10, 19, 4]]: your function never called send: in a ring all-reduce every word travels over a link, one chunk per worker and step (a shortcut such as grads.sum(axis=0) is not a ring).
+    >>> check_ring_code(None).passed
+    False
     """
     what = "the ring all-reduce exercise (my_ring_allreduce)"
     if fn is None:
@@ -480,6 +525,15 @@ def check_ring_time_code(fn) -> Feedback:
     tolerance 1e-9). Common slips (d/P instead of the largest chunk, one phase, the latency
     paid once, whole vectors per step, words instead of bits, P instead of P - 1 steps) get a
     hint. ``fn=None`` means "not attempted".
+
+    Examples
+    --------
+    >>> import qring_edu as qr
+    >>> from qring_edu.exercises.bottleneck import check_ring_time_code
+    >>> check_ring_time_code(qr.ring_time).passed
+    True
+    >>> print(check_ring_time_code(lambda P, d, b, a, beta: 2 * (P - 1) * (a + d / P * b * beta)).message)
+    the α–β exercise (my_ring_time), case 2 (P = 3, d = 10, b = 8, α = 2e-06 s, β = 1e-09 s/bit): your function returns 8.10667e-06 s, which uses d/P words per message; the chunks have at most ⌈d/P⌉ words and the largest one sets the pace of every step. Expected 8.128e-06 s.
     """
     what = "the α–β exercise (my_ring_time)"
     if fn is None:
@@ -538,6 +592,15 @@ def check_overlap_tail(answer, model: str = "BERT-Large", P: int = 16, bits: int
     ``model`` is all-reduced in ``buckets`` buckets as they become ready (the ``tail`` of
     :func:`qring_edu.costmodel.bucketed_iteration_time`, formula; ``compute`` in seconds, 2/3 of
     it backward). Relative tolerance 1 %.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.bottleneck import check_overlap_tail
+    >>> setting = dict(model="ResNet-50", P=8, alpha=5e-6, compute=0.02, buckets=5)
+    >>> print(check_overlap_tail(1.501, **setting).message)
+    ms of all-reduce after the backward pass (ResNet-50, P = 8, B = 5 buckets, 20 ms of compute): correct, 1.501 ms (the whole all-reduce would take 7.23 ms; 79% of it is hidden).
+    >>> check_overlap_tail(0.001501, **setting).passed             # seconds, not ms
+    False
     """
     model = check_choice(model, "model", tuple(MODEL_SIZES))
     P = check_int(P, "P (number of workers)", 2)
@@ -582,6 +645,14 @@ def check_bidirectional_link_bits(answer, P: int = 6, d: int = 1200, bits: int =
     counter-clockwise at the same time over full-duplex links (each half by the ring of
     :func:`qring_edu.ring_schedule`, per-message sizes from :func:`qring_edu.ring.message_bits`).
     Exact integer answer.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.bottleneck import check_bidirectional_link_bits
+    >>> check_bidirectional_link_bits(480, P=4, d=40).passed
+    True
+    >>> print(check_bidirectional_link_bits(960, P=4, d=40).message)
+    bits on the busiest directed link of the bidirectional ring (P = 4, d = 40, b = 16): 960 is the one-way ring. Each direction now carries only half of the vector. (Per worker, the bits *sent* are unchanged: it sends on both of its links.)
     """
     P = check_int(P, "P (number of workers)", 2)
     d = check_int(d, "d", 2)
@@ -613,6 +684,15 @@ def check_latency_crossover(answer, P: int = 16, bits: int = 32, alpha: float = 
     """The gradient size d* (words) at which the ring's latency term ``2(P-1) α`` equals its
     bandwidth term ``2(P-1) (d/P) b β`` (chunks taken as d/P words): ``d* = P α / (b β)``.
     Relative tolerance 1 %.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.bottleneck import check_latency_crossover
+    >>> setting = dict(P=8, bits=16, alpha=1e-6, beta=1e-9)
+    >>> check_latency_crossover(500, **setting).passed
+    True
+    >>> print(check_latency_crossover(62.5, **setting).message)
+    gradient size d* where latency = bandwidth time (P = 8, b = 16): 62.5 is the chunk size at the crossover; the gradient has P chunks.
     """
     P = check_int(P, "P (number of workers)", 2)
     bits = check_bits(bits)

@@ -57,7 +57,16 @@ _ENSEMBLES = {"BB84": bb84_ensemble, "trine": trine_ensemble}
 def check_chi_bb84(answer) -> Feedback:
     """χ of the BB84 ensemble (|0⟩, |1⟩, |+⟩, |−⟩ with probability 1/4 each), in bits.
     Tolerance 1e-3. Reference: :func:`qring_edu.holevo_chi` of
-    :func:`qring_edu.holevo.bb84_ensemble`, = 1."""
+    :func:`qring_edu.holevo.bb84_ensemble`, = 1.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.holevo import check_chi_bb84
+    >>> check_chi_bb84(1.0).passed
+    True
+    >>> print(check_chi_bb84(2).message)
+    χ of the BB84 ensemble: 2 is H(X) = log2 4, the entropy of the label. χ uses the entropy of the average *quantum* state, which is at most log2 d = 1 for a qubit.
+    """
     what = "χ of the BB84 ensemble"
     value, fb = as_number(answer, what)
     if fb is not None:
@@ -82,7 +91,16 @@ def check_chi_bb84(answer) -> Feedback:
 
 def check_two_state_chi(answer, overlap: float = 0.6) -> Feedback:
     """χ of two equiprobable pure states with overlap ``c = |⟨ψ0|ψ1⟩|`` (bits), tolerance 1e-3.
-    Reference: :func:`qring_edu.holevo.two_state_chi` = h((1 + c)/2)."""
+    Reference: :func:`qring_edu.holevo.two_state_chi` = h((1 + c)/2).
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.holevo import check_two_state_chi
+    >>> check_two_state_chi(0.8113, overlap=0.5).passed
+    True
+    >>> print(check_two_state_chi(0.6454, overlap=0.5).message)
+    χ of two pure states with overlap c = 0.5: 0.6454 is the accessible information (Helstrom measurement), which is smaller than χ.
+    """
     try:
         expected = two_state_chi(overlap)
         acc = two_state_accessible(overlap)
@@ -116,7 +134,16 @@ def check_two_state_chi(answer, overlap: float = 0.6) -> Feedback:
 
 def check_max_bits(answer, n_qubits: int) -> Feedback:
     """The most classical bits ``n_qubits`` qubits sent can carry (error-free) when the parties
-    may share any entanglement in advance: ``2 n`` (exact integer answer)."""
+    may share any entanglement in advance: ``2 n`` (exact integer answer).
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.holevo import check_max_bits
+    >>> check_max_bits(4, 2).passed
+    True
+    >>> print(check_max_bits(2, 2).message)
+    bits carried by 2 qubits with pre-shared entanglement: 2 is the limit *without* entanglement (Holevo). Pre-shared pairs help: think of superdense coding.
+    """
     if isinstance(n_qubits, bool) or not isinstance(n_qubits, numbers.Integral) or n_qubits < 1:
         return bad_parameters(ValueError(f"n_qubits must be an integer >= 1, got {n_qubits!r}"))
     n = int(n_qubits)
@@ -149,7 +176,16 @@ def check_max_bits(answer, n_qubits: int) -> Feedback:
 def check_capacity_threshold(answer) -> Feedback:
     """The pair fidelity F at which the dense-coding capacity of the isotropic pair,
     ``C(F) = 2 − H(F, (1−F)/3, (1−F)/3, (1−F)/3)``, equals the classical 1 bit per qubit.
-    Tolerance 1e-3 (reference: :func:`qring_edu.dense_coding_threshold`, ≈ 0.8107)."""
+    Tolerance 1e-3 (reference: :func:`qring_edu.dense_coding_threshold`, ≈ 0.8107).
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.holevo import check_capacity_threshold
+    >>> print(check_capacity_threshold(0.5).message)
+    fidelity where the dense-coding capacity equals 1 bit: F = 1/2 is where the isotropic pair becomes entangled. Being entangled is not enough: solve C(F) = 1.
+    >>> check_capacity_threshold(None).passed
+    False
+    """
     what = "fidelity where the dense-coding capacity equals 1 bit"
     value, fb = as_number(answer, what)
     if fb is not None:
@@ -172,7 +208,16 @@ def check_capacity_threshold(answer) -> Feedback:
 
 def check_dense_capacity(answer, pair_fidelity: float = 0.9) -> Feedback:
     """Dense-coding capacity (bits per qubit sent) of the isotropic pair of fidelity
-    ``pair_fidelity``: ``2 − H(F, (1−F)/3, (1−F)/3, (1−F)/3)``. Tolerance 1e-3."""
+    ``pair_fidelity``: ``2 − H(F, (1−F)/3, (1−F)/3, (1−F)/3)``. Tolerance 1e-3.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.holevo import check_dense_capacity
+    >>> check_dense_capacity(1.6344, pair_fidelity=0.95).passed
+    True
+    >>> check_dense_capacity("1.6344", pair_fidelity=0.95).message
+    'dense-coding capacity at F = 0.95: expected a number, got str (write the number itself, without quotes).'
+    """
     try:
         expected = isotropic_capacity(pair_fidelity)
     except (ValueError, TypeError) as exc:
@@ -242,6 +287,18 @@ def check_povm(answer, d: int = 2, *, ensemble: str | None = None,
     With ``ensemble`` ("BB84" or "trine") the mutual information of the POVM on that ensemble is
     reported; with ``optimal=True`` it must also reach the accessible information
     (:func:`qring_edu.accessible_information`) within 1e-3 bits.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qring_edu.exercises.holevo import check_povm
+    >>> z_basis = [np.diag([1, 0]), np.diag([0, 1])]
+    >>> check_povm(z_basis)
+    Feedback(passed=True, message='POVM on C^2: valid, 2 Hermitian positive elements summing to I.')
+    >>> check_povm(z_basis, ensemble="BB84", optimal=True).passed
+    True
+    >>> print(check_povm([np.diag([1, 0]), np.diag([0, 0.5])]).message)
+    POVM on C^2: the elements sum to a matrix that differs from the identity by up to 0.5 (trace 1.5, should be 2); probabilities would not add up to 1. Rescale the elements.
     """
     if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 1:
         return bad_parameters(ValueError(f"d must be an integer >= 1, got {d!r}"))
@@ -301,6 +358,16 @@ def check_ea_entropy_bound(answer, n_qubits: int = 3, bob_entropy: float = 5.0, 
     ``which="average"``: the largest ``S(σ)`` of Bob's average state on QB allowed by
     subadditivity, ``n + S(ρ^B)``. ``which="each"``: the smallest ``S(σ_x)`` allowed by the
     Araki–Lieb inequality, ``max(S(ρ^B) − n, 0)``. Tolerance 1e-6.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.holevo import check_ea_entropy_bound
+    >>> check_ea_entropy_bound(7, n_qubits=2, bob_entropy=5).passed
+    True
+    >>> check_ea_entropy_bound(3, n_qubits=2, bob_entropy=5, which="each").passed
+    True
+    >>> print(check_ea_entropy_bound(5, n_qubits=2, bob_entropy=5, which="each").message)
+    smallest S(σ_x) of Bob's state for one message (n = 2, S(ρ^B) = 5): 5 assumes Q adds no correlation. Entanglement between Q and B can lower the joint entropy by up to n: S(QB) ≥ S(B) − S(Q).
     """
     try:
         n = int(n_qubits)
@@ -352,7 +419,16 @@ def check_ea_entropy_bound(answer, n_qubits: int = 3, bob_entropy: float = 5.0, 
 def check_pair_entropy(answer, pair_fidelity: float = 0.9) -> Feedback:
     """``S(ρ_AB)`` in bits of the isotropic pair of fidelity F: its eigenvalues are
     ``F, (1−F)/3, (1−F)/3, (1−F)/3``. Reference: :func:`qring_edu.von_neumann_entropy` of
-    :func:`qring_edu.states.isotropic_state`. Tolerance 1e-3."""
+    :func:`qring_edu.states.isotropic_state`. Tolerance 1e-3.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.holevo import check_pair_entropy
+    >>> check_pair_entropy(0.3656, pair_fidelity=0.95).passed
+    True
+    >>> print(check_pair_entropy(0.2864, pair_fidelity=0.95).message)
+    S(ρ_AB) of the isotropic pair at F = 0.95: 0.2864 is h(F): the state has four eigenvalues, F and (1−F)/3 three times.
+    """
     try:
         expected = von_neumann_entropy(isotropic_state(pair_fidelity))
     except (ValueError, TypeError) as exc:
@@ -386,7 +462,16 @@ def _dephased_pair(F: float) -> np.ndarray:
 def check_dephased_capacity(answer, pair_fidelity: float = 0.7) -> Feedback:
     """Dense-coding capacity (bits per qubit sent) of the dephased pair
     ``F Φ+ + (1 − F) Φ−`` (Z errors only): ``2 − h(F)``. Reference:
-    :func:`qring_edu.dense_coding_capacity` of that state. Tolerance 1e-3."""
+    :func:`qring_edu.dense_coding_capacity` of that state. Tolerance 1e-3.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.holevo import check_dephased_capacity
+    >>> check_dephased_capacity(1.531, pair_fidelity=0.9).passed
+    True
+    >>> check_dephased_capacity(1.0, pair_fidelity=0.9).passed
+    False
+    """
     try:
         F = float(pair_fidelity)
         if not 0.0 <= F <= 1.0:
@@ -414,7 +499,16 @@ def check_dephased_capacity(answer, pair_fidelity: float = 0.7) -> Feedback:
 def check_cut_set_qubits(answer, P: int = 16, d: int = 340_000_000, bits: int = 16) -> Feedback:
     """The fewest qubits that must enter each worker in *any* all-reduce of ``d`` words of
     ``bits`` bits on ``P`` workers that receives no classical bits: ``d b / 2``
-    (:func:`qring_edu.costmodel.allreduce_cut_bound`, ``.qubits``). Relative tolerance 1e-6."""
+    (:func:`qring_edu.costmodel.allreduce_cut_bound`, ``.qubits``). Relative tolerance 1e-6.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.holevo import check_cut_set_qubits
+    >>> check_cut_set_qubits(8000, P=4, d=1000).passed
+    True
+    >>> print(check_cut_set_qubits(12000, P=4, d=1000).message)
+    qubits into each worker, any protocol (P = 4, d = 1,000, b = 16): 12,000 is what the superdense ring sends, (P−1)/P·d·b; the bound asks what *every* protocol must send, and is lower.
+    """
     try:
         cut = allreduce_cut_bound(P, d, bits)
     except (ValueError, TypeError) as exc:
@@ -444,7 +538,16 @@ def check_cut_set_qubits(answer, P: int = 16, d: int = 340_000_000, bits: int = 
 def check_vga_bits_in(answer, P: int = 16, d: int = 340_000_000, bits: int = 16) -> Feedback:
     """Classical bits each worker receives in VGA's GHZ sum (every worker broadcasts its d
     announcements of b bits): ``(P − 1) d b`` (:func:`qring_edu.costmodel.allreduce_cut_bound`,
-    ``.vga_bits_in``). Relative tolerance 1e-6."""
+    ``.vga_bits_in``). Relative tolerance 1e-6.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.holevo import check_vga_bits_in
+    >>> check_vga_bits_in(48000, P=4, d=1000).passed
+    True
+    >>> print(check_vga_bits_in(16000, P=4, d=1000).message)
+    classical bits into each worker in VGA (P = 4, d = 1,000, b = 16): 16,000 is what a worker broadcasts (d·b); it hears the other P − 1 workers' announcements.
+    """
     try:
         cut = allreduce_cut_bound(P, d, bits)
     except (ValueError, TypeError) as exc:

@@ -67,6 +67,15 @@ def check_compose_fidelity(answer, *, trials: int = 25, seed: int = 0) -> Feedba
 
     Called on ``(1, 1)``, ``(1, F)``, ``(F, 1)``, ``(0.25, F)`` and ``trials`` random pairs in
     [0.25, 1]² (seeded), each compared with :func:`qring_edu.effective_fidelity` to within 1e-9.
+
+    Examples
+    --------
+    >>> import qring_edu as qr
+    >>> from qring_edu.exercises.noisy_links import check_compose_fidelity
+    >>> check_compose_fidelity(qr.effective_fidelity)
+    Feedback(passed=True, message='compose(F_pair, F_ch): correct on 29 cases.')
+    >>> print(check_compose_fidelity(lambda pair, channel: pair * channel).message)
+    compose(F_pair, F_ch): for F_pair = 0.25, F_ch = 0.8 you returned 0.2, expected 0.25. You kept only 'no error at all'. Two equal Paulis cancel (X·X = I): add the probability that both are the same one of X, Y, Z.
     """
     what = "compose(F_pair, F_ch)"
     fb = _not_callable(answer, what)
@@ -106,6 +115,16 @@ def check_dejmps_round(answer, *, trials: int = 10, seed: int = 0) -> Feedback:
     applied 1, 2 and 3 times in a row (so from the second round on its input is not Werner) and
     compared with :func:`qring_edu.distill` (``protocol="dejmps"``): every coefficient and the
     round's success probability to within 1e-9.
+
+    Examples
+    --------
+    A round that always succeeds and changes nothing:
+
+    >>> from qring_edu.exercises.noisy_links import check_dejmps_round
+    >>> print(check_dejmps_round(lambda p: (1.0, p)).message)
+    dejmps_round(p): round 1 from F = 0.830263, input p = (0.830263, 0.056579, 0.056579, 0.056579): success 1, expected 0.799293613. The round succeeds when the two pairs' x-parts (X or Y errors) agree.
+    >>> check_dejmps_round(None).passed
+    False
     """
     what = "dejmps_round(p)"
     fb = _not_callable(answer, what)
@@ -158,7 +177,16 @@ def check_dejmps_round(answer, *, trials: int = 10, seed: int = 0) -> Feedback:
 # Numbers
 # --------------------------------------------------------------------------------------------
 def check_assisted_ratio(answer, channel_fidelity: float = 0.95) -> Feedback:
-    """``C_E / C`` of the depolarising channel of fidelity ``channel_fidelity`` (to within 1e-3)."""
+    """``C_E / C`` of the depolarising channel of fidelity ``channel_fidelity`` (to within 1e-3).
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.noisy_links import check_assisted_ratio
+    >>> check_assisted_ratio(2.1225, channel_fidelity=0.9)
+    Feedback(passed=True, message='C_E / C: correct (2.1225).')
+    >>> check_assisted_ratio(2, channel_fidelity=0.9).passed      # 2 holds only without noise
+    False
+    """
     try:
         c = depolarizing_capacities(check_fidelity(channel_fidelity, "channel_fidelity"))
     except (TypeError, ValueError) as exc:
@@ -172,7 +200,16 @@ def check_assisted_ratio(answer, channel_fidelity: float = 0.95) -> Feedback:
 
 def check_raw_pairs(answer, pair_fidelity: float = 0.9, rounds: int = 2,
                     protocol: str = "dejmps") -> Feedback:
-    """Expected raw pairs consumed per output pair of ``rounds`` rounds (relative 1e-3)."""
+    """Expected raw pairs consumed per output pair of ``rounds`` rounds (relative 1e-3).
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.noisy_links import check_raw_pairs
+    >>> check_raw_pairs(2.2843, pair_fidelity=0.9, rounds=1).passed
+    True
+    >>> print(check_raw_pairs(2, pair_fidelity=0.9, rounds=1).message)
+    raw pairs per output pair: 2 is not right. That counts only the halving; failed attempts lose both of their pairs.
+    """
     try:
         d = distill(check_fidelity(pair_fidelity), rounds=check_int(rounds, "rounds", 1, 20),
                     protocol=protocol)
@@ -195,7 +232,16 @@ def check_raw_pairs(answer, pair_fidelity: float = 0.9, rounds: int = 2,
 # --------------------------------------------------------------------------------------------
 def check_online_symbol_error(answer, channel_fidelity: float = 0.99) -> Feedback:
     """Symbol error rate with perfect pairs (F_pair = 1) on a channel of fidelity
-    ``channel_fidelity``: ``1 − F_ch`` (to within 1e-9)."""
+    ``channel_fidelity``: ``1 − F_ch`` (to within 1e-9).
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.noisy_links import check_online_symbol_error
+    >>> check_online_symbol_error(0.02, channel_fidelity=0.98).passed
+    True
+    >>> check_online_symbol_error(0.0396, channel_fidelity=0.98).passed
+    False
+    """
     try:
         ref = 1.0 - effective_fidelity(1.0, check_fidelity(channel_fidelity, "channel_fidelity"))
     except (TypeError, ValueError) as exc:
@@ -205,7 +251,14 @@ def check_online_symbol_error(answer, channel_fidelity: float = 0.99) -> Feedbac
 
 def check_fec_break_even(answer, block_length: int = 255) -> Feedback:
     """The channel fidelity (F_pair = F_ch) below which ``"fec"`` with blocks of ``block_length``
-    bytes sends more online channel uses than the classical ring (factor 1); to within 0.002."""
+    bytes sends more online channel uses than the classical ring (factor 1); to within 0.002.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.noisy_links import check_fec_break_even
+    >>> check_fec_break_even(0.979, block_length=128)
+    Feedback(passed=True, message='break-even fidelity of fec: correct (0.979).')
+    """
     try:
         ref = fec_crossover(1.0, block_length=block_length)
     except (TypeError, ValueError) as exc:

@@ -4,9 +4,10 @@
 #   make pdf          the book as one PDF, _build/latex/qring_edu.pdf (XeLaTeX), also copied
 #                     into _build/html (the HTML book links to it); reuses the chapters executed
 #                     by `make book` if it ran before, else executes them
-#   make test         library tests, nbval over the chapter notebooks, strict book build, the
-#                     PDF and its check, browser tests of the built HTML and of chapter 1 in
-#                     JupyterLab
+#   make test         library tests, the docstrings' examples (doctest), nbval over the chapter
+#                     notebooks, strict book build, the PDF and its check, browser tests of the
+#                     built HTML and of chapter 1 in JupyterLab
+#   make test-doctest the docstrings' examples only (pytest --doctest-modules qring_edu)
 #   make test-pdf     check the existing PDF (pdftotext: titles, captions, no raw TeX, no ??)
 #   make test-browser browser tests of the existing _build/html (after `make book` and `make pdf`)
 #   make notebooks    re-execute the chapter notebooks in place (run before committing them)
@@ -70,8 +71,8 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # (jupyter-book has no `python -m` entry point; its console script lives in the venv.)
 BOOK_BUILD = $(VENV)/bin/jupyter-book build . -W -n --keep-going
 
-.PHONY: venv assets browser tex book pdf test test-lib test-notebooks test-build test-pdf \
-        test-browser notebooks lab bench constraints clean
+.PHONY: venv assets browser tex book pdf test test-lib test-doctest test-notebooks test-build \
+        test-pdf test-browser notebooks lab bench constraints clean
 
 # ---------------------------------------------------------------------------------------------
 # Virtualenv: rebuilt when pyproject.toml or the constraints change.
@@ -149,23 +150,30 @@ pdf: $(STAMP) tex
 # ---------------------------------------------------------------------------------------------
 # Tests, in order, stopping at the first failure.
 test: $(STAMP) $(ASSETS) browser tex
-	@echo "== [0/5] committed notebooks are executed and normalised"
+	@echo "== [0/6] committed notebooks are executed and normalised"
 	$(VPY) book/_tools/execute_notebooks.py --check $(NOTEBOOKS)
-	@echo "== [1/5] library, widget and exercise tests (pytest tests)"
+	@echo "== [1/6] library, widget and exercise tests (pytest tests)"
 	$(VPY) -m pytest tests --ignore=tests/browser --ignore=tests/pdf
-	@echo "== [2/5] nbval: stored notebook outputs against a fresh run"
+	@echo "== [2/6] the docstrings' examples (pytest --doctest-modules qring_edu)"
+	$(MAKE) --no-print-directory test-doctest
+	@echo "== [3/6] nbval: stored notebook outputs against a fresh run"
 	$(MAKE) --no-print-directory test-notebooks
-	@echo "== [3/5] strict book build (-W -n), from scratch"
+	@echo "== [4/6] strict book build (-W -n), from scratch"
 	rm -rf _build
 	$(BOOK_BUILD)
-	@echo "== [4/5] the PDF, from the same build, and its check (pytest tests/pdf)"
+	@echo "== [5/6] the PDF, from the same build, and its check (pytest tests/pdf)"
 	$(MAKE) --no-print-directory pdf
 	$(VPY) -m pytest tests/pdf
-	@echo "== [5/5] the built HTML in Chromium, offline, and chapter 1 in JupyterLab (pytest tests/browser)"
+	@echo "== [6/6] the built HTML in Chromium, offline, and chapter 1 in JupyterLab (pytest tests/browser)"
 	$(VPY) -m pytest tests/browser
 
 test-lib: $(STAMP)
 	$(VPY) -m pytest tests --ignore=tests/browser --ignore=tests/pdf
+
+# Every Examples section of the library's docstrings (the API reference shows them), run as
+# doctests: collection imports every module of qring_edu, qring_edu.ddp (torch) included.
+test-doctest: $(STAMP)
+	$(VPY) -m pytest --doctest-modules qring_edu
 
 test-notebooks: $(STAMP)
 	@test -n "$(NOTEBOOKS)" || { echo "error: no notebooks in book/" >&2; exit 1; }

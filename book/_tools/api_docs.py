@@ -19,7 +19,7 @@ changing what they say, and lets a reference name an object by any of its import
   (``qring_edu.ring_allreduce`` for the names the package re-exports, ``qring_edu.links.fec_transmit``
   for the others). A cross-reference to another path of the same object
   (``qring_edu.ring.ring_allreduce``, ``qring_edu.exercises.Feedback``, a name relative to the
-  current module) resolves to that entry. Deprecated paths (a ``DeprecationWarning`` on access) do
+  module that defines the docstring, or a name the package re-exports) resolves to that entry. Deprecated paths (a ``DeprecationWarning`` on access) do
   not resolve: the build fails on them, so the book never links an alias that is going away.
 """
 
@@ -37,7 +37,7 @@ from sphinx.ext import autosummary
 from sphinx.util.docutils import NullReporter
 
 # Inline literals and roles (``code``, `text`, :role:`target`): left as written.
-_INLINE = re.compile(r"(:[\w:.+-]+:)?`[^`]*`_{0,2}|``[^`]*``")
+_INLINE = re.compile(r"``.+?``|(:[\w:.+-]+:)?`[^`]+`_{0,2}")
 
 
 def _escape_bars(text: str) -> str:
@@ -90,7 +90,9 @@ _ROLE = re.compile(r":(func|class|meth|data|attr|obj|exc|mod):`(~?)([\w.]+)`")
 
 def _scopes(name: str, obj) -> list[str]:
     """Where a relative reference in the docstring of ``obj`` (documented as ``name``) points:
-    the class that defines it (for a method or attribute), then the module that defines it."""
+    the class that defines it (for a method or attribute), the module that defines it, the
+    module it is documented under, and last the package's own namespace (its re-exported
+    names, such as ``ghz_test_circuit`` in a figure module's docstring)."""
     scopes = []
     home = getattr(obj, "__module__", None)
     qualname = getattr(obj, "__qualname__", None)
@@ -102,7 +104,7 @@ def _scopes(name: str, obj) -> list[str]:
             scopes.append(f"{home}.{'.'.join(parts[:-1])}")
         scopes.append(home)
     parent = name.rsplit(".", 1)[0]
-    scopes += [parent, parent.rsplit(".", 1)[0]]
+    scopes += [parent, parent.rsplit(".", 1)[0], "qring_edu"]
     return [s for i, s in enumerate(scopes) if s.startswith("qring_edu") and s not in scopes[:i]]
 
 

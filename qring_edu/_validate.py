@@ -181,7 +181,7 @@ def check_choice(value: Any, name: str, choices: tuple[str, ...]) -> str:
 
 
 def check_seed(seed: Any, name: str = "seed") -> None:
-    """Accept what ``numpy.random.default_rng`` accepts: ``None``, a non-negative int or a Generator.
+    """Accept what ``numpy.random.default_rng`` accepts: ``None``, an int >= 0 or a Generator.
 
     Returns ``None``; raises ``TypeError``/``ValueError`` for anything else.
 

@@ -16,11 +16,15 @@ changing what they say, and lets a reference name an object by any of its import
 * **Summaries.** The autosummary tables use the first sentence of each docstring, never cut inside
   an inline literal (see :class:`Autosummary`).
 * **Import paths.** A name is documented once, under the path users import it from
-  (``qring_edu.ring_allreduce`` for the names the package re-exports, ``qring_edu.links.fec_transmit``
-  for the others). A cross-reference to another path of the same object
-  (``qring_edu.ring.ring_allreduce``, ``qring_edu.exercises.Feedback``, a name relative to the
-  module that defines the docstring, or a name the package re-exports) resolves to that entry. Deprecated paths (a ``DeprecationWarning`` on access) do
-  not resolve: the build fails on them, so the book never links an alias that is going away.
+  (``qring_edu.ring_allreduce`` for the names the package re-exports,
+  ``qring_edu.links.fec_transmit`` for the others). A cross-reference to another path of the same
+  object (``qring_edu.ring.ring_allreduce``, ``qring_edu.exercises.Feedback``, a name relative to
+  the module that defines the docstring, or a name the package re-exports) resolves to that
+  entry. Deprecated paths (a ``DeprecationWarning`` on access) do not resolve: the build fails on
+  them, so the book never links an alias that is going away.
+
+Chapters link to an entry with ``{py:func}`qring_edu.ring_allreduce` `` (``py:class``,
+``py:meth``, ``py:mod``, ``py:data`` alike; ``~`` shows the last name only).
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ _INLINE = re.compile(r"``.+?``|(:[\w:.+-]+:)?`[^`]+`_{0,2}")
 
 
 def _escape_bars(text: str) -> str:
-    """``text`` with every ``|`` outside inline literals and roles escaped (already escaped stay)."""
+    """``text`` with every ``|`` outside inline literals and roles escaped (escaped ones stay)."""
     out, last = [], 0
     for match in _INLINE.finditer(text):
         out.append(re.sub(r"(?<!\\)\|", r"\\|", text[last : match.start()]))
@@ -156,7 +160,8 @@ def _reparse_attribute(app, what, name, obj, options, lines) -> None:
 
 
 def _import(path: str):
-    """The object at dotted ``path`` (module, then attributes), or None; None on a deprecated path."""
+    """The object at dotted ``path`` (module, then attributes); None if there is none, or if the
+    path is deprecated."""
     parts = path.split(".")
     with warnings.catch_warnings():
         warnings.simplefilter("error", DeprecationWarning)

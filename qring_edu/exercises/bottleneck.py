@@ -532,7 +532,9 @@ def check_ring_time_code(fn) -> Feedback:
     >>> from qring_edu.exercises.bottleneck import check_ring_time_code
     >>> check_ring_time_code(qr.ring_time).passed
     True
-    >>> print(check_ring_time_code(lambda P, d, b, a, beta: 2 * (P - 1) * (a + d / P * b * beta)).message)
+    >>> def even_chunks(P, d, b, alpha, beta):       # d/P words per message
+    ...     return 2 * (P - 1) * (alpha + d / P * b * beta)
+    >>> print(check_ring_time_code(even_chunks).message)
     the α–β exercise (my_ring_time), case 2 (P = 3, d = 10, b = 8, α = 2e-06 s, β = 1e-09 s/bit): your function returns 8.10667e-06 s, which uses d/P words per message; the chunks have at most ⌈d/P⌉ words and the largest one sets the pace of every step. Expected 8.128e-06 s.
     """
     what = "the α–β exercise (my_ring_time)"

@@ -1054,7 +1054,8 @@ class RealityCheck(Rows):
                          f"got {model!r}")
 
     def table(self) -> Table:
-        """Pairs per iteration, with fec, the rate needed and how far it is from the demonstrated one."""
+        """Pairs per iteration (with fec too), the rate needed and its distance from the demonstrated
+        rate in orders of magnitude."""
         rows = [(r.model, r.params, r.pairs, r.pairs_fec, r.rate_needed, r.days_at_rate, r.orders)
                 for r in self.rows]
         return Table(("model", "parameters", "pairs per iteration", "with fec",

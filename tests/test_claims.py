@@ -261,6 +261,8 @@ def test_gapip_same_family_window(rows):
         assert 1.95 <= v[f"{fam}_classical_slope"] <= 2.05
         lo, hi = v[f"{fam}_lower"], v[f"{fam}_upper"]
         assert 1e-4 < lo < 1e-3 and 0.01 < hi < 0.025 and not v[f"{fam}_never_cheaper"]
+        assert v[f"{fam}_upper_band_min"] < hi < v[f"{fam}_upper_band_max"]
+        assert v[f"{fam}_lower_band_min"] < lo < v[f"{fam}_lower_band_max"]
     # exact bounds help the classical side more: its window is narrower at the top
     assert v["exact_upper"] < v["hoeffding_upper"]
     assert v["old_never_cheaper"] and v["old_best_ratio"] > 1
@@ -392,3 +394,48 @@ def test_computed_texts_have_fixed_precision(claims):
         text = " ".join((c.computed, c.reason, c.caveat))
         assert not re.search(r"\d\.\d{5,}", text), (c.key, text)
         assert not re.search(r"\de[-+]\d", text), (c.key, text)
+
+
+# ---------------------------------------------------------------------------------------------
+# The numbers stated on the intro and notation pages (Markdown pages have no hidden cells)
+# ---------------------------------------------------------------------------------------------
+def _page(name: str) -> str:
+    return " ".join((BOOK / name).read_text(encoding="utf-8").split())
+
+
+def test_intro_states_the_verdicts_with_library_numbers():
+    from qring_edu import allreduce_cut_bound, vga_epsilon_floor
+
+    text = _page("intro.md")
+    assert "(coming)" not in text and "composably $\\varepsilon$-secure. *Partly*" in text
+    for verdict in ("*Holds*, exactly", "*Partly*: this makes the halving optimal among transports "
+                    "of the ring's messages", "*Partly*: both advantages are asymptotic"):
+        assert verdict in text
+    # cut-set floor d b / 2, met only at P = 2, 2 (P - 1) / P times it
+    assert "cut-set floor of $d\\,b/2$ qubits" in text and "only for $P = 2$" in text
+    assert all(allreduce_cut_bound(P, 2**10, 16).superdense_ratio == 2 * (P - 1) / P
+               for P in (2, 4, 8))
+    assert "$\\varepsilon \\ge 1/2$" in text and vga_epsilon_floor(800, 0.5, 0.0) == 0.5
+    assert "quarter and $\\varepsilon = 0.05$, the quantum protocol is cheaper from $P = 2^{18}$" in text
+    assert tieaudit_crossover_log2(0.05, 0.25) == 18
+    # the chapter map links every chapter file that exists, in order
+    docs = re.findall(r"\{doc\}`(0\d_[a-z_]+)`", text.split("## Map of the book")[1])
+    assert docs == sorted(docs) and all((BOOK / f"{d}.ipynb").is_file() for d in docs)
+    assert {d[:2] for d in docs} >= {"01", "02", "03", "05", "06"}
+
+
+def test_notation_lifetime_example_matches_the_ledger():
+    from qring_edu import ring_allreduce
+
+    text = _page("notation.md")
+    assert ("with $P = 3$, $d = 7$, $b = 5$ the busiest link carries 50 classical bits, 26 online "
+            "qubits and 52 qubits in its lifetime") in text
+    grads = np.arange(21).reshape(3, 7) % 16
+    cl = ring_allreduce(grads, bits=5).ledger
+    sd = ring_allreduce(grads, bits=5, transport="superdense").ledger
+    assert (cl.online_bits(), sd.online_qubits(), sd.online_qubits() + sd.offline_qubits()) == (
+        50, 26, 52)
+    assert sd.ebits() == sd.offline_qubits() == (50 + odd_messages_per_link(3, 7, 5).max()) // 2
+    # one symbol for max_abs, chapters renumbered
+    assert "| $a$ | clipping bound" in text and "$s = m / a$" in text and "bound $M$" not in text
+    assert "(chapters 5 and 6)" in text and "chapters 4 and 5" not in text

@@ -50,7 +50,8 @@ BOOK = Path(__file__).resolve().parents[1] / "book"
 
 #: The verdict of every row with today's library (a regression in a number changes one).
 EXPECTED = {"halving": "holds", "optimal": "partly", "lifetime": "holds", "vga": "partly",
-            "gapip": "partly", "tieaudit": "partly", "learner": "holds"}
+            "gapip": "partly", "tieaudit": "partly", "learner": "holds",
+            "noisy": "partly"}
 
 
 @pytest.fixture(scope="module")
@@ -101,6 +102,8 @@ def test_judges_fail_on_contradicting_numbers(rows):
         "lifetime": [dict(lifetime=rows["lifetime"].values["lifetime"] + 1),
                      dict(odd_lifetime=rows["lifetime"].values["odd_bits"]),
                      dict(ebits_equal_online=0)],
+        "noisy": [dict(fec_wrong=0.01), dict(**{"distill+fec_factor": 1.9}),
+                  dict(none_wrong=0.0), dict(fec_reliable=False)],
         "vga": [dict(cheat_accepted=True), dict(honest_accepted=False), dict(ratio=1.5),
                 dict(epsilon_split=0.01), dict(honest_tv=0.1)],
         "gapip": [dict(hoeffding_quantum_slope=2.0), dict(exact_classical_slope=1.5),
@@ -132,6 +135,11 @@ def test_partly_is_decided_by_the_numbers(rows):
     # vga: the beta = 0 floor appears in the reason only when it is at least 1/2
     assert "with β = 0, ε ≥ 0.5" in rows["vga"].reason
     assert "β = 0" not in judge("vga", _modified(rows["vga"], epsilon_floor_beta0=0.1))[1]
+    # noisy: reliable schemes at the full factor two (a noiseless link) would make it hold
+    v = _modified(rows["noisy"], fec_factor=2.0, **{"distill+fec_factor": 2.0},
+                  fec_bound=2.0, **{"distill+fec_bound": 2.0})
+    assert judge("noisy", v) == ("holds", "")
+    assert "1.46 (fec)" in rows["noisy"].reason
     # the holding rows stay holding on their own numbers
     for key in ("halving", "lifetime", "learner"):
         assert judge(key, rows[key].values) == ("holds", "")
@@ -421,7 +429,15 @@ def test_intro_states_the_verdicts_with_library_numbers():
     # the chapter map links every chapter file that exists, in order
     docs = re.findall(r"\{doc\}`(0\d_[a-z_]+)`", text.split("## Map of the book")[1])
     assert docs == sorted(docs) and all((BOOK / f"{d}.ipynb").is_file() for d in docs)
-    assert {d[:2] for d in docs} >= {"01", "02", "03", "05", "06"}
+    assert {d[:2] for d in docs} == {"01", "02", "03", "04", "05", "06"}
+    # the noisy-link numbers of the first bullet
+    from qring_edu.experiments.noisy_links import noisy_factor_claim
+
+    noisy = noisy_factor_claim(0.99, workers=4, d=4096)
+    assert ("net factor of 1.46 at fidelity 0.99 (1.52 with distillation first), below the "
+            "capacity bound of 1.83") in text
+    assert (f"{noisy.factor('fec'):.2f}", f"{noisy.factor('distill+fec'):.2f}",
+            f"{noisy.bound:.2f}") == ("1.46", "1.52", "1.83")
 
 
 def test_notation_lifetime_example_matches_the_ledger():

@@ -267,3 +267,12 @@ def test_bidirectional_ring_halves_each_direction():
     # (4 words: chunks of 2, 1, 1 -> messages of 10, 5, 5, 10 bits -> 5 + 3 + 3 + 5 qubits)
     assert check_bidirectional_qubits(16, 3, 7, 5).passed
     assert not check_bidirectional_qubits(15, 3, 7, 5).passed
+
+
+def test_docstring_examples_of_the_checkers_helpers():
+    import doctest
+
+    from qring_edu.exercises import _base
+
+    result = doctest.testmod(_base, raise_on_error=False, verbose=False)
+    assert result.attempted > 0 and result.failed == 0

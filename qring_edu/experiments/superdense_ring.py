@@ -462,14 +462,16 @@ class OverlapComparison:
 
     def table(self) -> Table:
         """Both iterations: total, tail after the last gradient, online and distribution link
-        time, and idle link time (ms)."""
+        time, and idle link time (ms); the setting as the title."""
         rows = tuple((name, it.total * 1e3, it.tail * 1e3, it.online * 1e3,
                       it.distribution * 1e3, it.idle * 1e3)
                      for name, it in (("classical", self.classical),
                                       ("superdense", self.superdense)))
+        title = (f"{self.model}, P = {self.workers}, B = {self.classical.buckets}, "
+                 f"{1e-9 / self.beta:g} Gbit/s, compute {self.classical.compute * 1e3:g} ms")
         return Table(("ring", "iteration (ms)", "tail (ms)", "online link (ms)",
                       "distribution (ms)", "idle link (ms)"), rows,
-                     ("", ".2f", ".2f", ".2f", ".2f", ".2f"))
+                     ("", ".2f", ".2f", ".2f", ".2f", ".2f"), title=title)
 
     def _repr_html_(self) -> str:
         return self.table()._repr_html_()

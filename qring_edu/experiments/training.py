@@ -207,14 +207,14 @@ class LearnerComparison:
 
     def table(self) -> Table:
         """The rows of :meth:`rows` as a :class:`~qring_edu.experiments._base.Table` (F is blank
-        for the classical runs)."""
+        for the classical runs; divergence = ``max |w_k - w_0|`` over replicas and parameters)."""
         rows = tuple((r["model"], r["n_params"], r["transport"],
                       None if r["transport"] == "classical" else r["pair_fidelity"],
                       r["final_loss"], r["final_accuracy"], r["divergence"],
                       r["online_bits_per_step"], r["online_qubits_per_step"])
                      for r in self.rows())
         return Table(("model", "parameters", "transport", "F", "final loss", "final accuracy",
-                      "max |w_k − w_0|", "online bits / step", "online qubits / step"), rows,
+                      "divergence", "online bits / step", "online qubits / step"), rows,
                      ("", "d", "", "g", ".4f", ".3f", ".3g", ",.0f", ",.0f"))
 
     def _repr_html_(self) -> str:

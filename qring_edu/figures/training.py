@@ -162,7 +162,7 @@ def plot_vqc_circuit(circuit: "QuantumCircuit", title: str = "") -> Figure:
 # --------------------------------------------------------------------------------------------
 # The DDP communication hook as a diagram
 # --------------------------------------------------------------------------------------------
-def _box(ax, x, y, w, h, text, colour, *, fontsize=8.5, style="round,pad=0.02"):
+def _box(ax, x, y, w, h, text, colour, *, fontsize=10, style="round,pad=0.02"):
     ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle=style, facecolor=colour,
                                 edgecolor="0.25", lw=0.9))
     ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=fontsize, wrap=True)
@@ -173,7 +173,7 @@ def _arrow(ax, start, end, text="", *, colour="0.2", offset=(0.0, 0.08), rad=0.0
                                  color=colour, connectionstyle=f"arc3,rad={rad}"))
     if text:
         ax.text((start[0] + end[0]) / 2 + offset[0], (start[1] + end[1]) / 2 + offset[1], text,
-                ha="center", va="bottom", fontsize=7.5, color=colour)
+                ha="center", va="bottom", fontsize=9, color=colour)
 
 
 def plot_ddp_hook_flow(workers: int = 4) -> Figure:
@@ -189,7 +189,7 @@ def plot_ddp_hook_flow(workers: int = 4) -> Figure:
     optimizer steps.
     """
     P = check_int(workers, "workers", 2, 16)
-    fig = Figure(figsize=(11, 4.6))
+    fig = Figure(figsize=(11.5, 5.0))
     ax = fig.subplots()
     ax.set_xlim(0, 11)
     ax.set_ylim(0, 4.6)
@@ -198,22 +198,22 @@ def plot_ddp_hook_flow(workers: int = 4) -> Figure:
     _box(ax, 0.15, 3.45, 2.1, 0.75, "backward pass\n(autograd, last layer first)",
          COLOURS["compute"])
     for j in range(3):
-        _box(ax, 0.35 + 0.62 * j, 2.25, 0.52, 0.7, f"bucket\n{j}", "#e5f5e0", fontsize=7.5)
+        _box(ax, 0.35 + 0.62 * j, 2.25, 0.52, 0.7, f"bucket\n{j}", "#e5f5e0", fontsize=9)
     ax.text(1.2, 2.05, "flat tensors of gradients,\nfilled as autograd produces them",
-            ha="center", va="top", fontsize=7.5)
+            ha="center", va="top", fontsize=9)
     _arrow(ax, (1.2, 3.45), (1.2, 2.98))
     # 2. DDP -> hook
     _arrow(ax, (2.25, 2.6), (3.05, 2.6), "full bucket", offset=(0, 0.05))
     ax.add_patch(FancyBboxPatch((3.1, 0.35), 5.35, 3.95, boxstyle="round,pad=0.03",
                                 facecolor="#fff7ec", edgecolor=COLOURS["hook"], lw=1.5))
     ax.text(5.78, 4.1, "ring_hook(state, bucket) on rank r", ha="center", va="center",
-            fontsize=9.5, weight="bold")
+            fontsize=11.5, weight="bold")
     _box(ax, 3.3, 3.05, 2.3, 0.75, "1. header all-gather:\nlength, dtype, device,\n"
-         "max|g|, NaN flag (5 numbers)", "#f0f0f0", fontsize=7.5)
+         "max|g|, NaN flag (5 numbers)", "#f0f0f0", fontsize=9)
     ax.text(4.45, 2.93, "classical side information\n(P − 1)·5·64 bits per link",
-            ha="center", va="top", fontsize=7, color=COLOURS["header"])
+            ha="center", va="top", fontsize=8.5, color=COLOURS["header"])
     _box(ax, 3.3, 1.45, 2.3, 0.75, "2. encode: b-bit words,\nmax_abs = largest max|g|,\n"
-         "P chunks", "#f0f0f0", fontsize=7.5)
+         "P chunks", "#f0f0f0", fontsize=9)
     _arrow(ax, (4.45, 2.45), (4.45, 2.22))
     # the ring of P ranks
     cx, cy, rad = 7.05, 2.45, 0.75
@@ -223,7 +223,7 @@ def plot_ddp_hook_flow(workers: int = 4) -> Figure:
         colour = COLOURS["hook"] if k == 0 else "white"
         ax.add_patch(FancyBboxPatch((px - 0.2, py - 0.14), 0.4, 0.28, boxstyle="round,pad=0.02",
                                     facecolor=colour, edgecolor="0.3", lw=0.8))
-        ax.text(px, py, "r" if k == 0 else f"r+{k}", ha="center", va="center", fontsize=7)
+        ax.text(px, py, "r" if k == 0 else f"r+{k}", ha="center", va="center", fontsize=8.5)
     for k in range(P):
         a, b = pts[k], pts[(k + 1) % P]
         u = (b - a) / np.linalg.norm(b - a)
@@ -231,23 +231,23 @@ def plot_ddp_hook_flow(workers: int = 4) -> Figure:
                                      mutation_scale=9, lw=1.0, color=COLOURS["superdense"],
                                      connectionstyle="arc3,rad=-0.25"))
     ax.text(cx, cy, f"3. 2(P − 1) = {2 * (P - 1)}\nring steps", ha="center", va="center",
-            fontsize=7.5)
+            fontsize=9)
     ax.text(cx, 0.45, "each step: isend a chunk to r+1, irecv one from r−1,\n"
             "add (reduce-scatter) or overwrite (all-gather);\nrank r simulates its incoming "
             "link: bits, or qubits\nover pre-shared pairs (noise: the fast path)", ha="center",
-            va="bottom", fontsize=6.8)
+            va="bottom", fontsize=8.2)
     _arrow(ax, (5.6, 1.82), (cx - rad - 0.3, cy - 0.2))
     # 4. decode -> future -> optimizer
     _box(ax, 8.75, 3.3, 2.05, 0.8, "4. decode, ÷ P:\nthe averaged bucket\n(error ≤ max_abs/(2m))",
-         "#f0f0f0", fontsize=7.5)
+         "#f0f0f0", fontsize=9)
     _arrow(ax, (cx + rad + 0.25, cy + 0.2), (8.72, 3.6))
-    _box(ax, 8.75, 1.95, 2.05, 0.8, "completed Future\n→ DDP copies it into\nthe .grad tensors",
-         COLOURS["future"], fontsize=7.5)
+    _box(ax, 8.75, 1.95, 2.05, 0.8, "Future of the bucket\n→ DDP copies it into\nthe .grad tensors",
+         COLOURS["future"], fontsize=9)
     _arrow(ax, (9.78, 3.28), (9.78, 2.78))
     _box(ax, 8.75, 0.6, 2.05, 0.8, "optimizer.step()\n(model, loss, optimizer\nunchanged)",
-         COLOURS["compute"], fontsize=7.5)
+         COLOURS["compute"], fontsize=9)
     _arrow(ax, (9.78, 1.93), (9.78, 1.43))
     ax.set_title(f"The ring as a DDP communication hook: one bucket on rank r of P = {P}",
-                 fontsize=10.5)
+                 fontsize=12.5)
     fig.tight_layout()
     return fig

@@ -132,12 +132,11 @@ from .sign_audit import (
     tieaudit_sample_qiskit,
     tieaudit_worst_failure,
 )
+from .experiments.training import LearnerComparison, compare_learners
 from .training import (
     TRAINING_MODELS,
     GradientBudget,
-    LearnerComparison,
     TrainingRun,
-    compare_learners,
     gradient_budget,
     make_moons,
     ring_link_options,

@@ -22,6 +22,7 @@ from qring_edu.exercises import alignment as ex5
 from qring_edu.exercises import bottleneck as ex1
 from qring_edu.exercises import holevo as ex2
 from qring_edu.exercises import superdense_ring as ex3
+from qring_edu.exercises import training as ex3t
 from qring_edu.exercises import vga as ex4
 from qring_edu.holevo import binary_entropy, superdense_ensemble, two_state_chi, two_state_ensemble
 from qring_edu.widgets.holevo import dense_coding_widget, ensemble_designer_widget, ledger_floor_widget
@@ -167,6 +168,83 @@ def test_chapter3_ddp_demo_defaults():
 ])
 def test_chapter3_worked_answers(check, right, wrong, args):
     assert check(right, *args).passed and not check(wrong, *args).passed
+
+
+@pytest.mark.parametrize("check, right, wrong, kwargs", [
+    (ex3.check_link_busy_time, 71.9347, 71.9097, dict(bandwidth_gbps=10.0, buckets=5)),
+    (ex3.check_idle_head, 20 * (1 / 3 + 2 / 15), 20 / 3, dict(compute_ms=20.0, buckets=5)),
+    (ex3.check_flip_reach, 4, 6, dict(P=6, phase="all-gather", step=1)),
+    (ex3.check_bidirectional_qubits, 48_000, 96_000, dict(P=4, d=8000, bits=16)),
+    (ex3t.check_circuits_per_step, 592, 576, dict(batch_size=16, n_params=18)),
+    (ex3t.check_crossover_params, 250_000, 62_500, dict(workers=4, bits=16, alpha=10e-6, beta=1e-11)),
+    (ex3t.check_bandwidth_ratio, 8e-5, 7.2e-5, dict(n_params=18, workers=4, bits=16, alpha=10e-6,
+                                                    beta=1e-11)),
+    (ex3t.check_update_jump, 2**15 / 8191 / 4, 2**15 / 8191, dict(workers=4, bits=16, clip=1.0,
+                                                                  lr=1.0)),
+])
+def test_chapter3_step_checkers_accept_the_worked_solutions(check, right, wrong, kwargs):
+    assert check(right, **kwargs).passed and not check(wrong, **kwargs).passed
+
+
+BOOK = Path(__file__).resolve().parents[1] / "book"
+
+
+def _solution_code(page: str, label: str) -> str:
+    """The Python block of the collapsed solution ``label`` on ``page``."""
+    nb = json.loads((BOOK / page).read_text(encoding="utf-8"))
+    for cell in nb["cells"]:
+        src = "".join(cell["source"])
+        if cell["cell_type"] == "markdown" and f"{{solution}} {label}" in src:
+            return re.search(r"```python\n(.*?)```", src, flags=re.S).group(1)
+    raise AssertionError(f"no solution {label} on {page}")
+
+
+def test_chapter3_code_solutions_as_printed_pass_their_checkers():
+    from qiskit import QuantumCircuit
+
+    scope = {"QuantumCircuit": QuantumCircuit}
+    exec(_solution_code("03_superdense_ring.ipynb", "ex-superdense-build"), scope)  # noqa: S102
+    answer = (scope["create_bell_pair"], scope["encode_message"], scope["decode_message"])
+    assert ex3.check_superdense_coding(answer).passed
+    scope = {}
+    exec(_solution_code("03_training.ipynb", "ex-training-shift"), scope)  # noqa: S102
+    assert ex3t.check_parameter_shift(scope["shift_gradient"]).passed
+
+
+def _reading_time(page: str) -> tuple[int, int, int]:
+    """The rule the pages state: shown prose before "## Exercises" (code blocks, literalincludes,
+    display math and directive options left out) at 200 words per minute, plus half a minute per
+    shown code cell."""
+    nb = json.loads((BOOK / page).read_text(encoding="utf-8"))
+    words = cells = 0
+    for c in nb["cells"]:
+        if "remove-cell" in c.get("metadata", {}).get("tags", []):
+            continue
+        src = "".join(c["source"])
+        if c["cell_type"] == "markdown" and re.search(r"^## Exercises", src, flags=re.M):
+            break
+        if c["cell_type"] == "code":
+            cells += 1
+            continue
+        src = re.sub(r"```\{literalinclude\}.*?```", " ", src, flags=re.S)
+        src = re.sub(r"```python.*?```", " ", src, flags=re.S)
+        src = re.sub(r"\$\$.*?\$\$", " formula ", src, flags=re.S)
+        src = re.sub(r"^:\w+:.*$", " ", src, flags=re.M)
+        words += len(re.findall(r"[A-Za-z0-9][A-Za-z0-9'’\-]*", src))
+    return round(words / 200 + cells / 2), words, cells
+
+
+@pytest.mark.parametrize("page", ["03_superdense_ring.ipynb", "03_training.ipynb"])
+def test_chapter3_reading_time_is_what_the_page_says(page):
+    minutes, words, cells = _reading_time(page)
+    nb = json.loads((BOOK / page).read_text(encoding="utf-8"))
+    text = " ".join(" ".join("".join(c["source"]).split()) for c in nb["cells"]
+                    if c["cell_type"] == "markdown")
+    stated = re.search(r"About (\d+) minutes for the text: about ([\d,]+) words at 200 words per "
+                       r"minute, plus half a minute for each of its (\d+) code cells", text)
+    assert stated, "the reading-time sentence is missing or reworded"
+    m, w, c = int(stated.group(1)), int(stated.group(2).replace(",", "")), int(stated.group(3))
+    assert abs(m - minutes) <= 2 and abs(w - words) <= 150 and c == cells
 
 
 # ---------------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["Feedback", "not_attempted", "passed", "failed", "compare_number", "compare_integer",
-           "compare_array", "as_number", "as_integer", "close", "bad_parameters"]
+           "compare_array", "as_number", "as_integer", "close", "bad_parameters", "call_reader"]
 
 
 @dataclass(frozen=True)
@@ -170,3 +170,42 @@ def compare_array(answer, expected, *, what: str, tol: float = 0.0) -> Feedback:
         return failed(f"{what}: entry {idx} is {arr[idx]:g}, expected {float(expected[idx]):g} "
                       f"({len(wrong)} wrong entries in all).")
     return passed(f"{what}: correct.")
+
+
+def call_reader(function, *args, name: str | None = None):
+    """Call a function the reader wrote: ``(result, None)``, or ``(None, failing Feedback)`` when
+    ``function`` is not callable or raises (any exception: the message names the function, the
+    arguments it got and the exception, without a traceback). For the code-graded exercises
+    ("build it yourself"): the checker runs the reader's code, never evaluates text.
+
+    Examples
+    --------
+    >>> call_reader(lambda x: 2 * x, 21)
+    (42, None)
+    >>> call_reader(lambda x: 1 / x, 0, name="invert")[1].message
+    'invert(0) raised ZeroDivisionError: division by zero. Fix your function and run the check again.'
+    """
+    label = name or getattr(function, "__name__", "your function")
+    if not callable(function):
+        return None, failed(f"{label}: expected a function (the name of the function you "
+                            f"defined, without calling it), got {type(function).__name__}.")
+    shown = ", ".join(_short(a) for a in args)
+    try:
+        return function(*args), None
+    except Exception as exc:  # noqa: BLE001 - any error of the reader's code becomes feedback
+        text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        return None, failed(f"{label}({shown}) raised {type(exc).__name__}"
+                            + (f": {text}" if text else "")
+                            + ". Fix your function and run the check again.")
+
+
+def _short(value) -> str:
+    """A short printable form of an argument in a feedback message."""
+    if isinstance(value, np.ndarray):
+        return f"array of shape {value.shape}"
+    if type(value).__name__ == "QuantumCircuit":
+        return "qc"
+    if callable(value):
+        return getattr(value, "__name__", "<function>")
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -62,7 +62,7 @@ from ..holevo import (
 from ..ring import message_bits, ring_allreduce
 from ..sign_audit import tieaudit_copies, tieaudit_cost
 from ..states import isotropic_state
-from ..training import compare_learners, gradient_budget
+from ..training import gradient_budget
 from ..vga import (
     detection_probability,
     ghz_verified_infidelity,
@@ -74,6 +74,7 @@ from ..vga import (
 from ._base import loglog_slope, rng
 from .alignment import DEFAULT_LOG2_P, aligned_pair, tieaudit_scaling
 from .noisy_links import noisy_factor_claim
+from .training import compare_learners
 
 __all__ = [
     "Claim",
@@ -964,7 +965,7 @@ def learner_claim(seed: int = 0, steps: int = 100) -> Claim:
         claim="The advantage does not depend on the learner (classical or quantum model)",
         paper_figure="“without altering the underlying learning model”: the same halving for a "
                      "classical and a quantum model",
-        computed=computed, chapter="03_superdense_ring",
+        computed=computed, chapter="03_training",
         caveat=f"Noise tolerance depends on the learner: at F = {noisy:g} the MLP reaches "
                f"accuracy {v['mlp_accuracy_noisy']:.3f}, the VQC {v['vqc_accuracy_noisy']:.3f}. "
                f"At {v['vqc_params']} parameters the ring is latency-bound: the halving saves "

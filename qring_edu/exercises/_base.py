@@ -8,6 +8,11 @@ One rule for numeric answers, in every chapter (:func:`as_number`): a number is 
 NumPy real (or a 0-d numeric array), finite. Booleans are refused (``True`` is not the answer
 ``1``), and so are strings, which are never parsed (``"0.5"`` gets the hint to drop the quotes).
 :func:`compare_number`, :func:`as_integer`, :func:`compare_integer` and :func:`close` all apply it.
+
+Code-graded ("build it yourself") exercises take the reader's *function* as the answer: the
+checker calls it on seeded random instances and compares with the library. :func:`call_reader`
+is the one way to call it: ``None`` is "not attempted", a non-callable or a function that raises
+becomes a failing :class:`Feedback` naming the exception and the instance, never a traceback.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["Feedback", "not_attempted", "passed", "failed", "compare_number", "compare_integer",
-           "compare_array", "as_number", "as_integer", "close", "bad_parameters"]
+           "compare_array", "as_number", "as_integer", "close", "bad_parameters", "call_reader"]
 
 
 @dataclass(frozen=True)
@@ -170,3 +175,32 @@ def compare_array(answer, expected, *, what: str, tol: float = 0.0) -> Feedback:
         return failed(f"{what}: entry {idx} is {arr[idx]:g}, expected {float(expected[idx]):g} "
                       f"({len(wrong)} wrong entries in all).")
     return passed(f"{what}: correct.")
+
+
+def call_reader(fn, args: tuple, what: str, case: str = "") -> tuple[object, Feedback | None]:
+    """Call the reader's function ``fn(*args)`` for a code-graded exercise.
+
+    Returns ``(result, None)``, or ``(None, failing Feedback)``: "not attempted" when ``fn`` is
+    ``None``; a hint when ``fn`` is not callable; the exception's type and message (and ``case``,
+    a description of the instance) when the call raises. Never raises itself (only
+    ``KeyboardInterrupt`` and ``SystemExit`` pass through).
+
+    Examples
+    --------
+    >>> call_reader(lambda x: 2 * x, (3,), "double")
+    (6, None)
+    >>> call_reader(lambda x: 1 / x, (0,), "inverse", "x = 0")[1].message
+    'inverse: your function raised ZeroDivisionError (division by zero) on x = 0.'
+    """
+    if fn is None:
+        return None, Feedback(False, f"Not attempted yet: write your function for {what} and "
+                                     "pass it (its name, without parentheses) instead of None.")
+    if not callable(fn):
+        return None, failed(f"{what}: expected a function (its name, without parentheses), "
+                            f"got {type(fn).__name__}.")
+    try:
+        return fn(*args), None
+    except Exception as exc:  # the reader's bug becomes feedback, not a traceback
+        where = f" on {case}" if case else ""
+        detail = f" ({exc})" if str(exc) else ""
+        return None, failed(f"{what}: your function raised {type(exc).__name__}{detail}{where}.")

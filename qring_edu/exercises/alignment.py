@@ -287,9 +287,9 @@ def check_tieaudit_measurement(fn, *, cases: int = 12, seed: int = 0) -> Feedbac
                           "pair; return the two arrays plus and minus instead, each of length "
                           f"{len(m)} (for example plus, minus = ...; return plus, minus).")
         if got is None:
+            shape = f" of shape {np.shape(result)}" if hasattr(result, "__len__") else ""
             return failed(f"{what}: on {case} expected two arrays (plus, minus) of length "
-                          f"{len(m)}, one entry per pair; got {type(result).__name__}"
-                          f"{' of shape ' + str(np.shape(result)) if hasattr(result, '__len__') else ''}.")
+                          f"{len(m)}, one entry per pair; got {type(result).__name__}{shape}.")
         probs, _ = outcome_probabilities(s, m)
         want_p, want_m = probs[0:2 * len(m):2], probs[1:2 * len(m):2]
         gp, gm = got

@@ -177,7 +177,8 @@ def plot_tieaudit_scaling(result: "TieAuditScaling") -> Figure:
     fig = Figure(figsize=(8, 3.8), layout="constrained")
     ax = fig.subplots()
     ax.loglog(result.Ps, result.quantum_cost, "o-", color=COLOURS["quantum"], base=2,
-              label=f"quantum: {result.copies:,} copies × log₂P qubits ({result.bound})")
+              label=f"quantum: {result.copies:,} copies × log₂P qubits "
+                    f"({result.bound.capitalize()} plan)")
     ax.loglog(result.Ps, result.classical_cost, "s-", color=COLOURS["classical"], base=2,
               label=f"classical subset: slope {result.classical_slope:.2f}")
     ax.loglog(result.Ps, result.Ps, ":", color=COLOURS["neutral"], base=2,

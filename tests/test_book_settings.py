@@ -285,3 +285,79 @@ def test_chapter4_worked_answers(check, right, wrong, args):
 ])
 def test_chapters_1_and_5_worked_answers(check, right, wrong, args, kwargs):
     assert check(right, *args, **kwargs).passed and not check(wrong, *args, **kwargs).passed
+
+
+# ---------------------------------------------------------------------------------------------
+# Chapter 6 (alignment and sign auditing): the new exercises' worked answers, the worked
+# solutions of the two code-graded exercises, and the reading time stated at the top
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("check, right, wrong, args", [
+    (ex5.check_vector_bits, 2304, 5909, (2**8, 0.05)),
+    (ex5.check_phase_estimation_qubits, 77, 50, (1000, 4)),
+    (ex5.check_y_variance, 0.0975, 0.1, (0.1, 0.25)),
+    (ex5.check_test_overlap, 0.25, 0.5, ([1, 1, -1, 1, 1, -1, 1, 1],)),
+    (ex5.check_ratio_bias, 0.1098, 0.6098, ([1, -1, 1, 1, 1, 1, 1, 1], [[0, 1], [2, 5]], 0.1)),
+])
+def test_chapter6_worked_answers(check, right, wrong, args):
+    assert check(right, *args).passed and not check(wrong, *args).passed
+
+
+def test_chapter6_worked_solutions_of_the_code_exercises_pass():
+    """The solutions printed in the chapter's dropdowns (copied verbatim)."""
+    def my_not_ah_probability(g, h, k):
+        a_g = np.append(g, 1.0) / np.sqrt(2)        # entries, then the offset |P>
+        a_h = np.append(h, 1.0) / np.sqrt(2)
+        state = a_g.copy()
+        for _ in range(k):
+            state = 2 * a_h * (a_h @ state) - state  # client: R_h
+            state = 2 * a_g * (a_g @ state) - state  # server: R_g
+        return 1.0 - (a_h @ state) ** 2
+
+    def my_outcomes(signs, matching):
+        psi = np.asarray(signs, dtype=float) / np.sqrt(len(signs))   # the server's state
+        a, b = psi[matching[:, 0]], psi[matching[:, 1]]
+        return (a + b) ** 2 / 2, (a - b) ** 2 / 2                    # |<(i ± j)/sqrt2|psi>|^2
+
+    assert ex5.check_pingpong_probability(my_not_ah_probability).passed
+    assert ex5.check_tieaudit_measurement(my_outcomes).passed
+    nb = _chapter6()
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    for line in ("state = 2 * a_h * (a_h @ state) - state  # client: R_h",
+                 "return (a + b) ** 2 / 2, (a - b) ** 2 / 2"):
+        assert line in text
+
+
+def _chapter6():
+    import nbformat
+    from pathlib import Path
+
+    return nbformat.read(Path(__file__).resolve().parent.parent / "book" / "06_alignment.ipynb", 4)
+
+
+def test_chapter6_reading_time_matches_the_text():
+    """'About N minutes: W words ... C code cells and F figures': recount (visible markdown and
+    code cells before the exercises, PNG outputs), 200 words a minute plus half a minute each."""
+    import re
+
+    nb = _chapter6()
+    words = cells = figures = 0
+    for c in nb.cells:
+        if "remove-cell" in c.metadata.get("tags", []):
+            continue
+        if c.cell_type == "markdown" and c.source.lstrip().startswith("## Exercises"):
+            break
+        if c.cell_type == "markdown":
+            text = "\n".join(line for line in c.source.splitlines()
+                             if not re.match(r"\s*(```|:::|:[a-z]+:)", line))
+            words += len(text.split())
+        else:
+            cells += 1
+            figures += sum("image/png" in o.get("data", {}) for o in c.get("outputs", []))
+    stated = re.search(r"About (\d+) minutes: ([\d,]+) words of text at 200 words per\s+minute, "
+                       r"plus half a minute for each of the (\d+) code cells and (\d+) figures",
+                       "\n".join(c.source for c in nb.cells if c.cell_type == "markdown"))
+    assert stated, "the reading-time sentence is missing"
+    minutes, w, n_cells, n_figs = (int(v.replace(",", "")) for v in stated.groups())
+    assert (n_cells, n_figs) == (cells, figures)
+    assert abs(w - words) <= 0.03 * words
+    assert abs(minutes - (words / 200 + 0.5 * (cells + figures))) <= 5

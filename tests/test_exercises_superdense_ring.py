@@ -229,7 +229,7 @@ def test_call_reader_never_raises():
     _, fb = call_reader(3)
     assert not fb.passed and "expected a function" in fb.message
     _, fb = call_reader(lambda: [][1], name="f")
-    assert fb.message.startswith("f() raised IndexError")
+    assert fb.message.startswith("f: line 1 of your function") and "raised IndexError" in fb.message
 
 
 # -- step checkers of the reasoning exercises ---------------------------------------------------

@@ -17,8 +17,15 @@ from .alignment import (
     check_expected_y,
     check_not_ah_probability,
     check_overlap,
+    check_phase_estimation_qubits,
+    check_pingpong_probability,
+    check_ratio_bias,
     check_sketch_bits,
+    check_test_overlap,
+    check_tieaudit_measurement,
     check_tieaudit_qubits,
+    check_vector_bits,
+    check_y_variance,
 )
 from .holevo import (
     check_capacity_threshold,
@@ -95,12 +102,19 @@ __all__ = [
     "check_last_announcement",
     "check_phase_angle",
     "check_transcript_count",
-    # chapter 5
+    # chapter 6 (alignment and sign auditing)
     "check_calibrated_estimate",
     "check_crossover",
     "check_expected_y",
     "check_not_ah_probability",
     "check_overlap",
+    "check_phase_estimation_qubits",
+    "check_pingpong_probability",
+    "check_ratio_bias",
     "check_sketch_bits",
+    "check_test_overlap",
+    "check_tieaudit_measurement",
     "check_tieaudit_qubits",
+    "check_vector_bits",
+    "check_y_variance",
 ]

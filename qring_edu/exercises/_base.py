@@ -8,6 +8,11 @@ One rule for numeric answers, in every chapter (:func:`as_number`): a number is 
 NumPy real (or a 0-d numeric array), finite. Booleans are refused (``True`` is not the answer
 ``1``), and so are strings, which are never parsed (``"0.5"`` gets the hint to drop the quotes).
 :func:`compare_number`, :func:`as_integer`, :func:`compare_integer` and :func:`close` all apply it.
+
+Code exercises ("build it yourself") pass the reader's *function* to a checker, which calls it on
+random instances (:func:`call_student`): ``None`` or a function that still raises
+``NotImplementedError`` (the stub the chapter hands out) is "not attempted"; a function that
+crashes gives a readable failing message naming the input, never a traceback.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["Feedback", "not_attempted", "passed", "failed", "compare_number", "compare_integer",
-           "compare_array", "as_number", "as_integer", "close", "bad_parameters"]
+           "compare_array", "as_number", "as_integer", "close", "bad_parameters", "call_student"]
 
 
 @dataclass(frozen=True)
@@ -170,3 +175,39 @@ def compare_array(answer, expected, *, what: str, tol: float = 0.0) -> Feedback:
         return failed(f"{what}: entry {idx} is {arr[idx]:g}, expected {float(expected[idx]):g} "
                       f"({len(wrong)} wrong entries in all).")
     return passed(f"{what}: correct.")
+
+
+def call_student(function, name: str, *args, where: str = "") -> tuple[object, Feedback | None]:
+    """Call the reader's ``function(*args)`` for a code checker: ``(result, None)``, or
+    ``(None, failing Feedback)`` when there is nothing to grade or the call crashed. Never raises
+    (except ``KeyboardInterrupt``/``SystemExit``).
+
+    ``None``, or a function raising ``NotImplementedError`` (the stub a chapter hands out), is
+    "not attempted"; something that is not callable, or a function raising any other exception,
+    gives a failing feedback naming ``name``, the exception and ``where`` (the input, e.g.
+    ``"settings 'XYY'"``).
+
+    Examples
+    --------
+    >>> call_student(lambda n: 2 * n, "double", 21)
+    (42, None)
+    >>> call_student(lambda n: 1 / n, "inverse", 0, where="n = 0")[1].message
+    'inverse raised ZeroDivisionError (division by zero) on n = 0; fix it and re-run this cell.'
+    """
+    if function is None:
+        return None, Feedback(False, f"Not attempted yet: write the function {name}, then run "
+                                     "this cell.")
+    if not callable(function):
+        return None, failed(f"{name} must be a function (def {name}(...): ...), got "
+                            f"{type(function).__name__}.")
+    try:
+        return function(*args), None
+    except NotImplementedError:
+        return None, Feedback(False, f"Not attempted yet: in {name}, replace the line raising "
+                                     "NotImplementedError with your code, then run this cell.")
+    except Exception as exc:  # the reader's code: report it, never propagate a traceback
+        detail = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
+        on = f" on {where}" if where else ""
+        text = f" ({detail})" if detail else ""
+        return None, failed(f"{name} raised {type(exc).__name__}{text}{on}; fix it and re-run "
+                            "this cell.")

@@ -1,4 +1,4 @@
-"""Figures of chapter 4, *Verified GHZ aggregation* (presentation floor).
+"""Figures of chapter 5, *Verified GHZ aggregation* (presentation floor).
 
 Every function is pure: it takes results computed by the library (or by
 :mod:`qring_edu.experiments.vga`) and returns a new ``matplotlib.figure.Figure``; nothing is
@@ -19,12 +19,28 @@ from ._base import nonempty, plot_circuits
 if TYPE_CHECKING:  # annotations only: the results come from the floors below
     from qiskit import QuantumCircuit
 
-    from ..experiments.vga import AttackSweep, EpsilonGrid, TranscriptComparison
+    from ..experiments.vga import (
+        AmplificationSweep,
+        AttackSweep,
+        EpsilonFloor,
+        EpsilonGrid,
+        ExactPrivacy,
+        FiniteCopyCurve,
+        PartialCopySweep,
+        TranscriptComparison,
+    )
     from ..vga import VGAResult, VGARingResult
 
 __all__ = [
     "COLOURS",
+    "TIMELINE_STEPS",
+    "plot_vga_timeline",
     "plot_vga_circuits",
+    "plot_exact_privacy",
+    "plot_epsilon_floor",
+    "plot_partial_copies",
+    "plot_finite_copy",
+    "plot_amplification",
     "plot_transcript_comparison",
     "plot_attack_sweep",
     "plot_epsilon_grid",
@@ -43,7 +59,106 @@ COLOURS = {
     "offline": "#abd9e9",
     "ghz_used": "#762a83",
     "ghz_tested": "#c2a5cf",
+    "source": "#f4a582",
+    "workers": "#d8daeb",
+    "channel": "#e0e0e0",
 }
+
+#: The steps of one VGA run, as :func:`plot_vga_timeline` draws them: (title, lane, what happens,
+#: who knows what afterwards). Lanes: "source", "workers", "channel".
+TIMELINE_STEPS = (
+    ("1. delivery", "source",
+     "the source sends N register-\ncopies (b qubit GHZ states\neach): one register to\nevery worker",
+     "source: the states it made\n(and any memory entangled\nwith them); workers: the\nregisters, unread"),
+    ("2. secret split", "workers",
+     "randomness drawn after\ndelivery picks T = fN\ncopies to test; the other\nN − T are used",
+     "everyone, afterwards: which\ncopies are tested (too late\nfor the source to change\nthem)"),
+    ("3. GHZ tests", "workers",
+     "on each tested copy every\nworker measures X or Y\n(an even number of Y's)\nand announces its bit",
+     "everyone: the settings, the\noutcomes and the verdict\n(accept only if every\ntest passes)"),
+    ("4. pads", "workers",
+     "on each used copy worker j\nmeasures in the Fourier\nbasis: its pad r_j, and\nΣ r_j ≡ 0 mod 2^b",
+     "worker j alone: r_j\n(genuine GHZ: nobody\nelse, not even the\nsource)"),
+    ("5. broadcast", "channel",
+     "worker j announces\nm_j = x_j + r_j mod 2^b\non the authenticated\npublic channel",
+     "everyone, eavesdropper\nincluded: every m_j,\nuniform given their sum"),
+    ("6. sum", "channel",
+     "everyone adds the\nannouncements:\nΣ m_j ≡ Σ x_j mod 2^b",
+     "everyone: the sum,\nand nothing else"),
+)
+
+
+def plot_vga_timeline() -> Figure:
+    """The VGA protocol as a timeline (a diagram; nothing is computed): three lanes (the untrusted
+    GHZ source, the P workers, the public broadcast channel), the six steps of
+    :data:`TIMELINE_STEPS` from left to right with arrows for what travels, and under each step
+    who knows what once it is done."""
+    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+
+    steps = TIMELINE_STEPS
+    fig = Figure(figsize=(13, 6.6))
+    ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
+    ax.set_xlim(0, 13)
+    ax.set_ylim(0, 6.6)
+    ax.axis("off")
+    lanes = {"source": 5.15, "workers": 3.6, "channel": 2.05}
+    lane_names = {"source": "GHZ source\n(untrusted)", "workers": "P workers",
+                  "channel": "broadcast\nchannel\n(public)"}
+    x0, width, gap = 1.3, 1.8, 0.14
+    half = 0.6  # half height of a step box
+    for lane, y in lanes.items():
+        ax.add_patch(FancyBboxPatch((0.1, y - 0.7), 12.8, 1.4, boxstyle="round,pad=0.02",
+                                    facecolor=COLOURS[lane], alpha=0.35, edgecolor="none"))
+        ax.text(0.2, y, lane_names[lane], fontsize=9.5, va="center", ha="left",
+                fontweight="bold")
+    ax.annotate("", xy=(12.9, 6.35), xytext=(x0, 6.35),
+                arrowprops=dict(arrowstyle="-|>", color="#444444", lw=1.2))
+    ax.text(x0, 6.45, "time", fontsize=9, color="#444444")
+    boxes = []
+    for i, (title, lane, what, knows) in enumerate(steps):
+        left = x0 + i * (width + gap)
+        cx = left + width / 2
+        y = lanes[lane]
+        boxes.append((left, cx, y))
+        ax.add_patch(FancyBboxPatch((left, y - half), width, 2 * half, boxstyle="round,pad=0.03",
+                                    facecolor="white", edgecolor="#333333", lw=1.0))
+        ax.text(cx, y + half - 0.16, title, ha="center", va="center", fontsize=9.5,
+                fontweight="bold")
+        ax.text(cx, y - 0.12, what, ha="center", va="center", fontsize=7.3, linespacing=1.12)
+        ax.text(cx, 0.62, knows, ha="center", va="center", fontsize=7.3, linespacing=1.12,
+                color="#222222", bbox=dict(boxstyle="round,pad=0.3", facecolor="#fff7bc",
+                                           edgecolor="#cccccc"))
+    ax.text(0.2, 0.62, "who knows\nwhat after\nthe step", fontsize=9.5, va="center",
+            fontweight="bold")
+
+    def arrow(a, b, colour="#333333", label=None, dx=0.06):
+        ax.add_patch(FancyArrowPatch(a, b, arrowstyle="-|>", mutation_scale=12, color=colour,
+                                     lw=1.3, shrinkA=0, shrinkB=0))
+        if label:
+            ax.text((a[0] + b[0]) / 2 + dx, (a[1] + b[1]) / 2, label, fontsize=7.5,
+                    color=colour, va="center")
+
+    # from step to step: along a lane, or down to the next lane between the boxes
+    for i in range(len(steps) - 1):
+        (l1, c1, y1), (l2, c2, y2) = boxes[i], boxes[i + 1]
+        colour = COLOURS["known_pads"] if i == 0 else "#666666"
+        label = {0: "N copies", 3: "m_j"}.get(i)
+        if y1 == y2:
+            arrow((l1 + width, y1), (l2, y2), colour)
+        else:
+            arrow((l1 + width - 0.25, y1 - half), (l2 + 0.25, y2 + half), colour, label)
+    # the test outcomes travel on the channel too
+    left, cx, y = boxes[2]
+    ch = lanes["channel"]
+    ax.add_patch(FancyBboxPatch((left + 0.15, ch - 0.3), width - 0.3, 0.6,
+                                boxstyle="round,pad=0.03", facecolor="white",
+                                edgecolor="#999999", lw=0.8, linestyle="--"))
+    ax.text(cx, ch, "test settings,\noutcomes, verdict", ha="center", va="center", fontsize=7.3)
+    arrow((cx, y - half), (cx, ch + 0.3), "#666666")
+    # the verdict gates steps 4-6
+    ax.text(boxes[3][1], lanes["workers"] + half + 0.22, "only if accepted:", ha="center",
+            fontsize=7.8, style="italic", color="#555555")
+    return fig
 
 
 def plot_vga_circuits(circuits: Sequence["QuantumCircuit"],
@@ -119,8 +234,9 @@ def plot_attack_sweep(sweep: "AttackSweep") -> Figure:
     ax_eps.axvline(sweep.test_fraction, color=colour, alpha=0.3, lw=6)
     ax_eps.set_xlabel("test fraction f")
     ax_eps.set_ylabel(r"$\varepsilon$")
-    ax_eps.set_title(rf"soundness $\varepsilon$ (bad fraction $\beta$ = {sweep.bad_fraction:g}); "
-                     rf"at f = {sweep.test_fraction:g}: {sweep.at('epsilon'):.2g}", fontsize=10)
+    ax_eps.set_title(rf"$\varepsilon$ ($\beta$ = {sweep.bad_fraction:g}, attack "
+                     f"{sweep.attack.replace('_', ' ')}, " rf"$\delta$ = {sweep.detection:.3g}); "
+                     rf"at f = {sweep.test_fraction:g}: {sweep.at('epsilon'):.2g}", fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -139,8 +255,7 @@ def plot_epsilon_grid(grid: "EpsilonGrid") -> Figure:
     ax_n.set_xlabel("delivered copies N")
     ax_u.set_ylabel(r"$\varepsilon$")
     ax_u.legend(fontsize=8, frameon=False)
-    ax_u.set_title(rf"bad fraction $\beta$ = {grid.bad_fraction:g}, "
-                   rf"detection per test $\delta$ = {grid.detection:g}", fontsize=10)
+    ax_u.set_title(f"{grid.label}, " rf"$\beta$ = {grid.bad_fraction:g}", fontsize=9)
     ax_n.set_title("the same, against what the source must deliver", fontsize=10)
     fig.tight_layout()
     return fig
@@ -194,4 +309,140 @@ def plot_pipeline(result: "VGARingResult", true_sum: np.ndarray, decoded: np.nda
     ax_l.set_title(f"combined ledger, P = {led.workers}, accepted = {result.accepted}",
                    fontsize=10)
     fig.tight_layout()
+    return fig
+
+
+def plot_exact_privacy(result: "ExactPrivacy") -> Figure:
+    """Exact law of the first two announcements ``(m_0, m_1)`` for both input sets, the law of the
+    announced sum, and the exact total-variation distances: between the two transcript laws, and
+    of each set's transcript (joint with what the attacker holds) from the ideal."""
+    fig = Figure(figsize=(12, 4.0), layout="constrained")
+    axes = fig.subplots(1, 4, gridspec_kw={"width_ratios": [1, 1, 1.1, 1.1]})
+    size = 1 << result.bits
+    vmax = max(result.joint_a.max(), result.joint_b.max(), 1e-12)
+    a_txt = ", ".join(str(int(v)) for v in result.inputs_a)
+    b_txt = ", ".join(str(int(v)) for v in result.inputs_b)
+    for ax, joint, txt in ((axes[0], result.joint_a, a_txt), (axes[1], result.joint_b, b_txt)):
+        im = ax.imshow(joint, cmap="viridis", vmin=0, vmax=vmax, origin="lower")
+        ax.set_xticks(range(size))
+        ax.set_yticks(range(size))
+        ax.set_xlabel("$m_1$")
+        ax.set_ylabel("$m_0$")
+        ax.set_title(f"inputs ({txt})", fontsize=10)
+    fig.colorbar(im, ax=axes[1], shrink=0.8, label="probability of $(m_0, m_1)$")
+    s = np.arange(size)
+    axes[2].bar(s - 0.2, result.sums_a, width=0.4, color=COLOURS["a"], label="a")
+    axes[2].bar(s + 0.2, result.sums_b, width=0.4, color=COLOURS["b"], label="b")
+    axes[2].set_xticks(s)
+    axes[2].set_xlabel(r"announced sum $\sum_j m_j$ mod $2^b$")
+    axes[2].set_ylabel("probability")
+    axes[2].set_ylim(0, 1.05)
+    axes[2].legend(frameon=False)
+    axes[2].set_title(f"TV(transcripts a, b) = {result.between:.3g}", fontsize=10)
+    names = ["a from ideal", "b from ideal"]
+    values = [result.distance_a, result.distance_b]
+    colour = COLOURS.get(result.source, "k")
+    axes[3].bar(range(2), values, color=colour)
+    for i, v in enumerate(values):
+        axes[3].text(i, v + 0.02, f"{v:.4g}", ha="center", fontsize=9)
+    axes[3].set_xticks(range(2))
+    axes[3].set_xticklabels(names)
+    axes[3].set_ylim(0, 1.1)
+    axes[3].set_ylabel("total-variation distance")
+    extra = (f", q = {result.eavesdrop_fraction:g}" if result.source == "eavesdropper" else "")
+    axes[3].set_title(f"source {result.source!r}{extra}, k = {result.amplification}:\n"
+                      "transcript and attacker's holdings", fontsize=9)
+    fig.suptitle(f"Exact transcript laws, P = {result.inputs_a.size}, b = {result.bits} "
+                 "(no sampling)", fontsize=11)
+    return fig
+
+
+def plot_epsilon_floor(result: "EpsilonFloor") -> Figure:
+    """epsilon against the number of delivered copies: with no bad used copy allowed (left,
+    beta = 0: never below 1 - f) and with a bad fraction beta (right: exponential decay), one
+    curve per detection, with the detection-free floor dashed."""
+    fig = Figure(figsize=(10, 3.8), layout="constrained")
+    ax0, ax1 = fig.subplots(1, 2)
+    n = result.n_copies
+    for label, det, zero, beta in zip(result.labels, result.detections, result.epsilon_zero,
+                                      result.epsilon_beta):
+        name = rf"{label}, $\delta$ = {det:.3g}"
+        ax0.semilogx(n, zero, "o-", ms=3, label=name)
+        ax1.loglog(n, np.clip(beta, 1e-300, None), "o-", ms=3, label=name)
+    ax0.semilogx(n, result.floor_zero, "k--", lw=1, label="floor (every detection)")
+    ax1.loglog(n, np.clip(result.floor_beta, 1e-300, None), "k--", lw=1,
+               label="floor (every detection)")
+    ax0.set_ylim(0, 1.02)
+    ax0.axhline(1 - result.test_fraction, color="#999999", lw=0.6)
+    ax0.set_xlabel("delivered copies N")
+    ax1.set_xlabel("delivered copies N")
+    ax0.set_ylabel(r"$\varepsilon$")
+    ax0.set_title(rf"$\beta$ = 0 (no used copy may be bad), f = {result.test_fraction:g}",
+                  fontsize=10)
+    ax1.set_title(rf"$\beta$ = {result.bad_fraction:g}, f = {result.test_fraction:g}",
+                  fontsize=10)
+    ax1.set_ylim(1e-16, 2)
+    ax0.legend(fontsize=7.5, frameon=False, loc="lower left")
+    return fig
+
+
+def plot_partial_copies(result: "PartialCopySweep") -> Figure:
+    """Log-log: the leak (TV distance of the transcript from the ideal) and the test's failure
+    probability of a slightly rotated GHZ copy against its trace distance t, with the witness
+    bound sqrt(2 P(fail)) and the fitted slopes (1 and 2)."""
+    fig = Figure(figsize=(6.6, 4.2), layout="constrained")
+    ax = fig.subplots()
+    t = result.trace_distance
+    ax.loglog(t, result.leak, "o-", color=COLOURS["known_pads"], ms=4,
+              label=f"leak (TV of the transcript), slope {result.leak_slope:.2f}")
+    ax.loglog(t, result.fail_probability, "s-", color=COLOURS["ghz_used"], ms=4,
+              label=f"P(test fails), slope {result.fail_slope:.2f}")
+    ax.loglog(t, result.distance_bound, ":", color="#4d4d4d",
+              label=r"witness bound $\sqrt{2\,P(\mathrm{fail})}$ on t")
+    ax.set_xlabel("trace distance t of the copy from GHZ")
+    ax.set_ylabel("probability / distance")
+    ax.legend(fontsize=8, frameon=False)
+    ax.set_title(f"a partially bad copy: leaks ~ t, caught ~ t²/2 "
+                 f"(P = {result.workers}, b = {result.bits})", fontsize=10)
+    return fig
+
+
+def plot_finite_copy(result: "FiniteCopyCurve") -> Figure:
+    """The finite-copy guarantee: fidelity bound of one untested register against the number of
+    passed register tests, one curve per significance level."""
+    fig = Figure(figsize=(6.6, 4.0), layout="constrained")
+    ax = fig.subplots()
+    for sig, fid in zip(result.significances, result.fidelity):
+        ax.semilogx(result.tests, fid, "-", lw=1.8, label=f"significance {sig:.0%}")
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("passed register tests T")
+    ax.set_ylabel("guaranteed fidelity of one used register")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8, frameon=False, loc="lower right")
+    ax.set_title("any source, entangled across copies (after Zhu & Hayashi 2019)", fontsize=10)
+    return fig
+
+
+def plot_amplification(result: "AmplificationSweep") -> Figure:
+    """Fraction of leaked entries against the amplification k (log scale): measured, exact
+    C(B, k)/C(N, k) and beta**k; the GHZ copies used, k-fold, on the right axis."""
+    fig = Figure(figsize=(6.8, 4.0), layout="constrained")
+    ax = fig.subplots()
+    k = result.ks
+    ax.semilogy(k, result.measured, "o", color=COLOURS["known_pads"], ms=7,
+                label="measured (one run each)")
+    ax.semilogy(k, result.exact, "-", color="#4d4d4d", label="exact C(B, k) / C(N, k)")
+    ax.semilogy(k, result.power, ":", color="#2c7bb6", lw=2,
+                label=rf"$\beta^k$, $\beta$ = {result.attack_fraction:g}")
+    ax.set_xticks(k)
+    ax.set_xlabel("amplification k (registers per entry)")
+    ax.set_ylabel("fraction of entries leaked")
+    ax.legend(fontsize=8, frameon=False, loc="lower left")
+    ax2 = ax.twinx()
+    ax2.bar(k, result.ghz_used, width=0.25, color=COLOURS["ghz_tested"], alpha=0.5)
+    ax2.set_ylabel("qubit GHZ copies used (bars)")
+    ax.set_zorder(ax2.get_zorder() + 1)
+    ax.patch.set_visible(False)
+    ax.set_title(f"privacy amplification: P = {result.workers}, d = {result.entries}, "
+                 f"b = {result.bits}", fontsize=10)
     return fig

@@ -297,3 +297,19 @@ def test_epsilon_widget_feeds_the_attack_to_detection_probability():
     assert w.result.detection == detection_probability("known_pads", 2, bits=4)
     w.controls["bad_fraction"].value = 0.2
     assert w.error == "" and w.result.bad_fraction == 0.2
+
+
+@pytest.mark.parametrize("workers", [2, 3, 4, 5])
+def test_witness_table_holds_and_is_tight_where_the_theorem_says(workers):
+    t = exp.witness_table(workers, seed=1)
+    for name, fidelity, fail, bound in t.rows:
+        assert fidelity >= bound - 1e-12, name
+    tight = dict((r[0], r[4]) for r in t.table().rows)
+    assert tight["known-pads copy (product, zero-sum phases)"] == "yes"
+    assert tight["split worker: |+> (x) GHZ on the others"] == "yes"
+    assert tight["phase-flipped GHZ (dephased)"] == "no" and tight["maximally mixed"] == "no"
+    name, fidelity, fail, _ = t.row("known-pads copy (product, zero-sum phases)")
+    assert abs(fail - known_pads_detection(workers)) < 1e-12 and abs(fidelity - 2.0**(1 - workers)) < 1e-12
+    assert t.row("split worker: |+> (x) GHZ on the others")[2] == pytest.approx(0.25)
+    with pytest.raises(ValueError, match="state must be one of"):
+        t.row("nope")

@@ -30,7 +30,11 @@ from ..vga import (
     VGAResult,
     amplified_leak_probability,
     detection_probability,
+    ghz_fidelity,
+    ghz_state_pass_probability,
     ghz_verified_infidelity,
+    ghz_witness,
+    rotated_ghz_state,
     rotated_ghz_leak,
     transcript_distance,
     vga_aggregate,
@@ -55,6 +59,8 @@ __all__ = [
     "TranscriptPaths",
     "transcript_paths",
     "sources_table",
+    "WitnessTable",
+    "witness_table",
     "DetectionTable",
     "detection_table",
     "EpsilonGrid",
@@ -506,6 +512,87 @@ def sources_table(results: Mapping[str, VGAResult], inputs) -> Table:
                      float(np.mean(r.total == truth)), float(r.attacker_accuracy)))
     return Table(("source", "failed tests", "accepted", "exact sums", "source's accuracy"),
                  tuple(rows), ("", ".2%", "", ".2%", ".2%"))
+
+
+# --------------------------------------------------------------------------------------------
+# The GHZ test as a fidelity witness, on named states
+# --------------------------------------------------------------------------------------------
+def _witness_states(workers: int, rng: np.random.Generator) -> list[tuple[str, np.ndarray]]:
+    """Named P-qubit states (vectors, or a density matrix), worker j = bit j."""
+    dim = 1 << workers
+    ghz = np.zeros(dim)
+    ghz[0] = ghz[-1] = 2 ** -0.5
+    flipped = ghz.copy()
+    flipped[-1] = -flipped[-1]
+    phases = rng.uniform(0, 2 * np.pi, workers)
+    phases[-1] = -phases[:-1].sum()  # zero-sum phases: a known-pads copy
+    product = np.ones(1)
+    for phi in phases:  # kron puts later workers on higher bits
+        product = np.kron(np.array([1.0, np.exp(1j * phi)]) / np.sqrt(2), product)
+    rest = np.zeros(dim >> 1)
+    rest[0] = rest[-1] = 2 ** -0.5
+    split = np.kron(rest, np.array([1.0, 1.0]) / np.sqrt(2))  # worker 0 holds |+>
+    pure = rng.normal(size=dim) + 1j * rng.normal(size=dim)
+    return [("genuine GHZ", ghz), ("phase-flipped GHZ (dephased)", flipped),
+            ("known-pads copy (product, zero-sum phases)", product),
+            ("split worker: |+> (x) GHZ on the others", split),
+            ("rotated GHZ, angle 0.3", rotated_ghz_state(0.3, workers)),
+            ("maximally mixed", np.eye(dim) / dim),
+            ("random pure state", pure / np.linalg.norm(pure))]
+
+
+@dataclass(frozen=True)
+class WitnessTable:
+    """Fidelity with GHZ and failure probability of the GHZ test for named P-qubit states.
+
+    ``rows``: ``(state, fidelity, fail_probability, bound)`` with ``fidelity`` =
+    :func:`qring_edu.vga.ghz_fidelity`, ``fail_probability`` = 1 -
+    :func:`qring_edu.vga.ghz_state_pass_probability` (setting by setting, not from the closed
+    form) and ``bound`` = :func:`qring_edu.vga.ghz_witness` ``.fidelity_bound`` = max(0, 1 - 2
+    P(fail)). The witness theorem says ``fidelity >= bound`` for every state, with equality when
+    the state has no ``|GHZ->`` component.
+
+    Examples
+    --------
+    >>> t = witness_table(4)
+    >>> all(f >= b - 1e-12 for _, f, _, b in t.rows)
+    True
+    """
+
+    workers: int
+    rows: tuple = field(repr=False)
+
+    def row(self, state: str) -> tuple:
+        for r in self.rows:
+            if r[0] == state:
+                return r
+        raise ValueError(f"state must be one of {', '.join(repr(r[0]) for r in self.rows)}, "
+                         f"got {state!r}")
+
+    def table(self) -> Table:
+        # tight: F = 1 - 2 P(fail) exactly (the unclipped witness), i.e. no |GHZ-> component
+        rows = tuple((name, f, p, b, "yes" if abs(f - (1 - 2 * p)) < 1e-9 else "no")
+                     for name, f, p, b in self.rows)
+        return Table(("state", "fidelity F", "P(test fails)", "witness 1 - 2 P(fail)", "tight"),
+                     rows, ("", ".4f", ".4f", ".4f", ""), title=f"P = {self.workers} qubits")
+
+    def _repr_html_(self) -> str:
+        return self.table()._repr_html_()
+
+    def __repr__(self) -> str:
+        return f"WitnessTable(P={self.workers}, {len(self.rows)} states)"
+
+
+def witness_table(workers: int = 4, seed: int = 0) -> WitnessTable:
+    """The witness ``F >= 1 - 2 P(fail)`` on seven named states of ``workers`` qubits (P in
+    2..10; the random phases and the random pure state are seeded)."""
+    workers = check_int(workers, "workers", 2, 10)
+    check_seed(seed)
+    rows = []
+    for name, state in _witness_states(workers, np.random.default_rng(seed)):
+        fail = max(0.0, 1.0 - ghz_state_pass_probability(state))
+        rows.append((name, ghz_fidelity(state), fail, ghz_witness(min(fail, 1.0)).fidelity_bound))
+    return WitnessTable(workers=workers, rows=tuple(rows))
 
 
 # --------------------------------------------------------------------------------------------

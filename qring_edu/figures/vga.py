@@ -68,96 +68,97 @@ COLOURS = {
 #: who knows what afterwards). Lanes: "source", "workers", "channel".
 TIMELINE_STEPS = (
     ("1. delivery", "source",
-     "the source sends N register-\ncopies (b qubit GHZ states\neach): one register to\nevery worker",
-     "source: the states it made\n(and any memory entangled\nwith them); workers: the\nregisters, unread"),
+     "sends N register copies\n(b qubit GHZ states each),\none register per worker",
+     "source: the states it made (and any\nmemory entangled with them)"),
     ("2. secret split", "workers",
-     "randomness drawn after\ndelivery picks T = fN\ncopies to test; the other\nN − T are used",
-     "everyone, afterwards: which\ncopies are tested (too late\nfor the source to change\nthem)"),
+     "fresh randomness picks\nT = fN copies to test;\nthe other N − T are used",
+     "everyone, afterwards: which copies\nare tested, too late to change them"),
     ("3. GHZ tests", "workers",
-     "on each tested copy every\nworker measures X or Y\n(an even number of Y's)\nand announces its bit",
-     "everyone: the settings, the\noutcomes and the verdict\n(accept only if every\ntest passes)"),
+     "every worker measures\nX or Y (an even number\nof Y's), announces its bit",
+     "everyone: settings, outcomes, verdict\n(go on only if every test passes)"),
     ("4. pads", "workers",
-     "on each used copy worker j\nmeasures in the Fourier\nbasis: its pad r_j, and\nΣ r_j ≡ 0 mod 2^b",
-     "worker j alone: r_j\n(genuine GHZ: nobody\nelse, not even the\nsource)"),
+     "Fourier measurement of\neach used register:\nzero-sum pads r_j",
+     "worker j alone: r_j (genuine GHZ:\nnobody else, not even the source)"),
     ("5. broadcast", "channel",
-     "worker j announces\nm_j = x_j + r_j mod 2^b\non the authenticated\npublic channel",
-     "everyone, eavesdropper\nincluded: every m_j,\nuniform given their sum"),
+     "worker j announces\nm_j = x_j + r_j mod 2^b",
+     "everyone, eavesdropper included:\nevery m_j, uniform given their sum"),
     ("6. sum", "channel",
-     "everyone adds the\nannouncements:\nΣ m_j ≡ Σ x_j mod 2^b",
-     "everyone: the sum,\nand nothing else"),
+     "everyone adds:\nΣ m_j ≡ Σ x_j mod 2^b",
+     "everyone: the sum, and nothing else"),
 )
 
 
 def plot_vga_timeline() -> Figure:
-    """The VGA protocol as a timeline (a diagram; nothing is computed): three lanes (the untrusted
-    GHZ source, the P workers, the public broadcast channel), the six steps of
-    :data:`TIMELINE_STEPS` from left to right with arrows for what travels, and under each step
-    who knows what once it is done."""
+    """The VGA protocol as a timeline (a diagram; nothing is computed), time running down: three
+    lanes (the untrusted GHZ source, the P workers, the public broadcast channel), the six steps
+    of :data:`TIMELINE_STEPS` with arrows for what travels, and beside each step who knows what
+    once it is done."""
     from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
     steps = TIMELINE_STEPS
-    fig = Figure(figsize=(13, 6.6))
+    n = len(steps)
+    width_in, row = 8.6, 1.0
+    fig = Figure(figsize=(width_in, 1.0 + row * n))
     ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
-    ax.set_xlim(0, 13)
-    ax.set_ylim(0, 6.6)
+    height = 0.9 + row * n
+    ax.set_xlim(0, width_in)
+    ax.set_ylim(0, height)
     ax.axis("off")
-    lanes = {"source": 5.15, "workers": 3.6, "channel": 2.05}
+    lanes = {"source": 1.25, "workers": 3.0, "channel": 4.75}  # lane centres (inches)
     lane_names = {"source": "GHZ source\n(untrusted)", "workers": "P workers",
-                  "channel": "broadcast\nchannel\n(public)"}
-    x0, width, gap = 1.3, 1.8, 0.14
-    half = 0.6  # half height of a step box
-    for lane, y in lanes.items():
-        ax.add_patch(FancyBboxPatch((0.1, y - 0.7), 12.8, 1.4, boxstyle="round,pad=0.02",
-                                    facecolor=COLOURS[lane], alpha=0.35, edgecolor="none"))
-        ax.text(0.2, y, lane_names[lane], fontsize=9.5, va="center", ha="left",
+                  "channel": "broadcast channel\n(public)"}
+    box_w, box_h, lane_w = 1.62, 0.78, 1.72
+    knows_x = 5.75
+    top = height - 0.7
+    for lane, x in lanes.items():
+        ax.add_patch(FancyBboxPatch((x - lane_w / 2, 0.05), lane_w, top - 0.02,
+                                    boxstyle="round,pad=0.02", facecolor=COLOURS[lane],
+                                    alpha=0.35, edgecolor="none"))
+        ax.text(x, top + 0.3, lane_names[lane], ha="center", va="center", fontsize=9.5,
                 fontweight="bold")
-    ax.annotate("", xy=(12.9, 6.35), xytext=(x0, 6.35),
+    ax.text(knows_x + 0.05, top + 0.3, "who knows what afterwards", ha="left", va="center",
+            fontsize=9.5, fontweight="bold")
+    ax.annotate("", xy=(0.18, 0.15), xytext=(0.18, top - 0.05),
                 arrowprops=dict(arrowstyle="-|>", color="#444444", lw=1.2))
-    ax.text(x0, 6.45, "time", fontsize=9, color="#444444")
-    boxes = []
+    ax.text(0.1, top - 0.1, "time", fontsize=8.5, color="#444444", rotation=90, va="top",
+            ha="right")
+    centres = []
     for i, (title, lane, what, knows) in enumerate(steps):
-        left = x0 + i * (width + gap)
-        cx = left + width / 2
-        y = lanes[lane]
-        boxes.append((left, cx, y))
-        ax.add_patch(FancyBboxPatch((left, y - half), width, 2 * half, boxstyle="round,pad=0.03",
-                                    facecolor="white", edgecolor="#333333", lw=1.0))
-        ax.text(cx, y + half - 0.16, title, ha="center", va="center", fontsize=9.5,
+        y = top - row * (i + 0.5)
+        x = lanes[lane]
+        centres.append((x, y))
+        ax.add_patch(FancyBboxPatch((x - box_w / 2, y - box_h / 2), box_w, box_h,
+                                    boxstyle="round,pad=0.03", facecolor="white",
+                                    edgecolor="#333333", lw=1.0))
+        ax.text(x, y + box_h / 2 - 0.14, title, ha="center", va="center", fontsize=9,
                 fontweight="bold")
-        ax.text(cx, y - 0.12, what, ha="center", va="center", fontsize=7.3, linespacing=1.12)
-        ax.text(cx, 0.62, knows, ha="center", va="center", fontsize=7.3, linespacing=1.12,
-                color="#222222", bbox=dict(boxstyle="round,pad=0.3", facecolor="#fff7bc",
-                                           edgecolor="#cccccc"))
-    ax.text(0.2, 0.62, "who knows\nwhat after\nthe step", fontsize=9.5, va="center",
-            fontweight="bold")
+        ax.text(x, y - 0.1, what, ha="center", va="center", fontsize=7.8, linespacing=1.1)
+        ax.text(knows_x, y, knows, ha="left", va="center", fontsize=8, linespacing=1.15,
+                bbox=dict(boxstyle="round,pad=0.3", facecolor="#fff7bc", edgecolor="#cccccc"))
 
-    def arrow(a, b, colour="#333333", label=None, dx=0.06):
-        ax.add_patch(FancyArrowPatch(a, b, arrowstyle="-|>", mutation_scale=12, color=colour,
-                                     lw=1.3, shrinkA=0, shrinkB=0))
+    def arrow(a, b, colour="#666666", label=None):
+        ax.add_patch(FancyArrowPatch(a, b, arrowstyle="-|>", mutation_scale=11, color=colour,
+                                     lw=1.2, shrinkA=0, shrinkB=0))
         if label:
-            ax.text((a[0] + b[0]) / 2 + dx, (a[1] + b[1]) / 2, label, fontsize=7.5,
-                    color=colour, va="center")
+            ax.text((a[0] + b[0]) / 2 + 0.08, (a[1] + b[1]) / 2 + 0.06, label, fontsize=7.8,
+                    color=colour, ha="left", va="bottom")
 
-    # from step to step: along a lane, or down to the next lane between the boxes
-    for i in range(len(steps) - 1):
-        (l1, c1, y1), (l2, c2, y2) = boxes[i], boxes[i + 1]
+    for i in range(n - 1):
+        (x1, y1), (x2, y2) = centres[i], centres[i + 1]
         colour = COLOURS["known_pads"] if i == 0 else "#666666"
         label = {0: "N copies", 3: "m_j"}.get(i)
-        if y1 == y2:
-            arrow((l1 + width, y1), (l2, y2), colour)
+        if x1 == x2:
+            arrow((x1, y1 - box_h / 2), (x2, y2 + box_h / 2), colour)
         else:
-            arrow((l1 + width - 0.25, y1 - half), (l2 + 0.25, y2 + half), colour, label)
+            arrow((x1 + box_w / 2 - 0.1, y1 - box_h / 2), (x2 - box_w / 2 + 0.1, y2 + box_h / 2),
+                  colour, label)
     # the test outcomes travel on the channel too
-    left, cx, y = boxes[2]
-    ch = lanes["channel"]
-    ax.add_patch(FancyBboxPatch((left + 0.15, ch - 0.3), width - 0.3, 0.6,
-                                boxstyle="round,pad=0.03", facecolor="white",
-                                edgecolor="#999999", lw=0.8, linestyle="--"))
-    ax.text(cx, ch, "test settings,\noutcomes, verdict", ha="center", va="center", fontsize=7.3)
-    arrow((cx, y - half), (cx, ch + 0.3), "#666666")
-    # the verdict gates steps 4-6
-    ax.text(boxes[3][1], lanes["workers"] + half + 0.22, "only if accepted:", ha="center",
-            fontsize=7.8, style="italic", color="#555555")
+    x3, y3 = centres[2]
+    cx = lanes["channel"]
+    ax.add_patch(FancyBboxPatch((cx - 0.7, y3 - 0.25), 1.4, 0.5, boxstyle="round,pad=0.03",
+                                facecolor="white", edgecolor="#999999", lw=0.8, linestyle="--"))
+    ax.text(cx, y3, "settings, outcomes,\nverdict", ha="center", va="center", fontsize=7.8)
+    arrow((x3 + box_w / 2, y3), (cx - 0.7, y3))
     return fig
 
 

@@ -248,11 +248,35 @@ def test_chapter3_reading_time_is_what_the_page_says(page):
 
 
 # ---------------------------------------------------------------------------------------------
-# Chapter 4
+# Chapter 5 (Verified GHZ aggregation)
 # ---------------------------------------------------------------------------------------------
-def test_chapter4_refuses_a_single_worker():
+def test_chapter5_refuses_a_single_worker():
+    """The prose: privacy needs two honest workers, and the library refuses a single worker."""
     with pytest.raises(ValueError, match="two honest workers"):
         qr.vga_aggregate(np.array([[3, 1, 4]]), bits=4)
+
+
+def test_chapter5_widgets_start_where_the_prose_says():
+    from qring_edu.widgets.vga import vga_attack_widget, vga_epsilon_widget, vga_privacy_widget
+
+    eps = vga_epsilon_widget()
+    assert eps.error == "" and eps.result.attack == "split_worker" and eps.result.detection == 0.25
+    assert eps.result.workers == 4 and eps.result.bits == 8 and eps.result.bad_fraction == 0.1
+    privacy = vga_privacy_widget()
+    assert privacy.error == "" and privacy.result.source == "honest" and privacy.result.between == 0
+    attack = vga_attack_widget()
+    assert attack.error == "" and attack.result.source == "known_pads"
+    assert attack.result.workers == 3 and attack.result.bits == 2 and attack.result.runs == 100
+
+
+def test_chapter5_no_silent_detection():
+    """Every epsilon of the chapter names its detection: the library refuses to guess one."""
+    from qring_edu.experiments.vga import epsilon_grid
+
+    with pytest.raises(TypeError, match="detection_probability"):
+        qr.vga_epsilon(800, 0.5, 0.1)
+    with pytest.raises(TypeError, match="no default detection"):
+        epsilon_grid(0.1)
 
 
 @pytest.mark.parametrize("check, right, wrong, args", [
@@ -261,8 +285,13 @@ def test_chapter4_refuses_a_single_worker():
     (ex4.check_transcript_count, 512, 4096, (4, 3)),
     (ex4.check_known_pads_survival, (9 / 16) ** 20, 0.5**20, (20, 4)),
     (ex4.check_ghz_copies_delivered, 32_000, 16_000, (1000, 16, 0.5)),
+    (ex4.check_dropout_sums, 256, 1, (4, 8)),
+    (ex4.check_rectangle_pairs, 4, 3, ()),
+    (ex4.check_single_copy_escape, 0.5, 0.25, (800, 0.5)),
+    (ex4.check_split_worker_fail, 0.25, 0.5, (4,)),
+    (ex4.check_amplified_leak, 250 * 249 / (1000 * 999), 1 / 16, (1000, 250, 2)),
 ])
-def test_chapter4_worked_answers(check, right, wrong, args):
+def test_chapter5_worked_answers(check, right, wrong, args):
     assert check(right, *args).passed and not check(wrong, *args).passed
 
 

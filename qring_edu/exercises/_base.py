@@ -11,8 +11,9 @@ NumPy real (or a 0-d numeric array), finite. Booleans are refused (``True`` is n
 
 Code-graded ("build it yourself") exercises take the reader's *function* as the answer: the
 checker calls it on seeded random instances and compares with the library. :func:`call_reader`
-is the one way to call it: ``None`` is "not attempted", a non-callable or a function that raises
-becomes a failing :class:`Feedback` naming the exception and the instance, never a traceback.
+is the one way to call it: ``None``, or the chapter's stub that still raises
+``NotImplementedError``, is "not attempted"; a non-callable or a function that raises becomes a
+failing :class:`Feedback` naming the exception and the instance, never a traceback.
 """
 
 from __future__ import annotations
@@ -184,7 +185,7 @@ def call_reader(function, *args, name: str | None = None, case: str = "",
     checker runs the reader's code, never evaluates text.
 
     Returns ``(result, None)``, or ``(None, failing Feedback)``: "not attempted" when
-    ``function`` is ``None``; a hint when it is not callable; when the call raises, the exception's
+    ``function`` is ``None`` or raises ``NotImplementedError`` (the chapter's stub); a hint when it is not callable; when the call raises, the exception's
     type and message, the line of the reader's function it came from (when the source is known)
     and ``case``, a description of the instance. Exceptions of the types in ``stop`` (a checker's
     own way to halt the reader's code with a reason) give their message as is. Never raises itself
@@ -213,6 +214,9 @@ def call_reader(function, *args, name: str | None = None, case: str = "",
         return function(*args), None
     except stop as exc:
         return None, failed(str(exc))
+    except NotImplementedError:  # the stub the chapter hands out, not yet filled in
+        return None, Feedback(False, f"Not attempted yet: {label} still raises "
+                                     "NotImplementedError; write its body and run the check again.")
     except Exception as exc:  # noqa: BLE001 - any error of the reader's code becomes feedback
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         shown = ", ".join(_short(a) for a in args)

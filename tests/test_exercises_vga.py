@@ -280,7 +280,7 @@ def test_call_reader_never_raises():
         raise NotImplementedError
 
     _, fb = call_reader(stub, name="stub")
-    assert not fb.passed and fb.message.startswith("Not attempted yet: stub still raises")
+    assert not fb.passed and fb.message.startswith("Not attempted yet: in stub, replace the line raising")
 
 
 # -- the worked solutions the chapter shows pass their checkers ---------------------------------

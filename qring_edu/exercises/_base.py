@@ -215,8 +215,8 @@ def call_reader(function, *args, name: str | None = None, case: str = "",
     except stop as exc:
         return None, failed(str(exc))
     except NotImplementedError:  # the stub the chapter hands out, not yet filled in
-        return None, Feedback(False, f"Not attempted yet: {label} still raises "
-                                     "NotImplementedError; write its body and run the check again.")
+        return None, Feedback(False, f"Not attempted yet: in {label}, replace the line raising "
+                                     "NotImplementedError with your code, then run this cell.")
     except Exception as exc:  # noqa: BLE001 - any error of the reader's code becomes feedback
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         shown = ", ".join(_short(a) for a in args)

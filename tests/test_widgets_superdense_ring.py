@@ -25,6 +25,7 @@ from qring_edu import (
 )
 from qring_edu.experiments import superdense_ring as experiments
 from qring_edu.experiments import training as training_experiments
+from qring_edu.figures import holevo as holevo_figs
 from qring_edu.figures import superdense_ring as figs
 from qring_edu.widgets import LiveFigure
 from qring_edu.experiments.superdense_ring import (
@@ -250,21 +251,21 @@ def test_overlap_sweep_matches_the_cost_model_and_its_bounds():
 
 
 def test_cut_set_sweep_is_the_library_bound():
-    sw = cut_set_sweep((2, 3, 8, 64), d=1000, bits=16)
-    for P, cl, sd, vga in zip(sw.workers, sw.classical_ring, sw.superdense_ring, sw.vga_in):
+    sw = cut_set_sweep(workers=(2, 3, 8, 64), d=1000, bits=16)
+    for P, cl, sd, vga in zip(sw.workers, sw.classical_ring, sw.superdense_ring, sw.vga_bits_in):
         cut = allreduce_cut_bound(int(P), 1000, 16)
         assert (cl, sd, vga) == (cut.classical_ring, cut.superdense_ring, cut.vga_bits_in)
     assert sw.floor_qubits == 8000 and sw.floor_bits == 16000
     assert sw.superdense_ratio[0] == 1.0 and sw.table().column("P") == (2, 3, 8, 64)
     with pytest.raises(ValueError, match="workers"):
-        cut_set_sweep((1,))
+        cut_set_sweep(workers=(1,))
 
 
 def test_new_figures_are_figures_and_refuse_bad_arguments():
     a, b = overlap_comparison(20.0, 100.0), overlap_comparison(50.0, 10.0)
     made = [figs.plot_overlap_timelines([a, b]), figs.plot_overlap_timeline(a),
             figs.plot_overlap_ratio(overlap_sweep(np.linspace(0, 3, 7))),
-            figs.plot_cut_set(cut_set_sweep((2, 4, 8), d=800))]
+            holevo_figs.plot_cut_set(cut_set_sweep(workers=(2, 4, 8), d=800))]
     assert all(isinstance(f, Figure) for f in made)
     assert len(made[0].axes) == 2 and "ratio 0.967" in made[0].axes[0].get_title()
     with pytest.raises(ValueError, match="titles"):

@@ -28,7 +28,6 @@ from ..costmodel import (
     MODEL_SIZES,
     BucketedIteration,
     IterationTime,
-    allreduce_cut_bound,
     bucketed_best_ratio,
     bucketed_iteration_time,
     iteration_time,
@@ -40,6 +39,7 @@ from ..superdense import (
     superdense_send_qiskit,
 )
 from . import training as _training
+from .holevo import CutSetSweep, cut_set_sweep  # chapter 3 restates chapter 2's cut-set floor
 from ._base import LedgerComparison, Table, compare_ledgers
 
 __all__ = [
@@ -620,72 +620,6 @@ def overlap_sweep(x: Sequence[float] | None = None, buckets: Sequence[int] = (1,
                         classical=out["cl"], superdense=out["sd"], slow=out["slow"],
                         idle=out["idle"], tail_gain=out["tail"], old_ratio=out["old"],
                         best=tuple(bucketed_best_ratio(B, backward_fraction) for B in buckets))
-
-
-# --------------------------------------------------------------------------------------------
-# Could another protocol do better? The cut-set floor (issue 13.9)
-# --------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class CutSetSweep:
-    """What enters the busiest worker in one all-reduce of d words of b bits, against P
-    (:func:`cut_set_sweep`): ``classical_ring`` bits and ``superdense_ring`` qubits over its one
-    incoming ring link, ``vga_in`` classical bits it receives in chapter 5's GHZ sum (no online
-    qubit), and the cut-set floors for any protocol, ``floor_qubits = d b / 2`` qubits or
-    ``floor_bits = d b`` bits (:func:`qring_edu.allreduce_cut_bound`). Arrays of shape (len(P),).
-    """
-
-    d: int
-    bits: int
-    workers: np.ndarray = field(repr=False)
-    classical_ring: np.ndarray = field(repr=False)
-    superdense_ring: np.ndarray = field(repr=False)
-    vga_in: np.ndarray = field(repr=False)
-    floor_qubits: float = 0.0
-    floor_bits: float = 0.0
-
-    @property
-    def superdense_ratio(self) -> np.ndarray:
-        """Superdense ring's qubits / cut-set floor (2 (P-1)/P when P | d)."""
-        return self.superdense_ring / self.floor_qubits
-
-    def table(self) -> Table:
-        """One row per P: the ring's bits and qubits into the busiest worker, the floor in
-        qubits, the ratio, and VGA's classical bits in."""
-        rows = tuple((int(P), int(c), int(q), self.floor_qubits, float(r), int(v))
-                     for P, c, q, r, v in zip(self.workers, self.classical_ring,
-                                              self.superdense_ring, self.superdense_ratio,
-                                              self.vga_in))
-        return Table(("P", "classical ring (bits)", "superdense ring (qubits)",
-                      "cut-set floor (qubits)", "ring ÷ floor", "GHZ sum (bits in)"), rows,
-                     ("d", ",d", ",d", ",.0f", ".3f", ",d"))
-
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
-
-    def __repr__(self) -> str:
-        return (f"CutSetSweep(d={self.d}, bits={self.bits}, P={self.workers.tolist()}, "
-                f"floor={self.floor_qubits:.6g} qubits)")
-
-
-def cut_set_sweep(workers: Sequence[int] = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64), *,
-                  d: int = MODEL_SIZES["ResNet-50"], bits: int = 16) -> CutSetSweep:
-    """The rings and the GHZ sum against the cut-set floor, for each P in ``workers``.
-
-    Examples
-    --------
-    >>> sw = cut_set_sweep((2, 8), d=8000)
-    >>> sw.superdense_ratio.tolist(), sw.floor_qubits
-    ([1.0, 1.75], 64000.0)
-    """
-    workers = [check_int(P, "workers (each P)", 2) for P in workers]
-    if not workers:
-        raise ValueError("workers must name at least one ring size P >= 2")
-    cuts = [allreduce_cut_bound(P, d, bits) for P in workers]
-    return CutSetSweep(d=cuts[0].d, bits=cuts[0].bits, workers=np.array(workers),
-                       classical_ring=np.array([c.classical_ring for c in cuts]),
-                       superdense_ring=np.array([c.superdense_ring for c in cuts]),
-                       vga_in=np.array([c.vga_bits_in for c in cuts]),
-                       floor_qubits=cuts[0].qubits, floor_bits=cuts[0].classical_bits)
 
 
 # --------------------------------------------------------------------------------------------

@@ -30,7 +30,6 @@ if TYPE_CHECKING:  # annotations only: the results come from the floors below
     from ..costmodel import IterationTime
     from ..experiments.superdense_ring import (
         ChannelStats,
-        CutSetSweep,
         ErrorRateSweep,
         IterationComparison,
         OverlapComparison,
@@ -54,7 +53,6 @@ __all__ = [
     "plot_overlap_timelines",
     "plot_overlap_timeline",
     "plot_overlap_ratio",
-    "plot_cut_set",
 ]
 
 # One colour per source of numbers, used consistently across the chapter.
@@ -481,38 +479,6 @@ def plot_overlap_ratio(sweep: "OverlapSweep", slow_buckets: int | None = None) -
 # --------------------------------------------------------------------------------------------
 # The cut-set floor
 # --------------------------------------------------------------------------------------------
-def plot_cut_set(sweep: "CutSetSweep") -> Figure:
-    """What enters the busiest worker per all-reduce, in units of one worker's vector d·b,
-    against P (:class:`~qring_edu.experiments.superdense_ring.CutSetSweep`): the classical
-    ring's bits, the superdense ring's qubits (which is also the floor for transports of the
-    ring's messages, half the classical bits), the cut-set floor d·b/2 qubits for any protocol,
-    the classical floor d·b bits, and the classical bits a worker receives in the GHZ sum of
-    chapter 5 (no online qubits)."""
-    n = sweep.d * sweep.bits
-    P = sweep.workers
-    fig = Figure(figsize=(8, 4.2), layout="constrained")
-    ax = fig.subplots()
-    ax.plot(P, sweep.classical_ring / n, "o-", color=COLOURS["classical"], ms=4,
-            label="classical ring: bits in")
-    ax.plot(P, sweep.superdense_ring / n, "s-", color=COLOURS["superdense"], ms=4,
-            label="superdense ring: qubits in\n(= floor for the ring's messages, ½ × classical)")
-    ax.axhline(sweep.floor_bits / n, color=COLOURS["classical"], ls=":", lw=1.2,
-               label="cut-set floor, classical bits: d·b")
-    ax.axhline(sweep.floor_qubits / n, color=COLOURS["superdense"], ls=":", lw=1.2,
-               label="cut-set floor, qubits (any protocol): d·b/2")
-    ax.plot(P, sweep.vga_in / n, "^--", color="#4d9221", ms=4,
-            label="GHZ sum of VGA: classical bits in, 0 qubits")
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xticks(P, [str(p) for p in P])
-    ax.set_xlabel("workers P")
-    ax.set_ylabel("into the busiest worker / (d·b)")
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(frameon=False, fontsize=8, loc="upper left")
-    ax.set_title(f"One all-reduce of d = {sweep.d:,} words of b = {sweep.bits} bits", fontsize=10)
-    return fig
-
-
 # --------------------------------------------------------------------------------------------
 # Names that moved to qring_edu.figures.training (one release)
 # --------------------------------------------------------------------------------------------

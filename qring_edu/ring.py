@@ -55,12 +55,8 @@ from .links import (
     protection as _protection,
 )
 from .links import _recurrence, _sample_production  # the sampled offline cost of distillation
-from .superdense import (
-    flipped_bit_positions,
-    pauli_frames,
-    pauli_frames_distribution,
-    symbols_needed,
-)
+from .states import GAP_BLOCK, slot_major_frames
+from .superdense import symbols_needed
 
 __all__ = ["ring_allreduce", "AllReduceResult", "ring_schedule", "RingStep", "chunk_bounds",
            "message_bits", "TRANSPORTS"]
@@ -214,40 +210,88 @@ class _ClassicalLink:
 
 
 class _SuperdenseLink:
-    """Messages cross as ceil(k/2) qubits over pre-shared pairs; noisy pairs flip bits."""
+    """Messages cross as ceil(k/2) qubits over pre-shared pairs: the ledger counts qubits and
+    pairs; the noise of noisy pairs is applied per step by ``noise`` (a :class:`_StepNoise`,
+    ``None`` at F = 1: noiseless dense coding decodes every symbol exactly)."""
 
-    def __init__(self, ledger: Ledger, bits: int, pair_fidelity: float, rng: np.random.Generator):
-        self.ledger, self.bits, self.fidelity, self.rng = ledger, bits, pair_fidelity, rng
+    def __init__(self, ledger: Ledger, bits: int, noise: "_StepNoise | None"):
+        self.ledger, self.bits, self.noise = ledger, bits, noise
 
     def send(self, words: np.ndarray, sender: int, step: int) -> np.ndarray:
-        n_bits = words.size * self.bits
-        qubits = symbols_needed(n_bits)
+        qubits = symbols_needed(words.size * self.bits)
         self.ledger.record(sender, step, qubits=qubits, ebits=qubits, offline_qubits=qubits)
-        if self.fidelity == 1.0:
-            return words  # noiseless dense coding decodes every symbol exactly
-        positions, frames = pauli_frames(qubits, self.fidelity, self.rng)
-        flips = flipped_bit_positions(positions, frames)
-        flips = flips[flips < n_bits]  # the padding bit carries no data
-        if flips.size == 0:
-            return words
-        received = words.copy()  # one message-sized buffer, dropped after the step
-        # Stream bit p is bit (p mod b) of word (p div b): words go LSB first.
-        masks = np.left_shift(np.uint32(1), (flips % self.bits).astype(np.uint32))
-        np.bitwise_xor.at(received, flips // self.bits, masks)
-        return received
-
-
-def _apply_frames(words: np.ndarray, bits: int, n_bits: int, positions, frames) -> np.ndarray:
-    """The words with the bits that the Pauli frames flip (stream bit p = bit p mod b of word
-    p div b; the padding bit carries no data); the input itself when nothing flips."""
-    flips = flipped_bit_positions(positions, frames)
-    flips = flips[flips < n_bits]
-    if flips.size == 0:
         return words
-    received = words.copy()
-    masks = np.left_shift(np.uint32(1), (flips % bits).astype(np.uint32))
-    np.bitwise_xor.at(received, flips // bits, masks)
-    return received
+
+
+class _StepNoise:
+    """The Pauli errors of the superdense symbols of one synchronous step, applied in place.
+
+    Stream (stated in :func:`ring_allreduce`): the step's messages, senders in order, are cut
+    into groups of ``g`` words (1 for even b, 2 for odd b) of ``S = g b / 2`` symbols; the ``G``
+    groups of the step are concatenated and :func:`qring_edu.states.slot_major_frames` ``(G, S,
+    p_err, rng, conditional)`` gives the erring symbols, slot ``i`` of group ``u`` being trial
+    ``i G + u``.
+
+    Where the flips go (no message-sized buffer is ever copied): in reduce-scatter a sender never
+    reads or keeps the chunk it sends (all-gather overwrites it), so the flips are XORed into the
+    sender's chunk before the receiver adds it; in all-gather the sender keeps its chunk, so they
+    are XORed into the receiver's copy after the copy. One slot's piece touches every word at
+    most once, so each piece is one fancy-indexed XOR.
+    """
+
+    def __init__(self, p_err: float, conditional, rng: np.random.Generator, bits: int):
+        self.p_err, self.conditional, self.rng, self.bits = p_err, conditional, rng, bits
+        self._m = np.empty(GAP_BLOCK, dtype=np.uint32)
+
+    def apply(self, flat: np.ndarray, row: int, first: int, msgs, reduce: bool) -> None:
+        """XOR the step's flips into the words: the senders' chunks (``reduce``, before the
+        additions) or the receivers' (after the copies).
+
+        ``flat``: the 1-D uint32 buffer; word j of row k at ``flat[k * row + first + j]``.
+        ``msgs``: ``(sender, receiver, lo, hi)`` of the step's non-empty messages, in sender
+        order."""
+        b = self.bits
+        g = 1 if b % 2 == 0 else 2
+        S = g * b // 2
+        sizes = [hi - lo for _, _, lo, hi in msgs]
+        groups = [-(-n // g) for n in sizes]
+        starts = np.concatenate([[0], np.cumsum(groups)]).astype(np.int64)
+        # flat index of the first word of group u of message k: g u + base[k]
+        base = np.array([(snd if reduce else rcv) * row + first + lo - g * int(starts[k])
+                         for k, (snd, rcv, lo, _) in enumerate(msgs)], dtype=np.int64)
+        single = len(msgs) == 1
+        for slot, units, codes in slot_major_frames(int(starts[-1]), S, self.p_err, self.rng,
+                                                    self.conditional):
+            word, bit = divmod(2 * slot, b)
+            if g == 1:
+                if single:
+                    units += base[0]
+                else:
+                    counts = np.diff(np.searchsorted(units, starts), prepend=0)[1:]
+                    units += np.repeat(base, counts)
+                m = self._m[:units.size]
+                np.left_shift(codes, np.uint32(bit), out=m)
+                flat[units] ^= m  # distinct words
+                continue
+            self._odd(flat, units, codes, word, bit, starts, base, sizes)
+
+    def _odd(self, flat, units, codes, word, bit, starts, base, sizes):
+        """Odd b (slow path, one message at a time): group u holds words 2u, 2u + 1; slot i's
+        bits 2i, 2i + 1 lie in word 2i div b, or straddle both words (2i = b - 1). Flips of the
+        missing second word of an odd message's last group (its padding) are dropped."""
+        b = self.bits
+        parts = ([(0, codes & 1, b - 1), (1, codes >> 1, 0)] if bit == b - 1
+                 else [(word, codes, bit)])
+        cuts = np.searchsorted(units, starts).tolist()
+        for k in range(len(sizes)):
+            a, e = cuts[k], cuts[k + 1]
+            for w, m, sh in parts:
+                stop = e
+                if w == 1 and sizes[k] % 2:  # drop the last group's missing word
+                    stop = a + int(np.searchsorted(units[a:e], starts[k + 1] - 1))
+                if a < stop:
+                    idx = 2 * units[a:stop] + (base[k] + w)
+                    flat[idx] ^= m[a:stop].astype(np.uint32) << np.uint32(sh)
 
 
 class _NoisyLink:
@@ -264,6 +308,7 @@ class _NoisyLink:
     def __init__(self, ledger: Ledger, bits: int, errors, prot, code, dist, rng):
         self.ledger, self.bits, self.errors, self.prot, self.code = ledger, bits, errors, prot, code
         self.rng = rng
+        self.noise = None if code is not None else _step_noise(errors, rng, bits)
         # Child streams for everything that is not the online noise itself, so the model and the
         # galois decoder draw the same online noise from ``rng`` (spawning leaves it untouched).
         self.offline_rng, self.detail_rng, self.key_rng = rng.spawn(3)
@@ -288,12 +333,7 @@ class _NoisyLink:
             raw, off_bits = self._offline(qubits)
             self.ledger.record(sender, step, qubits=qubits, ebits=qubits, offline_qubits=raw,
                                offline_bits=off_bits)
-            if self.errors.is_depolarizing:
-                positions, frames = pauli_frames(qubits, self.errors.fidelity, self.rng)
-            else:
-                positions, frames = pauli_frames_distribution(qubits, self.errors.probabilities,
-                                                              self.rng)
-            return _apply_frames(words, self.bits, n_bits, positions, frames)
+            return words  # the online noise: self.noise, per step
         code = self.code
         n_bytes = -(-n_bits // SYMBOL_BITS)
         key_bits = 0
@@ -379,7 +419,18 @@ def ring_allreduce(grads, *, transport: str = "classical", bits: int = 16,
         Both halves of each pair dephase while they wait (``coherence_time`` = T2, same unit as
         ``storage_time``; default a perfect memory).
     seed : int or numpy Generator, optional
-        Seeds the noise (with defaults, exactly the stream of earlier versions).
+        Seeds the online noise. The stream (issue 17): at each synchronous step the step's
+        messages, senders in order 0 .. P-1 (empty chunks send nothing), are cut into groups of
+        ``g`` words, ``g = 1`` for even b and 2 for odd b, each group holding ``S = g b / 2``
+        symbols (symbol i of a group carries its bits 2i = x and 2i + 1 = z, stream bit p being
+        bit p mod b of word p div b); a message of n words has ``ceil(n / g)`` groups, and the
+        step's G groups are concatenated in sender order. One draw
+        ``pauli_frames(S G, F_eff, rng)`` per step (``pauli_frames_distribution`` with the
+        composed error when it is not depolarising; :func:`qring_edu.states.frame_blocks`)
+        gives the Pauli frames, trial ``i G + u`` being symbol i of group u (slot-major). A flip
+        of a bit past a message's end (odd b: the padding bit and the missing word of an odd
+        message's last group) has no effect. With ``protection="fec"`` the noise is that of
+        :func:`qring_edu.links.fec_transmit`, message by message.
 
     Returns
     -------
@@ -460,11 +511,11 @@ def ring_allreduce(grads, *, transport: str = "classical", bits: int = 16,
              or not errors.is_depolarizing)  # memory noise
     if transport == "classical":
         link = _ClassicalLink(ledger, bits)
-    elif not noisy:  # noiseless link or noisy pairs only: the original transport and stream
-        link = _SuperdenseLink(ledger, bits, pair_fidelity, np.random.default_rng(seed))
+    elif not noisy:  # noiseless link or noisy pairs only
+        link = _SuperdenseLink(ledger, bits, _step_noise(errors, np.random.default_rng(seed), bits))
     else:
         link = _NoisyLink(ledger, bits, errors, prot, code, dist, np.random.default_rng(seed))
-    _run_schedule(words, link, bits)
+    _run_schedule(outputs.view(np.uint32), d, link, bits)
 
     for k, sl in _blocks(P, d):  # in place, front to back (see above)
         outputs[k, sl] = to_signed(words[k, sl], bits) if is_int else codec.decode(words[k, sl])
@@ -489,24 +540,48 @@ def _blocks(P: int, d: int):
             yield k, slice(lo, min(lo + _BLOCK, d))
 
 
-def _run_schedule(words: np.ndarray, link, bits: int) -> None:
-    """Execute :func:`ring_schedule` in place on the (P, d) ``uint32`` word buffers.
+def _step_noise(errors, rng: np.random.Generator, bits: int) -> _StepNoise | None:
+    """The per-step noise of a superdense link with these symbol errors (None if noiseless)."""
+    if errors.fidelity >= 1.0:
+        return None
+    if errors.is_depolarizing:  # X, Z, Y equally likely
+        return _StepNoise(1.0 - errors.fidelity, (1 / 3, 1 / 3, 1 / 3), rng, bits)
+    p = np.asarray(errors.probabilities, dtype=float)
+    return _StepNoise(1.0 - float(p[0]), p[1:] / p[1:].sum(), rng, bits)
+
+
+def _run_schedule(buf: np.ndarray, d: int, link, bits: int) -> None:
+    """Execute :func:`ring_schedule` in place on the words ``buf[:, d:]`` (uint32, (P, 2d)).
 
     Within one synchronous step every receiver updates a chunk that no sender of that step reads,
     so processing the messages of a step one after another equals sending them simultaneously.
+    The step's noise (``link.noise``, if any; :class:`_StepNoise`) flips the bits in flight.
     """
-    P, d = words.shape
+    P = buf.shape[0]
+    words = buf[:, d:]
+    flat = buf.reshape(-1)
     offsets = chunk_bounds(d, P)
     mask = np.uint32(word_mask(bits))
-    for msg in ring_schedule(P):
-        lo, hi = offsets[msg.chunk], offsets[msg.chunk + 1]
-        if lo == hi:
-            continue  # an empty chunk (d < P) sends nothing
-        received = link.send(words[msg.sender, lo:hi], msg.sender, msg.step)
-        target = words[msg.receiver, lo:hi]
-        if msg.phase == "reduce-scatter":
-            np.add(target, received, out=target)  # uint32 wraps modulo 2**32 ...
-            if bits < 32:
-                np.bitwise_and(target, mask, out=target)  # ... and the mask reduces mod 2**bits
-        else:
-            target[...] = received
+    noise = getattr(link, "noise", None)
+    sched = ring_schedule(P)
+    for step in range(2 * (P - 1)):
+        reduce = step < P - 1
+        msgs = []
+        for msg in sched[step * P:(step + 1) * P]:
+            lo, hi = int(offsets[msg.chunk]), int(offsets[msg.chunk + 1])
+            if lo < hi:  # an empty chunk (d < P) sends nothing
+                msgs.append((msg, lo, hi))
+        delivered = [(m.sender, m.receiver, lo, hi) for m, lo, hi in msgs]
+        if noise is not None and reduce and delivered:
+            noise.apply(flat, 2 * d, d, delivered, True)  # into the senders' dead chunks
+        for msg, lo, hi in msgs:
+            received = link.send(words[msg.sender, lo:hi], msg.sender, msg.step)
+            target = words[msg.receiver, lo:hi]
+            if reduce:
+                np.add(target, received, out=target)  # uint32 wraps modulo 2**32 ...
+                if bits < 32:
+                    np.bitwise_and(target, mask, out=target)  # ... the mask reduces mod 2**bits
+            else:
+                target[...] = received
+        if noise is not None and not reduce and delivered:
+            noise.apply(flat, 2 * d, d, delivered, False)  # into the receivers' copies

@@ -27,6 +27,7 @@ the ledger.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -55,7 +56,7 @@ from .links import (
     protection as _protection,
 )
 from .links import _recurrence, _sample_production  # the sampled offline cost of distillation
-from .states import GAP_BLOCK, slot_major_frames
+from .states import GAP_BLOCK, segment_frames
 from .superdense import symbols_needed
 
 __all__ = ["ring_allreduce", "AllReduceResult", "ring_schedule", "RingStep", "chunk_bounds",
@@ -227,71 +228,63 @@ class _StepNoise:
     """The Pauli errors of the superdense symbols of one synchronous step, applied in place.
 
     Stream (stated in :func:`ring_allreduce`): the step's messages, senders in order, are cut
-    into groups of ``g`` words (1 for even b, 2 for odd b) of ``S = g b / 2`` symbols; the ``G``
-    groups of the step are concatenated and :func:`qring_edu.states.slot_major_frames` ``(G, S,
-    p_err, rng, conditional)`` gives the erring symbols, slot ``i`` of group ``u`` being trial
-    ``i G + u``.
+    into groups of ``g`` words (1 for even b, 2 for odd b) of ``S = g b / 2`` symbols; message k
+    has ``G_k`` groups and owns ``S G_k`` consecutive trials of one
+    :func:`qring_edu.states.segment_frames` draw per step, slot-major: its trial ``i G_k + u``
+    is symbol i of its group u.
 
     Where the flips go (no message-sized buffer is ever copied): in reduce-scatter a sender never
     reads or keeps the chunk it sends (all-gather overwrites it), so the flips are XORed into the
-    sender's chunk before the receiver adds it; in all-gather the sender keeps its chunk, so they
-    are XORed into the receiver's copy after the copy. One slot's piece touches every word at
-    most once, so each piece is one fancy-indexed XOR.
+    sender's chunk just before the receiver adds it; in all-gather the sender keeps its chunk, so
+    they are XORed into the receiver's copy just after the copy, while it is in cache. One
+    slot's piece touches every word at most once, so each piece is one fancy-indexed XOR.
     """
 
     def __init__(self, p_err: float, conditional, rng: np.random.Generator, bits: int):
         self.p_err, self.conditional, self.rng, self.bits = p_err, conditional, rng, bits
         self._m = np.empty(GAP_BLOCK, dtype=np.uint32)
 
-    def apply(self, flat: np.ndarray, row: int, first: int, msgs, reduce: bool) -> None:
-        """XOR the step's flips into the words: the senders' chunks (``reduce``, before the
-        additions) or the receivers' (after the copies).
-
-        ``flat``: the 1-D uint32 buffer; word j of row k at ``flat[k * row + first + j]``.
-        ``msgs``: ``(sender, receiver, lo, hi)`` of the step's non-empty messages, in sender
-        order."""
+    def step(self, words: np.ndarray, msgs, reduce: bool, deliver) -> None:
+        """Deliver the step's messages (``deliver(j)`` adds or copies message j) with the flips
+        of the step. ``msgs``: ``(sender, receiver, lo, hi)`` of the non-empty messages, in
+        sender order; ``words``: the (P, d) uint32 words."""
         b = self.bits
         g = 1 if b % 2 == 0 else 2
         S = g * b // 2
-        sizes = [hi - lo for _, _, lo, hi in msgs]
-        groups = [-(-n // g) for n in sizes]
-        starts = np.concatenate([[0], np.cumsum(groups)]).astype(np.int64)
-        # flat index of the first word of group u of message k: g u + base[k]
-        base = np.array([(snd if reduce else rcv) * row + first + lo - g * int(starts[k])
-                         for k, (snd, rcv, lo, _) in enumerate(msgs)], dtype=np.int64)
-        single = len(msgs) == 1
-        for slot, units, codes in slot_major_frames(int(starts[-1]), S, self.p_err, self.rng,
-                                                    self.conditional):
+        groups = [-(-(hi - lo) // g) for _, _, lo, hi in msgs]
+        done = 0
+        for seg, units, codes in segment_frames([G for G in groups for _ in range(S)],
+                                                self.p_err, self.rng, self.conditional):
+            k, slot = divmod(seg, S)
+            while done < k or (not reduce and done == k):  # messages before k are complete
+                deliver(done)
+                done += 1
+            snd, rcv, lo, hi = msgs[k]
+            chunk = words[snd if reduce else rcv, lo:hi]
             word, bit = divmod(2 * slot, b)
             if g == 1:
-                if single:
-                    units += base[0]
-                else:
-                    counts = np.diff(np.searchsorted(units, starts), prepend=0)[1:]
-                    units += np.repeat(base, counts)
                 m = self._m[:units.size]
                 np.left_shift(codes, np.uint32(bit), out=m)
-                flat[units] ^= m  # distinct words
-                continue
-            self._odd(flat, units, codes, word, bit, starts, base, sizes)
+                chunk[units] ^= m  # distinct words
+            else:
+                self._odd(chunk, units, codes, word, bit, hi - lo)
+        while done < len(msgs):
+            deliver(done)
+            done += 1
 
-    def _odd(self, flat, units, codes, word, bit, starts, base, sizes):
-        """Odd b (slow path, one message at a time): group u holds words 2u, 2u + 1; slot i's
-        bits 2i, 2i + 1 lie in word 2i div b, or straddle both words (2i = b - 1). Flips of the
-        missing second word of an odd message's last group (its padding) are dropped."""
+    def _odd(self, chunk, units, codes, word, bit, n_words):
+        """Odd b: group u holds words 2u, 2u + 1; slot i's bits 2i, 2i + 1 lie in word 2i div b,
+        or straddle both words (2i = b - 1). Flips of the missing second word of an odd message's
+        last group (its padding bit and beyond) are dropped."""
         b = self.bits
         parts = ([(0, codes & 1, b - 1), (1, codes >> 1, 0)] if bit == b - 1
                  else [(word, codes, bit)])
-        cuts = np.searchsorted(units, starts).tolist()
-        for k in range(len(sizes)):
-            a, e = cuts[k], cuts[k + 1]
-            for w, m, sh in parts:
-                stop = e
-                if w == 1 and sizes[k] % 2:  # drop the last group's missing word
-                    stop = a + int(np.searchsorted(units[a:e], starts[k + 1] - 1))
-                if a < stop:
-                    idx = 2 * units[a:stop] + (base[k] + w)
-                    flat[idx] ^= m[a:stop].astype(np.uint32) << np.uint32(sh)
+        for w, m, sh in parts:
+            stop = units.size
+            if w == 1 and n_words % 2:
+                stop = int(np.searchsorted(units, n_words // 2))  # group n/2 has one word
+            if stop:
+                chunk[2 * units[:stop] + w] ^= m[:stop].astype(np.uint32) << np.uint32(sh)
 
 
 class _NoisyLink:
@@ -423,13 +416,13 @@ def ring_allreduce(grads, *, transport: str = "classical", bits: int = 16,
         messages, senders in order 0 .. P-1 (empty chunks send nothing), are cut into groups of
         ``g`` words, ``g = 1`` for even b and 2 for odd b, each group holding ``S = g b / 2``
         symbols (symbol i of a group carries its bits 2i = x and 2i + 1 = z, stream bit p being
-        bit p mod b of word p div b); a message of n words has ``ceil(n / g)`` groups, and the
-        step's G groups are concatenated in sender order. One draw
-        ``pauli_frames(S G, F_eff, rng)`` per step (``pauli_frames_distribution`` with the
-        composed error when it is not depolarising; :func:`qring_edu.states.frame_blocks`)
-        gives the Pauli frames, trial ``i G + u`` being symbol i of group u (slot-major). A flip
-        of a bit past a message's end (odd b: the padding bit and the missing word of an odd
-        message's last group) has no effect. With ``protection="fec"`` the noise is that of
+        bit p mod b of word p div b); message k has ``G_k = ceil(n_k / g)`` groups. One draw
+        ``pauli_frames(S G, F_eff, rng)`` per step, ``G = sum G_k`` (``pauli_frames_distribution``
+        with the composed error when it is not depolarising; :func:`qring_edu.states.frame_blocks`),
+        gives the Pauli frames: message k owns ``S G_k`` consecutive trials, its trial
+        ``i G_k + u`` being symbol i of its group u (slot-major). A flip of a bit past a message's
+        end (odd b: the padding bit and the missing word of an odd message's last group) has no
+        effect. With ``protection="fec"`` the noise is that of
         :func:`qring_edu.links.fec_transmit`, message by message.
 
     Returns
@@ -559,7 +552,6 @@ def _run_schedule(buf: np.ndarray, d: int, link, bits: int) -> None:
     """
     P = buf.shape[0]
     words = buf[:, d:]
-    flat = buf.reshape(-1)
     offsets = chunk_bounds(d, P)
     mask = np.uint32(word_mask(bits))
     noise = getattr(link, "noise", None)
@@ -570,18 +562,24 @@ def _run_schedule(buf: np.ndarray, d: int, link, bits: int) -> None:
         for msg in sched[step * P:(step + 1) * P]:
             lo, hi = int(offsets[msg.chunk]), int(offsets[msg.chunk + 1])
             if lo < hi:  # an empty chunk (d < P) sends nothing
-                msgs.append((msg, lo, hi))
-        delivered = [(m.sender, m.receiver, lo, hi) for m, lo, hi in msgs]
-        if noise is not None and reduce and delivered:
-            noise.apply(flat, 2 * d, d, delivered, True)  # into the senders' dead chunks
-        for msg, lo, hi in msgs:
-            received = link.send(words[msg.sender, lo:hi], msg.sender, msg.step)
-            target = words[msg.receiver, lo:hi]
-            if reduce:
-                np.add(target, received, out=target)  # uint32 wraps modulo 2**32 ...
-                if bits < 32:
-                    np.bitwise_and(target, mask, out=target)  # ... the mask reduces mod 2**bits
-            else:
-                target[...] = received
-        if noise is not None and not reduce and delivered:
-            noise.apply(flat, 2 * d, d, delivered, False)  # into the receivers' copies
+                msgs.append((msg.sender, msg.receiver, lo, hi))
+        deliver = functools.partial(_deliver, words, link, msgs, step, reduce, bits, mask)
+        if noise is None:
+            for j in range(len(msgs)):
+                deliver(j)
+        else:
+            noise.step(words, msgs, reduce, deliver)
+
+
+def _deliver(words, link, msgs, step: int, reduce: bool, bits: int, mask, j: int) -> None:
+    """Message j of the step crosses its link and is added into (reduce-scatter) or copied over
+    (all-gather) the receiver's chunk."""
+    sender, receiver, lo, hi = msgs[j]
+    received = link.send(words[sender, lo:hi], sender, step)
+    target = words[receiver, lo:hi]
+    if reduce:
+        np.add(target, received, out=target)  # uint32 wraps modulo 2**32 ...
+        if bits < 32:
+            np.bitwise_and(target, mask, out=target)  # ... and the mask reduces mod 2**bits
+    else:
+        target[...] = received

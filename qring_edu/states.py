@@ -45,6 +45,7 @@ __all__ = [
     "FRAME_Y",
     "GAP_BLOCK",
     "frame_blocks",
+    "segment_frames",
     "slot_major_frames",
     "bernoulli_positions",
     "pauli_frames",
@@ -427,34 +428,54 @@ def frame_blocks(n: int, p_err: float, rng: np.random.Generator, conditional=_DE
         ws.busy = False
 
 
+def segment_frames(lengths, p_err: float, rng: np.random.Generator, conditional=_DEPOLARIZING):
+    """The errors of consecutive segments of trials, split by segment.
+
+    The trials are the segments of ``lengths`` (non-negative ints) laid end to end: trial
+    ``starts[j] + u`` (``starts`` the cumulative sums) is trial ``u`` of segment ``j``; they are
+    drawn as :func:`frame_blocks` ``(sum(lengths), p_err, rng, conditional)``. Yields ``(j,
+    units, codes)``, segment by segment in order, with ``units`` the strictly increasing
+    in-segment indices of the errors (a segment may come in several pieces, never out of order).
+    A piece never holds a repeated index, so one fancy-indexed update per piece is exact. Same
+    view semantics as :func:`frame_blocks`.
+
+    Examples
+    --------
+    >>> [(j, u.tolist()) for j, u, _ in segment_frames([5, 0, 30, 5], 0.1,
+    ...                                                np.random.default_rng(0))]
+    [(2, [4, 7, 8, 9, 25])]
+    """
+    starts = np.concatenate([[0], np.cumsum(np.asarray(lengths, dtype=np.int64))])
+    for pos, codes in frame_blocks(int(starts[-1]), p_err, rng, conditional):
+        if pos.size == 0:
+            continue
+        j0 = int(np.searchsorted(starts, pos[0], side="right")) - 1
+        j1 = int(np.searchsorted(starts, pos[-1], side="right")) - 1
+        cuts = [0] + np.searchsorted(pos, starts[j0 + 1:j1 + 1]).tolist() + [pos.size]
+        for j, a, e in zip(range(j0, j1 + 1), cuts[:-1], cuts[1:]):
+            if a < e:
+                units = pos[a:e]
+                if starts[j]:
+                    units -= starts[j]
+                yield j, units, codes[a:e]
+
+
 def slot_major_frames(n_units: int, n_slots: int, p_err: float, rng: np.random.Generator,
                       conditional=_DEPOLARIZING):
     """The errors of ``n_units * n_slots`` trials enumerated slot-major, split by slot.
 
     Trial ``t = s * n_units + u`` is slot ``s`` of unit ``u`` (e.g. symbol ``s`` of byte or word
-    ``u`` of a packed stream); the trials are :func:`frame_blocks` ``(n_units * n_slots, p_err,
-    rng, conditional)``. Yields ``(s, units, codes)`` with ``units`` strictly increasing within a
-    piece (and across the pieces of one slot), so a fancy-indexed update with one piece never
-    meets a repeated index: the errors of one unit in different slots arrive in different
-    pieces. Same view semantics as :func:`frame_blocks`.
+    ``u`` of a packed stream): :func:`segment_frames` with ``n_slots`` segments of ``n_units``.
+    Yields ``(s, units, codes)``; the errors of one unit in different slots arrive in different
+    pieces, so a fancy-indexed update with one piece never meets a repeated index.
 
     Examples
     --------
     >>> [(s, u.tolist()) for s, u, _ in slot_major_frames(10, 4, 0.1, np.random.default_rng(0))]
     [(0, [9]), (1, [2, 3, 4]), (3, [0])]
     """
-    for pos, codes in frame_blocks(n_units * n_slots, p_err, rng, conditional):
-        if pos.size == 0:
-            continue
-        s0, s1 = int(pos[0]) // n_units, int(pos[-1]) // n_units
-        cuts = [0] + ([] if s0 == s1 else
-                      np.searchsorted(pos, np.arange(s0 + 1, s1 + 1) * n_units).tolist())
-        cuts.append(pos.size)
-        for s, a, e in zip(range(s0, s1 + 1), cuts[:-1], cuts[1:]):
-            if a < e:
-                units = pos[a:e]
-                units -= s * n_units
-                yield s, units, codes[a:e]
+    return segment_frames([n_units] * n_slots, p_err, rng, conditional)
+
 
 def _collect(blocks, with_codes: bool):
     pos, codes = [], []

@@ -450,10 +450,11 @@ def test_message_bits_is_what_the_ledgers_record(P, d, bits):
 def reference_superdense_ring(grads: np.ndarray, bits: int, probabilities, seed) -> np.ndarray:
     """The superdense ring from scratch with the noise stream documented in ring_allreduce:
     integer words, the schedule of DESIGN.md §4.2, and per synchronous step one draw of
-    pauli_frames_distribution(S G, probabilities, rng) over the step's messages (senders in
-    order) cut into groups of g words (g = 1 for even b, 2 for odd b) of S = g b / 2 symbols,
-    trial i G + u being symbol i of group u (bits 2i = x, 2i + 1 = z of the group). Every message
-    is copied, corrupted bit by bit and then delivered; flips past a message's end are dropped."""
+    pauli_frames_distribution(S G, probabilities, rng) over the step's messages cut into groups
+    of g words (g = 1 for even b, 2 for odd b) of S = g b / 2 symbols: message k (senders in
+    order) owns S G_k consecutive trials, its trial i G_k + u being symbol i of its group u (bits
+    2i = x, 2i + 1 = z of the group). Every message is copied, corrupted bit by bit and then
+    delivered; flips past a message's end are dropped."""
     from qring_edu.fixedpoint import to_signed, to_words
     from qring_edu.superdense import pauli_frames_distribution
 
@@ -473,11 +474,11 @@ def reference_superdense_ring(grads: np.ndarray, bits: int, probabilities, seed)
         if probabilities[0] < 1.0 and G:
             pos, frames = pauli_frames_distribution(S * G, probabilities, rng)
             for t, f in zip(pos.tolist(), frames.tolist()):
-                slot, u = divmod(t, G)
                 k = 0
-                while u >= groups[k]:  # group u of the concatenation is group u of message k
-                    u -= groups[k]
+                while t >= S * groups[k]:  # message k owns S G_k consecutive trials
+                    t -= S * groups[k]
                     k += 1
+                slot, u = divmod(t, groups[k])  # slot-major within the message
                 w = sent[k]
                 j = u * S + slot  # the symbol's index in message k's stream
                 for bit, flips in ((2 * j, f & 1), (2 * j + 1, f & 2)):

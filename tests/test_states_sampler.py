@@ -227,3 +227,17 @@ def test_workspace_is_per_thread():
         np.testing.assert_array_equal(results[i][0], want[0])
         np.testing.assert_array_equal(results[i][1], want[1])
     assert states._workspace() is states._workspace()
+
+
+def test_segment_pieces_cover_the_stream_in_order():
+    lengths = [0, 7, 50_000, 0, 0, 123_457, 1, 80_000, 0]
+    starts = np.concatenate([[0], np.cumsum(lengths)])
+    pieces = [(j, u.copy(), c.copy())
+              for j, u, c in states.segment_frames(lengths, 0.04, np.random.default_rng(21))]
+    pos, codes = pauli_frames(int(starts[-1]), 0.96, np.random.default_rng(21))
+    assert [j for j, _, _ in pieces] == sorted(j for j, _, _ in pieces)  # segment order
+    assert all(lengths[j] > 0 for j, _, _ in pieces)
+    np.testing.assert_array_equal(np.concatenate([starts[j] + u for j, u, _ in pieces]), pos)
+    np.testing.assert_array_equal(np.concatenate([c for _, _, c in pieces]), codes)
+    for j, u, _ in pieces:
+        assert np.all((0 <= u) & (u < lengths[j])) and np.all(np.diff(u) > 0)

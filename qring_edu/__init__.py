@@ -110,6 +110,7 @@ from .superdense import (
     superdense_circuit,
     superdense_outcome_probabilities,
     superdense_send,
+    superdense_send_packed,
     superdense_send_qiskit,
 )
 from .sign_audit import (
@@ -230,6 +231,7 @@ __all__ = [
     "superdense_circuit",
     "superdense_outcome_probabilities",
     "superdense_send",
+    "superdense_send_packed",
     "superdense_send_qiskit",
     "to_signed",
     "to_words",

@@ -66,6 +66,9 @@ NB_TIMEOUT  := 300
 export JUPYTER_PATH := $(CURDIR)/$(VENV)/share/jupyter
 export JUPYTER_PLATFORM_DIRS := 1
 export PYTHONHASHSEED := 0
+# One BLAS thread: the same floating-point results whatever the load (nbval compares printed
+# numbers), and no oversubscription of the two cores by several kernels at once.
+export OPENBLAS_NUM_THREADS := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 # (jupyter-book has no `python -m` entry point; its console script lives in the venv.)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import platform
 import resource
 import statistics
@@ -51,7 +52,7 @@ RING_P, RING_D, RING_BITS, RING_F = 8, 2**20, 16, 0.99
 SYMBOL_F = 0.9
 AER_SYMBOLS = 2_000
 FAST_SYMBOLS = 2**22
-TARGET_RING_RATIO = 2.0        # superdense / classical wall time, at most
+TARGET_RING_RATIO = 1.25       # superdense / classical wall time, at most (issue 17)
 TARGET_THROUGHPUT = 10_000.0   # fast / Aer symbols per second, at least
 TARGET_MEMORY = 4.0            # traced peak / input bytes, at most
 ACC_ENSEMBLES_PER_SIZE = 3     # random ensembles per size n = 2..8
@@ -203,18 +204,29 @@ def main(argv: list[str] | None = None) -> int:
     grads = rng.standard_normal((RING_P, RING_D), dtype=np.float32)
     mib = grads.nbytes / 2**20
     if want("a"):
+        load_start = os.getloadavg()[0]
         out(f"## (a) ring all-reduce, P = {RING_P}, d = 2^{RING_D.bit_length() - 1} float32 "
             f"({mib:.0f} MiB), {RING_BITS}-bit words")
         # Alternate the two transports so that load from other processes hits both alike; the
-        # ratio is the median of the per-pair ratios.
+        # ratio is the median of the per-pair ratios. Two runs: noisy pairs only (F = 0.99), and
+        # a noisy link (channel_fidelity = 0.99, pairs distributed over it: F_eff = 0.9801).
         t_cl, t_sd, res_cl, res_sd = time_pair(
             lambda: ring_allreduce(grads, bits=RING_BITS),
             lambda: ring_allreduce(grads, transport="superdense", bits=RING_BITS,
                                    pair_fidelity=RING_F, seed=1),
             repeats)
+        t_cl2, t_ch, _, res_ch = time_pair(
+            lambda: ring_allreduce(grads, bits=RING_BITS),
+            lambda: ring_allreduce(grads, transport="superdense", bits=RING_BITS,
+                                   channel_fidelity=RING_F, seed=1),
+            repeats)
+        load_end = os.getloadavg()[0]
         pair_ratios = [b / a for a, b in zip(t_cl.seconds, t_sd.seconds)]
+        ch_ratios = [b / a for a, b in zip(t_cl2.seconds, t_ch.seconds)]
         ratio_a = statistics.median(pair_ratios)
+        ratio_ch = statistics.median(ch_ratios)
         corrupted = float(np.mean(res_sd.outputs != res_cl.outputs))
+        corrupted_ch = float(np.mean(res_ch.outputs != res_cl.outputs))
         out(f"- classical:              {t_cl.text()}")
         out(f"- superdense F = {RING_F}:    {t_sd.text()}")
         out(f"- entries differing from the classical result (noise): {corrupted:.4%}; "
@@ -223,11 +235,25 @@ def main(argv: list[str] | None = None) -> int:
         out(f"- wall-time ratio superdense / classical: median of the {repeats} alternating pairs "
             f"{ratio_a:.2f} (pairs {min(pair_ratios):.2f} .. {max(pair_ratios):.2f}; "
             f"min/min {t_sd.min / t_cl.min:.2f})")
+        out(f"- classical again:        {t_cl2.text()}")
+        out(f"- superdense, channel_fidelity = {RING_F} (F_eff = "
+            f"{res_ch.link_report.errors.fidelity:.4f}): {t_ch.text()}; entries differing "
+            f"{corrupted_ch:.4%}")
+        out(f"- wall-time ratio noisy link / classical: median of the {repeats} alternating "
+            f"pairs {ratio_ch:.2f} (pairs {min(ch_ratios):.2f} .. {max(ch_ratios):.2f}; "
+            f"min/min {t_ch.min / t_cl2.min:.2f})")
+        out(f"- the noise: one draw per synchronous step, one uniform per erring symbol (issue "
+            f"17); 1-minute load average of this machine (2 logical CPUs, shared): "
+            f"{load_start:.2f} before, {load_end:.2f} after")
         out()
-        del res_cl, res_sd
+        del res_cl, res_sd, res_ch
 
-        rows.append(("(a) superdense / classical ring wall time", f"{ratio_a:.2f}",
+        rows.append(("(a) superdense / classical ring wall time", f"{ratio_a:.2f} (F = {RING_F})",
                      f"<= {TARGET_RING_RATIO:g}", ratio_a <= TARGET_RING_RATIO))
+        rows.append((f"(a) superdense on a noisy link (channel_fidelity={RING_F}) / classical ring "
+                     "wall time",
+                     f"{ratio_ch:.2f}", f"<= {TARGET_RING_RATIO:g}",
+                     ratio_ch <= TARGET_RING_RATIO))
 
     # ---------------------------------------------------------------------------------------
     # (b) fast path vs Aer, same F

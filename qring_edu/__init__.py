@@ -110,6 +110,7 @@ from .superdense import (
     superdense_circuit,
     superdense_outcome_probabilities,
     superdense_send,
+    superdense_send_packed,
     superdense_send_qiskit,
 )
 from .sign_audit import (
@@ -132,12 +133,11 @@ from .sign_audit import (
     tieaudit_sample_qiskit,
     tieaudit_worst_failure,
 )
+from .experiments.training import LearnerComparison, compare_learners
 from .training import (
     TRAINING_MODELS,
     GradientBudget,
-    LearnerComparison,
     TrainingRun,
-    compare_learners,
     gradient_budget,
     make_moons,
     ring_link_options,
@@ -231,6 +231,7 @@ __all__ = [
     "superdense_circuit",
     "superdense_outcome_probabilities",
     "superdense_send",
+    "superdense_send_packed",
     "superdense_send_qiskit",
     "to_signed",
     "to_words",

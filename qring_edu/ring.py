@@ -27,6 +27,7 @@ the ledger.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -55,12 +56,8 @@ from .links import (
     protection as _protection,
 )
 from .links import _recurrence, _sample_production  # the sampled offline cost of distillation
-from .superdense import (
-    flipped_bit_positions,
-    pauli_frames,
-    pauli_frames_distribution,
-    symbols_needed,
-)
+from .states import GAP_BLOCK, segment_frames
+from .superdense import symbols_needed
 
 __all__ = ["ring_allreduce", "AllReduceResult", "ring_schedule", "RingStep", "chunk_bounds",
            "message_bits", "TRANSPORTS"]
@@ -214,40 +211,80 @@ class _ClassicalLink:
 
 
 class _SuperdenseLink:
-    """Messages cross as ceil(k/2) qubits over pre-shared pairs; noisy pairs flip bits."""
+    """Messages cross as ceil(k/2) qubits over pre-shared pairs: the ledger counts qubits and
+    pairs; the noise of noisy pairs is applied per step by ``noise`` (a :class:`_StepNoise`,
+    ``None`` at F = 1: noiseless dense coding decodes every symbol exactly)."""
 
-    def __init__(self, ledger: Ledger, bits: int, pair_fidelity: float, rng: np.random.Generator):
-        self.ledger, self.bits, self.fidelity, self.rng = ledger, bits, pair_fidelity, rng
+    def __init__(self, ledger: Ledger, bits: int, noise: "_StepNoise | None"):
+        self.ledger, self.bits, self.noise = ledger, bits, noise
 
     def send(self, words: np.ndarray, sender: int, step: int) -> np.ndarray:
-        n_bits = words.size * self.bits
-        qubits = symbols_needed(n_bits)
+        qubits = symbols_needed(words.size * self.bits)
         self.ledger.record(sender, step, qubits=qubits, ebits=qubits, offline_qubits=qubits)
-        if self.fidelity == 1.0:
-            return words  # noiseless dense coding decodes every symbol exactly
-        positions, frames = pauli_frames(qubits, self.fidelity, self.rng)
-        flips = flipped_bit_positions(positions, frames)
-        flips = flips[flips < n_bits]  # the padding bit carries no data
-        if flips.size == 0:
-            return words
-        received = words.copy()  # one message-sized buffer, dropped after the step
-        # Stream bit p is bit (p mod b) of word (p div b): words go LSB first.
-        masks = np.left_shift(np.uint32(1), (flips % self.bits).astype(np.uint32))
-        np.bitwise_xor.at(received, flips // self.bits, masks)
-        return received
-
-
-def _apply_frames(words: np.ndarray, bits: int, n_bits: int, positions, frames) -> np.ndarray:
-    """The words with the bits that the Pauli frames flip (stream bit p = bit p mod b of word
-    p div b; the padding bit carries no data); the input itself when nothing flips."""
-    flips = flipped_bit_positions(positions, frames)
-    flips = flips[flips < n_bits]
-    if flips.size == 0:
         return words
-    received = words.copy()
-    masks = np.left_shift(np.uint32(1), (flips % bits).astype(np.uint32))
-    np.bitwise_xor.at(received, flips // bits, masks)
-    return received
+
+
+class _StepNoise:
+    """The Pauli errors of the superdense symbols of one synchronous step, applied in place.
+
+    Stream (stated in :func:`ring_allreduce`): the step's messages, senders in order, are cut
+    into groups of ``g`` words (1 for even b, 2 for odd b) of ``S = g b / 2`` symbols; message k
+    has ``G_k`` groups and owns ``S G_k`` consecutive trials of one
+    :func:`qring_edu.states.segment_frames` draw per step, slot-major: its trial ``i G_k + u``
+    is symbol i of its group u.
+
+    Where the flips go (no message-sized buffer is ever copied): in reduce-scatter a sender never
+    reads or keeps the chunk it sends (all-gather overwrites it), so the flips are XORed into the
+    sender's chunk just before the receiver adds it; in all-gather the sender keeps its chunk, so
+    they are XORed into the receiver's copy just after the copy, while it is in cache. One
+    slot's piece touches every word at most once, so each piece is one fancy-indexed XOR.
+    """
+
+    def __init__(self, p_err: float, conditional, rng: np.random.Generator, bits: int):
+        self.p_err, self.conditional, self.rng, self.bits = p_err, conditional, rng, bits
+        self._m = np.empty(GAP_BLOCK, dtype=np.uint32)
+
+    def step(self, words: np.ndarray, msgs, reduce: bool, deliver) -> None:
+        """Deliver the step's messages (``deliver(j)`` adds or copies message j) with the flips
+        of the step. ``msgs``: ``(sender, receiver, lo, hi)`` of the non-empty messages, in
+        sender order; ``words``: the (P, d) uint32 words."""
+        b = self.bits
+        g = 1 if b % 2 == 0 else 2
+        S = g * b // 2
+        groups = [-(-(hi - lo) // g) for _, _, lo, hi in msgs]
+        done = 0
+        for seg, units, codes in segment_frames([G for G in groups for _ in range(S)],
+                                                self.p_err, self.rng, self.conditional):
+            k, slot = divmod(seg, S)
+            while done < k or (not reduce and done == k):  # messages before k are complete
+                deliver(done)
+                done += 1
+            snd, rcv, lo, hi = msgs[k]
+            chunk = words[snd if reduce else rcv, lo:hi]
+            word, bit = divmod(2 * slot, b)
+            if g == 1:
+                m = self._m[:units.size]
+                np.left_shift(codes, np.uint32(bit), out=m)
+                chunk[units] ^= m  # distinct words
+            else:
+                self._odd(chunk, units, codes, word, bit, hi - lo)
+        while done < len(msgs):
+            deliver(done)
+            done += 1
+
+    def _odd(self, chunk, units, codes, word, bit, n_words):
+        """Odd b: group u holds words 2u, 2u + 1; slot i's bits 2i, 2i + 1 lie in word 2i div b,
+        or straddle both words (2i = b - 1). Flips of the missing second word of an odd message's
+        last group (its padding bit and beyond) are dropped."""
+        b = self.bits
+        parts = ([(0, codes & 1, b - 1), (1, codes >> 1, 0)] if bit == b - 1
+                 else [(word, codes, bit)])
+        for w, m, sh in parts:
+            stop = units.size
+            if w == 1 and n_words % 2:
+                stop = int(np.searchsorted(units, n_words // 2))  # group n/2 has one word
+            if stop:
+                chunk[2 * units[:stop] + w] ^= m[:stop].astype(np.uint32) << np.uint32(sh)
 
 
 class _NoisyLink:
@@ -264,6 +301,7 @@ class _NoisyLink:
     def __init__(self, ledger: Ledger, bits: int, errors, prot, code, dist, rng):
         self.ledger, self.bits, self.errors, self.prot, self.code = ledger, bits, errors, prot, code
         self.rng = rng
+        self.noise = None if code is not None else _step_noise(errors, rng, bits)
         # Child streams for everything that is not the online noise itself, so the model and the
         # galois decoder draw the same online noise from ``rng`` (spawning leaves it untouched).
         self.offline_rng, self.detail_rng, self.key_rng = rng.spawn(3)
@@ -288,12 +326,7 @@ class _NoisyLink:
             raw, off_bits = self._offline(qubits)
             self.ledger.record(sender, step, qubits=qubits, ebits=qubits, offline_qubits=raw,
                                offline_bits=off_bits)
-            if self.errors.is_depolarizing:
-                positions, frames = pauli_frames(qubits, self.errors.fidelity, self.rng)
-            else:
-                positions, frames = pauli_frames_distribution(qubits, self.errors.probabilities,
-                                                              self.rng)
-            return _apply_frames(words, self.bits, n_bits, positions, frames)
+            return words  # the online noise: self.noise, per step
         code = self.code
         n_bytes = -(-n_bits // SYMBOL_BITS)
         key_bits = 0
@@ -379,7 +412,18 @@ def ring_allreduce(grads, *, transport: str = "classical", bits: int = 16,
         Both halves of each pair dephase while they wait (``coherence_time`` = T2, same unit as
         ``storage_time``; default a perfect memory).
     seed : int or numpy Generator, optional
-        Seeds the noise (with defaults, exactly the stream of earlier versions).
+        Seeds the online noise. The stream (issue 17): at each synchronous step the step's
+        messages, senders in order 0 .. P-1 (empty chunks send nothing), are cut into groups of
+        ``g`` words, ``g = 1`` for even b and 2 for odd b, each group holding ``S = g b / 2``
+        symbols (symbol i of a group carries its bits 2i = x and 2i + 1 = z, stream bit p being
+        bit p mod b of word p div b); message k has ``G_k = ceil(n_k / g)`` groups. One draw
+        ``pauli_frames(S G, F_eff, rng)`` per step, ``G = sum G_k`` (``pauli_frames_distribution``
+        with the composed error when it is not depolarising; :func:`qring_edu.states.frame_blocks`),
+        gives the Pauli frames: message k owns ``S G_k`` consecutive trials, its trial
+        ``i G_k + u`` being symbol i of its group u (slot-major). A flip of a bit past a message's
+        end (odd b: the padding bit and the missing word of an odd message's last group) has no
+        effect. With ``protection="fec"`` the noise is that of
+        :func:`qring_edu.links.fec_transmit`, message by message.
 
     Returns
     -------
@@ -460,11 +504,11 @@ def ring_allreduce(grads, *, transport: str = "classical", bits: int = 16,
              or not errors.is_depolarizing)  # memory noise
     if transport == "classical":
         link = _ClassicalLink(ledger, bits)
-    elif not noisy:  # noiseless link or noisy pairs only: the original transport and stream
-        link = _SuperdenseLink(ledger, bits, pair_fidelity, np.random.default_rng(seed))
+    elif not noisy:  # noiseless link or noisy pairs only
+        link = _SuperdenseLink(ledger, bits, _step_noise(errors, np.random.default_rng(seed), bits))
     else:
         link = _NoisyLink(ledger, bits, errors, prot, code, dist, np.random.default_rng(seed))
-    _run_schedule(words, link, bits)
+    _run_schedule(outputs.view(np.uint32), d, link, bits)
 
     for k, sl in _blocks(P, d):  # in place, front to back (see above)
         outputs[k, sl] = to_signed(words[k, sl], bits) if is_int else codec.decode(words[k, sl])
@@ -489,24 +533,53 @@ def _blocks(P: int, d: int):
             yield k, slice(lo, min(lo + _BLOCK, d))
 
 
-def _run_schedule(words: np.ndarray, link, bits: int) -> None:
-    """Execute :func:`ring_schedule` in place on the (P, d) ``uint32`` word buffers.
+def _step_noise(errors, rng: np.random.Generator, bits: int) -> _StepNoise | None:
+    """The per-step noise of a superdense link with these symbol errors (None if noiseless)."""
+    if errors.fidelity >= 1.0:
+        return None
+    if errors.is_depolarizing:  # X, Z, Y equally likely
+        return _StepNoise(1.0 - errors.fidelity, (1 / 3, 1 / 3, 1 / 3), rng, bits)
+    p = np.asarray(errors.probabilities, dtype=float)
+    return _StepNoise(1.0 - float(p[0]), p[1:] / p[1:].sum(), rng, bits)
+
+
+def _run_schedule(buf: np.ndarray, d: int, link, bits: int) -> None:
+    """Execute :func:`ring_schedule` in place on the words ``buf[:, d:]`` (uint32, (P, 2d)).
 
     Within one synchronous step every receiver updates a chunk that no sender of that step reads,
     so processing the messages of a step one after another equals sending them simultaneously.
+    The step's noise (``link.noise``, if any; :class:`_StepNoise`) flips the bits in flight.
     """
-    P, d = words.shape
+    P = buf.shape[0]
+    words = buf[:, d:]
     offsets = chunk_bounds(d, P)
     mask = np.uint32(word_mask(bits))
-    for msg in ring_schedule(P):
-        lo, hi = offsets[msg.chunk], offsets[msg.chunk + 1]
-        if lo == hi:
-            continue  # an empty chunk (d < P) sends nothing
-        received = link.send(words[msg.sender, lo:hi], msg.sender, msg.step)
-        target = words[msg.receiver, lo:hi]
-        if msg.phase == "reduce-scatter":
-            np.add(target, received, out=target)  # uint32 wraps modulo 2**32 ...
-            if bits < 32:
-                np.bitwise_and(target, mask, out=target)  # ... and the mask reduces mod 2**bits
+    noise = getattr(link, "noise", None)
+    sched = ring_schedule(P)
+    for step in range(2 * (P - 1)):
+        reduce = step < P - 1
+        msgs = []
+        for msg in sched[step * P:(step + 1) * P]:
+            lo, hi = int(offsets[msg.chunk]), int(offsets[msg.chunk + 1])
+            if lo < hi:  # an empty chunk (d < P) sends nothing
+                msgs.append((msg.sender, msg.receiver, lo, hi))
+        deliver = functools.partial(_deliver, words, link, msgs, step, reduce, bits, mask)
+        if noise is None:
+            for j in range(len(msgs)):
+                deliver(j)
         else:
-            target[...] = received
+            noise.step(words, msgs, reduce, deliver)
+
+
+def _deliver(words, link, msgs, step: int, reduce: bool, bits: int, mask, j: int) -> None:
+    """Message j of the step crosses its link and is added into (reduce-scatter) or copied over
+    (all-gather) the receiver's chunk."""
+    sender, receiver, lo, hi = msgs[j]
+    received = link.send(words[sender, lo:hi], sender, step)
+    target = words[receiver, lo:hi]
+    if reduce:
+        np.add(target, received, out=target)  # uint32 wraps modulo 2**32 ...
+        if bits < 32:
+            np.bitwise_and(target, mask, out=target)  # ... and the mask reduces mod 2**bits
+    else:
+        target[...] = received

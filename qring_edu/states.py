@@ -20,6 +20,9 @@ an operator is, by reading their ``data`` array; Qiskit itself is never imported
 
 from __future__ import annotations
 
+import math
+import threading
+
 import numpy as np
 
 from ._validate import check_fidelity, check_float, check_int
@@ -40,6 +43,10 @@ __all__ = [
     "FRAME_X",
     "FRAME_Z",
     "FRAME_Y",
+    "GAP_BLOCK",
+    "frame_blocks",
+    "segment_frames",
+    "slot_major_frames",
     "bernoulli_positions",
     "pauli_frames",
     "pauli_frames_distribution",
@@ -284,29 +291,220 @@ def bloch_vector(rho) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------
 # Pauli-frame sampling (the fast path of every Clifford protocol of the book)
 # ---------------------------------------------------------------------------------------------
+#: Uniforms drawn per block by the gap sampler (:func:`frame_blocks`). Part of the random stream:
+#: a block that runs past the last trial discards its unused uniforms.
+GAP_BLOCK = 1 << 15
+
+
+class _Workspace:
+    """Scratch arrays of one :func:`frame_blocks` run, reused from block to block.
+
+    Why: on the shared machines this book runs on a first touch of fresh memory costs about 2 us
+    per 4 KiB page, more than sampling the errors it holds, so the sampler keeps its buffers
+    (about 0.9 MB per thread) instead of allocating new ones for every block and call."""
+
+    def __init__(self) -> None:
+        self.t = np.empty(GAP_BLOCK)
+        self.pos = np.empty(GAP_BLOCK, dtype=np.int64)
+        self.frames = np.empty(GAP_BLOCK, dtype=np.uint8)
+        self.cmp = np.empty(GAP_BLOCK, dtype=bool)
+        self.busy = False
+
+
+_WORK = threading.local()
+
+
+def _workspace() -> _Workspace:
+    ws = getattr(_WORK, "ws", None)
+    if ws is None:
+        ws = _WORK.ws = _Workspace()
+    return ws if not ws.busy else _Workspace()  # a nested run gets buffers of its own
+
+
+def _frame_cuts(p_err: float, conditional) -> tuple[float, float]:
+    """Thresholds ``(r1, r2)`` on the fractional part of the gap variable T (see
+    :func:`frame_blocks`) that give frame codes 1, 2, 3 with the conditional probabilities
+    ``conditional = (P(X | error), P(Z | error), P(Y | error))``."""
+    cx = float(conditional[0])
+    cxz = cx + float(conditional[1])
+    log_q = math.log1p(-p_err)
+    # P(frac T < r) = (1 - (1 - p)^r) / p, so frac T < r(c) has probability c exactly.
+    r1 = 1.0 if cx >= 1.0 else math.log1p(-p_err * cx) / log_q
+    r2 = 1.0 if cxz >= 1.0 else math.log1p(-p_err * cxz) / log_q
+    return r1, r2
+
+
+_DEPOLARIZING = (1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0)
+
+
+def frame_blocks(n: int, p_err: float, rng: np.random.Generator, conditional=_DEPOLARIZING, *,
+                 frames: bool = True):
+    """Sample which of ``n`` independent trials err (probability ``p_err`` each) and, for each
+    error, its Pauli frame code; yield the result block by block, in increasing position.
+
+    Yields ``(positions, codes)``: int64 positions ``< n``, strictly increasing across blocks,
+    and their uint8 frame codes (1 = X, 2 = Z, 3 = Y, with probabilities ``conditional`` =
+    ``(P(X | error), P(Z | error), P(Y | error))``; ``codes`` is ``None`` with ``frames=False``).
+    The arrays are views of scratch buffers that the next block overwrites: use or copy them
+    before advancing (changing them in place is allowed). :func:`bernoulli_positions`,
+    :func:`pauli_frames`, :func:`pauli_frames_distribution` and the fast paths of superdense
+    coding and of the superdense ring all draw this one stream.
+
+    The random stream (a fixed function of ``n``, ``p_err``, ``conditional`` and ``rng``):
+    blocks of ``m = min(GAP_BLOCK, int(r p + 6 sqrt(r p) + 16))`` uniforms ``U`` (``r`` trials
+    left), one per error, each giving ``T = log(1 - U) / log(1 - p)``:
+
+    * the gap to the next error is ``floor(T) + 1``, Geometric(p): ``P(gap > k) = P(1 - U <=
+      (1 - p)^k) = (1 - p)^k`` (inversion; ``1 - U`` lies in (0, 1], so T is finite);
+    * the frame comes from the fractional part ``f = T - floor(T)``, which for the exponential
+      variable ``T`` is independent of ``floor(T)`` (memorylessness) with ``P(f < r) = (1 - (1 -
+      p)^r) / p``; code ``1 + [f >= r1] + [f >= r2]`` with ``r1, r2`` chosen so the three codes
+      have probabilities ``conditional`` exactly. No uniform is spent on frames.
+
+    A block whose errors run past trial ``n - 1`` ends the stream (its unused uniforms are
+    discarded); otherwise the next block starts after the block's last error (memoryless).
+    Exact up to float64 rounding (a relative 2^-53, as for any inversion sampler). ``p_err >= 1``:
+    every trial errs and the frames take one uniform each (``1 + [U >= c_X] + [U >= c_X +
+    c_Z]``); ``p_err <= 0`` or ``n <= 0``: nothing, no draws.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> [(pos.tolist(), codes.tolist()) for pos, codes in frame_blocks(40, 0.1, rng)]
+    [([9, 12, 13, 14, 30], [2, 3, 2, 1, 3])]
+    """
+    if n <= 0 or p_err <= 0.0:
+        return
+    if p_err >= 1.0:  # every trial errs
+        for lo in range(0, n, GAP_BLOCK):
+            hi = min(n, lo + GAP_BLOCK)
+            pos = np.arange(lo, hi, dtype=np.int64)
+            if not frames:
+                yield pos, None
+                continue
+            u = rng.random(hi - lo)
+            cx = float(conditional[0])
+            codes = (1 + (u >= cx) + (u >= cx + float(conditional[1]))).astype(np.uint8)
+            yield pos, codes
+        return
+    log_q = math.log1p(-p_err)
+    inv = 1.0 / log_q
+    r1, r2 = _frame_cuts(p_err, conditional) if frames else (1.0, 1.0)
+    # T <= 53 ln 2 / -log(1 - p); for a tiny p its cumulative sums could overflow int64, so cap
+    # T at n (such a gap runs past the end either way)
+    cap = p_err < 1e-12
+    ws = _workspace()
+    ws.busy = True
+    try:
+        start = 0
+        while start < n:
+            mean = (n - start) * p_err
+            m = int(min(GAP_BLOCK, mean + 6.0 * math.sqrt(mean) + 16.0))
+            t, pos = ws.t[:m], ws.pos[:m]
+            rng.random(out=t)
+            np.subtract(1.0, t, out=t)
+            np.log(t, out=t)
+            t *= inv                       # T >= 0
+            if cap:
+                np.minimum(t, float(n), out=t)
+            np.copyto(pos, t, casting="unsafe")  # floor(T) (T >= 0: truncation is the floor)
+            if frames:
+                np.subtract(t, pos, out=t)     # the fractional parts f
+            pos += 1                           # the gaps
+            pos[0] += start - 1
+            np.cumsum(pos, out=pos)            # the positions
+            k = int(np.searchsorted(pos, n))
+            codes = None
+            if frames:
+                codes, f, above = ws.frames[:k], t[:k], ws.cmp[:k]
+                np.greater_equal(f, r1, out=codes.view(bool))
+                np.greater_equal(f, r2, out=above)
+                codes += above.view(np.uint8)
+                codes += 1
+            nxt = int(pos[m - 1]) + 1 if k == m else n  # before the caller may touch pos
+            yield pos[:k], codes
+            start = nxt
+    finally:
+        ws.busy = False
+
+
+def segment_frames(lengths, p_err: float, rng: np.random.Generator, conditional=_DEPOLARIZING):
+    """The errors of consecutive segments of trials, split by segment.
+
+    The trials are the segments of ``lengths`` (non-negative ints) laid end to end: trial
+    ``starts[j] + u`` (``starts`` the cumulative sums) is trial ``u`` of segment ``j``; they are
+    drawn as :func:`frame_blocks` ``(sum(lengths), p_err, rng, conditional)``. Yields ``(j,
+    units, codes)``, segment by segment in order, with ``units`` the strictly increasing
+    in-segment indices of the errors (a segment may come in several pieces, never out of order).
+    A piece never holds a repeated index, so one fancy-indexed update per piece is exact. Same
+    view semantics as :func:`frame_blocks`.
+
+    Examples
+    --------
+    >>> [(j, u.tolist()) for j, u, _ in segment_frames([5, 0, 30, 5], 0.1,
+    ...                                                np.random.default_rng(0))]
+    [(2, [4, 7, 8, 9, 25])]
+    """
+    starts = np.concatenate([[0], np.cumsum(np.asarray(lengths, dtype=np.int64))])
+    for pos, codes in frame_blocks(int(starts[-1]), p_err, rng, conditional):
+        if pos.size == 0:
+            continue
+        j0 = int(np.searchsorted(starts, pos[0], side="right")) - 1
+        j1 = int(np.searchsorted(starts, pos[-1], side="right")) - 1
+        cuts = [0] + np.searchsorted(pos, starts[j0 + 1:j1 + 1]).tolist() + [pos.size]
+        for j, a, e in zip(range(j0, j1 + 1), cuts[:-1], cuts[1:]):
+            if a < e:
+                units = pos[a:e]
+                if starts[j]:
+                    units -= starts[j]
+                yield j, units, codes[a:e]
+
+
+def slot_major_frames(n_units: int, n_slots: int, p_err: float, rng: np.random.Generator,
+                      conditional=_DEPOLARIZING):
+    """The errors of ``n_units * n_slots`` trials enumerated slot-major, split by slot.
+
+    Trial ``t = s * n_units + u`` is slot ``s`` of unit ``u`` (e.g. symbol ``s`` of byte or word
+    ``u`` of a packed stream): :func:`segment_frames` with ``n_slots`` segments of ``n_units``.
+    Yields ``(s, units, codes)``; the errors of one unit in different slots arrive in different
+    pieces, so a fancy-indexed update with one piece never meets a repeated index.
+
+    Examples
+    --------
+    >>> [(s, u.tolist()) for s, u, _ in slot_major_frames(10, 4, 0.1, np.random.default_rng(0))]
+    [(0, [9]), (1, [2, 3, 4]), (3, [0])]
+    """
+    return segment_frames([n_units] * n_slots, p_err, rng, conditional)
+
+
+def _collect(blocks, with_codes: bool):
+    pos, codes = [], []
+    for p, c in blocks:
+        pos.append(p.copy())
+        if with_codes:
+            codes.append(c.copy())
+    positions = np.concatenate(pos) if pos else np.zeros(0, dtype=np.int64)
+    if not with_codes:
+        return positions
+    return positions, (np.concatenate(codes) if codes else np.zeros(0, dtype=np.uint8))
+
+
 def bernoulli_positions(n: int, p: float, rng: np.random.Generator) -> np.ndarray:
     """Indices ``i < n`` of independent Bernoulli(p) successes, increasing (int64).
 
-    Sparse case: the gaps between successes are Geometric(p), so the cost is O(n p), not O(n).
+    The gaps between successes are Geometric(p), drawn by inversion one uniform per success
+    (:func:`frame_blocks`, whose stream this is: the same positions as
+    ``pauli_frames(n, 1 - p, rng)`` from the same generator state), so the cost is O(n p), not
+    O(n).
 
     Examples
     --------
     >>> bernoulli_positions(10, 1.0, np.random.default_rng(0)).tolist()
     [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
+    >>> bernoulli_positions(40, 0.1, np.random.default_rng(0)).tolist()
+    [9, 12, 13, 14, 30]
     """
-    if p >= 0.1:  # dense: one uniform per trial is cheaper than many short gaps
-        return np.flatnonzero(rng.random(n) < p).astype(np.int64)
-    found, start = [], 0
-    while start < n:
-        remaining = n - start
-        draws = int(remaining * p + 6 * np.sqrt(remaining * p) + 16)
-        pos = start - 1 + np.cumsum(rng.geometric(p, size=draws))
-        inside = pos[pos < n]
-        found.append(inside)
-        if inside.size < pos.size:
-            break  # the trials ran past the end: every success below n is known
-        start = int(pos[-1]) + 1  # memoryless: the next trial after the last success starts afresh
-    return np.concatenate(found).astype(np.int64, copy=False)
+    return _collect(frame_blocks(int(n), float(p), rng, frames=False), False)
 
 
 def pauli_frames(n_symbols: int, pair_fidelity: float, rng: np.random.Generator):
@@ -314,20 +512,16 @@ def pauli_frames(n_symbols: int, pair_fidelity: float, rng: np.random.Generator)
 
     Returns ``(positions, frames)``: increasing symbol indices that suffered an error and their
     frame codes (1 = X flips x, 2 = Z flips z, 3 = Y flips both), each with probability 1/3.
-    Each symbol errs independently with probability ``1 - F``.
+    Each symbol errs independently with probability ``1 - F``. The random stream is
+    :func:`frame_blocks` (one uniform per error gives both its position and its frame).
 
     Examples
     --------
     >>> pos, frames = pauli_frames(1000, 0.9, np.random.default_rng(0))
     >>> pos.size, set(frames.tolist()) <= {1, 2, 3}
-    (91, True)
+    (90, True)
     """
-    p_err = 1.0 - pair_fidelity
-    if n_symbols == 0 or p_err <= 0.0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint8)
-    positions = bernoulli_positions(n_symbols, p_err, rng)
-    frames = rng.integers(1, 4, size=positions.size, dtype=np.uint8)
-    return positions, frames
+    return _collect(frame_blocks(int(n_symbols), 1.0 - float(pair_fidelity), rng), True)
 
 
 def pauli_frames_distribution(n_symbols: int, probabilities, rng: np.random.Generator):
@@ -336,16 +530,20 @@ def pauli_frames_distribution(n_symbols: int, probabilities, rng: np.random.Gene
     ``probabilities``: ``(p_I, p_X, p_Z, p_Y)`` in frame-code order (e.g.
     ``qring_edu.links.link_errors(...).probabilities``). Each symbol errs with probability
     ``1 - p_I``; an erring symbol gets code 1, 2 or 3 with probabilities ``p_X, p_Z, p_Y``
-    renormalised. (A depolarising distribution is better served by :func:`pauli_frames`, whose
-    random stream the library's defaults keep.)
+    renormalised. Same stream as :func:`pauli_frames` (:func:`frame_blocks`), with the frame
+    thresholds of this distribution.
+
+    Examples
+    --------
+    >>> pos, frames = pauli_frames_distribution(1000, (0.9, 0.0, 0.1, 0.0),
+    ...                                         np.random.default_rng(0))
+    >>> pos.size, set(frames.tolist())
+    (90, {2})
     """
     p = np.asarray(probabilities, dtype=float)
     p_err = 1.0 - float(p[0])
-    if n_symbols == 0 or p_err <= 0.0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint8)
-    positions = bernoulli_positions(n_symbols, p_err, rng)
-    frames = (1 + rng.choice(3, size=positions.size, p=p[1:] / p[1:].sum())).astype(np.uint8)
-    return positions, frames
+    conditional = p[1:] / p[1:].sum() if p_err > 0.0 else _DEPOLARIZING
+    return _collect(frame_blocks(int(n_symbols), p_err, rng, conditional), True)
 
 
 def flipped_bit_positions(positions: np.ndarray, frames: np.ndarray) -> np.ndarray:

@@ -11,8 +11,9 @@ exact transport all replicas stay identical; noisy pairs can make them drift apa
 moves a vector of numbers and never looks at what produced it: the learner is interchangeable.
 
 :func:`gradient_budget` puts a model's gradient on the α–β clock (when does the halving of
-the superdense ring shorten the all-reduce?); :func:`compare_learners` trains both learners over
-both rings for the chapter's figure.
+the superdense ring shorten the all-reduce?). The sweeps over learners and fidelities that the
+chapter shows (``learner_comparison``, formerly ``compare_learners`` here) are experiments:
+:mod:`qring_edu.experiments.training`.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from .vqc import VQC_LAYERS, VQC_QUBITS, vqc_loss_accuracy, vqc_loss_and_grad, v
 
 __all__ = ["train_data_parallel", "TrainingRun", "make_moons", "mlp_loss_and_grad",
            "n_parameters", "TRAINING_MODELS", "ring_link_options", "GradientBudget",
-           "gradient_budget", "LearnerComparison", "compare_learners"]
+           "gradient_budget"]
 
 #: Learners :func:`train_data_parallel` trains.
 TRAINING_MODELS = ("mlp", "vqc")
@@ -88,7 +89,6 @@ def n_parameters(hidden: int) -> int:
     >>> n_parameters(16)
     82
     """
-
     return 5 * hidden + 2
 
 
@@ -555,135 +555,3 @@ def gradient_budget(n_params: int, *, workers: int = 4, bits: int = 16, alpha: f
         latency=2 * (P - 1) * alpha,
         classical_time=ring_time(P, d, bits, alpha, beta),
         superdense_time=ring_time(P, d, bits, alpha, beta, transport="superdense"))
-
-
-# --------------------------------------------------------------------------------------------
-# Both learners over both rings (the chapter's figure)
-
-
-@dataclass(frozen=True)
-class LearnerComparison:
-    """Training runs of several learners over the classical ring and the superdense ring at
-    several pair fidelities, with the same data, initial parameters and batches per learner
-    (:func:`compare_learners`).
-
-    ``runs``: one :class:`TrainingRun` per ``(model, transport, pair_fidelity)``, in the order
-    ``for model in models: classical, then superdense at each of fidelities``.
-
-    Attributes
-    ----------
-    models : tuple of str
-    fidelities : tuple of float
-    workers, steps, seed : int
-    runs : tuple of TrainingRun
-
-    Examples
-    --------
-    >>> from qring_edu import compare_learners
-    >>> cmp = compare_learners(models=("mlp",), fidelities=(1.0, 0.9), workers=2, steps=3, seed=0)
-    >>> cmp
-    LearnerComparison(models=('mlp',), fidelities=(1, 0.9), workers=2, steps=3, seed=0, identical_at_F1: mlp=True)
-    >>> round(cmp.run("mlp", "superdense", 0.9).final_loss, 4), len(cmp.rows())
-    (0.43, 3)
-    """
-
-    models: tuple[str, ...]
-    fidelities: tuple[float, ...]
-    workers: int
-    steps: int
-    seed: int
-    runs: tuple[TrainingRun, ...] = field(repr=False)
-
-    def run(self, model: str, transport: str = "classical",
-            pair_fidelity: float = 1.0) -> TrainingRun:
-        """The run of ``model`` over ``transport`` (superdense: at ``pair_fidelity``)."""
-        model = check_choice(model, "model", self.models)
-        transport = check_choice(transport, "transport", ("classical", "superdense"))
-        for r in self.runs:
-            if r.model == model and r.transport == transport and (
-                    transport == "classical" or r.pair_fidelity == pair_fidelity):
-                return r
-        allowed = ", ".join(f"{F:g}" for F in self.fidelities)
-        raise ValueError(f"pair_fidelity must be one of {allowed} (the fidelities of this "
-                         f"comparison), got {pair_fidelity!r}")
-
-    def identical(self, model: str) -> bool:
-        """True when ``model``'s classical run and its superdense run at F = 1 have bit-identical
-        parameters and loss histories (False if F = 1 is not among the fidelities)."""
-        if 1.0 not in self.fidelities:
-            return False
-        a, b = self.run(model), self.run(model, "superdense", 1.0)
-        return bool(np.array_equal(a.weights, b.weights) and np.array_equal(a.losses, b.losses))
-
-    def rows(self) -> list[dict]:
-        """One row per run: model, parameters, transport, F, final loss/accuracy, divergence,
-        gradient bits per worker and the busiest link's online bits and qubits per step."""
-        return [dict(model=r.model, n_params=r.n_params, transport=r.transport,
-                     pair_fidelity=r.pair_fidelity, final_loss=r.final_loss,
-                     final_accuracy=r.final_accuracy, divergence=r.divergence,
-                     gradient_bits=r.gradient_bits, online_bits_per_step=r.online_bits_per_step,
-                     online_qubits_per_step=r.online_qubits_per_step) for r in self.runs]
-
-    def _repr_html_(self) -> str:
-        head = ("<tr><th>model</th><th>parameters</th><th>transport</th><th>F</th>"
-                "<th>final loss</th><th>final accuracy</th><th>max |w_k − w_0|</th>"
-                "<th>online bits / step</th><th>online qubits / step</th></tr>")
-        body = "".join(
-            f"<tr><td>{r['model']}</td><td>{r['n_params']}</td><td>{r['transport']}</td>"
-            f"<td>{r['pair_fidelity']:g}</td><td>{r['final_loss']:.4f}</td>"
-            f"<td>{r['final_accuracy']:.3f}</td><td>{r['divergence']:.3g}</td>"
-            f"<td>{r['online_bits_per_step']:g}</td><td>{r['online_qubits_per_step']:g}</td></tr>"
-            for r in self.rows())
-        return f"<table>{head}{body}</table>"
-
-    def __repr__(self) -> str:
-        same = ", ".join(f"{m}={self.identical(m)}" for m in self.models)
-        fids = ", ".join(f"{F:g}" for F in self.fidelities)
-        return (f"LearnerComparison(models={self.models}, fidelities=({fids}), "
-                f"workers={self.workers}, steps={self.steps}, seed={self.seed}, "
-                f"identical_at_F1: {same})")
-
-
-def compare_learners(*, models=TRAINING_MODELS, fidelities=(1.0, 0.99, 0.95), workers: int = 4,
-                     steps: int = 100, seed: int = 0, **train_kw) -> LearnerComparison:
-    """Train every model of ``models`` over the classical ring and over the superdense ring at
-    every pair fidelity of ``fidelities`` (:func:`train_data_parallel`, same ``seed``: the same
-    data, initial parameters and batches for every run of a model).
-
-    ``train_kw`` go to every run (e.g. ``bits``, ``lr``), except ``qubits``/``layers``, which go
-    to the VQC's runs only, and the ring's link options (:func:`ring_link_options`, e.g.
-    ``channel_fidelity``), which describe the quantum link and go to the superdense runs only.
-    ``len(models) * (1 + len(fidelities))`` runs.
-
-    Examples
-    --------
-    >>> cmp = compare_learners(fidelities=(1.0, 0.95), steps=10)
-    >>> cmp.identical("mlp"), cmp.identical("vqc"), len(cmp.runs)
-    (True, True, 6)
-    """
-    if isinstance(models, str):
-        models = (models,)
-    models = tuple(check_choice(m, "models", TRAINING_MODELS) for m in models)
-    if not models or len(set(models)) != len(models):
-        raise ValueError(f"models must be distinct names from {TRAINING_MODELS}, got {models!r}")
-    if isinstance(fidelities, (int, float)):
-        fidelities = (fidelities,)
-    fidelities = tuple(check_fidelity(F, "fidelities") for F in fidelities)
-    if not fidelities or len(set(fidelities)) != len(fidelities):
-        raise ValueError(f"fidelities must be distinct values in [0.25, 1], got {fidelities!r}")
-    for key in ("model", "transport", "pair_fidelity", "allreduce"):
-        if key in train_kw:
-            raise TypeError(f"compare_learners sets {key} itself; do not pass it")
-    vqc_only = {k: train_kw[k] for k in ("qubits", "layers") if k in train_kw}
-    link = {k: train_kw[k] for k in ring_link_options() if k in train_kw}
-    common = {k: v for k, v in train_kw.items() if k not in vqc_only and k not in link}
-    runs = []
-    for model in models:
-        kw = dict(common, **(vqc_only if model == "vqc" else {}))
-        runs.append(train_data_parallel(model=model, transport="classical", workers=workers,
-                                        steps=steps, seed=seed, **kw))
-        runs += [train_data_parallel(model=model, transport="superdense", pair_fidelity=F,
-                                     workers=workers, steps=steps, seed=seed, **kw, **link)
-                 for F in fidelities]
-    return LearnerComparison(models=models, fidelities=fidelities, workers=runs[0].workers,
-                             steps=runs[0].steps, seed=seed, runs=tuple(runs))

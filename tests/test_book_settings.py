@@ -22,6 +22,7 @@ from qring_edu.exercises import alignment as ex5
 from qring_edu.exercises import bottleneck as ex1
 from qring_edu.exercises import holevo as ex2
 from qring_edu.exercises import superdense_ring as ex3
+from qring_edu.exercises import training as ex3t
 from qring_edu.exercises import vga as ex4
 from qring_edu.holevo import binary_entropy, superdense_ensemble, two_state_chi, two_state_ensemble
 from qring_edu.widgets.holevo import dense_coding_widget, ensemble_designer_widget, ledger_floor_widget
@@ -169,12 +170,113 @@ def test_chapter3_worked_answers(check, right, wrong, args):
     assert check(right, *args).passed and not check(wrong, *args).passed
 
 
+@pytest.mark.parametrize("check, right, wrong, kwargs", [
+    (ex3.check_link_busy_time, 71.9347, 71.9097, dict(bandwidth_gbps=10.0, buckets=5)),
+    (ex3.check_idle_head, 20 * (1 / 3 + 2 / 15), 20 / 3, dict(compute_ms=20.0, buckets=5)),
+    (ex3.check_flip_reach, 4, 6, dict(P=6, phase="all-gather", step=1)),
+    (ex3.check_bidirectional_qubits, 48_000, 96_000, dict(P=4, d=8000, bits=16)),
+    (ex3t.check_circuits_per_step, 592, 576, dict(batch_size=16, n_params=18)),
+    (ex3t.check_crossover_params, 250_000, 62_500, dict(workers=4, bits=16, alpha=10e-6, beta=1e-11)),
+    (ex3t.check_bandwidth_ratio, 8e-5, 7.2e-5, dict(n_params=18, workers=4, bits=16, alpha=10e-6,
+                                                    beta=1e-11)),
+    (ex3t.check_update_jump, 2**15 / 8191 / 4, 2**15 / 8191, dict(workers=4, bits=16, clip=1.0,
+                                                                  lr=1.0)),
+])
+def test_chapter3_step_checkers_accept_the_worked_solutions(check, right, wrong, kwargs):
+    assert check(right, **kwargs).passed and not check(wrong, **kwargs).passed
+
+
+BOOK = Path(__file__).resolve().parents[1] / "book"
+
+
+def _solution_code(page: str, label: str) -> str:
+    """The Python block of the collapsed solution ``label`` on ``page``."""
+    nb = json.loads((BOOK / page).read_text(encoding="utf-8"))
+    for cell in nb["cells"]:
+        src = "".join(cell["source"])
+        if cell["cell_type"] == "markdown" and f"{{solution}} {label}" in src:
+            return re.search(r"```python\n(.*?)```", src, flags=re.S).group(1)
+    raise AssertionError(f"no solution {label} on {page}")
+
+
+def test_chapter3_code_solutions_as_printed_pass_their_checkers():
+    from qiskit import QuantumCircuit
+
+    scope = {"QuantumCircuit": QuantumCircuit}
+    exec(_solution_code("03_superdense_ring.ipynb", "ex-superdense-build"), scope)  # noqa: S102
+    answer = (scope["create_bell_pair"], scope["encode_message"], scope["decode_message"])
+    assert ex3.check_superdense_coding(answer).passed
+    scope = {}
+    exec(_solution_code("03_training.ipynb", "ex-training-shift"), scope)  # noqa: S102
+    assert ex3t.check_parameter_shift(scope["shift_gradient"]).passed
+
+
+def _reading_time(page: str) -> tuple[int, int, int]:
+    """The rule the pages state: shown prose before "## Exercises" (code blocks, literalincludes,
+    display math and directive options left out) at 200 words per minute, plus half a minute per
+    shown code cell."""
+    nb = json.loads((BOOK / page).read_text(encoding="utf-8"))
+    words = cells = 0
+    for c in nb["cells"]:
+        if "remove-cell" in c.get("metadata", {}).get("tags", []):
+            continue
+        src = "".join(c["source"])
+        if c["cell_type"] == "markdown" and re.search(r"^## Exercises", src, flags=re.M):
+            break
+        if c["cell_type"] == "code":
+            cells += 1
+            continue
+        src = re.sub(r"```\{literalinclude\}.*?```", " ", src, flags=re.S)
+        src = re.sub(r"```python.*?```", " ", src, flags=re.S)
+        src = re.sub(r"\$\$.*?\$\$", " formula ", src, flags=re.S)
+        src = re.sub(r"^:\w+:.*$", " ", src, flags=re.M)
+        words += len(re.findall(r"[A-Za-z0-9][A-Za-z0-9'’\-]*", src))
+    return round(words / 200 + cells / 2), words, cells
+
+
+@pytest.mark.parametrize("page", ["03_superdense_ring.ipynb", "03_training.ipynb"])
+def test_chapter3_reading_time_is_what_the_page_says(page):
+    minutes, words, cells = _reading_time(page)
+    nb = json.loads((BOOK / page).read_text(encoding="utf-8"))
+    text = " ".join(" ".join("".join(c["source"]).split()) for c in nb["cells"]
+                    if c["cell_type"] == "markdown")
+    stated = re.search(r"About (\d+) minutes for the text: about ([\d,]+) words at 200 words per "
+                       r"minute, plus half a minute for each of its (\d+) code cells", text)
+    assert stated, "the reading-time sentence is missing or reworded"
+    m, w, c = int(stated.group(1)), int(stated.group(2).replace(",", "")), int(stated.group(3))
+    assert abs(m - minutes) <= 2 and abs(w - words) <= 150 and c == cells
+
+
 # ---------------------------------------------------------------------------------------------
-# Chapter 4
+# Chapter 5 (Verified GHZ aggregation)
 # ---------------------------------------------------------------------------------------------
-def test_chapter4_refuses_a_single_worker():
+def test_chapter5_refuses_a_single_worker():
+    """The prose: privacy needs two honest workers, and the library refuses a single worker."""
     with pytest.raises(ValueError, match="two honest workers"):
         qr.vga_aggregate(np.array([[3, 1, 4]]), bits=4)
+
+
+def test_chapter5_widgets_start_where_the_prose_says():
+    from qring_edu.widgets.vga import vga_attack_widget, vga_epsilon_widget, vga_privacy_widget
+
+    eps = vga_epsilon_widget()
+    assert eps.error == "" and eps.result.attack == "split_worker" and eps.result.detection == 0.25
+    assert eps.result.workers == 4 and eps.result.bits == 8 and eps.result.bad_fraction == 0.1
+    privacy = vga_privacy_widget()
+    assert privacy.error == "" and privacy.result.source == "honest" and privacy.result.between == 0
+    attack = vga_attack_widget()
+    assert attack.error == "" and attack.result.source == "known_pads"
+    assert attack.result.workers == 3 and attack.result.bits == 2 and attack.result.runs == 100
+
+
+def test_chapter5_no_silent_detection():
+    """Every epsilon of the chapter names its detection: the library refuses to guess one."""
+    from qring_edu.experiments.vga import epsilon_grid
+
+    with pytest.raises(TypeError, match="detection_probability"):
+        qr.vga_epsilon(800, 0.5, 0.1)
+    with pytest.raises(TypeError, match="no default detection"):
+        epsilon_grid(0.1)
 
 
 @pytest.mark.parametrize("check, right, wrong, args", [
@@ -183,8 +285,13 @@ def test_chapter4_refuses_a_single_worker():
     (ex4.check_transcript_count, 512, 4096, (4, 3)),
     (ex4.check_known_pads_survival, (9 / 16) ** 20, 0.5**20, (20, 4)),
     (ex4.check_ghz_copies_delivered, 32_000, 16_000, (1000, 16, 0.5)),
+    (ex4.check_dropout_sums, 256, 1, (4, 8)),
+    (ex4.check_rectangle_pairs, 4, 3, ()),
+    (ex4.check_single_copy_escape, 0.5, 0.25, (800, 0.5)),
+    (ex4.check_split_worker_fail, 0.25, 0.5, (4,)),
+    (ex4.check_amplified_leak, 250 * 249 / (1000 * 999), 1 / 16, (1000, 250, 2)),
 ])
-def test_chapter4_worked_answers(check, right, wrong, args):
+def test_chapter5_worked_answers(check, right, wrong, args):
     assert check(right, *args).passed and not check(wrong, *args).passed
 
 
@@ -207,3 +314,79 @@ def test_chapter4_worked_answers(check, right, wrong, args):
 ])
 def test_chapters_1_and_5_worked_answers(check, right, wrong, args, kwargs):
     assert check(right, *args, **kwargs).passed and not check(wrong, *args, **kwargs).passed
+
+
+# ---------------------------------------------------------------------------------------------
+# Chapter 6 (alignment and sign auditing): the new exercises' worked answers, the worked
+# solutions of the two code-graded exercises, and the reading time stated at the top
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("check, right, wrong, args", [
+    (ex5.check_vector_bits, 2304, 5909, (2**8, 0.05)),
+    (ex5.check_phase_estimation_qubits, 77, 50, (1000, 4)),
+    (ex5.check_y_variance, 0.0975, 0.1, (0.1, 0.25)),
+    (ex5.check_test_overlap, 0.25, 0.5, ([1, 1, -1, 1, 1, -1, 1, 1],)),
+    (ex5.check_ratio_bias, 0.1098, 0.6098, ([1, -1, 1, 1, 1, 1, 1, 1], [[0, 1], [2, 5]], 0.1)),
+])
+def test_chapter6_worked_answers(check, right, wrong, args):
+    assert check(right, *args).passed and not check(wrong, *args).passed
+
+
+def test_chapter6_worked_solutions_of_the_code_exercises_pass():
+    """The solutions printed in the chapter's dropdowns (copied verbatim)."""
+    def my_not_ah_probability(g, h, k):
+        a_g = np.append(g, 1.0) / np.sqrt(2)        # entries, then the offset |P>
+        a_h = np.append(h, 1.0) / np.sqrt(2)
+        state = a_g.copy()
+        for _ in range(k):
+            state = 2 * a_h * (a_h @ state) - state  # client: R_h
+            state = 2 * a_g * (a_g @ state) - state  # server: R_g
+        return 1.0 - (a_h @ state) ** 2
+
+    def my_outcomes(signs, matching):
+        psi = np.asarray(signs, dtype=float) / np.sqrt(len(signs))   # the server's state
+        a, b = psi[matching[:, 0]], psi[matching[:, 1]]
+        return (a + b) ** 2 / 2, (a - b) ** 2 / 2                    # |<(i ± j)/sqrt2|psi>|^2
+
+    assert ex5.check_pingpong_probability(my_not_ah_probability).passed
+    assert ex5.check_tieaudit_measurement(my_outcomes).passed
+    nb = _chapter6()
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    for line in ("state = 2 * a_h * (a_h @ state) - state  # client: R_h",
+                 "return (a + b) ** 2 / 2, (a - b) ** 2 / 2"):
+        assert line in text
+
+
+def _chapter6():
+    import nbformat
+    from pathlib import Path
+
+    return nbformat.read(Path(__file__).resolve().parent.parent / "book" / "06_alignment.ipynb", 4)
+
+
+def test_chapter6_reading_time_matches_the_text():
+    """'About N minutes: W words ... C code cells and F figures': recount (visible markdown and
+    code cells before the exercises, PNG outputs), 200 words a minute plus half a minute each."""
+    import re
+
+    nb = _chapter6()
+    words = cells = figures = 0
+    for c in nb.cells:
+        if "remove-cell" in c.metadata.get("tags", []):
+            continue
+        if c.cell_type == "markdown" and c.source.lstrip().startswith("## Exercises"):
+            break
+        if c.cell_type == "markdown":
+            text = "\n".join(line for line in c.source.splitlines()
+                             if not re.match(r"\s*(```|:::|:[a-z]+:)", line))
+            words += len(text.split())
+        else:
+            cells += 1
+            figures += sum("image/png" in o.get("data", {}) for o in c.get("outputs", []))
+    stated = re.search(r"About (\d+) minutes: ([\d,]+) words of text at 200 words per\s+minute, "
+                       r"plus half a minute for each of the (\d+) code cells and (\d+) figures",
+                       "\n".join(c.source for c in nb.cells if c.cell_type == "markdown"))
+    assert stated, "the reading-time sentence is missing"
+    minutes, w, n_cells, n_figs = (int(v.replace(",", "")) for v in stated.groups())
+    assert (n_cells, n_figs) == (cells, figures)
+    assert abs(w - words) <= 0.03 * words
+    assert abs(minutes - (words / 200 + 0.5 * (cells + figures))) <= 5

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 from qring_edu.training import (
-    compare_learners,
     gradient_budget,
     make_moons,
     mlp_loss_and_grad,
@@ -453,50 +452,3 @@ def test_gradient_budget_bad_input(kw, exc, pattern):
         return
     with pytest.raises(ValueError, match="fraction"):
         gradient_budget(12).params_for_saving(0.5)
-
-
-# ------------------------------------------------------------------------------------------
-# compare_learners: the chapter's figure
-
-
-def test_compare_learners_runs_and_lookups():
-    cmp = compare_learners(fidelities=(1.0, 0.9), steps=12, seed=1)
-    assert [(r.model, r.transport, r.pair_fidelity) for r in cmp.runs] == [
-        ("mlp", "classical", 1.0), ("mlp", "superdense", 1.0), ("mlp", "superdense", 0.9),
-        ("vqc", "classical", 1.0), ("vqc", "superdense", 1.0), ("vqc", "superdense", 0.9)]
-    assert cmp.identical("mlp") and cmp.identical("vqc")
-    assert cmp.run("vqc", "superdense", 0.9).divergence > 0
-    direct = train_data_parallel(model="vqc", steps=12, seed=1, transport="superdense",
-                                 pair_fidelity=0.9)
-    assert np.array_equal(cmp.run("vqc", "superdense", 0.9).weights, direct.weights)
-    rows = cmp.rows()
-    assert [r["n_params"] for r in rows] == [82] * 3 + [18] * 3
-    assert rows[0]["online_bits_per_step"] == 1984 and rows[4]["online_qubits_per_step"] == 224
-    assert repr(cmp) == ("LearnerComparison(models=('mlp', 'vqc'), fidelities=(1, 0.9), "
-                         "workers=4, steps=12, seed=1, identical_at_F1: mlp=True, vqc=True)")
-    html = cmp._repr_html_()
-    assert html.startswith("<table>") and html.count("<tr>") == 7
-    only = compare_learners(models="vqc", fidelities=0.95, steps=3, qubits=3, layers=1)
-    assert len(only.runs) == 2 and only.runs[0].n_params == 6  # 2 * 3 qubits * 1 layer
-    assert not only.identical("vqc")  # F = 1 was not run
-
-
-@pytest.mark.parametrize("kw,exc,pattern", [
-    (dict(models=("mlp", "cnn")), ValueError, r"models"),
-    (dict(models=("vqc", "vqc")), ValueError, r"models must be distinct"),
-    (dict(fidelities=(1.0, 0.1)), ValueError, r"fidelities"),
-    (dict(fidelities=()), ValueError, r"fidelities"),
-    (dict(transport="exact"), TypeError, r"transport"),
-    (dict(model="vqc"), TypeError, r"model"),
-])
-def test_compare_learners_bad_input(kw, exc, pattern):
-    with pytest.raises(exc, match=pattern):
-        compare_learners(steps=1, **kw)
-
-
-def test_learner_comparison_run_lookup_errors():
-    cmp = compare_learners(models=("vqc",), fidelities=(1.0,), steps=1)
-    with pytest.raises(ValueError, match=r"pair_fidelity must be one of 1"):
-        cmp.run("vqc", "superdense", 0.99)
-    with pytest.raises(ValueError, match=r"model"):
-        cmp.run("mlp")

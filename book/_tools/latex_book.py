@@ -22,7 +22,9 @@ compiles it with XeLaTeX. This extension does what the LaTeX side needs beyond t
   image, its first paragraph (the widget's title) as caption, the rest as legend.
 * **Numbering.** Chapters whose file is named ``NN_slug`` (the book's chapters, DESIGN §5) are
   numbered 1, 2, ...; every other top-level page (introduction, notation, claims, performance,
-  instructor guide, references) is an unnumbered chapter, as in the HTML book.
+  instructor guide, references) is an unnumbered chapter, as in the HTML book. A page listed
+  under a chapter in ``_toc.yml`` (``sections:``, e.g. ``book/03_training``) is a section of that
+  chapter and shares its number, whatever its file name.
 * **Solutions.** Every ``{solution}`` (a collapsed dropdown in HTML) moves to a chapter
   "Solutions to the exercises" placed before the references, one section per chapter; each
   exercise gets a link to the page of its solution, and each solution's title links back.
@@ -505,19 +507,23 @@ def _raw(latex: str) -> nodes.raw:
 
 
 def _chapter_files(document) -> list[addnodes.start_of_file]:
-    """Top-level documents of the assembled book (their nested pages are sections)."""
+    """Top-level documents of the assembled book (their nested pages are sections).
 
-    def top(node):
-        if not isinstance(node, addnodes.start_of_file):
-            return False
-        parent = node.parent
-        while parent is not None:
-            if isinstance(parent, addnodes.start_of_file):
-                return False
-            parent = parent.parent
-        return True
+    Found top down through ``children``: Sphinx's ``inline_all_toctrees`` moves a page's nodes
+    into its ``start_of_file`` without updating their ``parent``, so walking up from a section
+    page (``sections:`` in ``_toc.yml``, e.g. ``book/03_training``) would not meet its chapter.
+    """
+    found: list[addnodes.start_of_file] = []
 
-    return list(document.findall(top))
+    def walk(node) -> None:
+        for child in node.children:
+            if isinstance(child, addnodes.start_of_file):
+                found.append(child)  # its own nested pages are sections of this chapter
+            elif isinstance(child, nodes.Element):
+                walk(child)
+
+    walk(document)
+    return found
 
 
 def _title(start: addnodes.start_of_file) -> str:

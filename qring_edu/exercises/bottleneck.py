@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import traceback
 
 import numpy as np
 
@@ -31,7 +30,7 @@ from ..costmodel import (
     ring_time,
 )
 from ..ring import chunk_bounds, message_bits, ring_allreduce, ring_schedule
-from ._base import Feedback, as_integer, as_number, close, failed, passed
+from ._base import Feedback, as_integer, as_number, call_reader, close, failed, passed
 
 __all__ = [
     "check_chunk_sent",
@@ -257,32 +256,6 @@ class _Stop(Exception):
     """Raised inside the checker's ``send`` to stop a reader's function with a readable reason."""
 
 
-def _crash_message(exc: BaseException, fn) -> str:
-    """'line 7 of your function (`c = (k - s) % p`): NameError: name 'p' is not defined'."""
-    code = getattr(fn, "__code__", None)
-    where = "your function"
-    if code is not None:
-        frames = [f for f in traceback.extract_tb(exc.__traceback__)
-                  if f.filename == code.co_filename and f.lineno >= code.co_firstlineno]
-        if frames:
-            f = frames[-1]
-            where = f"line {f.lineno - code.co_firstlineno + 1} of your function"
-            if f.line:
-                where += f" (`{f.line.strip()}`)"
-    text = str(exc)
-    return f"{where} raised {type(exc).__name__}" + (f": {text}" if text else "") + "."
-
-
-def _call(fn, *args):
-    """Call the reader's function: ``(result, None)``, or ``(None, message)`` if it raised."""
-    try:
-        return fn(*args), None
-    except _Stop as exc:
-        return None, str(exc)
-    except Exception as exc:  # the reader's bug, reported as text (KeyboardInterrupt passes)
-        return None, _crash_message(exc, fn)
-
-
 def _reference_trace(grads: np.ndarray, bits: int, *, gather_adds: bool = False):
     """The ring of :func:`qring_edu.ring_schedule` replayed on ``grads`` (words mod 2**bits):
     ``(messages, before, final)`` with ``messages[k]`` the list of (global step, chunk, words)
@@ -390,9 +363,9 @@ def _ring_case(fn, grads: np.ndarray, bits: int) -> Feedback | str | None:
         sent[k].append(arr)
         return arr.copy()
 
-    out, crash = _call(fn, grads.copy(), bits, send)
-    if crash:
-        return crash
+    out, crash = call_reader(fn, grads.copy(), bits, send, stop=(_Stop,))
+    if crash is not None:
+        return crash.message
     if out is None:
         return failed("Not attempted yet: your function returns None. Write the reduce-scatter "
                       "and all-gather loops, then return data (every worker's copy, shape (P, d)).")
@@ -546,9 +519,9 @@ def check_ring_time_code(fn) -> Feedback:
                       f"{type(fn).__name__}.")
     for i, (P, d, b, alpha, beta) in enumerate(RING_TIME_CASES):
         case = f"case {i + 1} (P = {P}, d = {d}, b = {b}, α = {alpha:g} s, β = {beta:g} s/bit)"
-        value, crash = _call(fn, P, d, b, alpha, beta)
-        if crash:
-            return failed(f"{what}, {case}: {crash}")
+        value, crash = call_reader(fn, P, d, b, alpha, beta)
+        if crash is not None:
+            return failed(f"{what}, {case}: {crash.message}")
         if value is None and i == 0:
             return failed("Not attempted yet: your function returns None; return the time in "
                           "seconds.")

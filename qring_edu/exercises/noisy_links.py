@@ -22,6 +22,7 @@ from ..experiments.noisy_links import fec_crossover
 from ..links import depolarizing, depolarizing_capacities, distill, effective_fidelity
 from ._base import (
     Feedback,
+    call_reader,
     as_number,
     bad_parameters,
     compare_number,
@@ -38,16 +39,6 @@ __all__ = [
     "check_online_symbol_error",
     "check_fec_break_even",
 ]
-
-
-def _call(func, args: tuple, what: str):
-    """``(value, None)`` or ``(None, failing Feedback)`` when the reader's function raises."""
-    try:
-        return func(*args), None
-    except Exception as exc:  # the reader's code: any error becomes feedback
-        shown = ", ".join(f"{a:.6g}" if isinstance(a, float) else repr(a) for a in args)
-        return None, failed(f"{what}: your function raised {type(exc).__name__}: {exc} "
-                            f"when called with ({shown}).")
 
 
 def _not_callable(answer, what: str) -> Feedback | None:
@@ -89,7 +80,7 @@ def check_compose_fidelity(answer, *, trials: int = 25, seed: int = 0) -> Feedba
     cases = [(1.0, 1.0), (1.0, 0.9), (0.9, 1.0), (0.25, 0.8)]
     cases += [tuple(float(v) for v in rng.uniform(0.25, 1.0, 2)) for _ in range(trials)]
     for Fp, Fc in cases:
-        got, fb = _call(answer, (Fp, Fc), what)
+        got, fb = call_reader(answer, Fp, Fc, name=what)
         if fb is not None:
             return fb
         value, fb = as_number(got, f"{what} returned")
@@ -140,7 +131,7 @@ def check_dejmps_round(answer, *, trials: int = 10, seed: int = 0) -> Feedback:
         p = depolarizing(F).as_array()
         for r in (1, 2, 3):
             shown = "(" + ", ".join(f"{v:.6g}" for v in p) + ")"
-            got, fb = _call(answer, (p.copy(),), what)
+            got, fb = call_reader(answer, p.copy(), name=what)
             if fb is not None:
                 return fb
             try:

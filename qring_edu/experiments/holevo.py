@@ -644,6 +644,35 @@ class CutSetSweep:
         return self.information / 2
 
     @property
+    def floor_qubits(self) -> float:
+        """The cut-set floor with qubits only, ``information / 2`` (= :attr:`cut_qubits`)."""
+        return self.information / 2
+
+    @property
+    def floor_bits(self) -> float:
+        """The cut-set floor with classical bits only, ``information`` (= d·b)."""
+        return float(self.information)
+
+    @property
+    def superdense_ratio(self) -> np.ndarray:
+        """Superdense ring's qubits into the busiest worker / the floor (2 (P-1)/P when P | d)."""
+        return self.superdense_ring / self.floor_qubits
+
+    def table(self) -> Table:
+        """One row per P: the rings' bits and qubits into the busiest worker, the floor in
+        qubits, the ratio, and the GHZ sum's classical bits in."""
+        rows = tuple((int(P), int(c), int(q), self.floor_qubits, float(r), int(v))
+                     for P, c, q, r, v in zip(self.workers, self.classical_ring,
+                                              self.superdense_ring, self.superdense_ratio,
+                                              self.vga_bits_in))
+        return Table(("P", "classical ring (bits)", "superdense ring (qubits)",
+                      "cut-set floor (qubits)", "ring ÷ floor", "GHZ sum (bits in)"), rows,
+                     ("d", ",d", ",d", ",.0f", ".3f", ",d"))
+
+    def _repr_html_(self) -> str:
+        return self.table()._repr_html_()
+
+    @property
     def ring_message_floor(self) -> np.ndarray:
         return self.classical_ring / 2
 

@@ -2,12 +2,13 @@
 
 They build ``matplotlib.figure.Figure`` objects directly (no pyplot global state), compute
 nothing and never display anything. One module per chapter slug: :mod:`.bottleneck` (chapter 1),
-:mod:`.holevo` (chapter 2), :mod:`.superdense_ring` (chapter 3), :mod:`.vga` (chapter 4),
+:mod:`.holevo` (chapter 2), :mod:`.superdense_ring` and :mod:`.training` (chapter 3 and its
+training section), :mod:`.vga` (chapter 4),
 :mod:`.alignment` (chapter 5); :mod:`.claims` renders the claims table as HTML/Markdown strings;
 shared helpers (the circuit drawer) in :mod:`._base`. The old module names ``ring``,
 ``superdense`` and ``audit`` are deprecated aliases (removed in 0.3).
 """
 
-from . import alignment, bottleneck, claims, holevo, superdense_ring, vga
+from . import alignment, bottleneck, claims, holevo, training, superdense_ring, vga
 
-__all__ = ["alignment", "bottleneck", "claims", "holevo", "superdense_ring", "vga"]
+__all__ = ["alignment", "bottleneck", "claims", "holevo", "superdense_ring", "training", "vga"]

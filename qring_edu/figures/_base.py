@@ -65,11 +65,30 @@ def plot_circuits(circuits: Sequence["QuantumCircuit"], titles: Sequence[str] | 
     fig = Figure(figsize=(width, height * len(circuits)))
     axes = fig.subplots(len(circuits), 1, squeeze=False)[:, 0]
     for ax, circuit, title in zip(axes, circuits, titles):
+        phase = _numeric_phase(circuit)
+        if phase:
+            # Qiskit's mpl drawer writes the global phase with pyplot.text, i.e. onto a stray
+            # pyplot figure rather than onto ``ax``: draw without it and label it here.
+            circuit = circuit.copy()
+            circuit.global_phase = 0
         circuit.draw("mpl", ax=ax, **({} if fold is None else {"fold": fold}))
+        if phase:
+            from qiskit.circuit.tools import pi_check
+
+            ax.text(0.0, 1.0, f"global phase: {pi_check(phase, output='text')}",
+                    transform=ax.transAxes, ha="left", va="top", fontsize=10)
         if title:
             ax.set_title(title, fontsize=11)
     fig.tight_layout()
     return fig
+
+
+def _numeric_phase(circuit) -> float:
+    """The circuit's global phase as a float (0 when it is symbolic: then Qiskit draws it)."""
+    try:
+        return float(circuit.global_phase)
+    except (TypeError, ValueError):
+        return 0.0
 
 
 def fmt_seconds(t: float) -> str:

@@ -1,4 +1,6 @@
-"""Figures of chapter 3, *The superdense ring* (presentation floor).
+"""Figures of chapter 3, *The superdense ring* (presentation floor). The training section's
+figures are in :mod:`qring_edu.figures.training` (``plot_training_runs`` and
+``plot_training_comparison`` moved there; their old names here work for one release).
 
 Every function is pure: it takes results computed by the library (or by
 :mod:`qring_edu.experiments.superdense_ring`) and returns a new ``matplotlib.figure.Figure``; nothing is
@@ -16,8 +18,11 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from .._deprecation import forward
 from ..experiments.superdense_ring import MESSAGE_LABELS
 from ._base import nonempty, plot_circuits
+from .training import plot_training_comparison as _plot_training_comparison
+from .training import plot_training_runs as _plot_training_runs
 
 if TYPE_CHECKING:  # annotations only: the results come from the floors below
     from qiskit import QuantumCircuit
@@ -27,12 +32,12 @@ if TYPE_CHECKING:  # annotations only: the results come from the floors below
         ChannelStats,
         ErrorRateSweep,
         IterationComparison,
-        TrainingComparison,
+        OverlapComparison,
+        OverlapSweep,
     )
     from ..fixedpoint import FixedPoint
     from ..ledger import Ledger
     from ..ring import AllReduceResult
-    from ..training import TrainingRun
 
 __all__ = [
     "MESSAGE_LABELS",
@@ -44,9 +49,10 @@ __all__ = [
     "plot_iteration_time_vs_compute",
     "plot_bit_flip_damage",
     "plot_noisy_allreduce",
-    "plot_training_runs",
-    "plot_training_comparison",
     "plot_iteration_comparison",
+    "plot_overlap_timelines",
+    "plot_overlap_timeline",
+    "plot_overlap_ratio",
 ]
 
 # One colour per source of numbers, used consistently across the chapter.
@@ -341,61 +347,148 @@ def plot_noisy_allreduce(result: "AllReduceResult", exact_sum: np.ndarray) -> Fi
     return fig
 
 
-def plot_training_runs(runs: Sequence["TrainingRun"], labels: Sequence[str] | None = None
-                       ) -> Figure:
-    """Training curves of data-parallel runs (e.g. classical vs superdense at several F).
-
-    Left: training loss (mean over replicas; the band spans the replicas' min..max). Middle:
-    training accuracy (mean). Right: spread of the replicas' losses (max − min) per step, zero
-    while all replicas hold identical weights; the legend gives each run's final weight
-    divergence ``max |w_k − w_0|``.
-    """
-    runs = nonempty(runs, "runs", "TrainingRun")
-    if labels is None:
-        labels = [f"superdense F={r.pair_fidelity:g}" if r.transport == "superdense"
-                  else r.transport for r in runs]
-    labels = list(labels)
-    if len(labels) != len(runs):
-        raise ValueError(f"labels must have one entry per run ({len(runs)}), got {len(labels)}")
-    fig = Figure(figsize=(11, 3.6))
-    ax_loss, ax_acc, ax_div = fig.subplots(1, 3)
-    styles = ["-", "--", "-.", ":"]
-    for i, (run, label) in enumerate(zip(runs, labels)):
-        steps = np.arange(run.losses.shape[0])
-        style = styles[i % len(styles)] if i < 2 else "-"
-        mean = run.losses.mean(axis=1)
-        (line,) = ax_loss.plot(steps, mean, style, lw=1.4, label=label)
-        ax_loss.fill_between(steps, run.losses.min(axis=1), run.losses.max(axis=1),
-                             color=line.get_color(), alpha=0.15, lw=0)
-        ax_acc.plot(steps, run.accuracies.mean(axis=1), style, lw=1.4, color=line.get_color())
-        spread = run.losses.max(axis=1) - run.losses.min(axis=1)
-        ax_div.plot(steps, spread, style, lw=1.4, color=line.get_color(),
-                    label=f"{label}: final max|w_k−w_0| = {run.divergence:.3g}")
-    ax_loss.set_ylabel("training loss (cross-entropy)")
-    ax_acc.set_ylabel("training accuracy")
-    ax_div.set_ylabel("max − min loss over replicas")
-    for ax in (ax_loss, ax_acc, ax_div):
-        ax.set_xlabel("step")
-        ax.grid(alpha=0.3)
-    ax_loss.legend(frameon=False, fontsize=8)
-    ax_div.legend(frameon=False, fontsize=7, loc="upper left")
-    ax_loss.set_title("Loss")
-    ax_acc.set_title("Accuracy")
-    ax_div.set_title("Replica disagreement")
-    fig.suptitle(f"Data-parallel training, P = {runs[0].workers} workers", fontsize=11)
-    fig.tight_layout()
-    return fig
-
-
-def plot_training_comparison(result: "TrainingComparison") -> Figure:
-    """Training curves of a :class:`~qring_edu.experiments.superdense_ring.TrainingComparison`
-    (see :func:`plot_training_runs`)."""
-    return plot_training_runs(
-        [result.classical, result.superdense],
-        ["classical ring", f"superdense ring, F = {result.superdense.pair_fidelity:g}"])
-
-
 def plot_iteration_comparison(result: "IterationComparison") -> Figure:
     """Timeline of an :class:`~qring_edu.experiments.superdense_ring.IterationComparison`
     (see :func:`plot_iteration_timeline`)."""
     return plot_iteration_timeline(result.classical, result.superdense, unit="ms")
+
+
+# --------------------------------------------------------------------------------------------
+# Overlapped, bucketed iterations
+# --------------------------------------------------------------------------------------------
+def _draw_overlap(ax, result: "OverlapComparison") -> None:
+    cl, sd = result.classical, result.superdense
+    ms = 1e3
+    h = 0.32
+    start_bwd = cl.compute * (1 - result.backward_fraction)  # the forward pass ends here
+    y_comp, y_cl, y_sd = 2.0, 1.0, 0.0
+    ax.broken_barh([(0, start_bwd * ms)], (y_comp - h, 2 * h), color=COLOURS["compute"],
+                   alpha=0.55)
+    ax.broken_barh([(start_bwd * ms, (cl.compute - start_bwd) * ms)], (y_comp - h, 2 * h),
+                   color=COLOURS["compute"])
+    for j, r in enumerate(cl.ready):
+        ax.plot([r * ms] * 2, [y_comp - h, y_comp + h], color="k", lw=0.8)
+        if cl.buckets <= 8:
+            ax.text(r * ms, y_comp + h + 0.05, f"b{j}", ha="center", va="bottom", fontsize=7)
+    for y, it, colour in ((y_cl, cl, COLOURS["classical"]), (y_sd, sd, COLOURS["superdense"])):
+        online = [(a * ms, (b - a) * ms) for a, b, kind, _ in it.schedule if kind == "online"]
+        dist = [(a * ms, (b - a) * ms) for a, b, kind, _ in it.schedule if kind != "online"]
+        ax.broken_barh(online, (y - h, 2 * h), facecolor=colour, edgecolor="none")
+        if dist:
+            ax.broken_barh(dist, (y - h, 2 * h), facecolor="white", edgecolor=COLOURS[
+                "distribution"], hatch="////", lw=0.6)
+        ax.axvline(it.total * ms, ymin=0, ymax=1, color=colour, ls="--", lw=1)
+        ax.text(it.total * ms, y + h + 0.05, f" {it.total * ms:.2f} ms", color=colour,
+                fontsize=8, va="bottom")
+    ax.set_yticks([y_sd, y_cl, y_comp], ["superdense\nlink 0→1", "classical\nlink 0→1",
+                                         "compute"])
+    ax.set_ylim(-0.6, 2.75)
+    ax.set_xlim(0, max(cl.total, sd.total) * ms * 1.12)
+    ax.set_xlabel("time within one steady-state iteration (ms)")
+    ax.grid(axis="x", alpha=0.3)
+
+
+def plot_overlap_timelines(results: Sequence["OverlapComparison"],
+                           titles: Sequence[str] | None = None) -> Figure:
+    """One steady-state iteration per transport, for each setting in ``results``
+    (:class:`~qring_edu.experiments.superdense_ring.OverlapComparison`, one panel each).
+
+    Top row: the compute (forward pass pale, backward pass solid, ticks where bucket j's
+    gradients are ready). Below: link 0→1 of the classical ring and of the superdense ring, its
+    online messages solid and the pair distribution hatched; a dashed line marks the end of each
+    ring's iteration (when the next forward pass starts). ``titles``: one per panel (default:
+    the setting, both times, the ratio and which bound sets the gain).
+    """
+    results = nonempty(results, "results", "OverlapComparison")
+    if titles is not None and len(titles) != len(results):
+        raise ValueError(f"titles must have one entry per result ({len(results)}), "
+                         f"got {len(titles)}")
+    fig = Figure(figsize=(10, 2.9 * len(results) + 0.6), layout="constrained")
+    axes = fig.subplots(len(results), 1, squeeze=False)[:, 0]
+    for i, (ax, res) in enumerate(zip(axes, results)):
+        _draw_overlap(ax, res)
+        title = titles[i] if titles is not None else (
+            f"{res.model}, P = {res.workers}, B = {res.classical.buckets} buckets, "
+            f"{1e-9 / res.beta:g} Gbit/s, compute {res.classical.compute * 1e3:g} ms: "
+            f"ratio {res.ratio:.3f}, gain {res.gain * 1e3:.2f} ms (set by the {res.binding})")
+        ax.set_title(title, fontsize=10)
+    handles = [
+        axes[0].bar(0, 0, color=COLOURS["compute"], alpha=0.55, label="forward pass"),
+        axes[0].bar(0, 0, color=COLOURS["compute"], label="backward pass (ticks: bucket ready)"),
+        axes[0].bar(0, 0, color=COLOURS["classical"], label="classical ring messages"),
+        axes[0].bar(0, 0, color=COLOURS["superdense"], label="superdense ring messages (qubits)"),
+        axes[0].bar(0, 0, facecolor="white", edgecolor=COLOURS["distribution"], hatch="////",
+                    label="pair distribution (one qubit per pair)"),
+    ]
+    fig.legend(handles=handles, loc="outside lower center", ncol=3, frameon=False, fontsize=8)
+    return fig
+
+
+def plot_overlap_timeline(result: "OverlapComparison") -> Figure:
+    """:func:`plot_overlap_timelines` of one setting (the widget's figure)."""
+    return plot_overlap_timelines([result])
+
+
+def plot_overlap_ratio(sweep: "OverlapSweep", slow_buckets: int | None = None) -> Figure:
+    """Superdense / classical iteration time against compute / W, for each bucket count B of an
+    :class:`~qring_edu.experiments.superdense_ring.OverlapSweep`.
+
+    Solid lines: the bucketed, overlapped model for both transports (B = 1 is the
+    non-overlapped model of :func:`qring_edu.iteration_time`, up to one α); dotted lines of the
+    same colour: its ideal best ratio :func:`qring_edu.bucketed_best_ratio`. Grey bands: savings
+    of 5 % and 10 % or more. Dashed: the superdense ring with qubits ``slow_cost`` times as slow
+    as bits, for ``slow_buckets`` buckets (default: B = 5 if swept, else the first B).
+    """
+    if slow_buckets is None:
+        slow_buckets = 5 if 5 in sweep.buckets else sweep.buckets[0]
+    if slow_buckets not in sweep.buckets:
+        raise ValueError(f"slow_buckets must be one of the swept bucket counts {sweep.buckets}, "
+                         f"got {slow_buckets!r}")
+    fig = Figure(figsize=(10.5, 4.4), layout="constrained")
+    ax = fig.subplots()
+    ax.axhspan(0.9, 0.95, color="0.92", lw=0)
+    ax.axhspan(0.0, 0.9, color="0.84", lw=0)
+    x0 = sweep.x[0] + 0.01 * (sweep.x[-1] - sweep.x[0])
+    ax.text(x0, 0.947, "saves ≥ 5 %", ha="left", va="top", fontsize=8, color="0.35")
+    ax.text(x0, 0.897, "saves ≥ 10 %", ha="left", va="top", fontsize=8, color="0.35")
+    ax.axhline(1.0, color="k", lw=0.8)
+    colours = ["#d95f0e", "#2c7fb8", "#31a354", "#756bb1", "#636363"]
+    ratio = sweep.ratio
+    for i, B in enumerate(sweep.buckets):
+        c = colours[i % len(colours)]
+        label = f"B = {B} bucket" + ("s" if B > 1 else " (= the non-overlapped model)")
+        ax.plot(sweep.x, ratio[i], color=c, lw=1.6, label=label)
+        ax.axhline(sweep.best[i], color=c, ls=":", lw=1,
+                   label=f"ideal best, B = {B}: {sweep.best[i]:.3f}")
+    i = sweep.buckets.index(slow_buckets)
+    ax.plot(sweep.x, sweep.slow_ratio[i], "--", color=colours[i % len(colours)], lw=1.2,
+            label=f"B = {slow_buckets}, a qubit takes {sweep.slow_cost:g} × a bit's link time")
+    ax.set_xlabel("compute per iteration / W (W: classical link time of one iteration)")
+    ax.set_ylabel("superdense / classical iteration time")
+    lo = min(float(ratio.min()), min(sweep.best))
+    ax.set_ylim(max(0.0, lo - 0.05), 1.25)
+    ax.set_xlim(sweep.x[0], sweep.x[-1])
+    ax.grid(alpha=0.3)
+    fig.legend(*ax.get_legend_handles_labels(), frameon=False, fontsize=7.5,
+               loc="outside right center")
+    ax.set_title(f"{sweep.model}, P = {sweep.workers}, {1e-9 / sweep.beta:g} Gbit/s, "
+                 f"α = {sweep.alpha * 1e6:g} µs: the same overlap for both rings", fontsize=10)
+    return fig
+
+
+# --------------------------------------------------------------------------------------------
+# The cut-set floor
+# --------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------------
+# Names that moved to qring_edu.figures.training (one release)
+# --------------------------------------------------------------------------------------------
+_moved_getattr, _moved_dir = forward(__name__, [], {
+    "plot_training_runs": (_plot_training_runs, "qring_edu.figures.training.plot_training_runs"),
+    "plot_training_comparison": (_plot_training_comparison,
+                                 "qring_edu.figures.training.plot_training_comparison"),
+})
+__getattr__ = _moved_getattr
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_moved_dir()))

@@ -1,4 +1,4 @@
-"""Widgets of chapter 4, *Verified GHZ aggregation* (presentation floor): factories only.
+"""Widgets of chapter 5, *Verified GHZ aggregation* (presentation floor): factories only.
 
 Each factory wires controls to one experiment of :mod:`qring_edu.experiments.vga` and one figure
 of :mod:`qring_edu.figures.vga` through :class:`~qring_edu.widgets.LiveFigure`; nothing here
@@ -12,24 +12,38 @@ import numpy as np
 
 from .._deprecation import forward
 from ..experiments import vga as _experiments
-from ..figures.vga import plot_attack_sweep, plot_epsilon_grid, plot_transcript_comparison
-from ..vga import SOURCES
+from ..figures.vga import plot_attack_sweep, plot_epsilon_grid, plot_exact_privacy
+from ..vga import SOURCES, TRANSCRIPT_SOURCES
 from ._base import LiveFigure, parse_integers, wide_descriptions
 
-__all__ = ["vga_attack_widget", "vga_privacy_widget", "vga_epsilon_widget"]
+__all__ = ["ATTACK_CHOICES", "vga_attack_widget", "vga_privacy_widget", "vga_epsilon_widget"]
+
+#: The epsilon widget's attack drop-down: label -> value ``"attack"`` or
+#: ``"attack/attacked_qubits"`` (read by :func:`_attack_of`).
+ATTACK_CHOICES = (
+    ("split worker: the floor of every certain leak (δ = 1/4)", "split_worker"),
+    ("known pads on one qubit GHZ (δ = δ_P)", "known_pads/1"),
+    ("known pads, whole register", "known_pads"),
+    ("eavesdropper, whole register", "eavesdropper"),
+    ("dephasing (δ = 1)", "dephasing"),
+)
+
+
+def _attack_of(value: str) -> tuple[str, int | None]:
+    attack, _, k = value.partition("/")
+    return attack, (int(k) if k else None)
 
 
 def vga_attack_widget(source: str = "known_pads", test_fraction: float = 0.5,
                       entries: int = 8) -> LiveFigure:
     """Attack playground: pick the source, the test fraction and the number of entries (used
-    register-copies): acceptance rate, attacker's accuracy and epsilon against the test fraction.
-
-    The test-fraction box accepts any number, so values outside [0, 1) show the library's error.
-    """
+    register-copies): acceptance rate, attacker's accuracy and epsilon against the test fraction
+    (epsilon with the detection of the attack the source makes,
+    :data:`qring_edu.experiments.vga.SOURCE_ATTACK`)."""
     controls = {
         "source": widgets.Dropdown(options=list(SOURCES), value=source, description="source"),
-        "test_fraction": widgets.FloatText(value=test_fraction, step=0.05,
-                                           description="test fraction f"),
+        "test_fraction": widgets.FloatSlider(value=test_fraction, min=0.0, max=0.9, step=0.05,
+                                             description="test fraction f"),
         "entries": widgets.IntSlider(value=entries, min=1, max=64, description="used copies d"),
         "eavesdrop_fraction": widgets.FloatSlider(value=0.25, min=0.0, max=1.0, step=0.05,
                                                   description="attacked fraction"),
@@ -49,38 +63,54 @@ def vga_attack_widget(source: str = "known_pads", test_fraction: float = 0.5,
 
 
 def vga_privacy_widget(inputs_a: str = "1, 2, 3", inputs_b: str = "3, 3, 0",
-                       bits: int = 2) -> LiveFigure:
-    """Privacy explorer: type two input sets (one word per worker) and compare the histograms of
-    what the workers broadcast. Equal sums give the same histograms; different sums do not."""
+                       bits: int = 2, source: str = "honest") -> LiveFigure:
+    """Privacy explorer, exact: type two input sets (one word per worker) and pick a source. The
+    figure shows the exact laws of what the workers broadcast (equal sums: identical laws, total-
+    variation distance 0), and each set's exact distance from the ideal transcript jointly with
+    what the attacker holds (:func:`qring_edu.vga.transcript_distance`): 0 for genuine GHZ states,
+    large for known pads, ``q**k (1 - 2**(-b(P-1)))`` for an eavesdropper on a fraction q of the
+    registers with k registers per entry."""
     controls = {
         "inputs_a": widgets.Text(value=inputs_a, description="inputs a"),
         "inputs_b": widgets.Text(value=inputs_b, description="inputs b"),
-        "bits": widgets.IntSlider(value=bits, min=2, max=4, description="bits b"),
-        "samples": widgets.IntSlider(value=4000, min=500, max=50_000, step=500,
-                                     description="runs"),
+        "bits": widgets.IntSlider(value=bits, min=1, max=3, description="bits b"),
+        "source": widgets.Dropdown(options=list(TRANSCRIPT_SOURCES), value=source,
+                                   description="source"),
+        "eavesdrop_fraction": widgets.FloatSlider(value=0.25, min=0.0, max=1.0, step=0.05,
+                                                  description="eavesdropped fraction q"),
+        "amplification": widgets.IntSlider(value=1, min=1, max=3,
+                                           description="registers per entry k"),
     }
     wide_descriptions(controls)
 
-    def compute(inputs_a, inputs_b, bits, samples):
-        return _experiments.transcript_comparison(parse_integers(inputs_a, "inputs_a"),
-                                     parse_integers(inputs_b, "inputs_b"), bits, samples, seed=0)
+    def compute(inputs_a, inputs_b, bits, source, eavesdrop_fraction, amplification):
+        return _experiments.exact_privacy(parse_integers(inputs_a, "inputs_a"),
+                                          parse_integers(inputs_b, "inputs_b"), bits,
+                                          source=source, eavesdrop_fraction=eavesdrop_fraction,
+                                          amplification=amplification)
 
-    return LiveFigure(compute, plot_transcript_comparison, controls,
-                      title="VGA privacy explorer")
+    return LiveFigure(compute, plot_exact_privacy, controls, title="VGA privacy explorer (exact)")
 
 
-def vga_epsilon_widget(bad_fraction: float = 0.1, detection: float = 0.5) -> LiveFigure:
-    """epsilon against the number of used copies for test fractions 1/4, 1/2, 3/4."""
+def vga_epsilon_widget(attack: str = "split_worker", workers: int = 4, bits: int = 8,
+                       bad_fraction: float = 0.1) -> LiveFigure:
+    """epsilon against the number of used copies for test fractions 1/4, 1/2, 3/4, with the
+    per-register detection of the chosen attack (:func:`qring_edu.vga.detection_probability`
+    for P workers and b-bit registers; the drop-down values are :data:`ATTACK_CHOICES`)."""
     controls = {
+        "attack": widgets.Dropdown(options=list(ATTACK_CHOICES), value=attack,
+                                   description="attack"),
+        "workers": widgets.IntSlider(value=workers, min=2, max=8, description="workers P"),
+        "bits": widgets.IntSlider(value=bits, min=2, max=16, description="bits b"),
         "bad_fraction": widgets.FloatSlider(value=bad_fraction, min=0.0, max=0.5, step=0.01,
                                             description="bad fraction β"),
-        "detection": widgets.FloatSlider(value=detection, min=0.05, max=1.0, step=0.05,
-                                         description="detection per test δ"),
     }
     wide_descriptions(controls)
 
-    def compute(bad_fraction, detection):
-        return _experiments.epsilon_grid(bad_fraction, detection)
+    def compute(attack, workers, bits, bad_fraction):
+        name, k = _attack_of(attack)
+        return _experiments.epsilon_grid(bad_fraction, attack=name, workers=workers, bits=bits,
+                                         attacked_qubits=k)
 
     return LiveFigure(compute, plot_epsilon_grid, controls, title="VGA soundness error ε")
 

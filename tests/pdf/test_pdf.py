@@ -293,3 +293,31 @@ def test_latex_log_is_clean(pdf):
     assert not missing, f"characters the fonts lack (left out of the PDF): {missing}"
     assert "There were undefined references" not in log
     assert not re.search(r"Reference `[^']+' on page \d+ undefined", log)
+
+
+def _chapters(node, top: bool = True) -> list[tuple[str, list[str]]]:
+    """(file, its section files) of every chapter of _toc.yml, in order."""
+    out = []
+    for child in node.get("chapters") or []:
+        out.append((child["file"], _toc_files({"chapters": child.get("sections") or []})))
+    for part in node.get("parts") or []:
+        out += _chapters(part)
+    return out
+
+
+def test_solutions_are_filed_under_the_pdfs_chapter_numbers(pdf):
+    """The solutions chapter heads each group "Chapter N: <title>" with the number the PDF gives
+    that chapter: numbered chapters are the _toc.yml chapters named NN_slug, and a section page
+    listed under a chapter (``sections:``) is part of it, not a chapter of its own."""
+    toc = yaml.safe_load(TOC.read_text(encoding="utf-8"))
+    numbered = [(_title(_source(f)), [_title(_source(s)) for s in secs])
+                for f, secs in _chapters(toc) if re.search(r"(^|/)\d\d[a-z]?_[^/]*$", f)]
+    tex = pdf.with_suffix(".tex").read_text(encoding="utf-8")
+    filed = re.findall(r"\\section\{Chapter (\d+): ([^}]*)\}", tex)
+    assert filed, "no per-chapter sections in the solutions chapter"
+    titles = [t for t, _ in numbered]
+    sections = {s for _, secs in numbered for s in secs}
+    for number, title in filed:
+        title = title.replace("\\sphinxhyphen{}", "-")
+        assert title not in sections, f"section page {title!r} filed as a chapter of its own"
+        assert titles[int(number) - 1] == title, f"Chapter {number} is {titles[int(number) - 1]!r}"

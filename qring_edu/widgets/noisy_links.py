@@ -57,7 +57,7 @@ def protected_training_widget(channel_fidelity: float = 0.99, protection: str = 
     >>> from qring_edu.widgets.noisy_links import protected_training_widget
     >>> live = protected_training_widget(steps=5)
     >>> live.result
-    ProtectedTraining(F=0.99, protection='fec', identical=True, unprotected_loss=0.3622)
+    ProtectedTraining(F=0.99, protection='fec', identical=True, unprotected_loss=0.3451)
     """
     controls = {
         "channel_fidelity": widgets.FloatSlider(value=channel_fidelity, min=0.95, max=1.0,

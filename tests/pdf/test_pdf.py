@@ -210,9 +210,16 @@ def variants(text) -> list[str]:
     return [_normalise(re.sub(r"-\n", "-", text)), _normalise(re.sub(r"-\n", "", text))]
 
 
+def _letters(text: str) -> str:
+    """Only the letters and digits of ``text``, lower case: how a title reads whatever LaTeX did
+    to its spaces and hyphens at a line break (pdftotext may drop a hyphen LaTeX broke at)."""
+    return re.sub(r"[\W_]+", "", text.lower())
+
+
 def _count(variants: list[str], needle: str) -> int:
     needle = _normalise(needle).lower()
-    return max(v.lower().count(needle) for v in variants)
+    exact = max(v.lower().count(needle) for v in variants)
+    return max(exact, _letters(variants[0]).count(_letters(needle))) if _letters(needle) else exact
 
 
 def _title_pieces(title: str) -> list[str]:

@@ -68,7 +68,14 @@ TRANSPORTS = ("classical", "superdense")
 class RingStep(NamedTuple):
     """One message of the schedule: at ``step`` (0 .. 2P-3) of ``phase``, ``sender`` sends
     ``chunk`` to ``receiver = (sender + 1) % P``, which adds it (reduce-scatter) or overwrites
-    its copy (all-gather)."""
+    its copy (all-gather).
+
+    Examples
+    --------
+    >>> from qring_edu.ring import ring_schedule
+    >>> ring_schedule(3)[0]
+    RingStep(phase='reduce-scatter', step=0, sender=0, receiver=1, chunk=0)
+    """
 
     phase: str  # "reduce-scatter" | "all-gather"
     step: int
@@ -79,7 +86,16 @@ class RingStep(NamedTuple):
 
 def chunk_bounds(d: int, workers: int) -> np.ndarray:
     """Offsets of the P chunks of a length-d vector, shape (P + 1,): chunk c is
-    ``[offsets[c], offsets[c+1])``. Sizes differ by at most one; chunks may be empty when d < P."""
+    ``[offsets[c], offsets[c+1])``. Sizes differ by at most one; chunks may be empty when d < P.
+
+    Examples
+    --------
+    >>> from qring_edu.ring import chunk_bounds
+    >>> chunk_bounds(10, 4)                              # chunk sizes 3, 3, 2, 2
+    array([ 0,  3,  6,  8, 10])
+    >>> chunk_bounds(2, 3)                               # d < P: the last chunk is empty
+    array([0, 1, 2, 2])
+    """
     d = check_int(d, "d", 1)
     workers = check_int(workers, "P (number of workers)", 2)
     sizes = np.full(workers, d // workers, dtype=np.int64)
@@ -88,7 +104,17 @@ def chunk_bounds(d: int, workers: int) -> np.ndarray:
 
 
 def ring_schedule(workers: int) -> list[RingStep]:
-    """Every message of the ring all-reduce of ``workers`` workers, in step order."""
+    """Every message of the ring all-reduce of ``workers`` workers, in step order.
+
+    Examples
+    --------
+    >>> from qring_edu.ring import ring_schedule
+    >>> steps = ring_schedule(3)
+    >>> len(steps)                                       # 2(P - 1) steps of P messages
+    12
+    >>> [(s.phase, s.step, s.sender, s.receiver, s.chunk) for s in steps[:3]]
+    [('reduce-scatter', 0, 0, 1, 0), ('reduce-scatter', 0, 1, 2, 1), ('reduce-scatter', 0, 2, 0, 2)]
+    """
     workers = check_int(workers, "P (number of workers)", 2)
     P = workers
     sched = []
@@ -140,6 +166,19 @@ class AllReduceResult:
     ``channel_fidelity``, ``protection``: the link model and protection scheme (DESIGN.md §4.9);
     ``link_report``: what protection did (:class:`qring_edu.links.ProtectionReport`; ``None``
     without channel noise, memory noise or protection).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qring_edu import ring_allreduce
+    >>> grads = np.arange(12).reshape(3, 4)             # P = 3 workers, d = 4
+    >>> result = ring_allreduce(grads, transport="superdense", bits=16)
+    >>> result.outputs[0]                               # every row is the column sum
+    array([12, 15, 18, 21])
+    >>> bool((result.outputs == grads.sum(axis=0)).all())
+    True
+    >>> result.transport, result.bits, result.codec is None
+    ('superdense', 16, True)
     """
 
     outputs: np.ndarray = field(repr=False)

@@ -117,7 +117,16 @@ DEFAULT_LOG2_P = tuple(range(8, 25, 2))
 
 
 def aligned_pair(P: int, c: float, seed=None) -> tuple[np.ndarray, np.ndarray]:
-    """Random unit vectors ``g, h`` of length ``P`` with ``<g, h> = c`` exactly (up to rounding)."""
+    """Random unit vectors ``g, h`` of length ``P`` with ``<g, h> = c`` exactly (up to rounding).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qring_edu.experiments.alignment import aligned_pair
+    >>> g, h = aligned_pair(16, 0.3, seed=0)
+    >>> g.shape, round(float(np.linalg.norm(g)), 12), round(float(g @ h), 12)
+    ((16,), 1.0, 0.3)
+    """
     P = check_int(P, "P", 2)
     c = check_float(c, "c", -1.0, 1.0)
     check_seed(seed)
@@ -132,7 +141,17 @@ def aligned_pair(P: int, c: float, seed=None) -> tuple[np.ndarray, np.ndarray]:
 
 @dataclass(frozen=True)
 class GapIPScaling:
-    """Result of :func:`gapip_scaling` (arrays indexed like ``taus``)."""
+    """Result of :func:`gapip_scaling` (arrays indexed like ``taus``).
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.alignment import gapip_scaling
+    >>> s = gapip_scaling((0.4, 0.2), 2**8, trials=2, confidence="hoeffding")
+    >>> s
+    GapIPScaling(P=256, taus=0.4..0.2, quantum_slope=0.000, classical_slope=2.052, trials=2)
+    >>> s.classical_kind, [round(float(a), 2) for a in s.quantum_accuracy]
+    (('sketch', 'sketch'), [1.0, 1.0])
+    """
 
     P: int
     delta: float
@@ -200,6 +219,15 @@ def gapip_scaling(taus: Sequence[float] = DEFAULT_TAUS, P: int = 2**16, *, trial
     otherwise Hoeffding), fixed in advance. Accuracies: fraction of correct verdicts.
     ``confidence="chernoff"`` (the default, kept for compatibility) pairs conservative Chernoff
     intervals with the Hoeffding sketch: compare within ``"hoeffding"`` or ``"exact"``.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.alignment import gapip_scaling
+    >>> s = gapip_scaling((0.4, 0.1), 2**8, trials=2, confidence="hoeffding")
+    >>> s.taus.tolist(), s.quantum_cost.shape
+    ([0.4, 0.1], (2,))
+    >>> bool(s.quantum_cost[1] > s.quantum_cost[0])          # a smaller margin costs more qubits
+    True
     """
     taus_arr = _check_taus(taus)
     P = check_int(P, "P", 2)
@@ -235,7 +263,17 @@ def gapip_scaling(taus: Sequence[float] = DEFAULT_TAUS, P: int = 2**16, *, trial
 
 @dataclass(frozen=True)
 class TieAuditScaling:
-    """Result of :func:`tieaudit_scaling` (arrays indexed like ``Ps``)."""
+    """Result of :func:`tieaudit_scaling` (arrays indexed like ``Ps``).
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.alignment import tieaudit_scaling
+    >>> s = tieaudit_scaling((8, 10), 0.1, trials=1)
+    >>> s
+    TieAuditScaling(eps=0.1, alpha=1, P=2^8..2^10, classical_slope=n/a, crossover_P=2^13, bound='bernstein')
+    >>> s.Ps.tolist(), s.quantum_cost.tolist()
+    ([256, 1024], [1480.0, 1850.0])
+    """
 
     eps: float
     alpha: float
@@ -337,7 +375,17 @@ def tieaudit_scaling(log2_P: Sequence[int] = DEFAULT_LOG2_P, eps: float = 0.05, 
     instances (matching of fraction ``alpha``, ``round(f m)`` disagreeing pairs) and their errors
     recorded. ``bound``: ``"hoeffding"`` or ``"bernstein"`` plan both sides as
     :func:`tieaudit_crossover` does (the exact planners take seconds per size: use
-    :func:`tieaudit_crossover_table` for the exact family)."""
+    :func:`tieaudit_crossover_table` for the exact family).
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.alignment import tieaudit_scaling
+    >>> s = tieaudit_scaling((8, 10, 30), 0.1, run_max_log2_P=8, trials=2)
+    >>> s.classical_cost.tolist()
+    [256.0, 950.0, 972057.0]
+    >>> s.crossover_P
+    8192
+    """
     ns = [check_int(n, "log2_P", 1, 40) for n in log2_P]
     if len(ns) < 2:
         raise ValueError("log2_P must hold at least two sizes")
@@ -412,7 +460,18 @@ class GapIPPaths:
     """``P("not a_h")`` after k iterations (``protocol="phase_estimation"``: ``P(control "-")``
     with power ``K = k``), for each k in ``ks``, computed four ways: the exact 2-D subspace (fast
     path), the full state vector, the Qiskit circuit evolved as a ``Statevector``, and Aer
-    sampling ``shots`` shots (shape (n,) each)."""
+    sampling ``shots`` shots (shape (n,) each).
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.alignment import aligned_pair, gapip_paths
+    >>> g, h = aligned_pair(4, 0.5, seed=1)
+    >>> paths = gapip_paths(g, h, ks=(0, 1), shots=200)
+    >>> paths.subspace.round(4).tolist(), paths.statevector.round(4).tolist()
+    ([0.4375, 0.6836], [0.4375, 0.6836])
+    >>> paths.aer.tolist()                                             # sampled: close, not equal
+    [0.44, 0.665]
+    """
 
     ks: np.ndarray = field(repr=False)
     subspace: np.ndarray = field(repr=False)
@@ -443,7 +502,16 @@ def gapip_paths(g, h, ks: Sequence[int] = range(4), *, shots: int = 4000,
     """Run :func:`qring_edu.alignment.gapip_probability` with each method and
     :func:`qring_edu.alignment.gapip_sample_qiskit` (``seed = k``) for each k (small P only:
     the circuits have ``ceil(log2(P + 1))`` qubits, one more for phase estimation's control;
-    ``protocol="phase_estimation"`` takes powers ``K >= 1``)."""
+    ``protocol="phase_estimation"`` takes powers ``K >= 1``).
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.alignment import aligned_pair, gapip_paths
+    >>> g, h = aligned_pair(6, -0.2, seed=2)
+    >>> paths = gapip_paths(g, h, ks=(1, 2), shots=100, protocol="phase_estimation")
+    >>> bool(abs(paths.subspace - paths.qiskit).max() < 1e-9)         # exact paths agree
+    True
+    """
     check_choice(protocol, "protocol", QUANTUM_GAPIP_PROTOCOLS)
     lo = 1 if protocol == "phase_estimation" else 0
     ks = [check_int(k, "ks", lo) for k in ks]
@@ -466,7 +534,15 @@ MAX_WIDGET_LOG2_P = 18
 
 @dataclass(frozen=True)
 class GapIPCurves:
-    """GapIP cost curves over ``tau`` in ``[tau_min, 0.4]`` with the selected ``tau`` marked."""
+    """GapIP cost curves over ``tau`` in ``[tau_min, 0.4]`` with the selected ``tau`` marked.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.alignment import gapip_curves
+    >>> curves = gapip_curves(0.1, log2_P=8, trials=2, points=3)
+    >>> curves.tau, curves.scaling.taus.round(3).tolist()
+    (0.1, [0.4, 0.2, 0.1])
+    """
 
     tau: float
     scaling: GapIPScaling = field(repr=False)
@@ -480,7 +556,15 @@ def gapip_curves(tau: float = 0.05, log2_P: int = 16, trials: int = 8, seed: int
                  protocol: str = "quantum") -> GapIPCurves:
     """Run :func:`gapip_scaling` on ``points`` log-spaced values from 0.4 down to
     ``min(tau, 0.4 / 2)`` (so the curve always spans at least a factor 2) at ``P = 2^log2_P``,
-    with the family ``confidence`` on both sides and the quantum ``protocol``."""
+    with the family ``confidence`` on both sides and the quantum ``protocol``.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.alignment import gapip_curves
+    >>> curves = gapip_curves(0.3, log2_P=8, trials=2, points=3)
+    >>> curves.scaling.taus.round(3).tolist()                          # spans a factor of 2 at least
+    [0.4, 0.283, 0.2]
+    """
     tau = check_float(tau, "tau", 0.0, 1.0, lo_open=True, hi_open=True)
     log2_P = check_int(log2_P, "log2_P", 1, MAX_WIDGET_LOG2_P)
     trials = check_int(trials, "trials", 2, 200)
@@ -496,7 +580,17 @@ def gapip_curves(tau: float = 0.05, log2_P: int = 16, trials: int = 8, seed: int
 # --------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class AuditExplorer:
-    """One TieAudit instance and the three protocols' estimates on it."""
+    """One TieAudit instance and the three protocols' estimates on it.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.alignment import audit_explorer
+    >>> ex = audit_explorer(log2_P=5, alpha=0.75, f=0.25, eps=0.1, seed=0)
+    >>> ex
+    AuditExplorer(P=32, pairs=12, f=0.250, quantum=0.216, entanglement_assisted=0.216, classical=0.250)
+    >>> len(ex.signs), len(ex.matching), len(ex.estimates)
+    (32, 12, 3)
+    """
 
     signs: np.ndarray = field(repr=False)
     matching: np.ndarray = field(repr=False)
@@ -526,7 +620,17 @@ def audit_explorer(log2_P: int = 5, alpha: float = 0.75, f: float = 0.25, eps: f
     ``attack`` and ``test_strings`` (:func:`qring_edu.tieaudit`) apply to the quantum protocol;
     the entanglement-assisted one is always padded by its random outcome bits, so it runs with
     ``test_strings="random"``. The one-copy law shown (``p_plus``, ``p_minus``) is that of a data
-    copy through the channel (:func:`qring_edu.sign_audit.copy_y_law`)."""
+    copy through the channel (:func:`qring_edu.sign_audit.copy_y_law`).
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.alignment import audit_explorer
+    >>> ex = audit_explorer(log2_P=4, f=0.5, eps=0.2, noise=0.1, seed=3)
+    >>> ex
+    AuditExplorer(P=16, pairs=6, f=0.500, quantum=0.497, entanglement_assisted=0.497, classical=0.500)
+    >>> round(ex.f, 3), round(ex.alpha, 3)
+    (0.5, 0.75)
+    """
     log2_P = check_int(log2_P, "log2_P", 1, 12)
     P = 2**log2_P
     if matching is None:
@@ -550,7 +654,17 @@ def audit_explorer(log2_P: int = 5, alpha: float = 0.75, f: float = 0.25, eps: f
 def tieaudit_curves(eps: float = 0.05, alpha: float = 1.0, delta: float = 0.05,
                     bound: str = "bernstein") -> TieAuditScaling:
     """Planned costs for ``P = 2^8 .. 2^30`` (nothing is run; the costs are fixed in advance),
-    both sides planned with ``bound`` (``"hoeffding"`` or ``"bernstein"``)."""
+    both sides planned with ``bound`` (``"hoeffding"`` or ``"bernstein"``).
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.alignment import tieaudit_curves
+    >>> curves = tieaudit_curves(0.05)
+    >>> int(curves.Ps[0]), int(curves.Ps[-1]), curves.trials          # planned only: nothing is run
+    (256, 1073741824, 5)
+    >>> curves.crossover_P
+    65536
+    """
     return tieaudit_scaling(range(8, 31, 2), eps, alpha=alpha, delta=delta, run_max_log2_P=0,
                             bound=bound)
 
@@ -560,7 +674,17 @@ def tieaudit_curves(eps: float = 0.05, alpha: float = 1.0, delta: float = 0.05,
 # --------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class NoiseSweep:
-    """Quantum TieAudit estimates of one instance at several noise levels."""
+    """Quantum TieAudit estimates of one instance at several noise levels.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.alignment import noise_sweep
+    >>> sw = noise_sweep((0.0, 0.3), log2_P=8, eps=0.1)
+    >>> sw
+    NoiseSweep(f=0.203, eps=0.1, max_calibrated_error=0.0131, max_naive_error=0.0874)
+    >>> sw.noises.tolist(), sw.copies.tolist()
+    ([0.0, 0.3], [185, 4330])
+    """
 
     noises: np.ndarray = field(repr=False)
     naive: np.ndarray = field(repr=False)        # f_hat ignoring the noise
@@ -596,7 +720,15 @@ def noise_sweep(noises=(0.0, 0.1, 0.2, 0.3, 0.4, 0.5), *, log2_P: int = 12, alph
                 f: float = 0.2, eps: float = 0.05, seed: int = 0) -> NoiseSweep:
     """For each noise level: the calibrated estimate (:func:`qring_edu.tieaudit` with hidden test
     copies) and the naive one (the noiseless estimator on noisy copies: the data half of the
-    same protocol read as if ``eta = 1``)."""
+    same protocol read as if ``eta = 1``).
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.alignment import noise_sweep
+    >>> sw = noise_sweep((0.0, 0.4), log2_P=8, f=0.2, eps=0.1)
+    >>> [round(float(x), 3) for x in sw.naive], [round(float(x), 3) for x in sw.calibrated]
+    ([0.184, 0.32], [0.216, 0.204])
+    """
     log2_P = check_int(log2_P, "log2_P", 1, 22)
     P = 2**log2_P
     m = random_matching(P, alpha, seed=seed)
@@ -672,6 +804,15 @@ def gapip_schedule(P: int, power: int, protocol: str = "quantum") -> GapIPSchedu
     controlled-``R_h``; ``K - 1`` times the server controlled-``R_g`` and the client
     controlled-``R_h``; the client measures the control in the X basis: ``2K - 1`` passes of
     ``n + 1`` qubits, probability ``sin^2(K theta)``. At most 12 for drawing.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.alignment import gapip_schedule
+    >>> s = gapip_schedule(3, 1)                        # P = 3, one amplitude-estimation iteration
+    >>> s
+    GapIPSchedule(protocol='quantum', P=3, power=1, passes=3, qubits=6, angle=3θ)
+    >>> gapip_schedule(3, 2, "phase_estimation")
+    GapIPSchedule(protocol='phase_estimation', P=3, power=2, passes=3, qubits=9, angle=2θ)
     """
     P = check_int(P, "P", 1)
     check_choice(protocol, "protocol", QUANTUM_GAPIP_PROTOCOLS)
@@ -734,6 +875,15 @@ class GapIPComparison:
     send-the-vector cost; the classical cost of a family is the cheaper of the two
     (:meth:`classical_cost`). ``classical_accuracy[j]``: the classical protocol's fraction of
     correct verdicts (nan when it was not run).
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.alignment import gapip_comparison
+    >>> c = gapip_comparison((0.3, 0.1), 2**8, trials=2, families=(("quantum", "hoeffding"),))
+    >>> c
+    GapIPComparison(P=256, taus=0.3..0.1 (2), trials=2, families=1)
+    >>> c.families, c.quantum_cost.shape
+    ((('quantum', 'hoeffding'),), (1, 2))
     """
 
     P: int
@@ -891,7 +1041,15 @@ def gapip_comparison(taus: Sequence[float], P: int = 2**16, *, trials: int = 8,
 class CopyPlan:
     """One way of planning the quantum copies: ``copies`` and the exact probability that the
     estimate misses by more than ``eps`` (``failure``), maximised over ``f`` (``worst_f`` the
-    maximiser) or, where that search is too slow, at ``f = 1/2`` (``worst_f = nan``)."""
+    maximiser) or, where that search is too slow, at ``f = 1/2`` (``worst_f = nan``).
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.alignment import tieaudit_copy_plans
+    >>> plan = tieaudit_copy_plans(1.0, 0.2)[0]
+    >>> plan.method, plan.copies, round(plan.failure, 4)      # exact miss probability <= delta
+    ('Hoeffding', 47, 0.0079)
+    """
 
     method: str
     copies: int
@@ -901,7 +1059,17 @@ class CopyPlan:
 
 @dataclass(frozen=True)
 class CopyPlans(Rows):
-    """The copy plans of :func:`tieaudit_copy_plans` at one ``(alpha, eps, delta)``."""
+    """The copy plans of :func:`tieaudit_copy_plans` at one ``(alpha, eps, delta)``.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.alignment import tieaudit_copy_plans
+    >>> plans = tieaudit_copy_plans(1.0, 0.2)
+    >>> plans
+    CopyPlans(alpha=1, eps=0.2, delta=0.05: Hoeffding=47, Bernstein=47, exact plan=25, 0.9 × exact plan=22, normal approximation=25)
+    >>> [r.method for r in plans]
+    ['Hoeffding', 'Bernstein', 'exact plan', '0.9 × exact plan', 'normal approximation']
+    """
 
     alpha: float = 1.0
     eps: float = 0.05
@@ -966,7 +1134,17 @@ def tieaudit_copy_plans(alpha: float = 0.1, eps: float = 0.05,
 @dataclass(frozen=True, eq=False)
 class CopiesCurve:
     """Copies against the coverage ``alpha``: Hoeffding and Bernstein on the grid ``alphas``,
-    the exact plan at ``exact_alphas``."""
+    the exact plan at ``exact_alphas``.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.alignment import tieaudit_copies_curve
+    >>> curve = tieaudit_copies_curve((1.0, 0.5), 0.2, exact_alphas=(1.0,))
+    >>> curve
+    CopiesCurve(eps=0.2, delta=0.05, alpha=0.5..1, exact at 1)
+    >>> curve.bernstein.tolist(), curve.exact.tolist()
+    ([47.0, 111.0], [25.0])
+    """
 
     eps: float
     delta: float
@@ -1017,7 +1195,17 @@ def tieaudit_copies_curve(alphas: Sequence[float] = tuple(np.geomspace(1.0, 0.01
 @dataclass(frozen=True)
 class TieAuditCrossovers:
     """Crossover ``P`` (smallest power of two where quantum TieAudit is cheaper, 0 if none)
-    for each coverage in ``alphas`` and each family in ``bounds``: ``crossover[i][j]``."""
+    for each coverage in ``alphas`` and each family in ``bounds``: ``crossover[i][j]``.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.alignment import tieaudit_crossover_table
+    >>> t = tieaudit_crossover_table((1.0, 0.5), bounds=("hoeffding", "bernstein"))
+    >>> t
+    TieAuditCrossovers(eps=0.05, alphas=(1.0, 0.5), bounds=('hoeffding', 'bernstein'))
+    >>> t.crossovers
+    ((65536, 65536), (524288, 131072))
+    """
 
     eps: float
     delta: float
@@ -1086,7 +1274,17 @@ class AttackSweep:
     ``attenuation[c, i, r]`` (the tests' estimate ``lambda_hat = mean(Y_test)/alpha`` of the
     attenuation; 1 when no test copies are sent, at noise 0). ``data_overlap``: probability that
     the adversary's projection onto the public test state ``|psi_1>`` catches one (unpadded) data
-    copy of this instance, ``(sum_i s_i / P)^2``."""
+    copy of this instance, ``(sum_i s_i / P)^2``.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.alignment import tieaudit_attack_sweep
+    >>> s = tieaudit_attack_sweep((0.0, 0.5), log2_P=6, seeds=2)
+    >>> s
+    AttackSweep(P=64, f=0.188, eps=0.05, noises=2, seeds=2, bound='bernstein')
+    >>> s.cases[:2], s.estimates.shape                                 # (cases, noises, seeds)
+    ((('fixed', 'uniform'), ('fixed', 'data_only')), (4, 2, 2))
+    """
 
     P: int
     f: float
@@ -1190,7 +1388,17 @@ class DephasingSweep:
     """The ratio estimator under dephasing on one instance whose far pairs (Hamming distance
     ``|i XOR j| >= min_distance``) disagree: ``bias`` (:func:`qring_edu.sign_audit.ratio_bias`,
     the many-copies limit of ``f_hat - f``), and the mean ``f_hat`` over ``seeds`` runs without
-    the twirl (``plain``) and with ``twirl="clifford"`` (``twirled``)."""
+    the twirl (``plain``) and with ``twirl="clifford"`` (``twirled``).
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.alignment import dephasing_sweep
+    >>> s = dephasing_sweep((0.0, 0.1), log2_P=6, min_distance=4, seeds=1)
+    >>> s
+    DephasingSweep(P=64, f=0.4062, min_distance=4, largest |bias|=0.1214)
+    >>> [round(float(x), 4) for x in s.plain], [round(float(x), 4) for x in s.twirled]
+    ([0.4309, 0.3009], [0.4309, 0.4163])
+    """
 
     P: int
     f: float

@@ -120,6 +120,15 @@ class AttackSweep:
     ``epsilon[i]`` (:func:`qring_edu.vga_epsilon` for ``n_copies(f)`` register-copies,
     ``bad_fraction``, and the per-register ``detection`` of ``attack``,
     :func:`qring_edu.vga.detection_probability`).
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.vga import attack_sweep
+    >>> sw = attack_sweep("known_pads", 0.5, 4, runs=20)
+    >>> sw
+    AttackSweep(source='known_pads', P=3, bits=2, d=4, runs=20, f=0.5: acceptance=0.000, accuracy=1.000, epsilon=0.5)
+    >>> len(sw.fractions) == len(sw.acceptance) == len(sw.epsilon)
+    True
     """
 
     source: str
@@ -269,6 +278,13 @@ def transcript_comparison(inputs_a: Sequence[int] = (1, 2, 3), inputs_b: Sequenc
 
     ``inputs_a``, ``inputs_b``: one integer word per worker, the same number P >= 2 of workers;
     ``bits``: 2..6 (histograms have ``2**(bits P)`` cells).
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.vga import transcript_comparison
+    >>> cmp = transcript_comparison((1, 2, 3), (3, 3, 0), bits=2, samples=500)
+    >>> cmp
+    TranscriptComparison(P=3, bits=2, samples=500, same_sum=True, p_value=0.098)
     """
     bits = check_int(bits, "bits", 2, 6)
     samples = check_int(samples, "samples", 10, MAX_SAMPLES)
@@ -374,6 +390,15 @@ def exact_privacy(inputs_a: Sequence[int] = (1, 2, 3), inputs_b: Sequence[int] =
     ``P * bits <= 12``; ``bits`` in 1..6; ``source`` in ``"honest"``, ``"known_pads"``,
     ``"eavesdropper"`` (``eavesdrop_fraction`` q used by the last only); ``amplification`` k in
     1..8 registers per entry. Nothing is sampled.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.vga import exact_privacy
+    >>> honest = exact_privacy((1, 2, 3), (3, 3, 0), bits=2)
+    >>> honest
+    ExactPrivacy(P=3, bits=2, source='honest', same_sum=True, between=0, distance_a=0, distance_b=0)
+    >>> exact_privacy((1, 2, 3), (3, 3, 0), bits=2, source="known_pads")
+    ExactPrivacy(P=3, bits=2, source='known_pads', same_sum=True, between=0, distance_a=0.9375, distance_b=0.9375)
     """
     bits = check_int(bits, "bits", 1, 6)
     a = _words(inputs_a, "inputs_a")
@@ -426,6 +451,15 @@ class TranscriptPaths:
     ``(m_0, ..., m_{P-1})`` at code ``c = Σ_j m_j 2**(b j)``. ``*_p_value``: chi-squared goodness
     of fit on the exact support; ``*_off_sum``: transcripts outside it (announcements whose sum is
     not the inputs' sum).
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.vga import transcript_paths
+    >>> paths = transcript_paths((2, 3, 1), bits=2, samples=200)
+    >>> paths.exact.shape, int(paths.fast_counts.sum()), int(paths.aer_counts.sum())
+    ((64,), 200, 200)
+    >>> round(float(paths.exact.sum()), 6)
+    1.0
     """
 
     inputs: tuple[int, ...]
@@ -466,7 +500,15 @@ class TranscriptPaths:
 def transcript_paths(inputs: Sequence[int] = (2, 3, 1), bits: int = 2, samples: int = 4000, *,
                      aer_seed: int = 1, fast_seed: int = 2) -> TranscriptPaths:
     """Sample the transcripts of one entry per worker (``inputs``, P = len(inputs) <= 4) with both
-    paths, ``samples`` times each; ``bits`` b with ``b P <= 12``."""
+    paths, ``samples`` times each; ``bits`` b with ``b P <= 12``.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.vga import transcript_paths
+    >>> paths = transcript_paths((1, 2), bits=2, samples=100)
+    >>> paths
+    TranscriptPaths(inputs=(1, 2), bits=2, samples=100, aer_p=0.849, fast_p=0.641)
+    """
     x = _words(inputs, "inputs")
     bits = check_bits(bits)
     samples = check_int(samples, "samples", 10, MAX_SAMPLES)
@@ -585,7 +627,23 @@ class WitnessTable:
 
 def witness_table(workers: int = 4, seed: int = 0) -> WitnessTable:
     """The witness ``F >= 1 - 2 P(fail)`` on seven named states of ``workers`` qubits (P in
-    2..10; the random phases and the random pure state are seeded)."""
+    2..10; the random phases and the random pure state are seeded).
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.vga import witness_table
+    >>> table = witness_table(3)
+    >>> print(table.table())
+    P = 3 qubits
+    state                                       fidelity F  P(test fails)  witness 1 - 2 P(fail)  tight
+    genuine GHZ                                     1.0000         0.0000                 1.0000  yes
+    phase-flipped GHZ (dephased)                    0.0000         1.0000                 0.0000  no
+    known-pads copy (product, zero-sum phases)      0.2500         0.3750                 0.2500  yes
+    split worker: |+> (x) GHZ on the others         0.5000         0.2500                 0.5000  yes
+    rotated GHZ, angle 0.3                          0.9127         0.0437                 0.9127  yes
+    maximally mixed                                 0.1250         0.5000                 0.0000  no
+    random pure state                               0.0174         0.5036                 0.0000  no
+    """
     workers = check_int(workers, "workers", 2, 10)
     check_seed(seed)
     rows = []
@@ -670,7 +728,23 @@ DETECTION_ROWS = (
 
 def detection_table(workers: int = 4, bits: int = 8, n_copies: int = 800,
                     test_fraction: float = 0.5, bad_fraction: float = 0.1) -> DetectionTable:
-    """Detection and epsilon for each attack of :data:`DETECTION_ROWS` at one setting."""
+    """Detection and epsilon for each attack of :data:`DETECTION_ROWS` at one setting.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.vga import detection_table
+    >>> table = detection_table(n_copies=400)
+    >>> table
+    DetectionTable(P=4, bits=8, N=400, f=0.5, beta=0.1, 5 attacks)
+    >>> print(table.table())
+    P = 4 workers, b = 8 bits
+    attack                        what the source learns            detection per register δ  ε (N = 400, f = 0.5, β = 0.1)
+    known pads, whole register    every input of the entry                            0.9900                      2.741e-07
+    known pads on one qubit GHZ   the lowest bit of every input                       0.4375                      1.558e-04
+    eavesdropper, whole register  every input of the entry (later)                    0.9900                      2.741e-07
+    split worker (one qubit GHZ)  one worker's lowest input bit                       0.2500                      3.861e-03
+    dephasing                     nothing (the sum is shifted)                        1.0000                      2.741e-07
+    """
     workers = check_int(workers, "workers", 2, 64)
     bits = check_bits(bits)
     rows = []
@@ -750,6 +824,13 @@ def epsilon_grid(bad_fraction: float = 0.1, detection: float | None = None, max_
     ``attack`` (:func:`qring_edu.vga.detection_probability` with ``workers``, ``bits`` and
     ``attacked_qubits``); exactly one of the two must be given (``TypeError`` otherwise: no
     detection is assumed).
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.vga import epsilon_grid
+    >>> grid = epsilon_grid(0.1, detection=0.5, max_used=100)
+    >>> grid
+    EpsilonGrid(bad_fraction=0.1, detection=0.5, attack=None, used=20 sizes up to 100, fractions=3)
     """
     beta = check_float(bad_fraction, "bad_fraction", 0.0, 1.0, hi_open=True)
     workers = check_int(workers, "workers", 2, 64)
@@ -774,6 +855,15 @@ class FractionSweep:
     ``fractions[j]``. ``best_fraction(i)``: the fraction with the smallest epsilon;
     ``exponent_share(i, f)``: ``log eps(f) / log eps(best)``, the share of the best error
     exponent that fraction f reaches.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.vga import fraction_sweep
+    >>> sw = fraction_sweep(n_copies=400)
+    >>> sw.labels
+    ('split worker (one qubit GHZ)', 'known pads on one qubit GHZ', 'known pads, whole register')
+    >>> sw.best_fraction(0), round(sw.exponent_share(0, 0.5), 2)
+    (0.8, 0.73)
     """
 
     n_copies: int
@@ -848,6 +938,15 @@ class EpsilonFloor:
     for ``detections[i]``; ``epsilon_beta[i, k]``: the same at ``bad_fraction``;
     ``floor_zero[k]`` / ``floor_beta[k]``: :func:`qring_edu.vga_epsilon_floor` (the bound that
     holds for every detection: one bad copy more than allowed, never tested).
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.vga import epsilon_floor_sweep
+    >>> fl = epsilon_floor_sweep(max_copies=200)
+    >>> fl.labels
+    ('split worker (one qubit GHZ)', 'known pads on one qubit GHZ', 'dephasing')
+    >>> fl.n_copies.shape, fl.epsilon_zero.shape          # (attacks, copy counts)
+    ((14,), (3, 14))
     """
 
     test_fraction: float
@@ -907,6 +1006,15 @@ class PartialCopySweep:
     test, ``leak`` (largest TV distance of the entry's transcript from the ideal over all inputs)
     and the witness bound ``distance_bound`` = sqrt(2 P(fail)). ``leak_slope`` and
     ``fail_slope``: log-log slopes against t over the angles up to 0.05 (1 and 2 for small t).
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.vga import partial_copy_sweep
+    >>> sw = partial_copy_sweep([0.01, 0.1])
+    >>> [round(float(t), 4) for t in sw.trace_distance]
+    [0.01, 0.0998]
+    >>> bool((sw.leak <= sw.distance_bound + 1e-12).all())           # the witness bound holds
+    True
     """
 
     workers: int
@@ -978,7 +1086,17 @@ def partial_copy_sweep(angles=None, workers: int = 2, bits: int = 1) -> PartialC
 class FiniteCopyCurve:
     """Fidelity that ``tests[k]`` passed register tests guarantee for one random untested
     register at significance ``significances[i]``: ``fidelity[i, k] = 1 -``
-    :func:`qring_edu.vga.ghz_verified_infidelity`."""
+    :func:`qring_edu.vga.ghz_verified_infidelity`.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.vga import finite_copy_curve
+    >>> curve = finite_copy_curve(max_tests=1000)
+    >>> curve.fidelity.shape                              # (significances, numbers of tests)
+    (2, 35)
+    >>> round(curve.at(400, 0.05), 4), round(curve.at(400, 0.01), 4)
+    (0.9501, 0.7506)
+    """
 
     tests: np.ndarray = field(repr=False)
     significances: np.ndarray = field(repr=False)
@@ -1021,6 +1139,15 @@ class AmplificationSweep:
     ``attack_fraction`` of the delivered registers), ``exact[i]`` (:func:`qring_edu.
     amplified_leak_probability` with the run's N and B), ``power[i]`` = ``attack_fraction**k``,
     ``ghz_used[i]`` (qubit GHZ copies used), ``sums_exact[i]`` (every sum right).
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.vga import amplification_sweep
+    >>> sw = amplification_sweep(ks=(1, 2), entries=200)
+    >>> sw
+    AmplificationSweep(P=4, d=200, bits=8, attack_fraction=0.25, k=[1, 2])
+    >>> sw.ks.tolist(), [round(float(p), 4) for p in sw.power]       # attack_fraction ** k
+    ([1, 2], [0.25, 0.0625])
     """
 
     workers: int

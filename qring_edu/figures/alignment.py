@@ -68,14 +68,33 @@ def _plain_log_x(ax) -> None:
 def plot_circuit(circuit: "QuantumCircuit", title: str = "", *, width: float = 10.0,
                  fold: int = -1) -> Figure:
     """Draw one Qiskit circuit on a fresh figure, qubit 0 on top
-    (:func:`~qring_edu.figures._base.plot_circuits`)."""
+    (:func:`~qring_edu.figures._base.plot_circuits`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qring_edu import gapip_circuit
+    >>> from qring_edu.figures.alignment import plot_circuit
+    >>> g = h = np.ones(3) / np.sqrt(3)
+    >>> fig = plot_circuit(gapip_circuit(g, h, 1), "GapIP, k = 1")
+    >>> fig.axes[0].get_title()
+    'GapIP, k = 1'
+    """
     return plot_circuits([circuit], [title], width=width, fold=fold)
 
 
 def plot_rotation(tau: float, k_max: int = 12) -> Figure:
     """Probability of the outcome "not a_h" after ``k`` iterations, ``sin^2((2k+1) theta)``, for
     an aligned (``<g,h> = tau``) and a conflicting (``<g,h> = -tau``) instance: the two angles
-    ``theta = arccos((1 ± tau)/2)`` drift apart linearly in ``k``."""
+    ``theta = arccos((1 ± tau)/2)`` drift apart linearly in ``k``.
+
+    Examples
+    --------
+    >>> from qring_edu.figures.alignment import plot_rotation
+    >>> fig = plot_rotation(0.2, k_max=6)
+    >>> len(fig.axes[0].lines) >= 2                     # tau = +0.2 and -0.2
+    True
+    """
     ks = np.arange(k_max + 1)
     fine = np.linspace(0, k_max, 400)
     fig = Figure(figsize=(8, 3.4), layout="constrained")
@@ -98,7 +117,18 @@ def plot_iae_run(decision: "Decision", tau: float) -> Figure:
     """The confidence interval for ``a = sin^2 theta`` after each step of a quantum
     :func:`~qring_edu.gapip` decision (amplitude or phase estimation), against the qubits sent
     so far (each step's recorded ``IAEStep.qubits``), with the decision threshold
-    ``3/4 - tau^2/4`` and the two promise values ``threshold ± tau/2``."""
+    ``3/4 - tau^2/4`` and the two promise values ``threshold ± tau/2``.
+
+    Examples
+    --------
+    >>> from qring_edu import gapip
+    >>> from qring_edu.experiments.alignment import aligned_pair
+    >>> from qring_edu.figures.alignment import plot_iae_run
+    >>> g, h = aligned_pair(64, 0.3, seed=0)
+    >>> fig = plot_iae_run(gapip(g, h, 0.3, confidence="hoeffding", seed=1), 0.3)
+    >>> len(fig.axes) >= 1
+    True
+    """
     steps = decision.steps
     if not steps:
         raise ValueError("decision has no IAE steps (was it run with protocol='quantum' or "
@@ -130,7 +160,17 @@ def plot_iae_run(decision: "Decision", tau: float) -> Figure:
 
 def plot_gapip_scaling(result: "GapIPScaling", *, highlight_tau: float | None = None) -> Figure:
     """Left: cost against ``1/tau`` (log-log) with the fitted power laws; right: decision accuracy
-    of both protocols on promise instances."""
+    of both protocols on promise instances.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.alignment import gapip_scaling
+    >>> from qring_edu.figures.alignment import plot_gapip_scaling
+    >>> result = gapip_scaling((0.4, 0.2, 0.1), 2**8, trials=2, confidence="hoeffding")
+    >>> fig = plot_gapip_scaling(result, highlight_tau=0.2)
+    >>> fig.axes[0].get_xscale(), fig.axes[0].get_yscale()
+    ('log', 'log')
+    """
     x = 1.0 / result.taus
     fig = Figure(figsize=(10, 3.8), layout="constrained")
     ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [2.2, 1]})
@@ -167,13 +207,31 @@ def plot_gapip_scaling(result: "GapIPScaling", *, highlight_tau: float | None = 
 
 def plot_gapip_curves(result: "GapIPCurves") -> Figure:
     """:func:`plot_gapip_scaling` of a :class:`~qring_edu.experiments.alignment.GapIPCurves`,
-    with its ``tau`` marked."""
+    with its ``tau`` marked.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.alignment import gapip_curves
+    >>> from qring_edu.figures.alignment import plot_gapip_curves
+    >>> fig = plot_gapip_curves(gapip_curves(0.1, log2_P=8, trials=2, points=3))
+    >>> len(fig.axes) >= 1
+    True
+    """
     return plot_gapip_scaling(result.scaling, highlight_tau=result.tau)
 
 
 def plot_tieaudit_scaling(result: "TieAuditScaling") -> Figure:
     """Cost of TieAudit against ``P`` (log-log): quantum qubits ``N log2 P``, classical bits
-    ``Θ(sqrt P)`` (capped at ``P``), the crossover marked."""
+    ``Θ(sqrt P)`` (capped at ``P``), the crossover marked.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.alignment import tieaudit_curves
+    >>> from qring_edu.figures.alignment import plot_tieaudit_scaling
+    >>> fig = plot_tieaudit_scaling(tieaudit_curves(0.05))
+    >>> fig.axes[0].get_xscale()
+    'log'
+    """
     fig = Figure(figsize=(8, 3.8), layout="constrained")
     ax = fig.subplots()
     ax.loglog(result.Ps, result.quantum_cost, "o-", color=COLOURS["quantum"], base=2,
@@ -197,7 +255,16 @@ def plot_tieaudit_scaling(result: "TieAuditScaling") -> Figure:
 def plot_audit_explorer(ex: "AuditExplorer") -> Figure:
     """The TieAudit explorer: the sign pattern with the matching drawn as arcs (green: agree, red:
     disagree), the Born-rule distribution of the client's outcome ``Y``, and the three protocols'
-    estimates of ``f`` with the ``±eps`` band."""
+    estimates of ``f`` with the ``±eps`` band.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.alignment import audit_explorer
+    >>> from qring_edu.figures.alignment import plot_audit_explorer
+    >>> fig = plot_audit_explorer(audit_explorer(log2_P=4, seed=0))
+    >>> len(fig.axes)
+    3
+    """
     P = ex.signs.size
     fig = Figure(figsize=(11, 3.9), layout="constrained")
     gs = fig.add_gridspec(1, 3, width_ratios=[2.3, 1, 1.2])
@@ -246,7 +313,16 @@ def plot_audit_explorer(ex: "AuditExplorer") -> Figure:
 
 def plot_noise_sweep(sweep: "NoiseSweep") -> Figure:
     """Estimates of ``f`` against the depolarising probability: with hidden test copies (ratio
-    estimator) and naive (assuming no noise), with the ``±eps`` band; right: copies needed."""
+    estimator) and naive (assuming no noise), with the ``±eps`` band; right: copies needed.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.alignment import noise_sweep
+    >>> from qring_edu.figures.alignment import plot_noise_sweep
+    >>> fig = plot_noise_sweep(noise_sweep((0.0, 0.2, 0.4), log2_P=8, eps=0.1))
+    >>> fig.axes[0].get_xlabel()
+    'depolarising probability (noise)'
+    """
     fig = Figure(figsize=(10, 3.6), layout="constrained")
     ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.6, 1]})
     x = sweep.noises
@@ -279,7 +355,16 @@ def plot_gapip_pingpong(schedules: Sequence["GapIPSchedule"]) -> Figure:
     ``g``) on top and the client (holds ``h``) below; time runs left to right; a box is an
     operation on the register (on its party's lane), an arrow is one pass of the register,
     labelled with its number and the qubits that cross. The title gives the totals and the
-    probability the shot measures."""
+    probability the shot measures.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.alignment import gapip_schedule
+    >>> from qring_edu.figures.alignment import plot_gapip_pingpong
+    >>> fig = plot_gapip_pingpong([gapip_schedule(3, 1), gapip_schedule(3, 2, "phase_estimation")])
+    >>> len(fig.axes)                                   # one panel per schedule
+    2
+    """
     items = list(schedules)
     if not items:
         raise ValueError("schedules must contain at least one schedule")
@@ -350,7 +435,18 @@ def plot_gapip_comparison(result: "GapIPComparison",
     where each quantum protocol is cheaper shaded, and the Gap-Hamming boundary
     ``P = 4/tau^2`` (below it, to the right, the ``Omega(1/tau^2)`` lower bound no longer
     applies). In the Hoeffding panel the old mix (Chernoff intervals against the Hoeffding
-    sketch) is drawn too when the comparison holds it."""
+    sketch) is drawn too when the comparison holds it.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.alignment import gapip_comparison
+    >>> from qring_edu.figures.alignment import plot_gapip_comparison
+    >>> families = (("quantum", "hoeffding"), ("quantum", "exact"))
+    >>> result = gapip_comparison((0.3, 0.1), 2**8, trials=2, families=families)
+    >>> fig = plot_gapip_comparison(result)
+    >>> fig.axes[0].get_xscale()
+    'log'
+    """
     confs = list(confidences)
     if not confs:
         raise ValueError("confidences must name at least one family")
@@ -397,7 +493,17 @@ def plot_gapip_comparison(result: "GapIPComparison",
 def plot_copies_vs_alpha(curve: "CopiesCurve") -> Figure:
     """Noiseless TieAudit copies against the coverage ``alpha`` (log-log): Hoeffding's plan
     (slope about -2: it only knows that ``Y`` lies in ``[-1, 1]``), Bernstein's (slope about -1:
-    ``Var Y <= alpha``) and the exact plans."""
+    ``Var Y <= alpha``) and the exact plans.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.alignment import tieaudit_copies_curve
+    >>> from qring_edu.figures.alignment import plot_copies_vs_alpha
+    >>> curve = tieaudit_copies_curve((1.0, 0.3, 0.1, 0.03), 0.2, exact_alphas=(1.0,))
+    >>> fig = plot_copies_vs_alpha(curve)
+    >>> fig.axes[0].get_xscale(), fig.axes[0].get_yscale()
+    ('log', 'log')
+    """
     fig = Figure(figsize=(7.5, 3.8), layout="constrained")
     ax = fig.subplots()
     ax.loglog(curve.alphas, curve.hoeffding, "-", color=COLOURS["classical"],
@@ -428,7 +534,16 @@ def plot_attack_sweep(sweep: "AttackSweep") -> Figure:
     """Left: mean estimate of ``f`` against the noise for each case (test strings fixed or
     random; noise on every copy or only on the copies the adversary does not identify as tests),
     with the ``f ± eps`` band. Right: the tests' estimate of the attenuation, with the true
-    ``1 - noise`` of a channel acting on every copy."""
+    ``1 - noise`` of a channel acting on every copy.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.alignment import tieaudit_attack_sweep
+    >>> from qring_edu.figures.alignment import plot_attack_sweep
+    >>> fig = plot_attack_sweep(tieaudit_attack_sweep((0.0, 0.5), log2_P=6, seeds=2))
+    >>> len(fig.axes)                                   # estimates, attenuation
+    2
+    """
     fig = Figure(figsize=(10, 3.8), layout="constrained")
     ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.5, 1]})
     x = sweep.noises
@@ -457,7 +572,16 @@ def plot_attack_sweep(sweep: "AttackSweep") -> Figure:
 def plot_dephasing_sweep(sweep: "DephasingSweep") -> Figure:
     """Estimates of ``f`` under dephasing against its probability: the ratio estimator with
     padded test strings (it converges to ``f + bias``, drawn as a line) and with the Clifford
-    twirl (unbiased), with the ``f ± eps`` band."""
+    twirl (unbiased), with the ``f ± eps`` band.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.alignment import dephasing_sweep
+    >>> from qring_edu.figures.alignment import plot_dephasing_sweep
+    >>> fig = plot_dephasing_sweep(dephasing_sweep((0.0, 0.1), log2_P=6, min_distance=4, seeds=1))
+    >>> fig.axes[0].get_xlabel()
+    'dephasing probability p per qubit'
+    """
     fig = Figure(figsize=(7.5, 3.6), layout="constrained")
     ax = fig.subplots()
     x = sweep.noises

@@ -74,7 +74,16 @@ def _check_claims(claims: Sequence[Claim]) -> list[Claim]:
 def claims_table_html(claims: Sequence[Claim]) -> str:
     """One ``<table>`` with a row per claim: the claim (numbered, with its chapter), the paper's
     figure, what the library computed, and the verdict (colour-coded, with the reason when it is
-    not "holds", then the caveat)."""
+    not "holds", then the caveat).
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.claims import reproduce_claims
+    >>> from qring_edu.figures.claims import claims_table_html
+    >>> html = claims_table_html(reproduce_claims(keys=["halving", "lifetime"]))
+    >>> html.startswith("<table"), html.count("<tr")              # a header row and two claims
+    (True, 3)
+    """
     rows = _check_claims(claims)
     esc = html.escape
     head = "".join(f'<th style="{_CELL}">{esc(h)}</th>' for h in HEADERS)
@@ -100,7 +109,19 @@ def claims_table_html(claims: Sequence[Claim]) -> str:
 
 
 def claims_table_markdown(claims: Sequence[Claim]) -> str:
-    """The same table as GitHub-flavoured Markdown (one line per claim; ``|`` escaped)."""
+    """The same table as GitHub-flavoured Markdown (one line per claim; ``|`` escaped).
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.claims import reproduce_claims
+    >>> from qring_edu.figures.claims import claims_table_markdown
+    >>> text = claims_table_markdown(reproduce_claims(keys=["halving"]))
+    >>> lines = text.splitlines()
+    >>> len(lines)                                      # header, rule, one claim
+    3
+    >>> lines[0].split(" | ")[:3]
+    ['| Claim', "Paper's figure", 'Computed by qring_edu']
+    """
     rows = _check_claims(claims)
 
     def cell(text: str) -> str:

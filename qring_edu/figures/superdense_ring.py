@@ -75,6 +75,15 @@ def plot_superdense_circuits(circuits: Sequence["QuantumCircuit"],
 
     ``circuits``: e.g. ``[superdense_circuit(x, z) for x, z in ...]``; ``titles``: one per
     circuit (default: the circuits' names). Qubit 0 (top wire) is Alice's A, qubit 1 is Bob's B.
+
+    Examples
+    --------
+    >>> from qring_edu import superdense_circuit
+    >>> from qring_edu.figures.superdense_ring import plot_superdense_circuits
+    >>> circuits = [superdense_circuit(1, 0), superdense_circuit(1, 1)]
+    >>> fig = plot_superdense_circuits(circuits, ["10", "11"])
+    >>> len(fig.axes), fig.axes[0].get_title()
+    (2, '10')
     """
     return plot_circuits(circuits, titles, width=8.5, height=2.3)
 
@@ -91,6 +100,14 @@ def plot_outcome_distributions(stats: "ChannelStats") -> Figure:
     ``"xz"``; bars give P(decoded = o | sent = m) for the four outcomes o. Sampled bars carry a
     ±2 standard-error whisker (binomial, ``sqrt(p (1 - p) / n_m)`` with ``n_m`` the symbols of
     that message).
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.superdense_ring import channel_statistics
+    >>> from qring_edu.figures.superdense_ring import plot_outcome_distributions
+    >>> fig = plot_outcome_distributions(channel_statistics(0.9, 400, seed=0))
+    >>> len(fig.axes)                                   # one panel per sent message
+    4
     """
     sources = [("exact (density matrix)", stats.exact, None, COLOURS["exact"])]
     sources.append((f"fast path ({stats.fast_counts.sum()} symbols)",
@@ -134,6 +151,14 @@ def plot_symbol_error_rate(sweep: "ErrorRateSweep") -> Figure:
 
     ``sweep``: a :class:`qring_edu.experiments.superdense_ring.ErrorRateSweep`. Fast-path and Aer points
     carry ±2 standard-error bars ``2 sqrt(r (1 - r) / n)``.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.superdense_ring import symbol_error_sweep
+    >>> from qring_edu.figures.superdense_ring import plot_symbol_error_rate
+    >>> fig = plot_symbol_error_rate(symbol_error_sweep([0.8, 0.9, 1.0], 500))
+    >>> fig.axes[0].get_xlabel()
+    'pair fidelity F'
     """
     fig = Figure(figsize=(6.2, 4.2))
     ax = fig.subplots()
@@ -166,6 +191,18 @@ def plot_ledgers(classical: "Ledger", superdense: "Ledger") -> Figure:
     Left: what each link carries *online* (during the all-reduce): classical bits vs qubits.
     Right: the lifetime use of each link: online bits (classical) vs online qubits stacked on the
     offline qubits that distributed the pre-shared pairs (superdense); ebits are marked.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qring_edu import ring_allreduce
+    >>> from qring_edu.figures.superdense_ring import plot_ledgers
+    >>> words = np.arange(12).reshape(3, 4)
+    >>> classical = ring_allreduce(words, bits=8).ledger
+    >>> superdense = ring_allreduce(words, transport="superdense", bits=8).ledger
+    >>> fig = plot_ledgers(classical, superdense)
+    >>> len(fig.axes)                                   # online use, lifetime use
+    2
     """
     if classical.workers != superdense.workers:
         raise ValueError("classical and superdense ledgers must have the same number of workers")
@@ -208,6 +245,16 @@ def plot_iteration_timeline(classical: "IterationTime", quantum: "IterationTime"
 
     Classical: compute, then the ring. Superdense: compute and pair distribution run in parallel
     (two lanes), the ring starts when both are done. ``unit``: "s", "ms" or "us" for the axis.
+
+    Examples
+    --------
+    >>> from qring_edu import iteration_time
+    >>> from qring_edu.figures.superdense_ring import plot_iteration_timeline
+    >>> args = (0.02, 8, 25_000_000, 16, 5e-6, 1e-11)   # compute (s), P, d, b, alpha, beta
+    >>> fig = plot_iteration_timeline(iteration_time(*args),
+    ...                               iteration_time(*args, transport="superdense"))
+    >>> fig.axes[0].get_xlabel()
+    'time (ms)'
     """
     scale = {"s": 1.0, "ms": 1e3, "us": 1e6}.get(unit)
     if scale is None:
@@ -257,6 +304,18 @@ def plot_iteration_time_vs_compute(classical: Sequence["IterationTime"],
 
     ``quantum_alt``: optional second superdense curve (e.g. a qubit costing twice a bit's link
     time). Left: total time; right: the superdense total divided by the classical total.
+
+    Examples
+    --------
+    >>> from qring_edu import iteration_time
+    >>> from qring_edu.figures.superdense_ring import plot_iteration_time_vs_compute
+    >>> computes = [0.0, 0.01, 0.02]
+    >>> classical = [iteration_time(c, 8, 25_000_000, 16, 5e-6, 1e-11) for c in computes]
+    >>> quantum = [iteration_time(c, 8, 25_000_000, 16, 5e-6, 1e-11, transport="superdense")
+    ...            for c in computes]
+    >>> fig = plot_iteration_time_vs_compute(classical, quantum)
+    >>> len(fig.axes[0].lines) >= 2
+    True
     """
     scale = {"s": 1.0, "ms": 1e3, "us": 1e6}.get(unit)
     if scale is None:
@@ -292,6 +351,14 @@ def plot_bit_flip_damage(codec: "FixedPoint") -> Figure:
 
     ``codec``: the :class:`qring_edu.fixedpoint.FixedPoint` code. Compared with the rounding
     error bound ``P / (2 s)`` of the sum and with the largest possible sum ``P * max_abs``.
+
+    Examples
+    --------
+    >>> from qring_edu import fixed_point
+    >>> from qring_edu.figures.superdense_ring import plot_bit_flip_damage
+    >>> fig = plot_bit_flip_damage(fixed_point(4, 16, 1.0))
+    >>> fig.axes[0].get_xlabel()
+    'bit index t (0 = least significant, b−1 = sign bit)'
     """
     t = np.arange(codec.bits)
     damage = 2.0 ** t / codec.scale
@@ -319,6 +386,17 @@ def plot_noisy_allreduce(result: "AllReduceResult", exact_sum: np.ndarray) -> Fi
     ``result``: from :func:`qring_edu.ring_allreduce`; ``exact_sum``: shape (d,), the true sum.
     The y axis is symmetric-log with its linear range at the rounding bound P/(2s) (float input),
     so rounding errors sit in the flat band and bit-flip errors stand out above it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qring_edu import ring_allreduce
+    >>> from qring_edu.figures.superdense_ring import plot_noisy_allreduce
+    >>> grads = np.random.default_rng(0).uniform(-1, 1, size=(4, 32))
+    >>> result = ring_allreduce(grads, transport="superdense", bits=16, pair_fidelity=0.99, seed=1)
+    >>> fig = plot_noisy_allreduce(result, grads.sum(axis=0))
+    >>> fig.axes[0].get_yscale()
+    'symlog'
     """
     out = np.asarray(result.outputs, dtype=float)
     exact_sum = np.asarray(exact_sum, dtype=float)
@@ -349,7 +427,16 @@ def plot_noisy_allreduce(result: "AllReduceResult", exact_sum: np.ndarray) -> Fi
 
 def plot_iteration_comparison(result: "IterationComparison") -> Figure:
     """Timeline of an :class:`~qring_edu.experiments.superdense_ring.IterationComparison`
-    (see :func:`plot_iteration_timeline`)."""
+    (see :func:`plot_iteration_timeline`).
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.superdense_ring import iteration_comparison
+    >>> from qring_edu.figures.superdense_ring import plot_iteration_comparison
+    >>> fig = plot_iteration_comparison(iteration_comparison(20.0))
+    >>> len(fig.axes)
+    1
+    """
     return plot_iteration_timeline(result.classical, result.superdense, unit="ms")
 
 
@@ -398,6 +485,15 @@ def plot_overlap_timelines(results: Sequence["OverlapComparison"],
     online messages solid and the pair distribution hatched; a dashed line marks the end of each
     ring's iteration (when the next forward pass starts). ``titles``: one per panel (default:
     the setting, both times, the ratio and which bound sets the gain).
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.superdense_ring import overlap_comparison
+    >>> from qring_edu.figures.superdense_ring import plot_overlap_timelines
+    >>> results = [overlap_comparison(20.0, buckets=1), overlap_comparison(20.0, buckets=5)]
+    >>> fig = plot_overlap_timelines(results, ["B = 1", "B = 5"])
+    >>> [ax.get_title() for ax in fig.axes]
+    ['B = 1', 'B = 5']
     """
     results = nonempty(results, "results", "OverlapComparison")
     if titles is not None and len(titles) != len(results):
@@ -425,7 +521,16 @@ def plot_overlap_timelines(results: Sequence["OverlapComparison"],
 
 
 def plot_overlap_timeline(result: "OverlapComparison") -> Figure:
-    """:func:`plot_overlap_timelines` of one setting (the widget's figure)."""
+    """:func:`plot_overlap_timelines` of one setting (the widget's figure).
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.superdense_ring import overlap_comparison
+    >>> from qring_edu.figures.superdense_ring import plot_overlap_timeline
+    >>> fig = plot_overlap_timeline(overlap_comparison(20.0))
+    >>> len(fig.axes)
+    1
+    """
     return plot_overlap_timelines([result])
 
 
@@ -438,6 +543,14 @@ def plot_overlap_ratio(sweep: "OverlapSweep", slow_buckets: int | None = None) -
     same colour: its ideal best ratio :func:`qring_edu.bucketed_best_ratio`. Grey bands: savings
     of 5 % and 10 % or more. Dashed: the superdense ring with qubits ``slow_cost`` times as slow
     as bits, for ``slow_buckets`` buckets (default: B = 5 if swept, else the first B).
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.superdense_ring import overlap_sweep
+    >>> from qring_edu.figures.superdense_ring import plot_overlap_ratio
+    >>> fig = plot_overlap_ratio(overlap_sweep([0.0, 0.5, 1.0, 2.0], buckets=(1, 5)))
+    >>> fig.axes[0].get_ylabel()
+    'superdense / classical iteration time'
     """
     if slow_buckets is None:
         slow_buckets = 5 if 5 in sweep.buckets else sweep.buckets[0]

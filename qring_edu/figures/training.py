@@ -81,6 +81,15 @@ def plot_training_runs(runs: Sequence["TrainingRun"], labels: Sequence[str] | No
     training accuracy (mean). Right: spread of the replicas' losses (max − min) per step, zero
     while all replicas hold identical weights; the legend gives each run's final weight
     divergence ``max |w_k − w_0|``.
+
+    Examples
+    --------
+    >>> from qring_edu import train_data_parallel
+    >>> from qring_edu.figures.training import plot_training_runs
+    >>> runs = [train_data_parallel(transport=t, steps=3) for t in ("classical", "superdense")]
+    >>> fig = plot_training_runs(runs, ["classical", "superdense"])
+    >>> len(fig.axes)                                   # loss, accuracy, replica disagreement
+    3
     """
     runs = nonempty(runs, "runs", "TrainingRun")
     labels = [_label(r) for r in runs] if labels is None else list(labels)
@@ -99,7 +108,16 @@ def plot_training_runs(runs: Sequence["TrainingRun"], labels: Sequence[str] | No
 
 def plot_training_comparison(result: "TrainingComparison") -> Figure:
     """Training curves of a :class:`~qring_edu.experiments.training.TrainingComparison`
-    (see :func:`plot_training_runs`)."""
+    (see :func:`plot_training_runs`).
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.training import training_comparison
+    >>> from qring_edu.figures.training import plot_training_comparison
+    >>> fig = plot_training_comparison(training_comparison(0.99, steps=3))
+    >>> [ax.get_title() for ax in fig.axes][:1]
+    ['Loss']
+    """
     return plot_training_runs(
         [result.classical, result.superdense],
         ["classical ring", f"superdense ring, F = {result.superdense.pair_fidelity:g}"])
@@ -117,6 +135,15 @@ def plot_learner_comparison(result: "LearnerComparison") -> Figure:
 
     Each row's title gives the model's parameters and what its gradient costs the busiest link
     per step: classical bits → superdense qubits.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.training import learner_comparison
+    >>> from qring_edu.figures.training import plot_learner_comparison
+    >>> cmp = learner_comparison(fidelities=(1.0, 0.95), steps=3)
+    >>> fig = plot_learner_comparison(cmp)
+    >>> len(fig.axes)                                   # one row of three panels per model
+    6
     """
     models = nonempty(result.models, "result.models", "model")
     fig = Figure(figsize=(11, 3.5 * len(models) + 0.3), layout="constrained")
@@ -139,7 +166,16 @@ def plot_learner_comparison(result: "LearnerComparison") -> Figure:
 
 def plot_learner_training(result: "LearnerTraining") -> Figure:
     """The widget's figure: one learner over the chosen transport next to the classical ring
-    (:class:`~qring_edu.experiments.training.LearnerTraining`)."""
+    (:class:`~qring_edu.experiments.training.LearnerTraining`).
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.training import learner_training
+    >>> from qring_edu.figures.training import plot_learner_training
+    >>> fig = plot_learner_training(learner_training("mlp", "superdense", 0.95, steps=3))
+    >>> len(fig.axes)
+    3
+    """
     run, ref = result.run, result.reference
     runs = [ref] if run is ref else [ref, run]
     labels = ["classical ring"] + ([] if run is ref else
@@ -154,7 +190,16 @@ def plot_learner_training(result: "LearnerTraining") -> Figure:
 
 def plot_vqc_circuit(circuit: "QuantumCircuit", title: str = "") -> Figure:
     """Draw the variational classifier's circuit (:func:`qring_edu.vqc_circuit`) with Qiskit's
-    ``"mpl"`` drawer on one line (:func:`~qring_edu.figures._base.plot_circuits`)."""
+    ``"mpl"`` drawer on one line (:func:`~qring_edu.figures._base.plot_circuits`).
+
+    Examples
+    --------
+    >>> from qring_edu import vqc_circuit
+    >>> from qring_edu.figures.training import plot_vqc_circuit
+    >>> fig = plot_vqc_circuit(vqc_circuit(2, 1), "2 qubits, 1 layer")
+    >>> fig.axes[0].get_title()
+    '2 qubits, 1 layer'
+    """
     return plot_circuits([circuit], [title], width=12, height=1.4 + 0.55 * circuit.num_qubits,
                          fold=-1)
 
@@ -187,6 +232,13 @@ def plot_ddp_hook_flow(workers: int = 4) -> Figure:
     that incoming link: bits, or qubits over pre-shared pairs), decodes and divides by P; the
     averaged bucket comes back to DDP as the value of the future the hook returns, and the
     optimizer steps.
+
+    Examples
+    --------
+    >>> from qring_edu.figures.training import plot_ddp_hook_flow
+    >>> fig = plot_ddp_hook_flow(4)
+    >>> len(fig.axes), fig.axes[0].get_title()
+    (1, 'The ring as a DDP communication hook: one bucket on rank r of P = 4')
     """
     P = check_int(workers, "workers", 2, 16)
     fig = Figure(figsize=(11.5, 5.0))

@@ -92,7 +92,15 @@ def plot_vga_timeline() -> Figure:
     """The VGA protocol as a timeline (a diagram; nothing is computed), time running down: three
     lanes (the untrusted GHZ source, the P workers, the public broadcast channel), the six steps
     of :data:`TIMELINE_STEPS` with arrows for what travels, and beside each step who knows what
-    once it is done."""
+    once it is done.
+
+    Examples
+    --------
+    >>> from qring_edu.figures.vga import plot_vga_timeline
+    >>> fig = plot_vga_timeline()                       # a diagram; nothing is computed
+    >>> len(fig.axes)
+    1
+    """
     from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
     steps = TIMELINE_STEPS
@@ -166,7 +174,16 @@ def plot_vga_circuits(circuits: Sequence["QuantumCircuit"],
                       titles: Sequence[str] | None = None, *, height: float = 3.2) -> Figure:
     """Draw VGA circuits (:func:`qring_edu.vga.vga_circuit`, :func:`ghz_test_circuit`) one under
     the other, unfolded (:func:`~qring_edu.figures._base.plot_circuits`); ``titles``: one per
-    circuit; ``height``: inches per circuit."""
+    circuit; ``height``: inches per circuit.
+
+    Examples
+    --------
+    >>> from qring_edu import vga_circuit
+    >>> from qring_edu.figures.vga import plot_vga_circuits
+    >>> fig = plot_vga_circuits([vga_circuit([1, 2, 3], 2)], ["inputs 1, 2, 3 (b = 2)"])
+    >>> fig.axes[0].get_title()
+    'inputs 1, 2, 3 (b = 2)'
+    """
     return plot_circuits(circuits, titles, width=10, height=height, fold=-1)
 
 
@@ -185,7 +202,16 @@ def _heat(ax, counts: np.ndarray, title: str, vmax: float) -> None:
 def plot_transcript_comparison(comp: "TranscriptComparison") -> Figure:
     """Joint histogram of the first two announcements ``(m_0, m_1)`` for both input sets, and
     the histogram of the announced sum. Uniform squares and one spike at the same sum = nothing
-    but the sum is revealed."""
+    but the sum is revealed.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.vga import transcript_comparison
+    >>> from qring_edu.figures.vga import plot_transcript_comparison
+    >>> fig = plot_transcript_comparison(transcript_comparison(samples=300))
+    >>> len(fig.axes) >= 2
+    True
+    """
     fig = Figure(figsize=(11, 4.0), layout="constrained")
     axes = fig.subplots(1, 3, gridspec_kw={"width_ratios": [1, 1, 1.3]})
     size = 1 << comp.bits
@@ -212,7 +238,16 @@ def plot_transcript_comparison(comp: "TranscriptComparison") -> Figure:
 
 def plot_attack_sweep(sweep: "AttackSweep") -> Figure:
     """Acceptance rate and the source's accuracy against the test fraction (left), epsilon for
-    the same copy counts (right); the chosen fraction is marked."""
+    the same copy counts (right); the chosen fraction is marked.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.vga import attack_sweep
+    >>> from qring_edu.figures.vga import plot_attack_sweep
+    >>> fig = plot_attack_sweep(attack_sweep("known_pads", 0.5, 4, runs=10))
+    >>> fig.axes[0].get_xlabel()
+    'test fraction f'
+    """
     fig = Figure(figsize=(10, 3.8))
     ax, ax_eps = fig.subplots(1, 2)
     colour = COLOURS.get(sweep.source, "k")
@@ -244,7 +279,16 @@ def plot_attack_sweep(sweep: "AttackSweep") -> Figure:
 
 def plot_epsilon_grid(grid: "EpsilonGrid") -> Figure:
     """epsilon against used copies (left) and against delivered copies (right), one curve per
-    test fraction."""
+    test fraction.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.vga import epsilon_grid
+    >>> from qring_edu.figures.vga import plot_epsilon_grid
+    >>> fig = plot_epsilon_grid(epsilon_grid(0.1, detection=0.5, max_used=100))
+    >>> len(fig.axes[0].lines)                          # one curve per test fraction
+    3
+    """
     fig = Figure(figsize=(10, 3.8))
     ax_u, ax_n = fig.subplots(1, 2, sharey=True)
     for f, row, over in zip(grid.fractions, grid.epsilon, grid.overhead):
@@ -263,7 +307,19 @@ def plot_epsilon_grid(grid: "EpsilonGrid") -> Figure:
 
 
 def plot_source_comparison(results: Sequence["VGAResult"]) -> Figure:
-    """One bar group per result: failed-test rate, acceptance, the source's accuracy."""
+    """One bar group per result: failed-test rate, acceptance, the source's accuracy.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qring_edu import vga_aggregate
+    >>> from qring_edu.figures.vga import plot_source_comparison
+    >>> inputs = np.random.default_rng(0).integers(0, 256, size=(3, 20))
+    >>> runs = [vga_aggregate(inputs, source=s, seed=1) for s in ("honest", "known_pads")]
+    >>> fig = plot_source_comparison(runs)
+    >>> len(fig.axes)
+    1
+    """
     results = nonempty(results, "results", "VGAResult")
     fig = Figure(figsize=(9, 3.4))
     ax = fig.subplots()
@@ -285,7 +341,21 @@ def plot_source_comparison(results: Sequence["VGAResult"]) -> Figure:
 
 def plot_pipeline(result: "VGARingResult", true_sum: np.ndarray, decoded: np.ndarray) -> Figure:
     """Verified pads + superdense ring on a gradient: decoded vs true sum (left) and the combined
-    ledger (right: qubits per directed link of the ring, GHZ copies shared by all workers)."""
+    ledger (right: qubits per directed link of the ring, GHZ copies shared by all workers).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qring_edu import fixed_point, vga_ring_allreduce
+    >>> from qring_edu.figures.vga import plot_pipeline
+    >>> grads = np.random.default_rng(0).uniform(-1, 1, size=(4, 16))
+    >>> codec = fixed_point(4, 16, 1.0)
+    >>> words = np.stack([codec.encode(g) for g in grads]).astype(np.int64)
+    >>> pipe = vga_ring_allreduce(words, bits=16, seed=2)
+    >>> fig = plot_pipeline(pipe, grads.sum(axis=0), codec.decode(pipe.total))
+    >>> fig.axes[0].get_xlabel()
+    'true sum of the gradients'
+    """
     fig = Figure(figsize=(10, 3.8))
     ax, ax_l = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.2]})
     true_sum = np.asarray(true_sum, dtype=float)
@@ -316,7 +386,16 @@ def plot_pipeline(result: "VGARingResult", true_sum: np.ndarray, decoded: np.nda
 def plot_exact_privacy(result: "ExactPrivacy") -> Figure:
     """Exact law of the first two announcements ``(m_0, m_1)`` for both input sets, the law of the
     announced sum, and the exact total-variation distances: between the two transcript laws, and
-    of each set's transcript (joint with what the attacker holds) from the ideal."""
+    of each set's transcript (joint with what the attacker holds) from the ideal.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.vga import exact_privacy
+    >>> from qring_edu.figures.vga import plot_exact_privacy
+    >>> fig = plot_exact_privacy(exact_privacy(source="known_pads"))
+    >>> len(fig.axes) >= 1
+    True
+    """
     fig = Figure(figsize=(12, 4.0), layout="constrained")
     axes = fig.subplots(1, 4, gridspec_kw={"width_ratios": [1, 1, 1.1, 1.1]})
     size = 1 << result.bits
@@ -361,7 +440,16 @@ def plot_exact_privacy(result: "ExactPrivacy") -> Figure:
 def plot_epsilon_floor(result: "EpsilonFloor") -> Figure:
     """epsilon against the number of delivered copies: with no bad used copy allowed (left,
     beta = 0: never below 1 - f) and with a bad fraction beta (right: exponential decay), one
-    curve per detection, with the detection-free floor dashed."""
+    curve per detection, with the detection-free floor dashed.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.vga import epsilon_floor_sweep
+    >>> from qring_edu.figures.vga import plot_epsilon_floor
+    >>> fig = plot_epsilon_floor(epsilon_floor_sweep(max_copies=200))
+    >>> fig.axes[0].get_yscale()
+    'linear'
+    """
     fig = Figure(figsize=(10, 3.8), layout="constrained")
     ax0, ax1 = fig.subplots(1, 2)
     n = result.n_copies
@@ -390,7 +478,16 @@ def plot_epsilon_floor(result: "EpsilonFloor") -> Figure:
 def plot_partial_copies(result: "PartialCopySweep") -> Figure:
     """Log-log: the leak (TV distance of the transcript from the ideal) and the test's failure
     probability of a slightly rotated GHZ copy against its trace distance t, with the witness
-    bound sqrt(2 P(fail)) and the fitted slopes (1 and 2)."""
+    bound sqrt(2 P(fail)) and the fitted slopes (1 and 2).
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.vga import partial_copy_sweep
+    >>> from qring_edu.figures.vga import plot_partial_copies
+    >>> fig = plot_partial_copies(partial_copy_sweep([0.01, 0.03, 0.1]))
+    >>> fig.axes[0].get_xscale()
+    'log'
+    """
     fig = Figure(figsize=(6.6, 4.2), layout="constrained")
     ax = fig.subplots()
     t = result.trace_distance
@@ -410,7 +507,16 @@ def plot_partial_copies(result: "PartialCopySweep") -> Figure:
 
 def plot_finite_copy(result: "FiniteCopyCurve") -> Figure:
     """The finite-copy guarantee: fidelity bound of one untested register against the number of
-    passed register tests, one curve per significance level."""
+    passed register tests, one curve per significance level.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.vga import finite_copy_curve
+    >>> from qring_edu.figures.vga import plot_finite_copy
+    >>> fig = plot_finite_copy(finite_copy_curve(max_tests=1000))
+    >>> len(fig.axes[0].lines) >= 2                     # one curve per significance
+    True
+    """
     fig = Figure(figsize=(6.6, 4.0), layout="constrained")
     ax = fig.subplots()
     for sig, fid in zip(result.significances, result.fidelity):
@@ -426,7 +532,16 @@ def plot_finite_copy(result: "FiniteCopyCurve") -> Figure:
 
 def plot_amplification(result: "AmplificationSweep") -> Figure:
     """Fraction of leaked entries against the amplification k (log scale): measured, exact
-    C(B, k)/C(N, k) and beta**k; the GHZ copies used, k-fold, on the right axis."""
+    C(B, k)/C(N, k) and beta**k; the GHZ copies used, k-fold, on the right axis.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.vga import amplification_sweep
+    >>> from qring_edu.figures.vga import plot_amplification
+    >>> fig = plot_amplification(amplification_sweep(ks=(1, 2, 3), entries=200))
+    >>> fig.axes[0].get_xlabel()
+    'amplification k (registers per entry)'
+    """
     fig = Figure(figsize=(6.8, 4.0), layout="constrained")
     ax = fig.subplots()
     k = result.ks

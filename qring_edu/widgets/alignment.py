@@ -27,7 +27,18 @@ def gapip_widget(tau: float = 0.05, log2_P: int = 12, trials: int = 6, seed: int
                  confidence: str = "hoeffding", protocol: str = "quantum") -> LiveFigure:
     """Sliders for the margin ``tau`` and ``log2 P``, menus for the family of bounds (the same on
     both sides) and the quantum protocol: live cost curves of the quantum and the classical
-    GapIP protocols down to ``tau`` and their decision accuracy."""
+    GapIP protocols down to ``tau`` and their decision accuracy.
+
+    Examples
+    --------
+    >>> from qring_edu.widgets.alignment import gapip_widget
+    >>> live = gapip_widget(0.1, log2_P=6, trials=2)
+    >>> live.result.tau, live.result.scaling.P
+    (0.1, 64)
+    >>> live.controls["tau"].value = 0.3
+    >>> live.result.scaling.taus.round(3).tolist()
+    [0.4, 0.356, 0.317, 0.283, 0.252, 0.224, 0.2]
+    """
     controls = {
         "tau": widgets.FloatLogSlider(value=tau, base=10, min=-2, max=math.log10(0.4),
                                       step=0.05, description="τ (smallest margin)",
@@ -55,7 +66,18 @@ def tieaudit_explorer_widget(log2_P: int = 5, alpha: float = 0.75, f: float = 0.
     """Pick the size, the matched fraction, the disagreement ``f``, ``eps``, the noise, who
     applies it (every copy, or an adversary sparing the copies it recognises as tests) and
     whether the test strings are fixed or random: the sign pattern with the matching, the
-    distribution of ``Y`` and the three estimates."""
+    distribution of ``Y`` and the three estimates.
+
+    Examples
+    --------
+    >>> from qring_edu.widgets.alignment import tieaudit_explorer_widget
+    >>> live = tieaudit_explorer_widget(log2_P=4)
+    >>> live.result
+    AuditExplorer(P=16, pairs=6, f=0.333, quantum=0.374, entanglement_assisted=0.374, classical=0.333)
+    >>> live.controls["eps"].value = 0.0
+    >>> live.error
+    'eps must be in (0, 1), got 0'
+    """
     controls = {
         "log2_P": widgets.IntSlider(value=log2_P, min=2, max=7, description="log₂ P"),
         "alpha": widgets.FloatSlider(value=alpha, min=0.05, max=1.0, step=0.05,
@@ -82,7 +104,18 @@ def tieaudit_scaling_widget(eps: float = 0.05, alpha: float = 1.0, delta: float 
                             bound: str = "bernstein") -> LiveFigure:
     """Sliders for ``eps``, ``alpha`` and ``delta`` and a menu for the family of bounds
     (Bernstein or Hoeffding; the exact planners take seconds per size): TieAudit cost against
-    ``P`` and the crossover."""
+    ``P`` and the crossover.
+
+    Examples
+    --------
+    >>> from qring_edu.widgets.alignment import tieaudit_scaling_widget
+    >>> live = tieaudit_scaling_widget()
+    >>> live.result.crossover_P
+    65536
+    >>> live.controls["alpha"].value = 0.25
+    >>> live.result.crossover_P
+    262144
+    """
     controls = {
         "eps": widgets.FloatLogSlider(value=eps, base=10, min=-2.3, max=-0.5, step=0.05,
                                       description="ε", readout_format=".3f"),

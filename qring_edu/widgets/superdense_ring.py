@@ -36,6 +36,16 @@ def superdense_channel_widget(pair_fidelity: float = 0.9, n_symbols: int = 2000,
 
     The fidelity box accepts any number; a value outside [0.25, 1] shows the library's message
     instead of a figure.
+
+    Examples
+    --------
+    >>> from qring_edu.widgets.superdense_ring import superdense_channel_widget
+    >>> live = superdense_channel_widget(0.9, n_symbols=400)
+    >>> live.result
+    ChannelStats(F=0.9, exact=0.1000, fast=0.1150 (400 symbols), aer=None (0 symbols))
+    >>> live.controls["pair_fidelity"].value = 1.5
+    >>> live.error
+    'pair_fidelity must be in [0.25, 1], got 1.5'
     """
     controls = {
         "pair_fidelity": widgets.FloatText(value=pair_fidelity, step=0.01,
@@ -61,6 +71,16 @@ def iteration_time_widget(compute_ms: float = 100.0, workers: int = 8,
     bit -> one iteration as a timeline, classical vs superdense ring.
 
     The qubit-cost box accepts any number; a negative value shows the error.
+
+    Examples
+    --------
+    >>> from qring_edu.widgets.superdense_ring import iteration_time_widget
+    >>> live = iteration_time_widget(20.0)
+    >>> live.result
+    IterationComparison(classical=0.02723 s, superdense=0.02365 s, ratio=1.151)
+    >>> live.controls["qubit_cost"].value = 2.0         # a qubit costs the link two bits' time
+    >>> round(live.result.speedup, 3)
+    1.0
     """
     controls = {
         "compute_ms": widgets.FloatLogSlider(value=compute_ms, base=10, min=0, max=4, step=0.05,
@@ -87,7 +107,18 @@ def overlap_widget(compute_ms: float = 20.0, bandwidth_gbps: float = 100.0,
     to a bit and the backward share of the compute -> one steady-state iteration of ResNet-50 on
     8 workers with the same bucketed overlap for both rings: the timeline, both totals, the
     ratio, the gain and which bound sets it
-    (:func:`~qring_edu.experiments.superdense_ring.overlap_comparison`)."""
+    (:func:`~qring_edu.experiments.superdense_ring.overlap_comparison`).
+
+    Examples
+    --------
+    >>> from qring_edu.widgets.superdense_ring import overlap_widget
+    >>> live = overlap_widget(20.0)
+    >>> round(live.result.ratio, 4)
+    0.9667
+    >>> live.controls["buckets"].value = 1
+    >>> round(live.result.ratio, 4), live.result.binding
+    (0.8686, 'critical path')
+    """
     controls = {
         "compute_ms": widgets.FloatLogSlider(value=compute_ms, base=10, min=0, max=3, step=0.05,
                                              readout_format=".3g", description="compute (ms)"),

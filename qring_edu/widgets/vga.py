@@ -39,7 +39,18 @@ def vga_attack_widget(source: str = "known_pads", test_fraction: float = 0.5,
     """Attack playground: pick the source, the test fraction and the number of entries (used
     register-copies): acceptance rate, attacker's accuracy and epsilon against the test fraction
     (epsilon with the detection of the attack the source makes,
-    :data:`qring_edu.experiments.vga.SOURCE_ATTACK`)."""
+    :data:`qring_edu.experiments.vga.SOURCE_ATTACK`).
+
+    Examples
+    --------
+    >>> from qring_edu.widgets.vga import vga_attack_widget
+    >>> live = vga_attack_widget(entries=2)
+    >>> live.result
+    AttackSweep(source='known_pads', P=3, bits=2, d=2, runs=100, f=0.5: acceptance=0.150, accuracy=1.000, epsilon=0.5)
+    >>> live.controls["source"].value = "honest"
+    >>> round(float(live.result.acceptance.min()), 2)
+    1.0
+    """
     controls = {
         "source": widgets.Dropdown(options=list(SOURCES), value=source, description="source"),
         "test_fraction": widgets.FloatSlider(value=test_fraction, min=0.0, max=0.9, step=0.05,
@@ -69,7 +80,18 @@ def vga_privacy_widget(inputs_a: str = "1, 2, 3", inputs_b: str = "3, 3, 0",
     variation distance 0), and each set's exact distance from the ideal transcript jointly with
     what the attacker holds (:func:`qring_edu.vga.transcript_distance`): 0 for genuine GHZ states,
     large for known pads, ``q**k (1 - 2**(-b(P-1)))`` for an eavesdropper on a fraction q of the
-    registers with k registers per entry."""
+    registers with k registers per entry.
+
+    Examples
+    --------
+    >>> from qring_edu.widgets.vga import vga_privacy_widget
+    >>> live = vga_privacy_widget()
+    >>> live.result
+    ExactPrivacy(P=3, bits=2, source='honest', same_sum=True, between=0, distance_a=0, distance_b=0)
+    >>> live.controls["inputs_b"].value = "3, 3"
+    >>> live.error
+    'inputs_a and inputs_b must name the same number of workers, got 3 and 2'
+    """
     controls = {
         "inputs_a": widgets.Text(value=inputs_a, description="inputs a"),
         "inputs_b": widgets.Text(value=inputs_b, description="inputs b"),
@@ -96,7 +118,15 @@ def vga_epsilon_widget(attack: str = "split_worker", workers: int = 4, bits: int
                        bad_fraction: float = 0.1) -> LiveFigure:
     """epsilon against the number of used copies for test fractions 1/4, 1/2, 3/4, with the
     per-register detection of the chosen attack (:func:`qring_edu.vga.detection_probability`
-    for P workers and b-bit registers; the drop-down values are :data:`ATTACK_CHOICES`)."""
+    for P workers and b-bit registers; the drop-down values are :data:`ATTACK_CHOICES`).
+
+    Examples
+    --------
+    >>> from qring_edu.widgets.vga import vga_epsilon_widget
+    >>> live = vga_epsilon_widget()
+    >>> live.result
+    EpsilonGrid(bad_fraction=0.1, detection=0.25, attack='split_worker', used=20 sizes up to 400, fractions=3)
+    """
     controls = {
         "attack": widgets.Dropdown(options=list(ATTACK_CHOICES), value=attack,
                                    description="attack"),

@@ -26,83 +26,11 @@ import qring_edu
 ROOT = Path(__file__).resolve().parents[1]
 API_PAGE = ROOT / "book" / "api.md"
 
-# Public names still without an Examples section, in modules that other work owned while the
-# examples were written (issue 14). Remove a name when its example is added: the test fails
-# on a stale entry as well as on a new name without an example.
-KNOWN_MISSING = {
-    "qring_edu.ddp": {
-        "DDPDemo", "LinkReport", "RingHookConfig", "RingHookState", "allreduce_mean_", "ddp_demo",
-        "gather_reports", "launch_local", "ring_hook"},
-    "qring_edu.exercises.alignment": {
-        "check_calibrated_estimate", "check_crossover", "check_expected_y",
-        "check_not_ah_probability", "check_overlap", "check_sketch_bits", "check_tieaudit_qubits"},
-    "qring_edu.exercises.superdense_ring": {
-        "check_alice_gates", "check_bidirectional_qubits", "check_bit_error_rate",
-        "check_flip_damage", "check_flip_reach", "check_idle_head", "check_lifetime_uses",
-        "check_link_busy_time", "check_superdense_coding", "check_superdense_qubits",
-        "check_symbol_error_rate"},
-    "qring_edu.exercises.training": {
-        "check_bandwidth_ratio", "check_circuits_per_step", "check_crossover_params",
-        "check_parameter_shift", "check_update_jump"},
-    "qring_edu.exercises.vga": {
-        "check_amplified_leak", "check_dropout_sums", "check_ghz_copies_delivered",
-        "check_ghz_test", "check_known_pads_survival", "check_last_announcement",
-        "check_phase_angle", "check_rectangle_pairs", "check_single_copy_escape",
-        "check_split_worker_fail", "check_transcript_count", "check_zero_sum_pads"},
-    "qring_edu.experiments.alignment": {
-        "AttackSweep", "AuditExplorer", "CopiesCurve", "CopyPlan", "CopyPlans", "DephasingSweep",
-        "GapIPComparison", "GapIPCurves", "GapIPPaths", "GapIPScaling", "NoiseSweep",
-        "TieAuditCrossovers", "TieAuditScaling", "aligned_pair", "audit_explorer", "gapip_curves",
-        "gapip_paths", "gapip_scaling", "gapip_schedule", "noise_sweep", "tieaudit_curves",
-        "tieaudit_scaling"},
-    "qring_edu.experiments.claims": {
-        "Claim", "ClaimRow", "GapIPComparison", "claim_row", "gapip_claim", "halving_claim",
-        "learner_claim", "lifetime_claim", "noisy_claim", "optimality_claim", "reproduce_claims",
-        "tieaudit_claim", "vga_claim"},
-    "qring_edu.experiments.superdense_ring": {
-        "ErrorRateSweep", "IterationComparison", "OverlapComparison", "OverlapSweep",
-        "channel_statistics"},
-    "qring_edu.experiments.training": {
-        "LearnerBudget", "LearnerComparison", "LearnerTraining", "TrainingComparison",
-        "ddp_ledger_table", "ddp_loss_table"},
-    "qring_edu.experiments.vga": {
-        "AmplificationSweep", "AttackSweep", "EpsilonFloor", "FiniteCopyCurve", "FractionSweep",
-        "PartialCopySweep", "TranscriptPaths", "detection_table", "epsilon_grid", "exact_privacy",
-        "transcript_comparison", "transcript_paths", "witness_table"},
-    "qring_edu.figures.alignment": {
-        "plot_attack_sweep", "plot_audit_explorer", "plot_circuit", "plot_copies_vs_alpha",
-        "plot_dephasing_sweep", "plot_gapip_comparison", "plot_gapip_curves",
-        "plot_gapip_pingpong", "plot_gapip_scaling", "plot_iae_run", "plot_noise_sweep",
-        "plot_rotation", "plot_tieaudit_scaling"},
-    "qring_edu.figures.claims": {
-        "claims_table_html", "claims_table_markdown"},
-    "qring_edu.figures.superdense_ring": {
-        "plot_bit_flip_damage", "plot_iteration_comparison", "plot_iteration_time_vs_compute",
-        "plot_iteration_timeline", "plot_ledgers", "plot_noisy_allreduce",
-        "plot_outcome_distributions", "plot_overlap_ratio", "plot_overlap_timeline",
-        "plot_overlap_timelines", "plot_superdense_circuits", "plot_symbol_error_rate"},
-    "qring_edu.figures.training": {
-        "plot_ddp_hook_flow", "plot_learner_comparison", "plot_learner_training",
-        "plot_training_comparison", "plot_training_runs", "plot_vqc_circuit"},
-    "qring_edu.figures.vga": {
-        "plot_amplification", "plot_attack_sweep", "plot_epsilon_floor", "plot_epsilon_grid",
-        "plot_exact_privacy", "plot_finite_copy", "plot_partial_copies", "plot_pipeline",
-        "plot_source_comparison", "plot_transcript_comparison", "plot_vga_circuits",
-        "plot_vga_timeline"},
-    "qring_edu.ring": {
-        "AllReduceResult", "RingStep", "chunk_bounds", "ring_schedule"},
-    "qring_edu.superdense": {
-        "isotropic_state", "superdense_circuit", "superdense_outcome_probabilities",
-        "superdense_send_qiskit", "symbols_needed"},
-    "qring_edu.widgets.alignment": {
-        "gapip_widget", "tieaudit_explorer_widget", "tieaudit_scaling_widget"},
-    "qring_edu.widgets.superdense_ring": {
-        "iteration_time_widget", "overlap_widget", "superdense_channel_widget"},
-    "qring_edu.widgets.training": {
-        "learner_training_widget", "superdense_training_widget"},
-    "qring_edu.widgets.vga": {
-        "vga_attack_widget", "vga_epsilon_widget", "vga_privacy_widget"},
-}
+# Modules whose docstrings another branch writes (issue 14: ``ddp.py`` and its launcher
+# ``launch.py`` are documented on branch ddp17). They are exempt only while *none* of their
+# public names has an example: once that branch is merged (one example is there), every public
+# name of the module must have one, like everywhere else. No list of names to keep up to date.
+DOCUMENTED_ELSEWHERE = {"qring_edu.ddp": "ddp17", "qring_edu.launch": "ddp17"}
 
 
 def _is_alias_module(module) -> bool:
@@ -176,22 +104,17 @@ def test_the_library_has_modules_and_names():
     assert sum(len(_public(m)) for m in MODULES) > 400
 
 
+def _callables(module) -> dict[str, object]:
+    return {n: o for n, o in _public(module).items() if inspect.isfunction(o) or inspect.isclass(o)}
+
+
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
 def test_every_public_function_and_class_has_an_example(module):
-    callables = {n: o for n, o in _public(module).items()
-                 if inspect.isfunction(o) or inspect.isclass(o)}
-    missing = {n for n, o in callables.items() if not _has_example(o)}
-    known = KNOWN_MISSING.get(module.__name__, set())
-    assert missing - known == set(), f"public names without an Examples section: {sorted(missing - known)}"
-    assert known - missing == set(), (f"remove from KNOWN_MISSING (they have examples now, or are "
-                                      f"no longer public): {sorted(known - missing)}")
-
-
-def test_known_missing_names_exist():
-    modules = {m.__name__: m for m in MODULES}
-    for name, names in KNOWN_MISSING.items():
-        assert name in modules, name
-        assert names <= set(_public(modules[name])), name
+    callables = _callables(module)
+    missing = sorted(n for n, o in callables.items() if not _has_example(o))
+    if module.__name__ in DOCUMENTED_ELSEWHERE and len(missing) == len(callables):
+        return  # not yet documented: that branch's work (see DOCUMENTED_ELSEWHERE)
+    assert missing == [], f"public names without an Examples section: {missing}"
 
 
 # --- the API reference page -------------------------------------------------------------------

@@ -79,7 +79,16 @@ def _close(answer, value: float, tol: float) -> bool:
 
 def check_overlap(answer, c: float) -> Feedback:
     """``<a_g|a_h>`` when ``<g, h> = c`` (unit vectors). Reference: the library's states
-    (``(1 + c)/2``); absolute tolerance 1e-6."""
+    (``(1 + c)/2``); absolute tolerance 1e-6.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.alignment import check_overlap
+    >>> check_overlap(0.65, 0.3).passed                         # (1 + c) / 2
+    True
+    >>> print(check_overlap(0.3, 0.3).message)
+    <a_g|a_h> for <g,h> = 0.3: 0.3 is <g,h> itself; remember the offset state |P> in both |a_g> and |a_h>, and the 1/sqrt(2) normalisation.
+    """
     try:
         g, h = aligned_pair(4, c, seed=0)
         expected = float(alignment_state(g) @ alignment_state(h))
@@ -98,7 +107,16 @@ def check_overlap(answer, c: float) -> Feedback:
 def check_not_ah_probability(answer, c: float, k: int) -> Feedback:
     """Probability that the client's final measurement says "not a_h" after ``k`` iterations
     when ``<g, h> = c``. Reference: the library's full state-vector simulation on a small
-    instance; absolute tolerance 1e-4."""
+    instance; absolute tolerance 1e-4.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.alignment import check_not_ah_probability
+    >>> check_not_ah_probability(0.6836, 0.5, 1).passed         # sin^2(3 theta)
+    True
+    >>> print(check_not_ah_probability(1 - 0.6836, 0.5, 1).message)
+    P("not a_h") for <g,h> = 0.5, k = 1: that is the probability of the outcome a_h; the question asks for the complement.
+    """
     try:
         g, h = aligned_pair(4, c, seed=0)
         expected = gapip_probability(g, h, k, method="statevector")
@@ -121,7 +139,17 @@ def check_not_ah_probability(answer, c: float, k: int) -> Feedback:
 
 def check_sketch_bits(answer, tau: float, delta: float) -> Feedback:
     """Bits of the sign-sketch protocol for margin ``tau`` and error ``delta`` (the book's
-    Hoeffding choice). Reference: :func:`qring_edu.alignment.sketch_bits`; exact integer."""
+    Hoeffding choice). Reference: :func:`qring_edu.alignment.sketch_bits`; exact integer.
+
+    Examples
+    --------
+    >>> from qring_edu.alignment import sketch_bits
+    >>> from qring_edu.exercises.alignment import check_sketch_bits
+    >>> check_sketch_bits(sketch_bits(0.1, 0.05), 0.1, 0.05).passed, sketch_bits(0.1, 0.05)
+    (True, 1474)
+    >>> print(check_sketch_bits(1000, 0.1, 0.05).message)
+    sketch bits at τ = 0.1, δ = 0.05: 1000 is not right (tolerance 0). Check your formula.
+    """
     try:
         expected = sketch_bits(tau, delta)
     except (ValueError, TypeError) as exc:
@@ -144,7 +172,16 @@ def check_sketch_bits(answer, tau: float, delta: float) -> Feedback:
 
 def check_expected_y(answer, alpha: float, f: float) -> Feedback:
     """``E[Y]`` of one copy when a fraction ``alpha`` of coordinates is matched and a fraction
-    ``f`` of pairs disagree. Reference ``alpha (1 - 2 f)``; absolute tolerance 1e-6."""
+    ``f`` of pairs disagree. Reference ``alpha (1 - 2 f)``; absolute tolerance 1e-6.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.alignment import check_expected_y
+    >>> check_expected_y(0.25, 0.5, 0.25).passed                # alpha (1 - 2 f)
+    True
+    >>> print(check_expected_y(0.5, 0.5, 0.25).message)
+    E[Y] at α = 0.5, f = 0.25: unmatched outcomes give Y = 0 and happen with probability 1 − α.
+    """
     if not all(isinstance(v, numbers.Real) for v in (alpha, f)) or not (0 < alpha <= 1) or \
             not (0 <= f <= 1):
         return bad_parameters(ValueError("need 0 < alpha <= 1 and 0 <= f <= 1"))
@@ -160,7 +197,17 @@ def check_expected_y(answer, alpha: float, f: float) -> Feedback:
 
 def check_tieaudit_qubits(answer, P: int, eps: float, delta: float) -> Feedback:
     """Qubits sent by the noiseless quantum TieAudit protocol for ``P`` coordinates, full
-    matching. Reference: :func:`qring_edu.sign_audit.tieaudit_cost`; exact integer."""
+    matching. Reference: :func:`qring_edu.sign_audit.tieaudit_cost`; exact integer.
+
+    Examples
+    --------
+    >>> from qring_edu.sign_audit import tieaudit_copies, tieaudit_cost
+    >>> from qring_edu.exercises.alignment import check_tieaudit_qubits
+    >>> check_tieaudit_qubits(tieaudit_cost(1024, 0.1), 1024, 0.1, 0.05).passed
+    True
+    >>> print(check_tieaudit_qubits(tieaudit_copies(1.0, 0.1, 0.05)[0], 1024, 0.1, 0.05).message)
+    quantum TieAudit qubits at P = 1024, ε = 0.1, δ = 0.05: that is the number of copies; each copy is log₂P qubits.
+    """
     try:
         expected = tieaudit_cost(P, eps, delta=delta)
     except (ValueError, TypeError) as exc:
@@ -175,7 +222,16 @@ def check_tieaudit_qubits(answer, P: int, eps: float, delta: float) -> Feedback:
 def check_crossover(answer, eps: float) -> Feedback:
     """Smallest ``P = 2^n`` where quantum TieAudit (full matching, δ = 0.05) sends fewer qubits
     than the classical protocol sends bits. The answer may be ``P`` or ``n = log2 P``.
-    Reference: :func:`qring_edu.experiments.alignment.tieaudit_crossover`."""
+    Reference: :func:`qring_edu.experiments.alignment.tieaudit_crossover`.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.alignment import check_crossover
+    >>> check_crossover(2**16, 0.05).passed, check_crossover(16, 0.05).passed   # P or log2 P
+    (True, True)
+    >>> print(check_crossover(2**10, 0.05).message)
+    crossover at ε = 0.05: 1024 is not right. Compare N·log₂P with the classical subset size k for P = 2^n, n = 1, 2, ...
+    """
     try:
         expected = tieaudit_crossover(eps)
     except (ValueError, TypeError) as exc:
@@ -195,7 +251,16 @@ def check_crossover(answer, eps: float) -> Feedback:
 
 def check_calibrated_estimate(answer, mean_data: float, mean_test: float) -> Feedback:
     """``f_hat`` from the mean ``Y`` of the data copies and of the hidden all-agree test copies
-    (ratio estimator ``(1 - mean_data/mean_test)/2``); absolute tolerance 1e-6."""
+    (ratio estimator ``(1 - mean_data/mean_test)/2``); absolute tolerance 1e-6.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.alignment import check_calibrated_estimate
+    >>> check_calibrated_estimate(0.25, 0.3, 0.6).passed        # (1 - 0.3 / 0.6) / 2
+    True
+    >>> print(check_calibrated_estimate(0.35, 0.3, 0.6).message)
+    f̂ from Ȳ_data = 0.3, Ȳ_test = 0.6: that ignores the attenuation; divide by the test copies' mean (which estimates α η).
+    """
     if not all(isinstance(v, numbers.Real) for v in (mean_data, mean_test)) or mean_test <= 0:
         return bad_parameters(ValueError("mean_test must be a positive number"))
     expected = (1 - mean_data / mean_test) / 2

@@ -183,6 +183,33 @@ def check_superdense_coding(answer, *, seeds=(0, 1, 2), shots: int = 64) -> Feed
     runs the whole circuit ``shots`` times on Aer for every seed in ``seeds`` (messages in a
     seeded random order) and expects the key ``"xz"`` every time. It reports the first failing
     message with a hint (a swapped count key is the little-endian mistake).
+
+    Examples
+    --------
+    >>> from qiskit import QuantumCircuit
+    >>> from qring_edu.exercises.superdense_ring import check_superdense_coding
+    >>> def create_bell_pair():
+    ...     qc = QuantumCircuit(2, 2)
+    ...     qc.h(0)
+    ...     qc.cx(0, 1)
+    ...     return qc
+    >>> def encode_message(qc, x, z):
+    ...     if x:
+    ...         qc.x(0)
+    ...     if z:
+    ...         qc.z(0)
+    ...     return qc
+    >>> def decode_message(qc):
+    ...     qc.cx(0, 1)
+    ...     qc.h(0)
+    ...     qc.measure(0, 0)
+    ...     qc.measure(1, 1)
+    ...     return qc
+    >>> check_superdense_coding((create_bell_pair, encode_message, decode_message), seeds=(0,),
+    ...                         shots=8).passed
+    True
+    >>> print(check_superdense_coding(None).message)
+    Not attempted yet: replace None with your answer to superdense coding in raw Qiskit (answer = (create_bell_pair, encode_message, decode_message)).
     """
     what = "superdense coding in raw Qiskit"
     if answer is None:
@@ -339,6 +366,14 @@ def check_alice_gates(answer, x: int, z: int) -> Feedback:
     unitary equals the library's encoding ``Z**z X**x`` up to a global phase (exactly: Frobenius
     distance below 1e-9 after removing the phase), so equivalent sequences such as ``["y"]`` for
     ``(1, 1)`` also pass, with a note.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.superdense_ring import check_alice_gates
+    >>> check_alice_gates(["x", "z"], 1, 1).passed
+    True
+    >>> print(check_alice_gates(["x"], 0, 1).message)
+    Alice's gates for (x, z) = (0, 1): your gates send "10" instead of "01". X on A flips x (Bob's B outcome), Z flips z (Bob's A outcome), Y flips both.
     """
     try:
         reference = _encoding_reference(x, z)
@@ -407,6 +442,14 @@ def check_symbol_error_rate(answer, pair_fidelity: float) -> Feedback:
     """Probability that Bob decodes the wrong two-bit symbol when the pair has fidelity F.
 
     Reference: the library's exact outcome distribution (``1 - F``); absolute tolerance 1e-6.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.superdense_ring import check_symbol_error_rate
+    >>> check_symbol_error_rate(0.03, 0.97).passed
+    True
+    >>> print(check_symbol_error_rate(0.01, 0.97).message)
+    symbol error rate at F = 0.97: (1 − F)/3 is the probability of one particular Pauli. Any of X, Y or Z changes the symbol.
     """
     try:
         expected = _exact_error_rate(pair_fidelity)
@@ -434,6 +477,14 @@ def check_bit_error_rate(answer, pair_fidelity: float) -> Feedback:
 
     Reference: the library's exact outcome distribution (``2 (1 - F) / 3``: X or Y flips x);
     absolute tolerance 1e-6.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.superdense_ring import check_bit_error_rate
+    >>> check_bit_error_rate(0.02, 0.97).passed         # 2 (1 - F) / 3
+    True
+    >>> print(check_bit_error_rate(0.03, 0.97).message)
+    bit error rate of x at F = 0.97: 1 − F is the symbol error rate. A Z error leaves x alone.
     """
     try:
         probs = superdense_outcome_probabilities(0, 0, pair_fidelity=pair_fidelity)
@@ -488,7 +539,16 @@ def _count_feedback(answer, expected: int, what: str, hints: dict[int, str]) -> 
 
 def check_superdense_qubits(answer, P: int, d: int, bits: int) -> Feedback:
     """Online qubits on the busiest directed link of the superdense ring all-reduce of a
-    length-``d`` vector of ``bits``-bit words on ``P`` workers (exact integer)."""
+    length-``d`` vector of ``bits``-bit words on ``P`` workers (exact integer).
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.superdense_ring import check_superdense_qubits
+    >>> check_superdense_qubits(1200, 4, 100, 16).passed   # 2 (P - 1) x 25 words x 16 bits / 2
+    True
+    >>> print(check_superdense_qubits(2400, 4, 100, 16).message)
+    online qubits per link (P = 4, d = 100, bits = 16): 2400 is not right. That is the classical count in bits; each qubit carries two bits.
+    """
     try:
         counts = _link_counts(P, d, bits)
     except (ValueError, TypeError) as exc:
@@ -512,7 +572,16 @@ def check_superdense_qubits(answer, P: int, d: int, bits: int) -> Feedback:
 
 def check_lifetime_uses(answer, P: int, d: int, bits: int) -> Feedback:
     """Channel uses of the busiest directed link over the pairs' whole lifetime (offline qubits
-    that distribute the Bell pairs + online qubits of the superdense ring), exact integer."""
+    that distribute the Bell pairs + online qubits of the superdense ring), exact integer.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.superdense_ring import check_lifetime_uses
+    >>> check_lifetime_uses(52, 3, 7, 5).passed          # 26 online + 26 offline qubits
+    True
+    >>> print(check_lifetime_uses(50, 3, 7, 5).message)
+    lifetime channel uses per link (P = 3, d = 7, bits = 5): 50 is not right. That is the classical bit count. It equals the lifetime count when every message has an even number of bits; here some messages are odd and each needs a padding qubit (online and offline).
+    """
     try:
         counts = _link_counts(P, d, bits)
     except (ValueError, TypeError) as exc:
@@ -538,6 +607,16 @@ def check_flip_damage(answer, P: int, bits: int, max_abs: float, t: int) -> Feed
     Reference: decode the word 0 with bit ``t`` set using the library's code
     :func:`qring_edu.fixed_point` (``2**t / s``, the sign bit ``t = bits - 1`` gives the same
     magnitude). Relative tolerance 1e-6; the sign of the answer is ignored.
+
+    Examples
+    --------
+    >>> from qring_edu import fixed_point
+    >>> from qring_edu.exercises.superdense_ring import check_flip_damage
+    >>> s = fixed_point(8, 16, 0.5).scale
+    >>> check_flip_damage(2**12 / s, 8, 16, 0.5, 12).passed
+    True
+    >>> print(check_flip_damage(2**12, 8, 16, 0.5, 12).message)
+    change from flipping bit 12 (P = 8, bits = 16, max_abs = 0.5): 2**t is the change of the integer word; divide by the scale s to get the change of the decoded value.
     """
     try:
         codec = fixed_point(P, bits, max_abs)
@@ -578,6 +657,14 @@ def check_link_busy_time(answer, bandwidth_gbps: float = 10.0, buckets: int = 5,
     buckets, each message ``alpha + n beta`` and each distribution block one ``alpha`` plus one
     ``beta`` per qubit (:func:`~qring_edu.experiments.superdense_ring.overlap_comparison`:
     ``online + distribution``). Relative tolerance 1e-4.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.superdense_ring import check_link_busy_time
+    >>> check_link_busy_time(71.9347, 10.0, 5).passed    # online 36.13 ms + distribution 35.81 ms
+    True
+    >>> print(check_link_busy_time(36.1298, 10.0, 5).message)
+    superdense link time per iteration (ms) for ResNet-50, P = 8, 10 Gbit/s, B = 5: 36.1298 ms counts only the online qubits. One half of every pair they consume crosses the same link too.
     """
     try:
         res = overlap_comparison(0.0, bandwidth_gbps, latency_us, buckets, workers=workers,
@@ -613,7 +700,16 @@ def check_idle_head(answer, compute_ms: float = 20.0, buckets: int = 5,
     """How long (ms) the classical link idles at the start of an iteration, before the first
     gradient bucket is ready: the forward pass plus the first bucket's share of the backward
     pass, ``compute (1 - phi + phi / B)`` (the ``ready[0]`` of
-    :func:`qring_edu.bucketed_iteration_time`). Relative tolerance 1e-6."""
+    :func:`qring_edu.bucketed_iteration_time`). Relative tolerance 1e-6.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.superdense_ring import check_idle_head
+    >>> check_idle_head(20 * (1 / 3 + 2 / 3 / 5), 20.0, 5).passed
+    True
+    >>> print(check_idle_head(20 / 3, 20.0, 5).message)
+    idle link time before the first bucket (ms), compute 20 ms, B = 5: 6.66667 ms is the forward pass only. The first bucket is ready only after its share of the backward pass, (φ/B) of the compute.
+    """
     try:
         res = overlap_comparison(compute_ms, buckets=buckets, backward_fraction=backward_fraction)
     except (ValueError, TypeError) as exc:
@@ -665,7 +761,16 @@ def check_flip_reach(answer, P: int = 6, phase: str = "all-gather", step: int = 
     """How many workers end with a wrong value when one bit of the message on link 0 → 1 flips
     at ``step`` (counted from 0 within ``phase``, "reduce-scatter" or "all-gather")? Reference:
     a data-flow trace of the library's schedule (:func:`qring_edu.ring_schedule`); exact
-    integer."""
+    integer.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.superdense_ring import check_flip_reach
+    >>> check_flip_reach(4, 6, "all-gather", 1).passed   # the copies downstream of link 0 -> 1
+    True
+    >>> print(check_flip_reach(6, 6, "all-gather", 0).message)
+    workers holding a wrong value (P = 6, flip in all-gather step 0): 6 would be right for a flip during reduce-scatter. In all-gather a message only overwrites copies downstream of it.
+    """
     try:
         P = check_int(P, "P (number of workers)", 2)
         phase = check_choice(phase, "phase", _PHASES)
@@ -709,7 +814,16 @@ def check_bidirectional_qubits(answer, P: int = 4, d: int = 8000, bits: int = 16
     """Online qubits on the busiest directed link when the d words are all-reduced by two
     superdense rings at once, one clockwise over the first ceil(d/2) words and one
     counter-clockwise over the rest, every link full-duplex (each direction its own link and its
-    own pairs). Reference: :func:`qring_edu.ring.message_bits` of each half; exact integer."""
+    own pairs). Reference: :func:`qring_edu.ring.message_bits` of each half; exact integer.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.superdense_ring import check_bidirectional_qubits
+    >>> check_bidirectional_qubits(48_000, 4, 8000, 16).passed
+    True
+    >>> print(check_bidirectional_qubits(96_000, 4, 8000, 16).message)
+    online qubits per directed link, bidirectional superdense ring (P = 4, d = 8000): 96000 is not right. That is one ring carrying the whole vector over every link; with two rings each direction carries only half of it. (It is also the bits of one direction: each qubit carries two.)
+    """
     try:
         P = check_int(P, "P (number of workers)", 2)
         d = check_int(d, "d", 2)

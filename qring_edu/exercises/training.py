@@ -85,6 +85,23 @@ def check_parameter_shift(answer, *, seed: int = 0, samples: int = 3) -> Feedbac
     (the ½ is missing), a shift s other than π/2 without the factor 1/(2 sin s), evaluation
     points θ ± ε (finite differences), the wrong parameter shifted, and ``theta`` changed in
     place (the caller's parameters must not move).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qring_edu.exercises.training import check_parameter_shift
+    >>> def shift_gradient(score, theta, j):
+    ...     e = np.zeros_like(theta)
+    ...     e[j] = np.pi / 2
+    ...     return (score(theta + e) - score(theta - e)) / 2
+    >>> check_parameter_shift(shift_gradient).passed
+    True
+    >>> def finite_difference(score, theta, j):
+    ...     e = np.zeros_like(theta)
+    ...     e[j] = 1e-3
+    ...     return (score(theta + e) - score(theta - e)) / 2e-3
+    >>> print(check_parameter_shift(finite_difference).message)
+    parameter-shift gradient for θ_0: you evaluated at θ ± 1.0e-03: that is a finite difference, an approximation. The parameter-shift rule is exact, with shifts of ±π/2.
     """
     what = "parameter-shift gradient"
     if answer is None:
@@ -161,7 +178,16 @@ def check_circuits_per_step(answer, batch_size: int | None = None,
     ``batch_size`` inputs of its mini-batch, the unshifted score (for the loss and its chain
     rule) and two shifted scores per parameter, ``batch_size (2 n_params + 1)``. Defaults: the
     mini-batch of :func:`qring_edu.train_data_parallel` (16) and the default VQC's 18 angles.
-    Exact integer."""
+    Exact integer.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.training import check_circuits_per_step
+    >>> check_circuits_per_step(16 * (2 * 18 + 1)).passed
+    True
+    >>> print(check_circuits_per_step(16 * 2 * 18).message)
+    circuit evaluations per worker and step (batch 16, 18 parameters): 576 is not right. That is the gradient alone. The loss (and the chain rule of the cross-entropy) also needs each input's unshifted score.
+    """
     try:
         batch = check_int(_default("batch_size") if batch_size is None else batch_size,
                           "batch_size", 1)
@@ -192,7 +218,16 @@ def check_crossover_params(answer, workers: int = 4, bits: int = 16, alpha: floa
                            beta: float = 1e-11) -> Feedback:
     """Gradient size d at which the classical ring's bandwidth term equals its latency term,
     ``ceil(d/P) b beta = alpha``, i.e. ``d* = P alpha / (b beta)``
-    (:attr:`qring_edu.GradientBudget.crossover_params`). Relative tolerance 1e-6."""
+    (:attr:`qring_edu.GradientBudget.crossover_params`). Relative tolerance 1e-6.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.training import check_crossover_params
+    >>> check_crossover_params(250_000).passed           # P alpha / (b beta)
+    True
+    >>> print(check_crossover_params(62_500).message)
+    parameters where bandwidth and latency terms are equal (P = 4, b = 16): 62,500 forgets that each message carries only a chunk of d/P words.
+    """
     try:
         P = check_int(workers, "workers", 2)
         b = check_bits(bits)
@@ -220,7 +255,16 @@ def check_bandwidth_ratio(answer, n_params: int = 18, workers: int = 4, bits: in
                           alpha: float = 10e-6, beta: float = 1e-11) -> Feedback:
     """The classical ring's bandwidth term over its latency term for a gradient of ``n_params``
     entries, ``ceil(d/P) b beta / alpha`` (:attr:`qring_edu.GradientBudget.bandwidth_ratio`).
-    Relative tolerance 1e-6."""
+    Relative tolerance 1e-6.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.training import check_bandwidth_ratio
+    >>> check_bandwidth_ratio(8e-5).passed              # ceil(18 / 4) x 16 x 1e-11 / 1e-5
+    True
+    >>> print(check_bandwidth_ratio(7.2e-5).message)
+    bandwidth term / latency term (18 parameters, P = 4): 7.2e-05 uses d/P = 4.5 words; chunks are whole words and the ring waits for the largest, ceil(d/P) = 5.
+    """
     try:
         budget = gradient_budget(n_params, workers=workers, bits=bits, alpha=alpha, beta=beta)
     except (TypeError, ValueError) as exc:
@@ -249,7 +293,18 @@ def check_update_jump(answer, workers: int = 4, bits: int = 16, clip: float = 1.
     """How far one parameter of a replica moves in one step when the top bit (the sign bit) of
     that replica's copy of one summed gradient entry flips: the sum moves by ``2**(b-1) / s``
     (the fixed-point code :func:`qring_edu.fixed_point` with ``max_abs = clip``), and the update
-    ``w -= lr * sum / P`` by that over P. Relative tolerance 1e-6 (sign ignored)."""
+    ``w -= lr * sum / P`` by that over P. Relative tolerance 1e-6 (sign ignored).
+
+    Examples
+    --------
+    >>> from qring_edu import fixed_point
+    >>> from qring_edu.exercises.training import check_update_jump
+    >>> s = fixed_point(4, 16, 1.0).scale
+    >>> check_update_jump(2**15 / s / 4).passed          # the sum jumps by 2**(b-1) / s, w by that / P
+    True
+    >>> print(check_update_jump(2**15 / s).message)
+    parameter jump from a top-bit flip (P = 4, b = 16, clip = 1): 4.0005 is the change of the sum; the update divides the sum by P.
+    """
     try:
         codec = fixed_point(workers, bits, clip)
         lr = check_float(lr, "lr", 0.0, lo_open=True)

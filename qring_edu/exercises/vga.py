@@ -61,7 +61,19 @@ __all__ = [
 def check_phase_angle(answer, x: int, qubit: int, bits: int) -> Feedback:
     """Phase (radians, in [0, 2 pi)) that ``Z^x`` puts on ``|1>`` of qubit ``qubit`` of a b-bit
     register: ``2 pi (x 2**qubit mod 2**b) / 2**b``. Tolerance 1e-6; answers are compared
-    modulo 2 pi."""
+    modulo 2 pi.
+
+    Examples
+    --------
+    >>> import math
+    >>> from qring_edu.exercises.vga import check_phase_angle
+    >>> check_phase_angle(1.5 * math.pi, 3, 1, 3).passed        # 2 pi (3 x 2 mod 8) / 8
+    True
+    >>> check_phase_angle(-0.5 * math.pi, 3, 1, 3).passed       # the same angle modulo 2 pi
+    True
+    >>> print(check_phase_angle(0.75 * math.pi, 3, 1, 3).message)
+    phase on qubit 1 for x = 3, b = 3: 2.356194 rad is not right. Qubit i has weight 2**i, so Z^x multiplies |1> by exp(2 pi i x 2**i / 2**b).
+    """
     try:
         bits = check_bits(bits)
         qubit = check_int(qubit, "qubit", 0, bits - 1)
@@ -82,7 +94,16 @@ def check_phase_angle(answer, x: int, qubit: int, bits: int) -> Feedback:
 
 def check_last_announcement(answer, others, total: int, bits: int) -> Feedback:
     """Given the announcements ``others`` of workers 0..P-2 and the sum ``total``, what must the
-    last worker have announced? ``(total - sum(others)) mod 2**b``, exactly."""
+    last worker have announced? ``(total - sum(others)) mod 2**b``, exactly.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.vga import check_last_announcement
+    >>> check_last_announcement(1, [3, 2], 2, 2).passed         # (2 - 3 - 2) mod 4
+    True
+    >>> print(check_last_announcement(3, [3, 2], 2, 2).message)
+    last announcement: 3 is not right. The announcements add up to the sum modulo 2**b; give a word in 0..3.
+    """
     try:
         bits = check_bits(bits)
         vals = [check_int(v, "others", 0, (1 << bits) - 1) for v in others]
@@ -97,7 +118,16 @@ def check_last_announcement(answer, others, total: int, bits: int) -> Feedback:
 
 def check_transcript_count(answer, workers: int, bits: int) -> Feedback:
     """How many transcripts ``(m_0, ..., m_{P-1})`` are consistent with a given sum (each has the
-    same probability)? ``2**(b (P - 1))``, exactly."""
+    same probability)? ``2**(b (P - 1))``, exactly.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.vga import check_transcript_count
+    >>> check_transcript_count(16, 3, 2).passed                 # 2**(b (P - 1))
+    True
+    >>> print(check_transcript_count(64, 3, 2).message)
+    number of transcripts: 64 is not right. P - 1 announcements are free; the last one is fixed by the sum.
+    """
     try:
         workers = check_int(workers, "workers", 2, 64)
         bits = check_bits(bits)
@@ -110,7 +140,16 @@ def check_transcript_count(answer, workers: int, bits: int) -> Feedback:
 def check_known_pads_survival(answer, tests: int, workers: int) -> Feedback:
     """Probability that a known-pads source passes ``tests`` qubit GHZ tests among ``workers``
     workers: ``(1 - delta_P)**tests`` with ``delta_P = (1 - 2**(1-P))/2``. Relative tolerance
-    1e-3 (absolute 1e-12 for tiny values)."""
+    1e-3 (absolute 1e-12 for tiny values).
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.vga import check_known_pads_survival
+    >>> check_known_pads_survival((5 / 8) ** 10, 10, 3).passed   # (1 - delta_3)**10, delta_3 = 3/8
+    True
+    >>> print(check_known_pads_survival(0.5 ** 10, 10, 3).message)
+    survival probability after 10 tests: 0.000976562 is not right (tolerance 9.09495e-06). Check your formula. Each test is passed with probability (1 + 2**(1-P))/2, independently.
+    """
     try:
         tests = check_int(tests, "tests", 0, 10_000)
         delta = known_pads_detection(workers)
@@ -127,7 +166,16 @@ def check_known_pads_survival(answer, tests: int, workers: int) -> Feedback:
 
 def check_ghz_copies_delivered(answer, entries: int, bits: int, test_fraction: float) -> Feedback:
     """Qubit GHZ copies the source must deliver for ``entries`` entries of ``bits`` bits when a
-    fraction ``test_fraction`` of the register-copies is tested: ``ceil(d / (1 - f)) * b``."""
+    fraction ``test_fraction`` of the register-copies is tested: ``ceil(d / (1 - f)) * b``.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.vga import check_ghz_copies_delivered
+    >>> check_ghz_copies_delivered(1600, 100, 8, 0.5).passed   # ceil(100 / (1 - 0.5)) x 8
+    True
+    >>> print(check_ghz_copies_delivered(800, 100, 8, 0.5).message)
+    qubit GHZ copies delivered: 800 is not right. Each entry uses one register of b qubit GHZ states, and only a fraction 1 - f of the delivered registers is used.
+    """
     try:
         bits = check_bits(bits)
         f = check_float(test_fraction, "test_fraction", 0.0, 1.0, hi_open=True)
@@ -275,6 +323,26 @@ def check_ghz_test(ghz_test, passes, *, cases: int = 16, seed: int = 0) -> Feedb
     "XOR of the bits = m mod 2" (2m Y's), and the resulting pass probability against
     :func:`qring_edu.vga.ghz_test_pass_probability`. The first failing case is reported with a
     hint. ``None`` or a stub raising ``NotImplementedError`` = not attempted.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.vga import check_ghz_test
+    >>> def ghz_test(copy, settings):
+    ...     qc = copy.copy()
+    ...     for j, s in enumerate(settings):
+    ...         if s == "Y":
+    ...             qc.sdg(j)
+    ...         qc.h(j)
+    ...     qc.measure(range(len(settings)), range(len(settings)))
+    ...     return qc
+    >>> def passes(outcome, settings):
+    ...     return sum(outcome) % 2 == (settings.count("Y") // 2) % 2
+    >>> check_ghz_test(ghz_test, passes, cases=4).passed
+    True
+    >>> def always_even(outcome, settings):
+    ...     return sum(outcome) % 2 == 0
+    >>> print(check_ghz_test(ghz_test, always_even, cases=4).message)
+    Case 1: passes((0, 0), 'YY') returned True, but with 2 Y's the test passes iff the parity of the bits is 1. Hint: the parity must equal m mod 2, where 2m is the number of Y's (<X..Y..> = (-1)^m on GHZ), not always 0.
     """
     try:
         cases = check_int(cases, "cases", 1, 200)
@@ -371,6 +439,22 @@ def check_zero_sum_pads(zero_sum_pads, *, seed: int = 0) -> Feedback:
     zero sums on :data:`_PAD_SHAPES`; the same output for two generators of the same seed; joint
     uniformity of every (P - 1)-subset of rows on :data:`_PAD_UNIFORM` (chi-squared, p below
     1e-6 fails). The library's :func:`qring_edu.vga.zero_sum_pads` passes.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.vga import check_zero_sum_pads
+    >>> def zero_sum_pads(workers, entries, bits, rng):
+    ...     pads = rng.integers(0, 2**bits, size=(workers, entries))
+    ...     pads[-1] = (-pads[:-1].sum(axis=0)) % 2**bits
+    ...     return pads
+    >>> check_zero_sum_pads(zero_sum_pads).passed
+    True
+    >>> def unreduced(workers, entries, bits, rng):
+    ...     pads = rng.integers(0, 2**bits, size=(workers, entries))
+    ...     pads[-1] = -pads[:-1].sum(axis=0)
+    ...     return pads
+    >>> print(check_zero_sum_pads(unreduced).message)
+    workers = 2, entries = 5, bits = 3: pads must be words in 0..7; got values from -6 to 6. Reduce modulo 2**bits.
     """
     from scipy.stats import chisquare
 
@@ -442,7 +526,16 @@ def check_zero_sum_pads(zero_sum_pads, *, seed: int = 0) -> Feedback:
 def check_dropout_sums(answer, workers: int, bits: int) -> Feedback:
     """Worker dropout: P - 1 of P workers announced; how many values of the sum (mod 2**b) are
     consistent with their announcements? All ``2**b`` (any P - 1 announcements are uniform and
-    independent of the sum). Exact."""
+    independent of the sum). Exact.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.vga import check_dropout_sums
+    >>> check_dropout_sums(256, 4, 8).passed            # every sum: the last pad is still secret
+    True
+    >>> print(check_dropout_sums(1, 4, 8).message)
+    sums consistent with P - 1 announcements: 1 is not right. Any P - 1 announcements are jointly uniform whatever the inputs, so they rule out no value of the sum.
+    """
     try:
         check_int(workers, "workers", 2, 64)
         bits = check_bits(bits)
@@ -456,7 +549,16 @@ def check_dropout_sums(answer, workers: int, bits: int) -> Feedback:
 def check_rectangle_pairs(answer) -> Feedback:
     """The rectangle step: a transcript T has positive probability for (x1, x2) and for
     (x1', x2') with x1 != x1', x2 != x2'. For how many of the four pairs in {x1, x1'} x {x2, x2'}
-    does T have positive probability? 4. Exact."""
+    does T have positive probability? 4. Exact.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.vga import check_rectangle_pairs
+    >>> check_rectangle_pairs(4).passed
+    True
+    >>> print(check_rectangle_pairs(2).message)
+    input pairs that can produce T: 2 is not right. Pr[T | a, b] = alpha_T(a) beta_T(b): if alpha_T(x1) > 0 and beta_T(x2') > 0, then (x1, x2') can produce T too; the same for (x1', x2).
+    """
     return compare_integer(answer, 4, what="input pairs that can produce T",
                            hint="Pr[T | a, b] = alpha_T(a) beta_T(b): if alpha_T(x1) > 0 and "
                                 "beta_T(x2') > 0, then (x1, x2') can produce T too; the same for "
@@ -466,7 +568,16 @@ def check_rectangle_pairs(answer) -> Feedback:
 def check_single_copy_escape(answer, n_copies: int, test_fraction: float) -> Feedback:
     """Probability that one bad copy among ``n_copies`` is not in the tested set of
     ``T = ceil(f N)`` copies (then every test passes and the bad copy is used):
-    ``(N - T)/N`` (:func:`qring_edu.vga_epsilon_floor` at beta = 0). Tolerance 1e-9."""
+    ``(N - T)/N`` (:func:`qring_edu.vga_epsilon_floor` at beta = 0). Tolerance 1e-9.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.vga import check_single_copy_escape
+    >>> check_single_copy_escape(0.75, 8, 0.25).passed          # T = 2 of 8 copies tested
+    True
+    >>> print(check_single_copy_escape(0.25, 8, 0.25).message)
+    escape probability of one bad copy: 0.25 is not right (tolerance 1e-09). Check your formula. The tested set is a uniformly random T-subset of the N copies: the bad copy is outside it with probability (N - T)/N.
+    """
     try:
         expected = vga_epsilon_floor(n_copies, test_fraction, 0.0)
     except (TypeError, ValueError) as exc:
@@ -481,7 +592,16 @@ def check_single_copy_escape(answer, n_copies: int, test_fraction: float) -> Fee
 def check_split_worker_fail(answer, workers: int) -> Feedback:
     """Probability that one GHZ test fails on ``|+> (x) GHZ_{P-1}`` (worker 0's qubit split
     off): exactly 1/4 for every P (:func:`qring_edu.vga.detection_probability`,
-    ``"split_worker"``). Tolerance 1e-6."""
+    ``"split_worker"``). Tolerance 1e-6.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.vga import check_split_worker_fail
+    >>> check_split_worker_fail(0.25, 4).passed                 # 1/4 for every P
+    True
+    >>> print(check_split_worker_fail(0.125, 4).message)
+    failure probability of the test: 0.125 is not right (tolerance 1e-06). Check your formula. The fidelity with GHZ is 1/2 and the copy has no |GHZ->component, so the witness is tight: P(fail) = (1 - F)/2.
+    """
     try:
         workers = check_int(workers, "workers", 2, 64)
     except (TypeError, ValueError) as exc:
@@ -497,7 +617,16 @@ def check_split_worker_fail(answer, workers: int) -> Feedback:
 def check_amplified_leak(answer, n_copies: int, bad_copies: int, amplification: int) -> Feedback:
     """Probability that an entry leaks under privacy amplification when its k registers are a
     secret uniformly random k-subset of the N delivered ones, B of them attacked:
-    ``C(B, k)/C(N, k)`` (:func:`qring_edu.amplified_leak_probability`). Relative tolerance 1e-3."""
+    ``C(B, k)/C(N, k)`` (:func:`qring_edu.amplified_leak_probability`). Relative tolerance 1e-3.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.vga import check_amplified_leak
+    >>> check_amplified_leak(250 * 249 / (1000 * 999), 1000, 250, 2).passed   # C(B, k) / C(N, k)
+    True
+    >>> print(check_amplified_leak(0.25, 1000, 250, 2).message)
+    leak probability with k = 2: 0.25 is not right (tolerance 6.23123e-05). Check your formula. The entry leaks only if all k of its registers are attacked: (B/N)((B-1)/(N-1))... for k factors.
+    """
     try:
         expected = amplified_leak_probability(n_copies, bad_copies, amplification)
     except (TypeError, ValueError) as exc:

@@ -46,16 +46,16 @@ from ._validate import (
 from .fixedpoint import FixedPoint, fixed_point, to_signed, to_words, word_mask
 from .ledger import Ledger
 from .links import (
-    QUBITS_PER_SYMBOL,
     SYMBOL_BITS,
     ProtectionReport,
+    _recurrence,  # _recurrence, _sample_production: the sampled offline cost of distillation
+    _sample_production,
     distill,
     fec_code,
     fec_transmit,
     link_errors,
-    protection as _protection,
 )
-from .links import _recurrence, _sample_production  # the sampled offline cost of distillation
+from .links import protection as _protection
 from .states import GAP_BLOCK, segment_frames
 from .superdense import symbols_needed
 
@@ -254,7 +254,7 @@ class _SuperdenseLink:
     pairs; the noise of noisy pairs is applied per step by ``noise`` (a :class:`_StepNoise`,
     ``None`` at F = 1: noiseless dense coding decodes every symbol exactly)."""
 
-    def __init__(self, ledger: Ledger, bits: int, noise: "_StepNoise | None"):
+    def __init__(self, ledger: Ledger, bits: int, noise: _StepNoise | None):
         self.ledger, self.bits, self.noise = ledger, bits, noise
 
     def send(self, words: np.ndarray, sender: int, step: int) -> np.ndarray:

@@ -32,12 +32,19 @@ import numpy as np
 
 from ._validate import check_bit_array, check_fidelity, check_int, check_packed_bits, check_seed
 from .links import link_errors
+
 # The Pauli-frame helpers live in the core (states.py); re-exported here for existing callers.
-from .states import FRAME_X, FRAME_Y, FRAME_Z, flipped_bit_positions, pauli_frames  # noqa: F401
+from .states import (  # noqa: F401
+    FRAME_X,
+    FRAME_Y,
+    FRAME_Z,
+    flipped_bit_positions,
+    pauli_frames,
+    pauli_frames_distribution,
+    slot_major_frames,
+)
 from .states import bernoulli_positions as _bernoulli_positions  # noqa: F401
 from .states import isotropic_state as _isotropic_array
-from .states import pauli_frames_distribution  # noqa: F401
-from .states import slot_major_frames
 
 if TYPE_CHECKING:  # Qiskit is imported inside the functions of the Qiskit path only
     from qiskit import QuantumCircuit

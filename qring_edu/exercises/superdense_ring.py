@@ -17,7 +17,7 @@ import numbers
 
 import numpy as np
 
-from .._validate import check_bits, check_choice, check_float, check_int
+from .._validate import check_bits, check_choice, check_int
 from ..costmodel import BACKWARD_FRACTION
 from ..experiments.superdense_ring import overlap_comparison
 from ..fixedpoint import fixed_point

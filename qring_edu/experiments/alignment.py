@@ -32,8 +32,8 @@ Fits are least squares on ``log(cost)``; a slope ``s`` means ``cost ∝ (1/tau)^
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 

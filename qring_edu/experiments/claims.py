@@ -42,16 +42,15 @@ Everything here is computation; the table is drawn by the presentation layer.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
 from .._validate import check_choice, check_float, check_int
 from ..alignment import GAPIP_CONFIDENCES, classical_bits, gapip
 from ..costmodel import allreduce_cut_bound
-from ..links import depolarizing_capacities
 from ..holevo import (
     dense_coding_capacity,
     encoded_ensemble,
@@ -59,6 +58,7 @@ from ..holevo import (
     mutual_information,
     superdense_ensemble,
 )
+from ..links import depolarizing_capacities
 from ..ring import message_bits, ring_allreduce
 from ..sign_audit import tieaudit_copies, tieaudit_cost
 from ..states import isotropic_state

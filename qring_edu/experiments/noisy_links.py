@@ -22,8 +22,8 @@ dataclasses with a short ``repr`` and, where they are tables, ``table()`` / ``_r
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 
@@ -42,10 +42,12 @@ from ..links import (
     memory_dephasing,
     net_online_factor,
     noisy_link_probabilities,
-    protection as make_protection,
     noisy_link_send_qiskit,
     ring_link_bits,
     superdense_link_capacity,
+)
+from ..links import (
+    protection as make_protection,
 )
 from ..ring import ring_allreduce
 from ..superdense import superdense_send

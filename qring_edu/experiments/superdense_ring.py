@@ -16,8 +16,8 @@ Qiskit count key of :func:`qring_edu.superdense_circuit`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -39,8 +39,8 @@ from ..superdense import (
     superdense_send_qiskit,
 )
 from . import training as _training
-from .holevo import CutSetSweep, cut_set_sweep  # chapter 3 restates chapter 2's cut-set floor
 from ._base import LedgerComparison, Table, compare_ledgers
+from .holevo import CutSetSweep, cut_set_sweep  # chapter 3 restates chapter 2's cut-set floor
 
 __all__ = [
     "MESSAGE_LABELS",

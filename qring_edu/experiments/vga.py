@@ -15,13 +15,20 @@ gives explicitly).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
 
 import numpy as np
 from scipy.stats import chi2_contingency, chisquare
 
-from .._validate import as_numeric_array, check_bits, check_choice, check_float, check_int, check_seed
+from .._validate import (
+    as_numeric_array,
+    check_bits,
+    check_choice,
+    check_float,
+    check_int,
+    check_seed,
+)
 from ..fixedpoint import modular_sum
 from ..vga import (
     DETECTION_ATTACKS,
@@ -34,8 +41,8 @@ from ..vga import (
     ghz_state_pass_probability,
     ghz_verified_infidelity,
     ghz_witness,
-    rotated_ghz_state,
     rotated_ghz_leak,
+    rotated_ghz_state,
     transcript_distance,
     vga_aggregate,
     vga_aggregate_qiskit,
@@ -903,7 +910,9 @@ class FractionSweep:
 def fraction_sweep(n_copies: int = 800, bad_fraction: float = 0.1, *,
                         attacks=(("split_worker", None), ("known_pads", 1), ("known_pads", None)),
                         workers: int = 4, bits: int = 8,
-                        fractions=tuple(np.round(np.arange(1, 10) / 10, 1))) -> FractionSweep:
+                        # a tuple, built once: immutable, so a safe default
+                        fractions=tuple(np.round(np.arange(1, 10) / 10, 1)),  # noqa: B008
+                        ) -> FractionSweep:
     """epsilon(n_copies, f, bad_fraction) for each f and each attack's detection (pairs
     ``(attack, attacked_qubits)``, :func:`qring_edu.vga.detection_probability`).
 

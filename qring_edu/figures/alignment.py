@@ -7,7 +7,8 @@ and no pyplot state is touched.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -65,7 +66,7 @@ def _plain_log_x(ax) -> None:
     ax.xaxis.set_minor_formatter(NullFormatter())
 
 
-def plot_circuit(circuit: "QuantumCircuit", title: str = "", *, width: float = 10.0,
+def plot_circuit(circuit: QuantumCircuit, title: str = "", *, width: float = 10.0,
                  fold: int = -1) -> Figure:
     """Draw one Qiskit circuit on a fresh figure, qubit 0 on top
     (:func:`~qring_edu.figures._base.plot_circuits`).
@@ -113,7 +114,7 @@ def plot_rotation(tau: float, k_max: int = 12) -> Figure:
     return fig
 
 
-def plot_iae_run(decision: "Decision", tau: float) -> Figure:
+def plot_iae_run(decision: Decision, tau: float) -> Figure:
     """The confidence interval for ``a = sin^2 theta`` after each step of a quantum
     :func:`~qring_edu.gapip` decision (amplitude or phase estimation), against the qubits sent
     so far (each step's recorded ``IAEStep.qubits``), with the decision threshold
@@ -158,7 +159,7 @@ def plot_iae_run(decision: "Decision", tau: float) -> Figure:
     return fig
 
 
-def plot_gapip_scaling(result: "GapIPScaling", *, highlight_tau: float | None = None) -> Figure:
+def plot_gapip_scaling(result: GapIPScaling, *, highlight_tau: float | None = None) -> Figure:
     """Left: cost against ``1/tau`` (log-log) with the fitted power laws; right: decision accuracy
     of both protocols on promise instances.
 
@@ -205,7 +206,7 @@ def plot_gapip_scaling(result: "GapIPScaling", *, highlight_tau: float | None = 
     return fig
 
 
-def plot_gapip_curves(result: "GapIPCurves") -> Figure:
+def plot_gapip_curves(result: GapIPCurves) -> Figure:
     """:func:`plot_gapip_scaling` of a :class:`~qring_edu.experiments.alignment.GapIPCurves`,
     with its ``tau`` marked.
 
@@ -220,7 +221,7 @@ def plot_gapip_curves(result: "GapIPCurves") -> Figure:
     return plot_gapip_scaling(result.scaling, highlight_tau=result.tau)
 
 
-def plot_tieaudit_scaling(result: "TieAuditScaling") -> Figure:
+def plot_tieaudit_scaling(result: TieAuditScaling) -> Figure:
     """Cost of TieAudit against ``P`` (log-log): quantum qubits ``N log2 P``, classical bits
     ``Θ(sqrt P)`` (capped at ``P``), the crossover marked.
 
@@ -252,7 +253,7 @@ def plot_tieaudit_scaling(result: "TieAuditScaling") -> Figure:
     return fig
 
 
-def plot_audit_explorer(ex: "AuditExplorer") -> Figure:
+def plot_audit_explorer(ex: AuditExplorer) -> Figure:
     """The TieAudit explorer: the sign pattern with the matching drawn as arcs (green: agree, red:
     disagree), the Born-rule distribution of the client's outcome ``Y``, and the three protocols'
     estimates of ``f`` with the ``±eps`` band.
@@ -311,7 +312,7 @@ def plot_audit_explorer(ex: "AuditExplorer") -> Figure:
     return fig
 
 
-def plot_noise_sweep(sweep: "NoiseSweep") -> Figure:
+def plot_noise_sweep(sweep: NoiseSweep) -> Figure:
     """Estimates of ``f`` against the depolarising probability: with hidden test copies (ratio
     estimator) and naive (assuming no noise), with the ``±eps`` band; right: copies needed.
 
@@ -349,7 +350,7 @@ _LANES = {"server": 1.0, "client": 0.0}
 _PARTY_COLOURS = {"server": "#2c7fb8", "client": "#1a9641"}
 
 
-def plot_gapip_pingpong(schedules: Sequence["GapIPSchedule"]) -> Figure:
+def plot_gapip_pingpong(schedules: Sequence[GapIPSchedule]) -> Figure:
     """The ping-pong of quantum GapIP, one panel per schedule
     (:func:`~qring_edu.experiments.alignment.gapip_schedule`): two lanes, the server (holds
     ``g``) on top and the client (holds ``h``) below; time runs left to right; a box is an
@@ -427,7 +428,7 @@ def _shade_window(ax, lo: float, hi: float, x_range, colour: str, label: str) ->
     ax.axvspan(left, right, color=colour, alpha=0.12, label=label)
 
 
-def plot_gapip_comparison(result: "GapIPComparison",
+def plot_gapip_comparison(result: GapIPComparison,
                           confidences: Sequence[str] = ("hoeffding", "exact")) -> Figure:
     """Cost of GapIP against ``1/tau`` (log-log), one panel per family of bounds (the same family
     on both sides): amplitude estimation and phase estimation (mean qubits), the classical
@@ -480,7 +481,7 @@ def plot_gapip_comparison(result: "GapIPComparison",
                      f"(P = 2^{int(round(math.log2(result.P)))}, δ = {result.delta:g})",
                      fontsize=10)
         ax.grid(alpha=0.3, which="both")
-    handles, labels = {}, {}
+    handles = {}
     for ax in axes:                          # one legend for both panels, below them
         for hnd, lab in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(lab, hnd)
@@ -490,7 +491,7 @@ def plot_gapip_comparison(result: "GapIPComparison",
     return fig
 
 
-def plot_copies_vs_alpha(curve: "CopiesCurve") -> Figure:
+def plot_copies_vs_alpha(curve: CopiesCurve) -> Figure:
     """Noiseless TieAudit copies against the coverage ``alpha`` (log-log): Hoeffding's plan
     (slope about -2: it only knows that ``Y`` lies in ``[-1, 1]``), Bernstein's (slope about -1:
     ``Var Y <= alpha``) and the exact plans.
@@ -530,7 +531,7 @@ _CASE_STYLE = {("fixed", "uniform"): ("#969696", "s--", "fixed tests, noise on e
                ("random", "data_only"): ("#1a9641", "o-", "random tests, data-only attack")}
 
 
-def plot_attack_sweep(sweep: "AttackSweep") -> Figure:
+def plot_attack_sweep(sweep: AttackSweep) -> Figure:
     """Left: mean estimate of ``f`` against the noise for each case (test strings fixed or
     random; noise on every copy or only on the copies the adversary does not identify as tests),
     with the ``f ± eps`` band. Right: the tests' estimate of the attenuation, with the true
@@ -569,7 +570,7 @@ def plot_attack_sweep(sweep: "AttackSweep") -> Figure:
     return fig
 
 
-def plot_dephasing_sweep(sweep: "DephasingSweep") -> Figure:
+def plot_dephasing_sweep(sweep: DephasingSweep) -> Figure:
     """Estimates of ``f`` under dephasing against its probability: the ratio estimator with
     padded test strings (it converges to ``f + bias``, drawn as a line) and with the Clifford
     twirl (unbiased), with the ``f ± eps`` band.

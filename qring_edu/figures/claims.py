@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..experiments.claims import VERDICTS, Claim
 

@@ -13,7 +13,8 @@ labelled ``"xz"``: ``"00", "01", "10", "11"`` — the same string as a Qiskit co
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -69,7 +70,7 @@ COLOURS = {
 }
 
 
-def plot_superdense_circuits(circuits: Sequence["QuantumCircuit"],
+def plot_superdense_circuits(circuits: Sequence[QuantumCircuit],
                              titles: Sequence[str] | None = None) -> Figure:
     """Draw superdense-coding circuits one under the other (:func:`~qring_edu.figures._base.plot_circuits`).
 
@@ -93,7 +94,7 @@ def _row_normalise(counts: np.ndarray) -> np.ndarray:
     return np.divide(counts, totals, out=np.zeros(counts.shape, dtype=float), where=totals > 0)
 
 
-def plot_outcome_distributions(stats: "ChannelStats") -> Figure:
+def plot_outcome_distributions(stats: ChannelStats) -> Figure:
     """Bob's decoded outcome for each of the four messages: exact vs fast path vs Aer.
 
     ``stats``: a :class:`qring_edu.experiments.superdense_ring.ChannelStats`. One panel per sent message
@@ -146,7 +147,7 @@ def plot_outcome_distributions(stats: "ChannelStats") -> Figure:
     return fig
 
 
-def plot_symbol_error_rate(sweep: "ErrorRateSweep") -> Figure:
+def plot_symbol_error_rate(sweep: ErrorRateSweep) -> Figure:
     """Measured symbol error rate vs pair fidelity F against the prediction ``1 - F``.
 
     ``sweep``: a :class:`qring_edu.experiments.superdense_ring.ErrorRateSweep`. Fast-path and Aer points
@@ -185,7 +186,7 @@ def plot_symbol_error_rate(sweep: "ErrorRateSweep") -> Figure:
     return fig
 
 
-def plot_ledgers(classical: "Ledger", superdense: "Ledger") -> Figure:
+def plot_ledgers(classical: Ledger, superdense: Ledger) -> Figure:
     """The classical and the superdense ledgers side by side, per directed link.
 
     Left: what each link carries *online* (during the all-reduce): classical bits vs qubits.
@@ -239,7 +240,7 @@ def plot_ledgers(classical: "Ledger", superdense: "Ledger") -> Figure:
     return fig
 
 
-def plot_iteration_timeline(classical: "IterationTime", quantum: "IterationTime", *,
+def plot_iteration_timeline(classical: IterationTime, quantum: IterationTime, *,
                             unit: str = "ms") -> Figure:
     """One training iteration as a timeline: classical vs superdense ring.
 
@@ -295,9 +296,9 @@ def plot_iteration_timeline(classical: "IterationTime", quantum: "IterationTime"
     return fig
 
 
-def plot_iteration_time_vs_compute(classical: Sequence["IterationTime"],
-                                   quantum: Sequence["IterationTime"],
-                                   quantum_alt: Sequence["IterationTime"] | None = None, *,
+def plot_iteration_time_vs_compute(classical: Sequence[IterationTime],
+                                   quantum: Sequence[IterationTime],
+                                   quantum_alt: Sequence[IterationTime] | None = None, *,
                                    alt_label: str = "superdense, other qubit cost",
                                    unit: str = "ms") -> Figure:
     """Iteration time vs compute time for both transports (sequences of the same compute grid).
@@ -346,7 +347,7 @@ def plot_iteration_time_vs_compute(classical: Sequence["IterationTime"],
     return fig
 
 
-def plot_bit_flip_damage(codec: "FixedPoint") -> Figure:
+def plot_bit_flip_damage(codec: FixedPoint) -> Figure:
     """Change of a decoded value when bit t of its fixed-point word flips: ``2**t / s``.
 
     ``codec``: the :class:`qring_edu.fixedpoint.FixedPoint` code. Compared with the rounding
@@ -380,7 +381,7 @@ def plot_bit_flip_damage(codec: "FixedPoint") -> Figure:
     return fig
 
 
-def plot_noisy_allreduce(result: "AllReduceResult", exact_sum: np.ndarray) -> Figure:
+def plot_noisy_allreduce(result: AllReduceResult, exact_sum: np.ndarray) -> Figure:
     """Error of every worker's copy of the sum after a (noisy) all-reduce.
 
     ``result``: from :func:`qring_edu.ring_allreduce`; ``exact_sum``: shape (d,), the true sum.
@@ -425,7 +426,7 @@ def plot_noisy_allreduce(result: "AllReduceResult", exact_sum: np.ndarray) -> Fi
     return fig
 
 
-def plot_iteration_comparison(result: "IterationComparison") -> Figure:
+def plot_iteration_comparison(result: IterationComparison) -> Figure:
     """Timeline of an :class:`~qring_edu.experiments.superdense_ring.IterationComparison`
     (see :func:`plot_iteration_timeline`).
 
@@ -443,7 +444,7 @@ def plot_iteration_comparison(result: "IterationComparison") -> Figure:
 # --------------------------------------------------------------------------------------------
 # Overlapped, bucketed iterations
 # --------------------------------------------------------------------------------------------
-def _draw_overlap(ax, result: "OverlapComparison") -> None:
+def _draw_overlap(ax, result: OverlapComparison) -> None:
     cl, sd = result.classical, result.superdense
     ms = 1e3
     h = 0.32
@@ -475,7 +476,7 @@ def _draw_overlap(ax, result: "OverlapComparison") -> None:
     ax.grid(axis="x", alpha=0.3)
 
 
-def plot_overlap_timelines(results: Sequence["OverlapComparison"],
+def plot_overlap_timelines(results: Sequence[OverlapComparison],
                            titles: Sequence[str] | None = None) -> Figure:
     """One steady-state iteration per transport, for each setting in ``results``
     (:class:`~qring_edu.experiments.superdense_ring.OverlapComparison`, one panel each).
@@ -520,7 +521,7 @@ def plot_overlap_timelines(results: Sequence["OverlapComparison"],
     return fig
 
 
-def plot_overlap_timeline(result: "OverlapComparison") -> Figure:
+def plot_overlap_timeline(result: OverlapComparison) -> Figure:
     """:func:`plot_overlap_timelines` of one setting (the widget's figure).
 
     Examples
@@ -534,7 +535,7 @@ def plot_overlap_timeline(result: "OverlapComparison") -> Figure:
     return plot_overlap_timelines([result])
 
 
-def plot_overlap_ratio(sweep: "OverlapSweep", slow_buckets: int | None = None) -> Figure:
+def plot_overlap_ratio(sweep: OverlapSweep, slow_buckets: int | None = None) -> Figure:
     """Superdense / classical iteration time against compute / W, for each bucket count B of an
     :class:`~qring_edu.experiments.superdense_ring.OverlapSweep`.
 

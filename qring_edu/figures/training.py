@@ -9,7 +9,8 @@ displayed and no pyplot state is touched.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -45,7 +46,7 @@ COLOURS = {
 _STYLES = ["-", "--", "-.", ":"]
 
 
-def _label(run: "TrainingRun") -> str:
+def _label(run: TrainingRun) -> str:
     return f"superdense F={run.pair_fidelity:g}" if run.transport == "superdense" else run.transport
 
 
@@ -73,7 +74,7 @@ def _draw_runs(ax_loss, ax_acc, ax_div, runs, labels, *, legend_loss: bool = Tru
     ax_div.legend(frameon=False, fontsize=7, loc="upper left")
 
 
-def plot_training_runs(runs: Sequence["TrainingRun"], labels: Sequence[str] | None = None
+def plot_training_runs(runs: Sequence[TrainingRun], labels: Sequence[str] | None = None
                        ) -> Figure:
     """Training curves of data-parallel runs (e.g. classical vs superdense at several F).
 
@@ -106,7 +107,7 @@ def plot_training_runs(runs: Sequence["TrainingRun"], labels: Sequence[str] | No
     return fig
 
 
-def plot_training_comparison(result: "TrainingComparison") -> Figure:
+def plot_training_comparison(result: TrainingComparison) -> Figure:
     """Training curves of a :class:`~qring_edu.experiments.training.TrainingComparison`
     (see :func:`plot_training_runs`).
 
@@ -128,7 +129,7 @@ def _model_name(model: str) -> str:
             }.get(model, model)
 
 
-def plot_learner_comparison(result: "LearnerComparison") -> Figure:
+def plot_learner_comparison(result: LearnerComparison) -> Figure:
     """Both learners over both rings (:class:`~qring_edu.experiments.training.LearnerComparison`):
     one row per model with its loss, accuracy and replica disagreement (as in
     :func:`plot_training_runs`), the classical run and the superdense runs at each fidelity.
@@ -164,7 +165,7 @@ def plot_learner_comparison(result: "LearnerComparison") -> Figure:
     return fig
 
 
-def plot_learner_training(result: "LearnerTraining") -> Figure:
+def plot_learner_training(result: LearnerTraining) -> Figure:
     """The widget's figure: one learner over the chosen transport next to the classical ring
     (:class:`~qring_edu.experiments.training.LearnerTraining`).
 
@@ -188,7 +189,7 @@ def plot_learner_training(result: "LearnerTraining") -> Figure:
     return fig
 
 
-def plot_vqc_circuit(circuit: "QuantumCircuit", title: str = "") -> Figure:
+def plot_vqc_circuit(circuit: QuantumCircuit, title: str = "") -> Figure:
     """Draw the variational classifier's circuit (:func:`qring_edu.vqc_circuit`) with Qiskit's
     ``"mpl"`` drawer on one line (:func:`~qring_edu.figures._base.plot_circuits`).
 

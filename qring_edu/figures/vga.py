@@ -9,7 +9,8 @@ Bit order in circuits: register ``w{j}`` is worker j's b qubits, ``w{j}_i`` has 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -170,7 +171,7 @@ def plot_vga_timeline() -> Figure:
     return fig
 
 
-def plot_vga_circuits(circuits: Sequence["QuantumCircuit"],
+def plot_vga_circuits(circuits: Sequence[QuantumCircuit],
                       titles: Sequence[str] | None = None, *, height: float = 3.2) -> Figure:
     """Draw VGA circuits (:func:`qring_edu.vga.vga_circuit`, :func:`ghz_test_circuit`) one under
     the other, unfolded (:func:`~qring_edu.figures._base.plot_circuits`); ``titles``: one per
@@ -199,7 +200,7 @@ def _heat(ax, counts: np.ndarray, title: str, vmax: float) -> None:
     return im
 
 
-def plot_transcript_comparison(comp: "TranscriptComparison") -> Figure:
+def plot_transcript_comparison(comp: TranscriptComparison) -> Figure:
     """Joint histogram of the first two announcements ``(m_0, m_1)`` for both input sets, and
     the histogram of the announced sum. Uniform squares and one spike at the same sum = nothing
     but the sum is revealed.
@@ -236,7 +237,7 @@ def plot_transcript_comparison(comp: "TranscriptComparison") -> Figure:
     return fig
 
 
-def plot_attack_sweep(sweep: "AttackSweep") -> Figure:
+def plot_attack_sweep(sweep: AttackSweep) -> Figure:
     """Acceptance rate and the source's accuracy against the test fraction (left), epsilon for
     the same copy counts (right); the chosen fraction is marked.
 
@@ -277,7 +278,7 @@ def plot_attack_sweep(sweep: "AttackSweep") -> Figure:
     return fig
 
 
-def plot_epsilon_grid(grid: "EpsilonGrid") -> Figure:
+def plot_epsilon_grid(grid: EpsilonGrid) -> Figure:
     """epsilon against used copies (left) and against delivered copies (right), one curve per
     test fraction.
 
@@ -306,7 +307,7 @@ def plot_epsilon_grid(grid: "EpsilonGrid") -> Figure:
     return fig
 
 
-def plot_source_comparison(results: Sequence["VGAResult"]) -> Figure:
+def plot_source_comparison(results: Sequence[VGAResult]) -> Figure:
     """One bar group per result: failed-test rate, acceptance, the source's accuracy.
 
     Examples
@@ -339,7 +340,7 @@ def plot_source_comparison(results: Sequence["VGAResult"]) -> Figure:
     return fig
 
 
-def plot_pipeline(result: "VGARingResult", true_sum: np.ndarray, decoded: np.ndarray) -> Figure:
+def plot_pipeline(result: VGARingResult, true_sum: np.ndarray, decoded: np.ndarray) -> Figure:
     """Verified pads + superdense ring on a gradient: decoded vs true sum (left) and the combined
     ledger (right: qubits per directed link of the ring, GHZ copies shared by all workers).
 
@@ -383,7 +384,7 @@ def plot_pipeline(result: "VGARingResult", true_sum: np.ndarray, decoded: np.nda
     return fig
 
 
-def plot_exact_privacy(result: "ExactPrivacy") -> Figure:
+def plot_exact_privacy(result: ExactPrivacy) -> Figure:
     """Exact law of the first two announcements ``(m_0, m_1)`` for both input sets, the law of the
     announced sum, and the exact total-variation distances: between the two transcript laws, and
     of each set's transcript (joint with what the attacker holds) from the ideal.
@@ -437,7 +438,7 @@ def plot_exact_privacy(result: "ExactPrivacy") -> Figure:
     return fig
 
 
-def plot_epsilon_floor(result: "EpsilonFloor") -> Figure:
+def plot_epsilon_floor(result: EpsilonFloor) -> Figure:
     """epsilon against the number of delivered copies: with no bad used copy allowed (left,
     beta = 0: never below 1 - f) and with a bad fraction beta (right: exponential decay), one
     curve per detection, with the detection-free floor dashed.
@@ -475,7 +476,7 @@ def plot_epsilon_floor(result: "EpsilonFloor") -> Figure:
     return fig
 
 
-def plot_partial_copies(result: "PartialCopySweep") -> Figure:
+def plot_partial_copies(result: PartialCopySweep) -> Figure:
     """Log-log: the leak (TV distance of the transcript from the ideal) and the test's failure
     probability of a slightly rotated GHZ copy against its trace distance t, with the witness
     bound sqrt(2 P(fail)) and the fitted slopes (1 and 2).
@@ -505,7 +506,7 @@ def plot_partial_copies(result: "PartialCopySweep") -> Figure:
     return fig
 
 
-def plot_finite_copy(result: "FiniteCopyCurve") -> Figure:
+def plot_finite_copy(result: FiniteCopyCurve) -> Figure:
     """The finite-copy guarantee: fidelity bound of one untested register against the number of
     passed register tests, one curve per significance level.
 
@@ -530,7 +531,7 @@ def plot_finite_copy(result: "FiniteCopyCurve") -> Figure:
     return fig
 
 
-def plot_amplification(result: "AmplificationSweep") -> Figure:
+def plot_amplification(result: AmplificationSweep) -> Figure:
     """Fraction of leaked entries against the amplification k (log scale): measured, exact
     C(B, k)/C(N, k) and beta**k; the GHZ copies used, k-fold, on the right axis.
 

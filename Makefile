@@ -4,10 +4,11 @@
 #   make pdf          the book as one PDF, _build/latex/qring_edu.pdf (XeLaTeX), also copied
 #                     into _build/html (the HTML book links to it); reuses the chapters executed
 #                     by `make book` if it ran before, else executes them
-#   make test         library tests, the docstrings' examples (doctest), nbval over the chapter
+#   make test         lint (ruff), library tests, the docstrings' examples (doctest), nbval over the chapter
 #                     notebooks, strict book build, the PDF and its check, browser tests of the
 #                     built HTML and of chapter 1 in JupyterLab
 #   make test-doctest the docstrings' examples only (pytest --doctest-modules qring_edu)
+#   make lint         ruff check and ruff format --check over the Python sources (LINT_PATHS)
 #   make test-pdf     check the existing PDF (pdftotext: titles, captions, no raw TeX, no ??)
 #   make test-browser browser tests of the existing _build/html (after `make book` and `make pdf`)
 #   make notebooks    re-execute the chapter notebooks in place (run before committing them)
@@ -74,7 +75,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # (jupyter-book has no `python -m` entry point; its console script lives in the venv.)
 BOOK_BUILD = $(VENV)/bin/jupyter-book build . -W -n --keep-going
 
-.PHONY: venv assets browser tex book pdf test test-lib test-doctest test-notebooks test-build \
+.PHONY: venv assets browser tex book pdf test lint test-lib test-doctest test-notebooks test-build \
         test-pdf test-browser notebooks lab bench constraints clean
 
 # ---------------------------------------------------------------------------------------------
@@ -85,7 +86,7 @@ $(STAMP): pyproject.toml $(CONSTRAINTS)
 	@test -n "$(PYTHON)" || { echo "error: neither python3.11 nor python3 found" >&2; exit 1; }
 	test -x $(VPY) || $(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install --upgrade -c $(CONSTRAINTS) pip
-	$(VPY) -m pip install -c $(CONSTRAINTS) -e ".[book,test,torch,lab]"
+	$(VPY) -m pip install -c $(CONSTRAINTS) -e ".[book,test,torch,lab,dev]"
 	touch $@
 
 # Benchmark peers (QuNetSim; torch comes with the test install), on top of the venv.
@@ -153,6 +154,8 @@ pdf: $(STAMP) tex
 # ---------------------------------------------------------------------------------------------
 # Tests, in order, stopping at the first failure.
 test: $(STAMP) $(ASSETS) browser tex
+	@echo "== [lint] ruff check + ruff format --check"
+	$(MAKE) --no-print-directory lint
 	@echo "== [0/6] committed notebooks are executed and normalised"
 	$(VPY) book/_tools/execute_notebooks.py --check $(NOTEBOOKS)
 	@echo "== [1/6] library, widget and exercise tests (pytest tests)"
@@ -169,6 +172,13 @@ test: $(STAMP) $(ASSETS) browser tex
 	$(VPY) -m pytest tests/pdf
 	@echo "== [6/6] the built HTML in Chromium, offline, and chapter 1 in JupyterLab (pytest tests/browser)"
 	$(VPY) -m pytest tests/browser
+
+# The linter (configured in pyproject.toml [tool.ruff], pinned in the constraints): rules first,
+# then whether `ruff format` would change any file.
+LINT_PATHS := qring_edu tests bench examples book/_tools
+lint: $(STAMP)
+	$(VENV)/bin/ruff check $(LINT_PATHS)
+	$(VENV)/bin/ruff format --check $(LINT_PATHS)
 
 test-lib: $(STAMP)
 	$(VPY) -m pytest tests --ignore=tests/browser --ignore=tests/pdf
@@ -224,8 +234,8 @@ bench: $(BENCH_STAMP)
 # own setuptools/wheel; pip is pinned too). Review the diff, then run `make test`.
 constraints: $(STAMP)
 	{ \
-	  echo "# Exact pins of the whole qring_edu toolchain (runtime, book, test and lab dependencies),"; \
-	  echo "# used as:  pip install -c .ci/constraints.txt -e \".[book,test,torch,lab]\"  (see the Makefile)."; \
+	  echo "# Exact pins of the whole qring_edu toolchain (runtime, book, test, lab and dev dependencies),"; \
+	  echo "# used as:  pip install -c .ci/constraints.txt -e \".[book,test,torch,lab,dev]\"  (see the Makefile)."; \
 	  echo "# pyproject.toml keeps compatible ranges; this file makes every install reproducible."; \
 	  echo "# Generated from a pip freeze of .venv on $$($(VPY) -c 'import platform; print("Python", platform.python_version())')."; \
 	  echo "# Do not edit by hand. To regenerate (e.g. after changing dependencies in pyproject.toml):"; \

@@ -1145,8 +1145,9 @@ class AmplificationSweep:
 
     Per k: ``measured[i]`` (fraction of entries whose every pad the source knows, one run of
     :func:`qring_edu.vga_aggregate` with ``source="known_pads"`` on a fraction
-    ``attack_fraction`` of the delivered registers), ``exact[i]`` (:func:`qring_edu.
-    amplified_leak_probability` with the run's N and B), ``power[i]`` = ``attack_fraction**k``,
+    ``attack_fraction`` of the delivered registers), ``exact[i]``
+    (:func:`qring_edu.amplified_leak_probability` with the run's N and B), ``power[i]`` =
+    ``attack_fraction**k``,
     ``ghz_used[i]`` (qubit GHZ copies used), ``sums_exact[i]`` (every sum right).
 
     Examples

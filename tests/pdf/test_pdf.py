@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from browser._book import TOC, toc_pages  # the one reader of _toc.yml (tests/browser/_book.py)
+from browser._book import TOC, _toc_files, toc_pages  # the one reader of _toc.yml (tests/browser/_book.py)
 
 ROOT = Path(__file__).resolve().parents[2]
 PDF = Path(os.environ.get("QRING_BOOK_PDF", ROOT / "_build" / "latex" / "qring_edu.pdf"))

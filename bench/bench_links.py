@@ -27,11 +27,9 @@
 from __future__ import annotations
 
 import gc
-import resource
 import statistics
 import sys
 import time
-import tracemalloc
 from pathlib import Path
 from typing import Callable
 
@@ -44,7 +42,7 @@ BENCH = Path(__file__).resolve().parent
 if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
-from timing import Timing, time_it, time_pair  # noqa: E402
+from timing import Timing, max_rss, mem_available, time_it, time_pair, traced  # noqa: E402
 
 from qring_edu import ring_allreduce  # noqa: E402
 from qring_edu.fixedpoint import fixed_point, word_mask  # noqa: E402
@@ -376,29 +374,6 @@ def _sequence_section(out):
 # Scale
 # ----------------------------------------------------------------------------------------------
 
-def _mem_available() -> int:
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 1 << 50
-
-
-def _traced(fn):
-    gc.collect()
-    tracemalloc.start()
-    base, _ = tracemalloc.get_traced_memory()
-    tracemalloc.reset_peak()
-    t0 = time.perf_counter()
-    result = fn()
-    seconds = time.perf_counter() - t0
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return seconds, peak - base, result
-
-
 def _differing_entries(grads: np.ndarray, outputs: np.ndarray, bits: int) -> int:
     """Entries of ``outputs`` (P, d) that differ from the noiseless ring's result, which is the
     fixed-point modular sum of the rows, decoded (recomputed in column blocks)."""
@@ -421,7 +396,7 @@ def _differing_entries(grads: np.ndarray, outputs: np.ndarray, bits: int) -> int
 def _scale_section(out):
     P, d = SCALE_P, 2**SCALE_LOG2_D
     need = 4 * P * d + 8 * P * d + GiB  # input + outputs + slack
-    avail = _mem_available()
+    avail = mem_available()
     out(f"## Noisy links at scale: P = {P}, d = 2^{SCALE_LOG2_D} float32 "
         f"({4 * P * d / GiB:.0f} GiB input), F_pair = F_ch = {F_MAIN}")
     if need > min(SCALE_BUDGET, avail - SCALE_RESERVE):
@@ -430,10 +405,10 @@ def _scale_section(out):
         return [(f"fec ring at P={P}, d=2^{SCALE_LOG2_D}", "not run (memory)",
                  "<= 14 GiB, exact", False)]
     grads = np.random.default_rng(64).standard_normal((P, d), dtype=np.float32)
-    sec, peak, res = _traced(lambda: ring_allreduce(
+    sec, peak, res = traced(lambda: ring_allreduce(
         grads, transport="superdense", bits=RING_BITS, channel_fidelity=F_MAIN,
         protection="fec", seed=1))
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    rss = max_rss()
     t_check = time.perf_counter()
     bad = _differing_entries(grads, res.outputs, RING_BITS)
     t_check = time.perf_counter() - t_check
@@ -446,7 +421,7 @@ def _scale_section(out):
         f"{t_check:.0f} s); net online factor {factor:.4f}; {rep!r}")
     del res
     gc.collect()
-    sec_u, _, noisy = _traced(lambda: ring_allreduce(
+    sec_u, _, noisy = traced(lambda: ring_allreduce(
         grads, transport="superdense", bits=RING_BITS, channel_fidelity=F_MAIN, seed=1))
     bad_u = _differing_entries(grads, noisy.outputs, RING_BITS)
     out(f"- unprotected: {sec_u:.1f} s; {bad_u / (P * d):.2%} of the entries differ from the "

@@ -28,11 +28,9 @@ Each full-size run takes a minute or more on 2 cores, so ``repeats`` is capped: 
 from __future__ import annotations
 
 import gc
-import resource
 import statistics
 import sys
 import time
-import tracemalloc
 from pathlib import Path
 from typing import Callable
 
@@ -45,7 +43,7 @@ BENCH = Path(__file__).resolve().parent
 if str(BENCH) not in sys.path:  # the timing helpers are a sibling module
     sys.path.insert(0, str(BENCH))
 
-from timing import Timing, time_pair  # noqa: E402  (the shared timing helpers)
+from timing import Timing, max_rss, mem_available, time_pair, traced  # noqa: E402  (shared helpers)
 
 from qring_edu import ring_allreduce  # noqa: E402
 from qring_edu.alignment import gapip  # noqa: E402
@@ -67,36 +65,6 @@ GAPIP_TAU, TIEAUDIT_EPS, TIEAUDIT_TRUE = 0.02, 0.05, 0.3
 AUDIT_MAX_REPEATS = 3
 TARGET_RING_RATIO = 2.0        # superdense / classical wall time (issue 8)
 RING_MAX_PAIRS = 2             # alternating classical / superdense pairs at the full size
-
-
-def mem_available() -> int:
-    """MemAvailable from /proc/meminfo in bytes (a large number where it is unreadable)."""
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 1 << 50
-
-
-def max_rss() -> int:
-    """The process's peak resident set size so far, bytes (Linux reports KiB)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-
-
-def traced(fn: Callable[[], object]) -> tuple[float, int, object]:
-    """Run ``fn`` once under ``tracemalloc``: (wall seconds, peak minus baseline bytes, result)."""
-    gc.collect()
-    tracemalloc.start()
-    base, _ = tracemalloc.get_traced_memory()
-    tracemalloc.reset_peak()
-    t0 = time.perf_counter()
-    result = fn()
-    seconds = time.perf_counter() - t0
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return seconds, peak - base, result
 
 
 def ring_footprint(P: int, d: int, peak_ratio: float) -> int:

@@ -9,9 +9,13 @@ ratios.
 
 from __future__ import annotations
 
+import gc
+import resource
 import statistics
 import time
+import tracemalloc
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 
@@ -68,3 +72,33 @@ def time_pair(fn_a: Callable[[], object], fn_b: Callable[[], object],
 def pair_ratio(a: Timing, b: Timing) -> float:
     """Median over the alternating pairs of ``b / a`` (how many times slower b is than a)."""
     return statistics.median(y / x for x, y in zip(a.seconds, b.seconds))
+
+
+def mem_available() -> int:
+    """MemAvailable from /proc/meminfo in bytes (a large number where it is unreadable)."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 1 << 50
+
+
+def max_rss() -> int:
+    """The process's peak resident set size so far, bytes (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def traced(fn: Callable[[], object]) -> tuple[float, int, object]:
+    """Run ``fn`` once under ``tracemalloc``: (wall seconds, peak minus baseline bytes, result)."""
+    gc.collect()
+    tracemalloc.start()
+    base, _ = tracemalloc.get_traced_memory()
+    tracemalloc.reset_peak()
+    t0 = time.perf_counter()
+    result = fn()
+    seconds = time.perf_counter() - t0
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return seconds, peak - base, result

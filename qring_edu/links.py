@@ -1765,6 +1765,36 @@ def noisy_link_probabilities(x: int, z: int, *, pair_fidelity: float | None = No
     return {(int(k[0]), int(k[1])): float(probs.get(k, 0.0)) for k in ("00", "01", "10", "11")}
 
 
+def run_symbol_circuits(data: np.ndarray, circuit_for, seed) -> np.ndarray:
+    """Run one circuit per two-bit symbol of ``data`` for one shot on Aer; the decoded bits.
+
+    The Qiskit reference paths share this: symbol j carries ``x = data[2j]``, ``z = data[2j+1]``
+    (an odd stream is padded with a zero bit, dropped on return); ``circuit_for(x, z)`` builds
+    its circuit, whose measured key ``"x z"`` gives the two received bits. All circuits are
+    submitted in one batch with ``seed_simulator`` derived from ``seed``.
+
+    Examples
+    --------
+    >>> bits = np.array([1, 0, 1], dtype=np.uint8)
+    >>> run_symbol_circuits(bits, lambda x, z: noisy_link_circuit(x, z), seed=0).tolist()
+    [1, 0, 1]
+    """
+    from qiskit_aer import AerSimulator
+
+    if data.size == 0:
+        return data.copy()
+    padded = np.concatenate([data, np.zeros(data.size % 2, dtype=np.uint8)])
+    circuits = [circuit_for(int(padded[2 * j]), int(padded[2 * j + 1]))
+                for j in range(padded.size // 2)]
+    sim_seed = int(np.random.default_rng(seed).integers(2**31 - 1))
+    result = AerSimulator().run(circuits, shots=1, seed_simulator=sim_seed).result()
+    received = np.empty_like(padded)
+    for j in range(len(circuits)):
+        (key,) = result.get_counts(j).keys()
+        received[2 * j], received[2 * j + 1] = int(key[0]), int(key[1])
+    return received[: data.size]
+
+
 def noisy_link_send_qiskit(bits, *, pair_fidelity: float | None = None,
                            channel_fidelity: float = 1.0, storage_time: float = 0.0,
                            coherence_time: float = math.inf, seed=None) -> np.ndarray:
@@ -1779,21 +1809,9 @@ def noisy_link_send_qiskit(bits, *, pair_fidelity: float | None = None,
     >>> noisy_link_send_qiskit([1, 0, 1, 1], seed=1).tolist()
     [1, 0, 1, 1]
     """
-    from qiskit_aer import AerSimulator
-
     data = check_bit_array(bits, "bits")
     check_seed(seed)
-    if data.size == 0:
-        return data.copy()
-    padded = np.concatenate([data, np.zeros(data.size % 2, dtype=np.uint8)])
-    circuits = [noisy_link_circuit(int(padded[2 * j]), int(padded[2 * j + 1]),
-                                   pair_fidelity=pair_fidelity, channel_fidelity=channel_fidelity,
-                                   storage_time=storage_time, coherence_time=coherence_time)
-                for j in range(padded.size // 2)]
-    sim_seed = int(np.random.default_rng(seed).integers(2**31 - 1))
-    result = AerSimulator().run(circuits, shots=1, seed_simulator=sim_seed).result()
-    received = np.empty_like(padded)
-    for j in range(len(circuits)):
-        (key,) = result.get_counts(j).keys()
-        received[2 * j], received[2 * j + 1] = int(key[0]), int(key[1])
-    return received[: data.size]
+    return run_symbol_circuits(
+        data, lambda x, z: noisy_link_circuit(
+            x, z, pair_fidelity=pair_fidelity, channel_fidelity=channel_fidelity,
+            storage_time=storage_time, coherence_time=coherence_time), seed)

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ._validate import check_bit_array, check_fidelity, check_int, check_packed_bits, check_seed
-from .links import link_errors
+from .links import link_errors, run_symbol_circuits
 
 # The Pauli-frame helpers live in the core (states.py); re-exported here for existing callers.
 from .states import (  # noqa: F401
@@ -320,21 +320,8 @@ def superdense_send_qiskit(bits, *, pair_fidelity: float = 1.0, seed=None) -> np
     >>> bool((superdense_send_qiskit(bits, seed=1) == superdense_send(bits, seed=1)).all())
     True
     """
-    from qiskit_aer import AerSimulator
-
     data = check_bit_array(bits, "bits")
     pair_fidelity = check_fidelity(pair_fidelity)
     check_seed(seed)
-    if data.size == 0:
-        return data.copy()
-    padded = np.concatenate([data, np.zeros(data.size % 2, dtype=np.uint8)])
-    circuits = [superdense_circuit(int(padded[2 * j]), int(padded[2 * j + 1]),
-                                   pair_fidelity=pair_fidelity)
-                for j in range(padded.size // 2)]
-    sim_seed = int(np.random.default_rng(seed).integers(2**31 - 1))
-    result = AerSimulator().run(circuits, shots=1, seed_simulator=sim_seed).result()
-    received = np.empty_like(padded)
-    for j in range(len(circuits)):
-        (key,) = result.get_counts(j).keys()
-        received[2 * j], received[2 * j + 1] = int(key[0]), int(key[1])
-    return received[: data.size]
+    return run_symbol_circuits(
+        data, lambda x, z: superdense_circuit(x, z, pair_fidelity=pair_fidelity), seed)

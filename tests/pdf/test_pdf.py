@@ -30,25 +30,14 @@ from pathlib import Path
 import pytest
 import yaml
 
+from browser._book import TOC, _toc_files, toc_pages  # the one reader of _toc.yml (tests/browser/_book.py)
+
 ROOT = Path(__file__).resolve().parents[2]
 PDF = Path(os.environ.get("QRING_BOOK_PDF", ROOT / "_build" / "latex" / "qring_edu.pdf"))
-TOC = Path(os.environ.get("QRING_BOOK_TOC", ROOT / "_toc.yml"))
 RAW_TEX = re.compile(r"\\[A-Za-z]{2,}|\$|\?\?")
 
 
 # --- the sources ------------------------------------------------------------------------------
-
-
-def _toc_files(node) -> list[str]:
-    files: list[str] = []
-    if isinstance(node, dict):
-        for key in ("root", "file"):
-            if isinstance(node.get(key), str):
-                files.append(node[key])
-        for key in ("parts", "chapters", "sections"):
-            for child in node.get(key) or []:
-                files.extend(_toc_files(child))
-    return files
 
 
 def _source(name: str) -> Path:
@@ -59,7 +48,7 @@ def _source(name: str) -> Path:
     raise FileNotFoundError(name)
 
 
-TOC_PAGES = [_source(f) for f in _toc_files(yaml.safe_load(TOC.read_text(encoding="utf-8")))]
+TOC_PAGES = [_source(f) for f in toc_pages()]
 
 
 def _notebook(path: Path) -> dict | None:

@@ -734,19 +734,23 @@ def test_import_qring_edu_without_torch():
 
 
 def test_example_script_trains_and_prints_its_ledger():
-    """examples/ddp_train.py under torchrun (2 processes, 1 epoch): it trains and each rank's
-    ledger equals 6 steps x 2(P-1)(d/P) words x 16 bits, d = 4482 parameters."""
+    """examples/ddp_train.py --private under torchrun (2 processes, 1 epoch): it trains and each
+    rank's ledger equals 6 steps x 2(P-1)(d/P) words x 16 bits, d = 4482 parameters, and
+    6 x d x 16 qubit GHZ copies used for pads, as many tested."""
     script = Path(__file__).resolve().parent.parent / "examples" / "ddp_train.py"
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
-           str(script), "--epochs", "1", "--samples", "400"]
+           str(script), "--epochs", "1", "--samples", "400", "--private"]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
     lines = out.stdout.splitlines()
     assert any(line.startswith("epoch 1: mean training loss") for line in lines), out.stdout
     assert "6 steps per epoch" in lines[0] and "4482 parameters" in lines[0]
+    assert "private (GHZ pads)" in lines[0]
     per_link = 6 * 2 * (2 - 1) * (4482 // 2) * 16
+    ghz = 6 * 4482 * 16
     ledger = [line for line in lines if line.strip().startswith("rank ")]
     assert len(ledger) == 2
     for line in ledger:
-        assert f"online bits {per_link:,}," in line and "flipped bits 0 " in line
+        assert f"online bits {per_link:,}," in line and "flipped bits 0," in line
+        assert f"GHZ copies used {ghz:,}, tested {ghz:,} (6 buckets, 6 steps)" in line
     assert "replica divergence max|w_k - w_0| = 0" in out.stdout

@@ -273,18 +273,22 @@ class TappedMessage:
 
 
 class _Buffers:
-    """Everything the worker needs for one bucket size d, allocated once and reused."""
+    """Everything the worker needs for one bucket size d, allocated once and reused.
+
+    ``words`` hold the bucket's residues in the wire type (uint8 / uint16 / uint32, the
+    smallest that holds ``bits``): chunks are sent straight from it and all-gather messages are
+    received straight into it; ``inc`` receives the reduce-scatter messages.
+    """
 
     def __init__(self, d: int, workers: int, bits: int) -> None:
-        unsigned, signed = _wire_dtype(bits)
+        unsigned, wire = _wire_dtype(bits)
         self.offsets = [int(v) for v in chunk_bounds(d, workers)]
         longest = max(b - a for a, b in zip(self.offsets, self.offsets[1:]))
         self.scratch = np.empty(d, dtype=np.float64)  # x * s, then the decoded mean
-        self.words = np.empty(d, dtype=np.uint32)
-        self.out = np.empty(longest, dtype=unsigned)
+        self.words = np.empty(d, dtype=unsigned)
         self.inc = np.empty(longest, dtype=unsigned)
-        self.out_t = torch.from_numpy(self.out.view(signed))
-        self.inc_t = torch.from_numpy(self.inc.view(signed))
+        self.words_t = torch.from_numpy(self.words.view(wire))  # the same memory
+        self.inc_t = torch.from_numpy(self.inc.view(wire))
 
 
 class _Job:
@@ -513,6 +517,11 @@ def _reduce_bucket(job: _Job) -> torch.Tensor:
     state, tensor = job.state, job.tensor
     cfg = state.config
     P = state.world_size
+    # While the header is in flight (and the other ranks may still be computing): what does not
+    # depend on the gradients, the GHZ pads and the pairs' Pauli frames. In the real protocol
+    # both are fixed before the step (GHZ copies and Bell pairs are delivered offline).
+    d_local = int(job.local[0]) if _header_code(job.local) in _GOOD_CODES else 0
+    prepared = _prepare(state, job, d_local)
     job.work.wait()
     state.side_bits += state._header_bits
     max_abs, n_max, n_min, c_max, c_min = job.header.tolist()
@@ -527,15 +536,18 @@ def _reduce_bucket(job: _Job) -> torch.Tensor:
         return tensor
     codec = fixed_point(P, cfg.bits, max_abs if max_abs > 0 else 1.0)
     state.error_bound = max(state.error_bound, codec.error_bound / P)
-    pad = _ghz_pads(state, job, d) if cfg.private else None
+    if cfg.private:
+        _account_ghz(state, job, prepared)  # raises on every rank if a GHZ test failed
     buf = state._buffers_for(d)
     flat = tensor.detach().reshape(-1)
     _encode_into(codec, flat.numpy(), buf.scratch, buf.words)
-    if pad is not None:
-        buf.words += pad  # wraps modulo 2**32, which is exact modulo 2**bits ...
-        if cfg.bits < 32:
-            buf.words &= np.uint32(word_mask(cfg.bits))  # ... and the mask reduces
-    _run_ring(state, buf, job)
+    if cfg.private:
+        # The residues wrap modulo 2**32 in the sum and are cut to the wire type, which is
+        # exact modulo 2**bits; the mask reduces.
+        np.add(buf.words, prepared.pad, out=buf.words, casting="unsafe")
+        if cfg.bits < 8 * buf.words.itemsize:
+            buf.words &= buf.words.dtype.type(word_mask(cfg.bits))
+    _run_ring(state, buf, job, prepared.noise)
     _decode_into(codec, buf.words, buf.scratch)
     buf.scratch /= P  # one rounding, as FixedPoint.decode(...) / P
     with torch.no_grad():
@@ -552,18 +564,23 @@ def _encode_into(codec: FixedPoint, x: np.ndarray, scratch: np.ndarray,
     """
     np.multiply(x, codec.scale, out=scratch, dtype=np.float64)
     np.rint(scratch, out=scratch)
-    np.copyto(words.view(np.int32), scratch, casting="unsafe")  # = scratch.astype(np.int32)
-    if codec.bits < 32:
-        words &= np.uint32(word_mask(codec.bits))
+    # = scratch.astype(np.int32) cut to the width of ``words``: |x s| <= cap < 2**(bits-1), so
+    # the signed integer of that width holds it and its two's-complement bits are the residue.
+    signed = words.view(np.dtype(f"i{words.itemsize}"))
+    np.copyto(signed, scratch, casting="unsafe")
+    if codec.bits < 8 * words.itemsize:
+        words &= words.dtype.type(word_mask(codec.bits))
 
 
 def _decode_into(codec: FixedPoint, words: np.ndarray, out: np.ndarray) -> None:
-    """``out[:] = codec.decode(words)`` in place (``words`` is consumed): sign-extend in 32 bits
-    as :func:`~qring_edu.fixedpoint.to_signed` does, then divide by the scale."""
-    shift = 32 - codec.bits
-    words <<= np.uint32(shift)
-    signed = words.view(np.int32)
-    signed >>= np.int32(shift)
+    """``out[:] = codec.decode(words)`` in place (``words``, unsigned of any width, is consumed):
+    sign-extend as :func:`~qring_edu.fixedpoint.to_signed` does (shift the word's top bit to
+    the top of the type, shift back arithmetically), then divide by the scale."""
+    shift = 8 * words.itemsize - codec.bits
+    signed = words.view(np.dtype(f"i{words.itemsize}"))
+    if shift:
+        words <<= words.dtype.type(shift)
+        signed >>= signed.dtype.type(shift)
     np.divide(signed, codec.scale, out=out)
 
 
@@ -637,31 +654,70 @@ def _check_headers(table: np.ndarray) -> None:
         raise ValueError(f"bucket must be finite; rank(s) {nonfinite} hold NaN or Inf gradients")
 
 
-def _ghz_pads(state: RingHookState, job: _Job, d: int) -> np.ndarray:
-    """This rank's row of zero-sum pads from the simulated, verified GHZ source (uint32, (d,)).
+class _Prepared:
+    """What a bucket needs that does not depend on the gradients (see :func:`_prepare`)."""
 
-    Every rank simulates the same source from ``(seed, iteration, bucket index)`` and keeps only
-    its own register's outcomes (module docstring, item 4). Raises ``ValueError`` (the same on
-    every rank) if a GHZ test fails.
+    __slots__ = ("d", "pad", "ghz_tests", "ghz_failed", "noise")
+
+    def __init__(self, d, pad=None, ghz_tests=0, ghz_failed=0, noise=None):
+        self.d, self.pad, self.ghz_tests, self.ghz_failed = d, pad, ghz_tests, ghz_failed
+        self.noise = noise if noise is not None else {}
+
+
+def _prepare(state: RingHookState, job: _Job, d: int) -> _Prepared:
+    """The GHZ pads (private mode) and the pair noise of every incoming message (superdense,
+    F < 1) of a bucket of d entries; nothing is counted here (see :func:`_account_ghz`).
+
+    The GHZ source is simulated from ``(seed, iteration, bucket index)``: every rank derives
+    the same source and keeps only its own register's outcomes (module docstring, item 4).
+    The noise of each message comes from its own generator, seeded by ``(seed, iteration,
+    sender, bucket index, ring step)``.
     """
     cfg = state.config
     P, bits = state.world_size, cfg.bits
-    rng = np.random.default_rng(np.random.SeedSequence(
-        [cfg.seed, job.iteration, job.bucket_index], spawn_key=(_GHZ_STREAM,)))
-    n_copies, n_tested = vga_copy_counts(d, cfg.test_fraction)
-    tests = n_tested * bits  # every qubit GHZ of a tested register-copy is tested
-    failed = 0
-    if cfg.ghz_source == "known_pads" and tests:
-        failed = int(rng.binomial(tests, known_pads_detection(P)))
-    state.ghz_used += d * bits
-    state.ghz_tested += tests
-    state.ghz_tests_failed += failed
-    if failed:
+    prepared = _Prepared(d)
+    if d <= 0:
+        return prepared
+    if cfg.private:
+        rng = np.random.default_rng(np.random.SeedSequence(
+            [cfg.seed, job.iteration, job.bucket_index], spawn_key=(_GHZ_STREAM,)))
+        _, n_tested = vga_copy_counts(d, cfg.test_fraction)
+        prepared.ghz_tests = n_tested * bits  # every qubit GHZ of a tested register-copy
+        if cfg.ghz_source == "known_pads" and prepared.ghz_tests:
+            prepared.ghz_failed = int(rng.binomial(prepared.ghz_tests,
+                                                   known_pads_detection(P)))
+        prepared.pad = zero_sum_pads(P, d, bits, rng)[state.rank]
+    if cfg.transport == "superdense" and cfg.pair_fidelity < 1.0:
+        offsets = state._buffers_for(d).offsets
+        kind = _wire_dtype(bits)[0].type
+        sender = (state.rank - 1) % P
+        for step, (_, in_msg) in enumerate(state._steps):
+            n_bits = (offsets[in_msg.chunk + 1] - offsets[in_msg.chunk]) * bits
+            if n_bits == 0:
+                continue
+            rng = np.random.default_rng([cfg.seed, job.iteration, sender, job.bucket_index,
+                                         step])
+            positions, frames = pauli_frames(symbols_needed(n_bits), cfg.pair_fidelity, rng)
+            flips = flipped_bit_positions(positions, frames)
+            flips = flips[flips < n_bits]  # the padding bit of an odd message carries no data
+            # Stream bit p is bit (p mod b) of word (p div b): LSB first (as qring_edu.ring).
+            prepared.noise[step] = (flips // bits,
+                                    np.left_shift(kind(1), (flips % bits).astype(kind)))
+    return prepared
+
+
+def _account_ghz(state: RingHookState, job: _Job, prepared: _Prepared) -> None:
+    """Count the bucket's GHZ copies; raise ``ValueError`` (the same on every rank) if a GHZ
+    test failed."""
+    cfg = state.config
+    state.ghz_used += prepared.d * cfg.bits
+    state.ghz_tested += prepared.ghz_tests
+    state.ghz_tests_failed += prepared.ghz_failed
+    if prepared.ghz_failed:
         raise ValueError(f"GHZ verification failed for bucket {job.bucket_index} of step "
-                         f"{job.iteration}: {failed} of {tests} qubit GHZ tests failed "
-                         f"(ghz_source={cfg.ghz_source!r}); the pads are not used and no "
-                         "gradient word was sent")
-    return zero_sum_pads(P, d, bits, rng)[state.rank]
+                         f"{job.iteration}: {prepared.ghz_failed} of {prepared.ghz_tests} qubit "
+                         f"GHZ tests failed (ghz_source={cfg.ghz_source!r}); the pads are not "
+                         "used and no gradient word was sent")
 
 
 # --------------------------------------------------------------------------------------------
@@ -669,53 +725,56 @@ def _ghz_pads(state: RingHookState, job: _Job, d: int) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 
 def _wire_dtype(bits: int) -> tuple[np.dtype, np.dtype]:
-    """(unsigned numpy type holding a word, signed type of the same width sent by torch)."""
+    """(unsigned numpy type holding a word, numpy type of the same width that torch sends:
+    uint8, int16 or int32)."""
     if bits <= 8:
-        return np.dtype(np.uint8), np.dtype(np.uint8)  # torch has uint8
+        return np.dtype(np.uint8), np.dtype(np.uint8)
     if bits <= 16:
         return np.dtype(np.uint16), np.dtype(np.int16)
     return np.dtype(np.uint32), np.dtype(np.int32)
 
 
-def _run_ring(state: RingHookState, buf: _Buffers, job: _Job) -> None:
-    """Execute :func:`~qring_edu.ring.ring_schedule` in place on ``buf.words`` (uint32)."""
+def _run_ring(state: RingHookState, buf: _Buffers, job: _Job, noise: dict) -> None:
+    """Execute :func:`~qring_edu.ring.ring_schedule` in place on ``buf.words``."""
     cfg = state.config
     P, r, group = state.world_size, state.rank, cfg.process_group
     offsets, words = buf.offsets, buf.words
-    mask = np.uint32(word_mask(cfg.bits))
+    mask = words.dtype.type(word_mask(cfg.bits))
+    reduce_mod = cfg.bits < 8 * words.itemsize
     sender = (r - 1) % P
     # out_msg: what this rank sends at this step; in_msg: what it receives from its left neighbour
+    # (always another chunk than the one it sends, so sending from ``words`` is safe).
     for step, (out_msg, in_msg) in enumerate(state._steps):
         slo, shi = offsets[out_msg.chunk], offsets[out_msg.chunk + 1]
         rlo, rhi = offsets[in_msg.chunk], offsets[in_msg.chunk + 1]
+        gather = in_msg.phase == "all-gather"
         works = []
         if shi > slo:  # empty chunks (d < P) are skipped by both ends alike
-            np.copyto(buf.out[:shi - slo], words[slo:shi], casting="unsafe")  # words < 2**bits
-            works.append(dist.isend(buf.out_t[:shi - slo], state._next, group=group, tag=step))
-        if rhi > rlo:
-            works.append(dist.irecv(buf.inc_t[:rhi - rlo], state._prev, group=group, tag=step))
+            works.append(dist.isend(buf.words_t[slo:shi], state._next, group=group, tag=step))
+        if rhi > rlo:  # all-gather overwrites: receive straight into the chunk
+            into = buf.words_t[rlo:rhi] if gather else buf.inc_t[:rhi - rlo]
+            works.append(dist.irecv(into, state._prev, group=group, tag=step))
         for w in works:
             w.wait()
         if rhi == rlo:
             continue
-        received = buf.inc[:rhi - rlo]
+        received = words[rlo:rhi] if gather else buf.inc[:rhi - rlo]
         if state.tap is not None:
             state.tap(TappedMessage(job.iteration, job.bucket_index, step, in_msg.phase, sender,
                                     received.astype(np.uint32)))
-        _receive(state, received, sender, step, job)
-        target = words[rlo:rhi]
-        if in_msg.phase == "reduce-scatter":
-            np.add(target, received, out=target)  # wraps modulo 2**32 ...
-            if cfg.bits < 32:
+        _receive(state, received, sender, step, noise.get(step))
+        if not gather:
+            target = words[rlo:rhi]
+            np.add(target, received, out=target)  # wraps modulo 2**width ...
+            if reduce_mod:
                 np.bitwise_and(target, mask, out=target)  # ... and the mask reduces mod 2**bits
-        else:
-            target[...] = received
 
 
 def _receive(state: RingHookState, words: np.ndarray, sender: int, step: int,
-             job: _Job) -> None:
+             noise: tuple[np.ndarray, np.ndarray] | None) -> None:
     """Bob's side of link ``(sender, rank)``: record the message, apply the pair noise in place
-    (``words``: the received words in their wire type)."""
+    (``words``: the received words in their wire type; ``noise``: the word indices and bit
+    masks of the flips that :func:`_prepare` sampled for this message, or None)."""
     cfg = state.config
     n_bits = words.size * cfg.bits
     state.data_bits += n_bits
@@ -724,18 +783,12 @@ def _receive(state: RingHookState, words: np.ndarray, sender: int, step: int,
         return
     qubits = symbols_needed(n_bits)
     state.ledger.record(sender, step, qubits=qubits, ebits=qubits, offline_qubits=qubits)
-    if cfg.pair_fidelity == 1.0:
+    if noise is None:
         return  # noiseless dense coding decodes every symbol exactly
-    rng = np.random.default_rng([cfg.seed, job.iteration, sender, job.bucket_index, step])
-    positions, frames = pauli_frames(qubits, cfg.pair_fidelity, rng)
-    flips = flipped_bit_positions(positions, frames)
-    flips = flips[flips < n_bits]  # the padding bit of an odd message carries no data
-    state.flipped_bits += int(flips.size)
-    if flips.size:
-        # Stream bit p is bit (p mod b) of word (p div b): words go LSB first (as qring_edu.ring).
-        kind = words.dtype.type
-        masks = np.left_shift(kind(1), (flips % cfg.bits).astype(words.dtype))
-        np.bitwise_xor.at(words, flips // cfg.bits, masks)
+    index, masks = noise
+    state.flipped_bits += int(index.size)
+    if index.size:
+        np.bitwise_xor.at(words, index, masks)
 
 
 def gather_reports(state: RingHookState) -> list[LinkReport]:

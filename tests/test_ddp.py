@@ -696,16 +696,16 @@ def test_in_place_encode_and_decode_equal_the_fixed_point_code(P, bits, d, seed,
     half = (np.arange(d) % 5 == 0)
     x[half] = ((np.round(x[half] * codec.scale) + 0.5) / codec.scale).clip(
         -codec.max_abs, codec.max_abs).astype(dtype)
-    x = x.astype(dtype)
-    scratch, words = np.empty(d), np.empty(d, dtype=np.uint32)
-    _encode_into(codec, x, scratch, words)
-    assert np.array_equal(words, codec.encode(x))
-    summed = (words.astype(np.uint64) * 3) & word_mask(bits)  # any residues will do
-    summed = summed.astype(np.uint32)
-    expected = codec.decode(summed.copy())
-    out = np.empty(d)
-    _decode_into(codec, summed, out)
-    assert np.array_equal(out, expected)
+    wire = np.dtype(f"u{(8 if bits <= 8 else 16 if bits <= 16 else 32) // 8}")  # as the hook
+    for width in {wire, np.dtype(np.uint32)}:
+        scratch, words = np.empty(d), np.empty(d, dtype=width)
+        _encode_into(codec, x, scratch, words)
+        assert np.array_equal(words, codec.encode(x))
+        summed = ((words.astype(np.uint64) * 3) & word_mask(bits)).astype(width)  # any residues
+        expected = codec.decode(summed.astype(np.uint32))
+        out = np.empty(d)
+        _decode_into(codec, summed, out)
+        assert np.array_equal(out, expected)
 
 
 def test_launcher_lives_in_its_own_module_and_needs_no_torch_in_the_parent():

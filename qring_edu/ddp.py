@@ -295,17 +295,28 @@ class _Job:
     """One bucket on its way through the worker."""
 
     __slots__ = ("state", "tensor", "bucket_index", "iteration", "local", "header", "work",
-                 "future")
+                 "future", "from_hook")
 
-    def __init__(self, state, tensor, bucket_index, iteration, local, header, work, future):
+    def __init__(self, state, tensor, bucket_index, iteration, local, header, work, future,
+                 from_hook):
         self.state, self.tensor = state, tensor
         self.bucket_index, self.iteration = bucket_index, iteration
         self.local, self.header, self.work, self.future = local, header, work, future
+        self.from_hook = from_hook
 
 
 def _worker_loop(jobs: queue.SimpleQueue) -> None:
-    """The worker thread of one RingHookState: run the jobs in queue order until ``None``."""
+    """The worker thread of one RingHookState: run the jobs in queue order until ``None``; when
+    the queue is empty, prepare the next step's pads and pair noise (:func:`_prepare_ahead`)."""
+    owner = None  # weak reference to the state, kept only while it has preparation to do
     while True:
+        if owner is not None and jobs.empty():
+            state = owner()
+            if state is not None and _prepare_ahead(state):
+                del state
+                continue
+            del state
+            owner = None
         job = jobs.get()
         if job is None:
             return
@@ -318,6 +329,8 @@ def _worker_loop(jobs: queue.SimpleQueue) -> None:
             job.future.set_exception(exc)
         else:
             job.future.set_result(result)
+            if job.state._ahead_todo:
+                owner = weakref.ref(job.state)
         del job  # drop the reference to the state and the bucket while idle
 
 
@@ -386,6 +399,9 @@ class RingHookState:
         self.ghz_tested = 0
         self.ghz_tests_failed = 0
         self._buffers: OrderedDict[int, _Buffers] = OrderedDict()
+        # Pads and pair noise prepared ahead for (iteration, bucket index, d), worker only.
+        self._ahead: dict[tuple[int, int, int], _Prepared] = {}
+        self._ahead_todo: list[tuple[int, int, int]] = []
         self._jobs: queue.SimpleQueue = queue.SimpleQueue()
         self._thread = threading.Thread(target=_worker_loop, args=(self._jobs,), daemon=True,
                                         name=f"qring-ring-rank{self.rank}")
@@ -403,7 +419,8 @@ class RingHookState:
         return ((self.rank - 1) % self.world_size, self.rank)
 
     # -- the worker ---------------------------------------------------------------------------
-    def _submit(self, tensor, bucket_index: int, iteration: int) -> torch.futures.Future:
+    def _submit(self, tensor, bucket_index: int, iteration: int, from_hook: bool
+                ) -> torch.futures.Future:
         """Start the header collective of ``tensor`` and queue it for the worker (hook side)."""
         if self._closed:
             raise RuntimeError("this RingHookState is closed; create a new one")
@@ -413,7 +430,8 @@ class RingHookState:
         work = dist.all_reduce(header, op=dist.ReduceOp.MAX, group=self.config.process_group,
                                async_op=True)
         fut: torch.futures.Future = torch.futures.Future()
-        self._jobs.put(_Job(self, tensor, bucket_index, iteration, local, header, work, fut))
+        self._jobs.put(_Job(self, tensor, bucket_index, iteration, local, header, work, fut,
+                            from_hook))
         return fut
 
     def synchronize(self) -> None:
@@ -481,7 +499,7 @@ def ring_hook(state: RingHookState, bucket) -> torch.futures.Future:
     """
     if not isinstance(state, RingHookState):
         raise TypeError(f"state must be a RingHookState, got {type(state).__name__}")
-    fut = state._submit(bucket.buffer(), int(bucket.index()), state.iterations)
+    fut = state._submit(bucket.buffer(), int(bucket.index()), state.iterations, True)
     if bucket.is_last():
         state.iterations += 1
     return fut
@@ -504,7 +522,7 @@ def allreduce_mean_(state: RingHookState, tensor: torch.Tensor, *, bucket_index:
     if not isinstance(state, RingHookState):
         raise TypeError(f"state must be a RingHookState, got {type(state).__name__}")
     bucket_index = check_int(bucket_index, "bucket_index", 0)
-    state._submit(tensor, bucket_index, state.iterations).wait()
+    state._submit(tensor, bucket_index, state.iterations, False).wait()
     return tensor
 
 
@@ -521,7 +539,10 @@ def _reduce_bucket(job: _Job) -> torch.Tensor:
     # depend on the gradients, the GHZ pads and the pairs' Pauli frames. In the real protocol
     # both are fixed before the step (GHZ copies and Bell pairs are delivered offline).
     d_local = int(job.local[0]) if _header_code(job.local) in _GOOD_CODES else 0
-    prepared = _prepare(state, job, d_local)
+    key = (job.iteration, job.bucket_index, d_local)
+    prepared = state._ahead.pop(key, None)
+    if prepared is None:
+        prepared = _prepare(state, *key)
     job.work.wait()
     state.side_bits += state._header_bits
     max_abs, n_max, n_min, c_max, c_min = job.header.tolist()
@@ -552,7 +573,30 @@ def _reduce_bucket(job: _Job) -> torch.Tensor:
     buf.scratch /= P  # one rounding, as FixedPoint.decode(...) / P
     with torch.no_grad():
         tensor.copy_(torch.from_numpy(buf.scratch).view(tensor.shape))  # rounds to the dtype
+    if job.from_hook and (prepared.pad is not None or prepared.noise):
+        # DDP hands the same buckets every step: prepare this one for the next step when idle.
+        ahead = (job.iteration + 1, job.bucket_index, d)
+        if ahead not in state._ahead and ahead not in state._ahead_todo:
+            state._ahead_todo.append(ahead)
     return tensor
+
+
+def _prepare_ahead(state: RingHookState) -> bool:
+    """Prepare one bucket of the next step (worker thread, queue empty). Returns whether it
+    did anything. Entries of past steps are dropped, and at most ``_MAX_BUFFERS`` are kept."""
+    while state._ahead_todo:
+        key = state._ahead_todo[0]
+        if key[0] > state.iterations:
+            return False  # this step's last bucket is still to come: it goes first
+        state._ahead_todo.pop(0)
+        if key[0] < state.iterations:
+            continue  # a step that has begun already
+        for old in [k for k in state._ahead if k[0] < key[0]]:
+            del state._ahead[old]
+        if len(state._ahead) < _MAX_BUFFERS:
+            state._ahead[key] = _prepare(state, *key)
+        return True
+    return False
 
 
 def _encode_into(codec: FixedPoint, x: np.ndarray, scratch: np.ndarray,
@@ -664,7 +708,7 @@ class _Prepared:
         self.noise = noise if noise is not None else {}
 
 
-def _prepare(state: RingHookState, job: _Job, d: int) -> _Prepared:
+def _prepare(state: RingHookState, iteration: int, bucket_index: int, d: int) -> _Prepared:
     """The GHZ pads (private mode) and the pair noise of every incoming message (superdense,
     F < 1) of a bucket of d entries; nothing is counted here (see :func:`_account_ghz`).
 
@@ -680,13 +724,13 @@ def _prepare(state: RingHookState, job: _Job, d: int) -> _Prepared:
         return prepared
     if cfg.private:
         rng = np.random.default_rng(np.random.SeedSequence(
-            [cfg.seed, job.iteration, job.bucket_index], spawn_key=(_GHZ_STREAM,)))
+            [cfg.seed, iteration, bucket_index], spawn_key=(_GHZ_STREAM,)))
         _, n_tested = vga_copy_counts(d, cfg.test_fraction)
         prepared.ghz_tests = n_tested * bits  # every qubit GHZ of a tested register-copy
         if cfg.ghz_source == "known_pads" and prepared.ghz_tests:
             prepared.ghz_failed = int(rng.binomial(prepared.ghz_tests,
                                                    known_pads_detection(P)))
-        prepared.pad = zero_sum_pads(P, d, bits, rng)[state.rank]
+        prepared.pad = zero_sum_pads(P, d, bits, rng)[state.rank].copy()  # own register only
     if cfg.transport == "superdense" and cfg.pair_fidelity < 1.0:
         offsets = state._buffers_for(d).offsets
         kind = _wire_dtype(bits)[0].type
@@ -695,8 +739,7 @@ def _prepare(state: RingHookState, job: _Job, d: int) -> _Prepared:
             n_bits = (offsets[in_msg.chunk + 1] - offsets[in_msg.chunk]) * bits
             if n_bits == 0:
                 continue
-            rng = np.random.default_rng([cfg.seed, job.iteration, sender, job.bucket_index,
-                                         step])
+            rng = np.random.default_rng([cfg.seed, iteration, sender, bucket_index, step])
             positions, frames = pauli_frames(symbols_needed(n_bits), cfg.pair_fidelity, rng)
             flips = flipped_bit_positions(positions, frames)
             flips = flips[flips < n_bits]  # the padding bit of an odd message carries no data

@@ -261,6 +261,41 @@ def _private_training(rank, world):
     return out
 
 
+def _ahead(rank, world):
+    """Noisy superdense + private DDP training, with the next step's pads and pair noise
+    prepared ahead by the idle worker (the default) and with that switched off."""
+    import qring_edu.ddp as ddp_module
+
+    X, y, rows = _data(rank, world)
+    X = X.float()
+    loss_fn = torch.nn.CrossEntropyLoss()
+    out = {}
+    original = ddp_module._prepare_ahead
+    for label in ("ahead", "inline"):
+        if label == "inline":
+            ddp_module._prepare_ahead = lambda state: False
+        try:
+            net = _mlp()
+            model = DistributedDataParallel(net, bucket_cap_mb=PRIVATE_BUCKET_MB)
+            state = RingHookState(transport="superdense", pair_fidelity=0.9, private=True,
+                                  seed=8)
+            model.register_comm_hook(state, ring_hook)
+            grads = []
+            for _ in range(PRIVATE_STEPS):
+                net.zero_grad()
+                loss_fn(model(X[rows]), y[rows]).backward()
+                grads.append(_flat_grads(net))
+            state.synchronize()
+            deadline = time.monotonic() + 10.0  # the idle worker prepares the next step
+            while label == "ahead" and state._ahead_todo and time.monotonic() < deadline:
+                time.sleep(0.01)
+            out[label] = dict(grads=np.array(grads), report=state.report(),
+                              prepared=sorted(state._ahead))
+        finally:
+            ddp_module._prepare_ahead = original
+    return out
+
+
 def _tapped(rank, world):
     """The words on this rank's incoming link (RingHookState.tap), with and without the pads:
     bucket 0 is the same constant on every rank, buckets 1 and 2 are Gaussian."""
@@ -323,7 +358,8 @@ def _session(rank, world):
     return dict(grads=_grads_under_ddp(rank, world), losses=_losses_under_ddp(rank, world),
                 ledgers=_ledgers(rank, world), noise=_noise(rank, world),
                 errors=_errors(rank, world), overlap=_overlap(rank, world),
-                private=_private_training(rank, world), tapped=_tapped(rank, world),
+                private=_private_training(rank, world), ahead=_ahead(rank, world),
+                tapped=_tapped(rank, world),
                 attack=_ghz_attack(rank, world), ddp_error=_ddp_error(rank, world),
                 groups=_subgroups(rank, world))
 
@@ -584,6 +620,17 @@ def test_private_training_equals_the_unmasked_hook_bit_for_bit(ranks):
     # the replicas agree
     assert all(np.array_equal(r["private"]["private"]["weights"],
                               ranks[0]["private"]["private"]["weights"]) for r in ranks)
+
+
+def test_pads_and_noise_prepared_ahead_change_nothing(ranks):
+    """The idle worker samples the next step's GHZ pads and pair noise in advance (the same
+    generators): noisy private training is bit for bit the same as preparing them inline."""
+    for r in ranks:
+        ahead, inline = r["ahead"]["ahead"], r["ahead"]["inline"]
+        assert np.array_equal(ahead["grads"], inline["grads"])
+        assert ahead["report"] == inline["report"] and ahead["report"].flipped_bits > 0
+        assert ahead["prepared"] and not inline["prepared"]  # it did prepare the next step
+        assert {k[0] for k in ahead["prepared"]} == {PRIVATE_STEPS}
 
 
 def _uniformity_pvalue(words: np.ndarray, bits: int = 16) -> float:

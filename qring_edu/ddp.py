@@ -15,7 +15,11 @@ rank, so every rank runs the rings in the same order and the point-to-point mess
 bucket never meet those of another. Only the headers are collectives and only the hook issues
 them, so they too are issued in the same order on every rank. Whatever the worker raises (a bad
 bucket, a peer that timed out) is set on the bucket's future (``set_exception``): DDP's
-``backward`` (or ``future.wait()``) raises it; the next bucket proceeds normally.
+``backward`` (or ``future.wait()``) raises it; the next bucket proceeds normally. What does not
+depend on the gradients (the GHZ pads of the private mode, the Pauli frames of noisy pairs) is
+sampled while the header is in flight, or, when the queue is empty, for the same bucket of the
+next step, from the same generators, so the outputs do not depend on when it was sampled (in the
+real protocol these resources are delivered before the step anyway).
 
 1. **Header** (classical side-information). Every rank contributes
    ``(max |g|, numel, -numel, code, -code)`` to one ``all_reduce`` with ``MAX`` of five float64
@@ -744,8 +748,13 @@ def _prepare(state: RingHookState, iteration: int, bucket_index: int, d: int) ->
             flips = flipped_bit_positions(positions, frames)
             flips = flips[flips < n_bits]  # the padding bit of an odd message carries no data
             # Stream bit p is bit (p mod b) of word (p div b): LSB first (as qring_edu.ring).
-            prepared.noise[step] = (flips // bits,
-                                    np.left_shift(kind(1), (flips % bits).astype(kind)))
+            # One XOR mask per hit word: its flipped bits are distinct, so OR = XOR.
+            flips.sort()
+            index = flips // bits
+            masks = np.left_shift(kind(1), (flips % bits).astype(kind))
+            starts = np.flatnonzero(np.r_[True, index[1:] != index[:-1]])
+            prepared.noise[step] = (index[starts], np.bitwise_or.reduceat(masks, starts),
+                                    int(flips.size))
     return prepared
 
 
@@ -814,10 +823,10 @@ def _run_ring(state: RingHookState, buf: _Buffers, job: _Job, noise: dict) -> No
 
 
 def _receive(state: RingHookState, words: np.ndarray, sender: int, step: int,
-             noise: tuple[np.ndarray, np.ndarray] | None) -> None:
+             noise: tuple[np.ndarray, np.ndarray, int] | None) -> None:
     """Bob's side of link ``(sender, rank)``: record the message, apply the pair noise in place
-    (``words``: the received words in their wire type; ``noise``: the word indices and bit
-    masks of the flips that :func:`_prepare` sampled for this message, or None)."""
+    (``words``: the received words in their wire type; ``noise``: the hit words, their XOR
+    masks and the number of flipped bits that :func:`_prepare` sampled, or None)."""
     cfg = state.config
     n_bits = words.size * cfg.bits
     state.data_bits += n_bits
@@ -828,10 +837,10 @@ def _receive(state: RingHookState, words: np.ndarray, sender: int, step: int,
     state.ledger.record(sender, step, qubits=qubits, ebits=qubits, offline_qubits=qubits)
     if noise is None:
         return  # noiseless dense coding decodes every symbol exactly
-    index, masks = noise
-    state.flipped_bits += int(index.size)
-    if index.size:
-        np.bitwise_xor.at(words, index, masks)
+    index, masks, n_flips = noise
+    state.flipped_bits += n_flips
+    if n_flips:
+        words[index] ^= masks  # each word at most once in ``index``
 
 
 def gather_reports(state: RingHookState) -> list[LinkReport]:

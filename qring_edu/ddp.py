@@ -261,7 +261,15 @@ class TappedMessage:
     """One message as it crossed this rank's incoming link (what an eavesdropper on the wire
     reads): ``words`` are the sender's ``bits``-bit words (uint32 copy, before the receiver's
     pair noise), at ring ``step`` (0 .. 2P-3) of ``phase`` (``"reduce-scatter"`` |
-    ``"all-gather"``), for bucket ``bucket_index`` of training step ``iteration``."""
+    ``"all-gather"``), for bucket ``bucket_index`` of training step ``iteration``.
+
+    Examples
+    --------
+    >>> seen = []
+    >>> state = RingHookState(private=True, tap=seen.append)  # doctest: +SKIP
+    >>> TappedMessage(0, 1, 0, "reduce-scatter", 2, np.zeros(3, dtype=np.uint32))
+    TappedMessage(iteration=0, bucket_index=1, step=0, phase='reduce-scatter', sender=2, words=3)
+    """
 
     iteration: int
     bucket_index: int

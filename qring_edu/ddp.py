@@ -324,10 +324,14 @@ def _worker_loop(jobs: queue.SimpleQueue) -> None:
     while True:
         if owner is not None and jobs.empty():
             state = owner()
-            if state is not None and _prepare_ahead(state):
-                del state
-                continue
+            try:
+                busy = state is not None and _prepare_ahead(state)
+            except Exception:  # noqa: BLE001 - never kill the worker: the bucket itself will
+                busy = False   # prepare inline and put any error on its future
+                state._ahead_todo.clear()
             del state
+            if busy:
+                continue
             owner = None
         job = jobs.get()
         if job is None:
@@ -757,6 +761,9 @@ def _prepare(state: RingHookState, iteration: int, bucket_index: int, d: int) ->
             flips = flips[flips < n_bits]  # the padding bit of an odd message carries no data
             # Stream bit p is bit (p mod b) of word (p div b): LSB first (as qring_edu.ring).
             # One XOR mask per hit word: its flipped bits are distinct, so OR = XOR.
+            if flips.size == 0:
+                prepared.noise[step] = (flips, np.zeros(0, dtype=kind), 0)
+                continue
             flips.sort()
             index = flips // bits
             masks = np.left_shift(kind(1), (flips % bits).astype(kind))

@@ -42,6 +42,7 @@ P = 3
 LEDGER_SIZES = (999, 1000, 7, 2, 1)  # P | d, P does not divide d, d < P (empty chunks)
 NOISE_D, NOISE_F = 30_000, 0.9
 LOSS_STEPS, LOSS_LR = 5, 0.5
+SPARSE_STEPS = 20
 OVERLAP_DELAY = 1.0            # seconds the other ranks wait before joining the collective
 PRIVATE_STEPS, PRIVATE_BUCKET_MB = 3, 0.002  # 1,218 float32 parameters in 3 buckets
 TAP_D, TAP_BUCKETS = 30_000, 3
@@ -165,6 +166,15 @@ def _noise(rank, world):
         t = torch.from_numpy(base.copy())
         ring_hook(state, _Bucket(t)).wait()
         out[label] = dict(result=t.numpy().copy(), report=state.report())
+    # Tiny messages at F = 0.999: almost every message arrives without a flip; one bucket per
+    # step, so the worker also prepares the next step's noise ahead.
+    state = RingHookState(transport="superdense", pair_fidelity=0.999, seed=2)
+    results = []
+    for _ in range(SPARSE_STEPS):
+        t = torch.full((P,), float(rank + 1))
+        ring_hook(state, _Bucket(t, 0, last=True)).wait()
+        results.append(t.numpy().copy())
+    out["sparse"] = dict(results=np.array(results), report=state.report())
     return out
 
 
@@ -527,6 +537,19 @@ def test_noisy_pairs_flip_bits_at_expected_rate(ranks):
     # flips during all-gather leave the replicas disagreeing
     first = ranks[0]["noise"]["noisy"]["result"]
     assert not all(np.array_equal(r["noise"]["noisy"]["result"], first) for r in ranks)
+
+
+def test_messages_without_flips_at_high_fidelity(ranks):
+    """F = 0.999 on 1-word messages (8 qubits): nearly every message has no flip at all; those
+    steps give the exact average (here 2.0 up to the 16-bit code), every step completes."""
+    for r in ranks:
+        res = r["noise"]["sparse"]
+        rep = res["report"]
+        assert rep.buckets == rep.iterations == SPARSE_STEPS
+        assert rep.data_bits == SPARSE_STEPS * 2 * (P - 1) * 16
+        assert rep.flipped_bits < SPARSE_STEPS  # most messages carried no flip
+        exact = np.all(np.abs(res["results"] - 2.0) < 1e-3, axis=1)
+        assert exact.sum() >= SPARSE_STEPS // 2
 
 
 # ------------------------------------------------------------------------------------------

@@ -874,7 +874,8 @@ class DDPDemo:
     """Result of :func:`ddp_demo`: the same training run under several all-reduces.
 
     ``labels``: run names (``"built-in"`` = gloo's all-reduce without a hook, then
-    ``"classical"`` and ``"superdense F=..."`` with :func:`ring_hook`). ``losses[label]``: array
+    ``"classical"`` and ``"superdense F=..."`` with :func:`ring_hook`, and ``"private"``, the
+    classical transport with GHZ pads, if asked for). ``losses[label]``: array
     (steps + 1, P), replica k's loss on the whole training set before step 0 and after every step.
     ``reports[label]``: the P :class:`LinkReport` (none for the built-in run).
     ``grad_error[label]``: max |hook average - built-in average| over the first step's gradient.
@@ -914,14 +915,14 @@ def _demo_worker(rank: int, world_size: int, runs: list, steps: int, bits: int, 
     shard = torch.arange(rank, n_samples, world_size)
     loss_fn = torch.nn.CrossEntropyLoss()
     out: dict = {"losses": {}, "reports": {}, "grads": {}, "weights": {}}
-    for label, transport, fidelity in runs:
+    for label, transport, fidelity, private in runs:
         torch.manual_seed(seed)  # identical initial weights in every run (DDP also broadcasts)
         net = _moons_model(hidden)
         model = DistributedDataParallel(net)
         state = None
         if transport is not None:
             state = RingHookState(transport=transport, bits=bits, pair_fidelity=fidelity,
-                                  seed=seed)
+                                  seed=seed, private=private)
             model.register_comm_hook(state, ring_hook)
         opt = torch.optim.SGD(model.parameters(), lr=lr)
         batches = np.random.default_rng([seed, rank])
@@ -944,20 +945,23 @@ def _demo_worker(rank: int, world_size: int, runs: list, steps: int, bits: int, 
                                            for p in net.parameters()]).numpy().copy()
         if state is not None:
             out["reports"][label] = state.report()
+            state.close()
     out["n_params"] = sum(p.numel() for p in net.parameters())
     return out
 
 
 def ddp_demo(*, world_size: int = 2, pair_fidelities: tuple[float, ...] = (1.0, 0.99),
              steps: int = 40, bits: int = 16, hidden: int = 16, n_samples: int = 400,
-             batch_size: int = 32, lr: float = 0.5, seed: int = 0,
+             batch_size: int = 32, lr: float = 0.5, seed: int = 0, private: bool = False,
              timeout: float = 300.0) -> DDPDemo:
     """Train the chapter-3 network (2-``hidden``-2 tanh MLP, float64, two moons) under real DDP.
 
     Spawns ``world_size`` gloo processes (:func:`launch_local`) which train the same network from
     the same weights on the same mini-batches several times: with gloo's built-in all-reduce,
     with :func:`ring_hook` on the classical transport, and with the superdense transport at each
-    of ``pair_fidelities``. Worker k holds the points ``k, k + P, ...`` and draws mini-batches of
+    of ``pair_fidelities``; with ``private=True`` also with the classical transport in private
+    mode (GHZ pads, ``RingHookState(private=True)``), whose losses equal the classical run's
+    exactly. Worker k holds the points ``k, k + P, ...`` and draws mini-batches of
     ``batch_size`` from them with a generator seeded by ``(seed, k)``. Returns a :class:`DDPDemo`.
     """
     world_size = check_int(world_size, "world_size", 2, 8)
@@ -972,8 +976,12 @@ def ddp_demo(*, world_size: int = 2, pair_fidelities: tuple[float, ...] = (1.0, 
     if not isinstance(pair_fidelities, (tuple, list)):
         raise TypeError("pair_fidelities must be a tuple of fidelities in [0.25, 1]")
     fids = tuple(check_fidelity(f, "pair_fidelities") for f in pair_fidelities)
-    runs = [("built-in", None, 1.0), ("classical", "classical", 1.0)]
-    runs += [(f"superdense F={f:g}", "superdense", f) for f in fids]
+    if not isinstance(private, (bool, np.bool_)):
+        raise TypeError(f"private must be True or False, got {private!r}")
+    runs = [("built-in", None, 1.0, False), ("classical", "classical", 1.0, False)]
+    runs += [(f"superdense F={f:g}", "superdense", f, False) for f in fids]
+    if private:
+        runs.append(("private", "classical", 1.0, True))
     per_rank = launch_local(_demo_worker, world_size,
                             (runs, steps, bits, hidden, n_samples, batch_size, lr, seed),
                             timeout=timeout)

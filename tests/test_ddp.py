@@ -33,6 +33,7 @@ from qring_edu.ddp import (
     _decode_into,
     _encode_into,
     allreduce_mean_,
+    ddp_demo,
     launch_local,
     ring_hook,
 )
@@ -801,6 +802,18 @@ def test_import_qring_edu_without_torch():
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
 
+
+
+def test_ddp_demo_private_run_equals_the_classical_run():
+    demo = ddp_demo(world_size=2, pair_fidelities=(), steps=4, private=True, seed=1)
+    assert demo.labels == ("built-in", "classical", "private")
+    assert np.array_equal(demo.losses["private"], demo.losses["classical"])
+    assert demo.grad_error["private"] == demo.grad_error["classical"] > 0
+    assert demo.divergence["private"] == 0.0
+    for rep in demo.reports["private"]:
+        assert rep.private and rep.ghz_used == rep.ghz_tested == 4 * demo.n_params * 16
+    with pytest.raises(TypeError, match="private"):
+        ddp_demo(private="yes")
 
 
 def test_example_script_trains_and_prints_its_ledger():

@@ -1,14 +1,22 @@
 # qring_edu — build, test and CI entry points.
 #
 #   make book         execute every chapter and build the HTML book into _build/html
-#   make test         library tests, nbval over the chapter notebooks, strict book build,
-#                     browser tests of the built HTML
-#   make test-browser browser tests of the existing _build/html (after `make book`)
+#   make pdf          the book as one PDF, _build/latex/qring_edu.pdf (XeLaTeX), also copied
+#                     into _build/html (the HTML book links to it); reuses the chapters executed
+#                     by `make book` if it ran before, else executes them
+#   make test         library tests, nbval over the chapter notebooks, strict book build, the
+#                     PDF and its check, browser tests of the built HTML and of chapter 1 in
+#                     JupyterLab
+#   make test-pdf     check the existing PDF (pdftotext: titles, captions, no raw TeX, no ??)
+#   make test-browser browser tests of the existing _build/html (after `make book` and `make pdf`)
 #   make notebooks    re-execute the chapter notebooks in place (run before committing them)
+#   make lab          open JupyterLab on book/ with the venv's kernel (widgets live; LAB_ARGS=...)
 #   make bench        run the benchmarks (bench/run.py -> bench/results.md; installs the bench extra)
 #   make constraints  re-pin .ci/constraints.txt from the current .venv
 #   make assets       install the book's front-end assets (MathJax) from package-lock.json
 #   make browser      install Debian's chromium for the browser tests, if missing (needs root)
+#   make tex          install Debian's TeX Live (XeLaTeX, latexmk), DejaVu fonts and poppler-utils
+#                     for the PDF, if missing (needs root)
 #   make clean        remove _build
 #
 # Everything runs from a project virtualenv (.venv) created on first use; no activation is needed
@@ -36,6 +44,16 @@ ASSETS      := _assets/.installed
 BOOK_ASSETS := _assets
 MATHJAX_FILES := tex-mml-chtml.js output/chtml input/tex/extensions a11y ui sre adaptors
 CHROMIUM    := /usr/bin/chromium
+# The PDF: Debian packages of the LaTeX toolchain (XeLaTeX and the LaTeX packages Sphinx and
+# book/_tools/qringbook.cls load, latexmk, DejaVu fonts for text, code and math, pdftotext and
+# pdftoppm for the check), what `make tex` checks for, and where the PDF goes.
+TEX_PACKAGES := texlive-xetex texlive-latex-recommended texlive-latex-extra \
+                texlive-fonts-recommended latexmk fonts-dejavu-core fonts-dejavu-extra fontconfig \
+                poppler-utils
+TEX_COMMANDS := xelatex latexmk pdftotext pdftoppm pdfimages fc-list kpsewhich
+TEX_FILES    := unicode-math.sty fncychap.sty changepage.sty newunicodechar.sty tabulary.sty
+LATEX_DIR    := _build/latex
+PDF_NAME     := qring_edu
 
 # Chapter notebooks (book/NN_slug.ipynb).
 NOTEBOOKS    = $(sort $(wildcard book/*.ipynb))
@@ -47,13 +65,16 @@ NB_TIMEOUT  := 300
 export JUPYTER_PATH := $(CURDIR)/$(VENV)/share/jupyter
 export JUPYTER_PLATFORM_DIRS := 1
 export PYTHONHASHSEED := 0
+# One BLAS thread: the same floating-point results whatever the load (nbval compares printed
+# numbers), and no oversubscription of the two cores by several kernels at once.
+export OPENBLAS_NUM_THREADS := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 # (jupyter-book has no `python -m` entry point; its console script lives in the venv.)
 BOOK_BUILD = $(VENV)/bin/jupyter-book build . -W -n --keep-going
 
-.PHONY: venv assets browser book test test-lib test-notebooks test-build test-browser notebooks \
-        bench constraints clean
+.PHONY: venv assets browser tex book pdf test test-lib test-notebooks test-build test-pdf \
+        test-browser notebooks lab bench constraints clean
 
 # ---------------------------------------------------------------------------------------------
 # Virtualenv: rebuilt when pyproject.toml or the constraints change.
@@ -63,7 +84,7 @@ $(STAMP): pyproject.toml $(CONSTRAINTS)
 	@test -n "$(PYTHON)" || { echo "error: neither python3.11 nor python3 found" >&2; exit 1; }
 	test -x $(VPY) || $(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install --upgrade -c $(CONSTRAINTS) pip
-	$(VPY) -m pip install -c $(CONSTRAINTS) -e ".[book,test,torch]"
+	$(VPY) -m pip install -c $(CONSTRAINTS) -e ".[book,test,torch,lab]"
 	touch $@
 
 # Benchmark peers (QuNetSim; torch comes with the test install), on top of the venv.
@@ -93,6 +114,20 @@ browser:
 	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; \
 	fi
 
+# Debian's TeX Live for the PDF, like chromium above: installs only what is missing; needs root.
+tex:
+	@missing=""; \
+	for c in $(TEX_COMMANDS); do command -v $$c >/dev/null || missing="$$missing $$c"; done; \
+	if command -v kpsewhich >/dev/null; then \
+	  for f in $(TEX_FILES); do test -n "$$(kpsewhich $$f)" || missing="$$missing $$f"; done; fi; \
+	if command -v fc-list >/dev/null; then \
+	  for f in "DejaVu Serif" "DejaVu Sans Mono" "DejaVu Math TeX Gyre"; do \
+	    fc-list "$$f" | grep -q . || missing="$$missing '$$f'"; done; fi; \
+	if [ -z "$$missing" ]; then echo "TeX: $$(command -v xelatex)"; else \
+	  if [ "$$(id -u)" != 0 ]; then echo "error: missing for the PDF:$$missing; as root run: make tex" >&2; exit 1; fi; \
+	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(TEX_PACKAGES); \
+	fi
+
 # ---------------------------------------------------------------------------------------------
 # The book: a fresh build (Sphinx only re-reads changed pages, so an incremental build would
 # neither re-execute every chapter nor re-report their warnings).
@@ -101,23 +136,39 @@ book: $(STAMP) $(ASSETS)
 	$(BOOK_BUILD)
 	@echo "HTML book: $(CURDIR)/_build/html/index.html"
 
+# The PDF: Sphinx's LaTeX builder (-W -n, like the HTML) writes _build/latex/qring_edu.tex, latexmk
+# runs XeLaTeX on it (book/_tools/latex_book.py and _config.yml hold the LaTeX side). No `rm -rf`:
+# the LaTeX build shares _build/.doctrees with the HTML build, so after `make book` (same sources
+# and configuration) Sphinx re-reads nothing and no notebook is executed a second time; without
+# it, every chapter is executed here.
+pdf: $(STAMP) tex
+	rm -rf $(LATEX_DIR)
+	$(BOOK_BUILD) --builder latex
+	cd $(LATEX_DIR) && latexmk -pdf -dvi- -ps- -interaction=nonstopmode -halt-on-error \
+	  -file-line-error -quiet $(PDF_NAME).tex
+	@if [ -d _build/html ]; then cp $(LATEX_DIR)/$(PDF_NAME).pdf _build/html/; fi
+	@echo "PDF: $(CURDIR)/$(LATEX_DIR)/$(PDF_NAME).pdf ($$(pdfinfo $(LATEX_DIR)/$(PDF_NAME).pdf | awk '/^Pages/{print $$2}') pages)"
+
 # ---------------------------------------------------------------------------------------------
 # Tests, in order, stopping at the first failure.
-test: $(STAMP) $(ASSETS) browser
-	@echo "== [0/4] committed notebooks are executed and normalised"
+test: $(STAMP) $(ASSETS) browser tex
+	@echo "== [0/5] committed notebooks are executed and normalised"
 	$(VPY) book/_tools/execute_notebooks.py --check $(NOTEBOOKS)
-	@echo "== [1/4] library, widget and exercise tests (pytest tests)"
-	$(VPY) -m pytest tests --ignore=tests/browser
-	@echo "== [2/4] nbval: stored notebook outputs against a fresh run"
+	@echo "== [1/5] library, widget and exercise tests (pytest tests)"
+	$(VPY) -m pytest tests --ignore=tests/browser --ignore=tests/pdf
+	@echo "== [2/5] nbval: stored notebook outputs against a fresh run"
 	$(MAKE) --no-print-directory test-notebooks
-	@echo "== [3/4] strict book build (-W -n), from scratch"
+	@echo "== [3/5] strict book build (-W -n), from scratch"
 	rm -rf _build
 	$(BOOK_BUILD)
-	@echo "== [4/4] the built HTML in Chromium, offline (pytest tests/browser)"
+	@echo "== [4/5] the PDF, from the same build, and its check (pytest tests/pdf)"
+	$(MAKE) --no-print-directory pdf
+	$(VPY) -m pytest tests/pdf
+	@echo "== [5/5] the built HTML in Chromium, offline, and chapter 1 in JupyterLab (pytest tests/browser)"
 	$(VPY) -m pytest tests/browser
 
 test-lib: $(STAMP)
-	$(VPY) -m pytest tests --ignore=tests/browser
+	$(VPY) -m pytest tests --ignore=tests/browser --ignore=tests/pdf
 
 test-notebooks: $(STAMP)
 	@test -n "$(NOTEBOOKS)" || { echo "error: no notebooks in book/" >&2; exit 1; }
@@ -130,8 +181,13 @@ test-build: $(STAMP) $(ASSETS)
 	rm -rf _build
 	$(BOOK_BUILD)
 
+test-pdf: $(STAMP) tex
+	@test -f $(LATEX_DIR)/$(PDF_NAME).pdf || { echo "error: no $(LATEX_DIR)/$(PDF_NAME).pdf: run make pdf first" >&2; exit 1; }
+	$(VPY) -m pytest tests/pdf
+
 test-browser: $(STAMP) browser
 	@test -f _build/html/index.html || { echo "error: no _build/html: run make book first" >&2; exit 1; }
+	@test -f _build/html/$(PDF_NAME).pdf || { echo "error: no _build/html/$(PDF_NAME).pdf (the book links to it): run make pdf first" >&2; exit 1; }
 	$(VPY) -m pytest tests/browser
 
 # ---------------------------------------------------------------------------------------------
@@ -139,6 +195,18 @@ test-browser: $(STAMP) browser
 notebooks: $(STAMP)
 	@test -n "$(NOTEBOOKS)" || { echo "error: no notebooks in book/" >&2; exit 1; }
 	$(VPY) book/_tools/execute_notebooks.py --timeout $(NB_TIMEOUT) $(NOTEBOOKS)
+
+# ---------------------------------------------------------------------------------------------
+# JupyterLab on book/, to run the chapters interactively: the widgets are live there (JupyterLab
+# renders ipywidgets through jupyterlab_widgets, in the lab extra). The server runs from the venv,
+# so the notebooks' "python3" kernel is the venv's Python (jupyter_client launches a kernelspec's
+# "python" as the server's own interpreter; JUPYTER_PATH above puts the venv's kernelspec first).
+# JupyterLab saves edited and re-run notebooks in place: `git checkout book/` restores the
+# committed ones (or `make notebooks` re-executes them). Extra options: make lab LAB_ARGS="--no-browser --port 8890".
+# (Jupyter refuses to run as root without --allow-root; CI and these machines run as root.)
+LAB_ARGS ?=
+lab: $(STAMP)
+	$(VPY) -m jupyterlab --ServerApp.root_dir=book $$([ "$$(id -u)" = 0 ] && echo --allow-root) $(LAB_ARGS)
 
 bench: $(BENCH_STAMP)
 	$(VPY) bench/run.py
@@ -148,8 +216,8 @@ bench: $(BENCH_STAMP)
 # own setuptools/wheel; pip is pinned too). Review the diff, then run `make test`.
 constraints: $(STAMP)
 	{ \
-	  echo "# Exact pins of the whole qring_edu toolchain (runtime, book and test dependencies),"; \
-	  echo "# used as:  pip install -c .ci/constraints.txt -e \".[book,test,torch]\"  (see the Makefile)."; \
+	  echo "# Exact pins of the whole qring_edu toolchain (runtime, book, test and lab dependencies),"; \
+	  echo "# used as:  pip install -c .ci/constraints.txt -e \".[book,test,torch,lab]\"  (see the Makefile)."; \
 	  echo "# pyproject.toml keeps compatible ranges; this file makes every install reproducible."; \
 	  echo "# Generated from a pip freeze of .venv on $$($(VPY) -c 'import platform; print("Python", platform.python_version())')."; \
 	  echo "# Do not edit by hand. To regenerate (e.g. after changing dependencies in pyproject.toml):"; \

@@ -49,7 +49,7 @@ from timing import Timing, time_pair  # noqa: E402  (the shared timing helpers)
 
 from qring_edu import ring_allreduce  # noqa: E402
 from qring_edu.alignment import gapip  # noqa: E402
-from qring_edu.scaling import aligned_pair  # noqa: E402
+from qring_edu.experiments.alignment import aligned_pair  # noqa: E402
 from qring_edu.sign_audit import random_matching, signs_with_disagreement, tieaudit  # noqa: E402
 from qring_edu.vga import vga_aggregate  # noqa: E402
 

@@ -114,6 +114,25 @@ def check_bit_array(value: Any, name: str = "bits") -> np.ndarray:
     return arr.astype(np.uint8, copy=False)
 
 
+
+def check_packed_bits(value: Any, n_bits: Any, name: str = "data") -> tuple[np.ndarray, int]:
+    """A 1-D array of bytes (integers 0..255) holding a bit-packed stream of ``n_bits`` bits,
+    returned as ``(uint8 array, n_bits)``; ``n_bits=None`` means all ``8 * len`` bits, else
+    ``8 (len - 1) < n_bits <= 8 len`` (the stream fills every byte but the padding of the last)."""
+    arr = as_numeric_array(value, name)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D (a packed stream of bytes), got shape {arr.shape}")
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"{name} must hold bytes (integers 0..255), got dtype {arr.dtype}")
+    if arr.dtype != np.uint8 and arr.size and (arr.min() < 0 or arr.max() > 255):
+        raise ValueError(f"{name} must hold bytes, integers 0..255")
+    size = int(arr.size)
+    if n_bits is None:
+        n_bits = 8 * size
+    else:
+        n_bits = check_int(n_bits, "n_bits", 8 * size - 7 if size else 0, 8 * size)
+    return arr.astype(np.uint8, copy=False), n_bits
+
 def _range_text(lo: int | None, hi: int | None) -> str:
     if lo is not None and hi is not None:
         return f"{lo}..{hi}"

@@ -11,16 +11,23 @@ Protocols (the ``protocol=`` names of :func:`gapip`)
 ``"sketch"``
     Shared-randomness sign sketches (Charikar 2002): for ``k`` Gaussian vectors ``r_i`` the server
     sends the ``k`` bits ``sign<g, r_i>``; the client compares them with ``sign<h, r_i>``. Each
-    agrees with probability ``1 - arccos(c)/pi``, i.e. ``1/2 ± arcsin(tau)/pi`` on promise
-    instances; the client answers "aligned" iff at least half agree. Hoeffding gives
-    ``k = ceil(ln(1/delta) / (2 (arcsin(tau)/pi)^2)) = O(log(1/delta) / tau^2)`` bits.
+    agrees with probability ``1 - arccos(c)/pi``, i.e. ``1/2 ± gap`` with ``gap = arcsin(tau)/pi``
+    on promise instances; the client answers "aligned" iff at least half agree. Hoeffding gives
+    ``k = ceil(ln(1/delta) / (2 gap^2)) = O(log(1/delta) / tau^2)`` bits; the exact binomial tail
+    gives the smallest odd ``k`` with ``P[Bin(k, 1/2 + gap) <= (k - 1)/2] <= delta``
+    (:func:`sketch_bits`, ``bound=``).
 ``"vector"``
     Send the quantised vector: ``b`` bits per entry on the grid ``j / L``, ``L = 2^(b-1) - 1``, with
     ``L > sqrt(P) / (2 tau)`` so the rounding moves ``<g, h>`` by less than ``tau`` (the client then
     decides exactly): ``P b`` bits, never wrong.
 ``"classical"``
     The cheaper of the two above for the given ``(P, tau, delta)`` (what the book calls the
-    classical protocol).
+    classical protocol). Lower bound: Gap-Hamming (Chakrabarti–Regev 2011: ``Omega(n)`` bits for
+    any randomised protocol, any number of rounds, distinguishing Hamming distance
+    ``>= n/2 + sqrt(n)`` from ``<= n/2 - sqrt(n)``) embeds in GapIP_τ on ``n = ⌊4/tau^2⌋``
+    coordinates, so GapIP_τ needs ``Omega(1/tau^2)`` bits **when** ``P >= 4/tau^2``; for smaller
+    ``P`` the embedding gives ``Omega(P)`` and sending the vector (``O(P log(P/tau))`` bits) is the
+    cheaper protocol — hence the classical cost ``min(sketch, P b)``.
 ``"quantum"``
     Interactive, on ``n = ceil(log2(P + 1))`` qubits. Basis state ``|i>`` is the integer ``i`` in
     Qiskit's little-endian order (qubit 0 = least significant bit). The states
@@ -34,25 +41,52 @@ Protocols (the ``protocol=`` names of :func:`gapip`)
     ``a_k = sin^2((2k + 1) theta)`` — the amplitude-estimation form with ``a = sin^2(theta)
     = 1 - ((1 + c)/2)^2``. Aligned instances have ``a <= m - tau/2``, conflicting ones
     ``a >= m + tau/2`` with ``m = 3/4 - tau^2/4``. Iterative amplitude estimation without phase
-    estimation (Grinko et al. 2021; Chernoff confidence intervals, all rounds at confidence
-    ``delta``) narrows a confidence interval for ``a`` and stops as soon as it lies on one side of
-    ``m`` or is narrower than ``tau``: ``O(tau^-1 log(1/delta))`` passes (up to a
-    ``log log(1/tau)`` factor), ``O(tau^-1 log P)`` qubits.
+    estimation (Grinko et al. 2021) narrows a confidence interval for ``a`` and stops as soon as
+    it lies on one side of ``m`` or is narrower than ``tau``: ``O(tau^-1 log(1/delta))`` passes
+    (up to a ``log log(1/tau)`` factor), ``O(tau^-1 log P)`` qubits.
+``"phase_estimation"``
+    Kitaev-style iterative phase estimation with a control qubit that travels with the register:
+    ``controlled-(R_h R_g) = controlled-R_h · controlled-R_g``, so each party applies its own
+    controlled reflection to (control + register) and passes both on, ``n + 1`` qubits per pass.
+    ``G = R_h R_g`` has the eigenphases ``±2 theta`` on the plane and ``|a_g>`` is an equal
+    superposition of the two eigenvectors; the control starts in ``|+>``, a shot with power
+    ``K >= 1`` applies ``controlled-G^K`` and the client measures the control in the X basis:
+    "-" with probability ``(1 - cos(2 K theta))/2 = sin^2(K theta)``. (A Y-basis measurement
+    averages ``± sin(2 K theta)`` over the two eigenvectors to ``1/2`` — the sign of the phase is
+    not available, and not needed since ``theta in [0, pi/2]``.) The first ``controlled-R_g`` acts
+    trivially on ``|+>|a_g>`` and is skipped, so a shot is ``2K - 1`` passes (the first one is the
+    preparation pass, the last one ends at the client, who measures): ``(2K - 1)(n + 1)`` qubits.
+    The powers ``K`` may be any integer (``"quantum"`` uses only odd ``2k + 1``) and the same
+    interval iteration picks them, but a shot reaches the angle ``K theta`` with ``2K - 1`` passes
+    where amplitude estimation reaches ``(2k + 1) theta`` with ``2k + 1``: phase estimation is
+    possible here, and about twice as expensive.
+
+Confidence intervals (``confidence=`` of :func:`gapip`): ``"chernoff"`` (default, kept for
+compatibility: the half-width ``sqrt(3 ln(2T/delta)/N)`` of Qiskit's IAE ``"chernoff"`` option,
+with the Hoeffding sketch), ``"hoeffding"`` (half-width ``sqrt(ln(2T/delta)/(2N))``, Grinko et
+al.'s Chernoff–Hoeffding interval, with the Hoeffding sketch) and ``"exact"`` (Clopper–Pearson
+intervals at level ``delta/T``, Grinko et al.'s "beta" variant, with the exact-binomial sketch).
+``T`` bounds the number of distinct powers (union bound over them, as in Grinko et al.; shots at
+a repeated power are pooled). Compare quantum and classical costs only within one family
+(``"hoeffding"`` or ``"exact"``): ``"chernoff"`` is 6 times more conservative in shots than
+the Hoeffding sketch it would be compared with.
 
 Counting (a reconstruction: the paper summary gives neither the amplitude-estimation variant nor
 how passes are counted). ``cost`` counts every qubit that crosses between the parties: a shot with
-``k`` iterations costs ``n (2k + 1)`` qubits. ``rounds`` counts sequential one-way messages,
-assuming the shots of one IAE step travel side by side: ``sum over steps (2 k_step + 1)``. The
-classical protocols are one-way, one round.
+``k`` iterations costs ``n (2k + 1)`` qubits (``"phase_estimation"``: ``(n + 1)(2K - 1)``).
+``rounds`` counts sequential one-way messages, assuming the shots of one step travel side by
+side: ``sum over steps`` of the passes of one shot. The classical protocols are one-way, one
+round.
 
 Simulation paths (DESIGN.md §2): the fast path evolves the 2-D subspace exactly (``a_k`` above,
 :func:`gapip_probability` with ``method="subspace"``); ``method="statevector"`` applies the
-reflections to the full ``2^n`` state vector with NumPy; :func:`gapip_circuit` builds the Qiskit
-circuit (``method="qiskit"`` evolves it with ``Statevector``). Tests check all three agree.
+(controlled) reflections to the full state vector with NumPy; :func:`gapip_circuit` builds the
+Qiskit circuit (``method="qiskit"`` evolves it with ``Statevector``). Tests check all three agree.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -72,6 +106,8 @@ __all__ = [
     "gapip_circuit",
     "gapip_sample_qiskit",
     "reflection_circuit",
+    "controlled_reflection_circuit",
+    "GAPIP_CONFIDENCES",
     "n_register_qubits",
     "sketch_bits",
     "vector_bits",
@@ -80,7 +116,9 @@ __all__ = [
 ]
 
 #: Names accepted by ``gapip(protocol=...)``.
-GAPIP_PROTOCOLS = ("quantum", "classical", "sketch", "vector")
+GAPIP_PROTOCOLS = ("quantum", "phase_estimation", "classical", "sketch", "vector")
+#: Names accepted by ``gapip(confidence=...)`` (see the module docstring).
+GAPIP_CONFIDENCES = ("chernoff", "hoeffding", "exact")
 #: Shots per IAE step (the constant is ours; Grinko et al. leave it free).
 IAE_SHOTS = 24
 #: Largest k * P for which the sketch is simulated with explicit Gaussian vectors; above it the
@@ -90,14 +128,24 @@ _EXPLICIT_SKETCH_LIMIT = 2**18
 
 @dataclass(frozen=True)
 class IAEStep:
-    """One step of iterative amplitude estimation: ``shots`` shots with ``k`` iterations, of which
-    ``ones`` answered "not a_h"; ``a_lo, a_hi``: the confidence interval for ``a`` after it."""
+    """One step of the interval iteration: ``shots`` shots with ``k`` iterations (``"quantum"``;
+    probability ``sin^2((2k+1) theta)``) or with power ``K = k`` (``"phase_estimation"``;
+    probability ``sin^2(k theta)``), of which ``ones`` answered "not a_h" (control "-");
+    ``a_lo, a_hi``: the confidence interval for ``a`` after it; ``qubits``: qubits sent in this
+    step (all its shots).
+
+    Examples
+    --------
+    >>> IAEStep(0, 24, 18, 0.55, 0.95, 72)
+    IAEStep(k=0, shots=24, ones=18, a=[0.5500, 0.9500])
+    """
 
     k: int
     shots: int
     ones: int
     a_lo: float
     a_hi: float
+    qubits: int = 0
 
     def __repr__(self) -> str:
         return (f"IAEStep(k={self.k}, shots={self.shots}, ones={self.ones}, "
@@ -108,11 +156,17 @@ class IAEStep:
 class Decision:
     """Outcome of :func:`gapip`.
 
-    ``verdict``: ``"aligned"`` or ``"conflicting"``; ``cost``: qubits (quantum) or bits
-    (classical) sent in total, both directions; ``rounds``: sequential one-way messages;
-    ``protocol``: the protocol actually run (``"classical"`` resolves to ``"sketch"`` or
-    ``"vector"``); ``estimate``: the client's estimate of ``<g, h>``; ``steps``: the IAE schedule
-    (quantum only).
+    ``verdict``: ``"aligned"`` or ``"conflicting"``; ``cost``: qubits (``"quantum"``,
+    ``"phase_estimation"``: register and control, every pass) or bits (classical) sent in total,
+    both directions; ``rounds``: sequential one-way messages; ``protocol``: the protocol actually
+    run (``"classical"`` resolves to ``"sketch"`` or ``"vector"``); ``unit``: ``"qubits"`` or
+    ``"bits"``; ``estimate``: the client's estimate of ``<g, h>``; ``steps``: the schedule of the
+    interval iteration (quantum protocols only; see :class:`IAEStep` for what ``k`` means).
+
+    Examples
+    --------
+    >>> Decision("aligned", 120, 1, "sketch", "bits", 0.31)
+    Decision(verdict='aligned', cost=120 bits, rounds=1, protocol='sketch', estimate=0.3100)
     """
 
     verdict: str
@@ -198,43 +252,88 @@ def _reflect(state: np.ndarray, axis: np.ndarray) -> np.ndarray:
     return 2.0 * axis * (axis @ state) - state
 
 
-def gapip_probability(g, h, k: int, *, method: str = "subspace") -> float:
-    """Probability that a shot with ``k`` iterations ends in "not a_h": ``sin^2((2k+1) theta)``.
+def _check_quantum_protocol(protocol: str) -> str:
+    return check_choice(protocol, "protocol", ("quantum", "phase_estimation"))
+
+
+def _check_power(k, protocol: str, hi: int | None = None) -> int:
+    if protocol == "phase_estimation":
+        return check_int(k, "k (the power K of controlled-G)", 1, hi)
+    return check_int(k, "k", 0, hi)
+
+
+def gapip_probability(g, h, k: int, *, method: str = "subspace",
+                      protocol: str = "quantum") -> float:
+    """Probability that a shot ends in "not a_h".
+
+    ``protocol="quantum"``: ``k >= 0`` iterations, ``sin^2((2k+1) theta)``;
+    ``protocol="phase_estimation"``: power ``k = K >= 1`` of ``controlled-(R_h R_g)``, the
+    control's "-" outcome, ``sin^2(K theta)``.
 
     ``method``: ``"subspace"`` (the closed form, O(P) for the inner product), ``"statevector"``
-    (NumPy: prepare ``|a_g>``, apply ``R_h`` then ``R_g`` ``k`` times on all ``2^n`` amplitudes,
-    project on ``|a_h>``) or ``"qiskit"`` (evolve :func:`gapip_circuit` with ``Statevector``;
-    small P only).
+    (NumPy on all ``2^n`` amplitudes, times 2 for the control: prepare ``|a_g>`` (and ``|+>``),
+    apply the reflections, measure) or ``"qiskit"`` (evolve :func:`gapip_circuit` with
+    ``Statevector``; small P only).
+
+    Examples
+    --------
+    >>> g, h = [1.0, 0.0], [0.6, 0.8]           # <g, h> = 0.6, cos(theta) = 0.8
+    >>> round(gapip_probability(g, h, 1), 6)     # sin^2(3 theta)
+    0.876096
+    >>> round(gapip_probability(g, h, 2, protocol="phase_estimation", method="statevector"), 6)
+    0.9216
     """
-    k = check_int(k, "k", 0)
     check_choice(method, "method", ("subspace", "statevector", "qiskit"))
+    protocol = _check_quantum_protocol(protocol)
+    k = _check_power(k, protocol)
     gn, hn = gapip_prepare(g, h)
+    pe = protocol == "phase_estimation"
     if method == "subspace":
         theta = alignment_angle(gn, hn)
-        return float(math.sin((2 * k + 1) * theta) ** 2)
+        return float(math.sin((k if pe else 2 * k + 1) * theta) ** 2)
     if method == "statevector":
         ag, ah = alignment_state(gn), alignment_state(hn)
+        if pe:
+            # control |0> branch keeps |a_g>; |1> branch gets (R_h R_g)^K |a_g> (the first R_g
+            # included here: it acts trivially, which is why the protocol skips it).
+            branch = ag.copy()
+            for _ in range(k):
+                branch = _reflect(_reflect(branch, ag), ah)
+            return float(np.sum((ag - branch) ** 2) / 4.0)   # X-basis "-" of the control
         state = ag.copy()
         for _ in range(k):
             state = _reflect(_reflect(state, ah), ag)
         return float(1.0 - (ah @ state) ** 2)
     from qiskit.quantum_info import Statevector
 
-    probs = Statevector(gapip_circuit(gn, hn, k, measure=False)).probabilities()
+    probs = Statevector(gapip_circuit(gn, hn, k, measure=False, protocol=protocol)).probabilities()
+    if pe:
+        return float(probs.reshape(2, -1)[1].sum())   # control = qubit n, the top bit
     return float(1.0 - probs[0])
 
 
 def reflection_circuit(v, label: str = "R"):
-    """Qiskit circuit of ``2|a_v><a_v| - 1`` (up to a global phase ``-1``):
-    ``U^dagger``, reflection about ``|0...0>`` (X on all, multi-controlled Z, X on all), ``U``,
-    where ``U = StatePreparation(|a_v>)``. Qubit 0 is the least significant bit."""
+    """Qiskit circuit of exactly ``R_v = 2|a_v><a_v| - 1``: ``U^dagger``, reflection about
+    ``|0...0>`` (X on all, multi-controlled Z, X on all: ``1 - 2|0><0|``), ``U``, and a global
+    phase ``pi`` (``-(1 - 2|0><0|) = 2|0><0| - 1``), where ``U = StatePreparation(|a_v>)``.
+    Qubit 0 is the least significant bit. (The global phase matters once the reflection is
+    controlled; see :func:`controlled_reflection_circuit`.)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qiskit.quantum_info import Operator
+    >>> a = alignment_state([0.6, 0.8])
+    >>> np.allclose(Operator(reflection_circuit([0.6, 0.8])).data, 2 * np.outer(a, a) - np.eye(4))
+    True
+    """
     from qiskit import QuantumCircuit
     from qiskit.circuit.library import StatePreparation
 
     state = alignment_state(v)
     n = int(state.size).bit_length() - 1
     prep = StatePreparation(state, label=f"U_{label[-1] if label else 'a'}")
-    qc = QuantumCircuit(n, name=label)
+    qc = QuantumCircuit(n, name=label, global_phase=math.pi)
     qc.append(prep.inverse(), range(n))
     qc.x(range(n))
     if n == 1:
@@ -248,24 +347,96 @@ def reflection_circuit(v, label: str = "R"):
     return qc
 
 
-def gapip_circuit(g, h, k: int, *, measure: bool = True):
-    """The whole quantum protocol for one shot with ``k`` iterations, as a Qiskit circuit.
+def controlled_reflection_circuit(v, label: str = "cR"):
+    """Qiskit circuit of exactly ``|0><0| ⊗ 1 + |1><1| ⊗ R_v`` on ``n + 1`` qubits: qubits
+    ``0..n-1`` the register, qubit ``n`` the control.
 
-    Server prepares ``|a_g>`` (``U_g``); barriers mark each pass of the register; ``k`` times the
-    client applies ``R_h`` and the server ``R_g``; finally the client applies ``U_h^dagger`` and
-    measures all ``n`` qubits: outcome ``0...0`` means "a_h" (probability ``cos^2((2k+1) theta)``).
-    Intended for small ``P`` (the state preparations are generic).
+    ``R_v = U (2|0><0| - 1) U^dagger`` and ``U U^dagger = 1``, so only the middle needs the
+    control: ``controlled-(2|0><0| - 1) = Z_control · controlled-(1 - 2|0><0|)``, and
+    ``controlled-(1 - 2|0><0|)`` flips the sign of ``|1>|0...0>`` (X on the register, a Z
+    controlled by all ``n + 1`` qubits, X again). Without the ``Z`` on the control the circuit
+    would be ``controlled-(-R_v)``: a global phase of ``R_v`` becomes a relative phase once
+    controlled.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qiskit.quantum_info import Operator
+    >>> a = alignment_state([0.6, 0.8])
+    >>> R = 2 * np.outer(a, a) - np.eye(4)
+    >>> want = np.block([[np.eye(4), np.zeros((4, 4))], [np.zeros((4, 4)), R]])
+    >>> np.allclose(Operator(controlled_reflection_circuit([0.6, 0.8])).data, want)
+    True
     """
     from qiskit import QuantumCircuit
     from qiskit.circuit.library import StatePreparation
 
-    k = check_int(k, "k", 0, 64)
+    state = alignment_state(v)
+    n = int(state.size).bit_length() - 1
+    prep = StatePreparation(state, label=f"U_{label[-1] if label else 'a'}")
+    qc = QuantumCircuit(n + 1, name=label)
+    reg = list(range(n))
+    qc.append(prep.inverse(), reg)
+    qc.x(reg)
+    qc.h(n)                               # Z controlled by the register on the control qubit
+    qc.mcx(reg, n)
+    qc.h(n)
+    qc.x(reg)
+    qc.z(n)
+    qc.append(prep, reg)
+    return qc
+
+
+def gapip_circuit(g, h, k: int, *, measure: bool = True, protocol: str = "quantum"):
+    """The whole quantum protocol for one shot, as a Qiskit circuit (barriers mark each pass).
+
+    ``"quantum"`` (``k`` iterations, ``n`` qubits): the server prepares ``|a_g>`` (``U_g``); ``k``
+    times the client applies ``R_h`` and the server ``R_g``; finally the client applies
+    ``U_h^dagger`` and measures all ``n`` qubits: outcome ``0...0`` means "a_h" (probability
+    ``cos^2((2k+1) theta)``).
+
+    ``"phase_estimation"`` (power ``k = K >= 1``, ``n + 1`` qubits, qubit ``n`` the control): the
+    server prepares ``|a_g>`` and ``H`` on the control; the client applies controlled-``R_h``;
+    ``K - 1`` times the server applies controlled-``R_g`` and the client controlled-``R_h``;
+    the client applies ``H`` to the control and measures it (one clbit): 1 ("-") with
+    probability ``sin^2(K theta)``. ``2K - 1`` passes of ``n + 1`` qubits.
+
+    Intended for small ``P`` (the state preparations are generic).
+
+    Examples
+    --------
+    >>> qc = gapip_circuit([1.0, 0.0], [0.6, 0.8], 2, protocol="phase_estimation")
+    >>> qc.num_qubits, qc.num_clbits, sum(i.operation.name == "barrier" for i in qc.data)
+    (3, 1, 3)
+    """
+    from qiskit import QuantumCircuit
+    from qiskit.circuit.library import StatePreparation
+
+    protocol = _check_quantum_protocol(protocol)
+    k = _check_power(k, protocol, 64)
     gn, hn = gapip_prepare(g, h)
     if gn.size > 256:
         raise ValueError(f"gapip_circuit builds generic state preparations; P must be <= 256, "
                          f"got {gn.size}")
     ag, ah = alignment_state(gn), alignment_state(hn)
     n = n_register_qubits(gn.size)
+    if protocol == "phase_estimation":
+        qc = QuantumCircuit(n + 1, 1 if measure else 0)
+        qc.append(StatePreparation(ag, label="U_g"), range(n))
+        qc.h(n)
+        qc.barrier(label="server → client")
+        c_h = controlled_reflection_circuit(hn, "cR_h").to_gate(label="c-R_h")
+        c_g = controlled_reflection_circuit(gn, "cR_g").to_gate(label="c-R_g")
+        qc.append(c_h, range(n + 1))
+        for _ in range(k - 1):
+            qc.barrier(label="client → server")
+            qc.append(c_g, range(n + 1))
+            qc.barrier(label="server → client")
+            qc.append(c_h, range(n + 1))
+        qc.h(n)
+        if measure:
+            qc.measure(n, 0)
+        return qc
     qc = QuantumCircuit(n, n if measure else 0)
     qc.append(StatePreparation(ag, label="U_g"), range(n))
     qc.barrier(label="server → client")
@@ -282,82 +453,121 @@ def gapip_circuit(g, h, k: int, *, measure: bool = True):
     return qc
 
 
-def gapip_sample_qiskit(g, h, k: int, shots: int = 1000, seed=None) -> int:
+def gapip_sample_qiskit(g, h, k: int, shots: int = 1000, seed=None, *,
+                        protocol: str = "quantum") -> int:
     """Run :func:`gapip_circuit` on ``AerSimulator`` for ``shots`` shots; return how many ended in
-    "not a_h" (any outcome but ``0...0``). The circuit is first decomposed to ``u``/``cx`` gates
-    (Aer does not take the generic state-preparation multiplexers directly)."""
+    "not a_h" (``"quantum"``: any outcome but ``0...0``; ``"phase_estimation"``: control "-").
+    The circuit is first decomposed to ``u``/``cx`` gates (Aer does not take the generic
+    state-preparation multiplexers directly).
+
+    Examples
+    --------
+    >>> gapip_sample_qiskit([1.0, 0.0], [1.0, 0.0], 0, shots=50, seed=1)   # theta = 0
+    0
+    """
     from qiskit import transpile
     from qiskit_aer import AerSimulator
 
     shots = check_int(shots, "shots", 1, 10**6)
     check_seed(seed)
     sim_seed = int(np.random.default_rng(seed).integers(2**31))
-    qc = transpile(gapip_circuit(g, h, k), basis_gates=["u", "cx"], optimization_level=1,
-                   seed_transpiler=0)
+    qc = transpile(gapip_circuit(g, h, k, protocol=protocol), basis_gates=["u", "cx"],
+                   optimization_level=1, seed_transpiler=0)
     counts = AerSimulator(seed_simulator=sim_seed).run(qc, shots=shots).result().get_counts()
     return shots - int(counts.get("0" * qc.num_clbits, 0))
 
 
 # --------------------------------------------------------------------------------------------
-# Iterative amplitude estimation (Grinko, Gacon, Zoufal, Woerner 2021), Chernoff intervals
+# Iterative amplitude estimation (Grinko, Gacon, Zoufal, Woerner 2021) and its phase-estimation
+# twin: confidence intervals, next power, the loop
 # --------------------------------------------------------------------------------------------
 
-def _find_next_k(k: int, upper: bool, t_lo: float, t_hi: float) -> tuple[int, bool]:
-    """Largest ``k' >= 2k + 1`` (ratio >= 2 in ``4k+2``) whose scaled interval
-    ``(4k'+2) [t_lo, t_hi]`` (theta in units of 2 pi) stays in one half circle."""
-    old = 4 * k + 2
+def _interval(ones: int, shots: int, level: float, confidence: str) -> tuple[float, float]:
+    """Confidence interval for a Bernoulli probability from ``ones`` of ``shots``, each side at
+    ``level / 2`` (two-sided ``level``)."""
+    mean = ones / shots
+    if confidence == "exact":            # Clopper-Pearson
+        from scipy.stats import beta
+
+        lo = 0.0 if ones == 0 else float(beta.ppf(level / 2.0, ones, shots - ones + 1))
+        hi = 1.0 if ones == shots else float(beta.ppf(1.0 - level / 2.0, ones + 1, shots - ones))
+        return lo, hi
+    if confidence == "hoeffding":        # 2 exp(-2 N e^2) = level
+        half = math.sqrt(math.log(2.0 / level) / (2.0 * shots))
+    else:                                # "chernoff": Qiskit's IAE half-width
+        half = math.sqrt(3.0 * math.log(2.0 / level) / shots)
+    return max(0.0, mean - half), min(1.0, mean + half)
+
+
+def _find_next_k(k: int, upper: bool, t_lo: float, t_hi: float, *,
+                 odd: bool = True) -> tuple[int, bool]:
+    """Next power for an interval ``[t_lo, t_hi]`` of ``theta / (2 pi)``.
+
+    The probability measured with power ``K`` is ``sin^2(K theta)``, a function of the phase
+    ``2 K theta``: the scaled interval ``2K [t_lo, t_hi]`` must stay in one half circle (then
+    the probability determines the angle). ``odd=True`` (amplitude estimation): ``K = 2k + 1``,
+    ``k`` is returned; ``odd=False`` (phase estimation): any ``K``, ``K`` is returned. The new
+    ``K`` is the largest one with ``K >= 2 K_old`` that fits; otherwise the old one."""
+    old = 2 * (2 * k + 1 if odd else k)
     max_scaling = int(1.0 / (2.0 * (t_hi - t_lo)))
-    scaling = max_scaling - (max_scaling - 2) % 4
+    step = 4 if odd else 2
+    scaling = max_scaling - ((max_scaling - 2) % 4 if odd else max_scaling % 2)
     while scaling >= 2 * old:
         lo = scaling * t_lo - int(scaling * t_lo)
         hi = scaling * t_hi - int(scaling * t_hi)
+        new = (scaling - 2) // 4 if odd else scaling // 2
         if lo <= hi <= 0.5 and lo <= 0.5:
-            return (scaling - 2) // 4, True
+            return new, True
         if hi >= 0.5 and hi >= lo >= 0.5:
-            return (scaling - 2) // 4, False
-        scaling -= 4
+            return new, False
+        scaling -= step
     return k, upper
 
 
 def _iae(theta: float, epsilon: float, alpha: float, threshold: float,
-         rng: np.random.Generator, shots: int = IAE_SHOTS) -> tuple[float, float, list[IAEStep]]:
-    """Run IAE on ``a = sin^2(theta)`` until the interval for ``a`` excludes ``threshold`` or is
-    narrower than ``2 epsilon``. Returns ``(a_lo, a_hi, steps)``; the true ``a`` lies in every
-    interval with probability ``>= 1 - alpha`` (Chernoff bound, union over ``T`` steps)."""
+         rng: np.random.Generator, shots: int = IAE_SHOTS, *, confidence: str = "chernoff",
+         odd: bool = True, shot_cost=None) -> tuple[float, float, list[IAEStep]]:
+    """Run the interval iteration on ``a = sin^2(theta)`` until the interval for ``a`` excludes
+    ``threshold`` or is narrower than ``2 epsilon``. Returns ``(a_lo, a_hi, steps)``; the true
+    ``a`` lies in every interval with probability ``>= 1 - alpha`` (union bound over the ``T``
+    powers; ``confidence``: ``"chernoff"`` | ``"hoeffding"`` | ``"exact"``).
+
+    ``odd=True``: amplitude estimation, powers ``K = 2k + 1`` (step ``k``); ``odd=False``: phase
+    estimation, any power ``K >= 1`` (step ``k = K``). ``shot_cost(k)``: qubits of one shot."""
     # Number of distinct powers the schedule can visit, as in Grinko et al. (min ratio 2).
     T = int(math.log(2 * math.pi / 8 / epsilon) / math.log(2)) + 1
     t_lo, t_hi = 0.0, 0.25            # theta / (2 pi)
     a_lo, a_hi = 0.0, 1.0
-    k, upper = 0, True
+    k, upper = (0 if odd else 1), True
     steps: list[IAEStep] = []
     acc_k, acc_shots, acc_ones = -1, 0, 0
     for _ in range(10_000):  # the loop ends long before; a guard against a logic error
         if a_hi < threshold or a_lo > threshold or a_hi - a_lo < 2 * epsilon:
             break
-        k, upper = _find_next_k(k, upper, t_lo, t_hi)
-        p = math.sin((2 * k + 1) * theta) ** 2
+        k, upper = _find_next_k(k, upper, t_lo, t_hi, odd=odd)
+        K = 2 * k + 1 if odd else k
+        p = math.sin(K * theta) ** 2
         ones = int(rng.binomial(shots, p))
         if k == acc_k:  # same power as before: pool the shots
             acc_shots += shots
             acc_ones += ones
         else:
             acc_k, acc_shots, acc_ones = k, shots, ones
-        mean = acc_ones / acc_shots
-        half = math.sqrt(3.0 * math.log(2.0 * T / alpha) / acc_shots)
-        p_lo, p_hi = max(0.0, mean - half), min(1.0, mean + half)
+        p_lo, p_hi = _interval(acc_ones, acc_shots, alpha / T, confidence)
         if upper:
             th_min = math.acos(1 - 2 * p_lo) / (2 * math.pi)
             th_max = math.acos(1 - 2 * p_hi) / (2 * math.pi)
         else:
             th_min = 1 - math.acos(1 - 2 * p_hi) / (2 * math.pi)
             th_max = 1 - math.acos(1 - 2 * p_lo) / (2 * math.pi)
-        scaling = 4 * k + 2
+        scaling = 2 * K
         new_hi = (int(scaling * t_hi) + th_max) / scaling
         new_lo = (int(scaling * t_lo) + th_min) / scaling
         t_lo, t_hi = max(t_lo, new_lo), min(t_hi, new_hi)
         a_lo = math.sin(2 * math.pi * t_lo) ** 2
         a_hi = math.sin(2 * math.pi * t_hi) ** 2
-        steps.append(IAEStep(k, shots, ones, a_lo, a_hi))
+        cost = shots * shot_cost(k) if shot_cost is not None else 0
+        steps.append(IAEStep(k, shots, ones, a_lo, a_hi, cost))
     return a_lo, a_hi, steps
 
 
@@ -365,11 +575,59 @@ def _iae(theta: float, epsilon: float, alpha: float, threshold: float,
 # Classical protocols
 # --------------------------------------------------------------------------------------------
 
-def sketch_bits(tau: float, delta: float = 0.05) -> int:
-    """Sign-sketch length ``k = ceil(ln(1/delta) / (2 (arcsin(tau)/pi)^2))`` (Hoeffding)."""
-    tau, delta = _check_tau(tau), _check_delta(delta)
-    gap = math.asin(tau) / math.pi
+def _sketch_gap(tau: float) -> float:
+    return math.asin(tau) / math.pi
+
+
+@functools.lru_cache(maxsize=512)
+def _exact_sketch_bits(tau: float, delta: float) -> int:
+    """Smallest odd ``k`` with ``P[Bin(k, 1/2 + gap) <= (k - 1)/2] <= delta`` (majority error,
+    decreasing in odd ``k``)."""
+    from scipy.stats import binom
+
+    p = 0.5 + _sketch_gap(tau)
+
+    def err(j: int) -> float:            # k = 2j + 1
+        return float(binom.cdf(j, 2 * j + 1, p))
+
+    hi = (_hoeffding_sketch_bits(tau, delta) + 1) // 2 + 1
+    while err(hi) > delta:
+        hi *= 2
+    lo = 0
+    if err(lo) <= delta:
+        return 1
+    while hi - lo > 1:                   # err(lo) > delta >= err(hi)
+        mid = (lo + hi) // 2
+        if err(mid) > delta:
+            lo = mid
+        else:
+            hi = mid
+    return 2 * hi + 1
+
+
+def _hoeffding_sketch_bits(tau: float, delta: float) -> int:
+    gap = _sketch_gap(tau)
     return int(math.ceil(math.log(1.0 / delta) / (2.0 * gap * gap)))
+
+
+def sketch_bits(tau: float, delta: float = 0.05, *, bound: str = "hoeffding") -> int:
+    """Sign-sketch length: ``bound="hoeffding"``: ``k = ceil(ln(1/delta) / (2 gap^2))``,
+    ``gap = arcsin(tau)/pi``; ``bound="exact"``: the smallest odd ``k`` whose majority vote errs
+    with probability ``P[Bin(k, 1/2 + gap) <= (k - 1)/2] <= delta`` on promise instances (odd
+    ``k`` has no ties; an even ``k`` with a fair tie-break errs exactly as often as ``k - 1``).
+
+    Examples
+    --------
+    >>> sketch_bits(0.1, 0.05)
+    1474
+    >>> sketch_bits(0.1, 0.05, bound="exact")
+    665
+    """
+    tau, delta = _check_tau(tau), _check_delta(delta)
+    check_choice(bound, "bound", ("hoeffding", "exact"))
+    if bound == "exact":
+        return _exact_sketch_bits(tau, delta)
+    return _hoeffding_sketch_bits(tau, delta)
 
 
 def _vector_word_bits(P: int, tau: float) -> int:
@@ -387,9 +645,19 @@ def vector_bits(P: int, tau: float) -> int:
     return P * _vector_word_bits(P, _check_tau(tau))
 
 
-def classical_bits(P: int, tau: float, delta: float = 0.05) -> tuple[str, int]:
-    """The cheaper classical protocol and its cost: ``("sketch" | "vector", bits)``."""
-    s, v = sketch_bits(tau, delta), vector_bits(P, tau)
+def classical_bits(P: int, tau: float, delta: float = 0.05, *,
+                   bound: str = "hoeffding") -> tuple[str, int]:
+    """The cheaper classical protocol and its cost: ``("sketch" | "vector", bits)``, the sketch
+    sized with ``bound`` (:func:`sketch_bits`).
+
+    Examples
+    --------
+    >>> classical_bits(2**16, 0.02)
+    ('sketch', 36954)
+    >>> classical_bits(16, 0.02)
+    ('vector', 128)
+    """
+    s, v = sketch_bits(tau, delta, bound=bound), vector_bits(P, tau)
     return ("sketch", s) if s <= v else ("vector", v)
 
 
@@ -418,8 +686,12 @@ def _run_sketch(gn, hn, k, rng) -> float:
 # The protocol
 # --------------------------------------------------------------------------------------------
 
+def _sketch_bound(confidence: str) -> str:
+    return "exact" if confidence == "exact" else "hoeffding"
+
+
 def gapip(g, h, tau: float, *, protocol: str = "quantum", delta: float = 0.05,
-          seed=None) -> Decision:
+          confidence: str = "chernoff", seed=None) -> Decision:
     """Decide whether ``<g, h> >= tau`` ("aligned") or ``<= -tau`` ("conflicting").
 
     Parameters
@@ -428,25 +700,41 @@ def gapip(g, h, tau: float, *, protocol: str = "quantum", delta: float = 0.05,
         Server's and client's vectors (normalised here; zero vectors are rejected).
     tau : float in (0, 1)
         The margin of the promise.
-    protocol : "quantum" | "classical" | "sketch" | "vector"
+    protocol : "quantum" | "phase_estimation" | "classical" | "sketch" | "vector"
         See the module docstring. ``"classical"`` runs the cheaper of ``"sketch"``/``"vector"``.
     delta : float in (0, 0.5)
         Allowed error probability on promise instances.
+    confidence : "chernoff" | "hoeffding" | "exact"
+        Family of bounds (module docstring): the intervals of the quantum protocols and the
+        sketch length (``"chernoff"`` and ``"hoeffding"``: Hoeffding sketch; ``"exact"``: exact
+        binomial sketch). ``"chernoff"`` is the default for compatibility; compare protocols
+        with ``"hoeffding"`` or ``"exact"``.
     seed : None, int or numpy Generator
         Shared randomness (sketch vectors) and measurement outcomes.
 
     Returns
     -------
     Decision with ``verdict``, ``cost`` (qubits or bits, all directions), ``rounds``.
+
+    Examples
+    --------
+    >>> g = np.array([1.0, 0.0, 0.0, 0.0])
+    >>> h = np.array([0.3, 0.95393920141694, 0.0, 0.0])     # <g, h> = 0.3
+    >>> gapip(g, h, 0.3, seed=1).verdict
+    'aligned'
+    >>> d = gapip(g, h, 0.3, protocol="phase_estimation", confidence="exact", seed=1)
+    >>> d.verdict, d.unit, d.cost == sum(s.qubits for s in d.steps)
+    ('aligned', 'qubits', True)
     """
     gn, hn = gapip_prepare(g, h)
     tau, delta = _check_tau(tau), _check_delta(delta)
     check_choice(protocol, "protocol", GAPIP_PROTOCOLS)
+    check_choice(confidence, "confidence", GAPIP_CONFIDENCES)
     check_seed(seed)
     rng = np.random.default_rng(seed)
     P = gn.size
     if protocol == "classical":
-        protocol = classical_bits(P, tau, delta)[0]
+        protocol = classical_bits(P, tau, delta, bound=_sketch_bound(confidence))[0]
     if protocol == "vector":
         b = _vector_word_bits(P, tau)
         L = 2 ** (b - 1) - 1
@@ -454,18 +742,27 @@ def gapip(g, h, tau: float, *, protocol: str = "quantum", delta: float = 0.05,
         est = float(gq @ hn)
         return Decision("aligned" if est >= 0 else "conflicting", P * b, 1, "vector", "bits", est)
     if protocol == "sketch":
-        k = sketch_bits(tau, delta)
+        k = sketch_bits(tau, delta, bound=_sketch_bound(confidence))
         agree = _run_sketch(gn, hn, k, rng)
         est = math.cos(math.pi * (1.0 - agree))  # invert P(agree) = 1 - arccos(c)/pi
         return Decision("aligned" if agree >= 0.5 else "conflicting", k, 1, "sketch", "bits", est)
-    # quantum
+    # quantum protocols
     theta = alignment_angle(gn, hn)
     threshold = 0.75 - tau * tau / 4.0
-    a_lo, a_hi, steps = _iae(theta, tau / 2.0, delta, threshold, rng)
-    a_mid = 0.5 * (a_lo + a_hi)
     n = n_register_qubits(P)
-    cost = sum(s.shots * n * (2 * s.k + 1) for s in steps)
-    rounds = sum(2 * s.k + 1 for s in steps)
+    if protocol == "phase_estimation":
+        def passes(k: int) -> int:       # power K = k: 2K - 1 passes
+            return 2 * k - 1
+        width, odd = n + 1, False
+    else:
+        def passes(k: int) -> int:       # k iterations: 2k + 1 passes
+            return 2 * k + 1
+        width, odd = n, True
+    a_lo, a_hi, steps = _iae(theta, tau / 2.0, delta, threshold, rng, confidence=confidence,
+                             odd=odd, shot_cost=lambda k: width * passes(k))
+    a_mid = 0.5 * (a_lo + a_hi)
+    cost = sum(s.qubits for s in steps)
+    rounds = sum(passes(s.k) for s in steps)
     est = 2.0 * math.sqrt(max(0.0, 1.0 - a_mid)) - 1.0
     verdict = "aligned" if a_mid < threshold else "conflicting"
-    return Decision(verdict, int(cost), int(rounds), "quantum", "qubits", est, tuple(steps))
+    return Decision(verdict, int(cost), int(rounds), protocol, "qubits", est, tuple(steps))

@@ -10,7 +10,7 @@ semidefinite matrices summing to the identity. Checks use the absolute tolerance
 
 Qubit order for two-party states (``dense_coding_capacity``, ``encoded_ensemble``,
 ``superdense_ensemble``): Qiskit's convention, qubit 0 is the least significant tensor factor.
-Alice's qubit is qubit 0 by default, as in :func:`qring_edu.superdense.isotropic_state`.
+Alice's qubit is qubit 0 by default, as in :func:`qring_edu.states.isotropic_state`.
 
 Bloch sphere. A qubit state is ``ρ = (I + r·σ)/2`` with Bloch vector ``r = (Tr ρX, Tr ρY, Tr ρZ)``,
 ``|r| <= 1``; the direction with polar angle ``θ`` and azimuth ``φ`` (radians) is
@@ -24,7 +24,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validate import check_int, check_seed, check_float
+from ._validate import check_float, check_int, check_seed
+from .states import ATOL, as_density_matrix, bloch_vector, embed_operator, partial_trace
+from .states import as_array as _raw
+from .states import from_bloch as _from_bloch
+from .states import isotropic_state as _isotropic_array
 
 __all__ = [
     "ATOL",
@@ -33,7 +37,9 @@ __all__ = [
     "holevo_chi",
     "mutual_information",
     "accessible_information",
+    "optimal_measurement",
     "AccessibleInformation",
+    "dense_coding_threshold",
     "dense_coding_capacity",
     "isotropic_capacity",
     "binary_entropy",
@@ -50,49 +56,9 @@ __all__ = [
     "bloch_measurement",
 ]
 
-#: Absolute tolerance of every validity check (Hermiticity, positivity, traces, sums).
-ATOL = 1e-8
-
-
 # --------------------------------------------------------------------------------------------
 # validation
 # --------------------------------------------------------------------------------------------
-
-def _raw(value):
-    """Unwrap Qiskit quantum_info objects to NumPy arrays."""
-    data = getattr(value, "data", None)
-    if data is not None and type(value).__module__.startswith("qiskit"):
-        return np.asarray(data)
-    return value
-
-
-def as_density_matrix(state, name: str = "rho") -> np.ndarray:
-    """A valid density matrix (complex, shape (d, d)) from a state vector or a density matrix."""
-    try:
-        arr = np.asarray(_raw(state), dtype=complex)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a state vector or a density matrix of numbers") from None
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite; it contains NaN or Inf")
-    if arr.ndim == 1:
-        norm = np.linalg.norm(arr)
-        if arr.size < 1 or abs(norm - 1) > 1e-6:
-            raise ValueError(f"{name} as a state vector must have norm 1 (tolerance 1e-6), "
-                             f"got norm {norm:.6g}")
-        return np.outer(arr, arr.conj())
-    if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] < 1:
-        raise ValueError(f"{name} must be a vector (d,) or a square matrix (d, d), got shape {arr.shape}")
-    if not np.allclose(arr, arr.conj().T, atol=ATOL):
-        raise ValueError(f"{name} must be Hermitian (tolerance {ATOL:g})")
-    tr = np.trace(arr).real
-    if abs(tr - 1) > 1e-6:
-        raise ValueError(f"{name} must have unit trace (tolerance 1e-6), got trace {tr:.6g}")
-    low = np.linalg.eigvalsh(arr).min()
-    if low < -1e-6:
-        raise ValueError(f"{name} must be positive semidefinite (tolerance 1e-6), "
-                         f"got an eigenvalue {low:.3g}")
-    return arr
-
 
 def _check_probs(probs, n: int | None = None, name: str = "probs") -> np.ndarray:
     try:
@@ -206,8 +172,17 @@ def mutual_information(probs, states, povm) -> float:
 
 @dataclass(frozen=True)
 class AccessibleInformation:
-    """Result of :func:`accessible_information`: ``value`` in bits and the POVM achieving it
-    (``povm``: array (m, d, d) of rank-one elements); ``iterations`` of the best start."""
+    """Result of :func:`optimal_measurement`: ``value`` in bits (what
+    :func:`accessible_information` returns) and the POVM achieving it (``povm``: array
+    (m, d, d) of rank-one elements, m = d²); ``iterations`` of the best start; ``starts`` tried.
+
+    Examples
+    --------
+    >>> from qring_edu.holevo import bb84_ensemble
+    >>> best = optimal_measurement(*bb84_ensemble())
+    >>> round(best.value, 4), best.povm.shape
+    (0.5, (4, 2, 2))
+    """
 
     value: float
     povm: np.ndarray = field(repr=False)
@@ -266,14 +241,46 @@ def _ascent(p, rhos, V, tol, max_iter):
 
 
 def accessible_information(probs, states, *, starts: int = 12, tol: float = 1e-11,
-                           max_iter: int = 3000, seed=0) -> AccessibleInformation:
-    """Accessible information ``max over POVMs of I(X;Y)`` in bits, numerically.
+                           max_iter: int = 3000, seed=0) -> float:
+    """Accessible information ``I_acc = max over POVMs of I(X;Y)`` in bits, numerically.
+
+    ``probs``: shape (n,), summing to 1; ``states``: n state vectors (d,) or density matrices
+    (d, d). The value of :func:`optimal_measurement` (same arguments), which also returns the
+    optimal POVM. Always ``<= holevo_chi(probs, states)`` (Holevo's bound).
+
+    Examples
+    --------
+    >>> from qring_edu.holevo import trine_ensemble
+    >>> trine = trine_ensemble()
+    >>> round(accessible_information(*trine), 4)        # log2(3) - 1
+    0.585
+    >>> accessible_information(*trine) <= holevo_chi(*trine)
+    True
+    """
+    return optimal_measurement(probs, states, starts=starts, tol=tol, max_iter=max_iter,
+                               seed=seed).value
+
+
+def optimal_measurement(probs, states, *, starts: int = 12, tol: float = 1e-11,
+                        max_iter: int = 3000, seed=0) -> AccessibleInformation:
+    """The measurement that attains the accessible information, found numerically.
+
+    ``probs``: shape (n,), summing to 1; ``states``: n states of dimension d. Returns an
+    :class:`AccessibleInformation`: ``value`` (bits) and ``povm`` (rank-one elements, shape
+    (d², d, d), summing to the identity). Deterministic given ``seed``.
 
     Method: steepest ascent in the space of rank-one POVMs with ``d**2`` outcomes (an optimal POVM
     with at most d² rank-one elements always exists, Davies 1978), from the eigenbases of the
     ensemble's states and ``starts`` random POVMs (seeded); the best local optimum is returned.
     Accuracy: a lower bound on the true value, converged to ``tol`` per iteration; tests check it
     within 1e-4 of the known optima (BB84, trine, Bell, two pure states).
+
+    Examples
+    --------
+    >>> from qring_edu.holevo import trine_ensemble
+    >>> best = optimal_measurement(*trine_ensemble())
+    >>> round(best.value, 4), round(mutual_information(*trine_ensemble(), best.povm), 4)
+    (0.585, 0.585)
     """
     p, rhos = _check_ensemble(probs, states)
     starts = check_int(starts, "starts", 1)
@@ -306,28 +313,19 @@ def _random_vectors(rng, d, m):
 # dense coding
 # --------------------------------------------------------------------------------------------
 
-def _partial_trace_qubits(rho: np.ndarray, keep: list[int], n: int) -> np.ndarray:
-    """Reduced state on the qubits ``keep`` (Qiskit order: qubit 0 least significant)."""
-    # Row index bits in C order are (b_{n-1}, ..., b_0): qubit q is axis n-1-q (rows) and
-    # 2n-1-q (columns). Traced qubits share one einsum letter between the two axes.
-    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-    rows = [letters[i] for i in range(n)]
-    cols = [letters[n + i] if (n - 1 - i) in keep else letters[i] for i in range(n)]
-    out = [rows[n - 1 - q] for q in sorted(keep, reverse=True)] + \
-          [cols[n - 1 - q] for q in sorted(keep, reverse=True)]
-    t = np.einsum("".join(rows + cols) + "->" + "".join(out), rho.reshape([2] * (2 * n)))
-    k = len(keep)
-    return t.reshape(2**k, 2**k)
-
-
 def dense_coding_capacity(rho_ab, *, alice_qubit: int = 0) -> float:
     """Dense-coding capacity of a shared state, in bits per qubit Alice sends:
     ``C = log2 d_A + S(ρ_B) - S(ρ_AB)`` (Bowen 2001; Hiroshima 2001), with ``d_A = 2``.
 
-    ``rho_ab``: density matrix (or vector) of Alice's qubit and Bob's n - 1 qubits (Qiskit order);
+    This is the capacity of one scheme: one copy of ``rho_ab`` per qubit sent, Alice encoding by a
+    unitary on her qubit, Bob measuring the received qubits and his halves jointly (the largest
+    Holevo quantity of such encodings; the sources prove it for that setting). ``rho_ab``:
+    density matrix (or vector) of Alice's qubit and Bob's n - 1 qubits (Qiskit order);
     ``alice_qubit``: which qubit is Alice's. Returns the formula's value; where it is below
-    ``log2 d_A = 1`` the shared state does not help, since Alice can always send one plain bit
-    per qubit (the operational capacity is then 1).
+    ``log2 d_A = 1`` the state does not help *this scheme*, since Alice can always send one plain
+    bit per qubit instead. Other uses of the same pairs can do better: two-way entanglement
+    distillation of many copies (Bennett et al. 1996; Deutsch et al. 1996) turns any two-qubit
+    state with fidelity above 1/2 into fewer, nearly perfect pairs.
     """
     rho = as_density_matrix(rho_ab, "rho_ab")
     dim = rho.shape[0]
@@ -336,7 +334,7 @@ def dense_coding_capacity(rho_ab, *, alice_qubit: int = 0) -> float:
         raise ValueError(f"rho_ab must be a state of at least 2 qubits, got dimension {dim}")
     alice_qubit = check_int(alice_qubit, "alice_qubit", 0, n - 1)
     bob = [q for q in range(n) if q != alice_qubit]
-    rho_b = _partial_trace_qubits(rho, bob, n)
+    rho_b = partial_trace(rho, bob)
     return 1.0 + _entropy_of(rho_b) - _entropy_of(rho)
 
 
@@ -347,6 +345,29 @@ def isotropic_capacity(pair_fidelity: float) -> float:
     F = check_fidelity(pair_fidelity)
     p = (1 - F) / 3
     return 2.0 - shannon_entropy([F, p, p, p])
+
+
+def dense_coding_threshold(level: float = 1.0) -> float:
+    """The pair fidelity F at which :func:`isotropic_capacity` equals ``level`` bits per qubit
+    (default 1: one plain bit per qubit; below that fidelity one undistilled isotropic pair per
+    qubit, with unitary encoding, does not beat a plain qubit).
+
+    ``level`` in [0, 2]; the root of ``C(F) = level`` on [1/4, 1] by ``scipy.optimize.brentq``
+    (``xtol`` 1e-12). C rises monotonically from 0 at F = 1/4 to 2 at F = 1.
+
+    Examples
+    --------
+    >>> round(dense_coding_threshold(), 4)
+    0.8107
+    """
+    from scipy.optimize import brentq
+
+    level = check_float(level, "level", 0.0, 2.0)
+    if level == 0.0:
+        return 0.25
+    if level == 2.0:
+        return 1.0
+    return float(brentq(lambda f: isotropic_capacity(f) - level, 0.25, 1.0, xtol=1e-12))
 
 
 def binary_entropy(p: float) -> float:
@@ -428,11 +449,6 @@ def _make_ensemble(name: str, probs, states, labels) -> Ensemble:
     return Ensemble(name=name, probs=p, states=rhos, labels=labels)
 
 
-def _pure_qubit(theta: float, phi: float) -> np.ndarray:
-    """``cos(θ/2)|0⟩ + e^{iφ} sin(θ/2)|1⟩``: the pure state with Bloch angles (θ, φ)."""
-    return np.array([np.cos(theta / 2), np.exp(1j * phi) * np.sin(theta / 2)])
-
-
 def bb84_ensemble() -> Ensemble:
     """The BB84 ensemble: ``|0⟩, |1⟩, |+⟩, |−⟩`` with probability 1/4 each (labels
     ``"0", "1", "+", "-"``). χ = 1 bit; accessible information 1/2 bit."""
@@ -469,8 +485,6 @@ def encoded_ensemble(shared_state, encodings, probs=None, *, alice_qubits=(0,),
     of ``U_x``, as in Qiskit's ``qargs``); ``probs``: message probabilities (default uniform);
     ``labels``: one string per message (default ``"0", "1", ...``).
     """
-    from qiskit.quantum_info import Operator
-
     rho = as_density_matrix(shared_state, "shared_state")
     n = int(round(np.log2(rho.shape[0])))
     if 2**n != rho.shape[0]:
@@ -496,7 +510,7 @@ def encoded_ensemble(shared_state, encodings, probs=None, *, alice_qubits=(0,),
                              f"qubit(s), got {u.shape}")
         if not np.allclose(u @ u.conj().T, np.eye(k), atol=1e-8):
             raise ValueError(f"encodings[{i}] must be unitary (tolerance 1e-8)")
-        full = Operator(np.eye(2**n)).compose(Operator(u), qargs=qargs).data
+        full = embed_operator(u, qargs, n)
         states.append(full @ rho @ full.conj().T)
     probs = [1.0 / len(mats)] * len(mats) if probs is None else probs
     labels = [str(i) for i in range(len(mats))] if labels is None else labels
@@ -513,9 +527,7 @@ def superdense_ensemble(pair_fidelity: float = 1.0) -> Ensemble:
     ``F < 1`` the pair is :func:`qring_edu.isotropic_state` ``(F)`` and χ equals
     :func:`isotropic_capacity` ``(F)``.
     """
-    from .superdense import isotropic_state
-
-    pair = isotropic_state(pair_fidelity)
+    pair = _isotropic_array(pair_fidelity)
     X = np.array([[0, 1], [1, 0]], dtype=complex)
     Z = np.diag([1.0, -1.0]).astype(complex)
     msgs = [(x, z) for x in (0, 1) for z in (0, 1)]
@@ -563,22 +575,6 @@ def bloch_ensemble(thetas, phis, probs, radii=None, *, name: str = "custom") -> 
     n = np.stack([np.sin(th) * np.cos(ph), np.sin(th) * np.sin(ph), np.cos(th)], axis=1)
     states = [_from_bloch(r[i] * n[i]) for i in range(th.size)]
     return _make_ensemble(name, p, states, [f"ρ{i}" for i in range(th.size)])
-
-
-_PAULIS = np.array([[[0, 1], [1, 0]], [[0, -1j], [1j, 0]], [[1, 0], [0, -1]]], dtype=complex)
-
-
-def _from_bloch(r: np.ndarray) -> np.ndarray:
-    return 0.5 * (np.eye(2) + np.einsum("a,aij->ij", r, _PAULIS))
-
-
-def bloch_vector(rho) -> np.ndarray:
-    """Bloch vector ``(Tr ρX, Tr ρY, Tr ρZ)`` of a qubit state (vector or density matrix),
-    shape (3,), real; its length is 1 for pure states and < 1 for mixed ones."""
-    arr = as_density_matrix(rho, "rho")
-    if arr.shape != (2, 2):
-        raise ValueError(f"rho must be a qubit state (dimension 2), got dimension {arr.shape[0]}")
-    return np.einsum("aij,ji->a", _PAULIS, arr).real
 
 
 def bloch_measurement(theta: float, phi: float) -> np.ndarray:

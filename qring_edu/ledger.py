@@ -5,7 +5,13 @@ Currencies, all counted per directed link ``(k, (k+1) % P)`` of the ring:
 * ``online_bits``    classical bits sent during the all-reduce (classical transport);
 * ``online_qubits``  qubits sent during the all-reduce (superdense transport, 2 bits per qubit);
 * ``ebits``          pre-shared Bell pairs consumed on that link (one per online qubit);
-* ``offline_qubits`` qubits sent *before* the all-reduce to distribute those pairs (one each).
+* ``offline_qubits`` qubits sent *before* the all-reduce to distribute those pairs (one each;
+  with distillation, one per *raw* pair, so more than the pairs consumed);
+* ``offline_bits``   classical bits sent before the all-reduce (distillation's announcements,
+  the checksum key of a protected link; :mod:`qring_edu.links`).
+
+``online_bits`` also counts the classical side traffic of a quantum link (acknowledgements and
+retransmission requests of error protection), on the link whose messages it serves.
 
 The ledger keeps counters only (O(P) memory), never copies of the messages.
 """
@@ -16,7 +22,7 @@ import numpy as np
 
 __all__ = ["Ledger"]
 
-_CURRENCIES = ("online_bits", "online_qubits", "ebits", "offline_qubits")
+_CURRENCIES = ("online_bits", "online_qubits", "ebits", "offline_qubits", "offline_bits")
 
 
 class Ledger:
@@ -39,13 +45,15 @@ class Ledger:
 
     # -- recording (used by the transports) ---------------------------------------------------
     def record(self, sender: int, step: int, *, bits: int = 0, qubits: int = 0,
-               ebits: int = 0, offline_qubits: int = 0) -> None:
+               ebits: int = 0, offline_qubits: int = 0, offline_bits: int = 0) -> None:
         """Add one message sent by ``sender`` over link ``(sender, sender+1)`` at ``step``."""
         c = self._counts
         c["online_bits"][sender] += bits
         c["online_qubits"][sender] += qubits
         c["ebits"][sender] += ebits
         c["offline_qubits"][sender] += offline_qubits
+        if offline_bits:
+            c["offline_bits"][sender] += offline_bits
         self.step_units[step] = max(self.step_units[step], bits + qubits)
         self.messages += 1
 
@@ -83,6 +91,11 @@ class Ledger:
         """Qubits sent offline to distribute the pairs used on ``link`` (``None``: maximum)."""
         return self._get("offline_qubits", link)
 
+    def offline_bits(self, link=None) -> int:
+        """Classical bits sent offline for ``link`` (distillation announcements, checksum key;
+        ``None``: maximum over links)."""
+        return self._get("offline_bits", link)
+
     def lifetime_uses(self, link=None) -> int:
         """Channel uses over the pairs' whole lifetime: online bits + online qubits + offline qubits."""
         if link is None:
@@ -108,5 +121,7 @@ class Ledger:
         return {c: self._get(c, link) for c in _CURRENCIES}
 
     def __repr__(self) -> str:
-        vals = ", ".join(f"{k}={v}" for k, v in self.as_dict().items())
+        # offline_bits only when some were sent, so the repr of unprotected runs stays as it was
+        vals = ", ".join(f"{k}={v}" for k, v in self.as_dict().items()
+                         if k != "offline_bits" or v)
         return f"Ledger(P={self.workers}, transport={self.transport!r}, steps={self.steps}, {vals})"

@@ -25,26 +25,35 @@ Two simulation paths (DESIGN.md §2):
 from __future__ import annotations
 
 import functools
+import math
+from typing import TYPE_CHECKING
 
 import numpy as np
-from qiskit import QuantumCircuit
-from qiskit.quantum_info import DensityMatrix, Kraus, Operator
 
-from ._validate import check_bit_array, check_fidelity, check_int, check_seed
+from ._validate import check_bit_array, check_fidelity, check_int, check_packed_bits, check_seed
+from .links import link_errors
+# The Pauli-frame helpers live in the core (states.py); re-exported here for existing callers.
+from .states import FRAME_X, FRAME_Y, FRAME_Z, flipped_bit_positions, pauli_frames  # noqa: F401
+from .states import bernoulli_positions as _bernoulli_positions  # noqa: F401
+from .states import isotropic_state as _isotropic_array
+from .states import pauli_frames_distribution  # noqa: F401
+from .states import slot_major_frames
+
+if TYPE_CHECKING:  # Qiskit is imported inside the functions of the Qiskit path only
+    from qiskit import QuantumCircuit
+    from qiskit.quantum_info import DensityMatrix
 
 __all__ = [
     "superdense_circuit",
     "superdense_send",
+    "superdense_send_packed",
     "superdense_send_qiskit",
     "superdense_outcome_probabilities",
     "isotropic_state",
     "pauli_frames",
+    "pauli_frames_distribution",
     "symbols_needed",
 ]
-
-#: Pauli frame codes: bit 0 flips ``x`` (an X component), bit 1 flips ``z`` (a Z component).
-#: 1 = X, 2 = Z, 3 = Y (= iXZ, flips both).
-FRAME_X, FRAME_Z, FRAME_Y = 1, 2, 3
 
 
 def symbols_needed(n_bits: int) -> int:
@@ -52,66 +61,120 @@ def symbols_needed(n_bits: int) -> int:
     return (int(n_bits) + 1) // 2
 
 
-def pauli_frames(n_symbols: int, pair_fidelity: float, rng: np.random.Generator):
-    """Sample the Pauli errors of ``n_symbols`` isotropic pairs, sparsely.
-
-    Returns ``(positions, frames)``: increasing symbol indices that suffered an error and their
-    frame codes (1 = X flips x, 2 = Z flips z, 3 = Y flips both), each with probability 1/3.
-    Each symbol errs independently with probability ``1 - F``.
-    """
-    p_err = 1.0 - pair_fidelity
-    if n_symbols == 0 or p_err <= 0.0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint8)
-    positions = _bernoulli_positions(n_symbols, p_err, rng)
-    frames = rng.integers(1, 4, size=positions.size, dtype=np.uint8)
-    return positions, frames
+def _link_noise(pair_fidelity, channel_fidelity, storage_time, coherence_time):
+    """(p_err, conditional frame probabilities) of one decoded symbol on the link."""
+    errors = link_errors(pair_fidelity, channel_fidelity, storage_time=storage_time,
+                         coherence_time=coherence_time)
+    if errors.is_depolarizing:  # the noiseless-channel model: X, Z, Y equally likely
+        return 1.0 - errors.fidelity, _THIRDS
+    probs = np.asarray(errors.probabilities, dtype=float)
+    p_err = 1.0 - float(probs[0])
+    return p_err, (probs[1:] / probs[1:].sum() if p_err > 0.0 else _THIRDS)
 
 
-def _bernoulli_positions(n: int, p: float, rng: np.random.Generator) -> np.ndarray:
-    """Indices ``i < n`` of independent Bernoulli(p) successes, increasing (int64).
-
-    Sparse case: the gaps between successes are Geometric(p), so the cost is O(n p), not O(n).
-    """
-    if p >= 0.1:  # dense: one uniform per trial is cheaper than many short gaps
-        return np.flatnonzero(rng.random(n) < p).astype(np.int64)
-    found, start = [], 0
-    while start < n:
-        remaining = n - start
-        draws = int(remaining * p + 6 * np.sqrt(remaining * p) + 16)
-        pos = start - 1 + np.cumsum(rng.geometric(p, size=draws))
-        inside = pos[pos < n]
-        found.append(inside)
-        if inside.size < pos.size:
-            break  # the trials ran past the end: every success below n is known
-        start = int(pos[-1]) + 1  # memoryless: the next trial after the last success starts afresh
-    return np.concatenate(found).astype(np.int64, copy=False)
+_THIRDS = (1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0)
+#: Frame code -> flips of one symbol's two bytes (x, z) read as a little-endian uint16.
+_SYMBOL_FLIPS = np.array([0x0000, 0x0001, 0x0100, 0x0101], dtype="<u2")
 
 
-def flipped_bit_positions(positions: np.ndarray, frames: np.ndarray) -> np.ndarray:
-    """Bit indices in the (padded) stream flipped by the given Pauli frames (``x`` = 2j,
-    ``z`` = 2j+1); each index at most once, not sorted."""
-    x_flips = 2 * positions[(frames & FRAME_X) != 0]
-    z_flips = 2 * positions[(frames & FRAME_Z) != 0] + 1
-    return np.concatenate([x_flips, z_flips])
-
-
-def superdense_send(bits, *, pair_fidelity: float = 1.0, seed=None) -> np.ndarray:
+def superdense_send(bits, *, pair_fidelity: float | None = None, channel_fidelity: float = 1.0,
+                    storage_time: float = 0.0, coherence_time: float = math.inf,
+                    seed=None) -> np.ndarray:
     """Send a bit stream by superdense coding (fast path); return the bits Bob decodes.
 
     ``bits``: 1-D array of 0/1 of length n. It travels as ``ceil(n/2)`` qubits over as many
     isotropic pairs of fidelity ``pair_fidelity`` (in [0.25, 1]); symbol ``j`` carries
     ``x = bits[2j]``, ``z = bits[2j+1]``. Returns a ``uint8`` array of length n (the padding bit
     of an odd stream is dropped). At F = 1 the output equals the input exactly.
+
+    Noisy link (DESIGN.md §4.9, :mod:`qring_edu.links`): ``channel_fidelity`` is the depolarising
+    channel (in [0.25, 1]) that every encoded qubit crosses; ``pair_fidelity=None`` (the
+    default) means each pair was distributed fresh over that same channel, ``F_pair =
+    channel_fidelity`` (so 1 on a noiseless link). ``storage_time`` and ``coherence_time`` add
+    the dephasing of both halves while the pair waits in memory. The errors compose into one
+    Pauli per symbol (:func:`qring_edu.links.link_errors`); without memory noise the symbol error
+    rate is ``1 - F_eff``, ``F_eff = F_pair F_ch + (1 - F_pair)(1 - F_ch)/3``, and the output is
+    bit for bit that of ``superdense_send(bits, pair_fidelity=F_eff, seed=seed)``.
+
+    Random stream: the same as :func:`superdense_send_packed` on ``np.packbits(bits,
+    bitorder="little")``, so the two agree bit for bit for one seed. The symbols are grouped
+    four to a byte of the packed stream (symbol ``j`` is slot ``j mod 4`` of byte ``j div 4``,
+    ``B = ceil(n / 8)`` bytes) and the ``4 B`` trials are enumerated slot-major: trial ``s B +
+    i`` is symbol ``4 i + s`` (:func:`qring_edu.states.slot_major_frames`, one uniform per
+    error); trials past the last symbol are discarded.
+
+    Examples
+    --------
+    >>> rx = superdense_send(np.ones(20_000, dtype=np.uint8), channel_fidelity=0.99, seed=0)
+    >>> bool(0.005 < (rx == 0).mean() < 0.02)       # each symbol errs with 1 - F_eff = 0.0199
+    True
     """
     data = check_bit_array(bits, "bits")
-    pair_fidelity = check_fidelity(pair_fidelity)
+    p_err, conditional = _link_noise(pair_fidelity, channel_fidelity, storage_time,
+                                     coherence_time)
     check_seed(seed)
+    n = data.size
+    n_bytes = (n + 7) // 8
+    if p_err <= 0.0 or n == 0:
+        return data.copy()
     rng = np.random.default_rng(seed)
+    # 8 B bytes = 4 B symbols (x, z): the last byte's missing symbols and an odd stream's padding
+    # bit land past n and are cut off on return.
+    out = np.empty(8 * n_bytes, dtype=np.uint8)
+    out[:n] = data
+    out[n:] = 0
+    symbols = out.view("<u2")  # symbol j: x in its low byte, z in its high byte
+    for slot, byte, codes in slot_major_frames(n_bytes, 4, p_err, rng, conditional):
+        byte <<= 2
+        byte += slot  # the symbol index 4 i + s
+        symbols[byte] ^= _SYMBOL_FLIPS[codes]
+    return out[:n]
+
+
+def superdense_send_packed(data, n_bits: int | None = None, *, pair_fidelity: float | None = None,
+                           channel_fidelity: float = 1.0, storage_time: float = 0.0,
+                           coherence_time: float = math.inf, seed=None) -> np.ndarray:
+    """:func:`superdense_send` on a bit-packed stream: ``n_bits`` bits in ``ceil(n_bits / 8)``
+    bytes in, the decoded bits packed the same way out.
+
+    Bit order: stream bit ``i`` is bit ``i mod 8`` (least significant first) of byte ``i div
+    8``, as ``np.packbits(bits, bitorder="little")`` packs and ``np.unpackbits(...,
+    bitorder="little")`` unpacks. Symbol ``j`` carries ``x`` = bit ``2 (j mod 4)`` and ``z`` =
+    bit ``2 (j mod 4) + 1`` of byte ``j div 4``. ``n_bits`` (default ``8 * len(data)``) must
+    satisfy ``8 (len(data) - 1) < n_bits <= 8 len(data)``; the bits of the last byte at
+    positions ``>= n_bits`` are not sent and are returned as they came.
+
+    Same noise model, arguments and random stream as :func:`superdense_send`: for one seed,
+    ``superdense_send_packed(np.packbits(bits, bitorder="little"), len(bits), ...)`` equals
+    ``np.packbits(superdense_send(bits, ...), bitorder="little")``. This path moves one eighth
+    of the bytes (no per-bit array): the copy of the input and one XOR per erring symbol.
+    Returns a new uint8 array of the same length as ``data``.
+
+    Examples
+    --------
+    >>> bits = np.random.default_rng(1).integers(0, 2, 999).astype(np.uint8)
+    >>> packed = superdense_send_packed(np.packbits(bits, bitorder="little"), 999,
+    ...                                 pair_fidelity=0.9, seed=2)
+    >>> unpacked = superdense_send(bits, pair_fidelity=0.9, seed=2)
+    >>> bool(np.array_equal(np.unpackbits(packed, bitorder="little")[:999], unpacked))
+    True
+    """
+    data, n_bits = check_packed_bits(data, n_bits, "data")
+    p_err, conditional = _link_noise(pair_fidelity, channel_fidelity, storage_time,
+                                     coherence_time)
+    check_seed(seed)
     out = data.copy()
-    positions, frames = pauli_frames(symbols_needed(data.size), pair_fidelity, rng)
-    flips = flipped_bit_positions(positions, frames)
-    flips = flips[flips < data.size]  # a flip of the padding bit is invisible to the receiver
-    out[flips] ^= 1
+    n_bytes = out.size
+    if p_err <= 0.0 or n_bits == 0:
+        return out
+    rng = np.random.default_rng(seed)
+    for slot, byte, codes in slot_major_frames(n_bytes, 4, p_err, rng, conditional):
+        codes <<= 2 * slot  # X -> bit 2s (x), Z -> bit 2s + 1 (z) of the byte
+        out[byte] ^= codes  # the bytes of one piece are distinct
+    tail = n_bits % 8
+    if tail:  # bits past n_bits (the last byte's padding, missing symbols) were never sent
+        keep = np.uint8((1 << tail) - 1)
+        out[-1] = (out[-1] & keep) | (data[-1] & ~keep)
     return out
 
 
@@ -132,6 +195,8 @@ def superdense_circuit(x: int, z: int, *, pair_fidelity: float = 1.0,
     for Aer); Alice encodes X**x then Z**z; Bob decodes with CNOT(A→B), H(A); measurement of A into
     clbit 0 (``z``) and of B into clbit 1 (``x``), so the Qiskit count key reads ``f"{x}{z}"``.
     """
+    from qiskit import QuantumCircuit
+
     x = _check_message_bit(x, "x")
     z = _check_message_bit(z, "z")
     pair_fidelity = check_fidelity(pair_fidelity)
@@ -168,25 +233,11 @@ def _pair_noise_error(pair_fidelity: float):
 
 
 def isotropic_state(pair_fidelity: float) -> DensityMatrix:
-    """The two-qubit isotropic state ``F Φ+ + (1-F)/3 (Φ- + Ψ+ + Ψ-)`` (qubit 0 = A, qubit 1 = B)."""
-    pair_fidelity = check_fidelity(pair_fidelity)
-    bell = QuantumCircuit(2)
-    bell.h(0)
-    bell.cx(0, 1)
-    rho = DensityMatrix(bell)
-    return rho.evolve(_pauli_kraus(pair_fidelity), qargs=[0])
+    """The two-qubit isotropic state ``F Φ+ + (1-F)/3 (Φ- + Ψ+ + Ψ-)`` (qubit 0 = A, qubit 1 = B)
+    as a Qiskit ``DensityMatrix``; the NumPy array is :func:`qring_edu.states.isotropic_state`."""
+    from qiskit.quantum_info import DensityMatrix
 
-
-def _pauli_kraus(pair_fidelity: float) -> Kraus:
-    p = (1.0 - pair_fidelity) / 3.0
-    paulis = {
-        "I": np.eye(2),
-        "X": np.array([[0, 1], [1, 0]]),
-        "Y": np.array([[0, -1j], [1j, 0]]),
-        "Z": np.diag([1, -1]),
-    }
-    weights = {"I": pair_fidelity, "X": p, "Y": p, "Z": p}
-    return Kraus([np.sqrt(weights[k]) * m for k, m in paulis.items() if weights[k] > 0])
+    return DensityMatrix(_isotropic_array(pair_fidelity))
 
 
 def superdense_outcome_probabilities(x: int, z: int, *, pair_fidelity: float = 1.0) -> dict:
@@ -195,6 +246,9 @@ def superdense_outcome_probabilities(x: int, z: int, *, pair_fidelity: float = 1
     Returns ``{(x', z'): probability}`` over all four outcomes, from the isotropic state, Alice's
     encoding and Bob's Bell measurement evolved as density matrices (no sampling).
     """
+    from qiskit import QuantumCircuit
+    from qiskit.quantum_info import Operator
+
     rho = isotropic_state(pair_fidelity)
     circuit = superdense_circuit(x, z, measure=False)
     # Skip the circuit's own pair preparation: start from the (noisy) shared pair instead.

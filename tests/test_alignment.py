@@ -21,7 +21,7 @@ from qring_edu.alignment import (
     sketch_bits,
     vector_bits,
 )
-from qring_edu.scaling import aligned_pair
+from qring_edu.experiments.alignment import aligned_pair
 
 
 def test_register_and_encoding_overlap():

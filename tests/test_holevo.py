@@ -6,7 +6,9 @@ from qiskit.quantum_info import DensityMatrix, Statevector, random_density_matri
 
 from qring_edu import isotropic_state
 from qring_edu.holevo import (
+    AccessibleInformation,
     accessible_information,
+    optimal_measurement,
     dense_coding_capacity,
     holevo_chi,
     isotropic_capacity,
@@ -39,17 +41,17 @@ def test_entropy_is_unitarily_invariant():
 
 def test_bb84_chi_and_accessible_information():
     assert holevo_chi([0.25] * 4, BB84) == pytest.approx(1.0, abs=1e-12)
-    assert accessible_information([0.25] * 4, BB84).value == pytest.approx(0.5, abs=1e-4)
+    assert accessible_information([0.25] * 4, BB84) == pytest.approx(0.5, abs=1e-4)
 
 
 def test_trine_chi_and_accessible_information():
     assert holevo_chi([1 / 3] * 3, TRINE) == pytest.approx(1.0, abs=1e-12)
-    assert accessible_information([1 / 3] * 3, TRINE).value == pytest.approx(np.log2(3) - 1, abs=1e-3)
+    assert accessible_information([1 / 3] * 3, TRINE) == pytest.approx(np.log2(3) - 1, abs=1e-3)
 
 
 def test_bell_states_carry_two_bits():
     assert holevo_chi([0.25] * 4, BELL) == pytest.approx(2.0, abs=1e-12)
-    assert accessible_information([0.25] * 4, BELL).value == pytest.approx(2.0, abs=1e-4)
+    assert accessible_information([0.25] * 4, BELL) == pytest.approx(2.0, abs=1e-4)
 
 
 @pytest.mark.parametrize("c", [0.0, 0.3, 0.6, 0.9])
@@ -59,7 +61,7 @@ def test_two_pure_states(c):
     states = [np.array([1, 0]), np.array([c, np.sqrt(1 - c * c)])]
     assert holevo_chi([0.5, 0.5], states) == pytest.approx(h2((1 + c) / 2), abs=1e-10)
     expected = 1 - h2((1 - np.sqrt(1 - c * c)) / 2)
-    assert accessible_information([0.5, 0.5], states).value == pytest.approx(expected, abs=1e-4)
+    assert accessible_information([0.5, 0.5], states) == pytest.approx(expected, abs=1e-4)
 
 
 def test_accessible_information_is_below_chi_and_returns_a_povm():
@@ -67,7 +69,11 @@ def test_accessible_information_is_below_chi_and_returns_a_povm():
     states = [Statevector(v / np.linalg.norm(v)) for v in
               rng.standard_normal((6, 2)) + 1j * rng.standard_normal((6, 2))]
     probs = rng.dirichlet(np.ones(6))
-    res = accessible_information(probs, states)
+    res = optimal_measurement(probs, states)
+    value = accessible_information(probs, states)
+    assert isinstance(value, float) and not isinstance(value, AccessibleInformation)
+    assert value == res.value
+    assert accessible_information(probs, states) <= holevo_chi(probs, states)
     assert res.value <= holevo_chi(probs, states) + 1e-9
     assert np.allclose(res.povm.sum(axis=0), np.eye(2), atol=1e-8)
     assert mutual_information(probs, states, res.povm) == pytest.approx(res.value, abs=1e-9)
@@ -160,11 +166,11 @@ from qring_edu.holevo import (  # noqa: E402
 def test_builders_reproduce_the_known_values():
     bb84, trine, bell = bb84_ensemble(), trine_ensemble(), superdense_ensemble()
     assert holevo_chi(*bb84) == pytest.approx(1.0, abs=1e-12)
-    assert accessible_information(*bb84).value == pytest.approx(0.5, abs=1e-4)
+    assert accessible_information(*bb84) == pytest.approx(0.5, abs=1e-4)
     assert holevo_chi(*trine) == pytest.approx(1.0, abs=1e-12)
-    assert accessible_information(*trine).value == pytest.approx(np.log2(3) - 1, abs=1e-4)
+    assert accessible_information(*trine) == pytest.approx(np.log2(3) - 1, abs=1e-4)
     assert holevo_chi(*bell) == pytest.approx(2.0, abs=1e-12)
-    assert accessible_information(*bell).value == pytest.approx(2.0, abs=1e-4)
+    assert accessible_information(*bell) == pytest.approx(2.0, abs=1e-4)
     assert isinstance(bb84, Ensemble) and bb84.size == 4 and bb84.dim == 2 and bell.dim == 4
     assert repr(bb84) == "Ensemble('BB84', states=4, dim=2)"
     with pytest.raises(ValueError):
@@ -259,7 +265,7 @@ def test_bloch_measurement():
 def test_two_state_closed_forms_match_the_numerics(c):
     ens = two_state_ensemble(c)
     assert holevo_chi(*ens) == pytest.approx(two_state_chi(c), abs=1e-10)
-    assert accessible_information(*ens).value == pytest.approx(two_state_accessible(c), abs=1e-4)
+    assert accessible_information(*ens) == pytest.approx(two_state_accessible(c), abs=1e-4)
     assert two_state_accessible(c) <= two_state_chi(c) + 1e-12
     assert abs(np.vdot(*[np.linalg.eigh(r)[1][:, -1] for r in ens.states])) == pytest.approx(c)
 
@@ -290,3 +296,24 @@ def test_bad_builder_input_names_the_argument():
         superdense_ensemble(0.1)
     with pytest.raises(ValueError, match="qubit state"):
         bloch_vector(np.eye(4) / 4)
+
+
+def test_dense_coding_threshold_is_where_the_isotropic_capacity_crosses_one_bit():
+    from qring_edu import dense_coding_threshold
+
+    F = dense_coding_threshold()
+    assert f"{F:.4f}" == "0.8107"
+    assert isotropic_capacity(F) == pytest.approx(1.0, abs=1e-9)
+    assert isotropic_capacity(F - 1e-3) < 1.0 < isotropic_capacity(F + 1e-3)
+    assert dense_coding_threshold(1.5) > F and dense_coding_threshold(0.0) == 0.25
+    with pytest.raises(ValueError, match="level"):
+        dense_coding_threshold(2.5)
+
+
+def test_holevo_quantities_accept_the_numpy_isotropic_state():
+    from qring_edu.states import isotropic_state as iso
+
+    for F in (0.3, 0.9, 1.0):
+        assert dense_coding_capacity(iso(F)) == pytest.approx(isotropic_capacity(F), abs=1e-12)
+        assert dense_coding_capacity(iso(F)) == pytest.approx(
+            dense_coding_capacity(isotropic_state(F)), abs=1e-12)

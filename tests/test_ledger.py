@@ -37,7 +37,7 @@ def test_queries_per_link_and_critical_path():
     assert led.online_bits() == 0
     assert led.per_link("ebits").tolist() == [9, 7, 2]
     assert led.as_dict((0, 1)) == {"online_bits": 0, "online_qubits": 9, "ebits": 9,
-                                   "offline_qubits": 9}
+                                   "offline_qubits": 9, "offline_bits": 0}
     assert led.messages == 4
 
 
@@ -114,3 +114,27 @@ def test_ledger_memory_is_O_P_not_O_messages():
         elif isinstance(value, (list, tuple)):
             sizes.append(len(value))
     assert max(sizes) <= max(P, led.steps)
+
+
+def test_offline_bits_currency():
+    led = Ledger(3, "superdense", 2)
+    led.record(0, 0, bits=4, qubits=10, ebits=10, offline_qubits=25, offline_bits=60)
+    led.record(1, 1, qubits=3, ebits=3, offline_qubits=3)
+    assert led.offline_bits((0, 1)) == 60 and led.offline_bits((1, 2)) == 0
+    assert led.offline_bits() == 60
+    assert led.per_link("offline_bits").tolist() == [60, 0, 0]
+    # classical side traffic of the quantum link is online_bits; offline bits are not channel uses
+    assert led.online_bits((0, 1)) == 4
+    assert led.lifetime_uses((0, 1)) == 4 + 10 + 25
+    assert "offline_bits=60" in repr(led)
+    assert "offline_bits" not in repr(make_ledger())  # unprotected runs keep their repr
+
+
+def test_protected_ring_ledger_has_side_bits_and_offline_bits():
+    grads = np.arange(4 * 500, dtype=np.int64).reshape(4, 500)
+    res = ring_allreduce(grads, transport="superdense", bits=16, channel_fidelity=0.99,
+                         protection="distill+fec", seed=3)
+    led = res.ledger
+    assert led.online_bits() > 0          # acknowledgements
+    assert led.offline_bits() > 0         # distillation announcements and the checksum key
+    assert led.offline_qubits() > led.ebits() == led.online_qubits()

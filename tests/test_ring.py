@@ -425,3 +425,136 @@ def test_result_repr_is_short_and_deterministic():
     r = repr(res)
     assert r == repr(ring_allreduce(np.ones((2, 4), dtype=np.int64), bits=8))
     assert "0x" not in r and len(r) < 300
+
+
+@pytest.mark.parametrize("P, d, bits", [(2, 1, 2), (3, 7, 5), (4, 10, 8), (5, 3, 16), (8, 1001, 5)])
+def test_message_bits_is_what_the_ledgers_record(P, d, bits):
+    from qring_edu.ring import message_bits
+
+    m = message_bits(P, d, bits)
+    assert m.shape == (P, 2 * (P - 1))
+    zeros = np.zeros((P, d), dtype=np.int64)
+    classical = ring_allreduce(zeros, bits=bits).ledger
+    superdense = ring_allreduce(zeros, bits=bits, transport="superdense").ledger
+    assert np.array_equal(m.sum(axis=1), classical.per_link("online_bits"))
+    assert np.array_equal(((m + 1) // 2).sum(axis=1), superdense.per_link("online_qubits"))
+    sizes = np.diff(chunk_bounds(d, P))
+    for msg in ring_schedule(P):
+        assert m[msg.sender, msg.step] == sizes[msg.chunk] * bits
+
+
+# ------------------------------------------------------------------------------------------------
+# The noise stream (issue 17), replayed from scratch
+# ------------------------------------------------------------------------------------------------
+
+def reference_superdense_ring(grads: np.ndarray, bits: int, probabilities, seed) -> np.ndarray:
+    """The superdense ring from scratch with the noise stream documented in ring_allreduce:
+    integer words, the schedule of DESIGN.md §4.2, and per synchronous step one draw of
+    pauli_frames_distribution(S G, probabilities, rng) over the step's messages cut into groups
+    of g words (g = 1 for even b, 2 for odd b) of S = g b / 2 symbols: message k (senders in
+    order) owns S G_k consecutive trials, its trial i G_k + u being symbol i of its group u (bits
+    2i = x, 2i + 1 = z of the group). Every message is copied, corrupted bit by bit and then
+    delivered; flips past a message's end are dropped."""
+    from qring_edu.fixedpoint import to_signed, to_words
+    from qring_edu.superdense import pauli_frames_distribution
+
+    P, d = grads.shape
+    words = np.array([to_words(row, bits) for row in grads], dtype=np.uint32)
+    bounds = chunk_bounds(d, P)
+    rng = np.random.default_rng(seed)
+    g = 1 if bits % 2 == 0 else 2
+    S = g * bits // 2
+    sched = ring_schedule(P)
+    for step in range(2 * (P - 1)):
+        msgs = [m for m in sched[step * P:(step + 1) * P]
+                if bounds[m.chunk] < bounds[m.chunk + 1]]
+        sent = [words[m.sender, bounds[m.chunk]:bounds[m.chunk + 1]].copy() for m in msgs]
+        groups = [-(-w.size // g) for w in sent]
+        G = sum(groups)
+        if probabilities[0] < 1.0 and G:
+            pos, frames = pauli_frames_distribution(S * G, probabilities, rng)
+            for t, f in zip(pos.tolist(), frames.tolist()):
+                k = 0
+                while t >= S * groups[k]:  # message k owns S G_k consecutive trials
+                    t -= S * groups[k]
+                    k += 1
+                slot, u = divmod(t, groups[k])  # slot-major within the message
+                w = sent[k]
+                j = u * S + slot  # the symbol's index in message k's stream
+                for bit, flips in ((2 * j, f & 1), (2 * j + 1, f & 2)):
+                    if flips and bit < w.size * bits:
+                        w[bit // bits] ^= np.uint32(1 << (bit % bits))
+        for m, w in zip(msgs, sent):
+            lo, hi = bounds[m.chunk], bounds[m.chunk + 1]
+            if m.phase == "reduce-scatter":
+                total = words[m.receiver, lo:hi].astype(np.uint64) + w
+                words[m.receiver, lo:hi] = (total % (1 << bits)).astype(np.uint32)
+            else:
+                words[m.receiver, lo:hi] = w
+    return np.array([to_signed(row, bits) for row in words])
+
+
+def depolarizing_probabilities(F: float) -> tuple:
+    return (F, (1 - F) / 3, (1 - F) / 3, (1 - F) / 3)
+
+
+@pytest.mark.parametrize("P, d, bits, F", [
+    (4, 300, 16, 0.9), (5, 77, 7, 0.97), (3, 2, 12, 1.0), (6, 500, 32, 0.99), (3, 31, 5, 0.6),
+    (7, 5, 9, 0.5), (2, 1, 2, 0.3), (4, 2001, 13, 0.95), (8, 64, 31, 0.8), (3, 10, 3, 0.25),
+    (16, 7, 8, 0.7), (2, 40_000, 16, 0.99),
+])
+def test_noise_stream_is_the_documented_one(P, d, bits, F):
+    """Bit for bit the from-scratch replay (even and odd b, uneven chunks, d < P, several
+    blocks of the sampler); the earlier per-message stream fails this test."""
+    grads = np.random.default_rng(P * d).integers(-(2**30), 2**30, size=(P, d))
+    want = reference_superdense_ring(grads, bits, depolarizing_probabilities(F), seed=17)
+    plain = ring_allreduce(grads, transport="superdense", bits=bits, pair_fidelity=F, seed=17)
+    explicit = ring_allreduce(grads, transport="superdense", bits=bits, pair_fidelity=F,
+                              channel_fidelity=1.0, protection="none", storage_time=0.0,
+                              seed=17)
+    np.testing.assert_array_equal(plain.outputs, want)
+    np.testing.assert_array_equal(explicit.outputs, want)
+    assert plain.link_report is None and plain.protection == "none"
+    assert plain.channel_fidelity == 1.0
+
+
+@pytest.mark.parametrize("P, d, bits", [(4, 301, 16), (3, 50, 7)])
+@pytest.mark.parametrize("link", [dict(channel_fidelity=0.97),
+                                  dict(pair_fidelity=0.98, storage_time=1.0, coherence_time=5.0),
+                                  dict(channel_fidelity=0.95, protection="distill")])
+def test_noisy_link_stream_is_the_documented_one(P, d, bits, link):
+    """Channel noise, memory noise (not depolarising: pauli_frames_distribution) and distilled
+    pairs draw the same per-step stream with the composed symbol error."""
+    from qring_edu.links import distill, link_errors
+
+    grads = np.random.default_rng(d).integers(-(2**20), 2**20, size=(P, d))
+    res = ring_allreduce(grads, transport="superdense", bits=bits, seed=23, **link)
+    Fc = link.get("channel_fidelity", 1.0)
+    if link.get("protection") == "distill":
+        errors = link_errors(None, Fc, pair=distill(Fc).errors)
+    else:
+        errors = link_errors(link.get("pair_fidelity"), Fc,
+                             storage_time=link.get("storage_time", 0.0),
+                             coherence_time=link.get("coherence_time", math.inf))
+    probs = (depolarizing_probabilities(errors.fidelity) if errors.is_depolarizing
+             else errors.probabilities)
+    np.testing.assert_array_equal(res.outputs, reference_superdense_ring(grads, bits, probs, 23))
+
+
+def test_default_pair_fidelity_is_the_channel_fidelity():
+    grads = np.random.default_rng(1).integers(-100, 100, size=(4, 400))
+    a = ring_allreduce(grads, transport="superdense", channel_fidelity=0.97, seed=2)
+    b = ring_allreduce(grads, transport="superdense", pair_fidelity=0.97, channel_fidelity=0.97,
+                       seed=2)
+    assert a.pair_fidelity == 0.97
+    np.testing.assert_array_equal(a.outputs, b.outputs)
+    assert ring_allreduce(grads).pair_fidelity == 1.0  # the noiseless default
+
+
+def test_repr_mentions_the_link_only_when_it_is_set():
+    g = np.ones((2, 4), dtype=np.int64)
+    plain = repr(ring_allreduce(g, transport="superdense", bits=8))
+    assert "channel" not in plain and "protection" not in plain
+    noisy = repr(ring_allreduce(g, transport="superdense", bits=8, channel_fidelity=0.99,
+                                protection="fec", seed=0))
+    assert "channel_fidelity=0.99" in noisy and "protection='fec'" in noisy

@@ -1,11 +1,11 @@
-"""Scaling experiments (qring_edu.scaling): the slopes and the crossover of issue 5."""
+"""Scaling experiments (qring_edu.experiments.alignment): the slopes and the crossover of issue 5."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from qring_edu.scaling import (
+from qring_edu.experiments.alignment import (
     DEFAULT_TAUS,
     aligned_pair,
     gapip_scaling,

@@ -25,6 +25,7 @@ from qring_edu.superdense import (
     superdense_circuit,
     superdense_outcome_probabilities,
     superdense_send,
+    superdense_send_packed,
     superdense_send_qiskit,
 )
 
@@ -223,3 +224,143 @@ def test_qiskit_path_deterministic_with_seed():
     a = superdense_send_qiskit(sent, pair_fidelity=0.6, seed=4)
     b = superdense_send_qiskit(sent, pair_fidelity=0.6, seed=4)
     assert np.array_equal(a, b)
+
+
+# ------------------------------------------------------------------------------------------------
+# Noisy links (DESIGN.md §4.9)
+# ------------------------------------------------------------------------------------------------
+
+def reference_send(bits: np.ndarray, probabilities, seed) -> np.ndarray:
+    """superdense_send from its documented stream, one symbol at a time: B = ceil(n / 8) bytes
+    of four symbols, 4 B trials slot-major (trial s B + i is symbol 4 i + s), frames of
+    pauli_frames_distribution(4 B, probabilities, rng); X flips x = bit 2j, Z flips z = bit 2j+1,
+    Y both; flips past the stream are invisible."""
+    from qring_edu.superdense import pauli_frames_distribution
+
+    n = bits.size
+    B = (n + 7) // 8
+    out = bits.copy()
+    rng = np.random.default_rng(seed)
+    pos, frames = pauli_frames_distribution(4 * B, probabilities, rng)
+    for t, f in zip(pos.tolist(), frames.tolist()):
+        s, i = divmod(t, B)
+        j = 4 * i + s
+        for bit, flips in ((2 * j, f & 1), (2 * j + 1, f & 2)):
+            if flips and bit < n:
+                out[bit] ^= 1
+    return out
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 8, 9, 5001, 40_000])
+@pytest.mark.parametrize("case", [dict(pair_fidelity=0.9), dict(pair_fidelity=0.5),
+                                  dict(pair_fidelity=0.25),
+                                  dict(pair_fidelity=0.95, channel_fidelity=0.97),
+                                  dict(pair_fidelity=0.99, storage_time=1.0, coherence_time=4.0)])
+def test_fast_path_draws_the_documented_stream(n, case):
+    """The output is the from-scratch replay of the stream stated in the docstring (the
+    earlier per-symbol order drew different symbols, so this fails on the old sampler)."""
+    from qring_edu.links import link_errors
+
+    bits = np.random.default_rng(n).integers(0, 2, n).astype(np.uint8)
+    errors = link_errors(case.get("pair_fidelity"), case.get("channel_fidelity", 1.0),
+                         storage_time=case.get("storage_time", 0.0),
+                         coherence_time=case.get("coherence_time", math.inf))
+    probs = ((errors.fidelity,) + ((1 - errors.fidelity) / 3,) * 3 if errors.is_depolarizing
+             else errors.probabilities)
+    got = superdense_send(bits, seed=8, **case)
+    np.testing.assert_array_equal(got, reference_send(bits, probs, seed=8))
+
+
+def test_unit_fidelity_draws_nothing_and_copies():
+    bits = np.ones(100, dtype=np.uint8)
+    rng = np.random.default_rng(3)
+    state = rng.bit_generator.state
+    out = superdense_send(bits, pair_fidelity=1.0, seed=rng)
+    assert rng.bit_generator.state == state
+    out[0] = 0
+    assert bits[0] == 1  # a new array, not the input
+
+
+# ------------------------------------------------------------------------------------------------
+# Bit-packed fast path
+# ------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 999, 2**15 + 3, 300_001])
+@pytest.mark.parametrize("case", [dict(pair_fidelity=1.0), dict(pair_fidelity=0.95),
+                                  dict(pair_fidelity=0.25), dict(channel_fidelity=0.99),
+                                  dict(pair_fidelity=0.9, storage_time=2.0, coherence_time=3.0)])
+def test_packed_path_equals_the_unpacked_path_bit_for_bit(n, case):
+    bits = np.random.default_rng(n + 1).integers(0, 2, n).astype(np.uint8)
+    packed = np.packbits(bits, bitorder="little")
+    got = superdense_send_packed(packed, n, seed=12, **case)
+    want = np.packbits(superdense_send(bits, seed=12, **case), bitorder="little")
+    assert got.dtype == np.uint8 and got.shape == packed.shape
+    np.testing.assert_array_equal(got, want)
+
+
+def test_packed_path_bit_order_and_padding():
+    # byte 0 = 0b00000001: stream bit 0 (x of symbol 0) is its least significant bit
+    assert np.unpackbits(np.array([1], dtype=np.uint8), bitorder="little")[0] == 1
+    # the padding bits past n_bits are never sent: returned as given, whatever the noise
+    data = np.full(1000, 0xFF, dtype=np.uint8)
+    data[-1] = 0b10100101
+    for n_bits, keep in ((7995, 0b111), (7993, 0b1)):
+        out = superdense_send_packed(data, n_bits, pair_fidelity=0.25, seed=1)
+        assert (out[-1] & ~np.uint8(keep)) == (data[-1] & ~np.uint8(keep))
+    # default n_bits: every bit of every byte
+    out = superdense_send_packed(data, pair_fidelity=0.25, seed=2)
+    assert np.unpackbits(out ^ data).sum() > 0.4 * 8000 * 0.5
+    assert not np.array_equal(data, out) and data[0] == 0xFF  # input untouched
+
+
+@pytest.mark.parametrize("F", [0.95, 0.7])
+def test_packed_path_error_statistics(F):
+    n_sym = 400_000
+    bits = np.random.default_rng(5).integers(0, 2, 2 * n_sym).astype(np.uint8)
+    out = superdense_send_packed(np.packbits(bits, bitorder="little"), 2 * n_sym,
+                                 pair_fidelity=F, seed=9)
+    received = np.unpackbits(out, bitorder="little")[: 2 * n_sym]
+    counts = error_types(bits, received)
+    p = (1 - F) / 3
+    assert abs((n_sym - counts[0]) - n_sym * (1 - F)) <= 5 * math.sqrt(n_sym * F * (1 - F))
+    for c in counts[1:]:
+        assert abs(c - n_sym * p) <= 5 * math.sqrt(n_sym * p * (1 - p))
+    expected = n_sym * np.array([F, p, p, p])
+    assert np.sum((counts - expected) ** 2 / expected) < CHI2_CRIT_3DOF
+
+
+@pytest.mark.parametrize("args, exc, match", [
+    ((np.zeros((2, 2), dtype=np.uint8),), ValueError, "data must be 1-D"),
+    ((np.array([0.5, 1.0]),), TypeError, "data must hold bytes"),
+    ((np.array([0, 256]),), ValueError, r"data must hold bytes, integers 0\.\.255"),
+    ((np.array([-1, 3]),), ValueError, r"data must hold bytes"),
+    ((np.zeros(3, dtype=np.uint8), 25), ValueError, r"n_bits must be in 17\.\.24"),
+    ((np.zeros(3, dtype=np.uint8), 16), ValueError, r"n_bits must be in 17\.\.24"),
+    ((np.zeros(3, dtype=np.uint8), 2.5), TypeError, "n_bits must be an integer"),
+    ((np.zeros(0, dtype=np.uint8), 1), ValueError, r"n_bits must be in 0\.\.0"),
+])
+def test_packed_path_rejects_bad_input(args, exc, match):
+    with pytest.raises(exc, match=match):
+        superdense_send_packed(*args)
+
+
+def test_packed_path_accepts_integer_bytes_and_checks_fidelity_and_seed():
+    out = superdense_send_packed(np.array([255, 0, 7]), pair_fidelity=1.0)
+    assert out.dtype == np.uint8 and out.tolist() == [255, 0, 7]
+    with pytest.raises(ValueError, match="pair_fidelity"):
+        superdense_send_packed(np.zeros(2, dtype=np.uint8), pair_fidelity=0.2)
+    with pytest.raises(ValueError, match="seed"):
+        superdense_send_packed(np.zeros(2, dtype=np.uint8), pair_fidelity=0.9, seed=-1)
+
+
+def test_channel_noise_composes_with_pair_noise():
+    # F_eff = F_pair F_ch + (1 - F_pair)(1 - F_ch)/3, and the three Paulis stay equally likely
+    n = 60_000
+    bits = np.random.default_rng(1).integers(0, 2, 2 * n)
+    rx = superdense_send(bits, pair_fidelity=0.95, channel_fidelity=0.9, seed=2)
+    Fe = 0.95 * 0.9 + 0.05 * 0.1 / 3
+    counts = error_types(bits, rx)
+    expected = n * np.array([Fe, (1 - Fe) / 3, (1 - Fe) / 3, (1 - Fe) / 3])
+    assert ((counts - expected) ** 2 / expected).sum() < CHI2_CRIT_3DOF
+    # without the channel term the error rate would be 0.05: far outside
+    assert abs(counts[0] / n - 0.95) > 10 * math.sqrt(0.05 * 0.95 / n)

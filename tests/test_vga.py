@@ -318,9 +318,12 @@ def test_vga_epsilon_small_cases_by_hand():
     assert abs(vga_epsilon(2, 0.5, 0.0, detection=1.0) - 0.5) < 1e-15
     # Two bad copies: one is tested and passes w.p. 1/2 -> 1/2 as well; detection 1/2 -> 1/2.
     assert abs(vga_cheat_probability(2, 0.5, 2, 0.0, detection=0.5) - 0.5) < 1e-15
-    assert vga_epsilon(10, 0.0, 0.0) == 1.0  # no tests: nothing is ever caught
-    assert vga_epsilon(100, 0.5, 0.1) < vga_epsilon(50, 0.5, 0.1)
-    assert vga_epsilon(200, 0.5, 0.05) < vga_epsilon(200, 0.2, 0.05)
+    for delta in (0.25, 7 / 16, 0.5):
+        assert vga_epsilon(10, 0.0, 0.0, detection=delta) == 1.0  # no tests: nothing caught
+        assert (vga_epsilon(100, 0.5, 0.1, detection=delta)
+                < vga_epsilon(50, 0.5, 0.1, detection=delta))
+        assert (vga_epsilon(200, 0.5, 0.05, detection=delta)
+                < vga_epsilon(200, 0.2, 0.05, detection=delta))
 
 
 def test_vga_epsilon_matches_monte_carlo_runs_of_the_protocol():
@@ -393,7 +396,7 @@ def test_bad_input_elsewhere():
     with pytest.raises(ValueError, match="detection"):
         vga_epsilon(10, 0.5, 0.1, detection=1.5)
     with pytest.raises(ValueError, match="bad_copies"):
-        vga_cheat_probability(10, 0.5, 11, 0.1)
+        vga_cheat_probability(10, 0.5, 11, 0.1, detection=0.5)
     with pytest.raises(ValueError, match="qubits"):
         vga_circuit([1, 2, 3, 4, 5], 4)
     with pytest.raises(ValueError, match="pads"):

@@ -18,19 +18,21 @@ from qring_edu.holevo import (
     trine_ensemble,
 )
 from qring_edu.widgets import LiveFigure
-from qring_edu.widgets.holevo import (
+from qring_edu.experiments.holevo import (
     DESIGNER_PRESETS,
     analyse_ensemble,
-    capacity_threshold,
     dense_coding_sweep,
-    dense_coding_widget,
     design_ensemble,
-    ensemble_designer_widget,
     known_ensembles,
     ledger_floor_sweep,
-    ledger_floor_widget,
-    parse_probabilities,
     two_state_sweep,
+)
+from qring_edu.holevo import dense_coding_threshold
+from qring_edu.widgets._base import parse_numbers
+from qring_edu.widgets.holevo import (
+    dense_coding_widget,
+    ensemble_designer_widget,
+    ledger_floor_widget,
 )
 
 
@@ -52,29 +54,31 @@ def test_analyse_ensemble_matches_the_library():
 
 
 def test_design_ensemble_uses_degrees_and_the_number_of_probabilities():
-    a = design_ensemble("1/4, 1/4, 1/4, 1/4", 0, 0, 180, 0, 90, 0, 90, 180, meas_theta=90)
+    a = design_ensemble([1 / 4] * 4, 0, 0, 180, 0, 90, 0, 90, 180, meas_theta=90)
     assert a.ensemble.size == 4 and a.chi == pytest.approx(holevo_chi(*bb84_ensemble()))
     assert a.measured == pytest.approx(0.5, abs=1e-9)  # BB84 measured along x
-    two = design_ensemble("0.5 0.5", theta1=180)
+    two = design_ensemble([0.5, 0.5], theta1=180)
     assert two.ensemble.size == 2 and two.chi == pytest.approx(1.0) and two.measured == pytest.approx(1.0)
-    mixed = design_ensemble("0.5, 0.5", theta1=180, radius=0.5)
+    mixed = design_ensemble([0.5, 0.5], theta1=180, radius=0.5)
     assert mixed.chi < two.chi
     with pytest.raises(ValueError, match="probs must sum to 1"):
-        design_ensemble("0.5, 0.6")
+        design_ensemble([0.5, 0.6])
     with pytest.raises(ValueError, match="probs must have 1 to 4 entries"):
-        design_ensemble("0.2, 0.2, 0.2, 0.2, 0.2")
+        design_ensemble([0.2] * 5)
+    with pytest.raises(TypeError, match="probs"):
+        design_ensemble("0.5, 0.5")        # text is the widget's job (parse_numbers)
     with pytest.raises(ValueError, match="radius"):
         design_ensemble(radius=1.5)
 
 
-def test_parse_probabilities():
-    assert parse_probabilities("1/3, 1/3; 1/3") == pytest.approx([1 / 3] * 3)
-    assert parse_probabilities([0.5, 0.5]) == [0.5, 0.5]
+def test_parse_numbers():
+    assert parse_numbers("1/3, 1/3; 1/3", "probs") == pytest.approx([1 / 3] * 3)
+    assert parse_numbers([0.5, 0.5], "probs") == [0.5, 0.5]
     for bad in ["", "half, half", "1/0", "0.5,,x"]:
         with pytest.raises(ValueError, match="probs"):
-            parse_probabilities(bad)
+            parse_numbers(bad, "probs")
     with pytest.raises(TypeError, match="probs"):
-        parse_probabilities(3)
+        parse_numbers(3, "probs")
 
 
 def test_known_ensembles_match_textbook_values():
@@ -93,14 +97,14 @@ def test_two_state_sweep():
 
 
 def test_dense_coding_sweep_and_threshold():
-    t = capacity_threshold()
+    t = dense_coding_threshold()
     assert isotropic_capacity(t) == pytest.approx(1.0, abs=1e-10) and round(t, 4) == 0.8107
     dc = dense_coding_sweep(0.9)
     assert dc.chosen_capacity == pytest.approx(dense_coding_capacity(isotropic_state(0.9)))
     assert dc.chosen_chi == pytest.approx(dc.chosen_capacity, abs=1e-9) and dc.helps
     low = dense_coding_sweep(0.7)
     assert not low.helps and low.useful == 1.0
-    assert capacity_threshold(0.0) == 0.25 and capacity_threshold(2.0) == 1.0
+    assert dense_coding_threshold(0.0) == 0.25 and dense_coding_threshold(2.0) == 1.0
     with pytest.raises(ValueError, match="pair_fidelity"):
         dense_coding_sweep(0.2)
 

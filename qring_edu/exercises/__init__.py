@@ -1,18 +1,31 @@
-"""Exercise checkers of the book: ``check_<name>(answer, ...) -> Feedback`` (presentation layer).
+"""Exercise checkers of the book: ``check_<name>(answer, ...) -> Feedback`` (presentation floor).
 
 ``answer=None`` means "not attempted": the feedback says so and nothing raises. Student answers
-are compared as values (with stated tolerances), never evaluated as code.
+are compared as values (with stated tolerances), never evaluated as text (a code-graded checker
+calls the functions the reader wrote, :func:`~qring_edu.exercises._base.call_reader`); a numeric answer is a
+real number, never a string or a bool (:func:`~qring_edu.exercises._base.as_number`). One module
+per chapter slug: :mod:`.bottleneck`, :mod:`.holevo`, :mod:`.superdense_ring` (and :mod:`.training`,
+its training section), :mod:`.vga`,
+:mod:`.alignment`; the old names ``ring``, ``superdense`` and ``audit`` are deprecated aliases
+(removed in 0.3).
 """
 
 from ._base import Feedback
-from .audit import (
+from .alignment import (
     check_calibrated_estimate,
     check_crossover,
     check_expected_y,
     check_not_ah_probability,
     check_overlap,
+    check_phase_estimation_qubits,
+    check_pingpong_probability,
+    check_ratio_bias,
     check_sketch_bits,
+    check_test_overlap,
+    check_tieaudit_measurement,
     check_tieaudit_qubits,
+    check_vector_bits,
+    check_y_variance,
 )
 from .holevo import (
     check_capacity_threshold,
@@ -22,14 +35,26 @@ from .holevo import (
     check_povm,
     check_two_state_chi,
 )
-from .ring import check_chunk_sent, check_link_bits, check_model_comm_time, check_ring_vs_ps_speedup
-from .superdense import (
+from .bottleneck import check_chunk_sent, check_link_bits, check_model_comm_time, check_ring_vs_ps_speedup
+from .superdense_ring import (
     check_alice_gates,
+    check_bidirectional_qubits,
     check_bit_error_rate,
     check_flip_damage,
+    check_flip_reach,
+    check_idle_head,
     check_lifetime_uses,
+    check_link_busy_time,
+    check_superdense_coding,
     check_superdense_qubits,
     check_symbol_error_rate,
+)
+from .training import (
+    check_bandwidth_ratio,
+    check_circuits_per_step,
+    check_crossover_params,
+    check_parameter_shift,
+    check_update_jump,
 )
 from .vga import (
     check_ghz_copies_delivered,
@@ -55,23 +80,41 @@ __all__ = [
     "check_two_state_chi",
     # chapter 3
     "check_alice_gates",
+    "check_bidirectional_qubits",
     "check_bit_error_rate",
     "check_flip_damage",
+    "check_flip_reach",
+    "check_idle_head",
     "check_lifetime_uses",
+    "check_link_busy_time",
+    "check_superdense_coding",
     "check_superdense_qubits",
     "check_symbol_error_rate",
+    # chapter 3, training section
+    "check_bandwidth_ratio",
+    "check_circuits_per_step",
+    "check_crossover_params",
+    "check_parameter_shift",
+    "check_update_jump",
     # chapter 4
     "check_ghz_copies_delivered",
     "check_known_pads_survival",
     "check_last_announcement",
     "check_phase_angle",
     "check_transcript_count",
-    # chapter 5
+    # chapter 6 (alignment and sign auditing)
     "check_calibrated_estimate",
     "check_crossover",
     "check_expected_y",
     "check_not_ah_probability",
     "check_overlap",
+    "check_phase_estimation_qubits",
+    "check_pingpong_probability",
+    "check_ratio_bias",
     "check_sketch_bits",
+    "check_test_overlap",
+    "check_tieaudit_measurement",
     "check_tieaudit_qubits",
+    "check_vector_bits",
+    "check_y_variance",
 ]

@@ -1,9 +1,10 @@
-"""Exercise checkers of chapter 2, *The Holevo bound* (presentation layer).
+"""Exercise checkers of chapter 2, *The Holevo bound* (presentation floor).
 
 Every ``check_<name>(answer, ...)`` compares the student's answer with the library and returns a
 :class:`~qring_edu.exercises.Feedback`. ``answer=None`` means "not attempted"; any other input,
 however malformed, gives a failing feedback with a hint — nothing raises on student input and
-nothing is evaluated. Tolerances are stated in each docstring. Information is in bits.
+nothing is evaluated (numbers follow :func:`~qring_edu.exercises._base.as_number`).
+Tolerances are stated in each docstring. Information is in bits.
 """
 
 from __future__ import annotations
@@ -13,17 +14,23 @@ import numbers
 
 import numpy as np
 
+from ..costmodel import allreduce_cut_bound
 from ..holevo import (
     accessible_information,
     bb84_ensemble,
+    binary_entropy,
+    dense_coding_capacity,
+    dense_coding_threshold,
     holevo_chi,
     isotropic_capacity,
     mutual_information,
     trine_ensemble,
     two_state_accessible,
     two_state_chi,
+    von_neumann_entropy,
 )
-from ._base import Feedback, as_number, bad_parameters, failed, not_attempted, passed
+from ..states import bell_state, isotropic_state
+from ._base import Feedback, as_number, bad_parameters, close, failed, not_attempted, passed
 
 __all__ = [
     "check_chi_bb84",
@@ -32,14 +39,15 @@ __all__ = [
     "check_capacity_threshold",
     "check_dense_capacity",
     "check_povm",
+    "check_ea_entropy_bound",
+    "check_pair_entropy",
+    "check_dephased_capacity",
+    "check_cut_set_qubits",
+    "check_vga_bits_in",
 ]
 
 #: Named ensembles a POVM exercise may be graded against.
 _ENSEMBLES = {"BB84": bb84_ensemble, "trine": trine_ensemble}
-
-
-
-
 
 
 # --------------------------------------------------------------------------------------------
@@ -51,8 +59,6 @@ def check_chi_bb84(answer) -> Feedback:
     Tolerance 1e-3. Reference: :func:`qring_edu.holevo_chi` of
     :func:`qring_edu.holevo.bb84_ensemble`, = 1."""
     what = "χ of the BB84 ensemble"
-    if answer is None:
-        return not_attempted(what)
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
@@ -83,8 +89,6 @@ def check_two_state_chi(answer, overlap: float = 0.6) -> Feedback:
     except (ValueError, TypeError) as exc:
         return bad_parameters(exc)
     what = f"χ of two pure states with overlap c = {overlap:g}"
-    if answer is None:
-        return not_attempted(what)
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
@@ -117,8 +121,6 @@ def check_max_bits(answer, n_qubits: int) -> Feedback:
         return bad_parameters(ValueError(f"n_qubits must be an integer >= 1, got {n_qubits!r}"))
     n = int(n_qubits)
     what = f"bits carried by {n} qubit{'s' if n > 1 else ''} with pre-shared entanglement"
-    if answer is None:
-        return not_attempted(what)
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
@@ -144,23 +146,15 @@ def check_max_bits(answer, n_qubits: int) -> Feedback:
 # Dense coding with noisy pairs
 # --------------------------------------------------------------------------------------------
 
-def _threshold() -> float:
-    from scipy.optimize import brentq
-
-    return float(brentq(lambda f: isotropic_capacity(f) - 1.0, 0.25, 1.0, xtol=1e-12))
-
-
 def check_capacity_threshold(answer) -> Feedback:
     """The pair fidelity F at which the dense-coding capacity of the isotropic pair,
     ``C(F) = 2 − H(F, (1−F)/3, (1−F)/3, (1−F)/3)``, equals the classical 1 bit per qubit.
-    Tolerance 1e-3 (reference ≈ 0.8107, by ``brentq`` on :func:`qring_edu.isotropic_capacity`)."""
+    Tolerance 1e-3 (reference: :func:`qring_edu.dense_coding_threshold`, ≈ 0.8107)."""
     what = "fidelity where the dense-coding capacity equals 1 bit"
-    if answer is None:
-        return not_attempted(what)
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    expected = _threshold()
+    expected = dense_coding_threshold()
     if abs(value - expected) <= 1e-3:
         return passed(f"{what}: correct, F* = {expected:.4f}. Below it, entanglement does not "
                       "beat sending plain bits.")
@@ -185,8 +179,6 @@ def check_dense_capacity(answer, pair_fidelity: float = 0.9) -> Feedback:
         return bad_parameters(exc)
     F = float(pair_fidelity)
     what = f"dense-coding capacity at F = {F:g}"
-    if answer is None:
-        return not_attempted(what)
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
@@ -289,9 +281,186 @@ def check_povm(answer, d: int = 2, *, ensemble: str | None = None,
     if not optimal:
         return passed(f"{what}: valid; it extracts I = {info:.4f} bit from the {ensemble} "
                       "ensemble.")
-    best = accessible_information(*ens).value
+    best = accessible_information(*ens)
     if info >= best - 1e-3:
         return passed(f"{what}: valid and optimal, I = {info:.4f} bit = the accessible "
                       "information.")
     return failed(f"{what}: valid, but it extracts only I = {info:.4f} bit; the best POVM reaches "
                   f"{best:.4f}. Hint: for the trine, let each outcome rule out one state.")
+
+
+# --------------------------------------------------------------------------------------------
+# Step checkers of the reasoning exercises
+# --------------------------------------------------------------------------------------------
+
+def check_ea_entropy_bound(answer, n_qubits: int = 3, bob_entropy: float = 5.0, *,
+                           which: str = "average") -> Feedback:
+    """A step of the entanglement-assisted bound, for Alice sending ``n_qubits`` qubits Q to a
+    Bob whose half B of the shared state has entropy ``S(ρ^B) = bob_entropy`` bits.
+
+    ``which="average"``: the largest ``S(σ)`` of Bob's average state on QB allowed by
+    subadditivity, ``n + S(ρ^B)``. ``which="each"``: the smallest ``S(σ_x)`` allowed by the
+    Araki–Lieb inequality, ``max(S(ρ^B) − n, 0)``. Tolerance 1e-6.
+    """
+    try:
+        n = int(n_qubits)
+        if isinstance(n_qubits, bool) or n != n_qubits or n < 1:
+            raise ValueError(f"n_qubits must be an integer >= 1, got {n_qubits!r}")
+        sb = float(bob_entropy)
+        if not math.isfinite(sb) or sb < 0:
+            raise ValueError(f"bob_entropy must be a finite number >= 0, got {bob_entropy!r}")
+        if which not in ("average", "each"):
+            raise ValueError(f"which must be 'average' or 'each', got {which!r}")
+    except (TypeError, ValueError) as exc:
+        return bad_parameters(exc)
+    if which == "average":
+        what = f"largest S(σ) of Bob's average state (n = {n}, S(ρ^B) = {sb:g})"
+        expected = n + sb
+    else:
+        what = f"smallest S(σ_x) of Bob's state for one message (n = {n}, S(ρ^B) = {sb:g})"
+        expected = max(sb - n, 0.0)
+    value, fb = as_number(answer, what)
+    if fb is not None:
+        return fb
+    if abs(value - expected) <= 1e-6:
+        if which == "average":
+            return passed(f"{what}: correct, S(σ) ≤ S(σ^Q) + S(σ^B) ≤ n + S(ρ^B) = {expected:g} "
+                          "(subadditivity; Alice cannot change B).")
+        return passed(f"{what}: correct, S(σ_x) ≥ S(σ_x^B) − S(σ_x^Q) ≥ S(ρ^B) − n = "
+                      f"{expected:g} (Araki–Lieb).")
+    if which == "average":
+        if abs(value - sb) <= 1e-6:
+            return failed(f"{what}: {value:g} is S(ρ^B) alone; Q adds up to n more bits.")
+        if abs(value - (2 * n + sb)) <= 1e-6:
+            return failed(f"{what}: {value:g}: n qubits have entropy at most n (not 2n).")
+        if abs(value - n) <= 1e-6:
+            return failed(f"{what}: {value:g} forgets B: σ lives on Q and B, so S(σ) ≤ S(σ^Q) + "
+                          "S(σ^B).")
+    else:
+        if abs(value - (sb + n)) <= 1e-6:
+            return failed(f"{what}: {value:g} is the upper bound of the average state; here you "
+                          "need a lower bound: S(QB) ≥ |S(B) − S(Q)|.")
+        if abs(value - sb) <= 1e-6:
+            return failed(f"{what}: {value:g} assumes Q adds no correlation. Entanglement between "
+                          "Q and B can lower the joint entropy by up to n: S(QB) ≥ S(B) − S(Q).")
+        if abs(value) <= 1e-6 and expected > 0:
+            return failed(f"{what}: 0 is the trivial bound; Araki–Lieb gives more, "
+                          "S(σ_x) ≥ S(σ_x^B) − S(σ_x^Q).")
+    return failed(f"{what}: {value:g} is not right (tolerance 1e-6).")
+
+
+def check_pair_entropy(answer, pair_fidelity: float = 0.9) -> Feedback:
+    """``S(ρ_AB)`` in bits of the isotropic pair of fidelity F: its eigenvalues are
+    ``F, (1−F)/3, (1−F)/3, (1−F)/3``. Reference: :func:`qring_edu.von_neumann_entropy` of
+    :func:`qring_edu.states.isotropic_state`. Tolerance 1e-3."""
+    try:
+        expected = von_neumann_entropy(isotropic_state(pair_fidelity))
+    except (ValueError, TypeError) as exc:
+        return bad_parameters(exc)
+    F = float(pair_fidelity)
+    what = f"S(ρ_AB) of the isotropic pair at F = {F:g}"
+    value, fb = as_number(answer, what)
+    if fb is not None:
+        return fb
+    if abs(value - expected) <= 1e-3:
+        return passed(f"{what}: correct, {expected:.4f} bit. With S(ρ_B) = 1 the capacity is "
+                      f"C = 1 + 1 − {expected:.4f} = {2 - expected:.4f} bits per qubit.")
+    if abs(value - (2 - expected)) <= 1e-3:
+        return failed(f"{what}: {value:g} is the capacity C = 2 − S(ρ_AB), not the entropy.")
+    if 0 < F < 1 and abs(value - binary_entropy(F)) <= 1e-3:
+        return failed(f"{what}: {value:g} is h(F): the state has four eigenvalues, "
+                      "F and (1−F)/3 three times.")
+    if abs(value - 1.0) <= 1e-3:
+        return failed(f"{what}: 1 is S(ρ_B) (Bob's half is I/2); the question asks for the "
+                      "entropy of the pair.")
+    return failed(f"{what}: {value:g} is not right (tolerance 1e-3). Use "
+                  "H(F, (1−F)/3, (1−F)/3, (1−F)/3).")
+
+
+def _dephased_pair(F: float) -> np.ndarray:
+    """``F Φ+ + (1 − F) Φ−``: a Bell pair whose qubit suffered Z with probability 1 − F."""
+    plus, minus = bell_state("phi+"), bell_state("phi-")
+    return F * np.outer(plus, plus.conj()) + (1 - F) * np.outer(minus, minus.conj())
+
+
+def check_dephased_capacity(answer, pair_fidelity: float = 0.7) -> Feedback:
+    """Dense-coding capacity (bits per qubit sent) of the dephased pair
+    ``F Φ+ + (1 − F) Φ−`` (Z errors only): ``2 − h(F)``. Reference:
+    :func:`qring_edu.dense_coding_capacity` of that state. Tolerance 1e-3."""
+    try:
+        F = float(pair_fidelity)
+        if not 0.0 <= F <= 1.0:
+            raise ValueError(f"pair_fidelity must be in [0, 1], got {pair_fidelity!r}")
+        expected = dense_coding_capacity(_dephased_pair(F))
+    except (ValueError, TypeError) as exc:
+        return bad_parameters(exc)
+    what = f"dense-coding capacity of the dephased pair at F = {F:g}"
+    value, fb = as_number(answer, what)
+    if fb is not None:
+        return fb
+    if abs(value - expected) <= 1e-3:
+        return passed(f"{what}: correct, 2 − h(F) = {expected:.4f} bits per qubit: never below 1, "
+                      "and equal to 1 only at F = 1/2, where the pair is separable.")
+    if 0.25 <= F and abs(value - isotropic_capacity(F)) <= 1e-3:
+        return failed(f"{what}: {value:g} is the isotropic pair's capacity; this pair has only two "
+                      "eigenvalues, F and 1 − F.")
+    if abs(value - binary_entropy(F)) <= 1e-3:
+        return failed(f"{what}: {value:g} is S(ρ_AB) = h(F); the capacity is "
+                      "1 + S(ρ_B) − S(ρ_AB).")
+    return failed(f"{what}: {value:g} is not right (tolerance 1e-3). C = log2 d_A + S(ρ_B) − "
+                  "S(ρ_AB), with S(ρ_B) = 1.")
+
+
+def check_cut_set_qubits(answer, P: int = 16, d: int = 340_000_000, bits: int = 16) -> Feedback:
+    """The fewest qubits that must enter each worker in *any* all-reduce of ``d`` words of
+    ``bits`` bits on ``P`` workers that receives no classical bits: ``d b / 2``
+    (:func:`qring_edu.costmodel.allreduce_cut_bound`, ``.qubits``). Relative tolerance 1e-6."""
+    try:
+        cut = allreduce_cut_bound(P, d, bits)
+    except (ValueError, TypeError) as exc:
+        return bad_parameters(exc)
+    what = f"qubits into each worker, any protocol (P = {P}, d = {d:,}, b = {bits})"
+    value, fb = as_number(answer, what)
+    if fb is not None:
+        return fb
+    if close(value, cut.qubits, rel=1e-6):
+        return passed(f"{what}: correct, d·b/2 = {cut.qubits:,.0f}: the worker must learn d·b "
+                      "bits about the others' inputs and each qubit brings at most 2. The "
+                      f"superdense ring sends {cut.superdense_ring:,} "
+                      f"({cut.superdense_ratio:.3f} times as many).")
+    if close(value, cut.superdense_ring, rel=1e-6):
+        return failed(f"{what}: {value:,.0f} is what the superdense ring sends, (P−1)/P·d·b; the "
+                      "bound asks what *every* protocol must send, and is lower.")
+    if close(value, cut.information, rel=1e-6):
+        return failed(f"{what}: {value:,.0f} is the information d·b the worker must learn; with "
+                      "entanglement each qubit carries up to 2 bits.")
+    if close(value, cut.classical_ring / 2, rel=1e-6) or close(value, cut.classical_ring, rel=1e-6):
+        return failed(f"{what}: {value:,.0f} comes from the ring's schedule; the cut-set bound "
+                      "holds for any protocol: count what the worker must learn.")
+    return failed(f"{what}: {value:,.6g} is not right. How many bits must the worker learn about "
+                  "the others' inputs, and how many can one qubit bring?")
+
+
+def check_vga_bits_in(answer, P: int = 16, d: int = 340_000_000, bits: int = 16) -> Feedback:
+    """Classical bits each worker receives in VGA's GHZ sum (every worker broadcasts its d
+    announcements of b bits): ``(P − 1) d b`` (:func:`qring_edu.costmodel.allreduce_cut_bound`,
+    ``.vga_bits_in``). Relative tolerance 1e-6."""
+    try:
+        cut = allreduce_cut_bound(P, d, bits)
+    except (ValueError, TypeError) as exc:
+        return bad_parameters(exc)
+    what = f"classical bits into each worker in VGA (P = {P}, d = {d:,}, b = {bits})"
+    value, fb = as_number(answer, what)
+    if fb is not None:
+        return fb
+    if close(value, cut.vga_bits_in, rel=1e-6):
+        return passed(f"{what}: correct, (P − 1)·d·b = {cut.vga_bits_in:,} bits, "
+                      f"{cut.vga_bits_in / cut.information:g} times the cut-set floor d·b: no "
+                      "online qubit, and far more classical bits than the floor.")
+    if close(value, cut.vga_bits_out, rel=1e-6):
+        return failed(f"{what}: {value:,.0f} is what a worker broadcasts (d·b); it hears the "
+                      "other P − 1 workers' announcements.")
+    if close(value, P * cut.information, rel=1e-6):
+        return failed(f"{what}: {value:,.0f} counts the worker's own announcement too.")
+    return failed(f"{what}: {value:,.6g} is not right. Each of the other P − 1 workers announces "
+                  "d words of b bits.")

@@ -1,13 +1,14 @@
-"""Figures of the book: pure functions ``result -> matplotlib.figure.Figure`` (presentation layer).
+"""Figures of the book: pure functions ``result -> matplotlib.figure.Figure`` (presentation floor).
 
-They build ``matplotlib.figure.Figure`` objects directly (no pyplot global state) and never
-display anything. One module per protocol: :mod:`.ring` (chapter 1), :mod:`.holevo` (chapter 2),
-:mod:`.superdense` (chapter 3),
-:mod:`.vga` (chapter 4),
-:mod:`.audit` (chapter 5);
-:mod:`.claims` renders the claims table as HTML/Markdown strings.
+They build ``matplotlib.figure.Figure`` objects directly (no pyplot global state), compute
+nothing and never display anything. One module per chapter slug: :mod:`.bottleneck` (chapter 1),
+:mod:`.holevo` (chapter 2), :mod:`.superdense_ring` and :mod:`.training` (chapter 3 and its
+training section), :mod:`.vga` (chapter 4),
+:mod:`.alignment` (chapter 5); :mod:`.claims` renders the claims table as HTML/Markdown strings;
+shared helpers (the circuit drawer) in :mod:`._base`. The old module names ``ring``,
+``superdense`` and ``audit`` are deprecated aliases (removed in 0.3).
 """
 
-from . import audit, claims, holevo, ring, superdense, vga
+from . import alignment, bottleneck, claims, holevo, training, superdense_ring, vga
 
-__all__ = ["audit", "claims", "holevo", "ring", "superdense", "vga"]
+__all__ = ["alignment", "bottleneck", "claims", "holevo", "superdense_ring", "training", "vga"]

@@ -1,8 +1,10 @@
-"""The claims table of ``book/claims.ipynb`` (presentation layer): pure functions
+"""The claims table of ``book/claims.ipynb`` (presentation floor): pure functions
 ``list[Claim] -> str``, HTML for the page and Markdown for plain-text readers.
 
-The rows come from :func:`qring_edu.claims.reproduce_claims`; nothing is computed here. Text is
-HTML-escaped, and the output holds no TeX (``$`` or backslashes), so MathJax leaves it alone.
+The rows come from :func:`qring_edu.experiments.claims.reproduce_claims`; nothing is computed here.
+The verdict column is colour-coded (:data:`VERDICT_STYLE`: a mark, a colour and a CSS class per
+verdict) and carries the reason and the caveat. Text is HTML-escaped, and the output holds no TeX
+(``$`` or backslashes), so MathJax leaves it alone.
 """
 
 from __future__ import annotations
@@ -11,22 +13,52 @@ import html
 import re
 from typing import Sequence
 
-from ..claims import Claim
+from ..experiments.claims import VERDICTS, Claim
 
-__all__ = ["claims_table_html", "claims_table_markdown", "chapter_label", "HEADERS"]
+__all__ = ["claims_table_html", "claims_table_markdown", "chapter_label", "verdict_label",
+           "HEADERS", "VERDICT_STYLE"]
 
-#: Column headers of the table (the chapter is shown under the claim, the caveat under the verdict).
-HEADERS = ("Claim", "Paper's figure", "Computed by qring_edu", "Holds?")
-_WIDTHS = ("22%", "21%", "33%", "24%")
+#: Column headers of the table (the chapter is shown under the claim; the reason and the caveat
+#: under the verdict).
+HEADERS = ("Claim", "Paper's figure", "Computed by qring_edu", "Verdict")
+_WIDTHS = ("18%", "18%", "34%", "30%")
+
+#: Per verdict: (mark, colour, CSS class). The marks are in the PDF's fonts; the colours read on
+#: light and dark backgrounds.
+VERDICT_STYLE = {
+    "holds": ("\u2714", "#1a7f37", "qring-verdict-holds"),           # ✔
+    "partly": ("\u25d0", "#b35c00", "qring-verdict-partly"),         # ◐
+    "does not hold": ("\u2718", "#c62828", "qring-verdict-fails"),   # ✘
+}
 
 _CELL = "padding:0.35em 0.5em;border-top:1px solid #ccc;vertical-align:top;text-align:left"
 
 
 def chapter_label(doc: str) -> str:
-    """``"05_alignment"`` -> ``"Chapter 5"`` (the leading number of a chapter notebook's name);
-    other names are returned unchanged."""
+    """``"06_alignment"`` -> ``"Chapter 6"`` (the leading number of a chapter notebook's name);
+    other names are returned unchanged.
+
+    Examples
+    --------
+    >>> chapter_label("05_vga"), chapter_label("claims")
+    ('Chapter 5', 'claims')
+    """
     m = re.match(r"(\d+)_", doc)
     return f"Chapter {int(m.group(1))}" if m else doc
+
+
+def verdict_label(verdict: str) -> str:
+    """The verdict with its mark, e.g. ``"◐ partly"``.
+
+    Examples
+    --------
+    >>> verdict_label("holds")
+    '✔ holds'
+    """
+    if verdict not in VERDICT_STYLE:
+        raise ValueError(f"verdict must be one of {', '.join(map(repr, VERDICTS))}, "
+                         f"got {verdict!r}")
+    return f"{VERDICT_STYLE[verdict][0]} {verdict}"
 
 
 def _check_claims(claims: Sequence[Claim]) -> list[Claim]:
@@ -39,27 +71,28 @@ def _check_claims(claims: Sequence[Claim]) -> list[Claim]:
     return rows
 
 
-def _verdict(c: Claim) -> str:
-    return "yes" if c.holds else "no"
-
-
 def claims_table_html(claims: Sequence[Claim]) -> str:
     """One ``<table>`` with a row per claim: the claim (numbered, with its chapter), the paper's
-    figure, what the library computed, and whether it holds (with the caveat)."""
+    figure, what the library computed, and the verdict (colour-coded, with the reason when it is
+    not "holds", then the caveat)."""
     rows = _check_claims(claims)
     esc = html.escape
     head = "".join(f'<th style="{_CELL}">{esc(h)}</th>' for h in HEADERS)
     body = []
     for i, c in enumerate(rows, start=1):
-        mark = "&#10004;" if c.holds else "&#10008;"
-        colour = "#1a7f37" if c.holds else "#a40000"
-        verdict = f'<strong style="color:{colour}">{mark} {_verdict(c)}</strong>'
+        _, colour, css = VERDICT_STYLE[c.verdict]
+        verdict = (f'<strong class="qring-verdict {css}" style="color:{colour}">'
+                   f"{esc(verdict_label(c.verdict))}</strong>")
+        if c.reason:
+            verdict += f"<br><span>{esc(c.reason)}</span>"
         if c.caveat:
-            verdict += f'<br><span style="font-size:0.92em">{esc(c.caveat)}</span>'
+            verdict += (f'<br><span style="font-size:0.92em"><em>Caveat.</em> '
+                        f"{esc(c.caveat)}</span>")
         claim = (f"<strong>{i}. {esc(c.claim)}</strong>"
                  f'<br><span style="font-size:0.92em">{esc(chapter_label(c.chapter))}</span>')
         cells = (claim, esc(c.paper_figure), esc(c.computed), verdict)
-        body.append("<tr>" + "".join(f'<td style="{_CELL}">{x}</td>' for x in cells) + "</tr>")
+        body.append(f'<tr class="{css}">'
+                    + "".join(f'<td style="{_CELL}">{x}</td>' for x in cells) + "</tr>")
     cols = "".join(f'<col style="width:{w}">' for w in _WIDTHS)
     return ('<table class="table qring-claims" style="border-collapse:collapse;font-size:0.85em">'
             f"<colgroup>{cols}</colgroup><thead><tr>{head}</tr></thead>"
@@ -75,7 +108,8 @@ def claims_table_markdown(claims: Sequence[Claim]) -> str:
 
     lines = ["| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
     for i, c in enumerate(rows, start=1):
-        verdict = _verdict(c) + (f". {c.caveat}" if c.caveat else "")
+        verdict = " ".join(x for x in (f"**{verdict_label(c.verdict)}**.", c.reason,
+                                       f"Caveat. {c.caveat}" if c.caveat else "") if x)
         claim = f"{i}. {c.claim} ({chapter_label(c.chapter)})"
         lines.append("| " + " | ".join(cell(x) for x in (
             claim, c.paper_figure, c.computed, verdict)) + " |")

@@ -1,7 +1,7 @@
-"""Figures of chapter 2, *The Holevo bound* (presentation layer).
+"""Figures of chapter 2, *The Holevo bound* (presentation floor).
 
-Every function is pure: it takes results computed by the library (or by the compute functions of
-:mod:`qring_edu.widgets.holevo`) and returns a new ``matplotlib.figure.Figure``; nothing is
+Every function is pure: it takes results computed by the library (or by
+:mod:`qring_edu.experiments.holevo`) and returns a new ``matplotlib.figure.Figure``; nothing is
 displayed and no pyplot state is touched. Information quantities are in bits.
 
 Bloch pictures. A qubit state ``ρ = (I + r·σ)/2`` is drawn by its Bloch vector r, projected on two
@@ -14,10 +14,13 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 from matplotlib.figure import Figure
-from matplotlib.patches import Circle
+from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch
 
-if TYPE_CHECKING:  # only for annotations: figures never import the widgets at run time
-    from ..widgets.holevo import (
+from ._base import nonempty, plot_circuits
+
+if TYPE_CHECKING:  # annotations only: the results come from the experiments floor
+    from ..experiments.holevo import (
+        CutSetSweep,
         DenseCodingSweep,
         EnsembleAnalysis,
         KnownEnsemble,
@@ -27,11 +30,14 @@ if TYPE_CHECKING:  # only for annotations: figures never import the widgets at r
 
 __all__ = [
     "COLOURS",
+    "plot_circuits",
     "plot_ensemble_analysis",
     "plot_known_ensembles",
     "plot_two_state_sweep",
     "plot_dense_coding",
     "plot_ledger_floor",
+    "plot_cut_set",
+    "plot_ea_systems",
 ]
 
 #: One colour per quantity, used consistently across the chapter.
@@ -45,6 +51,8 @@ COLOURS = {
     "floor": "#000000",
     "capacity": "#6a3d9a",
     "useless": "#fdf0f0",
+    "cut": "#555555",
+    "vga": "#1b9e77",
 }
 _STATE_COLOURS = ("#1b9e77", "#7570b3", "#e7298a", "#e6ab02", "#66a61e", "#a6761d",
                   "#666666", "#d95f02")
@@ -138,9 +146,7 @@ def plot_known_ensembles(rows: Sequence["KnownEnsemble"]) -> Figure:
     """χ and accessible information of each ensemble (bars, computed by the library) with the
     textbook values (black ticks). The gap between the two bars is information that no
     measurement can extract."""
-    rows = list(rows)
-    if not rows:
-        raise ValueError("rows must contain at least one ensemble")
+    rows = nonempty(rows, "rows", "ensemble")
     fig = Figure(figsize=(8.5, 4.0))
     ax = fig.subplots()
     x = np.arange(len(rows))
@@ -194,14 +200,15 @@ def plot_two_state_sweep(sweep: "TwoStateSweep") -> Figure:
 def plot_dense_coding(sweep: "DenseCodingSweep") -> Figure:
     """Capacity C(F) = 2 − H(F, (1−F)/3, (1−F)/3, (1−F)/3) of dense coding over the isotropic pair
     (bits per qubit sent) against the fidelity F, with the classical 1 bit per qubit, the
-    2-bit ceiling, the threshold F* where C = 1 (shaded below: the pair does not help) and
-    F = 1/2, above which the pair is entangled. The chosen F is marked."""
+    2-bit ceiling, the threshold F* where C = 1 (shaded below: one pair per qubit, with Alice's
+    unitary encoding, does not beat a plain qubit) and F = 1/2, above which the pair is entangled
+    (and two-way distillation can make it useful). The chosen F is marked."""
     fig = Figure(figsize=(9.0, 5.4))
     ax = fig.subplots()
     F, C = sweep.fidelities, sweep.capacity
     t = sweep.threshold
     ax.axvspan(0.25, t, color=COLOURS["useless"], zorder=0)
-    ax.text(0.26, 1.94, "C < 1: the pair does not help; send plain bits instead",
+    ax.text(0.26, 1.94, "C < 1: one pair per qubit (unitary encoding) loses to a plain qubit",
             fontsize=8, va="top", color="#a40000")
     ax.plot(F, C, color=COLOURS["capacity"], linewidth=2,
             label="C(F) = 2 − H(F, (1−F)/3, (1−F)/3, (1−F)/3)")
@@ -213,10 +220,12 @@ def plot_dense_coding(sweep: "DenseCodingSweep") -> Figure:
     ax.axvline(t, color="#a40000", linewidth=1)
     ax.text(t + 0.006, 0.08, f"F* = {t:.4f}", color="#a40000", fontsize=9)
     ax.axvline(0.5, color="#555555", linewidth=0.8, linestyle=":")
-    ax.text(0.505, 0.08, "entangled\nfor F > 1/2", fontsize=8, color="#555555")
+    ax.text(0.505, 0.08, "entangled (and\ndistillable)\nfor F > 1/2", fontsize=8,
+            color="#555555")
     f0, c0 = sweep.pair_fidelity, sweep.chosen_capacity
     ax.plot([f0], [c0], "o", color="black", markersize=7, zorder=5)
-    verdict = "beats the plain bit" if sweep.helps else "does not beat the plain bit"
+    verdict = ("beats the plain bit" if sweep.helps else
+               "does not beat the plain bit\n(without distillation)")
     ax.text(0.04, 0.86, f"F = {f0:.3f}\nC = {c0:.4f} bits per qubit\n"
             f"χ of the 4 encoded states = {sweep.chosen_chi:.4f}\n{verdict}",
             transform=ax.transAxes, ha="left", va="top", fontsize=9,
@@ -236,8 +245,10 @@ def plot_dense_coding(sweep: "DenseCodingSweep") -> Figure:
 # ---------------------------------------------------------------------------------------------
 def plot_ledger_floor(sweep: "LedgerFloorSweep") -> Figure:
     """Per busiest link, from the ledgers of :func:`qring_edu.ring_allreduce`: classical bits,
-    superdense online qubits (and offline distribution qubits) and the Holevo floor = half the
-    classical bits (left); online qubits divided by the floor, never below 1 (right)."""
+    superdense online qubits (and offline distribution qubits), the floor for transports of the
+    ring's messages = half the classical bits, and the cut-set floor d·b/2 of any all-reduce
+    protocol that receives only qubits (left); online qubits divided by the ring-message floor,
+    never below 1 (right)."""
     fig = Figure(figsize=(12, 5.0))
     ax, ax_ratio = fig.subplots(1, 2, width_ratios=[1.5, 1])
     P = sweep.workers
@@ -251,7 +262,10 @@ def plot_ledger_floor(sweep: "LedgerFloorSweep") -> Figure:
     ax.bar(x + w / 2, sweep.offline_qubits / scale, width=w, bottom=sweep.online_qubits / scale,
            color=COLOURS["offline"], label="  + offline qubits (pair distribution)")
     ax.plot(x + w / 2, sweep.floor / scale, linestyle="none", marker="_", markersize=18, mew=2.5,
-            color=COLOURS["floor"], label="Holevo floor: classical bits / 2")
+            color=COLOURS["floor"], label="floor for the ring's messages (½ × classical)")
+    if sweep.cut_floor > 0:
+        ax.axhline(sweep.cut_floor / scale, color=COLOURS["cut"], linewidth=1, linestyle="--",
+                   label="cut-set floor, any protocol, qubits only: d·b/2")
     ax.set_xticks(x, [str(p) for p in P])
     ax.set_xlabel("workers P")
     ax.set_ylabel(f"per busiest link ({unit})")
@@ -263,10 +277,10 @@ def plot_ledger_floor(sweep: "LedgerFloorSweep") -> Figure:
     margin = max(0.005, 1.5 * float(ratio.max() - 1.0))
     ax_ratio.plot(P, ratio, "o-", color=COLOURS["superdense"], label="online qubits / floor")
     ax_ratio.axhline(1.0, color="black", linewidth=1, linestyle="--",
-                     label="floor: no protocol goes below 1")
+                     label="no transport of these messages goes below 1")
     ax_ratio.axhspan(1.0 - margin, 1.0, color="#dddddd", alpha=0.7)
-    ax_ratio.text(P[0], 1.0 - margin / 2, " forbidden by the Holevo bound", fontsize=8,
-                  va="center")
+    ax_ratio.text(P[0], 1.0 - margin / 2, " forbidden by the Holevo bound, message by message",
+                  fontsize=8, va="center")
     ax_ratio.set_ylim(1.0 - margin, 1.0 + margin)
     ax_ratio.set_xlabel("workers P")
     ax_ratio.set_ylabel("online qubits ÷ (classical bits / 2)")
@@ -275,5 +289,153 @@ def plot_ledger_floor(sweep: "LedgerFloorSweep") -> Figure:
     ax_ratio.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2,
                     frameon=False)
     ax_ratio.set_title("Excess above the floor = padding qubits", fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+# ---------------------------------------------------------------------------------------------
+# The cut-set bound for every all-reduce protocol
+# ---------------------------------------------------------------------------------------------
+def plot_cut_set(sweep: "CutSetSweep") -> Figure:
+    """What enters each worker in one all-reduce, in units of one gradient d·b, against P.
+
+    Left: online qubits — the superdense ring, the floor for transports of the ring's messages
+    (½ × the classical ring's bits), the cut-set floor d·b/2 for a protocol that receives only
+    qubits, and VGA's GHZ sum (0 online qubits). Right: what the cut-set bound counts, 2 × qubits
+    + classical bits into a worker — the classical ring, the superdense ring (the same amount),
+    VGA's classical bits (P − 1)·d·b, and the floor d·b that every all-reduce protocol must reach
+    (log scale).
+    """
+    P = sweep.workers
+    unit = float(sweep.d * sweep.bits)
+    fig = Figure(figsize=(12.0, 5.0))
+    ax, ax2 = fig.subplots(1, 2)
+    ax.plot(P, sweep.superdense_ring / unit, "o-", color=COLOURS["superdense"],
+            label="superdense ring: online qubits")
+    ax.plot(P, sweep.ring_message_floor / unit, linestyle="none", marker="_", markersize=16,
+            mew=2.5, color=COLOURS["floor"], label="floor for the ring's messages (½ × classical)")
+    ax.axhline(sweep.cut_qubits / unit, color=COLOURS["cut"], linestyle="--", linewidth=1.2,
+               label="cut-set floor, any protocol receiving only qubits: d·b/2")
+    ax.plot(P, np.zeros(P.size), "s-", color=COLOURS["vga"], markersize=4,
+            label="VGA's GHZ sum (chapter 5): no online qubits")
+    ax.set_ylim(-0.06, 1.12)
+    ax.set_ylabel("online qubits into each worker  (units of d·b)")
+    ax.set_title("Online qubits", fontsize=11)
+
+    ax2.plot(P, sweep.capacity_in("classical") / unit, "o-", color=COLOURS["classical"],
+             label="classical ring: bits")
+    ax2.plot(P, sweep.capacity_in("superdense") / unit, "x--", color=COLOURS["superdense"],
+             markersize=8, label="superdense ring: 2 × qubits")
+    ax2.plot(P, sweep.capacity_in("vga") / unit, "s-", color=COLOURS["vga"], markersize=4,
+             label="VGA: classical bits, (P − 1)·d·b")
+    ax2.axhline(sweep.information / unit, color=COLOURS["cut"], linestyle="--", linewidth=1.2,
+                label="cut-set floor for every protocol: 2q + c ≥ d·b")
+    ax2.axhspan(1e-3, sweep.information / unit, color="#eeeeee", zorder=0)
+    ax2.set_yscale("log")
+    ax2.set_ylim(0.5, 2.0 * float(sweep.capacity_in("vga").max()) / unit)
+    ax2.set_ylabel("2 × qubits + bits into each worker  (units of d·b)")
+    ax2.set_title("What the cut-set bound counts", fontsize=11)
+    for a in (ax, ax2):
+        a.set_xscale("log", base=2)
+        a.set_xticks(P, [str(p) for p in P])
+        a.minorticks_off()
+        a.set_xlabel("workers P")
+        a.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=1,
+                 frameon=False)
+    fig.suptitle(f"One all-reduce of d = {sweep.d:,} words of {sweep.bits} bits: what must enter "
+                 "each worker", fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+# ---------------------------------------------------------------------------------------------
+# The systems of the entanglement-assisted proof
+# ---------------------------------------------------------------------------------------------
+def _party(ax, x: float, y: float, w: float, h: float, name: str, colour: str) -> None:
+    ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0.02,rounding_size=0.06",
+                                facecolor=colour, edgecolor="#666666", linewidth=1))
+    ax.text(x + w / 2, y + h + 0.05, name, ha="center", va="bottom", fontsize=12,
+            fontweight="bold")
+
+
+def _system(ax, x: float, y: float, label: str, colour: str, r: float = 0.17) -> None:
+    ax.add_patch(Circle((x, y), r, facecolor=colour, edgecolor="black", linewidth=1, zorder=3))
+    ax.text(x, y, label, ha="center", va="center", fontsize=13, zorder=4)
+
+
+def _link(ax, a: tuple, b: tuple, label: str) -> None:
+    xs = np.linspace(a[0], b[0], 60)
+    ys = np.linspace(a[1], b[1], 60) + 0.05 * np.sin(np.linspace(0, 6 * np.pi, 60))
+    ax.plot(xs, ys, color="#7570b3", linewidth=1.5, zorder=2)
+    ax.text((a[0] + b[0]) / 2, (a[1] + b[1]) / 2 + 0.13, label, ha="center", va="bottom",
+            fontsize=11, color="#7570b3")
+
+
+def plot_ea_systems() -> Figure:
+    """Who holds what in the entanglement-assisted Holevo bound, before and after Alice sends Q
+    (a diagram; nothing is computed).
+
+    Left: Alice holds A', Bob holds B, in a shared state ρ^{A'B} of any finite dimension. Middle:
+    Alice applies her encoding E_x (any quantum operation A' → Q, Q of n qubits); Bob's B is
+    untouched. Right: Bob holds Q and B in the state σ_x^{QB}, with σ_x^B = ρ^B whatever x is.
+    Below: the three facts of the proof (no signalling, subadditivity, Araki–Lieb) and their
+    sum χ ≤ 2n.
+    """
+    fig = Figure(figsize=(10.5, 5.2))
+    ax = fig.subplots()
+    ax.set_xlim(0, 12)
+    ax.set_ylim(-2.45, 3.15)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    alice, bob, carrier = "#fde0c5", "#d7e8f5", "#fdae61"
+    # 1. before
+    ax.text(1.9, 2.85, "1. before: a shared state", ha="center", fontsize=13)
+    _party(ax, 0.2, 0.55, 1.4, 1.6, "Alice", alice)
+    _party(ax, 2.3, 0.55, 1.4, 1.6, "Bob", bob)
+    _system(ax, 0.9, 1.35, "A'", "white")
+    _system(ax, 3.0, 1.35, "B", "white")
+    _link(ax, (1.08, 1.35), (2.82, 1.35), r"$\rho^{A'B}$")
+    ax.text(1.95, 0.2, "any finite dimension,\nany entanglement", ha="center", va="top",
+            fontsize=11, color="#555555")
+    # 2. encoding
+    ax.text(6.0, 2.85, "2. Alice encodes x and sends Q", ha="center", fontsize=13)
+    _party(ax, 4.3, 0.55, 1.4, 1.6, "Alice", alice)
+    _party(ax, 6.4, 0.55, 1.4, 1.6, "Bob", bob)
+    _system(ax, 5.0, 1.75, "A'", "white")
+    ax.annotate("", xy=(5.0, 1.05), xytext=(5.0, 1.55),
+                arrowprops=dict(arrowstyle="-|>", color="black", linewidth=1.2))
+    ax.text(5.22, 1.3, r"$\mathcal{E}_x$", fontsize=13, va="center")
+    _system(ax, 5.0, 0.85, "Q", carrier)
+    _system(ax, 7.1, 1.75, "B", "white")
+    ax.add_patch(FancyArrowPatch((5.2, 0.75), (6.55, 0.75), arrowstyle="-|>", mutation_scale=14,
+                                 color="#d95f0e", linewidth=1.5, connectionstyle="arc3,rad=-0.3"))
+    ax.text(5.9, 0.15, "n qubits cross\nthe link", ha="center", va="top", fontsize=11,
+            color="#d95f0e")
+    ax.text(7.1, 1.45, "B untouched:\n" + r"$\sigma_x^B = \rho^B$", ha="center", va="top",
+            fontsize=11, color="#2c7fb8")
+    # 3. after
+    ax.text(10.1, 2.85, "3. after: Bob holds Q and B", ha="center", fontsize=13)
+    _party(ax, 8.5, 0.55, 0.9, 1.6, "Alice", alice)
+    _party(ax, 9.8, 0.55, 1.9, 1.6, "Bob", bob)
+    _system(ax, 10.3, 1.35, "Q", carrier)
+    _system(ax, 11.2, 1.35, "B", "white")
+    ax.plot([10.47, 11.03], [1.35, 1.35], color="#7570b3", linewidth=1.5, zorder=2)
+    ax.text(10.75, 0.72, r"$\sigma_x^{QB}$", ha="center", fontsize=13)
+    ax.text(8.95, 1.35, "(what Alice\nkept does\nnot reach\nBob)", ha="center", va="center",
+            fontsize=9, color="#777777")
+    # the inequalities
+    lines = [
+        (r"$\sigma = \sum_x p_x \sigma_x^{QB}$ (Bob's average state);  "
+         r"$\chi = S(\sigma) - \sum_x p_x\, S(\sigma_x) \geq I(X;Y)$  (Holevo)", "black"),
+        (r"subadditivity:  $S(\sigma) \leq S(\sigma^Q) + S(\sigma^B) \leq n + S(\rho^B)$",
+         "#2c7fb8"),
+        (r"Araki–Lieb:  $S(\sigma_x) \geq S(\sigma_x^B) - S(\sigma_x^Q) \geq S(\rho^B) - n$  "
+         "for every x", "#d95f0e"),
+        (r"together:  $\chi \leq (n + S(\rho^B)) - (S(\rho^B) - n) = 2n$", "black"),
+    ]
+    ax.add_patch(FancyBboxPatch((0.3, -2.35), 11.4, 1.95, boxstyle="round,pad=0.02",
+                                facecolor="#f7f7f7", edgecolor="#bbbbbb"))
+    for i, (text, colour) in enumerate(lines):
+        ax.text(0.55, -0.72 - 0.43 * i, text, fontsize=12, va="center", color=colour)
     fig.tight_layout()
     return fig

@@ -1,7 +1,7 @@
-"""Figures of chapter 4, *Verified GHZ aggregation* (presentation layer).
+"""Figures of chapter 5, *Verified GHZ aggregation* (presentation floor).
 
-Every function is pure: it takes results computed by the library (or by the compute functions of
-:mod:`qring_edu.widgets.vga`) and returns a new ``matplotlib.figure.Figure``; nothing is
+Every function is pure: it takes results computed by the library (or by
+:mod:`qring_edu.experiments.vga`) and returns a new ``matplotlib.figure.Figure``; nothing is
 displayed and no pyplot state is touched.
 
 Bit order in circuits: register ``w{j}`` is worker j's b qubits, ``w{j}_i`` has weight ``2**i``.
@@ -14,15 +14,33 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
-if TYPE_CHECKING:  # only for annotations
+from ._base import nonempty, plot_circuits
+
+if TYPE_CHECKING:  # annotations only: the results come from the floors below
     from qiskit import QuantumCircuit
 
+    from ..experiments.vga import (
+        AmplificationSweep,
+        AttackSweep,
+        EpsilonFloor,
+        EpsilonGrid,
+        ExactPrivacy,
+        FiniteCopyCurve,
+        PartialCopySweep,
+        TranscriptComparison,
+    )
     from ..vga import VGAResult, VGARingResult
-    from ..widgets.vga import AttackSweep, EpsilonGrid, TranscriptComparison
 
 __all__ = [
     "COLOURS",
+    "TIMELINE_STEPS",
+    "plot_vga_timeline",
     "plot_vga_circuits",
+    "plot_exact_privacy",
+    "plot_epsilon_floor",
+    "plot_partial_copies",
+    "plot_finite_copy",
+    "plot_amplification",
     "plot_transcript_comparison",
     "plot_attack_sweep",
     "plot_epsilon_grid",
@@ -41,27 +59,115 @@ COLOURS = {
     "offline": "#abd9e9",
     "ghz_used": "#762a83",
     "ghz_tested": "#c2a5cf",
+    "source": "#f4a582",
+    "workers": "#d8daeb",
+    "channel": "#e0e0e0",
 }
+
+#: The steps of one VGA run, as :func:`plot_vga_timeline` draws them: (title, lane, what happens,
+#: who knows what afterwards). Lanes: "source", "workers", "channel".
+TIMELINE_STEPS = (
+    ("1. delivery", "source",
+     "sends N register copies\n(b qubit GHZ states each),\none register per worker",
+     "source: the states it made (and any\nmemory entangled with them)"),
+    ("2. secret split", "workers",
+     "fresh randomness picks\nT = fN copies to test;\nthe other N − T are used",
+     "everyone, afterwards: which copies\nare tested, too late to change them"),
+    ("3. GHZ tests", "workers",
+     "every worker measures\nX or Y (an even number\nof Y's), announces its bit",
+     "everyone: settings, outcomes, verdict\n(go on only if every test passes)"),
+    ("4. pads", "workers",
+     "Fourier measurement of\neach used register:\nzero-sum pads r_j",
+     "worker j alone: r_j (genuine GHZ:\nnobody else, not even the source)"),
+    ("5. broadcast", "channel",
+     "worker j announces\nm_j = x_j + r_j mod 2^b",
+     "everyone, eavesdropper included:\nevery m_j, uniform given their sum"),
+    ("6. sum", "channel",
+     "everyone adds:\nΣ m_j ≡ Σ x_j mod 2^b",
+     "everyone: the sum, and nothing else"),
+)
+
+
+def plot_vga_timeline() -> Figure:
+    """The VGA protocol as a timeline (a diagram; nothing is computed), time running down: three
+    lanes (the untrusted GHZ source, the P workers, the public broadcast channel), the six steps
+    of :data:`TIMELINE_STEPS` with arrows for what travels, and beside each step who knows what
+    once it is done."""
+    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+
+    steps = TIMELINE_STEPS
+    n = len(steps)
+    width_in, row = 8.6, 1.0
+    fig = Figure(figsize=(width_in, 1.0 + row * n))
+    ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
+    height = 0.9 + row * n
+    ax.set_xlim(0, width_in)
+    ax.set_ylim(0, height)
+    ax.axis("off")
+    lanes = {"source": 1.25, "workers": 3.0, "channel": 4.75}  # lane centres (inches)
+    lane_names = {"source": "GHZ source\n(untrusted)", "workers": "P workers",
+                  "channel": "broadcast channel\n(public)"}
+    box_w, box_h, lane_w = 1.62, 0.78, 1.72
+    knows_x = 5.75
+    top = height - 0.7
+    for lane, x in lanes.items():
+        ax.add_patch(FancyBboxPatch((x - lane_w / 2, 0.05), lane_w, top - 0.02,
+                                    boxstyle="round,pad=0.02", facecolor=COLOURS[lane],
+                                    alpha=0.35, edgecolor="none"))
+        ax.text(x, top + 0.3, lane_names[lane], ha="center", va="center", fontsize=9.5,
+                fontweight="bold")
+    ax.text(knows_x + 0.05, top + 0.3, "who knows what afterwards", ha="left", va="center",
+            fontsize=9.5, fontweight="bold")
+    ax.annotate("", xy=(0.18, 0.15), xytext=(0.18, top - 0.05),
+                arrowprops=dict(arrowstyle="-|>", color="#444444", lw=1.2))
+    ax.text(0.1, top - 0.1, "time", fontsize=8.5, color="#444444", rotation=90, va="top",
+            ha="right")
+    centres = []
+    for i, (title, lane, what, knows) in enumerate(steps):
+        y = top - row * (i + 0.5)
+        x = lanes[lane]
+        centres.append((x, y))
+        ax.add_patch(FancyBboxPatch((x - box_w / 2, y - box_h / 2), box_w, box_h,
+                                    boxstyle="round,pad=0.03", facecolor="white",
+                                    edgecolor="#333333", lw=1.0))
+        ax.text(x, y + box_h / 2 - 0.14, title, ha="center", va="center", fontsize=9,
+                fontweight="bold")
+        ax.text(x, y - 0.1, what, ha="center", va="center", fontsize=7.8, linespacing=1.1)
+        ax.text(knows_x, y, knows, ha="left", va="center", fontsize=8, linespacing=1.15,
+                bbox=dict(boxstyle="round,pad=0.3", facecolor="#fff7bc", edgecolor="#cccccc"))
+
+    def arrow(a, b, colour="#666666", label=None):
+        ax.add_patch(FancyArrowPatch(a, b, arrowstyle="-|>", mutation_scale=11, color=colour,
+                                     lw=1.2, shrinkA=0, shrinkB=0))
+        if label:
+            ax.text((a[0] + b[0]) / 2 + 0.08, (a[1] + b[1]) / 2 + 0.06, label, fontsize=7.8,
+                    color=colour, ha="left", va="bottom")
+
+    for i in range(n - 1):
+        (x1, y1), (x2, y2) = centres[i], centres[i + 1]
+        colour = COLOURS["known_pads"] if i == 0 else "#666666"
+        label = {0: "N copies", 3: "m_j"}.get(i)
+        if x1 == x2:
+            arrow((x1, y1 - box_h / 2), (x2, y2 + box_h / 2), colour)
+        else:
+            arrow((x1 + box_w / 2 - 0.1, y1 - box_h / 2), (x2 - box_w / 2 + 0.1, y2 + box_h / 2),
+                  colour, label)
+    # the test outcomes travel on the channel too
+    x3, y3 = centres[2]
+    cx = lanes["channel"]
+    ax.add_patch(FancyBboxPatch((cx - 0.7, y3 - 0.25), 1.4, 0.5, boxstyle="round,pad=0.03",
+                                facecolor="white", edgecolor="#999999", lw=0.8, linestyle="--"))
+    ax.text(cx, y3, "settings, outcomes,\nverdict", ha="center", va="center", fontsize=7.8)
+    arrow((x3 + box_w / 2, y3), (cx - 0.7, y3))
+    return fig
 
 
 def plot_vga_circuits(circuits: Sequence["QuantumCircuit"],
                       titles: Sequence[str] | None = None, *, height: float = 3.2) -> Figure:
     """Draw VGA circuits (:func:`qring_edu.vga.vga_circuit`, :func:`ghz_test_circuit`) one under
-    the other with Qiskit's ``"mpl"`` drawer; ``titles``: one per circuit."""
-    circuits = list(circuits)
-    if not circuits:
-        raise ValueError("circuits must contain at least one circuit")
-    titles = [c.name for c in circuits] if titles is None else list(titles)
-    if len(titles) != len(circuits):
-        raise ValueError(f"titles must have one entry per circuit ({len(circuits)}), "
-                         f"got {len(titles)}")
-    fig = Figure(figsize=(10, height * len(circuits)))
-    axes = fig.subplots(len(circuits), 1, squeeze=False)[:, 0]
-    for ax, circuit, title in zip(axes, circuits, titles):
-        circuit.draw("mpl", ax=ax, fold=-1)
-        ax.set_title(title, fontsize=11)
-    fig.tight_layout()
-    return fig
+    the other, unfolded (:func:`~qring_edu.figures._base.plot_circuits`); ``titles``: one per
+    circuit; ``height``: inches per circuit."""
+    return plot_circuits(circuits, titles, width=10, height=height, fold=-1)
 
 
 def _heat(ax, counts: np.ndarray, title: str, vmax: float) -> None:
@@ -129,8 +235,9 @@ def plot_attack_sweep(sweep: "AttackSweep") -> Figure:
     ax_eps.axvline(sweep.test_fraction, color=colour, alpha=0.3, lw=6)
     ax_eps.set_xlabel("test fraction f")
     ax_eps.set_ylabel(r"$\varepsilon$")
-    ax_eps.set_title(rf"soundness $\varepsilon$ (bad fraction $\beta$ = {sweep.bad_fraction:g}); "
-                     rf"at f = {sweep.test_fraction:g}: {sweep.at('epsilon'):.2g}", fontsize=10)
+    ax_eps.set_title(rf"$\varepsilon$ ($\beta$ = {sweep.bad_fraction:g}, attack "
+                     f"{sweep.attack.replace('_', ' ')}, " rf"$\delta$ = {sweep.detection:.3g}); "
+                     rf"at f = {sweep.test_fraction:g}: {sweep.at('epsilon'):.2g}", fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -149,8 +256,7 @@ def plot_epsilon_grid(grid: "EpsilonGrid") -> Figure:
     ax_n.set_xlabel("delivered copies N")
     ax_u.set_ylabel(r"$\varepsilon$")
     ax_u.legend(fontsize=8, frameon=False)
-    ax_u.set_title(rf"bad fraction $\beta$ = {grid.bad_fraction:g}, "
-                   rf"detection per test $\delta$ = {grid.detection:g}", fontsize=10)
+    ax_u.set_title(f"{grid.label}, " rf"$\beta$ = {grid.bad_fraction:g}", fontsize=9)
     ax_n.set_title("the same, against what the source must deliver", fontsize=10)
     fig.tight_layout()
     return fig
@@ -158,9 +264,7 @@ def plot_epsilon_grid(grid: "EpsilonGrid") -> Figure:
 
 def plot_source_comparison(results: Sequence["VGAResult"]) -> Figure:
     """One bar group per result: failed-test rate, acceptance, the source's accuracy."""
-    results = list(results)
-    if not results:
-        raise ValueError("results must contain at least one VGAResult")
+    results = nonempty(results, "results", "VGAResult")
     fig = Figure(figsize=(9, 3.4))
     ax = fig.subplots()
     x = np.arange(len(results))
@@ -206,4 +310,140 @@ def plot_pipeline(result: "VGARingResult", true_sum: np.ndarray, decoded: np.nda
     ax_l.set_title(f"combined ledger, P = {led.workers}, accepted = {result.accepted}",
                    fontsize=10)
     fig.tight_layout()
+    return fig
+
+
+def plot_exact_privacy(result: "ExactPrivacy") -> Figure:
+    """Exact law of the first two announcements ``(m_0, m_1)`` for both input sets, the law of the
+    announced sum, and the exact total-variation distances: between the two transcript laws, and
+    of each set's transcript (joint with what the attacker holds) from the ideal."""
+    fig = Figure(figsize=(12, 4.0), layout="constrained")
+    axes = fig.subplots(1, 4, gridspec_kw={"width_ratios": [1, 1, 1.1, 1.1]})
+    size = 1 << result.bits
+    vmax = max(result.joint_a.max(), result.joint_b.max(), 1e-12)
+    a_txt = ", ".join(str(int(v)) for v in result.inputs_a)
+    b_txt = ", ".join(str(int(v)) for v in result.inputs_b)
+    for ax, joint, txt in ((axes[0], result.joint_a, a_txt), (axes[1], result.joint_b, b_txt)):
+        im = ax.imshow(joint, cmap="viridis", vmin=0, vmax=vmax, origin="lower")
+        ax.set_xticks(range(size))
+        ax.set_yticks(range(size))
+        ax.set_xlabel("$m_1$")
+        ax.set_ylabel("$m_0$")
+        ax.set_title(f"inputs ({txt})", fontsize=10)
+    fig.colorbar(im, ax=axes[1], shrink=0.8, label="probability of $(m_0, m_1)$")
+    s = np.arange(size)
+    axes[2].bar(s - 0.2, result.sums_a, width=0.4, color=COLOURS["a"], label="a")
+    axes[2].bar(s + 0.2, result.sums_b, width=0.4, color=COLOURS["b"], label="b")
+    axes[2].set_xticks(s)
+    axes[2].set_xlabel(r"announced sum $\sum_j m_j$ mod $2^b$")
+    axes[2].set_ylabel("probability")
+    axes[2].set_ylim(0, 1.05)
+    axes[2].legend(frameon=False)
+    axes[2].set_title(f"TV(transcripts a, b) = {result.between:.3g}", fontsize=10)
+    names = ["a from ideal", "b from ideal"]
+    values = [result.distance_a, result.distance_b]
+    colour = COLOURS.get(result.source, "k")
+    axes[3].bar(range(2), values, color=colour)
+    for i, v in enumerate(values):
+        axes[3].text(i, v + 0.02, f"{v:.4g}", ha="center", fontsize=9)
+    axes[3].set_xticks(range(2))
+    axes[3].set_xticklabels(names)
+    axes[3].set_ylim(0, 1.1)
+    axes[3].set_ylabel("total-variation distance")
+    extra = (f", q = {result.eavesdrop_fraction:g}" if result.source == "eavesdropper" else "")
+    axes[3].set_title(f"source {result.source!r}{extra}, k = {result.amplification}:\n"
+                      "transcript and attacker's holdings", fontsize=9)
+    fig.suptitle(f"Exact transcript laws, P = {result.inputs_a.size}, b = {result.bits} "
+                 "(no sampling)", fontsize=11)
+    return fig
+
+
+def plot_epsilon_floor(result: "EpsilonFloor") -> Figure:
+    """epsilon against the number of delivered copies: with no bad used copy allowed (left,
+    beta = 0: never below 1 - f) and with a bad fraction beta (right: exponential decay), one
+    curve per detection, with the detection-free floor dashed."""
+    fig = Figure(figsize=(10, 3.8), layout="constrained")
+    ax0, ax1 = fig.subplots(1, 2)
+    n = result.n_copies
+    for label, det, zero, beta in zip(result.labels, result.detections, result.epsilon_zero,
+                                      result.epsilon_beta):
+        name = rf"{label}, $\delta$ = {det:.3g}"
+        ax0.semilogx(n, zero, "o-", ms=3, label=name)
+        ax1.loglog(n, np.clip(beta, 1e-300, None), "o-", ms=3, label=name)
+    ax0.semilogx(n, result.floor_zero, "k--", lw=1, label="floor (every detection)")
+    ax1.loglog(n, np.clip(result.floor_beta, 1e-300, None), "k--", lw=1,
+               label="floor (every detection)")
+    ax0.set_ylim(0, 1.02)
+    ax0.axhline(1 - result.test_fraction, color="#999999", lw=0.6)
+    ax0.set_xlabel("delivered copies N")
+    ax1.set_xlabel("delivered copies N")
+    ax0.set_ylabel(r"$\varepsilon$")
+    ax0.set_title(rf"$\beta$ = 0 (no used copy may be bad), f = {result.test_fraction:g}",
+                  fontsize=10)
+    ax1.set_title(rf"$\beta$ = {result.bad_fraction:g}, f = {result.test_fraction:g}",
+                  fontsize=10)
+    ax1.set_ylim(1e-16, 2)
+    ax0.legend(fontsize=7.5, frameon=False, loc="lower left")
+    return fig
+
+
+def plot_partial_copies(result: "PartialCopySweep") -> Figure:
+    """Log-log: the leak (TV distance of the transcript from the ideal) and the test's failure
+    probability of a slightly rotated GHZ copy against its trace distance t, with the witness
+    bound sqrt(2 P(fail)) and the fitted slopes (1 and 2)."""
+    fig = Figure(figsize=(6.6, 4.2), layout="constrained")
+    ax = fig.subplots()
+    t = result.trace_distance
+    ax.loglog(t, result.leak, "o-", color=COLOURS["known_pads"], ms=4,
+              label=f"leak (TV of the transcript), slope {result.leak_slope:.2f}")
+    ax.loglog(t, result.fail_probability, "s-", color=COLOURS["ghz_used"], ms=4,
+              label=f"P(test fails), slope {result.fail_slope:.2f}")
+    ax.loglog(t, result.distance_bound, ":", color="#4d4d4d",
+              label=r"witness bound $\sqrt{2\,P(\mathrm{fail})}$ on t")
+    ax.set_xlabel("trace distance t of the copy from GHZ")
+    ax.set_ylabel("probability / distance")
+    ax.legend(fontsize=8, frameon=False)
+    ax.set_title(f"a partially bad copy: leaks ~ t, caught ~ t²/2 "
+                 f"(P = {result.workers}, b = {result.bits})", fontsize=10)
+    return fig
+
+
+def plot_finite_copy(result: "FiniteCopyCurve") -> Figure:
+    """The finite-copy guarantee: fidelity bound of one untested register against the number of
+    passed register tests, one curve per significance level."""
+    fig = Figure(figsize=(6.6, 4.0), layout="constrained")
+    ax = fig.subplots()
+    for sig, fid in zip(result.significances, result.fidelity):
+        ax.semilogx(result.tests, fid, "-", lw=1.8, label=f"significance {sig:.0%}")
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("passed register tests T")
+    ax.set_ylabel("guaranteed fidelity of one used register")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8, frameon=False, loc="lower right")
+    ax.set_title("any source, entangled across copies (after Zhu & Hayashi 2019)", fontsize=10)
+    return fig
+
+
+def plot_amplification(result: "AmplificationSweep") -> Figure:
+    """Fraction of leaked entries against the amplification k (log scale): measured, exact
+    C(B, k)/C(N, k) and beta**k; the GHZ copies used, k-fold, on the right axis."""
+    fig = Figure(figsize=(6.8, 4.0), layout="constrained")
+    ax = fig.subplots()
+    k = result.ks
+    ax.semilogy(k, result.measured, "o", color=COLOURS["known_pads"], ms=7,
+                label="measured (one run each)")
+    ax.semilogy(k, result.exact, "-", color="#4d4d4d", label="exact C(B, k) / C(N, k)")
+    ax.semilogy(k, result.power, ":", color="#2c7bb6", lw=2,
+                label=rf"$\beta^k$, $\beta$ = {result.attack_fraction:g}")
+    ax.set_xticks(k)
+    ax.set_xlabel("amplification k (registers per entry)")
+    ax.set_ylabel("fraction of entries leaked")
+    ax.legend(fontsize=8, frameon=False, loc="lower left")
+    ax2 = ax.twinx()
+    ax2.bar(k, result.ghz_used, width=0.25, color=COLOURS["ghz_tested"], alpha=0.5)
+    ax2.set_ylabel("qubit GHZ copies used (bars)")
+    ax.set_zorder(ax2.get_zorder() + 1)
+    ax.patch.set_visible(False)
+    ax.set_title(f"privacy amplification: P = {result.workers}, d = {result.entries}, "
+                 f"b = {result.bits}", fontsize=10)
     return fig

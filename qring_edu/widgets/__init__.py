@@ -1,10 +1,18 @@
-"""Widget factories of the book (presentation layer). Each returns a widget; none displays it."""
+"""Widget factories of the book (presentation floor). Each returns a widget; none displays it.
+
+One module per chapter slug: :mod:`.bottleneck`, :mod:`.holevo`, :mod:`.superdense_ring` (and
+:mod:`.training`, its training section),
+:mod:`.vga`, :mod:`.alignment`; every factory is ``LiveFigure(experiment, figure)`` with its
+controls (:mod:`._base`). The old module names ``ring``, ``superdense`` and ``audit`` are
+deprecated aliases (removed in 0.3).
+"""
 
 from ._base import LIVE_HINT, LiveFigure, figure_to_png
-from .audit import gapip_widget, tieaudit_explorer_widget, tieaudit_scaling_widget
+from .alignment import gapip_widget, tieaudit_explorer_widget, tieaudit_scaling_widget
+from .bottleneck import alpha_beta_widget, ring_schedule_widget
 from .holevo import dense_coding_widget, ensemble_designer_widget, ledger_floor_widget
-from .ring import alpha_beta_widget, ring_schedule_widget
-from .superdense import iteration_time_widget, superdense_channel_widget, superdense_training_widget
+from .superdense_ring import iteration_time_widget, overlap_widget, superdense_channel_widget
+from .training import learner_training_widget, superdense_training_widget
 from .vga import vga_attack_widget, vga_epsilon_widget, vga_privacy_widget
 
 __all__ = [
@@ -20,7 +28,10 @@ __all__ = [
     "ledger_floor_widget",
     # chapter 3
     "iteration_time_widget",
+    "overlap_widget",
     "superdense_channel_widget",
+    # chapter 3, training section
+    "learner_training_widget",
     "superdense_training_widget",
     # chapter 4
     "vga_attack_widget",

@@ -1,4 +1,4 @@
-"""Chapter 1 widgets, compute functions and figures (qring_edu.widgets.ring, figures.ring)."""
+"""Chapter 1 experiments, widgets and figures (qring_edu.experiments.bottleneck, widgets.bottleneck, figures.bottleneck)."""
 
 from __future__ import annotations
 
@@ -14,18 +14,17 @@ from qring_edu import (
     ring_allreduce,
     ring_time,
 )
-from qring_edu.figures import ring as figs
+from qring_edu.figures import bottleneck as figs
 from qring_edu.widgets import LiveFigure
-from qring_edu.widgets.ring import (
+from qring_edu.experiments.bottleneck import (
     alpha_beta_costs,
-    alpha_beta_widget,
     cost_sweep,
     link_bits_sweep,
     model_comm_table,
-    parse_positive_number,
-    ring_schedule_widget,
     ring_state,
 )
+from qring_edu.widgets._base import parse_number
+from qring_edu.widgets.bottleneck import alpha_beta_widget, ring_schedule_widget
 
 
 # -- compute functions ------------------------------------------------------------------------
@@ -67,7 +66,7 @@ def test_cost_functions_call_the_library():
     assert t["ring"] == ring_time(5, 1000, 16, 1e-6, 1e-9)
     assert t["parameter_server"] == parameter_server_time(5, 1000, 16, 1e-6, 1e-9)
     assert t["bound"] == allreduce_lower_bound_bits(5, 1000, 16) * 1e-9
-    ab = alpha_beta_costs(16, "BERT-Large", 16, 5.0, "25")
+    ab = alpha_beta_costs(16, "BERT-Large", 16, 5.0, 25.0)
     assert ab.d == MODEL_SIZES["BERT-Large"] and ab.alpha == pytest.approx(5e-6) and ab.beta == 1 / 25e9
     assert ab.speedup == pytest.approx(ab.at(16)["parameter_server"] / ab.at(16)["ring"])
 
@@ -85,11 +84,11 @@ def test_link_bits_sweep_and_model_table():
     assert rows[0].ring_s == ring_time(32, rows[0].params, rows[0].bits, 10e-6, 1e-11)
 
 
-def test_parse_positive_number():
-    assert parse_positive_number(" 2.5e1 ", "bw") == 25.0
+def test_parse_number():
+    assert parse_number(" 2.5e1 ", "bw", lo=0, lo_open=True) == 25.0
     for bad in ["", "fast", "0", "-3", "nan", "inf"]:
         with pytest.raises(ValueError, match="bw"):
-            parse_positive_number(bad, "bw")
+            parse_number(bad, "bw", lo=0, lo_open=True)
 
 
 # -- figures ----------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Chapter 1 exercise checkers (qring_edu.exercises.ring)."""
+"""Chapter 1 exercise checkers (qring_edu.exercises.bottleneck)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 
 from qring_edu import MODEL_SIZES, parameter_server_time, ring_allreduce, ring_time
 from qring_edu.exercises._base import Feedback
-from qring_edu.exercises.ring import (
+from qring_edu.exercises.bottleneck import (
     check_chunk_sent,
     check_link_bits,
     check_model_comm_time,

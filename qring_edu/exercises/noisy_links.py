@@ -1,0 +1,204 @@
+"""Exercise checkers of the chapter *Noisy links* (presentation floor).
+
+Every ``check_<name>(answer, ...)`` compares the student's answer with the library and returns a
+:class:`~qring_edu.exercises.Feedback`. ``answer=None`` means "not attempted"; anything else,
+however malformed, gives a failing feedback with a hint — nothing raises and nothing is
+evaluated (numbers follow :func:`~qring_edu.exercises._base.as_number`).
+
+Two checkers grade code the reader wrote ("build it yourself"): they call the reader's function
+on seeded random instances, compare with the library and report the first failing case with a
+hint; a function that raises gets a readable message naming the input, never a traceback.
+Tolerances are stated in each docstring.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._validate import check_fidelity, check_int
+from ..experiments.noisy_links import fec_crossover
+from ..links import depolarizing, depolarizing_capacities, distill, effective_fidelity
+from ._base import (
+    Feedback,
+    call_reader,
+    as_number,
+    bad_parameters,
+    compare_number,
+    failed,
+    not_attempted,
+    passed,
+)
+
+__all__ = [
+    "check_compose_fidelity",
+    "check_dejmps_round",
+    "check_assisted_ratio",
+    "check_raw_pairs",
+    "check_online_symbol_error",
+    "check_fec_break_even",
+]
+
+
+def _not_callable(answer, what: str) -> Feedback | None:
+    if answer is None:
+        return not_attempted(what)
+    if not callable(answer):
+        return failed(f"{what}: expected your function itself (its name, without parentheses), "
+                      f"got {type(answer).__name__}.")
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# Build it yourself
+# --------------------------------------------------------------------------------------------
+def check_compose_fidelity(answer, *, trials: int = 25, seed: int = 0) -> Feedback:
+    """The reader's ``compose(pair_fidelity, channel_fidelity) -> F_eff``.
+
+    Called on ``(1, 1)``, ``(1, F)``, ``(F, 1)``, ``(0.25, F)`` and ``trials`` random pairs in
+    [0.25, 1]² (seeded), each compared with :func:`qring_edu.effective_fidelity` to within 1e-9.
+    """
+    what = "compose(F_pair, F_ch)"
+    fb = _not_callable(answer, what)
+    if fb is not None:
+        return fb
+    try:
+        trials = check_int(trials, "trials", 1, 1000)
+        rng = np.random.default_rng(seed)
+    except (TypeError, ValueError) as exc:
+        return bad_parameters(exc)
+    cases = [(1.0, 1.0), (1.0, 0.9), (0.9, 1.0), (0.25, 0.8)]
+    cases += [tuple(float(v) for v in rng.uniform(0.25, 1.0, 2)) for _ in range(trials)]
+    for Fp, Fc in cases:
+        got, fb = call_reader(answer, Fp, Fc, name=what)
+        if fb is not None:
+            return fb
+        value, fb = as_number(got, f"{what} returned")
+        if fb is not None:
+            return fb
+        ref = effective_fidelity(Fp, Fc)
+        if abs(value - ref) > 1e-9:
+            hint = ("Both errors must be trivial, or both the same non-trivial Pauli: "
+                    "F_pair F_ch + 3 · ((1 − F_pair)/3)((1 − F_ch)/3).")
+            if abs(value - Fp * Fc) <= 1e-9:
+                hint = ("You kept only 'no error at all'. Two equal Paulis cancel (X·X = I): "
+                        "add the probability that both are the same one of X, Y, Z.")
+            return failed(f"{what}: for F_pair = {Fp:.6g}, F_ch = {Fc:.6g} you returned "
+                          f"{value:.9g}, expected {ref:.9g}. {hint}")
+    return passed(f"{what}: correct on {len(cases)} cases.")
+
+
+def check_dejmps_round(answer, *, trials: int = 10, seed: int = 0) -> Feedback:
+    """The reader's ``dejmps_round(p) -> (success, p_out)``: one DEJMPS round on two copies of
+    the Bell-diagonal pair ``p = (p_I, p_X, p_Z, p_Y)`` (coefficients on Φ+, Ψ+, Φ−, Ψ−).
+
+    For ``trials`` random Werner fidelities in (0.55, 0.99) (seeded) the reader's function is
+    applied 1, 2 and 3 times in a row (so from the second round on its input is not Werner) and
+    compared with :func:`qring_edu.distill` (``protocol="dejmps"``): every coefficient and the
+    round's success probability to within 1e-9.
+    """
+    what = "dejmps_round(p)"
+    fb = _not_callable(answer, what)
+    if fb is not None:
+        return fb
+    try:
+        trials = check_int(trials, "trials", 1, 200)
+        rng = np.random.default_rng(seed)
+    except (TypeError, ValueError) as exc:
+        return bad_parameters(exc)
+    for F in rng.uniform(0.55, 0.99, trials):
+        F = float(F)
+        p = depolarizing(F).as_array()
+        for r in (1, 2, 3):
+            shown = "(" + ", ".join(f"{v:.6g}" for v in p) + ")"
+            got, fb = call_reader(answer, p.copy(), name=what)
+            if fb is not None:
+                return fb
+            try:
+                success, out = got
+                success = float(success)
+                out = np.asarray(out, dtype=float).ravel()
+            except (TypeError, ValueError):
+                return failed(f"{what}: return a pair (success, p_out) with p_out four numbers; "
+                              f"got {type(got).__name__}.")
+            if out.shape != (4,) or not np.all(np.isfinite(out)) or not math.isfinite(success):
+                return failed(f"{what}: p_out must be four finite numbers (p_I, p_X, p_Z, p_Y), "
+                              f"got shape {out.shape}.")
+            ref = distill(F, rounds=r, protocol="dejmps")
+            ref_p, ref_s = ref.errors.as_array(), ref.success_probabilities[-1]
+            if abs(success - ref_s) > 1e-9:
+                return failed(f"{what}: round {r} from F = {F:.6g}, input p = {shown}: success "
+                              f"{success:.9g}, expected {ref_s:.9g}. The round succeeds when "
+                              "the two pairs' x-parts (X or Y errors) agree"
+                              + ("; round 1 passed, so check the rotations: Rx(π/2) on Alice's "
+                                 "side and Rx(−π/2) on Bob's swap the Z and Y coefficients "
+                                 "first." if r > 1 else "."))
+            if np.max(np.abs(out - ref_p)) > 1e-9:
+                k = int(np.argmax(np.abs(out - ref_p)))
+                hint = ("Rotate first (Alice's Rx(π/2) and Bob's Rx(−π/2) swap the Z and Y "
+                        "coefficients), then keep the source pair's x-part, give it z1 XOR z2, "
+                        "and divide by the success probability.")
+                return failed(f"{what}: round {r} from F = {F:.6g}, input p = {shown}: "
+                              f"p_out[{k}] = {out[k]:.9g}, expected {ref_p[k]:.9g}. {hint}")
+            p = out
+    return passed(f"{what}: correct on {trials} fidelities, three rounds each.")
+
+
+# --------------------------------------------------------------------------------------------
+# Numbers
+# --------------------------------------------------------------------------------------------
+def check_assisted_ratio(answer, channel_fidelity: float = 0.95) -> Feedback:
+    """``C_E / C`` of the depolarising channel of fidelity ``channel_fidelity`` (to within 1e-3)."""
+    try:
+        c = depolarizing_capacities(check_fidelity(channel_fidelity, "channel_fidelity"))
+    except (TypeError, ValueError) as exc:
+        return bad_parameters(exc)
+    fb = compare_number(answer, c.ratio, tol=1e-3, what="C_E / C")
+    if not fb.passed and as_number(answer, "")[1] is None:
+        return failed(fb.message + " C = 1 − h(2(1−F)/3), C_E = 2 − H(F, (1−F)/3, (1−F)/3, "
+                      "(1−F)/3); logarithms base 2.")
+    return fb
+
+
+def check_raw_pairs(answer, pair_fidelity: float = 0.9, rounds: int = 2,
+                    protocol: str = "dejmps") -> Feedback:
+    """Expected raw pairs consumed per output pair of ``rounds`` rounds (relative 1e-3)."""
+    try:
+        d = distill(check_fidelity(pair_fidelity), rounds=check_int(rounds, "rounds", 1, 20),
+                    protocol=protocol)
+    except (TypeError, ValueError) as exc:
+        return bad_parameters(exc)
+    value, fb = as_number(answer, "raw pairs per output pair")
+    if fb is not None:
+        return fb
+    if abs(value - d.raw_pairs_per_pair) <= 1e-3 * d.raw_pairs_per_pair:
+        return passed(f"raw pairs per output pair: correct ({d.raw_pairs_per_pair:.4f}).")
+    hint = ("Each round halves the pairs and keeps only the successes: divide 2^rounds by the "
+            "product of the rounds' success probabilities.")
+    if abs(value - 2**d.rounds) <= 1e-6:
+        hint = "That counts only the halving; failed attempts lose both of their pairs."
+    return failed(f"raw pairs per output pair: {value:g} is not right. {hint}")
+
+
+# --------------------------------------------------------------------------------------------
+# Steps of the reasoning exercises
+# --------------------------------------------------------------------------------------------
+def check_online_symbol_error(answer, channel_fidelity: float = 0.99) -> Feedback:
+    """Symbol error rate with perfect pairs (F_pair = 1) on a channel of fidelity
+    ``channel_fidelity``: ``1 − F_ch`` (to within 1e-9)."""
+    try:
+        ref = 1.0 - effective_fidelity(1.0, check_fidelity(channel_fidelity, "channel_fidelity"))
+    except (TypeError, ValueError) as exc:
+        return bad_parameters(exc)
+    return compare_number(answer, ref, tol=1e-9, what="symbol error with perfect pairs")
+
+
+def check_fec_break_even(answer, block_length: int = 255) -> Feedback:
+    """The channel fidelity (F_pair = F_ch) below which ``"fec"`` with blocks of ``block_length``
+    bytes sends more online channel uses than the classical ring (factor 1); to within 0.002."""
+    try:
+        ref = fec_crossover(1.0, block_length=block_length)
+    except (TypeError, ValueError) as exc:
+        return bad_parameters(exc)
+    return compare_number(answer, ref, tol=0.002, what="break-even fidelity of fec")

@@ -1,0 +1,732 @@
+"""Exercise checkers of chapter 3, *The superdense ring* (presentation floor).
+
+Every ``check_<name>(answer, ...)`` compares the student's answer with the library and returns a
+:class:`~qring_edu.exercises.Feedback`. ``answer=None`` means "not attempted"; any other input,
+however malformed, gives a failing feedback with a hint — nothing raises and no text is
+evaluated (numbers follow :func:`~qring_edu.exercises._base.as_number`). The code-graded
+exercise (:func:`check_superdense_coding`) runs the reader's functions on every message and on
+seeded Aer runs against the library and reports the first failing case; a function that raises
+gives a readable message (:func:`~qring_edu.exercises._base.call_reader`). Tolerances are stated
+in each docstring.
+"""
+
+from __future__ import annotations
+
+import functools
+import numbers
+
+import numpy as np
+
+from .._validate import check_bits, check_choice, check_float, check_int
+from ..costmodel import BACKWARD_FRACTION
+from ..experiments.superdense_ring import overlap_comparison
+from ..fixedpoint import fixed_point
+from ..ring import message_bits, ring_schedule
+from ..superdense import superdense_circuit, superdense_outcome_probabilities
+from ._base import (
+    Feedback,
+    as_number,
+    bad_parameters,
+    call_reader,
+    close,
+    compare_number,
+    failed,
+    not_attempted,
+    passed,
+)
+
+__all__ = [
+    "check_superdense_coding",
+    "check_alice_gates",
+    "check_symbol_error_rate",
+    "check_bit_error_rate",
+    "check_superdense_qubits",
+    "check_lifetime_uses",
+    "check_flip_damage",
+    "check_link_busy_time",
+    "check_idle_head",
+    "check_flip_reach",
+    "check_bidirectional_qubits",
+]
+
+# --------------------------------------------------------------------------------------------
+# Build it yourself: superdense coding in raw Qiskit
+# --------------------------------------------------------------------------------------------
+_BELL_NAMES = {(0, 0): "|Φ+⟩", (0, 1): "|Φ−⟩", (1, 0): "|Ψ+⟩", (1, 1): "|Ψ−⟩"}
+
+
+@functools.lru_cache(maxsize=1)
+def _encoded_states():
+    """The four states Alice's encoding makes from |Φ+⟩ (the library's circuit up to its second
+    barrier), as Qiskit Statevectors, keyed by the message (x, z)."""
+    from qiskit import QuantumCircuit
+    from qiskit.quantum_info import Statevector
+
+    states = {}
+    for x in (0, 1):
+        for z in (0, 1):
+            circuit = superdense_circuit(x, z, measure=False)
+            body = QuantumCircuit(2)
+            barriers = 0
+            for inst in circuit.data:
+                if inst.operation.name == "barrier":
+                    barriers += 1
+                    if barriers == 2:
+                        break
+                    continue
+                body.append(inst.operation, [circuit.find_bit(q).index for q in inst.qubits])
+            states[(x, z)] = Statevector(body)
+    return states
+
+
+def _same_state(a, b) -> bool:
+    """Equal up to a global phase (|<a|b>| = 1 within 1e-9)."""
+    return abs(abs(np.vdot(a.data, b.data)) - 1.0) < 1e-9
+
+
+def _as_circuit(value, before, what: str):
+    """The circuit a reader's function produced: its return value, or the circuit it was given
+    (modified in place) when it returned None. ``(circuit, None)`` or ``(None, Feedback)``."""
+    from qiskit import QuantumCircuit
+
+    circuit = before if value is None and before is not None else value
+    if not isinstance(circuit, QuantumCircuit):
+        return None, failed(f"{what} must return a QuantumCircuit, got "
+                            f"{type(value).__name__}.")
+    if circuit.num_qubits != 2:
+        return None, failed(f"{what} returned a circuit of {circuit.num_qubits} qubits; use "
+                            "QuantumCircuit(2, 2): qubit 0 is Alice's A, qubit 1 is Bob's B.")
+    return circuit, None
+
+
+def _state_of(circuit, what: str):
+    from qiskit.quantum_info import Statevector
+
+    if any(inst.operation.name in ("measure", "reset") for inst in circuit.data):
+        return None, failed(f"{what}: the circuit measures (or resets) a qubit before Bob's "
+                            "decoding; only decode_message measures.")
+    try:
+        return Statevector(circuit.remove_final_measurements(inplace=False)), None
+    except Exception as exc:  # noqa: BLE001 - e.g. unbound parameters in the reader's circuit
+        return None, failed(f"{what}: its state cannot be simulated ({type(exc).__name__}: {exc}).")
+
+
+def _key_distribution(circuit):
+    """Exact distribution of the Qiskit count key (``"c1 c0"``) of a circuit whose measurements
+    are final, or ``None`` if it has mid-circuit measurements or does not measure two clbits."""
+    from qiskit.quantum_info import Statevector
+
+    measured = {}
+    for inst in circuit.data:
+        if inst.operation.name == "measure":
+            measured[circuit.find_bit(inst.clbits[0]).index] = circuit.find_bit(inst.qubits[0]).index
+    if sorted(measured) != [0, 1] or circuit.num_clbits != 2:
+        return None
+    try:
+        body = circuit.remove_final_measurements(inplace=False)
+        if any(inst.operation.name == "measure" for inst in body.data):
+            return None
+        probs = Statevector(body).probabilities_dict(qargs=[measured[0], measured[1]])
+    except Exception:  # noqa: BLE001 - mid-circuit measurements, classical control, ...
+        return None
+    return {k: float(v) for k, v in probs.items() if v > 1e-12}
+
+
+def _run_aer(circuits, seed: int, shots: int) -> list[dict]:
+    """Counts of each circuit, one Aer batch (transpiled only if Aer does not know a gate)."""
+    from qiskit_aer import AerSimulator
+
+    sim = AerSimulator(seed_simulator=seed)
+    try:
+        result = sim.run(circuits, shots=shots).result()
+    except Exception:  # noqa: BLE001 - a gate Aer does not simulate directly
+        from qiskit import transpile
+
+        result = sim.run(transpile(circuits, sim, seed_transpiler=seed), shots=shots).result()
+    return [dict(result.get_counts(i)) for i in range(len(circuits))]
+
+
+def _bell_feedback(state, states) -> Feedback:
+    for m, ref in states.items():
+        if _same_state(state, ref):
+            return failed(f"create_bell_pair prepares {_BELL_NAMES[m]}, not |Φ+⟩ = (|00⟩ + |11⟩)/√2"
+                          ": an extra X or Z on one qubit. Use only H on qubit 0 and CNOT 0 → 1.")
+    amps = np.round(state.data, 6)
+    if np.count_nonzero(amps) == 1:
+        return failed("create_bell_pair leaves a basis state (no superposition): start with H "
+                      "on qubit 0, then CNOT with control 0 and target 1.")
+    if np.count_nonzero(amps) == 2 and abs(amps[0]) > 0 and (abs(amps[1]) > 0 or abs(amps[2]) > 0):
+        return failed("create_bell_pair makes a product state: after H on qubit 0 the CNOT "
+                      "(control 0, target 1) entangles the two qubits.")
+    return failed("create_bell_pair does not prepare |Φ+⟩ = (|00⟩ + |11⟩)/√2: H on qubit 0, "
+                  "then CNOT with control 0 and target 1.")
+
+
+def check_superdense_coding(answer, *, seeds=(0, 1, 2), shots: int = 64) -> Feedback:
+    """Grade superdense coding written in raw Qiskit by the reader.
+
+    ``answer``: the tuple ``(create_bell_pair, encode_message, decode_message)`` of the reader's
+    functions:
+
+    * ``create_bell_pair()`` returns a new ``QuantumCircuit(2, 2)`` that prepares
+      |Φ+⟩ = (|00⟩ + |11⟩)/√2 (qubit 0 = Alice's A, qubit 1 = Bob's B);
+    * ``encode_message(qc, x, z)`` applies Alice's gates to qubit 0 and returns ``qc``;
+    * ``decode_message(qc)`` applies Bob's Bell measurement and returns ``qc``: CNOT 0 → 1,
+      H on 0, A measured into clbit 0 (z) and B into clbit 1 (x), so the Qiskit count key reads
+      ``"xz"`` (Qiskit prints clbit 1 first).
+
+    (A function may also modify ``qc`` in place and return ``None``.) For each message
+    ``(x, z)`` in the order 00, 01, 10, 11 the checker compares the state after
+    ``create_bell_pair`` with |Φ+⟩ and after ``encode_message`` with the library's encoded state
+    (:func:`qring_edu.superdense_circuit`, up to a global phase), then the exact distribution of
+    the count key with :func:`qring_edu.superdense_outcome_probabilities` (within 1e-9); then it
+    runs the whole circuit ``shots`` times on Aer for every seed in ``seeds`` (messages in a
+    seeded random order) and expects the key ``"xz"`` every time. It reports the first failing
+    message with a hint (a swapped count key is the little-endian mistake).
+    """
+    what = "superdense coding in raw Qiskit"
+    if answer is None:
+        return not_attempted(f"{what} (answer = (create_bell_pair, encode_message, "
+                             "decode_message))")
+    if not isinstance(answer, (tuple, list)) or len(answer) != 3:
+        return failed(f"{what}: give the three functions as a tuple "
+                      "(create_bell_pair, encode_message, decode_message).")
+    create, encode, decode = answer
+    names = ("create_bell_pair", "encode_message", "decode_message")
+    for fn, name in zip(answer, names):
+        if not callable(fn):
+            return failed(f"{what}: {name} must be a function (write its name without calling "
+                          f"it), got {type(fn).__name__}.")
+    try:
+        seeds = [check_int(s, "seeds (each seed)", 0) for s in seeds]
+        shots = check_int(shots, "shots", 1, 10_000)
+    except (TypeError, ValueError) as exc:
+        return bad_parameters(exc)
+    states = _encoded_states()
+
+    def build(x, z):
+        """The reader's circuit for (x, z), checked stage by stage: (circuit, None) or
+        (None, Feedback)."""
+        qc, fb = call_reader(create, name="create_bell_pair")
+        if fb is not None:
+            return None, fb
+        qc, fb = _as_circuit(qc, None, "create_bell_pair()")
+        if fb is not None:
+            return None, fb
+        state, fb = _state_of(qc, "create_bell_pair()")
+        if fb is not None:
+            return None, fb
+        if not _same_state(state, states[(0, 0)]):
+            return None, _bell_feedback(state, states)
+        out, fb = call_reader(encode, qc, x, z, name="encode_message")
+        if fb is not None:
+            return None, fb
+        qc, fb = _as_circuit(out, qc, f"encode_message(qc, {x}, {z})")
+        if fb is not None:
+            return None, fb
+        state, fb = _state_of(qc, f"encode_message(qc, {x}, {z})")
+        if fb is not None:
+            return None, fb
+        if not _same_state(state, states[(x, z)]):
+            sent = next((m for m, ref in states.items() if _same_state(state, ref)), None)
+            if sent is None:
+                return None, failed(
+                    f"Message (x, z) = ({x}, {z}): after encode_message the pair is no longer a "
+                    "Bell state. Alice may use only X and Z on qubit 0: X**x, then Z**z.")
+            hint = (" You swapped the roles: X must follow x and Z must follow z." if
+                    sent == (z, x) else " X on A flips x, Z on A flips z.")
+            return None, failed(f"Message (x, z) = ({x}, {z}): encode_message makes "
+                                f"{_BELL_NAMES[sent]}, the state of message {sent}, not "
+                                f"{_BELL_NAMES[(x, z)]}.{hint}")
+        out, fb = call_reader(decode, qc, name="decode_message")
+        if fb is not None:
+            return None, fb
+        qc, fb = _as_circuit(out, qc, "decode_message(qc)")
+        if fb is not None:
+            return None, fb
+        if qc.num_clbits != 2:
+            return None, failed(f"decode_message(qc) returned a circuit with {qc.num_clbits} "
+                                "classical bits; Bob needs two (QuantumCircuit(2, 2)).")
+        return qc, None
+
+    for x, z in ((0, 0), (0, 1), (1, 0), (1, 1)):
+        qc, fb = build(x, z)
+        if fb is not None:
+            return fb
+        key = f"{x}{z}"
+        dist = _key_distribution(qc)
+        if dist is None:
+            continue  # no exact check for mid-circuit measurements: Aer below decides
+        ref = {f"{a}{b}": p for (a, b), p in superdense_outcome_probabilities(x, z).items()
+               if p > 0}
+        if all(abs(dist.get(k, 0.0) - ref.get(k, 0.0)) <= 1e-9 for k in set(dist) | set(ref)):
+            continue
+        top = max(dist, key=dist.get)
+        if dist[top] > 1 - 1e-9 and top == key[::-1]:
+            return failed(f"Message (x, z) = ({x}, {z}): Bob's count key reads \"{top}\", i.e. "
+                          "\"zx\": the bit-order mistake. Qiskit count keys are little-endian "
+                          "(clbit 1 is printed first): measure A (qubit 0) into clbit 0, which "
+                          "holds z, and B (qubit 1) into clbit 1, which holds x, so the key "
+                          "reads \"xz\".")
+        if dist[top] > 1 - 1e-9:
+            return failed(f"Message (x, z) = ({x}, {z}): Bob always reads \"{top}\" instead of "
+                          f"\"{key}\". Bob's Bell measurement: CNOT with control 0 (A) and "
+                          "target 1 (B), then H on A, then the two measurements.")
+        spread = ", ".join(f'"{k}": {v:.2f}' for k, v in sorted(dist.items()))
+        return failed(f"Message (x, z) = ({x}, {z}): Bob's outcome is random ({spread}); his "
+                      "circuit does not undo the Bell-pair preparation. Apply CNOT 0 → 1, then H "
+                      "on 0, before measuring.")
+    order_rng = np.random.default_rng([int(s) for s in seeds] or [0])
+    for seed in seeds:
+        messages = [(int(m) >> 1, int(m) & 1) for m in order_rng.permutation(4)]
+        circuits = []
+        for x, z in messages:
+            qc, fb = build(x, z)
+            if fb is not None:
+                return fb
+            circuits.append(qc)
+        try:
+            all_counts = _run_aer(circuits, seed, shots)
+        except Exception as exc:  # noqa: BLE001 - the reader's circuit does not run
+            return failed(f"Aer cannot run your circuits ({type(exc).__name__}: {exc}).")
+        for (x, z), counts in zip(messages, all_counts):
+            wrong = {k: v for k, v in counts.items() if k.replace(" ", "") != f"{x}{z}"}
+            if wrong:
+                return failed(f"Message (x, z) = ({x}, {z}), Aer seed {seed}: {sum(wrong.values())}"
+                              f" of {shots} shots read {sorted(wrong)} instead of \"{x}{z}\".")
+    return passed(f"{what}: correct. All four messages decode exactly (state by state against "
+                  f"the library) and on Aer ({len(seeds)} seeds × {shots} shots each); the count "
+                  "key reads \"xz\".")
+
+
+#: Single-qubit gates a student may name for Alice's encoding (lower case, QuantumCircuit methods).
+_GATES = {"i": "id", "id": "id", "identity": "id", "x": "x", "y": "y", "z": "z", "h": "h",
+          "s": "s", "sdg": "sdg", "t": "t"}
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+# --------------------------------------------------------------------------------------------
+# Superdense coding
+# --------------------------------------------------------------------------------------------
+
+def _encoding_reference(x: int, z: int):
+    """Alice's encoding unitary on A as the library builds it (the gates between the barriers)."""
+    from qiskit import QuantumCircuit
+    from qiskit.quantum_info import Operator
+
+    circuit = superdense_circuit(x, z, measure=False)
+    body = QuantumCircuit(1)
+    inside = False
+    for inst in circuit.data:
+        if inst.operation.name == "barrier":
+            if inside:
+                break
+            inside = True
+            continue
+        if inside:
+            body.append(inst.operation, [0])
+    return Operator(body)
+
+
+def check_alice_gates(answer, x: int, z: int) -> Feedback:
+    """Which gates must Alice apply to her qubit A, in order, to send ``(x, z)``?
+
+    ``answer``: a list of gate names applied first to last, e.g. ``["x", "z"]``; ``[]`` for the
+    identity. Names: i/id, x, y, z, h, s, sdg, t (case-insensitive). The answer passes when its
+    unitary equals the library's encoding ``Z**z X**x`` up to a global phase (exactly: Frobenius
+    distance below 1e-9 after removing the phase), so equivalent sequences such as ``["y"]`` for
+    ``(1, 1)`` also pass, with a note.
+    """
+    try:
+        reference = _encoding_reference(x, z)
+    except (ValueError, TypeError) as exc:
+        return bad_parameters(exc)
+    what = f"Alice's gates for (x, z) = ({x}, {z})"
+    if answer is None:
+        return not_attempted(what)
+    if isinstance(answer, str):
+        answer = [answer] if answer.strip().lower() in _GATES else None
+        if answer is None:
+            return failed(f"{what}: give a list of gate names, e.g. [\"x\", \"z\"] "
+                          "(one string per gate, in the order Alice applies them).")
+    if not isinstance(answer, (list, tuple)):
+        return failed(f"{what}: expected a list of gate names such as [\"x\", \"z\"], "
+                      f"got {type(answer).__name__}.")
+    names = []
+    for item in answer:
+        key = item.strip().lower() if isinstance(item, str) else None
+        if key not in _GATES:
+            return failed(f"{what}: {item!r} is not a gate name this checker knows "
+                          f"(use {', '.join(sorted(set(_GATES) - {'identity'}))}).")
+        names.append(_GATES[key])
+    if len(names) > 20:
+        return failed(f"{what}: {len(names)} gates is far more than needed (at most two).")
+    from qiskit import QuantumCircuit
+    from qiskit.quantum_info import Operator
+
+    circuit = QuantumCircuit(1)
+    for name in names:
+        getattr(circuit, name)(0)
+    given = Operator(circuit).data
+    ref = reference.data
+    # Remove the global phase: align the phase of the largest entry of the reference.
+    idx = np.unravel_index(np.argmax(np.abs(ref)), ref.shape)
+    if abs(given[idx]) < 1e-9:
+        close = False
+    else:
+        phase = given[idx] / ref[idx]
+        close = abs(abs(phase) - 1) < 1e-9 and np.linalg.norm(given - phase * ref) < 1e-9
+    if close:
+        canonical = ["x"] * x + ["z"] * z
+        if [n for n in names if n != "id"] == canonical:
+            return passed(f"{what}: correct — X**x then Z**z maps |Φ+⟩ to the Bell state Bob "
+                          f"decodes as \"{x}{z}\".")
+        return passed(f"{what}: correct up to a global phase (same Bell state, same decoding). "
+                      f"The library applies {canonical or 'nothing'}.")
+    if any(n in ("h", "s", "sdg", "t") for n in names):
+        return failed(f"{what}: not a Pauli encoding. H, S and T do not map |Φ+⟩ to another Bell "
+                      "state, so Bob's Bell measurement cannot decode the message with certainty. "
+                      "Use only X and Z.")
+    flips_x = sum(n in ("x", "y") for n in names) % 2
+    flips_z = sum(n in ("z", "y") for n in names) % 2
+    return failed(f"{what}: your gates send \"{flips_x}{flips_z}\" instead of \"{x}{z}\". "
+                  "X on A flips x (Bob's B outcome), Z flips z (Bob's A outcome), Y flips both.")
+
+
+def _exact_error_rate(pair_fidelity: float) -> float:
+    """Symbol error rate for uniform messages, from the library's density-matrix evolution."""
+    probs = [superdense_outcome_probabilities(m >> 1, m & 1, pair_fidelity=pair_fidelity)
+             [(m >> 1, m & 1)] for m in range(4)]
+    return float(1.0 - np.mean(probs))
+
+
+def check_symbol_error_rate(answer, pair_fidelity: float) -> Feedback:
+    """Probability that Bob decodes the wrong two-bit symbol when the pair has fidelity F.
+
+    Reference: the library's exact outcome distribution (``1 - F``); absolute tolerance 1e-6.
+    """
+    try:
+        expected = _exact_error_rate(pair_fidelity)
+    except (ValueError, TypeError) as exc:
+        return bad_parameters(exc)
+    what = f"symbol error rate at F = {pair_fidelity:g}"
+    fb = compare_number(answer, expected, tol=1e-6, what=what)
+    value, not_a_number = as_number(answer, what)
+    if fb.passed or not_a_number is not None:
+        return fb
+    p = 1.0 - pair_fidelity
+    if abs(value - p / 3) <= 1e-6:
+        return failed(f"{what}: (1 − F)/3 is the probability of one particular Pauli. Any of "
+                      "X, Y or Z changes the symbol.")
+    if abs(value - 2 * p / 3) <= 1e-6:
+        return failed(f"{what}: 2(1 − F)/3 is the probability that one given bit (x or z) flips. "
+                      "A symbol is wrong if either bit flips.")
+    if abs(value - pair_fidelity) <= 1e-6:
+        return failed(f"{what}: F is the probability that the symbol arrives intact.")
+    return fb
+
+
+def check_bit_error_rate(answer, pair_fidelity: float) -> Feedback:
+    """Probability that one given bit of a symbol (x, say) arrives flipped at fidelity F.
+
+    Reference: the library's exact outcome distribution (``2 (1 - F) / 3``: X or Y flips x);
+    absolute tolerance 1e-6.
+    """
+    try:
+        probs = superdense_outcome_probabilities(0, 0, pair_fidelity=pair_fidelity)
+    except (ValueError, TypeError) as exc:
+        return bad_parameters(exc)
+    expected = probs[(1, 0)] + probs[(1, 1)]
+    what = f"bit error rate of x at F = {pair_fidelity:g}"
+    fb = compare_number(answer, expected, tol=1e-6, what=what)
+    value, not_a_number = as_number(answer, what)
+    if fb.passed or not_a_number is not None:
+        return fb
+    p = 1.0 - pair_fidelity
+    if abs(value - p) <= 1e-6:
+        return failed(f"{what}: 1 − F is the symbol error rate. A Z error leaves x alone.")
+    if abs(value - p / 3) <= 1e-6:
+        return failed(f"{what}: two of the three Paulis flip x (X and Y), not one.")
+    return fb
+
+
+# --------------------------------------------------------------------------------------------
+# The ledger of the superdense ring
+# --------------------------------------------------------------------------------------------
+
+def _link_counts(P, d, bits) -> dict[str, int]:
+    """Busiest-link counts of one all-reduce from :func:`qring_edu.ring.message_bits`: classical
+    bits, superdense online qubits (ceil(k/2) per k-bit message), and lifetime uses (online +
+    offline qubits: one offline qubit distributed each consumed pair)."""
+    check_int(P, "P", 2)
+    check_int(d, "d", 1)
+    check_bits(bits)
+    m = message_bits(P, d, bits)
+    qubits = ((m + 1) // 2).sum(axis=1)
+    return {"bits": int(m.sum(axis=1).max()), "qubits": int(qubits.max()),
+            "lifetime": int(2 * qubits.max())}
+
+
+def _count_feedback(answer, expected: int, what: str, hints: dict[int, str]) -> Feedback:
+    number, fb = as_number(answer, what)
+    if fb is not None:
+        return fb
+    if number != int(number):
+        return failed(f"{what}: channel uses are whole numbers; {number:g} is not. Remember that "
+                      "a message of k bits needs ceil(k/2) qubits.")
+    value = int(number)
+    if value == expected:
+        return passed(f"{what}: correct ({expected}).")
+    if value in hints:
+        return failed(f"{what}: {value} is not right. {hints[value]}")
+    return failed(f"{what}: {value} is not right. Count the 2(P − 1) messages a link carries and "
+                  "how many qubits each needs.")
+
+
+def check_superdense_qubits(answer, P: int, d: int, bits: int) -> Feedback:
+    """Online qubits on the busiest directed link of the superdense ring all-reduce of a
+    length-``d`` vector of ``bits``-bit words on ``P`` workers (exact integer)."""
+    try:
+        counts = _link_counts(P, d, bits)
+    except (ValueError, TypeError) as exc:
+        return bad_parameters(exc)
+    expected, cl = counts["qubits"], counts["bits"]
+    what = f"online qubits per link (P = {P}, d = {d}, bits = {bits})"
+    hints = {
+        -(-d * bits // 2): "That is half of one worker's whole vector; a link carries 2(P − 1) "
+                           "chunk messages of about d/P words each.",
+        expected // 2: "That covers only one phase; reduce-scatter and all-gather each take "
+                       "P − 1 steps.",
+        2 * expected: "That is online plus offline qubits (the lifetime count); the question asks "
+                      "only for the qubits sent during the all-reduce.",
+        cl: "That is the classical count in bits; each qubit carries two bits.",
+    }
+    if cl % 2 == 0 and cl // 2 != expected:
+        hints[cl // 2] = ("Half the classical bits is almost right, but every message is rounded "
+                          "up to whole qubits separately: ceil(k/2) per message of k bits.")
+    return _count_feedback(answer, expected, what, hints)
+
+
+def check_lifetime_uses(answer, P: int, d: int, bits: int) -> Feedback:
+    """Channel uses of the busiest directed link over the pairs' whole lifetime (offline qubits
+    that distribute the Bell pairs + online qubits of the superdense ring), exact integer."""
+    try:
+        counts = _link_counts(P, d, bits)
+    except (ValueError, TypeError) as exc:
+        return bad_parameters(exc)
+    expected = counts["lifetime"]
+    what = f"lifetime channel uses per link (P = {P}, d = {d}, bits = {bits})"
+    hints = {
+        counts["bits"]: "That is the classical bit count. It equals the lifetime count "
+                        "when every message has an even number of bits; here some messages are "
+                        "odd and each needs a padding qubit (online and offline).",
+        counts["qubits"]: "That counts only the online qubits. Each consumed Bell pair was "
+                          "distributed by sending one qubit over the same link.",
+        3 * counts["qubits"]:
+            "Ebits are not channel uses of their own: an ebit is the pair that one offline "
+            "qubit created.",
+    }
+    return _count_feedback(answer, expected, what, hints)
+
+
+def check_flip_damage(answer, P: int, bits: int, max_abs: float, t: int) -> Feedback:
+    """Size of the change of a decoded value when bit ``t`` of its fixed-point word flips.
+
+    Reference: decode the word 0 with bit ``t`` set using the library's code
+    :func:`qring_edu.fixed_point` (``2**t / s``, the sign bit ``t = bits - 1`` gives the same
+    magnitude). Relative tolerance 1e-6; the sign of the answer is ignored.
+    """
+    try:
+        codec = fixed_point(P, bits, max_abs)
+        if not _is_int(t) or not 0 <= t < codec.bits:
+            raise ValueError(f"t must be an integer in 0..{codec.bits - 1}")
+    except (ValueError, TypeError) as exc:
+        return bad_parameters(exc)
+    flipped = codec.decode(np.array([1 << t], dtype=np.uint32))[0]
+    expected = abs(float(flipped - codec.decode(np.array([0], dtype=np.uint32))[0]))
+    what = f"change from flipping bit {t} (P = {P}, bits = {bits}, max_abs = {max_abs:g})"
+    value, fb = as_number(answer, what)
+    if fb is not None:
+        return fb
+    value = abs(value)
+    if abs(value - expected) <= 1e-6 * expected:
+        return passed(f"{what}: correct ({expected:.6g}).")
+    if abs(value - 2.0 ** t) <= 1e-6 * 2.0 ** t:
+        return failed(f"{what}: 2**t is the change of the integer word; divide by the scale s to "
+                      "get the change of the decoded value.")
+    if abs(value - 2.0 ** t * codec.scale) <= 1e-6 * 2.0 ** t * codec.scale:
+        return failed(f"{what}: you multiplied by the scale s; the decoded value is word / s.")
+    if t > 0 and abs(value - 2.0 ** (t - 1) / codec.scale) <= 1e-6 * expected:
+        return failed(f"{what}: off by a factor of two — bit 0 is the least significant bit, "
+                      "worth 2**0.")
+    return failed(f"{what}: {value:.6g} is not right (relative tolerance 1e-6). The word encodes "
+                  f"value·s with s = cap / max_abs = {codec.scale:.6g}.")
+
+
+# --------------------------------------------------------------------------------------------
+# Step checkers of the reasoning exercises
+# --------------------------------------------------------------------------------------------
+
+def check_link_busy_time(answer, bandwidth_gbps: float = 10.0, buckets: int = 5, *,
+                         latency_us: float = 5.0, workers: int = 8, model: str = "ResNet-50",
+                         bits: int = 16) -> Feedback:
+    """Link time (ms) per iteration that the superdense ring needs on its busiest link: its online
+    qubits plus the distribution of one half of every pair they consume, with ``buckets``
+    buckets, each message ``alpha + n beta`` and each distribution block one ``alpha`` plus one
+    ``beta`` per qubit (:func:`~qring_edu.experiments.superdense_ring.overlap_comparison`:
+    ``online + distribution``). Relative tolerance 1e-4.
+    """
+    try:
+        res = overlap_comparison(0.0, bandwidth_gbps, latency_us, buckets, workers=workers,
+                                 model=model, bits=bits)
+    except (ValueError, TypeError) as exc:
+        return bad_parameters(exc)
+    sd = res.superdense
+    expected = (sd.online + sd.distribution) * 1e3
+    what = (f"superdense link time per iteration (ms) for {model}, P = {workers}, "
+            f"{bandwidth_gbps:g} Gbit/s, B = {buckets}")
+    value, fb = as_number(answer, what)
+    if fb is not None:
+        return fb
+    if close(value, expected, rel=1e-4):
+        return passed(f"{what}: correct ({expected:.3f} ms). It is the classical link time "
+                      f"W = {res.link_time * 1e3:.3f} ms plus one α per distribution block.")
+    if close(value, res.link_time * 1e3, rel=1e-4):
+        return failed(f"{what}: {value:g} ms is the classical link time W. Almost: every "
+                      "distribution block also pays a latency α, B of them per iteration.")
+    if close(value, sd.online * 1e3, rel=1e-4):
+        return failed(f"{what}: {value:g} ms counts only the online qubits. One half of every "
+                      "pair they consume crosses the same link too.")
+    if close(value, sd.distribution * 1e3, rel=1e-4):
+        return failed(f"{what}: {value:g} ms is only the pair distribution; add the online "
+                      "qubits.")
+    return failed(f"{what}: {value:g} ms is not right (relative tolerance 1e-4). A k-bit message "
+                  "crosses as k/2 qubits, and each of those qubits consumed a pair whose half "
+                  "crossed the link before.")
+
+
+def check_idle_head(answer, compute_ms: float = 20.0, buckets: int = 5,
+                    backward_fraction: float = BACKWARD_FRACTION) -> Feedback:
+    """How long (ms) the classical link idles at the start of an iteration, before the first
+    gradient bucket is ready: the forward pass plus the first bucket's share of the backward
+    pass, ``compute (1 - phi + phi / B)`` (the ``ready[0]`` of
+    :func:`qring_edu.bucketed_iteration_time`). Relative tolerance 1e-6."""
+    try:
+        res = overlap_comparison(compute_ms, buckets=buckets, backward_fraction=backward_fraction)
+    except (ValueError, TypeError) as exc:
+        return bad_parameters(exc)
+    expected = res.classical.ready[0] * 1e3
+    what = (f"idle link time before the first bucket (ms), compute {compute_ms:g} ms, "
+            f"B = {buckets}")
+    value, fb = as_number(answer, what)
+    if fb is not None:
+        return fb
+    if close(value, expected, rel=1e-6, tol=1e-12):
+        return passed(f"{what}: correct ({expected:.4g} ms).")
+    if close(value, compute_ms * (1 - backward_fraction), rel=1e-6, tol=1e-12):
+        return failed(f"{what}: {value:g} ms is the forward pass only. The first bucket is ready "
+                      "only after its share of the backward pass, (φ/B) of the compute.")
+    if close(value, compute_ms * backward_fraction / buckets, rel=1e-6, tol=1e-12):
+        return failed(f"{what}: {value:g} ms is the first bucket's backward only; the forward "
+                      "pass comes first.")
+    return failed(f"{what}: {value:g} ms is not right (relative tolerance 1e-6). The backward "
+                  "pass is the share φ of the compute, and its B buckets are ready at even "
+                  "intervals after the forward pass.")
+
+
+_PHASES = ("reduce-scatter", "all-gather")
+
+
+def _flip_reach(P: int, phase: str, step: int) -> int:
+    """Workers whose final copy of the corrupted chunk is wrong after one bit flip in the message
+    of link 0 -> 1 at ``step`` of ``phase``: a data-flow trace of :func:`qring_edu.ring_schedule`
+    (a received chunk taints the receiver's copy; an addition keeps a taint, an overwrite
+    replaces it by the sender's)."""
+    schedule = ring_schedule(P)
+    first = P - 1 if phase == "all-gather" else 0
+    target = next(m for m in schedule if m.step == first + step and m.sender == 0)
+    tainted = {(target.receiver, target.chunk)}
+    for s in range(first + step + 1, 2 * (P - 1)):
+        sent = {(m.receiver, m.chunk): (m.sender, m.chunk) in tainted
+                for m in schedule if m.step == s}
+        for (receiver, chunk), bad in sent.items():
+            if bad:
+                tainted.add((receiver, chunk))
+            elif s >= P - 1:
+                tainted.discard((receiver, chunk))  # all-gather overwrites with a good copy
+            # reduce-scatter adds: a corrupted term stays corrupted
+    return sum((k, target.chunk) in tainted for k in range(P))
+
+
+def check_flip_reach(answer, P: int = 6, phase: str = "all-gather", step: int = 1) -> Feedback:
+    """How many workers end with a wrong value when one bit of the message on link 0 → 1 flips
+    at ``step`` (counted from 0 within ``phase``, "reduce-scatter" or "all-gather")? Reference:
+    a data-flow trace of the library's schedule (:func:`qring_edu.ring_schedule`); exact
+    integer."""
+    try:
+        P = check_int(P, "P (number of workers)", 2)
+        phase = check_choice(phase, "phase", _PHASES)
+        step = check_int(step, "step", 0, P - 2)
+    except (ValueError, TypeError) as exc:
+        return bad_parameters(exc)
+    expected = _flip_reach(P, phase, step)
+    what = f"workers holding a wrong value (P = {P}, flip in {phase} step {step})"
+    value, fb = as_number(answer, what)
+    if fb is not None:
+        return fb
+    if value == expected:
+        extra = (" Every worker ends with the same wrong value: the corrupted partial sum is "
+                 "completed and then broadcast." if phase == "reduce-scatter" else
+                 " The receiver and the workers downstream of it hold the wrong copy; the "
+                 "others kept the right one, so the replicas disagree.")
+        return passed(f"{what}: correct ({expected}).{extra}")
+    if phase == "all-gather" and value == P:
+        return failed(f"{what}: {value:g} would be right for a flip during reduce-scatter. In "
+                      "all-gather a message only overwrites copies downstream of it.")
+    if phase == "all-gather" and value in (P - 1 - step + 1, P - 2 - step):
+        return failed(f"{what}: {value:g} is off by one. Count the receiver of the flipped "
+                      "message and every worker it forwards the chunk to in the remaining "
+                      "all-gather steps (the last all-gather step is P − 2).")
+    return failed(f"{what}: {value:g} is not right. Follow the corrupted chunk through the "
+                  "remaining steps of ring_schedule.")
+
+
+def _bidirectional_qubits(P: int, d: int, bits: int) -> int:
+    """Busiest directed link of two superdense rings in opposite directions, one all-reducing
+    the first ceil(d/2) words, the other the rest (ceil(k/2) qubits per k-bit message)."""
+    loads = []
+    for words in (-(-d // 2), d // 2):
+        if words:
+            m = message_bits(P, words, bits)
+            loads.append(int(((m + 1) // 2).sum(axis=1).max()))
+    return max(loads)
+
+
+def check_bidirectional_qubits(answer, P: int = 4, d: int = 8000, bits: int = 16) -> Feedback:
+    """Online qubits on the busiest directed link when the d words are all-reduced by two
+    superdense rings at once, one clockwise over the first ceil(d/2) words and one
+    counter-clockwise over the rest, every link full-duplex (each direction its own link and its
+    own pairs). Reference: :func:`qring_edu.ring.message_bits` of each half; exact integer."""
+    try:
+        P = check_int(P, "P (number of workers)", 2)
+        d = check_int(d, "d", 2)
+        bits = check_bits(bits)
+    except (ValueError, TypeError) as exc:
+        return bad_parameters(exc)
+    expected = _bidirectional_qubits(P, d, bits)
+    one_ring = int(((message_bits(P, d, bits) + 1) // 2).sum(axis=1).max())
+    what = f"online qubits per directed link, bidirectional superdense ring (P = {P}, d = {d})"
+    hints = {
+        expected // 2: "That halves twice: the two directions are different links, each "
+                       "carrying half the vector as qubits.",
+        2 * expected: "That is the classical bit count of one direction; each qubit carries two "
+                      "bits.",
+    }
+    hints[one_ring] = ("That is one ring carrying the whole vector over every link; with two "
+                       "rings each direction carries only half of it." +
+                       (" (It is also the bits of one direction: each qubit carries two.)"
+                        if one_ring == 2 * expected else ""))
+    return _count_feedback(answer, expected, what, hints)

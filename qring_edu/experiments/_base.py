@@ -1,0 +1,287 @@
+"""Helpers shared by the experiments of every chapter (experiments floor).
+
+* :class:`Table` — the table every result offers (``result.table()``): plain values, one format
+  per column, a fixed-width text form (its ``repr``) and an HTML form (``_repr_html_``), so a
+  notebook cell shows ``result.table()`` instead of formatting rows in a loop;
+* :class:`LedgerComparison` / :func:`compare_ledgers` — the classical and the superdense ledger of
+  the same all-reduce, link by link (chapters 2 and 3);
+* :func:`rng` — one independent, reproducible random stream per (experiment, size, trial, role);
+* :func:`worker_counts` — the list of ring sizes a sweep runs over, validated once;
+* :func:`loglog_slope` — least-squares slope of a log-log fit.
+"""
+
+from __future__ import annotations
+
+import html
+import numbers
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from .._validate import check_int
+from ..ledger import Ledger
+
+__all__ = ["Table", "Rows", "LedgerComparison", "compare_ledgers", "rng", "worker_counts",
+           "loglog_slope"]
+
+
+def _plain(value: Any) -> Any:
+    """NumPy scalars -> Python scalars, so cells format and compare like plain numbers."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+@dataclass(frozen=True)
+class Table:
+    """A small table of results: ``columns`` (headers), ``rows`` (tuples of plain Python values,
+    one per column) and ``formats`` (one ``format()`` spec per column, ``""`` = ``str``).
+
+    ``None`` prints as ``–``. Numeric columns are right-aligned. ``repr`` is the fixed-width text
+    table (what a plain-text reader and nbval see); ``_repr_html_`` the same table in HTML.
+
+    Examples
+    --------
+    >>> t = Table(("P", "bits"), ((2, 1000), (4, 1500)), ("d", ",d"))
+    >>> print(t)
+    P   bits
+    2  1,000
+    4  1,500
+    >>> t.column("bits")
+    (1000, 1500)
+    """
+
+    columns: tuple[str, ...]
+    rows: tuple[tuple, ...]
+    formats: tuple[str, ...] = ()
+    title: str = ""
+
+    def __post_init__(self) -> None:
+        columns = tuple(str(c) for c in self.columns)
+        rows = tuple(tuple(_plain(v) for v in row) for row in self.rows)
+        formats = tuple(self.formats) or ("",) * len(columns)
+        if not columns:
+            raise ValueError("columns must name at least one column")
+        if len(formats) != len(columns):
+            raise ValueError(f"formats must have one entry per column ({len(columns)}), "
+                             f"got {len(formats)}")
+        for i, row in enumerate(rows):
+            if len(row) != len(columns):
+                raise ValueError(f"rows[{i}] has {len(row)} values for {len(columns)} columns")
+        object.__setattr__(self, "columns", columns)
+        object.__setattr__(self, "rows", rows)
+        object.__setattr__(self, "formats", formats)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def column(self, name: str) -> tuple:
+        """The values of one column, top to bottom."""
+        if name not in self.columns:
+            raise ValueError(f"name must be one of {', '.join(map(repr, self.columns))}, got {name!r}")
+        j = self.columns.index(name)
+        return tuple(row[j] for row in self.rows)
+
+    def _cell(self, value: Any, spec: str) -> str:
+        if value is None:
+            return "–"
+        return format(value, spec) if spec else str(value)
+
+    def _numeric(self, j: int) -> bool:
+        return all(isinstance(r[j], numbers.Number) or r[j] is None for r in self.rows)
+
+    def cells(self) -> list[list[str]]:
+        """Every cell as the text it prints, row by row."""
+        return [[self._cell(v, f) for v, f in zip(row, self.formats)] for row in self.rows]
+
+    def text(self) -> str:
+        """The fixed-width text table (two spaces between columns)."""
+        cells = self.cells()
+        widths = [max([len(h)] + [len(r[j]) for r in cells]) for j, h in enumerate(self.columns)]
+        right = [self._numeric(j) for j in range(len(self.columns))]
+
+        def line(values):
+            parts = [v.rjust(w) if r else v.ljust(w) for v, w, r in zip(values, widths, right)]
+            return "  ".join(parts).rstrip()
+
+        out = ([self.title] if self.title else []) + [line(self.columns)]
+        return "\n".join(out + [line(r) for r in cells])
+
+    def __repr__(self) -> str:
+        return self.text()
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def _repr_html_(self) -> str:
+        esc = html.escape
+        right = [self._numeric(j) for j in range(len(self.columns))]
+        style = ["text-align:right" if r else "text-align:left" for r in right]
+        head = "".join(f'<th style="{s}">{esc(h)}</th>' for h, s in zip(self.columns, style))
+        body = "".join("<tr>" + "".join(f'<td style="{s}">{esc(c)}</td>' for c, s in zip(r, style))
+                       + "</tr>" for r in self.cells())
+        caption = f"<caption>{esc(self.title)}</caption>" if self.title else ""
+        return (f'<table class="qring-table">{caption}<thead><tr>{head}</tr></thead>'
+                f"<tbody>{body}</tbody></table>")
+
+
+@dataclass(frozen=True)
+class Rows:
+    """A result made of records, one per row: iterable, indexable and sized like the tuple
+    ``rows``; a subclass defines :meth:`table`, which the notebook shows (``_repr_html_``)."""
+
+    rows: tuple
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, i):
+        return self.rows[i]
+
+    def table(self) -> Table:
+        raise NotImplementedError
+
+    def _repr_html_(self) -> str:
+        return self.table()._repr_html_()
+
+
+# ---------------------------------------------------------------------------------------------
+# Two ledgers of the same all-reduce
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class LedgerComparison:
+    """The classical and the superdense ledger of one all-reduce, per directed link.
+
+    Arrays of shape (P,), one entry per link ``(k, k+1)``: ``classical_bits`` (online bits of the
+    classical ring), ``online_qubits``, ``ebits`` and ``offline_qubits`` (superdense ring).
+    ``floor`` = classical bits / 2 (the entanglement-assisted Holevo bound: no protocol sends
+    fewer qubits for those bits); ``excess`` = online qubits − floor (half a qubit per message
+    with an odd number of bits); ``lifetime`` = online + offline qubits.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qring_edu.ring import ring_allreduce
+    >>> zeros = np.zeros((3, 7), dtype=np.int64)
+    >>> cmp = compare_ledgers(ring_allreduce(zeros, bits=5).ledger,
+    ...                       ring_allreduce(zeros, bits=5, transport="superdense").ledger)
+    >>> cmp.classical_bits.tolist(), cmp.online_qubits.tolist()
+    ([50, 45, 45], [26, 23, 23])
+    """
+
+    links: tuple[tuple[int, int], ...]
+    classical_bits: np.ndarray
+    online_qubits: np.ndarray
+    ebits: np.ndarray
+    offline_qubits: np.ndarray
+
+    @property
+    def floor(self) -> np.ndarray:
+        return self.classical_bits / 2
+
+    @property
+    def excess(self) -> np.ndarray:
+        return self.online_qubits - self.floor
+
+    @property
+    def lifetime(self) -> np.ndarray:
+        return self.online_qubits + self.offline_qubits
+
+    _COLUMNS = {
+        "link": ("link", ""),
+        "classical_bits": ("classical bits", "d"),
+        "online_qubits": ("online qubits", "d"),
+        "floor": ("Holevo floor", ".1f"),
+        "excess": ("excess", ".1f"),
+        "ebits": ("ebits", "d"),
+        "offline_qubits": ("offline qubits", "d"),
+        "lifetime": ("lifetime uses", "d"),
+    }
+
+    def table(self, columns: Sequence[str] = ("link", "classical_bits", "online_qubits", "floor",
+                                              "offline_qubits")) -> Table:
+        """One row per link; ``columns`` from ``link``, ``classical_bits``, ``online_qubits``,
+        ``floor``, ``excess``, ``ebits``, ``offline_qubits``, ``lifetime``."""
+        for c in columns:
+            if c not in self._COLUMNS:
+                raise ValueError(f"columns must be chosen from {', '.join(self._COLUMNS)}, got {c!r}")
+        values = {"link": [f"{a}->{b}" for a, b in self.links], "floor": self.floor,
+                  "excess": self.excess, "lifetime": self.lifetime}
+        rows = zip(*[values[c] if c in values else getattr(self, c) for c in columns])
+        return Table(tuple(self._COLUMNS[c][0] for c in columns), tuple(rows),
+                     tuple(self._COLUMNS[c][1] for c in columns))
+
+    def _repr_html_(self) -> str:
+        return self.table()._repr_html_()
+
+    def __repr__(self) -> str:
+        return (f"LedgerComparison(P={len(self.links)}, classical_bits={int(self.classical_bits.max())}, "
+                f"online_qubits={int(self.online_qubits.max())})")
+
+
+def compare_ledgers(classical: Ledger, superdense: Ledger) -> LedgerComparison:
+    """Line up a classical and a superdense :class:`~qring_edu.ledger.Ledger` of the same ring
+    (same number of workers) link by link."""
+    for name, led in (("classical", classical), ("superdense", superdense)):
+        if not isinstance(led, Ledger):
+            raise TypeError(f"{name} must be a qring_edu.ledger.Ledger, got {type(led).__name__}")
+    if classical.workers != superdense.workers:
+        raise ValueError(f"classical and superdense must have the same number of workers, got "
+                         f"{classical.workers} and {superdense.workers}")
+    return LedgerComparison(links=tuple(classical.links),
+                            classical_bits=classical.per_link("online_bits"),
+                            online_qubits=superdense.per_link("online_qubits"),
+                            ebits=superdense.per_link("ebits"),
+                            offline_qubits=superdense.per_link("offline_qubits"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Small shared checks
+# ---------------------------------------------------------------------------------------------
+def rng(*parts: int) -> np.random.Generator:
+    """An independent, reproducible stream for one (experiment, size, trial, role).
+
+    Examples
+    --------
+    >>> int(rng(0, 1).integers(100)) == int(rng(0, 1).integers(100))
+    True
+    """
+    return np.random.default_rng([int(p) for p in parts])
+
+
+def worker_counts(workers, name: str = "workers", *, max_words: int | None = None,
+                  d: int = 1) -> list[int]:
+    """The ring sizes of a sweep: a non-empty sequence of integers >= 2. With ``max_words``,
+    ``max(workers) * d`` must not exceed it (so a typo cannot freeze a kernel).
+
+    Examples
+    --------
+    >>> worker_counts(range(2, 5))
+    [2, 3, 4]
+    """
+    try:
+        items = list(workers)
+    except TypeError:
+        raise TypeError(f"{name} must be a sequence of worker counts, got {type(workers).__name__}") from None
+    ps = [check_int(p, name, 2) for p in items]
+    if not ps:
+        raise ValueError(f"{name} must list at least one worker count")
+    if max_words is not None and max(ps) * d > max_words:
+        raise ValueError(f"{name} * d must be <= {max_words:,} for this sweep, got {max(ps) * d:,}")
+    return ps
+
+
+def loglog_slope(x: Sequence[float], y: Sequence[float]) -> float:
+    """Least-squares slope of ``log y`` against ``log x`` (``y ∝ x^slope``).
+
+    Examples
+    --------
+    >>> round(loglog_slope([1, 2, 4, 8], [3, 12, 48, 192]), 6)
+    2.0
+    """
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if x.size < 2 or np.any(x <= 0) or np.any(y <= 0):
+        raise ValueError("loglog_slope needs at least two points with positive x and y")
+    return float(np.polyfit(np.log(x), np.log(y), 1)[0])

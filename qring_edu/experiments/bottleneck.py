@@ -1,0 +1,524 @@
+"""Experiments of chapter 1, *The communication bottleneck*: the ring schedule replayed step by
+step, α–β costs of ring vs parameter server, per-link bits from the ledger and real model sizes.
+
+Pure: every number comes from :mod:`qring_edu.ring` and :mod:`qring_edu.costmodel`; results are
+frozen dataclasses (figures: :mod:`qring_edu.figures.bottleneck`).
+
+* :func:`ring_state` — whose gradients each worker's copy of each chunk holds after ``step`` steps;
+* :func:`ring_schedule_table` — every message of the schedule, step by step;
+* :func:`cost_sweep`, :func:`alpha_beta_costs` — α–β times for a range of worker counts;
+* :func:`link_bits_sweep` — bits on the busiest link, measured by running the ring;
+* :func:`model_comm_table` — the per-iteration communication of :data:`~qring_edu.MODEL_SIZES`;
+* :func:`overlap_table` — how much of the classical ring bucketed all-reduce hides behind the
+  backward pass (:func:`qring_edu.costmodel.bucketed_iteration_time`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from .._validate import check_bits, check_choice, check_float, check_int
+from ..costmodel import (
+    MODEL_SIZES,
+    allreduce_lower_bound_bits,
+    bucketed_iteration_time,
+    iteration_time,
+    parameter_server_time,
+    ring_time,
+)
+from ..ring import RingStep, chunk_bounds, message_bits, ring_allreduce, ring_schedule
+from ._base import Rows, Table, worker_counts
+
+__all__ = [
+    "RingState",
+    "ring_state",
+    "ring_schedule_table",
+    "CostSweep",
+    "cost_sweep",
+    "alpha_beta_costs",
+    "LinkBitsSweep",
+    "link_bits_sweep",
+    "ModelCommRow",
+    "ModelCommTable",
+    "model_comm_table",
+    "OverlapRow",
+    "OverlapTable",
+    "overlap_table",
+]
+
+#: Largest P * d the ledger sweep simulates (zero gradients of shape (P, d)).
+MAX_LINK_WORDS = 10**6
+
+
+# ---------------------------------------------------------------------------------------------
+# The ring schedule, replayed step by step
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RingState:
+    """What every worker holds after ``step`` synchronous steps of the ring all-reduce.
+
+    ``contains[k, c, j]`` (bool, shape (P, P, P)) is True when worker k's copy of chunk c already
+    includes worker j's gradient. Initially ``contains[k, c, j] = (j == k)``; after the
+    2(P-1) steps every entry is True. ``messages`` are the messages of the step just completed
+    (global step ``step - 1``; empty when ``step == 0``). ``offsets`` (shape (P + 1,)) are the
+    chunk boundaries of a length-``d`` vector from :func:`qring_edu.chunk_bounds`, so chunk c has
+    ``offsets[c+1] - offsets[c]`` words of ``bits`` bits.
+
+    Examples
+    --------
+    >>> st = ring_state(4, 3)
+    >>> st
+    RingState(P=4, d=4, bits=16, step=3/6, phase='reduce-scatter')
+    >>> [st.reduced_chunk(k) for k in range(4)]
+    [1, 2, 3, 0]
+    """
+
+    workers: int
+    d: int
+    bits: int
+    step: int
+    contains: np.ndarray = field(repr=False)
+    messages: tuple[RingStep, ...] = field(repr=False)
+    offsets: np.ndarray = field(repr=False)
+
+    @property
+    def total_steps(self) -> int:
+        """2 (P - 1) synchronous steps in all."""
+        return 2 * (self.workers - 1)
+
+    @property
+    def phase(self) -> str:
+        """Phase of the step just completed: ``"start"``, ``"reduce-scatter"`` or ``"all-gather"``."""
+        return self.messages[0].phase if self.messages else "start"
+
+    @property
+    def phase_step(self) -> int | None:
+        """Index s of the step just completed inside its phase (0 .. P-2), None at the start."""
+        if not self.messages:
+            return None
+        s = self.messages[0].step
+        return s if s < self.workers - 1 else s - (self.workers - 1)
+
+    @property
+    def counts(self) -> np.ndarray:
+        """Number of gradients in worker k's copy of chunk c, shape (P, P), values 1..P."""
+        return self.contains.sum(axis=2)
+
+    @property
+    def chunk_sizes(self) -> np.ndarray:
+        """Words per chunk, shape (P,)."""
+        return np.diff(self.offsets)
+
+    def message_bits(self) -> np.ndarray:
+        """Bits sent on link (k, k+1) in the step just completed, shape (P,) (zeros at the start);
+        a column of :func:`qring_edu.ring.message_bits`."""
+        if self.step == 0:
+            return np.zeros(self.workers, dtype=np.int64)
+        return message_bits(self.workers, self.d, self.bits)[:, self.step - 1]
+
+    def reduced_chunk(self, worker: int) -> int | None:
+        """The chunk whose copy at ``worker`` holds all P gradients, if exactly one does."""
+        full = np.flatnonzero(self.counts[worker] == self.workers)
+        return int(full[0]) if full.size == 1 else None
+
+    def __repr__(self) -> str:
+        return (f"RingState(P={self.workers}, d={self.d}, bits={self.bits}, "
+                f"step={self.step}/{self.total_steps}, phase={self.phase!r})")
+
+
+def ring_state(workers: int, step: int, d: int | None = None, bits: int = 16) -> RingState:
+    """Replay the first ``step`` synchronous steps of :func:`qring_edu.ring_schedule`.
+
+    ``workers``: P >= 2; ``step``: 0 .. 2(P-1); ``d``: entries per gradient (default P, one word
+    per chunk); ``bits``: word size b (2..32), used only for the message sizes.
+    Reduce-scatter messages *add* the sender's partial sum into the receiver's copy (set union of
+    the contributions); all-gather messages *overwrite* it.
+
+    Examples
+    --------
+    >>> bool(ring_state(3, 4).contains.all())    # after 2(P-1) steps every copy holds everything
+    True
+    """
+    P = check_int(workers, "P (number of workers)", 2)
+    step = check_int(step, "step", 0, 2 * (P - 1))
+    d = P if d is None else check_int(d, "d", 1)
+    bits = check_bits(bits)
+    offsets = chunk_bounds(d, P)
+    contains = np.zeros((P, P, P), dtype=bool)
+    for k in range(P):
+        contains[k, :, k] = True
+    schedule = ring_schedule(P)
+    last: tuple[RingStep, ...] = ()
+    for t in range(step):
+        batch = tuple(m for m in schedule if m.step == t)
+        before = contains.copy()  # all messages of one step leave simultaneously
+        for m in batch:
+            if m.phase == "reduce-scatter":
+                contains[m.receiver, m.chunk] |= before[m.sender, m.chunk]
+            else:
+                contains[m.receiver, m.chunk] = before[m.sender, m.chunk]
+        last = batch
+    return RingState(workers=P, d=d, bits=bits, step=step, contains=contains, messages=last,
+                     offsets=offsets)
+
+
+def ring_schedule_table(workers: int) -> Table:
+    """Every message of :func:`qring_edu.ring_schedule`: one row per synchronous step (global
+    step, phase), one column per directed link ``Wk->Wk+1`` naming the chunk it carries.
+
+    Examples
+    --------
+    >>> print(ring_schedule_table(3))
+    step  phase           W0->W1  W1->W2  W2->W0
+       0  reduce-scatter  c0      c1      c2
+       1  reduce-scatter  c2      c0      c1
+       2  all-gather      c1      c2      c0
+       3  all-gather      c0      c1      c2
+    """
+    P = check_int(workers, "P (number of workers)", 2)
+    rows = []
+    for step in range(2 * (P - 1)):
+        msgs = sorted((m for m in ring_schedule(P) if m.step == step), key=lambda m: m.sender)
+        rows.append((step, msgs[0].phase, *(f"c{m.chunk}" for m in msgs)))
+    links = tuple(f"W{k}->W{(k + 1) % P}" for k in range(P))
+    return Table(("step", "phase") + links, tuple(rows), ("d", "") + ("",) * P)
+
+
+# ---------------------------------------------------------------------------------------------
+# α–β costs: ring vs parameter server vs the lower bound
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CostSweep:
+    """α–β times (seconds) of one all-reduce of ``d`` words of ``bits`` bits, for each P in
+    ``workers`` (shape (n,)): ``ring`` (:func:`qring_edu.ring_time`), ``parameter_server``
+    (:func:`qring_edu.parameter_server_time`), ``bound`` = lower-bound bits × beta (bandwidth
+    only, :func:`qring_edu.allreduce_lower_bound_bits`) and ``latency`` = the ring's latency term
+    ``2 (P-1) alpha`` (its time with beta = 0). ``chosen`` is the highlighted P (or None).
+    ``alpha`` in seconds per message, ``beta`` in seconds per bit.
+
+    Examples
+    --------
+    >>> sw = cost_sweep(25_557_032, 32, 10e-6, 1e-11, workers=(4, 16))
+    >>> print(sw.table())
+     P  ring (ms)  server (ms)  server/ring  ring latency (ms)
+     4      12.33        65.45          5.3               0.06
+    16      15.63       261.72         16.7               0.30
+    """
+
+    label: str
+    d: int
+    bits: int
+    alpha: float
+    beta: float
+    workers: np.ndarray = field(repr=False)
+    ring: np.ndarray = field(repr=False)
+    parameter_server: np.ndarray = field(repr=False)
+    bound: np.ndarray = field(repr=False)
+    latency: np.ndarray = field(repr=False)
+    chosen: int | None = None
+
+    def at(self, workers: int) -> dict[str, float]:
+        """The three times at one P of the sweep."""
+        idx = np.flatnonzero(self.workers == workers)
+        if idx.size == 0:
+            raise ValueError(f"workers must be one of the swept values, got {workers!r}")
+        i = int(idx[0])
+        return {"ring": float(self.ring[i]), "parameter_server": float(self.parameter_server[i]),
+                "bound": float(self.bound[i])}
+
+    @property
+    def speedup(self) -> float | None:
+        """Parameter-server time / ring time at the chosen P."""
+        if self.chosen is None:
+            return None
+        t = self.at(self.chosen)
+        return t["parameter_server"] / t["ring"]
+
+    def table(self) -> Table:
+        """One row per P: ring and server times (ms), their ratio, the ring's latency part (ms)."""
+        rows = zip(self.workers, self.ring * 1e3, self.parameter_server * 1e3,
+                   self.parameter_server / self.ring, self.latency * 1e3)
+        return Table(("P", "ring (ms)", "server (ms)", "server/ring", "ring latency (ms)"),
+                     tuple(rows), ("d", ".2f", ".2f", ".1f", ".2f"))
+
+    def __repr__(self) -> str:
+        return (f"CostSweep({self.label!r}, d={self.d}, bits={self.bits}, alpha={self.alpha:.3g}, "
+                f"beta={self.beta:.3g}, P={int(self.workers[0])}..{int(self.workers[-1])})")
+
+
+def cost_sweep(d: int, bits: int, alpha: float, beta: float,
+               workers: Sequence[int] = tuple(range(2, 129)), *, label: str = "",
+               chosen: int | None = None) -> CostSweep:
+    """Evaluate the α–β model for every P in ``workers`` (each an integer >= 2).
+
+    ``alpha``: seconds per message (>= 0); ``beta``: seconds per bit (>= 0).
+
+    Examples
+    --------
+    >>> sw = cost_sweep(1000, 16, 1e-6, 1e-9, chosen=8)
+    >>> round(sw.speedup, 2)
+    6.14
+    """
+    d = check_int(d, "d", 1)
+    bits = check_bits(bits)
+    alpha = check_float(alpha, "alpha", 0.0)
+    beta = check_float(beta, "beta", 0.0)
+    ps = worker_counts(workers)
+    if chosen is not None:
+        chosen = check_int(chosen, "P (number of workers)", 2)
+        if chosen not in ps:
+            ps = sorted(set(ps) | {chosen})
+    return CostSweep(
+        label=label or f"d = {d:,}", d=d, bits=bits, alpha=alpha, beta=beta,
+        workers=np.array(ps, dtype=np.int64),
+        ring=np.array([ring_time(p, d, bits, alpha, beta) for p in ps]),
+        parameter_server=np.array([parameter_server_time(p, d, bits, alpha, beta) for p in ps]),
+        bound=np.array([allreduce_lower_bound_bits(p, d, bits) * beta for p in ps]),
+        latency=np.array([ring_time(p, d, bits, alpha, 0.0) for p in ps]),
+        chosen=chosen,
+    )
+
+
+def alpha_beta_costs(workers: int = 16, model: str = "ResNet-50", bits: int = 32,
+                     alpha_us: float = 10.0, bandwidth_gbps: float = 100.0) -> CostSweep:
+    """The α–β widget's computation: a sweep over P = 2..128 for ``model`` (a key of
+    :data:`qring_edu.MODEL_SIZES`), highlighting ``workers``.
+
+    ``alpha_us``: per-message latency in microseconds (>= 0); ``bandwidth_gbps``: link bandwidth
+    in Gbit/s (> 0), so ``beta = 1 / (bandwidth * 1e9)`` s/bit.
+
+    Examples
+    --------
+    >>> round(alpha_beta_costs(workers=16).speedup, 1)
+    16.7
+    """
+    model = check_choice(model, "model", tuple(MODEL_SIZES))
+    alpha = check_float(alpha_us, "alpha_us (latency in microseconds)", 0.0) / 1e6
+    bandwidth = check_float(bandwidth_gbps, "bandwidth_gbps (link bandwidth in Gbit/s)", 0.0,
+                            lo_open=True)
+    beta = 1.0 / (bandwidth * 1e9)
+    return cost_sweep(MODEL_SIZES[model], bits, alpha, beta, workers=tuple(range(2, 129)),
+                      label=model, chosen=workers)
+
+
+# ---------------------------------------------------------------------------------------------
+# Per-link bits from the ledger
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LinkBitsSweep:
+    """Bits on the busiest link for one all-reduce of ``d`` words of ``bits`` bits.
+
+    ``ring``: measured by running :func:`qring_edu.ring_allreduce` (ledger, maximum over links);
+    ``bound``: :func:`qring_edu.allreduce_lower_bound_bits`; ``parameter_server``: bits into the
+    server per direction, ``P d b`` (from :func:`qring_edu.parameter_server_time` with alpha = 0,
+    beta = 1, which counts both directions). All shape (n,), one entry per P in ``workers``.
+
+    Examples
+    --------
+    >>> sw = link_bits_sweep(60, 16, workers=range(2, 6))
+    >>> sw.ring.tolist(), sw.bound.tolist()
+    ([960, 1280, 1440, 1536], [960.0, 1280.0, 1440.0, 1536.0])
+    """
+
+    d: int
+    bits: int
+    workers: np.ndarray = field(repr=False)
+    ring: np.ndarray = field(repr=False)
+    bound: np.ndarray = field(repr=False)
+    parameter_server: np.ndarray = field(repr=False)
+
+    def __repr__(self) -> str:
+        return (f"LinkBitsSweep(d={self.d}, bits={self.bits}, "
+                f"P={int(self.workers[0])}..{int(self.workers[-1])})")
+
+
+def link_bits_sweep(d: int, bits: int, workers: Sequence[int] = tuple(range(2, 17))
+                    ) -> LinkBitsSweep:
+    """Run the classical ring on zero gradients of shape (P, d) for each P and read the ledger.
+
+    ``P * d`` is capped at :data:`MAX_LINK_WORDS` (10**6) so the sweep stays fast.
+    """
+    d = check_int(d, "d", 1)
+    bits = check_bits(bits)
+    ps = worker_counts(workers, max_words=MAX_LINK_WORDS, d=d)
+    ring = [ring_allreduce(np.zeros((p, d), dtype=np.int64), bits=bits).ledger.online_bits()
+            for p in ps]
+    return LinkBitsSweep(
+        d=d, bits=bits, workers=np.array(ps, dtype=np.int64), ring=np.array(ring, dtype=np.int64),
+        bound=np.array([allreduce_lower_bound_bits(p, d, bits) for p in ps]),
+        parameter_server=np.array([parameter_server_time(p, d, bits, 0.0, 1.0) / 2 for p in ps]),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Real model sizes
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ModelCommRow:
+    """Per-iteration gradient synchronisation of one model on a ring of ``workers`` workers.
+
+    ``link_bits``: bits on the busiest link (``ring_time`` with alpha = 0, beta = 1 s/bit);
+    ``ring_s`` / ``ps_s``: α–β seconds of the ring / a single parameter server with latency
+    ``alpha`` (s) and bandwidth ``bandwidth_gbps`` (Gbit/s).
+    """
+
+    model: str
+    params: int
+    bits: int
+    workers: int
+    alpha: float
+    bandwidth_gbps: float
+    link_bits: float
+    ring_s: float
+    ps_s: float
+
+
+@dataclass(frozen=True)
+class ModelCommTable(Rows):
+    """The rows of :func:`model_comm_table` (iterable, indexable like a list of
+    :class:`ModelCommRow`), with :meth:`table`."""
+
+    rows: tuple[ModelCommRow, ...]
+
+    def row(self, model: str, bits: int) -> ModelCommRow:
+        """The row of ``model`` at word size ``bits``."""
+        for r in self.rows:
+            if r.model == model and r.bits == bits:
+                return r
+        raise ValueError(f"no row for model={model!r}, bits={bits!r}")
+
+    def table(self) -> Table:
+        """Model, parameters, word size, gigabytes on the busiest link, ring and server seconds."""
+        return Table(("model", "parameters", "bits", "GB per link", "ring (s)", "server (s)"),
+                     tuple((r.model, r.params, r.bits, r.link_bits / 8e9, r.ring_s, r.ps_s)
+                           for r in self.rows),
+                     ("", ",d", "d", ".2f", ".3f", ".1f"))
+
+    def __repr__(self) -> str:
+        return f"ModelCommTable({len(self.rows)} rows, P={self.rows[0].workers if self.rows else '-'})"
+
+
+def model_comm_table(workers: int = 32, bits: Sequence[int] = (16, 32), alpha: float = 10e-6,
+                     bandwidth_gbps: float = 100.0, models: Sequence[str] | None = None
+                     ) -> ModelCommTable:
+    """One row per (model, word size): :data:`MODEL_SIZES` on a ring of ``workers`` workers.
+
+    ``alpha`` in seconds per message, ``bandwidth_gbps`` in Gbit/s (beta = 1 / (bandwidth 1e9)).
+
+    Examples
+    --------
+    >>> rows = model_comm_table(models=["GPT-2 XL"], bits=[16])
+    >>> round(rows.row("GPT-2 XL", 16).ring_s, 3)
+    0.466
+    """
+    workers = check_int(workers, "P (number of workers)", 2)
+    alpha = check_float(alpha, "alpha", 0.0)
+    bandwidth = check_float(bandwidth_gbps, "bandwidth_gbps", 0.0, lo_open=True)
+    beta = 1.0 / (bandwidth * 1e9)
+    names = list(MODEL_SIZES) if models is None else [check_choice(m, "models", tuple(MODEL_SIZES))
+                                                      for m in models]
+    rows = []
+    for name in names:
+        d = MODEL_SIZES[name]
+        for b in bits:
+            b = check_bits(b)
+            rows.append(ModelCommRow(
+                model=name, params=d, bits=b, workers=workers, alpha=alpha,
+                bandwidth_gbps=bandwidth,
+                link_bits=ring_time(workers, d, b, 0.0, 1.0),
+                ring_s=ring_time(workers, d, b, alpha, beta),
+                ps_s=parameter_server_time(workers, d, b, alpha, beta)))
+    return ModelCommTable(tuple(rows))
+
+
+# ---------------------------------------------------------------------------------------------
+# Overlap with the backward pass (the classical ring only; chapter 3 compares both transports)
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class OverlapRow:
+    """One iteration of the classical ring with ``buckets`` gradient buckets (``None``: the
+    non-overlapped model, one all-reduce after the whole compute, :func:`qring_edu.iteration_time`).
+
+    Seconds: ``total`` (the steady-state iteration), ``tail`` (``total - compute``: the part of the
+    communication left after the last gradient is ready). ``hidden`` = ``1 - tail / ring``: the
+    share of one whole-gradient all-reduce (``ring``, :func:`qring_edu.ring_time`) that runs
+    during the backward pass.
+    """
+
+    buckets: int | None
+    compute: float
+    ring: float
+    total: float
+    tail: float
+
+    @property
+    def hidden(self) -> float:
+        return 1.0 - self.tail / self.ring if self.ring > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class OverlapTable(Rows):
+    """The rows of :func:`overlap_table` (iterable like a list of :class:`OverlapRow`)."""
+
+    rows: tuple[OverlapRow, ...]
+    model: str = ""
+    workers: int = 0
+    bits: int = 0
+
+    def row(self, buckets: int | None) -> OverlapRow:
+        """The row with ``buckets`` buckets (``None``: the non-overlapped model)."""
+        for r in self.rows:
+            if r.buckets == buckets:
+                return r
+        raise ValueError(f"no row for buckets={buckets!r}")
+
+    def table(self) -> Table:
+        """Schedule, iteration time, time after the backward pass (ms) and the share hidden."""
+        return Table(("schedule", "iteration (ms)", "after the backward pass (ms)",
+                      "all-reduce hidden (%)"),
+                     tuple(("no overlap" if r.buckets is None else
+                            f"{r.buckets} bucket{'s' if r.buckets > 1 else ''}",
+                            r.total * 1e3, r.tail * 1e3, 100 * r.hidden) for r in self.rows),
+                     ("", ".2f", ".2f", ".0f"))
+
+    def __repr__(self) -> str:
+        return (f"OverlapTable({self.model!r}, P={self.workers}, bits={self.bits}, "
+                f"{len(self.rows)} rows)")
+
+
+def overlap_table(model: str = "ResNet-50", workers: int = 8, bits: int = 16,
+                  alpha: float = 5e-6, bandwidth_gbps: float = 100.0, compute: float = 0.02,
+                  buckets: Sequence[int] = (1, 2, 5, 25)) -> OverlapTable:
+    """The classical ring with and without overlap: one row for the non-overlapped model
+    (:func:`qring_edu.iteration_time`) and one per bucket count in ``buckets``
+    (:func:`qring_edu.costmodel.bucketed_iteration_time`, ``method="formula"``: B near-equal
+    buckets ready evenly over the backward pass, 2/3 of ``compute`` seconds).
+
+    ``alpha`` in seconds per message, ``bandwidth_gbps`` in Gbit/s, ``compute`` in seconds.
+
+    Examples
+    --------
+    >>> t = overlap_table()
+    >>> [round(r.total * 1e3, 2) for r in t]
+    [27.23, 27.23, 23.65, 21.5, 20.36]
+    >>> round(t.row(5).tail * 1e3, 2), round(t.row(5).hidden, 3)
+    (1.5, 0.792)
+    """
+    model = check_choice(model, "model", tuple(MODEL_SIZES))
+    workers = check_int(workers, "P (number of workers)", 2)
+    bits = check_bits(bits)
+    alpha = check_float(alpha, "alpha", 0.0)
+    bandwidth = check_float(bandwidth_gbps, "bandwidth_gbps", 0.0, lo_open=True)
+    compute = check_float(compute, "compute", 0.0)
+    d, beta = MODEL_SIZES[model], 1.0 / (bandwidth * 1e9)
+    ring = ring_time(workers, d, bits, alpha, beta)
+    plain = iteration_time(compute, workers, d, bits, alpha, beta)
+    rows = [OverlapRow(None, compute, ring, plain.total, plain.total - compute)]
+    for b in buckets:
+        it = bucketed_iteration_time(compute, workers, d, bits, alpha, beta,
+                                     buckets=check_int(b, "buckets", 1, d), method="formula")
+        rows.append(OverlapRow(int(b), compute, ring, it.total, it.tail))
+    return OverlapTable(tuple(rows), model=model, workers=workers, bits=bits)

@@ -1,0 +1,628 @@
+"""Experiments of chapter 2, *The Holevo bound*: ensembles, χ, accessible information, dense coding
+and the Holevo floor of the ring's ledger.
+
+Pure: every number comes from :mod:`qring_edu.holevo` or from :func:`qring_edu.ring_allreduce`;
+results are frozen dataclasses (figures: :mod:`qring_edu.figures.holevo`). Information in bits.
+
+* :func:`analyse_ensemble`, :func:`design_ensemble` — χ, the optimal measurement and the mutual
+  information of one projective measurement of a qubit ensemble;
+* :func:`ensemble_table`, :func:`ensembles_table` — the states of an ensemble, and χ (and I_acc)
+  of several ensembles, as tables;
+* :func:`known_ensembles` — χ and I_acc of BB84, the trine, two pure states and the Bell states;
+* :func:`two_state_sweep` — χ and I_acc of two pure states against their overlap;
+* :func:`dense_coding_sweep`, :func:`dense_coding_table` — dense coding over the isotropic pair;
+* :func:`ledger_floor_sweep`, :func:`compare_ledgers` — the ring's online qubits against the floor
+  for transports of the ring's messages;
+* :func:`cut_set_sweep` — the cut-set bound for *every* all-reduce protocol against the two rings
+  and VGA's GHZ sum (:func:`qring_edu.costmodel.allreduce_cut_bound`).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from .._validate import check_bits, check_fidelity, check_float, check_int
+from ..costmodel import MODEL_SIZES, allreduce_cut_bound
+from ..holevo import (
+    AccessibleInformation,
+    Ensemble,
+    accessible_information,
+    bb84_ensemble,
+    bloch_ensemble,
+    bloch_measurement,
+    bloch_vector,
+    dense_coding_capacity,
+    dense_coding_threshold,
+    holevo_chi,
+    isotropic_capacity,
+    mutual_information,
+    optimal_measurement,
+    superdense_ensemble,
+    trine_ensemble,
+    two_state_accessible,
+    two_state_chi,
+    two_state_ensemble,
+    von_neumann_entropy,
+)
+from ..ring import message_bits, ring_allreduce
+from ..states import isotropic_state, partial_trace
+from ._base import LedgerComparison, Rows, Table, compare_ledgers, worker_counts
+
+__all__ = [
+    "MAX_DESIGNER_STATES",
+    "DESIGNER_PRESETS",
+    "EnsembleAnalysis",
+    "analyse_ensemble",
+    "design_ensemble",
+    "ensemble_table",
+    "ensembles_table",
+    "KnownEnsemble",
+    "KnownEnsembles",
+    "known_ensembles",
+    "TwoStateSweep",
+    "two_state_sweep",
+    "DenseCodingSweep",
+    "dense_coding_sweep",
+    "dense_coding_table",
+    "LedgerFloorSweep",
+    "ledger_floor_sweep",
+    "LedgerComparison",
+    "compare_ledgers",
+    "CutSetSweep",
+    "cut_set_sweep",
+]
+
+#: The ensemble designer offers this many states (one θ and one φ slider each).
+MAX_DESIGNER_STATES = 4
+
+#: Presets of the ensemble designer: probabilities (text) and (θ, φ) in degrees per state.
+#: The trine's third state at θ = 240° in the x–z plane is (θ, φ) = (120°, 180°).
+DESIGNER_PRESETS: dict[str, tuple[str, tuple[tuple[float, float], ...]]] = {
+    "trine": ("1/3, 1/3, 1/3", ((0.0, 0.0), (120.0, 0.0), (120.0, 180.0))),
+    "BB84": ("1/4, 1/4, 1/4, 1/4", ((0.0, 0.0), (180.0, 0.0), (90.0, 0.0), (90.0, 180.0))),
+    "two states, c = 1/2": ("1/2, 1/2", ((0.0, 0.0), (120.0, 0.0))),
+    "tetrahedron (SIC)": ("1/4, 1/4, 1/4, 1/4",
+                          ((0.0, 0.0), (109.4712206, 0.0), (109.4712206, 120.0),
+                           (109.4712206, 240.0))),
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# One qubit ensemble: χ, I_acc, and a chosen measurement
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class EnsembleAnalysis:
+    """Information quantities of a qubit ensemble (bits).
+
+    ``chi``: :func:`qring_edu.holevo_chi`; ``accessible``: :func:`qring_edu.optimal_measurement`
+    (value and optimal POVM); ``measured``: mutual information of the projective measurement along
+    the Bloch direction ``(meas_theta, meas_phi)`` (radians), :func:`qring_edu.holevo.bloch_measurement`.
+    ``bloch``: Bloch vectors of the states, shape (n, 3). ``povm_directions`` (m, 3) and
+    ``povm_weights`` (m,): the optimal POVM's rank-one elements ``E_k = w_k (I + m_k·σ)/2``
+    (elements with ``w_k < 1e-3`` dropped, elements along one direction merged).
+
+    Examples
+    --------
+    >>> analyse_ensemble(bb84_ensemble())
+    EnsembleAnalysis('BB84', states=4, chi=1.0000, accessible=0.5000, measured=0.5000)
+    """
+
+    ensemble: Ensemble
+    chi: float
+    accessible: AccessibleInformation
+    measured: float
+    meas_theta: float
+    meas_phi: float
+    bloch: np.ndarray = field(repr=False)
+    povm_directions: np.ndarray = field(repr=False)
+    povm_weights: np.ndarray = field(repr=False)
+
+    @property
+    def measurement_direction(self) -> np.ndarray:
+        """Unit Bloch vector of the chosen measurement, shape (3,)."""
+        t, p = self.meas_theta, self.meas_phi
+        return np.array([np.sin(t) * np.cos(p), np.sin(t) * np.sin(p), np.cos(t)])
+
+    def __repr__(self) -> str:
+        return (f"EnsembleAnalysis({self.ensemble.name!r}, states={self.ensemble.size}, "
+                f"chi={self.chi:.4f}, accessible={self.accessible.value:.4f}, "
+                f"measured={self.measured:.4f})")
+
+
+def analyse_ensemble(ensemble: Ensemble, meas_theta: float = 0.0, meas_phi: float = 0.0, *,
+                     accessible: AccessibleInformation | None = None) -> EnsembleAnalysis:
+    """χ, the optimal measurement and the chosen measurement's mutual information of a qubit
+    ``ensemble`` (an :class:`~qring_edu.holevo.Ensemble` of dimension 2); angles in radians.
+    ``accessible``: a precomputed :func:`qring_edu.optimal_measurement` of this ensemble."""
+    if not isinstance(ensemble, Ensemble):
+        raise TypeError(f"ensemble must be a qring_edu.holevo.Ensemble, got {type(ensemble).__name__}")
+    if ensemble.dim != 2:
+        raise ValueError(f"ensemble must be a qubit ensemble (dim 2), got dim {ensemble.dim}")
+    povm = bloch_measurement(meas_theta, meas_phi)
+    acc = optimal_measurement(*ensemble) if accessible is None else accessible
+    dirs, weights = _povm_directions(acc.povm)
+    return EnsembleAnalysis(
+        ensemble=ensemble, chi=holevo_chi(*ensemble), accessible=acc,
+        measured=mutual_information(*ensemble, povm),
+        meas_theta=float(meas_theta), meas_phi=float(meas_phi),
+        bloch=ensemble.bloch_vectors(), povm_directions=dirs, povm_weights=weights)
+
+
+def _povm_directions(povm: np.ndarray, min_weight: float = 1e-3) -> tuple[np.ndarray, np.ndarray]:
+    """Bloch directions (m, 3) and weights (m,) of rank-one qubit POVM elements
+    ``E_k = w_k (I + m_k·σ)/2``. Elements lighter than ``min_weight`` are dropped and elements
+    along the same direction (the optimiser may split one element in two) are merged."""
+    dirs: list[np.ndarray] = []
+    weights: list[float] = []
+    for e in povm:
+        w = float(np.trace(e).real)
+        if w < min_weight:
+            continue
+        m = bloch_vector(e / w)
+        for k, other in enumerate(dirs):
+            if float(m @ other) > 1 - 1e-4:
+                weights[k] += w
+                break
+        else:
+            dirs.append(m)
+            weights.append(w)
+    return np.array(dirs).reshape(-1, 3), np.array(weights)
+
+
+def design_ensemble(probs: Sequence[float] = (1 / 3, 1 / 3, 1 / 3),
+                    theta0: float = 0.0, phi0: float = 0.0,
+                    theta1: float = 120.0, phi1: float = 0.0,
+                    theta2: float = 120.0, phi2: float = 180.0,
+                    theta3: float = 90.0, phi3: float = 90.0,
+                    radius: float = 1.0, meas_theta: float = 0.0,
+                    meas_phi: float = 0.0) -> EnsembleAnalysis:
+    """The ensemble designer's computation. Angles in **degrees**.
+
+    The number n of entries of ``probs`` (1 to 4) is the number of states; state i has Bloch
+    angles ``(theta_i, phi_i)`` and Bloch length ``radius`` (in [0, 1]; 1 = pure). Errors in the
+    probabilities (not summing to 1, negative) come from :func:`qring_edu.holevo.bloch_ensemble`.
+
+    Examples
+    --------
+    >>> round(design_ensemble([0.5, 0.5], 0, 0, 90, 0).chi, 4)     # |0> and |+>
+    0.6009
+    """
+    try:
+        p = [float(v) for v in probs]
+    except (TypeError, ValueError):
+        raise TypeError(f"probs must be a sequence of numbers, got {type(probs).__name__}") from None
+    if not 1 <= len(p) <= MAX_DESIGNER_STATES:
+        raise ValueError(f"probs must have 1 to {MAX_DESIGNER_STATES} entries (one per state), "
+                         f"got {len(p)}")
+    n = len(p)
+    angles = [(theta0, phi0), (theta1, phi1), (theta2, phi2), (theta3, phi3)][:n]
+    for i, (t, f) in enumerate(angles):
+        check_float(t, f"theta{i}")
+        check_float(f, f"phi{i}")
+    radius = check_float(radius, "radius", 0.0, 1.0)
+    meas = (math.radians(check_float(meas_theta, "meas_theta")),
+            math.radians(check_float(meas_phi, "meas_phi")))
+    ens, acc = _designed_ensemble(tuple(p), tuple(float(a[0]) for a in angles),
+                                  tuple(float(a[1]) for a in angles), radius)
+    return analyse_ensemble(ens, *meas, accessible=acc)
+
+
+@functools.lru_cache(maxsize=64)
+def _designed_ensemble(probs: tuple, thetas: tuple, phis: tuple, radius: float):
+    """The designer's ensemble and its optimal measurement, cached: moving only the measurement
+    direction must not re-run the POVM optimisation (it is deterministic, seed 0)."""
+    ens = bloch_ensemble(np.radians(thetas), np.radians(phis), list(probs),
+                         radii=[radius] * len(thetas), name="your ensemble")
+    return ens, optimal_measurement(*ens)
+
+
+def ensemble_table(ensemble: Ensemble, *, keep: Sequence[int] | None = None) -> Table:
+    """One row per state of a qubit ensemble: label, probability and Bloch vector (rounded to
+    1e-9, so ±0 prints as 0). With ``keep`` (one qubit index of a multi-qubit ensemble) the Bloch
+    vector is that of the reduced state of qubit ``keep[0]`` (Qiskit order; e.g. Bob's qubit 1
+    of the superdense ensemble).
+
+    Examples
+    --------
+    >>> print(ensemble_table(bb84_ensemble()))
+    state     p   x   y   z
+    |0>    0.25  +0  +0  +1
+    |1>    0.25  +0  +0  -1
+    |+>    0.25  +1  +0  +0
+    |->    0.25  -1  +0  +0
+    """
+    if not isinstance(ensemble, Ensemble):
+        raise TypeError(f"ensemble must be a qring_edu.holevo.Ensemble, got {type(ensemble).__name__}")
+    if keep is not None:
+        keep = [check_int(q, "keep", 0) for q in keep]
+        if len(keep) != 1:
+            raise ValueError(f"keep must name exactly one qubit, got {keep}")
+    elif ensemble.dim != 2:
+        raise ValueError(f"ensemble must be a qubit ensemble (dim 2) unless keep names a qubit, "
+                         f"got dim {ensemble.dim}")
+    rows = []
+    for label, p, rho in zip(ensemble.labels, ensemble.probs, ensemble.states):
+        r = bloch_vector(partial_trace(rho, keep) if keep else rho)
+        r = np.round(r, 9) + 0.0  # + 0.0 turns -0.0 into 0.0
+        rows.append((f"|{label}>", float(p), *(float(v) for v in r)))
+    head = ("state", "p", "x", "y", "z") if keep is None else \
+        ("message", "p", f"x (qubit {keep[0]})", f"y (qubit {keep[0]})", f"z (qubit {keep[0]})")
+    return Table(head, tuple(rows), ("", ".2f", "+.0f", "+.0f", "+.0f"))
+
+
+def ensembles_table(ensembles: Sequence[Ensemble], *, accessible: bool = False) -> Table:
+    """One row per ensemble: number of states, ``S(average state)`` and χ (and, with
+    ``accessible``, I_acc by :func:`qring_edu.accessible_information`), 4 decimals.
+
+    Examples
+    --------
+    >>> print(ensembles_table([bb84_ensemble(), trine_ensemble()], accessible=True))
+    ensemble  states  S(average)       χ   I_acc
+    BB84           4      1.0000  1.0000  0.5000
+    trine          3      1.0000  1.0000  0.5850
+    """
+    rows = []
+    for ens in ensembles:
+        if not isinstance(ens, Ensemble):
+            raise TypeError(f"ensembles must hold qring_edu.holevo.Ensemble, got {type(ens).__name__}")
+        row = (ens.name, ens.size, von_neumann_entropy(ens.average_state()), holevo_chi(*ens))
+        rows.append(row + ((accessible_information(*ens),) if accessible else ()))
+    head = ("ensemble", "states", "S(average)", "χ") + (("I_acc",) if accessible else ())
+    return Table(head, tuple(rows), ("", "d", ".4f", ".4f") + ((".4f",) if accessible else ()))
+
+
+# ---------------------------------------------------------------------------------------------
+# Known ensembles and two pure states
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class KnownEnsemble:
+    """χ and accessible information (bits) of a textbook ensemble, computed by the library, next
+    to the textbook values ``chi_expected`` and ``accessible_expected``."""
+
+    name: str
+    chi: float
+    accessible: float
+    chi_expected: float
+    accessible_expected: float
+
+    def __repr__(self) -> str:
+        name = self.name.replace("\n", " ")
+        return (f"KnownEnsemble({name!r}, chi={self.chi:.4f}, accessible={self.accessible:.4f}, "
+                f"expected=({self.chi_expected:.4f}, {self.accessible_expected:.4f}))")
+
+
+@dataclass(frozen=True)
+class KnownEnsembles(Rows):
+    """The rows of :func:`known_ensembles` (iterable like a list of :class:`KnownEnsemble`)."""
+
+    rows: tuple[KnownEnsemble, ...]
+
+    def table(self) -> Table:
+        """Name, χ and I_acc (computed), 4 decimals."""
+        return Table(("ensemble", "χ", "I_acc"),
+                     tuple((r.name.replace("\n", " "), r.chi, r.accessible) for r in self.rows),
+                     ("", ".4f", ".4f"))
+
+    def __repr__(self) -> str:
+        return f"KnownEnsembles({', '.join(repr(r.name.split(chr(10))[0]) for r in self.rows)})"
+
+
+def known_ensembles(overlap: float = 0.5) -> KnownEnsembles:
+    """BB84, the trine, two pure states of overlap ``overlap`` and the four superdense-coded Bell
+    states: computed χ and I_acc against the known values (BB84 1 and 1/2; trine 1 and
+    log2 3 − 1; two states h((1+c)/2) and 1 − h((1 − sqrt(1−c²))/2); Bell 2 and 2).
+
+    Examples
+    --------
+    >>> [round(r.accessible, 3) for r in known_ensembles()]
+    [0.5, 0.585, 0.645, 2.0]
+    """
+    c = check_float(overlap, "overlap", 0.0, 1.0)
+    cases = [
+        ("BB84", bb84_ensemble(), 1.0, 0.5),
+        ("trine", trine_ensemble(), 1.0, math.log2(3) - 1),
+        (f"two states\nc = {c:g}", two_state_ensemble(c), two_state_chi(c), two_state_accessible(c)),
+        ("Bell states\n(superdense)", superdense_ensemble(), 2.0, 2.0),
+    ]
+    return KnownEnsembles(tuple(
+        KnownEnsemble(name=name, chi=holevo_chi(*ens), accessible=accessible_information(*ens),
+                      chi_expected=chi, accessible_expected=acc)
+        for name, ens, chi, acc in cases))
+
+
+@dataclass(frozen=True, eq=False)
+class TwoStateSweep:
+    """Two equiprobable pure states against their overlap c (shape (n,) each, bits):
+    numerical ``chi`` and ``accessible`` from the library; ``chi_formula`` = h((1+c)/2) and
+    ``accessible_formula`` = 1 − h((1 − sqrt(1−c²))/2) on a fine grid ``fine``."""
+
+    overlaps: np.ndarray = field(repr=False)
+    chi: np.ndarray = field(repr=False)
+    accessible: np.ndarray = field(repr=False)
+    fine: np.ndarray = field(repr=False)
+    chi_formula: np.ndarray = field(repr=False)
+    accessible_formula: np.ndarray = field(repr=False)
+
+    def __repr__(self) -> str:
+        return f"TwoStateSweep(points={self.overlaps.size})"
+
+
+def two_state_sweep(overlaps: Sequence[float] = tuple(np.linspace(0.0, 1.0, 11))) -> TwoStateSweep:
+    """Numerical χ and I_acc of :func:`qring_edu.holevo.two_state_ensemble` for each overlap.
+
+    Examples
+    --------
+    >>> two_state_sweep([0.0, 1.0]).chi.round(6).tolist()
+    [1.0, 0.0]
+    """
+    cs = np.array([check_float(c, "overlaps", 0.0, 1.0) for c in overlaps])
+    if cs.size == 0:
+        raise ValueError("overlaps must contain at least one value")
+    ens = [two_state_ensemble(c) for c in cs]
+    fine = np.linspace(0.0, 1.0, 201)
+    return TwoStateSweep(
+        overlaps=cs, chi=np.array([holevo_chi(*e) for e in ens]),
+        accessible=np.array([accessible_information(*e) for e in ens]),
+        fine=fine, chi_formula=np.array([two_state_chi(c) for c in fine]),
+        accessible_formula=np.array([two_state_accessible(c) for c in fine]))
+
+
+# ---------------------------------------------------------------------------------------------
+# Dense coding with a noisy pair
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class DenseCodingSweep:
+    """Dense-coding capacity of the isotropic pair against its fidelity F (bits per qubit sent).
+
+    ``fidelities``/``capacity``: the curve ``C(F) = 2 − H(F, (1−F)/3 ×3)``
+    (:func:`qring_edu.isotropic_capacity`), shape (n,). At the chosen ``pair_fidelity``:
+    ``chosen_capacity`` from :func:`qring_edu.dense_coding_capacity` of
+    :func:`qring_edu.states.isotropic_state`, ``chosen_chi`` = χ of the four superdense-coded noisy
+    states (:func:`qring_edu.holevo.superdense_ensemble`), equal to it. ``threshold``: F where
+    C = 1 (:func:`qring_edu.dense_coding_threshold`). ``useful`` = max(C, 1): what the link can
+    carry per qubit when Alice may also ignore the pair and send one plain bit.
+
+    Examples
+    --------
+    >>> dense_coding_sweep(0.9)
+    DenseCodingSweep(F=0.9000, C=1.3725, threshold=0.8107)
+    """
+
+    pair_fidelity: float
+    chosen_capacity: float
+    chosen_chi: float
+    threshold: float
+    fidelities: np.ndarray = field(repr=False)
+    capacity: np.ndarray = field(repr=False)
+
+    @property
+    def useful(self) -> float:
+        return max(self.chosen_capacity, 1.0)
+
+    @property
+    def helps(self) -> bool:
+        """True when the noisy pair beats the plain bit per qubit (F above the threshold)."""
+        return self.chosen_capacity > 1.0
+
+    def __repr__(self) -> str:
+        return (f"DenseCodingSweep(F={self.pair_fidelity:.4f}, C={self.chosen_capacity:.4f}, "
+                f"threshold={self.threshold:.4f})")
+
+
+def dense_coding_sweep(pair_fidelity: float = 0.9) -> DenseCodingSweep:
+    """The dense-coding widget's computation (``pair_fidelity`` in [0.25, 1])."""
+    F = check_fidelity(pair_fidelity)
+    fs = np.linspace(0.25, 1.0, 301)
+    return DenseCodingSweep(
+        pair_fidelity=F, chosen_capacity=dense_coding_capacity(isotropic_state(F)),
+        chosen_chi=holevo_chi(*superdense_ensemble(F)), threshold=dense_coding_threshold(1.0),
+        fidelities=fs, capacity=np.array([isotropic_capacity(f) for f in fs]))
+
+
+def dense_coding_table(fidelities: Sequence[float] = (1.0, 0.95, 0.9, 0.8, 0.7, 0.5)) -> Table:
+    """Four ways to the dense-coding rate of the isotropic pair, one row per fidelity F:
+    :func:`qring_edu.dense_coding_capacity` of the state, the closed form
+    :func:`qring_edu.isotropic_capacity`, χ of the four encoded states and the mutual information
+    of Bob's Bell measurement on them (all equal), 4 decimals.
+
+    Examples
+    --------
+    >>> print(dense_coding_table([1.0, 0.5]))
+       F  C = dense_coding_capacity  2 - H(F, (1-F)/3 x3)  χ(encoded)  I(Bell measurement)
+    1.00                     2.0000                2.0000      2.0000               2.0000
+    0.50                     0.2075                0.2075      0.2075               0.2075
+    """
+    bell = superdense_ensemble().states  # projectors onto the four Bell states
+    rows = []
+    for F in fidelities:
+        F = check_fidelity(F, "fidelities")
+        noisy = superdense_ensemble(F)
+        rows.append((F, dense_coding_capacity(isotropic_state(F)), isotropic_capacity(F),
+                     holevo_chi(*noisy), mutual_information(*noisy, bell)))
+    return Table(("F", "C = dense_coding_capacity", "2 - H(F, (1-F)/3 x3)", "χ(encoded)",
+                  "I(Bell measurement)"), tuple(rows), (".2f", ".4f", ".4f", ".4f", ".4f"))
+
+
+# ---------------------------------------------------------------------------------------------
+# The ring's ledger against the Holevo floor
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class LedgerFloorSweep:
+    """Per-link communication of one all-reduce of ``d`` words of ``bits`` bits, for each P in
+    ``workers`` (shape (n,) each), read from the ledgers of :func:`qring_edu.ring_allreduce`
+    (busiest link): ``classical_bits`` (classical transport), ``online_qubits`` and
+    ``offline_qubits`` (superdense transport). ``floor`` = ``classical_bits / 2``: the fewest
+    qubits any *transport of the ring's messages* could send (entanglement-assisted Holevo bound,
+    message by message). ``message_floor``: Σ over that link's messages of ⌈k/2⌉ for a k-bit
+    message — the same bound with whole qubits, from :func:`qring_edu.ring.message_bits`.
+    ``cut_floor`` = d·b/2: the cut-set bound on the qubits into each worker for *any* all-reduce
+    protocol that receives only qubits (:func:`qring_edu.costmodel.allreduce_cut_bound`); on the
+    ring each worker has one incoming link.
+
+    Examples
+    --------
+    >>> sw = ledger_floor_sweep(d=1001, bits=5, workers=(2, 4))
+    >>> sw.online_qubits.tolist(), sw.floor.tolist()
+    ([2503, 3756], [2502.5, 3755.0])
+    """
+
+    d: int
+    bits: int
+    workers: np.ndarray = field(repr=False)
+    classical_bits: np.ndarray = field(repr=False)
+    online_qubits: np.ndarray = field(repr=False)
+    offline_qubits: np.ndarray = field(repr=False)
+    message_floor: np.ndarray = field(repr=False)
+    cut_floor: float = 0.0
+
+    @property
+    def floor(self) -> np.ndarray:
+        return self.classical_bits / 2
+
+    def __repr__(self) -> str:
+        return (f"LedgerFloorSweep(d={self.d}, bits={self.bits}, "
+                f"P={int(self.workers[0])}..{int(self.workers[-1])})")
+
+
+#: Largest P * d the ledger sweep simulates, so a typo cannot freeze a kernel.
+MAX_LEDGER_WORDS = 2_000_000
+
+
+def ledger_floor_sweep(d: int = 1000, bits: int = 16,
+                       workers: Sequence[int] = tuple(range(2, 13))) -> LedgerFloorSweep:
+    """Run the classical and the superdense ring on zero gradients of shape (P, d) for each P and
+    read their ledgers (``d`` >= 1 words, ``bits`` in 2..32, each P >= 2, P·d <= 2·10**6)."""
+    d = check_int(d, "d", 1)
+    bits = check_bits(bits)
+    ps = worker_counts(workers, max_words=MAX_LEDGER_WORDS, d=d)
+    classical, online, offline, per_msg = [], [], [], []
+    for p in ps:
+        zeros = np.zeros((p, d), dtype=np.int64)
+        cl = ring_allreduce(zeros, bits=bits).ledger
+        sd = ring_allreduce(zeros, bits=bits, transport="superdense").ledger
+        classical.append(cl.online_bits())
+        online.append(sd.online_qubits())
+        offline.append(sd.offline_qubits())
+        per_msg.append(int(((message_bits(p, d, bits) + 1) // 2).sum(axis=1).max()))
+    return LedgerFloorSweep(d=d, bits=bits, workers=np.array(ps, dtype=np.int64),
+                            classical_bits=np.array(classical, dtype=np.int64),
+                            online_qubits=np.array(online, dtype=np.int64),
+                            offline_qubits=np.array(offline, dtype=np.int64),
+                            message_floor=np.array(per_msg, dtype=np.int64),
+                            cut_floor=allreduce_cut_bound(2, d, bits).qubits)
+
+
+# ---------------------------------------------------------------------------------------------
+# The cut-set bound for every all-reduce protocol
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class CutSetSweep:
+    """What enters each worker in one all-reduce of ``d`` words of ``bits`` bits, for each P in
+    ``workers`` (arrays of shape (n,)), from :func:`qring_edu.costmodel.allreduce_cut_bound`:
+
+    * ``classical_ring`` (bits) and ``superdense_ring`` (online qubits) into the busiest worker,
+      over its one incoming link (= the ledgers of :func:`qring_edu.ring_allreduce`);
+    * ``vga_bits_in``: classical bits a worker receives in VGA's GHZ sum, ``(P-1) d b`` (it
+      receives no online qubit);
+    * ``information`` (= d·b for exact sums): the cut-set bound, ``2 q + c >= information`` for
+      the q qubits and c classical bits that enter a worker in *any* all-reduce protocol (any
+      rounds, topology and pre-shared entanglement). ``cut_qubits`` = information / 2: the
+      bound with qubits only.
+
+    ``ring_message_floor`` = ``classical_ring / 2``: the floor for transports of the ring's
+    messages. ``capacity_in(which)``: ``2 q + c`` into a worker, for ``"classical"``,
+    ``"superdense"`` or ``"vga"``.
+
+    Examples
+    --------
+    >>> sw = cut_set_sweep(d=8000, bits=16, workers=(2, 8))
+    >>> sw.superdense_ring.tolist(), sw.cut_qubits, sw.vga_bits_in.tolist()
+    ([64000, 112000], 64000.0, [128000, 896000])
+    """
+
+    d: int
+    bits: int
+    information: float
+    workers: np.ndarray = field(repr=False)
+    classical_ring: np.ndarray = field(repr=False)
+    superdense_ring: np.ndarray = field(repr=False)
+    vga_bits_in: np.ndarray = field(repr=False)
+
+    @property
+    def cut_qubits(self) -> float:
+        return self.information / 2
+
+    @property
+    def floor_qubits(self) -> float:
+        """The cut-set floor with qubits only, ``information / 2`` (= :attr:`cut_qubits`)."""
+        return self.information / 2
+
+    @property
+    def floor_bits(self) -> float:
+        """The cut-set floor with classical bits only, ``information`` (= d·b)."""
+        return float(self.information)
+
+    @property
+    def superdense_ratio(self) -> np.ndarray:
+        """Superdense ring's qubits into the busiest worker / the floor (2 (P-1)/P when P | d)."""
+        return self.superdense_ring / self.floor_qubits
+
+    def table(self) -> Table:
+        """One row per P: the rings' bits and qubits into the busiest worker, the floor in
+        qubits, the ratio, and the GHZ sum's classical bits in."""
+        rows = tuple((int(P), int(c), int(q), self.floor_qubits, float(r), int(v))
+                     for P, c, q, r, v in zip(self.workers, self.classical_ring,
+                                              self.superdense_ring, self.superdense_ratio,
+                                              self.vga_bits_in))
+        return Table(("P", "classical ring (bits)", "superdense ring (qubits)",
+                      "cut-set floor (qubits)", "ring ÷ floor", "GHZ sum (bits in)"), rows,
+                     ("d", ",d", ",d", ",.0f", ".3f", ",d"))
+
+    def _repr_html_(self) -> str:
+        return self.table()._repr_html_()
+
+    @property
+    def ring_message_floor(self) -> np.ndarray:
+        return self.classical_ring / 2
+
+    def capacity_in(self, which: str) -> np.ndarray:
+        """``2 q + c`` entering the busiest worker (bits), per P."""
+        if which == "classical":
+            return self.classical_ring.astype(float)
+        if which == "superdense":
+            return 2.0 * self.superdense_ring
+        if which == "vga":
+            return self.vga_bits_in.astype(float)
+        raise ValueError(f"which must be 'classical', 'superdense' or 'vga', got {which!r}")
+
+    def __repr__(self) -> str:
+        return (f"CutSetSweep(d={self.d}, bits={self.bits}, "
+                f"P={int(self.workers[0])}..{int(self.workers[-1])})")
+
+
+#: Largest ring of :func:`cut_set_sweep` (its message table has P x 2(P-1) entries).
+MAX_CUT_WORKERS = 4096
+
+
+def cut_set_sweep(d: int = MODEL_SIZES["ResNet-50"], bits: int = 16,
+                  workers: Sequence[int] = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)) -> CutSetSweep:
+    """:func:`qring_edu.costmodel.allreduce_cut_bound` for each P in ``workers`` (each >= 2,
+    d >= 1 words of ``bits`` bits; default ResNet-50 with 16-bit words). No ring is simulated:
+    the rings' counts come from :func:`qring_edu.ring.message_bits`, so real model sizes are
+    cheap."""
+    d = check_int(d, "d", 1)
+    bits = check_bits(bits)
+    ps = worker_counts(workers)
+    if max(ps) > MAX_CUT_WORKERS:
+        raise ValueError(f"workers must be <= {MAX_CUT_WORKERS} for this sweep, got {max(ps)}")
+    cuts = [allreduce_cut_bound(p, d, bits) for p in ps]
+    return CutSetSweep(
+        d=d, bits=bits, information=cuts[0].information, workers=np.array(ps, dtype=np.int64),
+        classical_ring=np.array([c.classical_ring for c in cuts], dtype=np.int64),
+        superdense_ring=np.array([c.superdense_ring for c in cuts], dtype=np.int64),
+        vga_bits_in=np.array([c.vga_bits_in for c in cuts], dtype=np.int64))

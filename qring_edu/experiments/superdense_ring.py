@@ -1,0 +1,637 @@
+"""Experiments of chapter 3, *The superdense ring*: the state after each gate of superdense
+coding, the noisy superdense channel three ways, the two rings' ledgers, the iteration-time
+models (non-overlapped, and bucketed with the same overlap for both transports), and the
+cut-set floor for any all-reduce protocol.
+
+Pure: every number comes from :mod:`qring_edu.superdense`, :mod:`qring_edu.ring` and
+:mod:`qring_edu.costmodel`; results are frozen dataclasses (figures:
+:mod:`qring_edu.figures.superdense_ring`). Training over the rings is the section's own slug:
+:mod:`qring_edu.experiments.training` (``training_comparison``, ``training_table`` and the DDP
+tables moved there; their old names here still work for one release, with a
+``DeprecationWarning``).
+
+Message order: the two-bit message ``(x, z)`` has index ``m = 2 x + z`` and label ``"xz"`` (the
+Qiskit count key of :func:`qring_edu.superdense_circuit`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from .._deprecation import forward
+from .._validate import check_choice, check_float, check_int
+from ..costmodel import (
+    BACKWARD_FRACTION,
+    MODEL_SIZES,
+    BucketedIteration,
+    IterationTime,
+    bucketed_best_ratio,
+    bucketed_iteration_time,
+    iteration_time,
+)
+from ..superdense import (
+    superdense_circuit,
+    superdense_outcome_probabilities,
+    superdense_send,
+    superdense_send_qiskit,
+)
+from . import training as _training
+from .holevo import CutSetSweep, cut_set_sweep  # chapter 3 restates chapter 2's cut-set floor
+from ._base import LedgerComparison, Table, compare_ledgers
+
+__all__ = [
+    "MESSAGE_LABELS",
+    "ket_label",
+    "superdense_state_table",
+    "outcome_table",
+    "ChannelStats",
+    "channel_statistics",
+    "ErrorRateSweep",
+    "symbol_error_sweep",
+    "LedgerComparison",
+    "compare_ledgers",
+    "IterationComparison",
+    "iteration_comparison",
+    "OverlapComparison",
+    "overlap_comparison",
+    "OverlapSweep",
+    "overlap_sweep",
+    "CutSetSweep",
+    "cut_set_sweep",
+]
+
+#: Labels of the messages/outcomes in index order ``m = 2 x + z`` (reads "xz").
+MESSAGE_LABELS = ("00", "01", "10", "11")
+#: Upper limit on sampled symbols per call, so a typo cannot freeze a kernel.
+MAX_SYMBOLS = 10_000_000
+MAX_AER_SYMBOLS = 20_000
+
+
+# --------------------------------------------------------------------------------------------
+# The channel: exact vs fast path vs Aer
+# --------------------------------------------------------------------------------------------
+def outcome_table(pair_fidelity: float = 1.0) -> Table:
+    """Exact distribution of Bob's decoded message for each message Alice sends, from the Qiskit
+    density-matrix evolution (:func:`qring_edu.superdense_outcome_probabilities`): one row per
+    sent ``"xz"``, one column per decoded ``"xz"``, 3 decimals.
+
+    Examples
+    --------
+    >>> print(outcome_table(0.7))
+    sent   "00"   "01"   "10"   "11"
+    "00"  0.700  0.100  0.100  0.100
+    "01"  0.100  0.700  0.100  0.100
+    "10"  0.100  0.100  0.700  0.100
+    "11"  0.100  0.100  0.100  0.700
+    """
+    rows = []
+    for m, label in enumerate(MESSAGE_LABELS):
+        probs = superdense_outcome_probabilities(m >> 1, m & 1, pair_fidelity=pair_fidelity)
+        rows.append((f'"{label}"', *(probs[(o >> 1, o & 1)] for o in range(4))))
+    return Table(("sent",) + tuple(f'"{o}"' for o in MESSAGE_LABELS), tuple(rows),
+                 ("",) + (".3f",) * 4)
+
+
+_ROOTS = ((1.0, "{}"), (1 / np.sqrt(2), "({})/√2"), (0.5, "({})/2"))
+
+
+def ket_label(amplitudes, tol: float = 1e-9) -> str:
+    """A state vector as a sum of Qiskit-labelled kets, e.g. ``"(|00⟩ + |11⟩)/√2"``.
+
+    ``amplitudes``: length 2**n, Qiskit's order (index ``i`` = the label of ``i`` in binary,
+    highest qubit first: ``|q_{n-1} ... q_1 q_0⟩``). When every nonzero amplitude has the same
+    modulus 1, 1/√2 or 1/2 the common factor is pulled out and each term keeps its phase
+    (``-``, ``i``, ``-i``); otherwise the amplitudes are printed to 3 decimals. Global phases are
+    kept, so the label shows exactly the vector.
+
+    Examples
+    --------
+    >>> ket_label([0, -0.5**0.5, 0.5**0.5, 0])
+    '(-|01⟩ + |10⟩)/√2'
+    >>> ket_label([0, 0, 1, 0])
+    '|10⟩'
+    """
+    amps = np.asarray(amplitudes, dtype=complex).ravel()
+    n = int(round(np.log2(amps.size))) if amps.size else 0
+    if amps.size == 0 or 2**n != amps.size:
+        raise ValueError(f"amplitudes must have length 2**n, got {amps.size}")
+    nonzero = [(i, a) for i, a in enumerate(amps) if abs(a) > tol]
+    if not nonzero:
+        raise ValueError("amplitudes must not all be zero")
+    mods = np.array([abs(a) for _, a in nonzero])
+    kets = [f"|{i:0{n}b}⟩" for i, _ in nonzero]
+    for modulus, wrap in _ROOTS:
+        if np.allclose(mods, modulus, atol=tol) and len(nonzero) * modulus**2 > 1 - 1e-6:
+            terms = []
+            for ket, (_, a) in zip(kets, nonzero):
+                unit = a / modulus
+                for value, sign in ((1, "+"), (-1, "-"), (1j, "+i"), (-1j, "-i")):
+                    if abs(unit - value) < 1e-6:
+                        terms.append((sign, ket))
+                        break
+                else:
+                    break
+            else:
+                body = " ".join(f"{s} {k}" if i else (k if s == "+" else f"{s}{k}")
+                                for i, (s, k) in enumerate(terms))
+                return wrap.format(body) if len(terms) > 1 or modulus != 1 else body
+    parts = []
+    for ket, (_, a) in zip(kets, nonzero):
+        parts.append(f"({a.real:.3f}{a.imag:+.3f}i){ket}" if abs(a.imag) > tol
+                     else f"{a.real:.3f}{ket}")
+    return " + ".join(parts)
+
+
+def superdense_state_table() -> Table:
+    """The state after each gate of superdense coding, for each of the four messages.
+
+    One row per gate of :func:`qring_edu.superdense_circuit` (without the measurement): the pair
+    (H and CNOT), Alice's X**x and Z**z on A (only where the message asks for it), Bob's CNOT and
+    H. One column per message ``"xz"``. States are Qiskit ``Statevector`` labels
+    ``|q1 q0⟩ = |B A⟩`` (qubit 1, Bob's B, written first; :func:`ket_label`): after the last
+    gate the label is the Qiskit count key Bob reads, ``"xz"``. Qiskit path (imported here).
+
+    Examples
+    --------
+    >>> print(superdense_state_table())
+    after            "00"              "01"              "10"              "11"
+    start            |00⟩              |00⟩              |00⟩              |00⟩
+    H on A           (|00⟩ + |01⟩)/√2  (|00⟩ + |01⟩)/√2  (|00⟩ + |01⟩)/√2  (|00⟩ + |01⟩)/√2
+    CNOT A→B: |Φ+⟩   (|00⟩ + |11⟩)/√2  (|00⟩ + |11⟩)/√2  (|00⟩ + |11⟩)/√2  (|00⟩ + |11⟩)/√2
+    Alice: X^x on A  –                 –                 (|01⟩ + |10⟩)/√2  (|01⟩ + |10⟩)/√2
+    Alice: Z^z on A  –                 (|00⟩ - |11⟩)/√2  –                 (-|01⟩ + |10⟩)/√2
+    Bob: CNOT A→B    (|00⟩ + |01⟩)/√2  (|00⟩ - |01⟩)/√2  (|10⟩ + |11⟩)/√2  (|10⟩ - |11⟩)/√2
+    Bob: H on A      |00⟩              |01⟩              |10⟩              |11⟩
+    """
+    from qiskit.quantum_info import Statevector
+
+    labels = ("start", "H on A", "CNOT A→B: |Φ+⟩", "Alice: X^x on A", "Alice: Z^z on A",
+              "Bob: CNOT A→B", "Bob: H on A")
+    columns = []
+    for m in range(4):
+        x, z = m >> 1, m & 1
+        circuit = superdense_circuit(x, z, measure=False)
+        gates = iter([(inst.operation, [circuit.find_bit(q).index for q in inst.qubits])
+                      for inst in circuit.data if inst.operation.name != "barrier"])
+        state = Statevector.from_label("00")
+        cells = [ket_label(state.data)]
+        # the circuit's gates in order; Alice's X / Z appear only when x / z is 1
+        for name in ("h", "cx", "x" if x else None, "z" if z else None, "cx", "h"):
+            if name is None:
+                cells.append(None)
+                continue
+            op, qubits = next(gates)
+            if op.name != name:  # the library's circuit no longer has the gates of this table
+                raise RuntimeError(f"unexpected gate {op.name!r} in superdense_circuit, "
+                                   f"expected {name!r}")
+            state = state.evolve(op, qargs=qubits)
+            cells.append(ket_label(state.data))
+        columns.append(cells)
+    rows = tuple((label, *(col[i] for col in columns)) for i, label in enumerate(labels))
+    return Table(("after",) + tuple(f'"{m}"' for m in MESSAGE_LABELS), rows, ("",) * 5)
+
+
+@dataclass(frozen=True)
+class ChannelStats:
+    """Decoded-outcome statistics of superdense coding over isotropic pairs of fidelity F.
+
+    ``exact[m, o]``: P(Bob decodes o | Alice sent m), from density-matrix evolution, shape (4, 4).
+    ``fast_counts[m, o]``: counts from the fast path on uniformly random symbols, shape (4, 4).
+    ``aer_counts``: the same from one Aer circuit per symbol, or ``None`` if not sampled.
+    Indices ``m, o = 2 x + z`` (labels "00", "01", "10", "11" read "xz").
+
+    Examples
+    --------
+    >>> channel_statistics(0.9, 2000, seed=0)
+    ChannelStats(F=0.9, exact=0.1000, fast=0.0995 (2000 symbols), aer=None (0 symbols))
+    """
+
+    pair_fidelity: float
+    exact: np.ndarray = field(repr=False)
+    fast_counts: np.ndarray = field(repr=False)
+    aer_counts: np.ndarray | None = field(repr=False, default=None)
+
+    @property
+    def exact_error_rate(self) -> float:
+        """Symbol error rate for uniformly random messages: ``1 - mean_m exact[m, m]``."""
+        return float(1.0 - np.mean(np.diag(self.exact)))
+
+    @staticmethod
+    def _rate(counts: np.ndarray | None) -> float | None:
+        if counts is None or counts.sum() == 0:
+            return None
+        return float(1.0 - np.trace(counts) / counts.sum())
+
+    @property
+    def fast_error_rate(self) -> float:
+        """Fraction of fast-path symbols decoded wrongly."""
+        return self._rate(self.fast_counts)
+
+    @property
+    def aer_error_rate(self) -> float | None:
+        """Fraction of Aer symbols decoded wrongly (``None`` if Aer was not run)."""
+        return self._rate(self.aer_counts)
+
+    @property
+    def fast_symbols(self) -> int:
+        return int(self.fast_counts.sum())
+
+    @property
+    def aer_symbols(self) -> int:
+        return 0 if self.aer_counts is None else int(self.aer_counts.sum())
+
+    def table(self) -> Table:
+        """Symbol error rate of each path: exact, fast path, Aer (if run), with the sampled paths'
+        distance from the exact rate in binomial standard errors ``sqrt(r (1 - r) / n)``."""
+        r = self.exact_error_rate
+        rows = [("exact", None, r, None)]
+        for name, rate, n in (("fast path", self.fast_error_rate, self.fast_symbols),
+                              ("Aer", self.aer_error_rate, self.aer_symbols)):
+            if rate is None:
+                continue
+            se = np.sqrt(r * (1 - r) / n)
+            rows.append((name, n, rate, (rate - r) / se if se > 0 else None))
+        return Table(("path", "symbols", "symbol error rate", "standard errors from exact"),
+                     tuple(rows), ("", ",d", ".4f", "+.2f"))
+
+    def _repr_html_(self) -> str:
+        return self.table()._repr_html_()
+
+    def __repr__(self) -> str:
+        aer = "None" if self.aer_error_rate is None else f"{self.aer_error_rate:.4f}"
+        return (f"ChannelStats(F={self.pair_fidelity:g}, exact={self.exact_error_rate:.4f}, "
+                f"fast={self.fast_error_rate:.4f} ({self.fast_symbols} symbols), "
+                f"aer={aer} ({self.aer_symbols} symbols))")
+
+
+def _count_messages(sent: np.ndarray, received: np.ndarray) -> np.ndarray:
+    """(4, 4) counts of (sent message, decoded message) over a symbol stream (x = even bits)."""
+    m_sent = 2 * sent[0::2].astype(np.int64) + sent[1::2]
+    m_recv = 2 * received[0::2].astype(np.int64) + received[1::2]
+    return np.bincount(4 * m_sent + m_recv, minlength=16).reshape(4, 4)
+
+
+def channel_statistics(pair_fidelity: float = 0.9, n_symbols: int = 2000, seed: int = 0, *,
+                       aer_symbols: int = 0) -> ChannelStats:
+    """Send uniformly random symbols three ways and tabulate what Bob decodes.
+
+    ``n_symbols`` random two-bit symbols go through the fast path
+    (:func:`qring_edu.superdense_send`), ``aer_symbols`` others through one Aer circuit each
+    (:func:`qring_edu.superdense_send_qiskit`); the exact table comes from
+    :func:`qring_edu.superdense_outcome_probabilities`. Deterministic given ``seed``.
+    """
+    exact = np.array([[superdense_outcome_probabilities(m >> 1, m & 1, pair_fidelity=pair_fidelity)
+                       [(o >> 1, o & 1)] for o in range(4)] for m in range(4)])
+    n_symbols = check_int(n_symbols, "n_symbols", 1, MAX_SYMBOLS)
+    aer_symbols = check_int(aer_symbols, "aer_symbols", 0, MAX_AER_SYMBOLS)
+    seed = check_int(seed, "seed", 0)
+    rng = np.random.default_rng([seed, 0])
+    sent = rng.integers(0, 2, size=2 * n_symbols, dtype=np.uint8)
+    received = superdense_send(sent, pair_fidelity=pair_fidelity,
+                               seed=np.random.default_rng([seed, 1]))
+    aer_counts = None
+    if aer_symbols:
+        sent_aer = rng.integers(0, 2, size=2 * aer_symbols, dtype=np.uint8)
+        received_aer = superdense_send_qiskit(sent_aer, pair_fidelity=pair_fidelity, seed=seed)
+        aer_counts = _count_messages(sent_aer, received_aer)
+    return ChannelStats(pair_fidelity=float(pair_fidelity), exact=exact,
+                        fast_counts=_count_messages(sent, received), aer_counts=aer_counts)
+
+
+@dataclass(frozen=True)
+class ErrorRateSweep:
+    """Measured symbol error rates over a grid of fidelities (fast path, optionally Aer)."""
+
+    fidelities: np.ndarray
+    fast_rates: np.ndarray
+    fast_symbols: int
+    aer_fidelities: np.ndarray
+    aer_rates: np.ndarray
+    aer_symbols: int
+
+    def __repr__(self) -> str:
+        return (f"ErrorRateSweep({len(self.fidelities)} fast points x {self.fast_symbols} symbols, "
+                f"{len(self.aer_fidelities)} Aer points x {self.aer_symbols} symbols)")
+
+
+def symbol_error_sweep(fidelities: Sequence[float], n_symbols: int = 20_000, *,
+                       aer_fidelities: Sequence[float] = (), aer_symbols: int = 0,
+                       seed: int = 0) -> ErrorRateSweep:
+    """Symbol error rate of the fast path at each F in ``fidelities`` (``n_symbols`` each) and of
+    the Aer path at each F in ``aer_fidelities`` (``aer_symbols`` each).
+
+    Seeds derive from ``seed``; every point uses its own seed, so points are independent.
+
+    Examples
+    --------
+    >>> symbol_error_sweep([0.5, 1.0], 1000).fast_rates.tolist()
+    [0.482, 0.0]
+    """
+    fast = [channel_statistics(f, n_symbols, seed + i).fast_error_rate
+            for i, f in enumerate(fidelities)]
+    aer = [channel_statistics(f, 1, seed + 1000 + i, aer_symbols=aer_symbols).aer_error_rate
+           for i, f in enumerate(aer_fidelities)]
+    return ErrorRateSweep(np.asarray(fidelities, dtype=float), np.asarray(fast, dtype=float),
+                          int(n_symbols), np.asarray(aer_fidelities, dtype=float),
+                          np.asarray(aer, dtype=float), int(aer_symbols))
+
+
+# --------------------------------------------------------------------------------------------
+# Iteration time
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class IterationComparison:
+    """Iteration-time model (:func:`qring_edu.iteration_time`) for both transports."""
+
+    classical: IterationTime
+    superdense: IterationTime
+
+    @property
+    def speedup(self) -> float:
+        """Classical iteration time divided by superdense iteration time."""
+        return self.classical.total / self.superdense.total
+
+    def __repr__(self) -> str:
+        return (f"IterationComparison(classical={self.classical.total:.4g} s, "
+                f"superdense={self.superdense.total:.4g} s, ratio={self.speedup:.3f})")
+
+
+def iteration_comparison(compute_ms: float = 100.0, workers: int = 8,
+                         model: str = "ResNet-50", bits: int = 16, *,
+                         bandwidth_gbps: float = 100.0, latency_us: float = 5.0,
+                         qubit_cost: float = 1.0) -> IterationComparison:
+    """Iteration time of a model of ``MODEL_SIZES[model]`` parameters on ``workers`` workers.
+
+    ``compute_ms``: forward + backward time (ms); ``bandwidth_gbps``: classical link rate, so
+    ``beta = 1e-9 / bandwidth_gbps`` seconds per bit; ``latency_us``: ``alpha`` in µs;
+    ``qubit_cost``: link time of one qubit in units of one bit's (``beta_qubit = qubit_cost *
+    beta``; 1 = a qubit is as cheap as a bit, 2 = it costs as much as the two bits it carries).
+
+    Examples
+    --------
+    >>> iteration_comparison(20.0)
+    IterationComparison(classical=0.02723 s, superdense=0.02365 s, ratio=1.151)
+    """
+    model = check_choice(model, "model", tuple(MODEL_SIZES))
+    compute_ms = check_float(compute_ms, "compute_ms (compute time in ms)", 0.0)
+    bandwidth = check_float(bandwidth_gbps, "bandwidth_gbps", 0.0, lo_open=True)
+    latency = check_float(latency_us, "latency_us", 0.0)
+    qubit_cost = check_float(qubit_cost, "qubit_cost (link time per qubit / per bit)", 0.0)
+    beta = 1e-9 / bandwidth
+    args = (compute_ms * 1e-3, workers, MODEL_SIZES[model], bits, latency * 1e-6, beta)
+    return IterationComparison(
+        iteration_time(*args, transport="classical"),
+        iteration_time(*args, transport="superdense", beta_qubit=qubit_cost * beta))
+
+
+# --------------------------------------------------------------------------------------------
+# Overlapped, bucketed iterations: both transports alike (issue 13.8)
+# --------------------------------------------------------------------------------------------
+def _link_settings(workers, model, bits, bandwidth_gbps, latency_us, qubit_cost):
+    model = check_choice(model, "model", tuple(MODEL_SIZES))
+    bandwidth = check_float(bandwidth_gbps, "bandwidth_gbps", 0.0, lo_open=True)
+    latency = check_float(latency_us, "latency_us", 0.0)
+    qubit_cost = check_float(qubit_cost, "qubit_cost (link time per qubit / per bit)", 0.0)
+    beta = 1e-9 / bandwidth
+    return model, MODEL_SIZES[model], beta, latency * 1e-6, qubit_cost * beta
+
+
+@dataclass(frozen=True)
+class OverlapComparison:
+    """One training iteration with bucketed, overlapped all-reduce
+    (:func:`qring_edu.bucketed_iteration_time`, ``method="simulate"``) for both transports.
+
+    ``classical`` / ``superdense``: the two :class:`~qring_edu.BucketedIteration` (with link 0's
+    ``schedule`` and the buckets' ``ready`` times). ``halved``: the classical schedule with
+    ``beta_qubit / 2`` per bit, i.e. the superdense ring's messages on the same clock but without
+    the pair distribution (its critical path, exact when every message has an even number of
+    bits). ``backward_fraction``: the share of the compute in the backward pass. Times in seconds.
+
+    The superdense iteration is ``max(halved.total, online + distribution)`` (the link must carry
+    both), so the saving is ``gain = min(critical_path_gain, link_gain)`` with
+    ``critical_path_gain = classical.total - halved.total`` and ``link_gain = classical.total -
+    (superdense.online + superdense.distribution)``; with ``beta_qubit = beta`` the latter is the
+    classical link's idle time minus one ``alpha`` per bucket.
+    """
+
+    model: str
+    workers: int
+    d: int
+    bits: int
+    alpha: float
+    beta: float
+    beta_qubit: float
+    backward_fraction: float
+    classical: BucketedIteration = field(repr=False)
+    superdense: BucketedIteration = field(repr=False)
+    halved: BucketedIteration = field(repr=False)
+
+    @property
+    def ratio(self) -> float:
+        """Superdense iteration time / classical iteration time."""
+        return self.superdense.total / self.classical.total if self.classical.total else 1.0
+
+    @property
+    def gain(self) -> float:
+        """Seconds the superdense ring saves per iteration (negative: it is slower)."""
+        return self.classical.total - self.superdense.total
+
+    @property
+    def link_time(self) -> float:
+        """W: classical link time of one iteration (the ring's messages on the busiest link)."""
+        return self.classical.online
+
+    @property
+    def critical_path_gain(self) -> float:
+        """What halving the messages shortens the critical path: ``classical - halved``."""
+        return self.classical.total - self.halved.total
+
+    @property
+    def link_gain(self) -> float:
+        """What the link's capacity allows: ``classical.total - (online + distribution)`` of the
+        superdense ring (= classical idle time − B α when a qubit costs a bit's time)."""
+        return self.classical.total - (self.superdense.online + self.superdense.distribution)
+
+    @property
+    def binding(self) -> str:
+        """Which bound sets the gain: ``"critical path"`` or ``"link time"``."""
+        return "critical path" if self.critical_path_gain <= self.link_gain else "link time"
+
+    def table(self) -> Table:
+        """Both iterations: total, tail after the last gradient, online and distribution link
+        time, and idle link time (ms); the setting as the title."""
+        rows = tuple((name, it.total * 1e3, it.tail * 1e3, it.online * 1e3,
+                      it.distribution * 1e3, it.idle * 1e3)
+                     for name, it in (("classical", self.classical),
+                                      ("superdense", self.superdense)))
+        title = (f"{self.model}, P = {self.workers}, B = {self.classical.buckets}, "
+                 f"{1e-9 / self.beta:g} Gbit/s, compute {self.classical.compute * 1e3:g} ms")
+        return Table(("ring", "iteration (ms)", "tail (ms)", "online link (ms)",
+                      "distribution (ms)", "idle link (ms)"), rows,
+                     ("", ".2f", ".2f", ".2f", ".2f", ".2f"), title=title)
+
+    def _repr_html_(self) -> str:
+        return self.table()._repr_html_()
+
+    def __repr__(self) -> str:
+        return (f"OverlapComparison({self.model}, P={self.workers}, B={self.classical.buckets}, "
+                f"compute={self.classical.compute * 1e3:.4g} ms: classical "
+                f"{self.classical.total * 1e3:.2f} ms, superdense "
+                f"{self.superdense.total * 1e3:.2f} ms, ratio {self.ratio:.3f}, "
+                f"gain {self.gain * 1e3:.2f} ms ({self.binding}))")
+
+
+def overlap_comparison(compute_ms: float = 20.0, bandwidth_gbps: float = 100.0,
+                       latency_us: float = 5.0, buckets: int = 5, qubit_cost: float = 1.0,
+                       backward_fraction: float = BACKWARD_FRACTION, *, workers: int = 8,
+                       model: str = "ResNet-50", bits: int = 16) -> OverlapComparison:
+    """One iteration of ``MODEL_SIZES[model]`` parameters on ``workers`` workers with ``buckets``
+    gradient buckets all-reduced as the backward pass produces them, classical vs superdense
+    ring, on the same links (:func:`qring_edu.bucketed_iteration_time`, event simulation).
+
+    ``compute_ms``: forward + backward time (ms), of which ``backward_fraction`` is the backward
+    pass; ``bandwidth_gbps``: classical link rate (``beta = 1e-9 / bandwidth_gbps`` s per bit);
+    ``latency_us``: ``alpha`` in µs; ``qubit_cost``: link time of a qubit in units of a bit's
+    (``beta_qubit = qubit_cost * beta``).
+
+    Examples
+    --------
+    >>> overlap_comparison(20.0)
+    OverlapComparison(ResNet-50, P=8, B=5, compute=20 ms: classical 21.50 ms, superdense 20.79 ms, ratio 0.967, gain 0.72 ms (critical path))
+    """
+    model, d, beta, alpha, beta_q = _link_settings(workers, model, bits, bandwidth_gbps,
+                                                   latency_us, qubit_cost)
+    compute = check_float(compute_ms, "compute_ms (compute time in ms)", 0.0) * 1e-3
+    backward_fraction = check_float(backward_fraction, "backward_fraction", 0.0, 1.0)
+    kw = dict(buckets=buckets, backward_fraction=backward_fraction, method="simulate")
+    classical = bucketed_iteration_time(compute, workers, d, bits, alpha, beta, **kw)
+    superdense = bucketed_iteration_time(compute, workers, d, bits, alpha, beta,
+                                         transport="superdense", beta_qubit=beta_q, **kw)
+    halved = bucketed_iteration_time(compute, workers, d, bits, alpha, beta_q / 2, **kw)
+    return OverlapComparison(model=model, workers=int(workers), d=d, bits=int(bits), alpha=alpha,
+                             beta=beta, beta_qubit=beta_q, backward_fraction=backward_fraction,
+                             classical=classical,
+                             superdense=superdense, halved=halved)
+
+
+@dataclass(frozen=True)
+class OverlapSweep:
+    """Overlapped iteration times over a grid of compute times, for several bucket counts
+    (:func:`overlap_sweep`, closed form of :func:`qring_edu.bucketed_iteration_time`).
+
+    ``x``: compute time in units of W, shape (n,). ``buckets``: the bucket counts B, one row of
+    every 2-D array per B. ``link_time``: W per B (classical link time of one iteration),
+    shape (nB,). ``classical`` / ``superdense`` / ``slow``: iteration times (s), shape (nB, n);
+    ``slow`` is the superdense ring with ``beta_qubit = slow_cost * beta``. ``idle``: the
+    classical link's idle time; ``tail_gain``: classical tail − superdense tail (s).
+    ``old_ratio``: the non-overlapped model's ratio (:func:`qring_edu.iteration_time`) at the
+    same compute times. ``best``: :func:`qring_edu.bucketed_best_ratio` per B.
+    """
+
+    model: str
+    workers: int
+    bits: int
+    alpha: float
+    beta: float
+    slow_cost: float
+    x: np.ndarray = field(repr=False)
+    buckets: tuple = ()
+    link_time: np.ndarray = field(repr=False, default=None)
+    classical: np.ndarray = field(repr=False, default=None)
+    superdense: np.ndarray = field(repr=False, default=None)
+    slow: np.ndarray = field(repr=False, default=None)
+    idle: np.ndarray = field(repr=False, default=None)
+    tail_gain: np.ndarray = field(repr=False, default=None)
+    old_ratio: np.ndarray = field(repr=False, default=None)
+    best: tuple = ()
+
+    @property
+    def ratio(self) -> np.ndarray:
+        """Superdense / classical iteration time, shape (nB, n)."""
+        return self.superdense / self.classical
+
+    @property
+    def slow_ratio(self) -> np.ndarray:
+        """The same with the slower qubits, shape (nB, n)."""
+        return self.slow / self.classical
+
+    @property
+    def gain(self) -> np.ndarray:
+        """Seconds saved per iteration, shape (nB, n)."""
+        return self.classical - self.superdense
+
+    def __repr__(self) -> str:
+        best = ", ".join(f"B={b}: {r.min():.3f}" for b, r in zip(self.buckets, self.ratio))
+        return (f"OverlapSweep({self.model}, P={self.workers}, {len(self.x)} compute times in "
+                f"[{self.x[0]:g}, {self.x[-1]:g}] W, best ratio {best})")
+
+
+def overlap_sweep(x: Sequence[float] | None = None, buckets: Sequence[int] = (1, 5, 25), *,
+                  workers: int = 8, model: str = "ResNet-50", bits: int = 16,
+                  bandwidth_gbps: float = 100.0, latency_us: float = 5.0,
+                  slow_cost: float = 2.0,
+                  backward_fraction: float = BACKWARD_FRACTION) -> OverlapSweep:
+    """Ratio of overlapped iteration times, superdense / classical, against compute / W.
+
+    ``x``: compute times in units of W (default 121 points in [0, 3]); W is the classical link
+    time of one iteration for each bucket count (``alpha`` per message included).
+    ``slow_cost``: the qubit cost of the extra superdense curve (``beta_qubit = slow_cost *
+    beta``; 2 = a qubit costs the link the time of the two bits it carries).
+
+    Examples
+    --------
+    >>> sw = overlap_sweep([0.0, 0.9, 3.0], buckets=(5,))
+    >>> [round(float(r), 3) for r in sw.ratio[0]]
+    [1.003, 0.708, 0.97]
+    """
+    model, d, beta, alpha, _ = _link_settings(workers, model, bits, bandwidth_gbps, latency_us,
+                                              1.0)
+    slow_cost = check_float(slow_cost, "slow_cost (link time per qubit / per bit)", 0.0)
+    x = np.linspace(0.0, 3.0, 121) if x is None else np.asarray(x, dtype=float)
+    if x.ndim != 1 or x.size == 0 or not np.all(np.isfinite(x)) or np.any(x < 0):
+        raise ValueError("x must be a non-empty 1-D sequence of compute times >= 0 (units of W)")
+    buckets = tuple(check_int(B, "buckets (each bucket count)", 1, d) for B in buckets)
+    if not buckets:
+        raise ValueError("buckets must name at least one bucket count")
+    shape = (len(buckets), x.size)
+    out = {k: np.empty(shape) for k in ("cl", "sd", "slow", "idle", "tail", "old")}
+    link_time = np.empty(len(buckets))
+    kw = dict(backward_fraction=backward_fraction, method="formula")
+    for i, B in enumerate(buckets):
+        W = bucketed_iteration_time(0.0, workers, d, bits, alpha, beta, buckets=B, **kw).online
+        link_time[i] = W
+        for j, c in enumerate(x * W):
+            cl = bucketed_iteration_time(c, workers, d, bits, alpha, beta, buckets=B, **kw)
+            sd = bucketed_iteration_time(c, workers, d, bits, alpha, beta, buckets=B,
+                                         transport="superdense", **kw)
+            slow = bucketed_iteration_time(c, workers, d, bits, alpha, beta, buckets=B,
+                                           transport="superdense", beta_qubit=slow_cost * beta,
+                                           **kw)
+            old = (iteration_time(c, workers, d, bits, alpha, beta, transport="superdense").total
+                   / iteration_time(c, workers, d, bits, alpha, beta).total)
+            for key, value in (("cl", cl.total), ("sd", sd.total), ("slow", slow.total),
+                               ("idle", cl.idle), ("tail", cl.tail - sd.tail), ("old", old)):
+                out[key][i, j] = value
+    return OverlapSweep(model=model, workers=int(workers), bits=int(bits), alpha=alpha, beta=beta,
+                        slow_cost=slow_cost, x=x, buckets=buckets, link_time=link_time,
+                        classical=out["cl"], superdense=out["sd"], slow=out["slow"],
+                        idle=out["idle"], tail_gain=out["tail"], old_ratio=out["old"],
+                        best=tuple(bucketed_best_ratio(B, backward_fraction) for B in buckets))
+
+
+# --------------------------------------------------------------------------------------------
+# Names that moved to qring_edu.experiments.training (one release)
+# --------------------------------------------------------------------------------------------
+_MOVED = ("TrainingComparison", "training_comparison", "training_table", "ddp_loss_table",
+          "ddp_ledger_table")
+_moved_getattr, _moved_dir = forward(
+    __name__, [], {name: (getattr(_training, name), f"{_training.__name__}.{name}")
+                   for name in _MOVED})
+__getattr__ = _moved_getattr
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_moved_dir()))

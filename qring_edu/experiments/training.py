@@ -1,0 +1,377 @@
+"""Experiments of the section *Training over the ring* of chapter 3: the same data-parallel run
+over the classical and the superdense ring, both learners (the MLP and the variational quantum
+classifier) over both rings at several pair fidelities, their gradients on the α–β clock, and
+the PyTorch DDP demo's tables.
+
+Pure: every number comes from :mod:`qring_edu.training` (and :mod:`qring_edu.vqc` through it);
+results are frozen dataclasses (figures: :mod:`qring_edu.figures.training`). No matplotlib, no
+ipywidgets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from .._validate import check_choice, check_fidelity, check_int
+from ..training import (
+    TRAINING_MODELS,
+    GradientBudget,
+    TrainingRun,
+    gradient_budget,
+    n_parameters,
+    ring_link_options,
+    train_data_parallel,
+)
+from ..vqc import VQC_LAYERS, VQC_QUBITS, vqc_n_parameters
+from ._base import Table
+
+__all__ = [
+    "TrainingComparison",
+    "training_comparison",
+    "training_table",
+    "LearnerComparison",
+    "learner_comparison",
+    "compare_learners",
+    "LearnerBudget",
+    "learner_budget",
+    "LearnerTraining",
+    "learner_training",
+    "ddp_loss_table",
+    "ddp_ledger_table",
+]
+
+#: The chapter's pair fidelities for the learner comparison.
+LEARNER_FIDELITIES = (1.0, 0.999, 0.99, 0.95)
+
+
+# --------------------------------------------------------------------------------------------
+# One learner over the two rings
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class TrainingComparison:
+    """The same data-parallel training run over the classical and the superdense ring."""
+
+    classical: TrainingRun
+    superdense: TrainingRun
+
+    @property
+    def identical(self) -> bool:
+        """True when the final weights of the two runs are bit-for-bit equal."""
+        return bool(np.array_equal(self.classical.weights, self.superdense.weights))
+
+    def __repr__(self) -> str:
+        return (f"TrainingComparison(identical={self.identical}, "
+                f"classical_loss={self.classical.final_loss:.4f}, "
+                f"superdense_loss={self.superdense.final_loss:.4f}, "
+                f"divergence={self.superdense.divergence:.3g})")
+
+
+def training_comparison(pair_fidelity: float = 0.99, workers: int = 4, bits: int = 16, *,
+                        steps: int = 100, seed: int = 0) -> TrainingComparison:
+    """Train twice with :func:`qring_edu.train_data_parallel` (same data, initial weights and
+    batches): over the classical ring and over the superdense ring with pairs of fidelity F.
+
+    Examples
+    --------
+    >>> training_comparison(1.0, 2, steps=3).identical
+    True
+    """
+    classical = train_data_parallel(workers=workers, steps=steps, transport="classical",
+                                    bits=bits, seed=seed)
+    superdense = train_data_parallel(workers=workers, steps=steps, transport="superdense",
+                                     pair_fidelity=pair_fidelity, bits=bits, seed=seed)
+    return TrainingComparison(classical, superdense)
+
+
+def training_table(runs: Mapping[str, TrainingRun]) -> Table:
+    """One row per labelled run: final loss, final accuracy (mean over replicas) and the replica
+    divergence ``max |w_k - w_0|``.
+
+    Examples
+    --------
+    >>> run = train_data_parallel(steps=5, seed=0)
+    >>> training_table({"classical": run}).columns
+    ('run', 'final loss', 'final accuracy', 'replica divergence max|w_k - w_0|')
+    """
+    rows = []
+    for label, run in runs.items():
+        if not isinstance(run, TrainingRun):
+            raise TypeError(f"runs must map labels to TrainingRun, got {type(run).__name__}")
+        rows.append((str(label), run.final_loss, run.final_accuracy, run.divergence))
+    return Table(("run", "final loss", "final accuracy", "replica divergence max|w_k - w_0|"),
+                 tuple(rows), ("", ".4f", ".3f", ".3g"))
+
+
+@dataclass(frozen=True)
+class LearnerTraining:
+    """One learner trained over a chosen transport next to the same run over the classical ring
+    (:func:`learner_training`): ``reference`` (classical) and ``run`` (the chosen transport)."""
+
+    reference: TrainingRun
+    run: TrainingRun
+
+    @property
+    def identical(self) -> bool:
+        """True when ``run`` ends with bit-for-bit the reference's parameters."""
+        return bool(np.array_equal(self.reference.weights, self.run.weights))
+
+    def __repr__(self) -> str:
+        return (f"LearnerTraining(model={self.run.model!r}, transport={self.run.transport!r}, "
+                f"F={self.run.pair_fidelity:g}, identical={self.identical}, "
+                f"accuracy={self.run.final_accuracy:.3f} (classical "
+                f"{self.reference.final_accuracy:.3f}))")
+
+
+def learner_training(model: str = "vqc", transport: str = "superdense",
+                     pair_fidelity: float = 0.99, workers: int = 4, seed: int = 0, *,
+                     steps: int = 100) -> LearnerTraining:
+    """Train ``model`` (``"mlp"`` or ``"vqc"``) over ``transport`` and over the classical ring
+    with the same data, initial parameters and batches (:func:`qring_edu.train_data_parallel`).
+
+    ``pair_fidelity`` is the superdense ring's; it is ignored (and the run is the classical
+    reference itself) when ``transport="classical"``.
+
+    Examples
+    --------
+    >>> learner_training("vqc", "superdense", 1.0, steps=3).identical
+    True
+    """
+    model = check_choice(model, "model", TRAINING_MODELS)
+    transport = check_choice(transport, "transport", ("classical", "superdense"))
+    pair_fidelity = check_fidelity(pair_fidelity)
+    reference = train_data_parallel(model=model, workers=workers, steps=steps, seed=seed)
+    if transport == "classical":
+        return LearnerTraining(reference, reference)
+    run = train_data_parallel(model=model, workers=workers, steps=steps, seed=seed,
+                              transport="superdense", pair_fidelity=pair_fidelity)
+    return LearnerTraining(reference, run)
+
+
+# --------------------------------------------------------------------------------------------
+# Both learners over both rings
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LearnerComparison:
+    """Training runs of several learners over the classical ring and the superdense ring at
+    several pair fidelities, with the same data, initial parameters and batches per learner
+    (:func:`learner_comparison`).
+
+    ``runs``: one :class:`~qring_edu.TrainingRun` per ``(model, transport, pair_fidelity)``, in
+    the order ``for model in models: classical, then superdense at each of fidelities``.
+    """
+
+    models: tuple[str, ...]
+    fidelities: tuple[float, ...]
+    workers: int
+    steps: int
+    seed: int
+    runs: tuple[TrainingRun, ...] = field(repr=False)
+
+    def run(self, model: str, transport: str = "classical",
+            pair_fidelity: float = 1.0) -> TrainingRun:
+        """The run of ``model`` over ``transport`` (superdense: at ``pair_fidelity``)."""
+        model = check_choice(model, "model", self.models)
+        transport = check_choice(transport, "transport", ("classical", "superdense"))
+        for r in self.runs:
+            if r.model == model and r.transport == transport and (
+                    transport == "classical" or r.pair_fidelity == pair_fidelity):
+                return r
+        allowed = ", ".join(f"{F:g}" for F in self.fidelities)
+        raise ValueError(f"pair_fidelity must be one of {allowed} (the fidelities of this "
+                         f"comparison), got {pair_fidelity!r}")
+
+    def runs_of(self, model: str) -> tuple[TrainingRun, ...]:
+        """``model``'s runs: the classical one, then the superdense ones in ``fidelities`` order."""
+        model = check_choice(model, "model", self.models)
+        return tuple(r for r in self.runs if r.model == model)
+
+    def identical(self, model: str) -> bool:
+        """True when ``model``'s classical run and its superdense run at F = 1 have bit-identical
+        parameters and loss histories (False if F = 1 is not among the fidelities)."""
+        if 1.0 not in self.fidelities:
+            return False
+        a, b = self.run(model), self.run(model, "superdense", 1.0)
+        return bool(np.array_equal(a.weights, b.weights) and np.array_equal(a.losses, b.losses))
+
+    def rows(self) -> list[dict]:
+        """One row per run: model, parameters, transport, F, final loss/accuracy, divergence,
+        gradient bits per worker and the busiest link's online bits and qubits per step."""
+        return [dict(model=r.model, n_params=r.n_params, transport=r.transport,
+                     pair_fidelity=r.pair_fidelity, final_loss=r.final_loss,
+                     final_accuracy=r.final_accuracy, divergence=r.divergence,
+                     gradient_bits=r.gradient_bits, online_bits_per_step=r.online_bits_per_step,
+                     online_qubits_per_step=r.online_qubits_per_step) for r in self.runs]
+
+    def table(self) -> Table:
+        """The rows of :meth:`rows` as a :class:`~qring_edu.experiments._base.Table` (F is blank
+        for the classical runs; divergence = ``max |w_k - w_0|`` over replicas and parameters)."""
+        rows = tuple((r["model"], r["n_params"], r["transport"],
+                      None if r["transport"] == "classical" else r["pair_fidelity"],
+                      r["final_loss"], r["final_accuracy"], r["divergence"],
+                      r["online_bits_per_step"], r["online_qubits_per_step"])
+                     for r in self.rows())
+        return Table(("model", "parameters", "transport", "F", "final loss", "final accuracy",
+                      "divergence", "online bits / step", "online qubits / step"), rows,
+                     ("", "d", "", "g", ".4f", ".3f", ".3g", ",.0f", ",.0f"))
+
+    def _repr_html_(self) -> str:
+        return self.table()._repr_html_()
+
+    def __repr__(self) -> str:
+        same = ", ".join(f"{m}={self.identical(m)}" for m in self.models)
+        fids = ", ".join(f"{F:g}" for F in self.fidelities)
+        return (f"LearnerComparison(models={self.models}, fidelities=({fids}), "
+                f"workers={self.workers}, steps={self.steps}, seed={self.seed}, "
+                f"identical_at_F1: {same})")
+
+
+def learner_comparison(*, models=TRAINING_MODELS, fidelities=LEARNER_FIDELITIES,
+                       workers: int = 4, steps: int = 100, seed: int = 0,
+                       **train_kw) -> LearnerComparison:
+    """Train every model of ``models`` over the classical ring and over the superdense ring at
+    every pair fidelity of ``fidelities`` (:func:`qring_edu.train_data_parallel`, same ``seed``:
+    the same data, initial parameters and batches for every run of a model).
+
+    ``train_kw`` go to every run (e.g. ``bits``, ``lr``), except ``qubits``/``layers``, which go
+    to the VQC's runs only, and the ring's link options (:func:`qring_edu.ring_link_options`,
+    e.g. ``channel_fidelity``), which describe the quantum link and go to the superdense runs
+    only. ``len(models) * (1 + len(fidelities))`` runs (the chapter's default: 10 runs of 100
+    steps, a few seconds).
+
+    Examples
+    --------
+    >>> cmp = learner_comparison(fidelities=(1.0, 0.95), steps=10)
+    >>> cmp.identical("mlp"), cmp.identical("vqc"), len(cmp.runs)
+    (True, True, 6)
+    """
+    if isinstance(models, str):
+        models = (models,)
+    models = tuple(check_choice(m, "models", TRAINING_MODELS) for m in models)
+    if not models or len(set(models)) != len(models):
+        raise ValueError(f"models must be distinct names from {TRAINING_MODELS}, got {models!r}")
+    if isinstance(fidelities, (int, float)):
+        fidelities = (fidelities,)
+    fidelities = tuple(check_fidelity(F, "fidelities") for F in fidelities)
+    if not fidelities or len(set(fidelities)) != len(fidelities):
+        raise ValueError(f"fidelities must be distinct values in [0.25, 1], got {fidelities!r}")
+    for key in ("model", "transport", "pair_fidelity", "allreduce"):
+        if key in train_kw:
+            raise TypeError(f"learner_comparison sets {key} itself; do not pass it")
+    vqc_only = {k: train_kw[k] for k in ("qubits", "layers") if k in train_kw}
+    link = {k: train_kw[k] for k in ring_link_options() if k in train_kw}
+    common = {k: v for k, v in train_kw.items() if k not in vqc_only and k not in link}
+    runs = []
+    for model in models:
+        kw = dict(common, **(vqc_only if model == "vqc" else {}))
+        runs.append(train_data_parallel(model=model, transport="classical", workers=workers,
+                                        steps=steps, seed=seed, **kw))
+        runs += [train_data_parallel(model=model, transport="superdense", pair_fidelity=F,
+                                     workers=workers, steps=steps, seed=seed, **kw, **link)
+                 for F in fidelities]
+    return LearnerComparison(models=models, fidelities=fidelities, workers=runs[0].workers,
+                             steps=runs[0].steps, seed=seed, runs=tuple(runs))
+
+
+def compare_learners(*, models=TRAINING_MODELS, fidelities=(1.0, 0.99, 0.95), workers: int = 4,
+                     steps: int = 100, seed: int = 0, **train_kw) -> LearnerComparison:
+    """:func:`learner_comparison` with the fidelities ``(1, 0.99, 0.95)`` by default (the name
+    and default of qring_edu 0.1, where it lived in :mod:`qring_edu.training`).
+
+    Examples
+    --------
+    >>> compare_learners(models="vqc", steps=2).fidelities
+    (1.0, 0.99, 0.95)
+    """
+    return learner_comparison(models=models, fidelities=fidelities, workers=workers, steps=steps,
+                              seed=seed, **train_kw)
+
+
+# --------------------------------------------------------------------------------------------
+# The learners' gradients on the α–β clock
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LearnerBudget:
+    """:func:`qring_edu.gradient_budget` of each learner's gradient (:func:`learner_budget`):
+    ``models`` and one :class:`~qring_edu.GradientBudget` per model in ``budgets``."""
+
+    models: tuple[str, ...]
+    budgets: tuple[GradientBudget, ...] = field(repr=False)
+
+    def budget(self, model: str) -> GradientBudget:
+        """The budget of ``model``."""
+        model = check_choice(model, "model", self.models)
+        return self.budgets[self.models.index(model)]
+
+    def table(self) -> Table:
+        """One row per learner: parameters, busiest link's bits and qubits per step, the
+        bandwidth term over the latency term of the classical ring, the superdense saving, and
+        the gradient size at which the two terms are equal."""
+        rows = tuple((m, b.n_params, b.link_bits, b.link_qubits, b.bandwidth_ratio, b.saving,
+                      b.crossover_params) for m, b in zip(self.models, self.budgets))
+        return Table(("model", "parameters", "link bits / step", "link qubits / step",
+                      "bandwidth ÷ latency", "superdense saving", "parameters where equal"),
+                     rows, ("", "d", ",d", ",d", ".2g", ".2g", ",.0f"))
+
+    def _repr_html_(self) -> str:
+        return self.table()._repr_html_()
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{m}: {b.n_params} params, saving {b.saving:.2g}"
+                          for m, b in zip(self.models, self.budgets))
+        return f"LearnerBudget({inner})"
+
+
+def learner_budget(models: Sequence[str] = TRAINING_MODELS, *, workers: int = 4, bits: int = 16,
+                   alpha: float = 10e-6, beta: float = 1e-11) -> LearnerBudget:
+    """Per-step ring cost of each learner's gradient (:func:`qring_edu.gradient_budget`): the
+    MLP of :func:`qring_edu.train_data_parallel` (2-16-2, 82 parameters) and the default VQC
+    (3 qubits x 3 layers, 18 angles). ``alpha``/``beta``: seconds per message and per bit
+    (classical) or qubit (superdense), by default the book's 10 µs and 100 Gbit/s.
+
+    Examples
+    --------
+    >>> b = learner_budget()
+    >>> b.budget("vqc").link_qubits, b.budget("mlp").link_bits
+    (224, 1984)
+    """
+    if isinstance(models, str):
+        models = (models,)
+    models = tuple(check_choice(m, "models", TRAINING_MODELS) for m in models)
+    sizes = {"mlp": n_parameters(16), "vqc": vqc_n_parameters(VQC_QUBITS, VQC_LAYERS)}
+    check_int(workers, "workers", 2)
+    return LearnerBudget(models, tuple(gradient_budget(sizes[m], workers=workers, bits=bits,
+                                                       alpha=alpha, beta=beta) for m in models))
+
+
+# --------------------------------------------------------------------------------------------
+# The DDP hook's demo run (qring_edu.ddp.ddp_demo) as tables
+# --------------------------------------------------------------------------------------------
+def ddp_loss_table(demo, steps: Sequence[int] = (0, 10, 40)) -> Table:
+    """One row per run of a :class:`qring_edu.ddp.DDPDemo`: the mean loss over the replicas at
+    the given ``steps``, the largest deviation of the averaged gradient from the built-in
+    all-reduce's, and the final replica divergence ``max |w_1 - w_0|``."""
+    rows = []
+    for label in demo.labels:
+        loss = demo.losses[label].mean(axis=1)  # mean over the replicas
+        rows.append((label, *(float(loss[s]) for s in steps), float(demo.grad_error[label]),
+                     float(demo.divergence[label])))
+    head = ("run",) + tuple(f"mean loss at step {s}" for s in steps) + \
+        ("max|avg grad - built-in|", "max|w_1 - w_0|")
+    return Table(head, tuple(rows), ("",) + (".4f",) * len(steps) + (".1e", ".3g"))
+
+
+def ddp_ledger_table(demo) -> Table:
+    """One row per (run, rank) of a :class:`qring_edu.ddp.DDPDemo`: what crossed that rank's
+    incoming link over the whole run (online bits and qubits, pairs, offline qubits, side bits of
+    the message headers, bits flipped by noisy pairs)."""
+    rows = []
+    for label, reports in demo.reports.items():
+        for rep in reports:
+            rows.append((label, f"{rep.link[0]}->{rep.link[1]}", rep.online_bits, rep.online_qubits,
+                         rep.ebits, rep.offline_qubits, rep.side_bits, rep.flipped_bits))
+    return Table(("run", "link", "online bits", "online qubits", "pairs", "offline qubits",
+                  "side bits", "flipped bits"), tuple(rows),
+                 ("", "", ",d", ",d", ",d", ",d", ",d", "d"))

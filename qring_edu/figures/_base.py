@@ -1,0 +1,95 @@
+"""Helpers shared by the figures of every chapter (presentation floor).
+
+* :func:`plot_circuits` — the one circuit drawer: Qiskit circuits one under the other with the
+  ``"mpl"`` drawer (qubit 0 on the top wire);
+* :func:`nonempty` — the sequence a figure draws, refused when empty;
+* :func:`fmt_seconds` — a duration with a readable unit.
+
+Figures build ``matplotlib.figure.Figure`` objects directly (no pyplot global state) and never
+display anything.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
+from matplotlib.figure import Figure
+
+if TYPE_CHECKING:  # annotations only: Qiskit is imported by whoever built the circuits
+    from qiskit import QuantumCircuit
+
+__all__ = ["plot_circuits", "nonempty", "fmt_seconds"]
+
+
+def nonempty(items, name: str, what: str) -> list:
+    """``list(items)``; ``ValueError`` naming ``name`` when it is empty.
+
+    Examples
+    --------
+    >>> nonempty((1, 2), "rows", "row")
+    [1, 2]
+    """
+    items = list(items)
+    if not items:
+        raise ValueError(f"{name} must contain at least one {what}")
+    return items
+
+
+def plot_circuits(circuits: Sequence["QuantumCircuit"], titles: Sequence[str] | None = None, *,
+                  width: float = 8.5, height: float | None = None, fold: int | None = None
+                  ) -> Figure:
+    """Draw Qiskit circuits one under the other with the ``"mpl"`` drawer.
+
+    ``titles``: one per circuit (default: the circuits' names; ``""`` for none). ``height``:
+    inches per circuit (default ``0.65 × qubits + 1.4`` of the widest); ``fold``: Qiskit's
+    line-folding width (``-1``: never fold; default: Qiskit's).
+    """
+    circuits = nonempty(circuits, "circuits", "circuit")
+    titles = [c.name for c in circuits] if titles is None else list(titles)
+    if len(titles) != len(circuits):
+        raise ValueError(f"titles must have one entry per circuit ({len(circuits)}), "
+                         f"got {len(titles)}")
+    if height is None:
+        height = 0.65 * max(c.num_qubits for c in circuits) + 1.4
+    fig = Figure(figsize=(width, height * len(circuits)))
+    axes = fig.subplots(len(circuits), 1, squeeze=False)[:, 0]
+    for ax, circuit, title in zip(axes, circuits, titles):
+        phase = _numeric_phase(circuit)
+        if phase:
+            # Qiskit's mpl drawer writes the global phase with pyplot.text, i.e. onto a stray
+            # pyplot figure rather than onto ``ax``: draw without it and label it here.
+            circuit = circuit.copy()
+            circuit.global_phase = 0
+        circuit.draw("mpl", ax=ax, **({} if fold is None else {"fold": fold}))
+        if phase:
+            from qiskit.circuit.tools import pi_check
+
+            ax.text(0.0, 1.0, f"global phase: {pi_check(phase, output='text')}",
+                    transform=ax.transAxes, ha="left", va="top", fontsize=10)
+        if title:
+            ax.set_title(title, fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def _numeric_phase(circuit) -> float:
+    """The circuit's global phase as a float (0 when it is symbolic: then Qiskit draws it)."""
+    try:
+        return float(circuit.global_phase)
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def fmt_seconds(t: float) -> str:
+    """``t`` seconds as ``"1.23 s"``, ``"4.56 ms"`` or ``"7.8 µs"``.
+
+    Examples
+    --------
+    >>> fmt_seconds(0.01563)
+    '15.63 ms'
+    """
+    if t >= 1:
+        return f"{t:.2f} s"
+    if t >= 1e-3:
+        return f"{t * 1e3:.2f} ms"
+    return f"{t * 1e6:.1f} µs"

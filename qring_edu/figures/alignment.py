@@ -1,0 +1,478 @@
+"""Figures of chapter 6, *Alignment and sign auditing* (presentation floor).
+
+Pure functions: library results in, a new ``matplotlib.figure.Figure`` out; nothing is displayed
+and no pyplot state is touched.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, NullFormatter
+
+from ._base import plot_circuits
+
+if TYPE_CHECKING:  # annotations only: the results come from the floors below
+    from qiskit import QuantumCircuit
+
+    from ..alignment import Decision
+    from ..experiments.alignment import (
+        AttackSweep,
+        AuditExplorer,
+        CopiesCurve,
+        DephasingSweep,
+        GapIPComparison,
+        GapIPCurves,
+        GapIPScaling,
+        GapIPSchedule,
+        NoiseSweep,
+        TieAuditScaling,
+    )
+
+__all__ = [
+    "COLOURS",
+    "plot_circuit",
+    "plot_rotation",
+    "plot_iae_run",
+    "plot_gapip_scaling",
+    "plot_gapip_curves",
+    "plot_tieaudit_scaling",
+    "plot_audit_explorer",
+    "plot_noise_sweep",
+    "plot_gapip_pingpong",
+    "plot_gapip_comparison",
+    "plot_copies_vs_alpha",
+    "plot_attack_sweep",
+    "plot_dephasing_sweep",
+]
+
+COLOURS = {
+    "quantum": "#d95f0e",
+    "classical": "#2c7fb8",
+    "ea": "#7b3294",
+    "aligned": "#1a9641",
+    "conflicting": "#d7191c",
+    "neutral": "#969696",
+}
+
+
+def _plain_log_x(ax) -> None:
+    """Log x axis labelled with plain numbers (no 3×10⁰ minor labels)."""
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def plot_circuit(circuit: "QuantumCircuit", title: str = "", *, width: float = 10.0,
+                 fold: int = -1) -> Figure:
+    """Draw one Qiskit circuit on a fresh figure, qubit 0 on top
+    (:func:`~qring_edu.figures._base.plot_circuits`)."""
+    return plot_circuits([circuit], [title], width=width, fold=fold)
+
+
+def plot_rotation(tau: float, k_max: int = 12) -> Figure:
+    """Probability of the outcome "not a_h" after ``k`` iterations, ``sin^2((2k+1) theta)``, for
+    an aligned (``<g,h> = tau``) and a conflicting (``<g,h> = -tau``) instance: the two angles
+    ``theta = arccos((1 ± tau)/2)`` drift apart linearly in ``k``."""
+    ks = np.arange(k_max + 1)
+    fine = np.linspace(0, k_max, 400)
+    fig = Figure(figsize=(8, 3.4), layout="constrained")
+    ax = fig.subplots()
+    for c, key in ((tau, "aligned"), (-tau, "conflicting")):
+        theta = math.acos((1 + c) / 2)
+        ax.plot(fine, np.sin((2 * fine + 1) * theta) ** 2, color=COLOURS[key], alpha=0.35)
+        ax.plot(ks, np.sin((2 * ks + 1) * theta) ** 2, "o", color=COLOURS[key],
+                label=f"{key}: <g,h> = {c:+.2f}, θ = {theta:.4f}")
+    ax.set_xlabel("iterations k (each = 2 passes of the register)")
+    ax.set_ylabel('P("not a_h")')
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_title(f"Amplification separates the two promise cases (τ = {tau:g})")
+    ax.legend(loc="lower left", fontsize=8)
+    ax.grid(alpha=0.3)
+    return fig
+
+
+def plot_iae_run(decision: "Decision", tau: float) -> Figure:
+    """The confidence interval for ``a = sin^2 theta`` after each step of a quantum
+    :func:`~qring_edu.gapip` decision (amplitude or phase estimation), against the qubits sent
+    so far (each step's recorded ``IAEStep.qubits``), with the decision threshold
+    ``3/4 - tau^2/4`` and the two promise values ``threshold ± tau/2``."""
+    steps = decision.steps
+    if not steps:
+        raise ValueError("decision has no IAE steps (was it run with protocol='quantum' or "
+                         "'phase_estimation'?)")
+    cum = np.cumsum([s.qubits for s in steps])
+    lo = np.array([s.a_lo for s in steps])
+    hi = np.array([s.a_hi for s in steps])
+    thr = 0.75 - tau * tau / 4
+    fig = Figure(figsize=(8, 3.4), layout="constrained")
+    ax = fig.subplots()
+    ax.fill_between(cum, lo, hi, step="post", color=COLOURS["quantum"], alpha=0.3,
+                    label="confidence interval for a")
+    ax.axhline(thr, color="k", lw=1, label="threshold 3/4 − τ²/4")
+    ax.axhline(thr - tau / 2, color=COLOURS["aligned"], ls="--", lw=1, label="aligned (⟨g,h⟩ = τ)")
+    ax.axhline(thr + tau / 2, color=COLOURS["conflicting"], ls="--", lw=1,
+               label="conflicting (⟨g,h⟩ = −τ)")
+    ax.set_xscale("log")
+    ax.set_ylim(max(0.0, thr - 3 * tau), min(1.0, thr + 3 * tau))
+    ax.set_xlabel("qubits sent so far")
+    ax.set_ylabel("a = sin²θ")
+    name = ("Iterative phase estimation" if decision.protocol == "phase_estimation"
+            else "Iterative amplitude estimation")
+    ax.set_title(f"{name}: verdict {decision.verdict!r} after "
+                 f"{decision.cost:,} qubits, {len(steps)} steps")
+    ax.legend(fontsize=8, loc="upper right")
+    ax.grid(alpha=0.3)
+    return fig
+
+
+def plot_gapip_scaling(result: "GapIPScaling", *, highlight_tau: float | None = None) -> Figure:
+    """Left: cost against ``1/tau`` (log-log) with the fitted power laws; right: decision accuracy
+    of both protocols on promise instances."""
+    x = 1.0 / result.taus
+    fig = Figure(figsize=(10, 3.8), layout="constrained")
+    ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [2.2, 1]})
+    for cost, slope, key, label in (
+            (result.quantum_cost, result.quantum_slope, "quantum", "quantum (qubits, mean)"),
+            (result.classical_cost, result.classical_slope, "classical",
+             "classical: cheaper of sketch / vector (bits)")):
+        ax.loglog(x, cost, "o", color=COLOURS[key], label=f"{label}, slope {slope:.2f}")
+        fit = np.polyfit(np.log(x), np.log(cost), 1)
+        ax.loglog(x, np.exp(np.polyval(fit, np.log(x))), "-", color=COLOURS[key], alpha=0.6)
+    if highlight_tau is not None:
+        ax.axvline(1.0 / highlight_tau, color=COLOURS["neutral"], ls=":", lw=1.2,
+                   label=f"τ = {highlight_tau:g}")
+    _plain_log_x(ax)
+    ax.set_xlabel("1/τ")
+    ax.set_ylabel("communication per decision")
+    ax.set_title(f"GapIP at P = 2^{int(round(math.log2(result.P)))}, δ = {result.delta:g}")
+    ax.legend(fontsize=8, loc="upper left")
+    ax.grid(alpha=0.3, which="both")
+    ax2.plot(x, result.quantum_accuracy, "o-", color=COLOURS["quantum"], label="quantum")
+    ax2.plot(x, result.classical_accuracy, "s--", color=COLOURS["classical"], label="classical",
+             alpha=0.8)
+    ax2.axhline(1 - result.delta, color="k", lw=0.8, ls=":", label="1 − δ")
+    ax2.set_xscale("log")
+    _plain_log_x(ax2)
+    ax2.set_ylim(0.5, 1.03)
+    ax2.set_xlabel("1/τ")
+    ax2.set_ylabel(f"fraction correct ({result.trials} instances)")
+    ax2.set_title("decision accuracy")
+    ax2.legend(fontsize=8, loc="lower left")
+    ax2.grid(alpha=0.3)
+    return fig
+
+
+def plot_gapip_curves(result: "GapIPCurves") -> Figure:
+    """:func:`plot_gapip_scaling` of a :class:`~qring_edu.experiments.alignment.GapIPCurves`,
+    with its ``tau`` marked."""
+    return plot_gapip_scaling(result.scaling, highlight_tau=result.tau)
+
+
+def plot_tieaudit_scaling(result: "TieAuditScaling") -> Figure:
+    """Cost of TieAudit against ``P`` (log-log): quantum qubits ``N log2 P``, classical bits
+    ``Θ(sqrt P)`` (capped at ``P``), the crossover marked."""
+    fig = Figure(figsize=(8, 3.8), layout="constrained")
+    ax = fig.subplots()
+    ax.loglog(result.Ps, result.quantum_cost, "o-", color=COLOURS["quantum"], base=2,
+              label=f"quantum: {result.copies:,} copies × log₂P qubits "
+                    f"({result.bound.capitalize()} plan)")
+    ax.loglog(result.Ps, result.classical_cost, "s-", color=COLOURS["classical"], base=2,
+              label=f"classical subset: slope {result.classical_slope:.2f}")
+    ax.loglog(result.Ps, result.Ps, ":", color=COLOURS["neutral"], base=2,
+              label="send every sign (P bits)")
+    if result.crossover_P:
+        ax.axvline(result.crossover_P, color="k", lw=1, ls="--",
+                   label=f"crossover P = 2^{int(math.log2(result.crossover_P))}")
+    ax.set_xlabel("P (coordinates)")
+    ax.set_ylabel("communication (qubits or bits)")
+    ax.set_title(f"TieAudit at ε = {result.eps:g}, α = {result.alpha:g}, δ = {result.delta:g}")
+    ax.legend(fontsize=8, loc="upper left")
+    ax.grid(alpha=0.3, which="both")
+    return fig
+
+
+def plot_audit_explorer(ex: "AuditExplorer") -> Figure:
+    """The TieAudit explorer: the sign pattern with the matching drawn as arcs (green: agree, red:
+    disagree), the Born-rule distribution of the client's outcome ``Y``, and the three protocols'
+    estimates of ``f`` with the ``±eps`` band."""
+    P = ex.signs.size
+    fig = Figure(figsize=(11, 3.9), layout="constrained")
+    gs = fig.add_gridspec(1, 3, width_ratios=[2.3, 1, 1.2])
+    ax, ax_y, ax_e = (fig.add_subplot(gs[0, i]) for i in range(3))
+    colours = np.where(ex.signs > 0, "#4575b4", "#fdae61")
+    ax.bar(np.arange(P), ex.signs, color=colours, width=0.8)
+    for i, j in ex.matching:
+        lo, hi = sorted((int(i), int(j)))
+        agree = ex.signs[lo] == ex.signs[hi]
+        mid, half = (lo + hi) / 2, (hi - lo) / 2
+        t = np.linspace(0, np.pi, 40)
+        ax.plot(mid + half * np.cos(t), 1.1 + np.sin(t) * (0.1 + 0.75 * half / P),
+                color=COLOURS["aligned" if agree else "conflicting"], lw=1.2)
+    ax.set_ylim(-1.2, 2.0)
+    ax.set_yticks([-1, 1])
+    ax.set_xlabel("coordinate i")
+    ax.set_ylabel("sign s_i")
+    ax.set_title(f"P = {P}, {len(ex.matching)} pairs (α = {ex.alpha:.3g}), true f = {ex.f:.3f}")
+    labels = ["Y = +1", "Y = 0", "Y = −1"]
+    vals = [ex.p_plus, 1 - ex.p_plus - ex.p_minus, ex.p_minus]
+    ax_y.bar(labels, vals, color=[COLOURS["aligned"], COLOURS["neutral"],
+                                  COLOURS["conflicting"]])
+    ax_y.set_ylim(0, 1)
+    ax_y.set_title(f"one copy: E[Y] = {ex.p_plus - ex.p_minus:+.3f}")
+    ax_y.grid(axis="y", alpha=0.3)
+    names = [e.protocol.replace("entanglement_assisted", "ent.-assisted") for e in ex.estimates]
+    ys = np.arange(len(ex.estimates))
+    ax_e.axvspan(ex.f - ex.eps, ex.f + ex.eps, color=COLOURS["neutral"], alpha=0.25,
+                 label="f ± ε")
+    ax_e.axvline(ex.f, color="k", lw=1)
+    cols = [COLOURS["quantum"], COLOURS["ea"], COLOURS["classical"]]
+    for y, e, c in zip(ys, ex.estimates, cols):
+        ax_e.plot(e.value, y, "o", color=c, ms=8)
+        ax_e.annotate(f"{e.cost:,} {e.unit}", (e.value, y), textcoords="offset points",
+                      xytext=(0, 8), ha="center", fontsize=8)
+    ax_e.set_yticks(ys, names)
+    ax_e.set_ylim(-0.6, len(ys) - 0.3)
+    ax_e.set_xlim(-0.05, 1.05)
+    ax_e.set_xlabel("estimate of f")
+    extra = "" if ex.attack == "uniform" else ", data-only attack"
+    extra += ", fixed tests" if ex.test_strings == "fixed" else ""
+    ax_e.set_title(f"estimates (ε = {ex.eps:g}, noise = {ex.noise:g}{extra})", fontsize=9)
+    ax_e.legend(fontsize=8, loc="lower right")
+    return fig
+
+
+def plot_noise_sweep(sweep: "NoiseSweep") -> Figure:
+    """Estimates of ``f`` against the depolarising probability: with hidden test copies (ratio
+    estimator) and naive (assuming no noise), with the ``±eps`` band; right: copies needed."""
+    fig = Figure(figsize=(10, 3.6), layout="constrained")
+    ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.6, 1]})
+    x = sweep.noises
+    ax.fill_between(x, sweep.f - sweep.eps, sweep.f + sweep.eps, color=COLOURS["neutral"],
+                    alpha=0.25, label="f ± ε")
+    ax.plot(x, sweep.naive, "s--", color=COLOURS["classical"],
+            label="naive: f̂ = (1 − Ȳ/α)/2")
+    ax.plot(x, sweep.calibrated, "o-", color=COLOURS["quantum"],
+            label="hidden test copies: f̂ = (1 − Ȳ_data/Ȳ_test)/2")
+    ax.set_xlabel("depolarising probability (noise)")
+    ax.set_ylabel("estimate of f")
+    ax.set_title(f"Noise pulls the naive estimate to 1/2 (true f = {sweep.f:.3f})")
+    ax.legend(fontsize=8, loc="upper left")
+    ax.grid(alpha=0.3)
+    ax2.semilogy(x, sweep.copies, "o-", color=COLOURS["quantum"])
+    ax2.set_xlabel("depolarising probability (noise)")
+    ax2.set_ylabel("copies (data + test)")
+    ax2.set_title("price of calibration")
+    ax2.grid(alpha=0.3, which="both")
+    return fig
+
+
+_LANES = {"server": 1.0, "client": 0.0}
+_PARTY_COLOURS = {"server": "#2c7fb8", "client": "#1a9641"}
+
+
+def plot_gapip_pingpong(schedules: Sequence["GapIPSchedule"]) -> Figure:
+    """The ping-pong of quantum GapIP, one panel per schedule
+    (:func:`~qring_edu.experiments.alignment.gapip_schedule`): two lanes, the server (holds
+    ``g``) on top and the client (holds ``h``) below; time runs left to right; a box is an
+    operation on the register (on its party's lane), an arrow is one pass of the register,
+    labelled with its number and the qubits that cross. The title gives the totals and the
+    probability the shot measures."""
+    items = list(schedules)
+    if not items:
+        raise ValueError("schedules must contain at least one schedule")
+
+    def slot(kind: str, label: str) -> float:       # horizontal room of one event
+        return 1.1 if kind == "pass" else max(0.9, 0.105 * len(label) + 0.35)
+
+    layouts = []
+    for sc in items:
+        xs, cur = [], 0.0
+        for kind, _, label in sc.events:
+            w = slot(kind, label)
+            xs.append(cur + w / 2)
+            cur += w
+        layouts.append((xs, cur))
+    span = max(total for _, total in layouts)
+    fig = Figure(figsize=(min(13.0, 0.62 * span + 2.2), 2.1 * len(items)), layout="constrained")
+    axes = fig.subplots(len(items), 1, squeeze=False)[:, 0]
+    for ax, sc, (xs, total) in zip(axes, items, layouts):
+        for party, y in _LANES.items():
+            ax.plot([0, total], [y, y], color=_PARTY_COLOURS[party], lw=0.8, alpha=0.4,
+                    zorder=0)
+            ax.text(-0.25, y, f"{party}\n(holds {'g' if party == 'server' else 'h'})",
+                    ha="right", va="center", fontsize=9, color=_PARTY_COLOURS[party],
+                    fontweight="bold")
+        n_pass = 0
+        for x, (kind, party, label) in zip(xs, sc.events):
+            if kind == "op":
+                ax.text(x, _LANES[party], label, ha="center", va="center", fontsize=8.5,
+                        bbox=dict(boxstyle="round,pad=0.3", fc="white",
+                                  ec=_PARTY_COLOURS[party], lw=1.2), zorder=3)
+                continue
+            n_pass += 1
+            y0 = _LANES[party]
+            y1 = 1.0 - y0
+            sgn = 1.0 if y1 > y0 else -1.0
+            ax.annotate("", xy=(x + 0.35, y1 - 0.14 * sgn), xytext=(x - 0.35, y0 + 0.14 * sgn),
+                        arrowprops=dict(arrowstyle="-|>", color=COLOURS["quantum"], lw=1.6),
+                        zorder=2)
+            ax.text(x + 0.1, 0.5, f"pass {n_pass}\n{label}", ha="left", va="center",
+                    fontsize=7.5, color=COLOURS["quantum"])
+        name = ("phase estimation, power K" if sc.protocol == "phase_estimation"
+                else "amplitude estimation, k iterations")
+        size = f"2^{sc.P.bit_length() - 1}" if sc.P & (sc.P - 1) == 0 and sc.P > 2 else f"{sc.P}"
+        ax.set_title(f"{name} = {sc.power} (P = {size}): {sc.passes} passes × {sc.width} qubits "
+                     f"= {sc.qubits} qubits per shot; the shot measures sin²({sc.multiple}θ)",
+                     fontsize=9.5)
+        ax.set_xlim(-2.0, span + 0.1)
+        ax.set_ylim(-0.4, 1.4)
+        ax.axis("off")
+    return fig
+
+
+def _shade_window(ax, lo: float, hi: float, x_range, colour: str, label: str) -> None:
+    """Shade the 1/τ range of a window (nan ends run to the axis' data range)."""
+    if math.isnan(lo) and math.isnan(hi):
+        return
+    left = 1.0 / hi if not math.isnan(hi) else x_range[0]
+    right = 1.0 / lo if not math.isnan(lo) else x_range[1]
+    ax.axvspan(left, right, color=colour, alpha=0.12, label=label)
+
+
+def plot_gapip_comparison(result: "GapIPComparison",
+                          confidences: Sequence[str] = ("hoeffding", "exact")) -> Figure:
+    """Cost of GapIP against ``1/tau`` (log-log), one panel per family of bounds (the same family
+    on both sides): amplitude estimation and phase estimation (mean qubits), the classical
+    ``min(sketch, P b)`` with the sketch and the send-the-vector cost drawn thin, the windows
+    where each quantum protocol is cheaper shaded, and the Gap-Hamming boundary
+    ``P = 4/tau^2`` (below it, to the right, the ``Omega(1/tau^2)`` lower bound no longer
+    applies). In the Hoeffding panel the old mix (Chernoff intervals against the Hoeffding
+    sketch) is drawn too when the comparison holds it."""
+    confs = list(confidences)
+    if not confs:
+        raise ValueError("confidences must name at least one family")
+    x = 1.0 / result.taus
+    fig = Figure(figsize=(5.2 * len(confs), 5.0), layout="constrained")
+    axes = fig.subplots(1, len(confs), sharey=True, squeeze=False)[0]
+    for ax, conf in zip(axes, confs):
+        for protocol, colour, marker in (("quantum", COLOURS["quantum"], "o"),
+                                         ("phase_estimation", COLOURS["ea"], "s")):
+            if (protocol, conf) not in result.families:
+                continue
+            name = "amplitude est." if protocol == "quantum" else "phase est."
+            ax.loglog(x, result.quantum(protocol, conf), marker + "-", color=colour, ms=4,
+                      label=f"quantum, {name} (qubits)")
+            lo, hi = result.window(protocol, conf)
+            _shade_window(ax, lo, hi, (x.min(), x.max()), colour,
+                          f"{name} cheaper")
+        if conf == "hoeffding" and ("quantum", "chernoff") in result.families:
+            ax.loglog(x, result.quantum("quantum", "chernoff"), "-", color=COLOURS["neutral"],
+                      lw=1, label="old: Chernoff intervals (amplitude est.)")
+        ax.loglog(x, result.classical_cost(conf), "-", color=COLOURS["classical"], lw=2.4,
+                  label="classical: min(sketch, vector) (bits)")
+        ax.loglog(x, result.sketch(conf), "--", color=COLOURS["classical"], lw=0.9,
+                  label="sketch alone")
+        ax.loglog(x, result.vector_bits, ":", color="k", lw=1, label="send the vector, P·b")
+        ax.axvline(math.sqrt(result.P) / 2.0, color=COLOURS["neutral"], lw=1, ls="-.",
+                   label="P = 4/τ² (Gap-Hamming boundary)")
+        _plain_log_x(ax)
+        ax.set_xlabel("1/τ")
+        ax.set_title(f"{'Hoeffding' if conf == 'hoeffding' else 'exact'} bounds on both sides "
+                     f"(P = 2^{int(round(math.log2(result.P)))}, δ = {result.delta:g})",
+                     fontsize=10)
+        ax.grid(alpha=0.3, which="both")
+    handles, labels = {}, {}
+    for ax in axes:                          # one legend for both panels, below them
+        for hnd, lab in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(lab, hnd)
+    fig.legend(list(handles.values()), list(handles.keys()), loc="outside lower center",
+               ncol=4, fontsize=8)
+    axes[0].set_ylabel(f"communication per decision (mean of {result.trials})")
+    return fig
+
+
+def plot_copies_vs_alpha(curve: "CopiesCurve") -> Figure:
+    """Noiseless TieAudit copies against the coverage ``alpha`` (log-log): Hoeffding's plan
+    (slope about -2: it only knows that ``Y`` lies in ``[-1, 1]``), Bernstein's (slope about -1:
+    ``Var Y <= alpha``) and the exact plans."""
+    fig = Figure(figsize=(7.5, 3.8), layout="constrained")
+    ax = fig.subplots()
+    ax.loglog(curve.alphas, curve.hoeffding, "-", color=COLOURS["classical"],
+              label=f"Hoeffding (slope {curve.slope('hoeffding'):.2f})")
+    ax.loglog(curve.alphas, curve.bernstein, "-", color=COLOURS["quantum"],
+              label=f"Bernstein (slope {curve.slope('bernstein'):.2f})")
+    ax.loglog(curve.exact_alphas, curve.exact, "o", color="k", label="exact plan")
+    for a, n in zip(curve.exact_alphas, curve.exact):
+        ax.annotate(f"{int(n):,}", (a, n), textcoords="offset points", xytext=(6, -10),
+                    fontsize=8)
+    ax.invert_xaxis()
+    _plain_log_x(ax)
+    ax.set_xlabel("coverage α = 2|M|/P (smaller to the right)")
+    ax.set_ylabel("copies N")
+    ax.set_title(f"Copies for ε = {curve.eps:g}, δ = {curve.delta:g}: the 1/α² is Hoeffding's")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8, loc="upper left")
+    return fig
+
+
+_CASE_STYLE = {("fixed", "uniform"): ("#969696", "s--", "fixed tests, noise on every copy"),
+               ("fixed", "data_only"): ("#d7191c", "o-", "fixed tests, data-only attack"),
+               ("random", "uniform"): ("#2c7fb8", "s--", "random tests, noise on every copy"),
+               ("random", "data_only"): ("#1a9641", "o-", "random tests, data-only attack")}
+
+
+def plot_attack_sweep(sweep: "AttackSweep") -> Figure:
+    """Left: mean estimate of ``f`` against the noise for each case (test strings fixed or
+    random; noise on every copy or only on the copies the adversary does not identify as tests),
+    with the ``f ± eps`` band. Right: the tests' estimate of the attenuation, with the true
+    ``1 - noise`` of a channel acting on every copy."""
+    fig = Figure(figsize=(10, 3.8), layout="constrained")
+    ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.5, 1]})
+    x = sweep.noises
+    ax.fill_between(x, sweep.f - sweep.eps, sweep.f + sweep.eps, color=COLOURS["neutral"],
+                    alpha=0.25, label="f ± ε")
+    for case in sweep.cases:
+        colour, style, label = _CASE_STYLE[case]
+        ax.plot(x, sweep.mean(*case), style, color=colour, ms=5, label=label)
+        ax2.plot(x, sweep.mean_attenuation(*case), style, color=colour, ms=5, label=label)
+    ax2.plot(x, 1 - x, ":", color="k", lw=1, label="1 − noise")
+    seeds = sweep.estimates.shape[2]
+    ax.set_xlabel("depolarising probability (noise)")
+    ax.set_ylabel(f"mean f̂ over {seeds} runs")
+    ax.set_title(f"The data-only attack (P = {sweep.P}, true f = {sweep.f:.3f})")
+    ax.legend(fontsize=7.5, loc="upper left")
+    ax.grid(alpha=0.3)
+    ax2.set_xlabel("depolarising probability (noise)")
+    ax2.set_ylabel("λ̂ from the test copies")
+    ax2.set_title("what the tests report")
+    ax2.set_ylim(0, 1.08)
+    ax2.legend(fontsize=7, loc="lower left")
+    ax2.grid(alpha=0.3)
+    return fig
+
+
+def plot_dephasing_sweep(sweep: "DephasingSweep") -> Figure:
+    """Estimates of ``f`` under dephasing against its probability: the ratio estimator with
+    padded test strings (it converges to ``f + bias``, drawn as a line) and with the Clifford
+    twirl (unbiased), with the ``f ± eps`` band."""
+    fig = Figure(figsize=(7.5, 3.6), layout="constrained")
+    ax = fig.subplots()
+    x = sweep.noises
+    ax.fill_between(x, sweep.f - sweep.eps, sweep.f + sweep.eps, color=COLOURS["neutral"],
+                    alpha=0.25, label="f ± ε")
+    ax.plot(x, sweep.f + sweep.bias, "-", color=COLOURS["conflicting"], lw=1,
+            label="f + ratio bias (many-copies limit)")
+    ax.plot(x, sweep.plain, "o", color=COLOURS["conflicting"],
+            label=f"ratio estimator, Z pads (mean of {sweep.seeds})")
+    ax.plot(x, sweep.twirled, "s", color=COLOURS["classical"],
+            label=f"ratio estimator, Clifford twirl (mean of {sweep.seeds})")
+    ax.set_xlabel("dephasing probability p per qubit")
+    ax.set_ylabel("estimate of f")
+    ax.set_title(f"Dephasing biases the ratio (P = {sweep.P}, pairs at distance ≥ "
+                 f"{sweep.min_distance} disagree)", fontsize=10)
+    ax.legend(fontsize=8, loc="lower left")
+    ax.grid(alpha=0.3)
+    return fig

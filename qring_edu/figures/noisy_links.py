@@ -1,0 +1,226 @@
+"""Figures of the chapter *Noisy links* (presentation floor).
+
+Every function takes a result of :mod:`qring_edu.experiments.noisy_links` and returns a new
+``matplotlib.figure.Figure``; nothing is computed or displayed here. Capacities and factors are in
+classical bits per channel use (per qubit sent).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.ticker import NullFormatter, ScalarFormatter
+
+from ._base import plot_circuits
+
+if TYPE_CHECKING:  # annotations only: the results come from the experiments floor
+    from ..experiments.noisy_links import (
+        CapacitySweep,
+        DistillationSweep,
+        NetFactorSweep,
+        ProtectedTraining,
+    )
+
+__all__ = ["COLOURS", "plot_circuits", "plot_capacities", "plot_distillation",
+           "plot_net_factors", "plot_protected_training"]
+
+#: One colour per scheme / quantity, the same in every figure of the chapter.
+COLOURS = {
+    "none": "#9e9e9e",
+    "distill": "#c77c02",
+    "fec": "#1f5fa8",
+    "distill+fec": "#2e8b57",
+    "bound": "#b22222",
+    "assisted": "#7b3fa0",
+    "unassisted": "#444444",
+}
+
+
+def plot_capacities(sweep: "CapacitySweep") -> Figure:
+    """Left: C(F), C_E(F) (BSST) and the superdense link's bound C_E(F_eff) against the channel
+    fidelity, with the 1-bit line and the fidelities where C_E(F) and C_E(F_eff) cross it.
+    Right: the ratio C_E/C, above 2 for every F < 1."""
+    F = sweep.fidelities
+    fig = Figure(figsize=(10.5, 3.8))
+    ax, ax_r = fig.subplots(1, 2)
+    ax.plot(F, sweep.assisted, color=COLOURS["assisted"], lw=1.8,
+            label="$C_E(F)$ entanglement-assisted (BSST)")
+    ax.plot(F, sweep.link_bound, color=COLOURS["bound"], lw=1.6, ls="--",
+            label=r"$C_E(F_\mathrm{eff})$: pairs sent over the same channel")
+    ax.plot(F, sweep.classical, color=COLOURS["unassisted"], lw=1.8,
+            label="$C(F)$ unassisted (Holevo capacity)")
+    ax.axhline(1.0, color="k", lw=0.8, ls=":")
+    ax.axvline(sweep.threshold, color=COLOURS["assisted"], lw=0.8, ls=":")
+    ax.text(sweep.threshold, 0.05, f" {sweep.threshold:.4f}", color=COLOURS["assisted"],
+            fontsize=8)
+    ax.set_xlabel("channel fidelity $F$")
+    ax.set_ylabel("bits per channel use")
+    ax.set_ylim(0, 2.05)
+    ax.set_xlim(F.min(), F.max())
+    ax.grid(alpha=0.3)
+    ax.legend(frameon=False, fontsize=8, loc="upper left")
+    ax.set_title("Capacities of the depolarising qubit channel")
+    ok = np.isfinite(sweep.ratio) & (F < 1)
+    ax_r.plot(F[ok], sweep.ratio[ok], color=COLOURS["assisted"], lw=1.8)
+    ax_r.axhline(2.0, color="k", lw=0.8, ls=":")
+    ax_r.text(F[ok].min(), 2.03, "2 (noiseless channel)", fontsize=8)
+    ax_r.set_xlabel("channel fidelity $F$")
+    ax_r.set_ylabel("$C_E / C$")
+    ax_r.set_xlim(F.min(), F.max())
+    ax_r.grid(alpha=0.3)
+    ax_r.set_title("Gain of entanglement on the same noisy channel")
+    fig.tight_layout()
+    return fig
+
+
+def plot_distillation(sweep: "DistillationSweep") -> Figure:
+    """Left: output fidelity after each number of rounds, BBPSSW (dashed) and DEJMPS (solid),
+    against the input fidelity, with the diagonal. Middle: raw pairs consumed per output pair
+    (log scale). Right: perfect pairs per raw pair, recurrence then hashing vs hashing alone
+    (log scale), positive for every F > ½."""
+    F = sweep.fidelities
+    fig = Figure(figsize=(11.5, 3.7))
+    ax_f, ax_c, ax_y = fig.subplots(1, 3)
+    shades = np.linspace(0.45, 1.0, len(sweep.rounds))
+    styles = {"bbpssw": "--", "dejmps": "-"}
+    for p in sweep.protocols:
+        for i, r in enumerate(sweep.rounds):
+            colour = (0.1, 0.3 * shades[i], 0.7 * shades[i])
+            ax_f.plot(F, sweep.fidelity[p][i], ls=styles[p], color=colour, lw=1.4,
+                      label=f"{p.upper()}, {r} round{'s' if r > 1 else ''}")
+            ax_c.plot(F, sweep.raw_pairs[p][i], ls=styles[p], color=colour, lw=1.4)
+    ax_f.plot(F, F, color="k", lw=0.8, ls=":", label="no distillation")
+    ax_f.set_xlabel("input fidelity $F$")
+    ax_f.set_ylabel("output fidelity")
+    ax_f.legend(frameon=False, fontsize=7)
+    ax_f.set_title("Recurrence: two pairs → one")
+    ax_c.set_yscale("log")
+    ax_c.yaxis.set_minor_formatter(NullFormatter())
+    ax_c.yaxis.set_major_formatter(ScalarFormatter())
+    ax_c.set_xlabel("input fidelity $F$")
+    ax_c.set_ylabel("raw pairs per output pair")
+    ax_c.set_title("Offline cost")
+    pos = sweep.yield_per_pair > 0
+    ax_y.semilogy(F[pos], sweep.yield_per_pair[pos], color=COLOURS["distill+fec"], lw=1.8,
+                  label="DEJMPS recurrence, then hashing")
+    hp = sweep.hashing_only > 0
+    ax_y.semilogy(F[hp], sweep.hashing_only[hp], color=COLOURS["bound"], lw=1.4, ls="--",
+                  label="hashing alone")
+    ax_y.axvline(0.5, color="k", lw=0.8, ls=":")
+    if hp.any():
+        ax_y.axvline(F[hp].min(), color=COLOURS["bound"], lw=0.8, ls=":")
+    ax_y.set_xlabel("input fidelity $F$")
+    ax_y.set_ylabel("perfect pairs per raw pair")
+    ax_y.legend(frameon=False, fontsize=7, loc="lower right")
+    ax_y.set_title("Distillable yield (asymptotic)")
+    for ax in (ax_f, ax_c, ax_y):
+        ax.grid(alpha=0.3)
+        ax.set_xlim(0.5, 1.0)
+    fig.tight_layout()
+    return fig
+
+
+_LABELS = {"none": "none (wrong data)", "distill": "distill (wrong data)",
+           "fec": "fec: RS code + checksum + retransmission",
+           "distill+fec": "distill + fec"}
+
+
+def plot_net_factors(sweep: "NetFactorSweep") -> Figure:
+    """Net online factor (classical ring bits per online channel use) of the four schemes
+    against the channel fidelity, with the bound C_E(F_eff), BSST's C_E(F), the unassisted C(F)
+    and the classical ring's 1. "none" and "distill" keep the factor 2 but deliver wrong data
+    (grey/orange dotted); the chosen scheme is drawn thick and its value at the chosen F marked.
+    Right: the chosen point's numbers."""
+    F = sweep.fidelities
+    fig = Figure(figsize=(11.0, 4.8))
+    gs = fig.add_gridspec(1, 3)
+    ax = fig.add_subplot(gs[0, :2])
+    ax_t = fig.add_subplot(gs[0, 2])
+    ax.plot(F, sweep.assisted, color=COLOURS["assisted"], lw=1.0, ls=":",
+            label="$C_E(F)$: perfect pairs (BSST)")
+    ax.plot(F, sweep.bound, color=COLOURS["bound"], lw=1.6, ls="--",
+            label=r"bound $C_E(F_\mathrm{eff})$, raw pairs")
+    ax.plot(F, sweep.bound_distilled, color=COLOURS["bound"], lw=1.0, ls="-.",
+            label=rf"bound, pairs after {sweep.rounds} DEJMPS round{'s' * (sweep.rounds > 1)}")
+    ax.plot(F, sweep.unassisted, color=COLOURS["unassisted"], lw=1.0, ls=":",
+            label="$C(F)$: the qubit channel without entanglement")
+    ax.axhline(1.0, color="k", lw=0.9, label="classical ring: 1")
+    for s in ("none", "distill", "fec", "distill+fec"):
+        lw = 3.0 if s == sweep.scheme else 1.6
+        ls = "-" if sweep.reliable[s] else (0, (1, 1.5))
+        ax.plot(F, sweep.online[s], color=COLOURS[s], lw=lw, ls=ls, label=_LABELS[s])
+    p = sweep.point
+    if p is not None:
+        ax.plot([sweep.channel_fidelity], [p.online], "o", color=COLOURS[sweep.scheme], ms=8,
+                mec="k")
+    ax.set_xlim(F.min(), F.max())
+    ax.set_ylim(0, 2.1)
+    ax.set_xlabel("channel fidelity $F$ ($F_\\mathrm{pair} = F_\\mathrm{ch} = F$)"
+                  if sweep.pair_fidelity is None else
+                  f"channel fidelity $F_\\mathrm{{ch}}$ ($F_\\mathrm{{pair}}$ = {sweep.pair_fidelity:g})")
+    ax.set_ylabel("net online factor (bits per online use)")
+    ax.grid(alpha=0.3)
+    handles, labels = ax.get_legend_handles_labels()
+    ax_t.legend(handles, labels, frameon=False, fontsize=7, loc="lower left",
+                bbox_to_anchor=(-0.05, -0.1))
+    ax.set_title(f"What remains of the factor two (block length n = {sweep.block_length})")
+    ax_t.axis("off")
+    lines = [f"scheme: {sweep.scheme}", f"F = {sweep.channel_fidelity:g}"]
+    if p is None:
+        lines.append("no Reed–Solomon code of this\nlength carries these errors")
+    else:
+        lines += [f"online factor: {p.online:.4f}", f"lifetime factor: {p.lifetime:.4f}",
+                  f"bound C_E: {p.bound:.4f}",
+                  f"symbol error: {p.symbol_error:.4g}",
+                  "data: correct" if p.reliable else "data: WRONG (nothing corrects it)"]
+        if p.code is not None:
+            c = p.code
+            q = c.failure_probability(p.symbol_error)
+            lines += [f"code: RS({c.n}, {c.k}) over GF(2^8)", f"corrects t = {c.t} bytes",
+                      f"checksum {c.hash_bits} bits, {c.data_bytes} payload bytes",
+                      f"blocks re-sent: {q:.2%}"]
+        if p.distillation is not None:
+            d = p.distillation
+            lines += [f"distilled F: {d.fidelity:.5f}",
+                      f"raw pairs per pair: {d.raw_pairs_per_pair:.2f}"]
+    ax_t.text(0.0, 1.02, "\n".join(lines), va="top", ha="left", fontsize=8.5, family="monospace",
+              transform=ax_t.transAxes)
+    fig.tight_layout()
+    return fig
+
+
+def plot_protected_training(result: "ProtectedTraining") -> Figure:
+    """Loss (mean over replicas, band = replicas' min..max), accuracy and replica disagreement
+    (max − min loss over replicas) per step for the classical ring, the protected and the
+    unprotected noisy superdense ring; the legend gives each run's final max|w_k − w_0|."""
+    runs = [(result.classical, "classical ring", "k", "-"),
+            (result.protected, f"superdense, {result.protection}", COLOURS[result.protection],
+             "--"),
+            (result.unprotected, "superdense, none", COLOURS["bound"], "-")]
+    if result.protection == "none":
+        runs = [runs[0], runs[2]]
+    fig = Figure(figsize=(11, 3.6))
+    ax_l, ax_a, ax_d = fig.subplots(1, 3)
+    for run, label, colour, ls in runs:
+        steps = np.arange(run.losses.shape[0])
+        ax_l.plot(steps, run.losses.mean(axis=1), ls=ls, color=colour, lw=1.5, label=label)
+        ax_l.fill_between(steps, run.losses.min(axis=1), run.losses.max(axis=1), color=colour,
+                          alpha=0.15, lw=0)
+        ax_a.plot(steps, run.accuracies.mean(axis=1), ls=ls, color=colour, lw=1.5)
+        ax_d.plot(steps, run.losses.max(axis=1) - run.losses.min(axis=1), ls=ls, color=colour,
+                  lw=1.5, label=f"{label}: max|w_k−w_0| = {run.divergence:.3g}")
+    ax_l.set_ylabel("training loss")
+    ax_a.set_ylabel("training accuracy")
+    ax_d.set_ylabel("max − min loss over replicas")
+    for ax, title in ((ax_l, "Loss"), (ax_a, "Accuracy"), (ax_d, "Replica disagreement")):
+        ax.set_xlabel("step")
+        ax.grid(alpha=0.3)
+        ax.set_title(title)
+    ax_l.legend(frameon=False, fontsize=8)
+    ax_d.legend(frameon=False, fontsize=7, loc="upper left")
+    fig.suptitle(f"Training over a noisy link, F_pair = F_ch = {result.channel_fidelity:g}, "
+                 f"P = {result.classical.workers}", fontsize=11)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,494 @@
+"""Figures of chapter 3, *The superdense ring* (presentation floor). The training section's
+figures are in :mod:`qring_edu.figures.training` (``plot_training_runs`` and
+``plot_training_comparison`` moved there; their old names here work for one release).
+
+Every function is pure: it takes results computed by the library (or by
+:mod:`qring_edu.experiments.superdense_ring`) and returns a new ``matplotlib.figure.Figure``; nothing is
+displayed and no pyplot state is touched.
+
+Message and outcome order. The four two-bit messages ``(x, z)`` are indexed ``m = 2 x + z`` and
+labelled ``"xz"``: ``"00", "01", "10", "11"`` — the same string as a Qiskit count key of
+:func:`qring_edu.superdense_circuit` (clbit 1 = ``x`` printed first, clbit 0 = ``z``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from .._deprecation import forward
+from ..experiments.superdense_ring import MESSAGE_LABELS
+from ._base import nonempty, plot_circuits
+from .training import plot_training_comparison as _plot_training_comparison
+from .training import plot_training_runs as _plot_training_runs
+
+if TYPE_CHECKING:  # annotations only: the results come from the floors below
+    from qiskit import QuantumCircuit
+
+    from ..costmodel import IterationTime
+    from ..experiments.superdense_ring import (
+        ChannelStats,
+        ErrorRateSweep,
+        IterationComparison,
+        OverlapComparison,
+        OverlapSweep,
+    )
+    from ..fixedpoint import FixedPoint
+    from ..ledger import Ledger
+    from ..ring import AllReduceResult
+
+__all__ = [
+    "MESSAGE_LABELS",
+    "plot_superdense_circuits",
+    "plot_outcome_distributions",
+    "plot_symbol_error_rate",
+    "plot_ledgers",
+    "plot_iteration_timeline",
+    "plot_iteration_time_vs_compute",
+    "plot_bit_flip_damage",
+    "plot_noisy_allreduce",
+    "plot_iteration_comparison",
+    "plot_overlap_timelines",
+    "plot_overlap_timeline",
+    "plot_overlap_ratio",
+]
+
+# One colour per source of numbers, used consistently across the chapter.
+COLOURS = {
+    "exact": "#4d4d4d",
+    "fast": "#1f77b4",
+    "aer": "#ff7f0e",
+    "classical": "#2c7fb8",
+    "superdense": "#d95f0e",
+    "compute": "#7fbf7b",
+    "distribution": "#af8dc3",
+    "ebits": "#fdae61",
+    "offline": "#abd9e9",
+}
+
+
+def plot_superdense_circuits(circuits: Sequence["QuantumCircuit"],
+                             titles: Sequence[str] | None = None) -> Figure:
+    """Draw superdense-coding circuits one under the other (:func:`~qring_edu.figures._base.plot_circuits`).
+
+    ``circuits``: e.g. ``[superdense_circuit(x, z) for x, z in ...]``; ``titles``: one per
+    circuit (default: the circuits' names). Qubit 0 (top wire) is Alice's A, qubit 1 is Bob's B.
+    """
+    return plot_circuits(circuits, titles, width=8.5, height=2.3)
+
+
+def _row_normalise(counts: np.ndarray) -> np.ndarray:
+    totals = counts.sum(axis=1, keepdims=True)
+    return np.divide(counts, totals, out=np.zeros(counts.shape, dtype=float), where=totals > 0)
+
+
+def plot_outcome_distributions(stats: "ChannelStats") -> Figure:
+    """Bob's decoded outcome for each of the four messages: exact vs fast path vs Aer.
+
+    ``stats``: a :class:`qring_edu.experiments.superdense_ring.ChannelStats`. One panel per sent message
+    ``"xz"``; bars give P(decoded = o | sent = m) for the four outcomes o. Sampled bars carry a
+    ±2 standard-error whisker (binomial, ``sqrt(p (1 - p) / n_m)`` with ``n_m`` the symbols of
+    that message).
+    """
+    sources = [("exact (density matrix)", stats.exact, None, COLOURS["exact"])]
+    sources.append((f"fast path ({stats.fast_counts.sum()} symbols)",
+                    _row_normalise(stats.fast_counts), stats.fast_counts.sum(axis=1),
+                    COLOURS["fast"]))
+    if stats.aer_counts is not None:
+        sources.append((f"Aer circuits ({stats.aer_counts.sum()} symbols)",
+                        _row_normalise(stats.aer_counts), stats.aer_counts.sum(axis=1),
+                        COLOURS["aer"]))
+    fig = Figure(figsize=(10, 3.6), layout="constrained")
+    axes = fig.subplots(1, 4, sharey=True)
+    width = 0.8 / len(sources)
+    positions = np.arange(4)
+    for m, ax in enumerate(axes):
+        for i, (label, probs, n_per_msg, colour) in enumerate(sources):
+            p = probs[m]
+            err = None
+            if n_per_msg is not None and n_per_msg[m] > 0:
+                err = 2 * np.sqrt(p * (1 - p) / n_per_msg[m])
+            ax.bar(positions + (i - (len(sources) - 1) / 2) * width, p, width, yerr=err,
+                   color=colour, label=label, capsize=2, error_kw={"elinewidth": 0.8})
+        ax.set_xticks(positions, MESSAGE_LABELS)
+        ax.set_title(f'sent "{MESSAGE_LABELS[m]}"')
+        ax.set_xlabel('decoded "xz"')
+        ax.set_ylim(0, 1.05)
+        ax.grid(axis="y", alpha=0.3)
+    axes[0].set_ylabel("probability")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=len(sources), frameon=False,
+               fontsize=9)
+    ser = f"symbol error rate: exact {stats.exact_error_rate:.4f}, fast {stats.fast_error_rate:.4f}"
+    if stats.aer_error_rate is not None:
+        ser += f", Aer {stats.aer_error_rate:.4f}"
+    fig.suptitle(f"Superdense coding over isotropic pairs, F = {stats.pair_fidelity:g}\n{ser}",
+                 fontsize=11)
+    return fig
+
+
+def plot_symbol_error_rate(sweep: "ErrorRateSweep") -> Figure:
+    """Measured symbol error rate vs pair fidelity F against the prediction ``1 - F``.
+
+    ``sweep``: a :class:`qring_edu.experiments.superdense_ring.ErrorRateSweep`. Fast-path and Aer points
+    carry ±2 standard-error bars ``2 sqrt(r (1 - r) / n)``.
+    """
+    fig = Figure(figsize=(6.2, 4.2))
+    ax = fig.subplots()
+    grid = np.linspace(0.25, 1.0, 200)
+    ax.plot(grid, 1 - grid, color=COLOURS["exact"], lw=1.2, label="prediction 1 − F")
+    for name, f, r, n, marker in (
+        ("fast path", sweep.fidelities, sweep.fast_rates, sweep.fast_symbols, "o"),
+        ("Aer circuits", sweep.aer_fidelities, sweep.aer_rates, sweep.aer_symbols, "s"),
+    ):
+        if len(f) == 0:
+            continue
+        r = np.asarray(r)
+        err = 2 * np.sqrt(r * (1 - r) / n)
+        ax.errorbar(f, r, yerr=err, fmt=marker, ms=5, capsize=3, color=COLOURS[
+            "fast" if name == "fast path" else "aer"], label=f"{name} ({n} symbols per point)")
+    ax.set_xlabel("pair fidelity F")
+    ax.set_ylabel("symbol error rate")
+    ax.set_xlim(0.23, 1.02)
+    ax.set_ylim(-0.02, 0.78)
+    ax.grid(alpha=0.3)
+    ax.legend(frameon=False)
+    ax.set_title("A symbol is wrong exactly when the pair suffered X, Y or Z")
+    fig.tight_layout()
+    return fig
+
+
+def plot_ledgers(classical: "Ledger", superdense: "Ledger") -> Figure:
+    """The classical and the superdense ledgers side by side, per directed link.
+
+    Left: what each link carries *online* (during the all-reduce): classical bits vs qubits.
+    Right: the lifetime use of each link: online bits (classical) vs online qubits stacked on the
+    offline qubits that distributed the pre-shared pairs (superdense); ebits are marked.
+    """
+    if classical.workers != superdense.workers:
+        raise ValueError("classical and superdense ledgers must have the same number of workers")
+    links = classical.links
+    x = np.arange(len(links))
+    labels = [f"{a}→{b}" for a, b in links]
+    bits = classical.per_link("online_bits")
+    qubits = superdense.per_link("online_qubits")
+    ebits = superdense.per_link("ebits")
+    offline = superdense.per_link("offline_qubits")
+
+    fig = Figure(figsize=(10, 3.8))
+    ax_on, ax_life = fig.subplots(1, 2, sharey=True)
+    w = 0.38
+    ax_on.bar(x - w / 2, bits, w, color=COLOURS["classical"], label="classical: online bits")
+    ax_on.bar(x + w / 2, qubits, w, color=COLOURS["superdense"], label="superdense: online qubits")
+    ax_on.set_title("Online (on the synchronisation critical path)")
+    ax_life.bar(x - w / 2, bits, w, color=COLOURS["classical"], label="classical: bits")
+    ax_life.bar(x + w / 2, qubits, w, color=COLOURS["superdense"], label="online qubits")
+    ax_life.bar(x + w / 2, offline, w, bottom=qubits, color=COLOURS["offline"],
+                label="offline qubits (pair distribution)")
+    ax_life.scatter(x + w / 2, ebits, marker="_", s=300, color="k", zorder=3,
+                    label="ebits consumed")
+    ax_life.set_title("Lifetime channel uses")
+    for ax in (ax_on, ax_life):
+        ax.set_xticks(x, labels)
+        ax.set_xlabel("directed link")
+        ax.grid(axis="y", alpha=0.3)
+        ax.legend(frameon=False, fontsize=8, loc="upper left", ncol=2)
+    ax_on.set_ylim(0, 1.4 * max(int(bits.max()), int((qubits + offline).max()), 1))
+    ax_on.set_ylabel("channel uses (bits or qubits)")
+    fig.suptitle(f"Ring all-reduce ledger, P = {classical.workers}", fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def plot_iteration_timeline(classical: "IterationTime", quantum: "IterationTime", *,
+                            unit: str = "ms") -> Figure:
+    """One training iteration as a timeline: classical vs superdense ring.
+
+    Classical: compute, then the ring. Superdense: compute and pair distribution run in parallel
+    (two lanes), the ring starts when both are done. ``unit``: "s", "ms" or "us" for the axis.
+    """
+    scale = {"s": 1.0, "ms": 1e3, "us": 1e6}.get(unit)
+    if scale is None:
+        raise ValueError(f"unit must be one of 's', 'ms', 'us', got {unit!r}")
+    fig = Figure(figsize=(8.5, 3.0))
+    ax = fig.subplots()
+    h = 0.35
+    c = classical
+    ax.broken_barh([(0, c.compute * scale)], (2 - h, 2 * h), color=COLOURS["compute"])
+    ax.broken_barh([(c.compute * scale, c.ring * scale)], (2 - h, 2 * h),
+                   color=COLOURS["classical"])
+    q = quantum
+    start = max(q.compute, q.distribution)
+    ax.broken_barh([(0, q.compute * scale)], (1 + 0.02, h), color=COLOURS["compute"])
+    ax.broken_barh([(0, q.distribution * scale)], (1 - h - 0.02, h),
+                   color=COLOURS["distribution"])
+    ax.broken_barh([(start * scale, q.ring * scale)], (1 - h, 2 * h), color=COLOURS["superdense"])
+    for y, total in ((2, c.total), (1, q.total)):
+        ax.text(total * scale, y, f"  {total * scale:.3g} {unit}", va="center", fontsize=9)
+    ax.set_yticks([1, 2], ["superdense", "classical"])
+    ax.set_ylim(0.4, 2.6)
+    ax.set_xlim(0, max(c.total, q.total) * scale * 1.18)
+    ax.set_xlabel(f"time ({unit})")
+    handles = [
+        ax.bar(0, 0, color=COLOURS["compute"], label="compute (forward + backward)"),
+        ax.bar(0, 0, color=COLOURS["distribution"], label="pair distribution (overlaps compute)"),
+        ax.bar(0, 0, color=COLOURS["classical"], label="classical ring"),
+        ax.bar(0, 0, color=COLOURS["superdense"], label="superdense ring"),
+    ]
+    ax.legend(handles=handles, frameon=False, fontsize=8, ncol=2, loc="upper left",
+              bbox_to_anchor=(0, -0.28))
+    ax.grid(axis="x", alpha=0.3)
+    ratio = q.total / c.total if c.total > 0 else 1.0
+    ax.set_title(f"One iteration: classical {c.total * scale:.3g} {unit}, superdense "
+                 f"{q.total * scale:.3g} {unit} (ratio superdense/classical {ratio:.3f})",
+                 fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def plot_iteration_time_vs_compute(classical: Sequence["IterationTime"],
+                                   quantum: Sequence["IterationTime"],
+                                   quantum_alt: Sequence["IterationTime"] | None = None, *,
+                                   alt_label: str = "superdense, other qubit cost",
+                                   unit: str = "ms") -> Figure:
+    """Iteration time vs compute time for both transports (sequences of the same compute grid).
+
+    ``quantum_alt``: optional second superdense curve (e.g. a qubit costing twice a bit's link
+    time). Left: total time; right: the superdense total divided by the classical total.
+    """
+    scale = {"s": 1.0, "ms": 1e3, "us": 1e6}.get(unit)
+    if scale is None:
+        raise ValueError(f"unit must be one of 's', 'ms', 'us', got {unit!r}")
+    tc = np.array([t.compute for t in classical]) * scale
+    c_tot = np.array([t.total for t in classical]) * scale
+    curves = [("superdense", quantum, COLOURS["superdense"], "-")]
+    if quantum_alt is not None:
+        curves.append((alt_label, quantum_alt, COLOURS["distribution"], "--"))
+    fig = Figure(figsize=(10, 3.8))
+    ax, ax_ratio = fig.subplots(1, 2)
+    ax.plot(tc, c_tot, color=COLOURS["classical"], label="classical")
+    for label, runs, colour, style in curves:
+        tot = np.array([t.total for t in runs]) * scale
+        ax.plot(tc, tot, style, color=colour, label=label)
+        ax_ratio.plot(tc, tot / c_tot, style, color=colour, label=label)
+    ax_ratio.axhline(1.0, color=COLOURS["classical"], lw=1)
+    ax.set_xlabel(f"compute time per iteration ({unit})")
+    ax.set_ylabel(f"iteration time ({unit})")
+    ax_ratio.set_xlabel(f"compute time per iteration ({unit})")
+    ax_ratio.set_ylabel("superdense / classical")
+    for a in (ax, ax_ratio):
+        a.grid(alpha=0.3)
+        a.legend(frameon=False, fontsize=9)
+    ax.set_title("Iteration time")
+    ax_ratio.set_title("Below 1: the superdense ring wins")
+    fig.tight_layout()
+    return fig
+
+
+def plot_bit_flip_damage(codec: "FixedPoint") -> Figure:
+    """Change of a decoded value when bit t of its fixed-point word flips: ``2**t / s``.
+
+    ``codec``: the :class:`qring_edu.fixedpoint.FixedPoint` code. Compared with the rounding
+    error bound ``P / (2 s)`` of the sum and with the largest possible sum ``P * max_abs``.
+    """
+    t = np.arange(codec.bits)
+    damage = 2.0 ** t / codec.scale
+    fig = Figure(figsize=(7, 3.8))
+    ax = fig.subplots()
+    ax.semilogy(t, damage, "o-", color=COLOURS["superdense"], label="|change| from flipping bit t")
+    ax.axhline(codec.error_bound, color=COLOURS["exact"], ls="--",
+               label=f"rounding error bound P/(2s) = {codec.error_bound:.2g}")
+    ax.axhline(codec.workers * codec.max_abs, color=COLOURS["classical"], ls=":",
+               label=f"largest |sum| P·max_abs = {codec.workers * codec.max_abs:g}")
+    ax.set_xlabel("bit index t (0 = least significant, b−1 = sign bit)")
+    ax.set_ylabel("change of the decoded value")
+    ax.set_xticks(t)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(frameon=False, fontsize=9)
+    ax.set_title(f"One bit flip in a {codec.bits}-bit word (P = {codec.workers}, "
+                 f"max_abs = {codec.max_abs:g})", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def plot_noisy_allreduce(result: "AllReduceResult", exact_sum: np.ndarray) -> Figure:
+    """Error of every worker's copy of the sum after a (noisy) all-reduce.
+
+    ``result``: from :func:`qring_edu.ring_allreduce`; ``exact_sum``: shape (d,), the true sum.
+    The y axis is symmetric-log with its linear range at the rounding bound P/(2s) (float input),
+    so rounding errors sit in the flat band and bit-flip errors stand out above it.
+    """
+    out = np.asarray(result.outputs, dtype=float)
+    exact_sum = np.asarray(exact_sum, dtype=float)
+    if exact_sum.shape != out.shape[1:]:
+        raise ValueError(f"exact_sum must have shape {out.shape[1:]}, got {exact_sum.shape}")
+    err = np.abs(out - exact_sum)
+    bound = result.error_bound if result.error_bound is not None else 0.5
+    fig = Figure(figsize=(9, 4.0), layout="constrained")
+    ax = fig.subplots()
+    entries = np.arange(out.shape[1])
+    markers = "os^vD<>p*h"
+    for k in range(out.shape[0]):
+        ax.scatter(entries, err[k], s=18, marker=markers[k % len(markers)], alpha=0.75,
+                   label=f"worker {k}")
+    ax.axhline(bound, color=COLOURS["exact"], ls="--", lw=1, label="rounding bound P/(2s)")
+    ax.set_yscale("symlog", linthresh=bound)
+    ax.set_ylim(0, max(err.max(), bound) * 3)
+    ax.set_xlabel("entry of the summed vector")
+    ax.set_ylabel("|copy − true sum|")
+    ax.grid(alpha=0.3)
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", frameon=False,
+               fontsize=8, ncol=min(out.shape[0] + 1, 6))
+    disagree = int(np.sum(np.any(out != out[0], axis=0)))
+    ax.set_title(f"{result.transport} ring, F = {result.pair_fidelity:g}: "
+                 f"{disagree} of {out.shape[1]} entries differ between workers", fontsize=10)
+    return fig
+
+
+def plot_iteration_comparison(result: "IterationComparison") -> Figure:
+    """Timeline of an :class:`~qring_edu.experiments.superdense_ring.IterationComparison`
+    (see :func:`plot_iteration_timeline`)."""
+    return plot_iteration_timeline(result.classical, result.superdense, unit="ms")
+
+
+# --------------------------------------------------------------------------------------------
+# Overlapped, bucketed iterations
+# --------------------------------------------------------------------------------------------
+def _draw_overlap(ax, result: "OverlapComparison") -> None:
+    cl, sd = result.classical, result.superdense
+    ms = 1e3
+    h = 0.32
+    start_bwd = cl.compute * (1 - result.backward_fraction)  # the forward pass ends here
+    y_comp, y_cl, y_sd = 2.0, 1.0, 0.0
+    ax.broken_barh([(0, start_bwd * ms)], (y_comp - h, 2 * h), color=COLOURS["compute"],
+                   alpha=0.55)
+    ax.broken_barh([(start_bwd * ms, (cl.compute - start_bwd) * ms)], (y_comp - h, 2 * h),
+                   color=COLOURS["compute"])
+    for j, r in enumerate(cl.ready):
+        ax.plot([r * ms] * 2, [y_comp - h, y_comp + h], color="k", lw=0.8)
+        if cl.buckets <= 8:
+            ax.text(r * ms, y_comp + h + 0.05, f"b{j}", ha="center", va="bottom", fontsize=7)
+    for y, it, colour in ((y_cl, cl, COLOURS["classical"]), (y_sd, sd, COLOURS["superdense"])):
+        online = [(a * ms, (b - a) * ms) for a, b, kind, _ in it.schedule if kind == "online"]
+        dist = [(a * ms, (b - a) * ms) for a, b, kind, _ in it.schedule if kind != "online"]
+        ax.broken_barh(online, (y - h, 2 * h), facecolor=colour, edgecolor="none")
+        if dist:
+            ax.broken_barh(dist, (y - h, 2 * h), facecolor="white", edgecolor=COLOURS[
+                "distribution"], hatch="////", lw=0.6)
+        ax.axvline(it.total * ms, ymin=0, ymax=1, color=colour, ls="--", lw=1)
+        ax.text(it.total * ms, y + h + 0.05, f" {it.total * ms:.2f} ms", color=colour,
+                fontsize=8, va="bottom")
+    ax.set_yticks([y_sd, y_cl, y_comp], ["superdense\nlink 0→1", "classical\nlink 0→1",
+                                         "compute"])
+    ax.set_ylim(-0.6, 2.75)
+    ax.set_xlim(0, max(cl.total, sd.total) * ms * 1.12)
+    ax.set_xlabel("time within one steady-state iteration (ms)")
+    ax.grid(axis="x", alpha=0.3)
+
+
+def plot_overlap_timelines(results: Sequence["OverlapComparison"],
+                           titles: Sequence[str] | None = None) -> Figure:
+    """One steady-state iteration per transport, for each setting in ``results``
+    (:class:`~qring_edu.experiments.superdense_ring.OverlapComparison`, one panel each).
+
+    Top row: the compute (forward pass pale, backward pass solid, ticks where bucket j's
+    gradients are ready). Below: link 0→1 of the classical ring and of the superdense ring, its
+    online messages solid and the pair distribution hatched; a dashed line marks the end of each
+    ring's iteration (when the next forward pass starts). ``titles``: one per panel (default:
+    the setting, both times, the ratio and which bound sets the gain).
+    """
+    results = nonempty(results, "results", "OverlapComparison")
+    if titles is not None and len(titles) != len(results):
+        raise ValueError(f"titles must have one entry per result ({len(results)}), "
+                         f"got {len(titles)}")
+    fig = Figure(figsize=(10, 2.9 * len(results) + 0.6), layout="constrained")
+    axes = fig.subplots(len(results), 1, squeeze=False)[:, 0]
+    for i, (ax, res) in enumerate(zip(axes, results)):
+        _draw_overlap(ax, res)
+        title = titles[i] if titles is not None else (
+            f"{res.model}, P = {res.workers}, B = {res.classical.buckets} buckets, "
+            f"{1e-9 / res.beta:g} Gbit/s, compute {res.classical.compute * 1e3:g} ms: "
+            f"ratio {res.ratio:.3f}, gain {res.gain * 1e3:.2f} ms (set by the {res.binding})")
+        ax.set_title(title, fontsize=10)
+    handles = [
+        axes[0].bar(0, 0, color=COLOURS["compute"], alpha=0.55, label="forward pass"),
+        axes[0].bar(0, 0, color=COLOURS["compute"], label="backward pass (ticks: bucket ready)"),
+        axes[0].bar(0, 0, color=COLOURS["classical"], label="classical ring messages"),
+        axes[0].bar(0, 0, color=COLOURS["superdense"], label="superdense ring messages (qubits)"),
+        axes[0].bar(0, 0, facecolor="white", edgecolor=COLOURS["distribution"], hatch="////",
+                    label="pair distribution (one qubit per pair)"),
+    ]
+    fig.legend(handles=handles, loc="outside lower center", ncol=3, frameon=False, fontsize=8)
+    return fig
+
+
+def plot_overlap_timeline(result: "OverlapComparison") -> Figure:
+    """:func:`plot_overlap_timelines` of one setting (the widget's figure)."""
+    return plot_overlap_timelines([result])
+
+
+def plot_overlap_ratio(sweep: "OverlapSweep", slow_buckets: int | None = None) -> Figure:
+    """Superdense / classical iteration time against compute / W, for each bucket count B of an
+    :class:`~qring_edu.experiments.superdense_ring.OverlapSweep`.
+
+    Solid lines: the bucketed, overlapped model for both transports (B = 1 is the
+    non-overlapped model of :func:`qring_edu.iteration_time`, up to one α); dotted lines of the
+    same colour: its ideal best ratio :func:`qring_edu.bucketed_best_ratio`. Grey bands: savings
+    of 5 % and 10 % or more. Dashed: the superdense ring with qubits ``slow_cost`` times as slow
+    as bits, for ``slow_buckets`` buckets (default: B = 5 if swept, else the first B).
+    """
+    if slow_buckets is None:
+        slow_buckets = 5 if 5 in sweep.buckets else sweep.buckets[0]
+    if slow_buckets not in sweep.buckets:
+        raise ValueError(f"slow_buckets must be one of the swept bucket counts {sweep.buckets}, "
+                         f"got {slow_buckets!r}")
+    fig = Figure(figsize=(10.5, 4.4), layout="constrained")
+    ax = fig.subplots()
+    ax.axhspan(0.9, 0.95, color="0.92", lw=0)
+    ax.axhspan(0.0, 0.9, color="0.84", lw=0)
+    x0 = sweep.x[0] + 0.01 * (sweep.x[-1] - sweep.x[0])
+    ax.text(x0, 0.947, "saves ≥ 5 %", ha="left", va="top", fontsize=8, color="0.35")
+    ax.text(x0, 0.897, "saves ≥ 10 %", ha="left", va="top", fontsize=8, color="0.35")
+    ax.axhline(1.0, color="k", lw=0.8)
+    colours = ["#d95f0e", "#2c7fb8", "#31a354", "#756bb1", "#636363"]
+    ratio = sweep.ratio
+    for i, B in enumerate(sweep.buckets):
+        c = colours[i % len(colours)]
+        label = f"B = {B} bucket" + ("s" if B > 1 else " (= the non-overlapped model)")
+        ax.plot(sweep.x, ratio[i], color=c, lw=1.6, label=label)
+        ax.axhline(sweep.best[i], color=c, ls=":", lw=1,
+                   label=f"ideal best, B = {B}: {sweep.best[i]:.3f}")
+    i = sweep.buckets.index(slow_buckets)
+    ax.plot(sweep.x, sweep.slow_ratio[i], "--", color=colours[i % len(colours)], lw=1.2,
+            label=f"B = {slow_buckets}, a qubit takes {sweep.slow_cost:g} × a bit's link time")
+    ax.set_xlabel("compute per iteration / W (W: classical link time of one iteration)")
+    ax.set_ylabel("superdense / classical iteration time")
+    lo = min(float(ratio.min()), min(sweep.best))
+    ax.set_ylim(max(0.0, lo - 0.05), 1.25)
+    ax.set_xlim(sweep.x[0], sweep.x[-1])
+    ax.grid(alpha=0.3)
+    fig.legend(*ax.get_legend_handles_labels(), frameon=False, fontsize=7.5,
+               loc="outside right center")
+    ax.set_title(f"{sweep.model}, P = {sweep.workers}, {1e-9 / sweep.beta:g} Gbit/s, "
+                 f"α = {sweep.alpha * 1e6:g} µs: the same overlap for both rings", fontsize=10)
+    return fig
+
+
+# --------------------------------------------------------------------------------------------
+# The cut-set floor
+# --------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------------
+# Names that moved to qring_edu.figures.training (one release)
+# --------------------------------------------------------------------------------------------
+_moved_getattr, _moved_dir = forward(__name__, [], {
+    "plot_training_runs": (_plot_training_runs, "qring_edu.figures.training.plot_training_runs"),
+    "plot_training_comparison": (_plot_training_comparison,
+                                 "qring_edu.figures.training.plot_training_comparison"),
+})
+__getattr__ = _moved_getattr
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_moved_dir()))

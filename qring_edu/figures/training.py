@@ -1,0 +1,253 @@
+"""Figures of the section *Training over the ring* of chapter 3 (presentation floor): training
+curves over both rings, both learners side by side, the variational classifier's circuit, and a
+diagram of the DDP communication hook.
+
+Every function is pure: it takes results computed by the library (or by
+:mod:`qring_edu.experiments.training`) and returns a new ``matplotlib.figure.Figure``; nothing is
+displayed and no pyplot state is touched.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+
+from .._validate import check_int
+from ._base import nonempty, plot_circuits
+
+if TYPE_CHECKING:  # annotations only: the results come from the floors below
+    from qiskit import QuantumCircuit
+
+    from ..experiments.training import LearnerComparison, LearnerTraining, TrainingComparison
+    from ..training import TrainingRun
+
+__all__ = [
+    "plot_training_runs",
+    "plot_training_comparison",
+    "plot_learner_comparison",
+    "plot_learner_training",
+    "plot_vqc_circuit",
+    "plot_ddp_hook_flow",
+]
+
+#: One colour per transport / role, as in :mod:`qring_edu.figures.superdense_ring`.
+COLOURS = {
+    "classical": "#2c7fb8",
+    "superdense": "#d95f0e",
+    "header": "#7f7f7f",
+    "compute": "#7fbf7b",
+    "hook": "#fdae61",
+    "future": "#abd9e9",
+}
+_STYLES = ["-", "--", "-.", ":"]
+
+
+def _label(run: "TrainingRun") -> str:
+    return f"superdense F={run.pair_fidelity:g}" if run.transport == "superdense" else run.transport
+
+
+def _draw_runs(ax_loss, ax_acc, ax_div, runs, labels, *, legend_loss: bool = True) -> None:
+    """Loss (mean, band = replicas' min..max), accuracy (mean) and the replicas' loss spread."""
+    for i, (run, label) in enumerate(zip(runs, labels)):
+        steps = np.arange(run.losses.shape[0])
+        style = _STYLES[i % len(_STYLES)] if i < 2 else "-"
+        mean = run.losses.mean(axis=1)
+        (line,) = ax_loss.plot(steps, mean, style, lw=1.4, label=label)
+        ax_loss.fill_between(steps, run.losses.min(axis=1), run.losses.max(axis=1),
+                             color=line.get_color(), alpha=0.15, lw=0)
+        ax_acc.plot(steps, run.accuracies.mean(axis=1), style, lw=1.4, color=line.get_color())
+        spread = run.losses.max(axis=1) - run.losses.min(axis=1)
+        ax_div.plot(steps, spread, style, lw=1.4, color=line.get_color(),
+                    label=f"{label}: final max|w_k−w_0| = {run.divergence:.3g}")
+    ax_loss.set_ylabel("training loss (cross-entropy)")
+    ax_acc.set_ylabel("training accuracy")
+    ax_div.set_ylabel("max − min loss over replicas")
+    for ax in (ax_loss, ax_acc, ax_div):
+        ax.set_xlabel("step")
+        ax.grid(alpha=0.3)
+    if legend_loss:
+        ax_loss.legend(frameon=False, fontsize=8)
+    ax_div.legend(frameon=False, fontsize=7, loc="upper left")
+
+
+def plot_training_runs(runs: Sequence["TrainingRun"], labels: Sequence[str] | None = None
+                       ) -> Figure:
+    """Training curves of data-parallel runs (e.g. classical vs superdense at several F).
+
+    Left: training loss (mean over replicas; the band spans the replicas' min..max). Middle:
+    training accuracy (mean). Right: spread of the replicas' losses (max − min) per step, zero
+    while all replicas hold identical weights; the legend gives each run's final weight
+    divergence ``max |w_k − w_0|``.
+    """
+    runs = nonempty(runs, "runs", "TrainingRun")
+    labels = [_label(r) for r in runs] if labels is None else list(labels)
+    if len(labels) != len(runs):
+        raise ValueError(f"labels must have one entry per run ({len(runs)}), got {len(labels)}")
+    fig = Figure(figsize=(11, 3.6))
+    ax_loss, ax_acc, ax_div = fig.subplots(1, 3)
+    _draw_runs(ax_loss, ax_acc, ax_div, runs, labels)
+    ax_loss.set_title("Loss")
+    ax_acc.set_title("Accuracy")
+    ax_div.set_title("Replica disagreement")
+    fig.suptitle(f"Data-parallel training, P = {runs[0].workers} workers", fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def plot_training_comparison(result: "TrainingComparison") -> Figure:
+    """Training curves of a :class:`~qring_edu.experiments.training.TrainingComparison`
+    (see :func:`plot_training_runs`)."""
+    return plot_training_runs(
+        [result.classical, result.superdense],
+        ["classical ring", f"superdense ring, F = {result.superdense.pair_fidelity:g}"])
+
+
+def _model_name(model: str) -> str:
+    return {"mlp": "MLP (2–16–2 tanh network)", "vqc": "VQC (variational quantum classifier)"
+            }.get(model, model)
+
+
+def plot_learner_comparison(result: "LearnerComparison") -> Figure:
+    """Both learners over both rings (:class:`~qring_edu.experiments.training.LearnerComparison`):
+    one row per model with its loss, accuracy and replica disagreement (as in
+    :func:`plot_training_runs`), the classical run and the superdense runs at each fidelity.
+
+    Each row's title gives the model's parameters and what its gradient costs the busiest link
+    per step: classical bits → superdense qubits.
+    """
+    models = nonempty(result.models, "result.models", "model")
+    fig = Figure(figsize=(11, 3.5 * len(models) + 0.3), layout="constrained")
+    grid = fig.subplots(len(models), 3, squeeze=False)
+    for i, (row, model) in enumerate(zip(grid, models)):
+        runs = result.runs_of(model)
+        _draw_runs(*row, runs, [_label(r) for r in runs], legend_loss=i == 0)  # same colours
+        cl = runs[0]
+        sd = next((r for r in runs if r.transport == "superdense"), cl)
+        title = (f"{_model_name(model)}: {cl.n_params} parameters, "
+                 f"{cl.online_bits_per_step:,.0f} bits → {sd.online_qubits_per_step:,.0f} qubits "
+                 "per link and step")
+        row[0].set_title(f"{title}\nLoss", fontsize=9, loc="left")
+        row[1].set_title("Accuracy", fontsize=9)
+        row[2].set_title("Replica disagreement", fontsize=9)
+    fig.suptitle(f"Both learners over both rings, P = {result.workers} workers, "
+                 f"{result.steps} steps, seed {result.seed}", fontsize=11)
+    return fig
+
+
+def plot_learner_training(result: "LearnerTraining") -> Figure:
+    """The widget's figure: one learner over the chosen transport next to the classical ring
+    (:class:`~qring_edu.experiments.training.LearnerTraining`)."""
+    run, ref = result.run, result.reference
+    runs = [ref] if run is ref else [ref, run]
+    labels = ["classical ring"] + ([] if run is ref else
+                                   [f"superdense ring, F = {run.pair_fidelity:g}"])
+    fig = plot_training_runs(runs, labels)
+    fig.suptitle(f"{_model_name(run.model)}, {run.n_params} parameters, P = {run.workers}: "
+                 + ("identical to the classical run" if result.identical else
+                    f"final accuracy {run.final_accuracy:.3f} (classical "
+                    f"{ref.final_accuracy:.3f})"), fontsize=11)
+    return fig
+
+
+def plot_vqc_circuit(circuit: "QuantumCircuit", title: str = "") -> Figure:
+    """Draw the variational classifier's circuit (:func:`qring_edu.vqc_circuit`) with Qiskit's
+    ``"mpl"`` drawer on one line (:func:`~qring_edu.figures._base.plot_circuits`)."""
+    return plot_circuits([circuit], [title], width=12, height=1.4 + 0.55 * circuit.num_qubits,
+                         fold=-1)
+
+
+# --------------------------------------------------------------------------------------------
+# The DDP communication hook as a diagram
+# --------------------------------------------------------------------------------------------
+def _box(ax, x, y, w, h, text, colour, *, fontsize=10, style="round,pad=0.02"):
+    ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle=style, facecolor=colour,
+                                edgecolor="0.25", lw=0.9))
+    ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=fontsize, wrap=True)
+
+
+def _arrow(ax, start, end, text="", *, colour="0.2", offset=(0.0, 0.08), rad=0.0):
+    ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=11, lw=1.1,
+                                 color=colour, connectionstyle=f"arc3,rad={rad}"))
+    if text:
+        ax.text((start[0] + end[0]) / 2 + offset[0], (start[1] + end[1]) / 2 + offset[1], text,
+                ha="center", va="bottom", fontsize=9, color=colour)
+
+
+def plot_ddp_hook_flow(workers: int = 4) -> Figure:
+    """The data flow of :func:`qring_edu.ddp.ring_hook` inside one DDP training step, on rank r
+    of ``workers`` ranks (a diagram; nothing is computed).
+
+    Left to right: the backward pass fills gradient buckets; DDP hands each full bucket to the
+    hook; the hook all-gathers a five-number header (classical side information: every rank
+    takes the same decision and the same ``max_abs``), encodes the bucket in fixed point, runs
+    the 2(P − 1) ring steps (send a chunk to rank r+1, receive one from rank r−1 and simulate
+    that incoming link: bits, or qubits over pre-shared pairs), decodes and divides by P; the
+    averaged bucket comes back to DDP as the value of the future the hook returns, and the
+    optimizer steps.
+    """
+    P = check_int(workers, "workers", 2, 16)
+    fig = Figure(figsize=(11.5, 5.0))
+    ax = fig.subplots()
+    ax.set_xlim(0, 11)
+    ax.set_ylim(0, 4.6)
+    ax.axis("off")
+    # 1. backward pass -> buckets
+    _box(ax, 0.15, 3.45, 2.1, 0.75, "backward pass\n(autograd, last layer first)",
+         COLOURS["compute"])
+    for j in range(3):
+        _box(ax, 0.35 + 0.62 * j, 2.25, 0.52, 0.7, f"bucket\n{j}", "#e5f5e0", fontsize=9)
+    ax.text(1.2, 2.05, "flat tensors of gradients,\nfilled as autograd produces them",
+            ha="center", va="top", fontsize=9)
+    _arrow(ax, (1.2, 3.45), (1.2, 2.98))
+    # 2. DDP -> hook
+    _arrow(ax, (2.25, 2.6), (3.05, 2.6), "full bucket", offset=(0, 0.05))
+    ax.add_patch(FancyBboxPatch((3.1, 0.35), 5.35, 3.95, boxstyle="round,pad=0.03",
+                                facecolor="#fff7ec", edgecolor=COLOURS["hook"], lw=1.5))
+    ax.text(5.78, 4.1, "ring_hook(state, bucket) on rank r", ha="center", va="center",
+            fontsize=11.5, weight="bold")
+    _box(ax, 3.3, 3.05, 2.3, 0.75, "1. header all-gather:\nlength, dtype, device,\n"
+         "max|g|, NaN flag (5 numbers)", "#f0f0f0", fontsize=9)
+    ax.text(4.45, 2.93, "classical side information\n(P − 1)·5·64 bits per link",
+            ha="center", va="top", fontsize=8.5, color=COLOURS["header"])
+    _box(ax, 3.3, 1.45, 2.3, 0.75, "2. encode: b-bit words,\nmax_abs = largest max|g|,\n"
+         "P chunks", "#f0f0f0", fontsize=9)
+    _arrow(ax, (4.45, 2.45), (4.45, 2.22))
+    # the ring of P ranks
+    cx, cy, rad = 7.05, 2.45, 0.75
+    angles = np.pi / 2 - 2 * np.pi * np.arange(P) / P
+    pts = np.c_[cx + rad * np.cos(angles), cy + rad * np.sin(angles)]
+    for k, (px, py) in enumerate(pts):
+        colour = COLOURS["hook"] if k == 0 else "white"
+        ax.add_patch(FancyBboxPatch((px - 0.2, py - 0.14), 0.4, 0.28, boxstyle="round,pad=0.02",
+                                    facecolor=colour, edgecolor="0.3", lw=0.8))
+        ax.text(px, py, "r" if k == 0 else f"r+{k}", ha="center", va="center", fontsize=8.5)
+    for k in range(P):
+        a, b = pts[k], pts[(k + 1) % P]
+        u = (b - a) / np.linalg.norm(b - a)
+        ax.add_patch(FancyArrowPatch(tuple(a + 0.27 * u), tuple(b - 0.27 * u), arrowstyle="-|>",
+                                     mutation_scale=9, lw=1.0, color=COLOURS["superdense"],
+                                     connectionstyle="arc3,rad=-0.25"))
+    ax.text(cx, cy, f"3. 2(P − 1) = {2 * (P - 1)}\nring steps", ha="center", va="center",
+            fontsize=9)
+    ax.text(cx, 0.45, "each step: isend a chunk to r+1, irecv one from r−1,\n"
+            "add (reduce-scatter) or overwrite (all-gather);\nrank r simulates its incoming "
+            "link: bits, or qubits\nover pre-shared pairs (noise: the fast path)", ha="center",
+            va="bottom", fontsize=8.2)
+    _arrow(ax, (5.6, 1.82), (cx - rad - 0.3, cy - 0.2))
+    # 4. decode -> future -> optimizer
+    _box(ax, 8.75, 3.3, 2.05, 0.8, "4. decode, ÷ P:\nthe averaged bucket\n(error ≤ max_abs/(2m))",
+         "#f0f0f0", fontsize=9)
+    _arrow(ax, (cx + rad + 0.25, cy + 0.2), (8.72, 3.6))
+    _box(ax, 8.75, 1.95, 2.05, 0.8, "Future of the bucket\n→ DDP copies it into\nthe .grad tensors",
+         COLOURS["future"], fontsize=9)
+    _arrow(ax, (9.78, 3.28), (9.78, 2.78))
+    _box(ax, 8.75, 0.6, 2.05, 0.8, "optimizer.step()\n(model, loss, optimizer\nunchanged)",
+         COLOURS["compute"], fontsize=9)
+    _arrow(ax, (9.78, 1.93), (9.78, 1.43))
+    ax.set_title(f"The ring as a DDP communication hook: one bucket on rank r of P = {P}",
+                 fontsize=12.5)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,70 @@
+"""Widgets of chapter 1, *The communication bottleneck* (presentation floor): factories only.
+
+Each factory wires controls to one experiment of :mod:`qring_edu.experiments.bottleneck` and one
+figure of :mod:`qring_edu.figures.bottleneck` through :class:`~qring_edu.widgets.LiveFigure`;
+nothing here computes or displays anything.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+
+from ..costmodel import MODEL_SIZES
+from ..experiments.bottleneck import RingState, alpha_beta_costs, ring_state
+from ..figures.bottleneck import plot_ring_state, plot_time_vs_workers
+from ._base import LiveFigure, parse_number
+
+__all__ = ["ring_schedule_widget", "alpha_beta_widget", "MAX_DRAWN_WORKERS"]
+
+#: Largest ring the schedule widget draws (beyond that the diagram is unreadable).
+MAX_DRAWN_WORKERS = 8
+
+
+def ring_schedule_widget(workers: int = 4, step: int = 3, d: str = "10",
+                         bits: int = 16) -> LiveFigure:
+    """P slider, step slider and a text box for d -> :func:`qring_edu.figures.bottleneck.plot_ring_state`.
+
+    The step slider's range follows P (0 .. 2(P-1)). Typing something that is not an integer
+    >= 1 into the d box shows the library's error message instead of the figure.
+    """
+    p_slider = widgets.IntSlider(value=workers, min=2, max=MAX_DRAWN_WORKERS, description="P")
+    step_slider = widgets.IntSlider(value=step, min=0, max=2 * (workers - 1),
+                                    description="step")
+    d_box = widgets.Text(value=str(d), description="d", placeholder="entries per gradient",
+                         continuous_update=False)
+
+    # Registered before LiveFigure's observer, so the step range is updated first.
+    def _follow_workers(change) -> None:
+        step_slider.max = 2 * (change["new"] - 1)
+
+    p_slider.observe(_follow_workers, names="value")
+
+    def compute(workers: int, step: int, d: str) -> RingState:
+        return ring_state(workers, step, parse_number(d, "d", lo=1, integer=True), bits)
+
+    return LiveFigure(compute, plot_ring_state,
+                      {"workers": p_slider, "step": step_slider, "d": d_box},
+                      title="Ring all-reduce, step by step")
+
+
+def alpha_beta_widget(workers: int = 16, model: str = "ResNet-50", bits: int = 32,
+                      alpha_us: float = 10.0, bandwidth_gbps: str = "100") -> LiveFigure:
+    """P, model, word size, latency and bandwidth -> α–β time of ring vs parameter server
+    (:func:`qring_edu.figures.bottleneck.plot_time_vs_workers`). The bandwidth is a text box and
+    the latency a number box: invalid values show the error message."""
+    controls = {
+        "workers": widgets.IntSlider(value=workers, min=2, max=128, description="P"),
+        "model": widgets.Dropdown(options=list(MODEL_SIZES), value=model, description="model"),
+        "bits": widgets.Dropdown(options=[8, 16, 32], value=bits, description="bits"),
+        "alpha_us": widgets.FloatText(value=alpha_us, description="α (µs)"),
+        "bandwidth_gbps": widgets.Text(value=str(bandwidth_gbps), description="Gbit/s",
+                                       continuous_update=False),
+    }
+
+    def compute(workers, model, bits, alpha_us, bandwidth_gbps):
+        bandwidth = parse_number(bandwidth_gbps, "bandwidth_gbps (link bandwidth in Gbit/s)",
+                                 lo=0.0, lo_open=True)
+        return alpha_beta_costs(workers, model, bits, alpha_us, bandwidth)
+
+    return LiveFigure(compute, plot_time_vs_workers, controls,
+                      title="α–β time: ring vs parameter server")

@@ -1,0 +1,56 @@
+"""Widgets of the chapter *Noisy links* (presentation floor): factories only.
+
+Each factory wires controls to one experiment of :mod:`qring_edu.experiments.noisy_links` and one
+figure of :mod:`qring_edu.figures.noisy_links` through :class:`~qring_edu.widgets.LiveFigure`;
+nothing here computes or displays anything.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+
+from ..experiments.noisy_links import SCHEMES, net_factor_sweep, protected_training
+from ..figures.noisy_links import plot_net_factors, plot_protected_training
+from ._base import LiveFigure, wide_descriptions
+
+__all__ = ["net_factor_widget", "protected_training_widget"]
+
+
+def net_factor_widget(channel_fidelity: float = 0.99, scheme: str = "fec",
+                      block_length: int = 255, rounds: int = 1) -> LiveFigure:
+    """Channel fidelity, protection scheme, Reed–Solomon block length (32–255 bytes) and
+    distillation rounds -> the net online factor of every scheme against the bound C_E(F_eff),
+    with the chosen scheme's code, retransmissions and factor at the chosen F (closed forms,
+    about 0.2 s per setting)."""
+    controls = {
+        "channel_fidelity": widgets.FloatSlider(value=channel_fidelity, min=0.9, max=1.0,
+                                                step=0.001, readout_format=".3f",
+                                                description="fidelity F"),
+        "scheme": widgets.Dropdown(options=list(SCHEMES), value=scheme, description="scheme"),
+        "block_length": widgets.IntSlider(value=block_length, min=32, max=255, step=1,
+                                          description="block length n (bytes)"),
+        "rounds": widgets.IntSlider(value=rounds, min=1, max=3, description="distillation rounds"),
+    }
+    wide_descriptions(controls)
+    return LiveFigure(net_factor_sweep, plot_net_factors, controls,
+                      title="Net online factor of each protection scheme")
+
+
+def protected_training_widget(channel_fidelity: float = 0.99, protection: str = "fec",
+                              steps: int = 150, seed: int = 0) -> LiveFigure:
+    """Channel fidelity and protection -> training over the classical ring, the protected and
+    the unprotected noisy superdense ring (same data and batches; a few seconds per setting)."""
+    controls = {
+        "channel_fidelity": widgets.FloatSlider(value=channel_fidelity, min=0.95, max=1.0,
+                                                step=0.001, readout_format=".3f",
+                                                description="fidelity F"),
+        "protection": widgets.Dropdown(options=list(SCHEMES), value=protection,
+                                       description="protection"),
+    }
+    wide_descriptions(controls)
+
+    def compute(channel_fidelity, protection):
+        return protected_training(channel_fidelity, protection, steps=steps, seed=seed)
+
+    return LiveFigure(compute, plot_protected_training, controls,
+                      title="Training over a protected and an unprotected noisy ring")

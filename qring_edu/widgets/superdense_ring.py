@@ -1,0 +1,117 @@
+"""Widgets of chapter 3, *The superdense ring* (presentation floor): factories only. The
+training section's widgets are in :mod:`qring_edu.widgets.training` (``superdense_training_widget``
+moved there; its old name here works for one release).
+
+Each factory wires controls to one experiment of :mod:`qring_edu.experiments.superdense_ring`
+and one figure of :mod:`qring_edu.figures.superdense_ring` through
+:class:`~qring_edu.widgets.LiveFigure`; nothing here computes or displays anything.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+
+from .._deprecation import forward
+from ..costmodel import BACKWARD_FRACTION, MODEL_SIZES
+from ..experiments.superdense_ring import (
+    channel_statistics,
+    iteration_comparison,
+    overlap_comparison,
+)
+from ..figures.superdense_ring import (
+    plot_iteration_comparison,
+    plot_outcome_distributions,
+    plot_overlap_timeline,
+)
+from ._base import LiveFigure, wide_descriptions
+from .training import superdense_training_widget as _superdense_training_widget
+
+__all__ = ["superdense_channel_widget", "iteration_time_widget", "overlap_widget"]
+
+
+def superdense_channel_widget(pair_fidelity: float = 0.9, n_symbols: int = 2000,
+                              seed: int = 0) -> LiveFigure:
+    """Type a pair fidelity F, pick the number of symbols and a seed: decoded-outcome histograms
+    (fast path, optionally Aer) against the exact distribution, with the symbol error rates.
+
+    The fidelity box accepts any number; a value outside [0.25, 1] shows the library's message
+    instead of a figure.
+    """
+    controls = {
+        "pair_fidelity": widgets.FloatText(value=pair_fidelity, step=0.01,
+                                           description="pair fidelity F"),
+        "n_symbols": widgets.IntSlider(value=n_symbols, min=100, max=50_000, step=100,
+                                       description="symbols"),
+        "seed": widgets.IntText(value=seed, description="seed"),
+        "aer": widgets.Checkbox(value=False, description="also run Aer (≤ 2000 symbols)"),
+    }
+    wide_descriptions(controls)
+
+    def compute(pair_fidelity, n_symbols, seed, aer):
+        return channel_statistics(pair_fidelity, n_symbols, seed,
+                                  aer_symbols=min(n_symbols, 2000) if aer else 0)
+
+    return LiveFigure(compute, plot_outcome_distributions, controls,
+                      title="Superdense coding over noisy pairs")
+
+
+def iteration_time_widget(compute_ms: float = 100.0, workers: int = 8,
+                          model: str = "ResNet-50") -> LiveFigure:
+    """Compute time, workers, model, word size, link rate and the cost of a qubit relative to a
+    bit -> one iteration as a timeline, classical vs superdense ring.
+
+    The qubit-cost box accepts any number; a negative value shows the error.
+    """
+    controls = {
+        "compute_ms": widgets.FloatLogSlider(value=compute_ms, base=10, min=0, max=4, step=0.05,
+                                             readout_format=".3g",
+                                             description="compute (ms)"),
+        "workers": widgets.IntSlider(value=workers, min=2, max=64, description="workers P"),
+        "model": widgets.Dropdown(options=list(MODEL_SIZES), value=model, description="model"),
+        "bits": widgets.Dropdown(options=[8, 16, 32], value=16, description="bits per word"),
+        "bandwidth_gbps": widgets.FloatLogSlider(value=100.0, base=10, min=0, max=3, step=0.05,
+                                                 readout_format=".3g",
+                                                 description="link Gbit/s"),
+        "qubit_cost": widgets.FloatText(value=1.0, step=0.25,
+                                        description="β qubit / β bit"),
+    }
+    wide_descriptions(controls)
+    return LiveFigure(iteration_comparison, plot_iteration_comparison,
+                      controls, title="Iteration time: classical vs superdense ring")
+
+
+def overlap_widget(compute_ms: float = 20.0, bandwidth_gbps: float = 100.0,
+                   latency_us: float = 5.0, buckets: int = 5, qubit_cost: float = 1.0,
+                   backward_fraction: float = BACKWARD_FRACTION) -> LiveFigure:
+    """Compute time, link rate, latency, number of gradient buckets, the cost of a qubit relative
+    to a bit and the backward share of the compute -> one steady-state iteration of ResNet-50 on
+    8 workers with the same bucketed overlap for both rings: the timeline, both totals, the
+    ratio, the gain and which bound sets it
+    (:func:`~qring_edu.experiments.superdense_ring.overlap_comparison`)."""
+    controls = {
+        "compute_ms": widgets.FloatLogSlider(value=compute_ms, base=10, min=0, max=3, step=0.05,
+                                             readout_format=".3g", description="compute (ms)"),
+        "bandwidth_gbps": widgets.FloatLogSlider(value=bandwidth_gbps, base=10, min=0, max=3,
+                                                 step=0.05, readout_format=".3g",
+                                                 description="link Gbit/s"),
+        "latency_us": widgets.FloatLogSlider(value=latency_us, base=10, min=0, max=3, step=0.1,
+                                             readout_format=".3g", description="α (µs)"),
+        "buckets": widgets.IntSlider(value=buckets, min=1, max=25, description="buckets B"),
+        "qubit_cost": widgets.ToggleButtons(options=[("β_q = β", 1.0), ("β_q = 2β", 2.0)],
+                                            value=qubit_cost, description="qubit time"),
+        "backward_fraction": widgets.FloatSlider(value=backward_fraction, min=0.0, max=1.0,
+                                                 step=0.05, readout_format=".2f",
+                                                 description="backward share"),
+    }
+    wide_descriptions(controls)
+    return LiveFigure(overlap_comparison, plot_overlap_timeline, controls,
+                      title="One iteration, the same overlap for both rings (ResNet-50, P = 8)")
+
+
+_moved_getattr, _moved_dir = forward(__name__, [], {"superdense_training_widget": (
+    _superdense_training_widget, "qring_edu.widgets.training.superdense_training_widget")})
+__getattr__ = _moved_getattr
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_moved_dir()))

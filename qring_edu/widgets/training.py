@@ -1,0 +1,67 @@
+"""Widgets of the section *Training over the ring* of chapter 3 (presentation floor): factories
+only.
+
+Each factory wires controls to one experiment of :mod:`qring_edu.experiments.training` and one
+figure of :mod:`qring_edu.figures.training` through :class:`~qring_edu.widgets.LiveFigure`;
+nothing here computes or displays anything.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+
+from ..experiments.training import learner_training, training_comparison
+from ..figures.training import plot_learner_training, plot_training_comparison
+from ..training import TRAINING_MODELS
+from ._base import LiveFigure, wide_descriptions
+
+__all__ = ["superdense_training_widget", "learner_training_widget"]
+
+
+def superdense_training_widget(pair_fidelity: float = 0.99, workers: int = 4, bits: int = 16,
+                               seed: int = 0, steps: int = 100) -> LiveFigure:
+    """Pair fidelity, workers, word size and seed -> loss, accuracy and replica disagreement of
+    the MLP's superdense run against its classical run (about a second per setting).
+
+    A word size too small for the number of workers shows the library's message instead of a
+    figure.
+    """
+    controls = {
+        "pair_fidelity": widgets.FloatSlider(value=pair_fidelity, min=0.9, max=1.0, step=0.001,
+                                             readout_format=".3f", description="pair fidelity F"),
+        "workers": widgets.IntSlider(value=workers, min=2, max=6, description="workers P"),
+        "bits": widgets.IntSlider(value=bits, min=2, max=24, description="bits per word"),
+        "seed": widgets.IntText(value=seed, description="seed"),
+    }
+    wide_descriptions(controls)
+
+    def compute(pair_fidelity, workers, bits, seed):
+        return training_comparison(pair_fidelity, workers, bits, steps=steps, seed=seed)
+
+    return LiveFigure(compute, plot_training_comparison, controls,
+                      title="Training over the superdense ring")
+
+
+def learner_training_widget(model: str = "vqc", transport: str = "superdense",
+                            pair_fidelity: float = 0.99, workers: int = 4, seed: int = 0,
+                            steps: int = 100) -> LiveFigure:
+    """Learner (MLP or VQC), transport, pair fidelity, workers and seed -> the learner's training
+    curves over that transport next to its classical run
+    (:func:`~qring_edu.experiments.training.learner_training`; about a second per setting)."""
+    controls = {
+        "model": widgets.Dropdown(options=list(TRAINING_MODELS), value=model,
+                                  description="learner"),
+        "transport": widgets.ToggleButtons(options=["classical", "superdense"], value=transport,
+                                           description="transport"),
+        "pair_fidelity": widgets.FloatSlider(value=pair_fidelity, min=0.9, max=1.0, step=0.001,
+                                             readout_format=".3f", description="pair fidelity F"),
+        "workers": widgets.IntSlider(value=workers, min=2, max=6, description="workers P"),
+        "seed": widgets.IntText(value=seed, description="seed"),
+    }
+    wide_descriptions(controls)
+
+    def compute(model, transport, pair_fidelity, workers, seed):
+        return learner_training(model, transport, pair_fidelity, workers, seed, steps=steps)
+
+    return LiveFigure(compute, plot_learner_training, controls,
+                      title="A learner over the ring: MLP or variational quantum classifier")

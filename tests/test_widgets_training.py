@@ -1,0 +1,67 @@
+"""The training section's widgets and figures (qring_edu.widgets.training,
+qring_edu.figures.training)."""
+
+from __future__ import annotations
+
+import pytest
+from matplotlib.figure import Figure
+
+import qring_edu as qr
+from qring_edu.experiments.training import learner_comparison, learner_training
+from qring_edu.figures import training as figs
+from qring_edu.widgets import LiveFigure
+from qring_edu.widgets.training import learner_training_widget, superdense_training_widget
+
+
+def _png(widget: LiveFigure) -> bytes:
+    return bytes(widget.image.value)
+
+
+def test_training_widget_updates_and_reports_errors():
+    w = superdense_training_widget(steps=5)
+    assert w.error == "" and w.result.superdense.pair_fidelity == 0.99
+    first = _png(w)
+    w.controls["pair_fidelity"].value = 1.0
+    assert w.error == "" and w.result.identical and _png(w) != first
+    w.controls["workers"].value = 4
+    w.controls["bits"].value = 3  # 2**(3-1) - 1 = 3 < P = 4: no fixed-point level per worker
+    assert w.result is None and "bits" in w.error
+    w.controls["bits"].value = 16
+    assert w.error == "" and w.result.classical.workers == 4
+
+
+def test_learner_widget_updates_on_every_control():
+    w = learner_training_widget(steps=4)
+    assert isinstance(w, LiveFigure) and w.error == ""
+    assert w.result.run.model == "vqc" and w.result.run.pair_fidelity == 0.99
+    seen = {_png(w)}
+    for name, value in (("pair_fidelity", 1.0), ("model", "mlp"), ("transport", "classical"),
+                        ("workers", 3), ("seed", 2)):
+        w.controls[name].value = value
+        assert w.error == "", name
+        seen.add(_png(w))
+    assert len(seen) == 6
+    assert w.result.run is w.result.reference and w.result.run.workers == 3
+    w.controls["seed"].value = -1
+    assert w.result is None and "seed" in w.error
+    assert all(not getattr(c, "continuous_update", False) for c in w.controls.values())
+
+
+def test_figures_are_figures():
+    run = qr.train_data_parallel(workers=2, steps=3)
+    cmp = learner_comparison(fidelities=(1.0, 0.95), steps=3)
+    made = [figs.plot_training_runs([run, run], ["a", "b"]),
+            figs.plot_learner_comparison(cmp),
+            figs.plot_learner_training(learner_training(steps=3)),
+            figs.plot_learner_training(learner_training(transport="classical", steps=3)),
+            figs.plot_vqc_circuit(qr.vqc_circuit(), "VQC"),
+            figs.plot_ddp_hook_flow(), figs.plot_ddp_hook_flow(8)]
+    assert all(isinstance(f, Figure) for f in made)
+    titles = [ax.get_title(loc="left") for ax in made[1].axes]
+    assert any("82 parameters, 1,984 bits → 992 qubits" in t for t in titles)
+    assert any("18 parameters, 448 bits → 224 qubits" in t for t in titles)
+    assert "P = 8" in made[6].axes[0].get_title()
+    with pytest.raises(ValueError, match="labels"):
+        figs.plot_training_runs([run], ["a", "b"])
+    with pytest.raises(ValueError, match="workers"):
+        figs.plot_ddp_hook_flow(1)

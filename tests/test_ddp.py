@@ -812,6 +812,17 @@ def test_ddp_demo_private_run_equals_the_classical_run():
     assert demo.divergence["private"] == 0.0
     for rep in demo.reports["private"]:
         assert rep.private and rep.ghz_used == rep.ghz_tested == 4 * demo.n_params * 16
+    # the chapter's table of it: one row per (run, link), GHZ copies only in the private run
+    from qring_edu.experiments.training import ddp_private_table
+
+    table = ddp_private_table(demo)
+    assert [row[0] for row in table.rows] == ["classical"] * 2 + ["private"] * 2
+    for (_, link, bits, used, tested, failed), rep in zip(
+            table.rows, demo.reports["classical"] + demo.reports["private"]):
+        assert link == f"{rep.link[0]}->{rep.link[1]}" and bits == rep.online_bits > 0
+        assert (used, tested, failed) == (rep.ghz_used, rep.ghz_tested, 0)
+    assert table.rows[0][3] == 0 and table.rows[2][3] == 4 * demo.n_params * 16
+    assert table.rows[0][2] == table.rows[2][2]  # the pads cost no online bit
     with pytest.raises(TypeError, match="private"):
         ddp_demo(private="yes")
 

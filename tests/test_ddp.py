@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from scipy.stats import chisquare as chi2_test
 from torch.nn.parallel import DistributedDataParallel
 
-from qring_edu import make_moons, ring_allreduce
+from qring_edu import chunk_bounds, make_moons, ring_allreduce
 from qring_edu.ddp import (
     HEADER_WORDS,
     RingHookConfig,
@@ -35,6 +35,7 @@ from qring_edu.ddp import (
     allreduce_mean_,
     ddp_demo,
     launch_local,
+    ring_average,
     ring_hook,
 )
 from qring_edu.fixedpoint import fixed_point, word_mask
@@ -848,3 +849,63 @@ def test_example_script_trains_and_prints_its_ledger():
         assert f"online bits {per_link:,}," in line and "flipped bits 0," in line
         assert f"GHZ copies used {ghz:,}, tested {ghz:,} (6 buckets, 6 steps)" in line
     assert "replica divergence max|w_k - w_0| = 0" in out.stdout
+
+
+# ------------------------------------------------------------------------------------------
+# ring_average: one all-reduce over P fresh processes; the docstring examples
+# ------------------------------------------------------------------------------------------
+
+def test_ring_average_equals_the_single_process_ring_and_taps_the_links():
+    rows = np.random.default_rng(5).normal(size=(3, 10))
+    res = ring_average(rows, private=True, tap=True, seed=2)
+    plain = ring_average(rows, tap=True)
+    expected = ring_allreduce(rows, bits=16, max_abs=float(np.abs(rows).max())).outputs[0] / 3
+    for k in range(3):  # every rank holds the single-process ring's average, bit for bit
+        assert np.array_equal(res.averages[k], expected)
+        assert np.array_equal(plain.averages[k], expected)
+    assert [r.link for r in res.reports] == [(2, 0), (0, 1), (1, 2)]
+    assert all(r.private and r.ghz_used == r.ghz_tested == 10 * 16 for r in res.reports)
+    assert not any(r.private or r.ghz_used for r in plain.reports)
+    assert [len(t) for t in res.tapped] == [4, 4, 4] == [len(t) for t in plain.tapped]
+    # the first message rank 0 receives is a chunk of rank 2's words: in clear without pads,
+    # masked with them
+    first, first_plain = res.tapped[0][0], plain.tapped[0][0]
+    assert (first.step, first.sender, first.phase) == (0, 2, "reduce-scatter")
+    codec = fixed_point(3, 16, float(np.abs(rows).max()))
+    bounds = chunk_bounds(10, 3)
+    chunk = [c for c in range(3) if bounds[c + 1] - bounds[c] == first.words.size
+             and np.array_equal(first_plain.words, codec.encode(rows[2])[bounds[c]:bounds[c + 1]])]
+    assert len(chunk) == 1
+    assert not np.array_equal(first.words, first_plain.words)
+    assert repr(res) == "RingAverage(P=3, d=10, transport='classical', private=True)"
+
+
+@pytest.mark.parametrize("rows, kwargs, exc, words", [
+    ([1.0, 2.0], {}, ValueError, "2-D"),
+    ([[1.0, 2.0]], {}, ValueError, "number of ranks"),
+    ([[1.0]] * 9, {}, ValueError, "number of ranks"),
+    (np.zeros((2, 0)), {}, ValueError, "entries per rank"),
+    ([[1.0, np.nan], [0.0, 0.0]], {}, ValueError, "finite"),
+    ([["a"], ["b"]], {}, TypeError, "real numbers"),
+    ([[1.0], [2.0]], dict(tap=1), TypeError, "tap"),
+    ([[1.0], [2.0]], dict(transport="quantum"), ValueError, "transport"),
+    ([[1.0], [2.0]], dict(timeout=0), ValueError, "timeout"),
+])
+def test_ring_average_bad_input(rows, kwargs, exc, words):
+    with pytest.raises(exc, match=words):
+        ring_average(rows, **kwargs)
+
+
+def test_doctests_of_ddp_and_launch():
+    """The Examples of every public name of qring_edu.ddp and qring_edu.launch run (several
+    start processes: ring_average, ddp_demo, launch_local)."""
+    import doctest
+
+    from qring_edu import ddp, launch
+
+    for module, at_least in ((ddp, 12), (launch, 2)):
+        result = doctest.testmod(module, raise_on_error=False, verbose=False)
+        assert result.failed == 0 and result.attempted >= at_least, (module, result)
+    public = [getattr(ddp, n) for n in ddp.__all__ if callable(getattr(ddp, n))]
+    assert all(">>>" in (obj.__doc__ or "") for obj in public), \
+        [obj.__name__ for obj in public if ">>>" not in (obj.__doc__ or "")]

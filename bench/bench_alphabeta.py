@@ -35,8 +35,9 @@ float32), classical and superdense at F = 0.99, and fitted as C(d) = c_0 + c_1 d
 2 (P - 1) per-step overheads). Per model, the hook's CPU per all-reduce is
 C = n_buckets c_0 + c_1 d (25 MiB buckets), next to the wire time of those buckets. Where
 C exceeds the wire time, the per-bucket CPU work dominates: the table says where, for both
-fabrics. (The hook runs these steps on the calling thread; a hook that overlapped them with
-the wire would pay max(CPU, wire) instead of their sum.)
+fabrics. (The hook runs these steps on a worker thread, so they overlap the backward pass,
+but within a bucket each step's CPU work waits for its message: the bucket pays their sum, where
+a pipelined ring would pay max(CPU, wire).)
 """
 
 from __future__ import annotations

@@ -206,7 +206,7 @@ class ChannelStats:
     Examples
     --------
     >>> channel_statistics(0.9, 2000, seed=0)
-    ChannelStats(F=0.9, exact=0.1000, fast=0.0995 (2000 symbols), aer=None (0 symbols))
+    ChannelStats(F=0.9, exact=0.1000, fast=0.1010 (2000 symbols), aer=None (0 symbols))
     """
 
     pair_fidelity: float

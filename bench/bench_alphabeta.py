@@ -35,14 +35,14 @@ float32), classical and superdense at F = 0.99, and fitted as C(d) = c_0 + c_1 d
 2 (P - 1) per-step overheads). Per model, the hook's CPU per all-reduce is
 C = n_buckets c_0 + c_1 d (25 MiB buckets), next to the wire time of those buckets. Where
 C exceeds the wire time, the per-bucket CPU work dominates: the table says where, for both
-fabrics. (The hook runs these steps on the calling thread; a hook that overlapped them with
-the wire would pay max(CPU, wire) instead of their sum.)
+fabrics. (The hook runs these steps on a worker thread, so they overlap the backward pass,
+but within a bucket each step's CPU work waits for its message: the bucket pays their sum, where
+a pipelined ring would pay max(CPU, wire).)
 """
 
 from __future__ import annotations
 
 import math
-import socket
 import statistics
 import sys
 import time
@@ -59,6 +59,7 @@ for _p in (str(ROOT), str(Path(__file__).resolve().parent)):
 
 from timing import Timing  # noqa: E402
 from qring_edu import MODEL_SIZES, chunk_bounds, fixed_point, ring_time  # noqa: E402
+from qring_edu.launch import free_port  # noqa: E402
 from qring_edu.superdense import flipped_bit_positions, pauli_frames, symbols_needed  # noqa: E402
 
 SIZES = [4 ** k for k in range(1, 14)]     # 4 B .. 64 MiB
@@ -85,12 +86,6 @@ Row = tuple[str, str, str, bool]
 
 # ------------------------------------------------------------------------------------------------
 # 1. ping-pong
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
 
 def _pingpong_worker(rank: int, port: int, sizes: list[int], rounds: int, queue) -> None:
     import torch
@@ -127,7 +122,7 @@ def measure_pingpong(rounds: int = ROUNDS) -> dict[int, list[float]]:
 
     ctx = mp.get_context("spawn")
     queue = ctx.Queue()
-    port = _free_port()
+    port = free_port()
     procs = [ctx.Process(target=_pingpong_worker, args=(r, port, SIZES, rounds, queue))
              for r in range(2)]
     for p in procs:

@@ -92,7 +92,6 @@ import json
 import os
 import select
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -110,6 +109,7 @@ for _p in (str(ROOT), str(Path(__file__).resolve().parent)):
 
 from timing import Timing, pair_ratio, time_pair  # noqa: E402
 from qring_edu import ring_allreduce, superdense_send, superdense_send_qiskit  # noqa: E402
+from qring_edu.launch import free_port  # noqa: E402
 
 F = 0.95
 AER_SYMBOLS = 1_000            # per-symbol Aer: symbols per call
@@ -438,18 +438,12 @@ dist.destroy_process_group()
 """
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class _GlooGroup:
     """``GLOO_P`` worker processes holding one row each of the grads saved at ``path``; each
     :meth:`sample` runs one barrier-synchronised all-reduce and returns the max time over ranks."""
 
     def __init__(self, path: str) -> None:
-        port = _free_port()
+        port = free_port()
         env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
         self.procs = [
             subprocess.Popen([sys.executable, "-c", _GLOO_WORKER, str(r), str(GLOO_P), str(port),

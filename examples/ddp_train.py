@@ -5,6 +5,7 @@ One machine, four processes (CPU, gloo backend)::
     torchrun --nproc_per_node=4 examples/ddp_train.py
     torchrun --nproc_per_node=4 examples/ddp_train.py --transport superdense --fidelity 0.99
     torchrun --nproc_per_node=4 examples/ddp_train.py --transport builtin  # gloo's all-reduce
+    torchrun --nproc_per_node=4 examples/ddp_train.py --private  # gradients masked by GHZ pads
 
 (From a checkout with ``make venv`` done, call ``.venv/bin/torchrun``.) Several machines: run the
 same command on every machine, adding where the rendezvous is and which machine this is, e.g. two
@@ -27,6 +28,12 @@ over the ring in fixed point with the chosen transport (``--transport builtin`` 
 Rank 0 prints the mean training loss over all ranks and the accuracy of its replica after every
 epoch, then every rank's ledger for its incoming link and how far the replicas drifted apart
 (0 unless noisy pairs corrupted the all-gather).
+
+``--private`` masks every bucket with zero-sum pads from verified GHZ states before it enters
+the ring (``RingHookState(private=True)``; the GHZ source is *simulated* from the shared seed,
+each rank using only its own register's outcomes): no link carries a rank's gradient words in
+clear, and the training is bit for bit the unmasked one. The ledger then also lists the qubit
+GHZ copies each rank used for pads and spent on GHZ tests (``--test-fraction``, default 1/2).
 """
 
 from __future__ import annotations
@@ -51,6 +58,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--fidelity", type=float, default=1.0,
                    help="pair fidelity F in [0.25, 1] (superdense only; default 1)")
     p.add_argument("--bits", type=int, default=16, help="fixed-point word size (default 16)")
+    p.add_argument("--private", action="store_true",
+                   help="mask the gradients with zero-sum pads from verified GHZ states")
+    p.add_argument("--test-fraction", type=float, default=0.5,
+                   help="fraction of the GHZ copies tested (with --private; default 0.5)")
     p.add_argument("--epochs", type=int, default=5)
     p.add_argument("--samples", type=int, default=4000, help="two-moons points in total")
     p.add_argument("--batch-size", type=int, default=32, help="per rank")
@@ -58,7 +69,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--timeout", type=float, default=60.0,
                    help="process-group timeout in seconds: no rank waits longer for a peer")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.private and args.transport == "builtin":
+        p.error("--private needs the ring hook: --transport classical or superdense")
+    return args
 
 
 def build_model(seed: int) -> torch.nn.Module:
@@ -83,8 +97,9 @@ def main(argv=None) -> None:
     model = DistributedDataParallel(net)
     state = None
     if args.transport != "builtin":
+        private = dict(private=True, test_fraction=args.test_fraction) if args.private else {}
         state = RingHookState(transport=args.transport, bits=args.bits,
-                              pair_fidelity=args.fidelity, seed=args.seed)
+                              pair_fidelity=args.fidelity, seed=args.seed, **private)
         model.register_comm_hook(state, ring_hook)
     opt = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9)
     loss_fn = torch.nn.CrossEntropyLoss()
@@ -94,6 +109,7 @@ def main(argv=None) -> None:
         print(f"P = {world} ranks, transport {args.transport}"
               + (f", F = {args.fidelity:g}" if args.transport == "superdense" else "")
               + (f", {args.bits}-bit words" if state is not None else "")
+              + (", private (GHZ pads)" if state is not None and args.private else "")
               + f", {sum(p.numel() for p in net.parameters())} parameters, "
               f"{steps} steps per epoch", flush=True)
     t0 = time.perf_counter()
@@ -129,8 +145,12 @@ def main(argv=None) -> None:
                 print(f"  rank {rep.rank} link {rep.link}: online bits {rep.online_bits:,}, "
                       f"online qubits {rep.online_qubits:,}, Bell pairs {rep.ebits:,}, "
                       f"offline qubits {rep.offline_qubits:,}, side-information bits "
-                      f"{rep.side_bits:,}, flipped bits {rep.flipped_bits:,} "
-                      f"({rep.buckets} buckets, {rep.iterations} steps)")
+                      f"{rep.side_bits:,}, flipped bits {rep.flipped_bits:,}"
+                      + (f", GHZ copies used {rep.ghz_used:,}, tested {rep.ghz_tested:,}"
+                         if rep.private else "")
+                      + f" ({rep.buckets} buckets, {rep.iterations} steps)")
+    if state is not None:
+        state.close()  # stop the hook's worker thread before the process group goes
     dist.destroy_process_group()
 
 

@@ -336,8 +336,9 @@ __all__ = [
 # The DDP communication hook (qring_edu.ddp) needs PyTorch, an optional extra
 # (pip install "qring_edu[torch]"); its names are resolved on first use so that `import qring_edu`
 # works without torch, and they stay out of __all__ so `from qring_edu import *` never imports it.
-_DDP_NAMES = ("RingHookConfig", "RingHookState", "LinkReport", "ring_hook", "allreduce_mean_",
-              "gather_reports", "launch_local", "DDPDemo", "ddp_demo")
+_DDP_NAMES = ("RingHookConfig", "RingHookState", "LinkReport", "TappedMessage", "ring_hook",
+              "allreduce_mean_", "gather_reports", "RingAverage", "ring_average", "launch_local",
+              "DDPDemo", "ddp_demo")
 
 
 def __getattr__(name: str):

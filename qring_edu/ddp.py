@@ -2,26 +2,45 @@
 
 ``DistributedDataParallel`` hands every gradient *bucket* (a flat float tensor) to a
 communication hook, which must return a ``torch.futures.Future`` of the reduced bucket
-(Li et al. 2020, "PyTorch distributed"). :func:`ring_hook` reduces it with the ring schedule of
-DESIGN.md §4.2 over the real process group:
+(Li et al. 2020, "PyTorch distributed"). :func:`ring_hook` returns a *pending* future at once and
+reduces the bucket off the autograd thread, so the ring of one bucket runs while the backward
+pass computes the next one (as gloo's built-in all-reduce does). The ring is the schedule of
+DESIGN.md §4.2 over the real process group.
 
-1. **Header** (classical side-information). Every rank contributes ``(numel, dtype code, device
-   flag, max |g|, non-finite flag)`` to one ``all_gather`` of five float64 words. All ranks then
-   hold the same table, so they all take the same decision: either every rank raises the same
-   ``ValueError`` (wrong dtype, sizes that differ between ranks, NaN/Inf, a GPU tensor) or every
-   rank enters the ring. No rank is left waiting for a message that never comes. The largest
-   ``max |g|`` becomes the common clipping bound ``max_abs`` of the fixed-point code
-   (:func:`qring_edu.fixedpoint.fixed_point`), so no value is ever clipped. This side-information
-   is *classical*, whatever the transport: it is counted per link as the
-   ``(P - 1) * 5 * 64`` bits a ring all-gather of the header sends (``side_bits`` of
-   :class:`LinkReport`), separately from the ring's :class:`~qring_edu.ledger.Ledger`.
+Threads and order. Each :class:`RingHookState` owns one worker thread with a FIFO queue. The hook
+(on the autograd thread) computes the bucket's local header, starts the header collective
+(asynchronous), puts the bucket on the queue and returns the future. The worker takes buckets in
+queue order, which is the order of the hook calls; DDP calls the hook in bucket order on every
+rank, so every rank runs the rings in the same order and the point-to-point messages of one
+bucket never meet those of another. Only the headers are collectives and only the hook issues
+them, so they too are issued in the same order on every rank. Whatever the worker raises (a bad
+bucket, a peer that timed out) is set on the bucket's future (``set_exception``): DDP's
+``backward`` (or ``future.wait()``) raises it; the next bucket proceeds normally. What does not
+depend on the gradients (the GHZ pads of the private mode, the Pauli frames of noisy pairs) is
+sampled while the header is in flight, or, when the queue is empty, for the same bucket of the
+next step, from the same generators, so the outputs do not depend on when it was sampled (in the
+real protocol these resources are delivered before the step anyway).
+
+1. **Header** (classical side-information). Every rank contributes
+   ``(max |g|, numel, -numel, code, -code)`` to one ``all_reduce`` with ``MAX`` of five float64
+   words, where ``code`` packs the dtype, the device and a non-finite flag. Every rank then holds
+   the same five numbers: the common clipping bound ``max_abs`` (the largest ``max |g|``, so no
+   value is ever clipped) and the largest and smallest ``numel`` and ``code`` over the ranks.
+   If they differ, or the code is not "finite float32/float64 on the CPU", every rank knows it;
+   they all gather the ranks' headers point to point (only then) and raise the same
+   ``ValueError`` naming the ranks at fault. No rank is left waiting for a message that never
+   comes. This side-information is *classical*, whatever the transport; it is counted per link
+   as the bits a ring all-reduce of the five 64-bit words sends (``side_bits`` of
+   :class:`LinkReport`; ``5 * 64`` per bucket at P = 2), separately from the ring's
+   :class:`~qring_edu.ledger.Ledger`. It reveals the maximum of ``max |g|`` over the ranks.
 2. **Ring.** The bucket is encoded into ``bits``-bit words (round to nearest, scale
-   ``s = floor((2**(bits-1) - 1) / P) / max_abs``), cut into P chunks with
-   :func:`~qring_edu.ring.chunk_bounds`, and the 2(P-1) steps of
+   ``s = floor((2**(bits-1) - 1) / P) / max_abs``, :func:`qring_edu.fixedpoint.fixed_point`), cut
+   into P chunks with :func:`~qring_edu.ring.chunk_bounds`, and the 2(P-1) steps of
    :func:`~qring_edu.ring.ring_schedule` are executed with point-to-point messages: at every step
    rank r posts ``isend`` to ``(r+1) % P`` and ``irecv`` from ``(r-1) % P`` and waits for both,
    then adds (reduce-scatter) or overwrites (all-gather) modulo ``2**bits``. Words travel as the
-   smallest integer type that holds them (int8, int16 or int32).
+   smallest integer type that holds them (int8, int16 or int32). The buffers (float64 scratch,
+   uint32 words, send and receive wire buffers) are allocated once per bucket size and reused.
 3. **Transport.** The *receiving* rank plays Bob for its incoming link ``(r-1, r)`` and records
    that link in its own ledger. ``"classical"``: the message's bits, untouched.
    ``"superdense"``: ``ceil(k/2)`` qubits for a k-bit message over as many pre-shared pairs
@@ -31,8 +50,32 @@ DESIGN.md §4.2 over the real process group:
    and flips those bits of the words (bit p of the stream is bit ``p mod bits`` of word
    ``p div bits``, LSB first, as in :mod:`qring_edu.ring`). The noise generator of each message is
    seeded by ``(seed, iteration, sender, bucket index, ring step)``, so runs are reproducible.
-4. **Result.** The decoded sum divided by P (the average DDP expects) is written into the bucket,
-   returned as a completed future. Per entry ``|result - exact mean| <= max_abs / (2 m)`` with
+4. **Private mode** (``private=True``, DESIGN.md §4.6, pads form of VGA). Before the ring every
+   rank adds to its words its own row ``r_rank`` of zero-sum pads (``sum_j r_j = 0 mod 2**bits``)
+   from verified GHZ states over Z_{2^bits}: one register-copy per entry, ``bits`` qubit GHZ
+   copies each, and a further ``ceil(d / (1 - f)) - d`` register-copies (``f = test_fraction``,
+   default 1/2: the 2x overhead) tested by GHZ tests, counted by
+   :func:`qring_edu.vga.vga_copy_counts`. **This is a simulation**: the GHZ source is simulated
+   deterministically from ``(seed, iteration, bucket index)``, so every rank derives the same
+   source (the uniformly random zero-sum pads of :func:`qring_edu.vga.zero_sum_pads`, which is
+   what Fourier-measuring ideal GHZ registers gives, and the test outcomes), and each rank uses
+   only its own register's outcomes; in the real protocol each rank holds one register and
+   nobody else's pads exist anywhere. With ``ghz_source="honest"`` every test passes (an ideal
+   GHZ always passes); ``"known_pads"`` simulates a source that chose the pads (product states):
+   each qubit GHZ test fails with probability :func:`qring_edu.vga.known_pads_detection`, failed
+   tests are sampled as a binomial count, and if any fails every rank raises the same
+   ``ValueError`` before a word is sent. A source that treats every copy alike makes the choice
+   of the secret test subset irrelevant to the outcome, so that choice is not simulated.
+   The masked words, summed over the ring, give exactly the unmasked sum (the pads cancel), so
+   the averages equal the unmasked hook's bit for bit; every reduce-scatter message is a partial
+   sum of at most P - 1 masked words and hence uniform on ``0 .. 2**bits - 1`` and independent of
+   the gradients for anyone without the pads (an eavesdropper on any link); the all-gather
+   messages carry the reduced sum, which every rank learns anyway. Against a curious *rank* the
+   VGA guarantee needs P >= 3 (a coalition of up to P - 2 ranks learns only the sum of the
+   others); at P = 2 the other rank can subtract its own gradient from the sum. The ledger
+   counts the qubit GHZ copies used (``d * bits`` per bucket) and tested.
+5. **Result.** The decoded sum divided by P (the average DDP expects) is written into the bucket
+   and set on the future. Per entry ``|result - exact mean| <= max_abs / (2 m)`` with
    ``m = floor((2**(bits-1) - 1) / P)`` (the fixed-point bound P / (2 s), divided by P), plus the
    rounding of the result to the bucket's dtype.
 
@@ -46,27 +89,23 @@ Use::
     reports = gather_reports(state)       # collective: every rank calls it
 
 Always pass a finite ``timeout`` to ``init_process_group``: if a rank dies, its neighbours stop
-waiting after that time instead of hanging forever.
+waiting after that time (the bucket's future then holds the error) instead of hanging forever.
 
 Cost. Per bucket the hook makes 1 + 2(P-1) synchronisations (the header and the ring steps) and a
-few NumPy passes over the bucket (encode, add, decode), all on the calling thread, where gloo's
-built-in all-reduce runs in C++ on its own threads. On a busy machine each gloo point-to-point
-round costs milliseconds whatever its size, so the hook pays most for small, frequent buckets;
-``bench/bench_ddp.py`` measures the step time against the built-in all-reduce.
+few NumPy passes over the bucket (encode, add, decode) on the worker thread; gloo's built-in
+all-reduce runs in C++ on its own threads. ``bench/bench_ddp.py`` measures the step time against
+the built-in all-reduce.
 
 This is the only module of the package that imports torch; ``import qring_edu`` works without it.
 """
 
 from __future__ import annotations
 
-import datetime
-import os
-import pickle
-import socket
-import subprocess
-import sys
-import tempfile
-import time
+import math
+import queue
+import threading
+import weakref
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -74,30 +113,53 @@ import numpy as np
 import torch
 import torch.distributed as dist
 
-from ._validate import check_bits, check_choice, check_fidelity, check_float, check_int, check_seed
-from .fixedpoint import fixed_point, word_mask
+from ._validate import (
+    check_bits,
+    check_choice,
+    check_fidelity,
+    check_float,
+    check_int,
+    check_seed,
+)
+from .fixedpoint import FixedPoint, fixed_point, word_mask
+from .launch import launch_local
 from .ledger import Ledger
 from .ring import TRANSPORTS, chunk_bounds, ring_schedule
 from .superdense import flipped_bit_positions, pauli_frames, symbols_needed
+from .vga import known_pads_detection, vga_copy_counts, zero_sum_pads
 
 __all__ = [
     "RingHookConfig",
     "RingHookState",
     "LinkReport",
+    "TappedMessage",
     "ring_hook",
     "allreduce_mean_",
     "gather_reports",
+    "RingAverage",
+    "ring_average",
     "launch_local",
     "DDPDemo",
     "ddp_demo",
     "HEADER_WORDS",
+    "GHZ_SOURCES",
 ]
 
-#: Words of the per-bucket header (numel, dtype code, device flag, max |g|, non-finite flag),
-#: each sent as a 64-bit float.
+#: Words of the per-bucket header all-reduce (max |g|, numel, -numel, code, -code), each a
+#: 64-bit float.
 HEADER_WORDS = 5
+#: GHZ sources the private mode can simulate (see the module docstring, item 4).
+GHZ_SOURCES = ("honest", "known_pads")
 _DTYPE_CODES = {torch.float32: 0, torch.float64: 1}
 _DTYPE_NAMES = {0: "float32", 1: "float64"}
+#: Header codes of a usable bucket: float32 / float64, on the CPU, finite (see _header_code).
+_GOOD_CODES = (8.0, 12.0)
+#: Tags of the point-to-point header exchange on the error path (the ring uses 0 .. 2P-3).
+_DETAIL_TAG = 1 << 20
+#: Spawn key separating the GHZ source's random stream from the pair-noise streams.
+_GHZ_STREAM = 0x6E7
+#: Bucket sizes whose buffers a state keeps (DDP uses a few fixed sizes).
+_MAX_BUFFERS = 8
 
 
 @dataclass(frozen=True)
@@ -106,14 +168,30 @@ class RingHookConfig:
 
     ``transport``: ``"classical"`` or ``"superdense"``; ``bits``: word size b in 2..32;
     ``pair_fidelity``: F in [0.25, 1] (superdense only; must be 1 for classical);
-    ``seed``: non-negative int seeding the pair noise; ``process_group``: the group whose ranks
-    form the ring (``None``: the default group).
+    ``seed``: non-negative int seeding the pair noise and the simulated GHZ source;
+    ``private``: mask every bucket with zero-sum pads from verified GHZ copies (module
+    docstring, item 4); ``test_fraction``: f in [0, 1), the fraction of delivered GHZ
+    register-copies that are tested (private only); ``ghz_source``: ``"honest"`` or
+    ``"known_pads"`` (private only); ``process_group``: the group whose ranks form the ring
+    (``None``: the default group).
+
+    Examples
+    --------
+    >>> RingHookConfig(transport="superdense", pair_fidelity=0.99)
+    RingHookConfig(transport='superdense', bits=16, pair_fidelity=0.99, seed=0, private=False, test_fraction=0.5, ghz_source='honest')
+    >>> RingHookConfig(pair_fidelity=0.99)
+    Traceback (most recent call last):
+    ...
+    ValueError: pair_fidelity applies only to transport='superdense'; got pair_fidelity=0.99 with transport='classical'
     """
 
     transport: str = "classical"
     bits: int = 16
     pair_fidelity: float = 1.0
     seed: int = 0
+    private: bool = False
+    test_fraction: float = 0.5
+    ghz_source: str = "honest"
     process_group: Any = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -128,6 +206,16 @@ class RingHookConfig:
             raise TypeError("seed must be a non-negative integer (every rank derives its "
                             f"noise from it), got {self.seed!r}")
         object.__setattr__(self, "seed", int(self.seed))
+        if not isinstance(self.private, (bool, np.bool_)):
+            raise TypeError(f"private must be True or False, got {self.private!r}")
+        object.__setattr__(self, "private", bool(self.private))
+        f = check_float(self.test_fraction, "test_fraction", 0.0, 1.0, hi_open=True)
+        object.__setattr__(self, "test_fraction", f)
+        check_choice(self.ghz_source, "ghz_source", GHZ_SOURCES)
+        if not self.private and (f != 0.5 or self.ghz_source != "honest"):
+            raise ValueError("test_fraction and ghz_source apply only to private=True; got "
+                             f"test_fraction={f:g}, ghz_source={self.ghz_source!r} with "
+                             "private=False")
 
 
 @dataclass(frozen=True)
@@ -138,9 +226,23 @@ class LinkReport:
     that link (:class:`~qring_edu.ledger.Ledger` currencies). ``side_bits``: classical
     side-information (the bucket headers, see the module docstring). ``data_bits``: payload
     bits received (= ``online_bits`` for classical; ``<= 2 * online_qubits`` for superdense).
-    ``flipped_bits``: payload bits flipped by noisy pairs. ``buckets``: hook calls;
+    ``flipped_bits``: payload bits flipped by noisy pairs. ``buckets``: buckets reduced;
     ``iterations``: training steps (buckets marked last). ``error_bound``: the largest per-entry
     bound ``max_abs / (2 m)`` on |average - exact mean| over the buckets so far.
+    ``private``: the buckets were masked with GHZ pads; ``ghz_used`` / ``ghz_tested``: qubit
+    GHZ copies consumed by the pads / spent on GHZ tests (each copy has one qubit per rank, so
+    every rank counts the same); ``ghz_tests_failed``: failed qubit GHZ tests.
+
+    Examples
+    --------
+    One bucket of 4 entries at P = 2, 16-bit words, superdense: 2 (P - 1) = 2 messages of 2 words
+    arrive, 64 bits in 32 qubits; the header adds 5 x 64 = 320 side bits.
+
+    >>> rep = LinkReport(rank=0, link=(1, 0), transport="superdense", online_bits=0,
+    ...                  online_qubits=32, ebits=32, offline_qubits=32, side_bits=320,
+    ...                  data_bits=64, flipped_bits=1, buckets=1, iterations=1, error_bound=1e-4)
+    >>> rep.bit_error_rate
+    0.015625
     """
 
     rank: int
@@ -156,6 +258,10 @@ class LinkReport:
     buckets: int
     iterations: int
     error_bound: float
+    private: bool = False
+    ghz_used: int = 0
+    ghz_tested: int = 0
+    ghz_tests_failed: int = 0
 
     @property
     def bit_error_rate(self) -> float:
@@ -163,29 +269,160 @@ class LinkReport:
         return self.flipped_bits / self.data_bits if self.data_bits else 0.0
 
     def __repr__(self) -> str:
+        ghz = (f", ghz_used={self.ghz_used}, ghz_tested={self.ghz_tested}"
+               if self.private else "")
         return (f"LinkReport(link={self.link}, transport={self.transport!r}, "
                 f"online_bits={self.online_bits}, online_qubits={self.online_qubits}, "
                 f"ebits={self.ebits}, offline_qubits={self.offline_qubits}, "
                 f"side_bits={self.side_bits}, flipped_bits={self.flipped_bits}, "
-                f"buckets={self.buckets}, iterations={self.iterations})")
+                f"buckets={self.buckets}, iterations={self.iterations}{ghz})")
+
+
+@dataclass(frozen=True)
+class TappedMessage:
+    """One message as it crossed this rank's incoming link (what an eavesdropper on the wire
+    reads): ``words`` are the sender's ``bits``-bit words (uint32 copy, before the receiver's
+    pair noise), at ring ``step`` (0 .. 2P-3) of ``phase`` (``"reduce-scatter"`` |
+    ``"all-gather"``), for bucket ``bucket_index`` of training step ``iteration``.
+
+    Examples
+    --------
+    >>> TappedMessage(0, 1, 0, "reduce-scatter", 2, np.zeros(3, dtype=np.uint32))
+    TappedMessage(iteration=0, bucket_index=1, step=0, phase='reduce-scatter', sender=2, words=3)
+
+    ``RingHookState(tap=...)`` collects them on a real ring (here through :func:`ring_average`):
+    at P = 2 rank 0 receives one reduce-scatter and one all-gather message of 2 words each.
+
+    >>> ring_average([[1.0, 2.0, 3.0, 4.0], [0.0, 0.0, 0.0, 0.0]], tap=True).tapped[0]
+    (TappedMessage(iteration=0, bucket_index=0, step=0, phase='reduce-scatter', sender=1, words=2), TappedMessage(iteration=0, bucket_index=0, step=1, phase='all-gather', sender=1, words=2))
+    """
+
+    iteration: int
+    bucket_index: int
+    step: int
+    phase: str
+    sender: int
+    words: np.ndarray = field(repr=False)
+
+    def __repr__(self) -> str:
+        return (f"TappedMessage(iteration={self.iteration}, bucket_index={self.bucket_index}, "
+                f"step={self.step}, phase={self.phase!r}, sender={self.sender}, "
+                f"words={self.words.size})")
+
+
+class _Buffers:
+    """Everything the worker needs for one bucket size d, allocated once and reused.
+
+    ``words`` hold the bucket's residues in the wire type (uint8 / uint16 / uint32, the
+    smallest that holds ``bits``): chunks are sent straight from it and all-gather messages are
+    received straight into it; ``inc`` receives the reduce-scatter messages.
+    """
+
+    def __init__(self, d: int, workers: int, bits: int) -> None:
+        unsigned, wire = _wire_dtype(bits)
+        self.offsets = [int(v) for v in chunk_bounds(d, workers)]
+        longest = max(b - a for a, b in zip(self.offsets, self.offsets[1:]))
+        self.scratch = np.empty(d, dtype=np.float64)  # x * s, then the decoded mean
+        self.words = np.empty(d, dtype=unsigned)
+        self.inc = np.empty(longest, dtype=unsigned)
+        self.words_t = torch.from_numpy(self.words.view(wire))  # the same memory
+        self.inc_t = torch.from_numpy(self.inc.view(wire))
+
+
+class _Job:
+    """One bucket on its way through the worker."""
+
+    __slots__ = ("state", "tensor", "bucket_index", "iteration", "local", "header", "work",
+                 "future", "from_hook")
+
+    def __init__(self, state, tensor, bucket_index, iteration, local, header, work, future,
+                 from_hook):
+        self.state, self.tensor = state, tensor
+        self.bucket_index, self.iteration = bucket_index, iteration
+        self.local, self.header, self.work, self.future = local, header, work, future
+        self.from_hook = from_hook
+
+
+def _worker_loop(jobs: queue.SimpleQueue) -> None:
+    """The worker thread of one RingHookState: run the jobs in queue order until ``None``; when
+    the queue is empty, prepare the next step's pads and pair noise (:func:`_prepare_ahead`)."""
+    owner = None  # weak reference to the state, kept only while it has preparation to do
+    while True:
+        if owner is not None and jobs.empty():
+            state = owner()
+            try:
+                busy = state is not None and _prepare_ahead(state)
+            except Exception:  # noqa: BLE001 - never kill the worker: the bucket itself will
+                busy = False   # prepare inline and put any error on its future
+                state._ahead_todo.clear()
+            del state
+            if busy:
+                continue
+            owner = None
+        job = jobs.get()
+        if job is None:
+            return
+        if isinstance(job, torch.futures.Future):  # RingHookState.synchronize's marker
+            job.set_result(None)
+            continue
+        try:
+            result = _reduce_bucket(job)
+        except BaseException as exc:  # noqa: BLE001 - every error goes to the bucket's future
+            job.future.set_exception(exc)
+        else:
+            job.future.set_result(result)
+            if job.state._ahead_todo:
+                owner = weakref.ref(job.state)
+        del job  # drop the reference to the state and the bucket while idle
 
 
 class RingHookState:
-    """State of :func:`ring_hook` on one rank: the frozen :class:`RingHookConfig` plus counters.
+    """State of :func:`ring_hook` on one rank: the frozen :class:`RingHookConfig`, counters and
+    the worker thread that runs the ring.
 
     ``ledger``: a :class:`~qring_edu.ledger.Ledger` of the P-rank ring in which this rank records
     its incoming link ``(rank - 1, rank)``, accumulated over buckets and steps
     (``step_units`` keeps the largest message of each ring step). ``flipped_bits``,
-    ``data_bits``, ``side_bits``, ``buckets``, ``iterations``: see :class:`LinkReport`.
+    ``data_bits``, ``side_bits``, ``buckets``, ``iterations``, ``ghz_used``, ``ghz_tested``,
+    ``ghz_tests_failed``: see :class:`LinkReport` (the worker updates them; read them after the
+    buckets' futures are done, or through :meth:`report`, which waits).
+
+    ``tap``: optional callable, called on the worker thread with a :class:`TappedMessage` for
+    every message this rank receives (an eavesdropper on its incoming link; for teaching and
+    tests, it costs a copy of every message).
 
     Requires an initialised process group with the gloo backend (the hook moves CPU tensors).
+    Every rank of the group creates its state the same way; the worker thread stops when the
+    state is closed (:meth:`close`) or garbage-collected.
+
+    Examples
+    --------
+    On each rank, after ``dist.init_process_group("gloo", ...)``::
+
+        state = RingHookState(transport="superdense", pair_fidelity=0.99, seed=0)
+        model.register_comm_hook(state, ring_hook)
+
+    :func:`ring_average` does this on P fresh processes for one bucket; with noisy pairs each
+    rank's report counts the flipped bits of its incoming link (about 2 (1 - F) / 3 of them):
+
+    >>> res = ring_average([[0.1] * 3000, [0.2] * 3000], transport="superdense",
+    ...                    pair_fidelity=0.99, seed=0)
+    >>> [(r.link, r.data_bits, r.online_qubits) for r in res.reports]
+    [((1, 0), 48000, 24000), ((0, 1), 48000, 24000)]
+    >>> [0.003 < r.bit_error_rate < 0.011 for r in res.reports]
+    [True, True]
     """
 
     def __init__(self, *, transport: str = "classical", bits: int = 16,
-                 pair_fidelity: float = 1.0, seed: int = 0, process_group=None):
+                 pair_fidelity: float = 1.0, seed: int = 0, private: bool = False,
+                 test_fraction: float = 0.5, ghz_source: str = "honest",
+                 process_group=None, tap: Callable[[TappedMessage], Any] | None = None):
         self.config = RingHookConfig(transport=transport, bits=bits,
-                                     pair_fidelity=pair_fidelity, seed=seed,
+                                     pair_fidelity=pair_fidelity, seed=seed, private=private,
+                                     test_fraction=test_fraction, ghz_source=ghz_source,
                                      process_group=process_group)
+        if tap is not None and not callable(tap):
+            raise TypeError(f"tap must be None or a callable, got {type(tap).__name__}")
         if not dist.is_available() or not dist.is_initialized():
             raise RuntimeError("process_group: torch.distributed is not initialised; call "
                                "dist.init_process_group('gloo', timeout=...) first")
@@ -198,6 +435,7 @@ class RingHookState:
             raise ValueError(f"process_group must have P >= 2 ranks, got P = {self.world_size}")
         fixed_point(self.world_size, self.config.bits, 1.0)  # bits too small for P: fail now
         self.rank = dist.get_rank(process_group)
+        self.tap = tap
         P = self.world_size
         self._next = self._global((self.rank + 1) % P)
         self._prev = self._global((self.rank - 1) % P)
@@ -206,6 +444,9 @@ class RingHookState:
         sender = (self.rank - 1) % P
         self._steps = [(schedule[step * P + self.rank], schedule[step * P + sender])
                        for step in range(2 * (P - 1))]
+        # Header bits on the incoming link: the words a ring all-reduce of the header moves.
+        hb = chunk_bounds(HEADER_WORDS, P)
+        self._header_bits = 64 * sum(int(hb[m.chunk + 1] - hb[m.chunk]) for _, m in self._steps)
         self.ledger = Ledger(P, self.config.transport, 2 * (P - 1))
         self.side_bits = 0
         self.data_bits = 0
@@ -213,6 +454,19 @@ class RingHookState:
         self.buckets = 0
         self.iterations = 0
         self.error_bound = 0.0
+        self.ghz_used = 0
+        self.ghz_tested = 0
+        self.ghz_tests_failed = 0
+        self._buffers: OrderedDict[int, _Buffers] = OrderedDict()
+        # Pads and pair noise prepared ahead for (iteration, bucket index, d), worker only.
+        self._ahead: dict[tuple[int, int, int], _Prepared] = {}
+        self._ahead_todo: list[tuple[int, int, int]] = []
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self._thread = threading.Thread(target=_worker_loop, args=(self._jobs,), daemon=True,
+                                        name=f"qring-ring-rank{self.rank}")
+        self._closed = False
+        self._thread.start()
+        self._finalizer = weakref.finalize(self, self._jobs.put, None)
 
     def _global(self, group_rank: int) -> int:
         group = self.config.process_group
@@ -223,23 +477,73 @@ class RingHookState:
         """This rank's incoming link ``((rank - 1) % P, rank)``, in group ranks."""
         return ((self.rank - 1) % self.world_size, self.rank)
 
+    # -- the worker ---------------------------------------------------------------------------
+    def _submit(self, tensor, bucket_index: int, iteration: int, from_hook: bool
+                ) -> torch.futures.Future:
+        """Start the header collective of ``tensor`` and queue it for the worker (hook side)."""
+        if self._closed:
+            raise RuntimeError("this RingHookState is closed; create a new one")
+        local = _local_header(tensor)
+        code = _header_code(local)
+        header = torch.tensor([local[3], local[0], -local[0], code, -code], dtype=torch.float64)
+        work = dist.all_reduce(header, op=dist.ReduceOp.MAX, group=self.config.process_group,
+                               async_op=True)
+        fut: torch.futures.Future = torch.futures.Future()
+        self._jobs.put(_Job(self, tensor, bucket_index, iteration, local, header, work, fut,
+                            from_hook))
+        return fut
+
+    def synchronize(self) -> None:
+        """Wait until the worker has finished every bucket submitted so far (local)."""
+        if self._closed or threading.current_thread() is self._thread:
+            return
+        marker: torch.futures.Future = torch.futures.Future()
+        self._jobs.put(marker)
+        marker.wait()
+
+    def close(self) -> None:
+        """Finish the queued buckets and stop the worker thread (idempotent)."""
+        if not self._closed:
+            self.synchronize()
+            self._closed = True
+            self._finalizer()
+            self._thread.join()
+
+    def _buffers_for(self, d: int) -> _Buffers:
+        buf = self._buffers.get(d)
+        if buf is None:
+            buf = _Buffers(d, self.world_size, self.config.bits)
+            self._buffers[d] = buf
+            if len(self._buffers) > _MAX_BUFFERS:
+                self._buffers.popitem(last=False)
+        else:
+            self._buffers.move_to_end(d)
+        return buf
+
+    # -- reporting ----------------------------------------------------------------------------
     def report(self) -> LinkReport:
-        """This rank's counters as a :class:`LinkReport` (local, no communication)."""
+        """This rank's counters as a :class:`LinkReport` (local, no communication; waits for
+        the buckets already submitted)."""
+        self.synchronize()
         sender = self.link[0]
+        link = self.ledger.links[sender]
         return LinkReport(
             rank=self.rank, link=self.link, transport=self.config.transport,
-            online_bits=self.ledger.online_bits(self.ledger.links[sender]),
-            online_qubits=self.ledger.online_qubits(self.ledger.links[sender]),
-            ebits=self.ledger.ebits(self.ledger.links[sender]),
-            offline_qubits=self.ledger.offline_qubits(self.ledger.links[sender]),
+            online_bits=self.ledger.online_bits(link),
+            online_qubits=self.ledger.online_qubits(link),
+            ebits=self.ledger.ebits(link), offline_qubits=self.ledger.offline_qubits(link),
             side_bits=self.side_bits, data_bits=self.data_bits,
             flipped_bits=self.flipped_bits, buckets=self.buckets, iterations=self.iterations,
-            error_bound=self.error_bound)
+            error_bound=self.error_bound, private=self.config.private,
+            ghz_used=self.ghz_used, ghz_tested=self.ghz_tested,
+            ghz_tests_failed=self.ghz_tests_failed)
 
     def __repr__(self) -> str:
         c = self.config
+        private = (f", private=True, ghz_source={c.ghz_source!r}, test_fraction="
+                   f"{c.test_fraction:g}" if c.private else "")
         return (f"RingHookState(rank={self.rank}, P={self.world_size}, transport={c.transport!r}, "
-                f"bits={c.bits}, pair_fidelity={c.pair_fidelity:g}, seed={c.seed}, "
+                f"bits={c.bits}, pair_fidelity={c.pair_fidelity:g}, seed={c.seed}{private}, "
                 f"buckets={self.buckets}, flipped_bits={self.flipped_bits})")
 
 
@@ -248,17 +552,30 @@ def ring_hook(state: RingHookState, bucket) -> torch.futures.Future:
 
     ``bucket``: a ``torch.distributed.GradBucket`` (or any object with ``buffer()``, ``index()``
     and ``is_last()``); its buffer must be a 1-D CPU float32/float64 tensor of the same length on
-    every rank. The buffer is overwritten with the average and returned as a completed future.
-    Raises ``ValueError`` on every rank, after the header exchange, if any rank's bucket is bad.
+    every rank. Returns at once a pending future; the worker thread overwrites the buffer with
+    the average and sets it on the future. If any rank's bucket is bad, the future of that
+    bucket holds the same ``ValueError`` on every rank (``future.wait()`` raises it).
+
+    Examples
+    --------
+    Registered on a ``DistributedDataParallel`` model (every rank)::
+
+        model.register_comm_hook(RingHookState(transport="superdense", seed=0), ring_hook)
+
+    :func:`ddp_demo` does that on two processes: with perfect pairs the hook trains the network
+    as gloo's built-in all-reduce does, up to the fixed-point rounding of the averages.
+
+    >>> demo = ddp_demo(world_size=2, pair_fidelities=(1.0,), steps=3)
+    >>> demo.labels
+    ('built-in', 'classical', 'superdense F=1')
+    >>> bool(abs(demo.losses["superdense F=1"] - demo.losses["built-in"]).max() < 1e-5)
+    True
     """
     if not isinstance(state, RingHookState):
         raise TypeError(f"state must be a RingHookState, got {type(state).__name__}")
-    tensor = bucket.buffer()
-    allreduce_mean_(state, tensor, bucket_index=int(bucket.index()))
+    fut = state._submit(bucket.buffer(), int(bucket.index()), state.iterations, True)
     if bucket.is_last():
         state.iterations += 1
-    fut: torch.futures.Future = torch.futures.Future()
-    fut.set_result(tensor)
     return fut
 
 
@@ -273,58 +590,167 @@ def allreduce_mean_(state: RingHookState, tensor: torch.Tensor, *, bucket_index:
     """Replace ``tensor`` (1-D, CPU, float32/float64) by its average over the ring, in place.
 
     A collective: every rank of ``state``'s group must call it with a tensor of the same length.
-    ``bucket_index`` enters the noise seed. Returns ``tensor``.
-    """
-    cfg = state.config
-    P = state.world_size
-    header = _local_header(tensor)
-    table = _exchange_headers(state, header)
-    _check_headers(table)
-    d = int(table[0, 0])
-    state.buckets += 1
-    if d == 0:
-        return tensor
-    max_abs = float(table[:, 3].max())
-    codec = fixed_point(P, cfg.bits, max_abs if max_abs > 0 else 1.0)
-    state.error_bound = max(state.error_bound, codec.error_bound / P)
+    It runs on the state's worker thread like a hook call and waits for the result.
+    ``bucket_index`` enters the noise seed. Returns ``tensor``; raises what the worker raised.
 
-    words = codec.encode(tensor.detach().reshape(-1).numpy())  # uint32 residues, (d,)
-    _run_ring(state, words, bucket_index)
-    mean = codec.decode(words)  # float64, exact
-    mean /= P  # one rounding
-    with torch.no_grad():
-        tensor.copy_(torch.from_numpy(mean).view(tensor.shape))  # rounds to the bucket's dtype
+    Examples
+    --------
+    :func:`ring_average` calls it on every rank. With 8-bit words at P = 2 the code has
+    m = floor(127 / 2) = 63 levels per rank and max_abs = 1: 0.3 and 0.1 are sent as 19 and 6,
+    and their mean 0.2 comes back as 25 / 63 / 2, within max_abs / (2 m) = 0.0079 of it:
+
+    >>> ring_average([[1.0, 0.3], [-1.0, 0.1]], bits=8).averages[0].round(4).tolist()
+    [0.0, 0.1984]
+    """
+    if not isinstance(state, RingHookState):
+        raise TypeError(f"state must be a RingHookState, got {type(state).__name__}")
+    bucket_index = check_int(bucket_index, "bucket_index", 0)
+    state._submit(tensor, bucket_index, state.iterations, False).wait()
     return tensor
 
 
 # --------------------------------------------------------------------------------------------
-# header: validation that cannot hang
+# one bucket (on the worker thread)
 # --------------------------------------------------------------------------------------------
 
-def _local_header(tensor) -> torch.Tensor:
-    """(numel, dtype code (-1: not float32/64), CPU flag, max |x| of finite entries, non-finite)."""
+def _reduce_bucket(job: _Job) -> torch.Tensor:
+    """Header check, (masking,) ring and decoding of one bucket; returns the bucket tensor."""
+    state, tensor = job.state, job.tensor
+    cfg = state.config
+    P = state.world_size
+    # While the header is in flight (and the other ranks may still be computing): what does not
+    # depend on the gradients, the GHZ pads and the pairs' Pauli frames. In the real protocol
+    # both are fixed before the step (GHZ copies and Bell pairs are delivered offline).
+    d_local = int(job.local[0]) if _header_code(job.local) in _GOOD_CODES else 0
+    key = (job.iteration, job.bucket_index, d_local)
+    prepared = state._ahead.pop(key, None)
+    if prepared is None:
+        prepared = _prepare(state, *key)
+    job.work.wait()
+    state.side_bits += state._header_bits
+    max_abs, n_max, n_min, c_max, c_min = job.header.tolist()
+    n_min, c_min = -n_min, -c_min
+    if not (n_max == n_min and c_max == c_min and c_max in _GOOD_CODES):
+        table = _gather_local_headers(state, job.local)  # every rank takes this branch
+        _check_headers(table)
+        raise ValueError(f"bucket headers disagree between ranks: {table.tolist()}")  # unreached
+    d = int(n_max)
+    state.buckets += 1
+    if d == 0:
+        return tensor
+    codec = fixed_point(P, cfg.bits, max_abs if max_abs > 0 else 1.0)
+    state.error_bound = max(state.error_bound, codec.error_bound / P)
+    if cfg.private:
+        _account_ghz(state, job, prepared)  # raises on every rank if a GHZ test failed
+    buf = state._buffers_for(d)
+    flat = tensor.detach().reshape(-1)
+    _encode_into(codec, flat.numpy(), buf.scratch, buf.words)
+    if cfg.private:
+        # The residues wrap modulo 2**32 in the sum and are cut to the wire type, which is
+        # exact modulo 2**bits; the mask reduces.
+        np.add(buf.words, prepared.pad, out=buf.words, casting="unsafe")
+        if cfg.bits < 8 * buf.words.itemsize:
+            buf.words &= buf.words.dtype.type(word_mask(cfg.bits))
+    _run_ring(state, buf, job, prepared.noise)
+    _decode_into(codec, buf.words, buf.scratch)
+    buf.scratch /= P  # one rounding, as FixedPoint.decode(...) / P
+    with torch.no_grad():
+        tensor.copy_(torch.from_numpy(buf.scratch).view(tensor.shape))  # rounds to the dtype
+    if job.from_hook and (prepared.pad is not None or prepared.noise):
+        # DDP hands the same buckets every step: prepare this one for the next step when idle.
+        ahead = (job.iteration + 1, job.bucket_index, d)
+        if ahead not in state._ahead and ahead not in state._ahead_todo:
+            state._ahead_todo.append(ahead)
+    return tensor
+
+
+def _prepare_ahead(state: RingHookState) -> bool:
+    """Prepare one bucket of the next step (worker thread, queue empty). Returns whether it
+    did anything. Entries of past steps are dropped, and at most ``_MAX_BUFFERS`` are kept."""
+    while state._ahead_todo:
+        key = state._ahead_todo[0]
+        if key[0] > state.iterations:
+            return False  # this step's last bucket is still to come: it goes first
+        state._ahead_todo.pop(0)
+        if key[0] < state.iterations:
+            continue  # a step that has begun already
+        for old in [k for k in state._ahead if k[0] < key[0]]:
+            del state._ahead[old]
+        if len(state._ahead) < _MAX_BUFFERS:
+            state._ahead[key] = _prepare(state, *key)
+        return True
+    return False
+
+
+def _encode_into(codec: FixedPoint, x: np.ndarray, scratch: np.ndarray,
+                 words: np.ndarray) -> None:
+    """``words[:] = codec.encode(x)`` without temporaries (the same operations, bit for bit).
+
+    No range check here: ``codec.max_abs`` is the maximum of every rank's ``max |x|`` (the
+    header) and the header refused NaN/Inf, so ``|x| <= max_abs`` holds by construction.
+    """
+    np.multiply(x, codec.scale, out=scratch, dtype=np.float64)
+    np.rint(scratch, out=scratch)
+    # = scratch.astype(np.int32) cut to the width of ``words``: |x s| <= cap < 2**(bits-1), so
+    # the signed integer of that width holds it and its two's-complement bits are the residue.
+    signed = words.view(np.dtype(f"i{words.itemsize}"))
+    np.copyto(signed, scratch, casting="unsafe")
+    if codec.bits < 8 * words.itemsize:
+        words &= words.dtype.type(word_mask(codec.bits))
+
+
+def _decode_into(codec: FixedPoint, words: np.ndarray, out: np.ndarray) -> None:
+    """``out[:] = codec.decode(words)`` in place (``words``, unsigned of any width, is consumed):
+    sign-extend as :func:`~qring_edu.fixedpoint.to_signed` does (shift the word's top bit to
+    the top of the type, shift back arithmetically), then divide by the scale."""
+    shift = 8 * words.itemsize - codec.bits
+    signed = words.view(np.dtype(f"i{words.itemsize}"))
+    if shift:
+        words <<= words.dtype.type(shift)
+        signed >>= signed.dtype.type(shift)
+    np.divide(signed, codec.scale, out=out)
+
+
+def _header_code(local: list[float]) -> float:
+    """One number for dtype, device and finiteness: ``(dtype code + 2) * 4 + 2 * off_cpu +
+    nonfinite``; 8 (float32) and 12 (float64) are the usable buckets."""
+    numel, dtype_code, on_cpu, _, nonfinite = local
+    return (dtype_code + 2.0) * 4.0 + 2.0 * (1.0 - on_cpu) + nonfinite
+
+
+def _local_header(tensor) -> list[float]:
+    """[numel, dtype code (-1: not float32/64, -2: not a tensor), CPU flag, max |x| of a finite
+    bucket (else 0), non-finite flag]."""
     if not isinstance(tensor, torch.Tensor):
-        return torch.tensor([-1.0, -2.0, 0.0, 0.0, 0.0], dtype=torch.float64)
+        return [-1.0, -2.0, 0.0, 0.0, 0.0]
     code = _DTYPE_CODES.get(tensor.dtype, -1)
     on_cpu = tensor.device.type == "cpu"
     max_abs, nonfinite = 0.0, 0.0
     if code >= 0 and on_cpu and tensor.numel() > 0:
-        # One pass: the maximum of |x| is NaN or Inf exactly when some entry is.
-        max_abs = float(tensor.detach().abs().max())
-        if not np.isfinite(max_abs):
+        # One pass, no temporary: NaN or Inf anywhere makes the min or the max non-finite.
+        lo, hi = torch.aminmax(tensor.detach())
+        max_abs = max(-float(lo), float(hi))
+        if not math.isfinite(max_abs):
             max_abs, nonfinite = 0.0, 1.0
-    return torch.tensor([float(tensor.numel()), float(code), float(on_cpu), max_abs, nonfinite],
-                        dtype=torch.float64)
+    return [float(tensor.numel()), float(code), float(on_cpu), max_abs, nonfinite]
 
 
-def _exchange_headers(state: RingHookState, header: torch.Tensor) -> np.ndarray:
-    """All-gather the headers: a (P, HEADER_WORDS) float64 table, row k from group rank k."""
-    P = state.world_size
-    rows = [torch.empty(HEADER_WORDS, dtype=torch.float64) for _ in range(P)]
-    dist.all_gather(rows, header, group=state.config.process_group)
-    # Counted as a ring all-gather: P - 1 headers of 5 x 64 bits cross every link.
+def _gather_local_headers(state: RingHookState, local: list[float]) -> np.ndarray:
+    """Ring all-gather of the local headers, point to point (the error path only): a
+    (P, HEADER_WORDS) float64 table, row k from group rank k."""
+    P, r, group = state.world_size, state.rank, state.config.process_group
+    table = np.zeros((P, HEADER_WORDS), dtype=np.float64)
+    table[r] = local
+    for s in range(P - 1):  # at step s rank r forwards row r - s and receives row r - 1 - s
+        out = torch.from_numpy(table[(r - s) % P].copy())
+        inc = torch.empty(HEADER_WORDS, dtype=torch.float64)
+        works = [dist.isend(out, state._next, group=group, tag=_DETAIL_TAG + s),
+                 dist.irecv(inc, state._prev, group=group, tag=_DETAIL_TAG + s)]
+        for w in works:
+            w.wait()
+        table[(r - 1 - s) % P] = inc.numpy()
     state.side_bits += (P - 1) * HEADER_WORDS * 64
-    return torch.stack(rows).numpy()
+    return table
 
 
 def _check_headers(table: np.ndarray) -> None:
@@ -355,191 +781,268 @@ def _check_headers(table: np.ndarray) -> None:
         raise ValueError(f"bucket must be finite; rank(s) {nonfinite} hold NaN or Inf gradients")
 
 
+class _Prepared:
+    """What a bucket needs that does not depend on the gradients (see :func:`_prepare`)."""
+
+    __slots__ = ("d", "pad", "ghz_tests", "ghz_failed", "noise")
+
+    def __init__(self, d, pad=None, ghz_tests=0, ghz_failed=0, noise=None):
+        self.d, self.pad, self.ghz_tests, self.ghz_failed = d, pad, ghz_tests, ghz_failed
+        self.noise = noise if noise is not None else {}
+
+
+def _prepare(state: RingHookState, iteration: int, bucket_index: int, d: int) -> _Prepared:
+    """The GHZ pads (private mode) and the pair noise of every incoming message (superdense,
+    F < 1) of a bucket of d entries; nothing is counted here (see :func:`_account_ghz`).
+
+    The GHZ source is simulated from ``(seed, iteration, bucket index)``: every rank derives
+    the same source and keeps only its own register's outcomes (module docstring, item 4).
+    The noise of each message comes from its own generator, seeded by ``(seed, iteration,
+    sender, bucket index, ring step)``.
+    """
+    cfg = state.config
+    P, bits = state.world_size, cfg.bits
+    prepared = _Prepared(d)
+    if d <= 0:
+        return prepared
+    if cfg.private:
+        rng = np.random.default_rng(np.random.SeedSequence(
+            [cfg.seed, iteration, bucket_index], spawn_key=(_GHZ_STREAM,)))
+        _, n_tested = vga_copy_counts(d, cfg.test_fraction)
+        prepared.ghz_tests = n_tested * bits  # every qubit GHZ of a tested register-copy
+        if cfg.ghz_source == "known_pads" and prepared.ghz_tests:
+            prepared.ghz_failed = int(rng.binomial(prepared.ghz_tests,
+                                                   known_pads_detection(P)))
+        prepared.pad = zero_sum_pads(P, d, bits, rng)[state.rank].copy()  # own register only
+    if cfg.transport == "superdense" and cfg.pair_fidelity < 1.0:
+        offsets = state._buffers_for(d).offsets
+        kind = _wire_dtype(bits)[0].type
+        sender = (state.rank - 1) % P
+        for step, (_, in_msg) in enumerate(state._steps):
+            n_bits = (offsets[in_msg.chunk + 1] - offsets[in_msg.chunk]) * bits
+            if n_bits == 0:
+                continue
+            rng = np.random.default_rng([cfg.seed, iteration, sender, bucket_index, step])
+            positions, frames = pauli_frames(symbols_needed(n_bits), cfg.pair_fidelity, rng)
+            flips = flipped_bit_positions(positions, frames)
+            flips = flips[flips < n_bits]  # the padding bit of an odd message carries no data
+            # Stream bit p is bit (p mod b) of word (p div b): LSB first (as qring_edu.ring).
+            # One XOR mask per hit word: its flipped bits are distinct, so OR = XOR.
+            if flips.size == 0:
+                prepared.noise[step] = (flips, np.zeros(0, dtype=kind), 0)
+                continue
+            flips.sort()
+            index = flips // bits
+            masks = np.left_shift(kind(1), (flips % bits).astype(kind))
+            starts = np.flatnonzero(np.r_[True, index[1:] != index[:-1]])
+            prepared.noise[step] = (index[starts], np.bitwise_or.reduceat(masks, starts),
+                                    int(flips.size))
+    return prepared
+
+
+def _account_ghz(state: RingHookState, job: _Job, prepared: _Prepared) -> None:
+    """Count the bucket's GHZ copies; raise ``ValueError`` (the same on every rank) if a GHZ
+    test failed."""
+    cfg = state.config
+    state.ghz_used += prepared.d * cfg.bits
+    state.ghz_tested += prepared.ghz_tests
+    state.ghz_tests_failed += prepared.ghz_failed
+    if prepared.ghz_failed:
+        raise ValueError(f"GHZ verification failed for bucket {job.bucket_index} of step "
+                         f"{job.iteration}: {prepared.ghz_failed} of {prepared.ghz_tests} qubit "
+                         f"GHZ tests failed (ghz_source={cfg.ghz_source!r}); the pads are not "
+                         "used and no gradient word was sent")
+
+
 # --------------------------------------------------------------------------------------------
 # the ring over the process group
 # --------------------------------------------------------------------------------------------
 
 def _wire_dtype(bits: int) -> tuple[np.dtype, np.dtype]:
-    """(unsigned numpy type holding a word, signed type of the same width sent by torch)."""
+    """(unsigned numpy type holding a word, numpy type of the same width that torch sends:
+    uint8, int16 or int32)."""
     if bits <= 8:
-        return np.dtype(np.uint8), np.dtype(np.uint8)  # torch has uint8
+        return np.dtype(np.uint8), np.dtype(np.uint8)
     if bits <= 16:
         return np.dtype(np.uint16), np.dtype(np.int16)
     return np.dtype(np.uint32), np.dtype(np.int32)
 
 
-def _run_ring(state: RingHookState, words: np.ndarray, bucket_index: int) -> None:
-    """Execute :func:`~qring_edu.ring.ring_schedule` in place on this rank's words (uint32)."""
+def _run_ring(state: RingHookState, buf: _Buffers, job: _Job, noise: dict) -> None:
+    """Execute :func:`~qring_edu.ring.ring_schedule` in place on ``buf.words``."""
     cfg = state.config
     P, r, group = state.world_size, state.rank, cfg.process_group
-    offsets = chunk_bounds(words.size, P)
-    unsigned, signed = _wire_dtype(cfg.bits)
-    mask = np.uint32(word_mask(cfg.bits))
+    offsets, words = buf.offsets, buf.words
+    mask = words.dtype.type(word_mask(cfg.bits))
+    reduce_mod = cfg.bits < 8 * words.itemsize
     sender = (r - 1) % P
     # out_msg: what this rank sends at this step; in_msg: what it receives from its left neighbour
+    # (always another chunk than the one it sends, so sending from ``words`` is safe).
     for step, (out_msg, in_msg) in enumerate(state._steps):
         slo, shi = offsets[out_msg.chunk], offsets[out_msg.chunk + 1]
         rlo, rhi = offsets[in_msg.chunk], offsets[in_msg.chunk + 1]
+        gather = in_msg.phase == "all-gather"
         works = []
         if shi > slo:  # empty chunks (d < P) are skipped by both ends alike
-            out = torch.from_numpy(words[slo:shi].astype(unsigned).view(signed))
-            works.append(dist.isend(out, state._next, group=group, tag=step))
-        if rhi > rlo:
-            incoming = torch.empty(rhi - rlo, dtype=_torch_dtype(signed))
-            works.append(dist.irecv(incoming, state._prev, group=group, tag=step))
+            works.append(dist.isend(buf.words_t[slo:shi], state._next, group=group, tag=step))
+        if rhi > rlo:  # all-gather overwrites: receive straight into the chunk
+            into = buf.words_t[rlo:rhi] if gather else buf.inc_t[:rhi - rlo]
+            works.append(dist.irecv(into, state._prev, group=group, tag=step))
         for w in works:
             w.wait()
         if rhi == rlo:
             continue
-        received = incoming.numpy().view(unsigned).astype(np.uint32)
-        received = _receive(state, received, sender, step, bucket_index)
-        target = words[rlo:rhi]
-        if in_msg.phase == "reduce-scatter":
-            np.add(target, received, out=target)  # wraps modulo 2**32 ...
-            if cfg.bits < 32:
+        received = words[rlo:rhi] if gather else buf.inc[:rhi - rlo]
+        if state.tap is not None:
+            state.tap(TappedMessage(job.iteration, job.bucket_index, step, in_msg.phase, sender,
+                                    received.astype(np.uint32)))
+        _receive(state, received, sender, step, noise.get(step))
+        if not gather:
+            target = words[rlo:rhi]
+            np.add(target, received, out=target)  # wraps modulo 2**width ...
+            if reduce_mod:
                 np.bitwise_and(target, mask, out=target)  # ... and the mask reduces mod 2**bits
-        else:
-            target[...] = received
-
-
-def _torch_dtype(np_dtype: np.dtype) -> torch.dtype:
-    return {np.dtype(np.uint8): torch.uint8, np.dtype(np.int16): torch.int16,
-            np.dtype(np.int32): torch.int32}[np.dtype(np_dtype)]
 
 
 def _receive(state: RingHookState, words: np.ndarray, sender: int, step: int,
-             bucket_index: int) -> np.ndarray:
-    """Bob's side of link ``(sender, rank)``: record the message, apply the pair noise."""
+             noise: tuple[np.ndarray, np.ndarray, int] | None) -> None:
+    """Bob's side of link ``(sender, rank)``: record the message, apply the pair noise in place
+    (``words``: the received words in their wire type; ``noise``: the hit words, their XOR
+    masks and the number of flipped bits that :func:`_prepare` sampled, or None)."""
     cfg = state.config
     n_bits = words.size * cfg.bits
     state.data_bits += n_bits
     if cfg.transport == "classical":
         state.ledger.record(sender, step, bits=n_bits)
-        return words
+        return
     qubits = symbols_needed(n_bits)
     state.ledger.record(sender, step, qubits=qubits, ebits=qubits, offline_qubits=qubits)
-    if cfg.pair_fidelity == 1.0:
-        return words  # noiseless dense coding decodes every symbol exactly
-    rng = np.random.default_rng([cfg.seed, state.iterations, sender, bucket_index, step])
-    positions, frames = pauli_frames(qubits, cfg.pair_fidelity, rng)
-    flips = flipped_bit_positions(positions, frames)
-    flips = flips[flips < n_bits]  # the padding bit of an odd message carries no data
-    state.flipped_bits += int(flips.size)
-    if flips.size:
-        # Stream bit p is bit (p mod b) of word (p div b): words go LSB first (as qring_edu.ring).
-        masks = np.left_shift(np.uint32(1), (flips % cfg.bits).astype(np.uint32))
-        np.bitwise_xor.at(words, flips // cfg.bits, masks)
-    return words
+    if noise is None:
+        return  # noiseless dense coding decodes every symbol exactly
+    index, masks, n_flips = noise
+    state.flipped_bits += n_flips
+    if n_flips:
+        words[index] ^= masks  # each word at most once in ``index``
 
 
 def gather_reports(state: RingHookState) -> list[LinkReport]:
-    """Every rank's :class:`LinkReport`, in group-rank order (a collective: all ranks call it)."""
+    """Every rank's :class:`LinkReport`, in group-rank order (a collective: all ranks call it).
+
+    Examples
+    --------
+    :func:`ring_average` returns what it gathered: at P = 3, rank r reports link (r - 1, r), and
+    each link carries 2 (P - 1) = 4 messages of one 16-bit word.
+
+    >>> [(r.rank, r.link, r.online_bits) for r in ring_average([[1.0] * 3] * 3).reports]
+    [(0, (2, 0), 64), (1, (0, 1), 64), (2, (1, 2), 64)]
+    """
     reports: list = [None] * state.world_size
     dist.all_gather_object(reports, state.report(), group=state.config.process_group)
     return reports
 
 
 # --------------------------------------------------------------------------------------------
-# launching P local processes (tests, the book, benchmarks)
+# one all-reduce over P real processes (a call that needs no torch.distributed setup)
 # --------------------------------------------------------------------------------------------
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+@dataclass(frozen=True)
+class RingAverage:
+    """Result of :func:`ring_average`: ``averages`` (float64, shape (P, d)): row k is what rank
+    k holds after the all-reduce; ``reports``: the P :class:`LinkReport` in rank order (from
+    :func:`gather_reports`); ``tapped``: per rank, the :class:`TappedMessage` of every message
+    it received (empty tuples unless ``tap=True``).
 
-
-def _child_main(payload_path: str, result_path: str) -> None:
-    """Entry point of each process started by :func:`launch_local` (``python -c``)."""
-    with open(payload_path, "rb") as f:
-        payload = pickle.load(f)
-    sys.path[:] = payload["sys_path"]  # so that ``fn``'s module imports as in the parent
-    fn, args = pickle.loads(payload["call"])
-    rank, world_size = payload["rank"], payload["world_size"]
-    torch.set_num_threads(1)  # P processes share the machine's cores
-    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{payload['port']}",
-                            rank=rank, world_size=world_size,
-                            timeout=datetime.timedelta(seconds=payload["pg_timeout"]))
-    try:
-        value = fn(rank, world_size, *args)
-    finally:
-        dist.destroy_process_group()
-    tmp = result_path + ".tmp"
-    with open(tmp, "wb") as f:
-        pickle.dump(value, f)
-    os.replace(tmp, result_path)
-
-
-def launch_local(fn: Callable[..., Any], world_size: int, args: tuple = (), *,
-                 timeout: float = 120.0, pg_timeout: float = 30.0) -> list[Any]:
-    """Run ``fn(rank, world_size, *args)`` in ``world_size`` fresh Python processes joined by gloo.
-
-    Each process is a new interpreter (``python -c``, so the caller's ``__main__`` is never
-    re-executed: this works from scripts, pytest and notebooks alike) with the caller's
-    ``sys.path``; it sets one torch thread, joins a gloo process group on a free localhost port
-    with a timeout of ``pg_timeout`` seconds, and calls ``fn``. ``fn`` must be a module-level
-    function of an importable module; ``args`` and the return value must be picklable.
-    Returns the results in rank order. Raises ``RuntimeError`` with the failing rank's output if
-    a rank fails, ``TimeoutError`` if the ranks are not all done within ``timeout`` seconds; in
-    both cases every remaining process is killed.
+    Examples
+    --------
+    >>> res = ring_average([[1.0, 2.0], [3.0, 4.0]])
+    >>> res
+    RingAverage(P=2, d=2, transport='classical', private=False)
+    >>> res.averages.round(3).tolist()
+    [[2.0, 3.0], [2.0, 3.0]]
     """
-    world_size = check_int(world_size, "world_size", 2)
+
+    averages: np.ndarray = field(repr=False)
+    reports: tuple = field(repr=False)
+    tapped: tuple = field(repr=False)
+
+    def __repr__(self) -> str:
+        rep = self.reports[0]
+        return (f"RingAverage(P={self.averages.shape[0]}, d={self.averages.shape[1]}, "
+                f"transport={rep.transport!r}, private={rep.private})")
+
+
+def _average_worker(rank: int, world_size: int, rows: np.ndarray, config: dict,
+                    tap: bool) -> tuple:
+    """One rank of :func:`ring_average`: its row through :func:`allreduce_mean_`."""
+    seen: list = []
+    state = RingHookState(**config, tap=seen.append if tap else None)
+    try:
+        out = allreduce_mean_(state, torch.from_numpy(rows[rank].copy()))
+        reports = gather_reports(state)
+    finally:
+        state.close()
+    return out.numpy(), reports, tuple(seen)
+
+
+def ring_average(rows, *, transport: str = "classical", bits: int = 16,
+                 pair_fidelity: float = 1.0, seed: int = 0, private: bool = False,
+                 test_fraction: float = 0.5, ghz_source: str = "honest", tap: bool = False,
+                 timeout: float = 120.0) -> RingAverage:
+    """Average the rows of ``rows`` over the ring of P = ``len(rows)`` real processes.
+
+    Starts P gloo processes (:func:`launch_local`); rank k holds row k (float64, length d) and
+    calls :func:`allreduce_mean_` on it with a :class:`RingHookState` built from the keywords
+    (the same as :class:`RingHookConfig`'s), exactly as :func:`ring_hook` reduces one bucket;
+    then :func:`gather_reports`. Row k of the result is rank k's average
+    ``decode(sum_j encode(x_j)) / P``: within ``max_abs / (2 m)`` of the exact mean per entry
+    (``m = floor((2**(bits-1) - 1) / P)``), the same on every rank unless noisy pairs flipped an
+    all-gather bit. ``tap=True`` records every message each rank received
+    (:class:`TappedMessage`, the words as they crossed the link).
+
+    Parameters
+    ----------
+    rows : array_like, shape (P, d)
+        Finite floats; 2 <= P <= 8 ranks, d >= 1.
+
+    Returns
+    -------
+    RingAverage
+
+    Examples
+    --------
+    With GHZ pads the words on every link change and the averages do not:
+
+    >>> x = [[0.5, -0.25, 1.0], [0.25, 0.25, -1.0], [0.0, 1.0, 0.5]]
+    >>> plain = ring_average(x)
+    >>> masked = ring_average(x, private=True)
+    >>> bool((plain.averages == masked.averages).all())
+    True
+    >>> masked.averages[0].round(4).tolist()
+    [0.25, 0.3333, 0.1667]
+    >>> [(r.ghz_used, r.ghz_tested) for r in masked.reports]  # 3 entries x 16 bits, f = 1/2
+    [(48, 48), (48, 48), (48, 48)]
+    """
+    arr = np.asarray(rows)
+    if arr.dtype.kind not in "iuf":
+        raise TypeError(f"rows must hold real numbers (int or float), got dtype {arr.dtype}")
+    if arr.ndim != 2:
+        raise ValueError(f"rows must be a 2-D array (P ranks x d entries), got shape {arr.shape}")
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    check_int(arr.shape[0], "rows (number of ranks P = len(rows))", 2, 8)
+    check_int(arr.shape[1], "rows (entries per rank d)", 1)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError("rows must be finite (no NaN or Inf)")
+    if not isinstance(tap, (bool, np.bool_)):
+        raise TypeError(f"tap must be True or False, got {tap!r}")
     timeout = check_float(timeout, "timeout", 0.0, lo_open=True)
-    pg_timeout = check_float(pg_timeout, "pg_timeout", 0.0, lo_open=True)
-    if not callable(fn):
-        raise TypeError(f"fn must be callable, got {type(fn).__name__}")
-    call = pickle.dumps((fn, tuple(args)))
-    port = _free_port()
-    with tempfile.TemporaryDirectory(prefix="qring_ddp_") as tmp:
-        procs, logs, results = [], [], []
-        try:
-            for rank in range(world_size):
-                payload = os.path.join(tmp, f"payload{rank}.pkl")
-                with open(payload, "wb") as f:
-                    pickle.dump({"sys_path": list(sys.path), "call": call, "rank": rank,
-                                 "world_size": world_size, "port": port,
-                                 "pg_timeout": pg_timeout}, f)
-                results.append(os.path.join(tmp, f"result{rank}.pkl"))
-                log = open(os.path.join(tmp, f"log{rank}.txt"), "wb")
-                logs.append(log)
-                code = (f"from qring_edu.ddp import _child_main; "
-                        f"_child_main({payload!r}, {results[rank]!r})")
-                procs.append(subprocess.Popen([sys.executable, "-c", code], stdout=log,
-                                              stderr=subprocess.STDOUT))
-            deadline = time.monotonic() + timeout
-            while any(p.poll() is None for p in procs):
-                failed = [k for k, p in enumerate(procs) if p.poll() not in (None, 0)]
-                if failed:
-                    k = failed[0]
-                    raise RuntimeError(f"launch_local: rank {k} failed (exit code "
-                                       f"{procs[k].returncode}):\n{_tail(logs[k].name)}")
-                if time.monotonic() > deadline:
-                    late = [k for k, p in enumerate(procs) if p.poll() is None]
-                    raise TimeoutError(f"launch_local: rank(s) {late} did not finish within "
-                                       f"timeout = {timeout:g} s")
-                time.sleep(0.02)
-            for k, p in enumerate(procs):
-                if p.returncode != 0 or not os.path.exists(results[k]):
-                    raise RuntimeError(f"launch_local: rank {k} failed (exit code "
-                                       f"{p.returncode}):\n{_tail(logs[k].name)}")
-            out = []
-            for path in results:
-                with open(path, "rb") as f:
-                    out.append(pickle.load(f))
-            return out
-        finally:
-            for p in procs:
-                if p.poll() is None:
-                    p.kill()
-                p.wait()
-            for log in logs:
-                log.close()
-
-
-def _tail(path: str, lines: int = 40) -> str:
-    with open(path, "rb") as f:
-        text = f.read().decode(errors="replace")
-    return "\n".join(text.splitlines()[-lines:])
+    config = dict(transport=transport, bits=bits, pair_fidelity=pair_fidelity, seed=seed,
+                  private=private, test_fraction=test_fraction, ghz_source=ghz_source)
+    RingHookConfig(**config)  # bad keywords fail here, before any process starts
+    fixed_point(arr.shape[0], bits, 1.0)
+    per_rank = launch_local(_average_worker, arr.shape[0], (arr, config, bool(tap)),
+                            timeout=timeout)
+    return RingAverage(averages=np.stack([r[0] for r in per_rank]),
+                       reports=tuple(per_rank[0][1]), tapped=tuple(r[2] for r in per_rank))
 
 
 # --------------------------------------------------------------------------------------------
@@ -551,12 +1054,19 @@ class DDPDemo:
     """Result of :func:`ddp_demo`: the same training run under several all-reduces.
 
     ``labels``: run names (``"built-in"`` = gloo's all-reduce without a hook, then
-    ``"classical"`` and ``"superdense F=..."`` with :func:`ring_hook`). ``losses[label]``: array
+    ``"classical"`` and ``"superdense F=..."`` with :func:`ring_hook`, and ``"private"``, the
+    classical transport with GHZ pads, if asked for). ``losses[label]``: array
     (steps + 1, P), replica k's loss on the whole training set before step 0 and after every step.
     ``reports[label]``: the P :class:`LinkReport` (none for the built-in run).
     ``grad_error[label]``: max |hook average - built-in average| over the first step's gradient.
     ``divergence[label]``: max |w_k - w_0| over replicas and parameters at the end.
     ``n_params``: parameters of the network (one gradient bucket).
+
+    Examples
+    --------
+    >>> DDPDemo(world_size=2, steps=1, bits=16, n_params=82, labels=("built-in", "private"),
+    ...         losses={}, reports={}, grad_error={}, divergence={})
+    DDPDemo(P=2, steps=1, bits=16, n_params=82, runs=['built-in', 'private'])
     """
 
     world_size: int
@@ -591,14 +1101,14 @@ def _demo_worker(rank: int, world_size: int, runs: list, steps: int, bits: int, 
     shard = torch.arange(rank, n_samples, world_size)
     loss_fn = torch.nn.CrossEntropyLoss()
     out: dict = {"losses": {}, "reports": {}, "grads": {}, "weights": {}}
-    for label, transport, fidelity in runs:
+    for label, transport, fidelity, private in runs:
         torch.manual_seed(seed)  # identical initial weights in every run (DDP also broadcasts)
         net = _moons_model(hidden)
         model = DistributedDataParallel(net)
         state = None
         if transport is not None:
             state = RingHookState(transport=transport, bits=bits, pair_fidelity=fidelity,
-                                  seed=seed)
+                                  seed=seed, private=private)
             model.register_comm_hook(state, ring_hook)
         opt = torch.optim.SGD(model.parameters(), lr=lr)
         batches = np.random.default_rng([seed, rank])
@@ -621,21 +1131,37 @@ def _demo_worker(rank: int, world_size: int, runs: list, steps: int, bits: int, 
                                            for p in net.parameters()]).numpy().copy()
         if state is not None:
             out["reports"][label] = state.report()
+            state.close()
     out["n_params"] = sum(p.numel() for p in net.parameters())
     return out
 
 
 def ddp_demo(*, world_size: int = 2, pair_fidelities: tuple[float, ...] = (1.0, 0.99),
              steps: int = 40, bits: int = 16, hidden: int = 16, n_samples: int = 400,
-             batch_size: int = 32, lr: float = 0.5, seed: int = 0,
+             batch_size: int = 32, lr: float = 0.5, seed: int = 0, private: bool = False,
              timeout: float = 300.0) -> DDPDemo:
     """Train the chapter-3 network (2-``hidden``-2 tanh MLP, float64, two moons) under real DDP.
 
     Spawns ``world_size`` gloo processes (:func:`launch_local`) which train the same network from
     the same weights on the same mini-batches several times: with gloo's built-in all-reduce,
     with :func:`ring_hook` on the classical transport, and with the superdense transport at each
-    of ``pair_fidelities``. Worker k holds the points ``k, k + P, ...`` and draws mini-batches of
+    of ``pair_fidelities``; with ``private=True`` also with the classical transport in private
+    mode (GHZ pads, ``RingHookState(private=True)``), whose losses equal the classical run's
+    exactly. Worker k holds the points ``k, k + P, ...`` and draws mini-batches of
     ``batch_size`` from them with a generator seeded by ``(seed, k)``. Returns a :class:`DDPDemo`.
+
+    Examples
+    --------
+    The private run (GHZ pads) trains exactly as the classical hook, and uses
+    ``steps x n_params x bits`` qubit GHZ copies per rank (as many again tested):
+
+    >>> demo = ddp_demo(world_size=3, pair_fidelities=(), steps=2, private=True)
+    >>> demo
+    DDPDemo(P=3, steps=2, bits=16, n_params=82, runs=['built-in', 'classical', 'private'])
+    >>> bool((demo.losses["private"] == demo.losses["classical"]).all())
+    True
+    >>> [(r.ghz_used, r.ghz_tested) for r in demo.reports["private"]]
+    [(2624, 2624), (2624, 2624), (2624, 2624)]
     """
     world_size = check_int(world_size, "world_size", 2, 8)
     steps = check_int(steps, "steps", 1)
@@ -649,8 +1175,12 @@ def ddp_demo(*, world_size: int = 2, pair_fidelities: tuple[float, ...] = (1.0, 
     if not isinstance(pair_fidelities, (tuple, list)):
         raise TypeError("pair_fidelities must be a tuple of fidelities in [0.25, 1]")
     fids = tuple(check_fidelity(f, "pair_fidelities") for f in pair_fidelities)
-    runs = [("built-in", None, 1.0), ("classical", "classical", 1.0)]
-    runs += [(f"superdense F={f:g}", "superdense", f) for f in fids]
+    if not isinstance(private, (bool, np.bool_)):
+        raise TypeError(f"private must be True or False, got {private!r}")
+    runs = [("built-in", None, 1.0, False), ("classical", "classical", 1.0, False)]
+    runs += [(f"superdense F={f:g}", "superdense", f, False) for f in fids]
+    if private:
+        runs.append(("private", "classical", 1.0, True))
     per_rank = launch_local(_demo_worker, world_size,
                             (runs, steps, bits, hidden, n_samples, batch_size, lr, seed),
                             timeout=timeout)

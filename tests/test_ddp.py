@@ -20,20 +20,35 @@ import numpy as np
 import pytest
 import torch  # the [torch] extra is part of `make venv`
 import torch.distributed as dist
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import chisquare as chi2_test
 from torch.nn.parallel import DistributedDataParallel
 
-from qring_edu import make_moons
+from qring_edu import chunk_bounds, make_moons, ring_allreduce
 from qring_edu.ddp import (
+    HEADER_WORDS,
     RingHookConfig,
     RingHookState,
+    _decode_into,
+    _encode_into,
+    allreduce_mean_,
+    ddp_demo,
     launch_local,
+    ring_average,
     ring_hook,
 )
+from qring_edu.fixedpoint import fixed_point, word_mask
 
 P = 3
 LEDGER_SIZES = (999, 1000, 7, 2, 1)  # P | d, P does not divide d, d < P (empty chunks)
 NOISE_D, NOISE_F = 30_000, 0.9
 LOSS_STEPS, LOSS_LR = 5, 0.5
+SPARSE_STEPS = 20
+OVERLAP_DELAY = 1.0            # seconds the other ranks wait before joining the collective
+PRIVATE_STEPS, PRIVATE_BUCKET_MB = 3, 0.002  # 1,218 float32 parameters in 3 buckets
+TAP_D, TAP_BUCKETS = 30_000, 3
+P_MIN = 1e-4  # chi-squared p-value floor; every input is seeded, so this is a fixed verdict
 
 
 class _Bucket:
@@ -135,7 +150,7 @@ def _ledgers(rank, world):
         for i, d in enumerate(LEDGER_SIZES):
             t = torch.from_numpy(rng.uniform(-1, 1, d))
             local = t.numpy().copy()
-            ring_hook(state, _Bucket(t, i, last=(i == len(LEDGER_SIZES) - 1)))
+            ring_hook(state, _Bucket(t, i, last=(i == len(LEDGER_SIZES) - 1))).wait()
             results.append((local, t.numpy().copy()))
         out[transport] = dict(report=state.report(), results=results)
     return out
@@ -151,8 +166,17 @@ def _noise(rank, world):
                       ("classical", dict(transport="classical"))]:
         state = RingHookState(bits=16, **kw)
         t = torch.from_numpy(base.copy())
-        ring_hook(state, _Bucket(t))
+        ring_hook(state, _Bucket(t)).wait()
         out[label] = dict(result=t.numpy().copy(), report=state.report())
+    # Tiny messages at F = 0.999: almost every message arrives without a flip; one bucket per
+    # step, so the worker also prepares the next step's noise ahead.
+    state = RingHookState(transport="superdense", pair_fidelity=0.999, seed=2)
+    results = []
+    for _ in range(SPARSE_STEPS):
+        t = torch.full((P,), float(rank + 1))
+        ring_hook(state, _Bucket(t, 0, last=True)).wait()
+        results.append(t.numpy().copy())
+    out["sparse"] = dict(results=np.array(results), report=state.report())
     return out
 
 
@@ -169,12 +193,12 @@ def _errors(rank, world):
     }
     for name, make in cases.items():
         try:
-            ring_hook(state, _Bucket(make()))
+            ring_hook(state, _Bucket(make())).wait()  # the worker's error is on the future
             out[name] = ("no error", "")
         except Exception as exc:  # noqa: BLE001 - the parent checks type and message
             out[name] = (type(exc).__name__, str(exc))
     t = torch.full((10,), float(rank + 1))
-    ring_hook(state, _Bucket(t))
+    ring_hook(state, _Bucket(t)).wait()
     out["after"] = t.numpy().copy()
     return out
 
@@ -189,13 +213,13 @@ def _subgroups(rank, world):
     if rank in (0, 2):
         state = RingHookState(process_group=pair)
         t = torch.full((5,), float(rank + 1))
-        ring_hook(state, _Bucket(t))
+        ring_hook(state, _Bucket(t)).wait()
         out["pair"] = (t.numpy().copy(), state.report())
     if rank == 1:
         state = RingHookState(process_group=slow)
         t0 = time.monotonic()
         try:
-            ring_hook(state, _Bucket(torch.ones(4)))
+            ring_hook(state, _Bucket(torch.ones(4))).wait()
             out["slow"] = ("no error", time.monotonic() - t0)
         except Exception as exc:  # noqa: BLE001
             out["slow"] = (type(exc).__name__, time.monotonic() - t0)
@@ -204,10 +228,152 @@ def _subgroups(rank, world):
     return out
 
 
+def _overlap(rank, world):
+    """Ranks 1.. join 1 s late: rank 0's hook must return a pending future at once (the ring
+    runs on the worker thread), which completes with the average once the peers arrive."""
+    state = RingHookState()
+    t = torch.full((6,), float(rank + 1))
+    if rank != 0:
+        time.sleep(OVERLAP_DELAY)
+    t0 = time.monotonic()
+    fut = ring_hook(state, _Bucket(t))
+    returned_after = time.monotonic() - t0
+    pending = not fut.done()
+    value = fut.wait()
+    return dict(pending=pending, returned_after=returned_after, done=fut.done(),
+                same_tensor=value is t, value=t.numpy().copy())
+
+
+def _private_training(rank, world):
+    """PRIVATE_STEPS SGD steps of the float32 MLP, several buckets per step, with and without
+    the GHZ pads: the gradients of every step and the final weights, and each rank's report."""
+    X, y, rows = _data(rank, world)
+    X = X.float()
+    loss_fn = torch.nn.CrossEntropyLoss()
+    out = {}
+    for label, kw in [("plain", dict()), ("private", dict(private=True)),
+                      ("plain-sd", dict(transport="superdense")),
+                      ("private-sd", dict(private=True, transport="superdense")),
+                      ("private-f0", dict(private=True, test_fraction=0.0))]:
+        net = _mlp()
+        model = DistributedDataParallel(net, bucket_cap_mb=PRIVATE_BUCKET_MB)
+        state = RingHookState(seed=3, **kw)
+        model.register_comm_hook(state, ring_hook)
+        opt = torch.optim.SGD(model.parameters(), lr=0.5)
+        grads = []
+        for _ in range(PRIVATE_STEPS):
+            opt.zero_grad()
+            loss_fn(model(X[rows]), y[rows]).backward()
+            grads.append(_flat_grads(net))
+            opt.step()
+        out[label] = dict(grads=np.array(grads), report=state.report(),
+                          weights=torch.cat([p.detach().reshape(-1) for p in net.parameters()]
+                                            ).numpy().copy())
+    out["n_params"] = sum(p.numel() for p in _mlp().parameters())
+    return out
+
+
+def _ahead(rank, world):
+    """Noisy superdense + private DDP training, with the next step's pads and pair noise
+    prepared ahead by the idle worker (the default) and with that switched off."""
+    import qring_edu.ddp as ddp_module
+
+    X, y, rows = _data(rank, world)
+    X = X.float()
+    loss_fn = torch.nn.CrossEntropyLoss()
+    out = {}
+    original = ddp_module._prepare_ahead
+    for label in ("ahead", "inline"):
+        if label == "inline":
+            ddp_module._prepare_ahead = lambda state: False
+        try:
+            net = _mlp()
+            model = DistributedDataParallel(net, bucket_cap_mb=PRIVATE_BUCKET_MB)
+            state = RingHookState(transport="superdense", pair_fidelity=0.9, private=True,
+                                  seed=8)
+            model.register_comm_hook(state, ring_hook)
+            grads = []
+            for _ in range(PRIVATE_STEPS):
+                net.zero_grad()
+                loss_fn(model(X[rows]), y[rows]).backward()
+                grads.append(_flat_grads(net))
+            state.synchronize()
+            deadline = time.monotonic() + 10.0  # the idle worker prepares the next step
+            while label == "ahead" and state._ahead_todo and time.monotonic() < deadline:
+                time.sleep(0.01)
+            out[label] = dict(grads=np.array(grads), report=state.report(),
+                              prepared=sorted(state._ahead))
+        finally:
+            ddp_module._prepare_ahead = original
+    return out
+
+
+def _tapped(rank, world):
+    """The words on this rank's incoming link (RingHookState.tap), with and without the pads:
+    bucket 0 is the same constant on every rank, buckets 1 and 2 are Gaussian."""
+    out = {}
+    for label, private in [("plain", False), ("private", True)]:
+        seen = []
+        state = RingHookState(private=private, seed=4, tap=seen.append)
+        results = []
+        for i in range(TAP_BUCKETS):
+            if i == 0:
+                t = torch.full((TAP_D,), 0.25)
+            else:
+                t = torch.from_numpy(np.random.default_rng([i, rank]).normal(0, 1, TAP_D)
+                                     .astype(np.float32))
+            ring_hook(state, _Bucket(t, i, last=(i == TAP_BUCKETS - 1))).wait()
+            results.append(t.numpy().copy())
+        out[label] = dict(
+            rs=np.concatenate([m.words for m in seen if m.phase == "reduce-scatter"]
+                              ).astype(np.uint16),
+            ag=np.concatenate([m.words for m in seen if m.phase == "all-gather"]
+                              ).astype(np.uint16),
+            messages=[(m.bucket_index, m.step, m.phase, m.sender, m.words.size) for m in seen],
+            results=results, report=state.report())
+    return out
+
+
+def _ghz_attack(rank, world):
+    """A GHZ source that knows the pads: tested, it is caught on every rank before a word is
+    sent; untested (test_fraction = 0), nothing catches it (the sum is still right)."""
+    out = {}
+    for label, f in [("tested", 0.5), ("untested", 0.0)]:
+        state = RingHookState(private=True, ghz_source="known_pads", test_fraction=f)
+        t = torch.full((50,), float(rank + 1))
+        try:
+            ring_hook(state, _Bucket(t)).wait()
+            out[label] = ("no error", "", t.numpy().copy(), state.report())
+        except Exception as exc:  # noqa: BLE001 - the parent checks type and message
+            out[label] = (type(exc).__name__, str(exc), t.numpy().copy(), state.report())
+    return out
+
+
+def _ddp_error(rank, world):
+    """A NaN gradient on rank 1 under real DDP: backward raises on every rank (no hang)."""
+    torch.manual_seed(0)
+    net = torch.nn.Linear(3, 2)
+    model = DistributedDataParallel(net)
+    model.register_comm_hook(RingHookState(), ring_hook)
+    x = torch.ones(4, 3)
+    if rank == 1:
+        x[0, 0] = float("nan")
+    t0 = time.monotonic()
+    try:
+        model(x).sum().backward()
+        return ("no error", "", time.monotonic() - t0)
+    except Exception as exc:  # noqa: BLE001
+        return (type(exc).__name__, str(exc), time.monotonic() - t0)
+
+
 def _session(rank, world):
     return dict(grads=_grads_under_ddp(rank, world), losses=_losses_under_ddp(rank, world),
                 ledgers=_ledgers(rank, world), noise=_noise(rank, world),
-                errors=_errors(rank, world), groups=_subgroups(rank, world))
+                errors=_errors(rank, world), overlap=_overlap(rank, world),
+                private=_private_training(rank, world), ahead=_ahead(rank, world),
+                tapped=_tapped(rank, world),
+                attack=_ghz_attack(rank, world), ddp_error=_ddp_error(rank, world),
+                groups=_subgroups(rank, world))
 
 
 @pytest.fixture(scope="module")
@@ -307,8 +473,12 @@ def test_ledger_per_link_equals_formula(ranks):
         assert sd.online_qubits == sd.ebits == sd.offline_qubits == qubits_sd
         assert sd.data_bits == sum(15 * m for d in LEDGER_SIZES
                                    for m in _link_messages(d, P, sender))
-        assert cl.side_bits == sd.side_bits == len(LEDGER_SIZES) * (P - 1) * 5 * 64
+        # the header: one all-reduce of 5 float64 words, counted as a ring all-reduce moves them
+        header_words = sum(_link_messages(HEADER_WORDS, P, sender))
+        assert cl.side_bits == sd.side_bits == len(LEDGER_SIZES) * header_words * 64
         assert cl.buckets == len(LEDGER_SIZES) and cl.iterations == 1
+    # at P = 2 that is the whole header once per bucket: 5 x 64 = 320 bits per link
+    assert [sum(_link_messages(HEADER_WORDS, 2, k)) for k in range(2)] == [5, 5]
     # P | d: exactly 2 (P - 1) (d / P) b bits per link
     assert sum(16 * m for m in _link_messages(999, P, 0)) == 2 * (P - 1) * (999 // P) * 16
     # The averages themselves: the true mean within the bound on every rank
@@ -322,6 +492,19 @@ def test_ledger_per_link_equals_formula(ranks):
                 got = res["ledgers"][transport]["results"][i][1]
                 assert got.shape == (d,)
                 assert np.max(np.abs(got - stack.mean(axis=0))) <= bound * (1 + 1e-9)
+
+
+def test_averages_equal_the_single_process_ring_bit_for_bit(ranks):
+    """The hook's average is exactly the library's single-process ring sum (same fixed-point
+    code, max_abs = max |g| over the ranks) divided by P: the same arithmetic, bit for bit."""
+    for transport, bits in [("classical", 16), ("superdense", 15)]:
+        for i, d in enumerate(LEDGER_SIZES):
+            stack = np.array([res["ledgers"]["classical"]["results"][i][0] for res in ranks])
+            ref = ring_allreduce(stack, transport=transport, bits=bits,
+                                 max_abs=float(np.abs(stack).max()))
+            for res in ranks:
+                assert np.array_equal(res["ledgers"][transport]["results"][i][1],
+                                      ref.outputs[0] / P)
 
 
 # ------------------------------------------------------------------------------------------
@@ -358,6 +541,19 @@ def test_noisy_pairs_flip_bits_at_expected_rate(ranks):
     assert not all(np.array_equal(r["noise"]["noisy"]["result"], first) for r in ranks)
 
 
+def test_messages_without_flips_at_high_fidelity(ranks):
+    """F = 0.999 on 1-word messages (8 qubits): nearly every message has no flip at all; those
+    steps give the exact average (here 2.0 up to the 16-bit code), every step completes."""
+    for r in ranks:
+        res = r["noise"]["sparse"]
+        rep = res["report"]
+        assert rep.buckets == rep.iterations == SPARSE_STEPS
+        assert rep.data_bits == SPARSE_STEPS * 2 * (P - 1) * 16
+        assert rep.flipped_bits < SPARSE_STEPS  # most messages carried no flip
+        exact = np.all(np.abs(res["results"] - 2.0) < 1e-3, axis=1)
+        assert exact.sum() >= SPARSE_STEPS // 2
+
+
 # ------------------------------------------------------------------------------------------
 # bad buckets: a clear ValueError on every rank, no hang, the group still usable
 # ------------------------------------------------------------------------------------------
@@ -374,6 +570,16 @@ def test_bad_bucket_raises_value_error_on_every_rank(ranks, case, words):
         assert kind == "ValueError", (case, kind, message)
         for w in words:
             assert w in message, (case, message)
+
+
+def test_worker_error_surfaces_through_ddp_backward_on_every_rank(ranks):
+    """Under DDP the future's ValueError comes out of backward() (DDP wraps it in a
+    RuntimeError carrying the message) on every rank, within the process-group timeout."""
+    for r in ranks:
+        kind, message, waited = r["ddp_error"]
+        assert kind in ("ValueError", "RuntimeError"), (kind, message)
+        assert "bucket must be finite; rank(s) [1]" in message
+        assert waited < 20.0
 
 
 def test_group_still_works_after_errors(ranks):
@@ -398,6 +604,112 @@ def test_process_group_timeout_stops_a_waiting_rank(ranks):
 
 
 # ------------------------------------------------------------------------------------------
+# the hook overlaps: it returns a pending future, the worker thread completes it
+# ------------------------------------------------------------------------------------------
+
+def test_hook_returns_a_pending_future_and_the_worker_completes_it(ranks):
+    first = ranks[0]["overlap"]
+    assert first["pending"]  # not complete when the hook returned ...
+    assert first["returned_after"] < OVERLAP_DELAY / 2  # ... and it did not wait for the peers
+    for r in ranks:
+        res = r["overlap"]
+        assert res["done"] and res["same_tensor"]  # completed with the bucket itself
+        np.testing.assert_allclose(res["value"], np.full(6, (1 + 2 + 3) / P), rtol=1e-4)
+
+
+# ------------------------------------------------------------------------------------------
+# private training: GHZ pads change no bit of the result and hide every word on the links
+# ------------------------------------------------------------------------------------------
+
+def test_private_training_equals_the_unmasked_hook_bit_for_bit(ranks):
+    n_params = ranks[0]["private"]["n_params"]
+    for r in ranks:
+        res = r["private"]
+        for masked, plain in [("private", "plain"), ("private-f0", "plain"),
+                              ("private-sd", "plain-sd"), ("plain-sd", "plain")]:
+            assert np.array_equal(res[masked]["grads"], res[plain]["grads"]), (masked, plain)
+            assert np.array_equal(res[masked]["weights"], res[plain]["weights"])
+        assert res["plain"]["report"].buckets > PRIVATE_STEPS  # several buckets per step
+        # the ledger: every entry of every bucket used one register-copy of 16 qubit GHZs, and
+        # as many register-copies again were tested (test_fraction 1/2: N = 2 d)
+        for label in ("private", "private-sd"):
+            rep = res[label]["report"]
+            assert rep.private and rep.ghz_used == PRIVATE_STEPS * n_params * 16
+            assert rep.ghz_tested == rep.ghz_used and rep.ghz_tests_failed == 0
+            assert rep.online_bits == res[label.replace("private", "plain")]["report"].online_bits
+        f0 = res["private-f0"]["report"]
+        assert f0.ghz_used == PRIVATE_STEPS * n_params * 16 and f0.ghz_tested == 0
+        plain = res["plain"]["report"]
+        assert not plain.private and plain.ghz_used == plain.ghz_tested == 0
+        assert "ghz_used" in repr(res["private"]["report"]) and "ghz" not in repr(plain)
+    # the replicas agree
+    assert all(np.array_equal(r["private"]["private"]["weights"],
+                              ranks[0]["private"]["private"]["weights"]) for r in ranks)
+
+
+def test_pads_and_noise_prepared_ahead_change_nothing(ranks):
+    """The idle worker samples the next step's GHZ pads and pair noise in advance (the same
+    generators): noisy private training is bit for bit the same as preparing them inline."""
+    for r in ranks:
+        ahead, inline = r["ahead"]["ahead"], r["ahead"]["inline"]
+        assert np.array_equal(ahead["grads"], inline["grads"])
+        assert ahead["report"] == inline["report"] and ahead["report"].flipped_bits > 0
+        assert ahead["prepared"] and not inline["prepared"]  # it did prepare the next step
+        assert {k[0] for k in ahead["prepared"]} == {PRIVATE_STEPS}
+
+
+def _uniformity_pvalue(words: np.ndarray, bits: int = 16) -> float:
+    """Chi-squared test of uniformity on 0 .. 2**bits - 1, applied to the top byte and to the
+    low byte of the words (256 bins each): the smaller of the two p-values."""
+    p = []
+    for byte in (words >> (bits - 8), words & 0xFF):
+        counts = np.bincount(byte.astype(np.int64), minlength=256)
+        p.append(chi2_test(counts).pvalue)
+    return float(min(p))
+
+
+def test_link_words_are_uniform_with_pads_and_not_without(ranks):
+    """Every reduce-scatter message crossing a link is a partial sum of at most P - 1 masked
+    words: uniform, whatever the gradients (bucket 0 is one constant on every rank). The same
+    detector rejects the unmasked words, so it would catch a word sent without its pad."""
+    for r in ranks:
+        masked, plain = r["tapped"]["private"], r["tapped"]["plain"]
+        n = masked["rs"].size
+        assert n == plain["rs"].size == TAP_BUCKETS * (P - 1) * (TAP_D // P)
+        assert _uniformity_pvalue(masked["rs"]) > P_MIN
+        assert _uniformity_pvalue(plain["rs"]) < 1e-12
+        # one unmasked message among the 6 of this link is enough to be caught
+        spoiled = masked["rs"].copy()
+        spoiled[: TAP_D // P] = plain["rs"][: TAP_D // P]
+        assert _uniformity_pvalue(spoiled) < 1e-12
+        # bucket 0 without pads: all ranks encode 0.25 as the cap m, so the first message is
+        # the single word m (the gradient in clear)
+        cap = (2**15 - 1) // P
+        assert np.all(plain["rs"][: TAP_D // P] == cap)
+        assert np.mean(masked["rs"][: TAP_D // P] == cap) < 0.01
+        # the all-gather carries the reduced sum, the same words with or without the pads
+        assert np.array_equal(masked["ag"], plain["ag"])
+        assert masked["messages"] == plain["messages"]  # same schedule, same sizes
+        for a, b in zip(masked["results"], plain["results"]):
+            assert np.array_equal(a, b)
+
+
+def test_ghz_source_that_knows_the_pads_is_caught_on_every_rank(ranks):
+    for k, r in enumerate(ranks):
+        kind, message, value, rep = r["attack"]["tested"]
+        assert kind == "ValueError", (kind, message)
+        assert "GHZ verification failed" in message and "no gradient word was sent" in message
+        assert message == ranks[0]["attack"]["tested"][1]  # the same verdict on every rank
+        assert 0 < rep.ghz_tests_failed <= rep.ghz_tested == 50 * 16
+        assert rep.online_bits == 0 and rep.data_bits == 0  # refused before the ring
+        np.testing.assert_array_equal(value, np.full(50, float(k + 1)))  # bucket untouched
+        # without tests the attack goes unnoticed (and the sum is still right)
+        kind, message, value, rep = r["attack"]["untested"]
+        assert kind == "no error" and rep.ghz_tested == 0
+        np.testing.assert_allclose(value, np.full(50, 2.0), rtol=1e-4)
+
+
+# ------------------------------------------------------------------------------------------
 # in-process checks (no process group needed)
 # ------------------------------------------------------------------------------------------
 
@@ -410,6 +722,12 @@ def test_process_group_timeout_stops_a_waiting_rank(ranks):
     (dict(transport="classical", pair_fidelity=0.9), ValueError, "pair_fidelity"),
     (dict(seed=-1), ValueError, "seed"),
     (dict(seed=None), TypeError, "seed"),
+    (dict(private=1), TypeError, "private"),
+    (dict(private=True, test_fraction=1.0), ValueError, "test_fraction"),
+    (dict(private=True, test_fraction=-0.1), ValueError, "test_fraction"),
+    (dict(private=True, ghz_source="eavesdropper"), ValueError, "ghz_source"),
+    (dict(test_fraction=0.25), ValueError, "private=True"),
+    (dict(ghz_source="known_pads"), ValueError, "private=True"),
 ])
 def test_config_validation(kwargs, exc, words):
     with pytest.raises(exc, match=words):
@@ -427,6 +745,53 @@ def test_state_needs_initialised_group():
 def test_hook_rejects_wrong_state():
     with pytest.raises(TypeError, match="state"):
         ring_hook(object(), _Bucket(torch.zeros(3)))
+    with pytest.raises(TypeError, match="state"):
+        allreduce_mean_(object(), torch.zeros(3))
+
+
+def test_state_rejects_a_tap_that_is_not_callable():
+    with pytest.raises(TypeError, match="tap"):
+        RingHookState(tap=3)
+
+
+@settings(max_examples=40)
+@given(st.integers(2, 8), st.integers(2, 32), st.integers(1, 300), st.integers(0, 2**31 - 1),
+       st.sampled_from([np.float32, np.float64]))
+def test_in_place_encode_and_decode_equal_the_fixed_point_code(P, bits, d, seed, dtype):
+    """The worker's buffer-reusing encode/decode are FixedPoint.encode/decode, bit for bit
+    (ties included: some entries sit exactly on a half step)."""
+    if (2 ** (bits - 1) - 1) // P < 1:
+        return
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-1, 1, d).astype(dtype)
+    codec = fixed_point(P, bits, float(np.abs(x).max()) or 1.0)
+    half = (np.arange(d) % 5 == 0)
+    x[half] = ((np.round(x[half] * codec.scale) + 0.5) / codec.scale).clip(
+        -codec.max_abs, codec.max_abs).astype(dtype)
+    wire = np.dtype(f"u{(8 if bits <= 8 else 16 if bits <= 16 else 32) // 8}")  # as the hook
+    for width in {wire, np.dtype(np.uint32)}:
+        scratch, words = np.empty(d), np.empty(d, dtype=width)
+        _encode_into(codec, x, scratch, words)
+        assert np.array_equal(words, codec.encode(x))
+        summed = ((words.astype(np.uint64) * 3) & word_mask(bits)).astype(width)  # any residues
+        expected = codec.decode(summed.astype(np.uint32))
+        out = np.empty(d)
+        _decode_into(codec, summed, out)
+        assert np.array_equal(out, expected)
+
+
+def test_launcher_lives_in_its_own_module_and_needs_no_torch_in_the_parent():
+    from qring_edu import ddp, launch
+
+    assert ddp.launch_local is launch.launch_local
+    assert 0 < launch.free_port() < 65536
+    code = ("import sys; sys.modules['torch'] = None\n"
+            "from qring_edu.launch import free_port, launch_local\n"
+            "print(free_port() > 0)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "True"
 
 
 def test_import_qring_edu_without_torch():
@@ -440,20 +805,107 @@ def test_import_qring_edu_without_torch():
 
 
 
+def test_ddp_demo_private_run_equals_the_classical_run():
+    demo = ddp_demo(world_size=2, pair_fidelities=(), steps=4, private=True, seed=1)
+    assert demo.labels == ("built-in", "classical", "private")
+    assert np.array_equal(demo.losses["private"], demo.losses["classical"])
+    assert demo.grad_error["private"] == demo.grad_error["classical"] > 0
+    assert demo.divergence["private"] == 0.0
+    for rep in demo.reports["private"]:
+        assert rep.private and rep.ghz_used == rep.ghz_tested == 4 * demo.n_params * 16
+    # the chapter's table of it: one row per (run, link), GHZ copies only in the private run
+    from qring_edu.experiments.training import ddp_private_table
+
+    table = ddp_private_table(demo)
+    assert [row[0] for row in table.rows] == ["classical"] * 2 + ["private"] * 2
+    for (_, link, bits, used, tested, failed), rep in zip(
+            table.rows, demo.reports["classical"] + demo.reports["private"]):
+        assert link == f"{rep.link[0]}->{rep.link[1]}" and bits == rep.online_bits > 0
+        assert (used, tested, failed) == (rep.ghz_used, rep.ghz_tested, 0)
+    assert table.rows[0][3] == 0 and table.rows[2][3] == 4 * demo.n_params * 16
+    assert table.rows[0][2] == table.rows[2][2]  # the pads cost no online bit
+    with pytest.raises(TypeError, match="private"):
+        ddp_demo(private="yes")
+
+
 def test_example_script_trains_and_prints_its_ledger():
-    """examples/ddp_train.py under torchrun (2 processes, 1 epoch): it trains and each rank's
-    ledger equals 6 steps x 2(P-1)(d/P) words x 16 bits, d = 4482 parameters."""
+    """examples/ddp_train.py --private under torchrun (2 processes, 1 epoch): it trains and each
+    rank's ledger equals 6 steps x 2(P-1)(d/P) words x 16 bits, d = 4482 parameters, and
+    6 x d x 16 qubit GHZ copies used for pads, as many tested."""
     script = Path(__file__).resolve().parent.parent / "examples" / "ddp_train.py"
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
-           str(script), "--epochs", "1", "--samples", "400"]
+           str(script), "--epochs", "1", "--samples", "400", "--private"]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
     lines = out.stdout.splitlines()
     assert any(line.startswith("epoch 1: mean training loss") for line in lines), out.stdout
     assert "6 steps per epoch" in lines[0] and "4482 parameters" in lines[0]
+    assert "private (GHZ pads)" in lines[0]
     per_link = 6 * 2 * (2 - 1) * (4482 // 2) * 16
+    ghz = 6 * 4482 * 16
     ledger = [line for line in lines if line.strip().startswith("rank ")]
     assert len(ledger) == 2
     for line in ledger:
-        assert f"online bits {per_link:,}," in line and "flipped bits 0 " in line
+        assert f"online bits {per_link:,}," in line and "flipped bits 0," in line
+        assert f"GHZ copies used {ghz:,}, tested {ghz:,} (6 buckets, 6 steps)" in line
     assert "replica divergence max|w_k - w_0| = 0" in out.stdout
+
+
+# ------------------------------------------------------------------------------------------
+# ring_average: one all-reduce over P fresh processes; the docstring examples
+# ------------------------------------------------------------------------------------------
+
+def test_ring_average_equals_the_single_process_ring_and_taps_the_links():
+    rows = np.random.default_rng(5).normal(size=(3, 10))
+    res = ring_average(rows, private=True, tap=True, seed=2)
+    plain = ring_average(rows, tap=True)
+    expected = ring_allreduce(rows, bits=16, max_abs=float(np.abs(rows).max())).outputs[0] / 3
+    for k in range(3):  # every rank holds the single-process ring's average, bit for bit
+        assert np.array_equal(res.averages[k], expected)
+        assert np.array_equal(plain.averages[k], expected)
+    assert [r.link for r in res.reports] == [(2, 0), (0, 1), (1, 2)]
+    assert all(r.private and r.ghz_used == r.ghz_tested == 10 * 16 for r in res.reports)
+    assert not any(r.private or r.ghz_used for r in plain.reports)
+    assert [len(t) for t in res.tapped] == [4, 4, 4] == [len(t) for t in plain.tapped]
+    # the first message rank 0 receives is a chunk of rank 2's words: in clear without pads,
+    # masked with them
+    first, first_plain = res.tapped[0][0], plain.tapped[0][0]
+    assert (first.step, first.sender, first.phase) == (0, 2, "reduce-scatter")
+    codec = fixed_point(3, 16, float(np.abs(rows).max()))
+    bounds = chunk_bounds(10, 3)
+    chunk = [c for c in range(3) if bounds[c + 1] - bounds[c] == first.words.size
+             and np.array_equal(first_plain.words, codec.encode(rows[2])[bounds[c]:bounds[c + 1]])]
+    assert len(chunk) == 1
+    assert not np.array_equal(first.words, first_plain.words)
+    assert repr(res) == "RingAverage(P=3, d=10, transport='classical', private=True)"
+
+
+@pytest.mark.parametrize("rows, kwargs, exc, words", [
+    ([1.0, 2.0], {}, ValueError, "2-D"),
+    ([[1.0, 2.0]], {}, ValueError, "number of ranks"),
+    ([[1.0]] * 9, {}, ValueError, "number of ranks"),
+    (np.zeros((2, 0)), {}, ValueError, "entries per rank"),
+    ([[1.0, np.nan], [0.0, 0.0]], {}, ValueError, "finite"),
+    ([["a"], ["b"]], {}, TypeError, "real numbers"),
+    ([[1.0], [2.0]], dict(tap=1), TypeError, "tap"),
+    ([[1.0], [2.0]], dict(transport="quantum"), ValueError, "transport"),
+    ([[1.0], [2.0]], dict(timeout=0), ValueError, "timeout"),
+])
+def test_ring_average_bad_input(rows, kwargs, exc, words):
+    with pytest.raises(exc, match=words):
+        ring_average(rows, **kwargs)
+
+
+def test_doctests_of_ddp_and_launch():
+    """The Examples of every public name of qring_edu.ddp and qring_edu.launch run (several
+    start processes: ring_average, ddp_demo, launch_local)."""
+    import doctest
+
+    from qring_edu import ddp, launch
+
+    for module, at_least in ((ddp, 12), (launch, 2)):
+        result = doctest.testmod(module, raise_on_error=False, verbose=False)
+        assert result.failed == 0 and result.attempted >= at_least, (module, result)
+    public = [getattr(ddp, n) for n in ddp.__all__ if callable(getattr(ddp, n))]
+    assert all(">>>" in (obj.__doc__ or "") for obj in public), \
+        [obj.__name__ for obj in public if ">>>" not in (obj.__doc__ or "")]

@@ -41,6 +41,7 @@ __all__ = [
     "learner_training",
     "ddp_loss_table",
     "ddp_ledger_table",
+    "ddp_private_table",
 ]
 
 #: The chapter's pair fidelities for the learner comparison.
@@ -444,3 +445,30 @@ def ddp_ledger_table(demo) -> Table:
     return Table(("run", "link", "online bits", "online qubits", "pairs", "offline qubits",
                   "side bits", "flipped bits"), tuple(rows),
                  ("", "", ",d", ",d", ",d", ",d", ",d", "d"))
+
+
+def ddp_private_table(demo) -> Table:
+    """One row per (run, rank) of a :class:`qring_edu.ddp.DDPDemo`: the online bits of that
+    rank's incoming link and the qubit GHZ copies the rank used for its pads, tested, and found
+    failing (:class:`qring_edu.ddp.LinkReport`; zero for runs without ``private=True``).
+
+    Per rank and bucket of d entries with b-bit words a private run uses ``d * b`` qubit GHZ
+    copies (one register of b copies per entry) and tests ``(N - d) * b`` more, with
+    ``N = ceil(d / (1 - f))`` register-copies for test fraction f (:func:`qring_edu.vga.vga_copy_counts`).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as NS
+    >>> rep = NS(link=(1, 0), online_bits=52_480, ghz_used=52_480, ghz_tested=52_480,
+    ...          ghz_tests_failed=0)
+    >>> print(ddp_private_table(NS(reports={"private": (rep,)})))
+    run      link  online bits  GHZ copies used  GHZ copies tested  failed GHZ tests
+    private  1->0       52,480           52,480             52,480                 0
+    """
+    rows = []
+    for label, reports in demo.reports.items():
+        for rep in reports:
+            rows.append((label, f"{rep.link[0]}->{rep.link[1]}", rep.online_bits, rep.ghz_used,
+                         rep.ghz_tested, rep.ghz_tests_failed))
+    return Table(("run", "link", "online bits", "GHZ copies used", "GHZ copies tested",
+                  "failed GHZ tests"), tuple(rows), ("", "", ",d", ",d", ",d", "d"))

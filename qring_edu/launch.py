@@ -1,0 +1,162 @@
+"""Start P local processes joined by a gloo process group (tests, the book, benchmarks).
+
+:func:`launch_local` runs a function on ``world_size`` fresh Python interpreters on this machine,
+each a rank of a ``torch.distributed`` gloo group on a free localhost port, and returns their
+results in rank order. :func:`free_port` is the port picker it uses; the benchmarks that start
+their own gloo workers use it too (``bench/``), so there is one copy.
+
+The parent process needs no torch: only the children import it (the ``torch`` extra,
+``pip install "qring_edu[torch]"``). :mod:`qring_edu.ddp` re-exports :func:`launch_local`.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any, Callable
+
+from ._validate import check_float, check_int
+
+__all__ = ["free_port", "launch_local"]
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago (the OS picks it: bind to port 0).
+
+    Another process may take it before it is used; the rendezvous then fails with an "address in
+    use" error instead of joining the wrong group.
+
+    Examples
+    --------
+    >>> 0 < free_port() < 65536
+    True
+    """
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _child_main(payload_path: str, result_path: str) -> None:
+    """Entry point of each process started by :func:`launch_local` (``python -c``)."""
+    import datetime  # noqa: PLC0415
+
+    import torch  # noqa: PLC0415  (only the children need torch)
+    import torch.distributed as dist  # noqa: PLC0415
+
+    with open(payload_path, "rb") as f:
+        payload = pickle.load(f)
+    sys.path[:] = payload["sys_path"]  # so that ``fn``'s module imports as in the parent
+    fn, args = pickle.loads(payload["call"])
+    rank, world_size = payload["rank"], payload["world_size"]
+    torch.set_num_threads(1)  # P processes share the machine's cores
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{payload['port']}",
+                            rank=rank, world_size=world_size,
+                            timeout=datetime.timedelta(seconds=payload["pg_timeout"]))
+    try:
+        value = fn(rank, world_size, *args)
+    finally:
+        dist.destroy_process_group()
+    tmp = result_path + ".tmp"
+    with open(tmp, "wb") as f:
+        pickle.dump(value, f)
+    os.replace(tmp, result_path)
+
+
+def launch_local(fn: Callable[..., Any], world_size: int, args: tuple = (), *,
+                 timeout: float = 120.0, pg_timeout: float = 30.0) -> list[Any]:
+    """Run ``fn(rank, world_size, *args)`` in ``world_size`` fresh Python processes joined by gloo.
+
+    Each process is a new interpreter (``python -c``, so the caller's ``__main__`` is never
+    re-executed: this works from scripts, pytest and notebooks alike) with the caller's
+    ``sys.path``; it sets one torch thread, joins a gloo process group on a free localhost port
+    (:func:`free_port`) with a timeout of ``pg_timeout`` seconds, and calls ``fn``. ``fn`` must
+    be a module-level function of an importable module; ``args`` and the return value must be
+    picklable.
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(rank, world_size, *args)``, run once per rank.
+    world_size : int >= 2
+        Number of processes (ranks).
+    args : tuple
+        Extra positional arguments, the same for every rank.
+    timeout : float > 0
+        Seconds the parent waits for all ranks.
+    pg_timeout : float > 0
+        The process group's timeout: a rank waiting longer than this for a peer raises.
+
+    Returns
+    -------
+    list
+        ``fn``'s results in rank order. Raises ``RuntimeError`` with the failing rank's output if
+        a rank fails, ``TimeoutError`` if the ranks are not all done within ``timeout`` seconds;
+        in both cases every remaining process is killed.
+
+    Examples
+    --------
+    >>> launch_local(pow, 3, (10,))  # rank r returns pow(r, 3, 10) = r**3 mod 10
+    [0, 1, 8]
+    """
+    world_size = check_int(world_size, "world_size", 2)
+    timeout = check_float(timeout, "timeout", 0.0, lo_open=True)
+    pg_timeout = check_float(pg_timeout, "pg_timeout", 0.0, lo_open=True)
+    if not callable(fn):
+        raise TypeError(f"fn must be callable, got {type(fn).__name__}")
+    call = pickle.dumps((fn, tuple(args)))
+    port = free_port()
+    with tempfile.TemporaryDirectory(prefix="qring_ddp_") as tmp:
+        procs, logs, results = [], [], []
+        try:
+            for rank in range(world_size):
+                payload = os.path.join(tmp, f"payload{rank}.pkl")
+                with open(payload, "wb") as f:
+                    pickle.dump({"sys_path": list(sys.path), "call": call, "rank": rank,
+                                 "world_size": world_size, "port": port,
+                                 "pg_timeout": pg_timeout}, f)
+                results.append(os.path.join(tmp, f"result{rank}.pkl"))
+                log = open(os.path.join(tmp, f"log{rank}.txt"), "wb")
+                logs.append(log)
+                code = (f"from qring_edu.launch import _child_main; "
+                        f"_child_main({payload!r}, {results[rank]!r})")
+                procs.append(subprocess.Popen([sys.executable, "-c", code], stdout=log,
+                                              stderr=subprocess.STDOUT))
+            deadline = time.monotonic() + timeout
+            while any(p.poll() is None for p in procs):
+                failed = [k for k, p in enumerate(procs) if p.poll() not in (None, 0)]
+                if failed:
+                    k = failed[0]
+                    raise RuntimeError(f"launch_local: rank {k} failed (exit code "
+                                       f"{procs[k].returncode}):\n{_tail(logs[k].name)}")
+                if time.monotonic() > deadline:
+                    late = [k for k, p in enumerate(procs) if p.poll() is None]
+                    raise TimeoutError(f"launch_local: rank(s) {late} did not finish within "
+                                       f"timeout = {timeout:g} s")
+                time.sleep(0.02)
+            for k, p in enumerate(procs):
+                if p.returncode != 0 or not os.path.exists(results[k]):
+                    raise RuntimeError(f"launch_local: rank {k} failed (exit code "
+                                       f"{p.returncode}):\n{_tail(logs[k].name)}")
+            out = []
+            for path in results:
+                with open(path, "rb") as f:
+                    out.append(pickle.load(f))
+            return out
+        finally:
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+                p.wait()
+            for log in logs:
+                log.close()
+
+
+def _tail(path: str, lines: int = 40) -> str:
+    with open(path, "rb") as f:
+        text = f.read().decode(errors="replace")
+    return "\n".join(text.splitlines()[-lines:])

@@ -302,9 +302,10 @@ def forbidden(*names: str, namespace: dict | None = None):
     """
     targets = {}
     for name in names:
-        found = [getattr(m, name) for key, m in list(sys.modules.items())
+        # vars(), not getattr(): a deprecated alias resolved by a module __getattr__ would warn
+        found = [vars(m)[name] for key, m in list(sys.modules.items())
                  if (key == "qring_edu" or key.startswith("qring_edu.")) and m is not None
-                 and callable(getattr(m, name, None))]
+                 and callable(vars(m).get(name))]
         if not found:
             raise ValueError(f"names: {name!r} is not a function of any loaded qring_edu module")
         for obj in found:

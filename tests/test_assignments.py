@@ -6,12 +6,16 @@ For each assignment, in a temporary directory and with the real tool (no Docker)
    authored source notebook (solutions + public and hidden tests, points per test case);
 2. the student version must contain no solution line and no hidden test, but every question's
    answer cell (``...``) and its public test;
-3. ``otter run`` (otter's non-containerised grader) grades three submissions built from the
-   student version: fully solved (full marks), unattempted (zero, graded without crashing) and
-   partly wrong (the score listed in ``PARTIAL`` below).
+3. ``otter run`` (otter's non-containerised grader) grades four submissions built from the
+   student version: fully solved (full marks), unattempted (zero, graded without crashing),
+   shortcut (the questions that forbid a library function answered by calling it: those points
+   are lost, ``SHORTCUT`` below) and partly wrong (the score listed in ``PARTIAL`` below).
+4. every assignment has one written question (otter ``manual: true``) with a rubric for the
+   student and a grading rubric and model answer that stay out of the student version.
 
-The three gradings of an assignment run in parallel; the four assignments too (about a minute on
-two cores).
+Written answers are graded by hand, so the scores above count the autograded tests only. The
+gradings of an assignment run in parallel; the four assignments too (about two minutes on two
+cores).
 """
 
 from __future__ import annotations
@@ -40,39 +44,106 @@ PARTIAL: dict[str, tuple[dict[int, str | None], float]] = {
     "a1_ring_ledger": ({
         # q1 1/2: the right sum, but computed with NumPy instead of the ring
         0: "ring_result = None\nsummed = grads.sum(axis=0)",
-        # q2 0/3: reduce-scatter only (forgot the all-gather half)
-        1: "def link_bits(P, d, bits):\n    return (P - 1) * (d // P) * bits",
+        # q2 2/3: right when P divides d, wrong for uneven chunks
+        1: "def link_bits(P, d, bits):\n    return 2 * (P - 1) * (d // P) * bits",
         # q3 2/2 (solution); q4 0/3: unattempted
         3: None,
-    }, 3.0),
+    }, 5.0),
     "a2_superdense_holevo": ({
         # q1 2/2 (solution); q2 2/3: symbol error right, bit error = symbol error (wrong)
-        1: "symbol_error = 1 - F\nbit_error = 1 - F",
+        1: "def symbol_error(F):\n    return 1 - F\n\ndef bit_error(F):\n    return 1 - F",
         # q3 0/2: unattempted
         2: None,
-        # q4 1/3: capacity right, threshold at the entanglement threshold F = 1/2 (wrong)
-        3: ("def C(f):\n    p = np.array([f, (1 - f) / 3, (1 - f) / 3, (1 - f) / 3])\n"
-            "    p = p[p > 0]\n    return 2 + float(np.sum(p * np.log2(p)))\n"
-            "capacity = C(F)\nthreshold_F = 0.5"),
+        # q4 1/3: capacity right, the inversion returns the entanglement threshold F = 1/2
+        3: ("def capacity(f):\n"
+            "    p = np.array([f, (1 - f) / 3, (1 - f) / 3, (1 - f) / 3])\n"
+            "    p = p[p > 0]\n    return 2 + float(np.sum(p * np.log2(p)))\n\n"
+            "def fidelity_for(level):\n    return 0.5\n\nF_15 = fidelity_for(1.5)"),
     }, 5.0),
     "a3_vga_known_pads": ({
-        # q1 0/2: forgot the reduction modulo 2**8
-        0: "last_announcement = 5 - (17 + 200)",
+        # q1 0/2: forgot the reduction modulo 2**10
+        0: "last_announcement = 200 - (613 + 998 + 77)",
         # q2 0/2: 2**-P instead of 2**(1-P)
         1: "def detection(P):\n    return (1 - 2.0 ** -P) / 2",
-        # q3 2/3: survival right, tests_needed one short
-        2: "survival_40 = (1 - 0.375) ** 40\ntests_needed = 29",
-        # q4 0/3: unattempted
-        3: None,
-    }, 2.0),
+        # q3 1/3: survival right with the right detection, tests_needed one short (floor)
+        2: ("survival_20 = (1 - (1 - 2.0 ** -4) / 2) ** 20\n\n"
+            "def tests_needed(P, target):\n"
+            "    return math.floor(math.log(target) / math.log(1 - (1 - 2.0 ** (1 - P)) / 2))"),
+        # q4 2/3: the attack read right, the honest total summed without the protocol
+        3: ("attack = vga_aggregate(inputs, bits=BITS, test_fraction=0.3, source='known_pads',"
+            " seed=21)\nattack_detected = not attack.accepted\n"
+            "failed_tests = attack.tests_failed\nhonest_total = inputs.sum(axis=0)"),
+    }, 3.0),
     "a4_gapip_tieaudit": ({
         # q1 0/3: fits log y against x instead of log x
         0: ("def fit_slope(x, y):\n    return float(np.polyfit(x, np.log(y), 1)[0])\n\n"
             "gapip_quantum_slope = fit_slope(1 / scan.taus, scan.quantum_cost)\n"
             "gapip_classical_slope = fit_slope(1 / scan.taus, scan.classical_cost)"),
-        # q2 2/2 (solution); q3 1/2: slope wrong (through fit_slope), copies right (solution);
-        # q4 0/3: unattempted
-        3: None,
+        # q2 2/2 (solution); q3 0/2: the solution, but through the wrong fit_slope;
+        # q4 2/3: crossover right, the second one at the wrong ε
+        3: ("def crossover_P(audit):\n"
+            "    return int(audit.Ps[np.argmax(audit.quantum_cost < audit.classical_cost)])\n\n"
+            "crossover_eps_003 = tieaudit_crossover(0.07)"),
+    }, 4.0),
+}
+
+# Shortcut submissions: the answer cells of the questions that forbid a library function,
+# answered by calling it (every other answer is the solution), and the score that leaves.
+SHORTCUT: dict[str, tuple[dict[int, str], float]] = {
+    "a1_ring_ledger": ({
+        # q2 0/3 and q3 0/2: read the ledger of a real run instead of the schedule
+        1: ("def link_bits(P, d, bits):\n"
+            "    return ring_allreduce(np.zeros((P, d), dtype=int), bits=bits)"
+            ".ledger.online_bits()"),
+        2: ("def superdense_link_use(P, d, bits):\n"
+            "    led = ring_allreduce(np.zeros((P, d), dtype=int), bits=bits,\n"
+            "                         transport='superdense').ledger\n"
+            "    return {'online_qubits': led.online_qubits(), 'ebits': led.ebits(),\n"
+            "            'offline_qubits': led.offline_qubits()}"),
+        # q4 1/3: the library's timing functions (the number is right, the function is not)
+        3: ("import qring_edu as qr\n"
+            "def speedup(P, d, bits, alpha, beta):\n"
+            "    return (qr.parameter_server_time(P, d, bits, alpha, beta)\n"
+            "            / qr.ring_time(P, d, bits, alpha, beta))\n\n"
+            "speedup_bert = speedup(24, 340_000_000, 16, 20e-6, 4e-11)"),
+    }, 3.0),
+    "a2_superdense_holevo": ({
+        # q2 0/3: error rates read off the library's outcome table
+        1: ("def symbol_error(F):\n"
+            "    return 1 - superdense_outcome_probabilities(0, 0, pair_fidelity=F)[(0, 0)]\n\n"
+            "def bit_error(F):\n"
+            "    p = superdense_outcome_probabilities(0, 0, pair_fidelity=F)\n"
+            "    return p[(0, 1)] + p[(1, 1)]"),
+        # q4 0/3: the library's capacity and threshold
+        3: ("from qring_edu import dense_coding_threshold, isotropic_capacity\n"
+            "def capacity(f):\n    return isotropic_capacity(f)\n\n"
+            "def fidelity_for(level):\n    return dense_coding_threshold(level)\n\n"
+            "F_15 = fidelity_for(1.5)"),
+    }, 4.0),
+    "a3_vga_known_pads": ({
+        # q2 0/2: the library's detection probability
+        1: ("from qring_edu.vga import known_pads_detection\n"
+            "def detection(P):\n    return known_pads_detection(P)"),
+        # q3 1/3: survival right (a number), tests_needed through the library (0/2)
+        2: ("from qring_edu.vga import known_pads_detection\n"
+            "survival_20 = (1 - known_pads_detection(5)) ** 20\n\n"
+            "def tests_needed(P, target):\n"
+            "    return math.ceil(math.log(target) / math.log(1 - known_pads_detection(P)))"),
+    }, 6.0),
+    "a4_gapip_tieaudit": ({
+        # q1 1/3: the library's fit (the two slopes are right, the function is not)
+        0: ("from qring_edu import loglog_slope\n"
+            "def fit_slope(x, y):\n    return loglog_slope(x, y)\n\n"
+            "gapip_quantum_slope = fit_slope(1 / scan.taus, scan.quantum_cost)\n"
+            "gapip_classical_slope = fit_slope(1 / scan.taus, scan.classical_cost)"),
+        # q2 0/2: the library's sketch length
+        1: ("from qring_edu.alignment import sketch_bits\n"
+            "def sign_sketch_bits(tau, delta):\n    return sketch_bits(tau, delta)\n\n"
+            "sketch_bits_007 = sign_sketch_bits(0.07, 0.01)"),
+        # q3 1/2 and q4 1/3: the scan's precomputed fields (fail on arrays-only scans)
+        2: "def tieaudit_laws(audit):\n    return audit.classical_slope, audit.copies",
+        3: ("def crossover_P(audit):\n    return audit.crossover_P\n\n"
+            "crossover_eps_003 = tieaudit_crossover(0.03)"),
     }, 3.0),
 }
 
@@ -86,8 +157,9 @@ def _otter(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return proc
 
 
-def _answer_cells(nb, tag: str) -> list[int]:
-    return [i for i, c in enumerate(nb.cells) if tag in c.get("metadata", {}).get("tags", [])]
+def _answer_cells(nb, tag: str, cell_type: str = "code") -> list[int]:
+    return [i for i, c in enumerate(nb.cells)
+            if c.cell_type == cell_type and tag in c.get("metadata", {}).get("tags", [])]
 
 
 def _solution_lines(source_nb) -> list[str]:
@@ -184,11 +256,11 @@ def _round_trip(name: str, tmp: Path) -> dict:
                 nb.cells[i].source = text
         return nb
 
-    edits, _ = PARTIAL[name]
     jobs = {"full": submission({}),
             "empty": nbformat.from_dict(json.loads(nbformat.writes(student))),
-            "partial": submission(edits)}
-    with ThreadPoolExecutor(max_workers=3) as pool:
+            "shortcut": submission(SHORTCUT[name][0]),
+            "partial": submission(PARTIAL[name][0])}
+    with ThreadPoolExecutor(max_workers=2) as pool:
         futures = {k: pool.submit(_grade, zip_path, nb, tmp / k / f"{name}.ipynb")
                    for k, nb in jobs.items()}
         scores = {k: f.result() for k, f in futures.items()}
@@ -196,7 +268,9 @@ def _round_trip(name: str, tmp: Path) -> dict:
     return {"source": nbformat.read(source, as_version=4), "student": student,
             "extra_files": sorted(p.name for p in (dist / "student").rglob("*")
                                   if p.is_file() and p != student_path),
-            "answer_idx": answer_idx, "scores": scores}
+            "answer_idx": answer_idx, "scores": scores,
+            "written_idx": _answer_cells(student, "otter_answer_cell", "markdown"),
+            "solved": solved}
 
 
 @pytest.fixture(scope="module")
@@ -208,6 +282,7 @@ def round_trips(tmp_path_factory) -> dict[str, dict]:
 
 def test_every_assignment_has_an_expected_partial_score():
     assert NAMES == sorted(PARTIAL), "add the new assignment's partly wrong submission to PARTIAL"
+    assert NAMES == sorted(SHORTCUT), "add the new assignment's shortcut submission to SHORTCUT"
     assert len(NAMES) >= 4
 
 
@@ -270,3 +345,38 @@ def test_committed_student_version_matches_its_source(round_trips, name):
         f"book/assignments/student/{name}.ipynb is stale: regenerate it with otter assign"
     assert all(not c.get("outputs") for c in committed.cells if c.cell_type == "code"), \
         "the student version is handed out unexecuted"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_shortcut_submission_loses_the_points_of_the_forbidden_calls(round_trips, name):
+    """Calling the library function a question forbids costs that question's function points:
+    the hidden tests re-run the student's function with it switched off."""
+    score, total = round_trips[name]["scores"]["shortcut"]
+    assert total == round_trips[name]["scores"]["full"][1]
+    assert score == SHORTCUT[name][1] < total
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_one_written_question_with_a_rubric(round_trips, name):
+    """One hand-graded question: the student sees its rubric (criteria and points) and an answer
+    cell; the grading rubric and the model answer are only in the instructor's version."""
+    rt = round_trips[name]
+    source_cfgs = [c.source for c in rt["source"].cells
+                   if c.cell_type == "raw" and c.source.startswith("# BEGIN QUESTION")]
+    assert sum("manual: true" in c for c in source_cfgs) == 1
+    (i,) = rt["written_idx"]
+    prompt = rt["student"].cells[i - 1].source
+    assert "Rubric" in prompt and "graded by hand" in prompt
+    text = "\n".join(c.source for c in rt["student"].cells)
+    assert "Grading rubric" not in text and "Model answer" not in text
+    solved = "\n".join(c.source for c in rt["solved"].cells)
+    assert "Grading rubric" in solved and "Model answer" in solved
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_assignment_header_states_points_and_pilot_time(round_trips, name):
+    header = next(c.source for c in round_trips[name]["student"].cells
+                  if c.cell_type == "markdown")
+    assert re.search(r"\*\*Points:\*\* \d+ — 10 autograded", header)
+    assert re.search(r"\*\*Time:\*\* about \d+ minutes", header)
+    assert round_trips[name]["scores"]["full"][1] == 10

@@ -21,13 +21,16 @@ from __future__ import annotations
 import html
 import math
 import numbers
+import sys
 import traceback
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 
 __all__ = ["Feedback", "not_attempted", "passed", "failed", "compare_number", "compare_integer",
-           "compare_array", "as_number", "as_integer", "close", "bad_parameters", "call_reader"]
+           "compare_array", "as_number", "as_integer", "close", "bad_parameters", "call_reader",
+           "Forbidden", "forbidden"]
 
 
 @dataclass(frozen=True)
@@ -317,3 +320,91 @@ def _crash_site(exc: BaseException, function) -> str:
             where = f"line {f.lineno - code.co_firstlineno + 1} of your function"
             return where + (f" (`{f.line.strip()}`)" if f.line else "")
     return "your function"
+
+
+class Forbidden(RuntimeError):
+    """Raised by a library function that a graded question asked the student not to call."""
+
+
+@contextmanager
+def forbidden(*names: str, namespace: dict | None = None):
+    """Within the ``with`` block, the named public functions of ``qring_edu`` raise
+    :class:`Forbidden` wherever they are reachable: as attributes of every loaded ``qring_edu``
+    module that exposes the same object (``qr.ring_allreduce``, ``qring_edu.ring.ring_allreduce``),
+    and under any name bound to it in ``namespace`` (a student's notebook globals, e.g.
+    ``fn.__globals__``; aliases such as ``from qring_edu import ring_allreduce as ra`` are found
+    by identity). Everything is restored on exit, also after an error.
+
+    For the hidden tests of the assignments: "compute it without calling ``ring_allreduce``" is
+    enforced by re-running the student's function inside this block; a shortcut then raises.
+
+    Parameters
+    ----------
+    *names : str
+        Names of functions of ``qring_edu`` or of one of its modules (e.g. ``"sketch_bits"``,
+        which lives in ``qring_edu.alignment``).
+    namespace : dict, optional
+        A globals dictionary whose bindings to those functions are replaced too.
+
+    Raises
+    ------
+    ValueError
+        If a name is not a function of any loaded ``qring_edu`` module.
+
+    Examples
+    --------
+    >>> import qring_edu as qr
+    >>> def busiest(P, d, bits):
+    ...     return qr.ring_allreduce(np.zeros((P, d), dtype=int), bits=bits).ledger.online_bits()
+    >>> with forbidden("ring_allreduce"):
+    ...     try:
+    ...         busiest(4, 8, 8)
+    ...     except Forbidden as exc:
+    ...         print(exc)
+    ring_allreduce is not allowed in this question: compute the answer yourself.
+    >>> busiest(4, 8, 8)
+    96
+    """
+    targets = {}
+    for name in names:
+        # vars(), not getattr(): a deprecated alias resolved by a module __getattr__ would warn
+        found = [vars(m)[name] for key, m in list(sys.modules.items())
+                 if (key == "qring_edu" or key.startswith("qring_edu.")) and m is not None
+                 and callable(vars(m).get(name))]
+        if not found:
+            raise ValueError(f"names: {name!r} is not a function of any loaded qring_edu module")
+        for obj in found:
+            targets[id(obj)] = (obj, name)
+
+    def stub(name):
+        def refused(*args, **kwargs):
+            raise Forbidden(f"{name} is not allowed in this question: compute the answer "
+                            "yourself.")
+        refused.__name__ = name
+        return refused
+
+    saved = []  # (container, key, original, is_module)
+    for key, m in list(sys.modules.items()):
+        if not (key == "qring_edu" or key.startswith("qring_edu.")) or m is None:
+            continue
+        for attr, value in list(vars(m).items()):
+            if id(value) in targets and value is targets[id(value)][0]:
+                saved.append((m, attr, value, True))
+    if namespace is not None:
+        for attr, value in list(namespace.items()):
+            if id(value) in targets and value is targets[id(value)][0]:
+                saved.append((namespace, attr, value, False))
+    try:
+        for container, attr, value, is_module in saved:
+            replacement = stub(targets[id(value)][1])
+            if is_module:
+                setattr(container, attr, replacement)
+            else:
+                container[attr] = replacement
+        yield
+    finally:
+        for container, attr, value, is_module in saved:
+            if is_module:
+                setattr(container, attr, value)
+            else:
+                container[attr] = value

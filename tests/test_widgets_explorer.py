@@ -256,3 +256,18 @@ def test_compact_png_is_the_same_picture_in_fewer_bytes():
         diff = np.abs(np.asarray(a.convert("RGB"), float) - np.asarray(b.convert("RGB"), float))
     # a wrong background or palette would differ by tens of levels on average
     assert diff.mean() < 3 and np.quantile(diff, 0.99) < 40
+
+
+def test_docstring_examples_of_the_explorer_helpers():
+    import doctest
+
+    for obj in (explorer_grid, ExplorerSpec, state_id, explorer_widget, render_state,
+                compact_png, explorer_controls):
+        finder = doctest.DocTestFinder(recurse=False)
+        tests = finder.find(obj, globs=dict(vars(_base)))
+        examples = sum(len(t.examples) for t in tests)
+        assert examples >= 2, f"{obj.__name__} has no Examples section"
+        runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+        for t in tests:
+            runner.run(t)
+        assert runner.failures == 0, f"{obj.__name__}: {runner.failures} failing examples"

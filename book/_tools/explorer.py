@@ -85,6 +85,12 @@ def render_explorer(spec_json: str, outdir: Path, page_dir: str, index: int) -> 
         _STATS["bytes"] += len(png)
     if not states:
         raise ValueError(f"{spec.factory}: no setting of the explorer has a picture")
+    for k, c in enumerate(moved):
+        shown = {int(key.split(",")[k]) for key in states}
+        missing = [c["values"][i] for i in range(len(c["values"])) if i not in shown]
+        if missing:
+            raise ValueError(f"{spec.factory}: grid[{c['name']!r}] offers {missing!r}, which no "
+                             "setting of the explorer can show: leave them out of the grid")
     default_key = ",".join(str(c["default"]) for c in moved)
     if default_key not in states:
         raise ValueError(f"{spec.factory}: the default setting has no picture")

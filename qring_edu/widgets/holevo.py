@@ -139,7 +139,7 @@ def ledger_floor_widget(d: str = "1000", bits: int = 16) -> LiveFigure:
     w = LiveFigure(compute, plot_ledger_floor, controls,
                    title="The ring's online ledger against the Holevo floor")
     return w.explore(ledger_floor_widget, dict(d=str(d), bits=bits),
-                     {"d": sorted({"10", "1000", "1000000", str(d)}, key=len),
+                     {"d": sorted({"10", "1000", "100000", str(d)}, key=len),
                       "bits": sorted({4, 8, 16, 24, 32, bits})})
 
 

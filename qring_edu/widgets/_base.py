@@ -15,33 +15,60 @@ Static HTML. A kernel-less page cannot run the controls, so the widget's mime bu
 ``text/html``: a PNG of its current (default) state and one line on how to run it live. The book's
 ``_config.yml`` ranks ``text/html`` above the widget view for the HTML builder; Jupyter and Colab
 prefer the live widget view.
+
+Explorers. A factory declares which controls the HTML book lets the reader move, and over which
+values, with :meth:`LiveFigure.explore`: an :class:`ExplorerSpec` (the factory, its keyword
+arguments, one grid of values per control). The static HTML then carries that specification in a
+``data-qring-explorer`` attribute, and the book's build (``book/_tools/explorer.py``) renders
+every setting of the grid with :func:`render_state` -- the same compute, plot and
+:func:`figure_to_png` as the live widget -- into the HTML's images, named by :func:`state_id`.
+One helper per job: :func:`explorer_grid` checks one control's grid, :meth:`ExplorerSpec.settings`
+lists the settings, :func:`explorer_widget` rebuilds the widget from a specification,
+:func:`explorer_controls` describes the controls for the page.
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import html
+import importlib
 import io
+import itertools
+import json
 import math
 import numbers
 import re
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 import ipywidgets as widgets
 from matplotlib.figure import Figure
 
-__all__ = ["LiveFigure", "figure_to_png", "LIVE_HINT", "parse_number", "parse_numbers",
-           "parse_integers", "wide_descriptions"]
+__all__ = ["LiveFigure", "figure_to_png", "LIVE_HINT", "EXPLORER_HINT", "ExplorerSpec",
+           "explorer_grid", "explorer_widget", "explorer_controls", "render_state", "state_id",
+           "compact_png",
+           "parse_number", "parse_numbers", "parse_integers", "wide_descriptions"]
 
 LIVE_HINT = ("Static preview of the default settings. To move the controls, run this chapter's "
              "notebook in Jupyter or Colab (see \"How to read and run it\" in the introduction).")
+#: Shown under an explorer of the HTML book (the controls it cannot move keep their default).
+EXPLORER_HINT = ("Explorer: the pictures of these settings were computed by the library when the "
+                 "book was built. The other controls stay at their default; run this chapter's "
+                 "notebook in Jupyter or Colab to change them (see \"How to read and run it\" in "
+                 "the introduction).")
+#: Most settings one explorer may have (the build renders each one).
+MAX_EXPLORER_STATES = 120
+#: Fewest values a slider's grid offers (fewer only when the slider has fewer positions).
+MIN_SLIDER_VALUES = 5
 
 
 def figure_to_png(fig: Figure, dpi: int = 100) -> bytes:
     """Render a matplotlib figure to PNG bytes (Agg, no pyplot state, no display).
 
     ``dpi``: pixels per inch; the bounding box is tight.
+    Deterministic: the same figure gives the same bytes (no software or date metadata).
 
     Examples
     --------
@@ -51,7 +78,7 @@ def figure_to_png(fig: Figure, dpi: int = 100) -> bytes:
     b'PNG'
     """
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight", metadata={"Software": None})
     return buf.getvalue()
 
 
@@ -113,6 +140,8 @@ class LiveFigure(widgets.VBox):
         self.title = title
         self.image = widgets.Image(format="png", layout=widgets.Layout(max_width="100%"))
         self.message = widgets.HTML()
+        self.explorer: ExplorerSpec | None = None
+        self._batch = False  # set by render_state: several controls change, one redraw
         for control in self.controls.values():
             if "continuous_update" in control.trait_names():
                 control.continuous_update = False
@@ -144,14 +173,36 @@ class LiveFigure(widgets.VBox):
         self.message.value = ""
 
     def _on_change(self, _change) -> None:
-        self.refresh()
+        if not self._batch:
+            self.refresh()
+
+    def explore(self, factory: Callable[..., "LiveFigure"], kwargs: Mapping[str, Any],
+                grid: Mapping[str, Sequence | None], *,
+                follows: Sequence[str] = ()) -> "LiveFigure":
+        """Declare the HTML book's explorer of this widget and return the widget.
+
+        ``factory(**kwargs)`` must rebuild this widget (a module-level function; ``kwargs``
+        JSON values); ``grid`` maps a control's name to the values the reader may pick (``None``:
+        every option of a drop-down or toggle, every position of a slider with at most
+        :data:`MIN_SLIDER_VALUES` positions), checked by :func:`explorer_grid`. The explorer
+        offers every combination (at most :data:`MAX_EXPLORER_STATES`); each grid holds the
+        control's current value, so the default setting is one of them. ``follows`` names the
+        sliders whose range follows another control (the ring's step after P): their grid may
+        leave today's range, and the settings outside the range they get have no picture.
+        """
+        self.explorer = ExplorerSpec.create(factory, kwargs, grid, self.controls,
+                                            follows=follows)
+        return self
 
     def static_html(self) -> str:
-        """The kernel-less rendering: current PNG plus how to run the widget live."""
+        """The kernel-less rendering: current PNG plus how to run the widget live (and the
+        explorer's specification, ``data-qring-explorer``, when :meth:`explore` declared one)."""
         data = base64.b64encode(self.image.value).decode("ascii")
         title = f"<p><b>{html.escape(self.title)}</b></p>" if self.title else ""
         settings = ", ".join(f"{k} = {v!r}" for k, v in self.values().items())
-        return (f'<div class="qring-static-widget">{title}'
+        spec = ("" if self.explorer is None else
+                f' data-qring-explorer="{html.escape(self.explorer.to_json(), quote=True)}"')
+        return (f'<div class="qring-static-widget"{spec}>{title}'
                 f'<img alt="{html.escape(self.title or "widget")}" '
                 f'src="data:image/png;base64,{data}" style="max-width:100%"/>'
                 f'<p><em>{html.escape(LIVE_HINT)}</em> Settings shown: '
@@ -162,6 +213,360 @@ class LiveFigure(widgets.VBox):
         bundle["text/html"] = self.static_html()
         bundle["text/plain"] = f"[interactive figure: {self.title or 'widget'}] {LIVE_HINT}"
         return bundle
+
+
+# ---------------------------------------------------------------------------------------------
+# Explorers of the HTML book: a grid of settings, each rendered by the build
+# ---------------------------------------------------------------------------------------------
+_SLIDERS = (widgets.IntSlider, widgets.FloatSlider, widgets.FloatLogSlider)
+_CHOICES = (widgets.Dropdown, widgets.ToggleButtons, widgets.RadioButtons, widgets.Select)
+_BOXES = (widgets.IntText, widgets.FloatText, widgets.BoundedIntText, widgets.BoundedFloatText)
+
+
+def _options(control) -> list[tuple[str, Any]]:
+    """(label, value) of every option of a drop-down, toggle or radio control."""
+    return list(zip(control._options_labels, control._options_values))
+
+
+def _is_json_scalar(value) -> bool:
+    return value is None or isinstance(value, (bool, int, float, str)) and not (
+        isinstance(value, float) and not math.isfinite(value))
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, numbers.Real) and isinstance(b, numbers.Real) and not isinstance(a, bool):
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+    return a == b
+
+
+def explorer_grid(control: widgets.ValueWidget, values: Sequence | None, name: str, *,
+                  in_range: bool = True) -> tuple:
+    """The values an explorer offers for one control, checked against the control.
+
+    ``values=None`` means every option of a drop-down, toggle or radio control, or every position
+    of a slider that has at most :data:`MIN_SLIDER_VALUES` of them. A slider's grid lists at least
+    :data:`MIN_SLIDER_VALUES` values inside its range (all of them if it has fewer positions), a
+    choice control's grid only its options; every grid holds the control's current value, has no
+    repeated value and only JSON scalars. Anything else raises ``ValueError`` naming
+    ``grid[name]``. ``in_range=False`` skips the range check of a slider whose range follows
+    another control.
+
+    Examples
+    --------
+    >>> import ipywidgets as widgets
+    >>> explorer_grid(widgets.IntSlider(value=4, min=2, max=8), [2, 3, 4, 6, 8], "workers")
+    (2, 3, 4, 6, 8)
+    >>> explorer_grid(widgets.Dropdown(options=["a", "b"], value="a"), None, "scheme")
+    ('a', 'b')
+    >>> explorer_grid(widgets.IntSlider(value=4, min=2, max=8), [2, 4], "workers")
+    Traceback (most recent call last):
+    ...
+    ValueError: grid['workers'] must list at least 5 values of the slider (it has 7 positions), got 2
+    """
+    where = f"grid[{name!r}]"
+    if isinstance(control, _SLIDERS):
+        lo, hi = control.min, control.max
+        if isinstance(control, widgets.FloatLogSlider):
+            lo, hi = control.base ** lo, control.base ** hi
+            positions = round((control.max - control.min) / control.step) + 1
+        else:
+            positions = round((hi - lo) / control.step) + 1
+        if values is None:
+            if positions > MIN_SLIDER_VALUES:
+                raise ValueError(f"{where} must list the slider's values: it has {positions} "
+                                 f"positions (None means all of them only up to "
+                                 f"{MIN_SLIDER_VALUES})")
+            values = [lo + k * control.step for k in range(positions)]
+            if isinstance(control, widgets.IntSlider):
+                values = [int(v) for v in values]
+        values = tuple(values)
+        need = min(MIN_SLIDER_VALUES, positions)
+        if len(values) < need:
+            raise ValueError(f"{where} must list at least {need} values of the slider (it has "
+                             f"{positions} positions), got {len(values)}")
+        for v in values:
+            if isinstance(v, bool) or not isinstance(v, numbers.Real):
+                raise ValueError(f"{where} must hold numbers, got {v!r}")
+            if isinstance(control, widgets.IntSlider) and not isinstance(v, numbers.Integral):
+                raise ValueError(f"{where} must hold integers for an integer slider, got {v!r}")
+            if in_range and not (lo - 1e-12 <= v <= hi + 1e-12):
+                raise ValueError(f"{where}: value {v!r} is outside the slider's range "
+                                 f"[{lo:g}, {hi:g}]")
+    elif isinstance(control, _CHOICES):
+        options = [value for _, value in _options(control)]
+        values = tuple(options if values is None else values)
+        for v in values:
+            if not any(_same(v, o) for o in options):
+                raise ValueError(f"{where}: {v!r} is not an option; options: "
+                                 f"{', '.join(map(repr, options))}")
+        if len(values) < 2:
+            raise ValueError(f"{where} must list at least 2 options, got {len(values)}")
+    elif isinstance(control, (widgets.Text, widgets.Checkbox) + _BOXES):
+        if values is None:
+            if not isinstance(control, widgets.Checkbox):
+                raise ValueError(f"{where} must list the values to offer for a text or number "
+                                 "box (None only for a drop-down, toggle or short slider)")
+            values = (False, True)
+        values = tuple(values)
+        if len(values) < 2:
+            raise ValueError(f"{where} must list at least 2 values, got {len(values)}")
+        kind = (str if isinstance(control, widgets.Text) else
+                bool if isinstance(control, widgets.Checkbox) else numbers.Real)
+        for v in values:
+            if not isinstance(v, kind) or (kind is numbers.Real and isinstance(v, bool)):
+                raise ValueError(f"{where} must hold values of type {kind.__name__} for this "
+                                 f"control, got {v!r}")
+    else:
+        raise ValueError(f"{where}: an explorer cannot offer a {type(control).__name__} control")
+    if not all(_is_json_scalar(v) for v in values):
+        raise ValueError(f"{where} must hold numbers, strings or booleans (JSON), got {values!r}")
+    if len({json.dumps(v) for v in values}) != len(values):
+        raise ValueError(f"{where} repeats a value: {values!r}")
+    if not any(_same(control.value, v) for v in values):
+        raise ValueError(f"{where} must contain the control's current value {control.value!r}, "
+                         f"got {values!r}")
+    return values
+
+
+@dataclass(frozen=True)
+class ExplorerSpec:
+    """What the HTML book's explorer of one widget offers: enough to rebuild and re-render it.
+
+    Attributes
+    ----------
+    factory : str
+        ``"module:function"`` of the widget factory.
+    kwargs : tuple of (name, value)
+        The factory's keyword arguments (JSON values), sorted by name.
+    grid : tuple of (control name, tuple of values)
+        In the order of the widget's controls; the settings are every combination.
+
+    Examples
+    --------
+    >>> from qring_edu.widgets import dense_coding_widget
+    >>> spec = dense_coding_widget().explorer
+    >>> spec.factory
+    'qring_edu.widgets.holevo:dense_coding_widget'
+    >>> len(spec.settings()) == len(spec.grid[0][1])
+    True
+    >>> ExplorerSpec.from_json(spec.to_json()) == spec
+    True
+    """
+
+    factory: str
+    kwargs: tuple
+    grid: tuple
+
+    def __repr__(self) -> str:
+        sizes = "x".join(str(len(v)) for _, v in self.grid)
+        return f"ExplorerSpec({self.factory}, {', '.join(n for n, _ in self.grid)}: {sizes})"
+
+    @classmethod
+    def create(cls, factory: Callable, kwargs: Mapping[str, Any],
+               grid: Mapping[str, Sequence | None],
+               controls: Mapping[str, widgets.ValueWidget], *,
+               follows: Sequence[str] = ()) -> "ExplorerSpec":
+        """Check and build a specification (see :meth:`LiveFigure.explore`)."""
+        module, qualname = getattr(factory, "__module__", None), getattr(factory, "__qualname__", "")
+        if not callable(factory) or not module or not qualname or "<" in qualname or "." in qualname:
+            raise ValueError(f"factory must be a module-level function, got {factory!r}")
+        if not isinstance(kwargs, Mapping) or not all(isinstance(k, str) for k in kwargs):
+            raise TypeError(f"kwargs must be a mapping of argument names, got {type(kwargs).__name__}")
+        bad = [k for k, v in kwargs.items() if not _is_json_scalar(v)]
+        if bad:
+            raise ValueError(f"kwargs must hold numbers, strings or booleans (JSON); not: {bad}")
+        if not isinstance(grid, Mapping) or not grid:
+            raise ValueError("grid must map at least one control name to its values")
+        unknown = [n for n in grid if n not in controls]
+        if unknown:
+            raise ValueError(f"grid names {unknown!r}, not controls of this widget; controls: "
+                             f"{', '.join(controls)}")
+        loose = [n for n in follows if n not in grid or not isinstance(controls[n], _SLIDERS)]
+        if loose:
+            raise ValueError(f"follows names {loose!r}: only sliders of the grid may follow "
+                             "another control")
+        checked = tuple((n, explorer_grid(controls[n], grid[n], n, in_range=n not in follows))
+                        for n in controls if n in grid)
+        count = math.prod(len(v) for _, v in checked)
+        if count > MAX_EXPLORER_STATES:
+            raise ValueError(f"grid has {count} settings, more than MAX_EXPLORER_STATES = "
+                             f"{MAX_EXPLORER_STATES}: offer fewer values")
+        return cls(f"{module}:{qualname}", tuple(sorted(kwargs.items())), checked)
+
+    def to_json(self) -> str:
+        return json.dumps({"factory": self.factory, "kwargs": dict(self.kwargs),
+                           "grid": [[n, list(v)] for n, v in self.grid]},
+                          sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> "ExplorerSpec":
+        """The specification written by :meth:`to_json` (``ValueError`` if it is not one)."""
+        try:
+            data = json.loads(text)
+            return cls(str(data["factory"]), tuple(sorted(data["kwargs"].items())),
+                       tuple((str(n), tuple(v)) for n, v in data["grid"]))
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"text is not an explorer specification: {exc}") from None
+
+    def settings(self) -> list[dict[str, Any]]:
+        """Every setting of the grid (control name -> value), the last control varying fastest."""
+        names = [n for n, _ in self.grid]
+        return [dict(zip(names, combo)) for combo in itertools.product(*(v for _, v in self.grid))]
+
+
+def state_id(spec: ExplorerSpec, setting: Mapping[str, Any]) -> str:
+    """Short stable name of one setting of an explorer (16 hex digits of a SHA-256 of the
+    factory, its arguments and the setting); the build names the setting's PNG after it.
+
+    Examples
+    --------
+    >>> from qring_edu.widgets import dense_coding_widget
+    >>> spec = dense_coding_widget().explorer
+    >>> a, b = spec.settings()[:2]
+    >>> len(state_id(spec, a)), state_id(spec, a) == state_id(spec, dict(a)), state_id(spec, a) == state_id(spec, b)
+    (16, True, False)
+    """
+    key = json.dumps([spec.factory, dict(spec.kwargs), dict(setting)], sort_keys=True,
+                     separators=(",", ":"))
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+
+def explorer_widget(spec: ExplorerSpec) -> LiveFigure:
+    """Rebuild the widget an explorer specification describes (``factory(**kwargs)``).
+
+    Examples
+    --------
+    >>> from qring_edu.widgets import dense_coding_widget
+    >>> w = explorer_widget(dense_coding_widget(pair_fidelity=0.9).explorer)
+    >>> w.values()
+    {'pair_fidelity': 0.9}
+    """
+    module, _, name = spec.factory.partition(":")
+    if not module.startswith("qring_edu.") or not name.isidentifier():
+        raise ValueError(f"spec.factory must name a qring_edu widget factory, got {spec.factory!r}")
+    factory = getattr(importlib.import_module(module), name)
+    widget = factory(**dict(spec.kwargs))
+    if not isinstance(widget, LiveFigure):
+        raise ValueError(f"spec.factory {spec.factory!r} did not return a LiveFigure")
+    return widget
+
+
+def compact_png(png: bytes) -> bytes:
+    """The same picture as a 256-colour palette PNG, about a third of the bytes.
+
+    On white (the figures are opaque; a transparent pixel becomes white), colours reduced by
+    Pillow's fast octree without dithering: deterministic, and the figures' flat colours and
+    anti-aliased lines look the same. The explorers' pictures are stored this way, so the book's
+    many settings stay small.
+
+    Examples
+    --------
+    >>> from qring_edu.widgets import dense_coding_widget
+    >>> png = bytes(dense_coding_widget().image.value)
+    >>> small = compact_png(png)
+    >>> small[:4], len(small) < len(png) / 2, compact_png(png) == small
+    (b'\x89PNG', True, True)
+    """
+    from PIL import Image
+
+    with Image.open(io.BytesIO(png)) as image:
+        rgba = image.convert("RGBA")
+    white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+    rgb = Image.alpha_composite(white, rgba).convert("RGB")
+    palette = rgb.quantize(colors=256, method=Image.Quantize.FASTOCTREE,
+                           dither=Image.Dither.NONE)
+    buf = io.BytesIO()
+    palette.save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def render_state(widget: LiveFigure, setting: Mapping[str, Any]) -> bytes | None:
+    """The PNG of ``widget`` at one setting of its explorer, or ``None`` if it has no picture.
+
+    Sets the controls in the widget's order (so a control whose range follows another one,
+    such as the ring's step after P, is set after it), with one redraw at the end: the same
+    compute, plot and :func:`figure_to_png` as moving the live controls, stored as
+    :func:`compact_png`. ``None`` when a control
+    does not take the value (outside the range its neighbours leave it) or the library refuses
+    the setting (the live widget would show the error message).
+
+    Examples
+    --------
+    >>> from qring_edu.widgets import ring_schedule_widget
+    >>> w = ring_schedule_widget(workers=4, step=3)
+    >>> render_state(w, {"workers": 2, "step": 1})[:4]
+    b'\\x89PNG'
+    >>> render_state(w, {"workers": 2, "step": 5}) is None   # step <= 2(P - 1)
+    True
+    """
+    unknown = [n for n in setting if n not in widget.controls]
+    if unknown:
+        raise ValueError(f"setting names {unknown!r}, not controls of this widget")
+    widget._batch = True
+    try:
+        for name, control in widget.controls.items():
+            if name in setting:
+                try:
+                    control.value = setting[name]
+                except Exception:  # traitlets refuses the value  # noqa: BLE001
+                    return None
+    finally:
+        widget._batch = False
+    if not all(_same(widget.controls[n].value, v) for n, v in setting.items()):
+        return None
+    widget.refresh()
+    return None if widget.error else compact_png(bytes(widget.image.value))
+
+
+def _display(control, value) -> str:
+    """How a control shows ``value`` (its readout, option label or text)."""
+    if isinstance(control, _CHOICES):
+        return next((label for label, v in _options(control) if _same(v, value)), str(value))
+    if isinstance(control, widgets.Checkbox):
+        return "on" if value else "off"
+    if isinstance(control, widgets.Text):
+        return repr(value)
+    fmt = getattr(control, "readout_format", "")
+    if isinstance(control, (widgets.IntSlider,) + _BOXES[:1]):
+        return str(int(value))
+    try:
+        return format(value, fmt or "g")
+    except (ValueError, TypeError):
+        return str(value)
+
+
+def explorer_controls(widget: LiveFigure) -> tuple[list[dict], list[dict]]:
+    """The explorer's controls and the fixed ones, as the page shows them.
+
+    Returns ``(moved, fixed)``: for each grid control ``{"name", "label", "kind" ("range" for a
+    slider or number box, "select" otherwise), ``"values"``, ``"labels"``, ``"default"`` (index of
+    the current value)}``; for every other control ``{"name", "label", "value"}`` (its current
+    value as shown).
+
+    Examples
+    --------
+    >>> from qring_edu.widgets import dense_coding_widget
+    >>> moved, fixed = explorer_controls(dense_coding_widget())
+    >>> moved[0]["label"], moved[0]["kind"], fixed
+    ('pair fidelity F', 'range', [])
+    """
+    spec = widget.explorer
+    if spec is None:
+        raise ValueError("widget has no explorer: its factory does not call LiveFigure.explore")
+    grid = dict(spec.grid)
+    moved, fixed = [], []
+    for name, control in widget.controls.items():
+        label = control.description or name
+        if name in grid:
+            values = list(grid[name])
+            ranged = isinstance(control, _SLIDERS + _BOXES)
+            moved.append({"name": name, "label": label, "kind": "range" if ranged else "select",
+                          "values": values, "labels": [_display(control, v) for v in values],
+                          "default": next(i for i, v in enumerate(values)
+                                          if _same(v, control.value))})
+        else:
+            fixed.append({"name": name, "label": label, "value": _display(control, control.value)})
+    return moved, fixed
 
 
 # ---------------------------------------------------------------------------------------------

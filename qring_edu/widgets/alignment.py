@@ -55,8 +55,11 @@ def gapip_widget(tau: float = 0.05, log2_P: int = 12, trials: int = 6, seed: int
                                      value=protocol, description="quantum protocol"),
     }
     wide_descriptions(controls)
-    return LiveFigure(gapip_curves, plot_gapip_curves, controls,
-                      title="GapIP: communication against 1/τ")
+    w = LiveFigure(gapip_curves, plot_gapip_curves, controls,
+                   title="GapIP: communication against 1/τ")
+    return w.explore(gapip_widget, dict(tau=tau, log2_P=log2_P, trials=trials, seed=seed,
+                                        confidence=confidence, protocol=protocol),
+                     {"tau": sorted({0.01, 0.02, 0.05, 0.1, 0.2, tau}), "confidence": None})
 
 
 def tieaudit_explorer_widget(log2_P: int = 5, alpha: float = 0.75, f: float = 0.25,
@@ -96,8 +99,13 @@ def tieaudit_explorer_widget(log2_P: int = 5, alpha: float = 0.75, f: float = 0.
                                          value=test_strings, description="test strings"),
     }
     wide_descriptions(controls)
-    return LiveFigure(audit_explorer, plot_audit_explorer, controls,
-                      title="TieAudit: signs, matching, measurement, estimates")
+    w = LiveFigure(audit_explorer, plot_audit_explorer, controls,
+                   title="TieAudit: signs, matching, measurement, estimates")
+    return w.explore(tieaudit_explorer_widget,
+                     dict(log2_P=log2_P, alpha=alpha, f=f, eps=eps, noise=noise, seed=seed,
+                          attack=attack, test_strings=test_strings),
+                     {"alpha": sorted({0.1, 0.25, 0.5, 0.75, 1.0, alpha}),
+                      "f": sorted({0.0, 0.25, 0.5, 0.75, 1.0, f})})
 
 
 def tieaudit_scaling_widget(eps: float = 0.05, alpha: float = 1.0, delta: float = 0.05, *,
@@ -128,5 +136,8 @@ def tieaudit_scaling_widget(eps: float = 0.05, alpha: float = 1.0, delta: float 
                                   value=bound, description="bounds"),
     }
     wide_descriptions(controls)
-    return LiveFigure(tieaudit_curves, plot_tieaudit_scaling, controls,
-                      title="TieAudit: communication against P")
+    w = LiveFigure(tieaudit_curves, plot_tieaudit_scaling, controls,
+                   title="TieAudit: communication against P")
+    return w.explore(tieaudit_scaling_widget, dict(eps=eps, alpha=alpha, delta=delta, bound=bound),
+                     {"eps": sorted({0.01, 0.02, 0.05, 0.1, 0.2, eps}),
+                      "alpha": sorted({0.1, 0.25, 0.5, 0.75, 1.0, alpha})})

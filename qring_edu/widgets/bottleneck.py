@@ -55,9 +55,12 @@ def ring_schedule_widget(workers: int = 4, step: int = 3, d: str = "10",
     def compute(workers: int, step: int, d: str) -> RingState:
         return ring_state(workers, step, parse_number(d, "d", lo=1, integer=True), bits)
 
-    return LiveFigure(compute, plot_ring_state,
-                      {"workers": p_slider, "step": step_slider, "d": d_box},
-                      title="Ring all-reduce, step by step")
+    w = LiveFigure(compute, plot_ring_state,
+                   {"workers": p_slider, "step": step_slider, "d": d_box},
+                   title="Ring all-reduce, step by step")
+    # Explorer: P = 2..6 and every step of each (steps beyond 2(P-1) have no picture).
+    return w.explore(ring_schedule_widget, dict(workers=workers, step=step, d=d, bits=bits),
+                     {"workers": [2, 3, 4, 5, 6], "step": list(range(11))}, follows=["step"])
 
 
 def alpha_beta_widget(workers: int = 16, model: str = "ResNet-50", bits: int = 32,
@@ -90,5 +93,8 @@ def alpha_beta_widget(workers: int = 16, model: str = "ResNet-50", bits: int = 3
                                  lo=0.0, lo_open=True)
         return alpha_beta_costs(workers, model, bits, alpha_us, bandwidth)
 
-    return LiveFigure(compute, plot_time_vs_workers, controls,
-                      title="α–β time: ring vs parameter server")
+    w = LiveFigure(compute, plot_time_vs_workers, controls,
+                   title="α–β time: ring vs parameter server")
+    return w.explore(alpha_beta_widget, dict(workers=workers, model=model, bits=bits,
+                                             alpha_us=alpha_us, bandwidth_gbps=bandwidth_gbps),
+                     {"model": None, "alpha_us": [1.0, 10.0, 100.0, 1000.0, 10000.0]})

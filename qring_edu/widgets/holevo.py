@@ -113,7 +113,11 @@ def ensemble_designer_widget(preset: str = "trine", meas_theta: float = 0.0,
     controls["preset"].observe(_load, names="value")
     for c in state_controls:
         c.observe(_to_custom, names="value")
-    return w
+    # Explorer: every preset ("custom" is whatever the reader typed, not a setting) and the
+    # measurement's polar angle.
+    return w.explore(ensemble_designer_widget,
+                     dict(preset=preset, meas_theta=meas_theta, meas_phi=meas_phi),
+                     {"preset": list(presets), "meas_theta": [0.0, 45.0, 90.0, 135.0, 180.0]})
 
 
 def dense_coding_widget(pair_fidelity: float = 0.9) -> LiveFigure:
@@ -132,8 +136,11 @@ def dense_coding_widget(pair_fidelity: float = 0.9) -> LiveFigure:
         value=pair_fidelity, min=0.25, max=1.0, step=0.005, readout_format=".3f",
         description="pair fidelity F", style={"description_width": "initial"},
         layout=widgets.Layout(width="420px"))}
-    return LiveFigure(_experiments.dense_coding_sweep, plot_dense_coding, controls,
-                      title="Dense coding with a noisy pair: bits per qubit sent")
+    w = LiveFigure(_experiments.dense_coding_sweep, plot_dense_coding, controls,
+                   title="Dense coding with a noisy pair: bits per qubit sent")
+    return w.explore(dense_coding_widget, dict(pair_fidelity=pair_fidelity),
+                     {"pair_fidelity": sorted({0.25, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0,
+                                               float(pair_fidelity)})})
 
 
 def ledger_floor_widget(d: str = "1000", bits: int = 16) -> LiveFigure:
@@ -156,8 +163,11 @@ def ledger_floor_widget(d: str = "1000", bits: int = 16) -> LiveFigure:
     def compute(d, bits: int) -> "_experiments.LedgerFloorSweep":
         return _experiments.ledger_floor_sweep(parse_number(d, "d", lo=1, integer=True), bits)
 
-    return LiveFigure(compute, plot_ledger_floor, controls,
-                      title="The ring's online ledger against the Holevo floor")
+    w = LiveFigure(compute, plot_ledger_floor, controls,
+                   title="The ring's online ledger against the Holevo floor")
+    return w.explore(ledger_floor_widget, dict(d=str(d), bits=bits),
+                     {"d": sorted({"10", "1000", "100000", str(d)}, key=len),
+                      "bits": sorted({4, 8, 16, 24, 32, bits})})
 
 
 # Deprecated (0.1): the chapter's results used to be importable from here.

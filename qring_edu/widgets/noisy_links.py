@@ -43,8 +43,13 @@ def net_factor_widget(channel_fidelity: float = 0.99, scheme: str = "fec",
         "rounds": widgets.IntSlider(value=rounds, min=1, max=3, description="distillation rounds"),
     }
     wide_descriptions(controls)
-    return LiveFigure(net_factor_sweep, plot_net_factors, controls,
-                      title="Net online factor of each protection scheme")
+    w = LiveFigure(net_factor_sweep, plot_net_factors, controls,
+                   title="Net online factor of each protection scheme")
+    return w.explore(net_factor_widget, dict(channel_fidelity=channel_fidelity, scheme=scheme,
+                                             block_length=block_length, rounds=rounds),
+                     {"channel_fidelity": sorted({0.95, 0.97, 0.98, 0.99, 0.999,
+                                                  channel_fidelity}),
+                      "scheme": None})
 
 
 def protected_training_widget(channel_fidelity: float = 0.99, protection: str = "fec",
@@ -71,5 +76,10 @@ def protected_training_widget(channel_fidelity: float = 0.99, protection: str = 
     def compute(channel_fidelity, protection):
         return protected_training(channel_fidelity, protection, steps=steps, seed=seed)
 
-    return LiveFigure(compute, plot_protected_training, controls,
-                      title="Training over a protected and an unprotected noisy ring")
+    w = LiveFigure(compute, plot_protected_training, controls,
+                   title="Training over a protected and an unprotected noisy ring")
+    # A few seconds per setting: every protection at the chosen fidelity.
+    return w.explore(protected_training_widget, dict(channel_fidelity=channel_fidelity,
+                                                     protection=protection, steps=steps,
+                                                     seed=seed),
+                     {"protection": None})

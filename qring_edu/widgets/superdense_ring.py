@@ -61,8 +61,12 @@ def superdense_channel_widget(pair_fidelity: float = 0.9, n_symbols: int = 2000,
         return channel_statistics(pair_fidelity, n_symbols, seed,
                                   aer_symbols=min(n_symbols, 2000) if aer else 0)
 
-    return LiveFigure(compute, plot_outcome_distributions, controls,
-                      title="Superdense coding over noisy pairs")
+    w = LiveFigure(compute, plot_outcome_distributions, controls,
+                   title="Superdense coding over noisy pairs")
+    return w.explore(superdense_channel_widget,
+                     dict(pair_fidelity=pair_fidelity, n_symbols=n_symbols, seed=seed),
+                     {"pair_fidelity": sorted({0.25, 0.5, 0.6, 0.9, 1.0, pair_fidelity}),
+                      "n_symbols": sorted({100, 500, 2000, 5000, 20000, n_symbols})})
 
 
 def iteration_time_widget(compute_ms: float = 100.0, workers: int = 8,
@@ -96,8 +100,12 @@ def iteration_time_widget(compute_ms: float = 100.0, workers: int = 8,
                                         description="β qubit / β bit"),
     }
     wide_descriptions(controls)
-    return LiveFigure(iteration_comparison, plot_iteration_comparison,
-                      controls, title="Iteration time: classical vs superdense ring")
+    w = LiveFigure(iteration_comparison, plot_iteration_comparison,
+                   controls, title="Iteration time: classical vs superdense ring")
+    return w.explore(iteration_time_widget,
+                     dict(compute_ms=compute_ms, workers=workers, model=model),
+                     {"compute_ms": sorted({1.0, 10.0, 100.0, 1000.0, 10000.0, compute_ms}),
+                      "model": None})
 
 
 def overlap_widget(compute_ms: float = 20.0, bandwidth_gbps: float = 100.0,
@@ -135,8 +143,15 @@ def overlap_widget(compute_ms: float = 20.0, bandwidth_gbps: float = 100.0,
                                                  description="backward share"),
     }
     wide_descriptions(controls)
-    return LiveFigure(overlap_comparison, plot_overlap_timeline, controls,
-                      title="One iteration, the same overlap for both rings (ResNet-50, P = 8)")
+    w = LiveFigure(overlap_comparison, plot_overlap_timeline, controls,
+                   title="One iteration, the same overlap for both rings (ResNet-50, P = 8)")
+    return w.explore(overlap_widget, dict(compute_ms=compute_ms, bandwidth_gbps=bandwidth_gbps,
+                                          latency_us=latency_us, buckets=buckets,
+                                          qubit_cost=qubit_cost,
+                                          backward_fraction=backward_fraction),
+                     {"compute_ms": sorted({1.0, 5.0, 20.0, 100.0, 1000.0, compute_ms}),
+                      "bandwidth_gbps": sorted({1.0, 10.0, 100.0, 300.0, 1000.0,
+                                                bandwidth_gbps})})
 
 
 _moved_getattr, _moved_dir = forward(__name__, [], {"superdense_training_widget": (

@@ -48,8 +48,13 @@ def superdense_training_widget(pair_fidelity: float = 0.99, workers: int = 4, bi
     def compute(pair_fidelity, workers, bits, seed):
         return training_comparison(pair_fidelity, workers, bits, steps=steps, seed=seed)
 
-    return LiveFigure(compute, plot_training_comparison, controls,
-                      title="Training over the superdense ring")
+    w = LiveFigure(compute, plot_training_comparison, controls,
+                   title="Training over the superdense ring")
+    return w.explore(superdense_training_widget,
+                     dict(pair_fidelity=pair_fidelity, workers=workers, bits=bits, seed=seed,
+                          steps=steps),
+                     {"pair_fidelity": sorted({0.95, 0.97, 0.99, 0.995, 0.999, 1.0,
+                                               pair_fidelity})})
 
 
 def learner_training_widget(model: str = "vqc", transport: str = "superdense",
@@ -84,5 +89,11 @@ def learner_training_widget(model: str = "vqc", transport: str = "superdense",
     def compute(model, transport, pair_fidelity, workers, seed):
         return learner_training(model, transport, pair_fidelity, workers, seed, steps=steps)
 
-    return LiveFigure(compute, plot_learner_training, controls,
-                      title="A learner over the ring: MLP or variational quantum classifier")
+    w = LiveFigure(compute, plot_learner_training, controls,
+                   title="A learner over the ring: MLP or variational quantum classifier")
+    # About two seconds per setting: the learner and five fidelities.
+    return w.explore(learner_training_widget,
+                     dict(model=model, transport=transport, pair_fidelity=pair_fidelity,
+                          workers=workers, seed=seed, steps=steps),
+                     {"model": None,
+                      "pair_fidelity": sorted({0.95, 0.98, 0.99, 0.995, 1.0, pair_fidelity})})

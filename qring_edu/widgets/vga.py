@@ -70,7 +70,10 @@ def vga_attack_widget(source: str = "known_pads", test_fraction: float = 0.5,
                             eavesdrop_fraction=eavesdrop_fraction, noise=noise,
                             tolerance=tolerance, seed=0)
 
-    return LiveFigure(compute, plot_attack_sweep, controls, title="VGA attack playground")
+    w = LiveFigure(compute, plot_attack_sweep, controls, title="VGA attack playground")
+    return w.explore(vga_attack_widget,
+                     dict(source=source, test_fraction=test_fraction, entries=entries),
+                     {"source": None, "entries": sorted({1, 4, 8, 16, 64, entries})})
 
 
 def vga_privacy_widget(inputs_a: str = "1, 2, 3", inputs_b: str = "3, 3, 0",
@@ -111,7 +114,12 @@ def vga_privacy_widget(inputs_a: str = "1, 2, 3", inputs_b: str = "3, 3, 0",
                                           source=source, eavesdrop_fraction=eavesdrop_fraction,
                                           amplification=amplification)
 
-    return LiveFigure(compute, plot_exact_privacy, controls, title="VGA privacy explorer (exact)")
+    w = LiveFigure(compute, plot_exact_privacy, controls, title="VGA privacy explorer (exact)")
+    # Second input set: the same sum as "1, 2, 3" modulo 4 twice, another sum once.
+    others = [inputs_b] + [t for t in ("0, 0, 2", "1, 1, 1") if t != inputs_b]
+    return w.explore(vga_privacy_widget,
+                     dict(inputs_a=inputs_a, inputs_b=inputs_b, bits=bits, source=source),
+                     {"inputs_b": others, "source": None})
 
 
 def vga_epsilon_widget(attack: str = "split_worker", workers: int = 4, bits: int = 8,
@@ -142,7 +150,11 @@ def vga_epsilon_widget(attack: str = "split_worker", workers: int = 4, bits: int
         return _experiments.epsilon_grid(bad_fraction, attack=name, workers=workers, bits=bits,
                                          attacked_qubits=k)
 
-    return LiveFigure(compute, plot_epsilon_grid, controls, title="VGA soundness error ε")
+    w = LiveFigure(compute, plot_epsilon_grid, controls, title="VGA soundness error ε")
+    return w.explore(vga_epsilon_widget, dict(attack=attack, workers=workers, bits=bits,
+                                              bad_fraction=bad_fraction),
+                     {"attack": None,
+                      "bad_fraction": sorted({0.0, 0.05, 0.1, 0.2, 0.3, bad_fraction})})
 
 
 # Deprecated (0.1): the chapter's results used to be importable from here.

@@ -8,8 +8,10 @@ For every page in ``_toc.yml``, opened from a local web server and from ``file:/
   an ``mjx-container``, no formula contains an undefined macro (MathJax writes those out with their
   backslash), and no raw TeX delimiters are left in the visible text;
 * every ``<img>`` has loaded (``naturalWidth > 0``);
-* every widget of a chapter notebook shows its static preview (a loaded PNG and the live-run hint),
-  and no unrendered widget view is left on the page;
+* every widget of a chapter notebook is an explorer (``.qring-explorer``, built by
+  book/_tools/explorer.py: its controls, a loaded picture and the explorer's hint; see
+  test_explorers.py for moving them), or, if it declares none, shows its static preview (a loaded
+  PNG and the live-run hint); no unrendered widget view is left on the page;
 * chapter pages have Binder and Colab launch buttons for the repository of ``_config.yml``.
 
 The References page lists the whole bibliography, and every internal link (with its anchor)
@@ -27,7 +29,7 @@ from urllib.parse import unquote, urldefrag, urljoin, urlparse
 
 import pytest
 
-from qring_edu.widgets._base import LIVE_HINT
+from qring_edu.widgets._base import EXPLORER_HINT, LIVE_HINT
 
 from ._book import ROOT, book_config, toc_pages
 
@@ -68,7 +70,7 @@ async () => {
   report.imgCount = imgs.length;
   report.imgBroken = imgs.filter(i => !(i.complete && i.naturalWidth > 0))
                          .map(i => (i.getAttribute('src') || '').slice(0, 100));
-  const widgets = [...document.querySelectorAll('.qring-static-widget')];
+  const widgets = [...document.querySelectorAll('.qring-static-widget, .qring-explorer')];
   report.widgets = widgets.map(w => {
     const img = w.querySelector('img');
     return {
@@ -76,6 +78,8 @@ async () => {
       imgWidth: img ? img.naturalWidth : 0,
       visible: w.getBoundingClientRect().height > 0,
       text: w.innerText,
+      explorer: w.classList.contains('qring-explorer'),
+      controls: w.querySelectorAll('input[type="range"], select').length,
     };
   });
   report.widgetViews = document.querySelectorAll(
@@ -102,19 +106,21 @@ def _is_local(url: str, mode: str, http_base: str, html_dir: Path) -> bool:
     return url.startswith(html_dir.as_uri() + "/")
 
 
-def _stored_widget_previews(page: str) -> int:
-    """Widget outputs with a static preview stored in the page's notebook (0 for .md pages)."""
+def _stored_widget_previews(page: str) -> tuple[int, int]:
+    """(widget outputs with a static preview, those of them with an explorer specification)
+    stored in the page's notebook ((0, 0) for .md pages)."""
     nb_path = ROOT / f"{page}.ipynb"
     if not nb_path.is_file():
-        return 0
+        return 0, 0
     nb = json.loads(nb_path.read_text(encoding="utf-8"))
-    count = 0
+    count = explorers = 0
     for cell in nb["cells"]:
         for out in cell.get("outputs", []):
             html = out.get("data", {}).get("text/html", "")
             html = "".join(html) if isinstance(html, list) else html
             count += html.count('class="qring-static-widget"')
-    return count
+            explorers += html.count('class="qring-static-widget" data-qring-explorer=')
+    return count, explorers
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -169,13 +175,18 @@ def test_page_offline(browser, http_base, html_dir, screenshot_dir, mode, page):
     assert not report["imgBroken"], f"images that did not load: {report['imgBroken']}"
 
     # Widgets: every stored static preview is on the page, with its picture and how to run it live.
-    expected = _stored_widget_previews(page)
+    expected, explorers = _stored_widget_previews(page)
     assert len(report["widgets"]) == expected, (
-        f"{len(report['widgets'])} static widget previews on the page, {expected} in the notebook")
+        f"{len(report['widgets'])} widgets on the page, {expected} in the notebook")
+    assert sum(w["explorer"] for w in report["widgets"]) == explorers, (
+        f"{sum(w['explorer'] for w in report['widgets'])} explorers on the page, "
+        f"{explorers} specified in the notebook")
     for i, w in enumerate(report["widgets"]):
-        assert w["imgLoaded"] and w["imgWidth"] > 100, f"widget preview {i}: image not loaded"
-        assert w["visible"], f"widget preview {i} is not visible"
-        assert LIVE_HINT in " ".join(w["text"].split()), f"widget preview {i}: no live-run hint"
+        assert w["imgLoaded"] and w["imgWidth"] > 100, f"widget {i}: image not loaded"
+        assert w["visible"], f"widget {i} is not visible"
+        hint = EXPLORER_HINT if w["explorer"] else LIVE_HINT
+        assert hint in " ".join(w["text"].split()), f"widget {i}: no hint on how to run it"
+        assert (w["controls"] > 0) == w["explorer"], f"widget {i}: {w['controls']} controls"
     assert report["widgetViews"] == 0, "unrendered (dead) widget views on the page"
     assert "Loading widget" not in report["bodyText"]
 

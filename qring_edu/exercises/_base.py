@@ -323,7 +323,18 @@ def _crash_site(exc: BaseException, function) -> str:
 
 
 class Forbidden(RuntimeError):
-    """Raised by a library function that a graded question asked the student not to call."""
+    """Raised by a library function that a graded question asked the student not to call.
+
+    Examples
+    --------
+    >>> import qring_edu as qr
+    >>> with forbidden("ring_time"):
+    ...     try:
+    ...         qr.ring_time(4, 1000, 16, 1e-5, 1e-9)
+    ...     except Forbidden as err:
+    ...         print(type(err).__name__)
+    Forbidden
+    """
 
 
 @contextmanager

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -31,6 +31,7 @@ if str(ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
 from timing import time_it  # noqa: E402  (bench/ is on sys.path: run.py's folder)
+
 from qring_edu.alignment import gapip  # noqa: E402
 from qring_edu.experiments.alignment import (  # noqa: E402
     DEFAULT_TAUS,
@@ -46,8 +47,8 @@ P_LARGE = 2**20
 GAPIP_TAU = 0.02
 TIEAUDIT_EPS = 0.05
 TARGET_SECONDS = 5.0
-QUANTUM_SLOPE = (0.85, 1.35)      # "near 1"
-CLASSICAL_SLOPE = (1.85, 2.15)    # "near 2"
+QUANTUM_SLOPE = (0.85, 1.35)  # "near 1"
+CLASSICAL_SLOPE = (1.85, 2.15)  # "near 2"
 
 
 def run(out: Callable[[str], None], repeats: int) -> list[tuple[str, str, str, bool]]:
@@ -60,14 +61,23 @@ def run(out: Callable[[str], None], repeats: int) -> list[tuple[str, str, str, b
     tq, dq = time_it(lambda: gapip(g, h, GAPIP_TAU, protocol="quantum", seed=1), repeats)
     tc, dc = time_it(lambda: gapip(g, h, GAPIP_TAU, protocol="classical", seed=1), repeats)
     med_q, med_c = tq.median, tc.median
-    out(f"- GapIP quantum, P = 2^20, tau = {GAPIP_TAU}: {tq.text()}; verdict {dq.verdict}, "
-        f"{dq.cost:,} qubits in {dq.rounds} rounds")
-    out(f"- GapIP classical ({dc.protocol}), same instance: {tc.text()}; verdict {dc.verdict}, "
-        f"{dc.cost:,} bits")
+    out(
+        f"- GapIP quantum, P = 2^20, tau = {GAPIP_TAU}: {tq.text()}; verdict {dq.verdict}, "
+        f"{dq.cost:,} qubits in {dq.rounds} rounds"
+    )
+    out(
+        f"- GapIP classical ({dc.protocol}), same instance: {tc.text()}; verdict {dc.verdict}, "
+        f"{dc.cost:,} bits"
+    )
     out(f"- simulation-time ratio quantum / classical: {med_q / med_c:.2f}")
-    rows.append(("GapIP quantum decision, P=2^20, tau=0.02", f"{med_q:.3f} s "
-                 f"(x{med_q / med_c:.2f} classical sim)", f"<= {TARGET_SECONDS:g} s",
-                 med_q <= TARGET_SECONDS and dq.verdict == "conflicting"))
+    rows.append(
+        (
+            "GapIP quantum decision, P=2^20, tau=0.02",
+            f"{med_q:.3f} s (x{med_q / med_c:.2f} classical sim)",
+            f"<= {TARGET_SECONDS:g} s",
+            med_q <= TARGET_SECONDS and dq.verdict == "conflicting",
+        )
+    )
 
     # TieAudit at P = 2^20, eps = 0.05.
     m = random_matching(P_LARGE, 1.0, seed=6)
@@ -75,49 +85,84 @@ def run(out: Callable[[str], None], repeats: int) -> list[tuple[str, str, str, b
     tq2, eq = time_it(lambda: tieaudit(s, m, TIEAUDIT_EPS, seed=2), repeats)
     tc2, ec = time_it(lambda: tieaudit(s, m, TIEAUDIT_EPS, protocol="classical", seed=2), repeats)
     med_q2, med_c2 = tq2.median, tc2.median
-    out(f"- TieAudit quantum, P = 2^20, eps = {TIEAUDIT_EPS}: {tq2.text()}; estimate "
-        f"{eq.value:.4f} (true 0.3000), {eq.cost:,} qubits")
-    out(f"- TieAudit classical, same instance: {tc2.text()}; estimate {ec.value:.4f}, "
-        f"{ec.cost:,} bits")
+    out(
+        f"- TieAudit quantum, P = 2^20, eps = {TIEAUDIT_EPS}: {tq2.text()}; estimate "
+        f"{eq.value:.4f} (true 0.3000), {eq.cost:,} qubits"
+    )
+    out(
+        f"- TieAudit classical, same instance: {tc2.text()}; estimate {ec.value:.4f}, "
+        f"{ec.cost:,} bits"
+    )
     out(f"- simulation-time ratio quantum / classical: {med_q2 / med_c2:.2f}")
-    rows.append(("TieAudit quantum estimate, P=2^20, eps=0.05", f"{med_q2:.3f} s "
-                 f"(x{med_q2 / med_c2:.2f} classical sim)", f"<= {TARGET_SECONDS:g} s",
-                 med_q2 <= TARGET_SECONDS and abs(eq.value - 0.3) <= TIEAUDIT_EPS))
+    rows.append(
+        (
+            "TieAudit quantum estimate, P=2^20, eps=0.05",
+            f"{med_q2:.3f} s (x{med_q2 / med_c2:.2f} classical sim)",
+            f"<= {TARGET_SECONDS:g} s",
+            med_q2 <= TARGET_SECONDS and abs(eq.value - 0.3) <= TIEAUDIT_EPS,
+        )
+    )
 
     # Scaling experiments (shared with chapter 6 and tests/test_scaling.py).
     t0 = time.perf_counter()
     gs = gapip_scaling(DEFAULT_TAUS, 2**16, trials=20, seed=0, confidence="hoeffding")
     ts = tieaudit_scaling(eps=TIEAUDIT_EPS, run_max_log2_P=16, trials=5, seed=0)
     elapsed = time.perf_counter() - t0
-    out(f"- GapIP slopes at P = 2^16, tau 0.4 .. 0.02 (20 instances each, Hoeffding bounds on "
-        f"both sides): quantum {gs.quantum_slope:.3f}, classical {gs.classical_slope:.3f}")
-    out(f"- TieAudit, eps = {TIEAUDIT_EPS}: classical slope {ts.classical_slope:.3f}, quantum cost "
+    out(
+        f"- GapIP slopes at P = 2^16, tau 0.4 .. 0.02 (20 instances each, Hoeffding bounds on "
+        f"both sides): quantum {gs.quantum_slope:.3f}, classical {gs.classical_slope:.3f}"
+    )
+    out(
+        f"- TieAudit, eps = {TIEAUDIT_EPS}: classical slope {ts.classical_slope:.3f}, quantum cost "
         f"= {ts.copies} x log2 P, crossover P = 2^{ts.crossover_P.bit_length() - 1}; "
-        f"at 2^24 classical/quantum = {ts.classical_cost[-1] / ts.quantum_cost[-1]:.1f}")
+        f"at 2^24 classical/quantum = {ts.classical_cost[-1] / ts.quantum_cost[-1]:.1f}"
+    )
     out(f"- scaling experiments took {elapsed:.1f} s")
     out()
-    rows.append(("GapIP slope quantum / classical", f"{gs.quantum_slope:.2f} / "
-                 f"{gs.classical_slope:.2f}", "near 1 / near 2",
-                 QUANTUM_SLOPE[0] <= gs.quantum_slope <= QUANTUM_SLOPE[1]
-                 and CLASSICAL_SLOPE[0] <= gs.classical_slope <= CLASSICAL_SLOPE[1]))
-    rows.append(("TieAudit crossover (eps=0.05), classical slope",
-                 f"P = 2^{ts.crossover_P.bit_length() - 1}, {ts.classical_slope:.3f}",
-                 "log P vs sqrt P", abs(ts.classical_slope - 0.5) < 0.02 and ts.crossover_P > 0))
+    rows.append(
+        (
+            "GapIP slope quantum / classical",
+            f"{gs.quantum_slope:.2f} / {gs.classical_slope:.2f}",
+            "near 1 / near 2",
+            QUANTUM_SLOPE[0] <= gs.quantum_slope <= QUANTUM_SLOPE[1]
+            and CLASSICAL_SLOPE[0] <= gs.classical_slope <= CLASSICAL_SLOPE[1],
+        )
+    )
+    rows.append(
+        (
+            "TieAudit crossover (eps=0.05), classical slope",
+            f"P = 2^{ts.crossover_P.bit_length() - 1}, {ts.classical_slope:.3f}",
+            "log P vs sqrt P",
+            abs(ts.classical_slope - 0.5) < 0.02 and ts.crossover_P > 0,
+        )
+    )
 
     # The full comparison (chapter 6 shows 19 margins x 10 instances).
     t0 = time.perf_counter()
-    cmp_ = gapip_comparison(np.geomspace(0.4, 1e-4, 25), 2**16, trials=20, seed=0,
-                            families=GAPIP_FAMILIES + (("quantum", "chernoff"),))
+    cmp_ = gapip_comparison(
+        np.geomspace(0.4, 1e-4, 25),
+        2**16,
+        trials=20,
+        seed=0,
+        families=GAPIP_FAMILIES + (("quantum", "chernoff"),),
+    )
     elapsed = time.perf_counter() - t0
-    out("- GapIP comparison, P = 2^16, 25 margins 0.4 .. 1e-4, 20 instances each "
-        f"({elapsed:.1f} s):")
+    out(
+        "- GapIP comparison, P = 2^16, 25 margins 0.4 .. 1e-4, 20 instances each "
+        f"({elapsed:.1f} s):"
+    )
     for row in cmp_.table().rows:
         out(f"  - {row[0]}, {row[1]}: quantum cheaper for {row[2]} (best ratio {row[3]:.2f})")
     uppers = [cmp_.window("quantum", c)[1] for c in ("hoeffding", "exact")]
     out()
-    rows.append(("GapIP crossover tau (amplitude est., exact..Hoeffding)",
-                 f"{min(uppers):.3f} .. {max(uppers):.3f}", "a range near 0.013 .. 0.02",
-                 0.011 <= min(uppers) <= max(uppers) <= 0.022))
+    rows.append(
+        (
+            "GapIP crossover tau (amplitude est., exact..Hoeffding)",
+            f"{min(uppers):.3f} .. {max(uppers):.3f}",
+            "a range near 0.013 .. 0.02",
+            0.011 <= min(uppers) <= max(uppers) <= 0.022,
+        )
+    )
     return rows
 
 

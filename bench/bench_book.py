@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import yaml
 
@@ -71,8 +71,10 @@ def execute_seconds(path: Path, timeout: int = CELL_TIMEOUT) -> float:
 def run(out: Callable[[str], None], repeats: int) -> list[tuple[str, str, str, bool]]:
     """Print the book-execution section with ``out(text)`` and return the summary row."""
     notebooks = toc_notebooks()
-    out("## Book execution time: every chapter notebook from scratch, fresh kernel each "
-        "(one run each)")
+    out(
+        "## Book execution time: every chapter notebook from scratch, fresh kernel each "
+        "(one run each)"
+    )
     out("")
     out("| notebook | seconds |")
     out("|---|---:|")
@@ -83,8 +85,14 @@ def run(out: Callable[[str], None], repeats: int) -> list[tuple[str, str, str, b
         out(f"| {path.relative_to(ROOT)} | {seconds:.1f} |")
     out(f"| **whole book ({len(notebooks)} notebooks)** | **{total:.1f}** |")
     out("")
-    return [(f"book execution, {len(notebooks)} notebooks from scratch", f"{total:.0f} s",
-             f"< {TARGET_TOTAL_SECONDS:g} s", total < TARGET_TOTAL_SECONDS)]
+    return [
+        (
+            f"book execution, {len(notebooks)} notebooks from scratch",
+            f"{total:.0f} s",
+            f"< {TARGET_TOTAL_SECONDS:g} s",
+            total < TARGET_TOTAL_SECONDS,
+        )
+    ]
 
 
 if __name__ == "__main__":

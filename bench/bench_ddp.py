@@ -24,8 +24,8 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 for _p in (str(ROOT), str(Path(__file__).resolve().parent)):
@@ -35,9 +35,9 @@ for _p in (str(ROOT), str(Path(__file__).resolve().parent)):
 from timing import Timing, pair_ratio  # noqa: E402  (bench/timing.py)
 
 DDP_P = 2
-STEPS = 20                      # training steps per timed sample
-BATCH = 32                      # per rank
-WIDTHS = (64, 512)              # hidden width of the 2-w-w-2 MLP (64: the example's model)
+STEPS = 20  # training steps per timed sample
+BATCH = 32  # per rank
+WIDTHS = (64, 512)  # hidden width of the 2-w-w-2 MLP (64: the example's model)
 FIDELITY = 0.99
 #: (label, RingHookState keywords, target ratio hooked step / built-in step)
 VARIANTS = (
@@ -50,23 +50,28 @@ VARIANTS = (
 def _worker(rank: int, world: int, repeats: int, width: int) -> dict:
     """One rank: DDP copies of the same model, built-in and hooked; alternate their steps."""
     import torch
+    from timing import time_pair
     from torch.nn.parallel import DistributedDataParallel
 
     from qring_edu import make_moons
     from qring_edu.ddp import RingHookState, ring_hook
-    from timing import time_pair
 
     X, y = make_moons(4096, seed=0)
     X, y = torch.from_numpy(X).float(), torch.from_numpy(y)
-    batches = torch.randint(0, X.shape[0], (STEPS, BATCH),
-                            generator=torch.Generator().manual_seed(rank))
+    batches = torch.randint(
+        0, X.shape[0], (STEPS, BATCH), generator=torch.Generator().manual_seed(rank)
+    )
     loss_fn = torch.nn.CrossEntropyLoss()
 
     def build(hook_state):
         torch.manual_seed(0)
-        net = torch.nn.Sequential(torch.nn.Linear(2, width), torch.nn.Tanh(),
-                                  torch.nn.Linear(width, width), torch.nn.Tanh(),
-                                  torch.nn.Linear(width, 2))
+        net = torch.nn.Sequential(
+            torch.nn.Linear(2, width),
+            torch.nn.Tanh(),
+            torch.nn.Linear(width, width),
+            torch.nn.Tanh(),
+            torch.nn.Linear(width, 2),
+        )
         model = DistributedDataParallel(net)
         if hook_state is not None:
             model.register_comm_hook(hook_state, ring_hook)
@@ -77,6 +82,7 @@ def _worker(rank: int, world: int, repeats: int, width: int) -> dict:
                 opt.zero_grad()
                 loss_fn(model(X[idx]), y[idx]).backward()
                 opt.step()
+
         return sample, sum(p.numel() for p in net.parameters())
 
     builtin, n_params = build(None)
@@ -90,12 +96,20 @@ def _worker(rank: int, world: int, repeats: int, width: int) -> dict:
         before = state.buckets  # DDP rebuilds its buckets after the first step: count now
         hooked()
         rep = state.report()
-        out["rows"].append(dict(label=label, builtin=t_b.seconds, hooked=t_h.seconds,
-                                buckets=(rep.buckets - before) // STEPS, load=(load_before,
-                                                                               load_after),
-                                flipped=rep.flipped_bits, data_bits=rep.data_bits,
-                                ghz_used=rep.ghz_used, ghz_tested=rep.ghz_tested,
-                                steps=rep.iterations))
+        out["rows"].append(
+            dict(
+                label=label,
+                builtin=t_b.seconds,
+                hooked=t_h.seconds,
+                buckets=(rep.buckets - before) // STEPS,
+                load=(load_before, load_after),
+                flipped=rep.flipped_bits,
+                data_bits=rep.data_bits,
+                ghz_used=rep.ghz_used,
+                ghz_tested=rep.ghz_tested,
+                steps=rep.iterations,
+            )
+        )
         state.close()
     return out
 
@@ -112,29 +126,45 @@ def run(out: Callable[[str], None], repeats: int) -> list[tuple[str, str, str, b
 
     repeats = max(1, int(repeats))
     worker = importlib.import_module("bench_ddp")._worker  # importable by the child processes
-    out(f"## DDP hook: a training step with the ring hook vs gloo's built-in all-reduce, "
-        f"P = {DDP_P} processes, batch {BATCH} per rank, {STEPS} steps per sample")
+    out(
+        f"## DDP hook: a training step with the ring hook vs gloo's built-in all-reduce, "
+        f"P = {DDP_P} processes, batch {BATCH} per rank, {STEPS} steps per sample"
+    )
     rows = []
     for width in WIDTHS:
         res = launch_local(worker, DDP_P, (repeats, width), timeout=900.0, pg_timeout=120.0)[0]
-        out(f"- MLP 2-{width}-{width}-2 ({res['n_params']:,} float32 parameters), per step, "
-            f"min / median / max:")
+        out(
+            f"- MLP 2-{width}-{width}-2 ({res['n_params']:,} float32 parameters), per step, "
+            f"min / median / max:"
+        )
         for (label, _, target), row in zip(VARIANTS, res["rows"]):
             ratio = pair_ratio(Timing(row["builtin"]), Timing(row["hooked"]))
             extra = ""
             if row["data_bits"] and "superdense" in label:
-                extra = (f"; bit error rate on rank 0's link "
-                         f"{row['flipped'] / row['data_bits']:.4f}, expected "
-                         f"{2 * (1 - FIDELITY) / 3:.4f}")
+                extra = (
+                    f"; bit error rate on rank 0's link "
+                    f"{row['flipped'] / row['data_bits']:.4f}, expected "
+                    f"{2 * (1 - FIDELITY) / 3:.4f}"
+                )
             if row["ghz_used"]:
-                extra = (f"; qubit GHZ copies per step: {row['ghz_used'] // row['steps']:,} "
-                         f"used, {row['ghz_tested'] // row['steps']:,} tested")
-            out(f"  - ring hook, {label}: {_ms_text(row['hooked'])} vs built-in "
+                extra = (
+                    f"; qubit GHZ copies per step: {row['ghz_used'] // row['steps']:,} "
+                    f"used, {row['ghz_tested'] // row['steps']:,} tested"
+                )
+            out(
+                f"  - ring hook, {label}: {_ms_text(row['hooked'])} vs built-in "
                 f"{_ms_text(row['builtin'])}; ratio (median of {repeats} pairs) {ratio:.2f}; "
                 f"{row['buckets']} bucket(s) per step; load average "
-                f"{row['load'][0]:.2f} -> {row['load'][1]:.2f}{extra}")
-            rows.append((f"DDP step, ring hook {label} / built-in (MLP width {width}, P=2)",
-                         f"{ratio:.2f}", f"<= {target:g}", ratio <= target))
+                f"{row['load'][0]:.2f} -> {row['load'][1]:.2f}{extra}"
+            )
+            rows.append(
+                (
+                    f"DDP step, ring hook {label} / built-in (MLP width {width}, P=2)",
+                    f"{ratio:.2f}",
+                    f"<= {target:g}",
+                    ratio <= target,
+                )
+            )
     out("")
     return rows
 

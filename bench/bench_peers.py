@@ -96,9 +96,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -108,24 +108,25 @@ for _p in (str(ROOT), str(Path(__file__).resolve().parent)):
         sys.path.insert(0, _p)
 
 from timing import Timing, pair_ratio, time_pair  # noqa: E402
+
 from qring_edu import ring_allreduce, superdense_send, superdense_send_qiskit  # noqa: E402
 from qring_edu.launch import free_port  # noqa: E402
 
 F = 0.95
-AER_SYMBOLS = 1_000            # per-symbol Aer: symbols per call
-AER_BEST_SHOTS = 2**20         # best Aer usage: shots (= symbols) per call
-QUNETSIM_SYMBOLS = 200         # QuNetSim: symbols per call (~50 symbols/s)
-QUNETSIM_TIMEOUT_S = 60        # per QuNetSim call (and start-up), in its own process
-FAST_SYMBOLS = 2**22           # ours: symbols per call
+AER_SYMBOLS = 1_000  # per-symbol Aer: symbols per call
+AER_BEST_SHOTS = 2**20  # best Aer usage: shots (= symbols) per call
+QUNETSIM_SYMBOLS = 200  # QuNetSim: symbols per call (~50 symbols/s)
+QUNETSIM_TIMEOUT_S = 60  # per QuNetSim call (and start-up), in its own process
+FAST_SYMBOLS = 2**22  # ours: symbols per call
 SER_SIGMAS = 4.0
 TARGET_VS_AER = 10_000.0
 TARGET_VS_AER_BEST = 100.0
 TARGET_VS_QUNETSIM = 100.0
 
 GLOO_P, GLOO_D, GLOO_BITS = 8, 2**20, 16
-GLOO_TIMEOUT_S = 60            # init_process_group and every collective
-GLOO_WALL_TIMEOUT_S = 120      # per answer from a gloo worker (start-up included)
-TARGET_GLOO_RATIO = 5.0        # ours / gloo wall time: "a modest factor"
+GLOO_TIMEOUT_S = 60  # init_process_group and every collective
+GLOO_WALL_TIMEOUT_S = 120  # per answer from a gloo worker (start-up included)
+TARGET_GLOO_RATIO = 5.0  # ours / gloo wall time: "a modest factor"
 
 Row = tuple[str, str, str, bool]
 
@@ -167,12 +168,14 @@ class _SerTally:
         return (self.ser - (1.0 - F)) / self.sd
 
     def text(self) -> str:
-        return (f"SER {self.ser:.4f} +- {self.sd:.4f} over {self.symbols:,} symbols "
-                f"(z = {self.z:+.2f})")
+        return (
+            f"SER {self.ser:.4f} +- {self.sd:.4f} over {self.symbols:,} symbols (z = {self.z:+.2f})"
+        )
 
 
 # ------------------------------------------------------------------------------------------------
 # (a), (d): the library's two paths
+
 
 def _bits_send(sender, n_symbols: int, tally: _SerTally, seed0: int):
     """A call that sends ``n_symbols`` fresh random symbols with ``sender`` and tallies errors."""
@@ -194,6 +197,7 @@ def _bits_send(sender, n_symbols: int, tally: _SerTally, seed0: int):
 # ------------------------------------------------------------------------------------------------
 # (b): best Aer usage
 
+
 def _aer_best_circuit():
     """Ancillas 0 (x) and 1 (z) in |+>, Alice's qubit 2, Bob's 3; clbits 0..3 receive Bob's
     decoded z, decoded x, sent x, sent z (a count key prints them as "z_s x_s x_r z_r")."""
@@ -203,13 +207,13 @@ def _aer_best_circuit():
     p = (1.0 - F) / 3.0
     qc = QuantumCircuit(4, 4)
     qc.h(2)
-    qc.cx(2, 3)                                          # |Phi+> on (A, B)
-    qc.append(pauli_error([("I", F), ("X", p), ("Y", p), ("Z", p)]), [2])   # isotropic pair
+    qc.cx(2, 3)  # |Phi+> on (A, B)
+    qc.append(pauli_error([("I", F), ("X", p), ("Y", p), ("Z", p)]), [2])  # isotropic pair
     qc.h([0, 1])
-    qc.cx(0, 2)                                          # X**x, x drawn in-circuit
-    qc.cz(1, 2)                                          # Z**z
+    qc.cx(0, 2)  # X**x, x drawn in-circuit
+    qc.cz(1, 2)  # Z**z
     qc.cx(2, 3)
-    qc.h(2)                                              # Bob's Bell measurement
+    qc.h(2)  # Bob's Bell measurement
     qc.measure([2, 3, 0, 1], [0, 1, 2, 3])
     return qc
 
@@ -235,8 +239,9 @@ def _aer_best_send(tally: _SerTally, seed0: int):
             errors += c * ((x_s, z_s) != (x_r, z_r))
         tally.add(errors, sum(counts.values()))
         meta = result.results[0].metadata
-        info.update(method=meta.get("method"), sampling=meta.get("measure_sampling"),
-                    symbols_sent=len(sent))
+        info.update(
+            method=meta.get("method"), sampling=meta.get("measure_sampling"), symbols_sent=len(sent)
+        )
         return elapsed
 
     return call, info
@@ -244,6 +249,7 @@ def _aer_best_send(tally: _SerTally, seed0: int):
 
 # ------------------------------------------------------------------------------------------------
 # (c): QuNetSim
+
 
 class _PauliChannel:
     """QuNetSim channel model: X, Y or Z with probability (1 - F)/3 each on every qubit in
@@ -306,13 +312,18 @@ class _QuNetSim:
             # stop-and-wait: the next symbol leaves once Bob has decoded this one (QuNetSim acks
             # before decoding; overlapping symbols crashed EQSN's worker processes)
             while True:
-                got = [x for x in self.bob.get_classical("Alice")
-                       if x.content in ("00", "01", "10", "11")]
+                got = [
+                    x
+                    for x in self.bob.get_classical("Alice")
+                    if x.content in ("00", "01", "10", "11")
+                ]
                 if len(got) > k:
                     break
                 if time.monotonic() > deadline:
-                    raise RuntimeError(f"QuNetSim: {len(got)} of {len(messages)} messages "
-                                       f"arrived within {wait_s} s")
+                    raise RuntimeError(
+                        f"QuNetSim: {len(got)} of {len(messages)} messages "
+                        f"arrived within {wait_s} s"
+                    )
                 time.sleep(0.0005)
         got.sort(key=lambda m: m.seq_num)  # get_classical lists the newest first
         received = [m.content for m in got]
@@ -356,8 +367,17 @@ def _qunetsim_child_main() -> None:
             break
         before = tally.errors
         t = call()
-        print(json.dumps({"t": t, "errors": tally.errors - before, "symbols": QUNETSIM_SYMBOLS,
-                          "consistent": net.consistent}), flush=True)
+        print(
+            json.dumps(
+                {
+                    "t": t,
+                    "errors": tally.errors - before,
+                    "symbols": QUNETSIM_SYMBOLS,
+                    "consistent": net.consistent,
+                }
+            ),
+            flush=True,
+        )
     net.stop()
     os._exit(0)  # EQSN's worker processes and manager threads must not delay the exit
 
@@ -369,11 +389,18 @@ class _QuNetSimChild:
     ``QUNETSIM_TIMEOUT_S``); :meth:`close` stops it and kills its process group."""
 
     def __init__(self) -> None:
-        code = (f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parent)!r}); "
-                "import bench_peers; bench_peers._qunetsim_child_main()")
-        self.proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                     text=True, start_new_session=True)
+        code = (
+            f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parent)!r}); "
+            "import bench_peers; bench_peers._qunetsim_child_main()"
+        )
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", code],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            start_new_session=True,
+        )
         self.roundtrip = bool(self._read()["roundtrip"])
 
     def _read(self) -> dict:
@@ -446,10 +473,24 @@ class _GlooGroup:
         port = free_port()
         env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
         self.procs = [
-            subprocess.Popen([sys.executable, "-c", _GLOO_WORKER, str(r), str(GLOO_P), str(port),
-                              path, str(GLOO_TIMEOUT_S)],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
-            for r in range(GLOO_P)]
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-c",
+                    _GLOO_WORKER,
+                    str(r),
+                    str(GLOO_P),
+                    str(port),
+                    path,
+                    str(GLOO_TIMEOUT_S),
+                ],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+                env=env,
+            )
+            for r in range(GLOO_P)
+        ]
         try:
             ready = [self._read(p) for p in self.procs]
         except Exception:
@@ -492,8 +533,10 @@ def _gloo_section(out: Callable[[str], None], repeats: int) -> Row:
     rng = np.random.default_rng(20268)
     grads = rng.standard_normal((GLOO_P, GLOO_D), dtype=np.float32)
     exact = grads.astype(np.float64).sum(axis=0)
-    out(f"### classical ring all-reduce vs torch.distributed gloo, P = {GLOO_P}, "
-        f"d = 2^{GLOO_D.bit_length() - 1} float32 ({grads.nbytes / 2**20:.0f} MiB)")
+    out(
+        f"### classical ring all-reduce vs torch.distributed gloo, P = {GLOO_P}, "
+        f"d = 2^{GLOO_D.bit_length() - 1} float32 ({grads.nbytes / 2**20:.0f} MiB)"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         path = str(Path(tmp) / "grads.npy")
         np.save(path, grads)
@@ -519,30 +562,45 @@ def _gloo_section(out: Callable[[str], None], repeats: int) -> Row:
     t_ours, t_gloo = Timing(ta), Timing(tb)
     ratio = pair_ratio(t_gloo, t_ours)
     err_ours = float(np.max(np.abs(ours_calls[-1].outputs[0].astype(np.float64) - exact)))
-    out(f"- ours, ring_allreduce(grads, bits={GLOO_BITS}), classical transport, all {GLOO_P} "
+    out(
+        f"- ours, ring_allreduce(grads, bits={GLOO_BITS}), classical transport, all {GLOO_P} "
         f"workers simulated in this process (one core, {GLOO_BITS}-bit fixed point): "
-        f"{t_ours.text()}; max |error| vs the float64 sum {err_ours:.2e}")
-    out(f"- torch.distributed.all_reduce, gloo, {GLOO_P} processes on 127.0.0.1 (float32, "
+        f"{t_ours.text()}; max |error| vs the float64 sum {err_ours:.2e}"
+    )
+    out(
+        f"- torch.distributed.all_reduce, gloo, {GLOO_P} processes on 127.0.0.1 (float32, "
         f"sharing {os.cpu_count()} cores; max over ranks of each barrier-synchronised call): "
         f"{t_gloo.text()}; max |error| {group.max_err:.2e}; worker start-up {startup:.1f} s "
-        f"(not timed)")
-    out(f"- wall-time ratio ours / gloo: median of the {repeats} alternating pairs {ratio:.2f} "
+        f"(not timed)"
+    )
+    out(
+        f"- wall-time ratio ours / gloo: median of the {repeats} alternating pairs {ratio:.2f} "
         f"(min/min {t_ours.min / t_gloo.min:.2f}); target <= {TARGET_GLOO_RATIO:g} "
-        f"(\"a modest factor\")")
-    out(f"- per core: gloo's {GLOO_P} processes shared {os.cpu_count()} cores, ours used one; "
+        f'("a modest factor")'
+    )
+    out(
+        f"- per core: gloo's {GLOO_P} processes shared {os.cpu_count()} cores, ours used one; "
         f"ours / gloo per core (median ratio / {os.cpu_count()}): "
-        f"{ratio / (os.cpu_count() or 1):.2f} (context, not the target)")
-    out("- not the same computation: ours does every worker's arithmetic in one process with "
+        f"{ratio / (os.cpu_count() or 1):.2f} (context, not the target)"
+    )
+    out(
+        "- not the same computation: ours does every worker's arithmetic in one process with "
         f"{GLOO_BITS}-bit words and moves nothing; gloo moves float32 between real processes. "
         "mpi4py's Allreduce needs an MPI library, which is not installed here; torch gloo is "
-        "the issue's named alternative.")
+        "the issue's named alternative."
+    )
     out("")
-    return (f"classical ring_allreduce / torch gloo all_reduce wall time "
-            f"(P={GLOO_P}, d=2^{GLOO_D.bit_length() - 1})", f"{ratio:.2f}",
-            f"<= {TARGET_GLOO_RATIO:g}", ratio <= TARGET_GLOO_RATIO)
+    return (
+        f"classical ring_allreduce / torch gloo all_reduce wall time "
+        f"(P={GLOO_P}, d=2^{GLOO_D.bit_length() - 1})",
+        f"{ratio:.2f}",
+        f"<= {TARGET_GLOO_RATIO:g}",
+        ratio <= TARGET_GLOO_RATIO,
+    )
 
 
 # ------------------------------------------------------------------------------------------------
+
 
 def _throughput(n: int, t: Timing) -> str:
     lo, med, hi = n / t.max, n / t.median, n / t.min
@@ -554,8 +612,9 @@ def _pair_throughput_ratio(t_ours: Timing, n_ours: int, t_peer: Timing, n_peer: 
     return n_ours / n_peer * pair_ratio(t_ours, t_peer)
 
 
-def _pair(call_ours: Callable[[], float], call_peer: Callable[[], float],
-          repeats: int) -> tuple[Timing, Timing]:
+def _pair(
+    call_ours: Callable[[], float], call_peer: Callable[[], float], repeats: int
+) -> tuple[Timing, Timing]:
     """Alternate ours, peer, ours, peer after one warm-up each (``time_pair``); each call
     returns the seconds of its own core (sending and decoding, without drawing the input
     symbols or tallying errors), which replace the outer wall times."""
@@ -569,11 +628,15 @@ def run(out: Callable[[str], None], repeats: int) -> list[Row]:
     repeats = max(1, int(repeats))
     rows: list[Row] = []
     out("## Peers: superdense coding vs Qiskit Aer and QuNetSim; classical ring vs gloo")
-    out(f"- peers: qiskit-aer {_version('qiskit-aer')}, qunetsim {_version('qunetsim')} "
-        f"(EQSN {_version('EQSN')} backend), torch {_version('torch')} (gloo)")
+    out(
+        f"- peers: qiskit-aer {_version('qiskit-aer')}, qunetsim {_version('qunetsim')} "
+        f"(EQSN {_version('EQSN')} backend), torch {_version('torch')} (gloo)"
+    )
     out("")
-    out(f"### superdense coding of random 2-bit symbols, pair fidelity F = {F} "
-        f"(expected SER 1 - F = {1 - F:.2f})")
+    out(
+        f"### superdense coding of random 2-bit symbols, pair fidelity F = {F} "
+        f"(expected SER 1 - F = {1 - F:.2f})"
+    )
 
     tallies = {k: _SerTally() for k in ("ours", "aer", "aer_best", "qunetsim")}
     ours = _bits_send(superdense_send, FAST_SYMBOLS, tallies["ours"], 101)
@@ -612,59 +675,102 @@ def run(out: Callable[[str], None], repeats: int) -> list[Row]:
 
     labels = {
         "aer": f"(a) Aer, one circuit per symbol (superdense_send_qiskit), {AER_SYMBOLS:,} "
-               "symbols per call",
+        "symbols per call",
         "aer_best": f"(b) Aer, best usage: 1 pair per circuit, symbols drawn in-circuit, "
-                    f"{AER_BEST_SHOTS:,} shots per call (method {best_info.get('method')}, "
-                    f"measurement sampling {best_info.get('sampling')})",
+        f"{AER_BEST_SHOTS:,} shots per call (method {best_info.get('method')}, "
+        f"measurement sampling {best_info.get('sampling')})",
         "qunetsim": f"(c) QuNetSim send_superdense, EQSN backend, delay 0, await_ack=True, "
-                    f"Pauli channel model on Alice's qubit, {QUNETSIM_SYMBOLS} symbols per call",
+        f"Pauli channel model on Alice's qubit, {QUNETSIM_SYMBOLS} symbols per call",
     }
-    out(f"- (d) ours, superdense_send, {FAST_SYMBOLS:,} symbols per call: "
+    out(
+        f"- (d) ours, superdense_send, {FAST_SYMBOLS:,} symbols per call: "
         f"{_throughput(FAST_SYMBOLS, all_ours)} (all {len(all_ours.seconds)} timed calls); "
-        f"{tallies['ours'].text()}")
+        f"{tallies['ours'].text()}"
+    )
     ratios = {}
     for key, (t_o, t_p, n) in results.items():
         ratios[key] = _pair_throughput_ratio(t_o, FAST_SYMBOLS, t_p, n)
-        out(f"- {labels[key]}: {_throughput(n, t_p)}; {tallies[key].text()}; "
-            f"ours / this: {ratios[key]:,.0f}x (median of {repeats} alternating pairs)")
-    out(f"- (b) all four symbol values sent: {best_info.get('symbols_sent') == 4}; (c) the four "
+        out(
+            f"- {labels[key]}: {_throughput(n, t_p)}; {tallies[key].text()}; "
+            f"ours / this: {ratios[key]:,.0f}x (median of {repeats} alternating pairs)"
+        )
+    out(
+        f"- (b) all four symbol values sent: {best_info.get('symbols_sent') == 4}; (c) the four "
         f"messages round-trip at F = 1: {roundtrip}; every QuNetSim message = the sent one with "
-        f"its injected Pauli frame applied (X flips b, Z flips a, Y both): {consistent}")
-    out("- QuNetSim bit order: message \"ab\" encodes Z^a X^b and decodes a from Alice's "
-        "qubit, b from Bob's, i.e. \"ab\" = (z, x) in our notation, faithful; "
+        f"its injected Pauli frame applied (X flips b, Z flips a, Y both): {consistent}"
+    )
+    out(
+        '- QuNetSim bit order: message "ab" encodes Z^a X^b and decodes a from Alice\'s '
+        'qubit, b from Bob\'s, i.e. "ab" = (z, x) in our notation, faithful; '
         "Host.get_classical lists messages newest first (sorted by sequence number, descending), "
-        "so they are matched to symbols by sequence number")
+        "so they are matched to symbols by sequence number"
+    )
     ser_ok = all(t.symbols > 0 and abs(t.z) <= SER_SIGMAS for t in tallies.values())
     out(f"- every SER within {SER_SIGMAS:g} s.d. of 1 - F: {ser_ok}")
     out("")
 
-    rows.append((f"superdense F={F}: ours / per-symbol Aer throughput", f"{ratios['aer']:,.0f}",
-                 f">= {TARGET_VS_AER:,.0f}", ratios["aer"] >= TARGET_VS_AER))
-    rows.append((f"superdense F={F}: ours / best Aer usage throughput",
-                 f"{ratios['aer_best']:,.0f}", f">= {TARGET_VS_AER_BEST:,.0f}",
-                 ratios["aer_best"] >= TARGET_VS_AER_BEST and best_info.get("symbols_sent") == 4))
+    rows.append(
+        (
+            f"superdense F={F}: ours / per-symbol Aer throughput",
+            f"{ratios['aer']:,.0f}",
+            f">= {TARGET_VS_AER:,.0f}",
+            ratios["aer"] >= TARGET_VS_AER,
+        )
+    )
+    rows.append(
+        (
+            f"superdense F={F}: ours / best Aer usage throughput",
+            f"{ratios['aer_best']:,.0f}",
+            f">= {TARGET_VS_AER_BEST:,.0f}",
+            ratios["aer_best"] >= TARGET_VS_AER_BEST and best_info.get("symbols_sent") == 4,
+        )
+    )
     if "qunetsim" in ratios:
-        rows.append((f"superdense F={F}: ours / QuNetSim throughput",
-                     f"{ratios['qunetsim']:,.0f}", f">= {TARGET_VS_QUNETSIM:,.0f}",
-                     ratios["qunetsim"] >= TARGET_VS_QUNETSIM and roundtrip and consistent))
+        rows.append(
+            (
+                f"superdense F={F}: ours / QuNetSim throughput",
+                f"{ratios['qunetsim']:,.0f}",
+                f">= {TARGET_VS_QUNETSIM:,.0f}",
+                ratios["qunetsim"] >= TARGET_VS_QUNETSIM and roundtrip and consistent,
+            )
+        )
     else:
-        rows.append((f"superdense F={F}: ours / QuNetSim throughput", "failed",
-                     f">= {TARGET_VS_QUNETSIM:,.0f}", False))
-    sers = " / ".join(f"{tallies[k].ser:.4f}" if tallies[k].symbols else "-"
-                      for k in ("ours", "aer", "aer_best", "qunetsim"))
+        rows.append(
+            (
+                f"superdense F={F}: ours / QuNetSim throughput",
+                "failed",
+                f">= {TARGET_VS_QUNETSIM:,.0f}",
+                False,
+            )
+        )
+    sers = " / ".join(
+        f"{tallies[k].ser:.4f}" if tallies[k].symbols else "-"
+        for k in ("ours", "aer", "aer_best", "qunetsim")
+    )
     zmax = max(abs(t.z) for t in tallies.values() if t.symbols)
-    rows.append((f"superdense F={F}: SER ours / Aer / best Aer / QuNetSim",
-                 f"{sers} (largest deviation {zmax:.1f} s.d.)",
-                 f"each within {SER_SIGMAS:g} s.d. of {1 - F:.2f}", ser_ok))
+    rows.append(
+        (
+            f"superdense F={F}: SER ours / Aer / best Aer / QuNetSim",
+            f"{sers} (largest deviation {zmax:.1f} s.d.)",
+            f"each within {SER_SIGMAS:g} s.d. of {1 - F:.2f}",
+            ser_ok,
+        )
+    )
 
     try:
         rows.append(_gloo_section(out, repeats))
     except Exception as exc:  # noqa: BLE001 - report, do not hang or hide the other rows
         out(f"- torch gloo FAILED: {type(exc).__name__}: {exc}")
         out("")
-        rows.append((f"classical ring_allreduce / torch gloo all_reduce wall time "
-                     f"(P={GLOO_P}, d=2^{GLOO_D.bit_length() - 1})", "failed",
-                     f"<= {TARGET_GLOO_RATIO:g}", False))
+        rows.append(
+            (
+                f"classical ring_allreduce / torch gloo all_reduce wall time "
+                f"(P={GLOO_P}, d=2^{GLOO_D.bit_length() - 1})",
+                "failed",
+                f"<= {TARGET_GLOO_RATIO:g}",
+                False,
+            )
+        )
     return rows
 
 

@@ -31,8 +31,8 @@ import gc
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -53,18 +53,18 @@ from qring_edu.vga import vga_aggregate  # noqa: E402
 
 GiB = 2**30
 RING_P, RING_LOG2_D, RING_BITS, RING_F = 64, 24, 16, 0.99
-PROBE_LOG2_D = (20, 22)        # memory probes before the large run
-SLICE_D = 2**16                # F = 1 agreement check on this many leading entries
-MEMORY_BUDGET = 14 * GiB       # the process's own ceiling (shared 24 GiB machine)
-MEMORY_RESERVE = 2 * GiB       # left free for other processes on top of what we take
-MEMORY_SLACK = 1 * GiB         # interpreter, libraries, per-message buffers, reference sums
+PROBE_LOG2_D = (20, 22)  # memory probes before the large run
+SLICE_D = 2**16  # F = 1 agreement check on this many leading entries
+MEMORY_BUDGET = 14 * GiB  # the process's own ceiling (shared 24 GiB machine)
+MEMORY_RESERVE = 2 * GiB  # left free for other processes on top of what we take
+MEMORY_SLACK = 1 * GiB  # interpreter, libraries, per-message buffers, reference sums
 VGA_P, VGA_LOG2_D, VGA_BITS = 64, 22, 16
-VGA_SECONDS = 60.0             # "a d that takes under a minute"
+VGA_SECONDS = 60.0  # "a d that takes under a minute"
 AUDIT_LOG2_P = 24
 GAPIP_TAU, TIEAUDIT_EPS, TIEAUDIT_TRUE = 0.02, 0.05, 0.3
 AUDIT_MAX_REPEATS = 3
-TARGET_RING_RATIO = 2.0        # superdense / classical wall time (issue 8)
-RING_MAX_PAIRS = 2             # alternating classical / superdense pairs at the full size
+TARGET_RING_RATIO = 2.0  # superdense / classical wall time (issue 8)
+RING_MAX_PAIRS = 2  # alternating classical / superdense pairs at the full size
 
 
 def ring_footprint(P: int, d: int, peak_ratio: float) -> int:
@@ -74,8 +74,9 @@ def ring_footprint(P: int, d: int, peak_ratio: float) -> int:
 
 
 def _superdense(grads: np.ndarray, fidelity: float = RING_F):
-    return ring_allreduce(grads, transport="superdense", bits=RING_BITS, pair_fidelity=fidelity,
-                          seed=1)
+    return ring_allreduce(
+        grads, transport="superdense", bits=RING_BITS, pair_fidelity=fidelity, seed=1
+    )
 
 
 def _classical(grads: np.ndarray):
@@ -96,15 +97,19 @@ def _ring_scale(out: Callable[[str], None], pairs: int) -> list[tuple[str, str, 
     P = RING_P
     touch = first_touch_seconds()
     out(f"## Scale: ring all-reduce at P = {P} workers, {RING_BITS}-bit words, float32 input")
-    out(f"Classical and superdense ring alternately, {pairs} pairs (each run takes a minute or "
-        "more); every run traced with `tracemalloc` (peak minus baseline).")
+    out(
+        f"Classical and superdense ring alternately, {pairs} pairs (each run takes a minute or "
+        "more); every run traced with `tracemalloc` (peak minus baseline)."
+    )
     ratios = []
     for log2_d in PROBE_LOG2_D:
         g = np.random.default_rng(log2_d).standard_normal((P, 2**log2_d), dtype=np.float32)
         sec, peak, res = traced(lambda: _superdense(g))
         ratios.append(peak / g.nbytes)
-        out(f"- probe d = 2^{log2_d} ({g.nbytes / GiB:.2f} GiB input): superdense F = {RING_F} "
-            f"{sec:.1f} s, traced peak {peak / GiB:.2f} GiB = {ratios[-1]:.2f} x input")
+        out(
+            f"- probe d = 2^{log2_d} ({g.nbytes / GiB:.2f} GiB input): superdense F = {RING_F} "
+            f"{sec:.1f} s, traced peak {peak / GiB:.2f} GiB = {ratios[-1]:.2f} x input"
+        )
         del g, res
     ratio = max(ratios)
     available = mem_available()
@@ -114,12 +119,13 @@ def _ring_scale(out: Callable[[str], None], pairs: int) -> list[tuple[str, str, 
         log2_d -= 1
     d = 2**log2_d
     need = ring_footprint(P, d, ratio)
-    out(f"- extrapolated footprint at d = 2^{log2_d}: {need / GiB:.1f} GiB (input "
+    out(
+        f"- extrapolated footprint at d = 2^{log2_d}: {need / GiB:.1f} GiB (input "
         f"{4 * P * d / GiB:.1f} GiB x (1 + {ratio:.2f}) + {MEMORY_SLACK / GiB:.0f} GiB slack); "
         f"ceiling min(budget {MEMORY_BUDGET / GiB:.0f} GiB, MemAvailable "
         f"{available / GiB:.1f} GiB - {MEMORY_RESERVE / GiB:.0f} GiB) = {ceiling / GiB:.1f} GiB "
-        f"-> d = 2^{log2_d}" + ("" if log2_d == RING_LOG2_D else
-                                f" (2^{RING_LOG2_D} does not fit)"))
+        f"-> d = 2^{log2_d}" + ("" if log2_d == RING_LOG2_D else f" (2^{RING_LOG2_D} does not fit)")
+    )
 
     grads = np.random.default_rng(2026).standard_normal((P, d), dtype=np.float32)
     exact = grads.sum(axis=0, dtype=np.float64)  # reference sum, float64 (d,)
@@ -146,8 +152,10 @@ def _ring_scale(out: Callable[[str], None], pairs: int) -> list[tuple[str, str, 
         peak_sd.append(peak)
         if pair == 0:
             differing = sum(int(np.count_nonzero(res.outputs[k] != reference)) for k in range(P))
-            outside = sum(int(np.count_nonzero(np.abs(res.outputs[k] - exact)
-                                               > bound * (1 + 1e-9))) for k in range(P))
+            outside = sum(
+                int(np.count_nonzero(np.abs(res.outputs[k] - exact) > bound * (1 + 1e-9)))
+                for k in range(P)
+            )
             online_qubits = res.ledger.online_qubits()
         del res
         gc.collect()
@@ -163,35 +171,58 @@ def _ring_scale(out: Callable[[str], None], pairs: int) -> list[tuple[str, str, 
     pair_ratios = [b / a for a, b in zip(sec_cl, sec_sd)]
     pair_ratio = statistics.median(pair_ratios)
     within = worst <= bound * (1 + 1e-9) and consistent_cl
-    out(f"- d = 2^{log2_d}: input {input_bytes / GiB:.1f} GiB float32, outputs "
-        f"{8 * P * d / GiB:.1f} GiB float64")
-    out(f"- classical ring: {Timing(sec_cl).text(digits=2)}, traced peak "
+    out(
+        f"- d = 2^{log2_d}: input {input_bytes / GiB:.1f} GiB float32, outputs "
+        f"{8 * P * d / GiB:.1f} GiB float64"
+    )
+    out(
+        f"- classical ring: {Timing(sec_cl).text(digits=2)}, traced peak "
         f"{max(peak_cl) / input_bytes:.2f} x input; "
-        f"max |output - float64 sum| = {worst:.4f} <= bound P/(2s) = {bound:.4f}: {within}")
-    out(f"- superdense ring F = {RING_F}: {Timing(sec_sd).text(digits=2)}, traced peak "
+        f"max |output - float64 sum| = {worst:.4f} <= bound P/(2s) = {bound:.4f}: {within}"
+    )
+    out(
+        f"- superdense ring F = {RING_F}: {Timing(sec_sd).text(digits=2)}, traced peak "
         f"{max(peak_sd) / GiB:.2f} GiB = {max(peak_sd) / input_bytes:.2f} x input; process max RSS "
-        f"{rss / GiB:.1f} GiB = {rss / input_bytes:.2f} x input")
-    out(f"- wall-time ratio superdense / classical: median of the {pairs} alternating pairs "
-        f"{pair_ratio:.2f} (pairs " + ", ".join(f"{r:.2f}" for r in pair_ratios) + ")")
-    out(f"- context: the first write to 1 GiB of fresh memory takes {touch:.1f} s on this machine "
-        f"(page faults); each run writes its {8 * P * d / GiB:.0f} GiB of outputs afresh")
-    out(f"- noise at F = {RING_F}: {differing / (P * d):.2%} of the P x d output entries differ "
+        f"{rss / GiB:.1f} GiB = {rss / input_bytes:.2f} x input"
+    )
+    out(
+        f"- wall-time ratio superdense / classical: median of the {pairs} alternating pairs "
+        f"{pair_ratio:.2f} (pairs " + ", ".join(f"{r:.2f}" for r in pair_ratios) + ")"
+    )
+    out(
+        f"- context: the first write to 1 GiB of fresh memory takes {touch:.1f} s on this machine "
+        f"(page faults); each run writes its {8 * P * d / GiB:.0f} GiB of outputs afresh"
+    )
+    out(
+        f"- noise at F = {RING_F}: {differing / (P * d):.2%} of the P x d output entries differ "
         f"from the classical result, {outside / (P * d):.2%} lie outside the bound; online qubits "
         f"per link {online_qubits:,} vs classical bits {online_bits:,} "
-        f"(ratio {online_qubits / online_bits:.3f})")
+        f"(ratio {online_qubits / online_bits:.3f})"
+    )
     survive = RING_F ** (RING_BITS // 2)
-    out(f"- why: each word crosses up to 2(P-1) = {2 * (P - 1)} links as b/2 = {RING_BITS // 2} "
+    out(
+        f"- why: each word crosses up to 2(P-1) = {2 * (P - 1)} links as b/2 = {RING_BITS // 2} "
         f"qubits and arrives intact with probability F^{RING_BITS // 2} = {survive:.3f} per link "
-        "(nothing corrects the errors), so at P = 64 almost every entry is hit")
-    out(f"- superdense at F = 1 on the first {SLICE_D:,} entries equals the classical result: "
-        f"{same_slice}")
+        "(nothing corrects the errors), so at P = 64 almost every entry is hit"
+    )
+    out(
+        f"- superdense at F = 1 on the first {SLICE_D:,} entries equals the classical result: "
+        f"{same_slice}"
+    )
     out("")
     return [
-        (f"superdense ring, P={P}, d=2^{log2_d} float32 (input {input_bytes / GiB:.0f} GiB)",
-         f"{statistics.median(sec_sd):.0f} s, peak {max(peak_sd) / input_bytes:.2f} x input",
-         f"d = 2^{RING_LOG2_D} fits, exact at F=1", log2_d == RING_LOG2_D and within and same_slice),
-        (f"superdense / classical ring wall time, P={P}, d=2^{log2_d} ({pairs} pairs)",
-         f"{pair_ratio:.2f}", f"<= {TARGET_RING_RATIO:g}", pair_ratio <= TARGET_RING_RATIO),
+        (
+            f"superdense ring, P={P}, d=2^{log2_d} float32 (input {input_bytes / GiB:.0f} GiB)",
+            f"{statistics.median(sec_sd):.0f} s, peak {max(peak_sd) / input_bytes:.2f} x input",
+            f"d = 2^{RING_LOG2_D} fits, exact at F=1",
+            log2_d == RING_LOG2_D and within and same_slice,
+        ),
+        (
+            f"superdense / classical ring wall time, P={P}, d=2^{log2_d} ({pairs} pairs)",
+            f"{pair_ratio:.2f}",
+            f"<= {TARGET_RING_RATIO:g}",
+            pair_ratio <= TARGET_RING_RATIO,
+        ),
     ]
 
 
@@ -208,52 +239,84 @@ def _vga_scale(out: Callable[[str], None]) -> list[tuple[str, str, str, bool]]:
     sec_ring = time.perf_counter() - t0
     same = bool(all(np.array_equal(total, row) for row in ring.outputs))
     del ring
-    out(f"## Scale: VGA at P = {P}, d = 2^{VGA_LOG2_D} {VGA_BITS}-bit words, honest source, "
-        f"test fraction 1/2 (single run)")
-    out(f"- vga_aggregate: {sec:.1f} s (traced), peak {peak / GiB:.2f} GiB = "
+    out(
+        f"## Scale: VGA at P = {P}, d = 2^{VGA_LOG2_D} {VGA_BITS}-bit words, honest source, "
+        f"test fraction 1/2 (single run)"
+    )
+    out(
+        f"- vga_aggregate: {sec:.1f} s (traced), peak {peak / GiB:.2f} GiB = "
         f"{peak / words.nbytes:.2f} x the int64 input; accepted {accepted}, GHZ copies used "
-        f"{used:,}, tested {tested:,}")
-    out(f"- superdense ring (F = 1) on the same integers: {sec_ring:.1f} s; every worker's copy "
+        f"{used:,}, tested {tested:,}"
+    )
+    out(
+        f"- superdense ring (F = 1) on the same integers: {sec_ring:.1f} s; every worker's copy "
         f"equals the VGA sum: {same}; "
-        f"ratio VGA / ring {sec / sec_ring:.2f}")
+        f"ratio VGA / ring {sec / sec_ring:.2f}"
+    )
     out("")
     ok = sec < VGA_SECONDS and accepted and same
-    return [(f"VGA at P={P}, d=2^{VGA_LOG2_D}, b={VGA_BITS}", f"{sec:.1f} s, "
-             f"x{sec / sec_ring:.2f} ring", f"< {VGA_SECONDS:g} s, same sum", ok)]
+    return [
+        (
+            f"VGA at P={P}, d=2^{VGA_LOG2_D}, b={VGA_BITS}",
+            f"{sec:.1f} s, x{sec / sec_ring:.2f} ring",
+            f"< {VGA_SECONDS:g} s, same sum",
+            ok,
+        )
+    ]
 
 
 def _audit_scale(out: Callable[[str], None], repeats: int) -> list[tuple[str, str, str, bool]]:
     P = 2**AUDIT_LOG2_P
     reps = min(repeats, AUDIT_MAX_REPEATS)
-    out(f"## Scale: GapIP and TieAudit at P = 2^{AUDIT_LOG2_P} ({reps} alternating pairs after "
-        "a warm-up; min / median / max)")
+    out(
+        f"## Scale: GapIP and TieAudit at P = 2^{AUDIT_LOG2_P} ({reps} alternating pairs after "
+        "a warm-up; min / median / max)"
+    )
     g, h = aligned_pair(P, -GAPIP_TAU, seed=5)
-    tq, tc, dq, dc = time_pair(lambda: gapip(g, h, GAPIP_TAU, protocol="quantum", seed=1),
-                               lambda: gapip(g, h, GAPIP_TAU, protocol="classical", seed=1), reps)
+    tq, tc, dq, dc = time_pair(
+        lambda: gapip(g, h, GAPIP_TAU, protocol="quantum", seed=1),
+        lambda: gapip(g, h, GAPIP_TAU, protocol="classical", seed=1),
+        reps,
+    )
     del g, h
-    out(f"- GapIP quantum, tau = {GAPIP_TAU}: {tq.text(digits=2)}; verdict {dq.verdict}, "
-        f"{dq.cost:,} qubits in {dq.rounds} rounds")
-    out(f"- GapIP classical ({dc.protocol}): {tc.text(digits=2)}; verdict {dc.verdict}, "
-        f"{dc.cost:,} bits")
+    out(
+        f"- GapIP quantum, tau = {GAPIP_TAU}: {tq.text(digits=2)}; verdict {dq.verdict}, "
+        f"{dq.cost:,} qubits in {dq.rounds} rounds"
+    )
+    out(
+        f"- GapIP classical ({dc.protocol}): {tc.text(digits=2)}; verdict {dc.verdict}, "
+        f"{dc.cost:,} bits"
+    )
     m = random_matching(P, 1.0, seed=6)
     s = signs_with_disagreement(m, P, TIEAUDIT_TRUE, seed=7)
-    eq_t, ec_t, eq, ec = time_pair(lambda: tieaudit(s, m, TIEAUDIT_EPS, seed=2),
-                                   lambda: tieaudit(s, m, TIEAUDIT_EPS, protocol="classical",
-                                                    seed=2), reps)
+    eq_t, ec_t, eq, ec = time_pair(
+        lambda: tieaudit(s, m, TIEAUDIT_EPS, seed=2),
+        lambda: tieaudit(s, m, TIEAUDIT_EPS, protocol="classical", seed=2),
+        reps,
+    )
     del m, s
-    out(f"- TieAudit quantum, eps = {TIEAUDIT_EPS}: {eq_t.text(digits=2)}; estimate "
-        f"{eq.value:.4f} (true {TIEAUDIT_TRUE}), {eq.cost:,} qubits")
-    out(f"- TieAudit classical: {ec_t.text(digits=2)}; estimate {ec.value:.4f}, {ec.cost:,} bits "
-        f"(classical / quantum communication {ec.cost / eq.cost:.1f})")
+    out(
+        f"- TieAudit quantum, eps = {TIEAUDIT_EPS}: {eq_t.text(digits=2)}; estimate "
+        f"{eq.value:.4f} (true {TIEAUDIT_TRUE}), {eq.cost:,} qubits"
+    )
+    out(
+        f"- TieAudit classical: {ec_t.text(digits=2)}; estimate {ec.value:.4f}, {ec.cost:,} bits "
+        f"(classical / quantum communication {ec.cost / eq.cost:.1f})"
+    )
     out("")
     return [
-        (f"GapIP quantum, P=2^{AUDIT_LOG2_P}, tau={GAPIP_TAU}",
-         f"{tq.median:.2f} s, {dq.verdict}, {dq.cost:,} qubits", "verdict conflicting",
-         dq.verdict == "conflicting"),
-        (f"TieAudit quantum, P=2^{AUDIT_LOG2_P}, eps={TIEAUDIT_EPS}",
-         f"{eq_t.median:.2f} s, {eq.value:.3f}, {eq.cost:,} qubits",
-         f"within {TIEAUDIT_EPS} of {TIEAUDIT_TRUE}",
-         abs(eq.value - TIEAUDIT_TRUE) <= TIEAUDIT_EPS),
+        (
+            f"GapIP quantum, P=2^{AUDIT_LOG2_P}, tau={GAPIP_TAU}",
+            f"{tq.median:.2f} s, {dq.verdict}, {dq.cost:,} qubits",
+            "verdict conflicting",
+            dq.verdict == "conflicting",
+        ),
+        (
+            f"TieAudit quantum, P=2^{AUDIT_LOG2_P}, eps={TIEAUDIT_EPS}",
+            f"{eq_t.median:.2f} s, {eq.value:.3f}, {eq.cost:,} qubits",
+            f"within {TIEAUDIT_EPS} of {TIEAUDIT_TRUE}",
+            abs(eq.value - TIEAUDIT_TRUE) <= TIEAUDIT_EPS,
+        ),
     ]
 
 

@@ -80,9 +80,9 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -92,17 +92,18 @@ for _p in (str(ROOT), str(Path(__file__).resolve().parent)):
         sys.path.insert(0, _p)
 
 from timing import Timing, time_pair  # noqa: E402
+
 from qring_edu import superdense_send, superdense_send_packed  # noqa: E402
 
 F = 0.95
 SYMBOLS = 2**22
-WIDTHS = (64, 1024, 16384)     # pairs per circuit tried for each Stim variant
-SWEEP_CALLS = 3                # calls per (variant, K) in the width sweep (median kept)
+WIDTHS = (64, 1024, 16384)  # pairs per circuit tried for each Stim variant
+SWEEP_CALLS = 3  # calls per (variant, K) in the width sweep (median kept)
 SIGMAS = 4.0
-TARGET_VS_STIM = 2.0           # ours / best Stim symbols per second, at least
+TARGET_VS_STIM = 2.0  # ours / best Stim symbols per second, at least
 
 Row = tuple[str, str, str, bool]
-PATTERNS = ("X", "Z", "Y")     # x flipped only, z flipped only, both
+PATTERNS = ("X", "Z", "Y")  # x flipped only, z flipped only, both
 _POPCOUNT = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)
 
 
@@ -115,6 +116,7 @@ def _version(dist: str) -> str:
 
 # ------------------------------------------------------------------------------------------------
 # error-pattern counts: [I, X, Z, Y]
+
 
 def _popcount(a: np.ndarray) -> int:
     return int(_POPCOUNT[a].sum())
@@ -143,6 +145,7 @@ def counts_bits(sent: np.ndarray, received: np.ndarray) -> np.ndarray:
 
 # ------------------------------------------------------------------------------------------------
 # Stim circuits (qubits of pair j: A = 2j, B = 2j + 1; ancillas after the pairs)
+
 
 def _pairs(a: list[int], b: list[int]) -> list[int]:
     return [q for u, v in zip(a, b) for q in (u, v)]
@@ -227,14 +230,17 @@ class _Variant:
         # All-zero is a noiseless outcome of every circuit here (symbol 00 decodes to 00), so
         # Stim's reference sample (a tableau simulation, 47 s at K = 16384) can be skipped.
         if name == "sampler/in-circuit":
-            self.sampler = in_circuit_circuit(k, p).compile_sampler(skip_reference_sample=True,
-                                                                   seed=seed)
+            self.sampler = in_circuit_circuit(k, p).compile_sampler(
+                skip_reference_sample=True, seed=seed
+            )
         elif name == "sampler/feedback":
             self.sampler = in_circuit_circuit(k, p, feedback=True).compile_sampler(
-                skip_reference_sample=True, seed=seed)
+                skip_reference_sample=True, seed=seed
+            )
         elif name == "sampler/noise-only":
-            self.sampler = noise_only_circuit(k, p).compile_sampler(skip_reference_sample=True,
-                                                                   seed=seed)
+            self.sampler = noise_only_circuit(k, p).compile_sampler(
+                skip_reference_sample=True, seed=seed
+            )
         elif name in ("detector/noise-only", "dem/noise-only"):
             c = noise_only_circuit(k, p)
             for j in range(2 * k):
@@ -248,8 +254,9 @@ class _Variant:
             self.sim = stim.FlipSimulator(batch_size=self.shots, seed=seed)
         elif name == "flip/noise-only":
             self.circuit = noise_only_circuit(k, p)
-            self.sim = stim.FlipSimulator(batch_size=self.shots, seed=seed,
-                                          disable_stabilizer_randomization=True)
+            self.sim = stim.FlipSimulator(
+                batch_size=self.shots, seed=seed, disable_stabilizer_randomization=True
+            )
         elif name.startswith("flip/frame"):
             self.circuit = stim.Circuit()
             qubits = list(range(k))
@@ -261,8 +268,12 @@ class _Variant:
                 q = (1.0 - np.sqrt(1.0 - 4.0 * p / 3.0)) / 2.0
                 for gate in ("X_ERROR", "Y_ERROR", "Z_ERROR"):
                     self.circuit.append(gate, qubits, q)
-            self.sim = stim.FlipSimulator(batch_size=self.shots, num_qubits=k, seed=seed,
-                                          disable_stabilizer_randomization=True)
+            self.sim = stim.FlipSimulator(
+                batch_size=self.shots,
+                num_qubits=k,
+                seed=seed,
+                disable_stabilizer_randomization=True,
+            )
         else:
             raise ValueError(f"unknown Stim variant {name!r}")
 
@@ -290,7 +301,7 @@ class _Variant:
             self.sim.do(self.circuit)
             rec = self.sim.get_measurement_flips(bit_packed=True)  # (4K, S/8)
             elapsed = time.perf_counter() - t0
-            err = rec[: 2 * k] ^ rec[2 * k:]
+            err = rec[: 2 * k] ^ rec[2 * k :]
             c = counts_rows(err[0::2], err[1::2], n)
         elif name == "flip/noise-only":
             sent = self.inputs.packed(i, k, "measurements")
@@ -314,14 +325,24 @@ class _Variant:
         return elapsed
 
 
-STIM_VARIANTS = ("sampler/in-circuit", "sampler/feedback", "sampler/noise-only",
-                 "detector/noise-only", "dem/noise-only", "flip/in-circuit", "flip/noise-only",
-                 "flip/frame", "flip/frame-pc1", "flip/frame-xyz")
-FEEDBACK_MAX_K = 1024          # the feedback circuit has 2K classically controlled gates
+STIM_VARIANTS = (
+    "sampler/in-circuit",
+    "sampler/feedback",
+    "sampler/noise-only",
+    "detector/noise-only",
+    "dem/noise-only",
+    "flip/in-circuit",
+    "flip/noise-only",
+    "flip/frame",
+    "flip/frame-pc1",
+    "flip/frame-xyz",
+)
+FEEDBACK_MAX_K = 1024  # the feedback circuit has 2K classically controlled gates
 
 
 # ------------------------------------------------------------------------------------------------
 # statistics
+
 
 class _Stats:
     """Pooled counts [I, X, Z, Y] of one code."""
@@ -343,25 +364,28 @@ class _Stats:
         q = self.model(what)
         return (self.freq(what) - q) / np.sqrt(q * (1 - q) / self.n)
 
-    def z_two(self, other: "_Stats", what: str) -> float:
+    def z_two(self, other: _Stats, what: str) -> float:
         q = self.model(what)
-        return (self.freq(what) - other.freq(what)) / np.sqrt(q * (1 - q) * (1 / self.n
-                                                                              + 1 / other.n))
+        return (self.freq(what) - other.freq(what)) / np.sqrt(
+            q * (1 - q) * (1 / self.n + 1 / other.n)
+        )
 
     def text(self) -> str:
         worst = max(abs(self.z_model(w)) for w in ("SER",) + PATTERNS)
-        return (f"SER {self.freq('SER'):.5f}, X / Z / Y "
-                + " / ".join(f"{self.freq(w):.5f}" for w in PATTERNS)
-                + f" over {self.n:,} symbols (largest deviation from the model {worst:.1f} s.d.)")
+        return (
+            f"SER {self.freq('SER'):.5f}, X / Z / Y "
+            + " / ".join(f"{self.freq(w):.5f}" for w in PATTERNS)
+            + f" over {self.n:,} symbols (largest deviation from the model {worst:.1f} s.d.)"
+        )
 
 
 def _throughput(t: Timing) -> str:
-    return (f"{SYMBOLS / t.max:.3g} / {SYMBOLS / t.median:.3g} / {SYMBOLS / t.min:.3g} "
-            f"symbols/s")
+    return f"{SYMBOLS / t.max:.3g} / {SYMBOLS / t.median:.3g} / {SYMBOLS / t.min:.3g} symbols/s"
 
 
-def _alternate(call_a: Callable[[int], float], call_b: Callable[[int], float],
-               repeats: int) -> tuple[Timing, Timing]:
+def _alternate(
+    call_a: Callable[[int], float], call_b: Callable[[int], float], repeats: int
+) -> tuple[Timing, Timing]:
     """``time_pair`` over calls that time their own core: a, b, a, b after one warm-up each;
     each call's inner seconds replace the outer wall time (tallies stay outside the timer)."""
     inner_a, inner_b, idx = [], [], [0, 0]
@@ -402,8 +426,7 @@ def _packed_call(inputs: _Inputs, counts: np.ndarray, seed0: int) -> Callable[[i
         calls[0] += 1
         data = packed[i % len(packed)]
         t0 = time.perf_counter()
-        received = superdense_send_packed(data, pair_fidelity=F,
-                                          seed=100_000 * seed0 + calls[0])
+        received = superdense_send_packed(data, pair_fidelity=F, seed=100_000 * seed0 + calls[0])
         elapsed = time.perf_counter() - t0
         # byte j holds symbols 4j .. 4j + 3: x at the even bits, z at the odd ones
         np.add(counts, counts_interleaved(received ^ data, SYMBOLS), out=counts)
@@ -414,6 +437,7 @@ def _packed_call(inputs: _Inputs, counts: np.ndarray, seed0: int) -> Callable[[i
 
 # ------------------------------------------------------------------------------------------------
 
+
 def run(out: Callable[[str], None], repeats: int) -> list[Row]:
     """Print the Stim section with ``out(text)`` and return the summary rows."""
     import stim
@@ -422,9 +446,11 @@ def run(out: Callable[[str], None], repeats: int) -> list[Row]:
     repeats = max(3 * int(repeats), 15)
     load_start = os.getloadavg()[0]
     out(f"## Stim: superdense coding of 2^22 random symbols at F = {F}, Stim vs ours")
-    out(f"- stim {stim.__version__} (its {type(stim.Circuit()).__module__} build), numpy "
+    out(
+        f"- stim {stim.__version__} (its {type(stim.Circuit()).__module__} build), numpy "
         f"{np.__version__}; noise DEPOLARIZE1(p = {1 - F:.2f}) on Alice's qubit = X, Y, Z each "
-        f"with probability (1 - F)/3; {SYMBOLS:,} symbols per call = K pairs x 2^22/K shots")
+        f"with probability (1 - F)/3; {SYMBOLS:,} symbols per call = K pairs x 2^22/K shots"
+    )
 
     inputs = _Inputs(seed=1701)
     # Width sweep: the fastest K per variant (median of SWEEP_CALLS calls), untabulated calls.
@@ -444,8 +470,7 @@ def run(out: Callable[[str], None], repeats: int) -> list[Row]:
                 best = (med, var)
         chosen[name] = best[1]
         sweep_text.append(f"{name} ({', '.join(parts)})")
-    out("- width sweep, symbols/s per K (median of "
-        f"{SWEEP_CALLS} calls): " + "; ".join(sweep_text))
+    out(f"- width sweep, symbols/s per K (median of {SWEEP_CALLS} calls): " + "; ".join(sweep_text))
 
     ours_counts = np.zeros(4, dtype=np.int64)
     ours = _ours_call(superdense_send, inputs, ours_counts, 17)
@@ -471,50 +496,77 @@ def run(out: Callable[[str], None], repeats: int) -> list[Row]:
     all_ours = Timing([s for t_o, _ in timings.values() for s in t_o.seconds])
     ours_stats = _Stats(ours_counts)
     packed_stats = _Stats(packed_counts)
-    out(f"- ours, superdense_send (unpacked uint8 bits): {_throughput(all_ours)} (all "
-        f"{len(all_ours.seconds)} timed calls); {ours_stats.text()}")
-    ok_model = all(abs(st.z_model(w)) <= SIGMAS for st in (ours_stats, packed_stats)
-                   for w in ("SER",) + PATTERNS)
+    out(
+        f"- ours, superdense_send (unpacked uint8 bits): {_throughput(all_ours)} (all "
+        f"{len(all_ours.seconds)} timed calls); {ours_stats.text()}"
+    )
+    ok_model = all(
+        abs(st.z_model(w)) <= SIGMAS
+        for st in (ours_stats, packed_stats)
+        for w in ("SER",) + PATTERNS
+    )
     for name, var in chosen.items():
         t_o, t_v = timings[name]
         st = _Stats(var.counts)
         ok_model &= all(abs(st.z_model(w)) <= SIGMAS for w in ("SER",) + PATTERNS)
-        out(f"- Stim {name}, K = {var.k}: {_throughput(t_v)}; ours (unpacked) / it "
-            f"{ratio(t_o, t_v):.2f}x (median of {repeats} pairs); {st.text()}")
+        out(
+            f"- Stim {name}, K = {var.k}: {_throughput(t_v)}; ours (unpacked) / it "
+            f"{ratio(t_o, t_v):.2f}x (median of {repeats} pairs); {st.text()}"
+        )
     best_stats = _Stats(best.counts)
-    z_two = {(api, w): mine.z_two(best_stats, w)
-             for api, mine in (("unpacked", ours_stats), ("packed", packed_stats))
-             for w in ("SER",) + PATTERNS}
+    z_two = {
+        (api, w): mine.z_two(best_stats, w)
+        for api, mine in (("unpacked", ours_stats), ("packed", packed_stats))
+        for w in ("SER",) + PATTERNS
+    }
     ok_two = all(abs(z) <= SIGMAS for z in z_two.values())
     r_best = ratio(t_ours_best, t_best)
     r_packed = ratio(t_packed, t_best2)
-    out(f"- best Stim usage: {best_name} (K = {best.k}); ours (unpacked, superdense_send) / it "
-        f"{r_best:.2f}x, {spread(t_ours_best, t_best)}")
-    out(f"- ours, superdense_send_packed (bit-packed bytes in and out, like Stim's bit-packed "
+    out(
+        f"- best Stim usage: {best_name} (K = {best.k}); ours (unpacked, superdense_send) / it "
+        f"{r_best:.2f}x, {spread(t_ours_best, t_best)}"
+    )
+    out(
+        f"- ours, superdense_send_packed (bit-packed bytes in and out, like Stim's bit-packed "
         f"sampling): {_throughput(t_packed)}; it / best Stim ({best_name}, timed alternately "
         f"again) {r_packed:.2f}x (median of {repeats} pairs, {spread(t_packed, t_best2)}); "
-        f"{packed_stats.text()}")
-    out("- ours vs best Stim, two-sample deviation (s.d.): "
-        + "; ".join(f"{api} " + ", ".join(f"{w} {z_two[(api, w)]:+.1f}"
-                                          for w in ("SER",) + PATTERNS)
-                    for api in ("unpacked", "packed")))
+        f"{packed_stats.text()}"
+    )
+    out(
+        "- ours vs best Stim, two-sample deviation (s.d.): "
+        + "; ".join(
+            f"{api} " + ", ".join(f"{w} {z_two[(api, w)]:+.1f}" for w in ("SER",) + PATTERNS)
+            for api in ("unpacked", "packed")
+        )
+    )
     load_end = os.getloadavg()[0]
-    out(f"- 1-minute load average of this machine (2 logical CPUs, shared): {load_start:.2f} at "
-        f"the start of the section, {load_end:.2f} at its end")
+    out(
+        f"- 1-minute load average of this machine (2 logical CPUs, shared): {load_start:.2f} at "
+        f"the start of the section, {load_end:.2f} at its end"
+    )
     out("")
     return [
-        (f"superdense F={F}, 2^22 symbols: ours (superdense_send, unpacked bits) / best Stim "
-         "usage, symbols per second",
-         f"{r_best:.2f} (vs {best_name}, K = {best.k})", f">= {TARGET_VS_STIM:g}",
-         r_best >= TARGET_VS_STIM),
-        (f"superdense F={F}, 2^22 symbols: ours (superdense_send_packed, bit-packed like Stim) / "
-         "best Stim usage, symbols per second",
-         f"{r_packed:.2f} (vs {best_name}, K = {best.k})", f">= {TARGET_VS_STIM:g}",
-         r_packed >= TARGET_VS_STIM),
-        (f"superdense F={F}: SER and X/Z/Y frequencies, ours (both APIs) and every Stim usage vs "
-         "model, ours vs best Stim",
-         f"largest {max(abs(z) for z in z_two.values()):.1f} s.d. (ours vs Stim)",
-         f"within {SIGMAS:g} s.d.", ok_model and ok_two),
+        (
+            f"superdense F={F}, 2^22 symbols: ours (superdense_send, unpacked bits) / best Stim "
+            "usage, symbols per second",
+            f"{r_best:.2f} (vs {best_name}, K = {best.k})",
+            f">= {TARGET_VS_STIM:g}",
+            r_best >= TARGET_VS_STIM,
+        ),
+        (
+            f"superdense F={F}, 2^22 symbols: ours (superdense_send_packed, bit-packed like Stim) / "
+            "best Stim usage, symbols per second",
+            f"{r_packed:.2f} (vs {best_name}, K = {best.k})",
+            f">= {TARGET_VS_STIM:g}",
+            r_packed >= TARGET_VS_STIM,
+        ),
+        (
+            f"superdense F={F}: SER and X/Z/Y frequencies, ours (both APIs) and every Stim usage vs "
+            "model, ours vs best Stim",
+            f"largest {max(abs(z) for z in z_two.values()):.1f} s.d. (ours vs Stim)",
+            f"within {SIGMAS:g} s.d.",
+            ok_model and ok_two,
+        ),
     ]
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import statistics
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -23,6 +23,7 @@ if str(ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
 from timing import time_pair  # noqa: E402  (bench/ is on sys.path: run.py's folder)
+
 from qring_edu import modular_sum, ring_allreduce  # noqa: E402
 from qring_edu.vga import vga_aggregate  # noqa: E402
 
@@ -36,28 +37,45 @@ def run(out: Callable[[str], None], repeats: int) -> list[tuple[str, str, str, b
     repeats = max(1, int(repeats))
     rng = np.random.default_rng(20264)
     words = rng.integers(0, 2**VGA_BITS, size=(VGA_P, VGA_D), dtype=np.int64)
-    out(f"## VGA: vga_aggregate vs superdense ring, P = {VGA_P}, d = {VGA_D:,}, "
-        f"{VGA_BITS}-bit words, honest source, test fraction 1/2")
+    out(
+        f"## VGA: vga_aggregate vs superdense ring, P = {VGA_P}, d = {VGA_D:,}, "
+        f"{VGA_BITS}-bit words, honest source, test fraction 1/2"
+    )
     t_vga, t_ring, res_vga, res_ring = time_pair(
         lambda: vga_aggregate(words, bits=VGA_BITS, seed=1),
         lambda: ring_allreduce(words, transport="superdense", bits=VGA_BITS, seed=1),
-        repeats)
+        repeats,
+    )
     ratios = [a / b for a, b in zip(t_vga.seconds, t_ring.seconds)]
     ratio = statistics.median(ratios)
-    exact = bool(np.array_equal(res_vga.total, res_ring.outputs[0])
-                 and np.array_equal(res_vga.total, modular_sum(words, VGA_BITS)))
-    out(f"- vga_aggregate:          {t_vga.text(1e-3, 'ms')} (accepted {res_vga.accepted}, "
-        f"GHZ copies used {res_vga.ghz_used:,}, tested {res_vga.ghz_tested:,})")
-    out(f"- ring_allreduce (superdense, F = 1): {t_ring.text(1e-3, 'ms')} "
-        f"(online qubits per link {res_ring.ledger.online_qubits():,})")
+    exact = bool(
+        np.array_equal(res_vga.total, res_ring.outputs[0])
+        and np.array_equal(res_vga.total, modular_sum(words, VGA_BITS))
+    )
+    out(
+        f"- vga_aggregate:          {t_vga.text(1e-3, 'ms')} (accepted {res_vga.accepted}, "
+        f"GHZ copies used {res_vga.ghz_used:,}, tested {res_vga.ghz_tested:,})"
+    )
+    out(
+        f"- ring_allreduce (superdense, F = 1): {t_ring.text(1e-3, 'ms')} "
+        f"(online qubits per link {res_ring.ledger.online_qubits():,})"
+    )
     out(f"- same exact sum from both: {exact}")
-    out(f"- wall-time ratio VGA / superdense ring: median of the {repeats} alternating pairs "
+    out(
+        f"- wall-time ratio VGA / superdense ring: median of the {repeats} alternating pairs "
         f"{ratio:.2f} (pairs {min(ratios):.2f} .. {max(ratios):.2f}); target < "
-        f"{TARGET_VGA_RATIO:g}")
+        f"{TARGET_VGA_RATIO:g}"
+    )
     out("")
     ok = ratio < TARGET_VGA_RATIO and exact
-    return [("VGA / superdense ring wall time (P=16, d=1e5, b=16)", f"{ratio:.2f}",
-             f"< {TARGET_VGA_RATIO:g}", ok)]
+    return [
+        (
+            "VGA / superdense ring wall time (P=16, d=1e5, b=16)",
+            f"{ratio:.2f}",
+            f"< {TARGET_VGA_RATIO:g}",
+            ok,
+        )
+    ]
 
 
 if __name__ == "__main__":

@@ -40,6 +40,7 @@ if str(ROOT) not in sys.path:  # run from a checkout without installing
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/ modules, also when imported
 from timing import Timing, pair_ratio, time_it, time_pair  # noqa: E402,F401  (re-exported)
+
 from qring_edu import (  # noqa: E402
     accessible_information,
     ring_allreduce,
@@ -52,16 +53,27 @@ RING_P, RING_D, RING_BITS, RING_F = 8, 2**20, 16, 0.99
 SYMBOL_F = 0.9
 AER_SYMBOLS = 2_000
 FAST_SYMBOLS = 2**22
-TARGET_RING_RATIO = 1.25       # superdense / classical wall time, at most (issue 17)
-TARGET_THROUGHPUT = 10_000.0   # fast / Aer symbols per second, at least
-TARGET_MEMORY = 4.0            # traced peak / input bytes, at most
-ACC_ENSEMBLES_PER_SIZE = 3     # random ensembles per size n = 2..8
-TARGET_ACC_SECONDS = 1.0       # accessible_information per qubit ensemble (absolute: issue 3)
-TARGET_ACC_GAP = 1e-4          # shortfall against a high-effort reference, bits
+TARGET_RING_RATIO = 1.25  # superdense / classical wall time, at most (issue 17)
+TARGET_THROUGHPUT = 10_000.0  # fast / Aer symbols per second, at least
+TARGET_MEMORY = 4.0  # traced peak / input bytes, at most
+ACC_ENSEMBLES_PER_SIZE = 3  # random ensembles per size n = 2..8
+TARGET_ACC_SECONDS = 1.0  # accessible_information per qubit ensemble (absolute: issue 3)
+TARGET_ACC_GAP = 1e-4  # shortfall against a high-effort reference, bits
 
 
 # Sections, in running order: the four of this file, then one module bench/bench_<name>.py each.
-MODULE_SECTIONS = ("vga", "audit", "vqc", "peers", "stim", "ddp", "alphabeta", "links", "scale", "book")
+MODULE_SECTIONS = (
+    "vga",
+    "audit",
+    "vqc",
+    "peers",
+    "stim",
+    "ddp",
+    "alphabeta",
+    "links",
+    "scale",
+    "book",
+)
 SECTIONS = ("a", "b", "c", "d") + MODULE_SECTIONS
 RERUN_NOTE = "Re-run alone on "
 
@@ -79,6 +91,7 @@ def merge_results(previous: str, lines: list[str], note: str) -> str:
     place of the first of them; blocks of a new name go before the summary. Summary rows replace
     the rows of the same benchmark name; new names are appended. The lines above the first block
     (title, environment table) stay, with ``note`` after them (replacing an older note)."""
+
     def split(text_lines):
         head, blocks, summary, cur = [], [], [], None
         for ln in text_lines:
@@ -159,9 +172,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5, help="timed runs per measurement")
     parser.add_argument("--output", type=Path, default=Path(__file__).with_name("results.md"))
-    parser.add_argument("--only", nargs="+", metavar="SECTION", choices=SECTIONS,
-                        help="run only these sections and merge them into --output "
-                             f"(choices: {', '.join(SECTIONS)})")
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        metavar="SECTION",
+        choices=SECTIONS,
+        help="run only these sections and merge them into --output "
+        f"(choices: {', '.join(SECTIONS)})",
+    )
     args = parser.parse_args(argv)
     repeats = max(1, args.repeats)
     only = set(args.only or SECTIONS)
@@ -205,21 +223,27 @@ def main(argv: list[str] | None = None) -> int:
     mib = grads.nbytes / 2**20
     if want("a"):
         load_start = os.getloadavg()[0]
-        out(f"## (a) ring all-reduce, P = {RING_P}, d = 2^{RING_D.bit_length() - 1} float32 "
-            f"({mib:.0f} MiB), {RING_BITS}-bit words")
+        out(
+            f"## (a) ring all-reduce, P = {RING_P}, d = 2^{RING_D.bit_length() - 1} float32 "
+            f"({mib:.0f} MiB), {RING_BITS}-bit words"
+        )
         # Alternate the two transports so that load from other processes hits both alike; the
         # ratio is the median of the per-pair ratios. Two runs: noisy pairs only (F = 0.99), and
         # a noisy link (channel_fidelity = 0.99, pairs distributed over it: F_eff = 0.9801).
         t_cl, t_sd, res_cl, res_sd = time_pair(
             lambda: ring_allreduce(grads, bits=RING_BITS),
-            lambda: ring_allreduce(grads, transport="superdense", bits=RING_BITS,
-                                   pair_fidelity=RING_F, seed=1),
-            repeats)
+            lambda: ring_allreduce(
+                grads, transport="superdense", bits=RING_BITS, pair_fidelity=RING_F, seed=1
+            ),
+            repeats,
+        )
         t_cl2, t_ch, _, res_ch = time_pair(
             lambda: ring_allreduce(grads, bits=RING_BITS),
-            lambda: ring_allreduce(grads, transport="superdense", bits=RING_BITS,
-                                   channel_fidelity=RING_F, seed=1),
-            repeats)
+            lambda: ring_allreduce(
+                grads, transport="superdense", bits=RING_BITS, channel_fidelity=RING_F, seed=1
+            ),
+            repeats,
+        )
         load_end = os.getloadavg()[0]
         pair_ratios = [b / a for a, b in zip(t_cl.seconds, t_sd.seconds)]
         ch_ratios = [b / a for a, b in zip(t_cl2.seconds, t_ch.seconds)]
@@ -229,31 +253,52 @@ def main(argv: list[str] | None = None) -> int:
         corrupted_ch = float(np.mean(res_ch.outputs != res_cl.outputs))
         out(f"- classical:              {t_cl.text()}")
         out(f"- superdense F = {RING_F}:    {t_sd.text()}")
-        out(f"- entries differing from the classical result (noise): {corrupted:.4%}; "
+        out(
+            f"- entries differing from the classical result (noise): {corrupted:.4%}; "
             f"online bits per link {res_cl.ledger.online_bits():,}, "
-            f"online qubits per link {res_sd.ledger.online_qubits():,}")
-        out(f"- wall-time ratio superdense / classical: median of the {repeats} alternating pairs "
+            f"online qubits per link {res_sd.ledger.online_qubits():,}"
+        )
+        out(
+            f"- wall-time ratio superdense / classical: median of the {repeats} alternating pairs "
             f"{ratio_a:.2f} (pairs {min(pair_ratios):.2f} .. {max(pair_ratios):.2f}; "
-            f"min/min {t_sd.min / t_cl.min:.2f})")
+            f"min/min {t_sd.min / t_cl.min:.2f})"
+        )
         out(f"- classical again:        {t_cl2.text()}")
-        out(f"- superdense, channel_fidelity = {RING_F} (F_eff = "
+        out(
+            f"- superdense, channel_fidelity = {RING_F} (F_eff = "
             f"{res_ch.link_report.errors.fidelity:.4f}): {t_ch.text()}; entries differing "
-            f"{corrupted_ch:.4%}")
-        out(f"- wall-time ratio noisy link / classical: median of the {repeats} alternating "
+            f"{corrupted_ch:.4%}"
+        )
+        out(
+            f"- wall-time ratio noisy link / classical: median of the {repeats} alternating "
             f"pairs {ratio_ch:.2f} (pairs {min(ch_ratios):.2f} .. {max(ch_ratios):.2f}; "
-            f"min/min {t_ch.min / t_cl2.min:.2f})")
-        out(f"- the noise: one draw per synchronous step, one uniform per erring symbol (issue "
+            f"min/min {t_ch.min / t_cl2.min:.2f})"
+        )
+        out(
+            f"- the noise: one draw per synchronous step, one uniform per erring symbol (issue "
             f"17); 1-minute load average of this machine (2 logical CPUs, shared): "
-            f"{load_start:.2f} before, {load_end:.2f} after")
+            f"{load_start:.2f} before, {load_end:.2f} after"
+        )
         out()
         del res_cl, res_sd, res_ch
 
-        rows.append(("(a) superdense / classical ring wall time", f"{ratio_a:.2f} (F = {RING_F})",
-                     f"<= {TARGET_RING_RATIO:g}", ratio_a <= TARGET_RING_RATIO))
-        rows.append((f"(a) superdense on a noisy link (channel_fidelity={RING_F}) / classical ring "
-                     "wall time",
-                     f"{ratio_ch:.2f}", f"<= {TARGET_RING_RATIO:g}",
-                     ratio_ch <= TARGET_RING_RATIO))
+        rows.append(
+            (
+                "(a) superdense / classical ring wall time",
+                f"{ratio_a:.2f} (F = {RING_F})",
+                f"<= {TARGET_RING_RATIO:g}",
+                ratio_a <= TARGET_RING_RATIO,
+            )
+        )
+        rows.append(
+            (
+                f"(a) superdense on a noisy link (channel_fidelity={RING_F}) / classical ring "
+                "wall time",
+                f"{ratio_ch:.2f}",
+                f"<= {TARGET_RING_RATIO:g}",
+                ratio_ch <= TARGET_RING_RATIO,
+            )
+        )
 
     # ---------------------------------------------------------------------------------------
     # (b) fast path vs Aer, same F
@@ -261,26 +306,40 @@ def main(argv: list[str] | None = None) -> int:
         out(f"## (b) superdense coding, F = {SYMBOL_F}: fast path vs one Aer circuit per symbol")
         aer_bits = rng.integers(0, 2, 2 * AER_SYMBOLS, dtype=np.uint8)
         fast_bits = rng.integers(0, 2, 2 * FAST_SYMBOLS, dtype=np.uint8)
-        t_fast, rx_fast = time_it(lambda: superdense_send(fast_bits, pair_fidelity=SYMBOL_F, seed=2),
-                                  repeats)
-        t_aer, rx_aer = time_it(lambda: superdense_send_qiskit(aer_bits, pair_fidelity=SYMBOL_F,
-                                                               seed=3), repeats)
+        t_fast, rx_fast = time_it(
+            lambda: superdense_send(fast_bits, pair_fidelity=SYMBOL_F, seed=2), repeats
+        )
+        t_aer, rx_aer = time_it(
+            lambda: superdense_send_qiskit(aer_bits, pair_fidelity=SYMBOL_F, seed=3), repeats
+        )
         thr_fast = FAST_SYMBOLS / t_fast.median
         thr_aer = AER_SYMBOLS / t_aer.median
         ratio_b = thr_fast / thr_aer
         ser_fast = symbol_error_rate(fast_bits, rx_fast)
         ser_aer = symbol_error_rate(aer_bits, rx_aer)
-        out(f"- fast path, {FAST_SYMBOLS:,} symbols: {t_fast.text()}  -> {thr_fast:,.0f} symbols/s, "
-            f"symbol error rate {ser_fast:.4f}")
-        out(f"- Aer, {AER_SYMBOLS:,} symbols:        {t_aer.text()}  -> {thr_aer:,.0f} symbols/s, "
-            f"symbol error rate {ser_aer:.4f}")
-        out(f"- expected symbol error rate 1 - F = {1 - SYMBOL_F:.4f} (Aer binomial s.d. "
-            f"{np.sqrt(SYMBOL_F * (1 - SYMBOL_F) / AER_SYMBOLS):.4f})")
+        out(
+            f"- fast path, {FAST_SYMBOLS:,} symbols: {t_fast.text()}  -> {thr_fast:,.0f} symbols/s, "
+            f"symbol error rate {ser_fast:.4f}"
+        )
+        out(
+            f"- Aer, {AER_SYMBOLS:,} symbols:        {t_aer.text()}  -> {thr_aer:,.0f} symbols/s, "
+            f"symbol error rate {ser_aer:.4f}"
+        )
+        out(
+            f"- expected symbol error rate 1 - F = {1 - SYMBOL_F:.4f} (Aer binomial s.d. "
+            f"{np.sqrt(SYMBOL_F * (1 - SYMBOL_F) / AER_SYMBOLS):.4f})"
+        )
         out(f"- throughput ratio fast / Aer (medians): {ratio_b:,.0f}")
         out()
         del fast_bits, rx_fast
-        rows.append(("(b) fast / Aer symbol throughput", f"{ratio_b:,.0f}",
-                     f">= {TARGET_THROUGHPUT:,.0f}", ratio_b >= TARGET_THROUGHPUT))
+        rows.append(
+            (
+                "(b) fast / Aer symbol throughput",
+                f"{ratio_b:,.0f}",
+                f">= {TARGET_THROUGHPUT:,.0f}",
+                ratio_b >= TARGET_THROUGHPUT,
+            )
+        )
 
     # ---------------------------------------------------------------------------------------
     # (c) memory of the superdense all-reduce
@@ -289,21 +348,34 @@ def main(argv: list[str] | None = None) -> int:
         tracemalloc.start()
         base, _ = tracemalloc.get_traced_memory()
         tracemalloc.reset_peak()
-        res = ring_allreduce(grads, transport="superdense", bits=RING_BITS, pair_fidelity=RING_F,
-                             seed=1)
+        res = ring_allreduce(
+            grads, transport="superdense", bits=RING_BITS, pair_fidelity=RING_F, seed=1
+        )
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
         ratio_c = (peak - base) / grads.nbytes
         maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
-        out(f"- input {grads.nbytes / 2**20:.1f} MiB; outputs {res.outputs.nbytes / 2**20:.1f} MiB "
-            f"(kept in the result, counted in the peak)")
-        out(f"- traced peak minus baseline: {(peak - base) / 2**20:.1f} MiB = {ratio_c:.2f} x input")
-        out(f"- process max RSS (interpreter, Qiskit, Aer and all of the above): "
-            f"{maxrss / 2**20:.0f} MiB = {maxrss / grads.nbytes:.1f} x input")
+        out(
+            f"- input {grads.nbytes / 2**20:.1f} MiB; outputs {res.outputs.nbytes / 2**20:.1f} MiB "
+            f"(kept in the result, counted in the peak)"
+        )
+        out(
+            f"- traced peak minus baseline: {(peak - base) / 2**20:.1f} MiB = {ratio_c:.2f} x input"
+        )
+        out(
+            f"- process max RSS (interpreter, Qiskit, Aer and all of the above): "
+            f"{maxrss / 2**20:.0f} MiB = {maxrss / grads.nbytes:.1f} x input"
+        )
         out()
         del res
-        rows.append(("(c) superdense all-reduce peak memory / input", f"{ratio_c:.2f}",
-                     f"<= {TARGET_MEMORY:g}", ratio_c <= TARGET_MEMORY))
+        rows.append(
+            (
+                "(c) superdense all-reduce peak memory / input",
+                f"{ratio_c:.2f}",
+                f"<= {TARGET_MEMORY:g}",
+                ratio_c <= TARGET_MEMORY,
+            )
+        )
 
     # ---------------------------------------------------------------------------------------
     # (d) accessible information of qubit ensembles (issue 3): time per call and accuracy
@@ -321,13 +393,27 @@ def main(argv: list[str] | None = None) -> int:
                 ref = accessible_information(probs, states, starts=60, tol=1e-14, max_iter=20000)
                 worst_time = max(worst_time, t_acc.median)
                 worst_gap = max(worst_gap, ref - res_acc)
-        out(f"- {7 * ACC_ENSEMBLES_PER_SIZE} ensembles: slowest call {worst_time:.3f} s; largest "
-            f"shortfall against a 60-start reference {worst_gap:.1e} bits")
+        out(
+            f"- {7 * ACC_ENSEMBLES_PER_SIZE} ensembles: slowest call {worst_time:.3f} s; largest "
+            f"shortfall against a 60-start reference {worst_gap:.1e} bits"
+        )
         out()
-        rows.append(("(d) accessible information: slowest call (s)", f"{worst_time:.3f}",
-                     f"< {TARGET_ACC_SECONDS:g}", worst_time < TARGET_ACC_SECONDS))
-        rows.append(("(d) accessible information: largest shortfall (bits)", f"{worst_gap:.1e}",
-                     f"<= {TARGET_ACC_GAP:g}", worst_gap <= TARGET_ACC_GAP))
+        rows.append(
+            (
+                "(d) accessible information: slowest call (s)",
+                f"{worst_time:.3f}",
+                f"< {TARGET_ACC_SECONDS:g}",
+                worst_time < TARGET_ACC_SECONDS,
+            )
+        )
+        rows.append(
+            (
+                "(d) accessible information: largest shortfall (bits)",
+                f"{worst_gap:.1e}",
+                f"<= {TARGET_ACC_GAP:g}",
+                worst_gap <= TARGET_ACC_GAP,
+            )
+        )
 
     # ---------------------------------------------------------------------------------------
     # (e) protocol benchmarks that live in their own modules (one per protocol); bench/ is the
@@ -348,8 +434,10 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.only:
         previous = args.output.read_text() if args.output.exists() else ""
-        stamp = (f"{RERUN_NOTE}{time.strftime('%Y-%m-%d')} with `bench/run.py --only "
-                 f"{' '.join(args.only)}`: " + "; ".join(f"{k} {v}" for k, v in env) + ".")
+        stamp = (
+            f"{RERUN_NOTE}{time.strftime('%Y-%m-%d')} with `bench/run.py --only "
+            f"{' '.join(args.only)}`: " + "; ".join(f"{k} {v}" for k, v in env) + "."
+        )
         text = merge_results(previous, lines, stamp)
     else:
         text = "\n".join(lines) + "\n"

@@ -14,9 +14,9 @@ import resource
 import statistics
 import time
 import tracemalloc
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 
 @dataclass
@@ -39,8 +39,10 @@ class Timing:
 
     def text(self, unit: float = 1.0, suffix: str = "s", digits: int = 3) -> str:
         """``"min / median / max suffix"``, each divided by ``unit`` (1e-3 with "ms" for ms)."""
-        return (f"{self.min / unit:.{digits}f} / {self.median / unit:.{digits}f} / "
-                f"{self.max / unit:.{digits}f} {suffix}")
+        return (
+            f"{self.min / unit:.{digits}f} / {self.median / unit:.{digits}f} / "
+            f"{self.max / unit:.{digits}f} {suffix}"
+        )
 
 
 def time_it(fn: Callable[[], object], repeats: int) -> tuple[Timing, object]:
@@ -54,8 +56,9 @@ def time_it(fn: Callable[[], object], repeats: int) -> tuple[Timing, object]:
     return Timing(times), result
 
 
-def time_pair(fn_a: Callable[[], object], fn_b: Callable[[], object],
-              repeats: int) -> tuple[Timing, Timing, object, object]:
+def time_pair(
+    fn_a: Callable[[], object], fn_b: Callable[[], object], repeats: int
+) -> tuple[Timing, Timing, object, object]:
     """Like :func:`time_it` for two functions, run alternately a, b, a, b, ..."""
     res_a, res_b = fn_a(), fn_b()
     ta, tb = [], []

@@ -53,22 +53,41 @@ from qring_edu.ddp import RingHookState, gather_reports, ring_hook
 
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--transport", choices=("classical", "superdense", "builtin"),
-                   default="classical", help="all-reduce of the gradients (default classical)")
-    p.add_argument("--fidelity", type=float, default=1.0,
-                   help="pair fidelity F in [0.25, 1] (superdense only; default 1)")
+    p.add_argument(
+        "--transport",
+        choices=("classical", "superdense", "builtin"),
+        default="classical",
+        help="all-reduce of the gradients (default classical)",
+    )
+    p.add_argument(
+        "--fidelity",
+        type=float,
+        default=1.0,
+        help="pair fidelity F in [0.25, 1] (superdense only; default 1)",
+    )
     p.add_argument("--bits", type=int, default=16, help="fixed-point word size (default 16)")
-    p.add_argument("--private", action="store_true",
-                   help="mask the gradients with zero-sum pads from verified GHZ states")
-    p.add_argument("--test-fraction", type=float, default=0.5,
-                   help="fraction of the GHZ copies tested (with --private; default 0.5)")
+    p.add_argument(
+        "--private",
+        action="store_true",
+        help="mask the gradients with zero-sum pads from verified GHZ states",
+    )
+    p.add_argument(
+        "--test-fraction",
+        type=float,
+        default=0.5,
+        help="fraction of the GHZ copies tested (with --private; default 0.5)",
+    )
     p.add_argument("--epochs", type=int, default=5)
     p.add_argument("--samples", type=int, default=4000, help="two-moons points in total")
     p.add_argument("--batch-size", type=int, default=32, help="per rank")
     p.add_argument("--lr", type=float, default=0.1)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--timeout", type=float, default=60.0,
-                   help="process-group timeout in seconds: no rank waits longer for a peer")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        help="process-group timeout in seconds: no rank waits longer for a peer",
+    )
     args = p.parse_args(argv)
     if args.private and args.transport == "builtin":
         p.error("--private needs the ring hook: --transport classical or superdense")
@@ -77,9 +96,13 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 def build_model(seed: int) -> torch.nn.Module:
     torch.manual_seed(seed)
-    return torch.nn.Sequential(torch.nn.Linear(2, 64), torch.nn.Tanh(),
-                               torch.nn.Linear(64, 64), torch.nn.Tanh(),
-                               torch.nn.Linear(64, 2))
+    return torch.nn.Sequential(
+        torch.nn.Linear(2, 64),
+        torch.nn.Tanh(),
+        torch.nn.Linear(64, 64),
+        torch.nn.Tanh(),
+        torch.nn.Linear(64, 2),
+    )
 
 
 def main(argv=None) -> None:
@@ -98,26 +121,34 @@ def main(argv=None) -> None:
     state = None
     if args.transport != "builtin":
         private = dict(private=True, test_fraction=args.test_fraction) if args.private else {}
-        state = RingHookState(transport=args.transport, bits=args.bits,
-                              pair_fidelity=args.fidelity, seed=args.seed, **private)
+        state = RingHookState(
+            transport=args.transport,
+            bits=args.bits,
+            pair_fidelity=args.fidelity,
+            seed=args.seed,
+            **private,
+        )
         model.register_comm_hook(state, ring_hook)
     opt = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9)
     loss_fn = torch.nn.CrossEntropyLoss()
     steps = shard.numel() // args.batch_size
 
     if rank == 0:
-        print(f"P = {world} ranks, transport {args.transport}"
-              + (f", F = {args.fidelity:g}" if args.transport == "superdense" else "")
-              + (f", {args.bits}-bit words" if state is not None else "")
-              + (", private (GHZ pads)" if state is not None and args.private else "")
-              + f", {sum(p.numel() for p in net.parameters())} parameters, "
-              f"{steps} steps per epoch", flush=True)
+        print(
+            f"P = {world} ranks, transport {args.transport}"
+            + (f", F = {args.fidelity:g}" if args.transport == "superdense" else "")
+            + (f", {args.bits}-bit words" if state is not None else "")
+            + (", private (GHZ pads)" if state is not None and args.private else "")
+            + f", {sum(p.numel() for p in net.parameters())} parameters, "
+            f"{steps} steps per epoch",
+            flush=True,
+        )
     t0 = time.perf_counter()
     for epoch in range(args.epochs):
         order = np.random.default_rng([args.seed, epoch, rank]).permutation(shard.numel())
         total = torch.zeros(1, dtype=torch.float64)
         for i in range(steps):
-            idx = shard[torch.from_numpy(order[i * args.batch_size:(i + 1) * args.batch_size])]
+            idx = shard[torch.from_numpy(order[i * args.batch_size : (i + 1) * args.batch_size])]
             opt.zero_grad()
             loss = loss_fn(model(X[idx]), y[idx])
             loss.backward()  # DDP all-reduces the gradient buckets here (through the hook)
@@ -127,8 +158,11 @@ def main(argv=None) -> None:
         with torch.no_grad():
             acc = float((net(X).argmax(dim=1) == y).double().mean())
         if rank == 0:
-            print(f"epoch {epoch + 1}: mean training loss {float(total) / (world * steps):.4f}, "
-                  f"accuracy of rank 0's replica {acc:.3f}", flush=True)
+            print(
+                f"epoch {epoch + 1}: mean training loss {float(total) / (world * steps):.4f}, "
+                f"accuracy of rank 0's replica {acc:.3f}",
+                flush=True,
+            )
     elapsed = time.perf_counter() - t0
 
     # How far the replicas drifted apart (reporting only).
@@ -142,13 +176,18 @@ def main(argv=None) -> None:
         if reports is not None:
             print("ledger per incoming link (whole run):")
             for rep in reports:
-                print(f"  rank {rep.rank} link {rep.link}: online bits {rep.online_bits:,}, "
-                      f"online qubits {rep.online_qubits:,}, Bell pairs {rep.ebits:,}, "
-                      f"offline qubits {rep.offline_qubits:,}, side-information bits "
-                      f"{rep.side_bits:,}, flipped bits {rep.flipped_bits:,}"
-                      + (f", GHZ copies used {rep.ghz_used:,}, tested {rep.ghz_tested:,}"
-                         if rep.private else "")
-                      + f" ({rep.buckets} buckets, {rep.iterations} steps)")
+                print(
+                    f"  rank {rep.rank} link {rep.link}: online bits {rep.online_bits:,}, "
+                    f"online qubits {rep.online_qubits:,}, Bell pairs {rep.ebits:,}, "
+                    f"offline qubits {rep.offline_qubits:,}, side-information bits "
+                    f"{rep.side_bits:,}, flipped bits {rep.flipped_bits:,}"
+                    + (
+                        f", GHZ copies used {rep.ghz_used:,}, tested {rep.ghz_tested:,}"
+                        if rep.private
+                        else ""
+                    )
+                    + f" ({rep.buckets} buckets, {rep.iterations} steps)"
+                )
     if state is not None:
         state.close()  # stop the hook's worker thread before the process group goes
     dist.destroy_process_group()

@@ -21,7 +21,16 @@ fast path work without it. This package re-exports the public names of the floor
 presentation.
 """
 
-from .experiments.claims import CLAIM_KEYS, Claim, reproduce_claims
+from .alignment import (
+    GAPIP_CONFIDENCES,
+    GAPIP_PROTOCOLS,
+    Decision,
+    alignment_state,
+    controlled_reflection_circuit,
+    gapip,
+    gapip_circuit,
+    gapip_sample_qiskit,
+)
 from .costmodel import (
     MODEL_SIZES,
     BucketedIteration,
@@ -35,39 +44,39 @@ from .costmodel import (
     parameter_server_time,
     ring_time,
 )
-from .fixedpoint import FixedPoint, fixed_point, modular_sum, to_signed, to_words
-from .alignment import (
-    GAPIP_CONFIDENCES,
-    GAPIP_PROTOCOLS,
-    Decision,
-    alignment_state,
-    controlled_reflection_circuit,
-    gapip,
-    gapip_circuit,
-    gapip_sample_qiskit,
+from .experiments.alignment import (
+    GapIPScaling,
+    TieAuditScaling,
+    gapip_scaling,
+    loglog_slope,
+    tieaudit_crossover,
+    tieaudit_scaling,
 )
+from .experiments.claims import CLAIM_KEYS, Claim, reproduce_claims
+from .experiments.training import LearnerComparison, compare_learners
+from .fixedpoint import FixedPoint, fixed_point, modular_sum, to_signed, to_words
 from .holevo import (
     AccessibleInformation,
     Ensemble,
     accessible_information,
-    dense_coding_threshold,
-    optimal_measurement,
     bb84_ensemble,
     binary_entropy,
     bloch_ensemble,
     bloch_measurement,
     bloch_vector,
+    dense_coding_capacity,
+    dense_coding_threshold,
     encoded_ensemble,
+    holevo_chi,
+    isotropic_capacity,
+    mutual_information,
+    optimal_measurement,
+    shannon_entropy,
     superdense_ensemble,
     trine_ensemble,
     two_state_accessible,
     two_state_chi,
     two_state_ensemble,
-    dense_coding_capacity,
-    holevo_chi,
-    isotropic_capacity,
-    mutual_information,
-    shannon_entropy,
     von_neumann_entropy,
 )
 from .ledger import Ledger
@@ -96,22 +105,13 @@ from .links import (
     noisy_link_send_qiskit,
     superdense_link_capacity,
 )
-from .ring import AllReduceResult, RingStep, chunk_bounds, message_bits, ring_allreduce, ring_schedule
-from .experiments.alignment import (
-    GapIPScaling,
-    TieAuditScaling,
-    gapip_scaling,
-    loglog_slope,
-    tieaudit_crossover,
-    tieaudit_scaling,
-)
-from .superdense import (
-    isotropic_state,
-    superdense_circuit,
-    superdense_outcome_probabilities,
-    superdense_send,
-    superdense_send_packed,
-    superdense_send_qiskit,
+from .ring import (
+    AllReduceResult,
+    RingStep,
+    chunk_bounds,
+    message_bits,
+    ring_allreduce,
+    ring_schedule,
 )
 from .sign_audit import (
     TIEAUDIT_ATTACKS,
@@ -133,7 +133,14 @@ from .sign_audit import (
     tieaudit_sample_qiskit,
     tieaudit_worst_failure,
 )
-from .experiments.training import LearnerComparison, compare_learners
+from .superdense import (
+    isotropic_state,
+    superdense_circuit,
+    superdense_outcome_probabilities,
+    superdense_send,
+    superdense_send_packed,
+    superdense_send_qiskit,
+)
 from .training import (
     TRAINING_MODELS,
     GradientBudget,
@@ -143,25 +150,10 @@ from .training import (
     ring_link_options,
     train_data_parallel,
 )
-from .vqc import (
-    VQC_LAYERS,
-    VQC_QUBITS,
-    parameter_shift,
-    vqc_circuit,
-    vqc_encoding,
-    vqc_loss_and_grad,
-    vqc_n_parameters,
-    vqc_observable,
-    vqc_score_gradient,
-    vqc_score_gradient_qiskit,
-    vqc_scores,
-    vqc_scores_qiskit,
-    vqc_statevector,
-)
 from .vga import (
     VGALedger,
-    VGARingResult,
     VGAResult,
+    VGARingResult,
     amplified_leak_probability,
     detection_probability,
     ghz_test_circuit,
@@ -177,6 +169,21 @@ from .vga import (
     vga_epsilon_floor,
     vga_outcome_probabilities,
     vga_ring_allreduce,
+)
+from .vqc import (
+    VQC_LAYERS,
+    VQC_QUBITS,
+    parameter_shift,
+    vqc_circuit,
+    vqc_encoding,
+    vqc_loss_and_grad,
+    vqc_n_parameters,
+    vqc_observable,
+    vqc_score_gradient,
+    vqc_score_gradient_qiskit,
+    vqc_scores,
+    vqc_scores_qiskit,
+    vqc_statevector,
 )
 
 __version__ = "0.1.0"
@@ -336,9 +343,20 @@ __all__ = [
 # The DDP communication hook (qring_edu.ddp) needs PyTorch, an optional extra
 # (pip install "qring_edu[torch]"); its names are resolved on first use so that `import qring_edu`
 # works without torch, and they stay out of __all__ so `from qring_edu import *` never imports it.
-_DDP_NAMES = ("RingHookConfig", "RingHookState", "LinkReport", "TappedMessage", "ring_hook",
-              "allreduce_mean_", "gather_reports", "RingAverage", "ring_average", "launch_local",
-              "DDPDemo", "ddp_demo")
+_DDP_NAMES = (
+    "RingHookConfig",
+    "RingHookState",
+    "LinkReport",
+    "TappedMessage",
+    "ring_hook",
+    "allreduce_mean_",
+    "gather_reports",
+    "RingAverage",
+    "ring_average",
+    "launch_local",
+    "DDPDemo",
+    "ddp_demo",
+)
 
 
 def __getattr__(name: str):

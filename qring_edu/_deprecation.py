@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import types
 import warnings
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 __all__ = ["REMOVED_IN", "forward"]
 
@@ -17,9 +18,11 @@ __all__ = ["REMOVED_IN", "forward"]
 REMOVED_IN = "0.3"
 
 
-def forward(old: str, targets: Sequence[types.ModuleType],
-            renamed: Mapping[str, tuple[Any, str]] | None = None
-            ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+def forward(
+    old: str,
+    targets: Sequence[types.ModuleType],
+    renamed: Mapping[str, tuple[Any, str]] | None = None,
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """``(__getattr__, __dir__)`` for module ``old``: every public name of the ``targets``
     modules, and every ``renamed[name] = (object, "new.path")``, read with a DeprecationWarning.
 
@@ -44,14 +47,19 @@ def forward(old: str, targets: Sequence[types.ModuleType],
                     break
             else:
                 raise AttributeError(f"module {old!r} has no attribute {name!r}")
-        warnings.warn(f"{old}.{name} is deprecated and will be removed in qring_edu {REMOVED_IN}; "
-                      f"use {new}", DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            f"{old}.{name} is deprecated and will be removed in qring_edu {REMOVED_IN}; use {new}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return obj
 
     def __dir__() -> list[str]:
         names = set(renamed)
         for module in targets:
-            names.update(getattr(module, "__all__", [n for n in dir(module) if not n.startswith("_")]))
+            names.update(
+                getattr(module, "__all__", [n for n in dir(module) if not n.startswith("_")])
+            )
         return sorted(names)
 
     return __getattr__, __dir__

@@ -12,8 +12,17 @@ from typing import Any
 import numpy as np
 
 __all__ = [
-    "MIN_BITS", "MAX_BITS", "MIN_FIDELITY", "MAX_FIDELITY", "check_int", "check_float",
-    "check_bits", "check_fidelity", "check_choice", "check_seed", "as_numeric_array",
+    "MIN_BITS",
+    "MAX_BITS",
+    "MIN_FIDELITY",
+    "MAX_FIDELITY",
+    "check_int",
+    "check_float",
+    "check_bits",
+    "check_fidelity",
+    "check_choice",
+    "check_seed",
+    "as_numeric_array",
     "check_bit_array",
 ]
 
@@ -229,8 +238,10 @@ def as_numeric_array(value: Any, name: str) -> np.ndarray:
     except ValueError as exc:  # numpy >= 1.24 refuses ragged nested sequences
         raise ValueError(f"{name} must be a rectangular array; got ragged input ({exc})") from None
     if arr.dtype == object:
-        raise ValueError(f"{name} must be a rectangular numeric array; got ragged or mixed-type "
-                         "input (or integers beyond the int64 range)")
+        raise ValueError(
+            f"{name} must be a rectangular numeric array; got ragged or mixed-type "
+            "input (or integers beyond the int64 range)"
+        )
     if arr.dtype == bool or not (
         np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
     ):
@@ -260,14 +271,12 @@ def check_bit_array(value: Any, name: str = "bits") -> np.ndarray:
     if arr.size:
         if np.issubdtype(arr.dtype, np.integer):
             # Two reductions instead of two full-size comparisons (streams run to 10^7 bits).
-            ok = arr.max() <= 1 and (np.issubdtype(arr.dtype, np.unsignedinteger)
-                                     or arr.min() >= 0)
+            ok = arr.max() <= 1 and (np.issubdtype(arr.dtype, np.unsignedinteger) or arr.min() >= 0)
         else:
             ok = bool(np.all((arr == 0) | (arr == 1)))
         if not ok:
             raise ValueError(f"{name} must contain only 0 and 1")
     return arr.astype(np.uint8, copy=False)
-
 
 
 def check_packed_bits(value: Any, n_bits: Any, name: str = "data") -> tuple[np.ndarray, int]:
@@ -287,6 +296,7 @@ def check_packed_bits(value: Any, n_bits: Any, name: str = "data") -> tuple[np.n
     else:
         n_bits = check_int(n_bits, "n_bits", 8 * size - 7 if size else 0, 8 * size)
     return arr.astype(np.uint8, copy=False), n_bits
+
 
 def _range_text(lo: int | None, hi: int | None) -> str:
     if lo is not None and hi is not None:

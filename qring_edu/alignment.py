@@ -148,8 +148,10 @@ class IAEStep:
     qubits: int = 0
 
     def __repr__(self) -> str:
-        return (f"IAEStep(k={self.k}, shots={self.shots}, ones={self.ones}, "
-                f"a=[{self.a_lo:.4f}, {self.a_hi:.4f}])")
+        return (
+            f"IAEStep(k={self.k}, shots={self.shots}, ones={self.ones}, "
+            f"a=[{self.a_lo:.4f}, {self.a_hi:.4f}])"
+        )
 
 
 @dataclass(frozen=True)
@@ -178,14 +180,17 @@ class Decision:
     steps: tuple[IAEStep, ...] = field(default=(), repr=False)
 
     def __repr__(self) -> str:
-        return (f"Decision(verdict={self.verdict!r}, cost={self.cost} {self.unit}, "
-                f"rounds={self.rounds}, protocol={self.protocol!r}, "
-                f"estimate={self.estimate:.4f})")
+        return (
+            f"Decision(verdict={self.verdict!r}, cost={self.cost} {self.unit}, "
+            f"rounds={self.rounds}, protocol={self.protocol!r}, "
+            f"estimate={self.estimate:.4f})"
+        )
 
 
 # --------------------------------------------------------------------------------------------
 # Input checks and the encoding
 # --------------------------------------------------------------------------------------------
+
 
 def _unit_vector(v, name: str) -> np.ndarray:
     arr = as_numeric_array(v, name)
@@ -196,8 +201,9 @@ def _unit_vector(v, name: str) -> np.ndarray:
     arr = arr.astype(np.float64)
     norm = float(np.linalg.norm(arr))
     if norm == 0.0:
-        raise ValueError(f"{name} is the zero vector; its direction (and so the alignment) is "
-                         "undefined")
+        raise ValueError(
+            f"{name} is the zero vector; its direction (and so the alignment) is undefined"
+        )
     return arr / norm
 
 
@@ -289,6 +295,7 @@ def alignment_angle(g, h) -> float:
 # The quantum protocol: three simulation paths of one shot
 # --------------------------------------------------------------------------------------------
 
+
 def _reflect(state: np.ndarray, axis: np.ndarray) -> np.ndarray:
     """``(2|a><a| - 1) state`` for a real unit vector ``a``."""
     return 2.0 * axis * (axis @ state) - state
@@ -304,8 +311,9 @@ def _check_power(k, protocol: str, hi: int | None = None) -> int:
     return check_int(k, "k", 0, hi)
 
 
-def gapip_probability(g, h, k: int, *, method: str = "subspace",
-                      protocol: str = "quantum") -> float:
+def gapip_probability(
+    g, h, k: int, *, method: str = "subspace", protocol: str = "quantum"
+) -> float:
     """Probability that a shot ends in "not a_h".
 
     ``protocol="quantum"``: ``k >= 0`` iterations, ``sin^2((2k+1) theta)``;
@@ -341,7 +349,7 @@ def gapip_probability(g, h, k: int, *, method: str = "subspace",
             branch = ag.copy()
             for _ in range(k):
                 branch = _reflect(_reflect(branch, ag), ah)
-            return float(np.sum((ag - branch) ** 2) / 4.0)   # X-basis "-" of the control
+            return float(np.sum((ag - branch) ** 2) / 4.0)  # X-basis "-" of the control
         state = ag.copy()
         for _ in range(k):
             state = _reflect(_reflect(state, ah), ag)
@@ -350,7 +358,7 @@ def gapip_probability(g, h, k: int, *, method: str = "subspace",
 
     probs = Statevector(gapip_circuit(gn, hn, k, measure=False, protocol=protocol)).probabilities()
     if pe:
-        return float(probs.reshape(2, -1)[1].sum())   # control = qubit n, the top bit
+        return float(probs.reshape(2, -1)[1].sum())  # control = qubit n, the top bit
     return float(1.0 - probs[0])
 
 
@@ -381,7 +389,7 @@ def reflection_circuit(v, label: str = "R"):
     if n == 1:
         qc.z(0)
     else:
-        qc.h(n - 1)                       # multi-controlled Z = H · MCX · H on the target
+        qc.h(n - 1)  # multi-controlled Z = H · MCX · H on the target
         qc.mcx(list(range(n - 1)), n - 1)
         qc.h(n - 1)
     qc.x(range(n))
@@ -420,7 +428,7 @@ def controlled_reflection_circuit(v, label: str = "cR"):
     reg = list(range(n))
     qc.append(prep.inverse(), reg)
     qc.x(reg)
-    qc.h(n)                               # Z controlled by the register on the control qubit
+    qc.h(n)  # Z controlled by the register on the control qubit
     qc.mcx(reg, n)
     qc.h(n)
     qc.x(reg)
@@ -458,8 +466,9 @@ def gapip_circuit(g, h, k: int, *, measure: bool = True, protocol: str = "quantu
     k = _check_power(k, protocol, 64)
     gn, hn = gapip_prepare(g, h)
     if gn.size > 256:
-        raise ValueError(f"gapip_circuit builds generic state preparations; P must be <= 256, "
-                         f"got {gn.size}")
+        raise ValueError(
+            f"gapip_circuit builds generic state preparations; P must be <= 256, got {gn.size}"
+        )
     ag, ah = alignment_state(gn), alignment_state(hn)
     n = n_register_qubits(gn.size)
     if protocol == "phase_estimation":
@@ -495,8 +504,9 @@ def gapip_circuit(g, h, k: int, *, measure: bool = True, protocol: str = "quantu
     return qc
 
 
-def gapip_sample_qiskit(g, h, k: int, shots: int = 1000, seed=None, *,
-                        protocol: str = "quantum") -> int:
+def gapip_sample_qiskit(
+    g, h, k: int, shots: int = 1000, seed=None, *, protocol: str = "quantum"
+) -> int:
     """Run :func:`gapip_circuit` on ``AerSimulator`` for ``shots`` shots; return how many ended in
     "not a_h" (``"quantum"``: any outcome but ``0...0``; ``"phase_estimation"``: control "-").
     The circuit is first decomposed to ``u``/``cx`` gates (Aer does not take the generic
@@ -513,8 +523,12 @@ def gapip_sample_qiskit(g, h, k: int, shots: int = 1000, seed=None, *,
     shots = check_int(shots, "shots", 1, 10**6)
     check_seed(seed)
     sim_seed = int(np.random.default_rng(seed).integers(2**31))
-    qc = transpile(gapip_circuit(g, h, k, protocol=protocol), basis_gates=["u", "cx"],
-                   optimization_level=1, seed_transpiler=0)
+    qc = transpile(
+        gapip_circuit(g, h, k, protocol=protocol),
+        basis_gates=["u", "cx"],
+        optimization_level=1,
+        seed_transpiler=0,
+    )
     counts = AerSimulator(seed_simulator=sim_seed).run(qc, shots=shots).result().get_counts()
     return shots - int(counts.get("0" * qc.num_clbits, 0))
 
@@ -524,25 +538,27 @@ def gapip_sample_qiskit(g, h, k: int, shots: int = 1000, seed=None, *,
 # twin: confidence intervals, next power, the loop
 # --------------------------------------------------------------------------------------------
 
+
 def _interval(ones: int, shots: int, level: float, confidence: str) -> tuple[float, float]:
     """Confidence interval for a Bernoulli probability from ``ones`` of ``shots``, each side at
     ``level / 2`` (two-sided ``level``)."""
     mean = ones / shots
-    if confidence == "exact":            # Clopper-Pearson
+    if confidence == "exact":  # Clopper-Pearson
         from scipy.stats import beta
 
         lo = 0.0 if ones == 0 else float(beta.ppf(level / 2.0, ones, shots - ones + 1))
         hi = 1.0 if ones == shots else float(beta.ppf(1.0 - level / 2.0, ones + 1, shots - ones))
         return lo, hi
-    if confidence == "hoeffding":        # 2 exp(-2 N e^2) = level
+    if confidence == "hoeffding":  # 2 exp(-2 N e^2) = level
         half = math.sqrt(math.log(2.0 / level) / (2.0 * shots))
-    else:                                # "chernoff": Qiskit's IAE half-width
+    else:  # "chernoff": Qiskit's IAE half-width
         half = math.sqrt(3.0 * math.log(2.0 / level) / shots)
     return max(0.0, mean - half), min(1.0, mean + half)
 
 
-def _find_next_k(k: int, upper: bool, t_lo: float, t_hi: float, *,
-                 odd: bool = True) -> tuple[int, bool]:
+def _find_next_k(
+    k: int, upper: bool, t_lo: float, t_hi: float, *, odd: bool = True
+) -> tuple[int, bool]:
     """Next power for an interval ``[t_lo, t_hi]`` of ``theta / (2 pi)``.
 
     The probability measured with power ``K`` is ``sin^2(K theta)``, a function of the phase
@@ -566,9 +582,18 @@ def _find_next_k(k: int, upper: bool, t_lo: float, t_hi: float, *,
     return k, upper
 
 
-def _iae(theta: float, epsilon: float, alpha: float, threshold: float,
-         rng: np.random.Generator, shots: int = IAE_SHOTS, *, confidence: str = "chernoff",
-         odd: bool = True, shot_cost=None) -> tuple[float, float, list[IAEStep]]:
+def _iae(
+    theta: float,
+    epsilon: float,
+    alpha: float,
+    threshold: float,
+    rng: np.random.Generator,
+    shots: int = IAE_SHOTS,
+    *,
+    confidence: str = "chernoff",
+    odd: bool = True,
+    shot_cost=None,
+) -> tuple[float, float, list[IAEStep]]:
     """Run the interval iteration on ``a = sin^2(theta)`` until the interval for ``a`` excludes
     ``threshold`` or is narrower than ``2 epsilon``. Returns ``(a_lo, a_hi, steps)``; the true
     ``a`` lies in every interval with probability ``>= 1 - alpha`` (union bound over the ``T``
@@ -578,7 +603,7 @@ def _iae(theta: float, epsilon: float, alpha: float, threshold: float,
     estimation, any power ``K >= 1`` (step ``k = K``). ``shot_cost(k)``: qubits of one shot."""
     # Number of distinct powers the schedule can visit, as in Grinko et al. (min ratio 2).
     T = int(math.log(2 * math.pi / 8 / epsilon) / math.log(2)) + 1
-    t_lo, t_hi = 0.0, 0.25            # theta / (2 pi)
+    t_lo, t_hi = 0.0, 0.25  # theta / (2 pi)
     a_lo, a_hi = 0.0, 1.0
     k, upper = (0 if odd else 1), True
     steps: list[IAEStep] = []
@@ -617,6 +642,7 @@ def _iae(theta: float, epsilon: float, alpha: float, threshold: float,
 # Classical protocols
 # --------------------------------------------------------------------------------------------
 
+
 def _sketch_gap(tau: float) -> float:
     return math.asin(tau) / math.pi
 
@@ -629,7 +655,7 @@ def _exact_sketch_bits(tau: float, delta: float) -> int:
 
     p = 0.5 + _sketch_gap(tau)
 
-    def err(j: int) -> float:            # k = 2j + 1
+    def err(j: int) -> float:  # k = 2j + 1
         return float(binom.cdf(j, 2 * j + 1, p))
 
     hi = (_hoeffding_sketch_bits(tau, delta) + 1) // 2 + 1
@@ -638,7 +664,7 @@ def _exact_sketch_bits(tau: float, delta: float) -> int:
     lo = 0
     if err(lo) <= delta:
         return 1
-    while hi - lo > 1:                   # err(lo) > delta >= err(hi)
+    while hi - lo > 1:  # err(lo) > delta >= err(hi)
         mid = (lo + hi) // 2
         if err(mid) > delta:
             lo = mid
@@ -696,8 +722,9 @@ def vector_bits(P: int, tau: float) -> int:
     return P * _vector_word_bits(P, _check_tau(tau))
 
 
-def classical_bits(P: int, tau: float, delta: float = 0.05, *,
-                   bound: str = "hoeffding") -> tuple[str, int]:
+def classical_bits(
+    P: int, tau: float, delta: float = 0.05, *, bound: str = "hoeffding"
+) -> tuple[str, int]:
     """The cheaper classical protocol and its cost: ``("sketch" | "vector", bits)``, the sketch
     sized with ``bound`` (:func:`sketch_bits`).
 
@@ -750,12 +777,21 @@ def _run_sketch(gn, hn, k, rng) -> float:
 # The protocol
 # --------------------------------------------------------------------------------------------
 
+
 def _sketch_bound(confidence: str) -> str:
     return "exact" if confidence == "exact" else "hoeffding"
 
 
-def gapip(g, h, tau: float, *, protocol: str = "quantum", delta: float = 0.05,
-          confidence: str = "chernoff", seed=None) -> Decision:
+def gapip(
+    g,
+    h,
+    tau: float,
+    *,
+    protocol: str = "quantum",
+    delta: float = 0.05,
+    confidence: str = "chernoff",
+    seed=None,
+) -> Decision:
     """Decide whether ``<g, h> >= tau`` ("aligned") or ``<= -tau`` ("conflicting").
 
     Parameters
@@ -815,15 +851,27 @@ def gapip(g, h, tau: float, *, protocol: str = "quantum", delta: float = 0.05,
     threshold = 0.75 - tau * tau / 4.0
     n = n_register_qubits(P)
     if protocol == "phase_estimation":
-        def passes(k: int) -> int:       # power K = k: 2K - 1 passes
+
+        def passes(k: int) -> int:  # power K = k: 2K - 1 passes
             return 2 * k - 1
+
         width, odd = n + 1, False
     else:
-        def passes(k: int) -> int:       # k iterations: 2k + 1 passes
+
+        def passes(k: int) -> int:  # k iterations: 2k + 1 passes
             return 2 * k + 1
+
         width, odd = n, True
-    a_lo, a_hi, steps = _iae(theta, tau / 2.0, delta, threshold, rng, confidence=confidence,
-                             odd=odd, shot_cost=lambda k: width * passes(k))
+    a_lo, a_hi, steps = _iae(
+        theta,
+        tau / 2.0,
+        delta,
+        threshold,
+        rng,
+        confidence=confidence,
+        odd=odd,
+        shot_cost=lambda k: width * passes(k),
+    )
     a_mid = 0.5 * (a_lo + a_hi)
     cost = sum(s.qubits for s in steps)
     rounds = sum(passes(s.k) for s in steps)

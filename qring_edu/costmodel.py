@@ -34,21 +34,27 @@ __all__ = [
 
 #: Parameter counts of well-known models (published figures), for the "real sizes" tables.
 MODEL_SIZES = {
-    "ResNet-50": 25_557_032,       # He et al. 2016; torchvision's count
-    "BERT-Large": 340_000_000,     # Devlin et al. 2019
-    "GPT-2 XL": 1_500_000_000,     # Radford et al. 2019
+    "ResNet-50": 25_557_032,  # He et al. 2016; torchvision's count
+    "BERT-Large": 340_000_000,  # Devlin et al. 2019
+    "GPT-2 XL": 1_500_000_000,  # Radford et al. 2019
     "Llama 2 70B": 70_000_000_000,  # Touvron et al. 2023
-    "GPT-3": 175_000_000_000,      # Brown et al. 2020
+    "GPT-3": 175_000_000_000,  # Brown et al. 2020
 }
 
 
 def _check_common(workers, d, bits, alpha, beta):
-    return (check_int(workers, "P (number of workers)", 2), check_int(d, "d", 1), check_bits(bits),
-            check_float(alpha, "alpha", 0.0), check_float(beta, "beta", 0.0))
+    return (
+        check_int(workers, "P (number of workers)", 2),
+        check_int(d, "d", 1),
+        check_bits(bits),
+        check_float(alpha, "alpha", 0.0),
+        check_float(beta, "beta", 0.0),
+    )
 
 
-def ring_time(workers: int, d: int, bits: int, alpha: float, beta: float, *,
-              transport: str = "classical") -> float:
+def ring_time(
+    workers: int, d: int, bits: int, alpha: float, beta: float, *, transport: str = "classical"
+) -> float:
     """Seconds for one ring all-reduce: ``2 (P-1) (alpha + n beta)``.
 
     ``n`` is the largest chunk message: ``ceil(d/P) * bits`` bits (classical) or
@@ -167,13 +173,24 @@ class IterationTime:
     total: float
 
     def __repr__(self) -> str:
-        return (f"IterationTime(transport={self.transport!r}, compute={self.compute:.4g}, "
-                f"distribution={self.distribution:.4g}, ring={self.ring:.4g}, "
-                f"total={self.total:.4g})")
+        return (
+            f"IterationTime(transport={self.transport!r}, compute={self.compute:.4g}, "
+            f"distribution={self.distribution:.4g}, ring={self.ring:.4g}, "
+            f"total={self.total:.4g})"
+        )
 
 
-def iteration_time(compute: float, workers: int, d: int, bits: int, alpha: float, beta: float, *,
-                   transport: str = "classical", beta_qubit: float | None = None) -> IterationTime:
+def iteration_time(
+    compute: float,
+    workers: int,
+    d: int,
+    bits: int,
+    alpha: float,
+    beta: float,
+    *,
+    transport: str = "classical",
+    beta_qubit: float | None = None,
+) -> IterationTime:
     """Non-overlapped iteration-time model of DESIGN.md §4.4 (one all-reduce after the compute).
 
     classical: ``compute + ring_time(classical, beta)``;
@@ -276,10 +293,12 @@ class BucketedIteration:
     schedule: tuple = field(default=(), repr=False, compare=False)
 
     def __repr__(self) -> str:
-        return (f"BucketedIteration(transport={self.transport!r}, buckets={self.buckets}, "
-                f"ahead={self.ahead}, compute={self.compute:.4g}, total={self.total:.4g}, "
-                f"tail={self.tail:.4g}, online={self.online:.4g}, "
-                f"distribution={self.distribution:.4g}, idle={self.idle:.4g})")
+        return (
+            f"BucketedIteration(transport={self.transport!r}, buckets={self.buckets}, "
+            f"ahead={self.ahead}, compute={self.compute:.4g}, total={self.total:.4g}, "
+            f"tail={self.tail:.4g}, online={self.online:.4g}, "
+            f"distribution={self.distribution:.4g}, idle={self.idle:.4g})"
+        )
 
 
 def _message_units(entries: int, P: int, bits: int, transport: str) -> np.ndarray:
@@ -295,44 +314,56 @@ def _check_buckets(buckets, d: int) -> np.ndarray:
         B = check_int(buckets, "buckets", 1, d)
         return np.diff(chunk_bounds(d, B)) if B > 1 else np.array([d], dtype=np.int64)
     if isinstance(buckets, (str, bytes, bool)) or buckets is None:
-        raise TypeError("buckets must be a number of buckets (int) or a sequence of bucket sizes, "
-                        f"got {buckets!r}")
+        raise TypeError(
+            "buckets must be a number of buckets (int) or a sequence of bucket sizes, "
+            f"got {buckets!r}"
+        )
     try:
         sizes = [check_int(n, "buckets (each bucket size)", 1) for n in buckets]
     except TypeError as exc:
         if "not iterable" in str(exc):
-            raise TypeError("buckets must be a number of buckets (int) or a sequence of bucket "
-                            f"sizes, got {buckets!r}") from None
+            raise TypeError(
+                "buckets must be a number of buckets (int) or a sequence of bucket "
+                f"sizes, got {buckets!r}"
+            ) from None
         raise
     if not sizes or sum(sizes) != d:
-        raise ValueError(f"buckets (a sequence of sizes) must sum to d = {d}, got "
-                         f"{sum(sizes)} over {len(sizes)} buckets")
+        raise ValueError(
+            f"buckets (a sequence of sizes) must sum to d = {d}, got "
+            f"{sum(sizes)} over {len(sizes)} buckets"
+        )
     return np.array(sizes, dtype=np.int64)
 
 
 def _check_ready(ready, compute: float, B: int, backward_fraction) -> np.ndarray:
     if ready is None:
-        phi = BACKWARD_FRACTION if backward_fraction is None else check_float(
-            backward_fraction, "backward_fraction", 0.0, 1.0)
+        phi = (
+            BACKWARD_FRACTION
+            if backward_fraction is None
+            else check_float(backward_fraction, "backward_fraction", 0.0, 1.0)
+        )
         forward = compute * (1.0 - phi)
         return forward + compute * phi * np.arange(1, B + 1) / B
     if backward_fraction is not None:
-        raise ValueError("give either ready (the buckets' ready times) or backward_fraction, "
-                         "not both")
+        raise ValueError(
+            "give either ready (the buckets' ready times) or backward_fraction, not both"
+        )
     if isinstance(ready, (str, bytes)):
         raise TypeError(f"ready must be a sequence of {B} times in seconds, got {ready!r}")
     try:
         times = [check_float(t, "ready (each ready time)", 0.0, compute) for t in ready]
     except TypeError as exc:
         if "not iterable" in str(exc):
-            raise TypeError(f"ready must be a sequence of {B} times in seconds, "
-                            f"got {ready!r}") from None
+            raise TypeError(
+                f"ready must be a sequence of {B} times in seconds, got {ready!r}"
+            ) from None
         raise
     if len(times) != B:
         raise ValueError(f"ready must give one time per bucket ({B}), got {len(times)}")
     if any(b < a for a, b in zip(times, times[1:])):
-        raise ValueError("ready must be non-decreasing (buckets are all-reduced in the order they "
-                         "become ready)")
+        raise ValueError(
+            "ready must be non-decreasing (buckets are all-reduced in the order they become ready)"
+        )
     return np.array(times, dtype=float)
 
 
@@ -347,9 +378,9 @@ class _Distribution:
     def __init__(self, work: np.ndarray, ahead: int, starts: list):
         self.work, self.ahead, self.starts = work, ahead, starts  # work: (B, P)
         self.B, self.P = work.shape
-        self.block = [0] * self.P                 # next block (global index i * B + j) per link
-        self.left = [float(w) for w in work[0]]   # link time left of that block
-        self.log: list = []                       # (link, start, end, global block)
+        self.block = [0] * self.P  # next block (global index i * B + j) per link
+        self.left = [float(w) for w in work[0]]  # link time left of that block
+        self.log: list = []  # (link, start, end, global block)
 
     def _release(self, g: int, k: int, current: int) -> float | None:
         i = g // self.B - self.ahead
@@ -394,8 +425,9 @@ def _steady_period(starts: list, rtol: float) -> float | None:
     return None
 
 
-def _simulate(P, sizes, ready, bits, alpha, beta_u, transport, ahead, *, max_iterations=500,
-              rtol=1e-11):
+def _simulate(
+    P, sizes, ready, bits, alpha, beta_u, transport, ahead, *, max_iterations=500, rtol=1e-11
+):
     """Event simulation of the per-link schedule, iterated to its steady state.
 
     Each link serves its online messages in the order (iteration, bucket, step), one at a time,
@@ -441,8 +473,11 @@ def _simulate(P, sizes, ready, bits, alpha, beta_u, transport, ahead, *, max_ite
     sched = [(a, b, "online", j) for a, b, j in online_log]
     if dist is not None:
         sched += [(a, b, "distribution", g % B) for k, a, b, g in dist.log if k == 0]
-    sched = sorted((float(max(a, t0) - t0), float(min(b, t1) - t0), kind, j)
-                   for a, b, kind, j in sched if b > t0 and a < t1)
+    sched = sorted(
+        (float(max(a, t0) - t0), float(min(b, t1) - t0), kind, j)
+        for a, b, kind, j in sched
+        if b > t0 and a < t1
+    )
     online_k = sum(x.sum(axis=0) for x in dur)
     dist_k = dist.work.sum(axis=0) if dist is not None else np.zeros(P)
     return period, online_k, dist_k, tuple(sched)
@@ -473,11 +508,22 @@ def _formula(P, sizes, ready, bits, alpha, beta_u, transport, ahead):
     return max(e, R.sum() + D.sum()), online_k, dist_k
 
 
-def bucketed_iteration_time(compute: float, workers: int, d: int, bits: int, alpha: float,
-                            beta: float, *, buckets, transport: str = "classical",
-                            beta_qubit: float | None = None, backward_fraction: float | None = None,
-                            ready=None, ahead: int = 1, method: str = "simulate"
-                            ) -> BucketedIteration:
+def bucketed_iteration_time(
+    compute: float,
+    workers: int,
+    d: int,
+    bits: int,
+    alpha: float,
+    beta: float,
+    *,
+    buckets,
+    transport: str = "classical",
+    beta_qubit: float | None = None,
+    backward_fraction: float | None = None,
+    ready=None,
+    ahead: int = 1,
+    method: str = "simulate",
+) -> BucketedIteration:
     """Steady-state iteration time with bucketed all-reduce overlapping the backward pass, for
     either transport under the same assumptions (the like-for-like model; compare
     :func:`iteration_time`, which overlaps nothing classically).
@@ -588,11 +634,19 @@ def bucketed_iteration_time(compute: float, workers: int, d: int, bits: int, alp
     busy = online_k + dist_k
     k = int(np.argmax(busy))
     return BucketedIteration(
-        transport=transport, compute=compute, buckets=len(sizes),
-        ahead=ahead if transport == "superdense" else 0, total=float(total),
-        tail=float(total - compute), online=float(online_k.max()),
-        distribution=float(dist_k.max()), idle=max(0.0, float(total - busy[k])), method=method,
-        ready=tuple(float(r) for r in ready), schedule=sched)
+        transport=transport,
+        compute=compute,
+        buckets=len(sizes),
+        ahead=ahead if transport == "superdense" else 0,
+        total=float(total),
+        tail=float(total - compute),
+        online=float(online_k.max()),
+        distribution=float(dist_k.max()),
+        idle=max(0.0, float(total - busy[k])),
+        method=method,
+        ready=tuple(float(r) for r in ready),
+        schedule=sched,
+    )
 
 
 def bucketed_best_ratio(buckets: int, backward_fraction: float | None = None) -> float:
@@ -618,8 +672,11 @@ def bucketed_best_ratio(buckets: int, backward_fraction: float | None = None) ->
     [0.6667, 0.6835, 0.7191, 0.75]
     """
     B = check_int(buckets, "buckets", 1)
-    phi = BACKWARD_FRACTION if backward_fraction is None else check_float(
-        backward_fraction, "backward_fraction", 0.0, 1.0)
+    phi = (
+        BACKWARD_FRACTION
+        if backward_fraction is None
+        else check_float(backward_fraction, "backward_fraction", 0.0, 1.0)
+    )
     h = 1.0 - phi + phi / B
     return 1.0 / (1.0 + min(h * (1.0 - 1.0 / (2 * B)), 0.5))
 
@@ -627,6 +684,7 @@ def bucketed_best_ratio(buckets: int, backward_fraction: float | None = None) ->
 # ---------------------------------------------------------------------------------------------
 # Cut-set lower bound for any all-reduce protocol (issue 13.9)
 # ---------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class CutSetBound:
@@ -692,10 +750,12 @@ class CutSetBound:
         return 2 * q + c >= self.information * (1 - 1e-12)
 
     def __repr__(self) -> str:
-        return (f"CutSetBound(P={self.workers}, d={self.d}, bits={self.bits}, "
-                f"error={self.error:.3g}, information={self.information:.6g}, "
-                f"qubits={self.qubits:.6g}, superdense_ring={self.superdense_ring}, "
-                f"classical_ring={self.classical_ring}, vga_bits_in={self.vga_bits_in})")
+        return (
+            f"CutSetBound(P={self.workers}, d={self.d}, bits={self.bits}, "
+            f"error={self.error:.3g}, information={self.information:.6g}, "
+            f"qubits={self.qubits:.6g}, superdense_ring={self.superdense_ring}, "
+            f"classical_ring={self.classical_ring}, vga_bits_in={self.vga_bits_in})"
+        )
 
 
 def allreduce_cut_bound(workers: int, d: int, bits: int, *, error: float = 0.0) -> CutSetBound:
@@ -749,15 +809,27 @@ def allreduce_cut_bound(workers: int, d: int, bits: int, *, error: float = 0.0) 
     >>> cut.vga_bits_in, cut.allows(bits=cut.vga_bits_in)
     (896000, True)
     """
-    P, d, bits = (check_int(workers, "P (number of workers)", 2), check_int(d, "d", 1),
-                  check_bits(bits))
+    P, d, bits = (
+        check_int(workers, "P (number of workers)", 2),
+        check_int(d, "d", 1),
+        check_bits(bits),
+    )
     error = check_float(error, "error", 0.0, 1.0, hi_open=True)
     n = d * bits
-    h = 0.0 if error == 0.0 else -(error * math.log2(error)
-                                   + (1 - error) * math.log2(1 - error))
+    h = 0.0 if error == 0.0 else -(error * math.log2(error) + (1 - error) * math.log2(1 - error))
     info = max(0.0, (1 - error) * n - h)
     sd_in = int(_message_units(d, P, bits, "superdense").sum(axis=0).max())
     cl_in = int(_message_units(d, P, bits, "classical").sum(axis=0).max())
-    return CutSetBound(workers=P, d=d, bits=bits, error=error, information=float(info),
-                       qubits=info / 2, classical_bits=float(info), superdense_ring=sd_in,
-                       classical_ring=cl_in, vga_bits_in=(P - 1) * n, vga_bits_out=n)
+    return CutSetBound(
+        workers=P,
+        d=d,
+        bits=bits,
+        error=error,
+        information=float(info),
+        qubits=info / 2,
+        classical_bits=float(info),
+        superdense_ring=sd_in,
+        classical_ring=cl_in,
+        vga_bits_in=(P - 1) * n,
+        vga_bits_out=n,
+    )

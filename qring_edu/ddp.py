@@ -106,8 +106,9 @@ import queue
 import threading
 import weakref
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import torch
@@ -199,12 +200,16 @@ class RingHookConfig:
         object.__setattr__(self, "bits", check_bits(self.bits))
         object.__setattr__(self, "pair_fidelity", check_fidelity(self.pair_fidelity))
         if self.transport == "classical" and self.pair_fidelity != 1.0:
-            raise ValueError("pair_fidelity applies only to transport='superdense'; got "
-                             f"pair_fidelity={self.pair_fidelity:g} with transport='classical'")
+            raise ValueError(
+                "pair_fidelity applies only to transport='superdense'; got "
+                f"pair_fidelity={self.pair_fidelity:g} with transport='classical'"
+            )
         check_seed(self.seed)
         if isinstance(self.seed, np.random.Generator) or self.seed is None:
-            raise TypeError("seed must be a non-negative integer (every rank derives its "
-                            f"noise from it), got {self.seed!r}")
+            raise TypeError(
+                "seed must be a non-negative integer (every rank derives its "
+                f"noise from it), got {self.seed!r}"
+            )
         object.__setattr__(self, "seed", int(self.seed))
         if not isinstance(self.private, (bool, np.bool_)):
             raise TypeError(f"private must be True or False, got {self.private!r}")
@@ -213,9 +218,11 @@ class RingHookConfig:
         object.__setattr__(self, "test_fraction", f)
         check_choice(self.ghz_source, "ghz_source", GHZ_SOURCES)
         if not self.private and (f != 0.5 or self.ghz_source != "honest"):
-            raise ValueError("test_fraction and ghz_source apply only to private=True; got "
-                             f"test_fraction={f:g}, ghz_source={self.ghz_source!r} with "
-                             "private=False")
+            raise ValueError(
+                "test_fraction and ghz_source apply only to private=True; got "
+                f"test_fraction={f:g}, ghz_source={self.ghz_source!r} with "
+                "private=False"
+            )
 
 
 @dataclass(frozen=True)
@@ -269,13 +276,14 @@ class LinkReport:
         return self.flipped_bits / self.data_bits if self.data_bits else 0.0
 
     def __repr__(self) -> str:
-        ghz = (f", ghz_used={self.ghz_used}, ghz_tested={self.ghz_tested}"
-               if self.private else "")
-        return (f"LinkReport(link={self.link}, transport={self.transport!r}, "
-                f"online_bits={self.online_bits}, online_qubits={self.online_qubits}, "
-                f"ebits={self.ebits}, offline_qubits={self.offline_qubits}, "
-                f"side_bits={self.side_bits}, flipped_bits={self.flipped_bits}, "
-                f"buckets={self.buckets}, iterations={self.iterations}{ghz})")
+        ghz = f", ghz_used={self.ghz_used}, ghz_tested={self.ghz_tested}" if self.private else ""
+        return (
+            f"LinkReport(link={self.link}, transport={self.transport!r}, "
+            f"online_bits={self.online_bits}, online_qubits={self.online_qubits}, "
+            f"ebits={self.ebits}, offline_qubits={self.offline_qubits}, "
+            f"side_bits={self.side_bits}, flipped_bits={self.flipped_bits}, "
+            f"buckets={self.buckets}, iterations={self.iterations}{ghz})"
+        )
 
 
 @dataclass(frozen=True)
@@ -305,9 +313,11 @@ class TappedMessage:
     words: np.ndarray = field(repr=False)
 
     def __repr__(self) -> str:
-        return (f"TappedMessage(iteration={self.iteration}, bucket_index={self.bucket_index}, "
-                f"step={self.step}, phase={self.phase!r}, sender={self.sender}, "
-                f"words={self.words.size})")
+        return (
+            f"TappedMessage(iteration={self.iteration}, bucket_index={self.bucket_index}, "
+            f"step={self.step}, phase={self.phase!r}, sender={self.sender}, "
+            f"words={self.words.size})"
+        )
 
 
 class _Buffers:
@@ -332,11 +342,21 @@ class _Buffers:
 class _Job:
     """One bucket on its way through the worker."""
 
-    __slots__ = ("state", "tensor", "bucket_index", "iteration", "local", "header", "work",
-                 "future", "from_hook")
+    __slots__ = (
+        "state",
+        "tensor",
+        "bucket_index",
+        "iteration",
+        "local",
+        "header",
+        "work",
+        "future",
+        "from_hook",
+    )
 
-    def __init__(self, state, tensor, bucket_index, iteration, local, header, work, future,
-                 from_hook):
+    def __init__(
+        self, state, tensor, bucket_index, iteration, local, header, work, future, from_hook
+    ):
         self.state, self.tensor = state, tensor
         self.bucket_index, self.iteration = bucket_index, iteration
         self.local, self.header, self.work, self.future = local, header, work, future
@@ -353,7 +373,7 @@ def _worker_loop(jobs: queue.SimpleQueue) -> None:
             try:
                 busy = state is not None and _prepare_ahead(state)
             except Exception:  # noqa: BLE001 - never kill the worker: the bucket itself will
-                busy = False   # prepare inline and put any error on its future
+                busy = False  # prepare inline and put any error on its future
                 state._ahead_todo.clear()
             del state
             if busy:
@@ -413,23 +433,42 @@ class RingHookState:
     [True, True]
     """
 
-    def __init__(self, *, transport: str = "classical", bits: int = 16,
-                 pair_fidelity: float = 1.0, seed: int = 0, private: bool = False,
-                 test_fraction: float = 0.5, ghz_source: str = "honest",
-                 process_group=None, tap: Callable[[TappedMessage], Any] | None = None):
-        self.config = RingHookConfig(transport=transport, bits=bits,
-                                     pair_fidelity=pair_fidelity, seed=seed, private=private,
-                                     test_fraction=test_fraction, ghz_source=ghz_source,
-                                     process_group=process_group)
+    def __init__(
+        self,
+        *,
+        transport: str = "classical",
+        bits: int = 16,
+        pair_fidelity: float = 1.0,
+        seed: int = 0,
+        private: bool = False,
+        test_fraction: float = 0.5,
+        ghz_source: str = "honest",
+        process_group=None,
+        tap: Callable[[TappedMessage], Any] | None = None,
+    ):
+        self.config = RingHookConfig(
+            transport=transport,
+            bits=bits,
+            pair_fidelity=pair_fidelity,
+            seed=seed,
+            private=private,
+            test_fraction=test_fraction,
+            ghz_source=ghz_source,
+            process_group=process_group,
+        )
         if tap is not None and not callable(tap):
             raise TypeError(f"tap must be None or a callable, got {type(tap).__name__}")
         if not dist.is_available() or not dist.is_initialized():
-            raise RuntimeError("process_group: torch.distributed is not initialised; call "
-                               "dist.init_process_group('gloo', timeout=...) first")
+            raise RuntimeError(
+                "process_group: torch.distributed is not initialised; call "
+                "dist.init_process_group('gloo', timeout=...) first"
+            )
         backend = str(dist.get_backend(process_group))
         if backend != "gloo":
-            raise ValueError(f"process_group must use the 'gloo' backend (the hook sends CPU "
-                             f"tensors point to point), got backend {backend!r}")
+            raise ValueError(
+                f"process_group must use the 'gloo' backend (the hook sends CPU "
+                f"tensors point to point), got backend {backend!r}"
+            )
         self.world_size = dist.get_world_size(process_group)
         if self.world_size < 2:
             raise ValueError(f"process_group must have P >= 2 ranks, got P = {self.world_size}")
@@ -442,8 +481,10 @@ class RingHookState:
         # This rank's messages of the ring schedule, fixed for the run: (sent, received) per step.
         schedule = ring_schedule(P)
         sender = (self.rank - 1) % P
-        self._steps = [(schedule[step * P + self.rank], schedule[step * P + sender])
-                       for step in range(2 * (P - 1))]
+        self._steps = [
+            (schedule[step * P + self.rank], schedule[step * P + sender])
+            for step in range(2 * (P - 1))
+        ]
         # Header bits on the incoming link: the words a ring all-reduce of the header moves.
         hb = chunk_bounds(HEADER_WORDS, P)
         self._header_bits = 64 * sum(int(hb[m.chunk + 1] - hb[m.chunk]) for _, m in self._steps)
@@ -462,8 +503,9 @@ class RingHookState:
         self._ahead: dict[tuple[int, int, int], _Prepared] = {}
         self._ahead_todo: list[tuple[int, int, int]] = []
         self._jobs: queue.SimpleQueue = queue.SimpleQueue()
-        self._thread = threading.Thread(target=_worker_loop, args=(self._jobs,), daemon=True,
-                                        name=f"qring-ring-rank{self.rank}")
+        self._thread = threading.Thread(
+            target=_worker_loop, args=(self._jobs,), daemon=True, name=f"qring-ring-rank{self.rank}"
+        )
         self._closed = False
         self._thread.start()
         self._finalizer = weakref.finalize(self, self._jobs.put, None)
@@ -478,19 +520,22 @@ class RingHookState:
         return ((self.rank - 1) % self.world_size, self.rank)
 
     # -- the worker ---------------------------------------------------------------------------
-    def _submit(self, tensor, bucket_index: int, iteration: int, from_hook: bool
-                ) -> torch.futures.Future:
+    def _submit(
+        self, tensor, bucket_index: int, iteration: int, from_hook: bool
+    ) -> torch.futures.Future:
         """Start the header collective of ``tensor`` and queue it for the worker (hook side)."""
         if self._closed:
             raise RuntimeError("this RingHookState is closed; create a new one")
         local = _local_header(tensor)
         code = _header_code(local)
         header = torch.tensor([local[3], local[0], -local[0], code, -code], dtype=torch.float64)
-        work = dist.all_reduce(header, op=dist.ReduceOp.MAX, group=self.config.process_group,
-                               async_op=True)
+        work = dist.all_reduce(
+            header, op=dist.ReduceOp.MAX, group=self.config.process_group, async_op=True
+        )
         fut: torch.futures.Future = torch.futures.Future()
-        self._jobs.put(_Job(self, tensor, bucket_index, iteration, local, header, work, fut,
-                            from_hook))
+        self._jobs.put(
+            _Job(self, tensor, bucket_index, iteration, local, header, work, fut, from_hook)
+        )
         return fut
 
     def synchronize(self) -> None:
@@ -528,23 +573,37 @@ class RingHookState:
         sender = self.link[0]
         link = self.ledger.links[sender]
         return LinkReport(
-            rank=self.rank, link=self.link, transport=self.config.transport,
+            rank=self.rank,
+            link=self.link,
+            transport=self.config.transport,
             online_bits=self.ledger.online_bits(link),
             online_qubits=self.ledger.online_qubits(link),
-            ebits=self.ledger.ebits(link), offline_qubits=self.ledger.offline_qubits(link),
-            side_bits=self.side_bits, data_bits=self.data_bits,
-            flipped_bits=self.flipped_bits, buckets=self.buckets, iterations=self.iterations,
-            error_bound=self.error_bound, private=self.config.private,
-            ghz_used=self.ghz_used, ghz_tested=self.ghz_tested,
-            ghz_tests_failed=self.ghz_tests_failed)
+            ebits=self.ledger.ebits(link),
+            offline_qubits=self.ledger.offline_qubits(link),
+            side_bits=self.side_bits,
+            data_bits=self.data_bits,
+            flipped_bits=self.flipped_bits,
+            buckets=self.buckets,
+            iterations=self.iterations,
+            error_bound=self.error_bound,
+            private=self.config.private,
+            ghz_used=self.ghz_used,
+            ghz_tested=self.ghz_tested,
+            ghz_tests_failed=self.ghz_tests_failed,
+        )
 
     def __repr__(self) -> str:
         c = self.config
-        private = (f", private=True, ghz_source={c.ghz_source!r}, test_fraction="
-                   f"{c.test_fraction:g}" if c.private else "")
-        return (f"RingHookState(rank={self.rank}, P={self.world_size}, transport={c.transport!r}, "
-                f"bits={c.bits}, pair_fidelity={c.pair_fidelity:g}, seed={c.seed}{private}, "
-                f"buckets={self.buckets}, flipped_bits={self.flipped_bits})")
+        private = (
+            f", private=True, ghz_source={c.ghz_source!r}, test_fraction={c.test_fraction:g}"
+            if c.private
+            else ""
+        )
+        return (
+            f"RingHookState(rank={self.rank}, P={self.world_size}, transport={c.transport!r}, "
+            f"bits={c.bits}, pair_fidelity={c.pair_fidelity:g}, seed={c.seed}{private}, "
+            f"buckets={self.buckets}, flipped_bits={self.flipped_bits})"
+        )
 
 
 def ring_hook(state: RingHookState, bucket) -> torch.futures.Future:
@@ -581,12 +640,16 @@ def ring_hook(state: RingHookState, bucket) -> torch.futures.Future:
 
 # DDP's register_comm_hook compares the annotations with the real objects (this module's
 # ``from __future__ import annotations`` would leave strings there).
-ring_hook.__annotations__ = {"state": RingHookState, "bucket": dist.GradBucket,
-                             "return": torch.futures.Future[torch.Tensor]}
+ring_hook.__annotations__ = {
+    "state": RingHookState,
+    "bucket": dist.GradBucket,
+    "return": torch.futures.Future[torch.Tensor],
+}
 
 
-def allreduce_mean_(state: RingHookState, tensor: torch.Tensor, *, bucket_index: int = 0
-                    ) -> torch.Tensor:
+def allreduce_mean_(
+    state: RingHookState, tensor: torch.Tensor, *, bucket_index: int = 0
+) -> torch.Tensor:
     """Replace ``tensor`` (1-D, CPU, float32/float64) by its average over the ring, in place.
 
     A collective: every rank of ``state``'s group must call it with a tensor of the same length.
@@ -612,6 +675,7 @@ def allreduce_mean_(state: RingHookState, tensor: torch.Tensor, *, bucket_index:
 # --------------------------------------------------------------------------------------------
 # one bucket (on the worker thread)
 # --------------------------------------------------------------------------------------------
+
 
 def _reduce_bucket(job: _Job) -> torch.Tensor:
     """Header check, (masking,) ring and decoding of one bucket; returns the bucket tensor."""
@@ -682,8 +746,7 @@ def _prepare_ahead(state: RingHookState) -> bool:
     return False
 
 
-def _encode_into(codec: FixedPoint, x: np.ndarray, scratch: np.ndarray,
-                 words: np.ndarray) -> None:
+def _encode_into(codec: FixedPoint, x: np.ndarray, scratch: np.ndarray, words: np.ndarray) -> None:
     """``words[:] = codec.encode(x)`` without temporaries (the same operations, bit for bit).
 
     No range check here: ``codec.max_abs`` is the maximum of every rank's ``max |x|`` (the
@@ -744,8 +807,10 @@ def _gather_local_headers(state: RingHookState, local: list[float]) -> np.ndarra
     for s in range(P - 1):  # at step s rank r forwards row r - s and receives row r - 1 - s
         out = torch.from_numpy(table[(r - s) % P].copy())
         inc = torch.empty(HEADER_WORDS, dtype=torch.float64)
-        works = [dist.isend(out, state._next, group=group, tag=_DETAIL_TAG + s),
-                 dist.irecv(inc, state._prev, group=group, tag=_DETAIL_TAG + s)]
+        works = [
+            dist.isend(out, state._next, group=group, tag=_DETAIL_TAG + s),
+            dist.irecv(inc, state._prev, group=group, tag=_DETAIL_TAG + s),
+        ]
         for w in works:
             w.wait()
         table[(r - 1 - s) % P] = inc.numpy()
@@ -757,25 +822,33 @@ def _check_headers(table: np.ndarray) -> None:
     """Raise the same ValueError on every rank if any rank's bucket is unusable."""
     bad_type = [k for k in range(table.shape[0]) if table[k, 1] == -2]
     if bad_type:
-        raise ValueError(f"bucket.buffer() must be a torch.Tensor; rank(s) {bad_type} passed "
-                         "something else")
+        raise ValueError(
+            f"bucket.buffer() must be a torch.Tensor; rank(s) {bad_type} passed something else"
+        )
     bad_dtype = [k for k in range(table.shape[0]) if table[k, 1] < 0]
     if bad_dtype:
-        raise ValueError(f"bucket dtype must be float32 or float64 on every rank; rank(s) "
-                         f"{bad_dtype} passed another dtype")
+        raise ValueError(
+            f"bucket dtype must be float32 or float64 on every rank; rank(s) "
+            f"{bad_dtype} passed another dtype"
+        )
     off_cpu = [k for k in range(table.shape[0]) if table[k, 2] == 0]
     if off_cpu:
-        raise ValueError(f"bucket must be a CPU tensor on every rank (gloo backend); rank(s) "
-                         f"{off_cpu} passed a tensor on another device")
+        raise ValueError(
+            f"bucket must be a CPU tensor on every rank (gloo backend); rank(s) "
+            f"{off_cpu} passed a tensor on another device"
+        )
     sizes = table[:, 0].astype(np.int64)
     if np.any(sizes != sizes[0]):
-        raise ValueError("bucket size (numel) must be the same on every rank; got "
-                         + ", ".join(f"rank {k}: {int(n)}" for k, n in enumerate(sizes)))
+        raise ValueError(
+            "bucket size (numel) must be the same on every rank; got "
+            + ", ".join(f"rank {k}: {int(n)}" for k, n in enumerate(sizes))
+        )
     dtypes = table[:, 1].astype(np.int64)
     if np.any(dtypes != dtypes[0]):
-        raise ValueError("bucket dtype must be the same on every rank; got "
-                         + ", ".join(f"rank {k}: {_DTYPE_NAMES[int(c)]}"
-                                     for k, c in enumerate(dtypes)))
+        raise ValueError(
+            "bucket dtype must be the same on every rank; got "
+            + ", ".join(f"rank {k}: {_DTYPE_NAMES[int(c)]}" for k, c in enumerate(dtypes))
+        )
     nonfinite = [k for k in range(table.shape[0]) if table[k, 4] != 0]
     if nonfinite:
         raise ValueError(f"bucket must be finite; rank(s) {nonfinite} hold NaN or Inf gradients")
@@ -806,13 +879,13 @@ def _prepare(state: RingHookState, iteration: int, bucket_index: int, d: int) ->
     if d <= 0:
         return prepared
     if cfg.private:
-        rng = np.random.default_rng(np.random.SeedSequence(
-            [cfg.seed, iteration, bucket_index], spawn_key=(_GHZ_STREAM,)))
+        rng = np.random.default_rng(
+            np.random.SeedSequence([cfg.seed, iteration, bucket_index], spawn_key=(_GHZ_STREAM,))
+        )
         _, n_tested = vga_copy_counts(d, cfg.test_fraction)
         prepared.ghz_tests = n_tested * bits  # every qubit GHZ of a tested register-copy
         if cfg.ghz_source == "known_pads" and prepared.ghz_tests:
-            prepared.ghz_failed = int(rng.binomial(prepared.ghz_tests,
-                                                   known_pads_detection(P)))
+            prepared.ghz_failed = int(rng.binomial(prepared.ghz_tests, known_pads_detection(P)))
         prepared.pad = zero_sum_pads(P, d, bits, rng)[state.rank].copy()  # own register only
     if cfg.transport == "superdense" and cfg.pair_fidelity < 1.0:
         offsets = state._buffers_for(d).offsets
@@ -835,8 +908,11 @@ def _prepare(state: RingHookState, iteration: int, bucket_index: int, d: int) ->
             index = flips // bits
             masks = np.left_shift(kind(1), (flips % bits).astype(kind))
             starts = np.flatnonzero(np.r_[True, index[1:] != index[:-1]])
-            prepared.noise[step] = (index[starts], np.bitwise_or.reduceat(masks, starts),
-                                    int(flips.size))
+            prepared.noise[step] = (
+                index[starts],
+                np.bitwise_or.reduceat(masks, starts),
+                int(flips.size),
+            )
     return prepared
 
 
@@ -848,15 +924,18 @@ def _account_ghz(state: RingHookState, job: _Job, prepared: _Prepared) -> None:
     state.ghz_tested += prepared.ghz_tests
     state.ghz_tests_failed += prepared.ghz_failed
     if prepared.ghz_failed:
-        raise ValueError(f"GHZ verification failed for bucket {job.bucket_index} of step "
-                         f"{job.iteration}: {prepared.ghz_failed} of {prepared.ghz_tests} qubit "
-                         f"GHZ tests failed (ghz_source={cfg.ghz_source!r}); the pads are not "
-                         "used and no gradient word was sent")
+        raise ValueError(
+            f"GHZ verification failed for bucket {job.bucket_index} of step "
+            f"{job.iteration}: {prepared.ghz_failed} of {prepared.ghz_tests} qubit "
+            f"GHZ tests failed (ghz_source={cfg.ghz_source!r}); the pads are not "
+            "used and no gradient word was sent"
+        )
 
 
 # --------------------------------------------------------------------------------------------
 # the ring over the process group
 # --------------------------------------------------------------------------------------------
+
 
 def _wire_dtype(bits: int) -> tuple[np.dtype, np.dtype]:
     """(unsigned numpy type holding a word, numpy type of the same width that torch sends:
@@ -886,16 +965,24 @@ def _run_ring(state: RingHookState, buf: _Buffers, job: _Job, noise: dict) -> No
         if shi > slo:  # empty chunks (d < P) are skipped by both ends alike
             works.append(dist.isend(buf.words_t[slo:shi], state._next, group=group, tag=step))
         if rhi > rlo:  # all-gather overwrites: receive straight into the chunk
-            into = buf.words_t[rlo:rhi] if gather else buf.inc_t[:rhi - rlo]
+            into = buf.words_t[rlo:rhi] if gather else buf.inc_t[: rhi - rlo]
             works.append(dist.irecv(into, state._prev, group=group, tag=step))
         for w in works:
             w.wait()
         if rhi == rlo:
             continue
-        received = words[rlo:rhi] if gather else buf.inc[:rhi - rlo]
+        received = words[rlo:rhi] if gather else buf.inc[: rhi - rlo]
         if state.tap is not None:
-            state.tap(TappedMessage(job.iteration, job.bucket_index, step, in_msg.phase, sender,
-                                    received.astype(np.uint32)))
+            state.tap(
+                TappedMessage(
+                    job.iteration,
+                    job.bucket_index,
+                    step,
+                    in_msg.phase,
+                    sender,
+                    received.astype(np.uint32),
+                )
+            )
         _receive(state, received, sender, step, noise.get(step))
         if not gather:
             target = words[rlo:rhi]
@@ -904,8 +991,13 @@ def _run_ring(state: RingHookState, buf: _Buffers, job: _Job, noise: dict) -> No
                 np.bitwise_and(target, mask, out=target)  # ... and the mask reduces mod 2**bits
 
 
-def _receive(state: RingHookState, words: np.ndarray, sender: int, step: int,
-             noise: tuple[np.ndarray, np.ndarray, int] | None) -> None:
+def _receive(
+    state: RingHookState,
+    words: np.ndarray,
+    sender: int,
+    step: int,
+    noise: tuple[np.ndarray, np.ndarray, int] | None,
+) -> None:
     """Bob's side of link ``(sender, rank)``: record the message, apply the pair noise in place
     (``words``: the received words in their wire type; ``noise``: the hit words, their XOR
     masks and the number of flipped bits that :func:`_prepare` sampled, or None)."""
@@ -945,6 +1037,7 @@ def gather_reports(state: RingHookState) -> list[LinkReport]:
 # one all-reduce over P real processes (a call that needs no torch.distributed setup)
 # --------------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class RingAverage:
     """Result of :func:`ring_average`: ``averages`` (float64, shape (P, d)): row k is what rank
@@ -967,12 +1060,13 @@ class RingAverage:
 
     def __repr__(self) -> str:
         rep = self.reports[0]
-        return (f"RingAverage(P={self.averages.shape[0]}, d={self.averages.shape[1]}, "
-                f"transport={rep.transport!r}, private={rep.private})")
+        return (
+            f"RingAverage(P={self.averages.shape[0]}, d={self.averages.shape[1]}, "
+            f"transport={rep.transport!r}, private={rep.private})"
+        )
 
 
-def _average_worker(rank: int, world_size: int, rows: np.ndarray, config: dict,
-                    tap: bool) -> tuple:
+def _average_worker(rank: int, world_size: int, rows: np.ndarray, config: dict, tap: bool) -> tuple:
     """One rank of :func:`ring_average`: its row through :func:`allreduce_mean_`."""
     seen: list = []
     state = RingHookState(**config, tap=seen.append if tap else None)
@@ -984,10 +1078,19 @@ def _average_worker(rank: int, world_size: int, rows: np.ndarray, config: dict,
     return out.numpy(), reports, tuple(seen)
 
 
-def ring_average(rows, *, transport: str = "classical", bits: int = 16,
-                 pair_fidelity: float = 1.0, seed: int = 0, private: bool = False,
-                 test_fraction: float = 0.5, ghz_source: str = "honest", tap: bool = False,
-                 timeout: float = 120.0) -> RingAverage:
+def ring_average(
+    rows,
+    *,
+    transport: str = "classical",
+    bits: int = 16,
+    pair_fidelity: float = 1.0,
+    seed: int = 0,
+    private: bool = False,
+    test_fraction: float = 0.5,
+    ghz_source: str = "honest",
+    tap: bool = False,
+    timeout: float = 120.0,
+) -> RingAverage:
     """Average the rows of ``rows`` over the ring of P = ``len(rows)`` real processes.
 
     Starts P gloo processes (:func:`launch_local`); rank k holds row k (float64, length d) and
@@ -1035,19 +1138,31 @@ def ring_average(rows, *, transport: str = "classical", bits: int = 16,
     if not isinstance(tap, (bool, np.bool_)):
         raise TypeError(f"tap must be True or False, got {tap!r}")
     timeout = check_float(timeout, "timeout", 0.0, lo_open=True)
-    config = dict(transport=transport, bits=bits, pair_fidelity=pair_fidelity, seed=seed,
-                  private=private, test_fraction=test_fraction, ghz_source=ghz_source)
+    config = dict(
+        transport=transport,
+        bits=bits,
+        pair_fidelity=pair_fidelity,
+        seed=seed,
+        private=private,
+        test_fraction=test_fraction,
+        ghz_source=ghz_source,
+    )
     RingHookConfig(**config)  # bad keywords fail here, before any process starts
     fixed_point(arr.shape[0], bits, 1.0)
-    per_rank = launch_local(_average_worker, arr.shape[0], (arr, config, bool(tap)),
-                            timeout=timeout)
-    return RingAverage(averages=np.stack([r[0] for r in per_rank]),
-                       reports=tuple(per_rank[0][1]), tapped=tuple(r[2] for r in per_rank))
+    per_rank = launch_local(
+        _average_worker, arr.shape[0], (arr, config, bool(tap)), timeout=timeout
+    )
+    return RingAverage(
+        averages=np.stack([r[0] for r in per_rank]),
+        reports=tuple(per_rank[0][1]),
+        tapped=tuple(r[2] for r in per_rank),
+    )
 
 
 # --------------------------------------------------------------------------------------------
 # a small demonstration: the chapter-3 network trained under DDP with and without the hook
 # --------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class DDPDemo:
@@ -1080,17 +1195,30 @@ class DDPDemo:
     divergence: dict = field(repr=False)
 
     def __repr__(self) -> str:
-        return (f"DDPDemo(P={self.world_size}, steps={self.steps}, bits={self.bits}, "
-                f"n_params={self.n_params}, runs={list(self.labels)})")
+        return (
+            f"DDPDemo(P={self.world_size}, steps={self.steps}, bits={self.bits}, "
+            f"n_params={self.n_params}, runs={list(self.labels)})"
+        )
 
 
 def _moons_model(hidden: int) -> torch.nn.Module:
-    return torch.nn.Sequential(torch.nn.Linear(2, hidden), torch.nn.Tanh(),
-                               torch.nn.Linear(hidden, 2)).double()
+    return torch.nn.Sequential(
+        torch.nn.Linear(2, hidden), torch.nn.Tanh(), torch.nn.Linear(hidden, 2)
+    ).double()
 
 
-def _demo_worker(rank: int, world_size: int, runs: list, steps: int, bits: int, hidden: int,
-                 n_samples: int, batch_size: int, lr: float, seed: int) -> dict:
+def _demo_worker(
+    rank: int,
+    world_size: int,
+    runs: list,
+    steps: int,
+    bits: int,
+    hidden: int,
+    n_samples: int,
+    batch_size: int,
+    lr: float,
+    seed: int,
+) -> dict:
     """One rank of :func:`ddp_demo`: train the moons MLP once per entry of ``runs``."""
     from torch.nn.parallel import DistributedDataParallel
 
@@ -1107,8 +1235,9 @@ def _demo_worker(rank: int, world_size: int, runs: list, steps: int, bits: int, 
         model = DistributedDataParallel(net)
         state = None
         if transport is not None:
-            state = RingHookState(transport=transport, bits=bits, pair_fidelity=fidelity,
-                                  seed=seed, private=private)
+            state = RingHookState(
+                transport=transport, bits=bits, pair_fidelity=fidelity, seed=seed, private=private
+            )
             model.register_comm_hook(state, ring_hook)
         opt = torch.optim.SGD(model.parameters(), lr=lr)
         batches = np.random.default_rng([seed, rank])
@@ -1116,19 +1245,20 @@ def _demo_worker(rank: int, world_size: int, runs: list, steps: int, bits: int, 
         for step in range(steps):
             with torch.no_grad():
                 losses.append(float(loss_fn(net(X), y)))
-            idx = shard[torch.from_numpy(batches.choice(shard.numel(), batch_size,
-                                                        replace=False))]
+            idx = shard[torch.from_numpy(batches.choice(shard.numel(), batch_size, replace=False))]
             opt.zero_grad()
             loss_fn(model(X[idx]), y[idx]).backward()
             if step == 0:
-                out["grads"][label] = torch.cat([p.grad.reshape(-1) for p in net.parameters()]
-                                                ).numpy().copy()
+                out["grads"][label] = (
+                    torch.cat([p.grad.reshape(-1) for p in net.parameters()]).numpy().copy()
+                )
             opt.step()
         with torch.no_grad():
             losses.append(float(loss_fn(net(X), y)))
         out["losses"][label] = losses
-        out["weights"][label] = torch.cat([p.detach().reshape(-1)
-                                           for p in net.parameters()]).numpy().copy()
+        out["weights"][label] = (
+            torch.cat([p.detach().reshape(-1) for p in net.parameters()]).numpy().copy()
+        )
         if state is not None:
             out["reports"][label] = state.report()
             state.close()
@@ -1136,10 +1266,20 @@ def _demo_worker(rank: int, world_size: int, runs: list, steps: int, bits: int, 
     return out
 
 
-def ddp_demo(*, world_size: int = 2, pair_fidelities: tuple[float, ...] = (1.0, 0.99),
-             steps: int = 40, bits: int = 16, hidden: int = 16, n_samples: int = 400,
-             batch_size: int = 32, lr: float = 0.5, seed: int = 0, private: bool = False,
-             timeout: float = 300.0) -> DDPDemo:
+def ddp_demo(
+    *,
+    world_size: int = 2,
+    pair_fidelities: tuple[float, ...] = (1.0, 0.99),
+    steps: int = 40,
+    bits: int = 16,
+    hidden: int = 16,
+    n_samples: int = 400,
+    batch_size: int = 32,
+    lr: float = 0.5,
+    seed: int = 0,
+    private: bool = False,
+    timeout: float = 300.0,
+) -> DDPDemo:
     """Train the chapter-3 network (2-``hidden``-2 tanh MLP, float64, two moons) under real DDP.
 
     Spawns ``world_size`` gloo processes (:func:`launch_local`) which train the same network from
@@ -1181,20 +1321,35 @@ def ddp_demo(*, world_size: int = 2, pair_fidelities: tuple[float, ...] = (1.0, 
     runs += [(f"superdense F={f:g}", "superdense", f, False) for f in fids]
     if private:
         runs.append(("private", "classical", 1.0, True))
-    per_rank = launch_local(_demo_worker, world_size,
-                            (runs, steps, bits, hidden, n_samples, batch_size, lr, seed),
-                            timeout=timeout)
+    per_rank = launch_local(
+        _demo_worker,
+        world_size,
+        (runs, steps, bits, hidden, n_samples, batch_size, lr, seed),
+        timeout=timeout,
+    )
     labels = tuple(r[0] for r in runs)
     losses = {lab: np.array([pr["losses"][lab] for pr in per_rank]).T for lab in labels}
-    reports = {lab: tuple(pr["reports"][lab] for pr in per_rank)
-               for lab in labels if lab != "built-in"}
+    reports = {
+        lab: tuple(pr["reports"][lab] for pr in per_rank) for lab in labels if lab != "built-in"
+    }
     ref = per_rank[0]["grads"]["built-in"]
-    grad_error = {lab: float(max(np.max(np.abs(pr["grads"][lab] - ref)) for pr in per_rank))
-                  for lab in labels}
-    divergence = {lab: float(max(np.max(np.abs(pr["weights"][lab]
-                                               - per_rank[0]["weights"][lab]))
-                                 for pr in per_rank))
-                  for lab in labels}
-    return DDPDemo(world_size=world_size, steps=steps, bits=bits,
-                   n_params=int(per_rank[0]["n_params"]), labels=labels, losses=losses,
-                   reports=reports, grad_error=grad_error, divergence=divergence)
+    grad_error = {
+        lab: float(max(np.max(np.abs(pr["grads"][lab] - ref)) for pr in per_rank)) for lab in labels
+    }
+    divergence = {
+        lab: float(
+            max(np.max(np.abs(pr["weights"][lab] - per_rank[0]["weights"][lab])) for pr in per_rank)
+        )
+        for lab in labels
+    }
+    return DDPDemo(
+        world_size=world_size,
+        steps=steps,
+        bits=bits,
+        n_params=int(per_rank[0]["n_params"]),
+        labels=labels,
+        losses=losses,
+        reports=reports,
+        grad_error=grad_error,
+        divergence=divergence,
+    )

@@ -60,6 +60,7 @@ __all__ = [
 # validation
 # --------------------------------------------------------------------------------------------
 
+
 def _check_probs(probs, n: int | None = None, name: str = "probs") -> np.ndarray:
     try:
         p = np.asarray(probs, dtype=float)
@@ -85,7 +86,9 @@ def _check_ensemble(probs, states) -> tuple[np.ndarray, np.ndarray]:
         try:
             seq = list(states)
         except TypeError:
-            raise TypeError("states must be a sequence of state vectors or density matrices") from None
+            raise TypeError(
+                "states must be a sequence of state vectors or density matrices"
+            ) from None
     if not seq:
         raise ValueError("states must contain at least one state")
     rhos = [as_density_matrix(s, f"states[{i}]") for i, s in enumerate(seq)]
@@ -104,7 +107,9 @@ def _check_povm(povm, d: int) -> np.ndarray:
         raise ValueError("povm must contain at least one element")
     for i, e in enumerate(elems):
         if e.shape != (d, d):
-            raise ValueError(f"povm[{i}] must have shape ({d}, {d}) to match the states, got {e.shape}")
+            raise ValueError(
+                f"povm[{i}] must have shape ({d}, {d}) to match the states, got {e.shape}"
+            )
         if not np.allclose(e, e.conj().T, atol=ATOL):
             raise ValueError(f"povm[{i}] must be Hermitian (tolerance {ATOL:g})")
         if np.linalg.eigvalsh(e).min() < -1e-6:
@@ -112,14 +117,16 @@ def _check_povm(povm, d: int) -> np.ndarray:
     total = sum(elems)
     dev = np.abs(total - np.eye(d)).max()
     if dev > 1e-6:
-        raise ValueError(f"povm elements must sum to the identity (tolerance 1e-6); "
-                         f"largest deviation {dev:.3g}")
+        raise ValueError(
+            f"povm elements must sum to the identity (tolerance 1e-6); largest deviation {dev:.3g}"
+        )
     return np.stack(elems)
 
 
 # --------------------------------------------------------------------------------------------
 # entropies and χ
 # --------------------------------------------------------------------------------------------
+
 
 def shannon_entropy(probs) -> float:
     """``H(p) = -Σ p_i log2 p_i`` in bits (0 log 0 = 0).
@@ -145,7 +152,6 @@ def shannon_entropy(probs) -> float:
     p = _check_probs(probs)
     p = p[p > 0]
     return float(-(p * np.log2(p)).sum()) + 0.0  # + 0.0: a certain outcome gives 0.0, not -0.0
-
 
 
 def _entropy_of(rho: np.ndarray) -> float:
@@ -258,6 +264,7 @@ def mutual_information(probs, states, povm) -> float:
 # accessible information
 # --------------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class AccessibleInformation:
     """Result of :func:`optimal_measurement`: the accessible information and the POVM attaining it.
@@ -294,8 +301,10 @@ class AccessibleInformation:
         return self.value
 
     def __repr__(self) -> str:
-        return (f"AccessibleInformation(value={self.value:.6f}, outcomes={self.povm.shape[0]}, "
-                f"starts={self.starts})")
+        return (
+            f"AccessibleInformation(value={self.value:.6f}, outcomes={self.povm.shape[0]}, "
+            f"starts={self.starts})"
+        )
 
 
 def _povm_from_vectors(V: np.ndarray) -> np.ndarray:
@@ -312,6 +321,7 @@ def _ascent(p, rhos, V, tol, max_iter):
     A step maps each vector v_k -> (1 + ε R_k) v_k and re-normalises the POVM with G^{-1/2};
     ε grows after an improving step and shrinks after a failing one.
     """
+
     def cond_of(V):
         return np.clip(np.einsum("ik,xij,jk->xk", V.conj(), rhos, V).real, 1e-300, None)
 
@@ -320,10 +330,10 @@ def _ascent(p, rhos, V, tol, max_iter):
     value = _mutual_info(p, cond)
     eps = 0.5
     it = 0
-    for it in range(1, max_iter + 1):
+    for it in range(1, max_iter + 1):  # noqa: B007  (the count is returned)
         q = (p[:, None] * cond).sum(axis=0)
-        logs = np.log(cond / q[None, :])                       # (x, k)
-        R = np.einsum("x,xij,xk->kij", p, rhos, logs)          # (k, d, d)
+        logs = np.log(cond / q[None, :])  # (x, k)
+        R = np.einsum("x,xij,xk->kij", p, rhos, logs)  # (k, d, d)
         while True:
             step = V + eps * np.einsum("kij,jk->ik", R, V)
             Vn = _povm_from_vectors(step)
@@ -341,8 +351,9 @@ def _ascent(p, rhos, V, tol, max_iter):
     return value, V, it
 
 
-def accessible_information(probs, states, *, starts: int = 12, tol: float = 1e-11,
-                           max_iter: int = 3000, seed=0) -> float:
+def accessible_information(
+    probs, states, *, starts: int = 12, tol: float = 1e-11, max_iter: int = 3000, seed=0
+) -> float:
     """Accessible information ``I_acc = max over POVMs of I(X;Y)`` in bits, numerically.
 
     ``probs``: shape (n,), summing to 1; ``states``: n state vectors (d,) or density matrices
@@ -358,12 +369,14 @@ def accessible_information(probs, states, *, starts: int = 12, tol: float = 1e-1
     >>> accessible_information(*trine) <= holevo_chi(*trine)
     True
     """
-    return optimal_measurement(probs, states, starts=starts, tol=tol, max_iter=max_iter,
-                               seed=seed).value
+    return optimal_measurement(
+        probs, states, starts=starts, tol=tol, max_iter=max_iter, seed=seed
+    ).value
 
 
-def optimal_measurement(probs, states, *, starts: int = 12, tol: float = 1e-11,
-                        max_iter: int = 3000, seed=0) -> AccessibleInformation:
+def optimal_measurement(
+    probs, states, *, starts: int = 12, tol: float = 1e-11, max_iter: int = 3000, seed=0
+) -> AccessibleInformation:
     """The measurement that attains the accessible information, found numerically.
 
     ``probs``: shape (n,), summing to 1; ``states``: n states of dimension d. Returns an
@@ -413,6 +426,7 @@ def _random_vectors(rng, d, m):
 # --------------------------------------------------------------------------------------------
 # dense coding
 # --------------------------------------------------------------------------------------------
+
 
 def dense_coding_capacity(rho_ab, *, alice_qubit: int = 0) -> float:
     """Dense-coding capacity of a shared state, in bits per qubit Alice sends:
@@ -523,6 +537,7 @@ def binary_entropy(p: float) -> float:
 # two pure states: closed forms
 # --------------------------------------------------------------------------------------------
 
+
 def two_state_chi(overlap: float) -> float:
     """χ of two equiprobable pure states with ``|⟨ψ0|ψ1⟩| = c`` (``overlap`` in [0, 1]):
     ``h((1 + c)/2)`` bits — the eigenvalues of the average state are ``(1 ± c)/2``.
@@ -559,6 +574,7 @@ def two_state_accessible(overlap: float) -> float:
 # --------------------------------------------------------------------------------------------
 # ensembles
 # --------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True, eq=False)
 class Ensemble:
@@ -690,8 +706,9 @@ def two_state_ensemble(overlap: float, prior: float = 0.5) -> Ensemble:
     return _make_ensemble(f"two states, c = {c:g}", [prior, 1.0 - prior], states, ("ψ0", "ψ1"))
 
 
-def encoded_ensemble(shared_state, encodings, probs=None, *, alice_qubits=(0,),
-                     labels=None, name: str = "encoded") -> Ensemble:
+def encoded_ensemble(
+    shared_state, encodings, probs=None, *, alice_qubits=(0,), labels=None, name: str = "encoded"
+) -> Ensemble:
     """The ensemble Bob faces when Alice encodes message x by a unitary on her qubits of a
     shared state: ``ρ_x = (U_x ⊗ I) ρ (U_x ⊗ I)†``.
 
@@ -720,8 +737,10 @@ def encoded_ensemble(shared_state, encodings, probs=None, *, alice_qubits=(0,),
     rho = as_density_matrix(shared_state, "shared_state")
     n = int(round(np.log2(rho.shape[0])))
     if 2**n != rho.shape[0]:
-        raise ValueError(f"shared_state must be a state of qubits (dimension a power of 2), "
-                         f"got dimension {rho.shape[0]}")
+        raise ValueError(
+            f"shared_state must be a state of qubits (dimension a power of 2), "
+            f"got dimension {rho.shape[0]}"
+        )
     try:
         qargs = [int(q) for q in alice_qubits]
     except (TypeError, ValueError):
@@ -738,8 +757,10 @@ def encoded_ensemble(shared_state, encodings, probs=None, *, alice_qubits=(0,),
     states = []
     for i, u in enumerate(mats):
         if u.shape != (k, k):
-            raise ValueError(f"encodings[{i}] must have shape ({k}, {k}) for {len(qargs)} "
-                             f"qubit(s), got {u.shape}")
+            raise ValueError(
+                f"encodings[{i}] must have shape ({k}, {k}) for {len(qargs)} "
+                f"qubit(s), got {u.shape}"
+            )
         if not np.allclose(u @ u.conj().T, np.eye(k), atol=1e-8):
             raise ValueError(f"encodings[{i}] must be unitary (tolerance 1e-8)")
         full = embed_operator(u, qargs, n)
@@ -773,10 +794,14 @@ def superdense_ensemble(pair_fidelity: float = 1.0) -> Ensemble:
     Z = np.diag([1.0, -1.0]).astype(complex)
     msgs = [(x, z) for x in (0, 1) for z in (0, 1)]
     unitaries = [np.linalg.matrix_power(Z, z) @ np.linalg.matrix_power(X, x) for x, z in msgs]
-    name = "superdense (Bell states)" if pair_fidelity == 1 else \
-        f"superdense, F = {float(pair_fidelity):g}"
-    return encoded_ensemble(pair, unitaries, alice_qubits=(0,),
-                            labels=[f"{x}{z}" for x, z in msgs], name=name)
+    name = (
+        "superdense (Bell states)"
+        if pair_fidelity == 1
+        else f"superdense, F = {float(pair_fidelity):g}"
+    )
+    return encoded_ensemble(
+        pair, unitaries, alice_qubits=(0,), labels=[f"{x}{z}" for x, z in msgs], name=name
+    )
 
 
 def _check_angle_array(values, name: str) -> np.ndarray:
@@ -819,8 +844,10 @@ def bloch_ensemble(thetas, phis, probs, radii=None, *, name: str = "custom") -> 
     th = _check_angle_array(thetas, "thetas")
     ph = _check_angle_array(phis, "phis")
     if ph.size != th.size:
-        raise ValueError(f"phis has {ph.size} entries but thetas has {th.size}; give one pair of "
-                         "angles per state")
+        raise ValueError(
+            f"phis has {ph.size} entries but thetas has {th.size}; give one pair of "
+            "angles per state"
+        )
     if radii is None:
         r = np.ones(th.size)
     else:

@@ -18,7 +18,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ._validate import check_float, check_int
 
@@ -54,9 +55,13 @@ def _child_main(payload_path: str, result_path: str) -> None:
     fn, args = pickle.loads(payload["call"])
     rank, world_size = payload["rank"], payload["world_size"]
     torch.set_num_threads(1)  # P processes share the machine's cores
-    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{payload['port']}",
-                            rank=rank, world_size=world_size,
-                            timeout=datetime.timedelta(seconds=payload["pg_timeout"]))
+    dist.init_process_group(
+        "gloo",
+        init_method=f"tcp://127.0.0.1:{payload['port']}",
+        rank=rank,
+        world_size=world_size,
+        timeout=datetime.timedelta(seconds=payload["pg_timeout"]),
+    )
     try:
         value = fn(rank, world_size, *args)
     finally:
@@ -67,8 +72,14 @@ def _child_main(payload_path: str, result_path: str) -> None:
     os.replace(tmp, result_path)
 
 
-def launch_local(fn: Callable[..., Any], world_size: int, args: tuple = (), *,
-                 timeout: float = 120.0, pg_timeout: float = 30.0) -> list[Any]:
+def launch_local(
+    fn: Callable[..., Any],
+    world_size: int,
+    args: tuple = (),
+    *,
+    timeout: float = 120.0,
+    pg_timeout: float = 30.0,
+) -> list[Any]:
     """Run ``fn(rank, world_size, *args)`` in ``world_size`` fresh Python processes joined by gloo.
 
     Each process is a new interpreter (``python -c``, so the caller's ``__main__`` is never
@@ -116,32 +127,51 @@ def launch_local(fn: Callable[..., Any], world_size: int, args: tuple = (), *,
             for rank in range(world_size):
                 payload = os.path.join(tmp, f"payload{rank}.pkl")
                 with open(payload, "wb") as f:
-                    pickle.dump({"sys_path": list(sys.path), "call": call, "rank": rank,
-                                 "world_size": world_size, "port": port,
-                                 "pg_timeout": pg_timeout}, f)
+                    pickle.dump(
+                        {
+                            "sys_path": list(sys.path),
+                            "call": call,
+                            "rank": rank,
+                            "world_size": world_size,
+                            "port": port,
+                            "pg_timeout": pg_timeout,
+                        },
+                        f,
+                    )
                 results.append(os.path.join(tmp, f"result{rank}.pkl"))
                 log = open(os.path.join(tmp, f"log{rank}.txt"), "wb")
                 logs.append(log)
-                code = (f"from qring_edu.launch import _child_main; "
-                        f"_child_main({payload!r}, {results[rank]!r})")
-                procs.append(subprocess.Popen([sys.executable, "-c", code], stdout=log,
-                                              stderr=subprocess.STDOUT))
+                code = (
+                    f"from qring_edu.launch import _child_main; "
+                    f"_child_main({payload!r}, {results[rank]!r})"
+                )
+                procs.append(
+                    subprocess.Popen(
+                        [sys.executable, "-c", code], stdout=log, stderr=subprocess.STDOUT
+                    )
+                )
             deadline = time.monotonic() + timeout
             while any(p.poll() is None for p in procs):
                 failed = [k for k, p in enumerate(procs) if p.poll() not in (None, 0)]
                 if failed:
                     k = failed[0]
-                    raise RuntimeError(f"launch_local: rank {k} failed (exit code "
-                                       f"{procs[k].returncode}):\n{_tail(logs[k].name)}")
+                    raise RuntimeError(
+                        f"launch_local: rank {k} failed (exit code "
+                        f"{procs[k].returncode}):\n{_tail(logs[k].name)}"
+                    )
                 if time.monotonic() > deadline:
                     late = [k for k, p in enumerate(procs) if p.poll() is None]
-                    raise TimeoutError(f"launch_local: rank(s) {late} did not finish within "
-                                       f"timeout = {timeout:g} s")
+                    raise TimeoutError(
+                        f"launch_local: rank(s) {late} did not finish within "
+                        f"timeout = {timeout:g} s"
+                    )
                 time.sleep(0.02)
             for k, p in enumerate(procs):
                 if p.returncode != 0 or not os.path.exists(results[k]):
-                    raise RuntimeError(f"launch_local: rank {k} failed (exit code "
-                                       f"{p.returncode}):\n{_tail(logs[k].name)}")
+                    raise RuntimeError(
+                        f"launch_local: rank {k} failed (exit code "
+                        f"{p.returncode}):\n{_tail(logs[k].name)}"
+                    )
             out = []
             for path in results:
                 with open(path, "rb") as f:

@@ -81,8 +81,17 @@ class Ledger:
         self.messages = 0
 
     # -- recording (used by the transports) ---------------------------------------------------
-    def record(self, sender: int, step: int, *, bits: int = 0, qubits: int = 0,
-               ebits: int = 0, offline_qubits: int = 0, offline_bits: int = 0) -> None:
+    def record(
+        self,
+        sender: int,
+        step: int,
+        *,
+        bits: int = 0,
+        qubits: int = 0,
+        ebits: int = 0,
+        offline_qubits: int = 0,
+        offline_bits: int = 0,
+    ) -> None:
         """Add one message sent by ``sender`` over link ``(sender, sender+1)`` at ``step``."""
         c = self._counts
         c["online_bits"][sender] += bits
@@ -158,9 +167,7 @@ class Ledger:
         """Every currency on ``link`` (``None``: each currency's maximum over links), by name."""
         return {c: self._get(c, link) for c in _CURRENCIES}
 
-
     def __repr__(self) -> str:
         # offline_bits only when some were sent, so the repr of unprotected runs stays as it was
-        vals = ", ".join(f"{k}={v}" for k, v in self.as_dict().items()
-                         if k != "offline_bits" or v)
+        vals = ", ".join(f"{k}={v}" for k, v in self.as_dict().items() if k != "offline_bits" or v)
         return f"Ledger(P={self.workers}, transport={self.transport!r}, steps={self.steps}, {vals})"

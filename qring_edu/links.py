@@ -62,7 +62,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validate import check_bit_array, check_choice, check_fidelity, check_float, check_int, check_seed
+from ._validate import (
+    check_bit_array,
+    check_choice,
+    check_fidelity,
+    check_float,
+    check_int,
+    check_seed,
+)
 
 __all__ = [
     "PauliErrors",
@@ -125,6 +132,7 @@ def _h2(p: float) -> float:
 # Pauli error distributions
 # --------------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class PauliErrors:
     """A Pauli error on one qubit (equivalently a Bell-diagonal pair), by frame code.
@@ -149,8 +157,9 @@ class PauliErrors:
         if p.shape != (4,) or not np.all(np.isfinite(p)):
             raise ValueError("probabilities must be 4 finite numbers (p_I, p_X, p_Z, p_Y)")
         if np.any(p < -_ATOL) or abs(p.sum() - 1.0) > 1e-9:
-            raise ValueError("probabilities must be non-negative and sum to 1, got "
-                             f"{tuple(float(v) for v in p)}")
+            raise ValueError(
+                f"probabilities must be non-negative and sum to 1, got {tuple(float(v) for v in p)}"
+            )
         object.__setattr__(self, "probabilities", tuple(float(max(v, 0.0)) for v in p))
 
     @property
@@ -173,7 +182,7 @@ class PauliErrors:
         """The probabilities as a float array of shape (4,), frame-code order."""
         return np.array(self.probabilities)
 
-    def compose(self, other: "PauliErrors") -> "PauliErrors":
+    def compose(self, other: PauliErrors) -> PauliErrors:
         """The error of applying ``self`` and ``other`` (independent; the order is irrelevant):
         ``p[a ^ b] += self[a] * other[b]``."""
         a, b = self.probabilities, other.probabilities
@@ -211,8 +220,11 @@ def depolarizing(fidelity: float, name: str = "fidelity") -> PauliErrors:
 
 def _check_times(storage_time, coherence_time) -> tuple[float, float]:
     storage_time = check_float(storage_time, "storage_time", 0.0)
-    if isinstance(coherence_time, numbers.Real) and not isinstance(coherence_time, bool) \
-            and coherence_time == math.inf:
+    if (
+        isinstance(coherence_time, numbers.Real)
+        and not isinstance(coherence_time, bool)
+        and coherence_time == math.inf
+    ):
         return storage_time, math.inf
     coherence_time = check_float(coherence_time, "coherence_time", 0.0, lo_open=True)
     return storage_time, coherence_time
@@ -253,9 +265,14 @@ def effective_fidelity(pair_fidelity: float, channel_fidelity: float) -> float:
     return Fp * Fc + (1.0 - Fp) * (1.0 - Fc) / 3.0
 
 
-def link_errors(pair_fidelity: float | None = None, channel_fidelity: float = 1.0, *,
-                storage_time: float = 0.0, coherence_time: float = math.inf,
-                pair: PauliErrors | None = None) -> PauliErrors:
+def link_errors(
+    pair_fidelity: float | None = None,
+    channel_fidelity: float = 1.0,
+    *,
+    storage_time: float = 0.0,
+    coherence_time: float = math.inf,
+    pair: PauliErrors | None = None,
+) -> PauliErrors:
     """The composed Pauli error of one decoded superdense symbol on a noisy link.
 
     ``pair_fidelity``: Werner fidelity of the pre-shared pair, in [0.25, 1]; ``None`` means the
@@ -297,6 +314,7 @@ def link_errors(pair_fidelity: float | None = None, channel_fidelity: float = 1.
 # --------------------------------------------------------------------------------------------
 # Capacities
 # --------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Capacities:
@@ -340,8 +358,10 @@ class Capacities:
         return self.entanglement_assisted / self.classical
 
     def __repr__(self) -> str:
-        return (f"Capacities(F={self.channel_fidelity:g}, classical={self.classical:.4f}, "
-                f"entanglement_assisted={self.entanglement_assisted:.4f}, ratio={self.ratio:.4f})")
+        return (
+            f"Capacities(F={self.channel_fidelity:g}, classical={self.classical:.4f}, "
+            f"entanglement_assisted={self.entanglement_assisted:.4f}, ratio={self.ratio:.4f})"
+        )
 
 
 def depolarizing_capacities(channel_fidelity: float) -> Capacities:
@@ -361,8 +381,11 @@ def depolarizing_capacities(channel_fidelity: float) -> Capacities:
     """
     F = _check_channel_fidelity(channel_fidelity)
     q = (1.0 - F) / 3.0
-    return Capacities(channel_fidelity=F, classical=1.0 - _h2(2.0 * q),
-                      entanglement_assisted=2.0 - _entropy([F, q, q, q]))
+    return Capacities(
+        channel_fidelity=F,
+        classical=1.0 - _h2(2.0 * q),
+        entanglement_assisted=2.0 - _entropy([F, q, q, q]),
+    )
 
 
 def symbol_capacity(errors: PauliErrors) -> float:
@@ -381,9 +404,14 @@ def symbol_capacity(errors: PauliErrors) -> float:
     return errors.capacity()
 
 
-def superdense_link_capacity(pair_fidelity: float | None = None, channel_fidelity: float = 1.0, *,
-                             storage_time: float = 0.0, coherence_time: float = math.inf,
-                             pair: PauliErrors | None = None) -> float:
+def superdense_link_capacity(
+    pair_fidelity: float | None = None,
+    channel_fidelity: float = 1.0,
+    *,
+    storage_time: float = 0.0,
+    coherence_time: float = math.inf,
+    pair: PauliErrors | None = None,
+) -> float:
     """The bound ``C_E(F_eff)`` in bits per online qubit of a superdense link: the capacity of the
     decoded symbol channel (:func:`symbol_capacity`) with the composed error of
     :func:`link_errors` (same arguments). No code over the decoded stream, with any checksum or
@@ -397,8 +425,13 @@ def superdense_link_capacity(pair_fidelity: float | None = None, channel_fidelit
     >>> round(superdense_link_capacity(channel_fidelity=0.999), 3)
     1.976
     """
-    return link_errors(pair_fidelity, channel_fidelity, storage_time=storage_time,
-                       coherence_time=coherence_time, pair=pair).capacity()
+    return link_errors(
+        pair_fidelity,
+        channel_fidelity,
+        storage_time=storage_time,
+        coherence_time=coherence_time,
+        pair=pair,
+    ).capacity()
 
 
 # --------------------------------------------------------------------------------------------
@@ -500,9 +533,11 @@ class Distillation:
     improved: bool
 
     def __repr__(self) -> str:
-        return (f"Distillation({self.protocol}, rounds={self.rounds}, F={self.input_fidelity:g} -> "
-                f"{self.fidelity:.6f}, success={self.success_probability:.4f}, "
-                f"raw_pairs_per_pair={self.raw_pairs_per_pair:.4f}, distillable={self.distillable})")
+        return (
+            f"Distillation({self.protocol}, rounds={self.rounds}, F={self.input_fidelity:g} -> "
+            f"{self.fidelity:.6f}, success={self.success_probability:.4f}, "
+            f"raw_pairs_per_pair={self.raw_pairs_per_pair:.4f}, distillable={self.distillable})"
+        )
 
 
 def _check_protocol(protocol: str) -> str:
@@ -555,7 +590,7 @@ def distill(pair_fidelity: float, *, rounds: int = 1, protocol: str = "dejmps") 
     protocol = _check_protocol(protocol)
     p, succ = _recurrence(F, rounds, protocol)
     # Expected attempts per output pair, from the last round backwards.
-    pairs_out = 1.0       # pairs that must come out of the current round, per final pair
+    pairs_out = 1.0  # pairs that must come out of the current round, per final pair
     bits = 0.0
     for s in reversed(succ):
         attempts = pairs_out / s
@@ -563,12 +598,19 @@ def distill(pair_fidelity: float, *, rounds: int = 1, protocol: str = "dejmps") 
         pairs_out = 2.0 * attempts
     total = float(np.prod(succ)) if succ else 1.0
     errors = PauliErrors(tuple(p))
-    return Distillation(protocol=protocol, rounds=rounds, input_fidelity=F,
-                        fidelity=errors.fidelity, errors=errors,
-                        success_probabilities=tuple(float(s) for s in succ),
-                        success_probability=total, raw_pairs_per_pair=float(pairs_out),
-                        offline_bits_per_pair=float(bits), distillable=F > 0.5,
-                        improved=errors.fidelity > F + 1e-15)
+    return Distillation(
+        protocol=protocol,
+        rounds=rounds,
+        input_fidelity=F,
+        fidelity=errors.fidelity,
+        errors=errors,
+        success_probabilities=tuple(float(s) for s in succ),
+        success_probability=total,
+        raw_pairs_per_pair=float(pairs_out),
+        offline_bits_per_pair=float(bits),
+        distillable=F > 0.5,
+        improved=errors.fidelity > F + 1e-15,
+    )
 
 
 @dataclass(frozen=True)
@@ -611,8 +653,10 @@ class DistillationRun:
     fidelity: float
 
     def __repr__(self) -> str:
-        return (f"DistillationRun(output_pairs={self.output_pairs}, raw_pairs={self.raw_pairs}, "
-                f"offline_bits={self.offline_bits}, fidelity={self.fidelity:.6f})")
+        return (
+            f"DistillationRun(output_pairs={self.output_pairs}, raw_pairs={self.raw_pairs}, "
+            f"offline_bits={self.offline_bits}, fidelity={self.fidelity:.6f})"
+        )
 
 
 def _sample_production(output_pairs: int, succ, protocol: str, rng) -> tuple[int, list[int], int]:
@@ -627,8 +671,9 @@ def _sample_production(output_pairs: int, succ, protocol: str, rng) -> tuple[int
     return need, attempts[::-1], bits
 
 
-def distill_sample(pair_fidelity: float, output_pairs: int, *, rounds: int = 1,
-                   protocol: str = "dejmps", seed=None) -> DistillationRun:
+def distill_sample(
+    pair_fidelity: float, output_pairs: int, *, rounds: int = 1, protocol: str = "dejmps", seed=None
+) -> DistillationRun:
     """Sample the offline cost of producing ``output_pairs`` distilled pairs.
 
     Each round keeps attempting until it has the pairs the next round needs: the attempts of a
@@ -649,13 +694,21 @@ def distill_sample(pair_fidelity: float, output_pairs: int, *, rounds: int = 1,
     protocol = _check_protocol(protocol)
     check_seed(seed)
     if rounds > 0 and F <= 0.5:
-        raise ValueError(f"pair_fidelity must exceed 1/2 for distillation, got {F:g}: a Werner "
-                         "state with F <= 1/2 is separable and no recurrence raises its fidelity")
+        raise ValueError(
+            f"pair_fidelity must exceed 1/2 for distillation, got {F:g}: a Werner "
+            "state with F <= 1/2 is separable and no recurrence raises its fidelity"
+        )
     p, succ = _recurrence(F, rounds, protocol)
-    raw, attempts, bits = _sample_production(output_pairs, succ, protocol,
-                                             np.random.default_rng(seed))
-    return DistillationRun(output_pairs=output_pairs, raw_pairs=int(raw), attempts=tuple(attempts),
-                           offline_bits=int(bits), fidelity=float(p[0]))
+    raw, attempts, bits = _sample_production(
+        output_pairs, succ, protocol, np.random.default_rng(seed)
+    )
+    return DistillationRun(
+        output_pairs=output_pairs,
+        raw_pairs=int(raw),
+        attempts=tuple(attempts),
+        offline_bits=int(bits),
+        fidelity=float(p[0]),
+    )
 
 
 @dataclass(frozen=True)
@@ -705,13 +758,16 @@ class HashingYield:
         return self.yield_per_pair > 0.0
 
     def __repr__(self) -> str:
-        return (f"HashingYield({self.protocol}, F={self.pair_fidelity:g}, rounds={self.rounds}, "
-                f"fidelity={self.fidelity:.4f}, hashing_rate={self.hashing_rate:.4f}, "
-                f"yield={self.yield_per_pair:.3e})")
+        return (
+            f"HashingYield({self.protocol}, F={self.pair_fidelity:g}, rounds={self.rounds}, "
+            f"fidelity={self.fidelity:.4f}, hashing_rate={self.hashing_rate:.4f}, "
+            f"yield={self.yield_per_pair:.3e})"
+        )
 
 
-def distillable_yield(pair_fidelity: float, *, protocol: str = "dejmps",
-                      max_rounds: int = 100) -> HashingYield:
+def distillable_yield(
+    pair_fidelity: float, *, protocol: str = "dejmps", max_rounds: int = 100
+) -> HashingYield:
     """Perfect pairs per raw Werner pair from recurrence rounds followed by hashing.
 
     Hashing alone yields ``1 - H(F, (1-F)/3 ×3)`` per pair, positive only for F > 0.8107 — the
@@ -746,8 +802,15 @@ def distillable_yield(pair_fidelity: float, *, protocol: str = "dejmps",
             s, p = _round(p, protocol)
             rec *= s / 2.0
     y, r, fid, rate, rec = best
-    return HashingYield(protocol=protocol, pair_fidelity=F, rounds=r, fidelity=fid,
-                        hashing_rate=rate, recurrence_yield=rec, yield_per_pair=y)
+    return HashingYield(
+        protocol=protocol,
+        pair_fidelity=F,
+        rounds=r,
+        fidelity=fid,
+        hashing_rate=rate,
+        recurrence_yield=rec,
+        yield_per_pair=y,
+    )
 
 
 def _bell_pair_density(errors: np.ndarray) -> np.ndarray:
@@ -771,8 +834,9 @@ def _pauli_matrices():
     return (I, X, Z, Y)  # frame-code order
 
 
-def distill_qiskit(pair_fidelity: float | None = None, *, protocol: str = "dejmps",
-                   pair: PauliErrors | None = None) -> tuple[float, PauliErrors]:
+def distill_qiskit(
+    pair_fidelity: float | None = None, *, protocol: str = "dejmps", pair: PauliErrors | None = None
+) -> tuple[float, PauliErrors]:
     """One distillation round simulated on Qiskit density matrices (the Qiskit path).
 
     Two copies of the pair (Werner of ``pair_fidelity``, or the Bell-diagonal ``pair``) on qubits
@@ -795,8 +859,9 @@ def distill_qiskit(pair_fidelity: float | None = None, *, protocol: str = "dejmp
 
     protocol = _check_protocol(protocol)
     if pair is None:
-        coeffs = depolarizing(1.0 if pair_fidelity is None else pair_fidelity,
-                              "pair_fidelity").as_array()
+        coeffs = depolarizing(
+            1.0 if pair_fidelity is None else pair_fidelity, "pair_fidelity"
+        ).as_array()
     else:
         if not isinstance(pair, PauliErrors):
             raise TypeError(f"pair must be a PauliErrors, got {type(pair).__name__}")
@@ -977,15 +1042,19 @@ class FECCode:
         return SYMBOL_BITS * self.data_bytes * (1.0 - q) / (QUBITS_PER_SYMBOL * self.n + ACK_BITS)
 
     def __repr__(self) -> str:
-        return (f"FECCode(RS({self.n}, {self.k}) over GF(2^8), t={self.t}, "
-                f"hash_bits={self.hash_bits}, data_bytes={self.data_bytes})")
+        return (
+            f"FECCode(RS({self.n}, {self.k}) over GF(2^8), t={self.t}, "
+            f"hash_bits={self.hash_bits}, data_bytes={self.data_bytes})"
+        )
 
 
 def _check_hash_bits(hash_bits) -> int:
     hb = check_int(hash_bits, "hash_bits", *HASH_BITS_RANGE)
     if hb % 8:
-        raise ValueError(f"hash_bits must be a multiple of 8 in {HASH_BITS_RANGE[0]}.."
-                         f"{HASH_BITS_RANGE[1]} (whole bytes of the codeword), got {hb}")
+        raise ValueError(
+            f"hash_bits must be a multiple of 8 in {HASH_BITS_RANGE[0]}.."
+            f"{HASH_BITS_RANGE[1]} (whole bytes of the codeword), got {hb}"
+        )
     return hb
 
 
@@ -993,8 +1062,13 @@ def _check_symbol_error(symbol_error) -> float:
     return check_float(symbol_error, "symbol_error", 0.0, 0.75)
 
 
-def fec_code(symbol_error: float, *, block_length: int = MAX_BLOCK_LENGTH,
-             correctable: int | None = None, hash_bits: int = DEFAULT_HASH_BITS) -> FECCode:
+def fec_code(
+    symbol_error: float,
+    *,
+    block_length: int = MAX_BLOCK_LENGTH,
+    correctable: int | None = None,
+    hash_bits: int = DEFAULT_HASH_BITS,
+) -> FECCode:
     """Choose the Reed–Solomon code for a decoded stream of superdense symbols.
 
     ``symbol_error``: probability that a decoded 2-bit symbol is wrong (``1 - p_I`` of
@@ -1030,9 +1104,11 @@ def fec_code(symbol_error: float, *, block_length: int = MAX_BLOCK_LENGTH,
     if correctable is not None:
         t = check_int(correctable, "correctable", 0)
         if t > t_max:
-            raise ValueError(f"block_length {n} cannot correct {t} byte errors with a "
-                             f"{hb}-bit checksum: block_length must be at least "
-                             f"{2 * t + hbytes + 1} (2t + checksum bytes + 1), got {n}")
+            raise ValueError(
+                f"block_length {n} cannot correct {t} byte errors with a "
+                f"{hb}-bit checksum: block_length must be at least "
+                f"{2 * t + hbytes + 1} (2t + checksum bytes + 1), got {n}"
+            )
         return FECCode(n=n, t=t, hash_bits=hb)
     p_byte = 1.0 - (1.0 - s) ** QUBITS_PER_SYMBOL
     sf = _binom_sf(n, p_byte)[: t_max + 1]
@@ -1040,9 +1116,11 @@ def fec_code(symbol_error: float, *, block_length: int = MAX_BLOCK_LENGTH,
     factor = SYMBOL_BITS * (n - 2 * ts - hbytes) * (1.0 - sf) / (QUBITS_PER_SYMBOL * n + ACK_BITS)
     best = int(np.argmax(factor))
     if factor[best] <= 1e-3 or sf[best] > 0.5:
-        raise ValueError(f"symbol_error {s:.4g} is too high for a Reed–Solomon code of "
-                         f"block_length {n}: even the best t ({best}) rejects "
-                         f"{sf[best]:.1%} of the blocks; use a higher fidelity or distillation")
+        raise ValueError(
+            f"symbol_error {s:.4g} is too high for a Reed–Solomon code of "
+            f"block_length {n}: even the best t ({best}) rejects "
+            f"{sf[best]:.1%} of the blocks; use a higher fidelity or distillation"
+        )
     return FECCode(n=n, t=best, hash_bits=hb)
 
 
@@ -1095,9 +1173,17 @@ class FECOutcome:
     received: np.ndarray | None = field(default=None, repr=False)
 
 
-def fec_transmit(n_bytes: int, code: FECCode, errors: PauliErrors, rng, *,
-                 payload: np.ndarray | None = None, decoder: str = "model",
-                 hash_key: np.ndarray | None = None, detail_rng=None) -> FECOutcome:
+def fec_transmit(
+    n_bytes: int,
+    code: FECCode,
+    errors: PauliErrors,
+    rng,
+    *,
+    payload: np.ndarray | None = None,
+    decoder: str = "model",
+    hash_key: np.ndarray | None = None,
+    detail_rng=None,
+) -> FECOutcome:
     """Send ``n_bytes`` payload bytes over a protected superdense link until every block is in.
 
     Round by round, each pending block (codeword length n') crosses as ``4 n'`` qubits; the
@@ -1128,7 +1214,7 @@ def fec_transmit(n_bytes: int, code: FECCode, errors: PauliErrors, rng, *,
     """
     decoder = check_choice(decoder, "decoder", DECODERS)
     sizes = _block_lengths(int(n_bytes), code)
-    p_byte = 1.0 - errors.fidelity ** QUBITS_PER_SYMBOL
+    p_byte = 1.0 - errors.fidelity**QUBITS_PER_SYMBOL
     real = decoder == "galois"
     if real:
         if payload is None or hash_key is None or detail_rng is None:
@@ -1141,23 +1227,32 @@ def fec_transmit(n_bytes: int, code: FECCode, errors: PauliErrors, rng, *,
     while pending.size:
         rounds += 1
         if rounds > MAX_ROUNDS:
-            raise RuntimeError(f"blocks still rejected after {MAX_ROUNDS} rounds: the code "
-                               f"({code!r}) cannot carry this link's error rate")
+            raise RuntimeError(
+                f"blocks still rejected after {MAX_ROUNDS} rounds: the code "
+                f"({code!r}) cannot carry this link's error rate"
+            )
         n_pend = sizes[pending]
         qubits += QUBITS_PER_SYMBOL * int(n_pend.sum())
         acks += ACK_BITS * pending.size
         transmissions += pending.size
         wrong = rng.binomial(n_pend, p_byte) if p_byte > 0 else np.zeros(pending.size, np.int64)
         if real:
-            ok = _galois_receive(rs, code, sent, pending, wrong, errors, hash_key, detail_rng,
-                                 received)
+            ok = _galois_receive(
+                rs, code, sent, pending, wrong, errors, hash_key, detail_rng, received
+            )
         else:
             ok = wrong <= code.t
         rejected += int(np.count_nonzero(~ok))
         pending = pending[~ok]
-    return FECOutcome(qubits=qubits, ack_bits=acks, blocks=int(sizes.size),
-                      transmissions=transmissions, rejected=rejected, rounds=rounds,
-                      received=received if real else None)
+    return FECOutcome(
+        qubits=qubits,
+        ack_bits=acks,
+        blocks=int(sizes.size),
+        transmissions=transmissions,
+        rejected=rejected,
+        rounds=rounds,
+        received=received if real else None,
+    )
 
 
 @functools.lru_cache(maxsize=8)
@@ -1215,13 +1310,13 @@ def _encode_blocks(rs, code: FECCode, payload: np.ndarray, key: np.ndarray) -> l
     msgs = np.zeros((-(-payload.size // code.data_bytes), rs.k), dtype=np.uint8)
     lengths = []
     for i, lo in enumerate(range(0, payload.size, code.data_bytes)):
-        data = payload[lo: lo + code.data_bytes]
+        data = payload[lo : lo + code.data_bytes]
         msg = np.concatenate([data, toeplitz_hash(data, key, code.hash_bits)])
-        msgs[i, rs.k - msg.size:] = msg
+        msgs[i, rs.k - msg.size :] = msg
         lengths.append(msg.size + 2 * code.t)
     words = np.asarray(rs.encode(rs.field(msgs)).view(np.ndarray), dtype=np.uint8)
     words = words.reshape(len(lengths), MAX_BLOCK_LENGTH)
-    return [words[i, MAX_BLOCK_LENGTH - n:] for i, n in enumerate(lengths)]
+    return [words[i, MAX_BLOCK_LENGTH - n :] for i, n in enumerate(lengths)]
 
 
 def _byte_patterns(count: int, errors: PauliErrors, rng) -> np.ndarray:
@@ -1235,13 +1330,22 @@ def _byte_patterns(count: int, errors: PauliErrors, rng) -> np.ndarray:
         codes = rng.choice(4, size=(2 * need + 8, QUBITS_PER_SYMBOL), p=probs)
         pats = (codes << (2 * np.arange(QUBITS_PER_SYMBOL))).sum(axis=1).astype(np.uint8)
         pats = pats[pats != 0][:need]
-        out[filled: filled + pats.size] = pats
+        out[filled : filled + pats.size] = pats
         filled += pats.size
     return out
 
 
-def _galois_receive(rs, code: FECCode, sent: list, pending: np.ndarray, wrong: np.ndarray,
-                    errors: PauliErrors, key: np.ndarray, rng, received: np.ndarray) -> np.ndarray:
+def _galois_receive(
+    rs,
+    code: FECCode,
+    sent: list,
+    pending: np.ndarray,
+    wrong: np.ndarray,
+    errors: PauliErrors,
+    key: np.ndarray,
+    rng,
+    received: np.ndarray,
+) -> np.ndarray:
     """One round of the real receiver: corrupt the pending codewords (``wrong[i]`` byte errors at
     positions and with patterns from ``rng``), decode them in one batch (each left-padded with
     zeros to the primitive length: a shortened code), check the checksums and store accepted
@@ -1254,7 +1358,7 @@ def _galois_receive(rs, code: FECCode, sent: list, pending: np.ndarray, wrong: n
             pos = rng.choice(word.size, size=int(w), replace=False)
             word[pos] ^= _byte_patterns(int(w), errors, rng)
         shorten[i] = MAX_BLOCK_LENGTH - word.size
-        words[i, shorten[i]:] = word
+        words[i, shorten[i] :] = word
     decoded, n_err = rs.decode(rs.field(words), errors=True)
     decoded = np.asarray(decoded.view(np.ndarray), dtype=np.uint8).reshape(pending.size, -1)
     n_err = np.atleast_1d(np.asarray(n_err))
@@ -1262,12 +1366,12 @@ def _galois_receive(rs, code: FECCode, sent: list, pending: np.ndarray, wrong: n
     for i, blk in enumerate(pending):
         if n_err[i] < 0:
             continue  # the decoder itself detected too many errors
-        msg = decoded[i, shorten[i]:]
-        data, tag = msg[: -code.hash_bytes], msg[-code.hash_bytes:]
+        msg = decoded[i, shorten[i] :]
+        data, tag = msg[: -code.hash_bytes], msg[-code.hash_bytes :]
         if np.array_equal(toeplitz_hash(data, key, code.hash_bits), tag):
             ok[i] = True
             lo = int(blk) * code.data_bytes
-            received[lo: lo + data.size] = data
+            received[lo : lo + data.size] = data
     return ok
 
 
@@ -1361,9 +1465,16 @@ class Protection:
         return f"Protection({', '.join(parts)})"
 
 
-def protection(scheme: str | Protection = "none", *, rounds: int = 1, protocol: str = "dejmps",
-               block_length: int = MAX_BLOCK_LENGTH, correctable: int | None = None,
-               hash_bits: int = DEFAULT_HASH_BITS, decoder: str = "model") -> Protection:
+def protection(
+    scheme: str | Protection = "none",
+    *,
+    rounds: int = 1,
+    protocol: str = "dejmps",
+    block_length: int = MAX_BLOCK_LENGTH,
+    correctable: int | None = None,
+    hash_bits: int = DEFAULT_HASH_BITS,
+    decoder: str = "model",
+) -> Protection:
     """A validated :class:`Protection` (a ``Protection`` passes through unchanged).
 
     Errors name the argument: ``scheme`` not one of :data:`PROTECTIONS`, ``rounds`` < 0 (or 0
@@ -1378,8 +1489,15 @@ def protection(scheme: str | Protection = "none", *, rounds: int = 1, protocol: 
     """
     if isinstance(scheme, Protection):
         return scheme
-    return Protection(scheme=scheme, rounds=rounds, protocol=protocol, block_length=block_length,
-                      correctable=correctable, hash_bits=hash_bits, decoder=decoder)
+    return Protection(
+        scheme=scheme,
+        rounds=rounds,
+        protocol=protocol,
+        block_length=block_length,
+        correctable=correctable,
+        hash_bits=hash_bits,
+        decoder=decoder,
+    )
 
 
 @dataclass(frozen=True)
@@ -1451,15 +1569,20 @@ class ProtectionReport:
     def __repr__(self) -> str:
         extra = ""
         if self.code is not None:
-            extra = (f", blocks={self.blocks}, transmissions={self.transmissions}, "
-                     f"rejected={self.rejected}, undetected_bound={self.undetected_bound:.2g}")
-        return (f"ProtectionReport({self.protection.scheme!r}, "
-                f"symbol_error={self.symbol_error:.4g}{extra})")
+            extra = (
+                f", blocks={self.blocks}, transmissions={self.transmissions}, "
+                f"rejected={self.rejected}, undetected_bound={self.undetected_bound:.2g}"
+            )
+        return (
+            f"ProtectionReport({self.protection.scheme!r}, "
+            f"symbol_error={self.symbol_error:.4g}{extra})"
+        )
 
 
 # --------------------------------------------------------------------------------------------
 # Accounting: classical bits of the ring per link, net online factor
 # --------------------------------------------------------------------------------------------
+
 
 def ring_link_bits(workers: int, d: int, bits: int) -> np.ndarray:
     """Classical bits the ring all-reduce sends over each directed link, shape (P,).
@@ -1579,17 +1702,26 @@ class NetFactor:
     distillation: Distillation | None = field(repr=False)
 
     def __repr__(self) -> str:
-        return (f"NetFactor({self.scheme!r}, online={self.online:.4f}, lifetime={self.lifetime:.4f}, "
-                f"bound={self.bound:.4f}, reliable={self.reliable}, "
-                f"symbol_error={self.symbol_error:.3g})")
+        return (
+            f"NetFactor({self.scheme!r}, online={self.online:.4f}, lifetime={self.lifetime:.4f}, "
+            f"bound={self.bound:.4f}, reliable={self.reliable}, "
+            f"symbol_error={self.symbol_error:.3g})"
+        )
 
 
-def expected_net_factor(scheme: str | Protection = "fec", *, pair_fidelity: float | None = None,
-                        channel_fidelity: float = 1.0, storage_time: float = 0.0,
-                        coherence_time: float = math.inf, rounds: int = 1,
-                        protocol: str = "dejmps", block_length: int = MAX_BLOCK_LENGTH,
-                        correctable: int | None = None,
-                        hash_bits: int = DEFAULT_HASH_BITS) -> NetFactor:
+def expected_net_factor(
+    scheme: str | Protection = "fec",
+    *,
+    pair_fidelity: float | None = None,
+    channel_fidelity: float = 1.0,
+    storage_time: float = 0.0,
+    coherence_time: float = math.inf,
+    rounds: int = 1,
+    protocol: str = "dejmps",
+    block_length: int = MAX_BLOCK_LENGTH,
+    correctable: int | None = None,
+    hash_bits: int = DEFAULT_HASH_BITS,
+) -> NetFactor:
     """Closed-form online and lifetime factors of a protection scheme (cheap: sweep it over F).
 
     * ``"none"``: online 2, lifetime 1, not reliable (symbol error ``1 - F_eff``);
@@ -1606,8 +1738,14 @@ def expected_net_factor(scheme: str | Protection = "fec", *, pair_fidelity: floa
     >>> expected_net_factor("fec", channel_fidelity=0.99)
     NetFactor('fec', online=1.4612, lifetime=0.7309, bound=1.8278, reliable=True, symbol_error=0.0199)
     """
-    prot = protection(scheme, rounds=rounds, protocol=protocol, block_length=block_length,
-                      correctable=correctable, hash_bits=hash_bits)
+    prot = protection(
+        scheme,
+        rounds=rounds,
+        protocol=protocol,
+        block_length=block_length,
+        correctable=correctable,
+        hash_bits=hash_bits,
+    )
     Fc = _check_channel_fidelity(channel_fidelity)
     Fp = Fc if pair_fidelity is None else check_fidelity(pair_fidelity, "pair_fidelity")
     dist = None
@@ -1615,8 +1753,9 @@ def expected_net_factor(scheme: str | Protection = "fec", *, pair_fidelity: floa
         if Fp <= 0.5:
             raise ValueError(f"pair_fidelity must exceed 1/2 for distillation, got {Fp:g}")
         dist = distill(Fp, rounds=prot.rounds, protocol=prot.protocol)
-        errors = link_errors(None, Fc, storage_time=storage_time, coherence_time=coherence_time,
-                             pair=dist.errors)
+        errors = link_errors(
+            None, Fc, storage_time=storage_time, coherence_time=coherence_time, pair=dist.errors
+        )
         raw_per_qubit, bits_per_qubit = dist.raw_pairs_per_pair, dist.offline_bits_per_pair
     else:
         errors = link_errors(Fp, Fc, storage_time=storage_time, coherence_time=coherence_time)
@@ -1624,8 +1763,12 @@ def expected_net_factor(scheme: str | Protection = "fec", *, pair_fidelity: floa
     bound = errors.capacity()
     s = errors.error_rate
     if prot.codes:
-        code = fec_code(s, block_length=prot.block_length, correctable=prot.correctable,
-                        hash_bits=prot.hash_bits)
+        code = fec_code(
+            s,
+            block_length=prot.block_length,
+            correctable=prot.correctable,
+            hash_bits=prot.hash_bits,
+        )
         online = code.net_factor(s)
         q = code.failure_probability(s)
         payload = SYMBOL_BITS * code.data_bytes * (1.0 - q)  # per block transmission
@@ -1633,13 +1776,23 @@ def expected_net_factor(scheme: str | Protection = "fec", *, pair_fidelity: floa
         lifetime = payload / (qubits * (1.0 + raw_per_qubit) + ACK_BITS)
         offline_bits = bits_per_qubit * qubits / payload
         return NetFactor(prot.scheme, online, lifetime, bound, True, s, offline_bits, code, dist)
-    return NetFactor(prot.scheme, 2.0, 2.0 / (1.0 + raw_per_qubit), bound, False, s,
-                     bits_per_qubit / 2.0, None, dist)
+    return NetFactor(
+        prot.scheme,
+        2.0,
+        2.0 / (1.0 + raw_per_qubit),
+        bound,
+        False,
+        s,
+        bits_per_qubit / 2.0,
+        None,
+        dist,
+    )
 
 
 # --------------------------------------------------------------------------------------------
 # Qiskit path of the link model
 # --------------------------------------------------------------------------------------------
+
 
 def _aer_pauli_error(errors: PauliErrors):
     return _aer_pauli_error_cached(errors.probabilities)
@@ -1651,8 +1804,9 @@ def _aer_pauli_error_cached(probabilities: tuple):
     which keeps Aer's batch run linear in the number of circuits."""
     from qiskit_aer.noise import pauli_error
 
-    return pauli_error([(PAULI_NAMES[c], probabilities[c]) for c in range(4)
-                        if probabilities[c] > 0])
+    return pauli_error(
+        [(PAULI_NAMES[c], probabilities[c]) for c in range(4) if probabilities[c] > 0]
+    )
 
 
 def _memory_half(storage_time, coherence_time) -> float:
@@ -1660,9 +1814,16 @@ def _memory_half(storage_time, coherence_time) -> float:
     return 0.0 if (t == 0.0 or T2 == math.inf) else 0.5 * (1.0 - math.exp(-t / T2))
 
 
-def noisy_link_circuit(x: int, z: int, *, pair_fidelity: float | None = None,
-                       channel_fidelity: float = 1.0, storage_time: float = 0.0,
-                       coherence_time: float = math.inf, measure: bool = True):
+def noisy_link_circuit(
+    x: int,
+    z: int,
+    *,
+    pair_fidelity: float | None = None,
+    channel_fidelity: float = 1.0,
+    storage_time: float = 0.0,
+    coherence_time: float = math.inf,
+    measure: bool = True,
+):
     """Superdense coding of ``(x, z)`` over a noisy link, as a Qiskit circuit with Aer noise.
 
     Qubit 0 is Alice's A, qubit 1 Bob's B. |Φ+⟩ is prepared; the pair's noise acts as a Pauli
@@ -1716,13 +1877,24 @@ def _kraus(errors: PauliErrors):
     from qiskit.quantum_info import Kraus
 
     paulis = _pauli_matrices()
-    return Kraus([np.sqrt(errors.probabilities[c]) * paulis[c] for c in range(4)
-                  if errors.probabilities[c] > 0])
+    return Kraus(
+        [
+            np.sqrt(errors.probabilities[c]) * paulis[c]
+            for c in range(4)
+            if errors.probabilities[c] > 0
+        ]
+    )
 
 
-def noisy_link_probabilities(x: int, z: int, *, pair_fidelity: float | None = None,
-                             channel_fidelity: float = 1.0, storage_time: float = 0.0,
-                             coherence_time: float = math.inf) -> dict:
+def noisy_link_probabilities(
+    x: int,
+    z: int,
+    *,
+    pair_fidelity: float | None = None,
+    channel_fidelity: float = 1.0,
+    storage_time: float = 0.0,
+    coherence_time: float = math.inf,
+) -> dict:
     """Exact distribution ``{(x', z'): probability}`` of Bob's decoded symbol on a noisy link
     (Qiskit ``DensityMatrix``: the noises of :func:`noisy_link_circuit` as Kraus channels on the
     qubits they hit, no sampling).
@@ -1784,8 +1956,9 @@ def run_symbol_circuits(data: np.ndarray, circuit_for, seed) -> np.ndarray:
     if data.size == 0:
         return data.copy()
     padded = np.concatenate([data, np.zeros(data.size % 2, dtype=np.uint8)])
-    circuits = [circuit_for(int(padded[2 * j]), int(padded[2 * j + 1]))
-                for j in range(padded.size // 2)]
+    circuits = [
+        circuit_for(int(padded[2 * j]), int(padded[2 * j + 1])) for j in range(padded.size // 2)
+    ]
     sim_seed = int(np.random.default_rng(seed).integers(2**31 - 1))
     result = AerSimulator().run(circuits, shots=1, seed_simulator=sim_seed).result()
     received = np.empty_like(padded)
@@ -1795,9 +1968,15 @@ def run_symbol_circuits(data: np.ndarray, circuit_for, seed) -> np.ndarray:
     return received[: data.size]
 
 
-def noisy_link_send_qiskit(bits, *, pair_fidelity: float | None = None,
-                           channel_fidelity: float = 1.0, storage_time: float = 0.0,
-                           coherence_time: float = math.inf, seed=None) -> np.ndarray:
+def noisy_link_send_qiskit(
+    bits,
+    *,
+    pair_fidelity: float | None = None,
+    channel_fidelity: float = 1.0,
+    storage_time: float = 0.0,
+    coherence_time: float = math.inf,
+    seed=None,
+) -> np.ndarray:
     """Send a bit stream over a noisy link with one Aer circuit per symbol (reference path).
 
     Same bit order as :func:`qring_edu.superdense_send` (symbol j carries ``x = bits[2j]``,
@@ -1812,6 +1991,14 @@ def noisy_link_send_qiskit(bits, *, pair_fidelity: float | None = None,
     data = check_bit_array(bits, "bits")
     check_seed(seed)
     return run_symbol_circuits(
-        data, lambda x, z: noisy_link_circuit(
-            x, z, pair_fidelity=pair_fidelity, channel_fidelity=channel_fidelity,
-            storage_time=storage_time, coherence_time=coherence_time), seed)
+        data,
+        lambda x, z: noisy_link_circuit(
+            x,
+            z,
+            pair_fidelity=pair_fidelity,
+            channel_fidelity=channel_fidelity,
+            storage_time=storage_time,
+            coherence_time=coherence_time,
+        ),
+        seed,
+    )

@@ -59,8 +59,15 @@ from .links import protection as _protection
 from .states import GAP_BLOCK, segment_frames
 from .superdense import symbols_needed
 
-__all__ = ["ring_allreduce", "AllReduceResult", "ring_schedule", "RingStep", "chunk_bounds",
-           "message_bits", "TRANSPORTS"]
+__all__ = [
+    "ring_allreduce",
+    "AllReduceResult",
+    "ring_schedule",
+    "RingStep",
+    "chunk_bounds",
+    "message_bits",
+    "TRANSPORTS",
+]
 
 TRANSPORTS = ("classical", "superdense")
 
@@ -121,8 +128,9 @@ def ring_schedule(workers: int) -> list[RingStep]:
     for s in range(P - 1):
         sched += [RingStep("reduce-scatter", s, k, (k + 1) % P, (k - s) % P) for k in range(P)]
     for s in range(P - 1):
-        sched += [RingStep("all-gather", P - 1 + s, k, (k + 1) % P, (k + 1 - s) % P)
-                  for k in range(P)]
+        sched += [
+            RingStep("all-gather", P - 1 + s, k, (k + 1) % P, (k + 1 - s) % P) for k in range(P)
+        ]
     return sched
 
 
@@ -218,12 +226,16 @@ class AllReduceResult:
     def __repr__(self) -> str:
         P, d = self.outputs.shape
         # channel and protection only when set, so the repr of earlier runs is unchanged
-        link = "" if self.channel_fidelity == 1.0 else f"channel_fidelity={self.channel_fidelity:g}, "
+        link = (
+            "" if self.channel_fidelity == 1.0 else f"channel_fidelity={self.channel_fidelity:g}, "
+        )
         prot = "" if self.protection == "none" else f"protection={self.protection!r}, "
-        return (f"AllReduceResult(P={P}, d={d}, transport={self.transport!r}, bits={self.bits}, "
-                f"pair_fidelity={self.pair_fidelity:g}, {link}{prot}consistent={self.consistent}, "
-                f"online_bits={self.ledger.online_bits()}, "
-                f"online_qubits={self.ledger.online_qubits()})")
+        return (
+            f"AllReduceResult(P={P}, d={d}, transport={self.transport!r}, bits={self.bits}, "
+            f"pair_fidelity={self.pair_fidelity:g}, {link}{prot}consistent={self.consistent}, "
+            f"online_bits={self.ledger.online_bits()}, "
+            f"online_qubits={self.ledger.online_qubits()})"
+        )
 
 
 def _check_grads(grads) -> np.ndarray:
@@ -292,8 +304,9 @@ class _StepNoise:
         S = g * b // 2
         groups = [-(-(hi - lo) // g) for _, _, lo, hi in msgs]
         done = 0
-        for seg, units, codes in segment_frames([G for G in groups for _ in range(S)],
-                                                self.p_err, self.rng, self.conditional):
+        for seg, units, codes in segment_frames(
+            [G for G in groups for _ in range(S)], self.p_err, self.rng, self.conditional
+        ):
             k, slot = divmod(seg, S)
             while done < k or (not reduce and done == k):  # messages before k are complete
                 deliver(done)
@@ -302,7 +315,7 @@ class _StepNoise:
             chunk = words[snd if reduce else rcv, lo:hi]
             word, bit = divmod(2 * slot, b)
             if g == 1:
-                m = self._m[:units.size]
+                m = self._m[: units.size]
                 np.left_shift(codes, np.uint32(bit), out=m)
                 chunk[units] ^= m  # distinct words
             else:
@@ -316,8 +329,9 @@ class _StepNoise:
         or straddle both words (2i = b - 1). Flips of the missing second word of an odd message's
         last group (its padding bit and beyond) are dropped."""
         b = self.bits
-        parts = ([(0, codes & 1, b - 1), (1, codes >> 1, 0)] if bit == b - 1
-                 else [(word, codes, bit)])
+        parts = (
+            [(0, codes & 1, b - 1), (1, codes >> 1, 0)] if bit == b - 1 else [(word, codes, bit)]
+        )
         for w, m, sh in parts:
             stop = units.size
             if w == 1 and n_words % 2:
@@ -363,8 +377,9 @@ class _NoisyLink:
         if self.code is None:
             qubits = symbols_needed(n_bits)
             raw, off_bits = self._offline(qubits)
-            self.ledger.record(sender, step, qubits=qubits, ebits=qubits, offline_qubits=raw,
-                               offline_bits=off_bits)
+            self.ledger.record(
+                sender, step, qubits=qubits, ebits=qubits, offline_qubits=raw, offline_bits=off_bits
+            )
             return words  # the online noise: self.noise, per step
         code = self.code
         n_bytes = -(-n_bits // SYMBOL_BITS)
@@ -374,17 +389,32 @@ class _NoisyLink:
             key_bits = code.hash_bits + SYMBOL_BITS * code.data_bytes - 1
         if self.prot.decoder == "galois":
             if sender not in self.keys:
-                self.keys[sender] = self.key_rng.integers(0, 2, code.hash_bits
-                                                          + SYMBOL_BITS * code.data_bytes - 1)
+                self.keys[sender] = self.key_rng.integers(
+                    0, 2, code.hash_bits + SYMBOL_BITS * code.data_bytes - 1
+                )
             payload = _words_to_bytes(words, self.bits)
-            out = fec_transmit(n_bytes, code, self.errors, self.rng, payload=payload,
-                               decoder="galois", hash_key=self.keys[sender],
-                               detail_rng=self.detail_rng)
+            out = fec_transmit(
+                n_bytes,
+                code,
+                self.errors,
+                self.rng,
+                payload=payload,
+                decoder="galois",
+                hash_key=self.keys[sender],
+                detail_rng=self.detail_rng,
+            )
         else:
             out = fec_transmit(n_bytes, code, self.errors, self.rng)
         raw, off_bits = self._offline(out.qubits)
-        self.ledger.record(sender, step, bits=out.ack_bits, qubits=out.qubits, ebits=out.qubits,
-                           offline_qubits=raw, offline_bits=off_bits + key_bits)
+        self.ledger.record(
+            sender,
+            step,
+            bits=out.ack_bits,
+            qubits=out.qubits,
+            ebits=out.qubits,
+            offline_qubits=raw,
+            offline_bits=off_bits + key_bits,
+        )
         self.blocks += out.blocks
         self.transmissions += out.transmissions
         self.rejected += out.rejected
@@ -404,14 +434,23 @@ def _words_to_bytes(words: np.ndarray, bits: int) -> np.ndarray:
 def _bytes_to_words(data: np.ndarray, n_words: int, bits: int) -> np.ndarray:
     stream = np.unpackbits(data, bitorder="little")[: n_words * bits].reshape(n_words, bits)
     return (stream.astype(np.uint32) << np.arange(bits, dtype=np.uint32)).sum(
-        axis=1, dtype=np.uint32)
+        axis=1, dtype=np.uint32
+    )
 
 
-def ring_allreduce(grads, *, transport: str = "classical", bits: int = 16,
-                   max_abs: float | None = None, pair_fidelity: float | None = None,
-                   channel_fidelity: float = 1.0, protection="none",
-                   storage_time: float = 0.0, coherence_time: float = math.inf,
-                   seed=None) -> AllReduceResult:
+def ring_allreduce(
+    grads,
+    *,
+    transport: str = "classical",
+    bits: int = 16,
+    max_abs: float | None = None,
+    pair_fidelity: float | None = None,
+    channel_fidelity: float = 1.0,
+    protection="none",
+    storage_time: float = 0.0,
+    coherence_time: float = math.inf,
+    seed=None,
+) -> AllReduceResult:
     """All-reduce (sum) the rows of ``grads`` with the ring schedule.
 
     Parameters
@@ -482,36 +521,55 @@ def ring_allreduce(grads, *, transport: str = "classical", bits: int = 16,
     transport = check_choice(transport, "transport", TRANSPORTS)
     bits = check_bits(bits)
     channel_fidelity = check_fidelity(channel_fidelity, "channel_fidelity")
-    pair_fidelity = (channel_fidelity if pair_fidelity is None
-                     else check_fidelity(pair_fidelity))
+    pair_fidelity = channel_fidelity if pair_fidelity is None else check_fidelity(pair_fidelity)
     prot = _protection(protection)
     if transport == "classical" and pair_fidelity != 1.0:
-        raise ValueError("pair_fidelity applies only to transport='superdense'; "
-                         f"got pair_fidelity={pair_fidelity:g} with transport='classical'")
+        raise ValueError(
+            "pair_fidelity applies only to transport='superdense'; "
+            f"got pair_fidelity={pair_fidelity:g} with transport='classical'"
+        )
     if transport == "classical" and channel_fidelity != 1.0:
-        raise ValueError("channel_fidelity applies only to transport='superdense' (the classical "
-                         f"network is error-free); got channel_fidelity={channel_fidelity:g}")
+        raise ValueError(
+            "channel_fidelity applies only to transport='superdense' (the classical "
+            f"network is error-free); got channel_fidelity={channel_fidelity:g}"
+        )
     if transport == "classical" and prot.scheme != "none":
-        raise ValueError("protection applies only to transport='superdense'; "
-                         f"got protection={prot.scheme!r} with transport='classical'")
-    errors = link_errors(pair_fidelity, channel_fidelity, storage_time=storage_time,
-                         coherence_time=coherence_time)
+        raise ValueError(
+            "protection applies only to transport='superdense'; "
+            f"got protection={prot.scheme!r} with transport='classical'"
+        )
+    errors = link_errors(
+        pair_fidelity, channel_fidelity, storage_time=storage_time, coherence_time=coherence_time
+    )
     if transport == "classical" and errors.fidelity != 1.0:
-        raise ValueError("storage_time applies only to transport='superdense'; got "
-                         f"storage_time={storage_time:g}")
+        raise ValueError(
+            "storage_time applies only to transport='superdense'; got "
+            f"storage_time={storage_time:g}"
+        )
     dist = None
     if prot.distills:
         if pair_fidelity <= 0.5:
-            raise ValueError(f"pair_fidelity must exceed 1/2 for protection={prot.scheme!r}, got "
-                             f"{pair_fidelity:g}: a Werner pair with F <= 1/2 is separable and "
-                             "distillation cannot raise its fidelity")
+            raise ValueError(
+                f"pair_fidelity must exceed 1/2 for protection={prot.scheme!r}, got "
+                f"{pair_fidelity:g}: a Werner pair with F <= 1/2 is separable and "
+                "distillation cannot raise its fidelity"
+            )
         dist = distill(pair_fidelity, rounds=prot.rounds, protocol=prot.protocol)
-        errors = link_errors(None, channel_fidelity, storage_time=storage_time,
-                             coherence_time=coherence_time, pair=dist.errors)
+        errors = link_errors(
+            None,
+            channel_fidelity,
+            storage_time=storage_time,
+            coherence_time=coherence_time,
+            pair=dist.errors,
+        )
     code = None
     if prot.codes:
-        code = fec_code(errors.error_rate, block_length=prot.block_length,
-                        correctable=prot.correctable, hash_bits=prot.hash_bits)
+        code = fec_code(
+            errors.error_rate,
+            block_length=prot.block_length,
+            correctable=prot.correctable,
+            hash_bits=prot.hash_bits,
+        )
     check_seed(seed)
     if max_abs is not None:  # validated even for integers (ignored there, but never silently bad)
         max_abs = check_float(max_abs, "max_abs", 0.0, lo_open=True)
@@ -539,8 +597,9 @@ def ring_allreduce(grads, *, transport: str = "classical", bits: int = 16,
             words[k, sl] = codec.encode(arr[k, sl])
 
     ledger = Ledger(P, transport, 2 * (P - 1))
-    noisy = (channel_fidelity != 1.0 or prot.scheme != "none"
-             or not errors.is_depolarizing)  # memory noise
+    noisy = (
+        channel_fidelity != 1.0 or prot.scheme != "none" or not errors.is_depolarizing
+    )  # memory noise
     if transport == "classical":
         link = _ClassicalLink(ledger, bits)
     elif not noisy:  # noiseless link or noisy pairs only
@@ -553,13 +612,27 @@ def ring_allreduce(grads, *, transport: str = "classical", bits: int = 16,
         outputs[k, sl] = to_signed(words[k, sl], bits) if is_int else codec.decode(words[k, sl])
     report = None
     if isinstance(link, _NoisyLink):
-        report = ProtectionReport(protection=prot, errors=errors, distillation=dist, code=code,
-                                  blocks=link.blocks, transmissions=link.transmissions,
-                                  rejected=link.rejected, max_rounds=link.max_rounds)
-    return AllReduceResult(outputs=outputs, ledger=ledger, transport=transport, bits=bits,
-                           pair_fidelity=pair_fidelity, codec=codec,
-                           channel_fidelity=channel_fidelity, protection=prot.scheme,
-                           link_report=report)
+        report = ProtectionReport(
+            protection=prot,
+            errors=errors,
+            distillation=dist,
+            code=code,
+            blocks=link.blocks,
+            transmissions=link.transmissions,
+            rejected=link.rejected,
+            max_rounds=link.max_rounds,
+        )
+    return AllReduceResult(
+        outputs=outputs,
+        ledger=ledger,
+        transport=transport,
+        bits=bits,
+        pair_fidelity=pair_fidelity,
+        codec=codec,
+        channel_fidelity=channel_fidelity,
+        protection=prot.scheme,
+        link_report=report,
+    )
 
 
 _BLOCK = 1 << 16  # entries per encode/decode block: big enough to amortise NumPy's call overhead
@@ -598,7 +671,7 @@ def _run_schedule(buf: np.ndarray, d: int, link, bits: int) -> None:
     for step in range(2 * (P - 1)):
         reduce = step < P - 1
         msgs = []
-        for msg in sched[step * P:(step + 1) * P]:
+        for msg in sched[step * P : (step + 1) * P]:
             lo, hi = int(offsets[msg.chunk]), int(offsets[msg.chunk + 1])
             if lo < hi:  # an empty chunk (d < P) sends nothing
                 msgs.append((msg.sender, msg.receiver, lo, hi))

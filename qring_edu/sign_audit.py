@@ -223,13 +223,16 @@ class Estimate:
         extra = f", ebits={self.ebits}" if self.ebits else ""
         if self.test_copies:
             extra += f", test_copies={self.test_copies}, attenuation={self.attenuation:.4f}"
-        return (f"Estimate(value={self.value:.4f}, cost={self.cost} {self.unit}, "
-                f"protocol={self.protocol!r}{extra})")
+        return (
+            f"Estimate(value={self.value:.4f}, cost={self.cost} {self.unit}, "
+            f"protocol={self.protocol!r}{extra})"
+        )
 
 
 # --------------------------------------------------------------------------------------------
 # Input checks
 # --------------------------------------------------------------------------------------------
+
 
 def check_signs(signs) -> np.ndarray:
     """``signs``: 1-D array of ±1 of length ``P = 2^n >= 2``; returned as ``int8``.
@@ -249,8 +252,10 @@ def check_signs(signs) -> np.ndarray:
         raise ValueError(f"signs must be a 1-D vector of ±1, got shape {arr.shape}")
     P = arr.size
     if P < 2 or P & (P - 1):
-        raise ValueError(f"len(signs) must be a power of two P = 2^n >= 2 (the server's state "
-                         f"lives on n qubits), got {P}")
+        raise ValueError(
+            f"len(signs) must be a power of two P = 2^n >= 2 (the server's state "
+            f"lives on n qubits), got {P}"
+        )
     if not np.all((arr == 1) | (arr == -1)):
         raise ValueError("signs must contain only +1 and -1")
     return arr.astype(np.int8)
@@ -288,8 +293,10 @@ def check_matching(matching, P: int) -> np.ndarray:
     counts = np.bincount(arr.ravel(), minlength=P)
     if counts.max() > 1:
         rep = int(np.flatnonzero(counts > 1)[0])
-        raise ValueError(f"matching pairs must be disjoint: index {rep} is used {counts[rep]} "
-                         "times (or paired with itself)")
+        raise ValueError(
+            f"matching pairs must be disjoint: index {rep} is used {counts[rep]} "
+            "times (or paired with itself)"
+        )
     return arr
 
 
@@ -312,6 +319,7 @@ def _check_alpha(alpha) -> float:
 # --------------------------------------------------------------------------------------------
 # Instances
 # --------------------------------------------------------------------------------------------
+
 
 def disagreement_fraction(signs, matching) -> float:
     """The true ``f``: fraction of pairs ``(i, j)`` of the matching with ``s_i != s_j``.
@@ -370,6 +378,7 @@ def signs_with_disagreement(matching, P: int, f: float, seed=None) -> np.ndarray
 # Exact failure probability of the estimators (the "exact" planner)
 # --------------------------------------------------------------------------------------------
 
+
 def _sum_pmf(N: int, p_plus: float, p_minus: float) -> np.ndarray:
     """Law of ``D = sum of N iid Y`` with ``P(Y = ±1) = p_±``: array over ``D = -N .. N``
     (index ``D + N``), by the discrete Fourier transform of the characteristic function
@@ -397,17 +406,18 @@ def _fail_noiseless(N: int, alpha: float, eps: float, fs: np.ndarray) -> np.ndar
     f = np.asarray(fs, dtype=float)[:, None]
     lo = N * alpha * (1.0 - 2.0 * f - 2.0 * eps)
     hi = N * alpha * (1.0 - 2.0 * f + 2.0 * eps)
-    tol = 1e-9 * max(1.0, N * alpha)          # D exactly on the boundary is not a failure
-    below = np.ceil((lo + K) / 2.0 - tol) - 1.0     # N_+ <= below  <=>  D < lo
-    above = np.floor((hi + K) / 2.0 + tol)          # N_+ > above   <=>  D > hi
+    tol = 1e-9 * max(1.0, N * alpha)  # D exactly on the boundary is not a failure
+    below = np.ceil((lo + K) / 2.0 - tol) - 1.0  # N_+ <= below  <=>  D < lo
+    above = np.floor((hi + K) / 2.0 + tol)  # N_+ > above   <=>  D > hi
     q = np.clip(1.0 - f, 0.0, 1.0)
     p = np.where(f + eps < 1.0, binom.cdf(below, K, q), 0.0)
     p = p + np.where(f - eps > 0.0, binom.sf(above, K, q), 0.0)
     return p @ pK
 
 
-def _fail_ratio(N_data: int, N_test: int, alpha: float, eta: float, eps: float,
-                fs: np.ndarray) -> np.ndarray:
+def _fail_ratio(
+    N_data: int, N_test: int, alpha: float, eta: float, eps: float, fs: np.ndarray
+) -> np.ndarray:
     """``P(|f_hat - f| > eps)`` of the ratio estimator under depolarising attenuation ``eta``:
     data copies with ``P(±1) = eta alpha (1-f | f) + (1 - eta) alpha/2``, test copies with
     ``f = 0``; ``f_hat = (1 - D_d/D_t)/2`` clipped, ``1/2`` when ``D_t <= 0``."""
@@ -420,24 +430,31 @@ def _fail_ratio(N_data: int, N_test: int, alpha: float, eta: float, eps: float,
     out = []
     for f in np.asarray(fs, dtype=float):
         pd = _sum_pmf(N_data, eta * alpha * (1.0 - f) + half, eta * alpha * f + half)
-        cdf = np.concatenate([[0.0], np.cumsum(pd)])    # cdf[k] = P(D_d <= k - N_data - 1)
+        cdf = np.concatenate([[0.0], np.cumsum(pd)])  # cdf[k] = P(D_d <= k - N_data - 1)
         tol = 1e-9 * max(1.0, N_data)
         p = float(pt[~pos].sum()) if abs(0.5 - f) > eps else 0.0
         tp, pp = t[pos], pt[pos]
-        if f + eps < 1.0:       # f_hat > f + eps  <=>  D_d < t (1 - 2f - 2 eps)
-            k = np.ceil(tp * (1.0 - 2.0 * f - 2.0 * eps) - tol) - 1.0   # D_d <= k
+        if f + eps < 1.0:  # f_hat > f + eps  <=>  D_d < t (1 - 2f - 2 eps)
+            k = np.ceil(tp * (1.0 - 2.0 * f - 2.0 * eps) - tol) - 1.0  # D_d <= k
             idx = np.clip(k + N_data + 1, 0, 2 * N_data + 1).astype(np.int64)
             p += float(pp @ cdf[idx])
-        if f - eps > 0.0:       # f_hat < f - eps  <=>  D_d > t (1 - 2f + 2 eps)
-            k = np.floor(tp * (1.0 - 2.0 * f + 2.0 * eps) + tol)         # D_d > k
+        if f - eps > 0.0:  # f_hat < f - eps  <=>  D_d > t (1 - 2f + 2 eps)
+            k = np.floor(tp * (1.0 - 2.0 * f + 2.0 * eps) + tol)  # D_d > k
             idx = np.clip(k + N_data + 1, 0, 2 * N_data + 1).astype(np.int64)
             p += float(pp @ (1.0 - cdf[idx]))
         out.append(p)
     return np.array(out)
 
 
-def tieaudit_failure_probability(copies: int, alpha: float, eps: float, f: float, *,
-                                 noise: float = 0.0, test_copies: int | None = None) -> float:
+def tieaudit_failure_probability(
+    copies: int,
+    alpha: float,
+    eps: float,
+    f: float,
+    *,
+    noise: float = 0.0,
+    test_copies: int | None = None,
+) -> float:
     """Exact probability that the quantum TieAudit estimate misses ``f`` by more than ``eps``.
 
     Noiseless (``noise = 0``): ``copies`` data copies, ``f_hat = (1 - mean(Y)/alpha)/2``.
@@ -477,8 +494,9 @@ def _noiseless_candidates(N: int, alpha: float, eps: float) -> np.ndarray:
     return np.concatenate([f, (f[1:] + f[:-1]) / 2.0])
 
 
-def tieaudit_worst_failure(copies: int, alpha: float, eps: float, *, noise: float = 0.0,
-                           test_copies: int | None = None) -> tuple[float, float]:
+def tieaudit_worst_failure(
+    copies: int, alpha: float, eps: float, *, noise: float = 0.0, test_copies: int | None = None
+) -> tuple[float, float]:
     """``(max_f P(|f_hat - f| > eps), argmax f)`` over ``f in [0, 1]`` (see
     :func:`tieaudit_failure_probability`; by the symmetry ``f -> 1 - f``, ``Y -> -Y`` only
     ``f <= 1/2`` is searched).
@@ -515,6 +533,7 @@ def tieaudit_worst_failure(copies: int, alpha: float, eps: float, *, noise: floa
 # --------------------------------------------------------------------------------------------
 # Planning: copies, subset size, costs
 # --------------------------------------------------------------------------------------------
+
 
 def _hoeffding_copies(alpha: float, eps: float, delta: float, eta: float | None) -> int:
     if eta is None:
@@ -556,18 +575,20 @@ def _exact_copies(alpha: float, eps: float, delta: float, noise: float) -> int:
     else:
         guess = z * z / (4.0 * alpha * eps * eps)
     hi = max(2, int(math.ceil(1.15 * guess)))
-    analytic = min(_hoeffding_copies(alpha, eps, delta, eta if noisy else None),
-                   _bernstein_copies(alpha, eps, delta, eta if noisy else None))
+    analytic = min(
+        _hoeffding_copies(alpha, eps, delta, eta if noisy else None),
+        _bernstein_copies(alpha, eps, delta, eta if noisy else None),
+    )
     if fails(hi):
         hi = analytic
-        while fails(hi):        # (never seen: the analytic bounds hold) — grow until it holds
+        while fails(hi):  # (never seen: the analytic bounds hold) — grow until it holds
             hi *= 2
     lo = max(1, int(0.85 * guess))
     while lo > 1 and not fails(lo):
         lo //= 2
     if not fails(lo):
         return lo
-    while hi - lo > 1:          # invariant: fails(lo), not fails(hi)
+    while hi - lo > 1:  # invariant: fails(lo), not fails(hi)
         mid = (lo + hi) // 2
         if fails(mid):
             lo = mid
@@ -576,8 +597,9 @@ def _exact_copies(alpha: float, eps: float, delta: float, noise: float) -> int:
     return hi
 
 
-def tieaudit_copies(alpha: float, eps: float, delta: float = 0.05, noise: float = 0.0, *,
-                    bound: str = "bernstein") -> tuple[int, int]:
+def tieaudit_copies(
+    alpha: float, eps: float, delta: float = 0.05, noise: float = 0.0, *, bound: str = "bernstein"
+) -> tuple[int, int]:
     """Copies ``(data, test)`` of the quantum protocols (see the module docstring).
 
     Noiseless: ``N`` data copies, no test copies. With ``noise > 0``: ``N`` data and ``N``
@@ -604,8 +626,9 @@ def tieaudit_copies(alpha: float, eps: float, delta: float = 0.05, noise: float 
     if bound == "hoeffding":
         n = _hoeffding_copies(alpha, eps, delta, eta)
     elif bound == "bernstein":
-        n = min(_hoeffding_copies(alpha, eps, delta, eta),
-                _bernstein_copies(alpha, eps, delta, eta))
+        n = min(
+            _hoeffding_copies(alpha, eps, delta, eta), _bernstein_copies(alpha, eps, delta, eta)
+        )
     else:
         n = _exact_copies(alpha, eps, delta, noise)
     return (n, 0) if noise == 0.0 else (n, n)
@@ -632,8 +655,10 @@ def _pairs_inside_law(P: int, m: int, k: int) -> tuple[np.ndarray, np.ndarray]:
     else:
         T = hypergeom(P, 2 * m, k)
         mu, sd = float(T.mean()), float(T.std())
-        ts = np.arange(max(0, k - (P - 2 * m), int(mu - 12 * sd) - 1),
-                       min(2 * m, k, int(math.ceil(mu + 12 * sd)) + 1) + 1)
+        ts = np.arange(
+            max(0, k - (P - 2 * m), int(mu - 12 * sd) - 1),
+            min(2 * m, k, int(math.ceil(mu + 12 * sd)) + 1) + 1,
+        )
         pt = T.pmf(ts)
     mu_j = m * k * (k - 1) / (P * (P - 1))
     w = 14.0 * math.sqrt(mu_j + 1.0)
@@ -658,7 +683,7 @@ def _classical_fail(j: np.ndarray, pj: np.ndarray, m: int, D: int, eps: float) -
     jj, pp = j[keep], pj[keep]
     if not jj.size:
         return p
-    if D == 0 or D == m:                 # every sampled pair tells the truth
+    if D == 0 or D == m:  # every sampled pair tells the truth
         return p
     sd = math.sqrt(jj.max() * f * (1.0 - f)) + 1.0
     lo_x = max(0, int(jj.min() * f - 16 * sd) - 1)
@@ -730,7 +755,7 @@ def _exact_subset_size(P: int, alpha: float, eps: float, delta: float) -> int:
         lo //= 2
     if not fails(lo):
         return lo
-    while hi - lo > 1:                  # fails(lo), not fails(hi)
+    while hi - lo > 1:  # fails(lo), not fails(hi)
         mid = (lo + hi) // 2
         if fails(mid):
             lo = mid
@@ -744,13 +769,14 @@ def _hoeffding_subset_size(P: int, alpha: float, eps: float, delta: float) -> in
     m0 = math.ceil(math.log(4.0 / delta) / (2.0 * eps**2))
     if m < 2 * m0:
         return P
-    target = 2 * m0 * P * (P - 1) / m          # need k (k - 1) >= target
+    target = 2 * m0 * P * (P - 1) / m  # need k (k - 1) >= target
     k = int(math.ceil((1.0 + math.sqrt(1.0 + 4.0 * target)) / 2.0))
     return min(P, k)
 
 
-def classical_subset_size(P: int, alpha: float, eps: float, delta: float = 0.05, *,
-                          bound: str = "hoeffding") -> int:
+def classical_subset_size(
+    P: int, alpha: float, eps: float, delta: float = 0.05, *, bound: str = "hoeffding"
+) -> int:
     """Subset size ``k`` of the classical protocol, capped at ``P`` (send every sign).
 
     ``bound="hoeffding"`` (default; ``"bernstein"`` is the same: the disagreement indicator's
@@ -778,8 +804,16 @@ def classical_subset_size(P: int, alpha: float, eps: float, delta: float = 0.05,
     return _hoeffding_subset_size(P, alpha, eps, delta)
 
 
-def tieaudit_cost(P: int, eps: float, *, protocol: str = "quantum", alpha: float = 1.0,
-                  delta: float = 0.05, noise: float = 0.0, bound: str = "bernstein") -> int:
+def tieaudit_cost(
+    P: int,
+    eps: float,
+    *,
+    protocol: str = "quantum",
+    alpha: float = 1.0,
+    delta: float = 0.05,
+    noise: float = 0.0,
+    bound: str = "bernstein",
+) -> int:
     """Communication of :func:`tieaudit` without running it (deterministic): qubits for
     ``"quantum"``, classical bits for ``"entanglement_assisted"`` (plus as many ebits) and
     ``"classical"`` (``bound`` sizes both: :func:`tieaudit_copies`, :func:`classical_subset_size`).
@@ -804,6 +838,7 @@ def tieaudit_cost(P: int, eps: float, *, protocol: str = "quantum", alpha: float
 # --------------------------------------------------------------------------------------------
 # The quantum measurement: Born rule, noise models, the attack, circuits
 # --------------------------------------------------------------------------------------------
+
 
 def walsh_hadamard(v) -> np.ndarray:
     """Unnormalised Walsh–Hadamard transform ``(H v)(b) = sum_k v_k (-1)^popcount(b & k)``
@@ -837,8 +872,9 @@ def _pair_weights(m: np.ndarray, noise: float, noise_model: str) -> np.ndarray:
     return (1.0 - 2.0 * noise) ** hw
 
 
-def outcome_probabilities(signs, matching, noise: float = 0.0, *,
-                          noise_model: str = "depolarizing") -> tuple[np.ndarray, np.ndarray]:
+def outcome_probabilities(
+    signs, matching, noise: float = 0.0, *, noise_model: str = "depolarizing"
+) -> tuple[np.ndarray, np.ndarray]:
     """Born-rule distribution of the client's measurement on one copy.
 
     Returns ``(probs, y)``: ``probs`` has ``2 m + (P - 2 m)`` entries — for pair ``r`` the "+"
@@ -892,9 +928,9 @@ def outcome_index(matching, P: int) -> np.ndarray:
 def _outcome_probabilities(s: np.ndarray, m: np.ndarray, noise: float):
     """Born rule on validated input (see :func:`outcome_probabilities`): O(P) work."""
     P = s.size
-    psi = s.astype(np.float64) / math.sqrt(P)       # the server's state vector
+    psi = s.astype(np.float64) / math.sqrt(P)  # the server's state vector
     a, b = psi[m[:, 0]], psi[m[:, 1]]
-    plus = (a + b) ** 2 / 2.0                       # |<psi|(|i> + |j>)/sqrt 2>|^2
+    plus = (a + b) ** 2 / 2.0  # |<psi|(|i> + |j>)/sqrt 2>|^2
     minus = (a - b) ** 2 / 2.0
     unmatched = np.ones(P, dtype=bool)
     unmatched[m.ravel()] = False
@@ -923,15 +959,22 @@ def _entanglement_fidelity(P: int, noise: float, noise_model: str, attack: str) 
     return (1.0 + rest) / P**2
 
 
-def _copy_law(x: np.ndarray, m: np.ndarray, noise: float, noise_model: str, attack: str,
-              padded: bool, twirl: str) -> tuple[float, float]:
+def _copy_law(
+    x: np.ndarray,
+    m: np.ndarray,
+    noise: float,
+    noise_model: str,
+    attack: str,
+    padded: bool,
+    twirl: str,
+) -> tuple[float, float]:
     """``(P(Y = +1), P(Y = -1))`` for one copy carrying the ±1 string ``x`` (after the client
     has removed its pad), on validated input. See :func:`copy_y_law`."""
     P = x.size
     mm = len(m)
     xf = x.astype(np.float64)
     i, j = m[:, 0], m[:, 1]
-    S1 = float(np.sum(xf[i] * xf[j]))                     # sum_e x_i x_j = m (1 - 2 f_x)
+    S1 = float(np.sum(xf[i] * xf[j]))  # sum_e x_i x_j = m (1 - 2 f_x)
     if twirl == "clifford":
         # Clifford twirl: depolarising with eta = (P^2 F_e - 1)/(P^2 - 1) on every copy.
         Fe = _entanglement_fidelity(P, noise, noise_model, attack)
@@ -957,11 +1000,11 @@ def _copy_law(x: np.ndarray, m: np.ndarray, noise: float, noise_model: str, atta
     histw = np.bincount(i ^ j, weights=w, minlength=P)
     if padded:
         c = walsh_hadamard(xf) / P
-        U = walsh_hadamard(matched)           # sum_{k matched} x_k chi_b(k)
-        V = walsh_hadamard(partner_w)         # sum_e w_e (x_i chi_b(j) + x_j chi_b(i))
-        G1 = walsh_hadamard(hist1)            # sum_e chi_b(i XOR j)
+        U = walsh_hadamard(matched)  # sum_{k matched} x_k chi_b(k)
+        V = walsh_hadamard(partner_w)  # sum_e w_e (x_i chi_b(j) + x_j chi_b(i))
+        G1 = walsh_hadamard(hist1)  # sum_e chi_b(i XOR j)
         Gw = walsh_hadamard(histw)
-    else:                                     # b = 0 only: chi_0 = 1
+    else:  # b = 0 only: chi_0 = 1
         c = np.array([xf.sum() / P])
         U = np.array([matched.sum()])
         V = np.array([partner_w.sum()])
@@ -978,9 +1021,16 @@ def _copy_law(x: np.ndarray, m: np.ndarray, noise: float, noise_model: str, atta
     return (float(np.mean(caught_plus + rest_plus)), float(np.mean(caught_minus + rest_minus)))
 
 
-def copy_y_law(signs, matching, *, noise: float = 0.0, noise_model: str = "depolarizing",
-               attack: str = "uniform", test_strings: str = "random",
-               twirl: str = "none") -> tuple[float, float]:
+def copy_y_law(
+    signs,
+    matching,
+    *,
+    noise: float = 0.0,
+    noise_model: str = "depolarizing",
+    attack: str = "uniform",
+    test_strings: str = "random",
+    twirl: str = "none",
+) -> tuple[float, float]:
     """``(P(Y = +1), P(Y = -1))`` of one copy carrying ``signs`` as the client sees it, exact.
 
     The copy is sent padded (``test_strings="random"``: averaged over the ``P`` pads ``Z^b``) or
@@ -1009,8 +1059,10 @@ def copy_y_law(signs, matching, *, noise: float = 0.0, noise_model: str = "depol
 
 def _check_twirl_strings(twirl: str, test_strings: str) -> None:
     if twirl == "clifford" and test_strings != "random":
-        raise ValueError("twirl='clifford' replaces the Z pads by random Cliffords, which already "
-                         "hide the test strings; use test_strings='random' with it")
+        raise ValueError(
+            "twirl='clifford' replaces the Z pads by random Cliffords, which already "
+            "hide the test strings; use test_strings='random' with it"
+        )
 
 
 def ratio_bias(signs, matching, noise: float, *, noise_model: str = "dephasing") -> float:
@@ -1033,8 +1085,9 @@ def ratio_bias(signs, matching, noise: float, *, noise_model: str = "dephasing")
     w = _pair_weights(m, noise, noise_model)
     d = (s[m[:, 0]] != s[m[:, 1]]).astype(np.float64)
     if w.sum() == 0.0:
-        raise ValueError("every pair is fully dephased (noise = 0.5 and odd distances): the "
-                         "ratio is undefined")
+        raise ValueError(
+            "every pair is fully dephased (noise = 0.5 and odd distances): the ratio is undefined"
+        )
     return float((w @ d) / w.sum() - d.mean())
 
 
@@ -1048,8 +1101,9 @@ def _measurement_unitary(matching: np.ndarray, P: int) -> np.ndarray:
     return V
 
 
-def tieaudit_circuit(signs, matching, *, protocol: str = "quantum", measure: bool = True,
-                     pad: int | None = None):
+def tieaudit_circuit(
+    signs, matching, *, protocol: str = "quantum", measure: bool = True, pad: int | None = None
+):
     """Qiskit circuit of one copy (small ``n`` only, ``P <= 64``).
 
     ``"quantum"``: qubits ``0..n-1`` carry the server's state (``StatePreparation``), then the
@@ -1118,8 +1172,9 @@ def tieaudit_circuit(signs, matching, *, protocol: str = "quantum", measure: boo
     return qc
 
 
-def tieaudit_sample_qiskit(signs, matching, shots: int = 1000, *,
-                           protocol: str = "quantum", seed=None) -> np.ndarray:
+def tieaudit_sample_qiskit(
+    signs, matching, shots: int = 1000, *, protocol: str = "quantum", seed=None
+) -> np.ndarray:
     """Sample the client's outcomes of :func:`tieaudit_circuit` on ``AerSimulator``.
 
     Returns counts in the order of :func:`outcome_probabilities` (pair "+", pair "-", ...,
@@ -1140,8 +1195,12 @@ def tieaudit_sample_qiskit(signs, matching, shots: int = 1000, *,
     check_seed(seed)
     n = s.size.bit_length() - 1
     sim_seed = int(np.random.default_rng(seed).integers(2**31))
-    qc = transpile(tieaudit_circuit(s, m, protocol=protocol), basis_gates=["u", "cx"],
-                   optimization_level=1, seed_transpiler=0)
+    qc = transpile(
+        tieaudit_circuit(s, m, protocol=protocol),
+        basis_gates=["u", "cx"],
+        optimization_level=1,
+        seed_transpiler=0,
+    )
     counts = AerSimulator(seed_simulator=sim_seed).run(qc, shots=shots).result().get_counts()
     by_index = np.zeros(s.size, dtype=np.int64)
     for key, c in counts.items():
@@ -1153,8 +1212,8 @@ def tieaudit_sample_qiskit(signs, matching, shots: int = 1000, *,
 # The protocol
 # --------------------------------------------------------------------------------------------
 
-def _sample_mean_y(p_plus: float, p_minus: float, copies: int,
-                   rng: np.random.Generator) -> float:
+
+def _sample_mean_y(p_plus: float, p_minus: float, copies: int, rng: np.random.Generator) -> float:
     """Mean of ``Y`` over ``copies`` independent measurements (multinomial over +1, -1, 0)."""
     p = np.clip(np.array([p_plus, p_minus, 1.0 - p_plus - p_minus]), 0.0, None)
     counts = rng.multinomial(copies, p / p.sum())
@@ -1168,15 +1227,28 @@ def _planning_noise(P: int, noise: float, noise_model: str) -> float:
     n = P.bit_length() - 1
     eta = (P * P * (1.0 - noise) ** n - 1.0) / (P * P - 1.0)
     if eta <= 0.0:
-        raise ValueError(f"dephasing noise = {noise:g} on n = {n} qubits leaves no signal to "
-                         "plan for (twirled attenuation <= 0); lower the noise")
+        raise ValueError(
+            f"dephasing noise = {noise:g} on n = {n} qubits leaves no signal to "
+            "plan for (twirled attenuation <= 0); lower the noise"
+        )
     return 1.0 - eta
 
 
-def tieaudit(signs, matching, eps: float, *, protocol: str = "quantum", delta: float = 0.05,
-             noise: float = 0.0, attack: str = "uniform", test_strings: str = "random",
-             noise_model: str = "depolarizing", twirl: str = "none", bound: str = "bernstein",
-             seed=None) -> Estimate:
+def tieaudit(
+    signs,
+    matching,
+    eps: float,
+    *,
+    protocol: str = "quantum",
+    delta: float = 0.05,
+    noise: float = 0.0,
+    attack: str = "uniform",
+    test_strings: str = "random",
+    noise_model: str = "depolarizing",
+    twirl: str = "none",
+    bound: str = "bernstein",
+    seed=None,
+) -> Estimate:
     """Estimate ``f``, the fraction of matched pairs with different signs, to ``±eps``.
 
     Parameters
@@ -1233,8 +1305,10 @@ def tieaudit(signs, matching, eps: float, *, protocol: str = "quantum", delta: f
     check_choice(bound, "bound", TIEAUDIT_BOUNDS)
     _check_twirl_strings(twirl, test_strings)
     if protocol == "entanglement_assisted" and test_strings == "fixed":
-        raise ValueError("test_strings='fixed' does not apply to protocol='entanglement_assisted':"
-                         " its n uniformly random outcome bits already pad every copy")
+        raise ValueError(
+            "test_strings='fixed' does not apply to protocol='entanglement_assisted':"
+            " its n uniformly random outcome bits already pad every copy"
+        )
     check_seed(seed)
     rng = np.random.default_rng(seed)
     P, n_pairs = s.size, len(m)
@@ -1243,11 +1317,13 @@ def tieaudit(signs, matching, eps: float, *, protocol: str = "quantum", delta: f
 
     if protocol == "classical":
         if noise or attack != "uniform":
-            raise ValueError("noise and attack apply to the quantum protocols only; use "
-                             "noise=0.0, attack='uniform' with protocol='classical'")
+            raise ValueError(
+                "noise and attack apply to the quantum protocols only; use "
+                "noise=0.0, attack='uniform' with protocol='classical'"
+            )
         k = classical_subset_size(P, alpha, eps, delta, bound=bound)
         inside = np.zeros(P, dtype=bool)
-        inside[rng.permutation(P)[:k]] = True          # shared randomness: the subset
+        inside[rng.permutation(P)[:k]] = True  # shared randomness: the subset
         both = inside[m[:, 0]] & inside[m[:, 1]]
         if not both.any():  # (probability <= exp(-m_0/4)) the client has no data: a fair guess
             return Estimate(0.5, k, "bits", "classical", alpha=alpha)
@@ -1255,18 +1331,20 @@ def tieaudit(signs, matching, eps: float, *, protocol: str = "quantum", delta: f
         value = float(np.mean(s[sub[:, 0]] != s[sub[:, 1]]))
         return Estimate(value, k, "bits", "classical", alpha=alpha)
 
-    data, test = tieaudit_copies(alpha, eps, delta, _planning_noise(P, noise, noise_model),
-                                 bound=bound)
+    data, test = tieaudit_copies(
+        alpha, eps, delta, _planning_noise(P, noise, noise_model), bound=bound
+    )
     # Entanglement-assisted: the server's uniformly random outcome bits x act as the pad Z^x
     # (the client's halves were distributed before x existed), so its copies are always padded.
     padded = test_strings == "random" or protocol == "entanglement_assisted"
     # Copies are independent (fresh pads, secret test positions): the counts are multinomial
     # with the exact per-copy law, whatever the positions of the tests.
-    mean_data = _sample_mean_y(*_copy_law(s, m, noise, noise_model, attack, padded, twirl),
-                               data, rng)
+    mean_data = _sample_mean_y(
+        *_copy_law(s, m, noise, noise_model, attack, padded, twirl), data, rng
+    )
     eta_hat = 1.0
     if test:
-        ones = np.ones(P, dtype=np.int8)               # the all-agree string (under the pad)
+        ones = np.ones(P, dtype=np.int8)  # the all-agree string (under the pad)
         law = _copy_law(ones, m, noise, noise_model, attack, padded, twirl)
         mean_test = _sample_mean_y(*law, test, rng)
         eta_hat = mean_test / alpha
@@ -1276,9 +1354,26 @@ def tieaudit(signs, matching, eps: float, *, protocol: str = "quantum", delta: f
     value = float(np.clip((1.0 - ratio) / 2.0, 0.0, 1.0))
     copies = data + test
     if protocol == "quantum":
-        return Estimate(value, copies * n, "qubits", "quantum", copies, test,
-                        attenuation=float(eta_hat), alpha=alpha)
+        return Estimate(
+            value,
+            copies * n,
+            "qubits",
+            "quantum",
+            copies,
+            test,
+            attenuation=float(eta_hat),
+            alpha=alpha,
+        )
     # Entanglement-assisted: after the Z^x correction the client holds |psi_s> whatever the
     # server's (uniform) outcome bits x were, so the outcome law is the one above.
-    return Estimate(value, copies * n, "bits", "entanglement_assisted", copies, test,
-                    ebits=copies * n, attenuation=float(eta_hat), alpha=alpha)
+    return Estimate(
+        value,
+        copies * n,
+        "bits",
+        "entanglement_assisted",
+        copies,
+        test,
+        ebits=copies * n,
+        attenuation=float(eta_hat),
+        alpha=alpha,
+    )

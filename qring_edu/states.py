@@ -111,11 +111,14 @@ def as_density_matrix(state, name: str = "rho") -> np.ndarray:
     if arr.ndim == 1:
         norm = np.linalg.norm(arr)
         if arr.size < 1 or abs(norm - 1) > 1e-6:
-            raise ValueError(f"{name} as a state vector must have norm 1 (tolerance 1e-6), "
-                             f"got norm {norm:.6g}")
+            raise ValueError(
+                f"{name} as a state vector must have norm 1 (tolerance 1e-6), got norm {norm:.6g}"
+            )
         return np.outer(arr, arr.conj())
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] < 1:
-        raise ValueError(f"{name} must be a vector (d,) or a square matrix (d, d), got shape {arr.shape}")
+        raise ValueError(
+            f"{name} must be a vector (d,) or a square matrix (d, d), got shape {arr.shape}"
+        )
     if not np.allclose(arr, arr.conj().T, atol=ATOL):
         raise ValueError(f"{name} must be Hermitian (tolerance {ATOL:g})")
     tr = np.trace(arr).real
@@ -123,15 +126,18 @@ def as_density_matrix(state, name: str = "rho") -> np.ndarray:
         raise ValueError(f"{name} must have unit trace (tolerance 1e-6), got trace {tr:.6g}")
     low = np.linalg.eigvalsh(arr).min()
     if low < -1e-6:
-        raise ValueError(f"{name} must be positive semidefinite (tolerance 1e-6), "
-                         f"got an eigenvalue {low:.3g}")
+        raise ValueError(
+            f"{name} must be positive semidefinite (tolerance 1e-6), got an eigenvalue {low:.3g}"
+        )
     return arr
 
 
 def _n_qubits(dim: int, name: str) -> int:
     n = int(round(np.log2(dim))) if dim > 0 else 0
     if 2**n != dim or n < 1:
-        raise ValueError(f"{name} must be a state of qubits (dimension a power of 2), got dimension {dim}")
+        raise ValueError(
+            f"{name} must be a state of qubits (dimension a power of 2), got dimension {dim}"
+        )
     return n
 
 
@@ -158,8 +164,9 @@ def partial_trace(rho, keep) -> np.ndarray:
     letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
     rows = [letters[i] for i in range(n)]
     cols = [letters[n + i] if (n - 1 - i) in keep else letters[i] for i in range(n)]
-    out = [rows[n - 1 - q] for q in sorted(keep, reverse=True)] + \
-          [cols[n - 1 - q] for q in sorted(keep, reverse=True)]
+    out = [rows[n - 1 - q] for q in sorted(keep, reverse=True)] + [
+        cols[n - 1 - q] for q in sorted(keep, reverse=True)
+    ]
     t = np.einsum("".join(rows + cols) + "->" + "".join(out), rho.reshape([2] * (2 * n)))
     k = len(keep)
     return t.reshape(2**k, 2**k)
@@ -192,8 +199,11 @@ def embed_operator(u, qargs, n: int) -> np.ndarray:
     # (and of its input) belongs to qubit qargs[k-1-j]. Contract u's inputs with the identity's
     # outputs on those qubits, then put u's outputs back in their places.
     targets = [n - 1 - qargs[k - 1 - j] for j in range(k)]
-    t = np.tensordot(u.reshape([2] * (2 * k)), np.eye(2**n).reshape([2] * (2 * n)),
-                     axes=(list(range(k, 2 * k)), targets))
+    t = np.tensordot(
+        u.reshape([2] * (2 * k)),
+        np.eye(2**n).reshape([2] * (2 * n)),
+        axes=(list(range(k, 2 * k)), targets),
+    )
     return np.moveaxis(t, list(range(k)), targets).reshape(2**n, 2**n)
 
 
@@ -337,8 +347,14 @@ def _frame_cuts(p_err: float, conditional) -> tuple[float, float]:
 _DEPOLARIZING = (1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0)
 
 
-def frame_blocks(n: int, p_err: float, rng: np.random.Generator, conditional=_DEPOLARIZING, *,
-                 frames: bool = True):
+def frame_blocks(
+    n: int,
+    p_err: float,
+    rng: np.random.Generator,
+    conditional=_DEPOLARIZING,
+    *,
+    frames: bool = True,
+):
     """Sample which of ``n`` independent trials err (probability ``p_err`` each) and, for each
     error, its Pauli frame code; yield the result block by block, in increasing position.
 
@@ -404,15 +420,15 @@ def frame_blocks(n: int, p_err: float, rng: np.random.Generator, conditional=_DE
             rng.random(out=t)
             np.subtract(1.0, t, out=t)
             np.log(t, out=t)
-            t *= inv                       # T >= 0
+            t *= inv  # T >= 0
             if cap:
                 np.minimum(t, float(n), out=t)
             np.copyto(pos, t, casting="unsafe")  # floor(T) (T >= 0: truncation is the floor)
             if frames:
-                np.subtract(t, pos, out=t)     # the fractional parts f
-            pos += 1                           # the gaps
+                np.subtract(t, pos, out=t)  # the fractional parts f
+            pos += 1  # the gaps
             pos[0] += start - 1
-            np.cumsum(pos, out=pos)            # the positions
+            np.cumsum(pos, out=pos)  # the positions
             k = int(np.searchsorted(pos, n))
             codes = None
             if frames:
@@ -451,7 +467,7 @@ def segment_frames(lengths, p_err: float, rng: np.random.Generator, conditional=
             continue
         j0 = int(np.searchsorted(starts, pos[0], side="right")) - 1
         j1 = int(np.searchsorted(starts, pos[-1], side="right")) - 1
-        cuts = [0] + np.searchsorted(pos, starts[j0 + 1:j1 + 1]).tolist() + [pos.size]
+        cuts = [0] + np.searchsorted(pos, starts[j0 + 1 : j1 + 1]).tolist() + [pos.size]
         for j, a, e in zip(range(j0, j1 + 1), cuts[:-1], cuts[1:]):
             if a < e:
                 units = pos[a:e]
@@ -460,8 +476,9 @@ def segment_frames(lengths, p_err: float, rng: np.random.Generator, conditional=
                 yield j, units, codes[a:e]
 
 
-def slot_major_frames(n_units: int, n_slots: int, p_err: float, rng: np.random.Generator,
-                      conditional=_DEPOLARIZING):
+def slot_major_frames(
+    n_units: int, n_slots: int, p_err: float, rng: np.random.Generator, conditional=_DEPOLARIZING
+):
     """The errors of ``n_units * n_slots`` trials enumerated slot-major, split by slot.
 
     Trial ``t = s * n_units + u`` is slot ``s`` of unit ``u`` (e.g. symbol ``s`` of byte or word

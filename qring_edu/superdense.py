@@ -77,8 +77,9 @@ def symbols_needed(n_bits: int) -> int:
 
 def _link_noise(pair_fidelity, channel_fidelity, storage_time, coherence_time):
     """(p_err, conditional frame probabilities) of one decoded symbol on the link."""
-    errors = link_errors(pair_fidelity, channel_fidelity, storage_time=storage_time,
-                         coherence_time=coherence_time)
+    errors = link_errors(
+        pair_fidelity, channel_fidelity, storage_time=storage_time, coherence_time=coherence_time
+    )
     if errors.is_depolarizing:  # the noiseless-channel model: X, Z, Y equally likely
         return 1.0 - errors.fidelity, _THIRDS
     probs = np.asarray(errors.probabilities, dtype=float)
@@ -91,9 +92,15 @@ _THIRDS = (1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0)
 _SYMBOL_FLIPS = np.array([0x0000, 0x0001, 0x0100, 0x0101], dtype="<u2")
 
 
-def superdense_send(bits, *, pair_fidelity: float | None = None, channel_fidelity: float = 1.0,
-                    storage_time: float = 0.0, coherence_time: float = math.inf,
-                    seed=None) -> np.ndarray:
+def superdense_send(
+    bits,
+    *,
+    pair_fidelity: float | None = None,
+    channel_fidelity: float = 1.0,
+    storage_time: float = 0.0,
+    coherence_time: float = math.inf,
+    seed=None,
+) -> np.ndarray:
     """Send a bit stream by superdense coding (fast path); return the bits Bob decodes.
 
     ``bits``: 1-D array of 0/1 of length n. It travels as ``ceil(n/2)`` qubits over as many
@@ -124,8 +131,7 @@ def superdense_send(bits, *, pair_fidelity: float | None = None, channel_fidelit
     True
     """
     data = check_bit_array(bits, "bits")
-    p_err, conditional = _link_noise(pair_fidelity, channel_fidelity, storage_time,
-                                     coherence_time)
+    p_err, conditional = _link_noise(pair_fidelity, channel_fidelity, storage_time, coherence_time)
     check_seed(seed)
     n = data.size
     n_bytes = (n + 7) // 8
@@ -145,9 +151,16 @@ def superdense_send(bits, *, pair_fidelity: float | None = None, channel_fidelit
     return out[:n]
 
 
-def superdense_send_packed(data, n_bits: int | None = None, *, pair_fidelity: float | None = None,
-                           channel_fidelity: float = 1.0, storage_time: float = 0.0,
-                           coherence_time: float = math.inf, seed=None) -> np.ndarray:
+def superdense_send_packed(
+    data,
+    n_bits: int | None = None,
+    *,
+    pair_fidelity: float | None = None,
+    channel_fidelity: float = 1.0,
+    storage_time: float = 0.0,
+    coherence_time: float = math.inf,
+    seed=None,
+) -> np.ndarray:
     """:func:`superdense_send` on a bit-packed stream: ``n_bits`` bits in ``ceil(n_bits / 8)``
     bytes in, the decoded bits packed the same way out.
 
@@ -174,8 +187,7 @@ def superdense_send_packed(data, n_bits: int | None = None, *, pair_fidelity: fl
     True
     """
     data, n_bits = check_packed_bits(data, n_bits, "data")
-    p_err, conditional = _link_noise(pair_fidelity, channel_fidelity, storage_time,
-                                     coherence_time)
+    p_err, conditional = _link_noise(pair_fidelity, channel_fidelity, storage_time, coherence_time)
     check_seed(seed)
     out = data.copy()
     n_bytes = out.size
@@ -196,12 +208,14 @@ def superdense_send_packed(data, n_bits: int | None = None, *, pair_fidelity: fl
 # Qiskit path
 # --------------------------------------------------------------------------------------------
 
+
 def _check_message_bit(value, name: str) -> int:
     return check_int(value, name, 0, 1)
 
 
-def superdense_circuit(x: int, z: int, *, pair_fidelity: float = 1.0,
-                       measure: bool = True) -> QuantumCircuit:
+def superdense_circuit(
+    x: int, z: int, *, pair_fidelity: float = 1.0, measure: bool = True
+) -> QuantumCircuit:
     """The superdense-coding circuit sending ``(x, z)``.
 
     Qubit 0 is Alice's A, qubit 1 is Bob's B. Steps (separated by barriers): make |Φ+⟩ with H and
@@ -324,4 +338,5 @@ def superdense_send_qiskit(bits, *, pair_fidelity: float = 1.0, seed=None) -> np
     pair_fidelity = check_fidelity(pair_fidelity)
     check_seed(seed)
     return run_symbol_circuits(
-        data, lambda x, z: superdense_circuit(x, z, pair_fidelity=pair_fidelity), seed)
+        data, lambda x, z: superdense_circuit(x, z, pair_fidelity=pair_fidelity), seed
+    )

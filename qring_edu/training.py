@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import inspect
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
@@ -30,9 +30,17 @@ from .costmodel import pairs_per_link, ring_time
 from .ring import chunk_bounds, ring_allreduce
 from .vqc import VQC_LAYERS, VQC_QUBITS, vqc_loss_accuracy, vqc_loss_and_grad, vqc_n_parameters
 
-__all__ = ["train_data_parallel", "TrainingRun", "make_moons", "mlp_loss_and_grad",
-           "n_parameters", "TRAINING_MODELS", "ring_link_options", "GradientBudget",
-           "gradient_budget"]
+__all__ = [
+    "train_data_parallel",
+    "TrainingRun",
+    "make_moons",
+    "mlp_loss_and_grad",
+    "n_parameters",
+    "TRAINING_MODELS",
+    "ring_link_options",
+    "GradientBudget",
+    "gradient_budget",
+]
 
 #: Learners :func:`train_data_parallel` trains.
 TRAINING_MODELS = ("mlp", "vqc")
@@ -73,10 +81,13 @@ def make_moons(n_samples: int, *, noise: float = 0.15, seed=None) -> tuple[np.nd
 
 def _unpack(w: np.ndarray, hidden: int):
     i = 0
-    W1 = w[i:i + 2 * hidden].reshape(2, hidden); i += 2 * hidden
-    b1 = w[i:i + hidden]; i += hidden
-    W2 = w[i:i + 2 * hidden].reshape(hidden, 2); i += 2 * hidden
-    b2 = w[i:i + 2]
+    W1 = w[i : i + 2 * hidden].reshape(2, hidden)
+    i += 2 * hidden
+    b1 = w[i : i + hidden]
+    i += hidden
+    W2 = w[i : i + 2 * hidden].reshape(hidden, 2)
+    i += 2 * hidden
+    b2 = w[i : i + 2]
     return W1, b1, W2, b2
 
 
@@ -228,17 +239,22 @@ class TrainingRun:
         alpha = check_float(alpha, "alpha", 0.0)
         beta = check_float(beta, "beta", 0.0)
         if self.transport not in ("classical", "superdense"):
-            raise ValueError("communication_time needs a ring run (transport 'classical' or "
-                             f"'superdense'), this run used transport={self.transport!r}")
+            raise ValueError(
+                "communication_time needs a ring run (transport 'classical' or "
+                f"'superdense'), this run used transport={self.transport!r}"
+            )
         return float(self.steps * 2 * (self.workers - 1) * alpha + beta * self.step_units)
 
     def __repr__(self) -> str:
-        extra = "".join(f", {k}={v:g}" if isinstance(v, float) else f", {k}={v!r}"
-                        for k, v in self.link_options)
-        return (f"TrainingRun(model={self.model!r}, workers={self.workers}, steps={self.steps}, "
-                f"transport={self.transport!r}, pair_fidelity={self.pair_fidelity:g}{extra}, "
-                f"final_loss={self.final_loss:.4f}, final_accuracy={self.final_accuracy:.3f}, "
-                f"divergence={self.divergence:.3g})")
+        extra = "".join(
+            f", {k}={v:g}" if isinstance(v, float) else f", {k}={v!r}" for k, v in self.link_options
+        )
+        return (
+            f"TrainingRun(model={self.model!r}, workers={self.workers}, steps={self.steps}, "
+            f"transport={self.transport!r}, pair_fidelity={self.pair_fidelity:g}{extra}, "
+            f"final_loss={self.final_loss:.4f}, final_accuracy={self.final_accuracy:.3f}, "
+            f"divergence={self.divergence:.3g})"
+        )
 
 
 def ring_link_options() -> tuple[str, ...]:
@@ -253,8 +269,9 @@ def ring_link_options() -> tuple[str, ...]:
     >>> "grads" in ring_link_options(), "pair_fidelity" in ring_link_options()
     (False, False)
     """
-    return tuple(name for name in inspect.signature(ring_allreduce).parameters
-                 if name not in _RING_OWN)
+    return tuple(
+        name for name in inspect.signature(ring_allreduce).parameters if name not in _RING_OWN
+    )
 
 
 def _check_link_options(options: dict, transport: str, custom: bool) -> tuple:
@@ -265,23 +282,37 @@ def _check_link_options(options: dict, transport: str, custom: bool) -> tuple:
         raise TypeError(
             f"train_data_parallel got unexpected keyword argument(s) {names}; besides its own "
             "arguments it forwards only ring_allreduce's link options, which in this version "
-            f"are: {', '.join(accepted) if accepted else 'none'}")
+            f"are: {', '.join(accepted) if accepted else 'none'}"
+        )
     if options and (custom or transport == "exact"):
         name = next(iter(options))
         got = f"transport={transport!r}" + (" with a custom allreduce" if custom else "")
-        raise ValueError(f"{name} is a link option of ring_allreduce; it applies only to "
-                         "transport='classical' or 'superdense' without a custom allreduce, got "
-                         + got)
+        raise ValueError(
+            f"{name} is a link option of ring_allreduce; it applies only to "
+            "transport='classical' or 'superdense' without a custom allreduce, got " + got
+        )
     return tuple(options.items())
 
 
-def train_data_parallel(*, workers: int = 4, steps: int = 150, transport: str = "classical",
-                        pair_fidelity: float | None = None, bits: int = 16, lr: float = 1.0,
-                        batch_size: int = 16, hidden: int = _DEFAULT_HIDDEN, clip: float = 1.0,
-                        n_samples: int = 800, seed: int = 0,
-                        allreduce: Callable[[np.ndarray, int], np.ndarray] | None = None,
-                        model: str = "mlp", qubits: int | None = None,
-                        layers: int | None = None, **link_options) -> TrainingRun:
+def train_data_parallel(
+    *,
+    workers: int = 4,
+    steps: int = 150,
+    transport: str = "classical",
+    pair_fidelity: float | None = None,
+    bits: int = 16,
+    lr: float = 1.0,
+    batch_size: int = 16,
+    hidden: int = _DEFAULT_HIDDEN,
+    clip: float = 1.0,
+    n_samples: int = 800,
+    seed: int = 0,
+    allreduce: Callable[[np.ndarray, int], np.ndarray] | None = None,
+    model: str = "mlp",
+    qubits: int | None = None,
+    layers: int | None = None,
+    **link_options,
+) -> TrainingRun:
     """Train a two-moons classifier data-parallel over ``workers`` replicas.
 
     Parameters
@@ -340,23 +371,28 @@ def train_data_parallel(*, workers: int = 4, steps: int = 150, transport: str = 
     if allreduce is not None and not callable(allreduce):
         raise TypeError(f"allreduce must be callable or None, got {type(allreduce).__name__}")
     if pair_fidelity not in (None, 1.0) and (transport != "superdense" or allreduce is not None):
-        raise ValueError("pair_fidelity applies only to transport='superdense' without a custom "
-                         f"allreduce; got pair_fidelity={pair_fidelity:g}")
+        raise ValueError(
+            "pair_fidelity applies only to transport='superdense' without a custom "
+            f"allreduce; got pair_fidelity={pair_fidelity:g}"
+        )
     link_items = _check_link_options(link_options, transport, allreduce is not None)
 
     if model == "mlp":
         for name, value in (("qubits", qubits), ("layers", layers)):
             if value is not None:
-                raise ValueError(f"{name} applies only to model='vqc', got {name}={value!r} with "
-                                 "model='mlp'")
+                raise ValueError(
+                    f"{name} applies only to model='vqc', got {name}={value!r} with model='mlp'"
+                )
         n_params = n_parameters(hidden)
 
         def loss_and_grad(w, Xb, yb):
             return mlp_loss_and_grad(w, Xb, yb, hidden)
     else:
         if hidden != _DEFAULT_HIDDEN:
-            raise ValueError(f"hidden applies only to model='mlp', got hidden={hidden} with "
-                             "model='vqc' (size the VQC with qubits= and layers=)")
+            raise ValueError(
+                f"hidden applies only to model='mlp', got hidden={hidden} with "
+                "model='vqc' (size the VQC with qubits= and layers=)"
+            )
         qubits = VQC_QUBITS if qubits is None else qubits
         layers = VQC_LAYERS if layers is None else layers
         n_params = vqc_n_parameters(qubits, layers)  # validates qubits and layers
@@ -396,8 +432,9 @@ def train_data_parallel(*, workers: int = 4, steps: int = 150, transport: str = 
     for t in range(steps):
         grads = np.empty_like(W)
         for k in range(workers):
-            batch = batch_rng.choice(shards[k], size=batch_size, replace=False
-                                     if batch_size <= shards[k].size else True)
+            batch = batch_rng.choice(
+                shards[k], size=batch_size, replace=False if batch_size <= shards[k].size else True
+            )
             _, g, _ = loss_and_grad(W[k], X[batch], y[batch])
             grads[k] = np.clip(g, -clip, clip)
         if allreduce is not None:
@@ -407,8 +444,9 @@ def train_data_parallel(*, workers: int = 4, steps: int = 150, transport: str = 
         elif transport == "exact":
             summed = np.tile(grads.sum(axis=0), (workers, 1))
         else:
-            res = ring_allreduce(grads, transport=transport, bits=bits, max_abs=clip,
-                                 seed=noise_rng, **ring_kwargs)
+            res = ring_allreduce(
+                grads, transport=transport, bits=bits, max_abs=clip, seed=noise_rng, **ring_kwargs
+            )
             summed = res.outputs
             ring_pair_fidelity = res.pair_fidelity
             for key in totals:
@@ -421,12 +459,21 @@ def train_data_parallel(*, workers: int = 4, steps: int = 150, transport: str = 
 
     if ring_pair_fidelity is None:
         ring_pair_fidelity = 1.0 if pair_fidelity is None else pair_fidelity
-    return TrainingRun(workers=workers, steps=steps,
-                       transport="custom" if allreduce is not None else transport,
-                       pair_fidelity=float(ring_pair_fidelity), losses=losses, accuracies=accs,
-                       weights=W, model=model, bits=bits,
-                       ledger_totals=tuple(ledger_totals.items()), step_units=step_units,
-                       link_options=link_items, **totals)
+    return TrainingRun(
+        workers=workers,
+        steps=steps,
+        transport="custom" if allreduce is not None else transport,
+        pair_fidelity=float(ring_pair_fidelity),
+        losses=losses,
+        accuracies=accs,
+        weights=W,
+        model=model,
+        bits=bits,
+        ledger_totals=tuple(ledger_totals.items()),
+        step_units=step_units,
+        link_options=link_items,
+        **totals,
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -507,14 +554,17 @@ class GradientBudget:
         return self.crossover_params * 2 * f / (1 - 2 * f)
 
     def __repr__(self) -> str:
-        return (f"GradientBudget(n_params={self.n_params}, workers={self.workers}, "
-                f"bits={self.bits}, link_bits={self.link_bits}, link_qubits={self.link_qubits}, "
-                f"bandwidth_ratio={self.bandwidth_ratio:.3g}, saving={self.saving:.3g}, "
-                f"crossover_params={self.crossover_params:.4g})")
+        return (
+            f"GradientBudget(n_params={self.n_params}, workers={self.workers}, "
+            f"bits={self.bits}, link_bits={self.link_bits}, link_qubits={self.link_qubits}, "
+            f"bandwidth_ratio={self.bandwidth_ratio:.3g}, saving={self.saving:.3g}, "
+            f"crossover_params={self.crossover_params:.4g})"
+        )
 
 
-def gradient_budget(n_params: int, *, workers: int = 4, bits: int = 16, alpha: float = 10e-6,
-                    beta: float = 1e-11) -> GradientBudget:
+def gradient_budget(
+    n_params: int, *, workers: int = 4, bits: int = 16, alpha: float = 10e-6, beta: float = 1e-11
+) -> GradientBudget:
     """Per-step communication of a ``n_params``-entry gradient on the classical and superdense
     rings, and whether the halving shortens the all-reduce.
 
@@ -550,8 +600,15 @@ def gradient_budget(n_params: int, *, workers: int = 4, bits: int = 16, alpha: f
     sizes = np.diff(chunk_bounds(d, P))
     words = 2 * sizes.sum() - np.roll(sizes, -1) - np.roll(sizes, -2)
     return GradientBudget(
-        n_params=d, workers=P, bits=bits, alpha=alpha, beta=beta, gradient_bits=d * bits,
-        link_bits=int(words.max()) * bits, link_qubits=pairs_per_link(P, d, bits),
+        n_params=d,
+        workers=P,
+        bits=bits,
+        alpha=alpha,
+        beta=beta,
+        gradient_bits=d * bits,
+        link_bits=int(words.max()) * bits,
+        link_qubits=pairs_per_link(P, d, bits),
         latency=2 * (P - 1) * alpha,
         classical_time=ring_time(P, d, bits, alpha, beta),
-        superdense_time=ring_time(P, d, bits, alpha, beta, transport="superdense"))
+        superdense_time=ring_time(P, d, bits, alpha, beta, transport="superdense"),
+    )

@@ -158,6 +158,7 @@ MAX_AMPLIFICATION = 64
 # Results
 # --------------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class VGAResult:
     """Outcome of :func:`vga_aggregate`.
@@ -269,11 +270,13 @@ class VGAResult:
 
     def __repr__(self) -> str:
         amp = f", amplification={self.amplification}" if self.amplification != 1 else ""
-        return (f"VGAResult(P={self.workers}, d={self.entries}, bits={self.bits}, "
-                f"source={self.source!r}{amp}, accepted={self.accepted}, "
-                f"ghz_used={self.ghz_used}, ghz_tested={self.ghz_tested}, "
-                f"tests_failed={self.tests_failed}, "
-                f"attacker_accuracy={self.attacker_accuracy:.4f})")
+        return (
+            f"VGAResult(P={self.workers}, d={self.entries}, bits={self.bits}, "
+            f"source={self.source!r}{amp}, accepted={self.accepted}, "
+            f"ghz_used={self.ghz_used}, ghz_tested={self.ghz_tested}, "
+            f"tests_failed={self.tests_failed}, "
+            f"attacker_accuracy={self.attacker_accuracy:.4f})"
+        )
 
 
 @dataclass(frozen=True)
@@ -308,10 +311,14 @@ class VGALedger:
 
     def as_dict(self) -> dict[str, int]:
         """The counts by name (``workers`` left out)."""
-        return {"ring_online_qubits": self.ring_online_qubits, "ring_ebits": self.ring_ebits,
-                "ring_offline_qubits": self.ring_offline_qubits,
-                "ghz_delivered": self.ghz_delivered, "ghz_used": self.ghz_used,
-                "ghz_tested": self.ghz_tested}
+        return {
+            "ring_online_qubits": self.ring_online_qubits,
+            "ring_ebits": self.ring_ebits,
+            "ring_offline_qubits": self.ring_offline_qubits,
+            "ghz_delivered": self.ghz_delivered,
+            "ghz_used": self.ghz_used,
+            "ghz_tested": self.ghz_tested,
+        }
 
 
 @dataclass(frozen=True)
@@ -357,28 +364,35 @@ class VGARingResult:
         return self.vga.accepted
 
     def __repr__(self) -> str:
-        return (f"VGARingResult(P={self.vga.workers}, d={self.vga.entries}, bits={self.vga.bits}, "
-                f"accepted={self.accepted}, consistent={self.ring.consistent}, "
-                f"ring_online_qubits={self.ledger.ring_online_qubits}, "
-                f"ghz_used={self.ledger.ghz_used}, ghz_tested={self.ledger.ghz_tested})")
+        return (
+            f"VGARingResult(P={self.vga.workers}, d={self.vga.entries}, bits={self.vga.bits}, "
+            f"accepted={self.accepted}, consistent={self.ring.consistent}, "
+            f"ring_online_qubits={self.ledger.ring_online_qubits}, "
+            f"ghz_used={self.ledger.ghz_used}, ghz_tested={self.ledger.ghz_tested})"
+        )
 
 
 # --------------------------------------------------------------------------------------------
 # Argument checks
 # --------------------------------------------------------------------------------------------
 
+
 def _check_inputs(inputs, bits: int) -> np.ndarray:
     """(P, d) integer words in ``-2**(b-1) .. 2**b - 1`` (signed or unsigned reading) -> int64."""
     arr = as_numeric_array(inputs, "inputs")
     if not np.issubdtype(arr.dtype, np.integer):
-        raise TypeError(f"inputs must be integers (b-bit words), got dtype {arr.dtype}; encode "
-                        "floats first, e.g. with qring_edu.fixed_point(P, bits, max_abs).encode")
+        raise TypeError(
+            f"inputs must be integers (b-bit words), got dtype {arr.dtype}; encode "
+            "floats first, e.g. with qring_edu.fixed_point(P, bits, max_abs).encode"
+        )
     if arr.ndim != 2:
         raise ValueError(f"inputs must be 2-D with shape (P, d), got shape {arr.shape}")
     P, d = arr.shape
     if P < 2:
-        raise ValueError(f"inputs must have P >= 2 rows (workers), got P = {P}: privacy needs at "
-                         "least two honest workers (a lone worker's announcement is its input)")
+        raise ValueError(
+            f"inputs must have P >= 2 rows (workers), got P = {P}: privacy needs at "
+            "least two honest workers (a lone worker's announcement is its input)"
+        )
     if d < 1:
         raise ValueError(f"inputs must have d >= 1 columns (entries), got d = {d}")
     lo, hi = -(1 << (bits - 1)), (1 << bits) - 1
@@ -387,8 +401,9 @@ def _check_inputs(inputs, bits: int) -> np.ndarray:
     arr = arr.astype(np.int64, copy=False)
     if arr.size and (int(arr.min()) < lo or int(arr.max()) > hi):
         bad = int(arr.min()) if int(arr.min()) < lo else int(arr.max())
-        raise ValueError(f"inputs must be {bits}-bit words in {lo}..{hi} (signed or unsigned), "
-                         f"got {bad}")
+        raise ValueError(
+            f"inputs must be {bits}-bit words in {lo}..{hi} (signed or unsigned), got {bad}"
+        )
     return arr
 
 
@@ -396,8 +411,9 @@ def _check_fraction(value, name: str) -> float:
     return check_float(value, name, 0.0, 1.0, hi_open=True)
 
 
-def vga_copy_counts(entries: int, test_fraction: float, *,
-                    amplification: int = 1) -> tuple[int, int]:
+def vga_copy_counts(
+    entries: int, test_fraction: float, *, amplification: int = 1
+) -> tuple[int, int]:
     """Register-copies delivered and tested for ``entries`` entries: ``(N, T)``.
 
     With ``U = k d`` used registers (``k = amplification`` registers per entry),
@@ -452,8 +468,10 @@ def _tested_count(n_copies: int, f: float) -> int:
 # Fast-path building blocks
 # --------------------------------------------------------------------------------------------
 
-def zero_sum_pads(workers: int, entries: int, bits: int, rng: np.random.Generator,
-                  shift: np.ndarray | None = None) -> np.ndarray:
+
+def zero_sum_pads(
+    workers: int, entries: int, bits: int, rng: np.random.Generator, shift: np.ndarray | None = None
+) -> np.ndarray:
     """Uniformly random pads ``r`` (uint32, shape (P, d), in ``0..2**bits-1``) with
     ``sum_j r_j = shift mod 2**bits`` per entry (``shift=None``: zero-sum pads).
 
@@ -473,8 +491,7 @@ def zero_sum_pads(workers: int, entries: int, bits: int, rng: np.random.Generato
 
     mask = np.uint32(word_mask(bits))
     r = np.empty((workers, entries), dtype=np.uint32)
-    r[:-1] = rng.integers(0, int(mask), size=(workers - 1, entries), dtype=np.uint32,
-                          endpoint=True)
+    r[:-1] = rng.integers(0, int(mask), size=(workers - 1, entries), dtype=np.uint32, endpoint=True)
     last = np.sum(r[:-1], axis=0, dtype=np.uint32)
     np.negative(last, out=last)  # two's complement: -sum mod 2**32
     if shift is not None:
@@ -584,8 +601,9 @@ DETECTION_ATTACKS = ("known_pads", "eavesdropper", "split_worker", "dephasing")
 SPLIT_WORKER_DETECTION = 0.25
 
 
-def detection_probability(attack: str, workers: int, *, bits: int,
-                          attacked_qubits: int | None = None) -> float:
+def detection_probability(
+    attack: str, workers: int, *, bits: int, attacked_qubits: int | None = None
+) -> float:
     """Probability that testing one bad register-copy exposes it, for a given attack.
 
     A tested register is tested on all its ``b`` qubit GHZ states (independent settings); it is
@@ -650,8 +668,7 @@ def detection_probability(attack: str, workers: int, *, bits: int,
         k = check_int(attacked_qubits, "attacked_qubits", 1, bits)
     if attack == "dephasing":
         return 1.0
-    delta_1 = (SPLIT_WORKER_DETECTION if attack == "split_worker"
-               else known_pads_detection(workers))
+    delta_1 = SPLIT_WORKER_DETECTION if attack == "split_worker" else known_pads_detection(workers)
     return 1.0 - (1.0 - delta_1) ** k
 
 
@@ -744,8 +761,10 @@ def _as_state(state, name: str = "state") -> tuple[np.ndarray, int]:
     dim = rho.shape[0]
     workers = dim.bit_length() - 1
     if dim != 1 << workers or not 2 <= workers <= MAX_WITNESS_WORKERS:
-        raise ValueError(f"{name} must be a state of P qubits, 2 <= P <= {MAX_WITNESS_WORKERS} "
-                         f"(dimension 2**P), got dimension {dim}")
+        raise ValueError(
+            f"{name} must be a state of P qubits, 2 <= P <= {MAX_WITNESS_WORKERS} "
+            f"(dimension 2**P), got dimension {dim}"
+        )
     return rho, workers
 
 
@@ -823,9 +842,11 @@ class GHZWitness:
     distance_bound: float
 
     def __repr__(self) -> str:
-        return (f"GHZWitness(fail_probability={self.fail_probability:.4g}, "
-                f"fidelity_bound={self.fidelity_bound:.4g}, "
-                f"distance_bound={self.distance_bound:.4g})")
+        return (
+            f"GHZWitness(fail_probability={self.fail_probability:.4g}, "
+            f"fidelity_bound={self.fidelity_bound:.4g}, "
+            f"distance_bound={self.distance_bound:.4g})"
+        )
 
 
 def ghz_witness(fail_probability: float) -> GHZWitness:
@@ -840,8 +861,11 @@ def ghz_witness(fail_probability: float) -> GHZWitness:
     GHZWitness(fail_probability=0.005, fidelity_bound=0.99, distance_bound=0.1)
     """
     p = check_float(fail_probability, "fail_probability", 0.0, 1.0)
-    return GHZWitness(fail_probability=p, fidelity_bound=max(0.0, 1.0 - 2.0 * p),
-                      distance_bound=min(1.0, math.sqrt(2.0 * p)))
+    return GHZWitness(
+        fail_probability=p,
+        fidelity_bound=max(0.0, 1.0 - 2.0 * p),
+        distance_bound=min(1.0, math.sqrt(2.0 * p)),
+    )
 
 
 def _check_significance(significance) -> float:
@@ -946,12 +970,16 @@ def vga_state_outcome_probabilities(state, x, bits: int) -> np.ndarray:
     xs = [int(v) for v in np.asarray(x, dtype=np.int64).reshape(-1)]
     workers = len(xs)
     if workers < 2 or workers * bits > MAX_EXACT_QUBITS:
-        raise ValueError(f"x must name P >= 2 workers with P * bits <= {MAX_EXACT_QUBITS}, "
-                         f"got P = {workers}, bits = {bits}")
+        raise ValueError(
+            f"x must name P >= 2 workers with P * bits <= {MAX_EXACT_QUBITS}, "
+            f"got P = {workers}, bits = {bits}"
+        )
     psi = np.asarray(state, dtype=complex).reshape(-1)
     if psi.size != 1 << (workers * bits) or abs(np.linalg.norm(psi) - 1) > 1e-6:
-        raise ValueError(f"state must be a unit vector of length 2**(P*bits) = "
-                         f"{1 << (workers * bits)}, got length {psi.size}")
+        raise ValueError(
+            f"state must be a unit vector of length 2**(P*bits) = "
+            f"{1 << (workers * bits)}, got length {psi.size}"
+        )
     q = 1 << bits
     g = np.arange(q)
     w = np.exp(2j * np.pi / q)
@@ -1035,9 +1063,11 @@ class RotatedGHZLeak:
     witness: GHZWitness
 
     def __repr__(self) -> str:
-        return (f"RotatedGHZLeak(angle={self.angle:.4g}, P={self.workers}, bits={self.bits}, "
-                f"trace_distance={self.trace_distance:.4g}, "
-                f"fail_probability={self.fail_probability:.4g}, leak={self.leak:.4g})")
+        return (
+            f"RotatedGHZLeak(angle={self.angle:.4g}, P={self.workers}, bits={self.bits}, "
+            f"trace_distance={self.trace_distance:.4g}, "
+            f"fail_probability={self.fail_probability:.4g}, leak={self.leak:.4g})"
+        )
 
 
 def rotated_ghz_state(angle: float, workers: int) -> np.ndarray:
@@ -1091,8 +1121,10 @@ def rotated_ghz_leak(angle: float, workers: int = 2, bits: int = 1) -> RotatedGH
     workers = check_int(workers, "workers", 2, MAX_WITNESS_WORKERS)
     bits = check_int(bits, "bits", 1, MAX_EXACT_QUBITS)
     if workers * bits > 10:
-        raise ValueError(f"rotated_ghz_leak enumerates every input: needs P * bits <= 10, got "
-                         f"P = {workers}, bits = {bits}")
+        raise ValueError(
+            f"rotated_ghz_leak enumerates every input: needs P * bits <= 10, got "
+            f"P = {workers}, bits = {bits}"
+        )
     plus, _ = _ghz_pair(workers)
     rotated = rotated_ghz_state(theta, workers)
     psi = _product_register_state([plus] * (bits - 1) + [rotated], workers, bits)
@@ -1103,9 +1135,16 @@ def rotated_ghz_leak(angle: float, workers: int = 2, bits: int = 1) -> RotatedGH
     for x in np.ndindex(*(q,) * workers):
         real = vga_state_outcome_probabilities(psi, x, bits)
         leak = max(leak, 0.5 * float(np.abs(real - _ideal_transcript(x, bits)).sum()))
-    return RotatedGHZLeak(angle=theta, workers=workers, bits=bits, fidelity=fidelity,
-                          trace_distance=math.sqrt(max(0.0, 1.0 - fidelity)),
-                          fail_probability=fail, leak=leak, witness=ghz_witness(fail))
+    return RotatedGHZLeak(
+        angle=theta,
+        workers=workers,
+        bits=bits,
+        fidelity=fidelity,
+        trace_distance=math.sqrt(max(0.0, 1.0 - fidelity)),
+        fail_probability=fail,
+        leak=leak,
+        witness=ghz_witness(fail),
+    )
 
 
 #: Sources for :func:`transcript_distance`.
@@ -1120,9 +1159,15 @@ def _zero_sum_tuples(workers: int, bits: int) -> np.ndarray:
     return np.column_stack([free, last]).astype(np.int64)
 
 
-def transcript_distance(x, bits: int, *, source: str = "honest",
-                        eavesdrop_fraction: float | None = None, amplification: int = 1,
-                        method: str = "exact") -> float:
+def transcript_distance(
+    x,
+    bits: int,
+    *,
+    source: str = "honest",
+    eavesdrop_fraction: float | None = None,
+    amplification: int = 1,
+    method: str = "exact",
+) -> float:
     """Total-variation distance of one entry's broadcast transcript, joint with what the
     attacker holds, from the ideal: exact privacy instead of a p-value.
 
@@ -1170,21 +1215,28 @@ def transcript_distance(x, bits: int, *, source: str = "honest",
         raise ValueError(f"x must name P >= 2 workers, got {workers}")
     source = check_choice(source, "source", TRANSCRIPT_SOURCES)
     if eavesdrop_fraction is not None and source != "eavesdropper":
-        raise ValueError("eavesdrop_fraction applies only to source='eavesdropper', "
-                         f"got source={source!r}")
-    q = check_float(DEFAULT_EAVESDROP_FRACTION if eavesdrop_fraction is None
-                    else eavesdrop_fraction, "eavesdrop_fraction", 0.0, 1.0)
+        raise ValueError(
+            f"eavesdrop_fraction applies only to source='eavesdropper', got source={source!r}"
+        )
+    q = check_float(
+        DEFAULT_EAVESDROP_FRACTION if eavesdrop_fraction is None else eavesdrop_fraction,
+        "eavesdrop_fraction",
+        0.0,
+        1.0,
+    )
     k = check_int(amplification, "amplification", 1, MAX_AMPLIFICATION)
     method = check_choice(method, "method", ("exact", "closed_form"))
     attack_q = {"honest": 0.0, "known_pads": 1.0, "eavesdropper": q}[source]
     full = 1.0 - 2.0 ** (-bits * (workers - 1))
     if method == "closed_form":
-        return float(attack_q ** k * full)
+        return float(attack_q**k * full)
     combinations = (1 << (bits * (workers - 1))) ** k
     if combinations > MAX_EXACT_PADS:
-        raise ValueError(f"method='exact' enumerates (2**(bits*(P-1)))**amplification = "
-                         f"{combinations} pad combinations; at most {MAX_EXACT_PADS} (use "
-                         "method='closed_form')")
+        raise ValueError(
+            f"method='exact' enumerates (2**(bits*(P-1)))**amplification = "
+            f"{combinations} pad combinations; at most {MAX_EXACT_PADS} (use "
+            "method='closed_form')"
+        )
     pads = _zero_sum_tuples(workers, bits)
     mask = (1 << bits) - 1
     weight = 1.0 / pads.shape[0] ** k
@@ -1215,10 +1267,20 @@ def transcript_distance(x, bits: int, *, source: str = "honest",
 # The protocol (fast path)
 # --------------------------------------------------------------------------------------------
 
-def vga_aggregate(inputs, *, bits: int = 8, test_fraction: float = 0.5, source: str = "honest",
-                  seed=None, noise: float | None = None, eavesdrop_fraction: float | None = None,
-                  attack_fraction: float | None = None, tolerance: float = 0.0,
-                  amplification: int = 1) -> VGAResult:
+
+def vga_aggregate(
+    inputs,
+    *,
+    bits: int = 8,
+    test_fraction: float = 0.5,
+    source: str = "honest",
+    seed=None,
+    noise: float | None = None,
+    eavesdrop_fraction: float | None = None,
+    attack_fraction: float | None = None,
+    tolerance: float = 0.0,
+    amplification: int = 1,
+) -> VGAResult:
     """Aggregate the rows of ``inputs`` with verified GHZ states (fast path; see module docstring).
 
     Parameters
@@ -1277,16 +1339,25 @@ def vga_aggregate(inputs, *, bits: int = 8, test_fraction: float = 0.5, source: 
     if noise is not None and source != "noisy":
         raise ValueError(f"noise applies only to source='noisy', got source={source!r}")
     if eavesdrop_fraction is not None and source != "eavesdropper":
-        raise ValueError("eavesdrop_fraction applies only to source='eavesdropper', "
-                         f"got source={source!r}")
+        raise ValueError(
+            f"eavesdrop_fraction applies only to source='eavesdropper', got source={source!r}"
+        )
     if attack_fraction is not None and source != "known_pads":
-        raise ValueError("attack_fraction applies only to source='known_pads', "
-                         f"got source={source!r}")
+        raise ValueError(
+            f"attack_fraction applies only to source='known_pads', got source={source!r}"
+        )
     p = check_float(DEFAULT_NOISE if noise is None else noise, "noise", 0.0, 1.0)
-    q = check_float(DEFAULT_EAVESDROP_FRACTION if eavesdrop_fraction is None
-                    else eavesdrop_fraction, "eavesdrop_fraction", 0.0, 1.0)
-    a = None if attack_fraction is None else check_float(attack_fraction, "attack_fraction",
-                                                         0.0, 1.0)
+    q = check_float(
+        DEFAULT_EAVESDROP_FRACTION if eavesdrop_fraction is None else eavesdrop_fraction,
+        "eavesdrop_fraction",
+        0.0,
+        1.0,
+    )
+    a = (
+        None
+        if attack_fraction is None
+        else check_float(attack_fraction, "attack_fraction", 0.0, 1.0)
+    )
     rng = np.random.default_rng(seed)
     P, d = x.shape
     mask = word_mask(bits)
@@ -1307,7 +1378,7 @@ def vga_aggregate(inputs, *, bits: int = 8, test_fraction: float = 0.5, source: 
     tested = np.zeros(n_copies, dtype=bool)
     if n_tested:
         tested[rng.choice(n_copies, size=n_tested, replace=False)] = True
-    used_bad = bad[~tested]                    # (k d,) in delivery order
+    used_bad = bad[~tested]  # (k d,) in delivery order
     if k > 1:
         used_bad = used_bad[rng.permutation(n_used)]
     attacked = used_bad.reshape(d, k).all(axis=1)  # (d,): entries whose every pad is known
@@ -1360,18 +1431,36 @@ def vga_aggregate(inputs, *, bits: int = 8, test_fraction: float = 0.5, source: 
     x_words &= np.uint32(mask)
     accuracy = float(np.count_nonzero(guess == x_words)) / x.size
     return VGAResult(
-        total=total, transcript=transcript, accepted=accepted, source=source, bits=bits,
-        test_fraction=f, tolerance=tolerance, n_copies=n_copies, n_tested=n_tested,
-        tests_passed=n_tests - failed, tests_failed=failed,
+        total=total,
+        transcript=transcript,
+        accepted=accepted,
+        source=source,
+        bits=bits,
+        test_fraction=f,
+        tolerance=tolerance,
+        n_copies=n_copies,
+        n_tested=n_tested,
+        tests_passed=n_tests - failed,
+        tests_failed=failed,
         bad_used=int(used_bad.sum()) if source != "noisy" else dephased_used,
-        bad_tested=bad_tested, guess_words=guess,
-        attacker_knows=attacked.copy(), attacker_accuracy=accuracy, amplification=k,
+        bad_tested=bad_tested,
+        guess_words=guess,
+        attacker_knows=attacked.copy(),
+        attacker_accuracy=accuracy,
+        amplification=k,
     )
 
 
-def vga_ring_allreduce(inputs, *, bits: int = 8, test_fraction: float = 0.5,
-                       source: str = "honest", pair_fidelity: float = 1.0, seed=None,
-                       **source_options) -> VGARingResult:
+def vga_ring_allreduce(
+    inputs,
+    *,
+    bits: int = 8,
+    test_fraction: float = 0.5,
+    source: str = "honest",
+    pair_fidelity: float = 1.0,
+    seed=None,
+    **source_options,
+) -> VGARingResult:
     """Verified pads + superdense ring: the masked values ``x_j + r_j`` (the VGA transcript, pads
     form) are summed by :func:`qring_edu.ring_allreduce` with ``transport="superdense"``.
 
@@ -1392,21 +1481,29 @@ def vga_ring_allreduce(inputs, *, bits: int = 8, test_fraction: float = 0.5,
     """
     check_seed(seed)
     rng = np.random.default_rng(seed)
-    vga = vga_aggregate(inputs, bits=bits, test_fraction=test_fraction, source=source,
-                        seed=rng, **source_options)
-    ring = ring_allreduce(vga.transcript, transport="superdense", bits=bits,
-                          pair_fidelity=pair_fidelity, seed=rng)
+    vga = vga_aggregate(
+        inputs, bits=bits, test_fraction=test_fraction, source=source, seed=rng, **source_options
+    )
+    ring = ring_allreduce(
+        vga.transcript, transport="superdense", bits=bits, pair_fidelity=pair_fidelity, seed=rng
+    )
     led = ring.ledger
-    ledger = VGALedger(workers=vga.workers, ring_online_qubits=led.online_qubits(),
-                       ring_ebits=led.ebits(), ring_offline_qubits=led.offline_qubits(),
-                       ghz_delivered=vga.ghz_delivered, ghz_used=vga.ghz_used,
-                       ghz_tested=vga.ghz_tested)
+    ledger = VGALedger(
+        workers=vga.workers,
+        ring_online_qubits=led.online_qubits(),
+        ring_ebits=led.ebits(),
+        ring_offline_qubits=led.offline_qubits(),
+        ghz_delivered=vga.ghz_delivered,
+        ghz_used=vga.ghz_used,
+        ghz_tested=vga.ghz_tested,
+    )
     return VGARingResult(vga=vga, ring=ring, ledger=ledger)
 
 
 # --------------------------------------------------------------------------------------------
 # Soundness: epsilon
 # --------------------------------------------------------------------------------------------
+
 
 def _log_comb(n, k):
     return gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)
@@ -1431,7 +1528,8 @@ _DETECTION_HELP = (
     "the probability that testing one bad register-copy exposes it. It depends on the attack "
     "and on P (e.g. 7/16 for known pads on one qubit GHZ at P = 4, 1/4 for a split worker), so "
     "there is no default: take it from qring_edu.vga.detection_probability(attack, workers, "
-    "bits=bits), or give a number in [0, 1]")
+    "bits=bits), or give a number in [0, 1]"
+)
 
 
 def _require_detection(detection, function: str) -> float:
@@ -1440,8 +1538,14 @@ def _require_detection(detection, function: str) -> float:
     return check_float(detection, "detection", 0.0, 1.0)
 
 
-def vga_cheat_probability(n_copies: int, test_fraction: float, bad_copies: int,
-                          bad_fraction: float, *, detection: float | None = None) -> float:
+def vga_cheat_probability(
+    n_copies: int,
+    test_fraction: float,
+    bad_copies: int,
+    bad_fraction: float,
+    *,
+    detection: float | None = None,
+) -> float:
     """Probability that a source delivering ``bad_copies`` bad copies among ``n_copies`` passes
     every test *and* more than ``bad_fraction`` of the used copies are bad.
 
@@ -1463,8 +1567,9 @@ def vga_cheat_probability(n_copies: int, test_fraction: float, bad_copies: int,
     return _cheat(n, _tested_count(n, f), b, beta, delta)
 
 
-def vga_epsilon(n_copies: int, test_fraction: float, bad_fraction: float, *,
-                detection: float | None = None) -> float:
+def vga_epsilon(
+    n_copies: int, test_fraction: float, bad_fraction: float, *, detection: float | None = None
+) -> float:
     """Soundness error: the largest probability, over the number B of bad copies the source
     plants, that every test passes while more than ``bad_fraction`` of the used copies are bad.
 
@@ -1549,14 +1654,17 @@ def vga_epsilon_floor(n_copies: int, test_fraction: float, bad_fraction: float) 
 # Qiskit path (small P and b)
 # --------------------------------------------------------------------------------------------
 
+
 def _check_column(x, bits: int) -> list[int]:
     arr = _check_inputs(np.asarray(x).reshape(-1, 1) if np.ndim(x) == 1 else x, bits)
     if arr.shape[1] != 1:
         raise ValueError(f"x must be one entry per worker, shape (P,), got shape {np.shape(x)}")
     P = arr.shape[0]
     if P * bits > MAX_CIRCUIT_QUBITS:
-        raise ValueError(f"the Qiskit path needs P * bits <= {MAX_CIRCUIT_QUBITS} qubits, "
-                         f"got P = {P}, bits = {bits}")
+        raise ValueError(
+            f"the Qiskit path needs P * bits <= {MAX_CIRCUIT_QUBITS} qubits, "
+            f"got P = {P}, bits = {bits}"
+        )
     return [int(v) & word_mask(bits) for v in arr[:, 0]]
 
 
@@ -1665,8 +1773,9 @@ def ghz_test_circuit(y_settings, *, phases=None, flip: bool = False):
     return qc
 
 
-def vga_aggregate_qiskit(inputs, *, bits: int = 2, source: str = "honest", noise=None,
-                         seed=None) -> np.ndarray:
+def vga_aggregate_qiskit(
+    inputs, *, bits: int = 2, source: str = "honest", noise=None, seed=None
+) -> np.ndarray:
     """Transcript of the aggregation run as Qiskit circuits on Aer, one shot per entry.
 
     Same sources as :func:`vga_aggregate` for the *used* copies (``"eavesdropper"`` is
@@ -1713,10 +1822,15 @@ def vga_aggregate_qiskit(inputs, *, bits: int = 2, source: str = "honest", noise
     out = np.zeros((P, d), dtype=np.int64)
     circuits = [vga_circuit(list(k[0]), bits, flips=k[1], pads=k[2]) for k in groups]
     compiled = transpile(circuits, sim, optimization_level=0)
-    for circ, (key, members) in zip(compiled, groups.items()):
+    for circ, (_key, members) in zip(compiled, groups.items()):
         # A fresh simulator seed per job: reusing one seed would correlate the groups' shots.
-        memory = sim.run(circ, shots=len(members), memory=True,
-                         seed_simulator=int(rng.integers(0, 2**31))).result().get_memory()
+        memory = (
+            sim.run(
+                circ, shots=len(members), memory=True, seed_simulator=int(rng.integers(0, 2**31))
+            )
+            .result()
+            .get_memory()
+        )
         for e, word in zip(members, memory):
             regs = word.split()[::-1]  # Qiskit prints the last register first
             out[:, e] = [int(s, 2) for s in regs]

@@ -91,16 +91,19 @@ def vqc_n_parameters(qubits: int = VQC_QUBITS, layers: int = VQC_LAYERS) -> int:
 def _check_features(X, name: str = "X") -> np.ndarray:
     arr = as_numeric_array(X, name).astype(np.float64, copy=False)
     if arr.ndim != 2 or arr.shape[1] != 2 or arr.shape[0] < 1:
-        raise ValueError(f"{name} must have shape (N, 2) with N >= 1 (two-moons features), "
-                         f"got shape {arr.shape}")
+        raise ValueError(
+            f"{name} must have shape (N, 2) with N >= 1 (two-moons features), got shape {arr.shape}"
+        )
     return arr
 
 
 def _check_params(params, n_params: int, name: str = "params") -> np.ndarray:
     arr = as_numeric_array(params, name).astype(np.float64, copy=False)
     if arr.ndim not in (1, 2) or arr.shape[-1] != n_params or (arr.ndim == 2 and not arr.shape[0]):
-        raise ValueError(f"{name} must have shape ({n_params},) or (M, {n_params}) for this "
-                         f"circuit (2 * qubits * layers parameters), got shape {arr.shape}")
+        raise ValueError(
+            f"{name} must have shape ({n_params},) or (M, {n_params}) for this "
+            f"circuit (2 * qubits * layers parameters), got shape {arr.shape}"
+        )
     return arr
 
 
@@ -119,7 +122,7 @@ def vqc_encoding(X) -> np.ndarray:
     return (X - np.asarray(FEATURE_CENTER)) / np.asarray(FEATURE_HALF_WIDTH) * (np.pi / 2)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _entangler_permutation(qubits: int) -> np.ndarray:
     """Index array ``perm`` with ``new_state = state[..., perm]`` for the layer's CNOTs."""
     idx = np.arange(2**qubits)
@@ -182,13 +185,12 @@ def _scores(params2d: np.ndarray, angles: np.ndarray, qubits: int, layers: int) 
     m_chunk = max(1, _MAX_AMPLITUDES // (dim * n_chunk))
     for m0 in range(0, M, m_chunk):
         for n0 in range(0, N, n_chunk):
-            psi = _simulate(params2d[m0:m0 + m_chunk], angles[n0:n0 + n_chunk], qubits, layers)
-            out[m0:m0 + m_chunk, n0:n0 + n_chunk] = (psi.real**2 + psi.imag**2) @ z
+            psi = _simulate(params2d[m0 : m0 + m_chunk], angles[n0 : n0 + n_chunk], qubits, layers)
+            out[m0 : m0 + m_chunk, n0 : n0 + n_chunk] = (psi.real**2 + psi.imag**2) @ z
     return out
 
 
-def vqc_statevector(params, x, *, qubits: int = VQC_QUBITS, layers: int = VQC_LAYERS
-                    ) -> np.ndarray:
+def vqc_statevector(params, x, *, qubits: int = VQC_QUBITS, layers: int = VQC_LAYERS) -> np.ndarray:
     """The circuit's final state for one parameter vector and one sample, shape (2**qubits,).
 
     Amplitude ``i`` belongs to the basis state whose bit ``q`` is qubit ``q`` (little-endian, as
@@ -203,8 +205,9 @@ def vqc_statevector(params, x, *, qubits: int = VQC_QUBITS, layers: int = VQC_LA
     qubits, layers = _check_size(qubits, layers)
     p = _check_params(params, 2 * qubits * layers)
     if p.ndim != 1:
-        raise ValueError(f"params must be one parameter vector of shape ({p.shape[-1]},), "
-                         f"got shape {p.shape}")
+        raise ValueError(
+            f"params must be one parameter vector of shape ({p.shape[-1]},), got shape {p.shape}"
+        )
     x = as_numeric_array(x, "x").astype(np.float64, copy=False)
     if x.shape != (2,):
         raise ValueError(f"x must be one sample of shape (2,), got shape {x.shape}")
@@ -245,8 +248,9 @@ def _shifted(p: np.ndarray) -> np.ndarray:
     return np.vstack([p + eye, p - eye])
 
 
-def vqc_score_gradient(params, X, *, qubits: int = VQC_QUBITS, layers: int = VQC_LAYERS
-                       ) -> np.ndarray:
+def vqc_score_gradient(
+    params, X, *, qubits: int = VQC_QUBITS, layers: int = VQC_LAYERS
+) -> np.ndarray:
     """``∂s(x_i)/∂θ_j`` by the parameter-shift rule (fast path), shape (N, n_params).
 
     ``[s(θ + (π/2) e_j) - s(θ - (π/2) e_j)] / 2``: exact, because θ_j enters exactly one gate
@@ -265,8 +269,9 @@ def vqc_score_gradient(params, X, *, qubits: int = VQC_QUBITS, layers: int = VQC
     qubits, layers = _check_size(qubits, layers)
     p = _check_params(params, 2 * qubits * layers)
     if p.ndim != 1:
-        raise ValueError(f"params must be one parameter vector of shape ({p.shape[-1]},), "
-                         f"got shape {p.shape}")
+        raise ValueError(
+            f"params must be one parameter vector of shape ({p.shape[-1]},), got shape {p.shape}"
+        )
     s = _scores(_shifted(p), vqc_encoding(X), qubits, layers)
     n = p.size
     return ((s[:n] - s[n:]) / 2).T
@@ -311,8 +316,9 @@ def parameter_shift(score, params, index: int, *, shift: float = SHIFT):
 def _labels(y, n: int) -> np.ndarray:
     arr = as_numeric_array(y, "y")
     if arr.shape != (n,):
-        raise ValueError(f"y must have shape ({n},): one label in {{0, 1}} per row of X, "
-                         f"got shape {arr.shape}")
+        raise ValueError(
+            f"y must have shape ({n},): one label in {{0, 1}} per row of X, got shape {arr.shape}"
+        )
     if not np.all((arr == 0) | (arr == 1)):
         raise ValueError("y must contain only the labels 0 and 1")
     return arr.astype(np.int64)
@@ -348,14 +354,15 @@ def vqc_loss_and_grad(params, X, y, *, qubits: int = VQC_QUBITS, layers: int = V
     qubits, layers = _check_size(qubits, layers)
     p = _check_params(params, 2 * qubits * layers)
     if p.ndim != 1:
-        raise ValueError(f"params must be one parameter vector of shape ({p.shape[-1]},), "
-                         f"got shape {p.shape}")
+        raise ValueError(
+            f"params must be one parameter vector of shape ({p.shape[-1]},), got shape {p.shape}"
+        )
     angles = vqc_encoding(X)
     y = _labels(y, angles.shape[0])
     s = _scores(np.vstack([p[None], _shifted(p)]), angles, qubits, layers)
     loss, dlds, acc = _bce(s[0], y)
     n = p.size
-    grad = ((s[1:n + 1] - s[n + 1:]) / 2) @ dlds
+    grad = ((s[1 : n + 1] - s[n + 1 :]) / 2) @ dlds
     return float(loss), grad, float(acc)
 
 
@@ -432,8 +439,9 @@ def vqc_observable(qubits: int = VQC_QUBITS):
     return SparsePauliOp("I" * (qubits - 1) + "Z")
 
 
-def _qiskit_expectations(params2d: np.ndarray, X: np.ndarray, qubits: int, layers: int
-                         ) -> np.ndarray:
+def _qiskit_expectations(
+    params2d: np.ndarray, X: np.ndarray, qubits: int, layers: int
+) -> np.ndarray:
     """⟨Z_0⟩ from ``StatevectorEstimator`` per (parameter vector, sample), shape (M, N)."""
     from qiskit.primitives import StatevectorEstimator  # noqa: PLC0415 (Qiskit path)
 
@@ -449,8 +457,9 @@ def _qiskit_expectations(params2d: np.ndarray, X: np.ndarray, qubits: int, layer
     return np.asarray(job.result()[0].data.evs, dtype=np.float64).reshape(M, N)
 
 
-def vqc_scores_qiskit(params, X, *, qubits: int = VQC_QUBITS, layers: int = VQC_LAYERS
-                      ) -> np.ndarray:
+def vqc_scores_qiskit(
+    params, X, *, qubits: int = VQC_QUBITS, layers: int = VQC_LAYERS
+) -> np.ndarray:
     """:func:`vqc_scores` on the Qiskit path: ``StatevectorEstimator`` with the circuit of
     :func:`vqc_circuit` and the observable of :func:`vqc_observable`. Shape (N,) or (M, N).
 
@@ -467,8 +476,9 @@ def vqc_scores_qiskit(params, X, *, qubits: int = VQC_QUBITS, layers: int = VQC_
     return s[0] if p.ndim == 1 else s
 
 
-def vqc_score_gradient_qiskit(params, X, *, qubits: int = VQC_QUBITS, layers: int = VQC_LAYERS
-                              ) -> np.ndarray:
+def vqc_score_gradient_qiskit(
+    params, X, *, qubits: int = VQC_QUBITS, layers: int = VQC_LAYERS
+) -> np.ndarray:
     """:func:`vqc_score_gradient` on the Qiskit path: the parameter-shift rule with the 2 n_params
     shifted circuits evaluated by ``StatevectorEstimator`` (one pub). Shape (N, n_params).
 
@@ -483,8 +493,9 @@ def vqc_score_gradient_qiskit(params, X, *, qubits: int = VQC_QUBITS, layers: in
     qubits, layers = _check_size(qubits, layers)
     p = _check_params(params, 2 * qubits * layers)
     if p.ndim != 1:
-        raise ValueError(f"params must be one parameter vector of shape ({p.shape[-1]},), "
-                         f"got shape {p.shape}")
+        raise ValueError(
+            f"params must be one parameter vector of shape ({p.shape[-1]},), got shape {p.shape}"
+        )
     s = _qiskit_expectations(_shifted(p), _check_features(X), qubits, layers)
     n = p.size
     return ((s[:n] - s[n:]) / 2).T

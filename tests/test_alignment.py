@@ -47,16 +47,24 @@ def test_subspace_statevector_and_qiskit_agree(P, c):
 def test_statevector_path_at_moderate_size():
     g, h = aligned_pair(1000, -0.05, seed=4)
     for k in (0, 3, 11):
-        assert math.isclose(gapip_probability(g, h, k),
-                            gapip_probability(g, h, k, method="statevector"), abs_tol=1e-10)
+        assert math.isclose(
+            gapip_probability(g, h, k),
+            gapip_probability(g, h, k, method="statevector"),
+            abs_tol=1e-10,
+        )
 
 
 def test_circuit_structure_counts_passes():
     g, h = aligned_pair(4, 0.5, seed=0)
     qc = gapip_circuit(g, h, 2)
     labels = [inst.operation.label for inst in qc.data if inst.operation.name == "barrier"]
-    assert labels == ["server → client", "client → server", "server → client",
-                      "client → server", "server → client"]  # 2k + 1 passes
+    assert labels == [
+        "server → client",
+        "client → server",
+        "server → client",
+        "client → server",
+        "server → client",
+    ]  # 2k + 1 passes
     assert qc.num_qubits == 3 and qc.num_clbits == 3
 
 
@@ -153,7 +161,8 @@ def test_decision_is_frozen():
         d.verdict = "conflicting"
 
 
-from hypothesis import given, strategies as st  # noqa: E402
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st
 
 
 @given(P=st.integers(1, 40), k=st.integers(0, 20), seed=st.integers(0, 2**16))

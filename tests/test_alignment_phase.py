@@ -12,6 +12,8 @@ from scipy.stats import binom
 
 from qring_edu.alignment import (
     GAPIP_PROTOCOLS,
+    _interval,
+    _run_sketch,
     alignment_angle,
     alignment_state,
     classical_bits,
@@ -24,7 +26,6 @@ from qring_edu.alignment import (
     reflection_circuit,
     sketch_bits,
 )
-from qring_edu.alignment import _interval, _run_sketch
 from qring_edu.experiments.alignment import aligned_pair
 
 
@@ -67,11 +68,17 @@ def test_phase_estimation_circuit_counts_passes():
     g, h = aligned_pair(4, 0.5, seed=0)
     qc = gapip_circuit(g, h, 3, protocol="phase_estimation")
     labels = [i.operation.label for i in qc.data if i.operation.name == "barrier"]
-    assert labels == ["server → client", "client → server", "server → client",
-                      "client → server", "server → client"]       # 2K - 1 passes
+    assert labels == [
+        "server → client",
+        "client → server",
+        "server → client",
+        "client → server",
+        "server → client",
+    ]  # 2K - 1 passes
     assert qc.num_qubits == n_register_qubits(4) + 1 and qc.num_clbits == 1
-    names = [i.operation.label for i in qc.data if i.operation.name not in ("barrier", "h",
-                                                                           "measure")]
+    names = [
+        i.operation.label for i in qc.data if i.operation.name not in ("barrier", "h", "measure")
+    ]
     assert names == ["U_g", "c-R_h", "c-R_g", "c-R_h", "c-R_g", "c-R_h"]
 
 
@@ -86,8 +93,11 @@ def test_phase_estimation_cost_and_rounds_accounting():
     assert d.rounds == sum(2 * s.k - 1 for s in d.steps)
     # Amplitude estimation records its per-step qubits too.
     q = gapip(g, h, 0.2, seed=5)
-    assert q.cost == sum(s.qubits for s in q.steps) == sum(s.shots * n * (2 * s.k + 1)
-                                                            for s in q.steps)
+    assert (
+        q.cost
+        == sum(s.qubits for s in q.steps)
+        == sum(s.shots * n * (2 * s.k + 1) for s in q.steps)
+    )
     assert "phase_estimation" in GAPIP_PROTOCOLS
 
 
@@ -152,7 +162,7 @@ def test_exact_sketch_error_rate_is_at_most_delta():
     tau, delta = 0.1, 0.05
     k = sketch_bits(tau, delta, bound="exact")
     rng = np.random.default_rng(0)
-    g, h = _pair(-tau)                      # conflicting: an error is agree >= 1/2
+    g, h = _pair(-tau)  # conflicting: an error is agree >= 1/2
     errors = sum(_run_sketch(g, h, k, rng) >= 0.5 for _ in range(2000))
     assert errors / 2000 <= delta + 3 * math.sqrt(delta * (1 - delta) / 2000)
 

@@ -26,22 +26,46 @@ def test_bars_of_the_prose_are_escaped():
 
 
 def test_literals_roles_doctests_and_literal_blocks_are_kept():
-    lines = ["``|x| <= m``, :math:`|a|`, `|b|` and ``a`` stay; |c| does not", "",
-             ">>> abs(-1)  # |x|", "1", "", "A block::", "", "    |kept|", "", "after |d|",
-             r"already \|escaped\|"]
+    lines = [
+        "``|x| <= m``, :math:`|a|`, `|b|` and ``a`` stay; |c| does not",
+        "",
+        ">>> abs(-1)  # |x|",
+        "1",
+        "",
+        "A block::",
+        "",
+        "    |kept|",
+        "",
+        "after |d|",
+        r"already \|escaped\|",
+    ]
     assert api_docs.escape_docstring(lines) == [
-        r"``|x| <= m``, :math:`|a|`, `|b|` and ``a`` stay; \|c\| does not", "",
-        ">>> abs(-1)  # |x|", "1", "", "A block::", "", "    |kept|", "", r"after \|d\|",
-        r"already \|escaped\|"]
+        r"``|x| <= m``, :math:`|a|`, `|b|` and ``a`` stay; \|c\| does not",
+        "",
+        ">>> abs(-1)  # |x|",
+        "1",
+        "",
+        "A block::",
+        "",
+        "    |kept|",
+        "",
+        r"after \|d\|",
+        r"already \|escaped\|",
+    ]
 
 
-@pytest.mark.parametrize("lines, summary", [
-    (["Pairs ``(i, j)`` of ``0 .. P-1``. More text."], "Pairs ``(i, j)`` of ``0 .. P-1``."),
-    (["One line. Two."], "One line."),
-    (["", "First", "line continues. Next sentence.", "", "Second paragraph."],
-     "First line continues."),
-    (["No full stop"], "No full stop"),
-])
+@pytest.mark.parametrize(
+    "lines, summary",
+    [
+        (["Pairs ``(i, j)`` of ``0 .. P-1``. More text."], "Pairs ``(i, j)`` of ``0 .. P-1``."),
+        (["One line. Two."], "One line."),
+        (
+            ["", "First", "line continues. Next sentence.", "", "Second paragraph."],
+            "First line continues.",
+        ),
+        (["No full stop"], "No full stop"),
+    ],
+)
 def test_first_sentence_is_never_cut_inside_markup(lines, summary):
     assert api_docs.first_sentence(lines, SETTINGS) == summary
 
@@ -54,16 +78,21 @@ def test_relative_references_become_absolute():
     line = "see :func:`ring_schedule`, :func:`~chunk_bounds` and :func:`qring_edu.x`"
     assert api_docs._absolute_refs(line, scopes) == (
         "see :func:`ring_schedule <qring_edu.ring.ring_schedule>`, "
-        ":func:`chunk_bounds <qring_edu.ring.chunk_bounds>` and :func:`qring_edu.x`")
+        ":func:`chunk_bounds <qring_edu.ring.chunk_bounds>` and :func:`qring_edu.x`"
+    )
     # A method's scopes start with its class.
     scopes = api_docs._scopes("qring_edu.Ledger.online_bits", qring_edu.Ledger.online_bits)
     assert scopes[0] == "qring_edu.ledger.Ledger"
-    assert api_docs._absolute_refs(":meth:`ebits`", scopes) == \
-        ":meth:`ebits <qring_edu.ledger.Ledger.ebits>`"
+    assert (
+        api_docs._absolute_refs(":meth:`ebits`", scopes)
+        == ":meth:`ebits <qring_edu.ledger.Ledger.ebits>`"
+    )
     # A figure module's docstring may name a protocol function the package re-exports.
     scopes = api_docs._scopes("qring_edu.figures.holevo.plot_dense_coding", lambda: None)
-    assert api_docs._absolute_refs(":func:`ghz_test_circuit`", scopes) == \
-        ":func:`ghz_test_circuit <qring_edu.ghz_test_circuit>`"
+    assert (
+        api_docs._absolute_refs(":func:`ghz_test_circuit`", scopes)
+        == ":func:`ghz_test_circuit <qring_edu.ghz_test_circuit>`"
+    )
 
 
 def test_deprecated_paths_do_not_import():

@@ -41,125 +41,188 @@ TIMEOUT = 600  # seconds per otter command (a generous cap, not a target)
 # (None: left unattempted as in the student version). Every other answer is the solution.
 # The comments give the points each question should earn.
 PARTIAL: dict[str, tuple[dict[int, str | None], float]] = {
-    "a1_ring_ledger": ({
-        # q1 1/2: the right sum, but computed with NumPy instead of the ring
-        0: "ring_result = None\nsummed = grads.sum(axis=0)",
-        # q2 2/3: right when P divides d, wrong for uneven chunks
-        1: "def link_bits(P, d, bits):\n    return 2 * (P - 1) * (d // P) * bits",
-        # q3 2/2 (solution); q4 0/3: unattempted
-        3: None,
-    }, 5.0),
-    "a2_superdense_holevo": ({
-        # q1 2/2 (solution); q2 2/3: symbol error right, bit error = symbol error (wrong)
-        1: "def symbol_error(F):\n    return 1 - F\n\ndef bit_error(F):\n    return 1 - F",
-        # q3 0/2: unattempted
-        2: None,
-        # q4 1/3: capacity right, the inversion returns the entanglement threshold F = 1/2
-        3: ("def capacity(f):\n"
-            "    p = np.array([f, (1 - f) / 3, (1 - f) / 3, (1 - f) / 3])\n"
-            "    p = p[p > 0]\n    return 2 + float(np.sum(p * np.log2(p)))\n\n"
-            "def fidelity_for(level):\n    return 0.5\n\nF_15 = fidelity_for(1.5)"),
-    }, 5.0),
-    "a3_vga_known_pads": ({
-        # q1 0/2: forgot the reduction modulo 2**10
-        0: "last_announcement = 200 - (613 + 998 + 77)",
-        # q2 0/2: 2**-P instead of 2**(1-P)
-        1: "def detection(P):\n    return (1 - 2.0 ** -P) / 2",
-        # q3 1/3: survival right with the right detection, tests_needed one short (floor)
-        2: ("survival_20 = (1 - (1 - 2.0 ** -4) / 2) ** 20\n\n"
-            "def tests_needed(P, target):\n"
-            "    return math.floor(math.log(target) / math.log(1 - (1 - 2.0 ** (1 - P)) / 2))"),
-        # q4 2/3: the attack read right, the honest total summed without the protocol
-        3: ("attack = vga_aggregate(inputs, bits=BITS, test_fraction=0.3, source='known_pads',"
-            " seed=21)\nattack_detected = not attack.accepted\n"
-            "failed_tests = attack.tests_failed\nhonest_total = inputs.sum(axis=0)"),
-    }, 3.0),
-    "a4_gapip_tieaudit": ({
-        # q1 0/3: fits log y against x instead of log x
-        0: ("def fit_slope(x, y):\n    return float(np.polyfit(x, np.log(y), 1)[0])\n\n"
-            "gapip_quantum_slope = fit_slope(1 / scan.taus, scan.quantum_cost)\n"
-            "gapip_classical_slope = fit_slope(1 / scan.taus, scan.classical_cost)"),
-        # q2 2/2 (solution); q3 0/2: the solution, but through the wrong fit_slope;
-        # q4 2/3: crossover right, the second one at the wrong ε
-        3: ("def crossover_P(audit):\n"
-            "    return int(audit.Ps[np.argmax(audit.quantum_cost < audit.classical_cost)])\n\n"
-            "crossover_eps_003 = tieaudit_crossover(0.07)"),
-    }, 4.0),
+    "a1_ring_ledger": (
+        {
+            # q1 1/2: the right sum, but computed with NumPy instead of the ring
+            0: "ring_result = None\nsummed = grads.sum(axis=0)",
+            # q2 2/3: right when P divides d, wrong for uneven chunks
+            1: "def link_bits(P, d, bits):\n    return 2 * (P - 1) * (d // P) * bits",
+            # q3 2/2 (solution); q4 0/3: unattempted
+            3: None,
+        },
+        5.0,
+    ),
+    "a2_superdense_holevo": (
+        {
+            # q1 2/2 (solution); q2 2/3: symbol error right, bit error = symbol error (wrong)
+            1: "def symbol_error(F):\n    return 1 - F\n\ndef bit_error(F):\n    return 1 - F",
+            # q3 0/2: unattempted
+            2: None,
+            # q4 1/3: capacity right, the inversion returns the entanglement threshold F = 1/2
+            3: (
+                "def capacity(f):\n"
+                "    p = np.array([f, (1 - f) / 3, (1 - f) / 3, (1 - f) / 3])\n"
+                "    p = p[p > 0]\n    return 2 + float(np.sum(p * np.log2(p)))\n\n"
+                "def fidelity_for(level):\n    return 0.5\n\nF_15 = fidelity_for(1.5)"
+            ),
+        },
+        5.0,
+    ),
+    "a3_vga_known_pads": (
+        {
+            # q1 0/2: forgot the reduction modulo 2**10
+            0: "last_announcement = 200 - (613 + 998 + 77)",
+            # q2 0/2: 2**-P instead of 2**(1-P)
+            1: "def detection(P):\n    return (1 - 2.0 ** -P) / 2",
+            # q3 1/3: survival right with the right detection, tests_needed one short (floor)
+            2: (
+                "survival_20 = (1 - (1 - 2.0 ** -4) / 2) ** 20\n\n"
+                "def tests_needed(P, target):\n"
+                "    return math.floor(math.log(target) / math.log(1 - (1 - 2.0 ** (1 - P)) / 2))"
+            ),
+            # q4 2/3: the attack read right, the honest total summed without the protocol
+            3: (
+                "attack = vga_aggregate(inputs, bits=BITS, test_fraction=0.3, source='known_pads',"
+                " seed=21)\nattack_detected = not attack.accepted\n"
+                "failed_tests = attack.tests_failed\nhonest_total = inputs.sum(axis=0)"
+            ),
+        },
+        3.0,
+    ),
+    "a4_gapip_tieaudit": (
+        {
+            # q1 0/3: fits log y against x instead of log x
+            0: (
+                "def fit_slope(x, y):\n    return float(np.polyfit(x, np.log(y), 1)[0])\n\n"
+                "gapip_quantum_slope = fit_slope(1 / scan.taus, scan.quantum_cost)\n"
+                "gapip_classical_slope = fit_slope(1 / scan.taus, scan.classical_cost)"
+            ),
+            # q2 2/2 (solution); q3 0/2: the solution, but through the wrong fit_slope;
+            # q4 2/3: crossover right, the second one at the wrong ε
+            3: (
+                "def crossover_P(audit):\n"
+                "    return int(audit.Ps[np.argmax(audit.quantum_cost < audit.classical_cost)])\n\n"
+                "crossover_eps_003 = tieaudit_crossover(0.07)"
+            ),
+        },
+        4.0,
+    ),
 }
 
 # Shortcut submissions: the answer cells of the questions that forbid a library function,
 # answered by calling it (every other answer is the solution), and the score that leaves.
 SHORTCUT: dict[str, tuple[dict[int, str], float]] = {
-    "a1_ring_ledger": ({
-        # q2 0/3 and q3 0/2: read the ledger of a real run instead of the schedule
-        1: ("def link_bits(P, d, bits):\n"
-            "    return ring_allreduce(np.zeros((P, d), dtype=int), bits=bits)"
-            ".ledger.online_bits()"),
-        2: ("def superdense_link_use(P, d, bits):\n"
-            "    led = ring_allreduce(np.zeros((P, d), dtype=int), bits=bits,\n"
-            "                         transport='superdense').ledger\n"
-            "    return {'online_qubits': led.online_qubits(), 'ebits': led.ebits(),\n"
-            "            'offline_qubits': led.offline_qubits()}"),
-        # q4 1/3: the library's timing functions (the number is right, the function is not)
-        3: ("import qring_edu as qr\n"
-            "def speedup(P, d, bits, alpha, beta):\n"
-            "    return (qr.parameter_server_time(P, d, bits, alpha, beta)\n"
-            "            / qr.ring_time(P, d, bits, alpha, beta))\n\n"
-            "speedup_bert = speedup(24, 340_000_000, 16, 20e-6, 4e-11)"),
-    }, 3.0),
-    "a2_superdense_holevo": ({
-        # q2 0/3: error rates read off the library's outcome table
-        1: ("def symbol_error(F):\n"
-            "    return 1 - superdense_outcome_probabilities(0, 0, pair_fidelity=F)[(0, 0)]\n\n"
-            "def bit_error(F):\n"
-            "    p = superdense_outcome_probabilities(0, 0, pair_fidelity=F)\n"
-            "    return p[(0, 1)] + p[(1, 1)]"),
-        # q4 0/3: the library's capacity and threshold
-        3: ("from qring_edu import dense_coding_threshold, isotropic_capacity\n"
-            "def capacity(f):\n    return isotropic_capacity(f)\n\n"
-            "def fidelity_for(level):\n    return dense_coding_threshold(level)\n\n"
-            "F_15 = fidelity_for(1.5)"),
-    }, 4.0),
-    "a3_vga_known_pads": ({
-        # q2 0/2: the library's detection probability
-        1: ("from qring_edu.vga import known_pads_detection\n"
-            "def detection(P):\n    return known_pads_detection(P)"),
-        # q3 1/3: survival right (a number), tests_needed through the library (0/2)
-        2: ("from qring_edu.vga import known_pads_detection\n"
-            "survival_20 = (1 - known_pads_detection(5)) ** 20\n\n"
-            "def tests_needed(P, target):\n"
-            "    return math.ceil(math.log(target) / math.log(1 - known_pads_detection(P)))"),
-    }, 6.0),
-    "a4_gapip_tieaudit": ({
-        # q1 1/3: the library's fit (the two slopes are right, the function is not)
-        0: ("from qring_edu import loglog_slope\n"
-            "def fit_slope(x, y):\n    return loglog_slope(x, y)\n\n"
-            "gapip_quantum_slope = fit_slope(1 / scan.taus, scan.quantum_cost)\n"
-            "gapip_classical_slope = fit_slope(1 / scan.taus, scan.classical_cost)"),
-        # q2 0/2: the library's sketch length
-        1: ("from qring_edu.alignment import sketch_bits\n"
-            "def sign_sketch_bits(tau, delta):\n    return sketch_bits(tau, delta)\n\n"
-            "sketch_bits_007 = sign_sketch_bits(0.07, 0.01)"),
-        # q3 1/2 and q4 1/3: the scan's precomputed fields (fail on arrays-only scans)
-        2: "def tieaudit_laws(audit):\n    return audit.classical_slope, audit.copies",
-        3: ("def crossover_P(audit):\n    return audit.crossover_P\n\n"
-            "crossover_eps_003 = tieaudit_crossover(0.03)"),
-    }, 3.0),
+    "a1_ring_ledger": (
+        {
+            # q2 0/3 and q3 0/2: read the ledger of a real run instead of the schedule
+            1: (
+                "def link_bits(P, d, bits):\n"
+                "    return ring_allreduce(np.zeros((P, d), dtype=int), bits=bits)"
+                ".ledger.online_bits()"
+            ),
+            2: (
+                "def superdense_link_use(P, d, bits):\n"
+                "    led = ring_allreduce(np.zeros((P, d), dtype=int), bits=bits,\n"
+                "                         transport='superdense').ledger\n"
+                "    return {'online_qubits': led.online_qubits(), 'ebits': led.ebits(),\n"
+                "            'offline_qubits': led.offline_qubits()}"
+            ),
+            # q4 1/3: the library's timing functions (the number is right, the function is not)
+            3: (
+                "import qring_edu as qr\n"
+                "def speedup(P, d, bits, alpha, beta):\n"
+                "    return (qr.parameter_server_time(P, d, bits, alpha, beta)\n"
+                "            / qr.ring_time(P, d, bits, alpha, beta))\n\n"
+                "speedup_bert = speedup(24, 340_000_000, 16, 20e-6, 4e-11)"
+            ),
+        },
+        3.0,
+    ),
+    "a2_superdense_holevo": (
+        {
+            # q2 0/3: error rates read off the library's outcome table
+            1: (
+                "def symbol_error(F):\n"
+                "    return 1 - superdense_outcome_probabilities(0, 0, pair_fidelity=F)[(0, 0)]\n\n"
+                "def bit_error(F):\n"
+                "    p = superdense_outcome_probabilities(0, 0, pair_fidelity=F)\n"
+                "    return p[(0, 1)] + p[(1, 1)]"
+            ),
+            # q4 0/3: the library's capacity and threshold
+            3: (
+                "from qring_edu import dense_coding_threshold, isotropic_capacity\n"
+                "def capacity(f):\n    return isotropic_capacity(f)\n\n"
+                "def fidelity_for(level):\n    return dense_coding_threshold(level)\n\n"
+                "F_15 = fidelity_for(1.5)"
+            ),
+        },
+        4.0,
+    ),
+    "a3_vga_known_pads": (
+        {
+            # q2 0/2: the library's detection probability
+            1: (
+                "from qring_edu.vga import known_pads_detection\n"
+                "def detection(P):\n    return known_pads_detection(P)"
+            ),
+            # q3 1/3: survival right (a number), tests_needed through the library (0/2)
+            2: (
+                "from qring_edu.vga import known_pads_detection\n"
+                "survival_20 = (1 - known_pads_detection(5)) ** 20\n\n"
+                "def tests_needed(P, target):\n"
+                "    return math.ceil(math.log(target) / math.log(1 - known_pads_detection(P)))"
+            ),
+        },
+        6.0,
+    ),
+    "a4_gapip_tieaudit": (
+        {
+            # q1 1/3: the library's fit (the two slopes are right, the function is not)
+            0: (
+                "from qring_edu import loglog_slope\n"
+                "def fit_slope(x, y):\n    return loglog_slope(x, y)\n\n"
+                "gapip_quantum_slope = fit_slope(1 / scan.taus, scan.quantum_cost)\n"
+                "gapip_classical_slope = fit_slope(1 / scan.taus, scan.classical_cost)"
+            ),
+            # q2 0/2: the library's sketch length
+            1: (
+                "from qring_edu.alignment import sketch_bits\n"
+                "def sign_sketch_bits(tau, delta):\n    return sketch_bits(tau, delta)\n\n"
+                "sketch_bits_007 = sign_sketch_bits(0.07, 0.01)"
+            ),
+            # q3 1/2 and q4 1/3: the scan's precomputed fields (fail on arrays-only scans)
+            2: "def tieaudit_laws(audit):\n    return audit.classical_slope, audit.copies",
+            3: (
+                "def crossover_P(audit):\n    return audit.crossover_P\n\n"
+                "crossover_eps_003 = tieaudit_crossover(0.03)"
+            ),
+        },
+        3.0,
+    ),
 }
 
 NAMES = sorted(p.stem for p in ASSIGNMENTS.glob("*.ipynb"))
 
 
 def _otter(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    proc = subprocess.run([*OTTER, *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=TIMEOUT, env={**os.environ, "PYTHONHASHSEED": "0"})
+    proc = subprocess.run(
+        [*OTTER, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
     assert proc.returncode == 0, f"otter {args[0]} failed:\n{proc.stdout}\n{proc.stderr}"
     return proc
 
 
 def _answer_cells(nb, tag: str, cell_type: str = "code") -> list[int]:
-    return [i for i, c in enumerate(nb.cells)
-            if c.cell_type == cell_type and tag in c.get("metadata", {}).get("tags", [])]
+    return [
+        i
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == cell_type and tag in c.get("metadata", {}).get("tags", [])
+    ]
 
 
 def _solution_lines(source_nb) -> list[str]:
@@ -192,8 +255,9 @@ def _tests(source_nb, hidden: bool) -> list[str]:
         elif inside and cell.cell_type == "code":
             is_hidden = "hidden: true" in cell.source
             if is_hidden == hidden:
-                body = re.sub(r'(?s)^""" # BEGIN TEST CONFIG.*?""" # END TEST CONFIG\n', "",
-                              cell.source)
+                body = re.sub(
+                    r'(?s)^""" # BEGIN TEST CONFIG.*?""" # END TEST CONFIG\n', "", cell.source
+                )
                 out.append(body.strip())
     return out
 
@@ -209,13 +273,18 @@ def _normal(code: str) -> str:
 def _student_code(student) -> tuple[str, dict[str, list[dict]]]:
     """All code a student receives: the code cells and the test cases stored in the notebook
     metadata (doctest prompts removed), each in raw and normalised form; and those cases."""
-    cases = {q: [c for suite in t["suites"] for c in suite["cases"]]
-             for q, t in student.metadata["otter"]["tests"].items()}
+    cases = {
+        q: [c for suite in t["suites"] for c in suite["cases"]]
+        for q, t in student.metadata["otter"]["tests"].items()
+    }
     chunks = [c.source for c in student.cells if c.cell_type == "code"]
     for qcases in cases.values():
         for case in qcases:
-            chunks.append("\n".join(re.sub(r"^(>>> |\.\.\. ?)", "", line)
-                                    for line in case["code"].splitlines()))
+            chunks.append(
+                "\n".join(
+                    re.sub(r"^(>>> |\.\.\. ?)", "", line) for line in case["code"].splitlines()
+                )
+            )
     return "\n".join(chunks + [_normal(c) for c in chunks]), cases
 
 
@@ -228,8 +297,9 @@ def _score(results: Path) -> tuple[float, float]:
 def _grade(zip_path: Path, submission, path: Path) -> tuple[float, float]:
     path.parent.mkdir(parents=True)
     nbformat.write(submission, path)
-    _otter("run", "--no-logo", "-a", str(zip_path), "-o", str(path.parent), path.name,
-           cwd=path.parent)
+    _otter(
+        "run", "--no-logo", "-a", str(zip_path), "-o", str(path.parent), path.name, cwd=path.parent
+    )
     return _score(path.parent / "results.json")
 
 
@@ -256,21 +326,30 @@ def _round_trip(name: str, tmp: Path) -> dict:
                 nb.cells[i].source = text
         return nb
 
-    jobs = {"full": submission({}),
-            "empty": nbformat.from_dict(json.loads(nbformat.writes(student))),
-            "shortcut": submission(SHORTCUT[name][0]),
-            "partial": submission(PARTIAL[name][0])}
+    jobs = {
+        "full": submission({}),
+        "empty": nbformat.from_dict(json.loads(nbformat.writes(student))),
+        "shortcut": submission(SHORTCUT[name][0]),
+        "partial": submission(PARTIAL[name][0]),
+    }
     with ThreadPoolExecutor(max_workers=2) as pool:
-        futures = {k: pool.submit(_grade, zip_path, nb, tmp / k / f"{name}.ipynb")
-                   for k, nb in jobs.items()}
+        futures = {
+            k: pool.submit(_grade, zip_path, nb, tmp / k / f"{name}.ipynb")
+            for k, nb in jobs.items()
+        }
         scores = {k: f.result() for k, f in futures.items()}
 
-    return {"source": nbformat.read(source, as_version=4), "student": student,
-            "extra_files": sorted(p.name for p in (dist / "student").rglob("*")
-                                  if p.is_file() and p != student_path),
-            "answer_idx": answer_idx, "scores": scores,
-            "written_idx": _answer_cells(student, "otter_answer_cell", "markdown"),
-            "solved": solved}
+    return {
+        "source": nbformat.read(source, as_version=4),
+        "student": student,
+        "extra_files": sorted(
+            p.name for p in (dist / "student").rglob("*") if p.is_file() and p != student_path
+        ),
+        "answer_idx": answer_idx,
+        "scores": scores,
+        "written_idx": _answer_cells(student, "otter_answer_cell", "markdown"),
+        "solved": solved,
+    }
 
 
 @pytest.fixture(scope="module")
@@ -340,11 +419,12 @@ def test_committed_student_version_matches_its_source(round_trips, name):
     otter generates now from the source, so it can hold no solution the generated one does not."""
     committed = nbformat.read(ASSIGNMENTS / "student" / f"{name}.ipynb", as_version=4)
     fresh = round_trips[name]["student"]
-    assert [(c.cell_type, c.source) for c in committed.cells] == \
-        [(c.cell_type, c.source) for c in fresh.cells], \
-        f"book/assignments/student/{name}.ipynb is stale: regenerate it with otter assign"
-    assert all(not c.get("outputs") for c in committed.cells if c.cell_type == "code"), \
+    assert [(c.cell_type, c.source) for c in committed.cells] == [
+        (c.cell_type, c.source) for c in fresh.cells
+    ], f"book/assignments/student/{name}.ipynb is stale: regenerate it with otter assign"
+    assert all(not c.get("outputs") for c in committed.cells if c.cell_type == "code"), (
         "the student version is handed out unexecuted"
+    )
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -361,8 +441,11 @@ def test_one_written_question_with_a_rubric(round_trips, name):
     """One hand-graded question: the student sees its rubric (criteria and points) and an answer
     cell; the grading rubric and the model answer are only in the instructor's version."""
     rt = round_trips[name]
-    source_cfgs = [c.source for c in rt["source"].cells
-                   if c.cell_type == "raw" and c.source.startswith("# BEGIN QUESTION")]
+    source_cfgs = [
+        c.source
+        for c in rt["source"].cells
+        if c.cell_type == "raw" and c.source.startswith("# BEGIN QUESTION")
+    ]
     assert sum("manual: true" in c for c in source_cfgs) == 1
     (i,) = rt["written_idx"]
     prompt = rt["student"].cells[i - 1].source
@@ -375,8 +458,7 @@ def test_one_written_question_with_a_rubric(round_trips, name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_assignment_header_states_points_and_pilot_time(round_trips, name):
-    header = next(c.source for c in round_trips[name]["student"].cells
-                  if c.cell_type == "markdown")
+    header = next(c.source for c in round_trips[name]["student"].cells if c.cell_type == "markdown")
     assert re.search(r"\*\*Points:\*\* \d+ — 10 autograded", header)
     assert re.search(r"\*\*Time:\*\* about \d+ minutes", header)
     assert round_trips[name]["scores"]["full"][1] == 10

@@ -49,9 +49,16 @@ from qring_edu.figures.claims import (
 BOOK = Path(__file__).resolve().parents[1] / "book"
 
 #: The verdict of every row with today's library (a regression in a number changes one).
-EXPECTED = {"halving": "holds", "optimal": "partly", "lifetime": "holds", "vga": "partly",
-            "gapip": "partly", "tieaudit": "partly", "learner": "holds",
-            "noisy": "partly"}
+EXPECTED = {
+    "halving": "holds",
+    "optimal": "partly",
+    "lifetime": "holds",
+    "vga": "partly",
+    "gapip": "partly",
+    "tieaudit": "partly",
+    "learner": "holds",
+    "noisy": "partly",
+}
 
 
 @pytest.fixture(scope="module")
@@ -96,23 +103,47 @@ def _modified(c: Claim, **changes) -> dict:
 def test_judges_fail_on_contradicting_numbers(rows):
     """Every judge turns "does not hold" when one of its numbers is contradicted."""
     bad = {
-        "halving": [dict(qubits_per_link=rows["halving"].values["qubits_per_link"] + 1),
-                    dict(odd_padding=3), dict(sums_exact=False)],
+        "halving": [
+            dict(qubits_per_link=rows["halving"].values["qubits_per_link"] + 1),
+            dict(odd_padding=3),
+            dict(sums_exact=False),
+        ],
         "optimal": [dict(chi_max=2.01), dict(capacity=1.9), dict(cut_ratio_P2=0.9)],
-        "lifetime": [dict(lifetime=rows["lifetime"].values["lifetime"] + 1),
-                     dict(odd_lifetime=rows["lifetime"].values["odd_bits"]),
-                     dict(ebits_equal_online=0)],
-        "noisy": [dict(fec_wrong=0.01), dict(**{"distill+fec_factor": 1.9}),
-                  dict(none_wrong=0.0), dict(fec_reliable=False)],
-        "vga": [dict(cheat_accepted=True), dict(honest_accepted=False), dict(ratio=1.5),
-                dict(epsilon_split=0.01), dict(honest_tv=0.1)],
-        "gapip": [dict(hoeffding_quantum_slope=2.0), dict(exact_classical_slope=1.5),
-                  dict(hoeffding_never_cheaper=True, exact_never_cheaper=True),
-                  dict(errors=rows["gapip"].values["decisions"] // 2)],
-        "tieaudit": [dict(classical_slope=0.6), dict(quantum_per_log_constant=False),
-                     dict(**{"crossover_bernstein_a0.25": 0}), dict(min_within=0.5)],
-        "learner": [dict(vqc_identical=False), dict(mlp_qubits_per_step=1000),
-                    dict(vqc_budget_qubits=225)],
+        "lifetime": [
+            dict(lifetime=rows["lifetime"].values["lifetime"] + 1),
+            dict(odd_lifetime=rows["lifetime"].values["odd_bits"]),
+            dict(ebits_equal_online=0),
+        ],
+        "noisy": [
+            dict(fec_wrong=0.01),
+            dict(**{"distill+fec_factor": 1.9}),
+            dict(none_wrong=0.0),
+            dict(fec_reliable=False),
+        ],
+        "vga": [
+            dict(cheat_accepted=True),
+            dict(honest_accepted=False),
+            dict(ratio=1.5),
+            dict(epsilon_split=0.01),
+            dict(honest_tv=0.1),
+        ],
+        "gapip": [
+            dict(hoeffding_quantum_slope=2.0),
+            dict(exact_classical_slope=1.5),
+            dict(hoeffding_never_cheaper=True, exact_never_cheaper=True),
+            dict(errors=rows["gapip"].values["decisions"] // 2),
+        ],
+        "tieaudit": [
+            dict(classical_slope=0.6),
+            dict(quantum_per_log_constant=False),
+            dict(**{"crossover_bernstein_a0.25": 0}),
+            dict(min_within=0.5),
+        ],
+        "learner": [
+            dict(vqc_identical=False),
+            dict(mlp_qubits_per_step=1000),
+            dict(vqc_budget_qubits=225),
+        ],
     }
     assert set(bad) == set(CLAIM_KEYS)
     for key, cases in bad.items():
@@ -129,15 +160,25 @@ def test_partly_is_decided_by_the_numbers(rows):
     assert judge("optimal", v) == ("holds", "")
     assert "1.750 at P = 8" in rows["optimal"].reason
     # gapip: a quantum protocol cheaper over the whole grid has no window
-    v = _modified(rows["gapip"], hoeffding_lower=math.nan, hoeffding_upper=math.nan,
-                  exact_lower=math.nan, exact_upper=math.nan)
+    v = _modified(
+        rows["gapip"],
+        hoeffding_lower=math.nan,
+        hoeffding_upper=math.nan,
+        exact_lower=math.nan,
+        exact_upper=math.nan,
+    )
     assert judge("gapip", v) == ("holds", "")
     # vga: the beta = 0 floor appears in the reason only when it is at least 1/2
     assert "with β = 0, ε ≥ 0.5" in rows["vga"].reason
     assert "β = 0" not in judge("vga", _modified(rows["vga"], epsilon_floor_beta0=0.1))[1]
     # noisy: reliable schemes at the full factor two (a noiseless link) would make it hold
-    v = _modified(rows["noisy"], fec_factor=2.0, **{"distill+fec_factor": 2.0},
-                  fec_bound=2.0, **{"distill+fec_bound": 2.0})
+    v = _modified(
+        rows["noisy"],
+        fec_factor=2.0,
+        **{"distill+fec_factor": 2.0},
+        fec_bound=2.0,
+        **{"distill+fec_bound": 2.0},
+    )
     assert judge("noisy", v) == ("holds", "")
     assert "1.46 (fec)" in rows["noisy"].reason
     # the holding rows stay holding on their own numbers
@@ -148,9 +189,13 @@ def test_partly_is_decided_by_the_numbers(rows):
 def test_verdict_from_and_claim_validation():
     assert verdict_from([], []) == ("holds", "")
     assert verdict_from([], ["narrow scope", "asymptotic."]) == (
-        "partly", "Narrow scope; asymptotic.")
+        "partly",
+        "Narrow scope; asymptotic.",
+    )
     assert verdict_from(["x wrong"], ["narrow"]) == (
-        "does not hold", "Contradicted by the computation: x wrong.")
+        "does not hold",
+        "Contradicted by the computation: x wrong.",
+    )
     fields = dict(key="x", claim="c", paper_figure="f", computed="1", chapter="02_holevo")
     with pytest.raises(ValueError, match="verdict must be one of"):
         Claim(verdict="yes", **fields)
@@ -169,8 +214,14 @@ def test_a_row_is_one_registered_function():
 
     @claim_row("test_row", _judge)
     def test_row(seed: int = 0, n: int = 1) -> Claim:
-        return claims_module._make("test_row", claims_module._values(n=n), claim="c",
-                                   paper_figure="f", computed=f"n = {n}", chapter="02_holevo")
+        return claims_module._make(
+            "test_row",
+            claims_module._values(n=n),
+            claim="c",
+            paper_figure="f",
+            computed=f"n = {n}",
+            chapter="02_holevo",
+        )
 
     try:
         assert tuple(CLAIM_ROWS)[-1] == "test_row"
@@ -211,12 +262,14 @@ def test_bad_arguments():
 # ---------------------------------------------------------------------------------------------
 def test_halving_exact_and_odd_padding():
     v = halving_claim(0).values
-    assert v["bits_per_link"] == 2 * 7 * 8192 * 16 and v["qubits_per_link"] * 2 == v["bits_per_link"]
+    assert (
+        v["bits_per_link"] == 2 * 7 * 8192 * 16 and v["qubits_per_link"] * 2 == v["bits_per_link"]
+    )
     assert v["ratio"] == 0.5 and v["links_exactly_half"] == 8 and v["sums_exact"]
     assert (v["odd_bits"], v["odd_qubits"], v["odd_padding"], v["odd_messages"]) == (50, 26, 2, 2)
     assert v["odd_links_padded"] == 3 and v["odd_padding"] <= v["messages_per_link"]
     assert list(odd_messages_per_link(2, 3, 3)) == [1, 1]  # chunks of 2 and 1 entries: 6 and 3 bits
-    assert not odd_messages_per_link(8, 64, 5).any()       # 8 entries x 5 bits per message
+    assert not odd_messages_per_link(8, 64, 5).any()  # 8 entries x 5 bits per message
 
 
 def test_optimality_message_bound_and_cut_set_floor():
@@ -247,8 +300,7 @@ def test_vga_epsilons_per_attack_floor_and_fidelity():
     assert v["honest_accepted"] and v["sum_exact"] and not v["cheat_accepted"]
     assert v["detection_split"] == 0.25 and v["detection_one_qubit"] == 7 / 16
     assert v["detection_register"] == detection_probability("known_pads", 4, bits=8)
-    for key, det in (("split", 0.25), ("one_qubit", 7 / 16),
-                     ("register", v["detection_register"])):
+    for key, det in (("split", 0.25), ("one_qubit", 7 / 16), ("register", v["detection_register"])):
         assert v[f"epsilon_{key}"] == vga_epsilon(800, 0.5, 0.1, detection=det)
     assert 3.3e-5 < v["epsilon_split"] < 3.4e-5 and 7.1e-8 < v["epsilon_one_qubit"] < 7.2e-8
     assert 1.5e-13 < v["epsilon_register"] < 1.6e-13
@@ -283,15 +335,24 @@ def _synthetic(P, taus, quantum, confidence="hoeffding"):
     taus = np.asarray(taus, float)
     bound = "exact" if confidence == "exact" else "hoeffding"
     cls = [classical_bits(P, float(t), bound=bound) for t in taus]
-    return GapIPComparison(P, 0.05, confidence, 10, taus, np.asarray(quantum, float),
-                           np.zeros(len(taus)), np.array([b for _, b in cls], float),
-                           tuple(k for k, _ in cls), np.ones(len(taus)))
+    return GapIPComparison(
+        P,
+        0.05,
+        confidence,
+        10,
+        taus,
+        np.asarray(quantum, float),
+        np.zeros(len(taus)),
+        np.array([b for _, b in cls], float),
+        tuple(k for k, _ in cls),
+        np.ones(len(taus)),
+    )
 
 
 def test_gapip_window_finds_the_crossings_of_a_known_power_law():
     P, taus = 2**16, np.asarray(GAPIP_TAUS)
     upper = 0.015
-    a = classical_bits(P, upper)[1] * upper            # quantum = a / tau meets the sketch at 0.015
+    a = classical_bits(P, upper)[1] * upper  # quantum = a / tau meets the sketch at 0.015
     r = _synthetic(P, taus, a / taus)
     lo, hi = r.window
     assert abs(hi / upper - 1) < 0.02
@@ -303,7 +364,7 @@ def test_gapip_window_finds_the_crossings_of_a_known_power_law():
     r = _synthetic(P, taus, 2 * np.array([classical_bits(P, t)[1] for t in taus]))
     assert r.never_cheaper and all(math.isnan(x) for x in r.window)
     # cheaper down to the smallest tau of the grid: no lower end
-    r = _synthetic(P, taus[:8], a / taus[:8])          # down to 0.0054
+    r = _synthetic(P, taus[:8], a / taus[:8])  # down to 0.0054
     assert math.isnan(r.window[0]) and abs(r.window[1] / upper - 1) < 0.02
 
 
@@ -312,7 +373,7 @@ def test_gapip_comparison_is_paired_and_seeded():
     b = gapip_comparison(2**10, confidence="hoeffding", taus=(0.3, 0.1), trials=2, seed=3)
     e = gapip_comparison(2**10, confidence="exact", taus=(0.3, 0.1), trials=2, seed=3)
     assert np.array_equal(a.quantum_cost, b.quantum_cost)
-    assert np.all(e.classical_cost < a.classical_cost)   # exact sketch shorter than Hoeffding's
+    assert np.all(e.classical_cost < a.classical_cost)  # exact sketch shorter than Hoeffding's
     assert a.slopes(0.1)[1] > 1.5
 
 
@@ -321,8 +382,9 @@ def test_tieaudit_crossovers_per_alpha_and_bound():
     v = c.values
     assert abs(v["classical_slope"] - 0.5) < 0.01 and abs(v["quantum_slope_vs_logP"] - 1) < 1e-9
     assert v["alpha"] == 0.25 and v["copies"] == 3075 and v["min_within"] == 1.0
-    got = {b: [v[f"crossover_{b}_a{a:g}"] for a in (1, 0.25, 0.1)]
-           for b in ("bernstein", "hoeffding")}
+    got = {
+        b: [v[f"crossover_{b}_a{a:g}"] for a in (1, 0.25, 0.1)] for b in ("bernstein", "hoeffding")
+    }
     assert got == {"bernstein": [16, 18, 20], "hoeffding": [16, 23, 27]}
     assert [v[f"copies_hoeffding_a{a:g}"] for a in (1, 0.25, 0.1)] == [738, 11805, 73778]
     assert [v[f"copies_bernstein_a{a:g}"] for a in (1, 0.25, 0.1)] == [738, 3075, 7649]
@@ -357,7 +419,7 @@ def test_html_table_colour_codes_the_verdicts(claims):
     html = claims_table_html(claims)
     assert html.startswith("<table") and html.endswith("</table>")
     assert html.count("<tr") == len(claims) + 1 and html.count("<th ") == len(HEADERS)
-    assert "$" not in html and "\\" not in html    # nothing for MathJax to typeset
+    assert "$" not in html and "\\" not in html  # nothing for MathJax to typeset
     for verdict in VERDICTS:
         mark, colour, css = VERDICT_STYLE[verdict]
         n = sum(c.verdict == verdict for c in claims)
@@ -416,15 +478,22 @@ def test_intro_states_the_verdicts_with_library_numbers():
 
     text = _page("intro.md")
     assert "(coming)" not in text and "composably $\\varepsilon$-secure. *Partly*" in text
-    for verdict in ("*Holds*, exactly", "*Partly*: this makes the halving optimal among transports "
-                    "of the ring's messages", "*Partly*: both advantages are asymptotic"):
+    for verdict in (
+        "*Holds*, exactly",
+        "*Partly*: this makes the halving optimal among transports of the ring's messages",
+        "*Partly*: both advantages are asymptotic",
+    ):
         assert verdict in text
     # cut-set floor d b / 2, met only at P = 2, 2 (P - 1) / P times it
     assert "cut-set floor of $d\\,b/2$ qubits" in text and "only for $P = 2$" in text
-    assert all(allreduce_cut_bound(P, 2**10, 16).superdense_ratio == 2 * (P - 1) / P
-               for P in (2, 4, 8))
+    assert all(
+        allreduce_cut_bound(P, 2**10, 16).superdense_ratio == 2 * (P - 1) / P for P in (2, 4, 8)
+    )
     assert "$\\varepsilon \\ge 1/2$" in text and vga_epsilon_floor(800, 0.5, 0.0) == 0.5
-    assert "quarter and $\\varepsilon = 0.05$, the quantum protocol is cheaper from $P = 2^{18}$" in text
+    assert (
+        "quarter and $\\varepsilon = 0.05$, the quantum protocol is cheaper from $P = 2^{18}$"
+        in text
+    )
     assert tieaudit_crossover_log2(0.05, 0.25) == 18
     # the chapter map links every chapter file that exists, in order
     docs = re.findall(r"\{doc\}`(0\d_[a-z_]+)`", text.split("## Map of the book")[1])
@@ -434,23 +503,33 @@ def test_intro_states_the_verdicts_with_library_numbers():
     from qring_edu.experiments.noisy_links import noisy_factor_claim
 
     noisy = noisy_factor_claim(0.99, workers=4, d=4096)
-    assert ("net factor of 1.46 at fidelity 0.99 (1.52 with distillation first), below the "
-            "capacity bound of 1.83") in text
-    assert (f"{noisy.factor('fec'):.2f}", f"{noisy.factor('distill+fec'):.2f}",
-            f"{noisy.bound:.2f}") == ("1.46", "1.52", "1.83")
+    assert (
+        "net factor of 1.46 at fidelity 0.99 (1.52 with distillation first), below the "
+        "capacity bound of 1.83"
+    ) in text
+    assert (
+        f"{noisy.factor('fec'):.2f}",
+        f"{noisy.factor('distill+fec'):.2f}",
+        f"{noisy.bound:.2f}",
+    ) == ("1.46", "1.52", "1.83")
 
 
 def test_notation_lifetime_example_matches_the_ledger():
     from qring_edu import ring_allreduce
 
     text = _page("notation.md")
-    assert ("with $P = 3$, $d = 7$, $b = 5$ the busiest link carries 50 classical bits, 26 online "
-            "qubits and 52 qubits in its lifetime") in text
+    assert (
+        "with $P = 3$, $d = 7$, $b = 5$ the busiest link carries 50 classical bits, 26 online "
+        "qubits and 52 qubits in its lifetime"
+    ) in text
     grads = np.arange(21).reshape(3, 7) % 16
     cl = ring_allreduce(grads, bits=5).ledger
     sd = ring_allreduce(grads, bits=5, transport="superdense").ledger
     assert (cl.online_bits(), sd.online_qubits(), sd.online_qubits() + sd.offline_qubits()) == (
-        50, 26, 52)
+        50,
+        26,
+        52,
+    )
     assert sd.ebits() == sd.offline_qubits() == (50 + odd_messages_per_link(3, 7, 5).max()) // 2
     # one symbol for max_abs, chapters renumbered
     assert "| $a$ | clipping bound" in text and "$s = m / a$" in text and "bound $M$" not in text

@@ -38,15 +38,17 @@ def test_ring_time_uses_largest_chunk(P, d, bits, alpha, beta):
     got_c = ring_time(P, d, bits, alpha, beta)
     got_q = ring_time(P, d, bits, alpha, beta, transport="superdense")
     assert got_c == pytest.approx(2 * (P - 1) * (alpha + units * beta), rel=1e-12, abs=1e-300)
-    assert got_q == pytest.approx(2 * (P - 1) * (alpha + math.ceil(units / 2) * beta),
-                                  rel=1e-12, abs=1e-300)
+    assert got_q == pytest.approx(
+        2 * (P - 1) * (alpha + math.ceil(units / 2) * beta), rel=1e-12, abs=1e-300
+    )
     assert got_q <= got_c
 
 
 def test_superdense_halves_the_bandwidth_term():
     # alpha = 0 and an even message: exactly half
     assert ring_time(8, 8000, 16, 0.0, 1e-9, transport="superdense") == pytest.approx(
-        ring_time(8, 8000, 16, 0.0, 1e-9) / 2)
+        ring_time(8, 8000, 16, 0.0, 1e-9) / 2
+    )
 
 
 def test_ring_time_example_by_hand():
@@ -54,14 +56,16 @@ def test_ring_time_example_by_hand():
     # 6 steps of (1e-6 + 250*16*1e-9) = 6 * 5e-6 = 3e-5 s
     assert ring_time(4, 1000, 16, 1e-6, 1e-9) == pytest.approx(3e-5)
     assert ring_time(4, 1000, 16, 1e-6, 1e-9, transport="superdense") == pytest.approx(
-        6 * (1e-6 + 2000e-9))
+        6 * (1e-6 + 2000e-9)
+    )
 
 
 @given(P=P_, d=D_, bits=BITS_, alpha=TIME_, beta=TIME_)
 def test_parameter_server_time(P, d, bits, alpha, beta):
     want = 2 * (alpha + P * d * bits * beta)
-    assert parameter_server_time(P, d, bits, alpha, beta) == pytest.approx(want, rel=1e-12,
-                                                                           abs=1e-300)
+    assert parameter_server_time(P, d, bits, alpha, beta) == pytest.approx(
+        want, rel=1e-12, abs=1e-300
+    )
 
 
 @given(P=P_, d=D_, bits=BITS_)
@@ -83,8 +87,14 @@ def test_ring_beats_parameter_server_for_large_messages():
     assert ring_time(P, d, bits, 1e-6, 1e-10) < parameter_server_time(P, d, bits, 1e-6, 1e-10)
 
 
-@given(compute=st.floats(0, 1.0), P=st.integers(2, 32), m=st.integers(1, 10**4),
-       bits=st.sampled_from([8, 16, 32]), alpha=TIME_, beta=st.floats(1e-12, 1e-6))
+@given(
+    compute=st.floats(0, 1.0),
+    P=st.integers(2, 32),
+    m=st.integers(1, 10**4),
+    bits=st.sampled_from([8, 16, 32]),
+    alpha=TIME_,
+    beta=st.floats(1e-12, 1e-6),
+)
 def test_iteration_time(compute, P, m, bits, alpha, beta):
     d = m * P
     cl = iteration_time(compute, P, d, bits, alpha, beta)
@@ -107,8 +117,7 @@ def test_iteration_time(compute, P, m, bits, alpha, beta):
 
 def test_iteration_time_distribution_matches_ledger():
     P, d, bits = 4, 4000, 16
-    led = ring_allreduce(np.zeros((P, d), dtype=np.int64), transport="superdense",
-                         bits=bits).ledger
+    led = ring_allreduce(np.zeros((P, d), dtype=np.int64), transport="superdense", bits=bits).ledger
     beta_q = 2e-9
     it = iteration_time(0.0, P, d, bits, 1e-6, 1e-9, transport="superdense", beta_qubit=beta_q)
     assert it.distribution == pytest.approx(led.offline_qubits() * beta_q)

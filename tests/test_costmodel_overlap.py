@@ -47,17 +47,29 @@ def symmetric_case(draw):
         timing = {"ready": [compute * r for r in ready]}
     else:
         timing = {"backward_fraction": draw(st.floats(0.0, 1.0))}
-    return dict(compute=compute, P=P, sizes=sizes, bits=draw(st.sampled_from([2, 3, 8, 16])),
-                alpha=draw(st.floats(0.0, 1e-2)), beta=draw(st.floats(1e-6, 1e-3)),
-                beta_qubit=draw(st.one_of(st.none(), st.floats(0.0, 2e-3))),
-                ahead=draw(st.integers(0, 2)), timing=timing)
+    return dict(
+        compute=compute,
+        P=P,
+        sizes=sizes,
+        bits=draw(st.sampled_from([2, 3, 8, 16])),
+        alpha=draw(st.floats(0.0, 1e-2)),
+        beta=draw(st.floats(1e-6, 1e-3)),
+        beta_qubit=draw(st.one_of(st.none(), st.floats(0.0, 2e-3))),
+        ahead=draw(st.integers(0, 2)),
+        timing=timing,
+    )
 
 
 @settings(max_examples=150, deadline=None)
 @given(c=symmetric_case(), transport=st.sampled_from(["classical", "superdense"]))
 def test_simulation_agrees_with_the_closed_form(c, transport):
-    kw = dict(buckets=c["sizes"], transport=transport, beta_qubit=c["beta_qubit"],
-              ahead=c["ahead"], **c["timing"])
+    kw = dict(
+        buckets=c["sizes"],
+        transport=transport,
+        beta_qubit=c["beta_qubit"],
+        ahead=c["ahead"],
+        **c["timing"],
+    )
     args = (c["compute"], c["P"], sum(c["sizes"]), c["bits"], c["alpha"], c["beta"])
     sim = bucketed_iteration_time(*args, method="simulate", **kw)
     form = bucketed_iteration_time(*args, method="formula", **kw)
@@ -81,8 +93,9 @@ def test_classical_buckets_by_hand():
     assert it.idle == pytest.approx(9.0)
     # superdense: rings of 2 * (1 + 4 * 0.5) = 6 s; distribution blocks 1 + 8 * 0.5 = 5 s each.
     # e_0 = max(9, 5) + 6 = 15, e_1 = max(12, 15, 5 + 5 + 6) + 6 = 22 (the link: 12 + 10 < 22)
-    sd = bucketed_iteration_time(12.0, 2, 4, 8, 1.0, 0.5, buckets=2, backward_fraction=0.5,
-                                 transport="superdense")
+    sd = bucketed_iteration_time(
+        12.0, 2, 4, 8, 1.0, 0.5, buckets=2, backward_fraction=0.5, transport="superdense"
+    )
     assert sd.total == pytest.approx(22.0)
     assert sd.online == pytest.approx(12.0) and sd.distribution == pytest.approx(10.0)
     # link 0's schedule in one steady iteration: online and distribution never overlap
@@ -99,25 +112,27 @@ def test_one_bucket_without_memory_is_the_non_overlapped_model(transport, comput
     alpha = 0, and within the distribution's one alpha otherwise."""
     P, d, bits, beta = 8, 8000, 16, 1e-9
     old = iteration_time(compute, P, d, bits, 0.0, beta, transport=transport)
-    new = bucketed_iteration_time(compute, P, d, bits, 0.0, beta, buckets=1, ahead=0,
-                                  transport=transport)
+    new = bucketed_iteration_time(
+        compute, P, d, bits, 0.0, beta, buckets=1, ahead=0, transport=transport
+    )
     assert new.total == pytest.approx(old.total, rel=1e-12)
     alpha = 2e-6
     old = iteration_time(compute, P, d, bits, alpha, beta, transport=transport)
-    new = bucketed_iteration_time(compute, P, d, bits, alpha, beta, buckets=1, ahead=0,
-                                  transport=transport)
+    new = bucketed_iteration_time(
+        compute, P, d, bits, alpha, beta, buckets=1, ahead=0, transport=transport
+    )
     assert old.total - 1e-15 <= new.total <= old.total + alpha + 1e-15
 
 
-@pytest.mark.parametrize("P,sizes,bits", [(4, [400, 400, 800], 16), (3, [9, 3], 8),
-                                          (5, [5, 10, 15, 20], 2)])
+@pytest.mark.parametrize(
+    "P,sizes,bits", [(4, [400, 400, 800], 16), (3, [9, 3], 8), (5, [5, 10, 15, 20], 2)]
+)
 def test_lifetime_link_use_equals_the_classical_bits(P, sizes, bits):
     """Even messages, beta_qubit = beta: online + distribution link time of the superdense ring
     equals the classical ring's link time plus one alpha per distribution block."""
     alpha, beta = 3e-6, 1e-9
     cl, sd = both(0.01, P, sum(sizes), bits, alpha, beta, buckets=sizes)
-    assert sd.online + sd.distribution == pytest.approx(cl.online + len(sizes) * alpha,
-                                                        rel=1e-12)
+    assert sd.online + sd.distribution == pytest.approx(cl.online + len(sizes) * alpha, rel=1e-12)
 
 
 def test_lifetime_with_odd_messages_pays_one_qubit_each():
@@ -142,8 +157,14 @@ def test_no_gain_when_the_link_is_busy_the_whole_iteration(B):
 
 
 @settings(max_examples=120, deadline=None)
-@given(P=st.integers(2, 8), B=st.integers(1, 8), m=st.integers(1, 50),
-       x=st.floats(0.0, 4.0), alpha=st.floats(0.0, 1e-3), phi=st.floats(0.0, 1.0))
+@given(
+    P=st.integers(2, 8),
+    B=st.integers(1, 8),
+    m=st.integers(1, 50),
+    x=st.floats(0.0, 4.0),
+    alpha=st.floats(0.0, 1e-3),
+    phi=st.floats(0.0, 1.0),
+)
 def test_gain_is_critical_path_halving_capped_by_idle_link_time(P, B, m, x, alpha, phi):
     """beta_qubit = beta, even messages: gain = min(e_cl - e_q, idle_cl - B alpha), where e_q
     is the schedule with free pairs (the classical schedule at half the time per bit)."""
@@ -159,8 +180,14 @@ def test_gain_is_critical_path_halving_capped_by_idle_link_time(P, B, m, x, alph
 
 
 @settings(max_examples=60, deadline=None)
-@given(P=st.integers(2, 8), B=st.integers(1, 6), m=st.integers(1, 30), x=st.floats(0.0, 4.0),
-       alpha=st.floats(0.0, 1e-3), factor=st.floats(2.0, 4.0))
+@given(
+    P=st.integers(2, 8),
+    B=st.integers(1, 6),
+    m=st.integers(1, 30),
+    x=st.floats(0.0, 4.0),
+    alpha=st.floats(0.0, 1e-3),
+    factor=st.floats(2.0, 4.0),
+)
 def test_a_qubit_costing_two_bits_never_helps(P, B, m, x, alpha, factor):
     d, bits, beta = P * B * m, 16, 1e-6
     W = ring_time(P, d, bits, 0.0, beta)
@@ -197,8 +224,12 @@ def test_pairs_need_not_live_across_iterations(ahead, x):
     P, B, m, bits, beta = 4, 4, 50, 16, 1e-6
     d = P * B * m
     W = ring_time(P, d, bits, 0.0, beta)
-    runs = [bucketed_iteration_time(x * W, P, d, bits, 2e-6, beta, buckets=B,
-                                    transport="superdense", ahead=a) for a in (0, ahead)]
+    runs = [
+        bucketed_iteration_time(
+            x * W, P, d, bits, 2e-6, beta, buckets=B, transport="superdense", ahead=a
+        )
+        for a in (0, ahead)
+    ]
     assert runs[0].total == pytest.approx(runs[1].total, rel=1e-12)
 
 
@@ -206,8 +237,9 @@ def test_with_ahead_zero_each_bucket_waits_for_its_own_pairs():
     P, B, m, bits, beta = 4, 3, 50, 16, 1e-6
     d = P * B * m
     W = ring_time(P, d, bits, 0.0, beta)
-    it = bucketed_iteration_time(0.4 * W, P, d, bits, 1e-6, beta, buckets=B,
-                                 transport="superdense", ahead=0)
+    it = bucketed_iteration_time(
+        0.4 * W, P, d, bits, 1e-6, beta, buckets=B, transport="superdense", ahead=0
+    )
     for j in range(B):
         first_online = min(a for a, _, k, b in it.schedule if k == "online" and b == j)
         last_dist = max(e for _, e, k, b in it.schedule if k == "distribution" and b == j)
@@ -222,8 +254,7 @@ def test_uneven_chunks_formula_is_close_to_the_simulation():
         for tr in ("classical", "superdense"):
             kw = dict(buckets=B, transport=tr)
             sim = bucketed_iteration_time(0.05, P, RESNET, 16, 5e-6, 1e-10, **kw)
-            form = bucketed_iteration_time(0.05, P, RESNET, 16, 5e-6, 1e-10, method="formula",
-                                           **kw)
+            form = bucketed_iteration_time(0.05, P, RESNET, 16, 5e-6, 1e-10, method="formula", **kw)
             assert 0.0 <= form.total - sim.total <= 1e-4 * sim.total
 
 
@@ -231,14 +262,15 @@ def test_resnet50_like_for_like_example():
     """The chapter's example (P = 8, 16-bit words, 100 Gbit/s, alpha = 5 us, 20 ms compute) with
     DDP-like buckets: the like-for-like ratio is far from the non-overlapped model's."""
     args = (20e-3, 8, RESNET, 16, 5e-6, 1e-11)
-    old = (iteration_time(*args, transport="superdense").total / iteration_time(*args).total)
+    old = iteration_time(*args, transport="superdense").total / iteration_time(*args).total
     cl, sd = both(*args, buckets=5)
     assert round(old, 3) == 0.869
     assert 0.95 < sd.total / cl.total < 0.99
     # the whole gain is the halved tail of the last bucket
     assert cl.total - sd.total == pytest.approx(cl.tail - sd.tail)
-    assert cl.total - sd.total == pytest.approx(7 * math.ceil(RESNET / 5 / 8) * 16 * 1e-11,
-                                                rel=1e-3)
+    assert cl.total - sd.total == pytest.approx(
+        7 * math.ceil(RESNET / 5 / 8) * 16 * 1e-11, rel=1e-3
+    )
 
 
 @pytest.mark.parametrize("B", [1, 2, 3, 8, 24])
@@ -252,8 +284,9 @@ def test_best_ratio_matches_a_search_over_compute(B, phi):
     grid = np.concatenate([np.linspace(0.01, 3.0, 300), [x_star]])
     ratios = []
     for x in grid:
-        cl, sd = both(x * W, P, d, bits, 0.0, beta, buckets=B, backward_fraction=phi,
-                      method="formula")
+        cl, sd = both(
+            x * W, P, d, bits, 0.0, beta, buckets=B, backward_fraction=phi, method="formula"
+        )
         ratios.append(sd.total / cl.total)
     assert min(ratios) == pytest.approx(bucketed_best_ratio(B, phi), rel=1e-9)
     assert ratios[-1] == pytest.approx(min(ratios), rel=1e-9)  # attained at x*
@@ -268,39 +301,51 @@ def test_best_ratio_limits():
 
 
 def test_result_is_frozen_with_short_repr():
-    it = bucketed_iteration_time(0.02, 4, 4000, 16, 1e-6, 1e-9, buckets=4,
-                                 transport="superdense")
+    it = bucketed_iteration_time(0.02, 4, 4000, 16, 1e-6, 1e-9, buckets=4, transport="superdense")
     assert isinstance(it, BucketedIteration)
     with pytest.raises(AttributeError):
         it.total = 0.0
     r = repr(it)
     assert r.startswith("BucketedIteration(transport='superdense', buckets=4, ahead=1")
     assert "schedule" not in r and len(r) < 220
-    assert r == repr(bucketed_iteration_time(0.02, 4, 4000, 16, 1e-6, 1e-9, buckets=4,
-                                             transport="superdense"))
+    assert r == repr(
+        bucketed_iteration_time(0.02, 4, 4000, 16, 1e-6, 1e-9, buckets=4, transport="superdense")
+    )
 
 
-@pytest.mark.parametrize("kwargs,exc,pattern", [
-    ({"buckets": 0}, ValueError, r"buckets.*1\.\.100"),
-    ({"buckets": 101}, ValueError, r"buckets.*1\.\.100"),
-    ({"buckets": 2.5}, TypeError, r"buckets"),
-    ({"buckets": "4"}, TypeError, r"buckets"),
-    ({"buckets": True}, TypeError, r"buckets"),
-    ({"buckets": [50, 40]}, ValueError, r"buckets.*sum to d = 100"),
-    ({"buckets": [100, 0]}, ValueError, r"bucket size"),
-    ({"buckets": [], }, ValueError, r"buckets"),
-    ({"buckets": 2, "ready": [0.1]}, ValueError, r"ready.*one time per bucket"),
-    ({"buckets": 2, "ready": [0.5, 0.1]}, ValueError, r"ready.*non-decreasing"),
-    ({"buckets": 2, "ready": [0.1, 2.0]}, ValueError, r"ready.*\[0, 1\]"),
-    ({"buckets": 2, "ready": 0.5}, TypeError, r"ready"),
-    ({"buckets": 2, "ready": [0.1, 0.2], "backward_fraction": 0.5}, ValueError,
-     r"either ready.*or backward_fraction"),
-    ({"buckets": 2, "backward_fraction": 1.5}, ValueError, r"backward_fraction"),
-    ({"buckets": 2, "ahead": -1}, ValueError, r"ahead"),
-    ({"buckets": 2, "method": "exact"}, ValueError, r"method"),
-    ({"buckets": 2, "transport": "quantum"}, ValueError, r"transport"),
-    ({"buckets": 2, "beta_qubit": -1.0}, ValueError, r"beta_qubit"),
-])
+@pytest.mark.parametrize(
+    "kwargs,exc,pattern",
+    [
+        ({"buckets": 0}, ValueError, r"buckets.*1\.\.100"),
+        ({"buckets": 101}, ValueError, r"buckets.*1\.\.100"),
+        ({"buckets": 2.5}, TypeError, r"buckets"),
+        ({"buckets": "4"}, TypeError, r"buckets"),
+        ({"buckets": True}, TypeError, r"buckets"),
+        ({"buckets": [50, 40]}, ValueError, r"buckets.*sum to d = 100"),
+        ({"buckets": [100, 0]}, ValueError, r"bucket size"),
+        (
+            {
+                "buckets": [],
+            },
+            ValueError,
+            r"buckets",
+        ),
+        ({"buckets": 2, "ready": [0.1]}, ValueError, r"ready.*one time per bucket"),
+        ({"buckets": 2, "ready": [0.5, 0.1]}, ValueError, r"ready.*non-decreasing"),
+        ({"buckets": 2, "ready": [0.1, 2.0]}, ValueError, r"ready.*\[0, 1\]"),
+        ({"buckets": 2, "ready": 0.5}, TypeError, r"ready"),
+        (
+            {"buckets": 2, "ready": [0.1, 0.2], "backward_fraction": 0.5},
+            ValueError,
+            r"either ready.*or backward_fraction",
+        ),
+        ({"buckets": 2, "backward_fraction": 1.5}, ValueError, r"backward_fraction"),
+        ({"buckets": 2, "ahead": -1}, ValueError, r"ahead"),
+        ({"buckets": 2, "method": "exact"}, ValueError, r"method"),
+        ({"buckets": 2, "transport": "quantum"}, ValueError, r"transport"),
+        ({"buckets": 2, "beta_qubit": -1.0}, ValueError, r"beta_qubit"),
+    ],
+)
 def test_bad_input(kwargs, exc, pattern):
     with pytest.raises(exc, match=pattern):
         bucketed_iteration_time(1.0, 4, 100, 8, 0.0, 1e-9, **kwargs)

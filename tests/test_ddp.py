@@ -45,7 +45,7 @@ LEDGER_SIZES = (999, 1000, 7, 2, 1)  # P | d, P does not divide d, d < P (empty 
 NOISE_D, NOISE_F = 30_000, 0.9
 LOSS_STEPS, LOSS_LR = 5, 0.5
 SPARSE_STEPS = 20
-OVERLAP_DELAY = 1.0            # seconds the other ranks wait before joining the collective
+OVERLAP_DELAY = 1.0  # seconds the other ranks wait before joining the collective
 PRIVATE_STEPS, PRIVATE_BUCKET_MB = 3, 0.002  # 1,218 float32 parameters in 3 buckets
 TAP_D, TAP_BUCKETS = 30_000, 3
 P_MIN = 1e-4  # chi-squared p-value floor; every input is seeded, so this is a fixed verdict
@@ -69,15 +69,21 @@ class _Bucket:
 
 def _data(rank: int, world: int, n: int = 256, batch: int = 32, seed: int = 1):
     X, y = make_moons(n, seed=seed)
-    rows = np.random.default_rng([seed, rank]).choice(np.arange(rank, n, world), batch,
-                                                      replace=False)
+    rows = np.random.default_rng([seed, rank]).choice(
+        np.arange(rank, n, world), batch, replace=False
+    )
     return torch.from_numpy(X), torch.from_numpy(y), torch.from_numpy(rows)
 
 
 def _mlp():
     torch.manual_seed(0)
-    return torch.nn.Sequential(torch.nn.Linear(2, 32), torch.nn.Tanh(), torch.nn.Linear(32, 32),
-                               torch.nn.Tanh(), torch.nn.Linear(32, 2))
+    return torch.nn.Sequential(
+        torch.nn.Linear(2, 32),
+        torch.nn.Tanh(),
+        torch.nn.Linear(32, 32),
+        torch.nn.Tanh(),
+        torch.nn.Linear(32, 2),
+    )
 
 
 def _flat_grads(net):
@@ -92,10 +98,13 @@ def _grads_under_ddp(rank, world):
     net = _mlp()
     loss_fn(net(X[rows]), y[rows]).backward()
     out = {"local": _flat_grads(net)}
-    for label, kw in [("built-in", None), ("classical16", dict(transport="classical", bits=16)),
-                      ("superdense16", dict(transport="superdense", bits=16)),
-                      ("classical8", dict(transport="classical", bits=8)),
-                      ("classical24", dict(transport="classical", bits=24))]:
+    for label, kw in [
+        ("built-in", None),
+        ("classical16", dict(transport="classical", bits=16)),
+        ("superdense16", dict(transport="superdense", bits=16)),
+        ("classical8", dict(transport="classical", bits=8)),
+        ("classical24", dict(transport="classical", bits=24)),
+    ]:
         net = _mlp()
         model = DistributedDataParallel(net)
         if kw is not None:
@@ -113,8 +122,11 @@ def _losses_under_ddp(rank, world):
     X, y, rows = _data(rank, world)
     loss_fn = torch.nn.CrossEntropyLoss()
     out = {}
-    for label, kw in [("built-in", None), ("classical", dict(transport="classical")),
-                      ("superdense", dict(transport="superdense"))]:
+    for label, kw in [
+        ("built-in", None),
+        ("classical", dict(transport="classical")),
+        ("superdense", dict(transport="superdense")),
+    ]:
         torch.manual_seed(0)
         net = torch.nn.Linear(2, 2).double()
         model = DistributedDataParallel(net)
@@ -132,10 +144,12 @@ def _losses_under_ddp(rank, world):
                 opt.zero_grad()
                 loss_fn(model(X[rows]), y[rows]).backward()
                 opt.step()
-        out[label] = dict(losses=losses, gnorms=gnorms,
-                          weights=torch.cat([p.detach().reshape(-1) for p in net.parameters()]
-                                            ).numpy().copy(),
-                          bound=state.report().error_bound if kw is not None else 0.0)
+        out[label] = dict(
+            losses=losses,
+            gnorms=gnorms,
+            weights=torch.cat([p.detach().reshape(-1) for p in net.parameters()]).numpy().copy(),
+            bound=state.report().error_bound if kw is not None else 0.0,
+        )
     out["max_norm_x"] = float(X.norm(dim=1).max())
     return out
 
@@ -160,10 +174,12 @@ def _noise(rank, world):
     """Superdense F < 1 on one large bucket; the same again (same and other seed); classical."""
     base = np.random.default_rng([11, rank]).uniform(-1, 1, NOISE_D).astype(np.float32)
     out = {}
-    for label, kw in [("noisy", dict(transport="superdense", pair_fidelity=NOISE_F, seed=5)),
-                      ("again", dict(transport="superdense", pair_fidelity=NOISE_F, seed=5)),
-                      ("other-seed", dict(transport="superdense", pair_fidelity=NOISE_F, seed=6)),
-                      ("classical", dict(transport="classical"))]:
+    for label, kw in [
+        ("noisy", dict(transport="superdense", pair_fidelity=NOISE_F, seed=5)),
+        ("again", dict(transport="superdense", pair_fidelity=NOISE_F, seed=5)),
+        ("other-seed", dict(transport="superdense", pair_fidelity=NOISE_F, seed=6)),
+        ("classical", dict(transport="classical")),
+    ]:
         state = RingHookState(bits=16, **kw)
         t = torch.from_numpy(base.copy())
         ring_hook(state, _Bucket(t)).wait()
@@ -240,8 +256,13 @@ def _overlap(rank, world):
     returned_after = time.monotonic() - t0
     pending = not fut.done()
     value = fut.wait()
-    return dict(pending=pending, returned_after=returned_after, done=fut.done(),
-                same_tensor=value is t, value=t.numpy().copy())
+    return dict(
+        pending=pending,
+        returned_after=returned_after,
+        done=fut.done(),
+        same_tensor=value is t,
+        value=t.numpy().copy(),
+    )
 
 
 def _private_training(rank, world):
@@ -251,10 +272,13 @@ def _private_training(rank, world):
     X = X.float()
     loss_fn = torch.nn.CrossEntropyLoss()
     out = {}
-    for label, kw in [("plain", dict()), ("private", dict(private=True)),
-                      ("plain-sd", dict(transport="superdense")),
-                      ("private-sd", dict(private=True, transport="superdense")),
-                      ("private-f0", dict(private=True, test_fraction=0.0))]:
+    for label, kw in [
+        ("plain", dict()),
+        ("private", dict(private=True)),
+        ("plain-sd", dict(transport="superdense")),
+        ("private-sd", dict(private=True, transport="superdense")),
+        ("private-f0", dict(private=True, test_fraction=0.0)),
+    ]:
         net = _mlp()
         model = DistributedDataParallel(net, bucket_cap_mb=PRIVATE_BUCKET_MB)
         state = RingHookState(seed=3, **kw)
@@ -266,9 +290,11 @@ def _private_training(rank, world):
             loss_fn(model(X[rows]), y[rows]).backward()
             grads.append(_flat_grads(net))
             opt.step()
-        out[label] = dict(grads=np.array(grads), report=state.report(),
-                          weights=torch.cat([p.detach().reshape(-1) for p in net.parameters()]
-                                            ).numpy().copy())
+        out[label] = dict(
+            grads=np.array(grads),
+            report=state.report(),
+            weights=torch.cat([p.detach().reshape(-1) for p in net.parameters()]).numpy().copy(),
+        )
     out["n_params"] = sum(p.numel() for p in _mlp().parameters())
     return out
 
@@ -289,8 +315,7 @@ def _ahead(rank, world):
         try:
             net = _mlp()
             model = DistributedDataParallel(net, bucket_cap_mb=PRIVATE_BUCKET_MB)
-            state = RingHookState(transport="superdense", pair_fidelity=0.9, private=True,
-                                  seed=8)
+            state = RingHookState(transport="superdense", pair_fidelity=0.9, private=True, seed=8)
             model.register_comm_hook(state, ring_hook)
             grads = []
             for _ in range(PRIVATE_STEPS):
@@ -301,8 +326,9 @@ def _ahead(rank, world):
             deadline = time.monotonic() + 10.0  # the idle worker prepares the next step
             while label == "ahead" and state._ahead_todo and time.monotonic() < deadline:
                 time.sleep(0.01)
-            out[label] = dict(grads=np.array(grads), report=state.report(),
-                              prepared=sorted(state._ahead))
+            out[label] = dict(
+                grads=np.array(grads), report=state.report(), prepared=sorted(state._ahead)
+            )
         finally:
             ddp_module._prepare_ahead = original
     return out
@@ -320,17 +346,20 @@ def _tapped(rank, world):
             if i == 0:
                 t = torch.full((TAP_D,), 0.25)
             else:
-                t = torch.from_numpy(np.random.default_rng([i, rank]).normal(0, 1, TAP_D)
-                                     .astype(np.float32))
+                t = torch.from_numpy(
+                    np.random.default_rng([i, rank]).normal(0, 1, TAP_D).astype(np.float32)
+                )
             ring_hook(state, _Bucket(t, i, last=(i == TAP_BUCKETS - 1))).wait()
             results.append(t.numpy().copy())
         out[label] = dict(
-            rs=np.concatenate([m.words for m in seen if m.phase == "reduce-scatter"]
-                              ).astype(np.uint16),
-            ag=np.concatenate([m.words for m in seen if m.phase == "all-gather"]
-                              ).astype(np.uint16),
+            rs=np.concatenate([m.words for m in seen if m.phase == "reduce-scatter"]).astype(
+                np.uint16
+            ),
+            ag=np.concatenate([m.words for m in seen if m.phase == "all-gather"]).astype(np.uint16),
             messages=[(m.bucket_index, m.step, m.phase, m.sender, m.words.size) for m in seen],
-            results=results, report=state.report())
+            results=results,
+            report=state.report(),
+        )
     return out
 
 
@@ -367,13 +396,20 @@ def _ddp_error(rank, world):
 
 
 def _session(rank, world):
-    return dict(grads=_grads_under_ddp(rank, world), losses=_losses_under_ddp(rank, world),
-                ledgers=_ledgers(rank, world), noise=_noise(rank, world),
-                errors=_errors(rank, world), overlap=_overlap(rank, world),
-                private=_private_training(rank, world), ahead=_ahead(rank, world),
-                tapped=_tapped(rank, world),
-                attack=_ghz_attack(rank, world), ddp_error=_ddp_error(rank, world),
-                groups=_subgroups(rank, world))
+    return dict(
+        grads=_grads_under_ddp(rank, world),
+        losses=_losses_under_ddp(rank, world),
+        ledgers=_ledgers(rank, world),
+        noise=_noise(rank, world),
+        errors=_errors(rank, world),
+        overlap=_overlap(rank, world),
+        private=_private_training(rank, world),
+        ahead=_ahead(rank, world),
+        tapped=_tapped(rank, world),
+        attack=_ghz_attack(rank, world),
+        ddp_error=_ddp_error(rank, world),
+        groups=_subgroups(rank, world),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -386,6 +422,7 @@ def ranks():
 # F = 1: the hook gives the built-in average up to the fixed-point bound
 # ------------------------------------------------------------------------------------------
 
+
 def test_f1_gradients_match_builtin_within_fixed_point_bound(ranks):
     local = np.array([r["grads"]["local"] for r in ranks], dtype=np.float64)
     exact = local.mean(axis=0)
@@ -394,8 +431,12 @@ def test_f1_gradients_match_builtin_within_fixed_point_bound(ranks):
     f32 = 2 * P * eps32 * max_abs  # rounding of the float32 sum (built-in) and of the results
     builtin = ranks[0]["grads"]["built-in"]
     assert np.max(np.abs(builtin - exact)) <= f32
-    for label, bits in [("classical16", 16), ("superdense16", 16), ("classical8", 8),
-                        ("classical24", 24)]:  # words sent as int16, uint8 and int32
+    for label, bits in [
+        ("classical16", 16),
+        ("superdense16", 16),
+        ("classical8", 8),
+        ("classical24", 24),
+    ]:  # words sent as int16, uint8 and int32
         cap = (2 ** (bits - 1) - 1) // P
         bound = max_abs / (2 * cap)  # P / (2 s) for the sum, divided by P
         report = ranks[0]["grads"][label + "/report"]
@@ -436,14 +477,16 @@ def test_f1_training_losses_match_builtin_within_derived_tolerance(ranks):
         assert run["losses"][-1] < run["losses"][0]  # it does train
     # every replica holds the same weights; superdense with F = 1 equals classical exactly
     for r in ranks:
-        assert np.array_equal(r["losses"]["classical"]["weights"],
-                              ranks[0]["losses"]["classical"]["weights"])
+        assert np.array_equal(
+            r["losses"]["classical"]["weights"], ranks[0]["losses"]["classical"]["weights"]
+        )
     assert np.array_equal(res["superdense"]["weights"], res["classical"]["weights"])
 
 
 # ------------------------------------------------------------------------------------------
 # the ledger of every link equals the formula of DESIGN.md §4.2 / §4.4
 # ------------------------------------------------------------------------------------------
+
 
 def _chunk_sizes(d: int, workers: int) -> list[int]:
     return [d // workers + (1 if c < d % workers else 0) for c in range(workers)]
@@ -465,14 +508,16 @@ def test_ledger_per_link_equals_formula(ranks):
         sd = res["ledgers"]["superdense"]["report"]
         assert cl.link == sd.link == (sender, r)
         bits_cl = sum(16 * m for d in LEDGER_SIZES for m in _link_messages(d, P, sender))
-        qubits_sd = sum(math.ceil(15 * m / 2) for d in LEDGER_SIZES
-                        for m in _link_messages(d, P, sender))
+        qubits_sd = sum(
+            math.ceil(15 * m / 2) for d in LEDGER_SIZES for m in _link_messages(d, P, sender)
+        )
         assert cl.online_bits == bits_cl
         assert (cl.online_qubits, cl.ebits, cl.offline_qubits) == (0, 0, 0)
         assert sd.online_bits == 0
         assert sd.online_qubits == sd.ebits == sd.offline_qubits == qubits_sd
-        assert sd.data_bits == sum(15 * m for d in LEDGER_SIZES
-                                   for m in _link_messages(d, P, sender))
+        assert sd.data_bits == sum(
+            15 * m for d in LEDGER_SIZES for m in _link_messages(d, P, sender)
+        )
         # the header: one all-reduce of 5 float64 words, counted as a ring all-reduce moves them
         header_words = sum(_link_messages(HEADER_WORDS, P, sender))
         assert cl.side_bits == sd.side_bits == len(LEDGER_SIZES) * header_words * 64
@@ -482,8 +527,10 @@ def test_ledger_per_link_equals_formula(ranks):
     # P | d: exactly 2 (P - 1) (d / P) b bits per link
     assert sum(16 * m for m in _link_messages(999, P, 0)) == 2 * (P - 1) * (999 // P) * 16
     # The averages themselves: the true mean within the bound on every rank
-    locals_ = [[res["ledgers"]["classical"]["results"][i][0] for res in ranks]
-               for i in range(len(LEDGER_SIZES))]
+    locals_ = [
+        [res["ledgers"]["classical"]["results"][i][0] for res in ranks]
+        for i in range(len(LEDGER_SIZES))
+    ]
     for transport, bits in [("classical", 16), ("superdense", 15)]:
         for i, d in enumerate(LEDGER_SIZES):
             stack = np.array(locals_[i])
@@ -498,18 +545,21 @@ def test_averages_equal_the_single_process_ring_bit_for_bit(ranks):
     """The hook's average is exactly the library's single-process ring sum (same fixed-point
     code, max_abs = max |g| over the ranks) divided by P: the same arithmetic, bit for bit."""
     for transport, bits in [("classical", 16), ("superdense", 15)]:
-        for i, d in enumerate(LEDGER_SIZES):
+        for i, _d in enumerate(LEDGER_SIZES):
             stack = np.array([res["ledgers"]["classical"]["results"][i][0] for res in ranks])
-            ref = ring_allreduce(stack, transport=transport, bits=bits,
-                                 max_abs=float(np.abs(stack).max()))
+            ref = ring_allreduce(
+                stack, transport=transport, bits=bits, max_abs=float(np.abs(stack).max())
+            )
             for res in ranks:
-                assert np.array_equal(res["ledgers"][transport]["results"][i][1],
-                                      ref.outputs[0] / P)
+                assert np.array_equal(
+                    res["ledgers"][transport]["results"][i][1], ref.outputs[0] / P
+                )
 
 
 # ------------------------------------------------------------------------------------------
 # F < 1: bit flips at the rate 2 (1 - F) / 3, reproducibly
 # ------------------------------------------------------------------------------------------
+
 
 def test_noisy_pairs_flip_bits_at_expected_rate(ranks):
     """Per symbol: one bit flips with probability 2(1-F)/3 (X or Z), both with (1-F)/3 (Y).
@@ -558,12 +608,16 @@ def test_messages_without_flips_at_high_fidelity(ranks):
 # bad buckets: a clear ValueError on every rank, no hang, the group still usable
 # ------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("case, words", [
-    ("dtype", ["bucket dtype", "float32 or float64", "[1]"]),
-    ("size", ["bucket size", "rank 2: 11", "rank 0: 10"]),
-    ("nan", ["bucket must be finite", "[0]"]),
-    ("int", ["bucket dtype", "[2]"]),
-])
+
+@pytest.mark.parametrize(
+    "case, words",
+    [
+        ("dtype", ["bucket dtype", "float32 or float64", "[1]"]),
+        ("size", ["bucket size", "rank 2: 11", "rank 0: 10"]),
+        ("nan", ["bucket must be finite", "[0]"]),
+        ("int", ["bucket dtype", "[2]"]),
+    ],
+)
 def test_bad_bucket_raises_value_error_on_every_rank(ranks, case, words):
     for r in ranks:
         kind, message = r["errors"][case]
@@ -584,8 +638,7 @@ def test_worker_error_surfaces_through_ddp_backward_on_every_rank(ranks):
 
 def test_group_still_works_after_errors(ranks):
     for r in ranks:
-        np.testing.assert_allclose(r["errors"]["after"], np.full(10, (1 + 2 + 3) / P),
-                                   rtol=1e-4)
+        np.testing.assert_allclose(r["errors"]["after"], np.full(10, (1 + 2 + 3) / P), rtol=1e-4)
 
 
 def test_hook_on_a_subgroup(ranks):
@@ -607,6 +660,7 @@ def test_process_group_timeout_stops_a_waiting_rank(ranks):
 # the hook overlaps: it returns a pending future, the worker thread completes it
 # ------------------------------------------------------------------------------------------
 
+
 def test_hook_returns_a_pending_future_and_the_worker_completes_it(ranks):
     first = ranks[0]["overlap"]
     assert first["pending"]  # not complete when the hook returned ...
@@ -621,12 +675,17 @@ def test_hook_returns_a_pending_future_and_the_worker_completes_it(ranks):
 # private training: GHZ pads change no bit of the result and hide every word on the links
 # ------------------------------------------------------------------------------------------
 
+
 def test_private_training_equals_the_unmasked_hook_bit_for_bit(ranks):
     n_params = ranks[0]["private"]["n_params"]
     for r in ranks:
         res = r["private"]
-        for masked, plain in [("private", "plain"), ("private-f0", "plain"),
-                              ("private-sd", "plain-sd"), ("plain-sd", "plain")]:
+        for masked, plain in [
+            ("private", "plain"),
+            ("private-f0", "plain"),
+            ("private-sd", "plain-sd"),
+            ("plain-sd", "plain"),
+        ]:
             assert np.array_equal(res[masked]["grads"], res[plain]["grads"]), (masked, plain)
             assert np.array_equal(res[masked]["weights"], res[plain]["weights"])
         assert res["plain"]["report"].buckets > PRIVATE_STEPS  # several buckets per step
@@ -643,8 +702,12 @@ def test_private_training_equals_the_unmasked_hook_bit_for_bit(ranks):
         assert not plain.private and plain.ghz_used == plain.ghz_tested == 0
         assert "ghz_used" in repr(res["private"]["report"]) and "ghz" not in repr(plain)
     # the replicas agree
-    assert all(np.array_equal(r["private"]["private"]["weights"],
-                              ranks[0]["private"]["private"]["weights"]) for r in ranks)
+    assert all(
+        np.array_equal(
+            r["private"]["private"]["weights"], ranks[0]["private"]["private"]["weights"]
+        )
+        for r in ranks
+    )
 
 
 def test_pads_and_noise_prepared_ahead_change_nothing(ranks):
@@ -713,22 +776,26 @@ def test_ghz_source_that_knows_the_pads_is_caught_on_every_rank(ranks):
 # in-process checks (no process group needed)
 # ------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("kwargs, exc, words", [
-    (dict(transport="quantum"), ValueError, "transport"),
-    (dict(bits=1), ValueError, "bits"),
-    (dict(bits=40), ValueError, "bits"),
-    (dict(bits=16.0), TypeError, "bits"),
-    (dict(transport="superdense", pair_fidelity=0.2), ValueError, "pair_fidelity"),
-    (dict(transport="classical", pair_fidelity=0.9), ValueError, "pair_fidelity"),
-    (dict(seed=-1), ValueError, "seed"),
-    (dict(seed=None), TypeError, "seed"),
-    (dict(private=1), TypeError, "private"),
-    (dict(private=True, test_fraction=1.0), ValueError, "test_fraction"),
-    (dict(private=True, test_fraction=-0.1), ValueError, "test_fraction"),
-    (dict(private=True, ghz_source="eavesdropper"), ValueError, "ghz_source"),
-    (dict(test_fraction=0.25), ValueError, "private=True"),
-    (dict(ghz_source="known_pads"), ValueError, "private=True"),
-])
+
+@pytest.mark.parametrize(
+    "kwargs, exc, words",
+    [
+        (dict(transport="quantum"), ValueError, "transport"),
+        (dict(bits=1), ValueError, "bits"),
+        (dict(bits=40), ValueError, "bits"),
+        (dict(bits=16.0), TypeError, "bits"),
+        (dict(transport="superdense", pair_fidelity=0.2), ValueError, "pair_fidelity"),
+        (dict(transport="classical", pair_fidelity=0.9), ValueError, "pair_fidelity"),
+        (dict(seed=-1), ValueError, "seed"),
+        (dict(seed=None), TypeError, "seed"),
+        (dict(private=1), TypeError, "private"),
+        (dict(private=True, test_fraction=1.0), ValueError, "test_fraction"),
+        (dict(private=True, test_fraction=-0.1), ValueError, "test_fraction"),
+        (dict(private=True, ghz_source="eavesdropper"), ValueError, "ghz_source"),
+        (dict(test_fraction=0.25), ValueError, "private=True"),
+        (dict(ghz_source="known_pads"), ValueError, "private=True"),
+    ],
+)
 def test_config_validation(kwargs, exc, words):
     with pytest.raises(exc, match=words):
         RingHookConfig(**kwargs)
@@ -755,8 +822,13 @@ def test_state_rejects_a_tap_that_is_not_callable():
 
 
 @settings(max_examples=40)
-@given(st.integers(2, 8), st.integers(2, 32), st.integers(1, 300), st.integers(0, 2**31 - 1),
-       st.sampled_from([np.float32, np.float64]))
+@given(
+    st.integers(2, 8),
+    st.integers(2, 32),
+    st.integers(1, 300),
+    st.integers(0, 2**31 - 1),
+    st.sampled_from([np.float32, np.float64]),
+)
 def test_in_place_encode_and_decode_equal_the_fixed_point_code(P, bits, d, seed, dtype):
     """The worker's buffer-reusing encode/decode are FixedPoint.encode/decode, bit for bit
     (ties included: some entries sit exactly on a half step)."""
@@ -765,9 +837,12 @@ def test_in_place_encode_and_decode_equal_the_fixed_point_code(P, bits, d, seed,
     rng = np.random.default_rng(seed)
     x = rng.uniform(-1, 1, d).astype(dtype)
     codec = fixed_point(P, bits, float(np.abs(x).max()) or 1.0)
-    half = (np.arange(d) % 5 == 0)
-    x[half] = ((np.round(x[half] * codec.scale) + 0.5) / codec.scale).clip(
-        -codec.max_abs, codec.max_abs).astype(dtype)
+    half = np.arange(d) % 5 == 0
+    x[half] = (
+        ((np.round(x[half] * codec.scale) + 0.5) / codec.scale)
+        .clip(-codec.max_abs, codec.max_abs)
+        .astype(dtype)
+    )
     wire = np.dtype(f"u{(8 if bits <= 8 else 16 if bits <= 16 else 32) // 8}")  # as the hook
     for width in {wire, np.dtype(np.uint32)}:
         scratch, words = np.empty(d), np.empty(d, dtype=width)
@@ -785,24 +860,25 @@ def test_launcher_lives_in_its_own_module_and_needs_no_torch_in_the_parent():
 
     assert ddp.launch_local is launch.launch_local
     assert 0 < launch.free_port() < 65536
-    code = ("import sys; sys.modules['torch'] = None\n"
-            "from qring_edu.launch import free_port, launch_local\n"
-            "print(free_port() > 0)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=120)
+    code = (
+        "import sys; sys.modules['torch'] = None\n"
+        "from qring_edu.launch import free_port, launch_local\n"
+        "print(free_port() > 0)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "True"
 
 
 def test_import_qring_edu_without_torch():
-    code = ("import sys; sys.modules['torch'] = None\n"
-            "import qring_edu\n"
-            "try:\n    import qring_edu.ddp\nexcept ImportError:\n    print('ok')\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=120)
+    code = (
+        "import sys; sys.modules['torch'] = None\n"
+        "import qring_edu\n"
+        "try:\n    import qring_edu.ddp\nexcept ImportError:\n    print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
-
 
 
 def test_ddp_demo_private_run_equals_the_classical_run():
@@ -819,7 +895,8 @@ def test_ddp_demo_private_run_equals_the_classical_run():
     table = ddp_private_table(demo)
     assert [row[0] for row in table.rows] == ["classical"] * 2 + ["private"] * 2
     for (_, link, bits, used, tested, failed), rep in zip(
-            table.rows, demo.reports["classical"] + demo.reports["private"]):
+        table.rows, demo.reports["classical"] + demo.reports["private"]
+    ):
         assert link == f"{rep.link[0]}->{rep.link[1]}" and bits == rep.online_bits > 0
         assert (used, tested, failed) == (rep.ghz_used, rep.ghz_tested, 0)
     assert table.rows[0][3] == 0 and table.rows[2][3] == 4 * demo.n_params * 16
@@ -833,8 +910,19 @@ def test_example_script_trains_and_prints_its_ledger():
     rank's ledger equals 6 steps x 2(P-1)(d/P) words x 16 bits, d = 4482 parameters, and
     6 x d x 16 qubit GHZ copies used for pads, as many tested."""
     script = Path(__file__).resolve().parent.parent / "examples" / "ddp_train.py"
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
-           str(script), "--epochs", "1", "--samples", "400", "--private"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        "--nproc_per_node=2",
+        str(script),
+        "--epochs",
+        "1",
+        "--samples",
+        "400",
+        "--private",
+    ]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
     lines = out.stdout.splitlines()
@@ -855,6 +943,7 @@ def test_example_script_trains_and_prints_its_ledger():
 # ring_average: one all-reduce over P fresh processes; the docstring examples
 # ------------------------------------------------------------------------------------------
 
+
 def test_ring_average_equals_the_single_process_ring_and_taps_the_links():
     rows = np.random.default_rng(5).normal(size=(3, 10))
     res = ring_average(rows, private=True, tap=True, seed=2)
@@ -873,24 +962,31 @@ def test_ring_average_equals_the_single_process_ring_and_taps_the_links():
     assert (first.step, first.sender, first.phase) == (0, 2, "reduce-scatter")
     codec = fixed_point(3, 16, float(np.abs(rows).max()))
     bounds = chunk_bounds(10, 3)
-    chunk = [c for c in range(3) if bounds[c + 1] - bounds[c] == first.words.size
-             and np.array_equal(first_plain.words, codec.encode(rows[2])[bounds[c]:bounds[c + 1]])]
+    chunk = [
+        c
+        for c in range(3)
+        if bounds[c + 1] - bounds[c] == first.words.size
+        and np.array_equal(first_plain.words, codec.encode(rows[2])[bounds[c] : bounds[c + 1]])
+    ]
     assert len(chunk) == 1
     assert not np.array_equal(first.words, first_plain.words)
     assert repr(res) == "RingAverage(P=3, d=10, transport='classical', private=True)"
 
 
-@pytest.mark.parametrize("rows, kwargs, exc, words", [
-    ([1.0, 2.0], {}, ValueError, "2-D"),
-    ([[1.0, 2.0]], {}, ValueError, "number of ranks"),
-    ([[1.0]] * 9, {}, ValueError, "number of ranks"),
-    (np.zeros((2, 0)), {}, ValueError, "entries per rank"),
-    ([[1.0, np.nan], [0.0, 0.0]], {}, ValueError, "finite"),
-    ([["a"], ["b"]], {}, TypeError, "real numbers"),
-    ([[1.0], [2.0]], dict(tap=1), TypeError, "tap"),
-    ([[1.0], [2.0]], dict(transport="quantum"), ValueError, "transport"),
-    ([[1.0], [2.0]], dict(timeout=0), ValueError, "timeout"),
-])
+@pytest.mark.parametrize(
+    "rows, kwargs, exc, words",
+    [
+        ([1.0, 2.0], {}, ValueError, "2-D"),
+        ([[1.0, 2.0]], {}, ValueError, "number of ranks"),
+        ([[1.0]] * 9, {}, ValueError, "number of ranks"),
+        (np.zeros((2, 0)), {}, ValueError, "entries per rank"),
+        ([[1.0, np.nan], [0.0, 0.0]], {}, ValueError, "finite"),
+        ([["a"], ["b"]], {}, TypeError, "real numbers"),
+        ([[1.0], [2.0]], dict(tap=1), TypeError, "tap"),
+        ([[1.0], [2.0]], dict(transport="quantum"), ValueError, "transport"),
+        ([[1.0], [2.0]], dict(timeout=0), ValueError, "timeout"),
+    ],
+)
 def test_ring_average_bad_input(rows, kwargs, exc, words):
     with pytest.raises(exc, match=words):
         ring_average(rows, **kwargs)
@@ -907,5 +1003,6 @@ def test_doctests_of_ddp_and_launch():
         result = doctest.testmod(module, raise_on_error=False, verbose=False)
         assert result.failed == 0 and result.attempted >= at_least, (module, result)
     public = [getattr(ddp, n) for n in ddp.__all__ if callable(getattr(ddp, n))]
-    assert all(">>>" in (obj.__doc__ or "") for obj in public), \
-        [obj.__name__ for obj in public if ">>>" not in (obj.__doc__ or "")]
+    assert all(">>>" in (obj.__doc__ or "") for obj in public), [
+        obj.__name__ for obj in public if ">>>" not in (obj.__doc__ or "")
+    ]

@@ -35,14 +35,18 @@ DOCUMENTED_ELSEWHERE = {"qring_edu.ddp": "ddp17", "qring_edu.launch": "ddp17"}
 
 def _is_alias_module(module) -> bool:
     """A deprecated alias (``__getattr__`` from ``_deprecation.forward``, nothing of its own)."""
-    own = [v for v in vars(module).values()
-           if (inspect.isfunction(v) or inspect.isclass(v)) and v.__module__ == module.__name__]
+    own = [
+        v
+        for v in vars(module).values()
+        if (inspect.isfunction(v) or inspect.isclass(v)) and v.__module__ == module.__name__
+    ]
     return "__getattr__" in vars(module) and not own and not hasattr(module, "__all__")
 
 
 def _modules() -> list:
-    names = ["qring_edu"] + sorted(m.name for m in pkgutil.walk_packages(qring_edu.__path__,
-                                                                         "qring_edu."))
+    names = ["qring_edu"] + sorted(
+        m.name for m in pkgutil.walk_packages(qring_edu.__path__, "qring_edu.")
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         modules = [importlib.import_module(n) for n in names]
@@ -57,8 +61,13 @@ def _assigned_names(module) -> set[str]:
     tree = ast.parse(inspect.getsource(module))
     names = set()
     for node in tree.body:
-        targets = node.targets if isinstance(node, ast.Assign) else \
-            [node.target] if isinstance(node, ast.AnnAssign) else []
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, ast.AnnAssign)
+            else []
+        )
         for t in targets:
             for n in ast.walk(t):
                 if isinstance(n, ast.Name):
@@ -76,8 +85,13 @@ def _public(module) -> dict[str, object]:
             if getattr(getattr(pkg, n, None), "__module__", None) == name:
                 candidates.add(n)
     for n, v in vars(module).items():
-        if inspect.isclass(v) and v.__module__ == name and dataclasses.is_dataclass(v) \
-                and v.__dataclass_params__.frozen and not n.startswith("_"):
+        if (
+            inspect.isclass(v)
+            and v.__module__ == name
+            and dataclasses.is_dataclass(v)
+            and v.__dataclass_params__.frozen
+            and not n.startswith("_")
+        ):
             candidates.add(n)
     assigned = _assigned_names(module)
     out = {}
@@ -153,8 +167,11 @@ def test_api_page_uses_the_import_path_users_use():
     """A name the package re-exports is documented as ``qring_edu.<name>`` (the path the book
     cross-links, e.g. {py:func}`qring_edu.ring_allreduce`); the others under their module."""
     text = API_PAGE.read_text(encoding="utf-8")
-    top = {n for n in qring_edu.__all__ if inspect.isfunction(getattr(qring_edu, n))
-           or inspect.isclass(getattr(qring_edu, n))}
+    top = {
+        n
+        for n in qring_edu.__all__
+        if inspect.isfunction(getattr(qring_edu, n)) or inspect.isclass(getattr(qring_edu, n))
+    }
     for kind, path in _DIRECTIVE.findall(text):
         name = path.rsplit(".", 1)[-1]
         if kind != "data" and name in top and getattr(qring_edu, name).__name__ == name:
@@ -168,9 +185,11 @@ def test_api_page_groups_the_modules_by_floor():
     floors = re.findall(r"^## (.+)$", text, flags=re.M)
     assert floors == ["Core", "Protocols", "Experiments", "Presentation"]
     sections = dict(zip(floors, re.split(r"^## .+$", text, flags=re.M)[1:]))
-    modules = {f: re.findall(r"^\.\. automodule:: (\S+)", body, flags=re.M)
-               for f, body in sections.items()}
+    modules = {
+        f: re.findall(r"^\.\. automodule:: (\S+)", body, flags=re.M) for f, body in sections.items()
+    }
     assert "qring_edu.ring" in modules["Protocols"] and "qring_edu.states" in modules["Core"]
     assert all(m.startswith("qring_edu.experiments.") for m in modules["Experiments"])
-    assert all(m.split(".")[1] in ("figures", "widgets", "exercises")
-               for m in modules["Presentation"])
+    assert all(
+        m.split(".")[1] in ("figures", "widgets", "exercises") for m in modules["Presentation"]
+    )

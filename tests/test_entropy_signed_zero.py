@@ -8,13 +8,16 @@ import pytest
 import qring_edu as qr
 
 
-@pytest.mark.parametrize("value", [
-    lambda: qr.shannon_entropy([1.0, 0.0]),
-    lambda: qr.shannon_entropy([0.0, 0.0, 1.0]),
-    lambda: qr.binary_entropy(0.0),
-    lambda: qr.binary_entropy(1.0),
-    lambda: qr.two_state_chi(1.0),
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        lambda: qr.shannon_entropy([1.0, 0.0]),
+        lambda: qr.shannon_entropy([0.0, 0.0, 1.0]),
+        lambda: qr.binary_entropy(0.0),
+        lambda: qr.binary_entropy(1.0),
+        lambda: qr.two_state_chi(1.0),
+    ],
+)
 def test_zero_entropy_is_positive_zero(value):
     h = value()
     assert h == 0.0 and math.copysign(1.0, h) == 1.0

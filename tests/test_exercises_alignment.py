@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from qring_edu.alignment import sketch_bits
 from qring_edu.exercises._base import Feedback
 from qring_edu.exercises.alignment import (
     check_calibrated_estimate,
@@ -17,11 +18,21 @@ from qring_edu.exercises.alignment import (
     check_sketch_bits,
     check_tieaudit_qubits,
 )
-from qring_edu.alignment import sketch_bits
 from qring_edu.sign_audit import tieaudit_copies
 
-GARBAGE = ["three", "0.5", "", [1, 2], {"a": 1}, True, float("nan"), float("inf"),
-           np.array([1.0, 2.0]), object(), ("x", 3)]
+GARBAGE = [
+    "three",
+    "0.5",
+    "",
+    [1, 2],
+    {"a": 1},
+    True,
+    float("nan"),
+    float("inf"),
+    np.array([1.0, 2.0]),
+    object(),
+    ("x", 3),
+]
 
 THETA = math.acos((1 - 0.2) / 2)
 CASES = [
@@ -51,11 +62,17 @@ def test_reference_passes_none_and_garbage_fail(check, args, ref):
 def test_targeted_hints():
     assert "offset" in check_overlap(0.3, 0.3).message
     assert "complement" in check_not_ah_probability(1 - math.sin(5 * THETA) ** 2, -0.2, 2).message
-    assert "arcsin" in check_sketch_bits(math.ceil(math.log(20) / (2 * (0.1 / math.pi) ** 2)),
-                                         0.1, 0.05).message
+    assert (
+        "arcsin"
+        in check_sketch_bits(
+            math.ceil(math.log(20) / (2 * (0.1 / math.pi) ** 2)), 0.1, 0.05
+        ).message
+    )
     assert "1 − α" in check_expected_y(0.5, 0.5, 0.25).message
-    assert "copies" in check_tieaudit_qubits(tieaudit_copies(1.0, 0.1, 0.05)[0], 1024, 0.1,
-                                             0.05).message
+    assert (
+        "copies"
+        in check_tieaudit_qubits(tieaudit_copies(1.0, 0.1, 0.05)[0], 1024, 0.1, 0.05).message
+    )
     assert check_crossover(16, 0.05).passed  # log2 P accepted too
     assert "attenuation" in check_calibrated_estimate(0.35, 0.3, 0.6).message
 
@@ -121,6 +138,7 @@ def test_step_checkers_bad_parameters():
 
 # --- build it yourself: the TieAudit measurement ---------------------------------------------
 
+
 def _outcomes(signs, matching):
     psi = np.asarray(signs, float) / math.sqrt(len(signs))
     a, b = psi[matching[:, 0]], psi[matching[:, 1]]
@@ -135,13 +153,16 @@ def test_measurement_checker_accepts_correct_code_in_several_shapes():
     assert not rows.passed and "one row (plus, minus) per pair" in rows.message
 
 
-@pytest.mark.parametrize("wrong,hint", [
-    (lambda s, m: _outcomes(s, m)[::-1], "swapped"),
-    (lambda s, m: tuple(2 * x for x in _outcomes(s, m)), "1/sqrt(2)"),
-    (lambda s, m: tuple(len(s) * x for x in _outcomes(s, m)), "s_i / sqrt(P)"),
-    (lambda s, m: tuple(np.sqrt(x) for x in _outcomes(s, m)), "Born rule"),
-    (lambda s, m: (np.full(len(m), 1 / len(s)), np.full(len(m), 1 / len(s))), "amplitude"),
-])
+@pytest.mark.parametrize(
+    "wrong,hint",
+    [
+        (lambda s, m: _outcomes(s, m)[::-1], "swapped"),
+        (lambda s, m: tuple(2 * x for x in _outcomes(s, m)), "1/sqrt(2)"),
+        (lambda s, m: tuple(len(s) * x for x in _outcomes(s, m)), "s_i / sqrt(P)"),
+        (lambda s, m: tuple(np.sqrt(x) for x in _outcomes(s, m)), "Born rule"),
+        (lambda s, m: (np.full(len(m), 1 / len(s)), np.full(len(m), 1 / len(s))), "amplitude"),
+    ],
+)
 def test_measurement_checker_rejects_wrong_code_with_the_first_failing_case(wrong, hint):
     fb = check_tieaudit_measurement(wrong)
     assert not fb.passed and hint in fb.message and "P = " in fb.message and "pair (" in fb.message
@@ -149,9 +170,11 @@ def test_measurement_checker_rejects_wrong_code_with_the_first_failing_case(wron
 
 def test_measurement_checker_partial_bug_is_found_on_a_later_instance():
     """Correct on the small hand-made instances, wrong once P > 8: the random instances catch it."""
+
     def late(signs, matching):
         plus, minus = _outcomes(signs, matching)
         return (plus, minus) if len(signs) <= 8 else (plus, minus + 1e-3)
+
     fb = check_tieaudit_measurement(late)
     assert not fb.passed and "pairs" in fb.message
 
@@ -166,19 +189,24 @@ def test_measurement_checker_crashing_none_and_malformed():
     assert "two arrays" in check_tieaudit_measurement(lambda s, m: {"plus": 1}).message
     late_none = check_tieaudit_measurement(lambda s, m: None if len(s) > 4 else _outcomes(s, m))
     assert not late_none.passed and "returned None" in late_none.message
+
     # The checker passes copies: a function that overwrites its input cannot corrupt the reference.
     def vandal(signs, matching):
         out = _outcomes(signs, matching)
         signs[:] = 1
         return out
+
     assert check_tieaudit_measurement(vandal).passed
 
 
 # --- build it yourself: the ping-pong -----------------------------------------------------------
 
+
 def _pingpong(g, h, k, *, order=("h", "g"), offset=True, comp=False):
-    a = {"g": np.append(g, 1.0) / math.sqrt(2) if offset else g,
-         "h": np.append(h, 1.0) / math.sqrt(2) if offset else h}
+    a = {
+        "g": np.append(g, 1.0) / math.sqrt(2) if offset else g,
+        "h": np.append(h, 1.0) / math.sqrt(2) if offset else h,
+    }
     state = a["g"].copy()
     for _ in range(k):
         for who in order:
@@ -192,13 +220,16 @@ def test_pingpong_checker_accepts_correct_code():
     assert check_pingpong_probability(lambda g, h, k: np.float64(_pingpong(g, h, k))).passed
 
 
-@pytest.mark.parametrize("wrong,hint", [
-    (lambda g, h, k: _pingpong(g, h, k, comp=True), "complement"),
-    (lambda g, h, k: _pingpong(g, h, k, order=("g", "h")), "one iteration short"),
-    (lambda g, h, k: _pingpong(g, h, k, offset=False), "offset"),
-    (lambda g, h, k: _pingpong(g, h, k + 1), "too many"),
-    (lambda g, h, k: 0.5, "Build |a_g>"),
-])
+@pytest.mark.parametrize(
+    "wrong,hint",
+    [
+        (lambda g, h, k: _pingpong(g, h, k, comp=True), "complement"),
+        (lambda g, h, k: _pingpong(g, h, k, order=("g", "h")), "one iteration short"),
+        (lambda g, h, k: _pingpong(g, h, k, offset=False), "offset"),
+        (lambda g, h, k: _pingpong(g, h, k + 1), "too many"),
+        (lambda g, h, k: 0.5, "Build |a_g>"),
+    ],
+)
 def test_pingpong_checker_rejects_wrong_code_with_hints(wrong, hint):
     fb = check_pingpong_probability(wrong)
     assert not fb.passed and hint in fb.message and "<g,h> =" in fb.message

@@ -23,8 +23,9 @@ def _all_fail_quietly(check, **kwargs):
         assert isinstance(fb, Feedback) and not fb.passed and fb.message
 
 
-@pytest.mark.parametrize("check", [check_chunk_sent, check_link_bits, check_ring_vs_ps_speedup,
-                                   check_model_comm_time])
+@pytest.mark.parametrize(
+    "check", [check_chunk_sent, check_link_bits, check_ring_vs_ps_speedup, check_model_comm_time]
+)
 def test_none_is_not_attempted(check):
     fb = check(None)
     assert not fb.passed and "Not attempted" in fb.message
@@ -64,15 +65,17 @@ def test_link_bits():
 
 def test_ring_vs_ps_speedup():
     args = dict(P=16, d=25_557_032, bits=32, alpha=10e-6, beta=1e-11)
-    ref = (parameter_server_time(16, 25_557_032, 32, 10e-6, 1e-11)
-           / ring_time(16, 25_557_032, 32, 10e-6, 1e-11))
+    ref = parameter_server_time(16, 25_557_032, 32, 10e-6, 1e-11) / ring_time(
+        16, 25_557_032, 32, 10e-6, 1e-11
+    )
     assert check_ring_vs_ps_speedup(ref, **args).passed
     assert check_ring_vs_ps_speedup(ref * 1.005, **args).passed  # within 1 %
     assert not check_ring_vs_ps_speedup(ref * 1.05, **args).passed
     assert "inverse" in check_ring_vs_ps_speedup(1 / ref, **args).message
     big_alpha = dict(args, alpha=1e-3)
-    no_lat = (parameter_server_time(16, 25_557_032, 32, 0.0, 1e-11)
-              / ring_time(16, 25_557_032, 32, 0.0, 1e-11))
+    no_lat = parameter_server_time(16, 25_557_032, 32, 0.0, 1e-11) / ring_time(
+        16, 25_557_032, 32, 0.0, 1e-11
+    )
     assert "latency" in check_ring_vs_ps_speedup(no_lat, **big_alpha).message
 
 
@@ -82,8 +85,10 @@ def test_model_comm_time():
     assert check_model_comm_time(ref).passed
     assert "milliseconds" in check_model_comm_time(ref * 1e3).message
     assert "bytes" in check_model_comm_time(ref / 8).message
-    assert "parameter server" in check_model_comm_time(
-        parameter_server_time(32, d, 16, 10e-6, 1e-11)).message
+    assert (
+        "parameter server"
+        in check_model_comm_time(parameter_server_time(32, d, 16, 10e-6, 1e-11)).message
+    )
     assert "one copy" in check_model_comm_time(d * 16 * 1e-11).message
     with pytest.raises(ValueError, match="model"):
         check_model_comm_time(1.0, model="GPT-5")

@@ -28,8 +28,16 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 # -- reader functions -------------------------------------------------------------------------
-def _ring(rs=lambda k, s, P: (k - s) % P, ag=lambda k, s, P: (k + 1 - s) % P, *, mod=True,
-          gather=True, gather_adds=False, scatter_overwrites=False, skip_empty=False):
+def _ring(
+    rs=lambda k, s, P: (k - s) % P,
+    ag=lambda k, s, P: (k + 1 - s) % P,
+    *,
+    mod=True,
+    gather=True,
+    gather_adds=False,
+    scatter_overwrites=False,
+    skip_empty=False,
+):
     """A reader's ring, correct by default; the keywords switch on one classic slip each."""
 
     def fn(grads, bits, send):
@@ -87,15 +95,18 @@ def test_ring_code_cases_cover_uneven_and_empty_chunks_and_overflow():
     assert len({b for _, _, b in RING_CODE_CASES}) >= 3
 
 
-@pytest.mark.parametrize("fn, words", [
-    (_ring(rs=lambda k, s, P: (k + s) % P), "go *down*"),
-    (_ring(ag=lambda k, s, P: (k - s) % P), "reduce-scatter formula"),
-    (_ring(rs=lambda k, s, P: (k + 1 - s) % P), "all-gather formula"),
-    (_ring(mod=False), "overflow"),
-    (_ring(gather=False), "stopped after its reduce-scatter"),
-    (_ring(gather_adds=True), "overwrite"),
-    (_ring(scatter_overwrites=True), "*adds*"),
-])
+@pytest.mark.parametrize(
+    "fn, words",
+    [
+        (_ring(rs=lambda k, s, P: (k + s) % P), "go *down*"),
+        (_ring(ag=lambda k, s, P: (k - s) % P), "reduce-scatter formula"),
+        (_ring(rs=lambda k, s, P: (k + 1 - s) % P), "all-gather formula"),
+        (_ring(mod=False), "overflow"),
+        (_ring(gather=False), "stopped after its reduce-scatter"),
+        (_ring(gather_adds=True), "overwrite"),
+        (_ring(scatter_overwrites=True), "*adds*"),
+    ],
+)
 def test_ring_code_names_the_slip(fn, words):
     fb = check_ring_code(fn)
     assert isinstance(fb, Feedback) and not fb.passed
@@ -162,15 +173,18 @@ def _time(P, d, bits, alpha, beta):
     return 2 * (P - 1) * (alpha + math.ceil(d / P) * bits * beta)
 
 
-@pytest.mark.parametrize("fn, words", [
-    (lambda P, d, b, a, be: 2 * (P - 1) * (a + d / P * b * be), "⌈d/P⌉"),
-    (lambda P, d, b, a, be: (P - 1) * (a + math.ceil(d / P) * b * be), "one phase"),
-    (lambda P, d, b, a, be: a + 2 * (P - 1) * math.ceil(d / P) * b * be, "latency α once"),
-    (lambda P, d, b, a, be: 2 * (P - 1) * (a + d * b * be), "whole vector"),
-    (lambda P, d, b, a, be: 2 * (P - 1) * (a + math.ceil(d / P) * be), "words, not bits"),
-    (lambda P, d, b, a, be: 2 * P * (a + math.ceil(d / P) * b * be), "2P steps"),
-    (lambda P, d, b, a, be: 1.0, "expected"),
-])
+@pytest.mark.parametrize(
+    "fn, words",
+    [
+        (lambda P, d, b, a, be: 2 * (P - 1) * (a + d / P * b * be), "⌈d/P⌉"),
+        (lambda P, d, b, a, be: (P - 1) * (a + math.ceil(d / P) * b * be), "one phase"),
+        (lambda P, d, b, a, be: a + 2 * (P - 1) * math.ceil(d / P) * b * be, "latency α once"),
+        (lambda P, d, b, a, be: 2 * (P - 1) * (a + d * b * be), "whole vector"),
+        (lambda P, d, b, a, be: 2 * (P - 1) * (a + math.ceil(d / P) * be), "words, not bits"),
+        (lambda P, d, b, a, be: 2 * P * (a + math.ceil(d / P) * b * be), "2P steps"),
+        (lambda P, d, b, a, be: 1.0, "expected"),
+    ],
+)
 def test_ring_time_code_names_the_slip(fn, words):
     fb = check_ring_time_code(fn)
     assert not fb.passed and words in fb.message
@@ -196,7 +210,7 @@ def test_overlap_tail():
     d = MODEL_SIZES["BERT-Large"]
     it = bucketed_iteration_time(0.2, 16, d, 16, 50e-6, 1e-11, buckets=10, method="formula")
     ring_b = ring_time(16, -(-d // 10), 16, 50e-6, 1e-11)  # one bucket's own ring
-    assert it.tail == pytest.approx(ring_b, rel=1e-6)     # the link is free: the tail is that ring
+    assert it.tail == pytest.approx(ring_b, rel=1e-6)  # the link is free: the tail is that ring
     assert check_overlap_tail(it.tail * 1e3).passed
     assert check_overlap_tail(round(it.tail * 1e3, 2)).passed
     whole = ring_time(16, d, 16, 50e-6, 1e-11) * 1e3
@@ -215,8 +229,10 @@ def test_bidirectional_link_bits():
     assert "one-way ring" in check_bidirectional_link_bits(one_way).message
     assert not check_bidirectional_link_bits(half + 1).passed
     # odd d: the halves differ by one word, the busier direction counts
-    odd = max(ring_allreduce(np.zeros((4, h), dtype=np.int64), bits=8).ledger.online_bits()
-              for h in (6, 5))
+    odd = max(
+        ring_allreduce(np.zeros((4, h), dtype=np.int64), bits=8).ledger.online_bits()
+        for h in (6, 5)
+    )
     assert check_bidirectional_link_bits(odd, P=4, d=11, bits=8).passed
 
 

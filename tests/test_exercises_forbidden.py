@@ -21,13 +21,13 @@ def test_switches_the_function_off_everywhere_and_restores_it():
     namespace = {"alias": original, "other": len}
     with forbidden("ring_allreduce", namespace=namespace):
         with pytest.raises(Forbidden, match="ring_allreduce is not allowed"):
-            _ledger_bits(4, 8, 8)                        # through the package attribute
+            _ledger_bits(4, 8, 8)  # through the package attribute
         with pytest.raises(Forbidden):
-            qring_edu.ring.ring_allreduce(np.zeros((2, 2), dtype=int))   # its home module
+            qring_edu.ring.ring_allreduce(np.zeros((2, 2), dtype=int))  # its home module
         with pytest.raises(Forbidden):
-            namespace["alias"](np.zeros((2, 2), dtype=int))   # an alias in the notebook
-        assert namespace["other"] is len                 # other bindings untouched
-        assert qr.chunk_bounds(8, 4).tolist() == [0, 2, 4, 6, 8]   # allowed helpers still work
+            namespace["alias"](np.zeros((2, 2), dtype=int))  # an alias in the notebook
+        assert namespace["other"] is len  # other bindings untouched
+        assert qr.chunk_bounds(8, 4).tolist() == [0, 2, 4, 6, 8]  # allowed helpers still work
     assert qr.ring_allreduce is original and namespace["alias"] is original
     assert _ledger_bits(4, 8, 8) == 96
 

@@ -20,8 +20,18 @@ from qring_edu.exercises.holevo import (
 )
 from qring_edu.holevo import trine_ensemble, two_state_chi
 
-GARBAGE = ["three", "", [1, 2], {"a": 1}, True, float("nan"), float("inf"), np.array([1.0, 2.0]),
-           object(), 1j]
+GARBAGE = [
+    "three",
+    "",
+    [1, 2],
+    {"a": 1},
+    True,
+    float("nan"),
+    float("inf"),
+    np.array([1.0, 2.0]),
+    object(),
+    1j,
+]
 
 
 def _all_fail_quietly(check, **kwargs):
@@ -58,8 +68,9 @@ def test_chi_bb84():
 def test_two_state_chi():
     c = 0.6
     assert check_two_state_chi(two_state_chi(c), overlap=c).passed
-    helstrom = 1 - (-(lambda p: p * math.log2(p) + (1 - p) * math.log2(1 - p))(
-        (1 - math.sqrt(1 - c * c)) / 2))
+    helstrom = 1 - (
+        -(lambda p: p * math.log2(p) + (1 - p) * math.log2(1 - p))((1 - math.sqrt(1 - c * c)) / 2)
+    )
     assert "accessible information" in check_two_state_chi(helstrom, overlap=c).message
     assert "eigenvalue" in check_two_state_chi(0.8, overlap=c).message
     assert not check_two_state_chi(0.5, overlap=c).passed

@@ -21,8 +21,18 @@ from qring_edu.exercises.superdense_ring import (
     check_symbol_error_rate,
 )
 
-GARBAGE = ["three", "", [1, 2], {"a": 1}, True, float("nan"), float("inf"),
-           np.array([1.0, 2.0]), object(), ("x", 3)]
+GARBAGE = [
+    "three",
+    "",
+    [1, 2],
+    {"a": 1},
+    True,
+    float("nan"),
+    float("inf"),
+    np.array([1.0, 2.0]),
+    object(),
+    ("x", 3),
+]
 
 CASES = [
     (check_alice_gates, (1, 1)),
@@ -49,11 +59,18 @@ def test_none_is_not_attempted_and_garbage_fails_quietly(check, args):
 
 @pytest.mark.parametrize("check,args", CASES)
 def test_bad_exercise_parameters_fail_without_raising(check, args):
-    bad = {check_alice_gates: (2, 0), check_symbol_error_rate: (1.5,),
-           check_bit_error_rate: (0.1,), check_superdense_qubits: (1, 7, 5),
-           check_lifetime_uses: (3, 7, 40), check_flip_damage: (8, 16, 0.5, 16),
-           check_link_busy_time: (0.0, 5), check_idle_head: (20.0, 0),
-           check_flip_reach: (6, "broadcast", 1), check_bidirectional_qubits: (4, 1, 16)}[check]
+    bad = {
+        check_alice_gates: (2, 0),
+        check_symbol_error_rate: (1.5,),
+        check_bit_error_rate: (0.1,),
+        check_superdense_qubits: (1, 7, 5),
+        check_lifetime_uses: (3, 7, 40),
+        check_flip_damage: (8, 16, 0.5, 16),
+        check_link_busy_time: (0.0, 5),
+        check_idle_head: (20.0, 0),
+        check_flip_reach: (6, "broadcast", 1),
+        check_bidirectional_qubits: (4, 1, 16),
+    }[check]
     fb = check(0, *bad)
     assert not fb.passed and "parameters are invalid" in fb.message
 
@@ -96,8 +113,10 @@ def test_error_rates():
 
 def _ledgers(P, d, b):
     zeros = np.zeros((P, d), dtype=np.int64)
-    return (ring_allreduce(zeros, bits=b).ledger,
-            ring_allreduce(zeros, transport="superdense", bits=b).ledger)
+    return (
+        ring_allreduce(zeros, bits=b).ledger,
+        ring_allreduce(zeros, transport="superdense", bits=b).ledger,
+    )
 
 
 def test_superdense_qubits_even_messages():
@@ -136,20 +155,30 @@ def test_lifetime_equals_classical_for_even_messages():
 def test_flip_damage():
     codec = fixed_point(8, 16, 0.5)
     for t in (0, 5, 12, 15):
-        ref = 2.0 ** t / codec.scale
+        ref = 2.0**t / codec.scale
         assert check_flip_damage(ref, 8, 16, 0.5, t).passed
         assert check_flip_damage(-ref, 8, 16, 0.5, t).passed  # the sign is ignored
         assert check_flip_damage(ref * (1 + 5e-7), 8, 16, 0.5, t).passed  # relative tol 1e-6
         assert not check_flip_damage(ref * 1.01, 8, 16, 0.5, t).passed
-    assert "divide by the scale" in check_flip_damage(2.0 ** 12, 8, 16, 0.5, 12).message
-    assert "multiplied by the scale" in check_flip_damage(2.0 ** 12 * codec.scale, 8, 16, 0.5,
-                                                          12).message
-    assert "factor of two" in check_flip_damage(2.0 ** 11 / codec.scale, 8, 16, 0.5, 12).message
+    assert "divide by the scale" in check_flip_damage(2.0**12, 8, 16, 0.5, 12).message
+    assert (
+        "multiplied by the scale"
+        in check_flip_damage(2.0**12 * codec.scale, 8, 16, 0.5, 12).message
+    )
+    assert "factor of two" in check_flip_damage(2.0**11 / codec.scale, 8, 16, 0.5, 12).message
 
 
 # -- build it yourself: superdense coding in raw Qiskit -----------------------------------------
-def _reader(*, swap_clbits=False, swap_roles=False, skip_h=False, no_cnot=False, in_place=False,
-            crash=None, phi_minus=False):
+def _reader(
+    *,
+    swap_clbits=False,
+    swap_roles=False,
+    skip_h=False,
+    no_cnot=False,
+    in_place=False,
+    crash=None,
+    phi_minus=False,
+):
     """A reader's three functions, right or with one realistic mistake."""
     from qiskit import QuantumCircuit
 
@@ -190,17 +219,20 @@ def _reader(*, swap_clbits=False, swap_roles=False, skip_h=False, no_cnot=False,
 def test_superdense_coding_checker_passes_correct_code():
     fb = check_superdense_coding(_reader())
     assert fb.passed and "Aer" in fb.message
-    assert check_superdense_coding(_reader(in_place=True)).passed     # returns None: in place
+    assert check_superdense_coding(_reader(in_place=True)).passed  # returns None: in place
     assert check_superdense_coding(list(_reader()), seeds=(5,), shots=8).passed
 
 
-@pytest.mark.parametrize("mistake, first_case, words", [
-    (dict(swap_clbits=True), "(0, 1)", ["little-endian", '"zx"']),
-    (dict(swap_roles=True), "(0, 1)", ["swapped the roles"]),
-    (dict(skip_h=True), "(0, 0)", ["random"]),
-    (dict(no_cnot=True), "create_bell_pair", ["product state"]),
-    (dict(phi_minus=True), "create_bell_pair", ["|Φ−⟩"]),
-])
+@pytest.mark.parametrize(
+    "mistake, first_case, words",
+    [
+        (dict(swap_clbits=True), "(0, 1)", ["little-endian", '"zx"']),
+        (dict(swap_roles=True), "(0, 1)", ["swapped the roles"]),
+        (dict(skip_h=True), "(0, 0)", ["random"]),
+        (dict(no_cnot=True), "create_bell_pair", ["product state"]),
+        (dict(phi_minus=True), "create_bell_pair", ["|Φ−⟩"]),
+    ],
+)
 def test_superdense_coding_checker_names_the_first_failing_message(mistake, first_case, words):
     fb = check_superdense_coding(_reader(**mistake))
     assert not fb.passed and first_case in fb.message
@@ -235,8 +267,9 @@ def test_call_reader_never_raises():
 # -- step checkers of the reasoning exercises ---------------------------------------------------
 def test_link_busy_time_is_online_plus_distribution():
     d = MODEL_SIZES["ResNet-50"]
-    sd = bucketed_iteration_time(0.0, 8, d, 16, 5e-6, 1e-10, buckets=5, transport="superdense",
-                                 method="simulate")
+    sd = bucketed_iteration_time(
+        0.0, 8, d, 16, 5e-6, 1e-10, buckets=5, transport="superdense", method="simulate"
+    )
     cl = bucketed_iteration_time(0.0, 8, d, 16, 5e-6, 1e-10, buckets=5, method="simulate")
     ref = (sd.online + sd.distribution) * 1e3
     assert check_link_busy_time(ref).passed and check_link_busy_time(ref * (1 + 5e-5)).passed
@@ -248,14 +281,14 @@ def test_link_busy_time_is_online_plus_distribution():
 def test_idle_head_is_the_first_ready_time():
     assert check_idle_head(20 * (1 / 3 + 2 / 3 / 5), 20.0, 5).passed
     assert "forward pass only" in check_idle_head(20 / 3, 20.0, 5).message
-    assert check_idle_head(20.0, 20.0, 1).passed       # one bucket: ready after the backward
+    assert check_idle_head(20.0, 20.0, 1).passed  # one bucket: ready after the backward
     assert check_idle_head(20.0, 20.0, 4, 0.0).passed  # phi = 0: all ready at the compute's end
 
 
 @pytest.mark.parametrize("P", [2, 3, 5, 8])
 def test_flip_reach_follows_the_schedule(P):
     for s in range(P - 1):
-        assert check_flip_reach(P, P, "reduce-scatter", s).passed     # the same wrong value
+        assert check_flip_reach(P, P, "reduce-scatter", s).passed  # the same wrong value
         assert check_flip_reach(P - 1 - s, P, "all-gather", s).passed  # the downstream copies
     assert "reduce-scatter" in check_flip_reach(P, P, "all-gather", 0).message
 

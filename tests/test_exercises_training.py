@@ -31,6 +31,7 @@ def _shifted(s, *, half=True):
         plus[j] += s
         minus[j] -= s
         return (score(plus) - score(minus)) / (2 if half else 1)
+
     return f
 
 
@@ -38,20 +39,24 @@ def test_parameter_shift_passes_the_rule_and_the_library():
     assert check_parameter_shift(shift_gradient).passed
     assert check_parameter_shift(shift_gradient, seed=7, samples=5).passed
     # any shift s with the factor 1 / (2 sin s) is exact too
-    assert check_parameter_shift(lambda sc, t, j: _shifted(1.0, half=False)(sc, t, j)
-                                 / (2 * math.sin(1.0))).passed
+    assert check_parameter_shift(
+        lambda sc, t, j: _shifted(1.0, half=False)(sc, t, j) / (2 * math.sin(1.0))
+    ).passed
     assert check_parameter_shift(lambda sc, t, j: qr.parameter_shift(sc, t, j)).passed
 
 
-@pytest.mark.parametrize("wrong, words", [
-    (_shifted(math.pi / 2, half=False), "½ is missing"),
-    (_shifted(1.0), "sin(s)"),
-    (_shifted(1e-6, half=False), "finite difference"),  # even when accurate enough
-    (lambda sc, t, j: shift_gradient(sc, t, (j + 1) % t.size), "not θ_0"),
-    (lambda sc, t, j: np.zeros(3), "never called score"),
-    (lambda sc, t, j: 0.0, "expected shape (3,)"),
-    (lambda sc, t, j: "grad", "array of 3 numbers"),
-])
+@pytest.mark.parametrize(
+    "wrong, words",
+    [
+        (_shifted(math.pi / 2, half=False), "½ is missing"),
+        (_shifted(1.0), "sin(s)"),
+        (_shifted(1e-6, half=False), "finite difference"),  # even when accurate enough
+        (lambda sc, t, j: shift_gradient(sc, t, (j + 1) % t.size), "not θ_0"),
+        (lambda sc, t, j: np.zeros(3), "never called score"),
+        (lambda sc, t, j: 0.0, "expected shape (3,)"),
+        (lambda sc, t, j: "grad", "array of 3 numbers"),
+    ],
+)
 def test_parameter_shift_names_the_mistake(wrong, words):
     fb = check_parameter_shift(wrong)
     assert not fb.passed and words in fb.message
@@ -63,8 +68,9 @@ def test_parameter_shift_refuses_a_function_that_moves_theta():
         a = score(theta)
         theta[j] -= math.pi
         b = score(theta)
-        theta[j] += math.pi / 2 + 1e-3   # does not restore theta exactly
+        theta[j] += math.pi / 2 + 1e-3  # does not restore theta exactly
         return (a - b) / 2
+
     fb = check_parameter_shift(in_place)
     assert not fb.passed and "in place" in fb.message
 
@@ -93,11 +99,17 @@ def test_alpha_beta_checkers():
     assert "chunk" in check_crossover_params(62_500).message
     assert "bits" in check_crossover_params(4_000_000).message
     assert check_crossover_params(1_000_000, workers=16).passed
-    assert check_bandwidth_ratio(b.bandwidth_ratio).passed and b.bandwidth_ratio == pytest.approx(8e-5)
+    assert check_bandwidth_ratio(b.bandwidth_ratio).passed and b.bandwidth_ratio == pytest.approx(
+        8e-5
+    )
     assert "ceil(d/P) = 5" in check_bandwidth_ratio(7.2e-5).message
     assert "whole gradient" in check_bandwidth_ratio(18 * 16 * 1e-11 / 1e-5).message
-    assert check_bandwidth_ratio(gradient_budget_ratio := qr.gradient_budget(82).bandwidth_ratio,
-                                 n_params=82).passed and gradient_budget_ratio > 3e-4
+    assert (
+        check_bandwidth_ratio(
+            gradient_budget_ratio := qr.gradient_budget(82).bandwidth_ratio, n_params=82
+        ).passed
+        and gradient_budget_ratio > 3e-4
+    )
 
 
 def test_update_jump_is_the_top_bit_over_p():
@@ -107,13 +119,20 @@ def test_update_jump_is_the_top_bit_over_p():
     assert abs(ref - 1.0) < 1e-3
     assert "divides the sum" in check_update_jump(4 * ref).message
     assert "2**(b−1)" in check_update_jump(2 * ref).message
-    assert check_update_jump(0.5 * 2**15 / qr.fixed_point(8, 16, 0.5).scale / 8, workers=8,
-                             clip=0.5, lr=0.5).passed
+    assert check_update_jump(
+        0.5 * 2**15 / qr.fixed_point(8, 16, 0.5).scale / 8, workers=8, clip=0.5, lr=0.5
+    ).passed
 
 
-@pytest.mark.parametrize("check, args", [
-    (check_circuits_per_step, ()), (check_crossover_params, ()), (check_bandwidth_ratio, ()),
-    (check_update_jump, ())])
+@pytest.mark.parametrize(
+    "check, args",
+    [
+        (check_circuits_per_step, ()),
+        (check_crossover_params, ()),
+        (check_bandwidth_ratio, ()),
+        (check_update_jump, ()),
+    ],
+)
 def test_numeric_checkers_never_raise(check, args):
     for junk in (None, "1", [1], float("nan"), object()):
         fb = check(junk, *args)

@@ -31,16 +31,27 @@ from qring_edu.vga import (
     ghz_fidelity,
     ghz_state_pass_probability,
     vga_aggregate,
-    vga_circuit,
     vga_cheat_probability,
+    vga_circuit,
     zero_sum_pads,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTER = ROOT / "book" / "05_vga.ipynb"
 
-GARBAGE = ["three", "", [1, 2], {"a": 1}, True, float("nan"), float("inf"),
-           np.array([1.0, 2.0]), object(), ("x", 3), -1.5]
+GARBAGE = [
+    "three",
+    "",
+    [1, 2],
+    {"a": 1},
+    True,
+    float("nan"),
+    float("inf"),
+    np.array([1.0, 2.0]),
+    object(),
+    ("x", 3),
+    -1.5,
+]
 
 CASES = [
     (check_phase_angle, (3, 1, 3)),
@@ -54,11 +65,17 @@ CASES = [
     (check_split_worker_fail, (4,)),
     (check_amplified_leak, (1000, 250, 2)),
 ]
-BAD = {check_phase_angle: (3, 3, 2), check_last_announcement: ([5], 0, 2),
-       check_transcript_count: (1, 2), check_known_pads_survival: (10, 1),
-       check_ghz_copies_delivered: (100, 8, 1.0), check_dropout_sums: (1, 8),
-       check_single_copy_escape: (800, 1.0), check_split_worker_fail: (1,),
-       check_amplified_leak: (10, 20, 2)}
+BAD = {
+    check_phase_angle: (3, 3, 2),
+    check_last_announcement: ([5], 0, 2),
+    check_transcript_count: (1, 2),
+    check_known_pads_survival: (10, 1),
+    check_ghz_copies_delivered: (100, 8, 1.0),
+    check_dropout_sums: (1, 8),
+    check_single_copy_escape: (800, 1.0),
+    check_split_worker_fail: (1,),
+    check_amplified_leak: (10, 20, 2),
+}
 
 
 @pytest.mark.parametrize("check,args", CASES)
@@ -78,12 +95,16 @@ def test_bad_exercise_parameters_fail_without_raising(check, args):
 
 def test_phase_angle_matches_the_circuit():
     circuit = vga_circuit([3, 0], 3, measure=False)
-    angles = [inst.operation.params[0] for inst in circuit.data if inst.operation.name == "p"
-              and circuit.find_bit(inst.qubits[0]).registers[0][0].name == "w0"]
-    assert check_phase_angle(angles[1], 3, 1, 3).passed          # 2 pi * 6 / 8
+    angles = [
+        inst.operation.params[0]
+        for inst in circuit.data
+        if inst.operation.name == "p"
+        and circuit.find_bit(inst.qubits[0]).registers[0][0].name == "w0"
+    ]
+    assert check_phase_angle(angles[1], 3, 1, 3).passed  # 2 pi * 6 / 8
     assert check_phase_angle(1.5 * math.pi, 3, 1, 3).passed
     assert check_phase_angle(1.5 * math.pi - 2 * math.pi, 3, 1, 3).passed  # modulo 2 pi
-    fb = check_phase_angle(2 * math.pi * 3 / 8, 3, 1, 3)          # forgot the weight 2**i
+    fb = check_phase_angle(2 * math.pi * 3 / 8, 3, 1, 3)  # forgot the weight 2**i
     assert not fb.passed and "weight" in fb.message
 
 
@@ -94,12 +115,12 @@ def test_last_announcement_and_transcript_count():
     assert not check_last_announcement((m[2] + 1) % 4, m[:2], int(res.total[0]), 2).passed
     assert check_transcript_count(16, 3, 2).passed
     assert check_transcript_count(16.0, 3, 2).passed
-    assert not check_transcript_count(64, 3, 2).passed   # counted the last worker as free
+    assert not check_transcript_count(64, 3, 2).passed  # counted the last worker as free
 
 
 def test_survival_and_copies():
     assert check_known_pads_survival((5 / 8) ** 10, 10, 3).passed
-    assert not check_known_pads_survival(0.5 ** 10, 10, 3).passed
+    assert not check_known_pads_survival(0.5**10, 10, 3).passed
     assert check_ghz_copies_delivered(1600, 100, 8, 0.5).passed
     assert not check_ghz_copies_delivered(800, 100, 8, 0.5).passed
     assert check_ghz_copies_delivered(8 * 134, 100, 8, 0.25).passed
@@ -111,16 +132,17 @@ def test_step_checkers_right_and_wrong():
     assert check_rectangle_pairs(4).passed and not check_rectangle_pairs(2).passed
     # one bad copy among N escapes a random half with probability 1/2: the beta = 0 floor
     assert check_single_copy_escape(0.5, 800, 0.5).passed
-    assert check_single_copy_escape(vga_cheat_probability(800, 0.5, 1, 0.0, detection=1.0),
-                                    800, 0.5).passed
-    assert check_single_copy_escape(0.75, 8, 0.25).passed   # T = 2 of 8
+    assert check_single_copy_escape(
+        vga_cheat_probability(800, 0.5, 1, 0.0, detection=1.0), 800, 0.5
+    ).passed
+    assert check_single_copy_escape(0.75, 8, 0.25).passed  # T = 2 of 8
     fb = check_single_copy_escape(0.0, 800, 0.5)
     assert not fb.passed and "(N - T)/N" in fb.message
     assert check_split_worker_fail(0.25, 4).passed
     fb = check_split_worker_fail(0.5, 4)
     assert not fb.passed and "witness" in fb.message
     assert check_amplified_leak(250 * 249 / (1000 * 999), 1000, 250, 2).passed
-    assert not check_amplified_leak(0.25, 1000, 250, 2).passed   # the leak without the split
+    assert not check_amplified_leak(0.25, 1000, 250, 2).passed  # the leak without the split
 
 
 @pytest.mark.parametrize("workers", [2, 3, 4, 5])
@@ -129,7 +151,7 @@ def test_split_worker_fail_is_the_physics(workers):
     plus = np.array([1, 1]) / np.sqrt(2)
     rest = np.zeros(1 << (workers - 1))
     rest[0] = rest[-1] = 1 / np.sqrt(2)
-    state = np.kron(rest, plus)          # worker 0 is bit 0 (little endian)
+    state = np.kron(rest, plus)  # worker 0 is bit 0 (little endian)
     assert abs(ghz_fidelity(state) - 0.5) < 1e-12
     assert check_split_worker_fail(1 - ghz_state_pass_probability(state), workers).passed
 
@@ -175,19 +197,25 @@ def test_ghz_test_checker_passes_a_correct_circuit():
     assert check_ghz_test(right_ghz_test, lambda o, s: int(right_passes(o, s))).passed
 
 
-@pytest.mark.parametrize("circuit, hint", [
-    (s_instead_of_sdg, "S then H measures −Y"),
-    (h_for_everyone, "H alone measures X"),
-])
+@pytest.mark.parametrize(
+    "circuit, hint",
+    [
+        (s_instead_of_sdg, "S then H measures −Y"),
+        (h_for_everyone, "H alone measures X"),
+    ],
+)
 def test_ghz_test_checker_names_the_wrong_basis_change(circuit, hint):
     fb = check_ghz_test(circuit, right_passes)
     assert not fb.passed and hint in fb.message and "settings '" in fb.message
 
 
-@pytest.mark.parametrize("rule, hint", [
-    (lambda o, s: sum(o) % 2 == 0, "not always 0"),
-    (lambda o, s: sum(o) % 2 != (s.count("Y") // 2) % 2, "inverted"),
-])
+@pytest.mark.parametrize(
+    "rule, hint",
+    [
+        (lambda o, s: sum(o) % 2 == 0, "not always 0"),
+        (lambda o, s: sum(o) % 2 != (s.count("Y") // 2) % 2, "inverted"),
+    ],
+)
 def test_ghz_test_checker_names_the_wrong_pass_rule(rule, hint):
     fb = check_ghz_test(right_ghz_test, rule)
     assert not fb.passed and hint in fb.message and "passes(" in fb.message
@@ -215,6 +243,7 @@ def test_ghz_test_checker_survives_broken_functions():
 
     def extra_qubit(copy, settings):
         from qiskit import QuantumCircuit
+
         return QuantumCircuit(len(settings) + 1, len(settings) + 1)
 
     assert "qubits" in check_ghz_test(extra_qubit, right_passes).message
@@ -225,13 +254,12 @@ def test_ghz_test_checker_survives_broken_functions():
         return qc
 
     assert "only at the end" in check_ghz_test(measure_then_gate, right_passes).message
-    assert "parameters are invalid" in check_ghz_test(right_ghz_test, right_passes,
-                                                      cases=0).message
+    assert "parameters are invalid" in check_ghz_test(right_ghz_test, right_passes, cases=0).message
 
 
 # -- build it yourself: zero-sum pads ----------------------------------------------------------
 def test_zero_sum_pads_checker():
-    assert check_zero_sum_pads(zero_sum_pads).passed            # the library's sampler
+    assert check_zero_sum_pads(zero_sum_pads).passed  # the library's sampler
 
     def mine(workers, entries, bits, rng):
         r = rng.integers(0, 2**bits, size=(workers, entries))
@@ -280,7 +308,9 @@ def test_call_reader_never_raises():
         raise NotImplementedError
 
     _, fb = call_reader(stub, name="stub")
-    assert not fb.passed and fb.message.startswith("Not attempted yet: in stub, replace the line raising")
+    assert not fb.passed and fb.message.startswith(
+        "Not attempted yet: in stub, replace the line raising"
+    )
 
 
 # -- the worked solutions the chapter shows pass their checkers ---------------------------------
@@ -310,8 +340,12 @@ def test_the_chapters_stubs_are_not_attempted():
     """The code cells the reader starts from define stubs that the checkers call 'not
     attempted' (and the stored outputs say so)."""
     nb = nbformat.read(CHAPTER, as_version=4)
-    calls = [c for c in nb.cells if c.cell_type == "code"
-             and ("check_ghz_test(" in c.source or "check_zero_sum_pads(" in c.source)]
+    calls = [
+        c
+        for c in nb.cells
+        if c.cell_type == "code"
+        and ("check_ghz_test(" in c.source or "check_zero_sum_pads(" in c.source)
+    ]
     assert len(calls) == 2
     for cell in calls:
         assert "NotImplementedError" in cell.source

@@ -33,18 +33,26 @@ def test_the_sweep_moved_out_of_the_protocol_floor():
 def test_compare_learners_runs_and_lookups():
     cmp = compare_learners(fidelities=(1.0, 0.9), steps=12, seed=1)
     assert [(r.model, r.transport, r.pair_fidelity) for r in cmp.runs] == [
-        ("mlp", "classical", 1.0), ("mlp", "superdense", 1.0), ("mlp", "superdense", 0.9),
-        ("vqc", "classical", 1.0), ("vqc", "superdense", 1.0), ("vqc", "superdense", 0.9)]
+        ("mlp", "classical", 1.0),
+        ("mlp", "superdense", 1.0),
+        ("mlp", "superdense", 0.9),
+        ("vqc", "classical", 1.0),
+        ("vqc", "superdense", 1.0),
+        ("vqc", "superdense", 0.9),
+    ]
     assert cmp.identical("mlp") and cmp.identical("vqc")
     assert cmp.run("vqc", "superdense", 0.9).divergence > 0
-    direct = train_data_parallel(model="vqc", steps=12, seed=1, transport="superdense",
-                                 pair_fidelity=0.9)
+    direct = train_data_parallel(
+        model="vqc", steps=12, seed=1, transport="superdense", pair_fidelity=0.9
+    )
     assert np.array_equal(cmp.run("vqc", "superdense", 0.9).weights, direct.weights)
     rows = cmp.rows()
     assert [r["n_params"] for r in rows] == [82] * 3 + [18] * 3
     assert rows[0]["online_bits_per_step"] == 1984 and rows[4]["online_qubits_per_step"] == 224
-    assert repr(cmp) == ("LearnerComparison(models=('mlp', 'vqc'), fidelities=(1, 0.9), "
-                         "workers=4, steps=12, seed=1, identical_at_F1: mlp=True, vqc=True)")
+    assert repr(cmp) == (
+        "LearnerComparison(models=('mlp', 'vqc'), fidelities=(1, 0.9), "
+        "workers=4, steps=12, seed=1, identical_at_F1: mlp=True, vqc=True)"
+    )
     html = cmp._repr_html_()
     assert html.startswith('<table class="qring-table">') and html.count("<tr>") == 7
     table = cmp.table()
@@ -62,14 +70,17 @@ def test_learner_comparison_defaults_are_the_chapters():
     assert cmp.fidelities == (1.0, 0.999, 0.99, 0.95) and cmp.workers == 4 and len(cmp.runs) == 5
 
 
-@pytest.mark.parametrize("kw,exc,pattern", [
-    (dict(models=("mlp", "cnn")), ValueError, r"models"),
-    (dict(models=("vqc", "vqc")), ValueError, r"models must be distinct"),
-    (dict(fidelities=(1.0, 0.1)), ValueError, r"fidelities"),
-    (dict(fidelities=()), ValueError, r"fidelities"),
-    (dict(transport="exact"), TypeError, r"transport"),
-    (dict(model="vqc"), TypeError, r"model"),
-])
+@pytest.mark.parametrize(
+    "kw,exc,pattern",
+    [
+        (dict(models=("mlp", "cnn")), ValueError, r"models"),
+        (dict(models=("vqc", "vqc")), ValueError, r"models must be distinct"),
+        (dict(fidelities=(1.0, 0.1)), ValueError, r"fidelities"),
+        (dict(fidelities=()), ValueError, r"fidelities"),
+        (dict(transport="exact"), TypeError, r"transport"),
+        (dict(model="vqc"), TypeError, r"model"),
+    ],
+)
 def test_compare_learners_bad_input(kw, exc, pattern):
     with pytest.raises(exc, match=pattern):
         compare_learners(steps=1, **kw)

@@ -34,6 +34,7 @@ def py_signed(r: int, bits: int) -> int:
 # to_words / to_signed
 # ------------------------------------------------------------------------------------------------
 
+
 @given(values=st.lists(INT64, min_size=1, max_size=40), bits=BITS)
 def test_to_words_is_twos_complement_residue(values, bits):
     words = to_words(np.array(values, dtype=np.int64), bits)
@@ -71,6 +72,7 @@ def test_known_twos_complement_words():
 # modular_sum
 # ------------------------------------------------------------------------------------------------
 
+
 @given(
     data=st.data(),
     P=st.integers(2, 12),
@@ -95,6 +97,7 @@ def test_modular_sum_wraps():
 # fixed_point: scale, round trip, no overflow
 # ------------------------------------------------------------------------------------------------
 
+
 @given(P=WORKERS, bits=BITS)
 def test_scale_is_integer_cap_over_max_abs(P, bits):
     top = (1 << (bits - 1)) - 1
@@ -118,16 +121,23 @@ def test_scale_is_integer_cap_over_max_abs(P, bits):
 )
 def test_encode_decode_roundtrip_error_at_most_half_step(P, bits, max_abs, data):
     code = fixed_point(P, bits, max_abs)
-    x = data.draw(hnp.arrays(np.float64, st.integers(1, 30),
-                             elements=st.floats(-max_abs, max_abs, allow_nan=False)))
+    x = data.draw(
+        hnp.arrays(
+            np.float64, st.integers(1, 30), elements=st.floats(-max_abs, max_abs, allow_nan=False)
+        )
+    )
     back = code.decode(code.encode(x))
     # Rounding to the nearest multiple of 1/s: at most 1/(2s), plus float64 noise.
     assert np.all(np.abs(back - x) <= 1 / (2 * code.scale) * (1 + 1e-9) + 1e-12 * max_abs)
 
 
 # Every (P, bits) with at least one level per worker (smaller bits are refused: test_validation).
-WORST_CASES = [(P, bits) for P in (2, 3, 4, 5, 7, 8, 16, 33, 100)
-               for bits in (3, 4, 5, 8, 11, 16, 17, 24, 31, 32) if (1 << (bits - 1)) - 1 >= P]
+WORST_CASES = [
+    (P, bits)
+    for P in (2, 3, 4, 5, 7, 8, 16, 33, 100)
+    for bits in (3, 4, 5, 8, 11, 16, 17, 24, 31, 32)
+    if (1 << (bits - 1)) - 1 >= P
+]
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
@@ -142,7 +152,7 @@ def test_worst_case_sum_never_overflows(P, bits, dtype):
         words = code.encode(x)
         enc = int(to_signed(words, bits)[0])
         assert abs(enc) <= code.cap  # each worker stays within its cap
-        total = P * enc              # Python int: what the ring adds modulo 2**bits
+        total = P * enc  # Python int: what the ring adds modulo 2**bits
         assert -top <= total <= top
         # and hence the wrapped sum decodes to the true sum (sign preserved, within the bound)
         wrapped = py_signed(total, bits)

@@ -27,9 +27,17 @@ from matplotlib.figure import Figure
 from qring_edu import costmodel, dense_coding_threshold, isotropic_capacity, ring_allreduce
 from qring_edu.exercises import (
     alignment as ex5,
+)
+from qring_edu.exercises import (
     bottleneck as ex1,
+)
+from qring_edu.exercises import (
     holevo as ex2,
+)
+from qring_edu.exercises import (
     superdense_ring as ex3,
+)
+from qring_edu.exercises import (
     vga as ex4,
 )
 from qring_edu.exercises._base import as_integer, as_number, close, compare_integer, compare_number
@@ -50,13 +58,16 @@ ROOT = Path(__file__).resolve().parents[1]
 # Experiments are pure
 # ---------------------------------------------------------------------------------------------
 def test_experiments_import_neither_matplotlib_nor_ipywidgets():
-    code = ("import json, sys\n"
-            "import qring_edu\n"
-            "from qring_edu.experiments import alignment, bottleneck, claims, holevo, superdense_ring, vga\n"
-            "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
-            "('matplotlib', 'ipywidgets', 'IPython'))))")
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300)
+    code = (
+        "import json, sys\n"
+        "import qring_edu\n"
+        "from qring_edu.experiments import alignment, bottleneck, claims, holevo, superdense_ring, vga\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('matplotlib', 'ipywidgets', 'IPython'))))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == []
 
@@ -68,8 +79,12 @@ def test_experiments_import_neither_matplotlib_nor_ipywidgets():
 NUMERIC_CHECKERS = [
     (ex1.check_chunk_sent, dict(P=5, k=3, s=2), 1),
     (ex1.check_link_bits, dict(P=6, d=1200, bits=16), 32000),
-    (ex1.check_ring_vs_ps_speedup, {}, costmodel.parameter_server_time(16, 25_557_032, 32, 1e-5, 1e-11)
-     / costmodel.ring_time(16, 25_557_032, 32, 1e-5, 1e-11)),
+    (
+        ex1.check_ring_vs_ps_speedup,
+        {},
+        costmodel.parameter_server_time(16, 25_557_032, 32, 1e-5, 1e-11)
+        / costmodel.ring_time(16, 25_557_032, 32, 1e-5, 1e-11),
+    ),
     (ex1.check_model_comm_time, {}, costmodel.ring_time(32, 1_500_000_000, 16, 1e-5, 1e-11)),
     (ex2.check_chi_bb84, {}, 1.0),
     (ex2.check_two_state_chi, dict(overlap=0.6), binary_entropy(0.8)),
@@ -100,11 +115,11 @@ IDS = [c.__name__ for c, _, _ in NUMERIC_CHECKERS]
 @pytest.mark.parametrize("check, kwargs, ref", NUMERIC_CHECKERS, ids=IDS)
 def test_every_numeric_checker_takes_numbers_and_only_numbers(check, kwargs, ref):
     assert check(ref, **kwargs).passed
-    assert check(np.float64(ref), **kwargs).passed          # a NumPy scalar is a number
-    assert check(np.array(ref), **kwargs).passed            # and so is a 0-d array
-    quoted = check(repr(ref), **kwargs)                     # the right digits, as a string
+    assert check(np.float64(ref), **kwargs).passed  # a NumPy scalar is a number
+    assert check(np.array(ref), **kwargs).passed  # and so is a 0-d array
+    quoted = check(repr(ref), **kwargs)  # the right digits, as a string
     assert not quoted.passed and "without quotes" in quoted.message
-    for flag in (True, False):                              # True is not the answer 1
+    for flag in (True, False):  # True is not the answer 1
         fb = check(flag, **kwargs)
         assert not fb.passed and "got bool" in fb.message
     fb = check(None, **kwargs)
@@ -129,8 +144,10 @@ def test_the_coercion_helpers_agree_with_their_docstrings():
 # ---------------------------------------------------------------------------------------------
 # Text boxes: one parser, the same in every chapter
 # ---------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("text, value", [("10,000", 10000), ("10_000", 10000), (" 12 ", 12),
-                                         ("1e3", 1000), (7, 7), (7.0, 7)])
+@pytest.mark.parametrize(
+    "text, value",
+    [("10,000", 10000), ("10_000", 10000), (" 12 ", 12), ("1e3", 1000), (7, 7), (7.0, 7)],
+)
 def test_parse_number_reads_integers(text, value):
     assert parse_number(text, "d", lo=1, integer=True) == value
 
@@ -178,8 +195,9 @@ def test_chapters_one_and_two_read_the_same_text_the_same_way():
 # ---------------------------------------------------------------------------------------------
 # One function for message sizes, one threshold
 # ---------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("P, d, bits", [(2, 1, 3), (3, 7, 5), (4, 1001, 5), (6, 1200, 16),
-                                        (7, 5, 9)])
+@pytest.mark.parametrize(
+    "P, d, bits", [(2, 1, 3), (3, 7, 5), (4, 1001, 5), (6, 1200, 16), (7, 5, 9)]
+)
 def test_everything_that_counts_messages_agrees_with_the_ledger(P, d, bits):
     zeros = np.zeros((P, d), dtype=np.int64)
     cl = ring_allreduce(zeros, bits=bits).ledger
@@ -213,7 +231,7 @@ def test_table_text_and_html():
     assert repr(t) == t.text() and len(t) == 2 and t.column("value") == (1.23456, None)
     html = t._repr_html_()
     assert html.startswith('<table class="qring-table"><caption>T</caption>')
-    assert "<td style=\"text-align:right\">1.23</td>" in html
+    assert '<td style="text-align:right">1.23</td>' in html
     with pytest.raises(ValueError, match="rows\\[0\\] has 1 values for 2 columns"):
         Table(("a", "b"), ((1,),))
     with pytest.raises(ValueError, match="formats must have one entry per column"):
@@ -227,7 +245,9 @@ def test_result_tables_hold_the_results_numbers():
     sweep = bottleneck.cost_sweep(25_557_032, 32, 1e-5, 1e-11, workers=(4, 16, 64, 128))
     t = sweep.table()
     assert t.column("P") == (4, 16, 64, 128)
-    assert t.column("ring (ms)")[1] == pytest.approx(costmodel.ring_time(16, 25_557_032, 32, 1e-5, 1e-11) * 1e3)
+    assert t.column("ring (ms)")[1] == pytest.approx(
+        costmodel.ring_time(16, 25_557_032, 32, 1e-5, 1e-11) * 1e3
+    )
     assert t.column("ring latency (ms)")[3] == pytest.approx(2 * 127 * 1e-5 * 1e3)
     rows = bottleneck.model_comm_table(workers=32, bits=(16,), models=["GPT-2 XL"])
     assert rows.table().column("ring (s)") == (rows.row("GPT-2 XL", 16).ring_s,)
@@ -235,7 +255,9 @@ def test_result_tables_hold_the_results_numbers():
     ct = st.table()
     assert ct.column("path") == ("exact", "fast path") and ct.column("symbols") == (None, 4000)
     se = math.sqrt(0.1 * 0.9 / 4000)
-    assert ct.column("standard errors from exact")[1] == pytest.approx((st.fast_error_rate - st.exact_error_rate) / se)
+    assert ct.column("standard errors from exact")[1] == pytest.approx(
+        (st.fast_error_rate - st.exact_error_rate) / se
+    )
     grid = vga.epsilon_grid(0.1, 0.5, max_used=100)
     assert grid.table().column("ε at d = 100 used copies") == tuple(grid.epsilon[:, -1])
     noise = alignment.noise_sweep((0.0, 0.3), log2_P=6, eps=0.2)
@@ -249,7 +271,9 @@ def test_ledger_comparison_lines_up_the_two_ledgers():
     sd = ring_allreduce(zeros, bits=5, transport="superdense").ledger
     cmp = compare_ledgers(cl, sd)
     assert np.array_equal(cmp.classical_bits, cl.per_link("online_bits"))
-    assert np.array_equal(cmp.lifetime, sd.per_link("online_qubits") + sd.per_link("offline_qubits"))
+    assert np.array_equal(
+        cmp.lifetime, sd.per_link("online_qubits") + sd.per_link("offline_qubits")
+    )
     assert np.all(cmp.excess == claims.odd_messages_per_link(4, 1001, 5) / 2)
     t = cmp.table(["link", "classical_bits", "excess"])
     assert t.columns == ("link", "classical bits", "excess") and t.column("link")[3] == "3->0"
@@ -290,12 +314,21 @@ ALIASES = [
     ("qring_edu.widgets.superdense", "ChannelStats", superdense_ring.ChannelStats),
     ("qring_edu.widgets.vga", "AttackSweep", vga.AttackSweep),
     ("qring_edu.widgets.audit", "NoiseSweep", alignment.NoiseSweep),
-    ("qring_edu.figures.ring", "plot_ring_state",
-     importlib.import_module("qring_edu.figures.bottleneck").plot_ring_state),
-    ("qring_edu.figures.audit", "plot_circuit",
-     importlib.import_module("qring_edu.figures.alignment").plot_circuit),
-    ("qring_edu.figures.superdense", "plot_ledgers",
-     importlib.import_module("qring_edu.figures.superdense_ring").plot_ledgers),
+    (
+        "qring_edu.figures.ring",
+        "plot_ring_state",
+        importlib.import_module("qring_edu.figures.bottleneck").plot_ring_state,
+    ),
+    (
+        "qring_edu.figures.audit",
+        "plot_circuit",
+        importlib.import_module("qring_edu.figures.alignment").plot_circuit,
+    ),
+    (
+        "qring_edu.figures.superdense",
+        "plot_ledgers",
+        importlib.import_module("qring_edu.figures.superdense_ring").plot_ledgers,
+    ),
     ("qring_edu.exercises.ring", "check_link_bits", ex1.check_link_bits),
     ("qring_edu.exercises.superdense", "check_alice_gates", ex3.check_alice_gates),
     ("qring_edu.exercises.audit", "check_crossover", ex5.check_crossover),
@@ -305,17 +338,21 @@ ALIASES = [
 @pytest.mark.parametrize("old, name, new", ALIASES, ids=[f"{o}.{n}" for o, n, _ in ALIASES])
 def test_old_paths_still_work_with_a_deprecation_warning(old, name, new):
     module = importlib.import_module(old)
-    with pytest.warns(DeprecationWarning, match=f"{old}.{name} is deprecated .* removed in qring_edu 0.3"):
+    with pytest.warns(
+        DeprecationWarning, match=f"{old}.{name} is deprecated .* removed in qring_edu 0.3"
+    ):
         assert getattr(module, name) is new
     assert name in dir(module)
     with pytest.raises(AttributeError, match="has no attribute 'nope'"):
-        getattr(module, "nope")
+        module.nope
 
 
 def test_renamed_parsers_keep_their_old_behaviour():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
-        from qring_edu.widgets import holevo as wh, ring as wr, vga as wv
+        from qring_edu.widgets import holevo as wh
+        from qring_edu.widgets import ring as wr
+        from qring_edu.widgets import vga as wv
 
         assert wr.parse_positive_number("2.5e1", "bw") == 25.0
         with pytest.raises(ValueError, match="bw"):

@@ -8,11 +8,11 @@ from qring_edu import isotropic_state
 from qring_edu.holevo import (
     AccessibleInformation,
     accessible_information,
-    optimal_measurement,
     dense_coding_capacity,
     holevo_chi,
     isotropic_capacity,
     mutual_information,
+    optimal_measurement,
     shannon_entropy,
     von_neumann_entropy,
 )
@@ -20,7 +20,9 @@ from qring_edu.holevo import (
 S = 1 / np.sqrt(2)
 BB84 = [np.array([1, 0]), np.array([0, 1]), np.array([S, S]), np.array([S, -S])]
 TRINE = [np.array([np.cos(t / 2), np.sin(t / 2)]) for t in (0, 2 * np.pi / 3, 4 * np.pi / 3)]
-BELL = [np.array(v) / np.sqrt(2) for v in ([1, 0, 0, 1], [1, 0, 0, -1], [0, 1, 1, 0], [0, 1, -1, 0])]
+BELL = [
+    np.array(v) / np.sqrt(2) for v in ([1, 0, 0, 1], [1, 0, 0, -1], [0, 1, 1, 0], [0, 1, -1, 0])
+]
 
 
 def h2(x):
@@ -36,7 +38,9 @@ def test_entropy_of_pure_and_maximally_mixed_states():
 def test_entropy_is_unitarily_invariant():
     rho = random_density_matrix(4, seed=7).data
     u, _ = np.linalg.qr(np.random.default_rng(1).standard_normal((4, 4)) + 0j)
-    assert von_neumann_entropy(u @ rho @ u.conj().T) == pytest.approx(von_neumann_entropy(rho), abs=1e-9)
+    assert von_neumann_entropy(u @ rho @ u.conj().T) == pytest.approx(
+        von_neumann_entropy(rho), abs=1e-9
+    )
 
 
 def test_bb84_chi_and_accessible_information():
@@ -66,8 +70,10 @@ def test_two_pure_states(c):
 
 def test_accessible_information_is_below_chi_and_returns_a_povm():
     rng = np.random.default_rng(5)
-    states = [Statevector(v / np.linalg.norm(v)) for v in
-              rng.standard_normal((6, 2)) + 1j * rng.standard_normal((6, 2))]
+    states = [
+        Statevector(v / np.linalg.norm(v))
+        for v in rng.standard_normal((6, 2)) + 1j * rng.standard_normal((6, 2))
+    ]
     probs = rng.dirichlet(np.ones(6))
     res = optimal_measurement(probs, states)
     value = accessible_information(probs, states)
@@ -201,8 +207,9 @@ def test_superdense_ensemble_is_the_bell_basis_in_the_library_bit_order():
         # ... and the unmeasured superdense_circuit (pair, Alice's X^x Z^z, Bob's decoding) ends
         # in the same state as our encoded state followed by Bob's decoding.
         full = superdense_circuit(x, z, measure=False)
-        assert np.allclose(DensityMatrix(full).data,
-                           DensityMatrix(ens.states[m]).evolve(decode).data, atol=1e-12)
+        assert np.allclose(
+            DensityMatrix(full).data, DensityMatrix(ens.states[m]).evolve(decode).data, atol=1e-12
+        )
     # Bob's half alone is maximally mixed for every message: no signalling without the qubit.
     for rho in ens.states:
         assert np.allclose(rho.reshape(2, 2, 2, 2).trace(axis1=1, axis2=3), np.eye(2) / 2)
@@ -216,13 +223,17 @@ def test_noisy_superdense_ensemble_chi_equals_the_capacity(F):
 
 
 def test_encoded_ensemble_respects_qubit_order_and_validates():
-    zero_plus = np.kron(np.array([1, 1]) / np.sqrt(2), np.array([1, 0]))  # qubit 0 = |0>, qubit 1 = |+>
+    zero_plus = np.kron(
+        np.array([1, 1]) / np.sqrt(2), np.array([1, 0])
+    )  # qubit 0 = |0>, qubit 1 = |+>
     X = np.array([[0, 1], [1, 0]])
     flip0 = encoded_ensemble(zero_plus, [np.eye(2), X], alice_qubits=(0,))
     assert np.allclose(np.diag(flip0.states[1]).real, [0, 0.5, 0, 0.5])  # qubit 0 flipped to |1>
     flip1 = encoded_ensemble(zero_plus, [np.eye(2), X], alice_qubits=[1])
     assert np.allclose(flip1.states[1], flip1.states[0])  # X|+> = |+>
-    assert holevo_chi(*flip0) == pytest.approx(1.0) and holevo_chi(*flip1) == pytest.approx(0.0, abs=1e-12)
+    assert holevo_chi(*flip0) == pytest.approx(1.0) and holevo_chi(*flip1) == pytest.approx(
+        0.0, abs=1e-12
+    )
     with pytest.raises(ValueError, match="unitary"):
         encoded_ensemble(zero_plus, [2 * np.eye(2)])
     with pytest.raises(ValueError, match=r"encodings\[0\] must have shape \(2, 2\)"):
@@ -316,4 +327,5 @@ def test_holevo_quantities_accept_the_numpy_isotropic_state():
     for F in (0.3, 0.9, 1.0):
         assert dense_coding_capacity(iso(F)) == pytest.approx(isotropic_capacity(F), abs=1e-12)
         assert dense_coding_capacity(iso(F)) == pytest.approx(
-            dense_coding_capacity(isotropic_state(F)), abs=1e-12)
+            dense_coding_capacity(isotropic_state(F)), abs=1e-12
+        )

@@ -36,7 +36,9 @@ def test_cut_set_sweep_matches_the_ledgers_and_the_bound():
     # every protocol shown meets 2q + c >= d b; the rings exceed it by 2(P-1)/P
     for which in ("classical", "superdense", "vga"):
         assert np.all(sw.capacity_in(which) >= sw.information)
-    assert np.allclose(sw.capacity_in("superdense") / sw.information, 2 * (sw.workers - 1) / sw.workers)
+    assert np.allclose(
+        sw.capacity_in("superdense") / sw.information, 2 * (sw.workers - 1) / sw.workers
+    )
     assert np.array_equal(sw.ring_message_floor, sw.classical_ring / 2)
     with pytest.raises(ValueError, match="which"):
         sw.capacity_in("server")
@@ -55,8 +57,8 @@ def test_cut_set_sweep_resnet50_numbers():
 def test_ledger_floor_sweep_has_the_cut_floor():
     sw = ledger_floor_sweep(d=1001, bits=5, workers=(2, 3))
     assert sw.cut_floor == 1001 * 5 / 2
-    assert np.all(sw.online_qubits >= sw.cut_floor)   # the ring sits above the cut-set floor
-    assert sw.online_qubits[0] == pytest.approx(sw.cut_floor, abs=1)   # and meets it at P = 2
+    assert np.all(sw.online_qubits >= sw.cut_floor)  # the ring sits above the cut-set floor
+    assert sw.online_qubits[0] == pytest.approx(sw.cut_floor, abs=1)  # and meets it at P = 2
 
 
 # -- figures -------------------------------------------------------------------------------------
@@ -64,7 +66,9 @@ def test_plot_cut_set_and_ea_diagram_are_figures():
     fig = figs.plot_cut_set(cut_set_sweep(d=8000, bits=16, workers=(2, 4, 8)))
     assert isinstance(fig, Figure) and len(fig.axes) == 2
     labels = " ".join(t for ax in fig.axes for t in ax.get_legend_handles_labels()[1])
-    assert "floor for the ring's messages" in labels and "cut-set floor" in labels and "VGA" in labels
+    assert (
+        "floor for the ring's messages" in labels and "cut-set floor" in labels and "VGA" in labels
+    )
     diagram = figs.plot_ea_systems()
     assert isinstance(diagram, Figure)
     text = " ".join(t.get_text() for t in diagram.axes[0].texts)
@@ -83,15 +87,18 @@ def test_ledger_floor_figure_is_scoped_to_the_rings_messages():
 GARBAGE = ["three", "", [1, 2], True, float("nan"), np.array([1.0, 2.0]), object(), 1j]
 
 
-@pytest.mark.parametrize("check, kwargs, right, wrong", [
-    (check_ea_entropy_bound, dict(n_qubits=3, bob_entropy=5), 8, 5),
-    (check_ea_entropy_bound, dict(n_qubits=3, bob_entropy=5, which="each"), 2, 5),
-    (check_ea_entropy_bound, dict(n_qubits=3, bob_entropy=1, which="each"), 0, -2),
-    (check_pair_entropy, dict(pair_fidelity=0.9), 0.6275, 1.3725),
-    (check_dephased_capacity, dict(pair_fidelity=0.7), 1.1187, 0.6432),
-    (check_cut_set_qubits, {}, 2.72e9, 5.1e9),
-    (check_vga_bits_in, {}, 15 * 340e6 * 16, 340e6 * 16),
-])
+@pytest.mark.parametrize(
+    "check, kwargs, right, wrong",
+    [
+        (check_ea_entropy_bound, dict(n_qubits=3, bob_entropy=5), 8, 5),
+        (check_ea_entropy_bound, dict(n_qubits=3, bob_entropy=5, which="each"), 2, 5),
+        (check_ea_entropy_bound, dict(n_qubits=3, bob_entropy=1, which="each"), 0, -2),
+        (check_pair_entropy, dict(pair_fidelity=0.9), 0.6275, 1.3725),
+        (check_dephased_capacity, dict(pair_fidelity=0.7), 1.1187, 0.6432),
+        (check_cut_set_qubits, {}, 2.72e9, 5.1e9),
+        (check_vga_bits_in, {}, 15 * 340e6 * 16, 340e6 * 16),
+    ],
+)
 def test_step_checkers(check, kwargs, right, wrong):
     assert check(right, **kwargs).passed
     fb = check(wrong, **kwargs)

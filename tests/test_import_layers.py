@@ -146,8 +146,10 @@ def layer_violations(graph: dict[str, set[str]]) -> list[str]:
                 if f_to == 3:
                     out.append(f"the facade {name} imports the presentation module {target}")
             elif f_to > f_from:
-                out.append(f"{name} ({FLOOR_NAMES[f_from]}) imports {target} "
-                           f"({FLOOR_NAMES[f_to]}): an upward import")
+                out.append(
+                    f"{name} ({FLOOR_NAMES[f_from]}) imports {target} "
+                    f"({FLOOR_NAMES[f_to]}): an upward import"
+                )
     return out
 
 
@@ -199,9 +201,11 @@ GRAPH = import_graph(PACKAGE)
 def test_the_graph_sees_every_kind_of_import():
     """Sanity: module-level, function-level and TYPE_CHECKING imports are all in the graph."""
     assert len(GRAPH) >= 30
-    assert "qring_edu.ring" in GRAPH["qring_edu.vga"]                         # module level
-    assert "qring_edu.ddp" in GRAPH["qring_edu"]                              # inside __getattr__
-    assert "qring_edu.experiments.bottleneck" in GRAPH["qring_edu.figures.bottleneck"]  # TYPE_CHECKING
+    assert "qring_edu.ring" in GRAPH["qring_edu.vga"]  # module level
+    assert "qring_edu.ddp" in GRAPH["qring_edu"]  # inside __getattr__
+    assert (
+        "qring_edu.experiments.bottleneck" in GRAPH["qring_edu.figures.bottleneck"]
+    )  # TYPE_CHECKING
 
 
 def test_no_import_cycle():
@@ -218,8 +222,11 @@ def test_every_import_points_downward():
 
 
 def test_nothing_in_the_package_imports_a_deprecated_alias():
-    users = {name: sorted(t for t in targets if t in ALIASES)
-             for name, targets in GRAPH.items() if name not in ALIASES}
+    users = {
+        name: sorted(t for t in targets if t in ALIASES)
+        for name, targets in GRAPH.items()
+        if name not in ALIASES
+    }
     assert not {k: v for k, v in users.items() if v}
     for alias in ALIASES:
         assert alias in GRAPH, f"{alias} is listed as an alias but does not exist"
@@ -249,34 +256,48 @@ def _package(tmp_path: Path, files: dict[str, str]) -> Path:
 
 
 def test_checker_finds_a_cycle_through_a_type_checking_import(tmp_path):
-    pkg = _package(tmp_path, {
-        "figures/ring.py": "from typing import TYPE_CHECKING\n"
-                           "if TYPE_CHECKING:\n    from ..widgets.ring import RingState\n",
-        "widgets/ring.py": "def f():\n    from ..figures.ring import plot\n",
-    })
+    pkg = _package(
+        tmp_path,
+        {
+            "figures/ring.py": "from typing import TYPE_CHECKING\n"
+            "if TYPE_CHECKING:\n    from ..widgets.ring import RingState\n",
+            "widgets/ring.py": "def f():\n    from ..figures.ring import plot\n",
+        },
+    )
     assert cycles(import_graph(pkg)) == [["qring_edu.figures.ring", "qring_edu.widgets.ring"]]
 
 
 def test_checker_finds_upward_and_facade_imports(tmp_path):
-    pkg = _package(tmp_path, {
-        "__init__.py": "from .figures import plots\n",
-        "ring.py": "def f():\n    import qring_edu.experiments.sweep\n",
-        "states.py": "from .ring import x\n",
-        "experiments/sweep.py": "from .. import ring_allreduce\n",
-        "figures/plots.py": "from ..experiments.sweep import S\n",
-    })
+    pkg = _package(
+        tmp_path,
+        {
+            "__init__.py": "from .figures import plots\n",
+            "ring.py": "def f():\n    import qring_edu.experiments.sweep\n",
+            "states.py": "from .ring import x\n",
+            "experiments/sweep.py": "from .. import ring_allreduce\n",
+            "figures/plots.py": "from ..experiments.sweep import S\n",
+        },
+    )
     bad = layer_violations(import_graph(pkg))
     assert any("qring_edu.ring (protocols) imports qring_edu.experiments.sweep" in b for b in bad)
     assert any("qring_edu.states (core) imports qring_edu.ring" in b for b in bad)
     assert any("qring_edu.experiments.sweep imports the package facade" in b for b in bad)
     assert any("the facade qring_edu imports the presentation module" in b for b in bad)
-    assert not any(b.startswith("qring_edu.figures.plots") for b in bad)   # downward is fine
+    assert not any(b.startswith("qring_edu.figures.plots") for b in bad)  # downward is fine
     # importing the facade from below closes a loop through everything it re-exports
-    assert cycles(import_graph(pkg)) == [["qring_edu", "qring_edu.experiments.sweep",
-                                          "qring_edu.figures.plots"]]
+    assert cycles(import_graph(pkg)) == [
+        ["qring_edu", "qring_edu.experiments.sweep", "qring_edu.figures.plots"]
+    ]
 
 
-@pytest.mark.parametrize("name, expected", [("qring_edu.links", 1), ("qring_edu.experiments", 2),
-                                            ("qring_edu.exercises.vga", 3), ("qring_edu._validate", 0)])
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("qring_edu.links", 1),
+        ("qring_edu.experiments", 2),
+        ("qring_edu.exercises.vga", 3),
+        ("qring_edu._validate", 0),
+    ],
+)
 def test_floor_of_new_modules_follows_their_place(name, expected):
     assert floor(name) == expected

@@ -36,8 +36,13 @@ def test_queries_per_link_and_critical_path():
     assert led.offline_qubits((2, 0)) == 2
     assert led.online_bits() == 0
     assert led.per_link("ebits").tolist() == [9, 7, 2]
-    assert led.as_dict((0, 1)) == {"online_bits": 0, "online_qubits": 9, "ebits": 9,
-                                   "offline_qubits": 9, "offline_bits": 0}
+    assert led.as_dict((0, 1)) == {
+        "online_bits": 0,
+        "online_qubits": 9,
+        "ebits": 9,
+        "offline_qubits": 9,
+        "offline_bits": 0,
+    }
     assert led.messages == 4
 
 
@@ -132,9 +137,15 @@ def test_offline_bits_currency():
 
 def test_protected_ring_ledger_has_side_bits_and_offline_bits():
     grads = np.arange(4 * 500, dtype=np.int64).reshape(4, 500)
-    res = ring_allreduce(grads, transport="superdense", bits=16, channel_fidelity=0.99,
-                         protection="distill+fec", seed=3)
+    res = ring_allreduce(
+        grads,
+        transport="superdense",
+        bits=16,
+        channel_fidelity=0.99,
+        protection="distill+fec",
+        seed=3,
+    )
     led = res.ledger
-    assert led.online_bits() > 0          # acknowledgements
-    assert led.offline_bits() > 0         # distillation announcements and the checksum key
+    assert led.online_bits() > 0  # acknowledgements
+    assert led.offline_bits() > 0  # distillation announcements and the checksum key
     assert led.offline_qubits() > led.ebits() == led.online_qubits()

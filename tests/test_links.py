@@ -72,6 +72,7 @@ def test_docstring_examples_run(module, least):
 # Link model: composition of pair, memory and channel noise
 # ------------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("Fp, Fc", [(0.99, 0.99), (0.9, 0.97), (1.0, 0.8), (0.6, 1.0), (0.25, 0.5)])
 def test_effective_fidelity_formula_and_composition(Fp, Fc):
     e = link_errors(Fp, Fc)
@@ -100,8 +101,9 @@ def test_composition_is_pauli_multiplication():
     rng = np.random.default_rng(3)
     e1, e2, e3 = (random_errors(rng) for _ in range(3))
     np.testing.assert_allclose(e1.compose(e2).as_array(), e2.compose(e1).as_array(), atol=1e-15)
-    np.testing.assert_allclose(e1.compose(e2).compose(e3).as_array(),
-                               e1.compose(e2.compose(e3)).as_array(), atol=1e-15)
+    np.testing.assert_allclose(
+        e1.compose(e2).compose(e3).as_array(), e1.compose(e2.compose(e3)).as_array(), atol=1e-15
+    )
 
 
 def test_memory_dephasing_formula():
@@ -141,8 +143,10 @@ def test_aer_sampling_matches_fast_path(case):
     n_sym = 3000
     sent = rng.integers(0, 2, 2 * n_sym)
     want = np.array(link_errors(**case).probabilities)
-    for received in (noisy_link_send_qiskit(sent, seed=2, **case),
-                     superdense_send(sent, seed=3, **case)):
+    for received in (
+        noisy_link_send_qiskit(sent, seed=2, **case),
+        superdense_send(sent, seed=3, **case),
+    ):
         counts = pauli_counts(sent, received)
         expected = n_sym * want
         mask = expected > 0
@@ -168,14 +172,17 @@ def test_memory_noise_flips_only_z_bits():
     assert abs(rx[1::2].sum() - n * pz) < 5 * math.sqrt(n * pz * (1 - pz))
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    (dict(channel_fidelity=1.2), "channel_fidelity"),
-    (dict(channel_fidelity=0.1), "channel_fidelity"),
-    (dict(pair_fidelity=-1.0), "pair_fidelity"),
-    (dict(storage_time=-1.0), "storage_time"),
-    (dict(storage_time=1.0, coherence_time=0.0), "coherence_time"),
-    (dict(storage_time=1.0, coherence_time=float("nan")), "coherence_time"),
-])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        (dict(channel_fidelity=1.2), "channel_fidelity"),
+        (dict(channel_fidelity=0.1), "channel_fidelity"),
+        (dict(pair_fidelity=-1.0), "pair_fidelity"),
+        (dict(storage_time=-1.0), "storage_time"),
+        (dict(storage_time=1.0, coherence_time=0.0), "coherence_time"),
+        (dict(storage_time=1.0, coherence_time=float("nan")), "coherence_time"),
+    ],
+)
 def test_link_model_bad_input_names_argument(kwargs, name):
     with pytest.raises(ValueError, match=name):
         link_errors(**kwargs)
@@ -186,6 +193,7 @@ def test_link_model_bad_input_names_argument(kwargs, name):
 # ------------------------------------------------------------------------------------------------
 # Capacities
 # ------------------------------------------------------------------------------------------------
+
 
 def test_capacities_at_09_match_the_issue():
     c = depolarizing_capacities(0.9)
@@ -203,8 +211,10 @@ def _depolarize(rho: np.ndarray, F: float) -> np.ndarray:
 @pytest.mark.parametrize("F", [0.3, 0.6, 0.9, 0.99])
 def test_classical_capacity_is_holevo_of_orthogonal_inputs_and_an_upper_bound(F):
     c = depolarizing_capacities(F).classical
-    outs = [_depolarize(np.diag([1.0, 0.0]).astype(complex), F),
-            _depolarize(np.diag([0.0, 1.0]).astype(complex), F)]
+    outs = [
+        _depolarize(np.diag([1.0, 0.0]).astype(complex), F),
+        _depolarize(np.diag([0.0, 1.0]).astype(complex), F),
+    ]
     assert holevo_chi([0.5, 0.5], outs) == pytest.approx(c, abs=1e-10)
     # no single-use ensemble of inputs does better
     rng = np.random.default_rng(int(F * 100))
@@ -230,7 +240,8 @@ def test_entanglement_assisted_capacity_is_dense_coding_of_the_channel_state(F):
     # BSST: C_E = I(A;B) of (N ⊗ id)(Φ+) = dense-coding capacity of that state
     rho = _depolarize_a(links._bell_pair_density(depolarizing(1.0).as_array()), F)
     assert dense_coding_capacity(rho) == pytest.approx(
-        depolarizing_capacities(F).entanglement_assisted, abs=1e-10)
+        depolarizing_capacities(F).entanglement_assisted, abs=1e-10
+    )
 
 
 def test_ratio_exceeds_two_with_noise_and_tends_to_two():
@@ -251,13 +262,15 @@ def test_superdense_link_bound_numbers_and_dense_coding_crosscheck():
         assert symbol_capacity(e) == pytest.approx(dense_coding_capacity(rho), abs=1e-10)
     # with perfect pairs the bound is BSST's C_E of the channel; noisy pairs only lower it
     assert superdense_link_capacity(1.0, 0.95) == pytest.approx(
-        depolarizing_capacities(0.95).entanglement_assisted, abs=1e-12)
+        depolarizing_capacities(0.95).entanglement_assisted, abs=1e-12
+    )
     assert superdense_link_capacity(0.95, 0.95) < superdense_link_capacity(1.0, 0.95)
 
 
 # ------------------------------------------------------------------------------------------------
 # Distillation
 # ------------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("F", [0.55, 0.7, 0.9, 0.99])
 def test_bbpssw_closed_form(F):
@@ -278,8 +291,9 @@ def test_dejmps_formula_on_bell_diagonal_states():
         N = (A + B) ** 2 + (C + D) ** 2
         s, out = links._round(np.array([I, X, Z, Y]), "dejmps")
         assert s == pytest.approx(N)
-        np.testing.assert_allclose(out, [(A**2 + B**2) / N, (C**2 + D**2) / N, 2 * A * B / N,
-                                         2 * C * D / N], atol=1e-14)
+        np.testing.assert_allclose(
+            out, [(A**2 + B**2) / N, (C**2 + D**2) / N, 2 * A * B / N, 2 * C * D / N], atol=1e-14
+        )
 
 
 @pytest.mark.parametrize("protocol", ["bbpssw", "dejmps"])
@@ -335,7 +349,9 @@ def test_distill_bad_input():
     with pytest.raises(TypeError, match="rounds"):
         distill(0.9, rounds=1.5)
     zero = distill(0.9, rounds=0)
-    assert zero.fidelity == 0.9 and zero.raw_pairs_per_pair == 1.0 and zero.offline_bits_per_pair == 0
+    assert (
+        zero.fidelity == 0.9 and zero.raw_pairs_per_pair == 1.0 and zero.offline_bits_per_pair == 0
+    )
 
 
 @pytest.mark.parametrize("protocol", ["bbpssw", "dejmps"])
@@ -371,13 +387,15 @@ def test_every_fidelity_above_half_has_positive_yield(F, protocol):
     # the yield is what the recurrence keeps times the hashing rate of what it keeps
     d = distill(F, rounds=y.rounds, protocol=protocol)
     assert y.recurrence_yield == pytest.approx(1 / d.raw_pairs_per_pair, rel=1e-12)
-    assert y.yield_per_pair == pytest.approx((1 - links._entropy(d.errors.probabilities))
-                                             / d.raw_pairs_per_pair, rel=1e-9)
+    assert y.yield_per_pair == pytest.approx(
+        (1 - links._entropy(d.errors.probabilities)) / d.raw_pairs_per_pair, rel=1e-9
+    )
 
 
 # ------------------------------------------------------------------------------------------------
 # Reed–Solomon protection: code choice, fast model vs galois
 # ------------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("n, p", [(255, 0.07), (64, 0.2), (30, 1e-4), (255, 0.0), (17, 1.0)])
 def test_binomial_tail_matches_scipy(n, p):
@@ -406,14 +424,17 @@ def test_fec_factors_at_the_issue_fidelities():
         assert target <= code.net_factor(s) < superdense_link_capacity(channel_fidelity=F)
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    (dict(block_length=256), "block_length"),
-    (dict(block_length=8), "block_length"),
-    (dict(block_length=40, correctable=16), "block_length"),
-    (dict(hash_bits=12), "hash_bits"),
-    (dict(hash_bits=0), "hash_bits"),
-    (dict(correctable=-1), "correctable"),
-])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        (dict(block_length=256), "block_length"),
+        (dict(block_length=8), "block_length"),
+        (dict(block_length=40, correctable=16), "block_length"),
+        (dict(hash_bits=12), "hash_bits"),
+        (dict(hash_bits=0), "hash_bits"),
+        (dict(correctable=-1), "correctable"),
+    ],
+)
 def test_fec_code_bad_input(kwargs, name):
     with pytest.raises(ValueError, match=name):
         fec_code(0.01, **kwargs)
@@ -432,8 +453,10 @@ def test_toeplitz_hash_is_linear_and_almost_xor_universal():
     delta = np.zeros(40, dtype=np.uint8)
     delta[[3, 17]] = [5, 200]
     key = rng.integers(0, 2, 8 + 8 * 40 - 1)
-    assert np.array_equal(toeplitz_hash(data ^ delta, key, 8),
-                          toeplitz_hash(data, key, 8) ^ toeplitz_hash(delta, key, 8))
+    assert np.array_equal(
+        toeplitz_hash(data ^ delta, key, 8),
+        toeplitz_hash(data, key, 8) ^ toeplitz_hash(delta, key, 8),
+    )
     # for a fixed nonzero delta and target, a random key collides with probability 2^-8
     hits = 0
     trials = 40_000
@@ -449,16 +472,25 @@ def _payload(rng, n):
     return rng.integers(0, 256, n, dtype=np.uint8)
 
 
-@pytest.mark.parametrize("n, t, F, n_bytes", [(64, 4, 0.9935, 3000), (255, 30, 0.985, 8000),
-                                              (40, 0, 0.995, 1000)])
+@pytest.mark.parametrize(
+    "n, t, F, n_bytes", [(64, 4, 0.9935, 3000), (255, 30, 0.985, 8000), (40, 0, 0.995, 1000)]
+)
 def test_galois_decoder_accepts_exactly_the_blocks_the_model_accepts(n, t, F, n_bytes):
     code = FECCode(n=n, t=t)
     errors = link_errors(channel_fidelity=F)
     payload = _payload(np.random.default_rng(1), n_bytes)
     key = np.random.default_rng(2).integers(0, 2, code.hash_bits + 8 * code.data_bytes - 1)
     model = fec_transmit(payload.size, code, errors, np.random.default_rng(5))
-    real = fec_transmit(payload.size, code, errors, np.random.default_rng(5), payload=payload,
-                        decoder="galois", hash_key=key, detail_rng=np.random.default_rng(6))
+    real = fec_transmit(
+        payload.size,
+        code,
+        errors,
+        np.random.default_rng(5),
+        payload=payload,
+        decoder="galois",
+        hash_key=key,
+        detail_rng=np.random.default_rng(6),
+    )
     assert model.rejected > 10  # the instance exercises decoding failures
     for field in ("qubits", "ack_bits", "blocks", "transmissions", "rejected", "rounds"):
         assert getattr(real, field) == getattr(model, field), field
@@ -491,12 +523,21 @@ def test_miscorrections_happen_and_the_checksum_bound_holds():
     for trial in range(30):
         payload = _payload(np.random.default_rng(trial), 23 * 10)
         key = np.random.default_rng(10_000 + trial).integers(0, 2, 8 + 8 * code.data_bytes - 1)
-        out = fec_transmit(payload.size, code, errors, np.random.default_rng(20_000 + trial),
-                           payload=payload, decoder="galois", hash_key=key,
-                           detail_rng=np.random.default_rng(30_000 + trial))
+        out = fec_transmit(
+            payload.size,
+            code,
+            errors,
+            np.random.default_rng(20_000 + trial),
+            payload=payload,
+            decoder="galois",
+            hash_key=key,
+            detail_rng=np.random.default_rng(30_000 + trial),
+        )
         rejected += out.rejected
-        wrong_blocks += sum(not np.array_equal(out.received[i:i + 23], payload[i:i + 23])
-                            for i in range(0, payload.size, 23))
+        wrong_blocks += sum(
+            not np.array_equal(out.received[i : i + 23], payload[i : i + 23])
+            for i in range(0, payload.size, 23)
+        )
     bound = rejected * 2.0**-8
     # (without the checksum nearly every rejection would be a miscorrection accepted wrongly)
     assert rejected > 200
@@ -519,6 +560,7 @@ def test_fec_transmit_model_counts():
 # The protected ring
 # ------------------------------------------------------------------------------------------------
 
+
 def _grads(P, d, seed=0, integer=False):
     rng = np.random.default_rng(seed)
     if integer:
@@ -526,16 +568,18 @@ def _grads(P, d, seed=0, integer=False):
     return rng.standard_normal((P, d))
 
 
-@pytest.mark.parametrize("P, d, bits", [(2, 1, 16), (3, 10, 7), (5, 333, 12), (8, 4096, 16),
-                                        (4, 1000, 32)])
+@pytest.mark.parametrize(
+    "P, d, bits", [(2, 1, 16), (3, 10, 7), (5, 333, 12), (8, 4096, 16), (4, 1000, 32)]
+)
 @pytest.mark.parametrize("scheme", ["fec", "distill+fec"])
 @pytest.mark.parametrize("F", [0.97, 0.99, 0.999])
 def test_protected_ring_equals_the_noiseless_ring(P, d, bits, scheme, F):
     for integer in (True, False):
         g = _grads(P, d, seed=P + d, integer=integer)
         clean = ring_allreduce(g, bits=bits)
-        res = ring_allreduce(g, transport="superdense", bits=bits, channel_fidelity=F,
-                             protection=scheme, seed=7)
+        res = ring_allreduce(
+            g, transport="superdense", bits=bits, channel_fidelity=F, protection=scheme, seed=7
+        )
         np.testing.assert_array_equal(res.outputs, clean.outputs)
         assert res.undetected_error_bound < 1e-12
         assert res.link_report.code is not None
@@ -545,8 +589,9 @@ def test_unprotected_noisy_channel_corrupts_at_the_composed_rate():
     P, d, bits = 4, 20_000, 16
     g = _grads(P, d, integer=True)
     res = ring_allreduce(g, transport="superdense", bits=bits, channel_fidelity=0.98, seed=1)
-    same = ring_allreduce(g, transport="superdense", bits=bits,
-                          pair_fidelity=effective_fidelity(0.98, 0.98), seed=1)
+    same = ring_allreduce(
+        g, transport="superdense", bits=bits, pair_fidelity=effective_fidelity(0.98, 0.98), seed=1
+    )
     np.testing.assert_array_equal(res.outputs, same.outputs)  # one composed Pauli per symbol
     assert not res.consistent
     assert res.undetected_error_bound == 1.0
@@ -556,8 +601,9 @@ def test_unprotected_noisy_channel_corrupts_at_the_composed_rate():
 def test_fec_ledger_accounting():
     P, d, bits = 4, 10_000, 16
     g = _grads(P, d, integer=True)
-    res = ring_allreduce(g, transport="superdense", bits=bits, channel_fidelity=0.99,
-                         protection="fec", seed=3)
+    res = ring_allreduce(
+        g, transport="superdense", bits=bits, channel_fidelity=0.99, protection="fec", seed=3
+    )
     led, rep = res.ledger, res.link_report
     code = rep.code
     classical = ring_link_bits(P, d, bits)
@@ -578,8 +624,14 @@ def test_distill_ledger_and_residual_errors():
     P, d, bits = 4, 40_000, 16
     g = _grads(P, d, integer=True)
     none = ring_allreduce(g, transport="superdense", bits=bits, pair_fidelity=0.9, seed=2)
-    res = ring_allreduce(g, transport="superdense", bits=bits, pair_fidelity=0.9,
-                         protection=protection("distill", rounds=2), seed=2)
+    res = ring_allreduce(
+        g,
+        transport="superdense",
+        bits=bits,
+        pair_fidelity=0.9,
+        protection=protection("distill", rounds=2),
+        seed=2,
+    )
     dist = distill(0.9, rounds=2)
     led = res.ledger
     # online qubits unchanged; pairs consumed = online qubits; raw pairs and announcements grow
@@ -599,8 +651,15 @@ def test_distill_ledger_and_residual_errors():
 def test_distill_cannot_remove_channel_noise():
     g = _grads(4, 20_000, integer=True)
     clean = ring_allreduce(g, bits=16).outputs
-    res = ring_allreduce(g, transport="superdense", bits=16, pair_fidelity=1.0,
-                         channel_fidelity=0.99, protection=protection("distill", rounds=3), seed=1)
+    res = ring_allreduce(
+        g,
+        transport="superdense",
+        bits=16,
+        pair_fidelity=1.0,
+        channel_fidelity=0.99,
+        protection=protection("distill", rounds=3),
+        seed=1,
+    )
     assert res.link_report.symbol_error == pytest.approx(0.01, rel=1e-6)
     assert np.mean(res.outputs != clean) > 0.01
 
@@ -609,8 +668,9 @@ def test_galois_decoder_ring_equals_model_ring():
     g = _grads(3, 600, integer=True)
     kw = dict(transport="superdense", bits=16, channel_fidelity=0.9935, seed=12)
     model = ring_allreduce(g, protection=protection("fec", block_length=64, correctable=4), **kw)
-    real = ring_allreduce(g, protection=protection("fec", block_length=64, correctable=4,
-                                                    decoder="galois"), **kw)
+    real = ring_allreduce(
+        g, protection=protection("fec", block_length=64, correctable=4, decoder="galois"), **kw
+    )
     np.testing.assert_array_equal(real.outputs, model.outputs)
     np.testing.assert_array_equal(real.outputs, ring_allreduce(g, bits=16).outputs)
     for cur in ("online_bits", "online_qubits", "ebits", "offline_qubits", "offline_bits"):
@@ -620,45 +680,58 @@ def test_galois_decoder_ring_equals_model_ring():
 
 def test_memory_noise_in_the_ring_is_pure_dephasing():
     g = np.zeros((4, 4000), dtype=np.int64)
-    res = ring_allreduce(g, transport="superdense", bits=16, storage_time=0.5, coherence_time=1.0,
-                         seed=3)
+    res = ring_allreduce(
+        g, transport="superdense", bits=16, storage_time=0.5, coherence_time=1.0, seed=3
+    )
     words = res.outputs & 0xFFFF
     # z bits are the odd stream bits = odd bit positions of each 16-bit word
     assert np.any(words) and not np.any(words & 0x5555)
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    (dict(protection="parity"), "protection"),
-    (dict(protection=None), "protection"),
-    (dict(channel_fidelity=1.5), "channel_fidelity"),
-    (dict(channel_fidelity=0.2), "channel_fidelity"),
-    (dict(pair_fidelity=0.5, protection="distill"), "pair_fidelity"),
-    (dict(storage_time=-1.0), "storage_time"),
-    (dict(storage_time=1.0, coherence_time=-2.0), "coherence_time"),
-])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        (dict(protection="parity"), "protection"),
+        (dict(protection=None), "protection"),
+        (dict(channel_fidelity=1.5), "channel_fidelity"),
+        (dict(channel_fidelity=0.2), "channel_fidelity"),
+        (dict(pair_fidelity=0.5, protection="distill"), "pair_fidelity"),
+        (dict(storage_time=-1.0), "storage_time"),
+        (dict(storage_time=1.0, coherence_time=-2.0), "coherence_time"),
+    ],
+)
 def test_ring_bad_input_names_argument(kwargs, name):
     g = _grads(3, 10)
     with pytest.raises(ValueError, match=name):
         ring_allreduce(g, transport="superdense", **kwargs)
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    (dict(scheme="distill", rounds=-1), "rounds"),
-    (dict(scheme="distill", rounds=0), "rounds"),
-    (dict(scheme="fec", block_length=300), "block_length"),
-    (dict(scheme="fec", block_length=5), "block_length"),
-    (dict(scheme="fec", block_length=20, correctable=8), "block_length"),
-    (dict(scheme="fec", decoder="viterbi"), "decoder"),
-    (dict(scheme="distill", protocol="xyz"), "protocol"),
-    (dict(scheme="fec", hash_bits=7), "hash_bits"),
-])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        (dict(scheme="distill", rounds=-1), "rounds"),
+        (dict(scheme="distill", rounds=0), "rounds"),
+        (dict(scheme="fec", block_length=300), "block_length"),
+        (dict(scheme="fec", block_length=5), "block_length"),
+        (dict(scheme="fec", block_length=20, correctable=8), "block_length"),
+        (dict(scheme="fec", decoder="viterbi"), "decoder"),
+        (dict(scheme="distill", protocol="xyz"), "protocol"),
+        (dict(scheme="fec", hash_bits=7), "hash_bits"),
+    ],
+)
 def test_protection_bad_input_names_argument(kwargs, name):
     with pytest.raises(ValueError, match=name):
         protection(kwargs.pop("scheme"), **kwargs)
 
 
-@pytest.mark.parametrize("kwargs", [dict(channel_fidelity=0.99), dict(protection="fec"),
-                                    dict(storage_time=1.0, coherence_time=1.0)])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(channel_fidelity=0.99),
+        dict(protection="fec"),
+        dict(storage_time=1.0, coherence_time=1.0),
+    ],
+)
 def test_classical_transport_refuses_link_noise_and_protection(kwargs):
     with pytest.raises(ValueError, match="transport='superdense'"):
         ring_allreduce(_grads(3, 10), **kwargs)
@@ -666,13 +739,15 @@ def test_classical_transport_refuses_link_noise_and_protection(kwargs):
 
 def test_too_noisy_channel_for_the_code_names_the_symbol_error():
     with pytest.raises(ValueError, match="symbol_error"):
-        ring_allreduce(_grads(3, 10), transport="superdense", channel_fidelity=0.8,
-                       protection="fec")
+        ring_allreduce(
+            _grads(3, 10), transport="superdense", channel_fidelity=0.8, protection="fec"
+        )
 
 
 # ------------------------------------------------------------------------------------------------
 # Net online factor
 # ------------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("P, d, bits", [(2, 7, 16), (5, 333, 12), (6, 60, 7), (8, 3, 16)])
 def test_ring_link_bits_equal_the_classical_ledger(P, d, bits):
@@ -687,13 +762,21 @@ def test_noiseless_superdense_factor_is_two():
     assert net_online_factor(res, (1, 2)) == 2.0
 
 
-@pytest.mark.parametrize("Fp, Fc", [(None, 0.97), (None, 0.99), (None, 0.999), (0.95, 0.995),
-                                    (1.0, 0.98)])
+@pytest.mark.parametrize(
+    "Fp, Fc", [(None, 0.97), (None, 0.99), (None, 0.999), (0.95, 0.995), (1.0, 0.98)]
+)
 @pytest.mark.parametrize("scheme", ["fec", "distill+fec"])
 def test_net_factor_stays_below_the_capacity_bound(Fp, Fc, scheme):
     g = _grads(4, 20_000, integer=True)
-    res = ring_allreduce(g, transport="superdense", bits=16, pair_fidelity=Fp, channel_fidelity=Fc,
-                         protection=scheme, seed=4)
+    res = ring_allreduce(
+        g,
+        transport="superdense",
+        bits=16,
+        pair_fidelity=Fp,
+        channel_fidelity=Fc,
+        protection=scheme,
+        seed=4,
+    )
     bound = res.link_report.errors.capacity()  # C_E of the symbol channel of the pairs used
     factors = net_online_factors(res)
     assert np.all(factors <= bound)
@@ -728,5 +811,6 @@ def test_links_imports_no_qiskit_or_galois_at_module_level():
     tree = ast.parse(inspect.getsource(links))
     top = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
     names = {a.name.split(".")[0] for n in top for a in n.names} | {
-        (n.module or "").split(".")[0] for n in top if isinstance(n, ast.ImportFrom)}
+        (n.module or "").split(".")[0] for n in top if isinstance(n, ast.ImportFrom)
+    }
     assert not names & {"qiskit", "qiskit_aer", "galois", "sequence"}

@@ -70,8 +70,13 @@ FAST_PATHS = textwrap.dedent("""
 
 
 def _run(code: str) -> dict:
-    proc = subprocess.run([sys.executable, "-c", BLOCKER + "import sys\n" + code], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", BLOCKER + "import sys\n" + code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
@@ -84,17 +89,22 @@ def test_import_and_fast_paths_without_qiskit():
     assert out["superdense_send"] == [1, 0, 1, 1, 0]
     # chunks of 2, 2, 1, 1 words: link 1 sends chunks 1, 0, 3, 2, 1, 0 = 16+16+8+8+16+16 qubits
     assert out["ring_superdense_qubits"] == out["message_qubits"] == 80
-    assert out["vga_total"] == [(9 + 8) % 16 - 8, (12 + 8) % 16 - 8]   # sums 9, 12 as signed 4-bit
+    assert out["vga_total"] == [(9 + 8) % 16 - 8, (12 + 8) % 16 - 8]  # sums 9, 12 as signed 4-bit
     assert out["gapip"] == out["gapip_classical"] == "aligned"
     assert out["tieaudit_error"] <= 0.1
     assert out["chi"] == 1.0 and out["acc"] == 0.585 and out["dense"] == 2.0
     assert out["superdense_chi"] == out["isotropic_capacity"]
     assert out["entropy"] == 1.0
-    assert out["ledger_floor"] == [20, 28]   # P = 3: chunks of 16, 12, 12 bits -> 8 + 6 + 6 + 8 qubits
+    assert out["ledger_floor"] == [
+        20,
+        28,
+    ]  # P = 3: chunks of 16, 12, 12 bits -> 8 + 6 + 6 + 8 qubits
     assert out["ring_state"] == 2
 
 
 def test_the_blocker_really_blocks():
-    out = _run("import json\ntry:\n    import qiskit\n    r = 'imported'\nexcept ImportError as e:\n"
-               "    r = str(e)\nprint(json.dumps({'r': r}))")
+    out = _run(
+        "import json\ntry:\n    import qiskit\n    r = 'imported'\nexcept ImportError as e:\n"
+        "    r = str(e)\nprint(json.dumps({'r': r}))"
+    )
     assert out["r"] == "blocked for this test: qiskit"

@@ -27,7 +27,10 @@ def test_link_noise_check_three_paths_agree_with_the_formula():
     for rate, n in ((c.fast_error_rate, c.fast_symbols), (c.aer_error_rate, c.aer_symbols)):
         assert abs(rate - (1 - F)) <= 4 * c.standard_error(n)
     again = nl.link_noise_check(0.93, 0.97, symbols=2000, seed=4)
-    assert again.fast_error_rate == nl.link_noise_check(0.93, 0.97, symbols=2000, seed=4).fast_error_rate
+    assert (
+        again.fast_error_rate
+        == nl.link_noise_check(0.93, 0.97, symbols=2000, seed=4).fast_error_rate
+    )
     assert "aer" not in repr(again) and len(again.table()) == 3 and len(c.table()) == 4
 
 
@@ -68,8 +71,10 @@ def test_distillation_sweep_matches_distill_and_yield_is_positive_above_half():
     assert np.all(s.yield_per_pair >= s.hashing_only)
     assert np.all(s.fidelity["dejmps"][1] >= s.fidelity["bbpssw"][1] - 1e-12)
     t = nl.distillation_table([0.9], [2])
-    assert t.column("fidelity out") == (qr.distill(0.9, rounds=2, protocol="bbpssw").fidelity,
-                                        qr.distill(0.9, rounds=2).fidelity)
+    assert t.column("fidelity out") == (
+        qr.distill(0.9, rounds=2, protocol="bbpssw").fidelity,
+        qr.distill(0.9, rounds=2).fidelity,
+    )
     with pytest.raises(ValueError, match="protocols"):
         nl.distillation_sweep([0.9], protocols=["hashing"])
     with pytest.raises(ValueError, match="rounds"):
@@ -85,8 +90,10 @@ def test_net_factor_sweep_reliable_schemes_stay_below_the_bound():
     assert np.all(s.online["none"] == 2.0) and np.all(s.online["distill"] == 2.0)
     assert not s.reliable["none"] and not s.reliable["distill"] and s.reliable["fec"]
     assert s.point.online == links.expected_net_factor("fec", channel_fidelity=0.99).online
-    factors = [nl.net_factor_sweep(0.99, "fec", n, fidelities=[0.99]).point.online
-               for n in (32, 64, 128, 255)]
+    factors = [
+        nl.net_factor_sweep(0.99, "fec", n, fidelities=[0.99]).point.online
+        for n in (32, 64, 128, 255)
+    ]
     assert factors == sorted(factors) and factors[0] < 1 < factors[-1]
     assert np.all(s.unassisted <= 1.0) and np.all(s.assisted >= s.bound)
     with pytest.raises(ValueError, match="scheme"):
@@ -121,7 +128,9 @@ def test_scheme_ledger_books_every_cost_and_protects_the_data():
     assert none.wrong_fraction > 0.2 and dist.wrong_fraction > 0.2
     assert fec.wrong_fraction == 0.0 and both.wrong_fraction == 0.0
     assert none.online_qubits * 2 == none.classical_bits and none.online_bits == 0
-    assert dist.online_qubits == none.online_qubits and dist.offline_qubits > 2 * none.offline_qubits
+    assert (
+        dist.online_qubits == none.online_qubits and dist.offline_qubits > 2 * none.offline_qubits
+    )
     assert 0 < fec.online_bits <= fec.transmissions and fec.online_qubits > none.online_qubits
     for r in (fec, both):
         assert 1.0 < r.net_factor <= r.bound and r.undetected_bound < 1e-15
@@ -148,8 +157,9 @@ def test_noisy_factor_claim_row():
 def test_protected_training_stays_identical_unprotected_drifts():
     t = nl.protected_training(0.99, "fec", steps=30)
     assert t.identical and t.protected.divergence == 0.0
-    assert t.unprotected.divergence > 0 and not np.array_equal(t.unprotected.weights,
-                                                               t.classical.weights)
+    assert t.unprotected.divergence > 0 and not np.array_equal(
+        t.unprotected.weights, t.classical.weights
+    )
     n = nl.protected_training(0.99, "none", steps=5)
     assert n.protected is n.unprotected and not n.identical
     d = nl.protected_training(0.99, "distill", steps=30)
@@ -179,8 +189,8 @@ def test_reality_check_arithmetic():
 
 
 def _bib_keys() -> set[str]:
-    from pathlib import Path
     import re
+    from pathlib import Path
 
     text = (Path(__file__).resolve().parents[1] / "references.bib").read_text(encoding="utf-8")
     return set(re.findall(r"^@\w+\{([^,]+),", text, flags=re.M))
@@ -194,8 +204,9 @@ def test_figures_draw_the_results():
         assert isinstance(figs.plot_net_factors(nl.net_factor_sweep(0.99, scheme)), Figure)
     assert isinstance(figs.plot_net_factors(nl.net_factor_sweep(0.9, "fec", 32)), Figure)
     for prot in ("fec", "none"):
-        assert isinstance(figs.plot_protected_training(nl.protected_training(0.99, prot, steps=5)),
-                          Figure)
+        assert isinstance(
+            figs.plot_protected_training(nl.protected_training(0.99, prot, steps=5)), Figure
+        )
 
 
 # -- widgets ----------------------------------------------------------------------------------
@@ -214,8 +225,11 @@ def test_net_factor_widget_recomputes():
     w.controls["channel_fidelity"].value = 0.9
     w.controls["block_length"].value = 32
     assert w.error == "" and w.result.point is None  # shown as "no code fits" in the figure
-    assert all(getattr(c, "continuous_update", False) is False
-               for c in w.controls.values() if "continuous_update" in c.trait_names())
+    assert all(
+        getattr(c, "continuous_update", False) is False
+        for c in w.controls.values()
+        if "continuous_update" in c.trait_names()
+    )
 
 
 def test_protected_training_widget_recomputes():
@@ -277,7 +291,11 @@ def test_check_dejmps_round_correct_wrong_crashing():
 
 NUMERIC = [
     (ex.check_assisted_ratio, dict(channel_fidelity=0.95), qr.depolarizing_capacities(0.95).ratio),
-    (ex.check_raw_pairs, dict(pair_fidelity=0.9, rounds=2), qr.distill(0.9, rounds=2).raw_pairs_per_pair),
+    (
+        ex.check_raw_pairs,
+        dict(pair_fidelity=0.9, rounds=2),
+        qr.distill(0.9, rounds=2).raw_pairs_per_pair,
+    ),
     (ex.check_online_symbol_error, dict(channel_fidelity=0.99), 1 - 0.99),
     (ex.check_fec_break_even, dict(block_length=255), nl.fec_crossover(1.0)),
 ]

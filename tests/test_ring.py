@@ -42,6 +42,7 @@ def chunk_sizes(d: int, P: int) -> list[int]:
 # Integer sums: exact modulo 2**bits on every worker
 # ------------------------------------------------------------------------------------------------
 
+
 @st.composite
 def int_grads(draw, max_P=16, max_d=24):
     P = draw(st.integers(2, max_P))
@@ -50,7 +51,11 @@ def int_grads(draw, max_P=16, max_d=24):
     return draw(hnp.arrays(dtype, (P, d)))
 
 
-@given(grads=int_grads(), bits=st.integers(2, 32), transport=st.sampled_from(["classical", "superdense"]))
+@given(
+    grads=int_grads(),
+    bits=st.integers(2, 32),
+    transport=st.sampled_from(["classical", "superdense"]),
+)
 def test_integer_ring_equals_modular_sum(grads, bits, transport):
     res = ring_allreduce(grads, transport=transport, bits=bits)
     P, d = grads.shape
@@ -95,6 +100,7 @@ def test_every_P_including_d_below_P(P):
 # Float sums: fixed point, error <= P / (2 s), identical copies
 # ------------------------------------------------------------------------------------------------
 
+
 @st.composite
 def float_grads(draw, max_P=16, max_d=24):
     P = draw(st.integers(2, max_P))
@@ -106,15 +112,19 @@ def float_grads(draw, max_P=16, max_d=24):
     return grads, bits
 
 
-@given(case=float_grads(), transport=st.sampled_from(["classical", "superdense"]),
-       explicit_max=st.booleans())
+@given(
+    case=float_grads(),
+    transport=st.sampled_from(["classical", "superdense"]),
+    explicit_max=st.booleans(),
+)
 def test_float_ring_error_within_documented_bound(case, transport, explicit_max):
     grads, bits = case
     P, d = grads.shape
     largest = float(np.max(np.abs(grads)))
     max_abs = (2.0 * largest + 0.5) if explicit_max else (largest if largest > 0 else 1.0)
-    res = ring_allreduce(grads, transport=transport, bits=bits,
-                         max_abs=max_abs if explicit_max else None)
+    res = ring_allreduce(
+        grads, transport=transport, bits=bits, max_abs=max_abs if explicit_max else None
+    )
     # The documented code: integer cap per worker, s = cap / max_abs.
     cap = ((1 << (bits - 1)) - 1) // P
     s = cap / max_abs
@@ -151,6 +161,7 @@ def test_all_zero_floats():
 # ------------------------------------------------------------------------------------------------
 # The schedule
 # ------------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("P", range(2, 17))
 def test_schedule_shape(P):
@@ -205,10 +216,18 @@ def test_schedule_P3_by_hand():
     """Spelled out for P = 3 (reduce-scatter: chunk k - s; all-gather: chunk k + 1 - s)."""
     got = [(m.phase[0], m.step, m.sender, m.receiver, m.chunk) for m in ring_schedule(3)]
     assert got == [
-        ("r", 0, 0, 1, 0), ("r", 0, 1, 2, 1), ("r", 0, 2, 0, 2),
-        ("r", 1, 0, 1, 2), ("r", 1, 1, 2, 0), ("r", 1, 2, 0, 1),
-        ("a", 2, 0, 1, 1), ("a", 2, 1, 2, 2), ("a", 2, 2, 0, 0),
-        ("a", 3, 0, 1, 0), ("a", 3, 1, 2, 1), ("a", 3, 2, 0, 2),
+        ("r", 0, 0, 1, 0),
+        ("r", 0, 1, 2, 1),
+        ("r", 0, 2, 0, 2),
+        ("r", 1, 0, 1, 2),
+        ("r", 1, 1, 2, 0),
+        ("r", 1, 2, 0, 1),
+        ("a", 2, 0, 1, 1),
+        ("a", 2, 1, 2, 2),
+        ("a", 2, 2, 0, 0),
+        ("a", 3, 0, 1, 0),
+        ("a", 3, 1, 2, 1),
+        ("a", 3, 2, 0, 2),
     ]
 
 
@@ -226,6 +245,7 @@ def test_chunk_bounds_partition(d, P):
 # ------------------------------------------------------------------------------------------------
 # Ledger: per-link channel use
 # ------------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("P", [2, 3, 4, 5, 8, 16])
 @pytest.mark.parametrize("m", [1, 3])
@@ -292,8 +312,11 @@ def test_ledger_uneven_chunks(P, d, bits):
         assert sd.ebits(link) == want_qubits[k]
         assert sd.offline_qubits(link) == want_qubits[k]
         # lifetime use: at least the classical bits, at most one padding bit per odd message
-        odd = sum(1 for m in ring_schedule(P)
-                  if m.sender == k and (chunk_sizes(d, P)[m.chunk] * bits) % 2 == 1)
+        odd = sum(
+            1
+            for m in ring_schedule(P)
+            if m.sender == k and (chunk_sizes(d, P)[m.chunk] * bits) % 2 == 1
+        )
         lifetime = sd.online_qubits(link) + sd.offline_qubits(link)
         assert want_bits[k] <= lifetime <= want_bits[k] + odd
         if odd == 0:
@@ -335,6 +358,7 @@ def test_ledger_is_unaffected_by_noise():
 # ------------------------------------------------------------------------------------------------
 # Noisy pairs
 # ------------------------------------------------------------------------------------------------
+
 
 def test_noisy_run_is_deterministic_given_seed():
     rng = np.random.default_rng(0)
@@ -395,8 +419,9 @@ def test_corrupted_word_rate_matches_pauli_model(bits, F):
     for r in range(runs):
         grads = rng.integers(-(2**20), 2**20, size=(2, d))
         want = np.array(python_modular_sum(grads, bits))
-        out = ring_allreduce(grads, transport="superdense", bits=bits, pair_fidelity=F,
-                             seed=1000 + r).outputs
+        out = ring_allreduce(
+            grads, transport="superdense", bits=bits, pair_fidelity=F, seed=1000 + r
+        ).outputs
         for worker, chunk in ((1, 0), (0, 1)):
             lo, hi = bounds[chunk], bounds[chunk + 1]
             observed += int(np.sum(out[worker, lo:hi] != want[lo:hi]))
@@ -413,8 +438,8 @@ def test_two_hop_words_are_corrupted_more_often():
     grads = np.zeros((2, d), dtype=np.int64)
     out = ring_allreduce(grads, transport="superdense", bits=bits, pair_fidelity=F, seed=9).outputs
     b = chunk_bounds(d, 2)
-    one_hop = np.mean(out[0, b[1]:b[2]] != 0)
-    two_hop = np.mean(out[0, b[0]:b[1]] != 0)
+    one_hop = np.mean(out[0, b[1] : b[2]] != 0)
+    two_hop = np.mean(out[0, b[0] : b[1]] != 0)
     p1 = 1 - F ** (bits // 2)
     assert one_hop == pytest.approx(p1, abs=5 * math.sqrt(p1 / (d / 2)))
     assert two_hop > one_hop
@@ -447,6 +472,7 @@ def test_message_bits_is_what_the_ledgers_record(P, d, bits):
 # The noise stream (issue 17), replayed from scratch
 # ------------------------------------------------------------------------------------------------
 
+
 def reference_superdense_ring(grads: np.ndarray, bits: int, probabilities, seed) -> np.ndarray:
     """The superdense ring from scratch with the noise stream documented in ring_allreduce:
     integer words, the schedule of DESIGN.md §4.2, and per synchronous step one draw of
@@ -466,9 +492,10 @@ def reference_superdense_ring(grads: np.ndarray, bits: int, probabilities, seed)
     S = g * bits // 2
     sched = ring_schedule(P)
     for step in range(2 * (P - 1)):
-        msgs = [m for m in sched[step * P:(step + 1) * P]
-                if bounds[m.chunk] < bounds[m.chunk + 1]]
-        sent = [words[m.sender, bounds[m.chunk]:bounds[m.chunk + 1]].copy() for m in msgs]
+        msgs = [
+            m for m in sched[step * P : (step + 1) * P] if bounds[m.chunk] < bounds[m.chunk + 1]
+        ]
+        sent = [words[m.sender, bounds[m.chunk] : bounds[m.chunk + 1]].copy() for m in msgs]
         groups = [-(-w.size // g) for w in sent]
         G = sum(groups)
         if probabilities[0] < 1.0 and G:
@@ -498,20 +525,39 @@ def depolarizing_probabilities(F: float) -> tuple:
     return (F, (1 - F) / 3, (1 - F) / 3, (1 - F) / 3)
 
 
-@pytest.mark.parametrize("P, d, bits, F", [
-    (4, 300, 16, 0.9), (5, 77, 7, 0.97), (3, 2, 12, 1.0), (6, 500, 32, 0.99), (3, 31, 5, 0.6),
-    (7, 5, 9, 0.5), (2, 1, 2, 0.3), (4, 2001, 13, 0.95), (8, 64, 31, 0.8), (3, 10, 3, 0.25),
-    (16, 7, 8, 0.7), (2, 40_000, 16, 0.99),
-])
+@pytest.mark.parametrize(
+    "P, d, bits, F",
+    [
+        (4, 300, 16, 0.9),
+        (5, 77, 7, 0.97),
+        (3, 2, 12, 1.0),
+        (6, 500, 32, 0.99),
+        (3, 31, 5, 0.6),
+        (7, 5, 9, 0.5),
+        (2, 1, 2, 0.3),
+        (4, 2001, 13, 0.95),
+        (8, 64, 31, 0.8),
+        (3, 10, 3, 0.25),
+        (16, 7, 8, 0.7),
+        (2, 40_000, 16, 0.99),
+    ],
+)
 def test_noise_stream_is_the_documented_one(P, d, bits, F):
     """Bit for bit the from-scratch replay (even and odd b, uneven chunks, d < P, several
     blocks of the sampler); the earlier per-message stream fails this test."""
     grads = np.random.default_rng(P * d).integers(-(2**30), 2**30, size=(P, d))
     want = reference_superdense_ring(grads, bits, depolarizing_probabilities(F), seed=17)
     plain = ring_allreduce(grads, transport="superdense", bits=bits, pair_fidelity=F, seed=17)
-    explicit = ring_allreduce(grads, transport="superdense", bits=bits, pair_fidelity=F,
-                              channel_fidelity=1.0, protection="none", storage_time=0.0,
-                              seed=17)
+    explicit = ring_allreduce(
+        grads,
+        transport="superdense",
+        bits=bits,
+        pair_fidelity=F,
+        channel_fidelity=1.0,
+        protection="none",
+        storage_time=0.0,
+        seed=17,
+    )
     np.testing.assert_array_equal(plain.outputs, want)
     np.testing.assert_array_equal(explicit.outputs, want)
     assert plain.link_report is None and plain.protection == "none"
@@ -519,9 +565,14 @@ def test_noise_stream_is_the_documented_one(P, d, bits, F):
 
 
 @pytest.mark.parametrize("P, d, bits", [(4, 301, 16), (3, 50, 7)])
-@pytest.mark.parametrize("link", [dict(channel_fidelity=0.97),
-                                  dict(pair_fidelity=0.98, storage_time=1.0, coherence_time=5.0),
-                                  dict(channel_fidelity=0.95, protection="distill")])
+@pytest.mark.parametrize(
+    "link",
+    [
+        dict(channel_fidelity=0.97),
+        dict(pair_fidelity=0.98, storage_time=1.0, coherence_time=5.0),
+        dict(channel_fidelity=0.95, protection="distill"),
+    ],
+)
 def test_noisy_link_stream_is_the_documented_one(P, d, bits, link):
     """Channel noise, memory noise (not depolarising: pauli_frames_distribution) and distilled
     pairs draw the same per-step stream with the composed symbol error."""
@@ -533,19 +584,26 @@ def test_noisy_link_stream_is_the_documented_one(P, d, bits, link):
     if link.get("protection") == "distill":
         errors = link_errors(None, Fc, pair=distill(Fc).errors)
     else:
-        errors = link_errors(link.get("pair_fidelity"), Fc,
-                             storage_time=link.get("storage_time", 0.0),
-                             coherence_time=link.get("coherence_time", math.inf))
-    probs = (depolarizing_probabilities(errors.fidelity) if errors.is_depolarizing
-             else errors.probabilities)
+        errors = link_errors(
+            link.get("pair_fidelity"),
+            Fc,
+            storage_time=link.get("storage_time", 0.0),
+            coherence_time=link.get("coherence_time", math.inf),
+        )
+    probs = (
+        depolarizing_probabilities(errors.fidelity)
+        if errors.is_depolarizing
+        else errors.probabilities
+    )
     np.testing.assert_array_equal(res.outputs, reference_superdense_ring(grads, bits, probs, 23))
 
 
 def test_default_pair_fidelity_is_the_channel_fidelity():
     grads = np.random.default_rng(1).integers(-100, 100, size=(4, 400))
     a = ring_allreduce(grads, transport="superdense", channel_fidelity=0.97, seed=2)
-    b = ring_allreduce(grads, transport="superdense", pair_fidelity=0.97, channel_fidelity=0.97,
-                       seed=2)
+    b = ring_allreduce(
+        grads, transport="superdense", pair_fidelity=0.97, channel_fidelity=0.97, seed=2
+    )
     assert a.pair_fidelity == 0.97
     np.testing.assert_array_equal(a.outputs, b.outputs)
     assert ring_allreduce(grads).pair_fidelity == 1.0  # the noiseless default
@@ -555,6 +613,9 @@ def test_repr_mentions_the_link_only_when_it_is_set():
     g = np.ones((2, 4), dtype=np.int64)
     plain = repr(ring_allreduce(g, transport="superdense", bits=8))
     assert "channel" not in plain and "protection" not in plain
-    noisy = repr(ring_allreduce(g, transport="superdense", bits=8, channel_fidelity=0.99,
-                                protection="fec", seed=0))
+    noisy = repr(
+        ring_allreduce(
+            g, transport="superdense", bits=8, channel_fidelity=0.99, protection="fec", seed=0
+        )
+    )
     assert "channel_fidelity=0.99" in noisy and "protection='fec'" in noisy

@@ -21,8 +21,10 @@ from qring_edu.experiments.alignment import aligned_pair
 # ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("protocol,power", [("quantum", 0), ("quantum", 3),
-                                            ("phase_estimation", 1), ("phase_estimation", 4)])
+@pytest.mark.parametrize(
+    "protocol,power",
+    [("quantum", 0), ("quantum", 3), ("phase_estimation", 1), ("phase_estimation", 4)],
+)
 def test_schedule_matches_gapips_accounting(protocol, power):
     """The diagram's passes and qubits are the ones gapip charges for a shot of that power."""
     P = 100
@@ -35,15 +37,18 @@ def test_schedule_matches_gapips_accounting(protocol, power):
         assert (sc.passes, sc.width, sc.multiple) == (2 * power + 1, n, 2 * power + 1)
     else:
         assert (sc.passes, sc.width, sc.multiple) == (2 * power - 1, n + 1, power)
-    if power in per_shot:                       # same count as the protocol's own bookkeeping
+    if power in per_shot:  # same count as the protocol's own bookkeeping
         assert per_shot[power] == sc.qubits
     ops = [(party, label) for kind, party, label in sc.events if kind == "op"]
     assert ops[0][0] == "server" and ops[-1][0] == "client" and "measure" in ops[-1][1]
     passes = [party for kind, party, _ in sc.events if kind == "pass"]
     assert passes[0] == "server" and all(a != b for a, b in zip(passes, passes[1:]))
     theta = gp.alignment_angle(g, h)
-    assert math.isclose(gp.gapip_probability(g, h, power, protocol=protocol),
-                        math.sin(sc.multiple * theta) ** 2, abs_tol=1e-12)
+    assert math.isclose(
+        gp.gapip_probability(g, h, power, protocol=protocol),
+        math.sin(sc.multiple * theta) ** 2,
+        abs_tol=1e-12,
+    )
 
 
 def test_schedule_rejects_bad_input():
@@ -70,8 +75,9 @@ def test_gapip_scaling_families():
     old = exp.gapip_scaling(taus, 2**10, trials=4, seed=0)
     same = exp.gapip_scaling(taus, 2**10, trials=4, seed=0, confidence="chernoff")
     assert np.array_equal(old.quantum_cost, same.quantum_cost) and old.confidence == "chernoff"
-    ex = exp.gapip_scaling(taus, 2**10, trials=4, seed=0, confidence="exact",
-                           protocol="phase_estimation")
+    ex = exp.gapip_scaling(
+        taus, 2**10, trials=4, seed=0, confidence="exact", protocol="phase_estimation"
+    )
     assert ex.protocol == "phase_estimation" and ex.confidence == "exact"
     assert list(ex.classical_cost) == [gp.sketch_bits(t, bound="exact") for t in taus]
     with pytest.raises(ValueError, match="confidence"):
@@ -83,8 +89,13 @@ def test_gapip_scaling_families():
 @pytest.fixture(scope="module")
 def comparison():
     """A medium version of the full sweep (report of audit13: 25 margins, 20 instances)."""
-    return exp.gapip_comparison(np.geomspace(0.4, 1e-4, 25), 2**16, trials=12, seed=1,
-                                families=exp.GAPIP_FAMILIES + (("quantum", "chernoff"),))
+    return exp.gapip_comparison(
+        np.geomspace(0.4, 1e-4, 25),
+        2**16,
+        trials=12,
+        seed=1,
+        families=exp.GAPIP_FAMILIES + (("quantum", "chernoff"),),
+    )
 
 
 def test_windows_with_one_family_on_both_sides(comparison):
@@ -127,10 +138,18 @@ def test_comparison_window_interpolation():
     """Windows from a hand-made ratio: crossings interpolated in log tau."""
     taus = np.array([0.1, 0.01, 0.001, 0.0001])
     c = exp.GapIPComparison(
-        2**16, 0.05, 1, taus, (("quantum", "hoeffding"),),
-        np.array([[10.0, 1.0, 1.0, 1000.0]]), np.ones((1, 4)), ("hoeffding",),
-        np.array([[100.0, 10.0, 10.0, 10.0]]), np.array([1e9, 1e9, 1e9, 10.0]),
-        np.full((1, 4), np.nan))
+        2**16,
+        0.05,
+        1,
+        taus,
+        (("quantum", "hoeffding"),),
+        np.array([[10.0, 1.0, 1.0, 1000.0]]),
+        np.ones((1, 4)),
+        ("hoeffding",),
+        np.array([[100.0, 10.0, 10.0, 10.0]]),
+        np.array([1e9, 1e9, 1e9, 10.0]),
+        np.full((1, 4), np.nan),
+    )
     lo, hi = c.window()
     # ratio 0.1 -> 0.1 -> 100: below 1 from the start, back above between 1e-3 and 1e-4.
     assert math.isnan(hi) and math.isclose(lo, 10 ** (-3 - 1 / 3), rel_tol=1e-9)
@@ -162,18 +181,24 @@ def test_copy_plans_rows_are_the_planners_and_exact_failures():
     tests/test_sign_audit_bounds.py)."""
     plans = exp.tieaudit_copy_plans(0.5, 0.1, 0.05)
     by = {r.method: r for r in plans}
-    for name, bound in (("Hoeffding", "hoeffding"), ("Bernstein", "bernstein"),
-                        ("exact plan", "exact")):
+    for name, bound in (
+        ("Hoeffding", "hoeffding"),
+        ("Bernstein", "bernstein"),
+        ("exact plan", "exact"),
+    ):
         assert by[name].copies == ta.tieaudit_copies(0.5, 0.1, 0.05, bound=bound)[0]
     n_e = by["exact plan"].copies
     assert by["0.9 × exact plan"].copies == int(0.9 * n_e)
     assert by["normal approximation"].copies == math.ceil(1.959963984540054**2 / (4 * 0.5 * 0.01))
-    assert math.isclose(by["Hoeffding"].failure,
-                        ta.tieaudit_failure_probability(by["Hoeffding"].copies, 0.5, 0.1, 0.5))
+    assert math.isclose(
+        by["Hoeffding"].failure,
+        ta.tieaudit_failure_probability(by["Hoeffding"].copies, 0.5, 0.1, 0.5),
+    )
     assert math.isnan(by["Hoeffding"].worst_f)
     for name in ("Bernstein", "exact plan", "0.9 × exact plan"):
-        assert (by[name].failure, by[name].worst_f) == ta.tieaudit_worst_failure(by[name].copies,
-                                                                                   0.5, 0.1)
+        assert (by[name].failure, by[name].worst_f) == ta.tieaudit_worst_failure(
+            by[name].copies, 0.5, 0.1
+        )
     assert by["exact plan"].failure <= 0.05 < by["0.9 × exact plan"].failure
     assert by["Bernstein"].failure < by["exact plan"].failure
     assert len(plans.table()) == 5 and f"exact plan={n_e}" in repr(plans)

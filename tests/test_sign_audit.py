@@ -18,9 +18,9 @@ from qring_edu.sign_audit import (
     signs_with_disagreement,
     tieaudit,
     tieaudit_circuit,
-    tieaudit_sample_qiskit,
     tieaudit_copies,
     tieaudit_cost,
+    tieaudit_sample_qiskit,
 )
 
 
@@ -41,7 +41,9 @@ def test_born_rule_matches_qiskit_circuits(P, alpha, f):
     probs, y = outcome_probabilities(s, m)
     ff = disagreement_fraction(s, m)
     a = 2 * len(m) / P
-    assert math.isclose(probs[y == 1].sum(), a * (1 - ff)) and math.isclose(probs[y == -1].sum(), a * ff)
+    assert math.isclose(probs[y == 1].sum(), a * (1 - ff)) and math.isclose(
+        probs[y == -1].sum(), a * ff
+    )
     idx = outcome_index(m, P)
     sv = Statevector(tieaudit_circuit(s, m, measure=False)).probabilities()
     assert np.allclose(sv[idx], probs, atol=1e-10)
@@ -69,9 +71,16 @@ def test_noise_attenuates_by_eta():
     assert math.isclose(float(p1 @ y), 0.6 * float(p0 @ y))
 
 
-@pytest.mark.parametrize("protocol,noise", [("quantum", 0.0), ("entanglement_assisted", 0.0),
-                                            ("classical", 0.0), ("quantum", 0.3),
-                                            ("entanglement_assisted", 0.2)])
+@pytest.mark.parametrize(
+    "protocol,noise",
+    [
+        ("quantum", 0.0),
+        ("entanglement_assisted", 0.0),
+        ("classical", 0.0),
+        ("quantum", 0.3),
+        ("entanglement_assisted", 0.2),
+    ],
+)
 def test_estimates_within_eps(protocol, noise):
     eps, bad = 0.05, 0
     for t in range(20):
@@ -90,7 +99,11 @@ def test_costs_and_copies():
     ea = tieaudit(s, m, 0.05, protocol="entanglement_assisted", seed=0)
     assert ea.cost == ea.ebits == data * 10 and ea.unit == "bits"
     c = tieaudit(s, m, 0.05, protocol="classical", seed=0)
-    assert c.cost == classical_subset_size(1024, 1.0, 0.05) == tieaudit_cost(1024, 0.05, protocol="classical")
+    assert (
+        c.cost
+        == classical_subset_size(1024, 1.0, 0.05)
+        == tieaudit_cost(1024, 0.05, protocol="classical")
+    )
     noisy = tieaudit(s, m, 0.05, noise=0.2, seed=0)
     d2, t2 = tieaudit_copies(1.0, 0.05, 0.05, noise=0.2)
     assert noisy.copies == d2 + t2 and noisy.test_copies == t2 == d2
@@ -157,11 +170,17 @@ def test_estimate_is_frozen():
         e.value = 1.0
 
 
-from hypothesis import given, strategies as st  # noqa: E402
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st
 
 
-@given(n=st.integers(1, 7), alpha=st.floats(0.05, 1.0), f=st.floats(0.0, 1.0),
-       noise=st.floats(0.0, 0.9), seed=st.integers(0, 2**16))
+@given(
+    n=st.integers(1, 7),
+    alpha=st.floats(0.05, 1.0),
+    f=st.floats(0.0, 1.0),
+    noise=st.floats(0.0, 0.9),
+    seed=st.integers(0, 2**16),
+)
 def test_property_born_rule_law(n, alpha, f, noise, seed):
     P = 2**n
     m = random_matching(P, alpha, seed=seed)

@@ -10,6 +10,7 @@ import pytest
 from qiskit.quantum_info import DensityMatrix, Kraus, Operator, Statevector, random_clifford
 
 from qring_edu.sign_audit import (
+    _measurement_unitary,
     copy_y_law,
     disagreement_fraction,
     outcome_index,
@@ -21,7 +22,6 @@ from qring_edu.sign_audit import (
     tieaudit_circuit,
     walsh_hadamard,
 )
-from qring_edu.sign_audit import _measurement_unitary
 
 
 def _z(b, P):
@@ -32,10 +32,13 @@ def _noise_kraus(P, noise, model):
     n = P.bit_length() - 1
     if model == "depolarizing":
         eye = np.eye(P)
-        return [math.sqrt(1 - noise) * eye] + [math.sqrt(noise / P) * np.outer(eye[k], eye[l])
-                                               for k in range(P) for l in range(P)]
-    return [math.sqrt(noise ** bin(e).count("1") * (1 - noise) ** (n - bin(e).count("1")))
-            * _z(e, P) for e in range(P)]
+        return [math.sqrt(1 - noise) * eye] + [
+            math.sqrt(noise / P) * np.outer(eye[k], eye[l]) for k in range(P) for l in range(P)
+        ]
+    return [
+        math.sqrt(noise ** bin(e).count("1") * (1 - noise) ** (n - bin(e).count("1"))) * _z(e, P)
+        for e in range(P)
+    ]
 
 
 def _qiskit_law(x, m, noise, model, attack, padded, clifford=None):
@@ -56,7 +59,7 @@ def _qiskit_law(x, m, noise, model, attack, padded, clifford=None):
     for C in frames:
         out = DensityMatrix(C @ psi).evolve(channel).evolve(Operator(V @ C.conj().T))
         pr = out.probabilities()[idx]
-        acc += [pr[0:2 * len(m):2].sum(), pr[1:2 * len(m):2].sum()]
+        acc += [pr[0 : 2 * len(m) : 2].sum(), pr[1 : 2 * len(m) : 2].sum()]
     return acc / len(frames)
 
 
@@ -74,8 +77,11 @@ def test_walsh_hadamard_is_the_hadamard_matrix():
 def test_copy_law_matches_qiskit_density_matrices(model, attack, strings):
     P = 8
     rng = np.random.default_rng(3)
-    for alpha, x in [(1.0, np.ones(P, int)), (0.75, rng.choice([-1, 1], P)),
-                     (0.5, rng.choice([-1, 1], P))]:
+    for alpha, x in [
+        (1.0, np.ones(P, int)),
+        (0.75, rng.choice([-1, 1], P)),
+        (0.5, rng.choice([-1, 1], P)),
+    ]:
         m = random_matching(P, alpha, seed=int(10 * alpha))
         got = copy_y_law(x, m, noise=0.3, noise_model=model, attack=attack, test_strings=strings)
         want = _qiskit_law(x, m, 0.3, model, attack, strings == "random")
@@ -122,8 +128,17 @@ def _run_attack(strings, trials, protocol="quantum"):
     for t in range(trials):
         m = random_matching(P, 1.0, seed=t)
         s = signs_with_disagreement(m, P, 0.1 + 0.02 * (t % 10), seed=1000 + t)
-        e = tieaudit(s, m, eps, protocol=protocol, noise=noise, attack="data_only",
-                     test_strings=strings, bound="exact", seed=t)
+        e = tieaudit(
+            s,
+            m,
+            eps,
+            protocol=protocol,
+            noise=noise,
+            attack="data_only",
+            test_strings=strings,
+            bound="exact",
+            seed=t,
+        )
         errs.append(e.value - disagreement_fraction(s, m))
         etas.append(e.attenuation)
     return np.array(errs), np.array(etas)
@@ -131,7 +146,7 @@ def _run_attack(strings, trials, protocol="quantum"):
 
 def test_fixed_test_strings_are_fooled_by_the_data_only_attack():
     errs, etas = _run_attack("fixed", 20)
-    assert np.all(errs > 0.05)              # every estimate pushed up, outside ±eps ...
+    assert np.all(errs > 0.05)  # every estimate pushed up, outside ±eps ...
     assert np.all(np.abs(etas - 1) < 0.05)  # ... while the tests report no noise at all
     assert abs(np.mean(errs) - np.mean(0.25 - (0.1 + 0.02 * (np.arange(20) % 10)) / 2)) < 0.02
 
@@ -139,8 +154,8 @@ def test_fixed_test_strings_are_fooled_by_the_data_only_attack():
 @pytest.mark.parametrize("protocol", ["quantum", "entanglement_assisted"])
 def test_random_test_strings_resist_the_data_only_attack(protocol):
     errs, etas = _run_attack("random", 40, protocol)
-    assert np.sum(np.abs(errs) > 0.05) <= 6   # delta = 0.05 per run
-    assert np.all(np.abs(etas - 0.5) < 0.1)   # the tests see the same noise as the data
+    assert np.sum(np.abs(errs) > 0.05) <= 6  # delta = 0.05 per run
+    assert np.all(np.abs(etas - 0.5) < 0.1)  # the tests see the same noise as the data
 
 
 def test_dephasing_law_and_expected_y():
@@ -171,23 +186,27 @@ def test_ratio_is_biased_under_dephasing_and_the_clifford_twirl_removes_it():
     s, m = _correlated_instance()
     f = disagreement_fraction(s, m)
     bias = ratio_bias(s, m, 0.05)
-    assert bias < -0.05                      # larger than eps: the estimate leaves the band
+    assert bias < -0.05  # larger than eps: the estimate leaves the band
     assert abs(ratio_bias(s, m, 0.05, noise_model="depolarizing")) < 1e-12
-    deph = [tieaudit(s, m, 0.05, noise=0.05, noise_model="dephasing", seed=t).value
-            for t in range(8)]
+    deph = [
+        tieaudit(s, m, 0.05, noise=0.05, noise_model="dephasing", seed=t).value for t in range(8)
+    ]
     assert abs(np.mean(deph) - (f + bias)) < 0.01
-    twirled = [tieaudit(s, m, 0.05, noise=0.05, noise_model="dephasing", twirl="clifford",
-                        seed=t).value for t in range(8)]
+    twirled = [
+        tieaudit(s, m, 0.05, noise=0.05, noise_model="dephasing", twirl="clifford", seed=t).value
+        for t in range(8)
+    ]
     assert abs(np.mean(twirled) - f) < 0.01 and max(abs(v - f) for v in twirled) <= 0.05
 
 
 def test_clifford_twirl_law_against_random_cliffords():
-    P, n = 4, 2
+    n = 2  # P = 4 coordinates
     m = np.array([[0, 3], [1, 2]])
-    x = np.array([1, -1, -1, 1])          # f = 0
+    x = np.array([1, -1, -1, 1])  # f = 0
     rng = np.random.default_rng(1)
-    frames = [random_clifford(n, seed=int(rng.integers(2**31))).to_operator().data
-              for _ in range(1500)]
+    frames = [
+        random_clifford(n, seed=int(rng.integers(2**31))).to_operator().data for _ in range(1500)
+    ]
     for model, attack in [("dephasing", "uniform"), ("depolarizing", "data_only")]:
         want = _qiskit_law(x, m, 0.3, model, attack, True, clifford=frames)
         got = copy_y_law(x, m, noise=0.3, noise_model=model, attack=attack, twirl="clifford")

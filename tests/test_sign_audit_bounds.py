@@ -66,19 +66,26 @@ def _brute_force_ratio(N, alpha, eta, eps, f):
     return fail
 
 
-@pytest.mark.parametrize("N,alpha,eps,f", [(25, 0.5, 0.1, 0.3), (30, 1.0, 0.15, 0.5),
-                                           (18, 0.25, 0.2, 0.05)])
+@pytest.mark.parametrize(
+    "N,alpha,eps,f", [(25, 0.5, 0.1, 0.3), (30, 1.0, 0.15, 0.5), (18, 0.25, 0.2, 0.05)]
+)
 def test_exact_failure_equals_brute_force(N, alpha, eps, f):
-    assert math.isclose(tieaudit_failure_probability(N, alpha, eps, f),
-                        _brute_force_noiseless(N, alpha, eps, f), rel_tol=1e-9, abs_tol=1e-13)
+    assert math.isclose(
+        tieaudit_failure_probability(N, alpha, eps, f),
+        _brute_force_noiseless(N, alpha, eps, f),
+        rel_tol=1e-9,
+        abs_tol=1e-13,
+    )
 
 
-@pytest.mark.parametrize("N,alpha,noise,eps,f", [(12, 0.5, 0.3, 0.15, 0.2),
-                                                 (10, 1.0, 0.5, 0.2, 0.5)])
+@pytest.mark.parametrize(
+    "N,alpha,noise,eps,f", [(12, 0.5, 0.3, 0.15, 0.2), (10, 1.0, 0.5, 0.2, 0.5)]
+)
 def test_exact_ratio_failure_equals_brute_force(N, alpha, noise, eps, f):
     got = tieaudit_failure_probability(N, alpha, eps, f, noise=noise)
-    assert math.isclose(got, _brute_force_ratio(N, alpha, 1 - noise, eps, f), rel_tol=1e-9,
-                        abs_tol=1e-13)
+    assert math.isclose(
+        got, _brute_force_ratio(N, alpha, 1 - noise, eps, f), rel_tol=1e-9, abs_tol=1e-13
+    )
 
 
 def test_planned_copies_meet_delta_exactly():
@@ -173,13 +180,19 @@ def test_classical_exact_subset_size():
 
     P, alpha, eps, delta = 2**12, 0.5, 0.05, 0.05
     k = classical_subset_size(P, alpha, eps, delta, bound="exact")
-    assert classical_subset_size(P, alpha, eps, delta) == P       # Hoeffding: send every sign
+    assert classical_subset_size(P, alpha, eps, delta) == P  # Hoeffding: send every sign
     assert k < P and classical_worst_failure(P, alpha, k, eps)[0] <= delta
     assert classical_worst_failure(P, alpha, int(0.9 * k), eps)[0] > delta
     assert tieaudit_cost(P, eps, protocol="classical", alpha=alpha, bound="exact") == k
     # The Hoeffding plan is valid, with a lot of room.
     k_h = classical_subset_size(2**16, 1.0, eps, delta)
     assert classical_worst_failure(2**16, 1.0, k_h, eps)[0] < 1e-3
-    e = tieaudit(np.ones(P), random_matching(P, alpha, seed=0), eps, protocol="classical",
-                 bound="exact", seed=0)
+    e = tieaudit(
+        np.ones(P),
+        random_matching(P, alpha, seed=0),
+        eps,
+        protocol="classical",
+        bound="exact",
+        seed=0,
+    )
     assert e.cost == k and e.value == 0.0

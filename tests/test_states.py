@@ -3,8 +3,14 @@
 import numpy as np
 import pytest
 from qiskit import QuantumCircuit
-from qiskit.quantum_info import DensityMatrix, Operator, Statevector, partial_trace as qk_ptrace
-from qiskit.quantum_info import random_density_matrix, random_unitary
+from qiskit.quantum_info import (
+    DensityMatrix,
+    Operator,
+    Statevector,
+    random_density_matrix,
+    random_unitary,
+)
+from qiskit.quantum_info import partial_trace as qk_ptrace
 
 from qring_edu import states, superdense
 from qring_edu.states import (
@@ -117,8 +123,9 @@ def test_pauli_frames_have_the_isotropic_statistics():
 
 
 def test_flipped_bits_follow_the_frame_codes():
-    flips = flipped_bit_positions(np.array([0, 1, 2]), np.array([states.FRAME_X, states.FRAME_Z,
-                                                                  states.FRAME_Y]))
+    flips = flipped_bit_positions(
+        np.array([0, 1, 2]), np.array([states.FRAME_X, states.FRAME_Z, states.FRAME_Y])
+    )
     assert sorted(flips.tolist()) == [0, 3, 4, 5]
 
 

@@ -42,8 +42,9 @@ def chi2_geometric(gaps: np.ndarray, p: float) -> float:
     kmax = 1
     while n * (1 - p) ** kmax * p >= 20:  # expected count of the bin k = kmax + 1
         kmax += 1
-    expected = np.array([n * (1 - p) ** (k - 1) * p for k in range(1, kmax + 1)]
-                        + [n * (1 - p) ** kmax])  # tail: G > kmax
+    expected = np.array(
+        [n * (1 - p) ** (k - 1) * p for k in range(1, kmax + 1)] + [n * (1 - p) ** kmax]
+    )  # tail: G > kmax
     observed = np.bincount(np.minimum(gaps, kmax + 1) - 1, minlength=kmax + 1)
     return float(stats.chisquare(observed, expected).pvalue)
 
@@ -66,9 +67,16 @@ def test_gap_test_rejects_a_wrong_law():
     assert chi2_geometric(gaps_of(pos)[1:], 0.0205) < ALPHA
 
 
-@pytest.mark.parametrize("probs", [(0.95, 0.05 / 3, 0.05 / 3, 0.05 / 3), (0.9, 0.07, 0.02, 0.01),
-                                   (0.4, 0.1, 0.3, 0.2), (0.7, 0.0, 0.3, 0.0),
-                                   (0.5, 0.25, 0.0, 0.25)])
+@pytest.mark.parametrize(
+    "probs",
+    [
+        (0.95, 0.05 / 3, 0.05 / 3, 0.05 / 3),
+        (0.9, 0.07, 0.02, 0.01),
+        (0.4, 0.1, 0.3, 0.2),
+        (0.7, 0.0, 0.3, 0.0),
+        (0.5, 0.25, 0.0, 0.25),
+    ],
+)
 def test_frame_codes_follow_the_requested_distribution(probs):
     n = 3_000_000
     pos, codes = pauli_frames_distribution(n, probs, np.random.default_rng(11))
@@ -126,8 +134,10 @@ def replay_frame_blocks(n: int, p: float, rng: np.random.Generator, conditional)
     return np.concatenate(pos_all), np.concatenate(codes_all).astype(np.uint8)
 
 
-@pytest.mark.parametrize("n, p", [(1, 0.5), (1000, 0.01), (200_000, 0.05), (5_000_000, 0.02),
-                                  (100_000, 0.75), (10**12, 1e-9)])
+@pytest.mark.parametrize(
+    "n, p",
+    [(1, 0.5), (1000, 0.01), (200_000, 0.05), (5_000_000, 0.02), (100_000, 0.75), (10**12, 1e-9)],
+)
 @pytest.mark.parametrize("conditional", [(1 / 3, 1 / 3, 1 / 3), (0.6, 0.3, 0.1)])
 def test_stream_is_the_documented_one(n, p, conditional):
     p = 1 - (1 - p)  # the error rate the samplers see when given F = 1 - p
@@ -177,8 +187,9 @@ def test_edge_cases():
     assert pauli_frames(0, 0.5, rng)[0].size == 0
     assert pauli_frames(100, 1.0, rng)[0].size == 0
     assert rng.bit_generator.state == state  # nothing drawn
-    np.testing.assert_array_equal(bernoulli_positions(GAP_BLOCK + 5, 1.0, rng),
-                                  np.arange(GAP_BLOCK + 5))
+    np.testing.assert_array_equal(
+        bernoulli_positions(GAP_BLOCK + 5, 1.0, rng), np.arange(GAP_BLOCK + 5)
+    )
     assert rng.bit_generator.state == state
     # every symbol errs (p_I = 0): frames still follow the distribution
     pos, codes = pauli_frames_distribution(90_000, (0.0, 0.5, 0.5, 0.0), rng)
@@ -195,8 +206,10 @@ def test_edge_cases():
 
 def test_slot_major_pieces():
     n_units, n_slots, p = 50_000, 8, 0.03
-    pieces = list((s, u.copy(), c.copy())
-                  for s, u, c in slot_major_frames(n_units, n_slots, p, np.random.default_rng(9)))
+    pieces = list(
+        (s, u.copy(), c.copy())
+        for s, u, c in slot_major_frames(n_units, n_slots, p, np.random.default_rng(9))
+    )
     pos, codes = pauli_frames(n_units * n_slots, 1 - p, np.random.default_rng(9))
     # the pieces are the trials t = s * n_units + u of the same stream, in order, split by slot
     np.testing.assert_array_equal(np.concatenate([s * n_units + u for s, u, _ in pieces]), pos)
@@ -232,8 +245,10 @@ def test_workspace_is_per_thread():
 def test_segment_pieces_cover_the_stream_in_order():
     lengths = [0, 7, 50_000, 0, 0, 123_457, 1, 80_000, 0]
     starts = np.concatenate([[0], np.cumsum(lengths)])
-    pieces = [(j, u.copy(), c.copy())
-              for j, u, c in states.segment_frames(lengths, 0.04, np.random.default_rng(21))]
+    pieces = [
+        (j, u.copy(), c.copy())
+        for j, u, c in states.segment_frames(lengths, 0.04, np.random.default_rng(21))
+    ]
     pos, codes = pauli_frames(int(starts[-1]), 0.96, np.random.default_rng(21))
     assert [j for j, _, _ in pieces] == sorted(j for j, _, _ in pieces)  # segment order
     assert all(lengths[j] > 0 for j, _, _ in pieces)

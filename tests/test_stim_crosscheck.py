@@ -23,9 +23,9 @@ from scipy.stats import chi2_contingency
 
 from qring_edu import superdense_send, superdense_send_packed
 
-PAIRS, SHOTS = 64, 2**14       # 2^20 symbols per simulator and fidelity
+PAIRS, SHOTS = 64, 2**14  # 2^20 symbols per simulator and fidelity
 SIGMAS = 4.0
-ALPHA = 1e-4                   # chi-squared rejection level
+ALPHA = 1e-4  # chi-squared rejection level
 PATTERN_CODE = {"X": 2, "Z": 1, "Y": 3}  # sent XOR decoded, code 2 x + z
 
 
@@ -40,17 +40,17 @@ def stim_confusion(pair_fidelity: float, seed: int) -> np.ndarray:
 
     c = stim.Circuit()
     c.append("H", a)
-    c.append("CX", pairs(a, b))                   # |Phi+> on (A, B)
+    c.append("CX", pairs(a, b))  # |Phi+> on (A, B)
     c.append("DEPOLARIZE1", a, 1.0 - pair_fidelity)
-    c.append("H", xs + zs)                        # random symbol bits
-    c.append("CX", pairs(xs, a))                  # X**x on A
-    c.append("CZ", pairs(zs, a))                  # Z**z on A
-    c.append("M", pairs(xs, zs))                  # the sent bits: x, z of every pair
+    c.append("H", xs + zs)  # random symbol bits
+    c.append("CX", pairs(xs, a))  # X**x on A
+    c.append("CZ", pairs(zs, a))  # Z**z on A
+    c.append("M", pairs(xs, zs))  # the sent bits: x, z of every pair
     c.append("CX", pairs(a, b))
     c.append("H", a)
-    c.append("M", pairs(b, a))                    # Bob: B gives x, A gives z
+    c.append("M", pairs(b, a))  # Bob: B gives x, A gives z
     rec = c.compile_sampler(seed=seed).sample(SHOTS).astype(np.int64)
-    sent, dec = rec[:, : 2 * k], rec[:, 2 * k:]
+    sent, dec = rec[:, : 2 * k], rec[:, 2 * k :]
     s = 2 * sent[:, 0::2] + sent[:, 1::2]
     d = 2 * dec[:, 0::2] + dec[:, 1::2]
     return np.bincount((4 * s + d).ravel(), minlength=16).reshape(4, 4)
@@ -98,8 +98,9 @@ def compare(ours: np.ndarray, ref: np.ndarray) -> list[str]:
     for name, code in PATTERN_CODE.items():
         z = _z_two(po[code], no, pr[code], nr)
         if abs(z) > SIGMAS:
-            failures.append(f"{name} frequency {po[code] / no:.5f} vs {pr[code] / nr:.5f} "
-                            f"({z:+.1f} s.d.)")
+            failures.append(
+                f"{name} frequency {po[code] / no:.5f} vs {pr[code] / nr:.5f} ({z:+.1f} s.d.)"
+            )
     p = _chi2_p(np.stack([po, pr]))
     if p < ALPHA:
         failures.append(f"error-pattern distributions differ (chi-squared p = {p:.2g})")
@@ -107,8 +108,10 @@ def compare(ours: np.ndarray, ref: np.ndarray) -> list[str]:
         ro, rr = ours[sym], ref[sym]
         z = _z_two(ro[sym], ro.sum(), rr[sym], rr.sum())
         if abs(z) > SIGMAS:
-            failures.append(f"symbol {sym:02b}: decoded correctly {ro[sym] / ro.sum():.5f} vs "
-                            f"{rr[sym] / rr.sum():.5f} ({z:+.1f} s.d.)")
+            failures.append(
+                f"symbol {sym:02b}: decoded correctly {ro[sym] / ro.sum():.5f} vs "
+                f"{rr[sym] / rr.sum():.5f} ({z:+.1f} s.d.)"
+            )
         p = _chi2_p(np.stack([ro, rr]))
         if p < ALPHA:
             failures.append(f"symbol {sym:02b}: decoded distributions differ (p = {p:.2g})")
@@ -116,6 +119,7 @@ def compare(ours: np.ndarray, ref: np.ndarray) -> list[str]:
 
 
 # ------------------------------------------------------------------------------------------------
+
 
 def test_stim_circuit_decodes_every_symbol_at_fidelity_one():
     conf = stim_confusion(1.0, seed=11)
@@ -134,8 +138,9 @@ def test_stim_follows_the_stated_law():
 
 def _packed_sender(bits, *, pair_fidelity, seed):
     """superdense_send_packed behind the unpacked interface (the bytes it sends are packed)."""
-    out = superdense_send_packed(np.packbits(bits, bitorder="little"), bits.size,
-                                 pair_fidelity=pair_fidelity, seed=seed)
+    out = superdense_send_packed(
+        np.packbits(bits, bitorder="little"), bits.size, pair_fidelity=pair_fidelity, seed=seed
+    )
     return np.unpackbits(out, bitorder="little")[: bits.size]
 
 
@@ -150,8 +155,10 @@ def test_superdense_send_matches_stim(sender, fidelity, seed):
 
 # Samplers with a wrong channel, same interface as superdense_send.
 
+
 def _frames_sender(draw):
     """A sender applying per-symbol error codes (2 x + z flips) from ``draw(rng, n, F, sym)``."""
+
     def send(bits, *, pair_fidelity, seed):
         rng = np.random.default_rng(seed)
         sym = 2 * bits[0::2].astype(np.int64) + bits[1::2]
@@ -160,6 +167,7 @@ def _frames_sender(draw):
         out[0::2] ^= (err >> 1).astype(np.uint8)
         out[1::2] ^= (err & 1).astype(np.uint8)
         return out
+
     return send
 
 
@@ -182,8 +190,7 @@ def _symbol_dependent(rng, n, f, sym):  # depolarizing only on symbol 00, at 4 (
     return np.where(hit, rng.integers(1, 4, n), 0)
 
 
-@pytest.mark.parametrize("wrong", [_z_only, _independent_flips, _wrong_fidelity,
-                                   _symbol_dependent])
+@pytest.mark.parametrize("wrong", [_z_only, _independent_flips, _wrong_fidelity, _symbol_dependent])
 def test_crosscheck_rejects_wrong_channels(wrong):
     ref = stim_confusion(0.95, seed=31)
     assert compare(ours_confusion(_frames_sender(wrong), 0.95, seed=32), ref) != []

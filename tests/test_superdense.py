@@ -39,8 +39,8 @@ def error_types(sent: np.ndarray, received: np.ndarray) -> np.ndarray:
     Symbol j carries x = bit 2j and z = bit 2j + 1 (even-length streams only).
     """
     assert sent.size % 2 == 0
-    dx = (sent[0::2] != received[0::2])
-    dz = (sent[1::2] != received[1::2])
+    dx = sent[0::2] != received[0::2]
+    dz = sent[1::2] != received[1::2]
     return np.array([np.sum(~dx & ~dz), np.sum(dx & ~dz), np.sum(~dx & dz), np.sum(dx & dz)])
 
 
@@ -54,6 +54,7 @@ def bell_state() -> Statevector:
 # ------------------------------------------------------------------------------------------------
 # Fast path
 # ------------------------------------------------------------------------------------------------
+
 
 @given(bits=st.lists(st.integers(0, 1), max_size=301), seed=st.none() | st.integers(0, 2**32))
 def test_fast_path_exact_at_unit_fidelity(bits, seed):
@@ -131,6 +132,7 @@ def test_fast_path_deterministic_with_seed():
 # ------------------------------------------------------------------------------------------------
 # Qiskit path: circuits, exact density matrices, Aer sampling
 # ------------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("x,z", MESSAGES)
 def test_circuit_decodes_with_certainty_on_aer(x, z):
@@ -230,6 +232,7 @@ def test_qiskit_path_deterministic_with_seed():
 # Noisy links (DESIGN.md §4.9)
 # ------------------------------------------------------------------------------------------------
 
+
 def reference_send(bits: np.ndarray, probabilities, seed) -> np.ndarray:
     """superdense_send from its documented stream, one symbol at a time: B = ceil(n / 8) bytes
     of four symbols, 4 B trials slot-major (trial s B + i is symbol 4 i + s), frames of
@@ -252,21 +255,33 @@ def reference_send(bits: np.ndarray, probabilities, seed) -> np.ndarray:
 
 
 @pytest.mark.parametrize("n", [1, 2, 7, 8, 9, 5001, 40_000])
-@pytest.mark.parametrize("case", [dict(pair_fidelity=0.9), dict(pair_fidelity=0.5),
-                                  dict(pair_fidelity=0.25),
-                                  dict(pair_fidelity=0.95, channel_fidelity=0.97),
-                                  dict(pair_fidelity=0.99, storage_time=1.0, coherence_time=4.0)])
+@pytest.mark.parametrize(
+    "case",
+    [
+        dict(pair_fidelity=0.9),
+        dict(pair_fidelity=0.5),
+        dict(pair_fidelity=0.25),
+        dict(pair_fidelity=0.95, channel_fidelity=0.97),
+        dict(pair_fidelity=0.99, storage_time=1.0, coherence_time=4.0),
+    ],
+)
 def test_fast_path_draws_the_documented_stream(n, case):
     """The output is the from-scratch replay of the stream stated in the docstring (the
     earlier per-symbol order drew different symbols, so this fails on the old sampler)."""
     from qring_edu.links import link_errors
 
     bits = np.random.default_rng(n).integers(0, 2, n).astype(np.uint8)
-    errors = link_errors(case.get("pair_fidelity"), case.get("channel_fidelity", 1.0),
-                         storage_time=case.get("storage_time", 0.0),
-                         coherence_time=case.get("coherence_time", math.inf))
-    probs = ((errors.fidelity,) + ((1 - errors.fidelity) / 3,) * 3 if errors.is_depolarizing
-             else errors.probabilities)
+    errors = link_errors(
+        case.get("pair_fidelity"),
+        case.get("channel_fidelity", 1.0),
+        storage_time=case.get("storage_time", 0.0),
+        coherence_time=case.get("coherence_time", math.inf),
+    )
+    probs = (
+        (errors.fidelity,) + ((1 - errors.fidelity) / 3,) * 3
+        if errors.is_depolarizing
+        else errors.probabilities
+    )
     got = superdense_send(bits, seed=8, **case)
     np.testing.assert_array_equal(got, reference_send(bits, probs, seed=8))
 
@@ -285,10 +300,18 @@ def test_unit_fidelity_draws_nothing_and_copies():
 # Bit-packed fast path
 # ------------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 999, 2**15 + 3, 300_001])
-@pytest.mark.parametrize("case", [dict(pair_fidelity=1.0), dict(pair_fidelity=0.95),
-                                  dict(pair_fidelity=0.25), dict(channel_fidelity=0.99),
-                                  dict(pair_fidelity=0.9, storage_time=2.0, coherence_time=3.0)])
+@pytest.mark.parametrize(
+    "case",
+    [
+        dict(pair_fidelity=1.0),
+        dict(pair_fidelity=0.95),
+        dict(pair_fidelity=0.25),
+        dict(channel_fidelity=0.99),
+        dict(pair_fidelity=0.9, storage_time=2.0, coherence_time=3.0),
+    ],
+)
 def test_packed_path_equals_the_unpacked_path_bit_for_bit(n, case):
     bits = np.random.default_rng(n + 1).integers(0, 2, n).astype(np.uint8)
     packed = np.packbits(bits, bitorder="little")
@@ -317,8 +340,9 @@ def test_packed_path_bit_order_and_padding():
 def test_packed_path_error_statistics(F):
     n_sym = 400_000
     bits = np.random.default_rng(5).integers(0, 2, 2 * n_sym).astype(np.uint8)
-    out = superdense_send_packed(np.packbits(bits, bitorder="little"), 2 * n_sym,
-                                 pair_fidelity=F, seed=9)
+    out = superdense_send_packed(
+        np.packbits(bits, bitorder="little"), 2 * n_sym, pair_fidelity=F, seed=9
+    )
     received = np.unpackbits(out, bitorder="little")[: 2 * n_sym]
     counts = error_types(bits, received)
     p = (1 - F) / 3
@@ -329,16 +353,19 @@ def test_packed_path_error_statistics(F):
     assert np.sum((counts - expected) ** 2 / expected) < CHI2_CRIT_3DOF
 
 
-@pytest.mark.parametrize("args, exc, match", [
-    ((np.zeros((2, 2), dtype=np.uint8),), ValueError, "data must be 1-D"),
-    ((np.array([0.5, 1.0]),), TypeError, "data must hold bytes"),
-    ((np.array([0, 256]),), ValueError, r"data must hold bytes, integers 0\.\.255"),
-    ((np.array([-1, 3]),), ValueError, r"data must hold bytes"),
-    ((np.zeros(3, dtype=np.uint8), 25), ValueError, r"n_bits must be in 17\.\.24"),
-    ((np.zeros(3, dtype=np.uint8), 16), ValueError, r"n_bits must be in 17\.\.24"),
-    ((np.zeros(3, dtype=np.uint8), 2.5), TypeError, "n_bits must be an integer"),
-    ((np.zeros(0, dtype=np.uint8), 1), ValueError, r"n_bits must be in 0\.\.0"),
-])
+@pytest.mark.parametrize(
+    "args, exc, match",
+    [
+        ((np.zeros((2, 2), dtype=np.uint8),), ValueError, "data must be 1-D"),
+        ((np.array([0.5, 1.0]),), TypeError, "data must hold bytes"),
+        ((np.array([0, 256]),), ValueError, r"data must hold bytes, integers 0\.\.255"),
+        ((np.array([-1, 3]),), ValueError, r"data must hold bytes"),
+        ((np.zeros(3, dtype=np.uint8), 25), ValueError, r"n_bits must be in 17\.\.24"),
+        ((np.zeros(3, dtype=np.uint8), 16), ValueError, r"n_bits must be in 17\.\.24"),
+        ((np.zeros(3, dtype=np.uint8), 2.5), TypeError, "n_bits must be an integer"),
+        ((np.zeros(0, dtype=np.uint8), 1), ValueError, r"n_bits must be in 0\.\.0"),
+    ],
+)
 def test_packed_path_rejects_bad_input(args, exc, match):
     with pytest.raises(exc, match=match):
         superdense_send_packed(*args)

@@ -109,8 +109,7 @@ def test_custom_allreduce_is_used():
 
 def test_custom_allreduce_output_drives_the_update():
     # An all-reduce returning zeros freezes the weights: every loss equals the initial one.
-    run = train_data_parallel(workers=2, steps=5, seed=0,
-                              allreduce=lambda g, t: np.zeros_like(g))
+    run = train_data_parallel(workers=2, steps=5, seed=0, allreduce=lambda g, t: np.zeros_like(g))
     assert np.array_equal(run.losses, np.tile(run.losses[0], (6, 1)))
 
 
@@ -139,24 +138,40 @@ def test_gradient_matches_finite_differences():
     for i in range(w.size):
         e = np.zeros_like(w)
         e[i] = eps
-        num[i] = (mlp_loss_and_grad(w + e, X, y, hidden)[0]
-                  - mlp_loss_and_grad(w - e, X, y, hidden)[0]) / (2 * eps)
+        num[i] = (
+            mlp_loss_and_grad(w + e, X, y, hidden)[0] - mlp_loss_and_grad(w - e, X, y, hidden)[0]
+        ) / (2 * eps)
     np.testing.assert_allclose(grad, num, rtol=1e-5, atol=1e-7)
 
 
 def test_pair_fidelity_with_custom_allreduce_is_refused():
     with pytest.raises(ValueError, match="pair_fidelity"):
-        train_data_parallel(steps=2, transport="superdense", pair_fidelity=0.9,
-                            allreduce=lambda g, t: np.tile(g.sum(axis=0), (g.shape[0], 1)))
+        train_data_parallel(
+            steps=2,
+            transport="superdense",
+            pair_fidelity=0.9,
+            allreduce=lambda g, t: np.tile(g.sum(axis=0), (g.shape[0], 1)),
+        )
 
 
 # ------------------------------------------------------------------------------------------
 # model="mlp" is today's training loop, bit for bit
 
 
-def _reference_train_mlp(*, workers=4, steps=150, transport="classical", pair_fidelity=1.0,
-                         bits=16, lr=1.0, batch_size=16, hidden=16, clip=1.0, n_samples=800,
-                         seed=0):
+def _reference_train_mlp(
+    *,
+    workers=4,
+    steps=150,
+    transport="classical",
+    pair_fidelity=1.0,
+    bits=16,
+    lr=1.0,
+    batch_size=16,
+    hidden=16,
+    clip=1.0,
+    n_samples=800,
+    seed=0,
+):
     """The MLP training loop of qring_edu 0.1.0 before the VQC (a02377c), verbatim in what it
     computes: the same generators, draws and updates in the same order."""
     from qring_edu import ring_allreduce
@@ -175,15 +190,21 @@ def _reference_train_mlp(*, workers=4, steps=150, transport="classical", pair_fi
     for t in range(steps):
         grads = np.empty_like(W)
         for k in range(workers):
-            batch = batch_rng.choice(shards[k], size=batch_size, replace=False
-                                     if batch_size <= shards[k].size else True)
-            grads[k] = np.clip(mlp_loss_and_grad(W[k], X[batch], y[batch], hidden)[1],
-                               -clip, clip)
+            batch = batch_rng.choice(
+                shards[k], size=batch_size, replace=False if batch_size <= shards[k].size else True
+            )
+            grads[k] = np.clip(mlp_loss_and_grad(W[k], X[batch], y[batch], hidden)[1], -clip, clip)
         if transport == "exact":
             summed = np.tile(grads.sum(axis=0), (workers, 1))
         else:
-            res = ring_allreduce(grads, transport=transport, bits=bits, max_abs=clip,
-                                 pair_fidelity=pair_fidelity, seed=noise_rng)
+            res = ring_allreduce(
+                grads,
+                transport=transport,
+                bits=bits,
+                max_abs=clip,
+                pair_fidelity=pair_fidelity,
+                seed=noise_rng,
+            )
             summed = res.outputs
             bits_total += res.ledger.online_bits()
         W -= lr * summed / workers
@@ -192,11 +213,15 @@ def _reference_train_mlp(*, workers=4, steps=150, transport="classical", pair_fi
     return W, losses, bits_total
 
 
-@pytest.mark.parametrize("kw", [
-    dict(steps=40),
-    dict(steps=30, transport="superdense", pair_fidelity=0.97, workers=3, seed=3),
-    dict(steps=25, transport="exact", hidden=5, lr=0.5, batch_size=500, seed=1),
-], ids=["classical", "superdense-noisy", "exact-hidden5"])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(steps=40),
+        dict(steps=30, transport="superdense", pair_fidelity=0.97, workers=3, seed=3),
+        dict(steps=25, transport="exact", hidden=5, lr=0.5, batch_size=500, seed=1),
+    ],
+    ids=["classical", "superdense-noisy", "exact-hidden5"],
+)
 def test_mlp_model_reproduces_the_previous_training_bit_for_bit(kw):
     W, losses, bits_total = _reference_train_mlp(**kw)
     run = train_data_parallel(model="mlp", **kw)
@@ -217,9 +242,11 @@ VQC_STEPS = 100  # the chapter's figure: 4 workers, 100 steps
 @pytest.fixture(scope="module")
 def vqc_runs():
     kw = dict(model="vqc", workers=4, steps=VQC_STEPS, seed=0)
-    return {"classical": train_data_parallel(transport="classical", **kw),
-            "superdense": train_data_parallel(transport="superdense", pair_fidelity=1.0, **kw),
-            "exact": train_data_parallel(transport="exact", **kw)}
+    return {
+        "classical": train_data_parallel(transport="classical", **kw),
+        "superdense": train_data_parallel(transport="superdense", pair_fidelity=1.0, **kw),
+        "exact": train_data_parallel(transport="exact", **kw),
+    }
 
 
 def test_vqc_bit_identical_over_classical_and_superdense_ring(vqc_runs):
@@ -268,8 +295,9 @@ def test_vqc_noisy_pairs_degrade_training(vqc_runs):
     # measured (seeds 0-2, 100 steps): F = 0.999 accuracy 0.963-0.983, F = 0.99 0.57-0.73,
     # F = 0.95 0.34-0.58, against 0.976-0.988 at F = 1
     clean = vqc_runs["superdense"]
-    noisy = train_data_parallel(model="vqc", steps=VQC_STEPS, transport="superdense",
-                                pair_fidelity=0.95, seed=0)
+    noisy = train_data_parallel(
+        model="vqc", steps=VQC_STEPS, transport="superdense", pair_fidelity=0.95, seed=0
+    )
     assert noisy.final_accuracy < clean.final_accuracy - 0.1
     assert noisy.final_loss > 2 * clean.final_loss
     assert noisy.divergence > 0.0
@@ -303,8 +331,9 @@ def test_vqc_is_deterministic_and_seeded():
     a, b, c = (train_data_parallel(seed=s, **kw) for s in (5, 5, 6))
     assert np.array_equal(a.weights, b.weights) and repr(a) == repr(b)
     assert not np.array_equal(a.weights, c.weights)
-    assert repr(a).startswith("TrainingRun(model='vqc', workers=3, steps=15, "
-                              "transport='superdense', pair_fidelity=0.97")
+    assert repr(a).startswith(
+        "TrainingRun(model='vqc', workers=3, steps=15, transport='superdense', pair_fidelity=0.97"
+    )
 
 
 def test_vqc_size_options():
@@ -314,19 +343,23 @@ def test_vqc_size_options():
     assert run.n_params == 24
 
 
-@pytest.mark.parametrize("kw,exc,pattern", [
-    (dict(model="qnn"), ValueError, r"model must be one of 'mlp', 'vqc'"),
-    (dict(model=None), ValueError, r"model"),
-    (dict(model="vqc", qubits=1), ValueError, r"qubits must be in 2\.\.10"),
-    (dict(model="vqc", qubits=2.0), TypeError, r"qubits"),
-    (dict(model="vqc", layers=0), ValueError, r"layers must be in 1\.\."),
-    (dict(model="mlp", qubits=3), ValueError, r"qubits applies only to model='vqc'"),
-    (dict(layers=2), ValueError, r"layers applies only to model='vqc'"),
-    (dict(model="vqc", hidden=8), ValueError, r"hidden applies only to model='mlp'"),
-    (dict(model="vqc", transport="classical", pair_fidelity=0.9), ValueError, r"pair_fidelity"),
-    (dict(model="vqc", no_such_option=1), TypeError, r"'no_such_option'"),
-    (dict(grads=np.zeros((2, 2))), TypeError, r"'grads'"),
-], ids=lambda v: str(v) if not isinstance(v, dict) else ",".join(v))
+@pytest.mark.parametrize(
+    "kw,exc,pattern",
+    [
+        (dict(model="qnn"), ValueError, r"model must be one of 'mlp', 'vqc'"),
+        (dict(model=None), ValueError, r"model"),
+        (dict(model="vqc", qubits=1), ValueError, r"qubits must be in 2\.\.10"),
+        (dict(model="vqc", qubits=2.0), TypeError, r"qubits"),
+        (dict(model="vqc", layers=0), ValueError, r"layers must be in 1\.\."),
+        (dict(model="mlp", qubits=3), ValueError, r"qubits applies only to model='vqc'"),
+        (dict(layers=2), ValueError, r"layers applies only to model='vqc'"),
+        (dict(model="vqc", hidden=8), ValueError, r"hidden applies only to model='mlp'"),
+        (dict(model="vqc", transport="classical", pair_fidelity=0.9), ValueError, r"pair_fidelity"),
+        (dict(model="vqc", no_such_option=1), TypeError, r"'no_such_option'"),
+        (dict(grads=np.zeros((2, 2))), TypeError, r"'grads'"),
+    ],
+    ids=lambda v: str(v) if not isinstance(v, dict) else ",".join(v),
+)
 def test_bad_model_arguments(kw, exc, pattern):
     with pytest.raises(exc, match=pattern):
         train_data_parallel(steps=1, **kw)
@@ -351,20 +384,34 @@ def test_link_options_are_forwarded_to_every_allreduce(monkeypatch):
     real = training.ring_allreduce
     calls = []
 
-    def ring_with_option(grads, *, transport="classical", bits=16, max_abs=None,
-                         pair_fidelity=1.0, link_gain=1.0, seed=None):
+    def ring_with_option(
+        grads,
+        *,
+        transport="classical",
+        bits=16,
+        max_abs=None,
+        pair_fidelity=1.0,
+        link_gain=1.0,
+        seed=None,
+    ):
         calls.append(link_gain)
-        res = real(grads, transport=transport, bits=bits, max_abs=max_abs,
-                   pair_fidelity=pair_fidelity, seed=seed)
+        res = real(
+            grads,
+            transport=transport,
+            bits=bits,
+            max_abs=max_abs,
+            pair_fidelity=pair_fidelity,
+            seed=seed,
+        )
         return dataclasses.replace(res, outputs=res.outputs * link_gain)
 
     monkeypatch.setattr(training, "ring_allreduce", ring_with_option)
     assert ring_link_options() == ("link_gain",)
     base = train_data_parallel(model="vqc", steps=4, transport="superdense", seed=0)
-    same = train_data_parallel(model="vqc", steps=4, transport="superdense", seed=0,
-                               link_gain=1.0)
-    frozen = train_data_parallel(model="vqc", steps=4, transport="superdense", seed=0,
-                                 link_gain=0.0)
+    same = train_data_parallel(model="vqc", steps=4, transport="superdense", seed=0, link_gain=1.0)
+    frozen = train_data_parallel(
+        model="vqc", steps=4, transport="superdense", seed=0, link_gain=0.0
+    )
     assert calls == [1.0] * 8 + [0.0] * 4
     assert np.array_equal(base.weights, same.weights)
     assert np.array_equal(frozen.losses, np.tile(frozen.losses[0], (5, 1)))
@@ -380,8 +427,9 @@ def test_link_options_are_forwarded_to_every_allreduce(monkeypatch):
 
 def test_pair_fidelity_default_leaves_it_to_the_ring():
     run = train_data_parallel(model="vqc", steps=2, transport="superdense", seed=0)
-    explicit = train_data_parallel(model="vqc", steps=2, transport="superdense",
-                                   pair_fidelity=1.0, seed=0)
+    explicit = train_data_parallel(
+        model="vqc", steps=2, transport="superdense", pair_fidelity=1.0, seed=0
+    )
     assert run.pair_fidelity == 1.0 and np.array_equal(run.weights, explicit.weights)
     assert train_data_parallel(steps=1, transport="exact", pair_fidelity=1.0).pair_fidelity == 1.0
 
@@ -394,7 +442,8 @@ def test_communication_time_is_the_ledger_time_summed_over_steps(vqc_runs):
         run = vqc_runs[transport]
         one = ring_allreduce(np.zeros((4, 18)), transport=transport, bits=16, max_abs=1.0)
         assert run.communication_time(alpha, beta) == pytest.approx(
-            VQC_STEPS * one.ledger.ring_time(alpha, beta), rel=1e-12)
+            VQC_STEPS * one.ledger.ring_time(alpha, beta), rel=1e-12
+        )
     sd, cl = vqc_runs["superdense"], vqc_runs["classical"]
     assert sd.communication_time(0, 1) == cl.communication_time(0, 1) / 2
     with pytest.raises(ValueError, match="communication_time"):
@@ -412,8 +461,10 @@ def test_gradient_budget_matches_the_ring_ledger_and_cost_model(d, P, b):
     budget = gradient_budget(d, workers=P, bits=b, alpha=2e-6, beta=3e-10)
     zeros = np.zeros((P, d), dtype=np.int64)
     assert budget.link_bits == ring_allreduce(zeros, bits=b).ledger.online_bits()
-    assert budget.link_qubits == ring_allreduce(
-        zeros, transport="superdense", bits=b).ledger.online_qubits()
+    assert (
+        budget.link_qubits
+        == ring_allreduce(zeros, transport="superdense", bits=b).ledger.online_qubits()
+    )
     assert budget.classical_time == ring_time(P, d, b, 2e-6, 3e-10)
     assert budget.superdense_time == ring_time(P, d, b, 2e-6, 3e-10, transport="superdense")
     assert budget.gradient_bits == d * b
@@ -437,14 +488,17 @@ def test_gradient_budget_crossover_and_saving():
     assert gradient_budget(18, alpha=0.0).saving == pytest.approx(0.5)
 
 
-@pytest.mark.parametrize("kw,exc,pattern", [
-    (dict(n_params=0), ValueError, r"n_params"),
-    (dict(n_params=12, workers=1), ValueError, r"workers"),
-    (dict(n_params=12, bits=40), ValueError, r"bits"),
-    (dict(n_params=12, alpha=-1.0), ValueError, r"alpha"),
-    (dict(n_params=12, beta=float("nan")), ValueError, r"beta"),
-    (dict(n_params=12, alpha=0.0, beta=0.0), ValueError, r"alpha and beta"),
-])
+@pytest.mark.parametrize(
+    "kw,exc,pattern",
+    [
+        (dict(n_params=0), ValueError, r"n_params"),
+        (dict(n_params=12, workers=1), ValueError, r"workers"),
+        (dict(n_params=12, bits=40), ValueError, r"bits"),
+        (dict(n_params=12, alpha=-1.0), ValueError, r"alpha"),
+        (dict(n_params=12, beta=float("nan")), ValueError, r"beta"),
+        (dict(n_params=12, alpha=0.0, beta=0.0), ValueError, r"alpha and beta"),
+    ],
+)
 def test_gradient_budget_bad_input(kw, exc, pattern):
     with pytest.raises(exc, match=pattern):
         gradient_budget(**kw)

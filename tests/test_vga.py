@@ -43,9 +43,13 @@ def _codes(transcript: np.ndarray, bits: int, workers: int | None = None) -> np.
 
 
 # -- exact sums ---------------------------------------------------------------------------------
-@given(P=st.integers(2, 9), d=st.integers(1, 40), bits=st.integers(2, 32),
-       seed=st.integers(0, 2**32 - 1), source=st.sampled_from(["honest", "known_pads",
-                                                               "eavesdropper"]))
+@given(
+    P=st.integers(2, 9),
+    d=st.integers(1, 40),
+    bits=st.integers(2, 32),
+    seed=st.integers(0, 2**32 - 1),
+    source=st.sampled_from(["honest", "known_pads", "eavesdropper"]),
+)
 def test_sum_is_exact_for_every_non_dephasing_source(P, d, bits, seed, source):
     rng = np.random.default_rng(seed)
     x = rng.integers(-(1 << (bits - 1)), 1 << (bits - 1), size=(P, d), dtype=np.int64)
@@ -106,12 +110,16 @@ def test_each_announcement_is_uniform():
 
 def test_transcripts_of_equal_sum_inputs_are_indistinguishable():
     bits, d = 2, 12_000
-    x_a = np.tile(np.array([[0], [0], [3]]), d)   # sum 3
-    x_b = np.tile(np.array([[3], [2], [2]]), d)   # sum 7 = 3 mod 4
+    x_a = np.tile(np.array([[0], [0], [3]]), d)  # sum 3
+    x_b = np.tile(np.array([[3], [2], [2]]), d)  # sum 7 = 3 mod 4
     t_a = vga_aggregate(x_a, bits=bits, seed=1).transcript
     t_b = vga_aggregate(x_b, bits=bits, seed=2).transcript
-    table = np.vstack([np.bincount(_codes(t_a, bits), minlength=4**3),
-                       np.bincount(_codes(t_b, bits), minlength=4**3)])
+    table = np.vstack(
+        [
+            np.bincount(_codes(t_a, bits), minlength=4**3),
+            np.bincount(_codes(t_b, bits), minlength=4**3),
+        ]
+    )
     table = table[:, table.sum(axis=0) > 0]
     assert table.shape[1] == 16  # the 16 transcripts with sum 3
     assert chi2_contingency(table).pvalue > P_MIN
@@ -226,8 +234,13 @@ def test_ghz_test_pass_probability_matches_circuits():
             assert abs(ghz_test_pass_probability(y)[0] - 1.0) < 1e-12
             assert abs(ghz_test_pass_probability(y, ghz_phase=np.pi)[0]) < 1e-12
             phases = rng.uniform(0, 2 * np.pi, P)
-            assert abs(_circuit_pass_probability(y, phases=phases)
-                       - ghz_test_pass_probability(y, phases=phases)[0]) < 1e-9
+            assert (
+                abs(
+                    _circuit_pass_probability(y, phases=phases)
+                    - ghz_test_pass_probability(y, phases=phases)[0]
+                )
+                < 1e-9
+            )
 
 
 def test_even_y_settings_are_uniform_on_even_weights():
@@ -246,8 +259,9 @@ def test_known_pads_average_pass_probability_is_the_formula():
     rng = np.random.default_rng(8)
     for P, bits in ((2, 2), (3, 3), (4, 5)):
         pads = zero_sum_pads(P, 1, bits, rng)[:, 0].astype(np.int64)
-        all_y = [np.array(s, dtype=bool) for s in itertools.product([0, 1], repeat=P)
-                 if sum(s) % 2 == 0]
+        all_y = [
+            np.array(s, dtype=bool) for s in itertools.product([0, 1], repeat=P) if sum(s) % 2 == 0
+        ]
         for i in range(bits):
             phases = 2 * np.pi * ((pads << i) % 2**bits) / 2**bits
             mean = np.mean([ghz_test_pass_probability(y, phases=phases)[0] for y in all_y])
@@ -282,8 +296,11 @@ def test_honest_source_leaks_nothing_and_eavesdropper_leaks_its_fraction():
     known = eve.attacker_knows
     assert eve.bad_used == int(known.sum())
     assert abs(known.mean() - 0.3) < 0.02
-    assert np.array_equal(eve.attacker_guess[:, known], honest.attacker_guess[:, known] * 0
-                          + np.where(x[:, known] >= 128, x[:, known] - 256, x[:, known]))
+    assert np.array_equal(
+        eve.attacker_guess[:, known],
+        honest.attacker_guess[:, known] * 0
+        + np.where(x[:, known] >= 128, x[:, known] - 256, x[:, known]),
+    )
     expected = known.mean() + (1 - known.mean()) * 2**-8
     assert abs(eve.attacker_accuracy - expected) < 0.01
     assert not eve.accepted
@@ -320,17 +337,19 @@ def test_vga_epsilon_small_cases_by_hand():
     assert abs(vga_cheat_probability(2, 0.5, 2, 0.0, detection=0.5) - 0.5) < 1e-15
     for delta in (0.25, 7 / 16, 0.5):
         assert vga_epsilon(10, 0.0, 0.0, detection=delta) == 1.0  # no tests: nothing caught
-        assert (vga_epsilon(100, 0.5, 0.1, detection=delta)
-                < vga_epsilon(50, 0.5, 0.1, detection=delta))
-        assert (vga_epsilon(200, 0.5, 0.05, detection=delta)
-                < vga_epsilon(200, 0.2, 0.05, detection=delta))
+        assert vga_epsilon(100, 0.5, 0.1, detection=delta) < vga_epsilon(
+            50, 0.5, 0.1, detection=delta
+        )
+        assert vga_epsilon(200, 0.5, 0.05, detection=delta) < vga_epsilon(
+            200, 0.2, 0.05, detection=delta
+        )
 
 
 def test_vga_epsilon_matches_monte_carlo_runs_of_the_protocol():
     P, bits, d, f, beta = 2, 2, 10, 0.5, 0.0
     n, t = vga_copy_counts(d, f)
-    frac = 3 / n                           # three attacked register-copies among N = 20
-    delta = register_detection(P, bits)    # 7/16 per tested register
+    frac = 3 / n  # three attacked register-copies among N = 20
+    delta = register_detection(P, bits)  # 7/16 per tested register
     theory = vga_cheat_probability(n, f, 3, beta, detection=delta)
     runs, hits = 3000, 0
     x = np.zeros((P, d), dtype=int)
@@ -353,34 +372,43 @@ def test_vga_ring_allreduce_exact_sum_and_ledger():
     assert led.ring_ebits == led.ring_online_qubits == led.ring_offline_qubits
     assert led.ghz_used == 37 * 12 and led.ghz_tested == 37 * 12
     assert led.ghz_delivered == led.ghz_used + led.ghz_tested
-    assert set(led.as_dict()) == {"ring_online_qubits", "ring_ebits", "ring_offline_qubits",
-                                  "ghz_delivered", "ghz_used", "ghz_tested"}
+    assert set(led.as_dict()) == {
+        "ring_online_qubits",
+        "ring_ebits",
+        "ring_offline_qubits",
+        "ghz_delivered",
+        "ghz_used",
+        "ghz_tested",
+    }
     assert "accepted=True" in repr(res)
     attacked = vga_ring_allreduce(x, bits=12, source="known_pads", seed=3)
     assert np.array_equal(attacked.total, modular_sum(x, 12)) and not attacked.accepted
 
 
 # -- bad input ----------------------------------------------------------------------------------
-@pytest.mark.parametrize("inputs,kwargs,exc,match", [
-    (np.ones((3, 4)), {}, TypeError, "integers"),
-    ([[1, 2], [3]], {}, ValueError, "rectangular"),
-    (np.ones((1, 4), dtype=int), {}, ValueError, "two honest workers"),
-    (np.ones(4, dtype=int), {}, ValueError, "2-D"),
-    (np.ones((2, 0), dtype=int), {}, ValueError, "d >= 1"),
-    (np.array([[256, 0], [0, 0]]), {"bits": 8}, ValueError, "-128..255"),
-    (np.array([[-129, 0], [0, 0]]), {"bits": 8}, ValueError, "-128..255"),
-    (np.ones((2, 2), dtype=int), {"test_fraction": 1.0}, ValueError, "test_fraction"),
-    (np.ones((2, 2), dtype=int), {"test_fraction": -0.1}, ValueError, "test_fraction"),
-    (np.ones((2, 2), dtype=int), {"source": "evil"}, ValueError, "source"),
-    (np.ones((2, 2), dtype=int), {"source": "honest", "noise": 0.1}, ValueError, "noise"),
-    (np.ones((2, 2), dtype=int), {"source": "noisy", "noise": 1.5}, ValueError, "noise"),
-    (np.ones((2, 2), dtype=int), {"eavesdrop_fraction": 0.1}, ValueError, "eavesdrop_fraction"),
-    (np.ones((2, 2), dtype=int), {"tolerance": 1.0}, ValueError, "tolerance"),
-    (np.ones((2, 2), dtype=int), {"bits": 1}, ValueError, "bits"),
-    (np.ones((2, 2), dtype=int), {"seed": -1}, ValueError, "seed"),
-    (np.ones((2, 2), dtype=int), {"bits": 2.5}, TypeError, "bits"),
-    (np.array([[True, False], [False, True]]), {}, TypeError, "inputs"),
-])
+@pytest.mark.parametrize(
+    "inputs,kwargs,exc,match",
+    [
+        (np.ones((3, 4)), {}, TypeError, "integers"),
+        ([[1, 2], [3]], {}, ValueError, "rectangular"),
+        (np.ones((1, 4), dtype=int), {}, ValueError, "two honest workers"),
+        (np.ones(4, dtype=int), {}, ValueError, "2-D"),
+        (np.ones((2, 0), dtype=int), {}, ValueError, "d >= 1"),
+        (np.array([[256, 0], [0, 0]]), {"bits": 8}, ValueError, "-128..255"),
+        (np.array([[-129, 0], [0, 0]]), {"bits": 8}, ValueError, "-128..255"),
+        (np.ones((2, 2), dtype=int), {"test_fraction": 1.0}, ValueError, "test_fraction"),
+        (np.ones((2, 2), dtype=int), {"test_fraction": -0.1}, ValueError, "test_fraction"),
+        (np.ones((2, 2), dtype=int), {"source": "evil"}, ValueError, "source"),
+        (np.ones((2, 2), dtype=int), {"source": "honest", "noise": 0.1}, ValueError, "noise"),
+        (np.ones((2, 2), dtype=int), {"source": "noisy", "noise": 1.5}, ValueError, "noise"),
+        (np.ones((2, 2), dtype=int), {"eavesdrop_fraction": 0.1}, ValueError, "eavesdrop_fraction"),
+        (np.ones((2, 2), dtype=int), {"tolerance": 1.0}, ValueError, "tolerance"),
+        (np.ones((2, 2), dtype=int), {"bits": 1}, ValueError, "bits"),
+        (np.ones((2, 2), dtype=int), {"seed": -1}, ValueError, "seed"),
+        (np.ones((2, 2), dtype=int), {"bits": 2.5}, TypeError, "bits"),
+        (np.array([[True, False], [False, True]]), {}, TypeError, "inputs"),
+    ],
+)
 def test_bad_input_is_named(inputs, kwargs, exc, match):
     with pytest.raises(exc, match=match):
         vga_aggregate(inputs, **kwargs)

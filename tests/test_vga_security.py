@@ -78,8 +78,10 @@ def _ghz_vector(P: int) -> np.ndarray:
 
 # -- item 4: the per-register detection is a function of the attack and of P -------------------
 def test_epsilon_and_cheat_probability_require_an_explicit_detection():
-    for call in (lambda: vga_epsilon(800, 0.5, 0.1),
-                 lambda: vga_cheat_probability(40, 0.5, 4, 0.1)):
+    for call in (
+        lambda: vga_epsilon(800, 0.5, 0.1),
+        lambda: vga_cheat_probability(40, 0.5, 4, 0.1),
+    ):
         with pytest.raises(TypeError, match="detection_probability"):
             call()
     # Positional names stay: n_copies, test_fraction, bad_fraction.
@@ -108,8 +110,10 @@ def test_detection_of_each_attack_matches_the_exact_tests():
         fail_split = 1 - _qiskit_pass_probability(np.outer(split, split), P)
         assert abs(fail_split - 0.25) < 1e-12
         assert abs(detection_probability("split_worker", P, bits=4) - fail_split) < 1e-12
-        assert abs(detection_probability("split_worker", P, bits=4, attacked_qubits=4)
-                   - (1 - 0.75**4)) < 1e-12
+        assert (
+            abs(detection_probability("split_worker", P, bits=4, attacked_qubits=4) - (1 - 0.75**4))
+            < 1e-12
+        )
     # The per-test detection of known pads is below 1/2 for every P: 1/2 is no register's value.
     assert all(known_pads_detection(P) < 0.5 for P in range(2, 40))
     assert detection_probability("known_pads", 4, bits=8, attacked_qubits=1) == 7 / 16
@@ -138,8 +142,8 @@ def test_split_worker_keeps_the_sum_and_leaks_the_lowest_bit():
         support = np.flatnonzero(probs > 1e-12)
         ms = [[(int(k) >> (b * j)) & 3 for j in range(P)] for k in support]
         assert all(sum(m) % 4 == sum(x) % 4 for m in ms)
-        assert {(m[0] - x[0]) % 2 for m in ms} == {0}            # leaked: parity of x_0
-        assert {(m[1] - x[1]) % 2 for m in ms} == {0, 1}         # not leaked
+        assert {(m[0] - x[0]) % 2 for m in ms} == {0}  # leaked: parity of x_0
+        assert {(m[1] - x[1]) % 2 for m in ms} == {0, 1}  # not leaked
         assert len(support) == 2 ** (b * (P - 1)) // 2 and np.allclose(probs[support], 1 / 8)
 
 
@@ -259,8 +263,13 @@ def test_one_bad_copy_escapes_half_the_time_in_the_protocol():
     n, _ = vga_copy_counts(d, 0.5)
     escaped = 0
     for seed in range(runs):
-        res = vga_aggregate(np.zeros((2, d), dtype=int), bits=2, source="eavesdropper",
-                            eavesdrop_fraction=1 / n, seed=seed)
+        res = vga_aggregate(
+            np.zeros((2, d), dtype=int),
+            bits=2,
+            source="eavesdropper",
+            eavesdrop_fraction=1 / n,
+            seed=seed,
+        )
         escaped += res.accepted and res.bad_used == 1
     assert abs(escaped / runs - 0.5) < 4 * math.sqrt(0.25 / runs)
 
@@ -300,8 +309,15 @@ def test_witness_holds_for_random_states_against_qiskit_and_is_tight():
                 assert abs(p_pass - np.trace(omega @ rho).real) < 1e-10
                 f_plus = ghz_fidelity(rho)
                 f_minus = float(np.real(minus @ rho @ minus))
-                assert abs(f_plus - DensityMatrix(rho).expectation_value(
-                    DensityMatrix(np.outer(plus, plus))).real) < 1e-10
+                assert (
+                    abs(
+                        f_plus
+                        - DensityMatrix(rho)
+                        .expectation_value(DensityMatrix(np.outer(plus, plus)))
+                        .real
+                    )
+                    < 1e-10
+                )
                 assert abs(p_pass - (1 + f_plus - f_minus) / 2) < 1e-10
                 assert f_plus >= ghz_witness(1 - p_pass).fidelity_bound - 1e-12
         # Tight: no weight on |GHZ->, e.g. GHZ+ mixed with any other basis states.
@@ -337,18 +353,24 @@ def _adversarial_worst_infidelity(n: int, delta: float, eigenvalues) -> float:
         prod_all = math.prod(e**c for e, c in zip(eigenvalues, cnt))
         p = good * prod_all
         a = 0.0
-        for i, (e, c) in enumerate(zip(eigenvalues, cnt)):
+        for i, (_e, c) in enumerate(zip(eigenvalues, cnt)):
             if c:
-                rest = math.prod(ee ** (cc - (k == i)) for k, (ee, cc)
-                                 in enumerate(zip(eigenvalues, cnt)))
+                rest = math.prod(
+                    ee ** (cc - (k == i)) for k, (ee, cc) in enumerate(zip(eigenvalues, cnt))
+                )
                 p += c * rest
                 a += c * rest
         pts.append((p / (n + 1), a / (n + 1)))
     pts = np.array(pts)
     best = 0.0
     for q in np.concatenate([[delta], np.linspace(delta, 1, 60)[1:]]):
-        res = linprog(-pts[:, 1], A_eq=[pts[:, 0], np.ones(len(pts))], b_eq=[q, 1],
-                      bounds=(0, None), method="highs")
+        res = linprog(
+            -pts[:, 1],
+            A_eq=[pts[:, 0], np.ones(len(pts))],
+            b_eq=[q, 1],
+            bounds=(0, None),
+            method="highs",
+        )
         if res.status == 0:
             best = max(best, -res.fun / q)
     return min(1.0, best)
@@ -383,8 +405,10 @@ def test_rotated_ghz_leaks_order_t_and_fails_order_t_squared():
             state = rotated_ghz_state(theta, P)
             assert abs(r.trace_distance - t) < 1e-12
             assert abs(r.fail_probability - t**2 / 2) < 1e-12
-            assert abs(r.fail_probability
-                       - (1 - _qiskit_pass_probability(np.outer(state, state), P))) < 1e-12
+            assert (
+                abs(r.fail_probability - (1 - _qiskit_pass_probability(np.outer(state, state), P)))
+                < 1e-12
+            )
             assert abs(r.witness.distance_bound - t) < 1e-9  # the witness is tight here
             assert 0.4 * t < r.leak <= r.trace_distance + 1e-12  # leaks of order t
     small = rotated_ghz_leak(0.01, 2, 1)
@@ -416,8 +440,10 @@ def test_amplified_sums_exact_and_ledgers_k_fold(source):
         assert res.ghz_used == k * 50 * 9 and res.ghz_tested == k * 50 * 9
         assert res.tests == res.n_tested * 9
         assert np.array_equal(modular_sum(res.transcript, 9), res.total)
-    assert vga_aggregate(x, bits=9, seed=5).transcript.tolist() == \
-        vga_aggregate(x, bits=9, seed=5, amplification=1).transcript.tolist()
+    assert (
+        vga_aggregate(x, bits=9, seed=5).transcript.tolist()
+        == vga_aggregate(x, bits=9, seed=5, amplification=1).transcript.tolist()
+    )
 
 
 @pytest.mark.parametrize("source", ["eavesdropper", "known_pads"])
@@ -427,8 +453,9 @@ def test_leaked_fraction_falls_as_beta_to_the_k(source):
     option = "eavesdrop_fraction" if source == "eavesdropper" else "attack_fraction"
     leaked = []
     for k in (1, 2, 3, 4):
-        res = vga_aggregate(x, bits=bits, source=source, amplification=k, seed=10 + k,
-                            **{option: frac})
+        res = vga_aggregate(
+            x, bits=bits, source=source, amplification=k, seed=10 + k, **{option: frac}
+        )
         n = res.n_copies
         theory = amplified_leak_probability(n, int(round(frac * n)), k)
         rate = res.attacker_knows.mean()
@@ -453,8 +480,14 @@ def test_amplified_leak_probability_by_enumeration_and_by_the_protocol():
     # Protocol: d = 2 entries, k = 2, f = 1/2: N = 8 registers, 3 attacked.
     runs, hits = 6000, 0
     for seed in range(runs):
-        res = vga_aggregate(np.zeros((2, 2), dtype=int), bits=2, source="eavesdropper",
-                            eavesdrop_fraction=3 / 8, amplification=2, seed=seed)
+        res = vga_aggregate(
+            np.zeros((2, 2), dtype=int),
+            bits=2,
+            source="eavesdropper",
+            eavesdrop_fraction=3 / 8,
+            amplification=2,
+            seed=seed,
+        )
         hits += bool(res.attacker_knows[0])
     assert abs(hits / runs - exact) < 4 * math.sqrt(exact * (1 - exact) / runs)
     assert amplified_leak_probability(10, 10, 4) == 1.0
@@ -469,12 +502,15 @@ def test_transcript_distance_exact_equals_closed_form():
         for k in (1, 2):
             if (2 ** (bits * (P - 1))) ** k > 4096:
                 continue
-            for source, kw, value in (("honest", {}, 0.0), ("known_pads", {}, full),
-                                      ("eavesdropper", {"eavesdrop_fraction": 0.4},
-                                       0.4**k * full)):
+            for source, kw, value in (
+                ("honest", {}, 0.0),
+                ("known_pads", {}, full),
+                ("eavesdropper", {"eavesdrop_fraction": 0.4}, 0.4**k * full),
+            ):
                 exact = transcript_distance(x, bits, source=source, amplification=k, **kw)
-                closed = transcript_distance(x, bits, source=source, amplification=k,
-                                             method="closed_form", **kw)
+                closed = transcript_distance(
+                    x, bits, source=source, amplification=k, method="closed_form", **kw
+                )
                 assert abs(exact - value) < 1e-12 and abs(closed - value) < 1e-12
 
 
@@ -501,8 +537,11 @@ def test_bad_input_of_the_new_functions():
     cases = [
         (lambda: detection_probability("evil", 3, bits=4), ValueError, "attack"),
         (lambda: detection_probability("known_pads", 1, bits=4), ValueError, "workers"),
-        (lambda: detection_probability("known_pads", 3, bits=4, attacked_qubits=5), ValueError,
-         "attacked_qubits"),
+        (
+            lambda: detection_probability("known_pads", 3, bits=4, attacked_qubits=5),
+            ValueError,
+            "attacked_qubits",
+        ),
         (lambda: vga_epsilon(10, 0.5, 0.1, detection=1.5), ValueError, "detection"),
         (lambda: vga_epsilon_floor(10, 1.0, 0.1), ValueError, "test_fraction"),
         (lambda: ghz_test_operator(11), ValueError, "workers"),
@@ -515,16 +554,33 @@ def test_bad_input_of_the_new_functions():
         (lambda: rotated_ghz_leak(0.1, 4, 3), ValueError, "P \\* bits"),
         (lambda: transcript_distance([1], 2), ValueError, "P >= 2"),
         (lambda: transcript_distance([1, 2], 2, source="noisy"), ValueError, "source"),
-        (lambda: transcript_distance([1, 2], 2, eavesdrop_fraction=0.2), ValueError,
-         "eavesdrop_fraction"),
-        (lambda: transcript_distance([1, 2, 3, 4], 8, source="honest"), ValueError,
-         "pad combinations"),
-        (lambda: vga_aggregate(np.ones((2, 2), dtype=int), amplification=0), ValueError,
-         "amplification"),
-        (lambda: vga_aggregate(np.ones((2, 2), dtype=int), attack_fraction=0.2), ValueError,
-         "attack_fraction"),
-        (lambda: vga_aggregate(np.ones((2, 2), dtype=int), source="known_pads",
-                               attack_fraction=2.0), ValueError, "attack_fraction"),
+        (
+            lambda: transcript_distance([1, 2], 2, eavesdrop_fraction=0.2),
+            ValueError,
+            "eavesdrop_fraction",
+        ),
+        (
+            lambda: transcript_distance([1, 2, 3, 4], 8, source="honest"),
+            ValueError,
+            "pad combinations",
+        ),
+        (
+            lambda: vga_aggregate(np.ones((2, 2), dtype=int), amplification=0),
+            ValueError,
+            "amplification",
+        ),
+        (
+            lambda: vga_aggregate(np.ones((2, 2), dtype=int), attack_fraction=0.2),
+            ValueError,
+            "attack_fraction",
+        ),
+        (
+            lambda: vga_aggregate(
+                np.ones((2, 2), dtype=int), source="known_pads", attack_fraction=2.0
+            ),
+            ValueError,
+            "attack_fraction",
+        ),
         (lambda: amplified_leak_probability(3, 1, 4), ValueError, "amplification"),
         (lambda: vga_state_outcome_probabilities(np.ones(3), [1, 2], 1), ValueError, "state"),
     ]

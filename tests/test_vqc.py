@@ -40,26 +40,34 @@ def test_statevector_matches_qiskit(qubits, layers):
     theta, X = _instance(qubits, layers, n=3)
     qc = vqc_circuit(qubits, layers)
     for x in X:
-        values = {p: (x[p.index] if p.vector.name == "x" else theta[p.index])
-                  for p in qc.parameters}
+        values = {
+            p: (x[p.index] if p.vector.name == "x" else theta[p.index]) for p in qc.parameters
+        }
         ref = Statevector(qc.assign_parameters(values)).data
         # same gates, same global phase: the amplitudes agree, not only the probabilities
-        np.testing.assert_allclose(vqc_statevector(theta, x, qubits=qubits, layers=layers), ref,
-                                   atol=1e-12)
+        np.testing.assert_allclose(
+            vqc_statevector(theta, x, qubits=qubits, layers=layers), ref, atol=1e-12
+        )
 
 
 @pytest.mark.parametrize("qubits,layers", SIZES)
 def test_scores_and_gradients_match_statevector_estimator(qubits, layers):
     theta, X = _instance(qubits, layers)
     kw = dict(qubits=qubits, layers=layers)
-    np.testing.assert_allclose(vqc_scores(theta, X, **kw), vqc_scores_qiskit(theta, X, **kw),
-                               atol=1e-10, rtol=0)
-    np.testing.assert_allclose(vqc_score_gradient(theta, X, **kw),
-                               vqc_score_gradient_qiskit(theta, X, **kw), atol=1e-10, rtol=0)
+    np.testing.assert_allclose(
+        vqc_scores(theta, X, **kw), vqc_scores_qiskit(theta, X, **kw), atol=1e-10, rtol=0
+    )
+    np.testing.assert_allclose(
+        vqc_score_gradient(theta, X, **kw),
+        vqc_score_gradient_qiskit(theta, X, **kw),
+        atol=1e-10,
+        rtol=0,
+    )
     # several parameter vectors at once on both paths
     thetas = np.stack([theta, -theta, theta + 1.0])
-    np.testing.assert_allclose(vqc_scores(thetas, X, **kw), vqc_scores_qiskit(thetas, X, **kw),
-                               atol=1e-10, rtol=0)
+    np.testing.assert_allclose(
+        vqc_scores(thetas, X, **kw), vqc_scores_qiskit(thetas, X, **kw), atol=1e-10, rtol=0
+    )
 
 
 @pytest.mark.parametrize("qubits,layers", SIZES)
@@ -83,9 +91,16 @@ def test_loss_gradient_matches_central_differences():
     X, y = make_moons(40, seed=3)
     loss, grad, acc = vqc_loss_and_grad(theta, X, y)
     eps = 1e-6
-    num = np.array([(vqc_loss_and_grad(theta + eps * e, X, y)[0]
-                     - vqc_loss_and_grad(theta - eps * e, X, y)[0]) / (2 * eps)
-                    for e in np.eye(theta.size)])
+    num = np.array(
+        [
+            (
+                vqc_loss_and_grad(theta + eps * e, X, y)[0]
+                - vqc_loss_and_grad(theta - eps * e, X, y)[0]
+            )
+            / (2 * eps)
+            for e in np.eye(theta.size)
+        ]
+    )
     np.testing.assert_allclose(grad, num, rtol=1e-6, atol=1e-9)
     # loss and accuracy follow the stated definitions: p(1|x) = (1 - s)/2, class 1 iff s < 0
     s = vqc_scores(theta, X)
@@ -105,10 +120,13 @@ def test_one_layer_matches_bloch_sphere_formula(qubits):
     X = rng.normal(size=(20, 2))
     a = vqc_encoding(X)
     t0, t1 = theta[0::2], theta[1::2]
-    z = [np.cos(t1[q]) * np.cos(a[:, q % 2]) - np.sin(t1[q]) * np.sin(a[:, q % 2]) * np.cos(t0[q])
-         for q in range(qubits)]
-    np.testing.assert_allclose(vqc_scores(theta, X, qubits=qubits, layers=1), np.prod(z, axis=0),
-                               atol=1e-13)
+    z = [
+        np.cos(t1[q]) * np.cos(a[:, q % 2]) - np.sin(t1[q]) * np.sin(a[:, q % 2]) * np.cos(t0[q])
+        for q in range(qubits)
+    ]
+    np.testing.assert_allclose(
+        vqc_scores(theta, X, qubits=qubits, layers=1), np.prod(z, axis=0), atol=1e-13
+    )
 
 
 @pytest.mark.parametrize("qubits,layers", SIZES)
@@ -132,8 +150,11 @@ def test_scores_are_expectations_and_2pi_periodic():
 
 
 def test_encoding_maps_the_bounding_box_to_half_turns():
-    np.testing.assert_allclose(vqc_encoding([[-1.0, -0.5], [0.5, 0.25], [2.0, 1.0]]),
-                               np.pi / 2 * np.array([[-1, -1], [0, 0], [1, 1]]), atol=1e-15)
+    np.testing.assert_allclose(
+        vqc_encoding([[-1.0, -0.5], [0.5, 0.25], [2.0, 1.0]]),
+        np.pi / 2 * np.array([[-1, -1], [0, 0], [1, 1]]),
+        atol=1e-15,
+    )
 
 
 def test_chunked_simulation_equals_one_block(monkeypatch):
@@ -144,8 +165,7 @@ def test_chunked_simulation_equals_one_block(monkeypatch):
     monkeypatch.setattr(vqc, "_MAX_AMPLITUDES", 40)  # 5 samples of 8 amplitudes per chunk
     # equal up to rounding (BLAS blocks the products differently); a misplaced chunk is O(1)
     np.testing.assert_allclose(vqc_scores(thetas, X, qubits=3, layers=2), whole, atol=1e-14)
-    np.testing.assert_allclose(vqc_score_gradient(theta, X, qubits=3, layers=2), grad,
-                               atol=1e-14)
+    np.testing.assert_allclose(vqc_score_gradient(theta, X, qubits=3, layers=2), grad, atol=1e-14)
 
 
 @pytest.mark.parametrize("qubits,layers", [(2, 3), (3, 3), (4, 2)])
@@ -158,8 +178,11 @@ def test_circuit_structure(qubits, layers):
     assert ops["rz"] == qubits * layers
     assert ops["cx"] == (qubits - 1) * layers
     # the ladder: CNOT(n-1 -> n-2), ..., CNOT(1 -> 0) in every layer
-    cx = [tuple(qc.find_bit(b).index for b in inst.qubits) for inst in qc.data
-          if inst.operation.name == "cx"]
+    cx = [
+        tuple(qc.find_bit(b).index for b in inst.qubits)
+        for inst in qc.data
+        if inst.operation.name == "cx"
+    ]
     assert cx[: qubits - 1] == [(q + 1, q) for q in reversed(range(qubits - 1))]
     assert {p.vector.name for p in qc.parameters} == {"x", "θ"}
     assert vqc_observable(qubits).paulis[0].to_label() == "I" * (qubits - 1) + "Z"
@@ -172,23 +195,34 @@ BAD = {
     "qubits bool": (lambda: vqc_circuit(True, 3), TypeError, r"qubits"),
     "layers 0": (lambda: vqc_n_parameters(2, 0), ValueError, r"layers"),
     "layers qiskit": (lambda: vqc_circuit(2, 0), ValueError, r"layers"),
-    "params shape": (lambda: vqc_scores(np.zeros(17), [[0, 0]]), ValueError,
-                     r"params.*\(18,\)"),
-    "params for other size": (lambda: vqc_scores(np.zeros(18), [[0, 0]], qubits=2), ValueError,
-                              r"params.*\(12,\)"),
+    "params shape": (lambda: vqc_scores(np.zeros(17), [[0, 0]]), ValueError, r"params.*\(18,\)"),
+    "params for other size": (
+        lambda: vqc_scores(np.zeros(18), [[0, 0]], qubits=2),
+        ValueError,
+        r"params.*\(12,\)",
+    ),
     "params 3-D": (lambda: vqc_scores(np.zeros((1, 1, 18)), [[0, 0]]), ValueError, r"params"),
     "params NaN": (lambda: vqc_scores(np.full(18, np.nan), [[0, 0]]), ValueError, r"params"),
-    "params batch for gradient": (lambda: vqc_score_gradient(np.zeros((2, 18)), [[0, 0]]),
-                                  ValueError, r"params"),
+    "params batch for gradient": (
+        lambda: vqc_score_gradient(np.zeros((2, 18)), [[0, 0]]),
+        ValueError,
+        r"params",
+    ),
     "X shape": (lambda: vqc_scores(np.zeros(18), [0.0, 0.0]), ValueError, r"X.*\(N, 2\)"),
     "X 3 features": (lambda: vqc_scores(np.zeros(18), np.zeros((4, 3))), ValueError, r"X"),
     "X inf": (lambda: vqc_scores(np.zeros(18), [[np.inf, 0]]), ValueError, r"X"),
     "X strings": (lambda: vqc_scores(np.zeros(18), [["a", "b"]]), TypeError, r"X"),
     "x statevector": (lambda: vqc_statevector(np.zeros(18), [[0, 0]]), ValueError, r"\bx\b"),
-    "y labels": (lambda: vqc_loss_and_grad(np.zeros(18), np.zeros((3, 2)), [0, 1, 2]),
-                 ValueError, r"\by\b.*0 and 1"),
-    "y length": (lambda: vqc_loss_and_grad(np.zeros(18), np.zeros((3, 2)), [0, 1]),
-                 ValueError, r"y must have shape \(3,\)"),
+    "y labels": (
+        lambda: vqc_loss_and_grad(np.zeros(18), np.zeros((3, 2)), [0, 1, 2]),
+        ValueError,
+        r"\by\b.*0 and 1",
+    ),
+    "y length": (
+        lambda: vqc_loss_and_grad(np.zeros(18), np.zeros((3, 2)), [0, 1]),
+        ValueError,
+        r"y must have shape \(3,\)",
+    ),
     "qiskit params": (lambda: vqc_scores_qiskit(np.zeros(5), [[0, 0]]), ValueError, r"params"),
     "qiskit X": (lambda: vqc_score_gradient_qiskit(np.zeros(18), [1, 2, 3]), ValueError, r"X"),
 }
@@ -211,23 +245,29 @@ def test_generic_parameter_shift_rule():
             np.testing.assert_allclose(g, ref[:, j], atol=1e-13)
     assert np.array_equal(theta, before)  # params are not modified
     # the naive /2 with a shift other than π/2 is wrong by sin(shift)
-    naive = (vqc_scores(theta + np.pi / 4 * np.eye(18)[3], X)
-             - vqc_scores(theta - np.pi / 4 * np.eye(18)[3], X)) / 2
+    naive = (
+        vqc_scores(theta + np.pi / 4 * np.eye(18)[3], X)
+        - vqc_scores(theta - np.pi / 4 * np.eye(18)[3], X)
+    ) / 2
     np.testing.assert_allclose(naive, np.sin(np.pi / 4) * ref[:, 3], atol=1e-13)
     # a parameter entering with frequency 2 (cos 2θ) breaks the two-term rule
     assert parameter_shift(lambda t: np.cos(2 * t[0]), np.array([0.3]), 0) != pytest.approx(
-        -2 * np.sin(0.6))
+        -2 * np.sin(0.6)
+    )
     assert isinstance(parameter_shift(lambda t: float(np.sin(t[0])), np.array([0.1]), 0), float)
 
 
-@pytest.mark.parametrize("kw,exc,pattern", [
-    (dict(score=3), TypeError, r"score must be a callable"),
-    (dict(index=18), ValueError, r"index must be in 0\.\.17"),
-    (dict(index=-1), ValueError, r"index"),
-    (dict(shift=np.pi), ValueError, r"shift must not be a multiple of π"),
-    (dict(shift=0.0), ValueError, r"shift"),
-    (dict(params=np.zeros((2, 18))), ValueError, r"params must be 1-D"),
-])
+@pytest.mark.parametrize(
+    "kw,exc,pattern",
+    [
+        (dict(score=3), TypeError, r"score must be a callable"),
+        (dict(index=18), ValueError, r"index must be in 0\.\.17"),
+        (dict(index=-1), ValueError, r"index"),
+        (dict(shift=np.pi), ValueError, r"shift must not be a multiple of π"),
+        (dict(shift=0.0), ValueError, r"shift"),
+        (dict(params=np.zeros((2, 18))), ValueError, r"params must be 1-D"),
+    ],
+)
 def test_parameter_shift_bad_input(kw, exc, pattern):
     args = dict(score=lambda t: vqc_scores(t, [[0.0, 0.0]]), params=np.zeros(18), index=0)
     args.update(kw)

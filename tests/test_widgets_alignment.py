@@ -6,17 +6,17 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from qring_edu.figures import alignment as figs
 from qring_edu.alignment import gapip, gapip_circuit
-from qring_edu.experiments.alignment import aligned_pair
-from qring_edu.sign_audit import tieaudit_circuit
-from qring_edu.widgets import LiveFigure
 from qring_edu.experiments.alignment import (
+    aligned_pair,
     audit_explorer,
     gapip_curves,
     noise_sweep,
     tieaudit_curves,
 )
+from qring_edu.figures import alignment as figs
+from qring_edu.sign_audit import tieaudit_circuit
+from qring_edu.widgets import LiveFigure
 from qring_edu.widgets.alignment import (
     gapip_widget,
     tieaudit_explorer_widget,
@@ -85,10 +85,13 @@ def test_compute_functions():
 def test_figures_are_figures():
     g, h = aligned_pair(64, 0.1, seed=0)
     d = gapip(g, h, 0.1, seed=0)
-    for fig in (figs.plot_rotation(0.1), figs.plot_iae_run(d, 0.1),
-                figs.plot_circuit(gapip_circuit(g[:3], h[:3], 1), "GapIP"),
-                figs.plot_circuit(tieaudit_circuit([1, -1, 1, 1], [[0, 1]]), "TieAudit"),
-                figs.plot_noise_sweep(noise_sweep((0.0, 0.2), log2_P=8))):
+    for fig in (
+        figs.plot_rotation(0.1),
+        figs.plot_iae_run(d, 0.1),
+        figs.plot_circuit(gapip_circuit(g[:3], h[:3], 1), "GapIP"),
+        figs.plot_circuit(tieaudit_circuit([1, -1, 1, 1], [[0, 1]]), "TieAudit"),
+        figs.plot_noise_sweep(noise_sweep((0.0, 0.2), log2_P=8)),
+    ):
         assert isinstance(fig, Figure)
     with pytest.raises(ValueError, match="IAE"):
         figs.plot_iae_run(gapip(g, h, 0.1, protocol="sketch", seed=0), 0.1)
@@ -159,22 +162,29 @@ def test_circuits_with_a_global_phase_draw_it_on_their_own_axes():
 def test_new_figures_are_figures():
     from qring_edu.experiments import alignment as exp
 
-    pp = figs.plot_gapip_pingpong([exp.gapip_schedule(2**16, 2),
-                                   exp.gapip_schedule(2**16, 2, "phase_estimation")])
+    pp = figs.plot_gapip_pingpong(
+        [exp.gapip_schedule(2**16, 2), exp.gapip_schedule(2**16, 2, "phase_estimation")]
+    )
     texts = [t.get_text() for ax in pp.axes for t in ax.texts]
     assert sum(t.startswith("pass ") for t in texts) == 5 + 3
     assert "R_h" in texts and "c-R_g" in texts and len(pp.axes) == 2
-    cmp_ = exp.gapip_comparison((0.3, 0.05, 0.01), 2**10, trials=2,
-                                families=exp.GAPIP_FAMILIES + (("quantum", "chernoff"),))
+    cmp_ = exp.gapip_comparison(
+        (0.3, 0.05, 0.01), 2**10, trials=2, families=exp.GAPIP_FAMILIES + (("quantum", "chernoff"),)
+    )
     fig = figs.plot_gapip_comparison(cmp_)
     assert len(fig.axes) == 2 and fig.legends
     curve = exp.tieaudit_copies_curve(eps=0.1, exact_alphas=(1.0, 0.5))
-    for f in (fig, figs.plot_copies_vs_alpha(curve),
-              figs.plot_attack_sweep(exp.tieaudit_attack_sweep((0.0, 0.4), log2_P=8, seeds=2)),
-              figs.plot_dephasing_sweep(exp.dephasing_sweep((0.0, 0.05), log2_P=8, seeds=1,
-                                                            min_distance=4)),
-              figs.plot_audit_explorer(audit_explorer(4, attack="data_only",
-                                                      test_strings="fixed", noise=0.3))):
+    for f in (
+        fig,
+        figs.plot_copies_vs_alpha(curve),
+        figs.plot_attack_sweep(exp.tieaudit_attack_sweep((0.0, 0.4), log2_P=8, seeds=2)),
+        figs.plot_dephasing_sweep(
+            exp.dephasing_sweep((0.0, 0.05), log2_P=8, seeds=1, min_distance=4)
+        ),
+        figs.plot_audit_explorer(
+            audit_explorer(4, attack="data_only", test_strings="fixed", noise=0.3)
+        ),
+    ):
         assert isinstance(f, Figure)
     with pytest.raises(ValueError, match="schedules"):
         figs.plot_gapip_pingpong([])

@@ -14,8 +14,6 @@ from qring_edu import (
     ring_allreduce,
     ring_time,
 )
-from qring_edu.figures import bottleneck as figs
-from qring_edu.widgets import LiveFigure
 from qring_edu.experiments.bottleneck import (
     alpha_beta_costs,
     cost_sweep,
@@ -23,6 +21,8 @@ from qring_edu.experiments.bottleneck import (
     model_comm_table,
     ring_state,
 )
+from qring_edu.figures import bottleneck as figs
+from qring_edu.widgets import LiveFigure
 from qring_edu.widgets._base import parse_number
 from qring_edu.widgets.bottleneck import alpha_beta_widget, ring_schedule_widget
 
@@ -67,7 +67,11 @@ def test_cost_functions_call_the_library():
     assert t["parameter_server"] == parameter_server_time(5, 1000, 16, 1e-6, 1e-9)
     assert t["bound"] == allreduce_lower_bound_bits(5, 1000, 16) * 1e-9
     ab = alpha_beta_costs(16, "BERT-Large", 16, 5.0, 25.0)
-    assert ab.d == MODEL_SIZES["BERT-Large"] and ab.alpha == pytest.approx(5e-6) and ab.beta == 1 / 25e9
+    assert (
+        ab.d == MODEL_SIZES["BERT-Large"]
+        and ab.alpha == pytest.approx(5e-6)
+        and ab.beta == 1 / 25e9
+    )
     assert ab.speedup == pytest.approx(ab.at(16)["parameter_server"] / ab.at(16)["ring"])
 
 

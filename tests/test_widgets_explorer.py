@@ -33,7 +33,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: Every factory of the book (the chapters use all of them but iteration_time_widget).
 FACTORIES = [getattr(W, name) for name in W.__all__ if name.endswith("_widget")] + [
-    net_factor_widget, protected_training_widget]
+    net_factor_widget,
+    protected_training_widget,
+]
 
 
 def _dense():
@@ -92,12 +94,12 @@ def test_state_id_depends_on_the_factory_arguments():
 
 def test_render_state_is_the_live_widget_moved_there():
     moved = _dense()
-    moved.controls["pair_fidelity"].value = 0.6     # what a reader does in Jupyter
+    moved.controls["pair_fidelity"].value = 0.6  # what a reader does in Jupyter
     assert render_state(_dense(), {"pair_fidelity": 0.6}) == compact_png(bytes(moved.image.value))
     w = _dense()
     first = render_state(w, {"pair_fidelity": 0.6})
     render_state(w, {"pair_fidelity": 1.0})
-    assert render_state(w, {"pair_fidelity": 0.6}) == first     # no memory of the path taken
+    assert render_state(w, {"pair_fidelity": 0.6}) == first  # no memory of the path taken
     assert first != render_state(w, {"pair_fidelity": 0.9})
 
 
@@ -112,12 +114,13 @@ def test_render_state_two_controls_redraw_once():
 
 def test_render_state_none_where_the_widget_has_no_picture():
     w = W.ring_schedule_widget(workers=4, step=3)
-    assert render_state(w, {"workers": 2, "step": 3}) is None   # step <= 2(P - 1) = 2
+    assert render_state(w, {"workers": 2, "step": 3}) is None  # step <= 2(P - 1) = 2
     assert render_state(w, {"workers": 6, "step": 10})[:4] == b"\x89PNG"
     small = [s for s in w.explorer.settings() if s["workers"] <= 3]
     valid = [s for s in small if render_state(w, s) is not None]
     assert [(s["workers"], s["step"]) for s in valid] == [(2, k) for k in range(3)] + [
-        (3, k) for k in range(5)]
+        (3, k) for k in range(5)
+    ]
     # a setting the library refuses: the live widget shows the error, the explorer no picture
     box = W.ledger_floor_widget()
     assert render_state(box, {"d": "0"}) is None and "d must be" in box.error
@@ -137,32 +140,41 @@ def test_figure_png_is_deterministic_without_software_metadata():
 
 
 def _controls():
-    return {"n": widgets.IntSlider(value=4, min=2, max=20), "scheme": widgets.Dropdown(
-        options=[("A", "a"), ("B", "b")], value="a"), "d": widgets.Text(value="10"),
-        "tick": widgets.Checkbox(value=False), "x": widgets.FloatText(value=0.5)}
+    return {
+        "n": widgets.IntSlider(value=4, min=2, max=20),
+        "scheme": widgets.Dropdown(options=[("A", "a"), ("B", "b")], value="a"),
+        "d": widgets.Text(value="10"),
+        "tick": widgets.Checkbox(value=False),
+        "x": widgets.FloatText(value=0.5),
+    }
 
 
 def _create(grid, factory=W.dense_coding_widget, kwargs=None, **kw):
     return ExplorerSpec.create(factory, kwargs or {}, grid, _controls(), **kw)
 
 
-@pytest.mark.parametrize("grid, message", [
-    ({}, "grid must map at least one control"),
-    ({"m": [1, 2]}, r"grid names \['m'\], not controls"),
-    ({"n": [2, 3, 4]}, r"grid\['n'\] must list at least 5 values of the slider"),
-    ({"n": None}, r"grid\['n'\] must list the slider's values: it has 19 positions"),
-    ({"n": [2, 3, 4, 5, 21]}, r"grid\['n'\]: value 21 is outside the slider's range \[2, 20\]"),
-    ({"n": [2, 3, 4.5, 5, 6]}, r"grid\['n'\] must hold integers"),
-    ({"n": [2, 3, 5, 6, 7]}, r"grid\['n'\] must contain the control's current value 4"),
-    ({"n": [2, 3, 4, 4, 6]}, r"grid\['n'\] repeats a value"),
-    ({"scheme": ["a", "c"]}, r"grid\['scheme'\]: 'c' is not an option; options: 'a', 'b'"),
-    ({"scheme": ["a"]}, r"grid\['scheme'\] must list at least 2 options"),
-    ({"d": None}, r"grid\['d'\] must list the values to offer for a text"),
-    ({"d": ["10", 3]}, r"grid\['d'\] must hold values of type str"),
-    ({"x": [0.5, float("nan")]}, r"grid\['x'\] must hold numbers, strings or booleans"),
-    ({"n": list(range(2, 21)), "scheme": None, "tick": None, "d": ["10", "1", "2", "3"]},
-     "grid has 304 settings, more than MAX_EXPLORER_STATES"),
-])
+@pytest.mark.parametrize(
+    "grid, message",
+    [
+        ({}, "grid must map at least one control"),
+        ({"m": [1, 2]}, r"grid names \['m'\], not controls"),
+        ({"n": [2, 3, 4]}, r"grid\['n'\] must list at least 5 values of the slider"),
+        ({"n": None}, r"grid\['n'\] must list the slider's values: it has 19 positions"),
+        ({"n": [2, 3, 4, 5, 21]}, r"grid\['n'\]: value 21 is outside the slider's range \[2, 20\]"),
+        ({"n": [2, 3, 4.5, 5, 6]}, r"grid\['n'\] must hold integers"),
+        ({"n": [2, 3, 5, 6, 7]}, r"grid\['n'\] must contain the control's current value 4"),
+        ({"n": [2, 3, 4, 4, 6]}, r"grid\['n'\] repeats a value"),
+        ({"scheme": ["a", "c"]}, r"grid\['scheme'\]: 'c' is not an option; options: 'a', 'b'"),
+        ({"scheme": ["a"]}, r"grid\['scheme'\] must list at least 2 options"),
+        ({"d": None}, r"grid\['d'\] must list the values to offer for a text"),
+        ({"d": ["10", 3]}, r"grid\['d'\] must hold values of type str"),
+        ({"x": [0.5, float("nan")]}, r"grid\['x'\] must hold numbers, strings or booleans"),
+        (
+            {"n": list(range(2, 21)), "scheme": None, "tick": None, "d": ["10", "1", "2", "3"]},
+            "grid has 304 settings, more than MAX_EXPLORER_STATES",
+        ),
+    ],
+)
 def test_bad_grid_is_a_value_error_naming_it(grid, message):
     with pytest.raises(ValueError, match=message):
         _create(grid)
@@ -214,6 +226,7 @@ def extension():
     sys.path.insert(0, str(ROOT / "book" / "_tools"))
     try:
         import explorer
+
         yield explorer
     finally:
         sys.path.remove(str(ROOT / "book" / "_tools"))
@@ -261,8 +274,15 @@ def test_compact_png_is_the_same_picture_in_fewer_bytes():
 def test_docstring_examples_of_the_explorer_helpers():
     import doctest
 
-    for obj in (explorer_grid, ExplorerSpec, state_id, explorer_widget, render_state,
-                compact_png, explorer_controls):
+    for obj in (
+        explorer_grid,
+        ExplorerSpec,
+        state_id,
+        explorer_widget,
+        render_state,
+        compact_png,
+        explorer_controls,
+    ):
         finder = doctest.DocTestFinder(recurse=False)
         tests = finder.find(obj, globs=dict(vars(_base)))
         examples = sum(len(t.examples) for t in tests)

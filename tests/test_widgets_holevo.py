@@ -9,15 +9,6 @@ import pytest
 from matplotlib.figure import Figure
 
 from qring_edu import dense_coding_capacity, isotropic_capacity, isotropic_state, ring_allreduce
-from qring_edu.figures import holevo as figs
-from qring_edu.holevo import (
-    bb84_ensemble,
-    bloch_measurement,
-    holevo_chi,
-    mutual_information,
-    trine_ensemble,
-)
-from qring_edu.widgets import LiveFigure
 from qring_edu.experiments.holevo import (
     DESIGNER_PRESETS,
     analyse_ensemble,
@@ -27,7 +18,16 @@ from qring_edu.experiments.holevo import (
     ledger_floor_sweep,
     two_state_sweep,
 )
-from qring_edu.holevo import dense_coding_threshold
+from qring_edu.figures import holevo as figs
+from qring_edu.holevo import (
+    bb84_ensemble,
+    bloch_measurement,
+    dense_coding_threshold,
+    holevo_chi,
+    mutual_information,
+    trine_ensemble,
+)
+from qring_edu.widgets import LiveFigure
 from qring_edu.widgets._base import parse_numbers
 from qring_edu.widgets.holevo import (
     dense_coding_widget,
@@ -43,13 +43,18 @@ def _png(w: LiveFigure) -> bytes:
 # -- compute functions ------------------------------------------------------------------------
 def test_analyse_ensemble_matches_the_library():
     a = analyse_ensemble(trine_ensemble(), 0.0, 0.0)
-    assert a.chi == pytest.approx(1.0) and a.accessible.value == pytest.approx(math.log2(3) - 1, abs=1e-4)
-    assert a.measured == pytest.approx(mutual_information(*trine_ensemble(), bloch_measurement(0, 0)))
+    assert a.chi == pytest.approx(1.0) and a.accessible.value == pytest.approx(
+        math.log2(3) - 1, abs=1e-4
+    )
+    assert a.measured == pytest.approx(
+        mutual_information(*trine_ensemble(), bloch_measurement(0, 0))
+    )
     # The optimal trine POVM: three "anti-trine" directions, weight 2/3 each.
     assert a.povm_weights.size == 3 and np.allclose(a.povm_weights, 2 / 3, atol=1e-3)
     assert np.allclose(np.sort(a.povm_directions @ a.bloch.T, axis=1)[:, 0], -1, atol=1e-3)
     with pytest.raises(ValueError, match="qubit ensemble"):
         from qring_edu.holevo import superdense_ensemble
+
         analyse_ensemble(superdense_ensemble())
 
 
@@ -58,7 +63,11 @@ def test_design_ensemble_uses_degrees_and_the_number_of_probabilities():
     assert a.ensemble.size == 4 and a.chi == pytest.approx(holevo_chi(*bb84_ensemble()))
     assert a.measured == pytest.approx(0.5, abs=1e-9)  # BB84 measured along x
     two = design_ensemble([0.5, 0.5], theta1=180)
-    assert two.ensemble.size == 2 and two.chi == pytest.approx(1.0) and two.measured == pytest.approx(1.0)
+    assert (
+        two.ensemble.size == 2
+        and two.chi == pytest.approx(1.0)
+        and two.measured == pytest.approx(1.0)
+    )
     mixed = design_ensemble([0.5, 0.5], theta1=180, radius=0.5)
     assert mixed.chi < two.chi
     with pytest.raises(ValueError, match="probs must sum to 1"):
@@ -66,7 +75,7 @@ def test_design_ensemble_uses_degrees_and_the_number_of_probabilities():
     with pytest.raises(ValueError, match="probs must have 1 to 4 entries"):
         design_ensemble([0.2] * 5)
     with pytest.raises(TypeError, match="probs"):
-        design_ensemble("0.5, 0.5")        # text is the widget's job (parse_numbers)
+        design_ensemble("0.5, 0.5")  # text is the widget's job (parse_numbers)
     with pytest.raises(ValueError, match="radius"):
         design_ensemble(radius=1.5)
 
@@ -116,7 +125,10 @@ def test_ledger_floor_sweep_never_below_half(d, bits):
     assert np.all(sw.online_qubits == sw.message_floor)
     assert np.all(sw.online_qubits + sw.offline_qubits >= sw.classical_bits)
     for P, bits_p in zip(sw.workers, sw.classical_bits):
-        assert bits_p == ring_allreduce(np.zeros((P, d), dtype=np.int64), bits=bits).ledger.online_bits()
+        assert (
+            bits_p
+            == ring_allreduce(np.zeros((P, d), dtype=np.int64), bits=bits).ledger.online_bits()
+        )
     if bits % 2 == 0:
         assert np.all(sw.online_qubits * 2 == sw.classical_bits)
     with pytest.raises(ValueError, match="workers \\* d"):
@@ -157,7 +169,9 @@ def test_ensemble_designer_widget_updates_and_reports_errors():
     # Loading a preset rewrites the controls and redraws once with them.
     w.controls["preset"].value = "BB84"
     assert w.error == "" and w.result.ensemble.size == 4
-    assert w.result.chi == pytest.approx(1.0) and w.result.accessible.value == pytest.approx(0.5, abs=1e-4)
+    assert w.result.chi == pytest.approx(1.0) and w.result.accessible.value == pytest.approx(
+        0.5, abs=1e-4
+    )
     assert w.controls["probs"].value == DESIGNER_PRESETS["BB84"][0]
     w.controls["radius"].value = 0.5
     assert w.result.chi < 1.0 and w.controls["preset"].value == "custom"

@@ -25,9 +25,6 @@ from qring_edu import (
 )
 from qring_edu.experiments import superdense_ring as experiments
 from qring_edu.experiments import training as training_experiments
-from qring_edu.figures import holevo as holevo_figs
-from qring_edu.figures import superdense_ring as figs
-from qring_edu.widgets import LiveFigure
 from qring_edu.experiments.superdense_ring import (
     channel_statistics,
     cut_set_sweep,
@@ -38,6 +35,9 @@ from qring_edu.experiments.superdense_ring import (
     superdense_state_table,
     symbol_error_sweep,
 )
+from qring_edu.figures import holevo as holevo_figs
+from qring_edu.figures import superdense_ring as figs
+from qring_edu.widgets import LiveFigure
 from qring_edu.widgets.superdense_ring import (
     iteration_time_widget,
     overlap_widget,
@@ -59,8 +59,10 @@ def test_channel_statistics_three_paths_agree():
     # Four standard errors (binomial) around 1 - F.
     for rate, n in ((st.fast_error_rate, 20_000), (st.aer_error_rate, 400)):
         assert abs(rate - (1 - F)) <= 4 * np.sqrt(F * (1 - F) / n)
-    assert channel_statistics(F, 100, seed=3).fast_counts.tolist() == \
-        channel_statistics(F, 100, seed=3).fast_counts.tolist()  # deterministic given the seed
+    assert (
+        channel_statistics(F, 100, seed=3).fast_counts.tolist()
+        == channel_statistics(F, 100, seed=3).fast_counts.tolist()
+    )  # deterministic given the seed
     perfect = channel_statistics(1.0, 500, seed=0)
     assert perfect.fast_error_rate == 0.0 and np.trace(perfect.fast_counts) == 500
     assert "F=0.8" in repr(st)
@@ -86,8 +88,9 @@ def test_symbol_error_sweep_follows_one_minus_f():
 
 
 def test_iteration_comparison_calls_the_cost_model():
-    res = iteration_comparison(20.0, 8, "ResNet-50", 16, bandwidth_gbps=100.0, latency_us=5.0,
-                               qubit_cost=2.0)
+    res = iteration_comparison(
+        20.0, 8, "ResNet-50", 16, bandwidth_gbps=100.0, latency_us=5.0, qubit_cost=2.0
+    )
     beta = 1e-9 / 100.0
     args = (20e-3, 8, MODEL_SIZES["ResNet-50"], 16, 5e-6, beta)
     assert res.classical == iteration_time(*args)
@@ -185,9 +188,9 @@ def test_state_table_follows_the_library_circuit_and_ends_on_the_count_key():
     assert table.columns == ("after", '"00"', '"01"', '"10"', '"11"') and len(table) == 7
     last = dict(zip(table.columns[1:], table.rows[-1][1:]))
     assert last == {'"00"': "|00⟩", '"01"': "|01⟩", '"10"': "|10⟩", '"11"': "|11⟩"}
-    assert set(table.rows[2][1:]) == {"(|00⟩ + |11⟩)/√2"}          # |Φ+⟩ for every message
-    assert table.rows[3][1:3] == (None, None) and table.rows[4][1] is None   # no X / Z gate
-    for m in range(4):   # the row before Bob's gates is the library's encoded state
+    assert set(table.rows[2][1:]) == {"(|00⟩ + |11⟩)/√2"}  # |Φ+⟩ for every message
+    assert table.rows[3][1:3] == (None, None) and table.rows[4][1] is None  # no X / Z gate
+    for m in range(4):  # the row before Bob's gates is the library's encoded state
         x, z = m >> 1, m & 1
         qc = superdense_circuit(x, z, measure=False)
         qc.remove_final_measurements()
@@ -205,8 +208,10 @@ def test_overlap_comparison_is_the_cost_model_and_its_gain_is_the_smaller_bound(
     kw = dict(buckets=5, method="simulate")
     cl = bucketed_iteration_time(0.02, 8, d, 16, 5e-6, beta, **kw)
     assert res.classical.total == pytest.approx(cl.total, rel=1e-12)
-    assert res.superdense.total == pytest.approx(bucketed_iteration_time(
-        0.02, 8, d, 16, 5e-6, beta, transport="superdense", **kw).total, rel=1e-12)
+    assert res.superdense.total == pytest.approx(
+        bucketed_iteration_time(0.02, 8, d, 16, 5e-6, beta, transport="superdense", **kw).total,
+        rel=1e-12,
+    )
     assert res.superdense.schedule and res.classical.ready == cl.ready
     for compute, bw in ((20.0, 100.0), (20.0, 10.0), (50.0, 10.0), (30.0, 25.0), (0.0, 100.0)):
         r = overlap_comparison(compute, bw)
@@ -234,16 +239,18 @@ def test_overlap_sweep_matches_the_cost_model_and_its_bounds():
     assert sw.classical.shape == sw.superdense.shape == (3, 31)
     for i, B in enumerate((1, 5, 25)):
         W = sw.link_time[i]
-        assert W == pytest.approx(bucketed_iteration_time(0.0, 8, d, 16, 5e-6, 1e-11, buckets=B,
-                                                          method="formula").online)
+        assert W == pytest.approx(
+            bucketed_iteration_time(0.0, 8, d, 16, 5e-6, 1e-11, buckets=B, method="formula").online
+        )
         j = 12
-        sd = bucketed_iteration_time(sw.x[j] * W, 8, d, 16, 5e-6, 1e-11, buckets=B,
-                                     transport="superdense", method="formula")
+        sd = bucketed_iteration_time(
+            sw.x[j] * W, 8, d, 16, 5e-6, 1e-11, buckets=B, transport="superdense", method="formula"
+        )
         assert sw.superdense[i, j] == pytest.approx(sd.total, rel=1e-12)
         assert sw.best[i] == bucketed_best_ratio(B)
-        assert np.all(sw.slow_ratio[i] >= 1 - 1e-12)          # beta_q = 2 beta never wins
-        assert np.all(sw.ratio[i] >= sw.best[i] - 2e-3)       # alpha > 0: a hair above ideal
-    assert np.allclose(sw.old_ratio[0], sw.ratio[0], atol=1e-3)   # B = 1 = non-overlapped
+        assert np.all(sw.slow_ratio[i] >= 1 - 1e-12)  # beta_q = 2 beta never wins
+        assert np.all(sw.ratio[i] >= sw.best[i] - 2e-3)  # alpha > 0: a hair above ideal
+    assert np.allclose(sw.old_ratio[0], sw.ratio[0], atol=1e-3)  # B = 1 = non-overlapped
     with pytest.raises(ValueError, match="x must"):
         overlap_sweep([-1.0])
     with pytest.raises(ValueError, match="buckets"):
@@ -263,9 +270,12 @@ def test_cut_set_sweep_is_the_library_bound():
 
 def test_new_figures_are_figures_and_refuse_bad_arguments():
     a, b = overlap_comparison(20.0, 100.0), overlap_comparison(50.0, 10.0)
-    made = [figs.plot_overlap_timelines([a, b]), figs.plot_overlap_timeline(a),
-            figs.plot_overlap_ratio(overlap_sweep(np.linspace(0, 3, 7))),
-            holevo_figs.plot_cut_set(cut_set_sweep(workers=(2, 4, 8), d=800))]
+    made = [
+        figs.plot_overlap_timelines([a, b]),
+        figs.plot_overlap_timeline(a),
+        figs.plot_overlap_ratio(overlap_sweep(np.linspace(0, 3, 7))),
+        holevo_figs.plot_cut_set(cut_set_sweep(workers=(2, 4, 8), d=800)),
+    ]
     assert all(isinstance(f, Figure) for f in made)
     assert len(made[0].axes) == 2 and "ratio 0.967" in made[0].axes[0].get_title()
     with pytest.raises(ValueError, match="titles"):
@@ -278,8 +288,11 @@ def test_new_figures_are_figures_and_refuse_bad_arguments():
 
 def test_overlap_widget_updates():
     w = overlap_widget()
-    assert isinstance(w, LiveFigure) and w.error == "" and w.result.ratio == pytest.approx(
-        0.9667, abs=1e-4)
+    assert (
+        isinstance(w, LiveFigure)
+        and w.error == ""
+        and w.result.ratio == pytest.approx(0.9667, abs=1e-4)
+    )
     first = _png(w)
     w.controls["bandwidth_gbps"].value = 10.0
     assert w.error == "" and w.result.binding == "link time" and _png(w) != first
@@ -292,23 +305,38 @@ def test_overlap_widget_updates():
 
 
 # -- what moved, and the docstrings -------------------------------------------------------------
-@pytest.mark.parametrize("old, name, new", [
-    ("qring_edu.experiments.superdense_ring", "training_comparison",
-     training_experiments.training_comparison),
-    ("qring_edu.experiments.superdense_ring", "ddp_ledger_table",
-     training_experiments.ddp_ledger_table),
-    ("qring_edu.figures.superdense_ring", "plot_training_runs",
-     importlib.import_module("qring_edu.figures.training").plot_training_runs),
-    ("qring_edu.widgets.superdense_ring", "superdense_training_widget",
-     importlib.import_module("qring_edu.widgets.training").superdense_training_widget),
-])
+@pytest.mark.parametrize(
+    "old, name, new",
+    [
+        (
+            "qring_edu.experiments.superdense_ring",
+            "training_comparison",
+            training_experiments.training_comparison,
+        ),
+        (
+            "qring_edu.experiments.superdense_ring",
+            "ddp_ledger_table",
+            training_experiments.ddp_ledger_table,
+        ),
+        (
+            "qring_edu.figures.superdense_ring",
+            "plot_training_runs",
+            importlib.import_module("qring_edu.figures.training").plot_training_runs,
+        ),
+        (
+            "qring_edu.widgets.superdense_ring",
+            "superdense_training_widget",
+            importlib.import_module("qring_edu.widgets.training").superdense_training_widget,
+        ),
+    ],
+)
 def test_moved_names_still_work_with_a_deprecation_warning(old, name, new):
     module = importlib.import_module(old)
     with pytest.warns(DeprecationWarning, match=f"{old}.{name} is deprecated"):
         assert getattr(module, name) is new
     assert name in dir(module) and "overlap_comparison" in dir(experiments)
     with pytest.raises(AttributeError, match="nope"):
-        getattr(module, "nope")
+        module.nope
 
 
 @pytest.mark.parametrize("module", [experiments, figs])

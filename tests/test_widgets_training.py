@@ -35,8 +35,13 @@ def test_learner_widget_updates_on_every_control():
     assert isinstance(w, LiveFigure) and w.error == ""
     assert w.result.run.model == "vqc" and w.result.run.pair_fidelity == 0.99
     seen = {_png(w)}
-    for name, value in (("pair_fidelity", 1.0), ("model", "mlp"), ("transport", "classical"),
-                        ("workers", 3), ("seed", 2)):
+    for name, value in (
+        ("pair_fidelity", 1.0),
+        ("model", "mlp"),
+        ("transport", "classical"),
+        ("workers", 3),
+        ("seed", 2),
+    ):
         w.controls[name].value = value
         assert w.error == "", name
         seen.add(_png(w))
@@ -50,12 +55,15 @@ def test_learner_widget_updates_on_every_control():
 def test_figures_are_figures():
     run = qr.train_data_parallel(workers=2, steps=3)
     cmp = learner_comparison(fidelities=(1.0, 0.95), steps=3)
-    made = [figs.plot_training_runs([run, run], ["a", "b"]),
-            figs.plot_learner_comparison(cmp),
-            figs.plot_learner_training(learner_training(steps=3)),
-            figs.plot_learner_training(learner_training(transport="classical", steps=3)),
-            figs.plot_vqc_circuit(qr.vqc_circuit(), "VQC"),
-            figs.plot_ddp_hook_flow(), figs.plot_ddp_hook_flow(8)]
+    made = [
+        figs.plot_training_runs([run, run], ["a", "b"]),
+        figs.plot_learner_comparison(cmp),
+        figs.plot_learner_training(learner_training(steps=3)),
+        figs.plot_learner_training(learner_training(transport="classical", steps=3)),
+        figs.plot_vqc_circuit(qr.vqc_circuit(), "VQC"),
+        figs.plot_ddp_hook_flow(),
+        figs.plot_ddp_hook_flow(8),
+    ]
     assert all(isinstance(f, Figure) for f in made)
     titles = [ax.get_title(loc="left") for ax in made[1].axes]
     assert any("82 parameters, 1,984 bits → 992 qubits" in t for t in titles)

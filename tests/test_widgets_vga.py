@@ -46,7 +46,7 @@ def test_attack_sweep_known_pads_and_honest():
     assert sweep.attack == "known_pads"
     assert sweep.detection == detection_probability("known_pads", 3, bits=2) != 0.5
     assert 0.5 in sweep.fractions and sweep.fractions[0] == 0.0
-    assert sweep.acceptance[0] == 1.0           # no tests: the attack is silent
+    assert sweep.acceptance[0] == 1.0  # no tests: the attack is silent
     assert sweep.at("acceptance") < 0.1 and np.all(sweep.accuracy == 1.0)
     assert abs(sweep.at("fail_rate") - known_pads_detection(3)) < 0.1
     assert np.all(np.diff(sweep.epsilon) <= 1e-12)
@@ -61,8 +61,9 @@ def test_attack_sweep_known_pads_and_honest():
     # d = 4, f = 0.5: N = 8 register-copies; a larger detection gives a smaller epsilon
     assert chosen.at("epsilon") == vga_epsilon(8, 0.5, 0.1, detection=chosen.detection)
     assert chosen.at("epsilon") < attack_sweep("honest", 0.5, 4, runs=5, seed=1).at("epsilon")
-    assert repr(attack_sweep("honest", 0.3, 8, runs=5, seed=2)) == \
-        repr(attack_sweep("honest", 0.3, 8, runs=5, seed=2))
+    assert repr(attack_sweep("honest", 0.3, 8, runs=5, seed=2)) == repr(
+        attack_sweep("honest", 0.3, 8, runs=5, seed=2)
+    )
 
 
 def test_attack_sweep_bad_input():
@@ -95,7 +96,7 @@ def test_transcript_comparison_same_and_different_sums():
 
 
 def test_epsilon_grid_needs_a_named_attack_or_an_explicit_detection():
-    grid = epsilon_grid(0.1, 0.5, max_used=200)           # an explicit number is allowed
+    grid = epsilon_grid(0.1, 0.5, max_used=200)  # an explicit number is allowed
     assert grid.attack is None and "given" in grid.label
     assert grid.epsilon.shape == (3, grid.used.size)
     assert grid.epsilon[1, -1] == vga_epsilon(2 * int(grid.used[-1]), 0.5, 0.1, detection=0.5)
@@ -103,14 +104,14 @@ def test_epsilon_grid_needs_a_named_attack_or_an_explicit_detection():
     assert np.allclose(grid.overhead, [4 / 3, 2, 4])
     named = epsilon_grid(0.1, attack="known_pads", workers=4, bits=8, attacked_qubits=1)
     assert named.detection == 7 / 16 and named.attack == "known_pads"
-    assert f"{named.epsilon[1, -1]:.3e}" == "7.144e-08"    # N = 800, the claims setting
+    assert f"{named.epsilon[1, -1]:.3e}" == "7.144e-08"  # N = 800, the claims setting
     floor = epsilon_grid(0.1, attack="split_worker")
     assert floor.detection == 0.25 and f"{floor.epsilon[1, -1]:.3e}" == "3.358e-05"
     assert "split worker" in floor.label and "P = 4" in floor.table().title
     with pytest.raises(TypeError, match="no default detection"):
-        epsilon_grid(0.1)                                   # neither: refused
+        epsilon_grid(0.1)  # neither: refused
     with pytest.raises(TypeError, match="exactly one"):
-        epsilon_grid(0.1, 0.5, attack="split_worker")       # both: refused
+        epsilon_grid(0.1, 0.5, attack="split_worker")  # both: refused
     with pytest.raises(ValueError, match="detection"):
         epsilon_grid(0.1, 0.0)
     with pytest.raises(ValueError, match="attack"):
@@ -143,7 +144,7 @@ def test_epsilon_floor_sweep_never_below_one_half_at_beta_zero():
     fl = exp.epsilon_floor_sweep(max_copies=400)
     assert np.all(fl.floor_zero == 0.5) and np.all(fl.n_copies % 2 == 0)
     assert np.all(fl.epsilon_zero >= 0.5 - 1e-9)
-    assert np.allclose(fl.epsilon_zero[-1], 0.5)            # detection 1: the floor exactly
+    assert np.allclose(fl.epsilon_zero[-1], 0.5)  # detection 1: the floor exactly
     assert abs(fl.epsilon_zero[0, -1] - 0.625) < 1e-3 and abs(fl.epsilon_zero[1, -1] - 0.531) < 1e-3
     assert fl.epsilon_beta[0, -1] < 1e-2 < fl.epsilon_beta[0, 0]  # beta > 0: it decays
     assert fl.floor_beta[-1] == vga_epsilon_floor(int(fl.n_copies[-1]), 0.5, 0.1)
@@ -154,7 +155,10 @@ def test_partial_copy_sweep_slopes_and_table():
     assert abs(sw.leak_slope - 1) < 0.01 and abs(sw.fail_slope - 2) < 0.01
     ref = rotated_ghz_leak(0.1)
     t = sw.table()
-    assert t.column("leak (TV)")[1] == ref.leak and t.column("P(fail) per test")[1] == ref.fail_probability
+    assert (
+        t.column("leak (TV)")[1] == ref.leak
+        and t.column("P(fail) per test")[1] == ref.fail_probability
+    )
     assert np.all(sw.leak <= sw.trace_distance + 1e-12)
     assert np.all(sw.trace_distance <= sw.distance_bound + 1e-12)
     with pytest.raises(ValueError, match="angles"):
@@ -164,8 +168,8 @@ def test_partial_copy_sweep_slopes_and_table():
 def test_finite_copy_curve():
     c = exp.finite_copy_curve(max_tests=10_000)
     assert round(c.at(400, 0.05), 3) == 0.95 and round(c.at(400, 0.01), 3) == 0.751
-    assert np.all(np.diff(c.fidelity, axis=1) >= -1e-12)     # more tests, no weaker guarantee
-    assert np.all(c.fidelity[1] <= c.fidelity[0] + 1e-12)    # smaller significance, weaker
+    assert np.all(np.diff(c.fidelity, axis=1) >= -1e-12)  # more tests, no weaker guarantee
+    assert np.all(c.fidelity[1] <= c.fidelity[0] + 1e-12)  # smaller significance, weaker
     assert c.fidelity[0, 0] == 1 - ghz_verified_infidelity(1, 0.05) == 0.0
 
 
@@ -195,9 +199,10 @@ def test_exact_privacy_is_exact():
     assert np.allclose(same.joint_a, joint)
     kp = exp.exact_privacy([1, 2, 3], [3, 3, 0], bits=2, source="known_pads")
     assert kp.distance_a == 0.9375 == transcript_distance([1, 2, 3], 2, source="known_pads")
-    assert np.allclose(kp.joint_a, same.joint_a)          # the transcript alone looks ideal
-    eve = exp.exact_privacy([5, 1, 6], [0, 0, 4], bits=3, source="eavesdropper",
-                            eavesdrop_fraction=0.5, amplification=3)
+    assert np.allclose(kp.joint_a, same.joint_a)  # the transcript alone looks ideal
+    eve = exp.exact_privacy(
+        [5, 1, 6], [0, 0, 4], bits=3, source="eavesdropper", eavesdrop_fraction=0.5, amplification=3
+    )
     assert eve.method == "closed_form" and abs(eve.distance_a - 0.125 * (1 - 2**-6)) < 1e-12
     small = exp.exact_privacy([1, 0], [0, 1], bits=1, source="eavesdropper", amplification=3)
     assert small.method == "exact" and abs(small.distance_a - 0.25**3 / 2) < 1e-12
@@ -229,8 +234,12 @@ def test_figures_are_figures():
         figs.plot_partial_copies(exp.partial_copy_sweep([0.01, 0.02, 0.1])),
         figs.plot_finite_copy(exp.finite_copy_curve(max_tests=100)),
         figs.plot_amplification(exp.amplification_sweep(entries=100)),
-        figs.plot_source_comparison([vga_aggregate(np.ones((3, 4), dtype=int), source=s, seed=0)
-                                     for s in ("honest", "known_pads")]),
+        figs.plot_source_comparison(
+            [
+                vga_aggregate(np.ones((3, 4), dtype=int), source=s, seed=0)
+                for s in ("honest", "known_pads")
+            ]
+        ),
         figs.plot_pipeline(res, x.sum(axis=0), decoded),
     ]
     assert all(isinstance(f, Figure) for f in made)
@@ -245,16 +254,21 @@ def test_timeline_names_every_step_and_who_knows_what():
     texts = [t.get_text() for t in fig.axes[0].texts]
     for title, _, what, knows in figs.TIMELINE_STEPS:
         assert title in texts and what in texts and knows in texts
-    assert [s[0] for s in figs.TIMELINE_STEPS] == ["1. delivery", "2. secret split",
-                                                   "3. GHZ tests", "4. pads", "5. broadcast",
-                                                   "6. sum"]
+    assert [s[0] for s in figs.TIMELINE_STEPS] == [
+        "1. delivery",
+        "2. secret split",
+        "3. GHZ tests",
+        "4. pads",
+        "5. broadcast",
+        "6. sum",
+    ]
 
 
 # -- widgets ----------------------------------------------------------------------------------
 def test_attack_widget_updates_and_reports_errors():
     w = vga_attack_widget(entries=4)
     assert isinstance(w, LiveFigure) and w.error == "" and w.result.source == "known_pads"
-    assert w.controls["test_fraction"].max < 1          # a slider: only valid fractions
+    assert w.controls["test_fraction"].max < 1  # a slider: only valid fractions
     first = _png(w)
     w.controls["source"].value = "honest"
     assert w.error == "" and w.result.source == "honest" and _png(w) != first
@@ -291,7 +305,7 @@ def test_epsilon_widget_feeds_the_attack_to_detection_probability():
     w.controls["attack"].value = "known_pads/1"
     assert w.result.detection == 7 / 16 and _png(w) != first
     w.controls["workers"].value = 2
-    assert w.result.detection == 0.25                    # delta_2 = 1/4
+    assert w.result.detection == 0.25  # delta_2 = 1/4
     w.controls["attack"].value = "known_pads"
     w.controls["bits"].value = 4
     assert w.result.detection == detection_probability("known_pads", 2, bits=4)
@@ -302,14 +316,17 @@ def test_epsilon_widget_feeds_the_attack_to_detection_probability():
 @pytest.mark.parametrize("workers", [2, 3, 4, 5])
 def test_witness_table_holds_and_is_tight_where_the_theorem_says(workers):
     t = exp.witness_table(workers, seed=1)
-    for name, fidelity, fail, bound in t.rows:
+    for name, fidelity, _fail, bound in t.rows:
         assert fidelity >= bound - 1e-12, name
     tight = dict((r[0], r[4]) for r in t.table().rows)
     assert tight["known-pads copy (product, zero-sum phases)"] == "yes"
     assert tight["split worker: |+> (x) GHZ on the others"] == "yes"
     assert tight["phase-flipped GHZ (dephased)"] == "no" and tight["maximally mixed"] == "no"
     name, fidelity, fail, _ = t.row("known-pads copy (product, zero-sum phases)")
-    assert abs(fail - known_pads_detection(workers)) < 1e-12 and abs(fidelity - 2.0**(1 - workers)) < 1e-12
+    assert (
+        abs(fail - known_pads_detection(workers)) < 1e-12
+        and abs(fidelity - 2.0 ** (1 - workers)) < 1e-12
+    )
     assert t.row("split worker: |+> (x) GHZ on the others")[2] == pytest.approx(0.25)
     with pytest.raises(ValueError, match="state must be one of"):
         t.row("nope")

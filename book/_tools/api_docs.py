@@ -94,7 +94,9 @@ def escape_docstring(lines: list[str]) -> list[str]:
             out.append(line)
             continue
         out.append(_escape_bars(line))
-        if stripped.endswith("::") or re.match(r"\.\. (code-block|code|math|literalinclude)::", stripped):
+        if stripped.endswith("::") or re.match(
+            r"\.\. (code-block|code|math|literalinclude)::", stripped
+        ):
             literal_indent = _indent(line)
     return out
 
@@ -183,9 +185,13 @@ def type_checking_names(module_name: str) -> dict[str, str]:
             tree = None
         for node in tree.body if tree is not None else []:
             test = getattr(node, "test", None)
-            if not (isinstance(node, ast.If) and (
+            if not (
+                isinstance(node, ast.If)
+                and (
                     (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING")
-                    or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"))):
+                    or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+                )
+            ):
                 continue
             for imp in ast.walk(node):
                 if isinstance(imp, ast.ImportFrom):
@@ -203,16 +209,21 @@ def qualify_annotations(text: str | None, module_name: str) -> str | None:
     names = type_checking_names(module_name)
     if not text or not names:
         return text
-    return re.sub(r"(?<![\w.])(" + "|".join(map(re.escape, names)) + r")(?![\w])",
-                  lambda m: names[m.group(1)], text)
+    return re.sub(
+        r"(?<![\w.])(" + "|".join(map(re.escape, names)) + r")(?![\w])",
+        lambda m: names[m.group(1)],
+        text,
+    )
 
 
 def _process_signature(app, what, name, obj, options, signature, return_annotation):
     module_name = getattr(obj, "__module__", None)
     if not isinstance(module_name, str) or not module_name.startswith("qring_edu"):
         return None
-    return (qualify_annotations(signature, module_name),
-            qualify_annotations(return_annotation, module_name))
+    return (
+        qualify_annotations(signature, module_name),
+        qualify_annotations(return_annotation, module_name),
+    )
 
 
 def _import(path: str):
@@ -272,16 +283,18 @@ def _resolve(app, env, node, contnode):
             continue
         name = ".".join([home, *parts[cut:]])
         for typ in (node["reftype"], "obj"):
-            ref = domain.resolve_xref(env, node.get("refdoc", ""), app.builder, typ, name, node,
-                                      contnode)
+            ref = domain.resolve_xref(
+                env, node.get("refdoc", ""), app.builder, typ, name, node, contnode
+            )
             if ref is not None:
                 return ref
         # No entry of its own (a dataclass field, a constant outside __all__, a private
         # helper): the entry that holds it, if the name exists there.
         if cut < len(parts) and _import(target) is not None or _exists(target):
             kind = "mod" if inspect.ismodule(_import(home)) else "class"
-            return domain.resolve_xref(env, node.get("refdoc", ""), app.builder, kind, home,
-                                       node, contnode)
+            return domain.resolve_xref(
+                env, node.get("refdoc", ""), app.builder, kind, home, node, contnode
+            )
         return None
     return None
 
@@ -347,8 +360,9 @@ class Autosummary(autosummary.Autosummary):
         for display, sig, summary, real in super().get_items(names):
             if summary and not _parses(summary, self.state.document.settings):
                 doc = inspect.getdoc(_import(real)) or ""
-                summary = first_sentence(escape_docstring(doc.splitlines()),
-                                         self.state.document.settings)
+                summary = first_sentence(
+                    escape_docstring(doc.splitlines()), self.state.document.settings
+                )
             items.append((display, sig, summary, real))
         return items
 
@@ -362,4 +376,3 @@ def setup(app):
     app.connect("autodoc-process-signature", _process_signature)
     app.connect("missing-reference", _missing_reference)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
-

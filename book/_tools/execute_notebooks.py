@@ -21,6 +21,7 @@ with a fresh run, using ``tests/nbval_sanitize.cfg``.
 ``--check`` executes nothing: it fails (exit 1) when a committed notebook is not normalised as
 above (stored widget state, timestamps, counts out of order) or has a code cell that never ran.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -96,15 +97,20 @@ def normalisation_problems(path: Path) -> list[str]:
     """Why the notebook at ``path`` is not in its committed form ([] when it is)."""
     text = path.read_text(encoding="utf-8")
     nb = nbformat.reads(text, as_version=4)
-    problems = [f"code cell {i} never ran" for i, c in enumerate(nb.cells)
-                if c.cell_type == "code" and c.source.strip() and c.get("execution_count") is None]
+    problems = [
+        f"code cell {i} never ran"
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "code" and c.source.strip() and c.get("execution_count") is None
+    ]
     clean(nb)
     normal = nbformat.writes(nb, version=4)
     if not normal.endswith("\n"):
         normal += "\n"
     if normal != text:
-        problems.append("not normalised (widget state, timestamps, ids or execution counts): "
-                        "run `make notebooks`")
+        problems.append(
+            "not normalised (widget state, timestamps, ids or execution counts): "
+            "run `make notebooks`"
+        )
     return problems
 
 
@@ -136,8 +142,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("notebooks", nargs="+", type=Path, help="notebooks to execute in place")
     parser.add_argument("--timeout", type=int, default=300, help="per-cell timeout in s (300)")
-    parser.add_argument("--check", action="store_true",
-                        help="execute nothing; fail if a notebook is not normalised")
+    parser.add_argument(
+        "--check", action="store_true", help="execute nothing; fail if a notebook is not normalised"
+    )
     args = parser.parse_args(argv)
     for path in args.notebooks:
         if not path.is_file():

@@ -52,16 +52,24 @@ def render_explorer(spec_json: str, outdir: Path, page_dir: str, index: int) -> 
     ``page_dir`` is the folder of the page in the output (relative to ``outdir``), for the
     images' relative URLs; ``index`` numbers the explorers of a page (unique element ids).
     """
-    from qring_edu.widgets._base import (EXPLORER_HINT, ExplorerSpec, compact_png,
-                                         explorer_controls, explorer_widget, render_state,
-                                         state_id)
+    from qring_edu.widgets._base import (
+        EXPLORER_HINT,
+        ExplorerSpec,
+        compact_png,
+        explorer_controls,
+        explorer_widget,
+        render_state,
+        state_id,
+    )
 
     start, cpu = time.perf_counter(), time.process_time()
     spec = ExplorerSpec.from_json(spec_json)
     widget = explorer_widget(spec)
     if widget.explorer != spec:
-        raise ValueError(f"{spec.factory} no longer declares the explorer its notebook output "
-                         "stores: re-execute the chapter (make notebooks)")
+        raise ValueError(
+            f"{spec.factory} no longer declares the explorer its notebook output "
+            "stores: re-execute the chapter (make notebooks)"
+        )
     moved, fixed = explorer_controls(widget)
     defaults = {c["name"]: c["values"][c["default"]] for c in moved}
     default_png = compact_png(bytes(widget.image.value)) if not widget.error else None
@@ -89,47 +97,66 @@ def render_explorer(spec_json: str, outdir: Path, page_dir: str, index: int) -> 
         shown = {int(key.split(",")[k]) for key in states}
         missing = [c["values"][i] for i in range(len(c["values"])) if i not in shown]
         if missing:
-            raise ValueError(f"{spec.factory}: grid[{c['name']!r}] offers {missing!r}, which no "
-                             "setting of the explorer can show: leave them out of the grid")
+            raise ValueError(
+                f"{spec.factory}: grid[{c['name']!r}] offers {missing!r}, which no "
+                "setting of the explorer can show: leave them out of the grid"
+            )
     default_key = ",".join(str(c["default"]) for c in moved)
     if default_key not in states:
         raise ValueError(f"{spec.factory}: the default setting has no picture")
     prefix = posixpath.relpath(IMAGE_DIR, page_dir or ".") + "/"
-    data = {"controls": [{"name": c["name"], "label": c["label"], "labels": c["labels"]}
-                         for c in moved],
-            "states": states, "prefix": prefix}
+    data = {
+        "controls": [
+            {"name": c["name"], "label": c["label"], "labels": c["labels"]} for c in moved
+        ],
+        "states": states,
+        "prefix": prefix,
+    }
     uid = f"qring-explorer-{index}"
-    parts = [f'<div class="qring-explorer" id="{uid}" role="group" '
-             f'aria-labelledby="{uid}-title" data-qring-spec="{_esc(spec_json)}" '
-             f'data-qring-states="{_esc(json.dumps(data, separators=(",", ":")))}">',
-             f'<p class="qring-explorer-title" id="{uid}-title"><b>{_esc(widget.title)}</b></p>',
-             '<div class="qring-explorer-controls">']
+    parts = [
+        f'<div class="qring-explorer" id="{uid}" role="group" '
+        f'aria-labelledby="{uid}-title" data-qring-spec="{_esc(spec_json)}" '
+        f'data-qring-states="{_esc(json.dumps(data, separators=(",", ":")))}">',
+        f'<p class="qring-explorer-title" id="{uid}-title"><b>{_esc(widget.title)}</b></p>',
+        '<div class="qring-explorer-controls">',
+    ]
     for k, c in enumerate(moved):
         cid = f"{uid}-c{k}"
         parts.append('<div class="qring-explorer-control">')
         parts.append(f'<label for="{cid}">{_esc(c["label"])}</label>')
         if c["kind"] == "range":
-            parts.append(f'<input type="range" id="{cid}" data-control="{k}" min="0" '
-                         f'max="{len(c["values"]) - 1}" step="1" value="{c["default"]}" '
-                         f'aria-valuetext="{_esc(c["labels"][c["default"]])}">')
-            parts.append(f'<output for="{cid}" id="{cid}-out">{_esc(c["labels"][c["default"]])}'
-                         "</output>")
+            parts.append(
+                f'<input type="range" id="{cid}" data-control="{k}" min="0" '
+                f'max="{len(c["values"]) - 1}" step="1" value="{c["default"]}" '
+                f'aria-valuetext="{_esc(c["labels"][c["default"]])}">'
+            )
+            parts.append(
+                f'<output for="{cid}" id="{cid}-out">{_esc(c["labels"][c["default"]])}</output>'
+            )
         else:
             options = "".join(
                 f'<option value="{i}"{" selected" if i == c["default"] else ""}>{_esc(lab)}'
-                "</option>" for i, lab in enumerate(c["labels"]))
+                "</option>"
+                for i, lab in enumerate(c["labels"])
+            )
             parts.append(f'<select id="{cid}" data-control="{k}">{options}</select>')
         parts.append("</div>")
     parts.append("</div>")
     default = states[default_key]
     setting_text = ", ".join(f"{c['label']} = {c['labels'][c['default']]}" for c in moved)
-    parts.append(f'<img class="qring-explorer-image" src="{_esc(prefix + default["id"])}.png" '
-                 f'data-state="{default["id"]}" alt="{_esc(widget.title)}: {_esc(setting_text)}">')
-    parts.append(f'<p class="qring-explorer-setting" aria-live="polite">Setting shown: '
-                 f"<span>{_esc(setting_text)}</span></p>")
+    parts.append(
+        f'<img class="qring-explorer-image" src="{_esc(prefix + default["id"])}.png" '
+        f'data-state="{default["id"]}" alt="{_esc(widget.title)}: {_esc(setting_text)}">'
+    )
+    parts.append(
+        f'<p class="qring-explorer-setting" aria-live="polite">Setting shown: '
+        f"<span>{_esc(setting_text)}</span></p>"
+    )
     if fixed:
-        parts.append('<p class="qring-explorer-fixed">Fixed here (run the notebook to change '
-                     f'this): <span>{_esc(default["fixed"])}</span></p>')
+        parts.append(
+            '<p class="qring-explorer-fixed">Fixed here (run the notebook to change '
+            f"this): <span>{_esc(default['fixed'])}</span></p>"
+        )
     parts.append(f'<p class="qring-explorer-hint"><em>{_esc(EXPLORER_HINT)}</em></p></div>')
     _STATS["explorers"] += 1
     _STATS["states"] += len(states)
@@ -167,9 +194,11 @@ def _static_path(app, config) -> None:
 
 def _report(app, exc) -> None:
     if exc is None and _STATS["explorers"]:
-        logger.info(f"qring explorers: {_STATS['explorers']} explorers, {_STATS['states']} "
-                    f"states, {_STATS['bytes'] / 2**20:.1f} MB of PNG, rendered in "
-                    f"{_STATS['seconds']:.1f} s ({_STATS['cpu']:.1f} s of CPU)")
+        logger.info(
+            f"qring explorers: {_STATS['explorers']} explorers, {_STATS['states']} "
+            f"states, {_STATS['bytes'] / 2**20:.1f} MB of PNG, rendered in "
+            f"{_STATS['seconds']:.1f} s ({_STATS['cpu']:.1f} s of CPU)"
+        )
 
 
 def setup(app):

@@ -29,7 +29,6 @@ import math
 
 import numpy as np
 
-import qring_edu as q
 from qring_edu import alignment as gp
 from qring_edu import scaling as sc
 from qring_edu import sign_audit as ta
@@ -42,12 +41,13 @@ IAE_SHOTS = gp.IAE_SHOTS
 # Chapter 3
 # --------------------------------------------------------------------------------------------
 
+
 def item_3a(F: float = 0.97, fast_symbols: int = 20_000, aer_symbols: int = 2_000, seed: int = 1):
     """Bit error rate of x (and of z) on the fast path and on Aer circuits."""
     stats = channel_statistics(F, fast_symbols, seed=seed, aer_symbols=aer_symbols)
     out = {}
     for name, counts in (("fast", stats.fast_counts), ("aer", stats.aer_counts)):
-        counts = np.asarray(counts)            # [sent message m, decoded o], m = 2x + z
+        counts = np.asarray(counts)  # [sent message m, decoded o], m = 2x + z
         n = counts.sum()
         x_flip = sum(counts[m, o] for m in range(4) for o in range(4) if (m >> 1) != (o >> 1))
         z_flip = sum(counts[m, o] for m in range(4) for o in range(4) if (m & 1) != (o & 1))
@@ -80,9 +80,11 @@ def item_3b(workers=range(2, 7), grid=None, steps: int = 100, bits: int = 16, se
 # Chapter 5
 # --------------------------------------------------------------------------------------------
 
+
 def _z(delta: float) -> float:
     """One-sided normal quantile z with Pr[Z > z] = delta."""
     from scipy.stats import norm
+
     return float(norm.isf(delta))
 
 
@@ -95,7 +97,7 @@ def mlae_schedule_cost(tau: float, P: int = 2**16, delta: float = 0.05, shots: i
     decision is right with probability 1 - delta when z_delta sigma_a <= tau / 2. Returns
     (qubits sent, passes, largest k)."""
     n = gp.n_register_qubits(P)
-    theta = math.acos((1 + 0.0) / 2)          # <g,h> = 0: the threshold's angle, pi/3
+    theta = math.acos((1 + 0.0) / 2)  # <g,h> = 0: the threshold's angle, pi/3
     slope = math.sin(2 * theta)
     target = tau / 2 / _z(delta)
     ks = [0]
@@ -111,8 +113,9 @@ def _schedule(kmax: int) -> list[int]:
     return [0] + [2**j for j in range(int(math.log2(kmax)) + 1)] if kmax else [0]
 
 
-def mlae_monte_carlo(tau: float, kmax: int, trials: int = 1000, shots: int = IAE_SHOTS,
-                     seed: int = 0) -> float:
+def mlae_monte_carlo(
+    tau: float, kmax: int, trials: int = 1000, shots: int = IAE_SHOTS, seed: int = 0
+) -> float:
     """Error rate of an actual MLAE (grid search of the likelihood over theta in [0, pi/2]) with
     the schedule k = 0, 1, 2, 4, ..., kmax, on instances <g,h> = +tau and -tau (alternating)."""
     ks = _schedule(kmax)
@@ -142,7 +145,7 @@ def mlae_empirical(tau: float, P: int = 2**16, delta: float = 0.05, shots: int =
     while True:
         err = mlae_monte_carlo(tau, kmax, shots=shots)
         passes = shots * sum(2 * k + 1 for k in _schedule(kmax))
-        rows.append((kmax, err, passes * tau))     # C = qubits tau / n = passes tau
+        rows.append((kmax, err, passes * tau))  # C = qubits tau / n = passes tau
         if err <= delta:
             return rows
         kmax = max(1, 2 * kmax)
@@ -176,8 +179,13 @@ def item_5b(P: int = 2**8, delta: float = 0.05):
     assert cheaper == [t for t in taus if t <= t_star], "the vector wins on an interval"
     g, h = sc.aligned_pair(P, t_star, seed=0)
     assert gp.gapip(g, h, t_star, protocol="vector").cost == gp.vector_bits(P, t_star)
-    return t_star, gp.vector_bits(P, t_star), gp.sketch_bits(t_star, delta), \
-        gp.vector_bits(P, t_star + 0.001), gp.sketch_bits(t_star + 0.001, delta)
+    return (
+        t_star,
+        gp.vector_bits(P, t_star),
+        gp.sketch_bits(t_star, delta),
+        gp.vector_bits(P, t_star + 0.001),
+        gp.sketch_bits(t_star + 0.001, delta),
+    )
 
 
 def item_5c(log2_P: int = 5, eps: float = 0.1, delta: float = 0.05):
@@ -185,10 +193,13 @@ def item_5c(log2_P: int = 5, eps: float = 0.1, delta: float = 0.05):
     out = {}
     for alpha in (0.75, 0.1):
         copies = ta.tieaudit_copies(alpha, eps, delta)[0]
-        out[alpha] = (copies, ta.tieaudit_cost(P, eps, alpha=alpha, delta=delta),
-                      ta.tieaudit_cost(P, eps, alpha=alpha, delta=delta, protocol="classical"),
-                      ta.classical_subset_size(2**20, alpha, eps, delta),
-                      ta.classical_subset_size(2**20, 1.0, eps, delta))
+        out[alpha] = (
+            copies,
+            ta.tieaudit_cost(P, eps, alpha=alpha, delta=delta),
+            ta.tieaudit_cost(P, eps, alpha=alpha, delta=delta, protocol="classical"),
+            ta.classical_subset_size(2**20, alpha, eps, delta),
+            ta.classical_subset_size(2**20, 1.0, eps, delta),
+        )
     return out
 
 
@@ -200,25 +211,35 @@ def main() -> None:
     r3a = item_3a()
     for name, (x, z, n) in r3a.items():
         se = math.sqrt(0.02 * 0.98 / n)
-        print(f"3(a) {name:4s}: x flips {x:.4f}, z flips {z:.4f} over {n} symbols "
-              f"(2(1-F)/3 = 0.0200, standard error {se:.4f})")
+        print(
+            f"3(a) {name:4s}: x flips {x:.4f}, z flips {z:.4f} over {n} symbols "
+            f"(2(1-F)/3 = 0.0200, standard error {se:.4f})"
+        )
     r3b = item_3b()
     print("3(b) lowest F with final accuracy within 1 point of classical, by P:", r3b)
     r5a = item_5a()
     for tau, c_mlae, c_iae, kmax in r5a:
-        print(f"5(a) tau = {tau}: C(MLAE, Cramer-Rao) = {c_mlae:.0f} (largest k {kmax}), "
-              f"C(IAE, measured) = {c_iae:.0f}, ratio {c_iae / c_mlae:.1f}")
+        print(
+            f"5(a) tau = {tau}: C(MLAE, Cramer-Rao) = {c_mlae:.0f} (largest k {kmax}), "
+            f"C(IAE, measured) = {c_iae:.0f}, ratio {c_iae / c_mlae:.1f}"
+        )
     r5a_mc = mlae_empirical(0.05)
     for kmax, err, c in r5a_mc:
-        print(f"5(a) tau = 0.05, MLAE k up to {kmax}: Monte-Carlo error rate {err:.3f} "
-              f"(target 0.05), C = {c:.0f}")
+        print(
+            f"5(a) tau = 0.05, MLAE k up to {kmax}: Monte-Carlo error rate {err:.3f} "
+            f"(target 0.05), C = {c:.0f}"
+        )
     r5b = item_5b()
-    print(f"5(b) P = 2^8: vector cheaper than sketch for tau <= {r5b[0]} "
-          f"({r5b[1]} vs {r5b[2]} bits; at tau + 0.001: {r5b[3]} vs {r5b[4]})")
+    print(
+        f"5(b) P = 2^8: vector cheaper than sketch for tau <= {r5b[0]} "
+        f"({r5b[1]} vs {r5b[2]} bits; at tau + 0.001: {r5b[3]} vs {r5b[4]})"
+    )
     r5c = item_5c()
     for alpha, (copies, qcost, ccost, k20, k20_full) in r5c.items():
-        print(f"5(c) alpha = {alpha}: {copies} copies, quantum {qcost} qubits, classical "
-              f"{ccost} bits at P = 32; classical subset at P = 2^20: {k20} (alpha = 1: {k20_full})")
+        print(
+            f"5(c) alpha = {alpha}: {copies} copies, quantum {qcost} qubits, classical "
+            f"{ccost} bits at P = 32; classical subset at P = 2^20: {k20} (alpha = 1: {k20_full})"
+        )
 
     if args.check:  # the values book/instructor_guide.md states
         assert abs(r3a["aer"][0] - 0.02) <= 4 * math.sqrt(0.02 * 0.98 / r3a["aer"][2])

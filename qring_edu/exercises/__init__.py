@@ -27,6 +27,12 @@ from .alignment import (
     check_vector_bits,
     check_y_variance,
 )
+from .bottleneck import (
+    check_chunk_sent,
+    check_link_bits,
+    check_model_comm_time,
+    check_ring_vs_ps_speedup,
+)
 from .holevo import (
     check_capacity_threshold,
     check_chi_bb84,
@@ -35,7 +41,6 @@ from .holevo import (
     check_povm,
     check_two_state_chi,
 )
-from .bottleneck import check_chunk_sent, check_link_bits, check_model_comm_time, check_ring_vs_ps_speedup
 from .superdense_ring import (
     check_alice_gates,
     check_bidirectional_qubits,

@@ -28,9 +28,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Feedback", "not_attempted", "passed", "failed", "compare_number", "compare_integer",
-           "compare_array", "as_number", "as_integer", "close", "bad_parameters", "call_reader",
-           "Forbidden", "forbidden"]
+__all__ = [
+    "Feedback",
+    "not_attempted",
+    "passed",
+    "failed",
+    "compare_number",
+    "compare_integer",
+    "compare_array",
+    "as_number",
+    "as_integer",
+    "close",
+    "bad_parameters",
+    "call_reader",
+    "Forbidden",
+    "forbidden",
+]
 
 
 @dataclass(frozen=True)
@@ -116,8 +129,12 @@ def as_number(answer, what: str) -> tuple[float | None, Feedback | None]:
     """
     if answer is None:
         return None, not_attempted(what)
-    if isinstance(answer, np.ndarray) and answer.shape == () and answer.dtype != bool and \
-            np.issubdtype(answer.dtype, np.number):
+    if (
+        isinstance(answer, np.ndarray)
+        and answer.shape == ()
+        and answer.dtype != bool
+        and np.issubdtype(answer.dtype, np.number)
+    ):
         answer = answer.item()
     if isinstance(answer, (bool, np.bool_)) or not isinstance(answer, numbers.Real):
         hint = " (write the number itself, without quotes)." if isinstance(answer, str) else "."
@@ -173,8 +190,10 @@ def bad_parameters(exc: Exception) -> Feedback:
     >>> bad_parameters(ValueError("P must be >= 2, got 1")).message
     'The exercise parameters are invalid (P must be >= 2, got 1); re-run the exercise cell with the values given in the text.'
     """
-    return failed(f"The exercise parameters are invalid ({exc}); re-run the exercise cell "
-                  "with the values given in the text.")
+    return failed(
+        f"The exercise parameters are invalid ({exc}); re-run the exercise cell "
+        "with the values given in the text."
+    )
 
 
 def compare_number(answer, expected: float, *, tol: float, what: str) -> Feedback:
@@ -242,13 +261,20 @@ def compare_array(answer, expected, *, what: str, tol: float = 0.0) -> Feedback:
     wrong = np.argwhere(~(np.abs(arr - expected) <= tol))
     if wrong.size:
         idx = tuple(int(i) for i in wrong[0])
-        return failed(f"{what}: entry {idx} is {arr[idx]:g}, expected {float(expected[idx]):g} "
-                      f"({len(wrong)} wrong entries in all).")
+        return failed(
+            f"{what}: entry {idx} is {arr[idx]:g}, expected {float(expected[idx]):g} "
+            f"({len(wrong)} wrong entries in all)."
+        )
     return passed(f"{what}: correct.")
 
 
-def call_reader(function, *args, name: str | None = None, case: str = "",
-                stop: tuple[type[BaseException], ...] = ()):
+def call_reader(
+    function,
+    *args,
+    name: str | None = None,
+    case: str = "",
+    stop: tuple[type[BaseException], ...] = (),
+):
     """Call a function the reader wrote, for the code-graded exercises ("build it yourself"): the
     checker runs the reader's code, never evaluates text.
 
@@ -273,25 +299,36 @@ def call_reader(function, *args, name: str | None = None, case: str = "",
     """
     label = name or getattr(function, "__name__", "your function")
     if function is None:
-        return None, Feedback(False, f"Not attempted yet: write your function for {label} and "
-                                     "pass it (its name, without parentheses) instead of None.")
+        return None, Feedback(
+            False,
+            f"Not attempted yet: write your function for {label} and "
+            "pass it (its name, without parentheses) instead of None.",
+        )
     if not callable(function):
-        return None, failed(f"{label}: expected a function (the name of the function you "
-                            f"defined, without calling it), got {type(function).__name__}.")
+        return None, failed(
+            f"{label}: expected a function (the name of the function you "
+            f"defined, without calling it), got {type(function).__name__}."
+        )
     try:
         return function(*args), None
     except stop as exc:
         return None, failed(str(exc))
     except NotImplementedError:  # the stub the chapter hands out, not yet filled in
-        return None, Feedback(False, f"Not attempted yet: in {label}, replace the line raising "
-                                     "NotImplementedError with your code, then run this cell.")
+        return None, Feedback(
+            False,
+            f"Not attempted yet: in {label}, replace the line raising "
+            "NotImplementedError with your code, then run this cell.",
+        )
     except Exception as exc:  # noqa: BLE001 - any error of the reader's code becomes feedback
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         shown = ", ".join(_short(a) for a in args)
-        return None, failed(f"{label}: {_crash_site(exc, function)} raised {type(exc).__name__}"
-                            + (f": {text}" if text else "") + f" when called with ({shown})"
-                            + (f", on {case}" if case else "")
-                            + ". Fix your function and run the check again.")
+        return None, failed(
+            f"{label}: {_crash_site(exc, function)} raised {type(exc).__name__}"
+            + (f": {text}" if text else "")
+            + f" when called with ({shown})"
+            + (f", on {case}" if case else "")
+            + ". Fix your function and run the check again."
+        )
 
 
 def _short(value) -> str:
@@ -313,8 +350,11 @@ def _crash_site(exc: BaseException, function) -> str:
     function's source, else 'your function'."""
     code = getattr(function, "__code__", None)
     if code is not None:
-        frames = [f for f in traceback.extract_tb(exc.__traceback__)
-                  if f.filename == code.co_filename and f.lineno >= code.co_firstlineno]
+        frames = [
+            f
+            for f in traceback.extract_tb(exc.__traceback__)
+            if f.filename == code.co_filename and f.lineno >= code.co_firstlineno
+        ]
         if frames:
             f = frames[-1]
             where = f"line {f.lineno - code.co_firstlineno + 1} of your function"
@@ -379,9 +419,13 @@ def forbidden(*names: str, namespace: dict | None = None):
     targets = {}
     for name in names:
         # vars(), not getattr(): a deprecated alias resolved by a module __getattr__ would warn
-        found = [vars(m)[name] for key, m in list(sys.modules.items())
-                 if (key == "qring_edu" or key.startswith("qring_edu.")) and m is not None
-                 and callable(vars(m).get(name))]
+        found = [
+            vars(m)[name]
+            for key, m in list(sys.modules.items())
+            if (key == "qring_edu" or key.startswith("qring_edu."))
+            and m is not None
+            and callable(vars(m).get(name))
+        ]
         if not found:
             raise ValueError(f"names: {name!r} is not a function of any loaded qring_edu module")
         for obj in found:
@@ -389,8 +433,8 @@ def forbidden(*names: str, namespace: dict | None = None):
 
     def stub(name):
         def refused(*args, **kwargs):
-            raise Forbidden(f"{name} is not allowed in this question: compute the answer "
-                            "yourself.")
+            raise Forbidden(f"{name} is not allowed in this question: compute the answer yourself.")
+
         refused.__name__ = name
         return refused
 

@@ -77,6 +77,7 @@ def _close(answer, value: float, tol: float) -> bool:
 # GapIP
 # --------------------------------------------------------------------------------------------
 
+
 def check_overlap(answer, c: float) -> Feedback:
     """``<a_g|a_h>`` when ``<g, h> = c`` (unit vectors). Reference: the library's states
     (``(1 + c)/2``); absolute tolerance 1e-6.
@@ -97,8 +98,10 @@ def check_overlap(answer, c: float) -> Feedback:
     what = f"<a_g|a_h> for <g,h> = {c:g}"
     fb = compare_number(answer, expected, tol=1e-6, what=what)
     if not fb.passed and _close(answer, c, 1e-6):
-        return failed(f"{what}: {c:g} is <g,h> itself; remember the offset state |P> in both "
-                      "|a_g> and |a_h>, and the 1/sqrt(2) normalisation.")
+        return failed(
+            f"{what}: {c:g} is <g,h> itself; remember the offset state |P> in both "
+            "|a_g> and |a_h>, and the 1/sqrt(2) normalisation."
+        )
     if not fb.passed and _close(answer, (1 + c) / 2 * 2, 1e-6):
         return failed(f"{what}: you forgot the factor 1/2 from the two 1/sqrt(2) prefactors.")
     return fb
@@ -128,12 +131,17 @@ def check_not_ah_probability(answer, c: float, k: int) -> Feedback:
         return fb
     theta = math.acos((1 + c) / 2)
     if _close(answer, math.cos((2 * k + 1) * theta) ** 2, 1e-4):
-        return failed(f"{what}: that is the probability of the outcome a_h; the question asks "
-                      "for the complement.")
-    if _close(answer, math.sin(2 * k * theta) ** 2, 1e-4) or \
-            _close(answer, math.sin((k + 1) * theta) ** 2, 1e-4):
-        return failed(f"{what}: count the angles again: the state starts at angle θ from "
-                      "|a_h> and each iteration (two reflections) rotates by 2θ.")
+        return failed(
+            f"{what}: that is the probability of the outcome a_h; the question asks "
+            "for the complement."
+        )
+    if _close(answer, math.sin(2 * k * theta) ** 2, 1e-4) or _close(
+        answer, math.sin((k + 1) * theta) ** 2, 1e-4
+    ):
+        return failed(
+            f"{what}: count the angles again: the state starts at angle θ from "
+            "|a_h> and each iteration (two reflections) rotates by 2θ."
+        )
     return fb
 
 
@@ -159,8 +167,10 @@ def check_sketch_bits(answer, tau: float, delta: float) -> Feedback:
     if fb.passed or answer is None:
         return fb
     if _close(answer, math.log(1 / delta) / (2 * (tau / math.pi) ** 2), 1.0):
-        return failed(f"{what}: close — the agreement gap is arcsin(τ)/π, not τ/π, and the "
-                      "count is rounded up.")
+        return failed(
+            f"{what}: close — the agreement gap is arcsin(τ)/π, not τ/π, and the "
+            "count is rounded up."
+        )
     if _close(answer, math.log(1 / delta) / (2 * (math.asin(tau) / math.pi) ** 2), 1.0):
         return failed(f"{what}: round up to the next integer.")
     return fb
@@ -169,6 +179,7 @@ def check_sketch_bits(answer, tau: float, delta: float) -> Feedback:
 # --------------------------------------------------------------------------------------------
 # TieAudit
 # --------------------------------------------------------------------------------------------
+
 
 def check_expected_y(answer, alpha: float, f: float) -> Feedback:
     """``E[Y]`` of one copy when a fraction ``alpha`` of coordinates is matched and a fraction
@@ -182,8 +193,11 @@ def check_expected_y(answer, alpha: float, f: float) -> Feedback:
     >>> print(check_expected_y(0.5, 0.5, 0.25).message)
     E[Y] at α = 0.5, f = 0.25: unmatched outcomes give Y = 0 and happen with probability 1 − α.
     """
-    if not all(isinstance(v, numbers.Real) for v in (alpha, f)) or not (0 < alpha <= 1) or \
-            not (0 <= f <= 1):
+    if (
+        not all(isinstance(v, numbers.Real) for v in (alpha, f))
+        or not (0 < alpha <= 1)
+        or not (0 <= f <= 1)
+    ):
         return bad_parameters(ValueError("need 0 < alpha <= 1 and 0 <= f <= 1"))
     expected = alpha * (1 - 2 * f)
     what = f"E[Y] at α = {alpha:g}, f = {f:g}"
@@ -245,8 +259,10 @@ def check_crossover(answer, eps: float) -> Feedback:
         return passed(f"{what}: correct, P = 2^{n} = {expected:,}.")
     if value == n:
         return passed(f"{what}: correct, log₂ P = {n} (P = {expected:,}).")
-    return failed(f"{what}: {value} is not right. Compare N·log₂P with the classical subset size "
-                  "k for P = 2^n, n = 1, 2, ...")
+    return failed(
+        f"{what}: {value} is not right. Compare N·log₂P with the classical subset size "
+        "k for P = 2^n, n = 1, 2, ..."
+    )
 
 
 def check_calibrated_estimate(answer, mean_data: float, mean_test: float) -> Feedback:
@@ -267,29 +283,34 @@ def check_calibrated_estimate(answer, mean_data: float, mean_test: float) -> Fee
     what = f"f̂ from Ȳ_data = {mean_data:g}, Ȳ_test = {mean_test:g}"
     fb = compare_number(answer, expected, tol=1e-6, what=what)
     if not fb.passed and _close(answer, (1 - mean_data) / 2, 1e-6):
-        return failed(f"{what}: that ignores the attenuation; divide by the test copies' mean "
-                      "(which estimates α η).")
+        return failed(
+            f"{what}: that ignores the attenuation; divide by the test copies' mean "
+            "(which estimates α η)."
+        )
     return fb
-
 
 
 # --------------------------------------------------------------------------------------------
 # Build it yourself: the TieAudit measurement
 # --------------------------------------------------------------------------------------------
 
+
 def _tieaudit_cases(count: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """Seeded instances: two tiny hand-made ones, then random sizes 2..64, coverages from one
     pair to a perfect matching and disagreement fractions from 0 to 1 (pairs in random order,
     so ``i > j`` occurs)."""
-    cases = [(np.array([1, -1, -1, 1]), np.array([[0, 1]])),
-             (np.array([1, 1, -1, 1]), np.array([[3, 1], [0, 2]]))]
+    cases = [
+        (np.array([1, -1, -1, 1]), np.array([[0, 1]])),
+        (np.array([1, 1, -1, 1]), np.array([[3, 1], [0, 2]])),
+    ]
     gen = np.random.default_rng(seed)
     for _ in range(max(0, count - len(cases))):
         P = 2 ** int(gen.integers(1, 7))
         alpha = float(gen.choice([2.0 / P, 0.5, 1.0]))
         m = random_matching(P, alpha, seed=int(gen.integers(2**31)))
-        s = signs_with_disagreement(m, P, float(gen.choice([0.0, 0.25, 0.5, 1.0])),
-                                    seed=int(gen.integers(2**31)))
+        s = signs_with_disagreement(
+            m, P, float(gen.choice([0.0, 0.25, 0.5, 1.0])), seed=int(gen.integers(2**31))
+        )
         cases.append((s.astype(np.int64), m))
     return cases[:count]
 
@@ -343,53 +364,80 @@ def check_tieaudit_measurement(fn, *, cases: int = 12, seed: int = 0) -> Feedbac
             return fb
         if result is None:
             if idx == 0:
-                return Feedback(False, f"Not attempted yet: your function for {what} returns "
-                                       "None; write its body.")
+                return Feedback(
+                    False,
+                    f"Not attempted yet: your function for {what} returns None; write its body.",
+                )
             return failed(f"{what}: your function returned None on {case}.")
         got = _two_arrays(result, len(m))
         if isinstance(got, str):
-            return failed(f"{what}: on {case} your function returned one row (plus, minus) per "
-                          "pair; return the two arrays plus and minus instead, each of length "
-                          f"{len(m)} (for example plus, minus = ...; return plus, minus).")
+            return failed(
+                f"{what}: on {case} your function returned one row (plus, minus) per "
+                "pair; return the two arrays plus and minus instead, each of length "
+                f"{len(m)} (for example plus, minus = ...; return plus, minus)."
+            )
         if got is None:
             shape = f" of shape {np.shape(result)}" if hasattr(result, "__len__") else ""
-            return failed(f"{what}: on {case} expected two arrays (plus, minus) of length "
-                          f"{len(m)}, one entry per pair; got {type(result).__name__}{shape}.")
+            return failed(
+                f"{what}: on {case} expected two arrays (plus, minus) of length "
+                f"{len(m)}, one entry per pair; got {type(result).__name__}{shape}."
+            )
         probs, _ = outcome_probabilities(s, m)
-        want_p, want_m = probs[0:2 * len(m):2], probs[1:2 * len(m):2]
+        want_p, want_m = probs[0 : 2 * len(m) : 2], probs[1 : 2 * len(m) : 2]
         gp, gm = got
         if np.allclose(gp, want_p, atol=1e-9) and np.allclose(gm, want_m, atol=1e-9):
             continue
         P = s.size
-        r = int(np.flatnonzero(~(np.isclose(gp, want_p, atol=1e-9)
-                                 & np.isclose(gm, want_m, atol=1e-9)))[0])
+        r = int(
+            np.flatnonzero(
+                ~(np.isclose(gp, want_p, atol=1e-9) & np.isclose(gm, want_m, atol=1e-9))
+            )[0]
+        )
         i, j = (int(v) for v in m[r])
-        detail = (f"{case}: pair ({i}, {j}) with s_{i} = {int(s[i]):+d}, s_{j} = {int(s[j]):+d}: "
-                  f"you gave plus = {gp[r]:.6g}, minus = {gm[r]:.6g}; expected plus = "
-                  f"{want_p[r]:.6g}, minus = {want_m[r]:.6g}.")
+        detail = (
+            f"{case}: pair ({i}, {j}) with s_{i} = {int(s[i]):+d}, s_{j} = {int(s[j]):+d}: "
+            f"you gave plus = {gp[r]:.6g}, minus = {gm[r]:.6g}; expected plus = "
+            f"{want_p[r]:.6g}, minus = {want_m[r]:.6g}."
+        )
         if np.allclose(gp, want_m, atol=1e-9) and np.allclose(gm, want_p, atol=1e-9):
-            hint = ("Plus and minus are swapped: an agreeing pair (s_i = s_j) can only give the "
-                    "'+' outcome (|i> + |j>)/sqrt(2).")
+            hint = (
+                "Plus and minus are swapped: an agreeing pair (s_i = s_j) can only give the "
+                "'+' outcome (|i> + |j>)/sqrt(2)."
+            )
         elif np.allclose(gp, 2 * want_p, atol=1e-9) and np.allclose(gm, 2 * want_m, atol=1e-9):
             hint = "Remember the 1/sqrt(2) of the client's basis vectors: |(s_i ± s_j)|^2 / (2P)."
         elif np.allclose(gp, P * want_p, atol=1e-9) and np.allclose(gm, P * want_m, atol=1e-9):
             hint = "Normalise the server's state: its amplitudes are s_i / sqrt(P)."
-        elif np.allclose(gp, np.sqrt(want_p), atol=1e-9) and \
-                np.allclose(gm, np.sqrt(want_m), atol=1e-9):
+        elif np.allclose(gp, np.sqrt(want_p), atol=1e-9) and np.allclose(
+            gm, np.sqrt(want_m), atol=1e-9
+        ):
             hint = "The Born rule squares the amplitude <b|psi_s>."
         else:
-            hint = ("The amplitude of outcome (|i> ± |j>)/sqrt(2) is (psi_i ± psi_j)/sqrt(2); "
-                    "its probability is the square.")
+            hint = (
+                "The amplitude of outcome (|i> ± |j>)/sqrt(2) is (psi_i ± psi_j)/sqrt(2); "
+                "its probability is the square."
+            )
         return failed(f"{what}: not right on {detail} Hint: {hint}")
-    return passed(f"{what}: correct on all {cases} instances (P = 2 to 64), including agreeing, "
-                  "disagreeing and partial matchings.")
+    return passed(
+        f"{what}: correct on all {cases} instances (P = 2 to 64), including agreeing, "
+        "disagreeing and partial matchings."
+    )
 
 
 # --------------------------------------------------------------------------------------------
 # Build it yourself: the GapIP ping-pong in NumPy
 # --------------------------------------------------------------------------------------------
-_PINGPONG_CASES = ((3, 0.3, 0), (2, 0.55, 1), (3, -0.2, 2), (5, 0.1, 3), (8, -0.7, 1),
-                   (16, 0.33, 4), (4, 0.05, 2), (12, 0.9, 5), (7, -0.45, 6))
+_PINGPONG_CASES = (
+    (3, 0.3, 0),
+    (2, 0.55, 1),
+    (3, -0.2, 2),
+    (5, 0.1, 3),
+    (8, -0.7, 1),
+    (16, 0.33, 4),
+    (4, 0.05, 2),
+    (12, 0.9, 5),
+    (7, -0.45, 6),
+)
 
 
 def _pingpong_variants(g: np.ndarray, h: np.ndarray, k: int) -> dict[str, float]:
@@ -399,8 +447,8 @@ def _pingpong_variants(g: np.ndarray, h: np.ndarray, k: int) -> dict[str, float]
     def run(a: np.ndarray, b: np.ndarray, kk: int) -> float:
         state = a.copy()
         for _ in range(kk):
-            state = 2 * b * (b @ state) - state       # R_h (b need not be a unit vector)
-            state = 2 * a * (a @ state) - state       # R_g
+            state = 2 * b * (b @ state) - state  # R_h (b need not be a unit vector)
+            state = 2 * a * (a @ state) - state  # R_g
         return float(1.0 - (b @ state) ** 2 / (b @ b))
 
     raw_g, raw_h = np.append(g, 1.0), np.append(h, 1.0)
@@ -440,8 +488,10 @@ def check_pingpong_probability(fn) -> Feedback:
             return fb
         if result is None:
             if idx == 0:
-                return Feedback(False, f"Not attempted yet: your function for {what} returns "
-                                       "None; write its body.")
+                return Feedback(
+                    False,
+                    f"Not attempted yet: your function for {what} returns None; write its body.",
+                )
             return failed(f"{what}: your function returned None on {case}.")
         value, fb = as_number(result, f"{what} on {case}")
         if fb is not None:
@@ -453,27 +503,35 @@ def check_pingpong_probability(fn) -> Feedback:
         hints = {
             "complement": "That is the probability of the outcome a_h; return its complement.",
             "order": "Each iteration starts with the client's R_h (R_g first does nothing to "
-                     "|a_g>), then the server's R_g: you are one iteration short.",
+            "|a_g>), then the server's R_g: you are one iteration short.",
             "extra": "One iteration too many: k iterations are k applications of R_g R_h.",
             "angle": "Count the angles: the state starts at angle θ from |a_h> and each "
-                     "iteration rotates it by 2θ.",
+            "iteration rotates it by 2θ.",
             "offset": "Include the offset basis state |P>: |a_g> = (|P> + sum_i g_i |i>)/sqrt(2).",
             "norm": "Normalise |a_g> and |a_h> (the 1/sqrt(2)); a reflection 2|a><a| - 1 needs a "
-                    "unit vector.",
+            "unit vector.",
         }
-        hint = next((hints[name] for name, v in variants.items()
-                     if not math.isnan(v) and abs(value - v) <= 1e-9),
-                    "Build |a_g>, |a_h> (length P + 1 is enough), apply R_h then R_g k times to "
-                    "|a_g>, and return 1 - <a_h|state>^2.")
-        return failed(f"{what}: not right on {case}: you gave {value:.9g}, expected "
-                      f"{want:.9g}. Hint: {hint}")
-    return passed(f"{what}: correct on all {len(_PINGPONG_CASES)} instances (P = 2 to 16, "
-                  "k = 0 to 6).")
+        hint = next(
+            (
+                hints[name]
+                for name, v in variants.items()
+                if not math.isnan(v) and abs(value - v) <= 1e-9
+            ),
+            "Build |a_g>, |a_h> (length P + 1 is enough), apply R_h then R_g k times to "
+            "|a_g>, and return 1 - <a_h|state>^2.",
+        )
+        return failed(
+            f"{what}: not right on {case}: you gave {value:.9g}, expected {want:.9g}. Hint: {hint}"
+        )
+    return passed(
+        f"{what}: correct on all {len(_PINGPONG_CASES)} instances (P = 2 to 16, k = 0 to 6)."
+    )
 
 
 # --------------------------------------------------------------------------------------------
 # Step checkers of the reasoning exercises
 # --------------------------------------------------------------------------------------------
+
 
 def check_test_overlap(answer, signs) -> Feedback:
     """Probability that the adversary's projection onto the public test state
@@ -498,8 +556,10 @@ def check_test_overlap(answer, signs) -> Feedback:
     if close(answer, abs(s.sum()) / P, tol=1e-6):
         return failed(f"{what}: that is the overlap itself; the probability is its square.")
     if close(answer, 1.0, tol=1e-6):
-        return failed(f"{what}: 1 is the probability for a test copy (s = all +1); this copy "
-                      "carries other signs.")
+        return failed(
+            f"{what}: 1 is the probability for a test copy (s = all +1); this copy "
+            "carries other signs."
+        )
     return failed(f"{what}: not right. <psi_1|psi_s> = sum_i (1/sqrt(P)) (s_i/sqrt(P)).")
 
 
@@ -526,13 +586,18 @@ def check_phase_estimation_qubits(answer, P: int, K: int) -> Feedback:
     if value == expected:
         return passed(f"{what}: correct ({expected}: {2 * K - 1} passes of {n + 1} qubits).")
     if value == n * (2 * K - 1):
-        return failed(f"{what}: the control qubit travels with the register: n + 1 qubits per "
-                      "pass.")
+        return failed(
+            f"{what}: the control qubit travels with the register: n + 1 qubits per pass."
+        )
     if value in ((n + 1) * (2 * K + 1), (n + 1) * 2 * K, n * (2 * K + 1)):
-        return failed(f"{what}: count the passes again: the first controlled-R_g acts trivially "
-                      "on |+>|a_g> and is skipped, so a shot is 2K - 1 passes.")
-    return failed(f"{what}: {value} is not right. n = ceil(log2(P + 1)) register qubits plus the "
-                  "control, times the number of passes.")
+        return failed(
+            f"{what}: count the passes again: the first controlled-R_g acts trivially "
+            "on |+>|a_g> and is skipped, so a shot is 2K - 1 passes."
+        )
+    return failed(
+        f"{what}: {value} is not right. n = ceil(log2(P + 1)) register qubits plus the "
+        "control, times the number of passes."
+    )
 
 
 def check_vector_bits(answer, P: int, tau: float) -> Feedback:
@@ -558,10 +623,16 @@ def check_vector_bits(answer, P: int, tau: float) -> Feedback:
     if value == b:
         hint = "That is the word size b; the vector has P entries."
     elif value in (P * (b - 1), P * (b + 1)):
-        hint = ("Check the word size: b includes the sign bit, L = 2^(b-1) - 1 levels on each "
-                "side, and L must exceed sqrt(P)/(2τ).")
-    return compare_integer(answer, expected, what=what, hint=hint or
-                           "P entries of b bits, b the smallest with 2^(b-1) - 1 > sqrt(P)/(2τ).")
+        hint = (
+            "Check the word size: b includes the sign bit, L = 2^(b-1) - 1 levels on each "
+            "side, and L must exceed sqrt(P)/(2τ)."
+        )
+    return compare_integer(
+        answer,
+        expected,
+        what=what,
+        hint=hint or "P entries of b bits, b the smallest with 2^(b-1) - 1 > sqrt(P)/(2τ).",
+    )
 
 
 def check_y_variance(answer, alpha: float, f: float) -> Feedback:
@@ -573,8 +644,11 @@ def check_y_variance(answer, alpha: float, f: float) -> Feedback:
     >>> check_y_variance(0.0975, 0.1, 0.25).passed
     True
     """
-    if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in (alpha, f)) \
-            or not (0 < alpha <= 1) or not (0 <= f <= 1):
+    if (
+        not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in (alpha, f))
+        or not (0 < alpha <= 1)
+        or not (0 <= f <= 1)
+    ):
         return bad_parameters(ValueError("need 0 < alpha <= 1 and 0 <= f <= 1"))
     expected = alpha - alpha**2 * (1 - 2 * f) ** 2
     what = f"Var Y at α = {alpha:g}, f = {f:g}"
@@ -584,8 +658,10 @@ def check_y_variance(answer, alpha: float, f: float) -> Feedback:
     if close(answer, alpha, tol=1e-6):
         return failed(f"{what}: that is E[Y^2]; subtract E[Y]^2.")
     if close(answer, alpha * (1 - alpha), tol=1e-6):
-        return failed(f"{what}: that is the variance of the indicator 'a pair outcome'; Y takes "
-                      "three values, -1, 0 and +1.")
+        return failed(
+            f"{what}: that is the variance of the indicator 'a pair outcome'; Y takes "
+            "three values, -1, 0 and +1."
+        )
     return fb
 
 
@@ -614,5 +690,7 @@ def check_ratio_bias(answer, signs, matching, noise: float) -> Feedback:
         return failed(f"{what}: that is the weighted fraction f_w itself; the bias is f_w - f.")
     if close(answer, -expected, tol=1e-4):
         return failed(f"{what}: check the sign: bias = f_w - f.")
-    return failed(f"{what}: not right. Weight each pair by w = (1 - 2p)^(Hamming distance of i "
-                  "and j), f_w = sum w d / sum w with d = 1 for a disagreeing pair.")
+    return failed(
+        f"{what}: not right. Weight each pair by w = (1 - 2p)^(Hamming distance of i "
+        "and j), f_w = sum w d / sum w with d = 1 for a disagreeing pair."
+    )

@@ -60,8 +60,9 @@ def _close(value: float, expected: float, rel: float = RELATIVE_TOLERANCE) -> bo
 
 
 # ---------------------------------------------------------------------------------------------
-def check_chunk_sent(answer, P: int = 5, k: int = 3, s: int = 2,
-                     phase: str = "reduce-scatter") -> Feedback:
+def check_chunk_sent(
+    answer, P: int = 5, k: int = 3, s: int = 2, phase: str = "reduce-scatter"
+) -> Feedback:
     """Which chunk does worker ``k`` send at step ``s`` (0 .. P-2) of ``phase``?
 
     Reference: the message of :func:`qring_edu.ring_schedule` with that sender and step
@@ -86,23 +87,30 @@ def check_chunk_sent(answer, P: int = 5, k: int = 3, s: int = 2,
     if fb is not None:
         return fb
     global_step = s if phase == "reduce-scatter" else P - 1 + s
-    expected = next(m.chunk for m in ring_schedule(P)
-                    if m.sender == k and m.step == global_step)
+    expected = next(m.chunk for m in ring_schedule(P) if m.sender == k and m.step == global_step)
     if value == expected:
         return passed(f"{what}: correct, chunk {expected}.")
     if not 0 <= value < P:
         return failed(f"{what}: chunks are numbered 0 .. {P - 1}; reduce your answer mod P.")
     if phase == "reduce-scatter" and value == (k + s) % P:
-        return failed(f"{what}: {value} is not right. Chunks travel forward (k -> k+1), so the "
-                      "chunk a worker forwards moves *backwards* in index as s grows.")
+        return failed(
+            f"{what}: {value} is not right. Chunks travel forward (k -> k+1), so the "
+            "chunk a worker forwards moves *backwards* in index as s grows."
+        )
     if phase == "reduce-scatter" and value == (k + 1 - s) % P:
-        return failed(f"{what}: {value} is the all-gather chunk. In reduce-scatter worker k "
-                      "starts by sending its own-index chunk k.")
+        return failed(
+            f"{what}: {value} is the all-gather chunk. In reduce-scatter worker k "
+            "starts by sending its own-index chunk k."
+        )
     if phase == "all-gather" and value == (k - s) % P:
-        return failed(f"{what}: {value} is the reduce-scatter chunk. In all-gather worker k "
-                      "starts by sending the chunk it has fully reduced, (k + 1) mod P.")
-    return failed(f"{what}: {value} is not right. Hint: worker k sends at step 0 the chunk it "
-                  "owns for this phase, then passes on each step what it received the step before.")
+        return failed(
+            f"{what}: {value} is the reduce-scatter chunk. In all-gather worker k "
+            "starts by sending the chunk it has fully reduced, (k + 1) mod P."
+        )
+    return failed(
+        f"{what}: {value} is not right. Hint: worker k sends at step 0 the chunk it "
+        "owns for this phase, then passes on each step what it received the step before."
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -137,24 +145,38 @@ def check_link_bits(answer, P: int = 6, d: int = 1200, bits: int = 16) -> Feedba
         return passed(f"{what}: correct, {expected} bits.")
     chunk = -(-d // P)
     if _close(value, 2 * (P - 1) * d * bits, 1e-9):
-        return failed(f"{what}: {value:g} counts whole vectors. Each message is one chunk of "
-                      "about d/P words, not the whole gradient.")
+        return failed(
+            f"{what}: {value:g} counts whole vectors. Each message is one chunk of "
+            "about d/P words, not the whole gradient."
+        )
     if _close(value, (P - 1) * chunk * bits, 1e-9) or _close(value, (P - 1) * d / P * bits, 1e-9):
-        return failed(f"{what}: {value:g} counts only one phase; there are P-1 reduce-scatter "
-                      "steps and P-1 all-gather steps.")
+        return failed(
+            f"{what}: {value:g} counts only one phase; there are P-1 reduce-scatter "
+            "steps and P-1 all-gather steps."
+        )
     if _close(value, 2 * (P - 1) * chunk, 1e-9) or _close(value, 2 * (P - 1) * d / P, 1e-9):
         return failed(f"{what}: {value:g} looks like words, not bits: multiply by b = {bits}.")
     if d % P and _close(value, allreduce_lower_bound_bits(P, d, bits), 1e-9):
-        return failed(f"{what}: {value:g} is the lower bound 2(P-1)/P·d·b, but P does not "
-                      "divide d: chunk sizes differ by one, and the busiest link sends some "
-                      "of the longer chunks.")
-    return failed(f"{what}: {value:g} is not right. Count the 2(P-1) messages one link sends "
-                  "and the size of each (see chunk_bounds).")
+        return failed(
+            f"{what}: {value:g} is the lower bound 2(P-1)/P·d·b, but P does not "
+            "divide d: chunk sizes differ by one, and the busiest link sends some "
+            "of the longer chunks."
+        )
+    return failed(
+        f"{what}: {value:g} is not right. Count the 2(P-1) messages one link sends "
+        "and the size of each (see chunk_bounds)."
+    )
 
 
 # ---------------------------------------------------------------------------------------------
-def check_ring_vs_ps_speedup(answer, P: int = 16, d: int = 25_557_032, bits: int = 32,
-                             alpha: float = 10e-6, beta: float = 1e-11) -> Feedback:
+def check_ring_vs_ps_speedup(
+    answer,
+    P: int = 16,
+    d: int = 25_557_032,
+    bits: int = 32,
+    alpha: float = 10e-6,
+    beta: float = 1e-11,
+) -> Feedback:
     """Speed-up of the ring over a single parameter server in the α–β model:
     ``parameter_server_time / ring_time`` (:mod:`qring_edu.costmodel`).
 
@@ -184,23 +206,35 @@ def check_ring_vs_ps_speedup(answer, P: int = 16, d: int = 25_557_032, bits: int
     if _close(value, expected):
         return passed(f"{what}: correct, {expected:.3f} (your {value:.4g}; tolerance 1 %).")
     if value > 0 and _close(1 / value, expected):
-        return failed(f"{what}: {value:.4g} is the inverse ratio: divide the server's time by "
-                      "the ring's.")
-    no_latency = (parameter_server_time(P, d, bits, 0.0, beta)
-                  / ring_time(P, d, bits, 0.0, beta))
+        return failed(
+            f"{what}: {value:.4g} is the inverse ratio: divide the server's time by the ring's."
+        )
+    no_latency = parameter_server_time(P, d, bits, 0.0, beta) / ring_time(P, d, bits, 0.0, beta)
     if alpha > 0 and _close(value, no_latency):
-        return failed(f"{what}: {value:.4g} ignores the latency α: the ring pays it 2(P-1) "
-                      "times, the server only twice.")
+        return failed(
+            f"{what}: {value:.4g} ignores the latency α: the ring pays it 2(P-1) "
+            "times, the server only twice."
+        )
     if _close(value, P / 2) or _close(value, float(P)):
-        return failed(f"{what}: {value:.4g} is a large-d limit. Use the exact formulas "
-                      "2(α + P·d·b·β) and 2(P-1)(α + ⌈d/P⌉·b·β).")
-    return failed(f"{what}: {value:.4g} is not right (tolerance 1 %). Server: 2(α + P·d·b·β); "
-                  "ring: 2(P-1)(α + ⌈d/P⌉·b·β).")
+        return failed(
+            f"{what}: {value:.4g} is a large-d limit. Use the exact formulas "
+            "2(α + P·d·b·β) and 2(P-1)(α + ⌈d/P⌉·b·β)."
+        )
+    return failed(
+        f"{what}: {value:.4g} is not right (tolerance 1 %). Server: 2(α + P·d·b·β); "
+        "ring: 2(P-1)(α + ⌈d/P⌉·b·β)."
+    )
 
 
 # ---------------------------------------------------------------------------------------------
-def check_model_comm_time(answer, model: str = "GPT-2 XL", P: int = 32, bits: int = 16,
-                          alpha: float = 10e-6, bandwidth_gbps: float = 100.0) -> Feedback:
+def check_model_comm_time(
+    answer,
+    model: str = "GPT-2 XL",
+    P: int = 32,
+    bits: int = 16,
+    alpha: float = 10e-6,
+    bandwidth_gbps: float = 100.0,
+) -> Feedback:
     """Seconds one ring all-reduce of ``model``'s gradient takes (α–β model,
     :func:`qring_edu.ring_time`, d = ``MODEL_SIZES[model]``, beta = 1 / (bandwidth · 1e9)).
 
@@ -228,18 +262,24 @@ def check_model_comm_time(answer, model: str = "GPT-2 XL", P: int = 32, bits: in
     expected = ring_time(P, d, bits, alpha, beta)
     if _close(value, expected):
         return passed(f"{what}: correct, {expected:.4g} s (your {value:.4g}; tolerance 1 %).")
-    for factor, hint in ((1e3, "milliseconds; the answer is in seconds"),
-                         (1 / 8, "bytes instead of bits (or bits instead of bytes)"),
-                         (8, "bytes instead of bits (or bits instead of bytes)")):
+    for factor, hint in (
+        (1e3, "milliseconds; the answer is in seconds"),
+        (1 / 8, "bytes instead of bits (or bits instead of bytes)"),
+        (8, "bytes instead of bits (or bits instead of bytes)"),
+    ):
         if _close(value, expected * factor):
             return failed(f"{what}: {value:.4g} looks like {hint}.")
     if _close(value, parameter_server_time(P, d, bits, alpha, beta)):
         return failed(f"{what}: {value:.4g} is the parameter server's time, not the ring's.")
     if _close(value, d * bits * beta) or _close(value, d * bits * beta + alpha):
-        return failed(f"{what}: {value:.4g} sends one copy of the gradient; each link carries "
-                      "2(P-1) chunks of d/P words.")
-    return failed(f"{what}: {value:.4g} is not right (tolerance 1 %). Use "
-                  "T = 2(P-1)(α + ⌈d/P⌉·b·β) with β = 1/bandwidth in s/bit.")
+        return failed(
+            f"{what}: {value:.4g} sends one copy of the gradient; each link carries "
+            "2(P-1) chunks of d/P words."
+        )
+    return failed(
+        f"{what}: {value:.4g} is not right (tolerance 1 %). Use "
+        "T = 2(P-1)(α + ⌈d/P⌉·b·β) with β = 1/bandwidth in s/bit."
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -248,8 +288,15 @@ def check_model_comm_time(answer, model: str = "GPT-2 XL", P: int = 32, bits: in
 #: The instances :func:`check_ring_code` runs, in order, as (P, d, bits): small readable rings
 #: first, then uneven chunks (P does not divide d), empty chunks (d < P), odd word sizes and a
 #: larger ring. Every instance's words are uniform in 0 .. 2**bits - 1, so sums overflow.
-RING_CODE_CASES = ((2, 4, 8), (3, 6, 8), (4, 10, 8), (5, 3, 4), (4, 12, 16), (7, 23, 5),
-                   (6, 1000, 16))
+RING_CODE_CASES = (
+    (2, 4, 8),
+    (3, 6, 8),
+    (4, 10, 8),
+    (5, 3, 4),
+    (4, 12, 16),
+    (7, 23, 5),
+    (6, 1000, 16),
+)
 
 
 class _Stop(Exception):
@@ -287,8 +334,18 @@ def _show(words: np.ndarray, limit: int = 6) -> str:
     return f"[{items}{', ...' if words.size > limit else ''}]"
 
 
-def _diagnose_message(P: int, bits: int, bounds, k: int, step: int, chunk: int,
-                      got: np.ndarray, want: np.ndarray, before, messages) -> str:
+def _diagnose_message(
+    P: int,
+    bits: int,
+    bounds,
+    k: int,
+    step: int,
+    chunk: int,
+    got: np.ndarray,
+    want: np.ndarray,
+    before,
+    messages,
+) -> str:
     """Why worker k's message at global step ``step`` differs from the ring's."""
     mod = 1 << bits
     rs = step < P - 1
@@ -296,50 +353,75 @@ def _diagnose_message(P: int, bits: int, bounds, k: int, step: int, chunk: int,
     phase = "reduce-scatter" if rs else "all-gather"
     formula = "(k - s) mod P" if rs else "(k + 1 - s) mod P"
     lo, hi = bounds[chunk], bounds[chunk + 1]
-    expect = (f"at {phase} step s = {s}, worker k = {k} sends chunk {formula} = {chunk} "
-              f"(words {lo} .. {hi - 1})")
+    expect = (
+        f"at {phase} step s = {s}, worker k = {k} sends chunk {formula} = {chunk} "
+        f"(words {lo} .. {hi - 1})"
+    )
     if got.shape == want.shape and np.array_equal(got % mod, want):
-        return (f"{expect}; its values are right modulo 2^b but not reduced (e.g. {_show(got)}): "
-                f"the sums overflow b = {bits} bits. Take % 2**bits after each addition.")
+        return (
+            f"{expect}; its values are right modulo 2^b but not reduced (e.g. {_show(got)}): "
+            f"the sums overflow b = {bits} bits. Take % 2**bits after each addition."
+        )
     own = before[step][k]
     for c in range(P):
         clo, chi = bounds[c], bounds[c + 1]
-        if c != chunk and chi > clo and got.shape == (chi - clo,) and np.array_equal(got, own[clo:chi]):
+        if (
+            c != chunk
+            and chi > clo
+            and got.shape == (chi - clo,)
+            and np.array_equal(got, own[clo:chi])
+        ):
             hint = ""
             if rs and c == (k + s) % P:
-                hint = (" The chunk index must go *down* by one each step: the chunk worker k "
-                        "forwards is the one it received from k - 1.")
+                hint = (
+                    " The chunk index must go *down* by one each step: the chunk worker k "
+                    "forwards is the one it received from k - 1."
+                )
             elif rs and c == (k + 1 - s) % P:
                 hint = " That is the all-gather formula; reduce-scatter starts with chunk k."
             elif not rs and c == (k - s) % P:
-                hint = (" That is the reduce-scatter formula; the all-gather starts with the "
-                        "chunk worker k has just completed, (k + 1) mod P.")
+                hint = (
+                    " That is the reduce-scatter formula; the all-gather starts with the "
+                    "chunk worker k has just completed, (k + 1) mod P."
+                )
             return f"worker {k} sent chunk {c}, but {expect}.{hint}"
     if step >= 1:
         prev = next(w for (st, c, w) in messages[(k - 1) % P] if st == step - 1)
         old = before[step - 1][k, lo:hi]
         if got.shape == want.shape and step - 1 < P - 1:  # the chunk arrived in reduce-scatter
             if np.array_equal(got, prev):
-                return (f"{expect}. Its values are the words worker {k} received one step "
-                        "earlier, not their sum with its own copy: in reduce-scatter the "
-                        "receiver *adds* the message into its copy (mod 2^b).")
+                return (
+                    f"{expect}. Its values are the words worker {k} received one step "
+                    "earlier, not their sum with its own copy: in reduce-scatter the "
+                    "receiver *adds* the message into its copy (mod 2^b)."
+                )
             if np.array_equal(got, old):
-                return (f"{expect}. Its values are worker {k}'s copy from before the previous "
-                        "step: the receiver of a reduce-scatter message must add it into its "
-                        "copy.")
+                return (
+                    f"{expect}. Its values are worker {k}'s copy from before the previous "
+                    "step: the receiver of a reduce-scatter message must add it into its "
+                    "copy."
+                )
         elif got.shape == want.shape:  # the chunk arrived in the all-gather
             if np.array_equal(got, (old + prev) % mod) or np.array_equal(got, old + prev):
-                return (f"{expect}. Its values are the received chunk *plus* the old copy: in "
-                        "the all-gather the receiver *overwrites* its copy with the finished "
-                        "chunk.")
+                return (
+                    f"{expect}. Its values are the received chunk *plus* the old copy: in "
+                    "the all-gather the receiver *overwrites* its copy with the finished "
+                    "chunk."
+                )
             if np.array_equal(got, old):
-                return (f"{expect}. Its values are worker {k}'s copy from before the previous "
-                        "step: the receiver of an all-gather message must store it.")
+                return (
+                    f"{expect}. Its values are worker {k}'s copy from before the previous "
+                    "step: the receiver of an all-gather message must store it."
+                )
     if got.size != want.size:
-        return (f"worker {k} sent {got.size} words, but {expect}: {want.size} words of "
-                "chunk_bounds(d, P).")
-    return (f"worker {k} sent {_show(got)} but the ring sends {_show(want)}: {expect}. "
-            "Check the receivers' updates in the earlier steps.")
+        return (
+            f"worker {k} sent {got.size} words, but {expect}: {want.size} words of "
+            "chunk_bounds(d, P)."
+        )
+    return (
+        f"worker {k} sent {_show(got)} but the ring sends {_show(want)}: {expect}. "
+        "Check the receivers' updates in the earlier steps."
+    )
 
 
 def _ring_case(fn, grads: np.ndarray, bits: int) -> Feedback | str | None:
@@ -355,11 +437,15 @@ def _ring_case(fn, grads: np.ndarray, bits: int) -> Feedback | str | None:
         try:
             arr = np.array(words, dtype=np.int64).reshape(-1)
         except (TypeError, ValueError, OverflowError):
-            raise _Stop("send(k, words): words must be an array of integers (a chunk of "
-                        f"worker k's copy), got {type(words).__name__}.") from None
+            raise _Stop(
+                "send(k, words): words must be an array of integers (a chunk of "
+                f"worker k's copy), got {type(words).__name__}."
+            ) from None
         if len(sent[k]) >= limit:
-            raise _Stop(f"worker {k} sent more than 2(P - 1) = {limit} messages; in the ring "
-                        "every worker sends exactly one message per step.")
+            raise _Stop(
+                f"worker {k} sent more than 2(P - 1) = {limit} messages; in the ring "
+                "every worker sends exactly one message per step."
+            )
         sent[k].append(arr)
         return arr.copy()
 
@@ -367,46 +453,61 @@ def _ring_case(fn, grads: np.ndarray, bits: int) -> Feedback | str | None:
     if crash is not None:
         return crash.message
     if out is None:
-        return failed("Not attempted yet: your function returns None. Write the reduce-scatter "
-                      "and all-gather loops, then return data (every worker's copy, shape (P, d)).")
+        return failed(
+            "Not attempted yet: your function returns None. Write the reduce-scatter "
+            "and all-gather loops, then return data (every worker's copy, shape (P, d))."
+        )
     messages, before, _ = _reference_trace(grads, bits)
     bounds = chunk_bounds(d, P)
     if not any(sent):
-        return ("your function never called send: in a ring all-reduce every word travels over a "
-                "link, one chunk per worker and step (a shortcut such as grads.sum(axis=0) is not "
-                "a ring).")
+        return (
+            "your function never called send: in a ring all-reduce every word travels over a "
+            "link, one chunk per worker and step (a shortcut such as grads.sum(axis=0) is not "
+            "a ring)."
+        )
     mine = [[w for w in sent[k] if w.size] for k in range(P)]
-    order = sorted((step, k, j) for k in range(P)
-                   for j, (step, chunk, w) in enumerate([m for m in messages[k] if m[2].size]))
+    order = sorted(
+        (step, k, j)
+        for k in range(P)
+        for j, (step, chunk, w) in enumerate([m for m in messages[k] if m[2].size])
+    )
     for step, k, j in order:
         ref = [m for m in messages[k] if m[2].size]
         _, chunk, want = ref[j]
         if j >= len(mine[k]):
             n_rs = sum(1 for m in ref if m[0] < P - 1)
             if len(mine[k]) == n_rs:
-                return (f"worker {k} stopped after its reduce-scatter messages. Each "
-                        f"worker now holds only the finished chunk (k + 1) mod P; the all-gather "
-                        f"(P - 1 more steps, worker k sends chunk (k + 1 - s) mod P and the "
-                        f"receiver overwrites its copy) gives every worker every chunk.")
-            return (f"worker {k} sent {len(mine[k])} non-empty messages; the ring sends "
-                    f"{len(ref)}: one per step, P - 1 steps of reduce-scatter and P - 1 of "
-                    "all-gather.")
+                return (
+                    f"worker {k} stopped after its reduce-scatter messages. Each "
+                    f"worker now holds only the finished chunk (k + 1) mod P; the all-gather "
+                    f"(P - 1 more steps, worker k sends chunk (k + 1 - s) mod P and the "
+                    f"receiver overwrites its copy) gives every worker every chunk."
+                )
+            return (
+                f"worker {k} sent {len(mine[k])} non-empty messages; the ring sends "
+                f"{len(ref)}: one per step, P - 1 steps of reduce-scatter and P - 1 of "
+                "all-gather."
+            )
         got = mine[k][j]
         if got.shape != want.shape or not np.array_equal(got, want):
             return _diagnose_message(P, bits, bounds, k, step, chunk, got, want, before, messages)
     for k in range(P):
         ref = [m for m in messages[k] if m[2].size]
         if len(mine[k]) > len(ref):
-            return (f"worker {k} sent {len(mine[k])} non-empty messages; the ring sends "
-                    f"{len(ref)} (one chunk per step, 2(P - 1) steps).")
+            return (
+                f"worker {k} sent {len(mine[k])} non-empty messages; the ring sends "
+                f"{len(ref)} (one chunk per step, 2(P - 1) steps)."
+            )
     try:
         arr = np.asarray(out)
         numeric = arr.dtype != object and np.issubdtype(arr.dtype, np.number)
     except Exception:  # a ragged list or an object NumPy cannot read
         numeric = False
     if not numeric:
-        return (f"your function returned {type(out).__name__}; return every worker's copy as an "
-                "array of integers of shape (P, d).")
+        return (
+            f"your function returned {type(out).__name__}; return every worker's copy as an "
+            "array of integers of shape (P, d)."
+        )
     if arr.shape != (P, d):
         extra = " (one vector: return every worker's copy)" if arr.shape == (d,) else ""
         return f"your function returned shape {arr.shape}{extra}; expected (P, d) = ({P}, {d})."
@@ -418,18 +519,24 @@ def _ring_case(fn, grads: np.ndarray, bits: int) -> Feedback | str | None:
     if np.array_equal(arr, expected) or np.array_equal(arr, signed):
         return None
     if np.array_equal(arr % mod, expected):
-        return (f"every message is right, but the final words are not reduced modulo 2^b (e.g. "
-                f"{_show(arr[arr >= mod] if np.any(arr >= mod) else arr.ravel())}): the sums "
-                f"overflow b = {bits} bits. Take % 2**bits after each addition.")
+        return (
+            f"every message is right, but the final words are not reduced modulo 2^b (e.g. "
+            f"{_show(arr[arr >= mod] if np.any(arr >= mod) else arr.ravel())}): the sums "
+            f"overflow b = {bits} bits. Take % 2**bits after each addition."
+        )
     _, _, added = _reference_trace(grads, bits, gather_adds=True)
     if np.array_equal(arr % mod, added):
-        return ("every message is right, but the all-gather receivers *add* the finished chunk to "
-                "their copy; they must overwrite it (the chunk already holds every gradient).")
+        return (
+            "every message is right, but the all-gather receivers *add* the finished chunk to "
+            "their copy; they must overwrite it (the chunk already holds every gradient)."
+        )
     k, j = (int(i) for i in np.argwhere(arr != expected)[0])
     c = int(np.searchsorted(bounds, j, side="right") - 1)
-    return (f"every message is right, but worker {k}'s final copy of chunk {c} is wrong (word "
-            f"{j}: {int(arr[k, j])}, expected {int(expected[k, j])}). Does the receiver of the "
-            "last all-gather message store it (overwrite its copy)?")
+    return (
+        f"every message is right, but worker {k}'s final copy of chunk {c} is wrong (word "
+        f"{j}: {int(arr[k, j])}, expected {int(expected[k, j])}). Does the receiver of the "
+        "last all-gather message store it (overwrite its copy)?"
+    )
 
 
 def check_ring_code(fn, *, seed: int = 0) -> Feedback:
@@ -462,16 +569,18 @@ def check_ring_code(fn, *, seed: int = 0) -> Feedback:
     """
     what = "the ring all-reduce exercise (my_ring_allreduce)"
     if fn is None:
-        return failed("Not attempted yet: write my_ring_allreduce(grads, bits, send) and pass the "
-                      "function (not a call of it) to the checker.")
+        return failed(
+            "Not attempted yet: write my_ring_allreduce(grads, bits, send) and pass the "
+            "function (not a call of it) to the checker."
+        )
     if not callable(fn):
-        return failed(f"{what}: expected a function fn(grads, bits, send), got "
-                      f"{type(fn).__name__}.")
+        return failed(
+            f"{what}: expected a function fn(grads, bits, send), got {type(fn).__name__}."
+        )
     seed = check_int(seed, "seed", 0)
     n = len(RING_CODE_CASES)
     for i, (P, d, bits) in enumerate(RING_CODE_CASES):
-        grads = np.random.default_rng([seed, i]).integers(0, 1 << bits, size=(P, d),
-                                                          dtype=np.int64)
+        grads = np.random.default_rng([seed, i]).integers(0, 1 << bits, size=(P, d), dtype=np.int64)
         verdict = _ring_case(fn, grads, bits)
         if isinstance(verdict, Feedback):
             return verdict
@@ -480,16 +589,22 @@ def check_ring_code(fn, *, seed: int = 0) -> Feedback:
             if P * d <= 12:
                 case += f", grads = {grads.tolist()}"
             return failed(f"{what}, {case}: {verdict}")
-    return passed(f"{what}: correct. All {n} cases (P = 2 .. 7, uneven and empty chunks, word "
-                  "sizes 4 .. 16) agree with qr.ring_allreduce, message by message and in the "
-                  "final sums.")
+    return passed(
+        f"{what}: correct. All {n} cases (P = 2 .. 7, uneven and empty chunks, word "
+        "sizes 4 .. 16) agree with qr.ring_allreduce, message by message and in the "
+        "final sums."
+    )
 
 
 #: The instances :func:`check_ring_time_code` runs, as (P, d, bits, alpha, beta) in seconds:
 #: the first one has P dividing d, the second does not (the largest chunk sets the pace).
-RING_TIME_CASES = ((4, 1000, 16, 1e-5, 1e-9), (3, 10, 8, 2e-6, 1e-9),
-                   (16, 25_557_032, 32, 1e-5, 1e-11), (8, 8000, 16, 5e-6, 0.0),
-                   (128, 1000, 32, 1e-4, 1e-10))
+RING_TIME_CASES = (
+    (4, 1000, 16, 1e-5, 1e-9),
+    (3, 10, 8, 2e-6, 1e-9),
+    (16, 25_557_032, 32, 1e-5, 1e-11),
+    (8, 8000, 16, 5e-6, 0.0),
+    (128, 1000, 32, 1e-4, 1e-10),
+)
 
 
 def check_ring_time_code(fn) -> Feedback:
@@ -512,19 +627,23 @@ def check_ring_time_code(fn) -> Feedback:
     """
     what = "the α–β exercise (my_ring_time)"
     if fn is None:
-        return failed("Not attempted yet: write my_ring_time(P, d, bits, alpha, beta) and pass the "
-                      "function (not a call of it) to the checker.")
+        return failed(
+            "Not attempted yet: write my_ring_time(P, d, bits, alpha, beta) and pass the "
+            "function (not a call of it) to the checker."
+        )
     if not callable(fn):
-        return failed(f"{what}: expected a function fn(P, d, bits, alpha, beta), got "
-                      f"{type(fn).__name__}.")
+        return failed(
+            f"{what}: expected a function fn(P, d, bits, alpha, beta), got {type(fn).__name__}."
+        )
     for i, (P, d, b, alpha, beta) in enumerate(RING_TIME_CASES):
         case = f"case {i + 1} (P = {P}, d = {d}, b = {b}, α = {alpha:g} s, β = {beta:g} s/bit)"
         value, crash = call_reader(fn, P, d, b, alpha, beta)
         if crash is not None:
             return failed(f"{what}, {case}: {crash.message}")
         if value is None and i == 0:
-            return failed("Not attempted yet: your function returns None; return the time in "
-                          "seconds.")
+            return failed(
+                "Not attempted yet: your function returns None; return the time in seconds."
+            )
         t, fb = as_number(value, f"{what}, {case}")
         if fb is not None:
             return fb
@@ -533,36 +652,61 @@ def check_ring_time_code(fn) -> Feedback:
             continue
         n = -(-d // P)
         slips = (
-            (2 * (P - 1) * (alpha + d / P * b * beta),
-             "uses d/P words per message; the chunks have at most ⌈d/P⌉ words and the largest "
-             "one sets the pace of every step"),
-            ((P - 1) * (alpha + n * b * beta), "counts one phase; there are P - 1 reduce-scatter "
-             "and P - 1 all-gather steps"),
-            (2 * alpha + 2 * (P - 1) * n * b * beta, "pays the latency α once per phase; every "
-             "one of the 2(P - 1) steps is a message and pays α"),
-            (alpha + 2 * (P - 1) * n * b * beta, "pays the latency α once; every one of the "
-             "2(P - 1) steps is a message and pays α"),
-            (2 * (P - 1) * (alpha + d * b * beta), "sends the whole vector at every step; each "
-             "message is one chunk of about d/P words"),
+            (
+                2 * (P - 1) * (alpha + d / P * b * beta),
+                "uses d/P words per message; the chunks have at most ⌈d/P⌉ words and the largest "
+                "one sets the pace of every step",
+            ),
+            (
+                (P - 1) * (alpha + n * b * beta),
+                "counts one phase; there are P - 1 reduce-scatter and P - 1 all-gather steps",
+            ),
+            (
+                2 * alpha + 2 * (P - 1) * n * b * beta,
+                "pays the latency α once per phase; every "
+                "one of the 2(P - 1) steps is a message and pays α",
+            ),
+            (
+                alpha + 2 * (P - 1) * n * b * beta,
+                "pays the latency α once; every one of the 2(P - 1) steps is a message and pays α",
+            ),
+            (
+                2 * (P - 1) * (alpha + d * b * beta),
+                "sends the whole vector at every step; each "
+                "message is one chunk of about d/P words",
+            ),
             (2 * (P - 1) * (alpha + n * beta), "counts words, not bits: multiply by b"),
             (2 * P * (alpha + n * b * beta), "has 2P steps; each phase has P - 1"),
         )
         for wrong, hint in slips:
             if math.isclose(t, wrong, rel_tol=1e-9, abs_tol=1e-18):
-                return failed(f"{what}, {case}: your function returns {t:.6g} s, which {hint}. "
-                              f"Expected {expected:.6g} s.")
-        return failed(f"{what}, {case}: your function returns {t:.6g} s, expected {expected:.6g} "
-                      "s = 2(P - 1)(α + ⌈d/P⌉·b·β).")
-    return passed(f"{what}: correct on all {len(RING_TIME_CASES)} cases: "
-                  "T = 2(P - 1)(α + ⌈d/P⌉·b·β), as qr.ring_time.")
+                return failed(
+                    f"{what}, {case}: your function returns {t:.6g} s, which {hint}. "
+                    f"Expected {expected:.6g} s."
+                )
+        return failed(
+            f"{what}, {case}: your function returns {t:.6g} s, expected {expected:.6g} "
+            "s = 2(P - 1)(α + ⌈d/P⌉·b·β)."
+        )
+    return passed(
+        f"{what}: correct on all {len(RING_TIME_CASES)} cases: "
+        "T = 2(P - 1)(α + ⌈d/P⌉·b·β), as qr.ring_time."
+    )
 
 
 # ---------------------------------------------------------------------------------------------
 # Step checkers of the reasoning exercises
 # ---------------------------------------------------------------------------------------------
-def check_overlap_tail(answer, model: str = "BERT-Large", P: int = 16, bits: int = 16,
-                       alpha: float = 50e-6, bandwidth_gbps: float = 100.0,
-                       compute: float = 0.2, buckets: int = 10) -> Feedback:
+def check_overlap_tail(
+    answer,
+    model: str = "BERT-Large",
+    P: int = 16,
+    bits: int = 16,
+    alpha: float = 50e-6,
+    bandwidth_gbps: float = 100.0,
+    compute: float = 0.2,
+    buckets: int = 10,
+) -> Feedback:
     """Milliseconds of classical all-reduce left after the backward pass when the gradient of
     ``model`` is all-reduced in ``buckets`` buckets as they become ready (the ``tail`` of
     :func:`qring_edu.costmodel.bucketed_iteration_time`, formula; ``compute`` in seconds, 2/3 of
@@ -585,8 +729,10 @@ def check_overlap_tail(answer, model: str = "BERT-Large", P: int = 16, bits: int
     compute = check_float(compute, "compute", 0.0)
     d = MODEL_SIZES[model]
     B = check_int(buckets, "buckets", 1, d)
-    what = (f"ms of all-reduce after the backward pass ({model}, P = {P}, B = {B} buckets, "
-            f"{compute * 1e3:g} ms of compute)")
+    what = (
+        f"ms of all-reduce after the backward pass ({model}, P = {P}, B = {B} buckets, "
+        f"{compute * 1e3:g} ms of compute)"
+    )
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
@@ -595,23 +741,35 @@ def check_overlap_tail(answer, model: str = "BERT-Large", P: int = 16, bits: int
     expected = it.tail * 1e3
     whole = ring_time(P, d, bits, alpha, beta) * 1e3
     if _close(value, expected):
-        return passed(f"{what}: correct, {expected:.3f} ms (the whole all-reduce would take "
-                      f"{whole:.2f} ms; {1 - expected / whole:.0%} of it is hidden).")
+        return passed(
+            f"{what}: correct, {expected:.3f} ms (the whole all-reduce would take "
+            f"{whole:.2f} ms; {1 - expected / whole:.0%} of it is hidden)."
+        )
     if _close(value, whole):
-        return failed(f"{what}: {value:.4g} ms is the whole all-reduce, as if nothing overlapped. "
-                      "Only the buckets still in flight when the backward pass ends count.")
+        return failed(
+            f"{what}: {value:.4g} ms is the whole all-reduce, as if nothing overlapped. "
+            "Only the buckets still in flight when the backward pass ends count."
+        )
     if _close(value, whole / B):
-        return failed(f"{what}: {value:.4g} ms is the whole all-reduce divided by B. Each bucket's "
-                      "all-reduce is a ring of its own and pays all 2(P - 1) latencies α: use "
-                      "ring_time for d/B words.")
+        return failed(
+            f"{what}: {value:.4g} ms is the whole all-reduce divided by B. Each bucket's "
+            "all-reduce is a ring of its own and pays all 2(P - 1) latencies α: use "
+            "ring_time for d/B words."
+        )
     if _close(value, it.total * 1e3):
-        return failed(f"{what}: {value:.4g} ms is the whole iteration; the question asks for the "
-                      "part after the compute.")
+        return failed(
+            f"{what}: {value:.4g} ms is the whole iteration; the question asks for the "
+            "part after the compute."
+        )
     if abs(value) < 1e-9:
-        return failed(f"{what}: 0 would mean perfect hiding, but the last bucket is ready only at "
-                      "the end of the backward pass, and its all-reduce starts then.")
-    return failed(f"{what}: {value:.4g} ms is not right (tolerance 1 %). Is the link free when "
-                  "the last bucket becomes ready? Then what is left is that bucket's ring.")
+        return failed(
+            f"{what}: 0 would mean perfect hiding, but the last bucket is ready only at "
+            "the end of the backward pass, and its all-reduce starts then."
+        )
+    return failed(
+        f"{what}: {value:.4g} ms is not right (tolerance 1 %). Is the link free when "
+        "the last bucket becomes ready? Then what is left is that bucket's ring."
+    )
 
 
 def check_bidirectional_link_bits(answer, P: int = 6, d: int = 1200, bits: int = 16) -> Feedback:
@@ -641,21 +799,30 @@ def check_bidirectional_link_bits(answer, P: int = 6, d: int = 1200, bits: int =
     if value == expected:
         return passed(f"{what}: correct, {expected} bits, half of the one-way ring's {one_way}.")
     if value == one_way:
-        return failed(f"{what}: {value:g} is the one-way ring. Each direction now carries only "
-                      "half of the vector. (Per worker, the bits *sent* are unchanged: it sends "
-                      "on both of its links.)")
+        return failed(
+            f"{what}: {value:g} is the one-way ring. Each direction now carries only "
+            "half of the vector. (Per worker, the bits *sent* are unchanged: it sends "
+            "on both of its links.)"
+        )
     if value == 2 * one_way:
-        return failed(f"{what}: {value:g} counts both directions of a link pair; the question asks "
-                      "for one directed link.")
+        return failed(
+            f"{what}: {value:g} counts both directions of a link pair; the question asks "
+            "for one directed link."
+        )
     if value == expected // 2 or value == one_way // 4:
-        return failed(f"{what}: {value:g} halves twice. Each ring all-reduces d/2 words: "
-                      "2(P - 1) messages of (d/2)/P words.")
-    return failed(f"{what}: {value:g} is not right. Each direction runs a ring on half the vector: "
-                  "2(P - 1) messages of ⌈(d/2)/P⌉ words of b bits.")
+        return failed(
+            f"{what}: {value:g} halves twice. Each ring all-reduces d/2 words: "
+            "2(P - 1) messages of (d/2)/P words."
+        )
+    return failed(
+        f"{what}: {value:g} is not right. Each direction runs a ring on half the vector: "
+        "2(P - 1) messages of ⌈(d/2)/P⌉ words of b bits."
+    )
 
 
-def check_latency_crossover(answer, P: int = 16, bits: int = 32, alpha: float = 10e-6,
-                            beta: float = 1e-11) -> Feedback:
+def check_latency_crossover(
+    answer, P: int = 16, bits: int = 32, alpha: float = 10e-6, beta: float = 1e-11
+) -> Feedback:
     """The gradient size d* (words) at which the ring's latency term ``2(P-1) α`` equals its
     bandwidth term ``2(P-1) (d/P) b β`` (chunks taken as d/P words): ``d* = P α / (b β)``.
     Relative tolerance 1 %.
@@ -680,15 +847,21 @@ def check_latency_crossover(answer, P: int = 16, bits: int = 32, alpha: float = 
     chunk = alpha / (bits * beta)
     expected = P * chunk
     if _close(value, expected):
-        return passed(f"{what}: correct, d* = P α / (b β) = {expected:,.0f} words: below it the "
-                      f"ring is latency-bound (chunks shorter than {chunk:,.0f} words).")
+        return passed(
+            f"{what}: correct, d* = P α / (b β) = {expected:,.0f} words: below it the "
+            f"ring is latency-bound (chunks shorter than {chunk:,.0f} words)."
+        )
     if _close(value, chunk):
-        return failed(f"{what}: {value:,.6g} is the chunk size at the crossover; the gradient has P "
-                      "chunks.")
+        return failed(
+            f"{what}: {value:,.6g} is the chunk size at the crossover; the gradient has P chunks."
+        )
     if _close(value, alpha / beta) or _close(value, P * alpha / beta):
         return failed(f"{what}: {value:,.6g} counts bits; divide by b = {bits} bits per word.")
     if _close(value, (P - 1) * chunk) or _close(value, expected / (P - 1)):
-        return failed(f"{what}: {value:,.6g}: both terms carry the factor 2(P - 1), which cancels; "
-                      "what remains is α = (d/P) b β.")
-    return failed(f"{what}: {value:,.6g} is not right (tolerance 1 %). Set α = (d/P)·b·β and "
-                  "solve for d.")
+        return failed(
+            f"{what}: {value:,.6g}: both terms carry the factor 2(P - 1), which cancels; "
+            "what remains is α = (d/P) b β."
+        )
+    return failed(
+        f"{what}: {value:,.6g} is not right (tolerance 1 %). Set α = (d/P)·b·β and solve for d."
+    )

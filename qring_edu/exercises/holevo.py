@@ -54,6 +54,7 @@ _ENSEMBLES = {"BB84": bb84_ensemble, "trine": trine_ensemble}
 # χ
 # --------------------------------------------------------------------------------------------
 
+
 def check_chi_bb84(answer) -> Feedback:
     """χ of the BB84 ensemble (|0⟩, |1⟩, |+⟩, |−⟩ with probability 1/4 each), in bits.
     Tolerance 1e-3. Reference: :func:`qring_edu.holevo_chi` of
@@ -73,20 +74,30 @@ def check_chi_bb84(answer) -> Feedback:
         return fb
     expected = holevo_chi(*bb84_ensemble())
     if abs(value - expected) <= 1e-3:
-        return passed(f"{what}: correct, {expected:.4f} bit. The average state is I/2 and every "
-                      "state is pure, so χ = S(I/2) − 0 = 1.")
+        return passed(
+            f"{what}: correct, {expected:.4f} bit. The average state is I/2 and every "
+            "state is pure, so χ = S(I/2) − 0 = 1."
+        )
     if abs(value - 2.0) <= 1e-3:
-        return failed(f"{what}: {value:g} is H(X) = log2 4, the entropy of the label. χ uses the "
-                      "entropy of the average *quantum* state, which is at most log2 d = 1 for a "
-                      "qubit.")
+        return failed(
+            f"{what}: {value:g} is H(X) = log2 4, the entropy of the label. χ uses the "
+            "entropy of the average *quantum* state, which is at most log2 d = 1 for a "
+            "qubit."
+        )
     if abs(value - 0.5) <= 1e-3:
-        return failed(f"{what}: {value:g} is the accessible information (the best measurement), "
-                      "not χ. χ = S(Σ p_x ρ_x) − Σ p_x S(ρ_x).")
+        return failed(
+            f"{what}: {value:g} is the accessible information (the best measurement), "
+            "not χ. χ = S(Σ p_x ρ_x) − Σ p_x S(ρ_x)."
+        )
     if abs(value) <= 1e-3:
-        return failed(f"{what}: {value:g} — the states are pure (S(ρ_x) = 0), but the average "
-                      "state is not. Compute S(Σ p_x ρ_x).")
-    return failed(f"{what}: {value:g} is not right (tolerance 1e-3). Compute the average state "
-                  "Σ p_x ρ_x, its eigenvalues, and subtract the (zero) entropies of the pure states.")
+        return failed(
+            f"{what}: {value:g} — the states are pure (S(ρ_x) = 0), but the average "
+            "state is not. Compute S(Σ p_x ρ_x)."
+        )
+    return failed(
+        f"{what}: {value:g} is not right (tolerance 1e-3). Compute the average state "
+        "Σ p_x ρ_x, its eigenvalues, and subtract the (zero) entropies of the pure states."
+    )
 
 
 def check_two_state_chi(answer, overlap: float = 0.6) -> Feedback:
@@ -113,24 +124,29 @@ def check_two_state_chi(answer, overlap: float = 0.6) -> Feedback:
     if abs(value - expected) <= 1e-3:
         return passed(f"{what}: correct, h((1 + c)/2) = {expected:.4f} bit.")
     if abs(value - acc) <= 1e-3:
-        return failed(f"{what}: {value:g} is the accessible information (Helstrom measurement), "
-                      "which is smaller than χ.")
+        return failed(
+            f"{what}: {value:g} is the accessible information (Helstrom measurement), "
+            "which is smaller than χ."
+        )
     c = float(overlap)
-    for wrong, hint in (((1 - c) / 2, "an eigenvalue of the average state, not its entropy"),
-                        ((1 + c) / 2, "an eigenvalue of the average state, not its entropy"),
-                        (1 - c, "1 − c is not an entropy; the eigenvalues of the average state "
-                                "are (1 ± c)/2"),
-                        (1.0, "the entropy of the label, H(X); χ is smaller when the states "
-                              "overlap")):
+    for wrong, hint in (
+        ((1 - c) / 2, "an eigenvalue of the average state, not its entropy"),
+        ((1 + c) / 2, "an eigenvalue of the average state, not its entropy"),
+        (1 - c, "1 − c is not an entropy; the eigenvalues of the average state are (1 ± c)/2"),
+        (1.0, "the entropy of the label, H(X); χ is smaller when the states overlap"),
+    ):
         if abs(value - wrong) <= 1e-3:
             return failed(f"{what}: {value:g} is {hint}.")
-    return failed(f"{what}: {value:g} is not right (tolerance 1e-3). The average state has "
-                  "eigenvalues (1 ± c)/2.")
+    return failed(
+        f"{what}: {value:g} is not right (tolerance 1e-3). The average state has "
+        "eigenvalues (1 ± c)/2."
+    )
 
 
 # --------------------------------------------------------------------------------------------
 # The entanglement-assisted bound
 # --------------------------------------------------------------------------------------------
+
 
 def check_max_bits(answer, n_qubits: int) -> Feedback:
     """The most classical bits ``n_qubits`` qubits sent can carry (error-free) when the parties
@@ -152,26 +168,36 @@ def check_max_bits(answer, n_qubits: int) -> Feedback:
     if fb is not None:
         return fb
     if value == 2 * n:
-        return passed(f"{what}: correct, 2n = {2 * n} bits (superdense coding reaches it; the "
-                      "entanglement-assisted Holevo bound forbids more).")
+        return passed(
+            f"{what}: correct, 2n = {2 * n} bits (superdense coding reaches it; the "
+            "entanglement-assisted Holevo bound forbids more)."
+        )
     if value == n:
-        return failed(f"{what}: {value:g} is the limit *without* entanglement (Holevo). "
-                      "Pre-shared pairs help: think of superdense coding.")
+        return failed(
+            f"{what}: {value:g} is the limit *without* entanglement (Holevo). "
+            "Pre-shared pairs help: think of superdense coding."
+        )
     if n > 1 and value == 2**n:
-        return failed(f"{what}: {value:g} counts basis states of n qubits, not bits; bits are the "
-                      "log2 of the number of distinguishable messages.")
+        return failed(
+            f"{what}: {value:g} counts basis states of n qubits, not bits; bits are the "
+            "log2 of the number of distinguishable messages."
+        )
     if value == 4**n:
         return failed(f"{what}: {value:g} is the number of messages (4^n), not the number of bits.")
     if value > 2 * n:
-        return failed(f"{what}: {value:g} exceeds the entanglement-assisted Holevo bound: "
-                      "χ ≤ S(Q) + S(B) − (S(B) − S(Q)) ≤ 2n.")
-    return failed(f"{what}: {value:g} is not right. How many bits does one qubit carry in "
-                  "superdense coding?")
+        return failed(
+            f"{what}: {value:g} exceeds the entanglement-assisted Holevo bound: "
+            "χ ≤ S(Q) + S(B) − (S(B) − S(Q)) ≤ 2n."
+        )
+    return failed(
+        f"{what}: {value:g} is not right. How many bits does one qubit carry in superdense coding?"
+    )
 
 
 # --------------------------------------------------------------------------------------------
 # Dense coding with noisy pairs
 # --------------------------------------------------------------------------------------------
+
 
 def check_capacity_threshold(answer) -> Feedback:
     """The pair fidelity F at which the dense-coding capacity of the isotropic pair,
@@ -192,18 +218,24 @@ def check_capacity_threshold(answer) -> Feedback:
         return fb
     expected = dense_coding_threshold()
     if abs(value - expected) <= 1e-3:
-        return passed(f"{what}: correct, F* = {expected:.4f}. Below it, entanglement does not "
-                      "beat sending plain bits.")
+        return passed(
+            f"{what}: correct, F* = {expected:.4f}. Below it, entanglement does not "
+            "beat sending plain bits."
+        )
     if not 0.25 <= value <= 1.0:
         return failed(f"{what}: {value:g} is outside the isotropic fidelities [0.25, 1].")
     if abs(value - 0.5) <= 1e-3:
-        return failed(f"{what}: F = 1/2 is where the isotropic pair becomes entangled. Being "
-                      "entangled is not enough: solve C(F) = 1.")
+        return failed(
+            f"{what}: F = 1/2 is where the isotropic pair becomes entangled. Being "
+            "entangled is not enough: solve C(F) = 1."
+        )
     if abs(value - 0.25) <= 1e-3:
         return failed(f"{what}: F = 1/4 is the maximally mixed pair, where C = 0, not 1.")
-    return failed(f"{what}: {value:g} is not right (tolerance 1e-3): C({value:.4f}) = "
-                  f"{isotropic_capacity(value):.4f}, not 1. Solve C(F) = 1 numerically, e.g. "
-                  "with scipy.optimize.brentq on [0.5, 1].")
+    return failed(
+        f"{what}: {value:g} is not right (tolerance 1e-3): C({value:.4f}) = "
+        f"{isotropic_capacity(value):.4f}, not 1. Solve C(F) = 1 numerically, e.g. "
+        "with scipy.optimize.brentq on [0.5, 1]."
+    )
 
 
 def check_dense_capacity(answer, pair_fidelity: float = 0.9) -> Feedback:
@@ -232,29 +264,39 @@ def check_dense_capacity(answer, pair_fidelity: float = 0.9) -> Feedback:
     p = (1 - F) / 3
     wrong_h = -(F * math.log2(F) if F > 0 else 0.0) - (3 * p * math.log2(p) if p > 0 else 0.0)
     if abs(value - wrong_h) <= 1e-3:
-        return failed(f"{what}: {value:g} is the entropy H(F, (1−F)/3 ×3) = S(ρ_AB); the capacity "
-                      "is log2 d_A + S(ρ_B) − S(ρ_AB) = 2 − H.")
+        return failed(
+            f"{what}: {value:g} is the entropy H(F, (1−F)/3 ×3) = S(ρ_AB); the capacity "
+            "is log2 d_A + S(ρ_B) − S(ρ_AB) = 2 − H."
+        )
     h = -F * math.log2(F) - (1 - F) * math.log2(1 - F) if 0 < F < 1 else 0.0
     if abs(value - (2 - h)) <= 1e-3:
-        return failed(f"{what}: {value:g} uses the binary entropy h(F); the noise has four "
-                      "outcomes (I, X, Y, Z), so use H(F, (1−F)/3, (1−F)/3, (1−F)/3).")
-    return failed(f"{what}: {value:g} is not right (tolerance 1e-3). Use "
-                  "C = 2 − H(F, (1−F)/3, (1−F)/3, (1−F)/3).")
+        return failed(
+            f"{what}: {value:g} uses the binary entropy h(F); the noise has four "
+            "outcomes (I, X, Y, Z), so use H(F, (1−F)/3, (1−F)/3, (1−F)/3)."
+        )
+    return failed(
+        f"{what}: {value:g} is not right (tolerance 1e-3). Use "
+        "C = 2 − H(F, (1−F)/3, (1−F)/3, (1−F)/3)."
+    )
 
 
 # --------------------------------------------------------------------------------------------
 # POVMs
 # --------------------------------------------------------------------------------------------
 
+
 def _povm_elements(answer, d: int) -> tuple[list[np.ndarray] | None, str]:
     """Turn the answer into a list of d x d complex arrays, or explain why not."""
     if isinstance(answer, (str, bytes, dict, set)) or isinstance(answer, bool):
-        return None, (f"expected a list of {d}x{d} matrices (NumPy arrays or nested lists), "
-                      f"got {type(answer).__name__}.")
+        return None, (
+            f"expected a list of {d}x{d} matrices (NumPy arrays or nested lists), "
+            f"got {type(answer).__name__}."
+        )
     if isinstance(answer, np.ndarray):
         if answer.ndim != 3:
-            return None, (f"expected an array of shape (m, {d}, {d}) — m matrices — got shape "
-                          f"{answer.shape}.")
+            return None, (
+                f"expected an array of shape (m, {d}, {d}) — m matrices — got shape {answer.shape}."
+            )
         items = list(answer)
     else:
         try:
@@ -278,8 +320,9 @@ def _povm_elements(answer, d: int) -> tuple[list[np.ndarray] | None, str]:
     return elems, ""
 
 
-def check_povm(answer, d: int = 2, *, ensemble: str | None = None,
-               optimal: bool = False) -> Feedback:
+def check_povm(
+    answer, d: int = 2, *, ensemble: str | None = None, optimal: bool = False
+) -> Feedback:
     """Is ``answer`` a valid POVM on a ``d``-dimensional system, i.e. a list of ``d x d``
     matrices E_k that are Hermitian, positive semidefinite and sum to the identity (tolerance
     1e-6)? Each failure gets a message saying which element and which property.
@@ -303,8 +346,9 @@ def check_povm(answer, d: int = 2, *, ensemble: str | None = None,
     if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 1:
         return bad_parameters(ValueError(f"d must be an integer >= 1, got {d!r}"))
     if ensemble is not None and ensemble not in _ENSEMBLES:
-        return bad_parameters(ValueError(f"ensemble must be one of {', '.join(_ENSEMBLES)}, "
-                                          f"got {ensemble!r}"))
+        return bad_parameters(
+            ValueError(f"ensemble must be one of {', '.join(_ENSEMBLES)}, got {ensemble!r}")
+        )
     what = f"POVM on C^{d}" + (f" for the {ensemble} ensemble" if ensemble else "")
     if answer is None:
         return not_attempted(what)
@@ -314,44 +358,57 @@ def check_povm(answer, d: int = 2, *, ensemble: str | None = None,
     for i, e in enumerate(elems):
         dev = float(np.abs(e - e.conj().T).max())
         if dev > 1e-6:
-            return failed(f"{what}: element {i} is not Hermitian (E = E† fails by {dev:.2g}); "
-                          "POVM elements are Hermitian.")
+            return failed(
+                f"{what}: element {i} is not Hermitian (E = E† fails by {dev:.2g}); "
+                "POVM elements are Hermitian."
+            )
         low = float(np.linalg.eigvalsh((e + e.conj().T) / 2).min())
         if low < -1e-6:
-            return failed(f"{what}: element {i} has a negative eigenvalue ({low:.3g}); POVM "
-                          "elements must be positive semidefinite, or some outcome would have "
-                          "negative probability.")
+            return failed(
+                f"{what}: element {i} has a negative eigenvalue ({low:.3g}); POVM "
+                "elements must be positive semidefinite, or some outcome would have "
+                "negative probability."
+            )
     total = sum(elems)
     dev = float(np.abs(total - np.eye(d)).max())
     if dev > 1e-6:
         tr = float(np.trace(total).real)
-        return failed(f"{what}: the elements sum to a matrix that differs from the identity by "
-                      f"up to {dev:.3g} (trace {tr:.4g}, should be {d}); probabilities would not "
-                      "add up to 1. Rescale the elements.")
+        return failed(
+            f"{what}: the elements sum to a matrix that differs from the identity by "
+            f"up to {dev:.3g} (trace {tr:.4g}, should be {d}); probabilities would not "
+            "add up to 1. Rescale the elements."
+        )
     if ensemble is None:
         return passed(f"{what}: valid, {len(elems)} Hermitian positive elements summing to I.")
     ens = _ENSEMBLES[ensemble]()
     if ens.dim != d:
-        return bad_parameters(ValueError(f"the {ensemble} ensemble lives in dimension "
-                                          f"{ens.dim}, not d = {d}"))
+        return bad_parameters(
+            ValueError(f"the {ensemble} ensemble lives in dimension {ens.dim}, not d = {d}")
+        )
     info = mutual_information(*ens, np.stack(elems))
     if not optimal:
-        return passed(f"{what}: valid; it extracts I = {info:.4f} bit from the {ensemble} "
-                      "ensemble.")
+        return passed(
+            f"{what}: valid; it extracts I = {info:.4f} bit from the {ensemble} ensemble."
+        )
     best = accessible_information(*ens)
     if info >= best - 1e-3:
-        return passed(f"{what}: valid and optimal, I = {info:.4f} bit = the accessible "
-                      "information.")
-    return failed(f"{what}: valid, but it extracts only I = {info:.4f} bit; the best POVM reaches "
-                  f"{best:.4f}. Hint: for the trine, let each outcome rule out one state.")
+        return passed(
+            f"{what}: valid and optimal, I = {info:.4f} bit = the accessible information."
+        )
+    return failed(
+        f"{what}: valid, but it extracts only I = {info:.4f} bit; the best POVM reaches "
+        f"{best:.4f}. Hint: for the trine, let each outcome rule out one state."
+    )
 
 
 # --------------------------------------------------------------------------------------------
 # Step checkers of the reasoning exercises
 # --------------------------------------------------------------------------------------------
 
-def check_ea_entropy_bound(answer, n_qubits: int = 3, bob_entropy: float = 5.0, *,
-                           which: str = "average") -> Feedback:
+
+def check_ea_entropy_bound(
+    answer, n_qubits: int = 3, bob_entropy: float = 5.0, *, which: str = "average"
+) -> Feedback:
     """A step of the entanglement-assisted bound, for Alice sending ``n_qubits`` qubits Q to a
     Bob whose half B of the shared state has entropy ``S(ρ^B) = bob_entropy`` bits.
 
@@ -391,28 +448,39 @@ def check_ea_entropy_bound(answer, n_qubits: int = 3, bob_entropy: float = 5.0, 
         return fb
     if abs(value - expected) <= 1e-6:
         if which == "average":
-            return passed(f"{what}: correct, S(σ) ≤ S(σ^Q) + S(σ^B) ≤ n + S(ρ^B) = {expected:g} "
-                          "(subadditivity; Alice cannot change B).")
-        return passed(f"{what}: correct, S(σ_x) ≥ S(σ_x^B) − S(σ_x^Q) ≥ S(ρ^B) − n = "
-                      f"{expected:g} (Araki–Lieb).")
+            return passed(
+                f"{what}: correct, S(σ) ≤ S(σ^Q) + S(σ^B) ≤ n + S(ρ^B) = {expected:g} "
+                "(subadditivity; Alice cannot change B)."
+            )
+        return passed(
+            f"{what}: correct, S(σ_x) ≥ S(σ_x^B) − S(σ_x^Q) ≥ S(ρ^B) − n = "
+            f"{expected:g} (Araki–Lieb)."
+        )
     if which == "average":
         if abs(value - sb) <= 1e-6:
             return failed(f"{what}: {value:g} is S(ρ^B) alone; Q adds up to n more bits.")
         if abs(value - (2 * n + sb)) <= 1e-6:
             return failed(f"{what}: {value:g}: n qubits have entropy at most n (not 2n).")
         if abs(value - n) <= 1e-6:
-            return failed(f"{what}: {value:g} forgets B: σ lives on Q and B, so S(σ) ≤ S(σ^Q) + "
-                          "S(σ^B).")
+            return failed(
+                f"{what}: {value:g} forgets B: σ lives on Q and B, so S(σ) ≤ S(σ^Q) + S(σ^B)."
+            )
     else:
         if abs(value - (sb + n)) <= 1e-6:
-            return failed(f"{what}: {value:g} is the upper bound of the average state; here you "
-                          "need a lower bound: S(QB) ≥ |S(B) − S(Q)|.")
+            return failed(
+                f"{what}: {value:g} is the upper bound of the average state; here you "
+                "need a lower bound: S(QB) ≥ |S(B) − S(Q)|."
+            )
         if abs(value - sb) <= 1e-6:
-            return failed(f"{what}: {value:g} assumes Q adds no correlation. Entanglement between "
-                          "Q and B can lower the joint entropy by up to n: S(QB) ≥ S(B) − S(Q).")
+            return failed(
+                f"{what}: {value:g} assumes Q adds no correlation. Entanglement between "
+                "Q and B can lower the joint entropy by up to n: S(QB) ≥ S(B) − S(Q)."
+            )
         if abs(value) <= 1e-6 and expected > 0:
-            return failed(f"{what}: 0 is the trivial bound; Araki–Lieb gives more, "
-                          "S(σ_x) ≥ S(σ_x^B) − S(σ_x^Q).")
+            return failed(
+                f"{what}: 0 is the trivial bound; Araki–Lieb gives more, "
+                "S(σ_x) ≥ S(σ_x^B) − S(σ_x^Q)."
+            )
     return failed(f"{what}: {value:g} is not right (tolerance 1e-6).")
 
 
@@ -439,18 +507,24 @@ def check_pair_entropy(answer, pair_fidelity: float = 0.9) -> Feedback:
     if fb is not None:
         return fb
     if abs(value - expected) <= 1e-3:
-        return passed(f"{what}: correct, {expected:.4f} bit. With S(ρ_B) = 1 the capacity is "
-                      f"C = 1 + 1 − {expected:.4f} = {2 - expected:.4f} bits per qubit.")
+        return passed(
+            f"{what}: correct, {expected:.4f} bit. With S(ρ_B) = 1 the capacity is "
+            f"C = 1 + 1 − {expected:.4f} = {2 - expected:.4f} bits per qubit."
+        )
     if abs(value - (2 - expected)) <= 1e-3:
         return failed(f"{what}: {value:g} is the capacity C = 2 − S(ρ_AB), not the entropy.")
     if 0 < F < 1 and abs(value - binary_entropy(F)) <= 1e-3:
-        return failed(f"{what}: {value:g} is h(F): the state has four eigenvalues, "
-                      "F and (1−F)/3 three times.")
+        return failed(
+            f"{what}: {value:g} is h(F): the state has four eigenvalues, F and (1−F)/3 three times."
+        )
     if abs(value - 1.0) <= 1e-3:
-        return failed(f"{what}: 1 is S(ρ_B) (Bob's half is I/2); the question asks for the "
-                      "entropy of the pair.")
-    return failed(f"{what}: {value:g} is not right (tolerance 1e-3). Use "
-                  "H(F, (1−F)/3, (1−F)/3, (1−F)/3).")
+        return failed(
+            f"{what}: 1 is S(ρ_B) (Bob's half is I/2); the question asks for the "
+            "entropy of the pair."
+        )
+    return failed(
+        f"{what}: {value:g} is not right (tolerance 1e-3). Use H(F, (1−F)/3, (1−F)/3, (1−F)/3)."
+    )
 
 
 def _dephased_pair(F: float) -> np.ndarray:
@@ -484,16 +558,21 @@ def check_dephased_capacity(answer, pair_fidelity: float = 0.7) -> Feedback:
     if fb is not None:
         return fb
     if abs(value - expected) <= 1e-3:
-        return passed(f"{what}: correct, 2 − h(F) = {expected:.4f} bits per qubit: never below 1, "
-                      "and equal to 1 only at F = 1/2, where the pair is separable.")
+        return passed(
+            f"{what}: correct, 2 − h(F) = {expected:.4f} bits per qubit: never below 1, "
+            "and equal to 1 only at F = 1/2, where the pair is separable."
+        )
     if 0.25 <= F and abs(value - isotropic_capacity(F)) <= 1e-3:
-        return failed(f"{what}: {value:g} is the isotropic pair's capacity; this pair has only two "
-                      "eigenvalues, F and 1 − F.")
+        return failed(
+            f"{what}: {value:g} is the isotropic pair's capacity; this pair has only two "
+            "eigenvalues, F and 1 − F."
+        )
     if abs(value - binary_entropy(F)) <= 1e-3:
-        return failed(f"{what}: {value:g} is S(ρ_AB) = h(F); the capacity is "
-                      "1 + S(ρ_B) − S(ρ_AB).")
-    return failed(f"{what}: {value:g} is not right (tolerance 1e-3). C = log2 d_A + S(ρ_B) − "
-                  "S(ρ_AB), with S(ρ_B) = 1.")
+        return failed(f"{what}: {value:g} is S(ρ_AB) = h(F); the capacity is 1 + S(ρ_B) − S(ρ_AB).")
+    return failed(
+        f"{what}: {value:g} is not right (tolerance 1e-3). C = log2 d_A + S(ρ_B) − "
+        "S(ρ_AB), with S(ρ_B) = 1."
+    )
 
 
 def check_cut_set_qubits(answer, P: int = 16, d: int = 340_000_000, bits: int = 16) -> Feedback:
@@ -518,21 +597,31 @@ def check_cut_set_qubits(answer, P: int = 16, d: int = 340_000_000, bits: int = 
     if fb is not None:
         return fb
     if close(value, cut.qubits, rel=1e-6):
-        return passed(f"{what}: correct, d·b/2 = {cut.qubits:,.0f}: the worker must learn d·b "
-                      "bits about the others' inputs and each qubit brings at most 2. The "
-                      f"superdense ring sends {cut.superdense_ring:,} "
-                      f"({cut.superdense_ratio:.3f} times as many).")
+        return passed(
+            f"{what}: correct, d·b/2 = {cut.qubits:,.0f}: the worker must learn d·b "
+            "bits about the others' inputs and each qubit brings at most 2. The "
+            f"superdense ring sends {cut.superdense_ring:,} "
+            f"({cut.superdense_ratio:.3f} times as many)."
+        )
     if close(value, cut.superdense_ring, rel=1e-6):
-        return failed(f"{what}: {value:,.0f} is what the superdense ring sends, (P−1)/P·d·b; the "
-                      "bound asks what *every* protocol must send, and is lower.")
+        return failed(
+            f"{what}: {value:,.0f} is what the superdense ring sends, (P−1)/P·d·b; the "
+            "bound asks what *every* protocol must send, and is lower."
+        )
     if close(value, cut.information, rel=1e-6):
-        return failed(f"{what}: {value:,.0f} is the information d·b the worker must learn; with "
-                      "entanglement each qubit carries up to 2 bits.")
+        return failed(
+            f"{what}: {value:,.0f} is the information d·b the worker must learn; with "
+            "entanglement each qubit carries up to 2 bits."
+        )
     if close(value, cut.classical_ring / 2, rel=1e-6) or close(value, cut.classical_ring, rel=1e-6):
-        return failed(f"{what}: {value:,.0f} comes from the ring's schedule; the cut-set bound "
-                      "holds for any protocol: count what the worker must learn.")
-    return failed(f"{what}: {value:,.6g} is not right. How many bits must the worker learn about "
-                  "the others' inputs, and how many can one qubit bring?")
+        return failed(
+            f"{what}: {value:,.0f} comes from the ring's schedule; the cut-set bound "
+            "holds for any protocol: count what the worker must learn."
+        )
+    return failed(
+        f"{what}: {value:,.6g} is not right. How many bits must the worker learn about "
+        "the others' inputs, and how many can one qubit bring?"
+    )
 
 
 def check_vga_bits_in(answer, P: int = 16, d: int = 340_000_000, bits: int = 16) -> Feedback:
@@ -557,13 +646,19 @@ def check_vga_bits_in(answer, P: int = 16, d: int = 340_000_000, bits: int = 16)
     if fb is not None:
         return fb
     if close(value, cut.vga_bits_in, rel=1e-6):
-        return passed(f"{what}: correct, (P − 1)·d·b = {cut.vga_bits_in:,} bits, "
-                      f"{cut.vga_bits_in / cut.information:g} times the cut-set floor d·b: no "
-                      "online qubit, and far more classical bits than the floor.")
+        return passed(
+            f"{what}: correct, (P − 1)·d·b = {cut.vga_bits_in:,} bits, "
+            f"{cut.vga_bits_in / cut.information:g} times the cut-set floor d·b: no "
+            "online qubit, and far more classical bits than the floor."
+        )
     if close(value, cut.vga_bits_out, rel=1e-6):
-        return failed(f"{what}: {value:,.0f} is what a worker broadcasts (d·b); it hears the "
-                      "other P − 1 workers' announcements.")
+        return failed(
+            f"{what}: {value:,.0f} is what a worker broadcasts (d·b); it hears the "
+            "other P − 1 workers' announcements."
+        )
     if close(value, P * cut.information, rel=1e-6):
         return failed(f"{what}: {value:,.0f} counts the worker's own announcement too.")
-    return failed(f"{what}: {value:,.6g} is not right. Each of the other P − 1 workers announces "
-                  "d words of b bits.")
+    return failed(
+        f"{what}: {value:,.6g} is not right. Each of the other P − 1 workers announces "
+        "d words of b bits."
+    )

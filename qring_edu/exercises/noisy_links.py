@@ -22,9 +22,9 @@ from ..experiments.noisy_links import fec_crossover
 from ..links import depolarizing, depolarizing_capacities, distill, effective_fidelity
 from ._base import (
     Feedback,
-    call_reader,
     as_number,
     bad_parameters,
+    call_reader,
     compare_number,
     failed,
     not_attempted,
@@ -45,8 +45,10 @@ def _not_callable(answer, what: str) -> Feedback | None:
     if answer is None:
         return not_attempted(what)
     if not callable(answer):
-        return failed(f"{what}: expected your function itself (its name, without parentheses), "
-                      f"got {type(answer).__name__}.")
+        return failed(
+            f"{what}: expected your function itself (its name, without parentheses), "
+            f"got {type(answer).__name__}."
+        )
     return None
 
 
@@ -88,13 +90,19 @@ def check_compose_fidelity(answer, *, trials: int = 25, seed: int = 0) -> Feedba
             return fb
         ref = effective_fidelity(Fp, Fc)
         if abs(value - ref) > 1e-9:
-            hint = ("Both errors must be trivial, or both the same non-trivial Pauli: "
-                    "F_pair F_ch + 3 · ((1 − F_pair)/3)((1 − F_ch)/3).")
+            hint = (
+                "Both errors must be trivial, or both the same non-trivial Pauli: "
+                "F_pair F_ch + 3 · ((1 − F_pair)/3)((1 − F_ch)/3)."
+            )
             if abs(value - Fp * Fc) <= 1e-9:
-                hint = ("You kept only 'no error at all'. Two equal Paulis cancel (X·X = I): "
-                        "add the probability that both are the same one of X, Y, Z.")
-            return failed(f"{what}: for F_pair = {Fp:.6g}, F_ch = {Fc:.6g} you returned "
-                          f"{value:.9g}, expected {ref:.9g}. {hint}")
+                hint = (
+                    "You kept only 'no error at all'. Two equal Paulis cancel (X·X = I): "
+                    "add the probability that both are the same one of X, Y, Z."
+                )
+            return failed(
+                f"{what}: for F_pair = {Fp:.6g}, F_ch = {Fc:.6g} you returned "
+                f"{value:.9g}, expected {ref:.9g}. {hint}"
+            )
     return passed(f"{what}: correct on {len(cases)} cases.")
 
 
@@ -139,27 +147,41 @@ def check_dejmps_round(answer, *, trials: int = 10, seed: int = 0) -> Feedback:
                 success = float(success)
                 out = np.asarray(out, dtype=float).ravel()
             except (TypeError, ValueError):
-                return failed(f"{what}: return a pair (success, p_out) with p_out four numbers; "
-                              f"got {type(got).__name__}.")
+                return failed(
+                    f"{what}: return a pair (success, p_out) with p_out four numbers; "
+                    f"got {type(got).__name__}."
+                )
             if out.shape != (4,) or not np.all(np.isfinite(out)) or not math.isfinite(success):
-                return failed(f"{what}: p_out must be four finite numbers (p_I, p_X, p_Z, p_Y), "
-                              f"got shape {out.shape}.")
+                return failed(
+                    f"{what}: p_out must be four finite numbers (p_I, p_X, p_Z, p_Y), "
+                    f"got shape {out.shape}."
+                )
             ref = distill(F, rounds=r, protocol="dejmps")
             ref_p, ref_s = ref.errors.as_array(), ref.success_probabilities[-1]
             if abs(success - ref_s) > 1e-9:
-                return failed(f"{what}: round {r} from F = {F:.6g}, input p = {shown}: success "
-                              f"{success:.9g}, expected {ref_s:.9g}. The round succeeds when "
-                              "the two pairs' x-parts (X or Y errors) agree"
-                              + ("; round 1 passed, so check the rotations: Rx(π/2) on Alice's "
-                                 "side and Rx(−π/2) on Bob's swap the Z and Y coefficients "
-                                 "first." if r > 1 else "."))
+                return failed(
+                    f"{what}: round {r} from F = {F:.6g}, input p = {shown}: success "
+                    f"{success:.9g}, expected {ref_s:.9g}. The round succeeds when "
+                    "the two pairs' x-parts (X or Y errors) agree"
+                    + (
+                        "; round 1 passed, so check the rotations: Rx(π/2) on Alice's "
+                        "side and Rx(−π/2) on Bob's swap the Z and Y coefficients "
+                        "first."
+                        if r > 1
+                        else "."
+                    )
+                )
             if np.max(np.abs(out - ref_p)) > 1e-9:
                 k = int(np.argmax(np.abs(out - ref_p)))
-                hint = ("Rotate first (Alice's Rx(π/2) and Bob's Rx(−π/2) swap the Z and Y "
-                        "coefficients), then keep the source pair's x-part, give it z1 XOR z2, "
-                        "and divide by the success probability.")
-                return failed(f"{what}: round {r} from F = {F:.6g}, input p = {shown}: "
-                              f"p_out[{k}] = {out[k]:.9g}, expected {ref_p[k]:.9g}. {hint}")
+                hint = (
+                    "Rotate first (Alice's Rx(π/2) and Bob's Rx(−π/2) swap the Z and Y "
+                    "coefficients), then keep the source pair's x-part, give it z1 XOR z2, "
+                    "and divide by the success probability."
+                )
+                return failed(
+                    f"{what}: round {r} from F = {F:.6g}, input p = {shown}: "
+                    f"p_out[{k}] = {out[k]:.9g}, expected {ref_p[k]:.9g}. {hint}"
+                )
             p = out
     return passed(f"{what}: correct on {trials} fidelities, three rounds each.")
 
@@ -184,13 +206,16 @@ def check_assisted_ratio(answer, channel_fidelity: float = 0.95) -> Feedback:
         return bad_parameters(exc)
     fb = compare_number(answer, c.ratio, tol=1e-3, what="C_E / C")
     if not fb.passed and as_number(answer, "")[1] is None:
-        return failed(fb.message + " C = 1 − h(2(1−F)/3), C_E = 2 − H(F, (1−F)/3, (1−F)/3, "
-                      "(1−F)/3); logarithms base 2.")
+        return failed(
+            fb.message + " C = 1 − h(2(1−F)/3), C_E = 2 − H(F, (1−F)/3, (1−F)/3, "
+            "(1−F)/3); logarithms base 2."
+        )
     return fb
 
 
-def check_raw_pairs(answer, pair_fidelity: float = 0.9, rounds: int = 2,
-                    protocol: str = "dejmps") -> Feedback:
+def check_raw_pairs(
+    answer, pair_fidelity: float = 0.9, rounds: int = 2, protocol: str = "dejmps"
+) -> Feedback:
     """Expected raw pairs consumed per output pair of ``rounds`` rounds (relative 1e-3).
 
     Examples
@@ -202,8 +227,11 @@ def check_raw_pairs(answer, pair_fidelity: float = 0.9, rounds: int = 2,
     raw pairs per output pair: 2 is not right. That counts only the halving; failed attempts lose both of their pairs.
     """
     try:
-        d = distill(check_fidelity(pair_fidelity), rounds=check_int(rounds, "rounds", 1, 20),
-                    protocol=protocol)
+        d = distill(
+            check_fidelity(pair_fidelity),
+            rounds=check_int(rounds, "rounds", 1, 20),
+            protocol=protocol,
+        )
     except (TypeError, ValueError) as exc:
         return bad_parameters(exc)
     value, fb = as_number(answer, "raw pairs per output pair")
@@ -211,8 +239,10 @@ def check_raw_pairs(answer, pair_fidelity: float = 0.9, rounds: int = 2,
         return fb
     if abs(value - d.raw_pairs_per_pair) <= 1e-3 * d.raw_pairs_per_pair:
         return passed(f"raw pairs per output pair: correct ({d.raw_pairs_per_pair:.4f}).")
-    hint = ("Each round halves the pairs and keeps only the successes: divide 2^rounds by the "
-            "product of the rounds' success probabilities.")
+    hint = (
+        "Each round halves the pairs and keeps only the successes: divide 2^rounds by the "
+        "product of the rounds' success probabilities."
+    )
     if abs(value - 2**d.rounds) <= 1e-6:
         hint = "That counts only the halving; failed attempts lose both of their pairs."
     return failed(f"raw pairs per output pair: {value:g} is not right. {hint}")

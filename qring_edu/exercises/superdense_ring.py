@@ -91,11 +91,12 @@ def _as_circuit(value, before, what: str):
 
     circuit = before if value is None and before is not None else value
     if not isinstance(circuit, QuantumCircuit):
-        return None, failed(f"{what} must return a QuantumCircuit, got "
-                            f"{type(value).__name__}.")
+        return None, failed(f"{what} must return a QuantumCircuit, got {type(value).__name__}.")
     if circuit.num_qubits != 2:
-        return None, failed(f"{what} returned a circuit of {circuit.num_qubits} qubits; use "
-                            "QuantumCircuit(2, 2): qubit 0 is Alice's A, qubit 1 is Bob's B.")
+        return None, failed(
+            f"{what} returned a circuit of {circuit.num_qubits} qubits; use "
+            "QuantumCircuit(2, 2): qubit 0 is Alice's A, qubit 1 is Bob's B."
+        )
     return circuit, None
 
 
@@ -103,8 +104,10 @@ def _state_of(circuit, what: str):
     from qiskit.quantum_info import Statevector
 
     if any(inst.operation.name in ("measure", "reset") for inst in circuit.data):
-        return None, failed(f"{what}: the circuit measures (or resets) a qubit before Bob's "
-                            "decoding; only decode_message measures.")
+        return None, failed(
+            f"{what}: the circuit measures (or resets) a qubit before Bob's "
+            "decoding; only decode_message measures."
+        )
     try:
         return Statevector(circuit.remove_final_measurements(inplace=False)), None
     except Exception as exc:  # noqa: BLE001 - e.g. unbound parameters in the reader's circuit
@@ -119,7 +122,9 @@ def _key_distribution(circuit):
     measured = {}
     for inst in circuit.data:
         if inst.operation.name == "measure":
-            measured[circuit.find_bit(inst.clbits[0]).index] = circuit.find_bit(inst.qubits[0]).index
+            measured[circuit.find_bit(inst.clbits[0]).index] = circuit.find_bit(
+                inst.qubits[0]
+            ).index
     if sorted(measured) != [0, 1] or circuit.num_clbits != 2:
         return None
     try:
@@ -149,17 +154,25 @@ def _run_aer(circuits, seed: int, shots: int) -> list[dict]:
 def _bell_feedback(state, states) -> Feedback:
     for m, ref in states.items():
         if _same_state(state, ref):
-            return failed(f"create_bell_pair prepares {_BELL_NAMES[m]}, not |Φ+⟩ = (|00⟩ + |11⟩)/√2"
-                          ": an extra X or Z on one qubit. Use only H on qubit 0 and CNOT 0 → 1.")
+            return failed(
+                f"create_bell_pair prepares {_BELL_NAMES[m]}, not |Φ+⟩ = (|00⟩ + |11⟩)/√2"
+                ": an extra X or Z on one qubit. Use only H on qubit 0 and CNOT 0 → 1."
+            )
     amps = np.round(state.data, 6)
     if np.count_nonzero(amps) == 1:
-        return failed("create_bell_pair leaves a basis state (no superposition): start with H "
-                      "on qubit 0, then CNOT with control 0 and target 1.")
+        return failed(
+            "create_bell_pair leaves a basis state (no superposition): start with H "
+            "on qubit 0, then CNOT with control 0 and target 1."
+        )
     if np.count_nonzero(amps) == 2 and abs(amps[0]) > 0 and (abs(amps[1]) > 0 or abs(amps[2]) > 0):
-        return failed("create_bell_pair makes a product state: after H on qubit 0 the CNOT "
-                      "(control 0, target 1) entangles the two qubits.")
-    return failed("create_bell_pair does not prepare |Φ+⟩ = (|00⟩ + |11⟩)/√2: H on qubit 0, "
-                  "then CNOT with control 0 and target 1.")
+        return failed(
+            "create_bell_pair makes a product state: after H on qubit 0 the CNOT "
+            "(control 0, target 1) entangles the two qubits."
+        )
+    return failed(
+        "create_bell_pair does not prepare |Φ+⟩ = (|00⟩ + |11⟩)/√2: H on qubit 0, "
+        "then CNOT with control 0 and target 1."
+    )
 
 
 def check_superdense_coding(answer, *, seeds=(0, 1, 2), shots: int = 64) -> Feedback:
@@ -213,17 +226,22 @@ def check_superdense_coding(answer, *, seeds=(0, 1, 2), shots: int = 64) -> Feed
     """
     what = "superdense coding in raw Qiskit"
     if answer is None:
-        return not_attempted(f"{what} (answer = (create_bell_pair, encode_message, "
-                             "decode_message))")
+        return not_attempted(
+            f"{what} (answer = (create_bell_pair, encode_message, decode_message))"
+        )
     if not isinstance(answer, (tuple, list)) or len(answer) != 3:
-        return failed(f"{what}: give the three functions as a tuple "
-                      "(create_bell_pair, encode_message, decode_message).")
+        return failed(
+            f"{what}: give the three functions as a tuple "
+            "(create_bell_pair, encode_message, decode_message)."
+        )
     create, encode, decode = answer
     names = ("create_bell_pair", "encode_message", "decode_message")
     for fn, name in zip(answer, names):
         if not callable(fn):
-            return failed(f"{what}: {name} must be a function (write its name without calling "
-                          f"it), got {type(fn).__name__}.")
+            return failed(
+                f"{what}: {name} must be a function (write its name without calling "
+                f"it), got {type(fn).__name__}."
+            )
     try:
         seeds = [check_int(s, "seeds (each seed)", 0) for s in seeds]
         shots = check_int(shots, "shots", 1, 10_000)
@@ -259,12 +277,18 @@ def check_superdense_coding(answer, *, seeds=(0, 1, 2), shots: int = 64) -> Feed
             if sent is None:
                 return None, failed(
                     f"Message (x, z) = ({x}, {z}): after encode_message the pair is no longer a "
-                    "Bell state. Alice may use only X and Z on qubit 0: X**x, then Z**z.")
-            hint = (" You swapped the roles: X must follow x and Z must follow z." if
-                    sent == (z, x) else " X on A flips x, Z on A flips z.")
-            return None, failed(f"Message (x, z) = ({x}, {z}): encode_message makes "
-                                f"{_BELL_NAMES[sent]}, the state of message {sent}, not "
-                                f"{_BELL_NAMES[(x, z)]}.{hint}")
+                    "Bell state. Alice may use only X and Z on qubit 0: X**x, then Z**z."
+                )
+            hint = (
+                " You swapped the roles: X must follow x and Z must follow z."
+                if sent == (z, x)
+                else " X on A flips x, Z on A flips z."
+            )
+            return None, failed(
+                f"Message (x, z) = ({x}, {z}): encode_message makes "
+                f"{_BELL_NAMES[sent]}, the state of message {sent}, not "
+                f"{_BELL_NAMES[(x, z)]}.{hint}"
+            )
         out, fb = call_reader(decode, qc, name="decode_message")
         if fb is not None:
             return None, fb
@@ -272,8 +296,10 @@ def check_superdense_coding(answer, *, seeds=(0, 1, 2), shots: int = 64) -> Feed
         if fb is not None:
             return None, fb
         if qc.num_clbits != 2:
-            return None, failed(f"decode_message(qc) returned a circuit with {qc.num_clbits} "
-                                "classical bits; Bob needs two (QuantumCircuit(2, 2)).")
+            return None, failed(
+                f"decode_message(qc) returned a circuit with {qc.num_clbits} "
+                "classical bits; Bob needs two (QuantumCircuit(2, 2))."
+            )
         return qc, None
 
     for x, z in ((0, 0), (0, 1), (1, 0), (1, 1)):
@@ -284,25 +310,32 @@ def check_superdense_coding(answer, *, seeds=(0, 1, 2), shots: int = 64) -> Feed
         dist = _key_distribution(qc)
         if dist is None:
             continue  # no exact check for mid-circuit measurements: Aer below decides
-        ref = {f"{a}{b}": p for (a, b), p in superdense_outcome_probabilities(x, z).items()
-               if p > 0}
+        ref = {
+            f"{a}{b}": p for (a, b), p in superdense_outcome_probabilities(x, z).items() if p > 0
+        }
         if all(abs(dist.get(k, 0.0) - ref.get(k, 0.0)) <= 1e-9 for k in set(dist) | set(ref)):
             continue
         top = max(dist, key=dist.get)
         if dist[top] > 1 - 1e-9 and top == key[::-1]:
-            return failed(f"Message (x, z) = ({x}, {z}): Bob's count key reads \"{top}\", i.e. "
-                          "\"zx\": the bit-order mistake. Qiskit count keys are little-endian "
-                          "(clbit 1 is printed first): measure A (qubit 0) into clbit 0, which "
-                          "holds z, and B (qubit 1) into clbit 1, which holds x, so the key "
-                          "reads \"xz\".")
+            return failed(
+                f'Message (x, z) = ({x}, {z}): Bob\'s count key reads "{top}", i.e. '
+                '"zx": the bit-order mistake. Qiskit count keys are little-endian '
+                "(clbit 1 is printed first): measure A (qubit 0) into clbit 0, which "
+                "holds z, and B (qubit 1) into clbit 1, which holds x, so the key "
+                'reads "xz".'
+            )
         if dist[top] > 1 - 1e-9:
-            return failed(f"Message (x, z) = ({x}, {z}): Bob always reads \"{top}\" instead of "
-                          f"\"{key}\". Bob's Bell measurement: CNOT with control 0 (A) and "
-                          "target 1 (B), then H on A, then the two measurements.")
+            return failed(
+                f'Message (x, z) = ({x}, {z}): Bob always reads "{top}" instead of '
+                f'"{key}". Bob\'s Bell measurement: CNOT with control 0 (A) and '
+                "target 1 (B), then H on A, then the two measurements."
+            )
         spread = ", ".join(f'"{k}": {v:.2f}' for k, v in sorted(dist.items()))
-        return failed(f"Message (x, z) = ({x}, {z}): Bob's outcome is random ({spread}); his "
-                      "circuit does not undo the Bell-pair preparation. Apply CNOT 0 → 1, then H "
-                      "on 0, before measuring.")
+        return failed(
+            f"Message (x, z) = ({x}, {z}): Bob's outcome is random ({spread}); his "
+            "circuit does not undo the Bell-pair preparation. Apply CNOT 0 → 1, then H "
+            "on 0, before measuring."
+        )
     order_rng = np.random.default_rng([int(s) for s in seeds] or [0])
     for seed in seeds:
         messages = [(int(m) >> 1, int(m) & 1) for m in order_rng.permutation(4)]
@@ -319,16 +352,30 @@ def check_superdense_coding(answer, *, seeds=(0, 1, 2), shots: int = 64) -> Feed
         for (x, z), counts in zip(messages, all_counts):
             wrong = {k: v for k, v in counts.items() if k.replace(" ", "") != f"{x}{z}"}
             if wrong:
-                return failed(f"Message (x, z) = ({x}, {z}), Aer seed {seed}: {sum(wrong.values())}"
-                              f" of {shots} shots read {sorted(wrong)} instead of \"{x}{z}\".")
-    return passed(f"{what}: correct. All four messages decode exactly (state by state against "
-                  f"the library) and on Aer ({len(seeds)} seeds × {shots} shots each); the count "
-                  "key reads \"xz\".")
+                return failed(
+                    f"Message (x, z) = ({x}, {z}), Aer seed {seed}: {sum(wrong.values())}"
+                    f' of {shots} shots read {sorted(wrong)} instead of "{x}{z}".'
+                )
+    return passed(
+        f"{what}: correct. All four messages decode exactly (state by state against "
+        f"the library) and on Aer ({len(seeds)} seeds × {shots} shots each); the count "
+        'key reads "xz".'
+    )
 
 
 #: Single-qubit gates a student may name for Alice's encoding (lower case, QuantumCircuit methods).
-_GATES = {"i": "id", "id": "id", "identity": "id", "x": "x", "y": "y", "z": "z", "h": "h",
-          "s": "s", "sdg": "sdg", "t": "t"}
+_GATES = {
+    "i": "id",
+    "id": "id",
+    "identity": "id",
+    "x": "x",
+    "y": "y",
+    "z": "z",
+    "h": "h",
+    "s": "s",
+    "sdg": "sdg",
+    "t": "t",
+}
 
 
 def _is_int(value) -> bool:
@@ -338,6 +385,7 @@ def _is_int(value) -> bool:
 # --------------------------------------------------------------------------------------------
 # Superdense coding
 # --------------------------------------------------------------------------------------------
+
 
 def _encoding_reference(x: int, z: int):
     """Alice's encoding unitary on A as the library builds it (the gates between the barriers)."""
@@ -385,17 +433,23 @@ def check_alice_gates(answer, x: int, z: int) -> Feedback:
     if isinstance(answer, str):
         answer = [answer] if answer.strip().lower() in _GATES else None
         if answer is None:
-            return failed(f"{what}: give a list of gate names, e.g. [\"x\", \"z\"] "
-                          "(one string per gate, in the order Alice applies them).")
+            return failed(
+                f'{what}: give a list of gate names, e.g. ["x", "z"] '
+                "(one string per gate, in the order Alice applies them)."
+            )
     if not isinstance(answer, (list, tuple)):
-        return failed(f"{what}: expected a list of gate names such as [\"x\", \"z\"], "
-                      f"got {type(answer).__name__}.")
+        return failed(
+            f'{what}: expected a list of gate names such as ["x", "z"], '
+            f"got {type(answer).__name__}."
+        )
     names = []
     for item in answer:
         key = item.strip().lower() if isinstance(item, str) else None
         if key not in _GATES:
-            return failed(f"{what}: {item!r} is not a gate name this checker knows "
-                          f"(use {', '.join(sorted(set(_GATES) - {'identity'}))}).")
+            return failed(
+                f"{what}: {item!r} is not a gate name this checker knows "
+                f"(use {', '.join(sorted(set(_GATES) - {'identity'}))})."
+            )
         names.append(_GATES[key])
     if len(names) > 20:
         return failed(f"{what}: {len(names)} gates is far more than needed (at most two).")
@@ -417,24 +471,36 @@ def check_alice_gates(answer, x: int, z: int) -> Feedback:
     if close:
         canonical = ["x"] * x + ["z"] * z
         if [n for n in names if n != "id"] == canonical:
-            return passed(f"{what}: correct — X**x then Z**z maps |Φ+⟩ to the Bell state Bob "
-                          f"decodes as \"{x}{z}\".")
-        return passed(f"{what}: correct up to a global phase (same Bell state, same decoding). "
-                      f"The library applies {canonical or 'nothing'}.")
+            return passed(
+                f"{what}: correct — X**x then Z**z maps |Φ+⟩ to the Bell state Bob "
+                f'decodes as "{x}{z}".'
+            )
+        return passed(
+            f"{what}: correct up to a global phase (same Bell state, same decoding). "
+            f"The library applies {canonical or 'nothing'}."
+        )
     if any(n in ("h", "s", "sdg", "t") for n in names):
-        return failed(f"{what}: not a Pauli encoding. H, S and T do not map |Φ+⟩ to another Bell "
-                      "state, so Bob's Bell measurement cannot decode the message with certainty. "
-                      "Use only X and Z.")
+        return failed(
+            f"{what}: not a Pauli encoding. H, S and T do not map |Φ+⟩ to another Bell "
+            "state, so Bob's Bell measurement cannot decode the message with certainty. "
+            "Use only X and Z."
+        )
     flips_x = sum(n in ("x", "y") for n in names) % 2
     flips_z = sum(n in ("z", "y") for n in names) % 2
-    return failed(f"{what}: your gates send \"{flips_x}{flips_z}\" instead of \"{x}{z}\". "
-                  "X on A flips x (Bob's B outcome), Z flips z (Bob's A outcome), Y flips both.")
+    return failed(
+        f'{what}: your gates send "{flips_x}{flips_z}" instead of "{x}{z}". '
+        "X on A flips x (Bob's B outcome), Z flips z (Bob's A outcome), Y flips both."
+    )
 
 
 def _exact_error_rate(pair_fidelity: float) -> float:
     """Symbol error rate for uniform messages, from the library's density-matrix evolution."""
-    probs = [superdense_outcome_probabilities(m >> 1, m & 1, pair_fidelity=pair_fidelity)
-             [(m >> 1, m & 1)] for m in range(4)]
+    probs = [
+        superdense_outcome_probabilities(m >> 1, m & 1, pair_fidelity=pair_fidelity)[
+            (m >> 1, m & 1)
+        ]
+        for m in range(4)
+    ]
     return float(1.0 - np.mean(probs))
 
 
@@ -462,11 +528,15 @@ def check_symbol_error_rate(answer, pair_fidelity: float) -> Feedback:
         return fb
     p = 1.0 - pair_fidelity
     if abs(value - p / 3) <= 1e-6:
-        return failed(f"{what}: (1 − F)/3 is the probability of one particular Pauli. Any of "
-                      "X, Y or Z changes the symbol.")
+        return failed(
+            f"{what}: (1 − F)/3 is the probability of one particular Pauli. Any of "
+            "X, Y or Z changes the symbol."
+        )
     if abs(value - 2 * p / 3) <= 1e-6:
-        return failed(f"{what}: 2(1 − F)/3 is the probability that one given bit (x or z) flips. "
-                      "A symbol is wrong if either bit flips.")
+        return failed(
+            f"{what}: 2(1 − F)/3 is the probability that one given bit (x or z) flips. "
+            "A symbol is wrong if either bit flips."
+        )
     if abs(value - pair_fidelity) <= 1e-6:
         return failed(f"{what}: F is the probability that the symbol arrives intact.")
     return fb
@@ -508,6 +578,7 @@ def check_bit_error_rate(answer, pair_fidelity: float) -> Feedback:
 # The ledger of the superdense ring
 # --------------------------------------------------------------------------------------------
 
+
 def _link_counts(P, d, bits) -> dict[str, int]:
     """Busiest-link counts of one all-reduce from :func:`qring_edu.ring.message_bits`: classical
     bits, superdense online qubits (ceil(k/2) per k-bit message), and lifetime uses (online +
@@ -517,8 +588,11 @@ def _link_counts(P, d, bits) -> dict[str, int]:
     check_bits(bits)
     m = message_bits(P, d, bits)
     qubits = ((m + 1) // 2).sum(axis=1)
-    return {"bits": int(m.sum(axis=1).max()), "qubits": int(qubits.max()),
-            "lifetime": int(2 * qubits.max())}
+    return {
+        "bits": int(m.sum(axis=1).max()),
+        "qubits": int(qubits.max()),
+        "lifetime": int(2 * qubits.max()),
+    }
 
 
 def _count_feedback(answer, expected: int, what: str, hints: dict[int, str]) -> Feedback:
@@ -526,15 +600,19 @@ def _count_feedback(answer, expected: int, what: str, hints: dict[int, str]) -> 
     if fb is not None:
         return fb
     if number != int(number):
-        return failed(f"{what}: channel uses are whole numbers; {number:g} is not. Remember that "
-                      "a message of k bits needs ceil(k/2) qubits.")
+        return failed(
+            f"{what}: channel uses are whole numbers; {number:g} is not. Remember that "
+            "a message of k bits needs ceil(k/2) qubits."
+        )
     value = int(number)
     if value == expected:
         return passed(f"{what}: correct ({expected}).")
     if value in hints:
         return failed(f"{what}: {value} is not right. {hints[value]}")
-    return failed(f"{what}: {value} is not right. Count the 2(P − 1) messages a link carries and "
-                  "how many qubits each needs.")
+    return failed(
+        f"{what}: {value} is not right. Count the 2(P − 1) messages a link carries and "
+        "how many qubits each needs."
+    )
 
 
 def check_superdense_qubits(answer, P: int, d: int, bits: int) -> Feedback:
@@ -557,16 +635,18 @@ def check_superdense_qubits(answer, P: int, d: int, bits: int) -> Feedback:
     what = f"online qubits per link (P = {P}, d = {d}, bits = {bits})"
     hints = {
         -(-d * bits // 2): "That is half of one worker's whole vector; a link carries 2(P − 1) "
-                           "chunk messages of about d/P words each.",
+        "chunk messages of about d/P words each.",
         expected // 2: "That covers only one phase; reduce-scatter and all-gather each take "
-                       "P − 1 steps.",
+        "P − 1 steps.",
         2 * expected: "That is online plus offline qubits (the lifetime count); the question asks "
-                      "only for the qubits sent during the all-reduce.",
+        "only for the qubits sent during the all-reduce.",
         cl: "That is the classical count in bits; each qubit carries two bits.",
     }
     if cl % 2 == 0 and cl // 2 != expected:
-        hints[cl // 2] = ("Half the classical bits is almost right, but every message is rounded "
-                          "up to whole qubits separately: ceil(k/2) per message of k bits.")
+        hints[cl // 2] = (
+            "Half the classical bits is almost right, but every message is rounded "
+            "up to whole qubits separately: ceil(k/2) per message of k bits."
+        )
     return _count_feedback(answer, expected, what, hints)
 
 
@@ -590,13 +670,15 @@ def check_lifetime_uses(answer, P: int, d: int, bits: int) -> Feedback:
     what = f"lifetime channel uses per link (P = {P}, d = {d}, bits = {bits})"
     hints = {
         counts["bits"]: "That is the classical bit count. It equals the lifetime count "
-                        "when every message has an even number of bits; here some messages are "
-                        "odd and each needs a padding qubit (online and offline).",
+        "when every message has an even number of bits; here some messages are "
+        "odd and each needs a padding qubit (online and offline).",
         counts["qubits"]: "That counts only the online qubits. Each consumed Bell pair was "
-                          "distributed by sending one qubit over the same link.",
-        3 * counts["qubits"]:
-            "Ebits are not channel uses of their own: an ebit is the pair that one offline "
-            "qubit created.",
+        "distributed by sending one qubit over the same link.",
+        3
+        * counts[
+            "qubits"
+        ]: "Ebits are not channel uses of their own: an ebit is the pair that one offline "
+        "qubit created.",
     }
     return _count_feedback(answer, expected, what, hints)
 
@@ -633,25 +715,38 @@ def check_flip_damage(answer, P: int, bits: int, max_abs: float, t: int) -> Feed
     value = abs(value)
     if abs(value - expected) <= 1e-6 * expected:
         return passed(f"{what}: correct ({expected:.6g}).")
-    if abs(value - 2.0 ** t) <= 1e-6 * 2.0 ** t:
-        return failed(f"{what}: 2**t is the change of the integer word; divide by the scale s to "
-                      "get the change of the decoded value.")
-    if abs(value - 2.0 ** t * codec.scale) <= 1e-6 * 2.0 ** t * codec.scale:
+    if abs(value - 2.0**t) <= 1e-6 * 2.0**t:
+        return failed(
+            f"{what}: 2**t is the change of the integer word; divide by the scale s to "
+            "get the change of the decoded value."
+        )
+    if abs(value - 2.0**t * codec.scale) <= 1e-6 * 2.0**t * codec.scale:
         return failed(f"{what}: you multiplied by the scale s; the decoded value is word / s.")
     if t > 0 and abs(value - 2.0 ** (t - 1) / codec.scale) <= 1e-6 * expected:
-        return failed(f"{what}: off by a factor of two — bit 0 is the least significant bit, "
-                      "worth 2**0.")
-    return failed(f"{what}: {value:.6g} is not right (relative tolerance 1e-6). The word encodes "
-                  f"value·s with s = cap / max_abs = {codec.scale:.6g}.")
+        return failed(
+            f"{what}: off by a factor of two — bit 0 is the least significant bit, worth 2**0."
+        )
+    return failed(
+        f"{what}: {value:.6g} is not right (relative tolerance 1e-6). The word encodes "
+        f"value·s with s = cap / max_abs = {codec.scale:.6g}."
+    )
 
 
 # --------------------------------------------------------------------------------------------
 # Step checkers of the reasoning exercises
 # --------------------------------------------------------------------------------------------
 
-def check_link_busy_time(answer, bandwidth_gbps: float = 10.0, buckets: int = 5, *,
-                         latency_us: float = 5.0, workers: int = 8, model: str = "ResNet-50",
-                         bits: int = 16) -> Feedback:
+
+def check_link_busy_time(
+    answer,
+    bandwidth_gbps: float = 10.0,
+    buckets: int = 5,
+    *,
+    latency_us: float = 5.0,
+    workers: int = 8,
+    model: str = "ResNet-50",
+    bits: int = 16,
+) -> Feedback:
     """Link time (ms) per iteration that the superdense ring needs on its busiest link: its online
     qubits plus the distribution of one half of every pair they consume, with ``buckets``
     buckets, each message ``alpha + n beta`` and each distribution block one ``alpha`` plus one
@@ -667,36 +762,47 @@ def check_link_busy_time(answer, bandwidth_gbps: float = 10.0, buckets: int = 5,
     superdense link time per iteration (ms) for ResNet-50, P = 8, 10 Gbit/s, B = 5: 36.1298 ms counts only the online qubits. One half of every pair they consume crosses the same link too.
     """
     try:
-        res = overlap_comparison(0.0, bandwidth_gbps, latency_us, buckets, workers=workers,
-                                 model=model, bits=bits)
+        res = overlap_comparison(
+            0.0, bandwidth_gbps, latency_us, buckets, workers=workers, model=model, bits=bits
+        )
     except (ValueError, TypeError) as exc:
         return bad_parameters(exc)
     sd = res.superdense
     expected = (sd.online + sd.distribution) * 1e3
-    what = (f"superdense link time per iteration (ms) for {model}, P = {workers}, "
-            f"{bandwidth_gbps:g} Gbit/s, B = {buckets}")
+    what = (
+        f"superdense link time per iteration (ms) for {model}, P = {workers}, "
+        f"{bandwidth_gbps:g} Gbit/s, B = {buckets}"
+    )
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
     if close(value, expected, rel=1e-4):
-        return passed(f"{what}: correct ({expected:.3f} ms). It is the classical link time "
-                      f"W = {res.link_time * 1e3:.3f} ms plus one α per distribution block.")
+        return passed(
+            f"{what}: correct ({expected:.3f} ms). It is the classical link time "
+            f"W = {res.link_time * 1e3:.3f} ms plus one α per distribution block."
+        )
     if close(value, res.link_time * 1e3, rel=1e-4):
-        return failed(f"{what}: {value:g} ms is the classical link time W. Almost: every "
-                      "distribution block also pays a latency α, B of them per iteration.")
+        return failed(
+            f"{what}: {value:g} ms is the classical link time W. Almost: every "
+            "distribution block also pays a latency α, B of them per iteration."
+        )
     if close(value, sd.online * 1e3, rel=1e-4):
-        return failed(f"{what}: {value:g} ms counts only the online qubits. One half of every "
-                      "pair they consume crosses the same link too.")
+        return failed(
+            f"{what}: {value:g} ms counts only the online qubits. One half of every "
+            "pair they consume crosses the same link too."
+        )
     if close(value, sd.distribution * 1e3, rel=1e-4):
-        return failed(f"{what}: {value:g} ms is only the pair distribution; add the online "
-                      "qubits.")
-    return failed(f"{what}: {value:g} ms is not right (relative tolerance 1e-4). A k-bit message "
-                  "crosses as k/2 qubits, and each of those qubits consumed a pair whose half "
-                  "crossed the link before.")
+        return failed(f"{what}: {value:g} ms is only the pair distribution; add the online qubits.")
+    return failed(
+        f"{what}: {value:g} ms is not right (relative tolerance 1e-4). A k-bit message "
+        "crosses as k/2 qubits, and each of those qubits consumed a pair whose half "
+        "crossed the link before."
+    )
 
 
-def check_idle_head(answer, compute_ms: float = 20.0, buckets: int = 5,
-                    backward_fraction: float = BACKWARD_FRACTION) -> Feedback:
+def check_idle_head(
+    answer, compute_ms: float = 20.0, buckets: int = 5, backward_fraction: float = BACKWARD_FRACTION
+) -> Feedback:
     """How long (ms) the classical link idles at the start of an iteration, before the first
     gradient bucket is ready: the forward pass plus the first bucket's share of the backward
     pass, ``compute (1 - phi + phi / B)`` (the ``ready[0]`` of
@@ -715,22 +821,27 @@ def check_idle_head(answer, compute_ms: float = 20.0, buckets: int = 5,
     except (ValueError, TypeError) as exc:
         return bad_parameters(exc)
     expected = res.classical.ready[0] * 1e3
-    what = (f"idle link time before the first bucket (ms), compute {compute_ms:g} ms, "
-            f"B = {buckets}")
+    what = f"idle link time before the first bucket (ms), compute {compute_ms:g} ms, B = {buckets}"
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
     if close(value, expected, rel=1e-6, tol=1e-12):
         return passed(f"{what}: correct ({expected:.4g} ms).")
     if close(value, compute_ms * (1 - backward_fraction), rel=1e-6, tol=1e-12):
-        return failed(f"{what}: {value:g} ms is the forward pass only. The first bucket is ready "
-                      "only after its share of the backward pass, (φ/B) of the compute.")
+        return failed(
+            f"{what}: {value:g} ms is the forward pass only. The first bucket is ready "
+            "only after its share of the backward pass, (φ/B) of the compute."
+        )
     if close(value, compute_ms * backward_fraction / buckets, rel=1e-6, tol=1e-12):
-        return failed(f"{what}: {value:g} ms is the first bucket's backward only; the forward "
-                      "pass comes first.")
-    return failed(f"{what}: {value:g} ms is not right (relative tolerance 1e-6). The backward "
-                  "pass is the share φ of the compute, and its B buckets are ready at even "
-                  "intervals after the forward pass.")
+        return failed(
+            f"{what}: {value:g} ms is the first bucket's backward only; the forward "
+            "pass comes first."
+        )
+    return failed(
+        f"{what}: {value:g} ms is not right (relative tolerance 1e-6). The backward "
+        "pass is the share φ of the compute, and its B buckets are ready at even "
+        "intervals after the forward pass."
+    )
 
 
 _PHASES = ("reduce-scatter", "all-gather")
@@ -746,8 +857,9 @@ def _flip_reach(P: int, phase: str, step: int) -> int:
     target = next(m for m in schedule if m.step == first + step and m.sender == 0)
     tainted = {(target.receiver, target.chunk)}
     for s in range(first + step + 1, 2 * (P - 1)):
-        sent = {(m.receiver, m.chunk): (m.sender, m.chunk) in tainted
-                for m in schedule if m.step == s}
+        sent = {
+            (m.receiver, m.chunk): (m.sender, m.chunk) in tainted for m in schedule if m.step == s
+        }
         for (receiver, chunk), bad in sent.items():
             if bad:
                 tainted.add((receiver, chunk))
@@ -783,20 +895,29 @@ def check_flip_reach(answer, P: int = 6, phase: str = "all-gather", step: int = 
     if fb is not None:
         return fb
     if value == expected:
-        extra = (" Every worker ends with the same wrong value: the corrupted partial sum is "
-                 "completed and then broadcast." if phase == "reduce-scatter" else
-                 " The receiver and the workers downstream of it hold the wrong copy; the "
-                 "others kept the right one, so the replicas disagree.")
+        extra = (
+            " Every worker ends with the same wrong value: the corrupted partial sum is "
+            "completed and then broadcast."
+            if phase == "reduce-scatter"
+            else " The receiver and the workers downstream of it hold the wrong copy; the "
+            "others kept the right one, so the replicas disagree."
+        )
         return passed(f"{what}: correct ({expected}).{extra}")
     if phase == "all-gather" and value == P:
-        return failed(f"{what}: {value:g} would be right for a flip during reduce-scatter. In "
-                      "all-gather a message only overwrites copies downstream of it.")
+        return failed(
+            f"{what}: {value:g} would be right for a flip during reduce-scatter. In "
+            "all-gather a message only overwrites copies downstream of it."
+        )
     if phase == "all-gather" and value in (P - 1 - step + 1, P - 2 - step):
-        return failed(f"{what}: {value:g} is off by one. Count the receiver of the flipped "
-                      "message and every worker it forwards the chunk to in the remaining "
-                      "all-gather steps (the last all-gather step is P − 2).")
-    return failed(f"{what}: {value:g} is not right. Follow the corrupted chunk through the "
-                  "remaining steps of ring_schedule.")
+        return failed(
+            f"{what}: {value:g} is off by one. Count the receiver of the flipped "
+            "message and every worker it forwards the chunk to in the remaining "
+            "all-gather steps (the last all-gather step is P − 2)."
+        )
+    return failed(
+        f"{what}: {value:g} is not right. Follow the corrupted chunk through the "
+        "remaining steps of ring_schedule."
+    )
 
 
 def _bidirectional_qubits(P: int, d: int, bits: int) -> int:
@@ -835,12 +956,17 @@ def check_bidirectional_qubits(answer, P: int = 4, d: int = 8000, bits: int = 16
     what = f"online qubits per directed link, bidirectional superdense ring (P = {P}, d = {d})"
     hints = {
         expected // 2: "That halves twice: the two directions are different links, each "
-                       "carrying half the vector as qubits.",
+        "carrying half the vector as qubits.",
         2 * expected: "That is the classical bit count of one direction; each qubit carries two "
-                      "bits.",
+        "bits.",
     }
-    hints[one_ring] = ("That is one ring carrying the whole vector over every link; with two "
-                       "rings each direction carries only half of it." +
-                       (" (It is also the bits of one direction: each qubit carries two.)"
-                        if one_ring == 2 * expected else ""))
+    hints[one_ring] = (
+        "That is one ring carrying the whole vector over every link; with two "
+        "rings each direction carries only half of it."
+        + (
+            " (It is also the bits of one direction: each qubit carries two.)"
+            if one_ring == 2 * expected
+            else ""
+        )
+    )
     return _count_feedback(answer, expected, what, hints)

@@ -107,8 +107,10 @@ def check_parameter_shift(answer, *, seed: int = 0, samples: int = 3) -> Feedbac
     if answer is None:
         return not_attempted(f"the {what} (answer = shift_gradient)")
     if not callable(answer):
-        return failed(f"{what}: expected your function shift_gradient (its name, without "
-                      f"calling it), got {type(answer).__name__}.")
+        return failed(
+            f"{what}: expected your function shift_gradient (its name, without "
+            f"calling it), got {type(answer).__name__}."
+        )
     try:
         seed = check_int(seed, "seed", 0)
         samples = check_int(samples, "samples", 1, 100)
@@ -127,44 +129,62 @@ def check_parameter_shift(answer, *, seed: int = 0, samples: int = 3) -> Feedbac
             return fb
         case = f"{what} for θ_{j}"
         if not np.array_equal(given, theta):
-            return failed(f"{case}: your function changed theta in place. Shift a copy "
-                          "(theta.copy()), so that the caller's parameters do not move.")
+            return failed(
+                f"{case}: your function changed theta in place. Shift a copy "
+                "(theta.copy()), so that the caller's parameters do not move."
+            )
         try:
             value = np.asarray(result, dtype=float)
         except (TypeError, ValueError):
-            return failed(f"{case}: expected an array of {samples} numbers (one per input), got "
-                          f"{type(result).__name__}.")
+            return failed(
+                f"{case}: expected an array of {samples} numbers (one per input), got "
+                f"{type(result).__name__}."
+            )
         expected = truth[:, j]
         moved, offsets = _shifts(score.calls, theta, j)
         small = [abs(o) for o in offsets if abs(o) < 1e-2]
         if small:  # accurate or not: a finite difference is not the shift rule
-            return failed(f"{case}: you evaluated at θ ± {small[0]:.1e}: that is a finite "
-                          "difference, an approximation. The parameter-shift rule is exact, "
-                          "with shifts of ±π/2.")
+            return failed(
+                f"{case}: you evaluated at θ ± {small[0]:.1e}: that is a finite "
+                "difference, an approximation. The parameter-shift rule is exact, "
+                "with shifts of ±π/2."
+            )
         if value.shape != expected.shape:
-            return failed(f"{case}: expected shape {expected.shape} (one derivative per input, "
-                          f"what score returns), got {value.shape}.")
+            return failed(
+                f"{case}: expected shape {expected.shape} (one derivative per input, "
+                f"what score returns), got {value.shape}."
+            )
         if np.all(np.abs(value - expected) <= 1e-9):
             continue
         if not score.calls:
-            return failed(f"{case}: your function never called score; the rule needs the "
-                          "scores at θ + s·e_j and θ − s·e_j.")
+            return failed(
+                f"{case}: your function never called score; the rule needs the "
+                "scores at θ + s·e_j and θ − s·e_j."
+            )
         if moved and j not in moved:
-            return failed(f"{case}: you shifted parameter(s) {sorted(moved)}, not θ_{j}; shift "
-                          "only entry j.")
+            return failed(
+                f"{case}: you shifted parameter(s) {sorted(moved)}, not θ_{j}; shift only entry j."
+            )
         if np.allclose(value, 2 * expected, atol=1e-9):
-            return failed(f"{case}: twice the right value. The rule is "
-                          "[f(θ + π/2 e_j) − f(θ − π/2 e_j)] / 2: the ½ is missing.")
+            return failed(
+                f"{case}: twice the right value. The rule is "
+                "[f(θ + π/2 e_j) − f(θ − π/2 e_j)] / 2: the ½ is missing."
+            )
         for s in {abs(o) for o in offsets}:
-            if abs(s - math.pi / 2) > 1e-12 and np.allclose(value, math.sin(s) * expected,
-                                                              atol=1e-9):
-                return failed(f"{case}: with shifts ±{s:.4g} the difference "
-                              "[f(θ + s) − f(θ − s)] / 2 is sin(s) times the derivative. Use "
-                              "s = π/2, or divide by 2 sin(s).")
+            if abs(s - math.pi / 2) > 1e-12 and np.allclose(
+                value, math.sin(s) * expected, atol=1e-9
+            ):
+                return failed(
+                    f"{case}: with shifts ±{s:.4g} the difference "
+                    "[f(θ + s) − f(θ − s)] / 2 is sin(s) times the derivative. Use "
+                    "s = π/2, or divide by 2 sin(s)."
+                )
         i = int(np.argmax(np.abs(value - expected)))
-        return failed(f"{case}: input {i} gives {value[i]:.6g}, the exact derivative is "
-                      f"{expected[i]:.6g} (tolerance 1e-9). The rule: "
-                      "[f(θ + π/2 e_j) − f(θ − π/2 e_j)] / 2.")
+        return failed(
+            f"{case}: input {i} gives {value[i]:.6g}, the exact derivative is "
+            f"{expected[i]:.6g} (tolerance 1e-9). The rule: "
+            "[f(θ + π/2 e_j) − f(θ − π/2 e_j)] / 2."
+        )
     return passed(f"{what}: correct for θ_0, θ_7 and θ_17 on {samples} inputs (exact to 1e-9).")
 
 
@@ -172,8 +192,9 @@ def _default(name: str):
     return inspect.signature(train_data_parallel).parameters[name].default
 
 
-def check_circuits_per_step(answer, batch_size: int | None = None,
-                            n_params: int | None = None) -> Feedback:
+def check_circuits_per_step(
+    answer, batch_size: int | None = None, n_params: int | None = None
+) -> Feedback:
     """Circuit evaluations one worker needs per training step of the VQC: for each of the
     ``batch_size`` inputs of its mini-batch, the unshifted score (for the loss and its chain
     rule) and two shifted scores per parameter, ``batch_size (2 n_params + 1)``. Defaults: the
@@ -189,8 +210,9 @@ def check_circuits_per_step(answer, batch_size: int | None = None,
     circuit evaluations per worker and step (batch 16, 18 parameters): 576 is not right. That is the gradient alone. The loss (and the chain rule of the cross-entropy) also needs each input's unshifted score.
     """
     try:
-        batch = check_int(_default("batch_size") if batch_size is None else batch_size,
-                          "batch_size", 1)
+        batch = check_int(
+            _default("batch_size") if batch_size is None else batch_size, "batch_size", 1
+        )
         n = check_int(vqc_n_parameters() if n_params is None else n_params, "n_params", 1)
     except (TypeError, ValueError) as exc:
         return bad_parameters(exc)
@@ -201,21 +223,25 @@ def check_circuits_per_step(answer, batch_size: int | None = None,
         return fb
     hints = {
         batch * 2 * n: "That is the gradient alone. The loss (and the chain rule of the "
-                       "cross-entropy) also needs each input's unshifted score.",
+        "cross-entropy) also needs each input's unshifted score.",
         batch * n: "Each parameter needs two shifted evaluations, not one.",
         2 * n + 1: "That is one input; the worker's mini-batch has more.",
         2 * n: "That is one input's gradient; the mini-batch has more inputs, and the loss "
-               "needs the unshifted scores.",
+        "needs the unshifted scores.",
     }
     if value == int(value) and int(value) in hints and int(value) != expected:
         return failed(f"{what}: {int(value)} is not right. {hints[int(value)]}")
-    return compare_integer(answer, expected, what=what,
-                           hint="Count, per input, the evaluations of the shift rule and of the "
-                                "loss.")
+    return compare_integer(
+        answer,
+        expected,
+        what=what,
+        hint="Count, per input, the evaluations of the shift rule and of the loss.",
+    )
 
 
-def check_crossover_params(answer, workers: int = 4, bits: int = 16, alpha: float = 10e-6,
-                           beta: float = 1e-11) -> Feedback:
+def check_crossover_params(
+    answer, workers: int = 4, bits: int = 16, alpha: float = 10e-6, beta: float = 1e-11
+) -> Feedback:
     """Gradient size d at which the classical ring's bandwidth term equals its latency term,
     ``ceil(d/P) b beta = alpha``, i.e. ``d* = P alpha / (b beta)``
     (:attr:`qring_edu.GradientBudget.crossover_params`). Relative tolerance 1e-6.
@@ -243,16 +269,25 @@ def check_crossover_params(answer, workers: int = 4, bits: int = 16, alpha: floa
     if close(value, expected, rel=1e-6):
         return passed(f"{what}: correct ({expected:,.0f}).")
     if close(value, a / (b * be), rel=1e-6):
-        return failed(f"{what}: {value:,.0f} forgets that each message carries only a chunk of "
-                      "d/P words.")
+        return failed(
+            f"{what}: {value:,.0f} forgets that each message carries only a chunk of d/P words."
+        )
     if close(value, P * a / be, rel=1e-6):
         return failed(f"{what}: {value:,.0f} counts words, not bits: a word has b bits.")
-    return failed(f"{what}: {value:g} is not right (relative tolerance 1e-6). Set the bandwidth "
-                  "term of one message, (d/P)·b·β, equal to its latency α.")
+    return failed(
+        f"{what}: {value:g} is not right (relative tolerance 1e-6). Set the bandwidth "
+        "term of one message, (d/P)·b·β, equal to its latency α."
+    )
 
 
-def check_bandwidth_ratio(answer, n_params: int = 18, workers: int = 4, bits: int = 16,
-                          alpha: float = 10e-6, beta: float = 1e-11) -> Feedback:
+def check_bandwidth_ratio(
+    answer,
+    n_params: int = 18,
+    workers: int = 4,
+    bits: int = 16,
+    alpha: float = 10e-6,
+    beta: float = 1e-11,
+) -> Feedback:
     """The classical ring's bandwidth term over its latency term for a gradient of ``n_params``
     entries, ``ceil(d/P) b beta / alpha`` (:attr:`qring_edu.GradientBudget.bandwidth_ratio`).
     Relative tolerance 1e-6.
@@ -275,21 +310,30 @@ def check_bandwidth_ratio(answer, n_params: int = 18, workers: int = 4, bits: in
     if fb is not None:
         return fb
     if close(value, expected, rel=1e-6):
-        return passed(f"{what}: correct ({expected:.3g}); halving the bandwidth term saves "
-                      f"{budget.saving:.2g} of the all-reduce.")
+        return passed(
+            f"{what}: correct ({expected:.3g}); halving the bandwidth term saves "
+            f"{budget.saving:.2g} of the all-reduce."
+        )
     if close(value, n_params / workers * bits * beta / alpha, rel=1e-6):
-        return failed(f"{what}: {value:.3g} uses d/P = {n_params / workers:g} words; chunks are "
-                      f"whole words and the ring waits for the largest, ceil(d/P) = "
-                      f"{-(-n_params // workers)}.")
+        return failed(
+            f"{what}: {value:.3g} uses d/P = {n_params / workers:g} words; chunks are "
+            f"whole words and the ring waits for the largest, ceil(d/P) = "
+            f"{-(-n_params // workers)}."
+        )
     if close(value, n_params * bits * beta / alpha, rel=1e-6):
-        return failed(f"{what}: {value:.3g} sends the whole gradient in one message; each ring "
-                      "message carries one chunk.")
-    return failed(f"{what}: {value:.3g} is not right (relative tolerance 1e-6). One message: "
-                  "α + ceil(d/P)·b·β.")
+        return failed(
+            f"{what}: {value:.3g} sends the whole gradient in one message; each ring "
+            "message carries one chunk."
+        )
+    return failed(
+        f"{what}: {value:.3g} is not right (relative tolerance 1e-6). One message: "
+        "α + ceil(d/P)·b·β."
+    )
 
 
-def check_update_jump(answer, workers: int = 4, bits: int = 16, clip: float = 1.0,
-                      lr: float = 1.0) -> Feedback:
+def check_update_jump(
+    answer, workers: int = 4, bits: int = 16, clip: float = 1.0, lr: float = 1.0
+) -> Feedback:
     """How far one parameter of a replica moves in one step when the top bit (the sign bit) of
     that replica's copy of one summed gradient entry flips: the sum moves by ``2**(b-1) / s``
     (the fixed-point code :func:`qring_edu.fixed_point` with ``max_abs = clip``), and the update
@@ -311,8 +355,12 @@ def check_update_jump(answer, workers: int = 4, bits: int = 16, clip: float = 1.
     except (TypeError, ValueError) as exc:
         return bad_parameters(exc)
     top = 1 << (codec.bits - 1)
-    jump = abs(float(codec.decode(np.array([top], dtype=np.uint32))[0]
-                     - codec.decode(np.array([0], dtype=np.uint32))[0]))
+    jump = abs(
+        float(
+            codec.decode(np.array([top], dtype=np.uint32))[0]
+            - codec.decode(np.array([0], dtype=np.uint32))[0]
+        )
+    )
     expected = lr * jump / codec.workers
     what = f"parameter jump from a top-bit flip (P = {codec.workers}, b = {codec.bits}, clip = {clip:g})"
     value, fb = as_number(answer, what)
@@ -320,13 +368,20 @@ def check_update_jump(answer, workers: int = 4, bits: int = 16, clip: float = 1.
         return fb
     value = abs(value)
     if close(value, expected, rel=1e-6):
-        return passed(f"{what}: correct ({expected:.5g}): about lr·clip, one whole clipped "
-                      "gradient step in one angle.")
+        return passed(
+            f"{what}: correct ({expected:.5g}): about lr·clip, one whole clipped "
+            "gradient step in one angle."
+        )
     if close(value, lr * jump, rel=1e-6):
-        return failed(f"{what}: {value:.5g} is the change of the sum; the update divides the sum "
-                      "by P.")
+        return failed(
+            f"{what}: {value:.5g} is the change of the sum; the update divides the sum by P."
+        )
     if close(value, lr * 2 * jump / codec.workers, rel=1e-6):
-        return failed(f"{what}: off by a factor of two: the top bit of a b-bit word is worth "
-                      "2**(b−1), not 2**b.")
-    return failed(f"{what}: {value:.5g} is not right (relative tolerance 1e-6). The word of the "
-                  f"sum is value·s with s = {codec.scale:g}; the update is lr·sum/P.")
+        return failed(
+            f"{what}: off by a factor of two: the top bit of a b-bit word is worth "
+            "2**(b−1), not 2**b."
+        )
+    return failed(
+        f"{what}: {value:.5g} is not right (relative tolerance 1e-6). The word of the "
+        f"sum is value·s with s = {codec.scale:g}; the update is lr·sum/P."
+    )

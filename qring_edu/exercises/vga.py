@@ -88,8 +88,10 @@ def check_phase_angle(answer, x: int, qubit: int, bits: int) -> Feedback:
     diff = (value - expected + math.pi) % (2 * math.pi) - math.pi
     if abs(diff) <= 1e-6:
         return passed(f"{what}: correct ({expected:.6f} rad).")
-    return failed(f"{what}: {value:.6f} rad is not right. Qubit i has weight 2**i, so "
-                  "Z^x multiplies |1> by exp(2 pi i x 2**i / 2**b).")
+    return failed(
+        f"{what}: {value:.6f} rad is not right. Qubit i has weight 2**i, so "
+        "Z^x multiplies |1> by exp(2 pi i x 2**i / 2**b)."
+    )
 
 
 def check_last_announcement(answer, others, total: int, bits: int) -> Feedback:
@@ -111,9 +113,13 @@ def check_last_announcement(answer, others, total: int, bits: int) -> Feedback:
     except (TypeError, ValueError) as exc:
         return bad_parameters(exc)
     expected = (total - sum(vals)) % (1 << bits)
-    return compare_integer(answer, expected, what="last announcement",
-                           hint="The announcements add up to the sum modulo 2**b; give a word "
-                                f"in 0..{(1 << bits) - 1}.")
+    return compare_integer(
+        answer,
+        expected,
+        what="last announcement",
+        hint="The announcements add up to the sum modulo 2**b; give a word "
+        f"in 0..{(1 << bits) - 1}.",
+    )
 
 
 def check_transcript_count(answer, workers: int, bits: int) -> Feedback:
@@ -133,8 +139,12 @@ def check_transcript_count(answer, workers: int, bits: int) -> Feedback:
         bits = check_bits(bits)
     except (TypeError, ValueError) as exc:
         return bad_parameters(exc)
-    return compare_integer(answer, 2 ** (bits * (workers - 1)), what="number of transcripts",
-                           hint="P - 1 announcements are free; the last one is fixed by the sum.")
+    return compare_integer(
+        answer,
+        2 ** (bits * (workers - 1)),
+        what="number of transcripts",
+        hint="P - 1 announcements are free; the last one is fixed by the sum.",
+    )
 
 
 def check_known_pads_survival(answer, tests: int, workers: int) -> Feedback:
@@ -156,11 +166,16 @@ def check_known_pads_survival(answer, tests: int, workers: int) -> Feedback:
     except (TypeError, ValueError) as exc:
         return bad_parameters(exc)
     expected = (1.0 - delta) ** tests
-    fb = compare_number(answer, expected, tol=max(1e-3 * expected, 1e-12),
-                        what=f"survival probability after {tests} tests")
+    fb = compare_number(
+        answer,
+        expected,
+        tol=max(1e-3 * expected, 1e-12),
+        what=f"survival probability after {tests} tests",
+    )
     if not fb.passed and answer is not None and "expected a" not in fb.message:
-        return failed(fb.message + " Each test is passed with probability (1 + 2**(1-P))/2, "
-                      "independently.")
+        return failed(
+            fb.message + " Each test is passed with probability (1 + 2**(1-P))/2, independently."
+        )
     return fb
 
 
@@ -182,9 +197,13 @@ def check_ghz_copies_delivered(answer, entries: int, bits: int, test_fraction: f
         n_copies, _ = vga_copy_counts(entries, f)
     except (TypeError, ValueError) as exc:
         return bad_parameters(exc)
-    return compare_integer(answer, n_copies * bits, what="qubit GHZ copies delivered",
-                           hint="Each entry uses one register of b qubit GHZ states, and only a "
-                                "fraction 1 - f of the delivered registers is used.")
+    return compare_integer(
+        answer,
+        n_copies * bits,
+        what="qubit GHZ copies delivered",
+        hint="Each entry uses one register of b qubit GHZ states, and only a "
+        "fraction 1 - f of the delivered registers is used.",
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -215,11 +234,15 @@ def _outcome_law(circuit, workers: int) -> tuple[np.ndarray | None, str]:
     from qiskit.quantum_info import Statevector
 
     if not isinstance(circuit, QuantumCircuit):
-        return None, (f"ghz_test must return a qiskit QuantumCircuit, got "
-                      f"{type(circuit).__name__} (did you forget to return the circuit?)")
+        return None, (
+            f"ghz_test must return a qiskit QuantumCircuit, got "
+            f"{type(circuit).__name__} (did you forget to return the circuit?)"
+        )
     if circuit.num_qubits != workers:
-        return None, (f"the circuit has {circuit.num_qubits} qubits; it must keep the copy's "
-                      f"{workers} (one per worker)")
+        return None, (
+            f"the circuit has {circuit.num_qubits} qubits; it must keep the copy's "
+            f"{workers} (one per worker)"
+        )
     measured = {}
     for inst in circuit.data:
         if inst.operation.name == "measure":
@@ -230,8 +253,9 @@ def _outcome_law(circuit, workers: int) -> tuple[np.ndarray | None, str]:
             measured[q] = c
     if sorted(measured) != list(range(workers)):
         missing = sorted(set(range(workers)) - set(measured))
-        return None, (f"qubit(s) {missing} are not measured: measure every qubit j into "
-                      "classical bit j")
+        return None, (
+            f"qubit(s) {missing} are not measured: measure every qubit j into classical bit j"
+        )
     if any(q != c for q, c in measured.items()):
         return None, "measure qubit j into classical bit j (qc.measure(range(P), range(P)))"
     stripped = circuit.remove_final_measurements(inplace=False)
@@ -270,8 +294,10 @@ def _rotated(copy, y, variant: str):
 
 _CIRCUIT_HINTS = {
     "h_for_y": "for Y apply S† (qc.sdg) and then H before measuring; H alone measures X",
-    "s_not_sdg": ("S then H measures −Y, so every Y worker's bit comes out flipped (invisible on a "
-                  "GHZ copy, visible on a product copy): use qc.sdg(j), then qc.h(j)"),
+    "s_not_sdg": (
+        "S then H measures −Y, so every Y worker's bit comes out flipped (invisible on a "
+        "GHZ copy, visible on a product copy): use qc.sdg(j), then qc.h(j)"
+    ),
     "h_then_sdg": "the order matters: first S† (qc.sdg), then H, then measure",
     "no_h": "every worker needs an H before measuring (after S† for Y); without it you measure Z",
     "swapped": "X workers get H only; Y workers get S† then H (you swapped them)",
@@ -281,14 +307,20 @@ _CIRCUIT_HINTS = {
 #: Settings on which the reader's pass rule is probed to name its mistake (m = 0, 1, 2).
 _RULE_PROBES = ("XX", "YY", "XXX", "YYX", "XXXX", "YYXX", "YYYY")
 _RULE_HINTS = (  # (wrong rule(outcome, number of Y's), hint)
-    (lambda o, n_y: sum(o) % 2 == 0,
-     "the parity must equal m mod 2, where 2m is the number of Y's (<X..Y..> = (-1)^m on GHZ), "
-     "not always 0"),
-    (lambda o, n_y: sum(o) % 2 == n_y % 2,
-     "m is half the number of Y's: pass iff parity = (#Y / 2) mod 2"),
-    (lambda o, n_y: sum(o) % 2 != (n_y // 2) % 2,
-     "inverted: bit 0 means eigenvalue +1, so the product of the eigenvalues is (-1)^parity; "
-     "pass iff (-1)^parity = (-1)^m"),
+    (
+        lambda o, n_y: sum(o) % 2 == 0,
+        "the parity must equal m mod 2, where 2m is the number of Y's (<X..Y..> = (-1)^m on GHZ), "
+        "not always 0",
+    ),
+    (
+        lambda o, n_y: sum(o) % 2 == n_y % 2,
+        "m is half the number of Y's: pass iff parity = (#Y / 2) mod 2",
+    ),
+    (
+        lambda o, n_y: sum(o) % 2 != (n_y // 2) % 2,
+        "inverted: bit 0 means eigenvalue +1, so the product of the eigenvalues is (-1)^parity; "
+        "pass iff (-1)^parity = (-1)^m",
+    ),
 )
 
 
@@ -379,42 +411,60 @@ def check_ghz_test(ghz_test, passes, *, cases: int = 16, seed: int = 0) -> Feedb
                     break
             worst = int(np.argmax(np.abs(law - ref_law)))
             bits = tuple((worst >> j) & 1 for j in range(workers))
-            return failed(f"Case {case + 1}, {where}: your circuit gives outcome {bits} with "
-                          f"probability {law[worst]:.4f}, the library's {ref_law[worst]:.4f}. "
-                          f"Hint: {hint}.")
+            return failed(
+                f"Case {case + 1}, {where}: your circuit gives outcome {bits} with "
+                f"probability {law[worst]:.4f}, the library's {ref_law[worst]:.4f}. "
+                f"Hint: {hint}."
+            )
         outcomes = list(itertools.product((0, 1), repeat=workers))
         m = int(y.sum()) // 2
         verdicts = {}
         for o in outcomes:
-            verdict, fb = call_reader(passes, o, text, name="passes",
-                                      case=f"outcome {o}, settings {text!r}")
+            verdict, fb = call_reader(
+                passes, o, text, name="passes", case=f"outcome {o}, settings {text!r}"
+            )
             if fb is not None:
                 return fb
             if not isinstance(verdict, (bool, np.bool_)) and not (
-                    isinstance(verdict, numbers.Integral) and verdict in (0, 1)):
-                return failed(f"passes must return True or False, got {type(verdict).__name__} "
-                              f"{verdict!r} for outcome {o}, settings {text!r}.")
+                isinstance(verdict, numbers.Integral) and verdict in (0, 1)
+            ):
+                return failed(
+                    f"passes must return True or False, got {type(verdict).__name__} "
+                    f"{verdict!r} for outcome {o}, settings {text!r}."
+                )
             verdicts[o] = bool(verdict)
         for o in outcomes:
             if verdicts[o] != (sum(o) % 2 == m % 2):
-                return failed(f"Case {case + 1}: passes({o}, {text!r}) returned {verdicts[o]}, "
-                              f"but with {2 * m} Y's the test passes iff the parity of the bits "
-                              f"is {m % 2}. Hint: {_rule_hint(passes)}.")
-        p_mine = float(sum(law[sum(b << j for j, b in enumerate(o))] for o in outcomes
-                           if verdicts[o]))
-        p_lib = float(ghz_test_pass_probability(
-            y, phases=phases if kind == 2 else None, ghz_phase=math.pi if kind == 1 else 0.0)[0])
+                return failed(
+                    f"Case {case + 1}: passes({o}, {text!r}) returned {verdicts[o]}, "
+                    f"but with {2 * m} Y's the test passes iff the parity of the bits "
+                    f"is {m % 2}. Hint: {_rule_hint(passes)}."
+                )
+        p_mine = float(
+            sum(law[sum(b << j for j, b in enumerate(o))] for o in outcomes if verdicts[o])
+        )
+        p_lib = float(
+            ghz_test_pass_probability(
+                y, phases=phases if kind == 2 else None, ghz_phase=math.pi if kind == 1 else 0.0
+            )[0]
+        )
         if abs(p_mine - p_lib) > 1e-9:  # cannot differ once the two checks above pass
-            return failed(f"Case {case + 1}, {where}: pass probability {p_mine:.6f}, the "
-                          f"library's {p_lib:.6f}.")
+            return failed(
+                f"Case {case + 1}, {where}: pass probability {p_mine:.6f}, the "
+                f"library's {p_lib:.6f}."
+            )
         if kind == 2 and example is None:
             example = (text, p_mine)
-    msg = (f"All {cases} cases agree with the library (P = 2..5; GHZ, phase-flipped GHZ and "
-           "product copies; the exact outcome law of your circuit and your rule on every "
-           "outcome).")
+    msg = (
+        f"All {cases} cases agree with the library (P = 2..5; GHZ, phase-flipped GHZ and "
+        "product copies; the exact outcome law of your circuit and your rule on every "
+        "outcome)."
+    )
     if example is not None:
-        msg += (f" For instance settings {example[0]!r} on a product copy pass with probability "
-                f"{example[1]:.4f}.")
+        msg += (
+            f" For instance settings {example[0]!r} on a product copy pass with probability "
+            f"{example[1]:.4f}."
+        )
     return passed(msg)
 
 
@@ -463,8 +513,15 @@ def check_zero_sum_pads(zero_sum_pads, *, seed: int = 0) -> Feedback:
 
     def run(workers, entries, bits, s):
         where = f"workers = {workers}, entries = {entries}, bits = {bits}"
-        out, fb = call_reader(zero_sum_pads, workers, entries, bits, np.random.default_rng(s),
-                              name="zero_sum_pads", case=where)
+        out, fb = call_reader(
+            zero_sum_pads,
+            workers,
+            entries,
+            bits,
+            np.random.default_rng(s),
+            name="zero_sum_pads",
+            case=where,
+        )
         if fb is not None:
             return None, fb
         try:
@@ -472,8 +529,10 @@ def check_zero_sum_pads(zero_sum_pads, *, seed: int = 0) -> Feedback:
         except Exception:
             return None, failed(f"zero_sum_pads must return an array of integers ({where}).")
         if arr.shape != (workers, entries):
-            return None, failed(f"{where}: expected shape (P, d) = {(workers, entries)}, got "
-                                f"{arr.shape}. Row j holds worker j's pads.")
+            return None, failed(
+                f"{where}: expected shape (P, d) = {(workers, entries)}, got "
+                f"{arr.shape}. Row j holds worker j's pads."
+            )
         if arr.dtype.kind not in "iu":
             if arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
                 arr = arr.astype(np.int64)
@@ -481,8 +540,10 @@ def check_zero_sum_pads(zero_sum_pads, *, seed: int = 0) -> Feedback:
                 return None, failed(f"{where}: pads are integer words, got dtype {arr.dtype}.")
         arr = arr.astype(np.int64)
         if arr.min() < 0 or arr.max() >= 1 << bits:
-            return None, failed(f"{where}: pads must be words in 0..{(1 << bits) - 1}; got values "
-                                f"from {arr.min()} to {arr.max()}. Reduce modulo 2**bits.")
+            return None, failed(
+                f"{where}: pads must be words in 0..{(1 << bits) - 1}; got values "
+                f"from {arr.min()} to {arr.max()}. Reduce modulo 2**bits."
+            )
         return arr, None
 
     for i, (workers, entries, bits) in enumerate(_PAD_SHAPES):
@@ -492,14 +553,18 @@ def check_zero_sum_pads(zero_sum_pads, *, seed: int = 0) -> Feedback:
         sums = arr.sum(axis=0) % (1 << bits)
         if np.any(sums):
             e = int(np.flatnonzero(sums)[0])
-            return failed(f"workers = {workers}, bits = {bits}: the pads of entry {e} sum to "
-                          f"{int(sums[e])} mod {1 << bits}, not 0. Draw P - 1 pads freely and "
-                          "let the last one close the sum.")
+            return failed(
+                f"workers = {workers}, bits = {bits}: the pads of entry {e} sum to "
+                f"{int(sums[e])} mod {1 << bits}, not 0. Draw P - 1 pads freely and "
+                "let the last one close the sum."
+            )
     a, _ = run(3, 6, 4, seed + 100)
     b, _ = run(3, 6, 4, seed + 100)
     if not np.array_equal(a, b):
-        return failed("Two calls with generators of the same seed returned different pads: draw "
-                      "every random number from the rng you are given (reproducible runs).")
+        return failed(
+            "Two calls with generators of the same seed returned different pads: draw "
+            "every random number from the rng you are given (reproducible runs)."
+        )
     for i, (workers, entries, bits) in enumerate(_PAD_UNIFORM):
         arr, fb = run(workers, entries, bits, seed + 200 + i)
         if fb is not None:
@@ -510,14 +575,18 @@ def check_zero_sum_pads(zero_sum_pads, *, seed: int = 0) -> Feedback:
             counts = np.bincount(codes, minlength=q ** (workers - 1))
             p = float(chisquare(counts).pvalue)
             if p < _PAD_P_MIN:
-                return failed(f"workers = {workers}, bits = {bits}: the pads of workers {rows} "
-                              f"are not jointly uniform (chi-squared p = {p:.1e} over "
-                              f"{entries} entries). Any P - 1 pads must be independent and "
-                              "uniform: e.g. rng.integers(0, 2**bits, size=(P - 1, d)) for the "
-                              "first P - 1 rows, and the last row closes the sum.")
-    return passed("Your pads have the right shape, words and zero sums, are reproducible from "
-                  "rng, and every P - 1 of them are jointly uniform: the same law as the "
-                  "library's zero_sum_pads.")
+                return failed(
+                    f"workers = {workers}, bits = {bits}: the pads of workers {rows} "
+                    f"are not jointly uniform (chi-squared p = {p:.1e} over "
+                    f"{entries} entries). Any P - 1 pads must be independent and "
+                    "uniform: e.g. rng.integers(0, 2**bits, size=(P - 1, d)) for the "
+                    "first P - 1 rows, and the last row closes the sum."
+                )
+    return passed(
+        "Your pads have the right shape, words and zero sums, are reproducible from "
+        "rng, and every P - 1 of them are jointly uniform: the same law as the "
+        "library's zero_sum_pads."
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -541,9 +610,13 @@ def check_dropout_sums(answer, workers: int, bits: int) -> Feedback:
         bits = check_bits(bits)
     except (TypeError, ValueError) as exc:
         return bad_parameters(exc)
-    return compare_integer(answer, 1 << bits, what="sums consistent with P - 1 announcements",
-                           hint="Any P - 1 announcements are jointly uniform whatever the "
-                                "inputs, so they rule out no value of the sum.")
+    return compare_integer(
+        answer,
+        1 << bits,
+        what="sums consistent with P - 1 announcements",
+        hint="Any P - 1 announcements are jointly uniform whatever the "
+        "inputs, so they rule out no value of the sum.",
+    )
 
 
 def check_rectangle_pairs(answer) -> Feedback:
@@ -559,10 +632,14 @@ def check_rectangle_pairs(answer) -> Feedback:
     >>> print(check_rectangle_pairs(2).message)
     input pairs that can produce T: 2 is not right. Pr[T | a, b] = alpha_T(a) beta_T(b): if alpha_T(x1) > 0 and beta_T(x2') > 0, then (x1, x2') can produce T too; the same for (x1', x2).
     """
-    return compare_integer(answer, 4, what="input pairs that can produce T",
-                           hint="Pr[T | a, b] = alpha_T(a) beta_T(b): if alpha_T(x1) > 0 and "
-                                "beta_T(x2') > 0, then (x1, x2') can produce T too; the same for "
-                                "(x1', x2).")
+    return compare_integer(
+        answer,
+        4,
+        what="input pairs that can produce T",
+        hint="Pr[T | a, b] = alpha_T(a) beta_T(b): if alpha_T(x1) > 0 and "
+        "beta_T(x2') > 0, then (x1, x2') can produce T too; the same for "
+        "(x1', x2).",
+    )
 
 
 def check_single_copy_escape(answer, n_copies: int, test_fraction: float) -> Feedback:
@@ -584,8 +661,10 @@ def check_single_copy_escape(answer, n_copies: int, test_fraction: float) -> Fee
         return bad_parameters(exc)
     fb = compare_number(answer, expected, tol=1e-9, what="escape probability of one bad copy")
     if not fb.passed and as_number(answer, "")[1] is None:
-        return failed(fb.message + " The tested set is a uniformly random T-subset of the N "
-                      "copies: the bad copy is outside it with probability (N - T)/N.")
+        return failed(
+            fb.message + " The tested set is a uniformly random T-subset of the N "
+            "copies: the bad copy is outside it with probability (N - T)/N."
+        )
     return fb
 
 
@@ -609,8 +688,10 @@ def check_split_worker_fail(answer, workers: int) -> Feedback:
     expected = detection_probability("split_worker", workers, bits=2, attacked_qubits=1)
     fb = compare_number(answer, expected, tol=1e-6, what="failure probability of the test")
     if not fb.passed and as_number(answer, "")[1] is None:
-        return failed(fb.message + " The fidelity with GHZ is 1/2 and the copy has no |GHZ->"
-                      "component, so the witness is tight: P(fail) = (1 - F)/2.")
+        return failed(
+            fb.message + " The fidelity with GHZ is 1/2 and the copy has no |GHZ->"
+            "component, so the witness is tight: P(fail) = (1 - F)/2."
+        )
     return fb
 
 
@@ -631,9 +712,15 @@ def check_amplified_leak(answer, n_copies: int, bad_copies: int, amplification: 
         expected = amplified_leak_probability(n_copies, bad_copies, amplification)
     except (TypeError, ValueError) as exc:
         return bad_parameters(exc)
-    fb = compare_number(answer, expected, tol=max(1e-3 * expected, 1e-12),
-                        what=f"leak probability with k = {amplification}")
+    fb = compare_number(
+        answer,
+        expected,
+        tol=max(1e-3 * expected, 1e-12),
+        what=f"leak probability with k = {amplification}",
+    )
     if not fb.passed and as_number(answer, "")[1] is None:
-        return failed(fb.message + " The entry leaks only if all k of its registers are "
-                      "attacked: (B/N)((B-1)/(N-1))... for k factors.")
+        return failed(
+            fb.message + " The entry leaks only if all k of its registers are "
+            "attacked: (B/N)((B-1)/(N-1))... for k factors."
+        )
     return fb

@@ -14,16 +14,24 @@ from __future__ import annotations
 
 import html
 import numbers
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from .._validate import check_int
 from ..ledger import Ledger
 
-__all__ = ["Table", "Rows", "LedgerComparison", "compare_ledgers", "rng", "worker_counts",
-           "loglog_slope"]
+__all__ = [
+    "Table",
+    "Rows",
+    "LedgerComparison",
+    "compare_ledgers",
+    "rng",
+    "worker_counts",
+    "loglog_slope",
+]
 
 
 def _plain(value: Any) -> Any:
@@ -62,8 +70,9 @@ class Table:
         if not columns:
             raise ValueError("columns must name at least one column")
         if len(formats) != len(columns):
-            raise ValueError(f"formats must have one entry per column ({len(columns)}), "
-                             f"got {len(formats)}")
+            raise ValueError(
+                f"formats must have one entry per column ({len(columns)}), got {len(formats)}"
+            )
         for i, row in enumerate(rows):
             if len(row) != len(columns):
                 raise ValueError(f"rows[{i}] has {len(row)} values for {len(columns)} columns")
@@ -77,7 +86,9 @@ class Table:
     def column(self, name: str) -> tuple:
         """The values of one column, top to bottom."""
         if name not in self.columns:
-            raise ValueError(f"name must be one of {', '.join(map(repr, self.columns))}, got {name!r}")
+            raise ValueError(
+                f"name must be one of {', '.join(map(repr, self.columns))}, got {name!r}"
+            )
         j = self.columns.index(name)
         return tuple(row[j] for row in self.rows)
 
@@ -117,11 +128,15 @@ class Table:
         right = [self._numeric(j) for j in range(len(self.columns))]
         style = ["text-align:right" if r else "text-align:left" for r in right]
         head = "".join(f'<th style="{s}">{esc(h)}</th>' for h, s in zip(self.columns, style))
-        body = "".join("<tr>" + "".join(f'<td style="{s}">{esc(c)}</td>' for c, s in zip(r, style))
-                       + "</tr>" for r in self.cells())
+        body = "".join(
+            "<tr>" + "".join(f'<td style="{s}">{esc(c)}</td>' for c, s in zip(r, style)) + "</tr>"
+            for r in self.cells()
+        )
         caption = f"<caption>{esc(self.title)}</caption>" if self.title else ""
-        return (f'<table class="qring-table">{caption}<thead><tr>{head}</tr></thead>'
-                f"<tbody>{body}</tbody></table>")
+        return (
+            f'<table class="qring-table">{caption}<thead><tr>{head}</tr></thead>'
+            f"<tbody>{body}</tbody></table>"
+        )
 
 
 @dataclass(frozen=True)
@@ -223,25 +238,44 @@ class LedgerComparison:
         "lifetime": ("lifetime uses", "d"),
     }
 
-    def table(self, columns: Sequence[str] = ("link", "classical_bits", "online_qubits", "floor",
-                                              "offline_qubits")) -> Table:
+    def table(
+        self,
+        columns: Sequence[str] = (
+            "link",
+            "classical_bits",
+            "online_qubits",
+            "floor",
+            "offline_qubits",
+        ),
+    ) -> Table:
         """One row per link; ``columns`` from ``link``, ``classical_bits``, ``online_qubits``,
         ``floor``, ``excess``, ``ebits``, ``offline_qubits``, ``lifetime``."""
         for c in columns:
             if c not in self._COLUMNS:
-                raise ValueError(f"columns must be chosen from {', '.join(self._COLUMNS)}, got {c!r}")
-        values = {"link": [f"{a}->{b}" for a, b in self.links], "floor": self.floor,
-                  "excess": self.excess, "lifetime": self.lifetime}
+                raise ValueError(
+                    f"columns must be chosen from {', '.join(self._COLUMNS)}, got {c!r}"
+                )
+        values = {
+            "link": [f"{a}->{b}" for a, b in self.links],
+            "floor": self.floor,
+            "excess": self.excess,
+            "lifetime": self.lifetime,
+        }
         rows = zip(*[values[c] if c in values else getattr(self, c) for c in columns])
-        return Table(tuple(self._COLUMNS[c][0] for c in columns), tuple(rows),
-                     tuple(self._COLUMNS[c][1] for c in columns))
+        return Table(
+            tuple(self._COLUMNS[c][0] for c in columns),
+            tuple(rows),
+            tuple(self._COLUMNS[c][1] for c in columns),
+        )
 
     def _repr_html_(self) -> str:
         return self.table()._repr_html_()
 
     def __repr__(self) -> str:
-        return (f"LedgerComparison(P={len(self.links)}, classical_bits={int(self.classical_bits.max())}, "
-                f"online_qubits={int(self.online_qubits.max())})")
+        return (
+            f"LedgerComparison(P={len(self.links)}, classical_bits={int(self.classical_bits.max())}, "
+            f"online_qubits={int(self.online_qubits.max())})"
+        )
 
 
 def compare_ledgers(classical: Ledger, superdense: Ledger) -> LedgerComparison:
@@ -276,13 +310,17 @@ def compare_ledgers(classical: Ledger, superdense: Ledger) -> LedgerComparison:
         if not isinstance(led, Ledger):
             raise TypeError(f"{name} must be a qring_edu.ledger.Ledger, got {type(led).__name__}")
     if classical.workers != superdense.workers:
-        raise ValueError(f"classical and superdense must have the same number of workers, got "
-                         f"{classical.workers} and {superdense.workers}")
-    return LedgerComparison(links=tuple(classical.links),
-                            classical_bits=classical.per_link("online_bits"),
-                            online_qubits=superdense.per_link("online_qubits"),
-                            ebits=superdense.per_link("ebits"),
-                            offline_qubits=superdense.per_link("offline_qubits"))
+        raise ValueError(
+            f"classical and superdense must have the same number of workers, got "
+            f"{classical.workers} and {superdense.workers}"
+        )
+    return LedgerComparison(
+        links=tuple(classical.links),
+        classical_bits=classical.per_link("online_bits"),
+        online_qubits=superdense.per_link("online_qubits"),
+        ebits=superdense.per_link("ebits"),
+        offline_qubits=superdense.per_link("offline_qubits"),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -299,8 +337,9 @@ def rng(*parts: int) -> np.random.Generator:
     return np.random.default_rng([int(p) for p in parts])
 
 
-def worker_counts(workers, name: str = "workers", *, max_words: int | None = None,
-                  d: int = 1) -> list[int]:
+def worker_counts(
+    workers, name: str = "workers", *, max_words: int | None = None, d: int = 1
+) -> list[int]:
     """The ring sizes of a sweep: a non-empty sequence of integers >= 2. With ``max_words``,
     ``max(workers) * d`` must not exceed it (so a typo cannot freeze a kernel).
 
@@ -312,7 +351,9 @@ def worker_counts(workers, name: str = "workers", *, max_words: int | None = Non
     try:
         items = list(workers)
     except TypeError:
-        raise TypeError(f"{name} must be a sequence of worker counts, got {type(workers).__name__}") from None
+        raise TypeError(
+            f"{name} must be a sequence of worker counts, got {type(workers).__name__}"
+        ) from None
     ps = [check_int(p, name, 2) for p in items]
     if not ps:
         raise ValueError(f"{name} must list at least one worker count")

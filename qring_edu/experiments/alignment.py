@@ -156,14 +156,14 @@ class GapIPScaling:
     P: int
     delta: float
     taus: np.ndarray = field(repr=False)
-    quantum_cost: np.ndarray = field(repr=False)      # mean qubits per decision
-    classical_cost: np.ndarray = field(repr=False)    # bits (deterministic)
+    quantum_cost: np.ndarray = field(repr=False)  # mean qubits per decision
+    classical_cost: np.ndarray = field(repr=False)  # bits (deterministic)
     classical_kind: tuple[str, ...] = field(repr=False)
     quantum_accuracy: np.ndarray = field(repr=False)
     classical_accuracy: np.ndarray = field(repr=False)
     trials: int = 0
-    confidence: str = "chernoff"       # family of bounds (quantum intervals and sketch length)
-    protocol: str = "quantum"          # "quantum" (amplitude estimation) or "phase_estimation"
+    confidence: str = "chernoff"  # family of bounds (quantum intervals and sketch length)
+    protocol: str = "quantum"  # "quantum" (amplitude estimation) or "phase_estimation"
 
     @property
     def quantum_slope(self) -> float:
@@ -185,9 +185,11 @@ class GapIPScaling:
         return float(math.exp(-(la - lb) / (b - a)))
 
     def __repr__(self) -> str:
-        return (f"GapIPScaling(P={self.P}, taus={self.taus[0]:.3g}..{self.taus[-1]:.3g}, "
-                f"quantum_slope={self.quantum_slope:.3f}, "
-                f"classical_slope={self.classical_slope:.3f}, trials={self.trials})")
+        return (
+            f"GapIPScaling(P={self.P}, taus={self.taus[0]:.3g}..{self.taus[-1]:.3g}, "
+            f"quantum_slope={self.quantum_slope:.3f}, "
+            f"classical_slope={self.classical_slope:.3f}, trials={self.trials})"
+        )
 
 
 #: The two quantum GapIP protocols (``gapip(protocol=...)``).
@@ -208,9 +210,16 @@ def _check_taus(taus, at_least: int = 2) -> np.ndarray:
     return np.asarray(values)
 
 
-def gapip_scaling(taus: Sequence[float] = DEFAULT_TAUS, P: int = 2**16, *, trials: int = 20,
-                  delta: float = 0.05, seed: int = 0, confidence: str = "chernoff",
-                  protocol: str = "quantum") -> GapIPScaling:
+def gapip_scaling(
+    taus: Sequence[float] = DEFAULT_TAUS,
+    P: int = 2**16,
+    *,
+    trials: int = 20,
+    delta: float = 0.05,
+    seed: int = 0,
+    confidence: str = "chernoff",
+    protocol: str = "quantum",
+) -> GapIPScaling:
     """Run GapIP at each ``tau`` on ``trials`` promise instances (alternating ``<g,h> = ±tau``).
 
     Quantum cost: mean over the trials of ``gapip(protocol=protocol, confidence=confidence)``
@@ -244,10 +253,24 @@ def gapip_scaling(taus: Sequence[float] = DEFAULT_TAUS, P: int = 2**16, *, trial
             c = tau if trial % 2 == 0 else -tau
             g, h = aligned_pair(P, c, seed=rng(seed, t_i, trial))
             truth = "aligned" if c > 0 else "conflicting"
-            dq = gapip(g, h, tau, protocol=protocol, delta=delta, confidence=confidence,
-                       seed=rng(seed, t_i, trial, 1))
-            dc = gapip(g, h, tau, protocol="classical", delta=delta, confidence=confidence,
-                       seed=rng(seed, t_i, trial, 2))
+            dq = gapip(
+                g,
+                h,
+                tau,
+                protocol=protocol,
+                delta=delta,
+                confidence=confidence,
+                seed=rng(seed, t_i, trial, 1),
+            )
+            dc = gapip(
+                g,
+                h,
+                tau,
+                protocol="classical",
+                delta=delta,
+                confidence=confidence,
+                seed=rng(seed, t_i, trial, 2),
+            )
             costs.append(dq.cost)
             ok_q += dq.verdict == truth
             ok_c += dc.verdict == truth
@@ -256,9 +279,19 @@ def gapip_scaling(taus: Sequence[float] = DEFAULT_TAUS, P: int = 2**16, *, trial
         kinds.append(kind)
         q_acc.append(ok_q / trials)
         c_acc.append(ok_c / trials)
-    return GapIPScaling(P, float(delta), taus_arr, np.array(q_cost), np.array(c_cost),
-                        tuple(kinds), np.array(q_acc), np.array(c_acc), trials, confidence,
-                        protocol)
+    return GapIPScaling(
+        P,
+        float(delta),
+        taus_arr,
+        np.array(q_cost),
+        np.array(c_cost),
+        tuple(kinds),
+        np.array(q_acc),
+        np.array(c_acc),
+        trials,
+        confidence,
+        protocol,
+    )
 
 
 @dataclass(frozen=True)
@@ -279,15 +312,15 @@ class TieAuditScaling:
     alpha: float
     delta: float
     Ps: np.ndarray = field(repr=False)
-    quantum_cost: np.ndarray = field(repr=False)      # qubits
-    classical_cost: np.ndarray = field(repr=False)    # bits
-    quantum_error: np.ndarray = field(repr=False)     # max |f_hat - f| over trials (nan: not run)
+    quantum_cost: np.ndarray = field(repr=False)  # qubits
+    classical_cost: np.ndarray = field(repr=False)  # bits
+    quantum_error: np.ndarray = field(repr=False)  # max |f_hat - f| over trials (nan: not run)
     classical_error: np.ndarray = field(repr=False)
-    quantum_within: np.ndarray = field(repr=False)    # fraction of trials within eps (nan: not run)
+    quantum_within: np.ndarray = field(repr=False)  # fraction of trials within eps (nan: not run)
     classical_within: np.ndarray = field(repr=False)
     crossover_P: int = 0
     trials: int = 0
-    bound: str = "bernstein"         # how the copies and the subset are planned
+    bound: str = "bernstein"  # how the copies and the subset are planned
 
     @property
     def copies(self) -> int:
@@ -313,11 +346,13 @@ class TieAuditScaling:
     def __repr__(self) -> str:
         uncapped = int(np.sum(self.classical_cost < self.Ps))
         slope = f"{self.classical_slope:.3f}" if uncapped >= 2 else "n/a"
-        return (f"TieAuditScaling(eps={self.eps:g}, alpha={self.alpha:g}, "
-                f"P=2^{int(np.log2(self.Ps[0]))}..2^{int(np.log2(self.Ps[-1]))}, "
-                f"classical_slope={slope}, "
-                f"crossover_P=2^{int(np.log2(self.crossover_P)) if self.crossover_P else 0}, "
-                f"bound={self.bound!r})")
+        return (
+            f"TieAuditScaling(eps={self.eps:g}, alpha={self.alpha:g}, "
+            f"P=2^{int(np.log2(self.Ps[0]))}..2^{int(np.log2(self.Ps[-1]))}, "
+            f"classical_slope={slope}, "
+            f"crossover_P=2^{int(np.log2(self.crossover_P)) if self.crossover_P else 0}, "
+            f"bound={self.bound!r})"
+        )
 
 
 def _classical_bound(bound: str) -> str:
@@ -326,8 +361,14 @@ def _classical_bound(bound: str) -> str:
     return "exact" if bound == "exact" else "hoeffding"
 
 
-def tieaudit_crossover(eps: float, alpha: float = 1.0, delta: float = 0.05,
-                       max_log2_P: int = 60, *, bound: str = "bernstein") -> int:
+def tieaudit_crossover(
+    eps: float,
+    alpha: float = 1.0,
+    delta: float = 0.05,
+    max_log2_P: int = 60,
+    *,
+    bound: str = "bernstein",
+) -> int:
     """Smallest ``P = 2^n`` at which the quantum protocol sends fewer qubits than the classical
     one sends bits, both planned with the family ``bound`` (0 if none up to ``2^max_log2_P``).
 
@@ -361,15 +402,24 @@ def tieaudit_crossover(eps: float, alpha: float = 1.0, delta: float = 0.05,
     for n in range(1, max_log2_P + 1):
         P = 2**n
         if tieaudit_cost(P, eps, alpha=alpha, delta=delta, bound=bound) < classical_subset_size(
-                P, alpha, eps, delta, bound="hoeffding"):
+            P, alpha, eps, delta, bound="hoeffding"
+        ):
             return P
     return 0
 
 
-def tieaudit_scaling(log2_P: Sequence[int] = DEFAULT_LOG2_P, eps: float = 0.05, *,
-                     alpha: float = 1.0, delta: float = 0.05, f: float = 0.3,
-                     run_max_log2_P: int = 16, trials: int = 5, seed: int = 0,
-                     bound: str = "bernstein") -> TieAuditScaling:
+def tieaudit_scaling(
+    log2_P: Sequence[int] = DEFAULT_LOG2_P,
+    eps: float = 0.05,
+    *,
+    alpha: float = 1.0,
+    delta: float = 0.05,
+    f: float = 0.3,
+    run_max_log2_P: int = 16,
+    trials: int = 5,
+    seed: int = 0,
+    bound: str = "bernstein",
+) -> TieAuditScaling:
     """Planned costs of the quantum and classical TieAudit protocols for ``P = 2^n``, ``n`` in
     ``log2_P``; for ``n <= run_max_log2_P`` both protocols are also run ``trials`` times on random
     instances (matching of fraction ``alpha``, ``round(f m)`` disagreeing pairs) and their errors
@@ -396,10 +446,18 @@ def tieaudit_scaling(log2_P: Sequence[int] = DEFAULT_LOG2_P, eps: float = 0.05, 
     check_choice(bound, "bound", ("hoeffding", "bernstein"))
     check_seed(seed)
     Ps = np.array([2**n for n in ns], dtype=np.int64)
-    qc = np.array([tieaudit_cost(int(P), eps, alpha=alpha, delta=delta, bound=bound)
-                   for P in Ps], float)
-    cc = np.array([tieaudit_cost(int(P), eps, protocol="classical", alpha=alpha, delta=delta,
-                                 bound="hoeffding") for P in Ps], float)
+    qc = np.array(
+        [tieaudit_cost(int(P), eps, alpha=alpha, delta=delta, bound=bound) for P in Ps], float
+    )
+    cc = np.array(
+        [
+            tieaudit_cost(
+                int(P), eps, protocol="classical", alpha=alpha, delta=delta, bound="hoeffding"
+            )
+            for P in Ps
+        ],
+        float,
+    )
     q_err, c_err, q_in, c_in = (np.full(len(ns), np.nan) for _ in range(4))
     for idx, n in enumerate(ns):
         if n > run_max:
@@ -410,23 +468,56 @@ def tieaudit_scaling(log2_P: Sequence[int] = DEFAULT_LOG2_P, eps: float = 0.05, 
             m = random_matching(P, alpha, seed=rng(seed, n, trial))
             s = signs_with_disagreement(m, P, f, seed=rng(seed, n, trial, 1))
             truth = float(np.mean(s[m[:, 0]] != s[m[:, 1]]))
-            eq.append(abs(tieaudit(s, m, eps, delta=delta, bound=bound,
-                                   seed=rng(seed, n, trial, 2)).value - truth))
-            ec.append(abs(tieaudit(s, m, eps, protocol="classical", delta=delta,
-                                   bound="hoeffding", seed=rng(seed, n, trial, 3)).value
-                          - truth))
+            eq.append(
+                abs(
+                    tieaudit(s, m, eps, delta=delta, bound=bound, seed=rng(seed, n, trial, 2)).value
+                    - truth
+                )
+            )
+            ec.append(
+                abs(
+                    tieaudit(
+                        s,
+                        m,
+                        eps,
+                        protocol="classical",
+                        delta=delta,
+                        bound="hoeffding",
+                        seed=rng(seed, n, trial, 3),
+                    ).value
+                    - truth
+                )
+            )
         q_err[idx], c_err[idx] = max(eq), max(ec)
         q_in[idx] = float(np.mean(np.array(eq) <= eps))
         c_in[idx] = float(np.mean(np.array(ec) <= eps))
-    return TieAuditScaling(eps, alpha, float(delta), Ps, qc, cc, q_err, c_err, q_in, c_in,
-                           tieaudit_crossover(eps, alpha, delta, bound=bound), trials, bound)
+    return TieAuditScaling(
+        eps,
+        alpha,
+        float(delta),
+        Ps,
+        qc,
+        cc,
+        q_err,
+        c_err,
+        q_in,
+        c_in,
+        tieaudit_crossover(eps, alpha, delta, bound=bound),
+        trials,
+        bound,
+    )
 
 
 # --------------------------------------------------------------------------------------------
 # GapIP: the classical protocols' costs, and the four simulation paths
 # --------------------------------------------------------------------------------------------
-def classical_cost_table(P: int = 2**16, taus: Sequence[float] = (0.4, 0.1, 0.02),
-                         delta: float = 0.05, *, exact: bool = False) -> Table:
+def classical_cost_table(
+    P: int = 2**16,
+    taus: Sequence[float] = (0.4, 0.1, 0.02),
+    delta: float = 0.05,
+    *,
+    exact: bool = False,
+) -> Table:
     """Bits of the two classical GapIP protocols at each margin τ: the sign sketch
     (:func:`qring_edu.alignment.sketch_bits`, Hoeffding; with ``exact=True`` also the exact
     binomial length), sending the quantised vector (:func:`qring_edu.alignment.vector_bits`), and
@@ -449,10 +540,14 @@ def classical_cost_table(P: int = 2**16, taus: Sequence[float] = (0.4, 0.1, 0.02
         extra = (sketch_bits(tau, delta, bound="exact"),) if exact else ()
         rows.append((float(tau), sketch_bits(tau, delta)) + extra + (vector_bits(P, tau), kind))
     if exact:
-        return Table(("τ", "sketch (Hoeffding)", "sketch (exact)", "vector bits",
-                      "classical uses"), tuple(rows), ("g", ",d", ",d", ",d", ""))
-    return Table(("τ", "sketch bits", "vector bits", "classical uses"), tuple(rows),
-                 ("g", ",d", ",d", ""))
+        return Table(
+            ("τ", "sketch (Hoeffding)", "sketch (exact)", "vector bits", "classical uses"),
+            tuple(rows),
+            ("g", ",d", ",d", ",d", ""),
+        )
+    return Table(
+        ("τ", "sketch bits", "vector bits", "classical uses"), tuple(rows), ("g", ",d", ",d", "")
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -485,20 +580,26 @@ class GapIPPaths:
         """One row per k (or K): the three exact values (6 decimals) and the Aer frequency (4)."""
         rows = zip(self.ks, self.subspace, self.statevector, self.qiskit, self.aer)
         key = "K" if self.protocol == "phase_estimation" else "k"
-        return Table((key, "subspace", "statevector", "qiskit", f"Aer ({self.shots} shots)"),
-                     tuple(rows), ("d", ".6f", ".6f", ".6f", ".4f"))
+        return Table(
+            (key, "subspace", "statevector", "qiskit", f"Aer ({self.shots} shots)"),
+            tuple(rows),
+            ("d", ".6f", ".6f", ".6f", ".4f"),
+        )
 
     def _repr_html_(self) -> str:
         return self.table()._repr_html_()
 
     def __repr__(self) -> str:
         gap = float(np.max(np.abs(self.subspace - self.qiskit)))
-        return (f"GapIPPaths(k={int(self.ks[0])}..{int(self.ks[-1])}, shots={self.shots}, "
-                f"protocol={self.protocol!r}, max exact gap={gap:.1e})")
+        return (
+            f"GapIPPaths(k={int(self.ks[0])}..{int(self.ks[-1])}, shots={self.shots}, "
+            f"protocol={self.protocol!r}, max exact gap={gap:.1e})"
+        )
 
 
-def gapip_paths(g, h, ks: Sequence[int] = range(4), *, shots: int = 4000,
-                protocol: str = "quantum") -> GapIPPaths:
+def gapip_paths(
+    g, h, ks: Sequence[int] = range(4), *, shots: int = 4000, protocol: str = "quantum"
+) -> GapIPPaths:
     """Run :func:`qring_edu.alignment.gapip_probability` with each method and
     :func:`qring_edu.alignment.gapip_sample_qiskit` (``seed = k``) for each k (small P only:
     the circuits have ``ceil(log2(P + 1))`` qubits, one more for phase estimation's control;
@@ -516,12 +617,20 @@ def gapip_paths(g, h, ks: Sequence[int] = range(4), *, shots: int = 4000,
     lo = 1 if protocol == "phase_estimation" else 0
     ks = [check_int(k, "ks", lo) for k in ks]
     shots = check_int(shots, "shots", 1)
-    exact = {m: [gapip_probability(g, h, k, method=m, protocol=protocol) for k in ks]
-             for m in ("subspace", "statevector", "qiskit")}
-    aer = [gapip_sample_qiskit(g, h, k, shots=shots, seed=k, protocol=protocol) / shots
-           for k in ks]
-    return GapIPPaths(np.array(ks), np.array(exact["subspace"]), np.array(exact["statevector"]),
-                      np.array(exact["qiskit"]), np.array(aer), shots, protocol)
+    exact = {
+        m: [gapip_probability(g, h, k, method=m, protocol=protocol) for k in ks]
+        for m in ("subspace", "statevector", "qiskit")
+    }
+    aer = [gapip_sample_qiskit(g, h, k, shots=shots, seed=k, protocol=protocol) / shots for k in ks]
+    return GapIPPaths(
+        np.array(ks),
+        np.array(exact["subspace"]),
+        np.array(exact["statevector"]),
+        np.array(exact["qiskit"]),
+        np.array(aer),
+        shots,
+        protocol,
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -551,9 +660,16 @@ class GapIPCurves:
         return f"GapIPCurves(tau={self.tau:g}, {self.scaling!r})"
 
 
-def gapip_curves(tau: float = 0.05, log2_P: int = 16, trials: int = 8, seed: int = 0, *,
-                 points: int = 7, confidence: str = "hoeffding",
-                 protocol: str = "quantum") -> GapIPCurves:
+def gapip_curves(
+    tau: float = 0.05,
+    log2_P: int = 16,
+    trials: int = 8,
+    seed: int = 0,
+    *,
+    points: int = 7,
+    confidence: str = "hoeffding",
+    protocol: str = "quantum",
+) -> GapIPCurves:
     """Run :func:`gapip_scaling` on ``points`` log-spaced values from 0.4 down to
     ``min(tau, 0.4 / 2)`` (so the curve always spans at least a factor 2) at ``P = 2^log2_P``,
     with the family ``confidence`` on both sides and the quantum ``protocol``.
@@ -571,8 +687,12 @@ def gapip_curves(tau: float = 0.05, log2_P: int = 16, trials: int = 8, seed: int
     points = check_int(points, "points", 2, 20)
     tau_min = min(tau, 0.2)
     taus = np.geomspace(0.4, tau_min, points) if tau_min < 0.4 else np.array([0.4, 0.2])
-    return GapIPCurves(tau, gapip_scaling(taus, 2**log2_P, trials=trials, seed=seed,
-                                          confidence=confidence, protocol=protocol))
+    return GapIPCurves(
+        tau,
+        gapip_scaling(
+            taus, 2**log2_P, trials=trials, seed=seed, confidence=confidence, protocol=protocol
+        ),
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -598,21 +718,32 @@ class AuditExplorer:
     noise: float = 0.0
     f: float = 0.0
     alpha: float = 1.0
-    p_plus: float = 0.0        # P(Y = +1) on one copy (with noise)
-    p_minus: float = 0.0       # P(Y = -1)
+    p_plus: float = 0.0  # P(Y = +1) on one copy (with noise)
+    p_minus: float = 0.0  # P(Y = -1)
     estimates: tuple[Estimate, ...] = field(default=(), repr=False)
     attack: str = "uniform"
     test_strings: str = "random"
 
     def __repr__(self) -> str:
         est = ", ".join(f"{e.protocol}={e.value:.3f}" for e in self.estimates)
-        return (f"AuditExplorer(P={self.signs.size}, pairs={len(self.matching)}, f={self.f:.3f}, "
-                f"{est})")
+        return (
+            f"AuditExplorer(P={self.signs.size}, pairs={len(self.matching)}, f={self.f:.3f}, {est})"
+        )
 
 
-def audit_explorer(log2_P: int = 5, alpha: float = 0.75, f: float = 0.25, eps: float = 0.1,
-                   noise: float = 0.0, seed: int = 0, *, signs=None, matching=None,
-                   attack: str = "uniform", test_strings: str = "random") -> AuditExplorer:
+def audit_explorer(
+    log2_P: int = 5,
+    alpha: float = 0.75,
+    f: float = 0.25,
+    eps: float = 0.1,
+    noise: float = 0.0,
+    seed: int = 0,
+    *,
+    signs=None,
+    matching=None,
+    attack: str = "uniform",
+    test_strings: str = "random",
+) -> AuditExplorer:
     """Build an instance (random matching of fraction ``alpha`` with ``round(f m)`` disagreeing
     pairs, or the given ``signs``/``matching``) and run the quantum, entanglement-assisted and
     classical protocols at accuracy ``eps`` (the classical one ignores ``noise``).
@@ -642,17 +773,31 @@ def audit_explorer(log2_P: int = 5, alpha: float = 0.75, f: float = 0.25, eps: f
     check_choice(attack, "attack", TIEAUDIT_ATTACKS)
     check_choice(test_strings, "test_strings", TIEAUDIT_TEST_STRINGS)
     p_plus, p_minus = copy_y_law(s, m, noise=noise, attack=attack, test_strings=test_strings)
-    ests = (tieaudit(s, m, eps, noise=noise, attack=attack, test_strings=test_strings, seed=seed),
-            tieaudit(s, m, eps, protocol="entanglement_assisted", noise=noise, attack=attack,
-                     seed=seed),
-            tieaudit(s, m, eps, protocol="classical", seed=seed))
-    return AuditExplorer(s, m, float(eps), float(noise),
-                         float(np.mean(s[m[:, 0]] != s[m[:, 1]])), 2 * len(m) / s.size,
-                         float(p_plus), float(p_minus), ests, attack, test_strings)
+    ests = (
+        tieaudit(s, m, eps, noise=noise, attack=attack, test_strings=test_strings, seed=seed),
+        tieaudit(
+            s, m, eps, protocol="entanglement_assisted", noise=noise, attack=attack, seed=seed
+        ),
+        tieaudit(s, m, eps, protocol="classical", seed=seed),
+    )
+    return AuditExplorer(
+        s,
+        m,
+        float(eps),
+        float(noise),
+        float(np.mean(s[m[:, 0]] != s[m[:, 1]])),
+        2 * len(m) / s.size,
+        float(p_plus),
+        float(p_minus),
+        ests,
+        attack,
+        test_strings,
+    )
 
 
-def tieaudit_curves(eps: float = 0.05, alpha: float = 1.0, delta: float = 0.05,
-                    bound: str = "bernstein") -> TieAuditScaling:
+def tieaudit_curves(
+    eps: float = 0.05, alpha: float = 1.0, delta: float = 0.05, bound: str = "bernstein"
+) -> TieAuditScaling:
     """Planned costs for ``P = 2^8 .. 2^30`` (nothing is run; the costs are fixed in advance),
     both sides planned with ``bound`` (``"hoeffding"`` or ``"bernstein"``).
 
@@ -665,8 +810,9 @@ def tieaudit_curves(eps: float = 0.05, alpha: float = 1.0, delta: float = 0.05,
     >>> curves.crossover_P
     65536
     """
-    return tieaudit_scaling(range(8, 31, 2), eps, alpha=alpha, delta=delta, run_max_log2_P=0,
-                            bound=bound)
+    return tieaudit_scaling(
+        range(8, 31, 2), eps, alpha=alpha, delta=delta, run_max_log2_P=0, bound=bound
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -687,9 +833,9 @@ class NoiseSweep:
     """
 
     noises: np.ndarray = field(repr=False)
-    naive: np.ndarray = field(repr=False)        # f_hat ignoring the noise
-    calibrated: np.ndarray = field(repr=False)   # f_hat with hidden test copies
-    copies: np.ndarray = field(repr=False)       # data + test copies of the calibrated protocol
+    naive: np.ndarray = field(repr=False)  # f_hat ignoring the noise
+    calibrated: np.ndarray = field(repr=False)  # f_hat with hidden test copies
+    copies: np.ndarray = field(repr=False)  # data + test copies of the calibrated protocol
     f: float = 0.0
     eps: float = 0.05
 
@@ -704,20 +850,32 @@ class NoiseSweep:
     def table(self) -> Table:
         """One row per noise level: naive and calibrated estimates of f, copies sent."""
         rows = zip(self.noises, self.naive, self.calibrated, self.copies)
-        return Table(("noise", "naive f̂", "f̂ with test copies", "copies"), tuple(rows),
-                     (".1f", ".4f", ".4f", ",d"))
+        return Table(
+            ("noise", "naive f̂", "f̂ with test copies", "copies"),
+            tuple(rows),
+            (".1f", ".4f", ".4f", ",d"),
+        )
 
     def _repr_html_(self) -> str:
         return self.table()._repr_html_()
 
     def __repr__(self) -> str:
-        return (f"NoiseSweep(f={self.f:.3f}, eps={self.eps:g}, "
-                f"max_calibrated_error={self.calibrated_error.max():.4f}, "
-                f"max_naive_error={self.naive_error.max():.4f})")
+        return (
+            f"NoiseSweep(f={self.f:.3f}, eps={self.eps:g}, "
+            f"max_calibrated_error={self.calibrated_error.max():.4f}, "
+            f"max_naive_error={self.naive_error.max():.4f})"
+        )
 
 
-def noise_sweep(noises=(0.0, 0.1, 0.2, 0.3, 0.4, 0.5), *, log2_P: int = 12, alpha: float = 1.0,
-                f: float = 0.2, eps: float = 0.05, seed: int = 0) -> NoiseSweep:
+def noise_sweep(
+    noises=(0.0, 0.1, 0.2, 0.3, 0.4, 0.5),
+    *,
+    log2_P: int = 12,
+    alpha: float = 1.0,
+    f: float = 0.2,
+    eps: float = 0.05,
+    seed: int = 0,
+) -> NoiseSweep:
     """For each noise level: the calibrated estimate (:func:`qring_edu.tieaudit` with hidden test
     copies) and the naive one (the noiseless estimator on noisy copies: the data half of the
     same protocol read as if ``eta = 1``).
@@ -743,12 +901,19 @@ def noise_sweep(noises=(0.0, 0.1, 0.2, 0.3, 0.4, 0.5), *, log2_P: int = 12, alph
         # Naive reading: same number of data copies, E[Y] = eta alpha (1 - 2f) taken as alpha(1-2f).
         probs, y = outcome_probabilities(s, m, noise)
         data = tieaudit_copies(a, eps, noise=noise)[0]
-        counts = gen.multinomial(data, [probs[y == 1].sum(), probs[y == -1].sum(),
-                                        max(0.0, 1 - probs[y != 0].sum())])
+        counts = gen.multinomial(
+            data, [probs[y == 1].sum(), probs[y == -1].sum(), max(0.0, 1 - probs[y != 0].sum())]
+        )
         naive.append(float(np.clip((1 - (counts[0] - counts[1]) / data / a) / 2, 0, 1)))
     truth = float(np.mean(s[m[:, 0]] != s[m[:, 1]]))
-    return NoiseSweep(np.asarray(noises, float), np.array(naive), np.array(cal),
-                      np.array(copies), truth, float(eps))
+    return NoiseSweep(
+        np.asarray(noises, float),
+        np.array(naive),
+        np.array(cal),
+        np.array(copies),
+        truth,
+        float(eps),
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -788,8 +953,10 @@ class GapIPSchedule:
         return self.passes * self.width
 
     def __repr__(self) -> str:
-        return (f"GapIPSchedule(protocol={self.protocol!r}, P={self.P}, power={self.power}, "
-                f"passes={self.passes}, qubits={self.qubits}, angle={self.multiple}θ)")
+        return (
+            f"GapIPSchedule(protocol={self.protocol!r}, P={self.P}, power={self.power}, "
+            f"passes={self.passes}, qubits={self.qubits}, angle={self.multiple}θ)"
+        )
 
 
 def gapip_schedule(P: int, power: int, protocol: str = "quantum") -> GapIPSchedule:
@@ -825,16 +992,24 @@ def gapip_schedule(P: int, power: int, protocol: str = "quantum") -> GapIPSchedu
         events.append(("pass", "server", f"{width} qubits"))
         events.append(("op", "client", "c-R_h"))
         for _ in range(K - 1):
-            events += [("pass", "client", f"{width} qubits"), ("op", "server", "c-R_g"),
-                       ("pass", "server", f"{width} qubits"), ("op", "client", "c-R_h")]
+            events += [
+                ("pass", "client", f"{width} qubits"),
+                ("op", "server", "c-R_g"),
+                ("pass", "server", f"{width} qubits"),
+                ("op", "client", "c-R_h"),
+            ]
         events.append(("op", "client", "measure control (X basis)"))
         return GapIPSchedule(protocol, P, K, n, width, K, tuple(events))
     k = check_int(power, "power (k iterations)", 0, 12)
     events.append(("op", "server", "prepare |a_g⟩"))
     events.append(("pass", "server", f"{n} qubits"))
     for _ in range(k):
-        events += [("op", "client", "R_h"), ("pass", "client", f"{n} qubits"),
-                   ("op", "server", "R_g"), ("pass", "server", f"{n} qubits")]
+        events += [
+            ("op", "client", "R_h"),
+            ("pass", "client", f"{n} qubits"),
+            ("op", "server", "R_g"),
+            ("pass", "server", f"{n} qubits"),
+        ]
     events.append(("op", "client", "measure {|a_h⟩, rest}"))
     return GapIPSchedule(protocol, P, k, n, n, 2 * k + 1, tuple(events))
 
@@ -845,12 +1020,19 @@ def gapip_schedule(P: int, power: int, protocol: str = "quantum") -> GapIPSchedu
 #: (protocol, confidence) of the comparison: amplitude and phase estimation, each with
 #: Hoeffding intervals (against the Hoeffding sketch) and exact intervals (against the exact
 #: binomial sketch).
-GAPIP_FAMILIES = (("quantum", "hoeffding"), ("quantum", "exact"),
-                  ("phase_estimation", "hoeffding"), ("phase_estimation", "exact"))
+GAPIP_FAMILIES = (
+    ("quantum", "hoeffding"),
+    ("quantum", "exact"),
+    ("phase_estimation", "hoeffding"),
+    ("phase_estimation", "exact"),
+)
 
 _PROTOCOL_NAMES = {"quantum": "amplitude estimation", "phase_estimation": "phase estimation"}
-_FAMILY_NAMES = {"hoeffding": "Hoeffding", "exact": "exact",
-                 "chernoff": "old mix (Chernoff vs Hoeffding sketch)"}
+_FAMILY_NAMES = {
+    "hoeffding": "Hoeffding",
+    "exact": "exact",
+    "chernoff": "old mix (Chernoff vs Hoeffding sketch)",
+}
 
 
 def _crossings(taus: np.ndarray, log_ratio: np.ndarray) -> list[float]:
@@ -923,12 +1105,13 @@ class GapIPComparison:
         """Quantum qubits / classical bits, same family on both sides (< 1: quantum cheaper)."""
         return self.quantum(protocol, confidence) / self.classical_cost(confidence)
 
-    def window(self, protocol: str = "quantum",
-               confidence: str = "hoeffding") -> tuple[float, float]:
+    def window(
+        self, protocol: str = "quantum", confidence: str = "hoeffding"
+    ) -> tuple[float, float]:
         """``(lower, upper)`` ends of the range of τ where the quantum protocol is cheaper,
         interpolated between grid points (log-log). ``nan`` for an end outside the grid (quantum
         already cheaper at the grid's edge) or when it is never cheaper (both ``nan``)."""
-        order = np.argsort(self.taus)[::-1]            # largest tau first
+        order = np.argsort(self.taus)[::-1]  # largest tau first
         taus = self.taus[order]
         lr = np.log(self.ratio(protocol, confidence)[order])
         if np.all(lr >= 0):
@@ -938,8 +1121,14 @@ class GapIPComparison:
         lower = min(cross) if lr[-1] >= 0 else float("nan")
         return lower, upper
 
-    def slope(self, protocol: str = "quantum", confidence: str = "hoeffding", *,
-              tau_min: float = 0.02, classical: bool = False) -> float:
+    def slope(
+        self,
+        protocol: str = "quantum",
+        confidence: str = "hoeffding",
+        *,
+        tau_min: float = 0.02,
+        classical: bool = False,
+    ) -> float:
         """log-log slope of cost against ``1/tau`` over the grid points with ``tau >= tau_min``
         (the classical side: the family's sketch)."""
         keep = self.taus >= tau_min
@@ -958,23 +1147,40 @@ class GapIPComparison:
                 left = f"{lo:.2g}" if not math.isnan(lo) else f"≤ {self.taus.min():.2g}"
                 right = f"{hi:.2g}" if not math.isnan(hi) else f"≥ {self.taus.max():.2g}"
                 where = f"{left} < τ < {right}"
-            rows.append((_PROTOCOL_NAMES[protocol], _FAMILY_NAMES[confidence], where,
-                         float(r.min())))
-        return Table(("quantum protocol", "bounds (both sides)", "quantum cheaper for",
-                      "best quantum/classical"), tuple(rows), ("", "", "", ".2f"))
+            rows.append(
+                (_PROTOCOL_NAMES[protocol], _FAMILY_NAMES[confidence], where, float(r.min()))
+            )
+        return Table(
+            (
+                "quantum protocol",
+                "bounds (both sides)",
+                "quantum cheaper for",
+                "best quantum/classical",
+            ),
+            tuple(rows),
+            ("", "", "", ".2f"),
+        )
 
     def _repr_html_(self) -> str:
         return self.table()._repr_html_()
 
     def __repr__(self) -> str:
-        return (f"GapIPComparison(P={self.P}, taus={self.taus.max():.3g}..{self.taus.min():.3g}"
-                f" ({self.taus.size}), trials={self.trials}, families={len(self.families)})")
+        return (
+            f"GapIPComparison(P={self.P}, taus={self.taus.max():.3g}..{self.taus.min():.3g}"
+            f" ({self.taus.size}), trials={self.trials}, families={len(self.families)})"
+        )
 
 
-def gapip_comparison(taus: Sequence[float], P: int = 2**16, *, trials: int = 8,
-                     delta: float = 0.05, seed: int = 0,
-                     families: Sequence[tuple[str, str]] = GAPIP_FAMILIES,
-                     run_classical: bool = True) -> GapIPComparison:
+def gapip_comparison(
+    taus: Sequence[float],
+    P: int = 2**16,
+    *,
+    trials: int = 8,
+    delta: float = 0.05,
+    seed: int = 0,
+    families: Sequence[tuple[str, str]] = GAPIP_FAMILIES,
+    run_classical: bool = True,
+) -> GapIPComparison:
     """Quantum against classical GapIP over the margins ``taus`` at dimension ``P``.
 
     For each ``tau`` the same ``trials`` promise instances (alternating ``<g, h> = ±tau``) are
@@ -996,12 +1202,16 @@ def gapip_comparison(taus: Sequence[float], P: int = 2**16, *, trials: int = 8,
     trials = check_int(trials, "trials", 1, 10_000)
     delta = check_float(delta, "delta", 0.0, 0.5, lo_open=True, hi_open=True)
     check_seed(seed)
-    fams = tuple((check_choice(p, "protocol", QUANTUM_GAPIP_PROTOCOLS),
-                  check_choice(c, "confidence", GAPIP_CONFIDENCES)) for p, c in families)
+    fams = tuple(
+        (
+            check_choice(p, "protocol", QUANTUM_GAPIP_PROTOCOLS),
+            check_choice(c, "confidence", GAPIP_CONFIDENCES),
+        )
+        for p, c in families
+    )
     if not fams:
         raise ValueError("families must list at least one (protocol, confidence) pair")
-    bounds = tuple(b for b in ("hoeffding", "exact") if any(_sketch_bound(c) == b
-                                                              for _, c in fams))
+    bounds = tuple(b for b in ("hoeffding", "exact") if any(_sketch_bound(c) == b for _, c in fams))
     T = taus_arr.size
     q_cost = np.zeros((len(fams), T))
     q_acc = np.zeros((len(fams), T))
@@ -1017,21 +1227,36 @@ def gapip_comparison(taus: Sequence[float], P: int = 2**16, *, trials: int = 8,
             g, h = aligned_pair(P, c, seed=rng(seed, i, trial))
             truth = "aligned" if c > 0 else "conflicting"
             for f, (protocol, confidence) in enumerate(fams):
-                d = gapip(g, h, tau, protocol=protocol, confidence=confidence, delta=delta,
-                          seed=rng(seed, i, trial, 1 + f))
+                d = gapip(
+                    g,
+                    h,
+                    tau,
+                    protocol=protocol,
+                    confidence=confidence,
+                    delta=delta,
+                    seed=rng(seed, i, trial, 1 + f),
+                )
                 costs[f, trial] = d.cost
                 ok[f, trial] = d.verdict == truth
             if run_classical:
                 for j, b in enumerate(bounds):
-                    d = gapip(g, h, tau, protocol="classical", confidence=b, delta=delta,
-                              seed=rng(seed, i, trial, 100 + j))
+                    d = gapip(
+                        g,
+                        h,
+                        tau,
+                        protocol="classical",
+                        confidence=b,
+                        delta=delta,
+                        seed=rng(seed, i, trial, 100 + j),
+                    )
                     ok_c[j, trial] = d.verdict == truth
         q_cost[:, i] = costs.mean(axis=1)
         q_acc[:, i] = ok.mean(axis=1)
         if run_classical:
             c_acc[:, i] = ok_c.mean(axis=1)
-    return GapIPComparison(P, float(delta), trials, taus_arr, fams, q_cost, q_acc, bounds, sk,
-                           vec, c_acc)
+    return GapIPComparison(
+        P, float(delta), trials, taus_arr, fams, q_cost, q_acc, bounds, sk, vec, c_acc
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -1082,19 +1307,25 @@ class CopyPlans(Rows):
         raise ValueError(f"method must be one of {[r.method for r in self.rows]}, got {method!r}")
 
     def table(self) -> Table:
-        rows = tuple((r.method, r.copies, r.failure,
-                      "½ (largest variance)" if math.isnan(r.worst_f) else f"{r.worst_f:.3f}")
-                     for r in self.rows)
-        return Table(("plan", "copies N", "exact failure probability", "at f ="), rows,
-                     ("", ",d", ".2g", ""))
+        rows = tuple(
+            (
+                r.method,
+                r.copies,
+                r.failure,
+                "½ (largest variance)" if math.isnan(r.worst_f) else f"{r.worst_f:.3f}",
+            )
+            for r in self.rows
+        )
+        return Table(
+            ("plan", "copies N", "exact failure probability", "at f ="), rows, ("", ",d", ".2g", "")
+        )
 
     def __repr__(self) -> str:
         plans = ", ".join(f"{r.method}={r.copies}" for r in self.rows)
         return f"CopyPlans(alpha={self.alpha:g}, eps={self.eps:g}, delta={self.delta:g}: {plans})"
 
 
-def tieaudit_copy_plans(alpha: float = 0.1, eps: float = 0.05,
-                        delta: float = 0.05) -> CopyPlans:
+def tieaudit_copy_plans(alpha: float = 0.1, eps: float = 0.05, delta: float = 0.05) -> CopyPlans:
     """Noiseless copy plans and their exact failure probabilities
     (:func:`qring_edu.sign_audit.tieaudit_failure_probability`, ``tieaudit_worst_failure``):
 
@@ -1123,9 +1354,12 @@ def tieaudit_copy_plans(alpha: float = 0.1, eps: float = 0.05,
     rows = [CopyPlan("Hoeffding", n_h, tieaudit_failure_probability(n_h, alpha, eps, 0.5), nan)]
     n_e = tieaudit_copies(alpha, eps, delta, bound="exact")[0]
     n_clt = int(math.ceil(norm.isf(delta / 2.0) ** 2 / (4.0 * alpha * eps * eps)))
-    for name, n in (("Bernstein", tieaudit_copies(alpha, eps, delta, bound="bernstein")[0]),
-                    ("exact plan", n_e), ("0.9 × exact plan", int(0.9 * n_e)),
-                    ("normal approximation", n_clt)):
+    for name, n in (
+        ("Bernstein", tieaudit_copies(alpha, eps, delta, bound="bernstein")[0]),
+        ("exact plan", n_e),
+        ("0.9 × exact plan", int(0.9 * n_e)),
+        ("normal approximation", n_clt),
+    ):
         p, f = tieaudit_worst_failure(n, alpha, eps)
         rows.append(CopyPlan(name, n, p, f))
     return CopyPlans(tuple(rows), alpha, eps, delta)
@@ -1161,18 +1395,24 @@ class CopiesCurve:
             return loglog_slope(self.exact_alphas, self.exact)
         if which not in y:
             raise ValueError(f"which must be 'hoeffding', 'bernstein' or 'exact', got {which!r}")
-        keep = self.alphas <= 0.25                     # where Bernstein's term dominates
+        keep = self.alphas <= 0.25  # where Bernstein's term dominates
         return loglog_slope(self.alphas[keep], y[which][keep])
 
     def __repr__(self) -> str:
-        return (f"CopiesCurve(eps={self.eps:g}, delta={self.delta:g}, "
-                f"alpha={self.alphas.min():g}..{self.alphas.max():g}, "
-                f"exact at {', '.join(f'{a:g}' for a in self.exact_alphas)})")
+        return (
+            f"CopiesCurve(eps={self.eps:g}, delta={self.delta:g}, "
+            f"alpha={self.alphas.min():g}..{self.alphas.max():g}, "
+            f"exact at {', '.join(f'{a:g}' for a in self.exact_alphas)})"
+        )
 
 
-def tieaudit_copies_curve(alphas: Sequence[float] = tuple(np.geomspace(1.0, 0.01, 21)),
-                          eps: float = 0.05, delta: float = 0.05, *,
-                          exact_alphas: Sequence[float] = (1.0, 0.25, 0.1)) -> CopiesCurve:
+def tieaudit_copies_curve(
+    alphas: Sequence[float] = tuple(np.geomspace(1.0, 0.01, 21)),
+    eps: float = 0.05,
+    delta: float = 0.05,
+    *,
+    exact_alphas: Sequence[float] = (1.0, 0.25, 0.1),
+) -> CopiesCurve:
     """Noiseless copies for each coverage: Hoeffding, Bernstein (cheap) and exact (seconds per
     value, cached) at ``exact_alphas``.
 
@@ -1182,8 +1422,7 @@ def tieaudit_copies_curve(alphas: Sequence[float] = tuple(np.geomspace(1.0, 0.01
     [47.0, 185.0]
     """
     a = np.asarray([check_float(x, "alphas", 0.0, 1.0, lo_open=True) for x in alphas])
-    ea = np.asarray([check_float(x, "exact_alphas", 0.0, 1.0, lo_open=True)
-                     for x in exact_alphas])
+    ea = np.asarray([check_float(x, "exact_alphas", 0.0, 1.0, lo_open=True) for x in exact_alphas])
     if a.size < 2:
         raise ValueError("alphas must hold at least two values")
     hoe = np.array([tieaudit_copies(x, eps, delta, bound="hoeffding")[0] for x in a], float)
@@ -1215,32 +1454,40 @@ class TieAuditCrossovers:
 
     def crossover(self, alpha: float, bound: str) -> int:
         if alpha not in self.alphas or bound not in self.bounds:
-            raise ValueError(f"alpha must be one of {self.alphas} and bound one of "
-                             f"{self.bounds}, got {alpha!r}, {bound!r}")
+            raise ValueError(
+                f"alpha must be one of {self.alphas} and bound one of "
+                f"{self.bounds}, got {alpha!r}, {bound!r}"
+            )
         return self.crossovers[self.alphas.index(alpha)][self.bounds.index(bound)]
 
     def table(self) -> Table:
         def p2(P: int) -> str:
             return f"2^{P.bit_length() - 1}" if P else "none"
 
-        rows = tuple((a,) + tuple(p2(P) for P in row) for a, row in zip(self.alphas,
-                                                                         self.crossovers))
+        rows = tuple(
+            (a,) + tuple(p2(P) for P in row) for a, row in zip(self.alphas, self.crossovers)
+        )
         names = {"hoeffding": "Hoeffding", "bernstein": "Bernstein", "exact": "exact"}
-        return Table(("coverage α",) + tuple(names[b] for b in self.bounds), rows,
-                     ("g",) + ("",) * len(self.bounds))
+        return Table(
+            ("coverage α",) + tuple(names[b] for b in self.bounds),
+            rows,
+            ("g",) + ("",) * len(self.bounds),
+        )
 
     def _repr_html_(self) -> str:
         return self.table()._repr_html_()
 
     def __repr__(self) -> str:
-        return (f"TieAuditCrossovers(eps={self.eps:g}, alphas={self.alphas}, "
-                f"bounds={self.bounds})")
+        return f"TieAuditCrossovers(eps={self.eps:g}, alphas={self.alphas}, bounds={self.bounds})"
 
 
-def tieaudit_crossover_table(alphas: Sequence[float] = (1.0, 0.25, 0.1), eps: float = 0.05,
-                             delta: float = 0.05, *,
-                             bounds: Sequence[str] = ("hoeffding", "bernstein", "exact")
-                             ) -> TieAuditCrossovers:
+def tieaudit_crossover_table(
+    alphas: Sequence[float] = (1.0, 0.25, 0.1),
+    eps: float = 0.05,
+    delta: float = 0.05,
+    *,
+    bounds: Sequence[str] = ("hoeffding", "bernstein", "exact"),
+) -> TieAuditCrossovers:
     """:func:`tieaudit_crossover` for every coverage and family (the exact family takes a few
     seconds per coverage: one exact copy plan, one exact classical evaluation per size).
 
@@ -1263,8 +1510,12 @@ def tieaudit_crossover_table(alphas: Sequence[float] = (1.0, 0.25, 0.1), eps: fl
 # TieAudit: the data-only attack, fixed against random test strings
 # --------------------------------------------------------------------------------------------
 #: (test_strings, attack) of the attack sweep.
-ATTACK_CASES = (("fixed", "uniform"), ("fixed", "data_only"), ("random", "uniform"),
-                ("random", "data_only"))
+ATTACK_CASES = (
+    ("fixed", "uniform"),
+    ("fixed", "data_only"),
+    ("random", "uniform"),
+    ("random", "data_only"),
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -1322,28 +1573,42 @@ class AttackSweep:
             row = [float(noise)]
             for ts in ("fixed", "random"):
                 c = self._case(ts, "data_only")
-                row += [float(self.estimates[c, i].mean()),
-                        float((np.abs(self.estimates[c, i] - self.f) <= self.eps + 1e-12).mean()),
-                        float(self.attenuation[c, i].mean())]
+                row += [
+                    float(self.estimates[c, i].mean()),
+                    float((np.abs(self.estimates[c, i] - self.f) <= self.eps + 1e-12).mean()),
+                    float(self.attenuation[c, i].mean()),
+                ]
             rows.append(tuple(row))
-        return Table(("noise", "fixed: mean f̂", "within ±ε", "λ̂", "random: mean f̂",
-                      "within ±ε", "λ̂"), tuple(rows),
-                     (".1f", ".3f", ".0%", ".3f", ".3f", ".0%", ".3f"))
+        return Table(
+            ("noise", "fixed: mean f̂", "within ±ε", "λ̂", "random: mean f̂", "within ±ε", "λ̂"),
+            tuple(rows),
+            (".1f", ".3f", ".0%", ".3f", ".3f", ".0%", ".3f"),
+        )
 
     def _repr_html_(self) -> str:
         return self.table()._repr_html_()
 
     def __repr__(self) -> str:
-        return (f"AttackSweep(P={self.P}, f={self.f:.3f}, eps={self.eps:g}, "
-                f"noises={self.noises.size}, seeds={self.estimates.shape[2]}, "
-                f"bound={self.bound!r})")
+        return (
+            f"AttackSweep(P={self.P}, f={self.f:.3f}, eps={self.eps:g}, "
+            f"noises={self.noises.size}, seeds={self.estimates.shape[2]}, "
+            f"bound={self.bound!r})"
+        )
 
 
-def tieaudit_attack_sweep(noises: Sequence[float] = (0.0, 0.2, 0.4, 0.6, 0.8), *,
-                          log2_P: int = 12, alpha: float = 1.0, f: float = 0.2,
-                          eps: float = 0.05, delta: float = 0.05, seeds: int = 10,
-                          bound: str = "bernstein", seed: int = 0,
-                          cases: Sequence[tuple[str, str]] = ATTACK_CASES) -> AttackSweep:
+def tieaudit_attack_sweep(
+    noises: Sequence[float] = (0.0, 0.2, 0.4, 0.6, 0.8),
+    *,
+    log2_P: int = 12,
+    alpha: float = 1.0,
+    f: float = 0.2,
+    eps: float = 0.05,
+    delta: float = 0.05,
+    seeds: int = 10,
+    bound: str = "bernstein",
+    seed: int = 0,
+    cases: Sequence[tuple[str, str]] = ATTACK_CASES,
+) -> AttackSweep:
     """Run :func:`qring_edu.tieaudit` on one instance (random matching of coverage ``alpha``,
     ``round(f m)`` disagreeing pairs) for each case, noise level and seed ``rng(seed, i, r)``:
     a depolarising channel of strength ``noise`` on every copy (``attack="uniform"``) or only on
@@ -1360,8 +1625,13 @@ def tieaudit_attack_sweep(noises: Sequence[float] = (0.0, 0.2, 0.4, 0.6, 0.8), *
     seeds = check_int(seeds, "seeds", 1, 10_000)
     check_choice(bound, "bound", TIEAUDIT_BOUNDS)
     check_seed(seed)
-    cs = tuple((check_choice(t, "test_strings", TIEAUDIT_TEST_STRINGS),
-                check_choice(a, "attack", TIEAUDIT_ATTACKS)) for t, a in cases)
+    cs = tuple(
+        (
+            check_choice(t, "test_strings", TIEAUDIT_TEST_STRINGS),
+            check_choice(a, "attack", TIEAUDIT_ATTACKS),
+        )
+        for t, a in cases
+    )
     nz = np.asarray([check_float(x, "noises", 0.0, 1.0, hi_open=True) for x in noises])
     P = 2**log2_P
     m = random_matching(P, alpha, seed=seed)
@@ -1371,8 +1641,17 @@ def tieaudit_attack_sweep(noises: Sequence[float] = (0.0, 0.2, 0.4, 0.6, 0.8), *
     for c, (ts, a) in enumerate(cs):
         for i, noise in enumerate(nz):
             for r in range(seeds):
-                e = tieaudit(s, m, eps, delta=delta, noise=float(noise), attack=a,
-                             test_strings=ts, bound=bound, seed=rng(seed, i, r))
+                e = tieaudit(
+                    s,
+                    m,
+                    eps,
+                    delta=delta,
+                    noise=float(noise),
+                    attack=a,
+                    test_strings=ts,
+                    bound=bound,
+                    seed=rng(seed, i, r),
+                )
                 est[c, i, r] = e.value
                 att[c, i, r] = e.attenuation
     truth = float(np.mean(s[m[:, 0]] != s[m[:, 1]]))
@@ -1412,20 +1691,32 @@ class DephasingSweep:
 
     def table(self) -> Table:
         rows = zip(self.noises, self.bias, self.plain, self.twirled)
-        return Table(("dephasing p", "ratio bias", "mean f̂ (pads)", "mean f̂ (Clifford twirl)"),
-                     tuple(rows), (".3f", "+.4f", ".4f", ".4f"))
+        return Table(
+            ("dephasing p", "ratio bias", "mean f̂ (pads)", "mean f̂ (Clifford twirl)"),
+            tuple(rows),
+            (".3f", "+.4f", ".4f", ".4f"),
+        )
 
     def _repr_html_(self) -> str:
         return self.table()._repr_html_()
 
     def __repr__(self) -> str:
-        return (f"DephasingSweep(P={self.P}, f={self.f:.4f}, min_distance={self.min_distance}, "
-                f"largest |bias|={np.abs(self.bias).max():.4f})")
+        return (
+            f"DephasingSweep(P={self.P}, f={self.f:.4f}, min_distance={self.min_distance}, "
+            f"largest |bias|={np.abs(self.bias).max():.4f})"
+        )
 
 
-def dephasing_sweep(noises: Sequence[float] = (0.0, 0.02, 0.04, 0.06, 0.08, 0.1), *,
-                    log2_P: int = 10, min_distance: int = 6, eps: float = 0.05,
-                    delta: float = 0.05, seeds: int = 4, seed: int = 0) -> DephasingSweep:
+def dephasing_sweep(
+    noises: Sequence[float] = (0.0, 0.02, 0.04, 0.06, 0.08, 0.1),
+    *,
+    log2_P: int = 10,
+    min_distance: int = 6,
+    eps: float = 0.05,
+    delta: float = 0.05,
+    seeds: int = 4,
+    seed: int = 0,
+) -> DephasingSweep:
     """Build a perfect random matching on ``P = 2^log2_P`` coordinates with random signs whose
     pairs disagree exactly when ``|i XOR j| >= min_distance``, then, for each dephasing
     probability, the ratio bias and the quantum estimates (padded test strings; copies planned
@@ -1450,10 +1741,32 @@ def dephasing_sweep(noises: Sequence[float] = (0.0, 0.02, 0.04, 0.06, 0.08, 0.1)
     bias, plain, twirled = [], [], []
     for i, p in enumerate(nz):
         bias.append(ratio_bias(s, m, float(p)) if p > 0 else 0.0)
-        runs = {tw: [tieaudit(s, m, eps, delta=delta, noise=float(p), noise_model="dephasing",
-                              twirl=tw, seed=rng(seed, i, r)).value for r in range(seeds)]
-                for tw in ("none", "clifford")}
+        runs = {
+            tw: [
+                tieaudit(
+                    s,
+                    m,
+                    eps,
+                    delta=delta,
+                    noise=float(p),
+                    noise_model="dephasing",
+                    twirl=tw,
+                    seed=rng(seed, i, r),
+                ).value
+                for r in range(seeds)
+            ]
+            for tw in ("none", "clifford")
+        }
         plain.append(float(np.mean(runs["none"])))
         twirled.append(float(np.mean(runs["clifford"])))
-    return DephasingSweep(P, float(far.mean()), float(eps), min_distance, nz, np.array(bias),
-                          np.array(plain), np.array(twirled), seeds)
+    return DephasingSweep(
+        P,
+        float(far.mean()),
+        float(eps),
+        min_distance,
+        nz,
+        np.array(bias),
+        np.array(plain),
+        np.array(twirled),
+        seeds,
+    )

@@ -15,8 +15,8 @@ frozen dataclasses (figures: :mod:`qring_edu.figures.bottleneck`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 
@@ -126,8 +126,10 @@ class RingState:
         return int(full[0]) if full.size == 1 else None
 
     def __repr__(self) -> str:
-        return (f"RingState(P={self.workers}, d={self.d}, bits={self.bits}, "
-                f"step={self.step}/{self.total_steps}, phase={self.phase!r})")
+        return (
+            f"RingState(P={self.workers}, d={self.d}, bits={self.bits}, "
+            f"step={self.step}/{self.total_steps}, phase={self.phase!r})"
+        )
 
 
 def ring_state(workers: int, step: int, d: int | None = None, bits: int = 16) -> RingState:
@@ -162,8 +164,9 @@ def ring_state(workers: int, step: int, d: int | None = None, bits: int = 16) ->
             else:
                 contains[m.receiver, m.chunk] = before[m.sender, m.chunk]
         last = batch
-    return RingState(workers=P, d=d, bits=bits, step=step, contains=contains, messages=last,
-                     offsets=offsets)
+    return RingState(
+        workers=P, d=d, bits=bits, step=step, contains=contains, messages=last, offsets=offsets
+    )
 
 
 def ring_schedule_table(workers: int) -> Table:
@@ -227,8 +230,11 @@ class CostSweep:
         if idx.size == 0:
             raise ValueError(f"workers must be one of the swept values, got {workers!r}")
         i = int(idx[0])
-        return {"ring": float(self.ring[i]), "parameter_server": float(self.parameter_server[i]),
-                "bound": float(self.bound[i])}
+        return {
+            "ring": float(self.ring[i]),
+            "parameter_server": float(self.parameter_server[i]),
+            "bound": float(self.bound[i]),
+        }
 
     @property
     def speedup(self) -> float | None:
@@ -240,19 +246,36 @@ class CostSweep:
 
     def table(self) -> Table:
         """One row per P: ring and server times (ms), their ratio, the ring's latency part (ms)."""
-        rows = zip(self.workers, self.ring * 1e3, self.parameter_server * 1e3,
-                   self.parameter_server / self.ring, self.latency * 1e3)
-        return Table(("P", "ring (ms)", "server (ms)", "server/ring", "ring latency (ms)"),
-                     tuple(rows), ("d", ".2f", ".2f", ".1f", ".2f"))
+        rows = zip(
+            self.workers,
+            self.ring * 1e3,
+            self.parameter_server * 1e3,
+            self.parameter_server / self.ring,
+            self.latency * 1e3,
+        )
+        return Table(
+            ("P", "ring (ms)", "server (ms)", "server/ring", "ring latency (ms)"),
+            tuple(rows),
+            ("d", ".2f", ".2f", ".1f", ".2f"),
+        )
 
     def __repr__(self) -> str:
-        return (f"CostSweep({self.label!r}, d={self.d}, bits={self.bits}, alpha={self.alpha:.3g}, "
-                f"beta={self.beta:.3g}, P={int(self.workers[0])}..{int(self.workers[-1])})")
+        return (
+            f"CostSweep({self.label!r}, d={self.d}, bits={self.bits}, alpha={self.alpha:.3g}, "
+            f"beta={self.beta:.3g}, P={int(self.workers[0])}..{int(self.workers[-1])})"
+        )
 
 
-def cost_sweep(d: int, bits: int, alpha: float, beta: float,
-               workers: Sequence[int] = tuple(range(2, 129)), *, label: str = "",
-               chosen: int | None = None) -> CostSweep:
+def cost_sweep(
+    d: int,
+    bits: int,
+    alpha: float,
+    beta: float,
+    workers: Sequence[int] = tuple(range(2, 129)),
+    *,
+    label: str = "",
+    chosen: int | None = None,
+) -> CostSweep:
     """Evaluate the α–β model for every P in ``workers`` (each an integer >= 2).
 
     ``alpha``: seconds per message (>= 0); ``beta``: seconds per bit (>= 0).
@@ -273,7 +296,11 @@ def cost_sweep(d: int, bits: int, alpha: float, beta: float,
         if chosen not in ps:
             ps = sorted(set(ps) | {chosen})
     return CostSweep(
-        label=label or f"d = {d:,}", d=d, bits=bits, alpha=alpha, beta=beta,
+        label=label or f"d = {d:,}",
+        d=d,
+        bits=bits,
+        alpha=alpha,
+        beta=beta,
         workers=np.array(ps, dtype=np.int64),
         ring=np.array([ring_time(p, d, bits, alpha, beta) for p in ps]),
         parameter_server=np.array([parameter_server_time(p, d, bits, alpha, beta) for p in ps]),
@@ -283,8 +310,13 @@ def cost_sweep(d: int, bits: int, alpha: float, beta: float,
     )
 
 
-def alpha_beta_costs(workers: int = 16, model: str = "ResNet-50", bits: int = 32,
-                     alpha_us: float = 10.0, bandwidth_gbps: float = 100.0) -> CostSweep:
+def alpha_beta_costs(
+    workers: int = 16,
+    model: str = "ResNet-50",
+    bits: int = 32,
+    alpha_us: float = 10.0,
+    bandwidth_gbps: float = 100.0,
+) -> CostSweep:
     """The α–β widget's computation: a sweep over P = 2..128 for ``model`` (a key of
     :data:`qring_edu.MODEL_SIZES`), highlighting ``workers``.
 
@@ -298,11 +330,19 @@ def alpha_beta_costs(workers: int = 16, model: str = "ResNet-50", bits: int = 32
     """
     model = check_choice(model, "model", tuple(MODEL_SIZES))
     alpha = check_float(alpha_us, "alpha_us (latency in microseconds)", 0.0) / 1e6
-    bandwidth = check_float(bandwidth_gbps, "bandwidth_gbps (link bandwidth in Gbit/s)", 0.0,
-                            lo_open=True)
+    bandwidth = check_float(
+        bandwidth_gbps, "bandwidth_gbps (link bandwidth in Gbit/s)", 0.0, lo_open=True
+    )
     beta = 1.0 / (bandwidth * 1e9)
-    return cost_sweep(MODEL_SIZES[model], bits, alpha, beta, workers=tuple(range(2, 129)),
-                      label=model, chosen=workers)
+    return cost_sweep(
+        MODEL_SIZES[model],
+        bits,
+        alpha,
+        beta,
+        workers=tuple(range(2, 129)),
+        label=model,
+        chosen=workers,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -332,12 +372,15 @@ class LinkBitsSweep:
     parameter_server: np.ndarray = field(repr=False)
 
     def __repr__(self) -> str:
-        return (f"LinkBitsSweep(d={self.d}, bits={self.bits}, "
-                f"P={int(self.workers[0])}..{int(self.workers[-1])})")
+        return (
+            f"LinkBitsSweep(d={self.d}, bits={self.bits}, "
+            f"P={int(self.workers[0])}..{int(self.workers[-1])})"
+        )
 
 
-def link_bits_sweep(d: int, bits: int, workers: Sequence[int] = tuple(range(2, 17))
-                    ) -> LinkBitsSweep:
+def link_bits_sweep(
+    d: int, bits: int, workers: Sequence[int] = tuple(range(2, 17))
+) -> LinkBitsSweep:
     """Run the classical ring on zero gradients of shape (P, d) for each P and read the ledger.
 
     ``P * d`` is capped at :data:`MAX_LINK_WORDS` (10**6) so the sweep stays fast.
@@ -371,10 +414,14 @@ def link_bits_sweep(d: int, bits: int, workers: Sequence[int] = tuple(range(2, 1
     d = check_int(d, "d", 1)
     bits = check_bits(bits)
     ps = worker_counts(workers, max_words=MAX_LINK_WORDS, d=d)
-    ring = [ring_allreduce(np.zeros((p, d), dtype=np.int64), bits=bits).ledger.online_bits()
-            for p in ps]
+    ring = [
+        ring_allreduce(np.zeros((p, d), dtype=np.int64), bits=bits).ledger.online_bits() for p in ps
+    ]
     return LinkBitsSweep(
-        d=d, bits=bits, workers=np.array(ps, dtype=np.int64), ring=np.array(ring, dtype=np.int64),
+        d=d,
+        bits=bits,
+        workers=np.array(ps, dtype=np.int64),
+        ring=np.array(ring, dtype=np.int64),
         bound=np.array([allreduce_lower_bound_bits(p, d, bits) for p in ps]),
         parameter_server=np.array([parameter_server_time(p, d, bits, 0.0, 1.0) / 2 for p in ps]),
     )
@@ -448,18 +495,27 @@ class ModelCommTable(Rows):
 
     def table(self) -> Table:
         """Model, parameters, word size, gigabytes on the busiest link, ring and server seconds."""
-        return Table(("model", "parameters", "bits", "GB per link", "ring (s)", "server (s)"),
-                     tuple((r.model, r.params, r.bits, r.link_bits / 8e9, r.ring_s, r.ps_s)
-                           for r in self.rows),
-                     ("", ",d", "d", ".2f", ".3f", ".1f"))
+        return Table(
+            ("model", "parameters", "bits", "GB per link", "ring (s)", "server (s)"),
+            tuple(
+                (r.model, r.params, r.bits, r.link_bits / 8e9, r.ring_s, r.ps_s) for r in self.rows
+            ),
+            ("", ",d", "d", ".2f", ".3f", ".1f"),
+        )
 
     def __repr__(self) -> str:
-        return f"ModelCommTable({len(self.rows)} rows, P={self.rows[0].workers if self.rows else '-'})"
+        return (
+            f"ModelCommTable({len(self.rows)} rows, P={self.rows[0].workers if self.rows else '-'})"
+        )
 
 
-def model_comm_table(workers: int = 32, bits: Sequence[int] = (16, 32), alpha: float = 10e-6,
-                     bandwidth_gbps: float = 100.0, models: Sequence[str] | None = None
-                     ) -> ModelCommTable:
+def model_comm_table(
+    workers: int = 32,
+    bits: Sequence[int] = (16, 32),
+    alpha: float = 10e-6,
+    bandwidth_gbps: float = 100.0,
+    models: Sequence[str] | None = None,
+) -> ModelCommTable:
     """One row per (model, word size): :data:`MODEL_SIZES` on a ring of ``workers`` workers.
 
     ``alpha`` in seconds per message, ``bandwidth_gbps`` in Gbit/s (beta = 1 / (bandwidth 1e9)).
@@ -474,19 +530,29 @@ def model_comm_table(workers: int = 32, bits: Sequence[int] = (16, 32), alpha: f
     alpha = check_float(alpha, "alpha", 0.0)
     bandwidth = check_float(bandwidth_gbps, "bandwidth_gbps", 0.0, lo_open=True)
     beta = 1.0 / (bandwidth * 1e9)
-    names = list(MODEL_SIZES) if models is None else [check_choice(m, "models", tuple(MODEL_SIZES))
-                                                      for m in models]
+    names = (
+        list(MODEL_SIZES)
+        if models is None
+        else [check_choice(m, "models", tuple(MODEL_SIZES)) for m in models]
+    )
     rows = []
     for name in names:
         d = MODEL_SIZES[name]
         for b in bits:
             b = check_bits(b)
-            rows.append(ModelCommRow(
-                model=name, params=d, bits=b, workers=workers, alpha=alpha,
-                bandwidth_gbps=bandwidth,
-                link_bits=ring_time(workers, d, b, 0.0, 1.0),
-                ring_s=ring_time(workers, d, b, alpha, beta),
-                ps_s=parameter_server_time(workers, d, b, alpha, beta)))
+            rows.append(
+                ModelCommRow(
+                    model=name,
+                    params=d,
+                    bits=b,
+                    workers=workers,
+                    alpha=alpha,
+                    bandwidth_gbps=bandwidth,
+                    link_bits=ring_time(workers, d, b, 0.0, 1.0),
+                    ring_s=ring_time(workers, d, b, alpha, beta),
+                    ps_s=parameter_server_time(workers, d, b, alpha, beta),
+                )
+            )
     return ModelCommTable(tuple(rows))
 
 
@@ -550,7 +616,6 @@ class OverlapTable(Rows):
     5 buckets            21.50                          1.50                     79
     """
 
-
     rows: tuple[OverlapRow, ...]
     model: str = ""
     workers: int = 0
@@ -565,21 +630,38 @@ class OverlapTable(Rows):
 
     def table(self) -> Table:
         """Schedule, iteration time, time after the backward pass (ms) and the share hidden."""
-        return Table(("schedule", "iteration (ms)", "after the backward pass (ms)",
-                      "all-reduce hidden (%)"),
-                     tuple(("no overlap" if r.buckets is None else
-                            f"{r.buckets} bucket{'s' if r.buckets > 1 else ''}",
-                            r.total * 1e3, r.tail * 1e3, 100 * r.hidden) for r in self.rows),
-                     ("", ".2f", ".2f", ".0f"))
+        return Table(
+            ("schedule", "iteration (ms)", "after the backward pass (ms)", "all-reduce hidden (%)"),
+            tuple(
+                (
+                    "no overlap"
+                    if r.buckets is None
+                    else f"{r.buckets} bucket{'s' if r.buckets > 1 else ''}",
+                    r.total * 1e3,
+                    r.tail * 1e3,
+                    100 * r.hidden,
+                )
+                for r in self.rows
+            ),
+            ("", ".2f", ".2f", ".0f"),
+        )
 
     def __repr__(self) -> str:
-        return (f"OverlapTable({self.model!r}, P={self.workers}, bits={self.bits}, "
-                f"{len(self.rows)} rows)")
+        return (
+            f"OverlapTable({self.model!r}, P={self.workers}, bits={self.bits}, "
+            f"{len(self.rows)} rows)"
+        )
 
 
-def overlap_table(model: str = "ResNet-50", workers: int = 8, bits: int = 16,
-                  alpha: float = 5e-6, bandwidth_gbps: float = 100.0, compute: float = 0.02,
-                  buckets: Sequence[int] = (1, 2, 5, 25)) -> OverlapTable:
+def overlap_table(
+    model: str = "ResNet-50",
+    workers: int = 8,
+    bits: int = 16,
+    alpha: float = 5e-6,
+    bandwidth_gbps: float = 100.0,
+    compute: float = 0.02,
+    buckets: Sequence[int] = (1, 2, 5, 25),
+) -> OverlapTable:
     """The classical ring with and without overlap: one row for the non-overlapped model
     (:func:`qring_edu.iteration_time`) and one per bucket count in ``buckets``
     (:func:`qring_edu.costmodel.bucketed_iteration_time`, ``method="formula"``: B near-equal
@@ -606,7 +688,15 @@ def overlap_table(model: str = "ResNet-50", workers: int = 8, bits: int = 16,
     plain = iteration_time(compute, workers, d, bits, alpha, beta)
     rows = [OverlapRow(None, compute, ring, plain.total, plain.total - compute)]
     for b in buckets:
-        it = bucketed_iteration_time(compute, workers, d, bits, alpha, beta,
-                                     buckets=check_int(b, "buckets", 1, d), method="formula")
+        it = bucketed_iteration_time(
+            compute,
+            workers,
+            d,
+            bits,
+            alpha,
+            beta,
+            buckets=check_int(b, "buckets", 1, d),
+            method="formula",
+        )
         rows.append(OverlapRow(int(b), compute, ring, it.total, it.tail))
     return OverlapTable(tuple(rows), model=model, workers=workers, bits=bits)

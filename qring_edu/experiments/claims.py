@@ -151,8 +151,10 @@ class Claim:
     def __post_init__(self) -> None:
         check_choice(self.verdict, "verdict", VERDICTS)
         if (self.verdict == "holds") != (not self.reason):
-            raise ValueError("reason must be empty exactly when the verdict is 'holds', got "
-                             f"verdict {self.verdict!r} with reason {self.reason!r}")
+            raise ValueError(
+                "reason must be empty exactly when the verdict is 'holds', got "
+                f"verdict {self.verdict!r} with reason {self.reason!r}"
+            )
 
     @property
     def holds(self) -> bool:
@@ -186,6 +188,7 @@ def verdict_from(failed: Sequence[str], limits: Sequence[str]) -> tuple[str, str
     >>> verdict_from(["slope 1.6, not 2"], ["asymptotic only"])
     ('does not hold', 'Contradicted by the computation: slope 1.6, not 2.')
     """
+
     def sentences(parts: Sequence[str]) -> str:
         text = "; ".join(p.strip().rstrip(".") for p in parts)
         return text + "."
@@ -241,11 +244,13 @@ def claim_row(key: str, judge: Callable[[Mapping[str, float]], tuple[str, str]])
     ['holds']
     >>> del CLAIM_ROWS["even"]                          # leave the book's table as it was
     """
+
     def register(compute: Callable[..., Claim]) -> Callable[..., Claim]:
         if key in CLAIM_ROWS:
             raise ValueError(f"claim row {key!r} is already registered")
         CLAIM_ROWS[key] = ClaimRow(key, compute, judge)
         return compute
+
     return register
 
 
@@ -314,8 +319,9 @@ def _ring_pair(workers: int, d: int, bits: int, seed: int):
     classical = ring_allreduce(grads, transport="classical", bits=bits)
     quantum = ring_allreduce(grads, transport="superdense", bits=bits)
     exact = (grads.sum(axis=0) + 2 ** (bits - 1)) % 2**bits - 2 ** (bits - 1)
-    correct = bool(np.array_equal(quantum.outputs, classical.outputs)
-                   and np.all(quantum.outputs == exact))
+    correct = bool(
+        np.array_equal(quantum.outputs, classical.outputs) and np.all(quantum.outputs == exact)
+    )
     return classical.ledger, quantum.ledger, correct
 
 
@@ -325,8 +331,9 @@ def _ring_pair(workers: int, d: int, bits: int, seed: int):
 def _judge_halving(v: Mapping[str, float]) -> tuple[str, str]:
     failed = []
     if not (v["links_exactly_half"] == v["P"] and 2 * v["qubits_per_link"] == v["bits_per_link"]):
-        failed.append("online qubits are not half the classical bits on every link of the even "
-                      "ring")
+        failed.append(
+            "online qubits are not half the classical bits on every link of the even ring"
+        )
     if v["odd_links_padded"] != v["odd_P"] or v["odd_padding"] != v["odd_messages"]:
         failed.append("2 × qubits − bits is not one padding bit per odd message")
     if v["odd_messages"] > v["messages_per_link"]:
@@ -362,30 +369,48 @@ def halving_claim(seed: int = 0) -> Claim:
     co_led, qo_led, ok_odd = _ring_pair(Po, do, bo, seed)
     bits_o, qubits_o = co_led.per_link("online_bits"), qo_led.per_link("online_qubits")
     odd = odd_messages_per_link(Po, do, bo)
-    pad_o = 2 * qubits_o - bits_o                       # padding bits per link
+    pad_o = 2 * qubits_o - bits_o  # padding bits per link
     busiest = int(np.argmax(bits_o))
     ratio = float(np.max(qubits / bits))
-    computed = (f"P = {P}, d = {_pow2(math.log2(d))}, b = {b}: {int(bits.max()):,} bits vs "
-                f"{int(qubits.max()):,} qubits on every link (ratio {ratio:.4f}). "
-                f"P = {Po}, d = {do}, b = {bo}: busiest link {int(bits_o[busiest])} bits vs "
-                f"{int(qubits_o[busiest])} qubits = ½ × {int(bits_o[busiest])} + ½ × "
-                f"{int(odd[busiest])} padding bits ({int(odd[busiest])} odd messages of "
-                f"{2 * (Po - 1)})")
-    values = _values(P=P, d=d, b=b, bits_per_link=int(bits.max()),
-                     qubits_per_link=int(qubits.max()), ratio=ratio,
-                     links_exactly_half=int(np.sum(2 * qubits == bits)), sums_exact=ok_even,
-                     odd_P=Po, odd_d=do, odd_b=bo, odd_bits=int(bits_o[busiest]),
-                     odd_qubits=int(qubits_o[busiest]), odd_padding=int(pad_o[busiest]),
-                     odd_messages=int(odd[busiest]), odd_links_padded=int(np.sum(pad_o == odd)),
-                     messages_per_link=2 * (Po - 1), odd_sums_exact=ok_odd)
+    computed = (
+        f"P = {P}, d = {_pow2(math.log2(d))}, b = {b}: {int(bits.max()):,} bits vs "
+        f"{int(qubits.max()):,} qubits on every link (ratio {ratio:.4f}). "
+        f"P = {Po}, d = {do}, b = {bo}: busiest link {int(bits_o[busiest])} bits vs "
+        f"{int(qubits_o[busiest])} qubits = ½ × {int(bits_o[busiest])} + ½ × "
+        f"{int(odd[busiest])} padding bits ({int(odd[busiest])} odd messages of "
+        f"{2 * (Po - 1)})"
+    )
+    values = _values(
+        P=P,
+        d=d,
+        b=b,
+        bits_per_link=int(bits.max()),
+        qubits_per_link=int(qubits.max()),
+        ratio=ratio,
+        links_exactly_half=int(np.sum(2 * qubits == bits)),
+        sums_exact=ok_even,
+        odd_P=Po,
+        odd_d=do,
+        odd_b=bo,
+        odd_bits=int(bits_o[busiest]),
+        odd_qubits=int(qubits_o[busiest]),
+        odd_padding=int(pad_o[busiest]),
+        odd_messages=int(odd[busiest]),
+        odd_links_padded=int(np.sum(pad_o == odd)),
+        messages_per_link=2 * (Po - 1),
+        odd_sums_exact=ok_odd,
+    )
     return _make(
-        "halving", values,
+        "halving",
+        values,
         claim="Superdense coding halves the per-link online communication of ring all-reduce",
         paper_figure="online qubits per link = ½ × classical bits per link, exactly (up to one "
-                     "padding bit per message)",
-        computed=computed, chapter="03_superdense_ring",
+        "padding bit per message)",
+        computed=computed,
+        chapter="03_superdense_ring",
         caveat="The sums are also exact (noiseless pairs). The halving is of the bandwidth term; "
-               "the per-message latency is unchanged.")
+        "the per-message latency is unchanged.",
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -397,8 +422,11 @@ CUT_WORKERS = (2, 8, 64)
 
 def _judge_optimal(v: Mapping[str, float]) -> tuple[str, str]:
     failed, limits = [], []
-    if not (abs(v["chi"] - 2) < 1e-9 and abs(v["bell_information"] - 2) < 1e-9
-            and abs(v["capacity"] - 2) < 1e-9):
+    if not (
+        abs(v["chi"] - 2) < 1e-9
+        and abs(v["bell_information"] - 2) < 1e-9
+        and abs(v["capacity"] - 2) < 1e-9
+    ):
         failed.append("superdense coding does not reach 2 bits per qubit")
     if v["chi_max"] > 2 + 1e-9:
         failed.append(f"an encoding of one qubit carries χ = {v['chi_max']:.4f} > 2 bits")
@@ -406,16 +434,20 @@ def _judge_optimal(v: Mapping[str, float]) -> tuple[str, str]:
     if min(ratios) < 1 - 1e-12:
         failed.append("a ring below the cut-set floor")
     if max(ratios) > 1 + 1e-12:
-        above = ", ".join(f"{v[f'cut_ratio_P{P}']:.3f} at P = {P}" for P in CUT_WORKERS
-                          if v[f"cut_ratio_P{P}"] > 1 + 1e-12)
+        above = ", ".join(
+            f"{v[f'cut_ratio_P{P}']:.3f} at P = {P}"
+            for P in CUT_WORKERS
+            if v[f"cut_ratio_P{P}"] > 1 + 1e-12
+        )
         met = [P for P in CUT_WORKERS if abs(v[f"cut_ratio_P{P}"] - 1) <= 1e-12]
-        where = (f"meets only at P = {', '.join(map(str, met))}" if met else "meets at no P shown")
+        where = f"meets only at P = {', '.join(map(str, met))}" if met else "meets at no P shown"
         limits.append(
             "optimal among transports of the ring's messages (message by message, the "
             "entanglement-assisted Holevo bound). For arbitrary all-reduce protocols the book "
             "proves only the cut-set floor d·b/2 qubits into (and out of) every worker, which the "
             f"superdense ring {where} (2(P − 1)/P times the floor: {above}); whether another "
-            "protocol beats the ring for P > 2 is open")
+            "protocol beats the ring for P > 2 is open"
+        )
     return verdict_from(failed, limits)
 
 
@@ -460,25 +492,41 @@ def optimality_claim(seed: int = 0, trials: int = 100) -> Claim:
     _, d, b = EVEN_RING
     cuts = {P: allreduce_cut_bound(P, d, b) for P in CUT_WORKERS}
     floor = cuts[CUT_WORKERS[0]].qubits
-    ratio_text = (", ".join(f"{cuts[P].superdense_ratio:.3f}×" for P in CUT_WORKERS)
-                  + " the floor at P = " + ", ".join(str(P) for P in CUT_WORKERS))
-    computed = (f"χ(four Bell states) = {chi:.4f} bits, Bell measurement extracts "
-                f"{bell_info:.4f} bits, dense-coding capacity of |Φ+⟩ = {capacity:.4f}; largest χ "
-                f"over {trials} random one-qubit encodings = {chi_max:.4f} ≤ 2. Cut-set floor of "
-                f"any all-reduce (d = {_pow2(math.log2(d))}, b = {b}): {floor:,.0f} qubits into "
-                f"each worker; the superdense ring sends {ratio_text}")
-    values = _values(chi=chi, bell_information=bell_info, capacity=capacity, chi_max=chi_max,
-                     trials=trials, d=d, b=b, floor_qubits=floor,
-                     **{f"ring_qubits_P{P}": cuts[P].superdense_ring for P in CUT_WORKERS},
-                     **{f"cut_ratio_P{P}": cuts[P].superdense_ratio for P in CUT_WORKERS})
+    ratio_text = (
+        ", ".join(f"{cuts[P].superdense_ratio:.3f}×" for P in CUT_WORKERS)
+        + " the floor at P = "
+        + ", ".join(str(P) for P in CUT_WORKERS)
+    )
+    computed = (
+        f"χ(four Bell states) = {chi:.4f} bits, Bell measurement extracts "
+        f"{bell_info:.4f} bits, dense-coding capacity of |Φ+⟩ = {capacity:.4f}; largest χ "
+        f"over {trials} random one-qubit encodings = {chi_max:.4f} ≤ 2. Cut-set floor of "
+        f"any all-reduce (d = {_pow2(math.log2(d))}, b = {b}): {floor:,.0f} qubits into "
+        f"each worker; the superdense ring sends {ratio_text}"
+    )
+    values = _values(
+        chi=chi,
+        bell_information=bell_info,
+        capacity=capacity,
+        chi_max=chi_max,
+        trials=trials,
+        d=d,
+        b=b,
+        floor_qubits=floor,
+        **{f"ring_qubits_P{P}": cuts[P].superdense_ring for P in CUT_WORKERS},
+        **{f"cut_ratio_P{P}": cuts[P].superdense_ratio for P in CUT_WORKERS},
+    )
     return _make(
-        "optimal", values,
+        "optimal",
+        values,
         claim="The factor two is optimal",
         paper_figure="entanglement-assisted Holevo bound: at most 2 classical bits per qubit sent",
-        computed=computed, chapter="02_holevo",
+        computed=computed,
+        chapter="02_holevo",
         caveat="The Holevo bound and the cut-set floor are theorems (Holevo; Bennett et al.; the "
-               "cut-set argument of chapter 2); the numbers show that superdense coding attains "
-               "the per-message bound and that random encodings stay below it.")
+        "cut-set argument of chapter 2); the numbers show that superdense coding attains "
+        "the per-message bound and that random encodings stay below it.",
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -486,8 +534,11 @@ def optimality_claim(seed: int = 0, trials: int = 100) -> Claim:
 # --------------------------------------------------------------------------------------------
 def _judge_lifetime(v: Mapping[str, float]) -> tuple[str, str]:
     failed = []
-    if not (v["links_equal"] == v["P"] and v["lifetime"] == v["classical_bits"]
-            and v["online_qubits"] + v["offline_qubits"] == v["lifetime"]):
+    if not (
+        v["links_equal"] == v["P"]
+        and v["lifetime"] == v["classical_bits"]
+        and v["online_qubits"] + v["offline_qubits"] == v["lifetime"]
+    ):
         failed.append("online + offline qubits differ from the classical bits on the even ring")
     if v["odd_links_padded"] != v["odd_P"] or v["odd_lifetime"] - v["odd_bits"] != v["odd_padding"]:
         failed.append("on the odd ring lifetime use is not classical bits + one per odd message")
@@ -527,39 +578,59 @@ def lifetime_claim(seed: int = 0) -> Claim:
     odd = odd_messages_per_link(Po, do, bo)
     busiest = int(np.argmax(bits_o))
     online, offline = q_led.online_qubits(), q_led.offline_qubits()
-    ebits_ok = bool(np.all(q_led.per_link("ebits") == q_led.per_link("online_qubits"))
-                    and np.all(qo_led.per_link("ebits") == online_o))
-    computed = (f"P = {P}, d = {_pow2(math.log2(d))}, b = {b}: {online:,} online + {offline:,} "
-                f"offline qubits = {int(life.max()):,} = classical bits on every link. "
-                f"Odd case (P = {Po}, d = {do}, b = {bo}): {int(online_o[busiest])} + "
-                f"{int(life_o[busiest] - online_o[busiest])} = {int(life_o[busiest])} = "
-                f"{int(bits_o[busiest])} bits + {int(odd[busiest])} (one per odd message)")
-    values = _values(P=P, online_qubits=online, offline_qubits=offline, lifetime=int(life.max()),
-                     classical_bits=int(bits.max()), links_equal=int(np.sum(life == bits)),
-                     odd_P=Po, odd_online=int(online_o[busiest]),
-                     odd_lifetime=int(life_o[busiest]), odd_bits=int(bits_o[busiest]),
-                     odd_padding=int(odd[busiest]),
-                     odd_links_padded=int(np.sum(life_o - bits_o == odd)),
-                     ebits_equal_online=int(ebits_ok))
+    ebits_ok = bool(
+        np.all(q_led.per_link("ebits") == q_led.per_link("online_qubits"))
+        and np.all(qo_led.per_link("ebits") == online_o)
+    )
+    computed = (
+        f"P = {P}, d = {_pow2(math.log2(d))}, b = {b}: {online:,} online + {offline:,} "
+        f"offline qubits = {int(life.max()):,} = classical bits on every link. "
+        f"Odd case (P = {Po}, d = {do}, b = {bo}): {int(online_o[busiest])} + "
+        f"{int(life_o[busiest] - online_o[busiest])} = {int(life_o[busiest])} = "
+        f"{int(bits_o[busiest])} bits + {int(odd[busiest])} (one per odd message)"
+    )
+    values = _values(
+        P=P,
+        online_qubits=online,
+        offline_qubits=offline,
+        lifetime=int(life.max()),
+        classical_bits=int(bits.max()),
+        links_equal=int(np.sum(life == bits)),
+        odd_P=Po,
+        odd_online=int(online_o[busiest]),
+        odd_lifetime=int(life_o[busiest]),
+        odd_bits=int(bits_o[busiest]),
+        odd_padding=int(odd[busiest]),
+        odd_links_padded=int(np.sum(life_o - bits_o == odd)),
+        ebits_equal_online=int(ebits_ok),
+    )
     return _make(
-        "lifetime", values,
+        "lifetime",
+        values,
         claim="Total lifetime channel use is unchanged",
         paper_figure="online qubits + qubits spent distributing the Bell pairs = classical bits",
-        computed=computed, chapter="03_superdense_ring",
+        computed=computed,
+        chapter="03_superdense_ring",
         caveat="Exactly equal when every message has an even number of bits (b even, or every "
-               "chunk an even number of words); otherwise online + offline = classical bits + one "
-               "per odd-length message. The saving is on the critical path: the pairs are "
-               "distributed offline, one qubit each (the book's model); a link that is busy the "
-               "whole iteration gains nothing (chapter 3).")
+        "chunk an even number of words); otherwise online + offline = classical bits + one "
+        "per odd-length message. The saving is on the critical path: the pairs are "
+        "distributed offline, one qubit each (the book's model); a link that is busy the "
+        "whole iteration gains nothing (chapter 3).",
+    )
 
 
 # --------------------------------------------------------------------------------------------
 # 4. VGA
 # --------------------------------------------------------------------------------------------
 #: What the book's VGA guarantees do not cover (vga13; the module docstring of qring_edu.vga).
-VGA_NOT_COVERED = ("partially bad copies", "attacks across copies", "all used copies jointly",
-                   "dishonest workers in the tests", "integrity of the sum",
-                   "authenticity of the broadcast channel")
+VGA_NOT_COVERED = (
+    "partially bad copies",
+    "attacks across copies",
+    "all used copies jointly",
+    "dishonest workers in the tests",
+    "integrity of the sum",
+    "authenticity of the broadcast channel",
+)
 
 
 def _judge_vga(v: Mapping[str, float]) -> tuple[str, str]:
@@ -579,10 +650,14 @@ def _judge_vga(v: Mapping[str, float]) -> tuple[str, str]:
         "(total-variation distance 0) when the GHZ states are genuine, a sampling bound ε for "
         "sources whose bad registers are independent and caught with probability ≥ δ per test "
         "(ε depends on δ"
-        + (f"; with β = 0, ε ≥ {v['epsilon_floor_beta0']:.1f} for every N"
-           if v["epsilon_floor_beta0"] >= 0.5 else "")
+        + (
+            f"; with β = 0, ε ≥ {v['epsilon_floor_beta0']:.1f} for every N"
+            if v["epsilon_floor_beta0"] >= 0.5
+            else ""
+        )
         + "), and a fidelity bound for one random used register. Not covered: "
-        + ", ".join(VGA_NOT_COVERED)]
+        + ", ".join(VGA_NOT_COVERED)
+    ]
     return verdict_from(failed, limits)
 
 
@@ -621,9 +696,11 @@ def vga_claim(seed: int = 0) -> Claim:
     exact = (x.sum(axis=0) + 2 ** (b - 1)) % 2**b - 2 ** (b - 1)
     ratio = honest.ghz_delivered / honest.ghz_used
     N = honest.n_copies
-    det = {"split": detection_probability("split_worker", P, bits=b),
-           "one_qubit": detection_probability("known_pads", P, bits=b, attacked_qubits=1),
-           "register": detection_probability("known_pads", P, bits=b)}
+    det = {
+        "split": detection_probability("split_worker", P, bits=b),
+        "one_qubit": detection_probability("known_pads", P, bits=b, attacked_qubits=1),
+        "register": detection_probability("known_pads", P, bits=b),
+    }
     eps = {k: vga_epsilon(N, f, beta, detection=v) for k, v in det.items()}
     floor0 = vga_epsilon_floor(N, f, 0.0)
     tested = N - int(round((1 - f) * N))
@@ -631,35 +708,54 @@ def vga_claim(seed: int = 0) -> Claim:
     # Exact total-variation distance of an honest run's transcript from the ideal one (exact
     # enumeration needs a small register: P = 4, b = 2).
     tv = transcript_distance(x[:, 0] % 4, 2, source="honest")
-    computed = (f"P = {P}, d = {d}, b = {b}: {honest.ghz_used:,} GHZ copies used + "
-                f"{honest.ghz_tested:,} tested = {ratio:.1f}× the copies used; honest source "
-                f"{'accepted' if honest.accepted else 'rejected'} with the exact sum, known-pads "
-                f"source {'accepted' if cheat.accepted else 'rejected'} "
-                f"({cheat.tests_failed:,} of {cheat.tests:,} tests failed). "
-                f"ε(N = {N}, f = ½, β = {beta:g}) = {_sci(eps['split'])} (split worker, δ = ¼, "
-                f"the floor for any certain leak), {_sci(eps['one_qubit'])} (known pads on one "
-                f"qubit GHZ, δ = 7/16), {_sci(eps['register'])} (whole register, δ = "
-                f"{det['register']:.3f}); with β = 0, ε ≥ {floor0:.1f} for every N. "
-                f"{tested} passed register tests give F ≥ {fidelity:.3f} for a random used "
-                f"register at {significance:.0%} significance")
-    values = _values(ghz_used=honest.ghz_used, ghz_tested=honest.ghz_tested,
-                     ghz_delivered=honest.ghz_delivered, ratio=ratio, n_copies=N, beta=beta,
-                     honest_accepted=honest.accepted, sum_exact=bool(np.array_equal(
-                         honest.total, exact)), cheat_accepted=cheat.accepted,
-                     cheat_failed=cheat.tests_failed, cheat_tests=cheat.tests,
-                     detection_split=det["split"], detection_one_qubit=det["one_qubit"],
-                     detection_register=det["register"], epsilon_split=eps["split"],
-                     epsilon_one_qubit=eps["one_qubit"], epsilon_register=eps["register"],
-                     epsilon_floor_beta0=floor0, tested_registers=tested,
-                     significance=significance, fidelity_bound=fidelity, honest_tv=tv)
+    computed = (
+        f"P = {P}, d = {d}, b = {b}: {honest.ghz_used:,} GHZ copies used + "
+        f"{honest.ghz_tested:,} tested = {ratio:.1f}× the copies used; honest source "
+        f"{'accepted' if honest.accepted else 'rejected'} with the exact sum, known-pads "
+        f"source {'accepted' if cheat.accepted else 'rejected'} "
+        f"({cheat.tests_failed:,} of {cheat.tests:,} tests failed). "
+        f"ε(N = {N}, f = ½, β = {beta:g}) = {_sci(eps['split'])} (split worker, δ = ¼, "
+        f"the floor for any certain leak), {_sci(eps['one_qubit'])} (known pads on one "
+        f"qubit GHZ, δ = 7/16), {_sci(eps['register'])} (whole register, δ = "
+        f"{det['register']:.3f}); with β = 0, ε ≥ {floor0:.1f} for every N. "
+        f"{tested} passed register tests give F ≥ {fidelity:.3f} for a random used "
+        f"register at {significance:.0%} significance"
+    )
+    values = _values(
+        ghz_used=honest.ghz_used,
+        ghz_tested=honest.ghz_tested,
+        ghz_delivered=honest.ghz_delivered,
+        ratio=ratio,
+        n_copies=N,
+        beta=beta,
+        honest_accepted=honest.accepted,
+        sum_exact=bool(np.array_equal(honest.total, exact)),
+        cheat_accepted=cheat.accepted,
+        cheat_failed=cheat.tests_failed,
+        cheat_tests=cheat.tests,
+        detection_split=det["split"],
+        detection_one_qubit=det["one_qubit"],
+        detection_register=det["register"],
+        epsilon_split=eps["split"],
+        epsilon_one_qubit=eps["one_qubit"],
+        epsilon_register=eps["register"],
+        epsilon_floor_beta0=floor0,
+        tested_registers=tested,
+        significance=significance,
+        fidelity_bound=fidelity,
+        honest_tv=tv,
+    )
     return _make(
-        "vga", values,
+        "vga",
+        values,
         claim="Composable ε-secure aggregation via verified entanglement (VGA)",
         paper_figure="a secret random half of the GHZ copies tested: 2× GHZ copies",
-        computed=computed, chapter="05_vga",
+        computed=computed,
+        chapter="05_vga",
         caveat="The test (after Pappa et al. 2012), the split over whole registers and ε as 'all "
-               "tests pass yet more than a fraction β of the used copies are bad' are the book's "
-               "reconstruction; the finite-copy fidelity statement follows Zhu & Hayashi 2019.")
+        "tests pass yet more than a fraction β of the used copies are bad' are the book's "
+        "reconstruction; the finite-copy fidelity statement follows Zhu & Hayashi 2019.",
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -686,9 +782,9 @@ class GapIPComparison:
     confidence: str
     trials: int
     taus: np.ndarray = field(repr=False)
-    quantum_cost: np.ndarray = field(repr=False)      # mean qubits per decision
-    quantum_se: np.ndarray = field(repr=False)        # standard error of that mean
-    classical_cost: np.ndarray = field(repr=False)    # bits (deterministic)
+    quantum_cost: np.ndarray = field(repr=False)  # mean qubits per decision
+    quantum_se: np.ndarray = field(repr=False)  # standard error of that mean
+    classical_cost: np.ndarray = field(repr=False)  # bits (deterministic)
     classical_kind: tuple[str, ...] = field(repr=False)
     quantum_accuracy: np.ndarray = field(repr=False)
 
@@ -701,8 +797,10 @@ class GapIPComparison:
         """Log-log slopes of the quantum and the classical cost against ``1/tau`` over
         ``tau >= tau_min`` (where the classical protocol is the sketch)."""
         keep = self.taus >= tau_min
-        return (loglog_slope(1.0 / self.taus[keep], self.quantum_cost[keep]),
-                loglog_slope(1.0 / self.taus[keep], self.classical_cost[keep]))
+        return (
+            loglog_slope(1.0 / self.taus[keep], self.quantum_cost[keep]),
+            loglog_slope(1.0 / self.taus[keep], self.classical_cost[keep]),
+        )
 
     def _crossing(self, i: int) -> float:
         """τ between ``taus[i]`` and ``taus[i+1]`` where a power law fitted to the mean quantum
@@ -711,11 +809,12 @@ class GapIPComparison:
         slope, icpt = np.polyfit(np.log(self.taus[lo:hi]), np.log(self.quantum_cost[lo:hi]), 1)
         fine = np.geomspace(self.taus[i], self.taus[i + 1], 65)
         bound = "exact" if self.confidence == "exact" else "hoeffding"
-        c = np.array([classical_bits(self.P, float(t), self.delta, bound=bound)[1]
-                      for t in fine], float)
-        g = icpt + slope * np.log(fine) - np.log(c)   # log(fitted quantum / classical)
+        c = np.array(
+            [classical_bits(self.P, float(t), self.delta, bound=bound)[1] for t in fine], float
+        )
+        g = icpt + slope * np.log(fine) - np.log(c)  # log(fitted quantum / classical)
         flip = np.nonzero(np.sign(g[:-1]) != np.sign(g[1:]))[0]
-        if flip.size == 0:         # the local fit does not cross here: interpolate the means
+        if flip.size == 0:  # the local fit does not cross here: interpolate the means
             fine = self.taus[[i, i + 1]]
             g = np.log(self.ratio[[i, i + 1]])
             j = 0
@@ -747,22 +846,33 @@ class GapIPComparison:
         """``((lower_min, lower_max), (upper_min, upper_max))``: the window ends when every mean
         quantum cost moves by ``z`` standard errors (down: a wider window; up: a narrower one)."""
         z = check_float(z, "z", 0.0)
-        wide = replace(self, quantum_cost=np.maximum(self.quantum_cost - z * self.quantum_se,
-                                                     1e-9)).window
+        wide = replace(
+            self, quantum_cost=np.maximum(self.quantum_cost - z * self.quantum_se, 1e-9)
+        ).window
         narrow = replace(self, quantum_cost=self.quantum_cost + z * self.quantum_se).window
-        return ((min(wide[0], narrow[0]), max(wide[0], narrow[0])),
-                (min(wide[1], narrow[1]), max(wide[1], narrow[1])))
+        return (
+            (min(wide[0], narrow[0]), max(wide[0], narrow[0])),
+            (min(wide[1], narrow[1]), max(wide[1], narrow[1])),
+        )
 
     def __repr__(self) -> str:
         lo, hi = self.window
-        return (f"GapIPComparison(P={self.P}, confidence={self.confidence!r}, "
-                f"taus={self.taus[0]:.3g}..{self.taus[-1]:.3g}, trials={self.trials}, "
-                f"window=({lo:.3g}, {hi:.3g}))")
+        return (
+            f"GapIPComparison(P={self.P}, confidence={self.confidence!r}, "
+            f"taus={self.taus[0]:.3g}..{self.taus[-1]:.3g}, trials={self.trials}, "
+            f"window=({lo:.3g}, {hi:.3g}))"
+        )
 
 
-def gapip_comparison(P: int = 2**16, *, confidence: str = "hoeffding",
-                     taus: Sequence[float] = GAPIP_TAUS, trials: int = 10, delta: float = 0.05,
-                     seed: int = 0) -> GapIPComparison:
+def gapip_comparison(
+    P: int = 2**16,
+    *,
+    confidence: str = "hoeffding",
+    taus: Sequence[float] = GAPIP_TAUS,
+    trials: int = 10,
+    delta: float = 0.05,
+    seed: int = 0,
+) -> GapIPComparison:
     """GapIP_τ's quantum protocol (:func:`~qring_edu.gapip`, iterative amplitude estimation) and
     the cheaper classical protocol (sketch or the whole vector), sized with the same family of
     bounds ``confidence`` ("hoeffding", "exact"; "chernoff" is the earlier mix: Chernoff
@@ -780,8 +890,9 @@ def gapip_comparison(P: int = 2**16, *, confidence: str = "hoeffding",
     """
     P = check_int(P, "P", 2)
     confidence = check_choice(confidence, "confidence", GAPIP_CONFIDENCES)
-    taus_arr = np.asarray([check_float(t, "taus", 0.0, 1.0, lo_open=True, hi_open=True)
-                           for t in taus])
+    taus_arr = np.asarray(
+        [check_float(t, "taus", 0.0, 1.0, lo_open=True, hi_open=True) for t in taus]
+    )
     if taus_arr.size < 2 or np.any(np.diff(taus_arr) >= 0):
         raise ValueError("taus must hold at least two values in decreasing order")
     trials = check_int(trials, "trials", 2, 10_000)
@@ -795,8 +906,15 @@ def gapip_comparison(P: int = 2**16, *, confidence: str = "hoeffding",
         for trial in range(trials):
             c = tau if trial % 2 == 0 else -tau
             g, h = aligned_pair(P, c, seed=rng(seed, t_i, trial))
-            dq = gapip(g, h, float(tau), protocol="quantum", delta=delta, confidence=confidence,
-                       seed=rng(seed, t_i, trial, 1))
+            dq = gapip(
+                g,
+                h,
+                float(tau),
+                protocol="quantum",
+                delta=delta,
+                confidence=confidence,
+                seed=rng(seed, t_i, trial, 1),
+            )
             costs.append(dq.cost)
             ok += dq.verdict == ("aligned" if c > 0 else "conflicting")
         mean.append(float(np.mean(costs)))
@@ -804,19 +922,32 @@ def gapip_comparison(P: int = 2**16, *, confidence: str = "hoeffding",
         c_cost.append(float(bits))
         kinds.append(kind)
         acc.append(ok / trials)
-    return GapIPComparison(P, delta, confidence, trials, taus_arr, np.array(mean), np.array(se),
-                           np.array(c_cost), tuple(kinds), np.array(acc))
+    return GapIPComparison(
+        P,
+        delta,
+        confidence,
+        trials,
+        taus_arr,
+        np.array(mean),
+        np.array(se),
+        np.array(c_cost),
+        tuple(kinds),
+        np.array(acc),
+    )
 
 
 def _judge_gapip(v: Mapping[str, float]) -> tuple[str, str]:
     failed, limits = [], []
     for fam in ("hoeffding", "exact"):
         if not 0.85 <= v[f"{fam}_quantum_slope"] <= 1.5:
-            failed.append(f"quantum slope {v[f'{fam}_quantum_slope']:.2f} vs 1/τ ({fam}), not ≈ 1 "
-                          "(up to logarithmic factors)")
+            failed.append(
+                f"quantum slope {v[f'{fam}_quantum_slope']:.2f} vs 1/τ ({fam}), not ≈ 1 "
+                "(up to logarithmic factors)"
+            )
         if not 1.85 <= v[f"{fam}_classical_slope"] <= 2.1:
-            failed.append(f"classical slope {v[f'{fam}_classical_slope']:.2f} vs 1/τ ({fam}), "
-                          "not ≈ 2")
+            failed.append(
+                f"classical slope {v[f'{fam}_classical_slope']:.2f} vs 1/τ ({fam}), not ≈ 2"
+            )
     if v["hoeffding_never_cheaper"] and v["exact_never_cheaper"]:
         failed.append("the quantum protocol is cheaper at no τ with either family of bounds")
     if v["errors"] > 2 * v["delta"] * v["decisions"]:
@@ -830,7 +961,8 @@ def _judge_gapip(v: Mapping[str, float]) -> tuple[str, str]:
             f"of τ whose ends depend on the constants (upper end τ ≈ {_tau(uppers[0])}–"
             f"{_tau(uppers[1])}): above it the sign sketch is cheaper, below it sending the "
             "vector. The earlier single crossover extrapolated fitted power laws with Chernoff "
-            "bounds on the quantum side and Hoeffding on the classical side")
+            "bounds on the quantum side and Hoeffding on the classical side"
+        )
     return verdict_from(failed, limits)
 
 
@@ -858,22 +990,38 @@ def gapip_claim(seed: int = 0, trials: int = 10, old_trials: int = 3) -> Claim:
     trials = check_int(trials, "trials", 2, 10_000)
     old_trials = check_int(old_trials, "old_trials", 2, 10_000)
     log2_P = 16
-    fams = {fam: gapip_comparison(2**log2_P, confidence=fam, trials=trials, seed=seed)
-            for fam in ("hoeffding", "exact")}
+    fams = {
+        fam: gapip_comparison(2**log2_P, confidence=fam, trials=trials, seed=seed)
+        for fam in ("hoeffding", "exact")
+    }
     old = gapip_comparison(2**log2_P, confidence="chernoff", trials=old_trials, seed=seed)
-    v = {"log2_P": log2_P, "delta": fams["hoeffding"].delta, "trials": trials,
-         "old_trials": old_trials, "n_taus": len(GAPIP_TAUS), "tau_max": GAPIP_TAUS[0],
-         "tau_min": GAPIP_TAUS[-1]}
+    v = {
+        "log2_P": log2_P,
+        "delta": fams["hoeffding"].delta,
+        "trials": trials,
+        "old_trials": old_trials,
+        "n_taus": len(GAPIP_TAUS),
+        "tau_max": GAPIP_TAUS[0],
+        "tau_min": GAPIP_TAUS[-1],
+    }
     for fam, r in fams.items():
         qs, cs = r.slopes(0.02)
         lo, hi = r.window
         (lo_a, lo_b), (hi_a, hi_b) = r.window_band(2.0)
-        v.update({f"{fam}_quantum_slope": qs, f"{fam}_classical_slope": cs,
-                  f"{fam}_lower": lo, f"{fam}_upper": hi,
-                  f"{fam}_upper_band_min": hi_a, f"{fam}_upper_band_max": hi_b,
-                  f"{fam}_lower_band_min": lo_a, f"{fam}_lower_band_max": lo_b,
-                  f"{fam}_never_cheaper": r.never_cheaper,
-                  f"{fam}_best_ratio": float(r.ratio.min())})
+        v.update(
+            {
+                f"{fam}_quantum_slope": qs,
+                f"{fam}_classical_slope": cs,
+                f"{fam}_lower": lo,
+                f"{fam}_upper": hi,
+                f"{fam}_upper_band_min": hi_a,
+                f"{fam}_upper_band_max": hi_b,
+                f"{fam}_lower_band_min": lo_a,
+                f"{fam}_lower_band_max": lo_b,
+                f"{fam}_never_cheaper": r.never_cheaper,
+                f"{fam}_best_ratio": float(r.ratio.min()),
+            }
+        )
     runs = (*fams.values(), old)
     v["decisions"] = int(sum(r.trials * len(r.taus) for r in runs))
     v["errors"] = int(round(sum(float(np.sum(1 - r.quantum_accuracy)) * r.trials for r in runs)))
@@ -881,35 +1029,47 @@ def gapip_claim(seed: int = 0, trials: int = 10, old_trials: int = 3) -> Claim:
     v["old_best_tau"] = float(old.taus[int(np.argmin(old.ratio))])
     v["old_never_cheaper"] = old.never_cheaper
     h, e = "hoeffding", "exact"
-    band_hi = (min(v[h + "_upper_band_min"], v[e + "_upper_band_min"]),
-               max(v[h + "_upper_band_max"], v[e + "_upper_band_max"]))
-    band_lo = (min(v[h + "_lower_band_min"], v[e + "_lower_band_min"]),
-               max(v[h + "_lower_band_max"], v[e + "_lower_band_max"]))
+    band_hi = (
+        min(v[h + "_upper_band_min"], v[e + "_upper_band_min"]),
+        max(v[h + "_upper_band_max"], v[e + "_upper_band_max"]),
+    )
+    band_lo = (
+        min(v[h + "_lower_band_min"], v[e + "_lower_band_min"]),
+        max(v[h + "_lower_band_max"], v[e + "_lower_band_max"]),
+    )
     window = "; ".join(
         f"{_tau(v[f'{fam}_lower'])} < τ < {_tau(v[f'{fam}_upper'])} ({name})"
-        for fam, name in ((h, "Hoeffding"), (e, "exact binomial")))
-    old_text = (f"never cheaper (at best {v['old_best_ratio']:.2f}× dearer, at τ = "
-                f"{v['old_best_tau']:.4f})" if old.never_cheaper else
-                f"cheaper at some τ (ratio {v['old_best_ratio']:.2f})")
-    computed = (f"P = {_pow2(log2_P)}, δ = {v['delta']:g}, τ = {GAPIP_TAUS[0]:g} … "
-                f"{_sci(GAPIP_TAUS[-1])} ({len(GAPIP_TAUS)} values, {trials} instances each), "
-                f"the same family of bounds on both sides: slopes vs 1/τ over τ ≥ 0.02 quantum "
-                f"{v[h + '_quantum_slope']:.2f}, classical {v[h + '_classical_slope']:.2f} "
-                f"(Hoeffding), {v[e + '_quantum_slope']:.2f} and {v[e + '_classical_slope']:.2f} "
-                f"(exact). Quantum cheaper than min(sketch, vector) only for {window}. "
-                f"Earlier mix (Chernoff vs Hoeffding, {old_trials} instances per τ): quantum "
-                f"{old_text}. Wrong decisions: {v['errors']} of {v['decisions']:,}")
+        for fam, name in ((h, "Hoeffding"), (e, "exact binomial"))
+    )
+    old_text = (
+        f"never cheaper (at best {v['old_best_ratio']:.2f}× dearer, at τ = {v['old_best_tau']:.4f})"
+        if old.never_cheaper
+        else f"cheaper at some τ (ratio {v['old_best_ratio']:.2f})"
+    )
+    computed = (
+        f"P = {_pow2(log2_P)}, δ = {v['delta']:g}, τ = {GAPIP_TAUS[0]:g} … "
+        f"{_sci(GAPIP_TAUS[-1])} ({len(GAPIP_TAUS)} values, {trials} instances each), "
+        f"the same family of bounds on both sides: slopes vs 1/τ over τ ≥ 0.02 quantum "
+        f"{v[h + '_quantum_slope']:.2f}, classical {v[h + '_classical_slope']:.2f} "
+        f"(Hoeffding), {v[e + '_quantum_slope']:.2f} and {v[e + '_classical_slope']:.2f} "
+        f"(exact). Quantum cheaper than min(sketch, vector) only for {window}. "
+        f"Earlier mix (Chernoff vs Hoeffding, {old_trials} instances per τ): quantum "
+        f"{old_text}. Wrong decisions: {v['errors']} of {v['decisions']:,}"
+    )
     return _make(
-        "gapip", _values(**v),
+        "gapip",
+        _values(**v),
         claim="GapIP_τ: quadratic quantum advantage for margin-based alignment testing",
         paper_figure="quantum Õ(τ⁻¹ log P) qubits vs classical Õ(min(τ⁻², P)) bits",
-        computed=computed, chapter="06_alignment",
+        computed=computed,
+        chapter="06_alignment",
         caveat="Iterative amplitude estimation and the sign sketch are the book's choices "
-               "(phase estimation works too, chapter 6). The "
-               "window ends come from local power-law fits to the mean quantum cost of "
-               f"{trials} instances per τ: moving every mean by ±2 standard errors moves the "
-               f"upper end within {_tau(band_hi[0])}–{_tau(band_hi[1])} and the lower end within "
-               f"{_tau(band_lo[0])}–{_tau(band_lo[1])} (both families).")
+        "(phase estimation works too, chapter 6). The "
+        "window ends come from local power-law fits to the mean quantum cost of "
+        f"{trials} instances per τ: moving every mean by ±2 standard errors moves the "
+        f"upper end within {_tau(band_hi[0])}–{_tau(band_hi[1])} and the lower end within "
+        f"{_tau(band_lo[0])}–{_tau(band_lo[1])} (both families).",
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -921,8 +1081,14 @@ TIEAUDIT_ALPHAS = (1.0, 0.25, 0.1)
 LOWER_BOUND_MAX_ALPHA = 0.25
 
 
-def tieaudit_crossover_log2(eps: float, alpha: float = 1.0, *, bound: str = "bernstein",
-                            delta: float = 0.05, max_log2_P: int = 60) -> int:
+def tieaudit_crossover_log2(
+    eps: float,
+    alpha: float = 1.0,
+    *,
+    bound: str = "bernstein",
+    delta: float = 0.05,
+    max_log2_P: int = 60,
+) -> int:
     """Smallest ``n`` such that at ``P = 2^n`` the quantum TieAudit protocol sends fewer qubits
     than the classical one sends bits, both planned with ``bound`` ("bernstein" — the smaller of
     Bernstein and Hoeffding on each side — or "hoeffding"; see
@@ -939,8 +1105,9 @@ def tieaudit_crossover_log2(eps: float, alpha: float = 1.0, *, bound: str = "ber
     for n in range(1, check_int(max_log2_P, "max_log2_P", 1, 60) + 1):
         P = 2**n
         quantum = tieaudit_cost(P, eps, alpha=alpha, delta=delta, bound=bound)
-        classical = tieaudit_cost(P, eps, protocol="classical", alpha=alpha, delta=delta,
-                                  bound=bound)
+        classical = tieaudit_cost(
+            P, eps, protocol="classical", alpha=alpha, delta=delta, bound=bound
+        )
         if quantum < classical:
             return n
     return 0
@@ -962,7 +1129,8 @@ def _judge_tieaudit(v: Mapping[str, float]) -> tuple[str, str]:
             "exponential against a proven classical lower bound only for coverage α ≤ 1/4 at "
             "constant ε (Gavinsky et al. 2007: Ω(√(P/α)) bits, one-way, shared randomness); at "
             "α = 1 the classical column is our protocol, not a bound. The advantage is "
-            "asymptotic: the crossover P depends on α and on the bound family")
+            "asymptotic: the crossover P depends on α and on the bound family"
+        )
     return verdict_from(failed, limits)
 
 
@@ -992,46 +1160,59 @@ def tieaudit_claim(seed: int = 0, eps: float = 0.05) -> Claim:
     seed = check_int(seed, "seed", 0)
     eps = check_float(eps, "eps", 0.0, 1.0, lo_open=True, hi_open=True)
     alpha = LOWER_BOUND_MAX_ALPHA
-    r = tieaudit_scaling(DEFAULT_LOG2_P, eps, alpha=alpha, run_max_log2_P=12, trials=3,
-                         seed=seed)
+    r = tieaudit_scaling(DEFAULT_LOG2_P, eps, alpha=alpha, run_max_log2_P=12, trials=3, seed=seed)
     ran = ~np.isnan(r.quantum_within)
     per_log = r.quantum_per_log2P
     ratio = float(r.classical_cost[-1] / r.quantum_cost[-1])
     within = float(min(r.quantum_within[ran].min(), r.classical_within[ran].min()))
-    v = {"eps": eps, "alpha": alpha, "classical_slope": r.classical_slope,
-         "copies": float(per_log[0]), "quantum_per_log_constant": bool(np.allclose(per_log,
-                                                                                  per_log[0])),
-         "quantum_slope_vs_logP": r.quantum_slope_vs_logP,
-         "quantum_cost_max": float(r.quantum_cost[-1]),
-         "classical_cost_max": float(r.classical_cost[-1]), "ratio_max": ratio,
-         "min_within": within, "runs": int(ran.sum()), "trials": r.trials,
-         "log2_P_min": int(DEFAULT_LOG2_P[0]), "log2_P_max": int(DEFAULT_LOG2_P[-1])}
+    v = {
+        "eps": eps,
+        "alpha": alpha,
+        "classical_slope": r.classical_slope,
+        "copies": float(per_log[0]),
+        "quantum_per_log_constant": bool(np.allclose(per_log, per_log[0])),
+        "quantum_slope_vs_logP": r.quantum_slope_vs_logP,
+        "quantum_cost_max": float(r.quantum_cost[-1]),
+        "classical_cost_max": float(r.classical_cost[-1]),
+        "ratio_max": ratio,
+        "min_within": within,
+        "runs": int(ran.sum()),
+        "trials": r.trials,
+        "log2_P_min": int(DEFAULT_LOG2_P[0]),
+        "log2_P_max": int(DEFAULT_LOG2_P[-1]),
+    }
     for a in TIEAUDIT_ALPHAS:
         for bound in ("bernstein", "hoeffding"):
             v[f"crossover_{bound}_a{a:g}"] = tieaudit_crossover_log2(eps, a, bound=bound)
             v[f"copies_{bound}_a{a:g}"] = tieaudit_copies(a, eps, bound=bound)[0]
 
     def xs(bound: str) -> str:
-        return ", ".join(f"{_pow2(v[f'crossover_{bound}_a{a:g}'])} (α = {a:g})"
-                         for a in TIEAUDIT_ALPHAS)
+        return ", ".join(
+            f"{_pow2(v[f'crossover_{bound}_a{a:g}'])} (α = {a:g})" for a in TIEAUDIT_ALPHAS
+        )
 
-    computed = (f"ε = δ = {eps:g}, α = {alpha:g}, P = {_pow2(v['log2_P_min'])} … "
-                f"{_pow2(v['log2_P_max'])}: classical slope vs P {r.classical_slope:.3f}; "
-                f"quantum = {per_log[0]:,.0f} × log2 P qubits (Bernstein; Hoeffding would need "
-                f"{v[f'copies_hoeffding_a{alpha:g}']:,}); at P = {_pow2(v['log2_P_max'])} "
-                f"{r.quantum_cost[-1]:,.0f} qubits vs {r.classical_cost[-1]:,.0f} bits "
-                f"({ratio:.1f}× fewer); {v['min_within']:.0%} of the {v['runs'] * r.trials} "
-                f"runs of each protocol up to P = 2¹² within ε. "
-                f"Quantum cheaper from P = {xs('bernstein')} with Bernstein-type bounds on both "
-                f"sides; {xs('hoeffding')} with Hoeffding")
+    computed = (
+        f"ε = δ = {eps:g}, α = {alpha:g}, P = {_pow2(v['log2_P_min'])} … "
+        f"{_pow2(v['log2_P_max'])}: classical slope vs P {r.classical_slope:.3f}; "
+        f"quantum = {per_log[0]:,.0f} × log2 P qubits (Bernstein; Hoeffding would need "
+        f"{v[f'copies_hoeffding_a{alpha:g}']:,}); at P = {_pow2(v['log2_P_max'])} "
+        f"{r.quantum_cost[-1]:,.0f} qubits vs {r.classical_cost[-1]:,.0f} bits "
+        f"({ratio:.1f}× fewer); {v['min_within']:.0%} of the {v['runs'] * r.trials} "
+        f"runs of each protocol up to P = 2¹² within ε. "
+        f"Quantum cheaper from P = {xs('bernstein')} with Bernstein-type bounds on both "
+        f"sides; {xs('hoeffding')} with Hoeffding"
+    )
     return _make(
-        "tieaudit", _values(**v),
+        "tieaudit",
+        _values(**v),
         claim="TieAudit_ε: exponential quantum advantage for sign-consistency auditing",
         paper_figure="quantum O(ε⁻² log P) qubits vs classical one-way Ω(√P) bits",
-        computed=computed, chapter="06_alignment",
+        computed=computed,
+        chapter="06_alignment",
         caveat="Quantum copies from a Bernstein-type bound, O(log(1/δ)/(α ε²)); the classical "
-               "column is our random-subset protocol, O(√(P/α)/ε) bits, and the lower bound has "
-               "no proven 1/ε factor.")
+        "column is our random-subset protocol, O(√(P/α)/ε) bits, and the lower bound has "
+        "no proven 1/ε factor.",
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -1071,41 +1252,58 @@ def learner_claim(seed: int = 0, steps: int = 100) -> Claim:
     """
     seed = check_int(seed, "seed", 0)
     steps = check_int(steps, "steps", 1, 100_000)
-    noisy, alpha, beta = 0.95, 10e-6, 1e-11         # the book's link: 10 µs, 100 Gbit/s
+    noisy, alpha, beta = 0.95, 10e-6, 1e-11  # the book's link: 10 µs, 100 Gbit/s
     cmp = compare_learners(fidelities=(1.0, noisy), workers=4, steps=steps, seed=seed)
-    v = {"workers": cmp.workers, "steps": cmp.steps, "noisy_fidelity": noisy, "alpha": alpha,
-         "beta": beta}
+    v = {
+        "workers": cmp.workers,
+        "steps": cmp.steps,
+        "noisy_fidelity": noisy,
+        "alpha": alpha,
+        "beta": beta,
+    }
     for m in ("mlp", "vqc"):
         cl, sd = cmp.run(m), cmp.run(m, "superdense", 1.0)
-        budget = gradient_budget(cl.n_params, workers=cmp.workers, bits=cl.bits, alpha=alpha,
-                                 beta=beta)
-        v.update({f"{m}_params": cl.n_params, f"{m}_identical": cmp.identical(m),
-                  f"{m}_bits_per_step": cl.online_bits_per_step,
-                  f"{m}_qubits_per_step": sd.online_qubits_per_step,
-                  f"{m}_budget_qubits": budget.link_qubits,
-                  f"{m}_accuracy": cl.final_accuracy,
-                  f"{m}_accuracy_noisy": cmp.run(m, "superdense", noisy).final_accuracy,
-                  f"{m}_saving": budget.saving, f"{m}_crossover_params": budget.crossover_params})
+        budget = gradient_budget(
+            cl.n_params, workers=cmp.workers, bits=cl.bits, alpha=alpha, beta=beta
+        )
+        v.update(
+            {
+                f"{m}_params": cl.n_params,
+                f"{m}_identical": cmp.identical(m),
+                f"{m}_bits_per_step": cl.online_bits_per_step,
+                f"{m}_qubits_per_step": sd.online_qubits_per_step,
+                f"{m}_budget_qubits": budget.link_qubits,
+                f"{m}_accuracy": cl.final_accuracy,
+                f"{m}_accuracy_noisy": cmp.run(m, "superdense", noisy).final_accuracy,
+                f"{m}_saving": budget.saving,
+                f"{m}_crossover_params": budget.crossover_params,
+            }
+        )
     same = "both bit-identical" if v["mlp_identical"] and v["vqc_identical"] else "NOT identical"
-    computed = (f"P = {cmp.workers}: MLP ({v['mlp_params']} parameters) "
-                f"{v['mlp_bits_per_step']:,.0f} bits → {v['mlp_qubits_per_step']:,.0f} qubits per "
-                f"link and step; VQC (3 qubits × 3 layers, {v['vqc_params']} angles) "
-                f"{v['vqc_bits_per_step']:,.0f} → {v['vqc_qubits_per_step']:,.0f}; {same} at "
-                f"F = 1 after {cmp.steps} steps (accuracy {v['mlp_accuracy']:.3f} and "
-                f"{v['vqc_accuracy']:.3f})")
+    computed = (
+        f"P = {cmp.workers}: MLP ({v['mlp_params']} parameters) "
+        f"{v['mlp_bits_per_step']:,.0f} bits → {v['mlp_qubits_per_step']:,.0f} qubits per "
+        f"link and step; VQC (3 qubits × 3 layers, {v['vqc_params']} angles) "
+        f"{v['vqc_bits_per_step']:,.0f} → {v['vqc_qubits_per_step']:,.0f}; {same} at "
+        f"F = 1 after {cmp.steps} steps (accuracy {v['mlp_accuracy']:.3f} and "
+        f"{v['vqc_accuracy']:.3f})"
+    )
     return _make(
-        "learner", _values(**v),
+        "learner",
+        _values(**v),
         claim="The advantage does not depend on the learner (classical or quantum model)",
         paper_figure="“without altering the underlying learning model”: the same halving for a "
-                     "classical and a quantum model",
-        computed=computed, chapter="03_training",
+        "classical and a quantum model",
+        computed=computed,
+        chapter="03_training",
         caveat=f"Noise tolerance depends on the learner: at F = {noisy:g} the MLP reaches "
-               f"accuracy {v['mlp_accuracy_noisy']:.3f}, the VQC {v['vqc_accuracy_noisy']:.3f}. "
-               f"At {v['vqc_params']} parameters the ring is latency-bound: the halving saves "
-               f"{_sci(v['vqc_saving'])} of the all-reduce time at α = {alpha * 1e6:g} µs, "
-               f"{1e-9 / beta:g} Gbit/s "
-               f"(bandwidth and latency terms are equal at {v['vqc_crossover_params']:,.0f} "
-               "parameters).")
+        f"accuracy {v['mlp_accuracy_noisy']:.3f}, the VQC {v['vqc_accuracy_noisy']:.3f}. "
+        f"At {v['vqc_params']} parameters the ring is latency-bound: the halving saves "
+        f"{_sci(v['vqc_saving'])} of the all-reduce time at α = {alpha * 1e6:g} µs, "
+        f"{1e-9 / beta:g} Gbit/s "
+        f"(bandwidth and latency terms are equal at {v['vqc_crossover_params']:,.0f} "
+        "parameters).",
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -1122,12 +1320,14 @@ def _judge_noisy(v: Mapping[str, float]) -> tuple[str, str]:
         if v[f"{scheme}_wrong"] == 0:
             failed.append(f"{scheme} left every entry right (no noise reached the data)")
     if v["fec_factor"] < 2 or v["distill+fec_factor"] < 2:
-        limits.append(f"the factor two is a statement about noiseless links: at F = "
-                      f"{v['fidelity']:g} the schemes that deliver the right data reach "
-                      f"{v['fec_factor']:.2f} (fec) and {v['distill+fec_factor']:.2f} "
-                      f"(distill+fec), below the capacity bound C_E(F_eff) = {v['fec_bound']:.2f} "
-                      f"({v['distill+fec_bound']:.2f} with distilled pairs); without "
-                      "coding the factor stays 2 but the sums are wrong")
+        limits.append(
+            f"the factor two is a statement about noiseless links: at F = "
+            f"{v['fidelity']:g} the schemes that deliver the right data reach "
+            f"{v['fec_factor']:.2f} (fec) and {v['distill+fec_factor']:.2f} "
+            f"(distill+fec), below the capacity bound C_E(F_eff) = {v['fec_bound']:.2f} "
+            f"({v['distill+fec_bound']:.2f} with distilled pairs); without "
+            "coding the factor stays 2 but the sums are wrong"
+        )
     return verdict_from(failed, limits)
 
 
@@ -1156,25 +1356,32 @@ def noisy_claim(seed: int = 0, fidelity: float = 0.99) -> Claim:
         v[f"{scheme}_wrong"] = wrong
         v[f"{scheme}_bound"] = c.bound_distilled if "distill" in scheme else c.bound
     return _make(
-        "noisy", _values(**v),
+        "noisy",
+        _values(**v),
         claim="The factor two on a real (noisy) link",
         paper_figure="online qubits per link = ½ × classical bits (proven on noiseless links)",
-        computed=c.text(), chapter="04_noisy_links",
+        computed=c.text(),
+        chapter="04_noisy_links",
         caveat=f"Pairs distributed over the same channel (F_pair = F_ch = {fidelity:g}); the code "
-               "is the book's choice (Reed–Solomon over GF(2⁸), bounded-distance decoding, a "
-               "checksum and retransmission), so the reliable factors are what this code "
-               "achieves, not the largest possible; relative to the same channel without "
-               f"entanglement the gain exceeds two (C_E/C at F = {fidelity:g}: "
-               f"{c.assisted / depolarizing_capacities(fidelity).classical:.3f}, Bennett–Shor–"
-               "Smolin–Thapliyal).")
+        "is the book's choice (Reed–Solomon over GF(2⁸), bounded-distance decoding, a "
+        "checksum and retransmission), so the reliable factors are what this code "
+        "achieves, not the largest possible; relative to the same channel without "
+        f"entanglement the gain exceeds two (C_E/C at F = {fidelity:g}: "
+        f"{c.assisted / depolarizing_capacities(fidelity).classical:.3f}, Bennett–Shor–"
+        "Smolin–Thapliyal).",
+    )
 
 
 #: Keys of the rows defined in this module, in table order.
 CLAIM_KEYS = tuple(CLAIM_ROWS)
 
 
-def reproduce_claims(seed: int = 0, *, keys: Sequence[str] | None = None,
-                     options: Mapping[str, Mapping] | None = None) -> list[Claim]:
+def reproduce_claims(
+    seed: int = 0,
+    *,
+    keys: Sequence[str] | None = None,
+    options: Mapping[str, Mapping] | None = None,
+) -> list[Claim]:
     """The claims of every registered row (:data:`CLAIM_ROWS`; or of ``keys``), in table order,
     each computed by its row function with ``seed`` (10–15 s; GapIP and the training runs
     dominate).

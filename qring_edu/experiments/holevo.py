@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 
@@ -86,9 +86,10 @@ DESIGNER_PRESETS: dict[str, tuple[str, tuple[tuple[float, float], ...]]] = {
     "trine": ("1/3, 1/3, 1/3", ((0.0, 0.0), (120.0, 0.0), (120.0, 180.0))),
     "BB84": ("1/4, 1/4, 1/4, 1/4", ((0.0, 0.0), (180.0, 0.0), (90.0, 0.0), (90.0, 180.0))),
     "two states, c = 1/2": ("1/2, 1/2", ((0.0, 0.0), (120.0, 0.0))),
-    "tetrahedron (SIC)": ("1/4, 1/4, 1/4, 1/4",
-                          ((0.0, 0.0), (109.4712206, 0.0), (109.4712206, 120.0),
-                           (109.4712206, 240.0))),
+    "tetrahedron (SIC)": (
+        "1/4, 1/4, 1/4, 1/4",
+        ((0.0, 0.0), (109.4712206, 0.0), (109.4712206, 120.0), (109.4712206, 240.0)),
+    ),
 }
 
 
@@ -129,13 +130,20 @@ class EnsembleAnalysis:
         return np.array([np.sin(t) * np.cos(p), np.sin(t) * np.sin(p), np.cos(t)])
 
     def __repr__(self) -> str:
-        return (f"EnsembleAnalysis({self.ensemble.name!r}, states={self.ensemble.size}, "
-                f"chi={self.chi:.4f}, accessible={self.accessible.value:.4f}, "
-                f"measured={self.measured:.4f})")
+        return (
+            f"EnsembleAnalysis({self.ensemble.name!r}, states={self.ensemble.size}, "
+            f"chi={self.chi:.4f}, accessible={self.accessible.value:.4f}, "
+            f"measured={self.measured:.4f})"
+        )
 
 
-def analyse_ensemble(ensemble: Ensemble, meas_theta: float = 0.0, meas_phi: float = 0.0, *,
-                     accessible: AccessibleInformation | None = None) -> EnsembleAnalysis:
+def analyse_ensemble(
+    ensemble: Ensemble,
+    meas_theta: float = 0.0,
+    meas_phi: float = 0.0,
+    *,
+    accessible: AccessibleInformation | None = None,
+) -> EnsembleAnalysis:
     """χ, the optimal measurement and the chosen measurement's mutual information of a qubit
     ``ensemble`` (an :class:`~qring_edu.holevo.Ensemble` of dimension 2); angles in radians.
     ``accessible``: a precomputed :func:`qring_edu.optimal_measurement` of this ensemble.
@@ -152,17 +160,25 @@ def analyse_ensemble(ensemble: Ensemble, meas_theta: float = 0.0, meas_phi: floa
     EnsembleAnalysis('BB84', states=4, chi=1.0000, accessible=0.5000, measured=0.5000)
     """
     if not isinstance(ensemble, Ensemble):
-        raise TypeError(f"ensemble must be a qring_edu.holevo.Ensemble, got {type(ensemble).__name__}")
+        raise TypeError(
+            f"ensemble must be a qring_edu.holevo.Ensemble, got {type(ensemble).__name__}"
+        )
     if ensemble.dim != 2:
         raise ValueError(f"ensemble must be a qubit ensemble (dim 2), got dim {ensemble.dim}")
     povm = bloch_measurement(meas_theta, meas_phi)
     acc = optimal_measurement(*ensemble) if accessible is None else accessible
     dirs, weights = _povm_directions(acc.povm)
     return EnsembleAnalysis(
-        ensemble=ensemble, chi=holevo_chi(*ensemble), accessible=acc,
+        ensemble=ensemble,
+        chi=holevo_chi(*ensemble),
+        accessible=acc,
         measured=mutual_information(*ensemble, povm),
-        meas_theta=float(meas_theta), meas_phi=float(meas_phi),
-        bloch=ensemble.bloch_vectors(), povm_directions=dirs, povm_weights=weights)
+        meas_theta=float(meas_theta),
+        meas_phi=float(meas_phi),
+        bloch=ensemble.bloch_vectors(),
+        povm_directions=dirs,
+        povm_weights=weights,
+    )
 
 
 def _povm_directions(povm: np.ndarray, min_weight: float = 1e-3) -> tuple[np.ndarray, np.ndarray]:
@@ -186,13 +202,20 @@ def _povm_directions(povm: np.ndarray, min_weight: float = 1e-3) -> tuple[np.nda
     return np.array(dirs).reshape(-1, 3), np.array(weights)
 
 
-def design_ensemble(probs: Sequence[float] = (1 / 3, 1 / 3, 1 / 3),
-                    theta0: float = 0.0, phi0: float = 0.0,
-                    theta1: float = 120.0, phi1: float = 0.0,
-                    theta2: float = 120.0, phi2: float = 180.0,
-                    theta3: float = 90.0, phi3: float = 90.0,
-                    radius: float = 1.0, meas_theta: float = 0.0,
-                    meas_phi: float = 0.0) -> EnsembleAnalysis:
+def design_ensemble(
+    probs: Sequence[float] = (1 / 3, 1 / 3, 1 / 3),
+    theta0: float = 0.0,
+    phi0: float = 0.0,
+    theta1: float = 120.0,
+    phi1: float = 0.0,
+    theta2: float = 120.0,
+    phi2: float = 180.0,
+    theta3: float = 90.0,
+    phi3: float = 90.0,
+    radius: float = 1.0,
+    meas_theta: float = 0.0,
+    meas_phi: float = 0.0,
+) -> EnsembleAnalysis:
     """The ensemble designer's computation. Angles in **degrees**.
 
     The number n of entries of ``probs`` (1 to 4) is the number of states; state i has Bloch
@@ -207,20 +230,26 @@ def design_ensemble(probs: Sequence[float] = (1 / 3, 1 / 3, 1 / 3),
     try:
         p = [float(v) for v in probs]
     except (TypeError, ValueError):
-        raise TypeError(f"probs must be a sequence of numbers, got {type(probs).__name__}") from None
+        raise TypeError(
+            f"probs must be a sequence of numbers, got {type(probs).__name__}"
+        ) from None
     if not 1 <= len(p) <= MAX_DESIGNER_STATES:
-        raise ValueError(f"probs must have 1 to {MAX_DESIGNER_STATES} entries (one per state), "
-                         f"got {len(p)}")
+        raise ValueError(
+            f"probs must have 1 to {MAX_DESIGNER_STATES} entries (one per state), got {len(p)}"
+        )
     n = len(p)
     angles = [(theta0, phi0), (theta1, phi1), (theta2, phi2), (theta3, phi3)][:n]
     for i, (t, f) in enumerate(angles):
         check_float(t, f"theta{i}")
         check_float(f, f"phi{i}")
     radius = check_float(radius, "radius", 0.0, 1.0)
-    meas = (math.radians(check_float(meas_theta, "meas_theta")),
-            math.radians(check_float(meas_phi, "meas_phi")))
-    ens, acc = _designed_ensemble(tuple(p), tuple(float(a[0]) for a in angles),
-                                  tuple(float(a[1]) for a in angles), radius)
+    meas = (
+        math.radians(check_float(meas_theta, "meas_theta")),
+        math.radians(check_float(meas_phi, "meas_phi")),
+    )
+    ens, acc = _designed_ensemble(
+        tuple(p), tuple(float(a[0]) for a in angles), tuple(float(a[1]) for a in angles), radius
+    )
     return analyse_ensemble(ens, *meas, accessible=acc)
 
 
@@ -228,8 +257,13 @@ def design_ensemble(probs: Sequence[float] = (1 / 3, 1 / 3, 1 / 3),
 def _designed_ensemble(probs: tuple, thetas: tuple, phis: tuple, radius: float):
     """The designer's ensemble and its optimal measurement, cached: moving only the measurement
     direction must not re-run the POVM optimisation (it is deterministic, seed 0)."""
-    ens = bloch_ensemble(np.radians(thetas), np.radians(phis), list(probs),
-                         radii=[radius] * len(thetas), name="your ensemble")
+    ens = bloch_ensemble(
+        np.radians(thetas),
+        np.radians(phis),
+        list(probs),
+        radii=[radius] * len(thetas),
+        name="your ensemble",
+    )
     return ens, optimal_measurement(*ens)
 
 
@@ -249,21 +283,34 @@ def ensemble_table(ensemble: Ensemble, *, keep: Sequence[int] | None = None) -> 
     |->    0.25  -1  +0  +0
     """
     if not isinstance(ensemble, Ensemble):
-        raise TypeError(f"ensemble must be a qring_edu.holevo.Ensemble, got {type(ensemble).__name__}")
+        raise TypeError(
+            f"ensemble must be a qring_edu.holevo.Ensemble, got {type(ensemble).__name__}"
+        )
     if keep is not None:
         keep = [check_int(q, "keep", 0) for q in keep]
         if len(keep) != 1:
             raise ValueError(f"keep must name exactly one qubit, got {keep}")
     elif ensemble.dim != 2:
-        raise ValueError(f"ensemble must be a qubit ensemble (dim 2) unless keep names a qubit, "
-                         f"got dim {ensemble.dim}")
+        raise ValueError(
+            f"ensemble must be a qubit ensemble (dim 2) unless keep names a qubit, "
+            f"got dim {ensemble.dim}"
+        )
     rows = []
     for label, p, rho in zip(ensemble.labels, ensemble.probs, ensemble.states):
         r = bloch_vector(partial_trace(rho, keep) if keep else rho)
         r = np.round(r, 9) + 0.0  # + 0.0 turns -0.0 into 0.0
         rows.append((f"|{label}>", float(p), *(float(v) for v in r)))
-    head = ("state", "p", "x", "y", "z") if keep is None else \
-        ("message", "p", f"x (qubit {keep[0]})", f"y (qubit {keep[0]})", f"z (qubit {keep[0]})")
+    head = (
+        ("state", "p", "x", "y", "z")
+        if keep is None
+        else (
+            "message",
+            "p",
+            f"x (qubit {keep[0]})",
+            f"y (qubit {keep[0]})",
+            f"z (qubit {keep[0]})",
+        )
+    )
     return Table(head, tuple(rows), ("", ".2f", "+.0f", "+.0f", "+.0f"))
 
 
@@ -281,7 +328,9 @@ def ensembles_table(ensembles: Sequence[Ensemble], *, accessible: bool = False) 
     rows = []
     for ens in ensembles:
         if not isinstance(ens, Ensemble):
-            raise TypeError(f"ensembles must hold qring_edu.holevo.Ensemble, got {type(ens).__name__}")
+            raise TypeError(
+                f"ensembles must hold qring_edu.holevo.Ensemble, got {type(ens).__name__}"
+            )
         row = (ens.name, ens.size, von_neumann_entropy(ens.average_state()), holevo_chi(*ens))
         rows.append(row + ((accessible_information(*ens),) if accessible else ()))
     head = ("ensemble", "states", "S(average)", "χ") + (("I_acc",) if accessible else ())
@@ -317,8 +366,10 @@ class KnownEnsemble:
 
     def __repr__(self) -> str:
         name = self.name.replace("\n", " ")
-        return (f"KnownEnsemble({name!r}, chi={self.chi:.4f}, accessible={self.accessible:.4f}, "
-                f"expected=({self.chi_expected:.4f}, {self.accessible_expected:.4f}))")
+        return (
+            f"KnownEnsemble({name!r}, chi={self.chi:.4f}, accessible={self.accessible:.4f}, "
+            f"expected=({self.chi_expected:.4f}, {self.accessible_expected:.4f}))"
+        )
 
 
 @dataclass(frozen=True)
@@ -347,9 +398,11 @@ class KnownEnsembles(Rows):
 
     def table(self) -> Table:
         """Name, χ and I_acc (computed), 4 decimals."""
-        return Table(("ensemble", "χ", "I_acc"),
-                     tuple((r.name.replace("\n", " "), r.chi, r.accessible) for r in self.rows),
-                     ("", ".4f", ".4f"))
+        return Table(
+            ("ensemble", "χ", "I_acc"),
+            tuple((r.name.replace("\n", " "), r.chi, r.accessible) for r in self.rows),
+            ("", ".4f", ".4f"),
+        )
 
     def __repr__(self) -> str:
         return f"KnownEnsembles({', '.join(repr(r.name.split(chr(10))[0]) for r in self.rows)})"
@@ -369,13 +422,26 @@ def known_ensembles(overlap: float = 0.5) -> KnownEnsembles:
     cases = [
         ("BB84", bb84_ensemble(), 1.0, 0.5),
         ("trine", trine_ensemble(), 1.0, math.log2(3) - 1),
-        (f"two states\nc = {c:g}", two_state_ensemble(c), two_state_chi(c), two_state_accessible(c)),
+        (
+            f"two states\nc = {c:g}",
+            two_state_ensemble(c),
+            two_state_chi(c),
+            two_state_accessible(c),
+        ),
         ("Bell states\n(superdense)", superdense_ensemble(), 2.0, 2.0),
     ]
-    return KnownEnsembles(tuple(
-        KnownEnsemble(name=name, chi=holevo_chi(*ens), accessible=accessible_information(*ens),
-                      chi_expected=chi, accessible_expected=acc)
-        for name, ens, chi, acc in cases))
+    return KnownEnsembles(
+        tuple(
+            KnownEnsemble(
+                name=name,
+                chi=holevo_chi(*ens),
+                accessible=accessible_information(*ens),
+                chi_expected=chi,
+                accessible_expected=acc,
+            )
+            for name, ens, chi, acc in cases
+        )
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -424,10 +490,13 @@ def two_state_sweep(overlaps: Sequence[float] = tuple(np.linspace(0.0, 1.0, 11))
     ens = [two_state_ensemble(c) for c in cs]
     fine = np.linspace(0.0, 1.0, 201)
     return TwoStateSweep(
-        overlaps=cs, chi=np.array([holevo_chi(*e) for e in ens]),
+        overlaps=cs,
+        chi=np.array([holevo_chi(*e) for e in ens]),
         accessible=np.array([accessible_information(*e) for e in ens]),
-        fine=fine, chi_formula=np.array([two_state_chi(c) for c in fine]),
-        accessible_formula=np.array([two_state_accessible(c) for c in fine]))
+        fine=fine,
+        chi_formula=np.array([two_state_chi(c) for c in fine]),
+        accessible_formula=np.array([two_state_accessible(c) for c in fine]),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -468,8 +537,10 @@ class DenseCodingSweep:
         return self.chosen_capacity > 1.0
 
     def __repr__(self) -> str:
-        return (f"DenseCodingSweep(F={self.pair_fidelity:.4f}, C={self.chosen_capacity:.4f}, "
-                f"threshold={self.threshold:.4f})")
+        return (
+            f"DenseCodingSweep(F={self.pair_fidelity:.4f}, C={self.chosen_capacity:.4f}, "
+            f"threshold={self.threshold:.4f})"
+        )
 
 
 def dense_coding_sweep(pair_fidelity: float = 0.9) -> DenseCodingSweep:
@@ -488,9 +559,13 @@ def dense_coding_sweep(pair_fidelity: float = 0.9) -> DenseCodingSweep:
     F = check_fidelity(pair_fidelity)
     fs = np.linspace(0.25, 1.0, 301)
     return DenseCodingSweep(
-        pair_fidelity=F, chosen_capacity=dense_coding_capacity(isotropic_state(F)),
-        chosen_chi=holevo_chi(*superdense_ensemble(F)), threshold=dense_coding_threshold(1.0),
-        fidelities=fs, capacity=np.array([isotropic_capacity(f) for f in fs]))
+        pair_fidelity=F,
+        chosen_capacity=dense_coding_capacity(isotropic_state(F)),
+        chosen_chi=holevo_chi(*superdense_ensemble(F)),
+        threshold=dense_coding_threshold(1.0),
+        fidelities=fs,
+        capacity=np.array([isotropic_capacity(f) for f in fs]),
+    )
 
 
 def dense_coding_table(fidelities: Sequence[float] = (1.0, 0.95, 0.9, 0.8, 0.7, 0.5)) -> Table:
@@ -511,10 +586,26 @@ def dense_coding_table(fidelities: Sequence[float] = (1.0, 0.95, 0.9, 0.8, 0.7, 
     for F in fidelities:
         F = check_fidelity(F, "fidelities")
         noisy = superdense_ensemble(F)
-        rows.append((F, dense_coding_capacity(isotropic_state(F)), isotropic_capacity(F),
-                     holevo_chi(*noisy), mutual_information(*noisy, bell)))
-    return Table(("F", "C = dense_coding_capacity", "2 - H(F, (1-F)/3 x3)", "χ(encoded)",
-                  "I(Bell measurement)"), tuple(rows), (".2f", ".4f", ".4f", ".4f", ".4f"))
+        rows.append(
+            (
+                F,
+                dense_coding_capacity(isotropic_state(F)),
+                isotropic_capacity(F),
+                holevo_chi(*noisy),
+                mutual_information(*noisy, bell),
+            )
+        )
+    return Table(
+        (
+            "F",
+            "C = dense_coding_capacity",
+            "2 - H(F, (1-F)/3 x3)",
+            "χ(encoded)",
+            "I(Bell measurement)",
+        ),
+        tuple(rows),
+        (".2f", ".4f", ".4f", ".4f", ".4f"),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -554,16 +645,19 @@ class LedgerFloorSweep:
         return self.classical_bits / 2
 
     def __repr__(self) -> str:
-        return (f"LedgerFloorSweep(d={self.d}, bits={self.bits}, "
-                f"P={int(self.workers[0])}..{int(self.workers[-1])})")
+        return (
+            f"LedgerFloorSweep(d={self.d}, bits={self.bits}, "
+            f"P={int(self.workers[0])}..{int(self.workers[-1])})"
+        )
 
 
 #: Largest P * d the ledger sweep simulates, so a typo cannot freeze a kernel.
 MAX_LEDGER_WORDS = 2_000_000
 
 
-def ledger_floor_sweep(d: int = 1000, bits: int = 16,
-                       workers: Sequence[int] = tuple(range(2, 13))) -> LedgerFloorSweep:
+def ledger_floor_sweep(
+    d: int = 1000, bits: int = 16, workers: Sequence[int] = tuple(range(2, 13))
+) -> LedgerFloorSweep:
     """Run the classical and the superdense ring on zero gradients of shape (P, d) for each P and
     read their ledgers (``d`` >= 1 words, ``bits`` in 2..32, each P >= 2, P·d <= 2·10**6).
 
@@ -595,12 +689,16 @@ def ledger_floor_sweep(d: int = 1000, bits: int = 16,
         online.append(sd.online_qubits())
         offline.append(sd.offline_qubits())
         per_msg.append(int(((message_bits(p, d, bits) + 1) // 2).sum(axis=1).max()))
-    return LedgerFloorSweep(d=d, bits=bits, workers=np.array(ps, dtype=np.int64),
-                            classical_bits=np.array(classical, dtype=np.int64),
-                            online_qubits=np.array(online, dtype=np.int64),
-                            offline_qubits=np.array(offline, dtype=np.int64),
-                            message_floor=np.array(per_msg, dtype=np.int64),
-                            cut_floor=allreduce_cut_bound(2, d, bits).qubits)
+    return LedgerFloorSweep(
+        d=d,
+        bits=bits,
+        workers=np.array(ps, dtype=np.int64),
+        classical_bits=np.array(classical, dtype=np.int64),
+        online_qubits=np.array(online, dtype=np.int64),
+        offline_qubits=np.array(offline, dtype=np.int64),
+        message_floor=np.array(per_msg, dtype=np.int64),
+        cut_floor=allreduce_cut_bound(2, d, bits).qubits,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -661,13 +759,28 @@ class CutSetSweep:
     def table(self) -> Table:
         """One row per P: the rings' bits and qubits into the busiest worker, the floor in
         qubits, the ratio, and the GHZ sum's classical bits in."""
-        rows = tuple((int(P), int(c), int(q), self.floor_qubits, float(r), int(v))
-                     for P, c, q, r, v in zip(self.workers, self.classical_ring,
-                                              self.superdense_ring, self.superdense_ratio,
-                                              self.vga_bits_in))
-        return Table(("P", "classical ring (bits)", "superdense ring (qubits)",
-                      "cut-set floor (qubits)", "ring ÷ floor", "GHZ sum (bits in)"), rows,
-                     ("d", ",d", ",d", ",.0f", ".3f", ",d"))
+        rows = tuple(
+            (int(P), int(c), int(q), self.floor_qubits, float(r), int(v))
+            for P, c, q, r, v in zip(
+                self.workers,
+                self.classical_ring,
+                self.superdense_ring,
+                self.superdense_ratio,
+                self.vga_bits_in,
+            )
+        )
+        return Table(
+            (
+                "P",
+                "classical ring (bits)",
+                "superdense ring (qubits)",
+                "cut-set floor (qubits)",
+                "ring ÷ floor",
+                "GHZ sum (bits in)",
+            ),
+            rows,
+            ("d", ",d", ",d", ",.0f", ".3f", ",d"),
+        )
 
     def _repr_html_(self) -> str:
         return self.table()._repr_html_()
@@ -687,16 +800,21 @@ class CutSetSweep:
         raise ValueError(f"which must be 'classical', 'superdense' or 'vga', got {which!r}")
 
     def __repr__(self) -> str:
-        return (f"CutSetSweep(d={self.d}, bits={self.bits}, "
-                f"P={int(self.workers[0])}..{int(self.workers[-1])})")
+        return (
+            f"CutSetSweep(d={self.d}, bits={self.bits}, "
+            f"P={int(self.workers[0])}..{int(self.workers[-1])})"
+        )
 
 
 #: Largest ring of :func:`cut_set_sweep` (its message table has P x 2(P-1) entries).
 MAX_CUT_WORKERS = 4096
 
 
-def cut_set_sweep(d: int = MODEL_SIZES["ResNet-50"], bits: int = 16,
-                  workers: Sequence[int] = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)) -> CutSetSweep:
+def cut_set_sweep(
+    d: int = MODEL_SIZES["ResNet-50"],
+    bits: int = 16,
+    workers: Sequence[int] = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64),
+) -> CutSetSweep:
     """:func:`qring_edu.costmodel.allreduce_cut_bound` for each P in ``workers`` (each >= 2,
     d >= 1 words of ``bits`` bits; default ResNet-50 with 16-bit words). No ring is simulated:
     the rings' counts come from :func:`qring_edu.ring.message_bits`, so real model sizes are
@@ -720,7 +838,11 @@ def cut_set_sweep(d: int = MODEL_SIZES["ResNet-50"], bits: int = 16,
         raise ValueError(f"workers must be <= {MAX_CUT_WORKERS} for this sweep, got {max(ps)}")
     cuts = [allreduce_cut_bound(p, d, bits) for p in ps]
     return CutSetSweep(
-        d=d, bits=bits, information=cuts[0].information, workers=np.array(ps, dtype=np.int64),
+        d=d,
+        bits=bits,
+        information=cuts[0].information,
+        workers=np.array(ps, dtype=np.int64),
         classical_ring=np.array([c.classical_ring for c in cuts], dtype=np.int64),
         superdense_ring=np.array([c.superdense_ring for c in cuts], dtype=np.int64),
-        vga_bits_in=np.array([c.vga_bits_in for c in cuts], dtype=np.int64))
+        vga_bits_in=np.array([c.vga_bits_in for c in cuts], dtype=np.int64),
+    )

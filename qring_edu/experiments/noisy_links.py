@@ -153,28 +153,55 @@ class LinkNoiseCheck:
 
     def table(self) -> Table:
         """The symbol error rate of each path and its distance from the formula."""
-        rows = [("formula F_pair F_ch + (1-F_pair)(1-F_ch)/3", 1.0 - self.formula, None, None),
-                ("Qiskit density matrix, both noises (worst message)",
-                 1.0 - min(self.qiskit_fidelities), None, self.qiskit_deviation),
-                ("fast path (Pauli frames)", self.fast_error_rate, self.fast_symbols,
-                 abs(self.fast_error_rate - (1.0 - self.formula)))]
+        rows = [
+            ("formula F_pair F_ch + (1-F_pair)(1-F_ch)/3", 1.0 - self.formula, None, None),
+            (
+                "Qiskit density matrix, both noises (worst message)",
+                1.0 - min(self.qiskit_fidelities),
+                None,
+                self.qiskit_deviation,
+            ),
+            (
+                "fast path (Pauli frames)",
+                self.fast_error_rate,
+                self.fast_symbols,
+                abs(self.fast_error_rate - (1.0 - self.formula)),
+            ),
+        ]
         if self.aer_error_rate is not None:
-            rows.append(("Qiskit Aer circuits", self.aer_error_rate, self.aer_symbols,
-                         abs(self.aer_error_rate - (1.0 - self.formula))))
-        return Table(("path", "symbol error 1 - F_eff", "symbols", "|difference|"), tuple(rows),
-                     ("", ".5f", ",d", ".2g"),
-                     title=f"F_pair = {self.pair_fidelity:g}, F_ch = {self.channel_fidelity:g}")
+            rows.append(
+                (
+                    "Qiskit Aer circuits",
+                    self.aer_error_rate,
+                    self.aer_symbols,
+                    abs(self.aer_error_rate - (1.0 - self.formula)),
+                )
+            )
+        return Table(
+            ("path", "symbol error 1 - F_eff", "symbols", "|difference|"),
+            tuple(rows),
+            ("", ".5f", ",d", ".2g"),
+            title=f"F_pair = {self.pair_fidelity:g}, F_ch = {self.channel_fidelity:g}",
+        )
 
     def _repr_html_(self) -> str:
         return self.table()._repr_html_()
 
     def __repr__(self) -> str:
-        return (f"LinkNoiseCheck(F_pair={self.pair_fidelity:g}, F_ch={self.channel_fidelity:g}, "
-                f"F_eff={self.formula:.6f}, fast_error_rate={self.fast_error_rate:.5f})")
+        return (
+            f"LinkNoiseCheck(F_pair={self.pair_fidelity:g}, F_ch={self.channel_fidelity:g}, "
+            f"F_eff={self.formula:.6f}, fast_error_rate={self.fast_error_rate:.5f})"
+        )
 
 
-def link_noise_check(pair_fidelity: float = 0.95, channel_fidelity: float = 0.98, *,
-                     symbols: int = 20_000, aer_symbols: int = 0, seed: int = 0) -> LinkNoiseCheck:
+def link_noise_check(
+    pair_fidelity: float = 0.95,
+    channel_fidelity: float = 0.98,
+    *,
+    symbols: int = 20_000,
+    aer_symbols: int = 0,
+    seed: int = 0,
+) -> LinkNoiseCheck:
     """Check ``F_eff`` on one link: formula, Qiskit density matrices, fast path (and Aer).
 
     ``symbols`` random 2-bit symbols (>= 1) go through the fast path; ``aer_symbols`` (>= 0,
@@ -192,8 +219,11 @@ def link_noise_check(pair_fidelity: float = 0.95, channel_fidelity: float = 0.98
     aer_symbols = check_int(aer_symbols, "aer_symbols", 0, 5000)
     check_seed(seed)
     formula = effective_fidelity(Fp, Fc)
-    exact = tuple(noisy_link_probabilities(x, z, pair_fidelity=Fp, channel_fidelity=Fc)[(x, z)]
-                  for x in (0, 1) for z in (0, 1))
+    exact = tuple(
+        noisy_link_probabilities(x, z, pair_fidelity=Fp, channel_fidelity=Fc)[(x, z)]
+        for x in (0, 1)
+        for z in (0, 1)
+    )
     rng = np.random.default_rng([seed, 0])
     sent = rng.integers(0, 2, size=2 * symbols, dtype=np.uint8)
     got = superdense_send(sent, pair_fidelity=Fp, channel_fidelity=Fc, seed=_sub_seed(seed, 1))
@@ -201,11 +231,11 @@ def link_noise_check(pair_fidelity: float = 0.95, channel_fidelity: float = 0.98
     aer = None
     if aer_symbols:
         sent_a = rng.integers(0, 2, size=2 * aer_symbols, dtype=np.uint8)
-        got_a = noisy_link_send_qiskit(sent_a, pair_fidelity=Fp, channel_fidelity=Fc,
-                                       seed=seed + 2)
+        got_a = noisy_link_send_qiskit(sent_a, pair_fidelity=Fp, channel_fidelity=Fc, seed=seed + 2)
         aer = float(np.mean(np.any((sent_a != got_a).reshape(-1, 2), axis=1)))
-    return LinkNoiseCheck(Fp, Fc, float(formula), tuple(float(p) for p in exact), symbols, fast,
-                          aer_symbols, aer)
+    return LinkNoiseCheck(
+        Fp, Fc, float(formula), tuple(float(p) for p in exact), symbols, fast, aer_symbols, aer
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -245,11 +275,13 @@ class CapacitySweep:
     threshold: float
 
     def __repr__(self) -> str:
-        return (f"CapacitySweep({self.fidelities.size} fidelities in "
-                f"[{self.fidelities.min():g}, {self.fidelities.max():g}], "
-                f"min ratio over F < 1 = {np.nanmin(self.ratio[self.fidelities < 1]):.4f})"
-                if np.any(self.fidelities < 1) else
-                f"CapacitySweep({self.fidelities.size} fidelities)")
+        return (
+            f"CapacitySweep({self.fidelities.size} fidelities in "
+            f"[{self.fidelities.min():g}, {self.fidelities.max():g}], "
+            f"min ratio over F < 1 = {np.nanmin(self.ratio[self.fidelities < 1]):.4f})"
+            if np.any(self.fidelities < 1)
+            else f"CapacitySweep({self.fidelities.size} fidelities)"
+        )
 
 
 def capacity_sweep(fidelities: Sequence[float] | None = None) -> CapacitySweep:
@@ -317,13 +349,18 @@ class DistillationSweep:
     hashing_only: np.ndarray = field(repr=False)
 
     def __repr__(self) -> str:
-        return (f"DistillationSweep({self.fidelities.size} fidelities, rounds={self.rounds}, "
-                f"protocols={self.protocols})")
+        return (
+            f"DistillationSweep({self.fidelities.size} fidelities, rounds={self.rounds}, "
+            f"protocols={self.protocols})"
+        )
 
 
-def distillation_sweep(fidelities: Sequence[float] | None = None, *,
-                       rounds: Sequence[int] = (1, 2, 3),
-                       protocols: Sequence[str] = DISTILL_PROTOCOLS) -> DistillationSweep:
+def distillation_sweep(
+    fidelities: Sequence[float] | None = None,
+    *,
+    rounds: Sequence[int] = (1, 2, 3),
+    protocols: Sequence[str] = DISTILL_PROTOCOLS,
+) -> DistillationSweep:
     """BBPSSW/DEJMPS output fidelity and raw pairs per pair after each of ``rounds``, and the
     recurrence-plus-hashing yield, on a grid of fidelities (default 200 points in (½, 1)).
 
@@ -345,13 +382,21 @@ def distillation_sweep(fidelities: Sequence[float] | None = None, *,
         raw[p] = np.array([[d.raw_pairs_per_pair for d in row] for row in res])
     ys = [distillable_yield(float(F)) for F in grid]
     hashing = np.array([distillable_yield(float(F), max_rounds=0).yield_per_pair for F in grid])
-    return DistillationSweep(grid, rounds, protocols, fid, raw,
-                             np.array([y.yield_per_pair for y in ys]),
-                             np.array([y.rounds for y in ys]), hashing)
+    return DistillationSweep(
+        grid,
+        rounds,
+        protocols,
+        fid,
+        raw,
+        np.array([y.yield_per_pair for y in ys]),
+        np.array([y.rounds for y in ys]),
+        hashing,
+    )
 
 
-def distillation_table(fidelities: Sequence[float] = (0.75, 0.9),
-                       rounds: Sequence[int] = (1, 2, 3)) -> Table:
+def distillation_table(
+    fidelities: Sequence[float] = (0.75, 0.9), rounds: Sequence[int] = (1, 2, 3)
+) -> Table:
     """Output fidelity, success probability of the last round and raw pairs per output pair,
     for both protocols, each input fidelity and each number of rounds.
 
@@ -366,10 +411,14 @@ def distillation_table(fidelities: Sequence[float] = (0.75, 0.9),
         for p in DISTILL_PROTOCOLS:
             for r in rounds:
                 d = distill(float(F), rounds=check_int(r, "rounds", 1, 20), protocol=p)
-                rows.append((float(F), p, r, d.fidelity, d.success_probabilities[-1],
-                             d.raw_pairs_per_pair))
-    return Table(("F in", "protocol", "rounds", "fidelity out", "last-round success",
-                  "raw pairs per pair"), tuple(rows), ("g", "", "d", ".6f", ".4f", ".2f"))
+                rows.append(
+                    (float(F), p, r, d.fidelity, d.success_probabilities[-1], d.raw_pairs_per_pair)
+                )
+    return Table(
+        ("F in", "protocol", "rounds", "fidelity out", "last-round success", "raw pairs per pair"),
+        tuple(rows),
+        ("g", "", "d", ".6f", ".4f", ".2f"),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -434,14 +483,21 @@ class NetFactorSweep:
 
     def __repr__(self) -> str:
         at = "no code fits" if self.point is None else f"{self.point.online:.4f}"
-        return (f"NetFactorSweep(scheme={self.scheme!r}, F={self.channel_fidelity:g}, "
-                f"n={self.block_length}, rounds={self.rounds}, online={at})")
+        return (
+            f"NetFactorSweep(scheme={self.scheme!r}, F={self.channel_fidelity:g}, "
+            f"n={self.block_length}, rounds={self.rounds}, online={at})"
+        )
 
 
-def net_factor_sweep(channel_fidelity: float = 0.99, scheme: str = "fec",
-                     block_length: int = 255, *, rounds: int = 1,
-                     pair_fidelity: float | None = None,
-                     fidelities: Sequence[float] | None = None) -> NetFactorSweep:
+def net_factor_sweep(
+    channel_fidelity: float = 0.99,
+    scheme: str = "fec",
+    block_length: int = 255,
+    *,
+    rounds: int = 1,
+    pair_fidelity: float | None = None,
+    fidelities: Sequence[float] | None = None,
+) -> NetFactorSweep:
     """Online and lifetime factors of the four schemes over ``fidelities`` (default 121 points in
     [0.9, 1]), the bounds, and the chosen ``scheme`` at ``channel_fidelity``.
 
@@ -482,21 +538,40 @@ def net_factor_sweep(channel_fidelity: float = 0.99, scheme: str = "fec",
     bound_d = []
     for F in grid:
         fp = float(F) if Fp is None else Fp
-        bound_d.append(superdense_link_capacity(None, float(F),
-                                                pair=distill(fp, rounds=rounds).errors)
-                       if fp > 0.5 else math.nan)
+        bound_d.append(
+            superdense_link_capacity(None, float(F), pair=distill(fp, rounds=rounds).errors)
+            if fp > 0.5
+            else math.nan
+        )
     caps = [depolarizing_capacities(float(F)) for F in grid]
     try:
         point = expected_net_factor(scheme, channel_fidelity=F0, **kw)
     except ValueError:
         point = None
-    return NetFactorSweep(grid, n, rounds, Fp, online, lifetime, reliable, bound,
-                          np.array(bound_d), np.array([c.entanglement_assisted for c in caps]),
-                          np.array([c.classical for c in caps]), scheme, F0, point)
+    return NetFactorSweep(
+        grid,
+        n,
+        rounds,
+        Fp,
+        online,
+        lifetime,
+        reliable,
+        bound,
+        np.array(bound_d),
+        np.array([c.entanglement_assisted for c in caps]),
+        np.array([c.classical for c in caps]),
+        scheme,
+        F0,
+        point,
+    )
 
 
-def remedy_table(pair_fidelity: float = 0.95, channel_fidelity: float = 0.999, *,
-                 rounds: Sequence[int] = (1, 2, 3)) -> Table:
+def remedy_table(
+    pair_fidelity: float = 0.95,
+    channel_fidelity: float = 0.999,
+    *,
+    rounds: Sequence[int] = (1, 2, 3),
+) -> Table:
     """What each remedy buys when the pairs are worse than the channel: one row per scheme (and
     per number of DEJMPS rounds for the distilling ones) with the online and lifetime factors,
     the decoded symbol error, the bound ``C_E`` of the pairs used and whether the data is right.
@@ -511,15 +586,34 @@ def remedy_table(pair_fidelity: float = 0.95, channel_fidelity: float = 0.999, *
     Fc = check_fidelity(channel_fidelity, "channel_fidelity")
     rows = []
     for s in SCHEMES:
-        for r in (rounds if s in ("distill", "distill+fec") else (0,)):
+        for r in rounds if s in ("distill", "distill+fec") else (0,):
             kw = {"rounds": check_int(r, "rounds", 1, 20)} if r else {}
             nf = expected_net_factor(s, pair_fidelity=Fp, channel_fidelity=Fc, **kw)
-            rows.append((s, r if r else None, nf.online, nf.lifetime, nf.symbol_error, nf.bound,
-                         "yes" if nf.reliable else "no"))
-    return Table(("scheme", "DEJMPS rounds", "online factor", "lifetime factor", "symbol error",
-                  "bound C_E", "correct data"), tuple(rows),
-                 ("", "d", ".4f", ".4f", ".3g", ".4f", ""),
-                 title=f"F_pair = {Fp:g}, F_ch = {Fc:g}")
+            rows.append(
+                (
+                    s,
+                    r if r else None,
+                    nf.online,
+                    nf.lifetime,
+                    nf.symbol_error,
+                    nf.bound,
+                    "yes" if nf.reliable else "no",
+                )
+            )
+    return Table(
+        (
+            "scheme",
+            "DEJMPS rounds",
+            "online factor",
+            "lifetime factor",
+            "symbol error",
+            "bound C_E",
+            "correct data",
+        ),
+        tuple(rows),
+        ("", "d", ".4f", ".4f", ".3g", ".4f", ""),
+        title=f"F_pair = {Fp:g}, F_ch = {Fc:g}",
+    )
 
 
 def _bisect(f, lo: float, hi: float, iters: int = 60) -> float:
@@ -533,8 +627,9 @@ def _bisect(f, lo: float, hi: float, iters: int = 60) -> float:
     return 0.5 * (lo + hi)
 
 
-def fec_crossover(target: float = 1.0, *, block_length: int = 255, scheme: str = "fec",
-                  rounds: int = 1) -> float:
+def fec_crossover(
+    target: float = 1.0, *, block_length: int = 255, scheme: str = "fec", rounds: int = 1
+) -> float:
     """The channel fidelity (pairs over the same channel) at which the expected online factor
     of ``scheme`` (``"fec"`` or ``"distill+fec"``) reaches ``target`` (in (0, 2)), by bisection on
     [0.5, 1]; where no code fits the factor counts as 0.
@@ -554,8 +649,10 @@ def fec_crossover(target: float = 1.0, *, block_length: int = 255, scheme: str =
         return (0.0 if math.isnan(v) else v) - target
 
     if f(1.0) < 0:
-        raise ValueError(f"target must be at most the noiseless factor {f(1.0) + target:.4f} "
-                         f"of block_length {n}, got {target:g}")
+        raise ValueError(
+            f"target must be at most the noiseless factor {f(1.0) + target:.4f} "
+            f"of block_length {n}, got {target:g}"
+        )
     return _bisect(f, 0.5 + 1e-9, 1.0)
 
 
@@ -625,8 +722,10 @@ class SchemeRun:
         return self.scheme in ("fec", "distill+fec")
 
     def __repr__(self) -> str:
-        return (f"SchemeRun({self.scheme!r}, net_factor={self.net_factor:.4f}, "
-                f"wrong_fraction={self.wrong_fraction:.4f})")
+        return (
+            f"SchemeRun({self.scheme!r}, net_factor={self.net_factor:.4f}, "
+            f"wrong_fraction={self.wrong_fraction:.4f})"
+        )
 
 
 @dataclass(frozen=True)
@@ -656,28 +755,63 @@ class SchemeLedger(Rows):
         for r in self.rows:
             if r.scheme == scheme:
                 return r
-        raise ValueError(f"scheme must be one of {', '.join(r.scheme for r in self.rows)}, "
-                         f"got {scheme!r}")
+        raise ValueError(
+            f"scheme must be one of {', '.join(r.scheme for r in self.rows)}, got {scheme!r}"
+        )
 
     def table(self) -> Table:
         """Every scheme's ledger on the busiest link, its net factor, the bound and the errors."""
-        rows = [(r.scheme, r.online_qubits, r.online_bits, r.offline_qubits, r.offline_bits,
-                 r.net_factor, r.expected, r.bound, r.wrong_fraction, r.undetected_bound)
-                for r in self.rows]
-        return Table(("scheme", "online qubits", "online bits", "offline qubits", "offline bits",
-                      "net factor", "expected", "bound C_E", "wrong entries", "P(wrong) <="),
-                     tuple(rows), ("", ",d", ",d", ",d", ",d", ".4f", ".4f", ".4f", ".2%", ".2g"),
-                     title=(f"busiest link, P = {self.workers}, d = {self.d:,}, "
-                            f"{self.bits}-bit words, F_pair = F_ch = {self.channel_fidelity:g}"))
+        rows = [
+            (
+                r.scheme,
+                r.online_qubits,
+                r.online_bits,
+                r.offline_qubits,
+                r.offline_bits,
+                r.net_factor,
+                r.expected,
+                r.bound,
+                r.wrong_fraction,
+                r.undetected_bound,
+            )
+            for r in self.rows
+        ]
+        return Table(
+            (
+                "scheme",
+                "online qubits",
+                "online bits",
+                "offline qubits",
+                "offline bits",
+                "net factor",
+                "expected",
+                "bound C_E",
+                "wrong entries",
+                "P(wrong) <=",
+            ),
+            tuple(rows),
+            ("", ",d", ",d", ",d", ",d", ".4f", ".4f", ".4f", ".2%", ".2g"),
+            title=(
+                f"busiest link, P = {self.workers}, d = {self.d:,}, "
+                f"{self.bits}-bit words, F_pair = F_ch = {self.channel_fidelity:g}"
+            ),
+        )
 
     def __repr__(self) -> str:
         parts = ", ".join(f"{r.scheme}={r.net_factor:.3f}" for r in self.rows)
         return f"SchemeLedger(F={self.channel_fidelity:g}, P={self.workers}, d={self.d}, {parts})"
 
 
-def scheme_ledger(channel_fidelity: float = 0.99, *, workers: int = 8, d: int = 2**14,
-                  bits: int = 16, block_length: int = 255, rounds: int = 1,
-                  seed: int = 0) -> SchemeLedger:
+def scheme_ledger(
+    channel_fidelity: float = 0.99,
+    *,
+    workers: int = 8,
+    d: int = 2**14,
+    bits: int = 16,
+    block_length: int = 255,
+    rounds: int = 1,
+    seed: int = 0,
+) -> SchemeLedger:
     """Run the same all-reduce (random ``bits``-bit integers, ``workers`` x ``d``) over the noisy
     superdense ring with each protection scheme, and over the classical ring as reference.
 
@@ -703,19 +837,37 @@ def scheme_ledger(channel_fidelity: float = 0.99, *, workers: int = 8, d: int = 
     classical = int(ring_link_bits(P, d, b).max())
     rows = []
     for k, s in enumerate(SCHEMES):
-        prot = {"protection": s if s == "none"
-                else make_protection(s, rounds=rounds, block_length=n)}
-        res = ring_allreduce(grads, transport="superdense", bits=b, channel_fidelity=F,
-                             seed=_sub_seed(seed, 1 + k), **prot)
+        prot = {
+            "protection": s if s == "none" else make_protection(s, rounds=rounds, block_length=n)
+        }
+        res = ring_allreduce(
+            grads,
+            transport="superdense",
+            bits=b,
+            channel_fidelity=F,
+            seed=_sub_seed(seed, 1 + k),
+            **prot,
+        )
         led = res.ledger
         exp = expected_net_factor(s, channel_fidelity=F, rounds=rounds, block_length=n)
         rep = res.link_report
-        rows.append(SchemeRun(
-            s, led.online_qubits(), led.online_bits(), led.offline_qubits(), led.offline_bits(),
-            classical, net_online_factor(res), exp.online, exp.bound,
-            float(np.mean(res.outputs != reference.outputs)), float(res.undetected_error_bound),
-            int(rep.rejected) if rep is not None else 0,
-            int(rep.transmissions) if rep is not None else 0))
+        rows.append(
+            SchemeRun(
+                s,
+                led.online_qubits(),
+                led.online_bits(),
+                led.offline_qubits(),
+                led.offline_bits(),
+                classical,
+                net_online_factor(res),
+                exp.online,
+                exp.bound,
+                float(np.mean(res.outputs != reference.outputs)),
+                float(res.undetected_error_bound),
+                int(rep.rejected) if rep is not None else 0,
+                int(rep.transmissions) if rep is not None else 0,
+            )
+        )
     return SchemeLedger(tuple(rows), F, P, d, b)
 
 
@@ -774,19 +926,23 @@ class NoisyFactorClaim:
     def text(self) -> str:
         """The claims-page row in one sentence."""
         none, dist = self.wrong_fraction("none"), self.wrong_fraction("distill")
-        return (f"At F = {self.channel_fidelity:g} the factor two becomes: 2 with wrong data "
-                f"without protection ({none:.0%} of the entries corrupted) or with distilled "
-                f"pairs only ({dist:.0%}); {self.factor('fec'):.2f} with error correction "
-                f"(fec) and {self.factor('distill+fec'):.2f} with distillation and error "
-                f"correction, both with outputs equal to the noiseless ring's; no code exceeds "
-                f"C_E(F_eff) = {self.bound:.2f}.")
+        return (
+            f"At F = {self.channel_fidelity:g} the factor two becomes: 2 with wrong data "
+            f"without protection ({none:.0%} of the entries corrupted) or with distilled "
+            f"pairs only ({dist:.0%}); {self.factor('fec'):.2f} with error correction "
+            f"(fec) and {self.factor('distill+fec'):.2f} with distillation and error "
+            f"correction, both with outputs equal to the noiseless ring's; no code exceeds "
+            f"C_E(F_eff) = {self.bound:.2f}."
+        )
 
     def table(self) -> Table:
         rows = [(s, v, "yes" if ok else "no", w) for s, v, ok, w in self.factors]
-        return Table(("scheme", "online factor", "correct data", "wrong entries"), tuple(rows),
-                     ("", ".4f", "", ".1%"),
-                     title=f"F_pair = F_ch = {self.channel_fidelity:g}; bound C_E(F_eff) = "
-                           f"{self.bound:.4f}")
+        return Table(
+            ("scheme", "online factor", "correct data", "wrong entries"),
+            tuple(rows),
+            ("", ".4f", "", ".1%"),
+            title=f"F_pair = F_ch = {self.channel_fidelity:g}; bound C_E(F_eff) = {self.bound:.4f}",
+        )
 
     def _repr_html_(self) -> str:
         return self.table()._repr_html_()
@@ -796,8 +952,14 @@ class NoisyFactorClaim:
         return f"NoisyFactorClaim(F={self.channel_fidelity:g}, {parts}, bound={self.bound:.4f})"
 
 
-def noisy_factor_claim(channel_fidelity: float = 0.99, *, workers: int = 8, d: int = 2**16,
-                       bits: int = 16, seed: int = 0) -> NoisyFactorClaim:
+def noisy_factor_claim(
+    channel_fidelity: float = 0.99,
+    *,
+    workers: int = 8,
+    d: int = 2**16,
+    bits: int = 16,
+    seed: int = 0,
+) -> NoisyFactorClaim:
     """The claims row: at ``channel_fidelity`` (pairs over the same channel), the online factor
     of each scheme (expected, long messages), whether it delivers the right data, and the
     fraction of entries one measured all-reduce (``workers`` x ``d`` random words) corrupts.
@@ -812,10 +974,14 @@ def noisy_factor_claim(channel_fidelity: float = 0.99, *, workers: int = 8, d: i
     led = scheme_ledger(F, workers=workers, d=d, bits=bits, seed=seed)
     factors = tuple((r.scheme, r.expected, r.reliable, r.wrong_fraction) for r in led.rows)
     return NoisyFactorClaim(
-        F, factors, superdense_link_capacity(channel_fidelity=F),
+        F,
+        factors,
+        superdense_link_capacity(channel_fidelity=F),
         superdense_link_capacity(None, F, pair=distill(F).errors) if F > 0.5 else math.nan,
         depolarizing_capacities(F).entanglement_assisted,
-        tuple((r.scheme, r.net_factor) for r in led.rows), led)
+        tuple((r.scheme, r.net_factor) for r in led.rows),
+        led,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -862,26 +1028,46 @@ class ProtectedTraining:
 
     def table(self) -> Table:
         """Final loss, accuracy, replica divergence and distance from the classical run."""
-        rows = [(label, r.final_loss, r.final_accuracy, r.divergence,
-                 float(np.max(np.abs(r.weights - self.classical.weights))))
-                for label, r in (("classical ring", self.classical),
-                                 (f"superdense, {self.protection}", self.protected),
-                                 ("superdense, none", self.unprotected))]
-        return Table(("run", "final loss", "final accuracy", "max|w_k − w_0|",
-                      "max|w − w_classical|"), tuple(rows), ("", ".4f", ".3f", ".3g", ".3g"),
-                     title=f"F_pair = F_ch = {self.channel_fidelity:g}, "
-                           f"{self.classical.steps} steps, P = {self.classical.workers}")
+        rows = [
+            (
+                label,
+                r.final_loss,
+                r.final_accuracy,
+                r.divergence,
+                float(np.max(np.abs(r.weights - self.classical.weights))),
+            )
+            for label, r in (
+                ("classical ring", self.classical),
+                (f"superdense, {self.protection}", self.protected),
+                ("superdense, none", self.unprotected),
+            )
+        ]
+        return Table(
+            ("run", "final loss", "final accuracy", "max|w_k − w_0|", "max|w − w_classical|"),
+            tuple(rows),
+            ("", ".4f", ".3f", ".3g", ".3g"),
+            title=f"F_pair = F_ch = {self.channel_fidelity:g}, "
+            f"{self.classical.steps} steps, P = {self.classical.workers}",
+        )
 
     def _repr_html_(self) -> str:
         return self.table()._repr_html_()
 
     def __repr__(self) -> str:
-        return (f"ProtectedTraining(F={self.channel_fidelity:g}, protection={self.protection!r}, "
-                f"identical={self.identical}, unprotected_loss={self.unprotected.final_loss:.4f})")
+        return (
+            f"ProtectedTraining(F={self.channel_fidelity:g}, protection={self.protection!r}, "
+            f"identical={self.identical}, unprotected_loss={self.unprotected.final_loss:.4f})"
+        )
 
 
-def protected_training(channel_fidelity: float = 0.99, protection: str = "fec", *,
-                       workers: int = 4, steps: int = 150, seed: int = 0) -> ProtectedTraining:
+def protected_training(
+    channel_fidelity: float = 0.99,
+    protection: str = "fec",
+    *,
+    workers: int = 4,
+    steps: int = 150,
+    seed: int = 0,
+) -> ProtectedTraining:
     """Train the two-moons MLP over the classical ring, the superdense ring over a noisy link
     with ``protection``, and the same link unprotected (``train_data_parallel`` with the link
     options ``channel_fidelity`` and ``protection``). About a second per run.
@@ -897,8 +1083,13 @@ def protected_training(channel_fidelity: float = 0.99, protection: str = "fec", 
     common = dict(workers=workers, steps=steps, seed=seed)
     classical = train_data_parallel(transport="classical", **common)
     unprotected = train_data_parallel(transport="superdense", channel_fidelity=F, **common)
-    protected = unprotected if protection == "none" else train_data_parallel(
-        transport="superdense", channel_fidelity=F, protection=protection, **common)
+    protected = (
+        unprotected
+        if protection == "none"
+        else train_data_parallel(
+            transport="superdense", channel_fidelity=F, protection=protection, **common
+        )
+    )
     return ProtectedTraining(F, protection, classical, protected, unprotected)
 
 
@@ -933,21 +1124,46 @@ class HardwareFact:
 
 #: Published numbers the chapter compares with (each checked against the paper's abstract).
 HARDWARE = (
-    HardwareFact("remote entanglement rate", 39.0, "pairs/s",
-                 "NV centres in diamond, 2 m apart", "humphreys2018deterministic",
-                 "heralded, 'entangling rates up to 39 Hz'"),
-    HardwareFact("remote entanglement fidelity", 0.97, "",
-                 "trapped ions, time-bin photons", "saha2025high",
-                 "entanglement fidelity of 97 %"),
-    HardwareFact("storage of remotely entangled memory qubits", 10.0, "s",
-                 "trapped ions (Sr+ network, Ca+ memory)", "main2025multipartite",
-                 "about 10 s, more than 100 times the creation time"),
-    HardwareFact("single-qubit memory coherence time", 3600.0, "s",
-                 "one 171Yb+ ion", "wang2021single",
-                 "estimated coherence time exceeding one hour"),
-    HardwareFact("matter qubits entangled with photons in one node", 10.0, "qubits",
-                 "trapped-ion register", "canteri2024photon",
-                 "ten ions, each entangled with its own photon"),
+    HardwareFact(
+        "remote entanglement rate",
+        39.0,
+        "pairs/s",
+        "NV centres in diamond, 2 m apart",
+        "humphreys2018deterministic",
+        "heralded, 'entangling rates up to 39 Hz'",
+    ),
+    HardwareFact(
+        "remote entanglement fidelity",
+        0.97,
+        "",
+        "trapped ions, time-bin photons",
+        "saha2025high",
+        "entanglement fidelity of 97 %",
+    ),
+    HardwareFact(
+        "storage of remotely entangled memory qubits",
+        10.0,
+        "s",
+        "trapped ions (Sr+ network, Ca+ memory)",
+        "main2025multipartite",
+        "about 10 s, more than 100 times the creation time",
+    ),
+    HardwareFact(
+        "single-qubit memory coherence time",
+        3600.0,
+        "s",
+        "one 171Yb+ ion",
+        "wang2021single",
+        "estimated coherence time exceeding one hour",
+    ),
+    HardwareFact(
+        "matter qubits entangled with photons in one node",
+        10.0,
+        "qubits",
+        "trapped-ion register",
+        "canteri2024photon",
+        "ten ions, each entangled with its own photon",
+    ),
 )
 
 
@@ -962,17 +1178,20 @@ def hardware_table() -> Table:
     (5, ('pairs/s', '', 's', 's', 'qubits'))
     """
 
-    return Table(("quantity", "value", "unit", "platform", "as the paper states it"),
-                 tuple((h.quantity, h.value, h.unit, h.platform, h.note) for h in HARDWARE),
-                 ("", "g", "", "", ""))
+    return Table(
+        ("quantity", "value", "unit", "platform", "as the paper states it"),
+        tuple((h.quantity, h.value, h.unit, h.platform, h.note) for h in HARDWARE),
+        ("", "g", "", "", ""),
+    )
 
 
 def _fact(source: str) -> HardwareFact:
     for h in HARDWARE:
         if h.source == source:
             return h
-    raise ValueError(f"source must be one of {', '.join(h.source for h in HARDWARE)}, "
-                     f"got {source!r}")
+    raise ValueError(
+        f"source must be one of {', '.join(h.source for h in HARDWARE)}, got {source!r}"
+    )
 
 
 @dataclass(frozen=True)
@@ -1052,30 +1271,51 @@ class RealityCheck(Rows):
         for r in self.rows:
             if r.model == model:
                 return r
-        raise ValueError(f"model must be one of {', '.join(r.model for r in self.rows)}, "
-                         f"got {model!r}")
+        raise ValueError(
+            f"model must be one of {', '.join(r.model for r in self.rows)}, got {model!r}"
+        )
 
     def table(self) -> Table:
         """Pairs per iteration (with fec too), the rate needed and its distance from the demonstrated
         rate in orders of magnitude."""
-        rows = [(r.model, r.params, r.pairs, r.pairs_fec, r.rate_needed, r.days_at_rate, r.orders)
-                for r in self.rows]
-        return Table(("model", "parameters", "pairs per iteration", "with fec",
-                      "pairs/s needed", f"days at {self.pair_rate:g}/s", "orders of magnitude"),
-                     tuple(rows), ("", ",d", ".3g", ".3g", ".3g", ",.0f", ".1f"),
-                     title=(f"busiest link, P = {self.workers}, {self.bits}-bit words, "
-                            f"iteration {self.iteration_time:g} s, fec at F = "
-                            f"{self.channel_fidelity:g} (factor {self.fec_factor:.3f})"))
+        rows = [
+            (r.model, r.params, r.pairs, r.pairs_fec, r.rate_needed, r.days_at_rate, r.orders)
+            for r in self.rows
+        ]
+        return Table(
+            (
+                "model",
+                "parameters",
+                "pairs per iteration",
+                "with fec",
+                "pairs/s needed",
+                f"days at {self.pair_rate:g}/s",
+                "orders of magnitude",
+            ),
+            tuple(rows),
+            ("", ",d", ".3g", ".3g", ".3g", ",.0f", ".1f"),
+            title=(
+                f"busiest link, P = {self.workers}, {self.bits}-bit words, "
+                f"iteration {self.iteration_time:g} s, fec at F = "
+                f"{self.channel_fidelity:g} (factor {self.fec_factor:.3f})"
+            ),
+        )
 
     def __repr__(self) -> str:
         parts = ", ".join(f"{r.model}: {r.orders:.1f}" for r in self.rows)
         return f"RealityCheck(orders of magnitude {parts})"
 
 
-def reality_check(models: Sequence[str] = ("ResNet-50", "GPT-2 XL"), *, workers: int = 8,
-                  bits: int = 16, iteration_time: float = 0.1, pair_rate: float | None = None,
-                  channel_fidelity: float = 0.99, coherence_time: float | None = None
-                  ) -> RealityCheck:
+def reality_check(
+    models: Sequence[str] = ("ResNet-50", "GPT-2 XL"),
+    *,
+    workers: int = 8,
+    bits: int = 16,
+    iteration_time: float = 0.1,
+    pair_rate: float | None = None,
+    channel_fidelity: float = 0.99,
+    coherence_time: float | None = None,
+) -> RealityCheck:
     """Bell pairs the busiest link needs per iteration for each model of
     :data:`~qring_edu.costmodel.MODEL_SIZES`, and how far the demonstrated rate is from it.
 
@@ -1094,23 +1334,48 @@ def reality_check(models: Sequence[str] = ("ResNet-50", "GPT-2 XL"), *, workers:
     P = check_int(workers, "workers", 2)
     b = check_int(bits, "bits", 1, 64)
     T = check_float(iteration_time, "iteration_time", 0.0, lo_open=True)
-    rate = _fact("humphreys2018deterministic").value if pair_rate is None else \
-        check_float(pair_rate, "pair_rate", 0.0, lo_open=True)
-    T2 = _fact("wang2021single").value if coherence_time is None else \
-        check_float(coherence_time, "coherence_time", 0.0, lo_open=True)
+    rate = (
+        _fact("humphreys2018deterministic").value
+        if pair_rate is None
+        else check_float(pair_rate, "pair_rate", 0.0, lo_open=True)
+    )
+    T2 = (
+        _fact("wang2021single").value
+        if coherence_time is None
+        else check_float(coherence_time, "coherence_time", 0.0, lo_open=True)
+    )
     F = check_fidelity(channel_fidelity, "channel_fidelity")
     fec = expected_net_factor("fec", channel_fidelity=F).online
     rows = []
     for m in models:
         if m not in MODEL_SIZES:
-            raise ValueError(f"models must be names in MODEL_SIZES ({', '.join(MODEL_SIZES)}), "
-                             f"got {m!r}")
+            raise ValueError(
+                f"models must be names in MODEL_SIZES ({', '.join(MODEL_SIZES)}), got {m!r}"
+            )
         d = int(MODEL_SIZES[m])
         pairs = pairs_per_link(P, d, b)
         pairs_fec = float(ring_link_bits(P, d, b).max()) / fec
         need = pairs_fec / T
-        rows.append(RealityRow(m, d, int(pairs), pairs_fec, need, pairs_fec / rate / 86400.0,
-                               math.log10(need / rate)))
-    return RealityCheck(tuple(rows), P, b, T, rate, F, fec, T2,
-                        memory_dephasing(T, T2).error_rate,
-                        _fact("canteri2024photon").value)
+        rows.append(
+            RealityRow(
+                m,
+                d,
+                int(pairs),
+                pairs_fec,
+                need,
+                pairs_fec / rate / 86400.0,
+                math.log10(need / rate),
+            )
+        )
+    return RealityCheck(
+        tuple(rows),
+        P,
+        b,
+        T,
+        rate,
+        F,
+        fec,
+        T2,
+        memory_dephasing(T, T2).error_rate,
+        _fact("canteri2024photon").value,
+    )

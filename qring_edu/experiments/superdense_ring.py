@@ -91,8 +91,9 @@ def outcome_table(pair_fidelity: float = 1.0) -> Table:
     for m, label in enumerate(MESSAGE_LABELS):
         probs = superdense_outcome_probabilities(m >> 1, m & 1, pair_fidelity=pair_fidelity)
         rows.append((f'"{label}"', *(probs[(o >> 1, o & 1)] for o in range(4))))
-    return Table(("sent",) + tuple(f'"{o}"' for o in MESSAGE_LABELS), tuple(rows),
-                 ("",) + (".3f",) * 4)
+    return Table(
+        ("sent",) + tuple(f'"{o}"' for o in MESSAGE_LABELS), tuple(rows), ("",) + (".3f",) * 4
+    )
 
 
 _ROOTS = ((1.0, "{}"), (1 / np.sqrt(2), "({})/√2"), (0.5, "({})/2"))
@@ -135,13 +136,16 @@ def ket_label(amplitudes, tol: float = 1e-9) -> str:
                 else:
                     break
             else:
-                body = " ".join(f"{s} {k}" if i else (k if s == "+" else f"{s}{k}")
-                                for i, (s, k) in enumerate(terms))
+                body = " ".join(
+                    f"{s} {k}" if i else (k if s == "+" else f"{s}{k}")
+                    for i, (s, k) in enumerate(terms)
+                )
                 return wrap.format(body) if len(terms) > 1 or modulus != 1 else body
     parts = []
     for ket, (_, a) in zip(kets, nonzero):
-        parts.append(f"({a.real:.3f}{a.imag:+.3f}i){ket}" if abs(a.imag) > tol
-                     else f"{a.real:.3f}{ket}")
+        parts.append(
+            f"({a.real:.3f}{a.imag:+.3f}i){ket}" if abs(a.imag) > tol else f"{a.real:.3f}{ket}"
+        )
     return " + ".join(parts)
 
 
@@ -168,14 +172,26 @@ def superdense_state_table() -> Table:
     """
     from qiskit.quantum_info import Statevector
 
-    labels = ("start", "H on A", "CNOT A→B: |Φ+⟩", "Alice: X^x on A", "Alice: Z^z on A",
-              "Bob: CNOT A→B", "Bob: H on A")
+    labels = (
+        "start",
+        "H on A",
+        "CNOT A→B: |Φ+⟩",
+        "Alice: X^x on A",
+        "Alice: Z^z on A",
+        "Bob: CNOT A→B",
+        "Bob: H on A",
+    )
     columns = []
     for m in range(4):
         x, z = m >> 1, m & 1
         circuit = superdense_circuit(x, z, measure=False)
-        gates = iter([(inst.operation, [circuit.find_bit(q).index for q in inst.qubits])
-                      for inst in circuit.data if inst.operation.name != "barrier"])
+        gates = iter(
+            [
+                (inst.operation, [circuit.find_bit(q).index for q in inst.qubits])
+                for inst in circuit.data
+                if inst.operation.name != "barrier"
+            ]
+        )
         state = Statevector.from_label("00")
         cells = [ket_label(state.data)]
         # the circuit's gates in order; Alice's X / Z appear only when x / z is 1
@@ -185,8 +201,9 @@ def superdense_state_table() -> Table:
                 continue
             op, qubits = next(gates)
             if op.name != name:  # the library's circuit no longer has the gates of this table
-                raise RuntimeError(f"unexpected gate {op.name!r} in superdense_circuit, "
-                                   f"expected {name!r}")
+                raise RuntimeError(
+                    f"unexpected gate {op.name!r} in superdense_circuit, expected {name!r}"
+                )
             state = state.evolve(op, qargs=qubits)
             cells.append(ket_label(state.data))
         columns.append(cells)
@@ -248,23 +265,30 @@ class ChannelStats:
         distance from the exact rate in binomial standard errors ``sqrt(r (1 - r) / n)``."""
         r = self.exact_error_rate
         rows = [("exact", None, r, None)]
-        for name, rate, n in (("fast path", self.fast_error_rate, self.fast_symbols),
-                              ("Aer", self.aer_error_rate, self.aer_symbols)):
+        for name, rate, n in (
+            ("fast path", self.fast_error_rate, self.fast_symbols),
+            ("Aer", self.aer_error_rate, self.aer_symbols),
+        ):
             if rate is None:
                 continue
             se = np.sqrt(r * (1 - r) / n)
             rows.append((name, n, rate, (rate - r) / se if se > 0 else None))
-        return Table(("path", "symbols", "symbol error rate", "standard errors from exact"),
-                     tuple(rows), ("", ",d", ".4f", "+.2f"))
+        return Table(
+            ("path", "symbols", "symbol error rate", "standard errors from exact"),
+            tuple(rows),
+            ("", ",d", ".4f", "+.2f"),
+        )
 
     def _repr_html_(self) -> str:
         return self.table()._repr_html_()
 
     def __repr__(self) -> str:
         aer = "None" if self.aer_error_rate is None else f"{self.aer_error_rate:.4f}"
-        return (f"ChannelStats(F={self.pair_fidelity:g}, exact={self.exact_error_rate:.4f}, "
-                f"fast={self.fast_error_rate:.4f} ({self.fast_symbols} symbols), "
-                f"aer={aer} ({self.aer_symbols} symbols))")
+        return (
+            f"ChannelStats(F={self.pair_fidelity:g}, exact={self.exact_error_rate:.4f}, "
+            f"fast={self.fast_error_rate:.4f} ({self.fast_symbols} symbols), "
+            f"aer={aer} ({self.aer_symbols} symbols))"
+        )
 
 
 def _count_messages(sent: np.ndarray, received: np.ndarray) -> np.ndarray:
@@ -274,8 +298,9 @@ def _count_messages(sent: np.ndarray, received: np.ndarray) -> np.ndarray:
     return np.bincount(4 * m_sent + m_recv, minlength=16).reshape(4, 4)
 
 
-def channel_statistics(pair_fidelity: float = 0.9, n_symbols: int = 2000, seed: int = 0, *,
-                       aer_symbols: int = 0) -> ChannelStats:
+def channel_statistics(
+    pair_fidelity: float = 0.9, n_symbols: int = 2000, seed: int = 0, *, aer_symbols: int = 0
+) -> ChannelStats:
     """Send uniformly random symbols three ways and tabulate what Bob decodes.
 
     ``n_symbols`` random two-bit symbols go through the fast path
@@ -292,22 +317,36 @@ def channel_statistics(pair_fidelity: float = 0.9, n_symbols: int = 2000, seed: 
     >>> int(stats.fast_counts.sum()), stats.exact.shape      # rows: sent symbol, columns: decoded
     (4000, (4, 4))
     """
-    exact = np.array([[superdense_outcome_probabilities(m >> 1, m & 1, pair_fidelity=pair_fidelity)
-                       [(o >> 1, o & 1)] for o in range(4)] for m in range(4)])
+    exact = np.array(
+        [
+            [
+                superdense_outcome_probabilities(m >> 1, m & 1, pair_fidelity=pair_fidelity)[
+                    (o >> 1, o & 1)
+                ]
+                for o in range(4)
+            ]
+            for m in range(4)
+        ]
+    )
     n_symbols = check_int(n_symbols, "n_symbols", 1, MAX_SYMBOLS)
     aer_symbols = check_int(aer_symbols, "aer_symbols", 0, MAX_AER_SYMBOLS)
     seed = check_int(seed, "seed", 0)
     rng = np.random.default_rng([seed, 0])
     sent = rng.integers(0, 2, size=2 * n_symbols, dtype=np.uint8)
-    received = superdense_send(sent, pair_fidelity=pair_fidelity,
-                               seed=np.random.default_rng([seed, 1]))
+    received = superdense_send(
+        sent, pair_fidelity=pair_fidelity, seed=np.random.default_rng([seed, 1])
+    )
     aer_counts = None
     if aer_symbols:
         sent_aer = rng.integers(0, 2, size=2 * aer_symbols, dtype=np.uint8)
         received_aer = superdense_send_qiskit(sent_aer, pair_fidelity=pair_fidelity, seed=seed)
         aer_counts = _count_messages(sent_aer, received_aer)
-    return ChannelStats(pair_fidelity=float(pair_fidelity), exact=exact,
-                        fast_counts=_count_messages(sent, received), aer_counts=aer_counts)
+    return ChannelStats(
+        pair_fidelity=float(pair_fidelity),
+        exact=exact,
+        fast_counts=_count_messages(sent, received),
+        aer_counts=aer_counts,
+    )
 
 
 @dataclass(frozen=True)
@@ -334,13 +373,20 @@ class ErrorRateSweep:
     aer_symbols: int
 
     def __repr__(self) -> str:
-        return (f"ErrorRateSweep({len(self.fidelities)} fast points x {self.fast_symbols} symbols, "
-                f"{len(self.aer_fidelities)} Aer points x {self.aer_symbols} symbols)")
+        return (
+            f"ErrorRateSweep({len(self.fidelities)} fast points x {self.fast_symbols} symbols, "
+            f"{len(self.aer_fidelities)} Aer points x {self.aer_symbols} symbols)"
+        )
 
 
-def symbol_error_sweep(fidelities: Sequence[float], n_symbols: int = 20_000, *,
-                       aer_fidelities: Sequence[float] = (), aer_symbols: int = 0,
-                       seed: int = 0) -> ErrorRateSweep:
+def symbol_error_sweep(
+    fidelities: Sequence[float],
+    n_symbols: int = 20_000,
+    *,
+    aer_fidelities: Sequence[float] = (),
+    aer_symbols: int = 0,
+    seed: int = 0,
+) -> ErrorRateSweep:
     """Symbol error rate of the fast path at each F in ``fidelities`` (``n_symbols`` each) and of
     the Aer path at each F in ``aer_fidelities`` (``aer_symbols`` each).
 
@@ -351,13 +397,21 @@ def symbol_error_sweep(fidelities: Sequence[float], n_symbols: int = 20_000, *,
     >>> symbol_error_sweep([0.5, 1.0], 1000).fast_rates.tolist()
     [0.503, 0.0]
     """
-    fast = [channel_statistics(f, n_symbols, seed + i).fast_error_rate
-            for i, f in enumerate(fidelities)]
-    aer = [channel_statistics(f, 1, seed + 1000 + i, aer_symbols=aer_symbols).aer_error_rate
-           for i, f in enumerate(aer_fidelities)]
-    return ErrorRateSweep(np.asarray(fidelities, dtype=float), np.asarray(fast, dtype=float),
-                          int(n_symbols), np.asarray(aer_fidelities, dtype=float),
-                          np.asarray(aer, dtype=float), int(aer_symbols))
+    fast = [
+        channel_statistics(f, n_symbols, seed + i).fast_error_rate for i, f in enumerate(fidelities)
+    ]
+    aer = [
+        channel_statistics(f, 1, seed + 1000 + i, aer_symbols=aer_symbols).aer_error_rate
+        for i, f in enumerate(aer_fidelities)
+    ]
+    return ErrorRateSweep(
+        np.asarray(fidelities, dtype=float),
+        np.asarray(fast, dtype=float),
+        int(n_symbols),
+        np.asarray(aer_fidelities, dtype=float),
+        np.asarray(aer, dtype=float),
+        int(aer_symbols),
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -386,14 +440,22 @@ class IterationComparison:
         return self.classical.total / self.superdense.total
 
     def __repr__(self) -> str:
-        return (f"IterationComparison(classical={self.classical.total:.4g} s, "
-                f"superdense={self.superdense.total:.4g} s, ratio={self.speedup:.3f})")
+        return (
+            f"IterationComparison(classical={self.classical.total:.4g} s, "
+            f"superdense={self.superdense.total:.4g} s, ratio={self.speedup:.3f})"
+        )
 
 
-def iteration_comparison(compute_ms: float = 100.0, workers: int = 8,
-                         model: str = "ResNet-50", bits: int = 16, *,
-                         bandwidth_gbps: float = 100.0, latency_us: float = 5.0,
-                         qubit_cost: float = 1.0) -> IterationComparison:
+def iteration_comparison(
+    compute_ms: float = 100.0,
+    workers: int = 8,
+    model: str = "ResNet-50",
+    bits: int = 16,
+    *,
+    bandwidth_gbps: float = 100.0,
+    latency_us: float = 5.0,
+    qubit_cost: float = 1.0,
+) -> IterationComparison:
     """Iteration time of a model of ``MODEL_SIZES[model]`` parameters on ``workers`` workers.
 
     ``compute_ms``: forward + backward time (ms); ``bandwidth_gbps``: classical link rate, so
@@ -415,7 +477,8 @@ def iteration_comparison(compute_ms: float = 100.0, workers: int = 8,
     args = (compute_ms * 1e-3, workers, MODEL_SIZES[model], bits, latency * 1e-6, beta)
     return IterationComparison(
         iteration_time(*args, transport="classical"),
-        iteration_time(*args, transport="superdense", beta_qubit=qubit_cost * beta))
+        iteration_time(*args, transport="superdense", beta_qubit=qubit_cost * beta),
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -506,31 +569,60 @@ class OverlapComparison:
     def table(self) -> Table:
         """Both iterations: total, tail after the last gradient, online and distribution link
         time, and idle link time (ms); the setting as the title."""
-        rows = tuple((name, it.total * 1e3, it.tail * 1e3, it.online * 1e3,
-                      it.distribution * 1e3, it.idle * 1e3)
-                     for name, it in (("classical", self.classical),
-                                      ("superdense", self.superdense)))
-        title = (f"{self.model}, P = {self.workers}, B = {self.classical.buckets}, "
-                 f"{1e-9 / self.beta:g} Gbit/s, compute {self.classical.compute * 1e3:g} ms")
-        return Table(("ring", "iteration (ms)", "tail (ms)", "online link (ms)",
-                      "distribution (ms)", "idle link (ms)"), rows,
-                     ("", ".2f", ".2f", ".2f", ".2f", ".2f"), title=title)
+        rows = tuple(
+            (
+                name,
+                it.total * 1e3,
+                it.tail * 1e3,
+                it.online * 1e3,
+                it.distribution * 1e3,
+                it.idle * 1e3,
+            )
+            for name, it in (("classical", self.classical), ("superdense", self.superdense))
+        )
+        title = (
+            f"{self.model}, P = {self.workers}, B = {self.classical.buckets}, "
+            f"{1e-9 / self.beta:g} Gbit/s, compute {self.classical.compute * 1e3:g} ms"
+        )
+        return Table(
+            (
+                "ring",
+                "iteration (ms)",
+                "tail (ms)",
+                "online link (ms)",
+                "distribution (ms)",
+                "idle link (ms)",
+            ),
+            rows,
+            ("", ".2f", ".2f", ".2f", ".2f", ".2f"),
+            title=title,
+        )
 
     def _repr_html_(self) -> str:
         return self.table()._repr_html_()
 
     def __repr__(self) -> str:
-        return (f"OverlapComparison({self.model}, P={self.workers}, B={self.classical.buckets}, "
-                f"compute={self.classical.compute * 1e3:.4g} ms: classical "
-                f"{self.classical.total * 1e3:.2f} ms, superdense "
-                f"{self.superdense.total * 1e3:.2f} ms, ratio {self.ratio:.3f}, "
-                f"gain {self.gain * 1e3:.2f} ms ({self.binding}))")
+        return (
+            f"OverlapComparison({self.model}, P={self.workers}, B={self.classical.buckets}, "
+            f"compute={self.classical.compute * 1e3:.4g} ms: classical "
+            f"{self.classical.total * 1e3:.2f} ms, superdense "
+            f"{self.superdense.total * 1e3:.2f} ms, ratio {self.ratio:.3f}, "
+            f"gain {self.gain * 1e3:.2f} ms ({self.binding}))"
+        )
 
 
-def overlap_comparison(compute_ms: float = 20.0, bandwidth_gbps: float = 100.0,
-                       latency_us: float = 5.0, buckets: int = 5, qubit_cost: float = 1.0,
-                       backward_fraction: float = BACKWARD_FRACTION, *, workers: int = 8,
-                       model: str = "ResNet-50", bits: int = 16) -> OverlapComparison:
+def overlap_comparison(
+    compute_ms: float = 20.0,
+    bandwidth_gbps: float = 100.0,
+    latency_us: float = 5.0,
+    buckets: int = 5,
+    qubit_cost: float = 1.0,
+    backward_fraction: float = BACKWARD_FRACTION,
+    *,
+    workers: int = 8,
+    model: str = "ResNet-50",
+    bits: int = 16,
+) -> OverlapComparison:
     """One iteration of ``MODEL_SIZES[model]`` parameters on ``workers`` workers with ``buckets``
     gradient buckets all-reduced as the backward pass produces them, classical vs superdense
     ring, on the same links (:func:`qring_edu.bucketed_iteration_time`, event simulation).
@@ -545,19 +637,30 @@ def overlap_comparison(compute_ms: float = 20.0, bandwidth_gbps: float = 100.0,
     >>> overlap_comparison(20.0)
     OverlapComparison(ResNet-50, P=8, B=5, compute=20 ms: classical 21.50 ms, superdense 20.79 ms, ratio 0.967, gain 0.72 ms (critical path))
     """
-    model, d, beta, alpha, beta_q = _link_settings(workers, model, bits, bandwidth_gbps,
-                                                   latency_us, qubit_cost)
+    model, d, beta, alpha, beta_q = _link_settings(
+        workers, model, bits, bandwidth_gbps, latency_us, qubit_cost
+    )
     compute = check_float(compute_ms, "compute_ms (compute time in ms)", 0.0) * 1e-3
     backward_fraction = check_float(backward_fraction, "backward_fraction", 0.0, 1.0)
     kw = dict(buckets=buckets, backward_fraction=backward_fraction, method="simulate")
     classical = bucketed_iteration_time(compute, workers, d, bits, alpha, beta, **kw)
-    superdense = bucketed_iteration_time(compute, workers, d, bits, alpha, beta,
-                                         transport="superdense", beta_qubit=beta_q, **kw)
+    superdense = bucketed_iteration_time(
+        compute, workers, d, bits, alpha, beta, transport="superdense", beta_qubit=beta_q, **kw
+    )
     halved = bucketed_iteration_time(compute, workers, d, bits, alpha, beta_q / 2, **kw)
-    return OverlapComparison(model=model, workers=int(workers), d=d, bits=int(bits), alpha=alpha,
-                             beta=beta, beta_qubit=beta_q, backward_fraction=backward_fraction,
-                             classical=classical,
-                             superdense=superdense, halved=halved)
+    return OverlapComparison(
+        model=model,
+        workers=int(workers),
+        d=d,
+        bits=int(bits),
+        alpha=alpha,
+        beta=beta,
+        beta_qubit=beta_q,
+        backward_fraction=backward_fraction,
+        classical=classical,
+        superdense=superdense,
+        halved=halved,
+    )
 
 
 @dataclass(frozen=True)
@@ -617,15 +720,24 @@ class OverlapSweep:
 
     def __repr__(self) -> str:
         best = ", ".join(f"B={b}: {r.min():.3f}" for b, r in zip(self.buckets, self.ratio))
-        return (f"OverlapSweep({self.model}, P={self.workers}, {len(self.x)} compute times in "
-                f"[{self.x[0]:g}, {self.x[-1]:g}] W, best ratio {best})")
+        return (
+            f"OverlapSweep({self.model}, P={self.workers}, {len(self.x)} compute times in "
+            f"[{self.x[0]:g}, {self.x[-1]:g}] W, best ratio {best})"
+        )
 
 
-def overlap_sweep(x: Sequence[float] | None = None, buckets: Sequence[int] = (1, 5, 25), *,
-                  workers: int = 8, model: str = "ResNet-50", bits: int = 16,
-                  bandwidth_gbps: float = 100.0, latency_us: float = 5.0,
-                  slow_cost: float = 2.0,
-                  backward_fraction: float = BACKWARD_FRACTION) -> OverlapSweep:
+def overlap_sweep(
+    x: Sequence[float] | None = None,
+    buckets: Sequence[int] = (1, 5, 25),
+    *,
+    workers: int = 8,
+    model: str = "ResNet-50",
+    bits: int = 16,
+    bandwidth_gbps: float = 100.0,
+    latency_us: float = 5.0,
+    slow_cost: float = 2.0,
+    backward_fraction: float = BACKWARD_FRACTION,
+) -> OverlapSweep:
     """Ratio of overlapped iteration times, superdense / classical, against compute / W.
 
     ``x``: compute times in units of W (default 121 points in [0, 3]); W is the classical link
@@ -639,8 +751,7 @@ def overlap_sweep(x: Sequence[float] | None = None, buckets: Sequence[int] = (1,
     >>> [round(float(r), 3) for r in sw.ratio[0]]
     [1.003, 0.708, 0.97]
     """
-    model, d, beta, alpha, _ = _link_settings(workers, model, bits, bandwidth_gbps, latency_us,
-                                              1.0)
+    model, d, beta, alpha, _ = _link_settings(workers, model, bits, bandwidth_gbps, latency_us, 1.0)
     slow_cost = check_float(slow_cost, "slow_cost (link time per qubit / per bit)", 0.0)
     x = np.linspace(0.0, 3.0, 121) if x is None else np.asarray(x, dtype=float)
     if x.ndim != 1 or x.size == 0 or not np.all(np.isfinite(x)) or np.any(x < 0):
@@ -657,31 +768,69 @@ def overlap_sweep(x: Sequence[float] | None = None, buckets: Sequence[int] = (1,
         link_time[i] = W
         for j, c in enumerate(x * W):
             cl = bucketed_iteration_time(c, workers, d, bits, alpha, beta, buckets=B, **kw)
-            sd = bucketed_iteration_time(c, workers, d, bits, alpha, beta, buckets=B,
-                                         transport="superdense", **kw)
-            slow = bucketed_iteration_time(c, workers, d, bits, alpha, beta, buckets=B,
-                                           transport="superdense", beta_qubit=slow_cost * beta,
-                                           **kw)
-            old = (iteration_time(c, workers, d, bits, alpha, beta, transport="superdense").total
-                   / iteration_time(c, workers, d, bits, alpha, beta).total)
-            for key, value in (("cl", cl.total), ("sd", sd.total), ("slow", slow.total),
-                               ("idle", cl.idle), ("tail", cl.tail - sd.tail), ("old", old)):
+            sd = bucketed_iteration_time(
+                c, workers, d, bits, alpha, beta, buckets=B, transport="superdense", **kw
+            )
+            slow = bucketed_iteration_time(
+                c,
+                workers,
+                d,
+                bits,
+                alpha,
+                beta,
+                buckets=B,
+                transport="superdense",
+                beta_qubit=slow_cost * beta,
+                **kw,
+            )
+            old = (
+                iteration_time(c, workers, d, bits, alpha, beta, transport="superdense").total
+                / iteration_time(c, workers, d, bits, alpha, beta).total
+            )
+            for key, value in (
+                ("cl", cl.total),
+                ("sd", sd.total),
+                ("slow", slow.total),
+                ("idle", cl.idle),
+                ("tail", cl.tail - sd.tail),
+                ("old", old),
+            ):
                 out[key][i, j] = value
-    return OverlapSweep(model=model, workers=int(workers), bits=int(bits), alpha=alpha, beta=beta,
-                        slow_cost=slow_cost, x=x, buckets=buckets, link_time=link_time,
-                        classical=out["cl"], superdense=out["sd"], slow=out["slow"],
-                        idle=out["idle"], tail_gain=out["tail"], old_ratio=out["old"],
-                        best=tuple(bucketed_best_ratio(B, backward_fraction) for B in buckets))
+    return OverlapSweep(
+        model=model,
+        workers=int(workers),
+        bits=int(bits),
+        alpha=alpha,
+        beta=beta,
+        slow_cost=slow_cost,
+        x=x,
+        buckets=buckets,
+        link_time=link_time,
+        classical=out["cl"],
+        superdense=out["sd"],
+        slow=out["slow"],
+        idle=out["idle"],
+        tail_gain=out["tail"],
+        old_ratio=out["old"],
+        best=tuple(bucketed_best_ratio(B, backward_fraction) for B in buckets),
+    )
 
 
 # --------------------------------------------------------------------------------------------
 # Names that moved to qring_edu.experiments.training (one release)
 # --------------------------------------------------------------------------------------------
-_MOVED = ("TrainingComparison", "training_comparison", "training_table", "ddp_loss_table",
-          "ddp_ledger_table")
+_MOVED = (
+    "TrainingComparison",
+    "training_comparison",
+    "training_table",
+    "ddp_loss_table",
+    "ddp_ledger_table",
+)
 _moved_getattr, _moved_dir = forward(
-    __name__, [], {name: (getattr(_training, name), f"{_training.__name__}.{name}")
-                   for name in _MOVED})
+    __name__,
+    [],
+    {name: (getattr(_training, name), f"{_training.__name__}.{name}") for name in _MOVED},
+)
 __getattr__ = _moved_getattr
 
 

@@ -74,14 +74,22 @@ class TrainingComparison:
         return bool(np.array_equal(self.classical.weights, self.superdense.weights))
 
     def __repr__(self) -> str:
-        return (f"TrainingComparison(identical={self.identical}, "
-                f"classical_loss={self.classical.final_loss:.4f}, "
-                f"superdense_loss={self.superdense.final_loss:.4f}, "
-                f"divergence={self.superdense.divergence:.3g})")
+        return (
+            f"TrainingComparison(identical={self.identical}, "
+            f"classical_loss={self.classical.final_loss:.4f}, "
+            f"superdense_loss={self.superdense.final_loss:.4f}, "
+            f"divergence={self.superdense.divergence:.3g})"
+        )
 
 
-def training_comparison(pair_fidelity: float = 0.99, workers: int = 4, bits: int = 16, *,
-                        steps: int = 100, seed: int = 0) -> TrainingComparison:
+def training_comparison(
+    pair_fidelity: float = 0.99,
+    workers: int = 4,
+    bits: int = 16,
+    *,
+    steps: int = 100,
+    seed: int = 0,
+) -> TrainingComparison:
     """Train twice with :func:`qring_edu.train_data_parallel` (same data, initial weights and
     batches): over the classical ring and over the superdense ring with pairs of fidelity F.
 
@@ -90,10 +98,17 @@ def training_comparison(pair_fidelity: float = 0.99, workers: int = 4, bits: int
     >>> training_comparison(1.0, 2, steps=3).identical
     True
     """
-    classical = train_data_parallel(workers=workers, steps=steps, transport="classical",
-                                    bits=bits, seed=seed)
-    superdense = train_data_parallel(workers=workers, steps=steps, transport="superdense",
-                                     pair_fidelity=pair_fidelity, bits=bits, seed=seed)
+    classical = train_data_parallel(
+        workers=workers, steps=steps, transport="classical", bits=bits, seed=seed
+    )
+    superdense = train_data_parallel(
+        workers=workers,
+        steps=steps,
+        transport="superdense",
+        pair_fidelity=pair_fidelity,
+        bits=bits,
+        seed=seed,
+    )
     return TrainingComparison(classical, superdense)
 
 
@@ -112,8 +127,11 @@ def training_table(runs: Mapping[str, TrainingRun]) -> Table:
         if not isinstance(run, TrainingRun):
             raise TypeError(f"runs must map labels to TrainingRun, got {type(run).__name__}")
         rows.append((str(label), run.final_loss, run.final_accuracy, run.divergence))
-    return Table(("run", "final loss", "final accuracy", "replica divergence max|w_k - w_0|"),
-                 tuple(rows), ("", ".4f", ".3f", ".3g"))
+    return Table(
+        ("run", "final loss", "final accuracy", "replica divergence max|w_k - w_0|"),
+        tuple(rows),
+        ("", ".4f", ".3f", ".3g"),
+    )
 
 
 @dataclass(frozen=True)
@@ -140,15 +158,23 @@ class LearnerTraining:
         return bool(np.array_equal(self.reference.weights, self.run.weights))
 
     def __repr__(self) -> str:
-        return (f"LearnerTraining(model={self.run.model!r}, transport={self.run.transport!r}, "
-                f"F={self.run.pair_fidelity:g}, identical={self.identical}, "
-                f"accuracy={self.run.final_accuracy:.3f} (classical "
-                f"{self.reference.final_accuracy:.3f}))")
+        return (
+            f"LearnerTraining(model={self.run.model!r}, transport={self.run.transport!r}, "
+            f"F={self.run.pair_fidelity:g}, identical={self.identical}, "
+            f"accuracy={self.run.final_accuracy:.3f} (classical "
+            f"{self.reference.final_accuracy:.3f}))"
+        )
 
 
-def learner_training(model: str = "vqc", transport: str = "superdense",
-                     pair_fidelity: float = 0.99, workers: int = 4, seed: int = 0, *,
-                     steps: int = 100) -> LearnerTraining:
+def learner_training(
+    model: str = "vqc",
+    transport: str = "superdense",
+    pair_fidelity: float = 0.99,
+    workers: int = 4,
+    seed: int = 0,
+    *,
+    steps: int = 100,
+) -> LearnerTraining:
     """Train ``model`` (``"mlp"`` or ``"vqc"``) over ``transport`` and over the classical ring
     with the same data, initial parameters and batches (:func:`qring_edu.train_data_parallel`).
 
@@ -166,8 +192,14 @@ def learner_training(model: str = "vqc", transport: str = "superdense",
     reference = train_data_parallel(model=model, workers=workers, steps=steps, seed=seed)
     if transport == "classical":
         return LearnerTraining(reference, reference)
-    run = train_data_parallel(model=model, workers=workers, steps=steps, seed=seed,
-                              transport="superdense", pair_fidelity=pair_fidelity)
+    run = train_data_parallel(
+        model=model,
+        workers=workers,
+        steps=steps,
+        seed=seed,
+        transport="superdense",
+        pair_fidelity=pair_fidelity,
+    )
     return LearnerTraining(reference, run)
 
 
@@ -200,18 +232,24 @@ class LearnerComparison:
     seed: int
     runs: tuple[TrainingRun, ...] = field(repr=False)
 
-    def run(self, model: str, transport: str = "classical",
-            pair_fidelity: float = 1.0) -> TrainingRun:
+    def run(
+        self, model: str, transport: str = "classical", pair_fidelity: float = 1.0
+    ) -> TrainingRun:
         """The run of ``model`` over ``transport`` (superdense: at ``pair_fidelity``)."""
         model = check_choice(model, "model", self.models)
         transport = check_choice(transport, "transport", ("classical", "superdense"))
         for r in self.runs:
-            if r.model == model and r.transport == transport and (
-                    transport == "classical" or r.pair_fidelity == pair_fidelity):
+            if (
+                r.model == model
+                and r.transport == transport
+                and (transport == "classical" or r.pair_fidelity == pair_fidelity)
+            ):
                 return r
         allowed = ", ".join(f"{F:g}" for F in self.fidelities)
-        raise ValueError(f"pair_fidelity must be one of {allowed} (the fidelities of this "
-                         f"comparison), got {pair_fidelity!r}")
+        raise ValueError(
+            f"pair_fidelity must be one of {allowed} (the fidelities of this "
+            f"comparison), got {pair_fidelity!r}"
+        )
 
     def runs_of(self, model: str) -> tuple[TrainingRun, ...]:
         """``model``'s runs: the classical one, then the superdense ones in ``fidelities`` order."""
@@ -229,23 +267,54 @@ class LearnerComparison:
     def rows(self) -> list[dict]:
         """One row per run: model, parameters, transport, F, final loss/accuracy, divergence,
         gradient bits per worker and the busiest link's online bits and qubits per step."""
-        return [dict(model=r.model, n_params=r.n_params, transport=r.transport,
-                     pair_fidelity=r.pair_fidelity, final_loss=r.final_loss,
-                     final_accuracy=r.final_accuracy, divergence=r.divergence,
-                     gradient_bits=r.gradient_bits, online_bits_per_step=r.online_bits_per_step,
-                     online_qubits_per_step=r.online_qubits_per_step) for r in self.runs]
+        return [
+            dict(
+                model=r.model,
+                n_params=r.n_params,
+                transport=r.transport,
+                pair_fidelity=r.pair_fidelity,
+                final_loss=r.final_loss,
+                final_accuracy=r.final_accuracy,
+                divergence=r.divergence,
+                gradient_bits=r.gradient_bits,
+                online_bits_per_step=r.online_bits_per_step,
+                online_qubits_per_step=r.online_qubits_per_step,
+            )
+            for r in self.runs
+        ]
 
     def table(self) -> Table:
         """The rows of :meth:`rows` as a :class:`~qring_edu.experiments._base.Table` (F is blank
         for the classical runs; divergence = ``max |w_k - w_0|`` over replicas and parameters)."""
-        rows = tuple((r["model"], r["n_params"], r["transport"],
-                      None if r["transport"] == "classical" else r["pair_fidelity"],
-                      r["final_loss"], r["final_accuracy"], r["divergence"],
-                      r["online_bits_per_step"], r["online_qubits_per_step"])
-                     for r in self.rows())
-        return Table(("model", "parameters", "transport", "F", "final loss", "final accuracy",
-                      "divergence", "online bits / step", "online qubits / step"), rows,
-                     ("", "d", "", "g", ".4f", ".3f", ".3g", ",.0f", ",.0f"))
+        rows = tuple(
+            (
+                r["model"],
+                r["n_params"],
+                r["transport"],
+                None if r["transport"] == "classical" else r["pair_fidelity"],
+                r["final_loss"],
+                r["final_accuracy"],
+                r["divergence"],
+                r["online_bits_per_step"],
+                r["online_qubits_per_step"],
+            )
+            for r in self.rows()
+        )
+        return Table(
+            (
+                "model",
+                "parameters",
+                "transport",
+                "F",
+                "final loss",
+                "final accuracy",
+                "divergence",
+                "online bits / step",
+                "online qubits / step",
+            ),
+            rows,
+            ("", "d", "", "g", ".4f", ".3f", ".3g", ",.0f", ",.0f"),
+        )
 
     def _repr_html_(self) -> str:
         return self.table()._repr_html_()
@@ -253,14 +322,22 @@ class LearnerComparison:
     def __repr__(self) -> str:
         same = ", ".join(f"{m}={self.identical(m)}" for m in self.models)
         fids = ", ".join(f"{F:g}" for F in self.fidelities)
-        return (f"LearnerComparison(models={self.models}, fidelities=({fids}), "
-                f"workers={self.workers}, steps={self.steps}, seed={self.seed}, "
-                f"identical_at_F1: {same})")
+        return (
+            f"LearnerComparison(models={self.models}, fidelities=({fids}), "
+            f"workers={self.workers}, steps={self.steps}, seed={self.seed}, "
+            f"identical_at_F1: {same})"
+        )
 
 
-def learner_comparison(*, models=TRAINING_MODELS, fidelities=LEARNER_FIDELITIES,
-                       workers: int = 4, steps: int = 100, seed: int = 0,
-                       **train_kw) -> LearnerComparison:
+def learner_comparison(
+    *,
+    models=TRAINING_MODELS,
+    fidelities=LEARNER_FIDELITIES,
+    workers: int = 4,
+    steps: int = 100,
+    seed: int = 0,
+    **train_kw,
+) -> LearnerComparison:
     """Train every model of ``models`` over the classical ring and over the superdense ring at
     every pair fidelity of ``fidelities`` (:func:`qring_edu.train_data_parallel`, same ``seed``:
     the same data, initial parameters and batches for every run of a model).
@@ -296,17 +373,43 @@ def learner_comparison(*, models=TRAINING_MODELS, fidelities=LEARNER_FIDELITIES,
     runs = []
     for model in models:
         kw = dict(common, **(vqc_only if model == "vqc" else {}))
-        runs.append(train_data_parallel(model=model, transport="classical", workers=workers,
-                                        steps=steps, seed=seed, **kw))
-        runs += [train_data_parallel(model=model, transport="superdense", pair_fidelity=F,
-                                     workers=workers, steps=steps, seed=seed, **kw, **link)
-                 for F in fidelities]
-    return LearnerComparison(models=models, fidelities=fidelities, workers=runs[0].workers,
-                             steps=runs[0].steps, seed=seed, runs=tuple(runs))
+        runs.append(
+            train_data_parallel(
+                model=model, transport="classical", workers=workers, steps=steps, seed=seed, **kw
+            )
+        )
+        runs += [
+            train_data_parallel(
+                model=model,
+                transport="superdense",
+                pair_fidelity=F,
+                workers=workers,
+                steps=steps,
+                seed=seed,
+                **kw,
+                **link,
+            )
+            for F in fidelities
+        ]
+    return LearnerComparison(
+        models=models,
+        fidelities=fidelities,
+        workers=runs[0].workers,
+        steps=runs[0].steps,
+        seed=seed,
+        runs=tuple(runs),
+    )
 
 
-def compare_learners(*, models=TRAINING_MODELS, fidelities=(1.0, 0.99, 0.95), workers: int = 4,
-                     steps: int = 100, seed: int = 0, **train_kw) -> LearnerComparison:
+def compare_learners(
+    *,
+    models=TRAINING_MODELS,
+    fidelities=(1.0, 0.99, 0.95),
+    workers: int = 4,
+    steps: int = 100,
+    seed: int = 0,
+    **train_kw,
+) -> LearnerComparison:
     """:func:`learner_comparison` with the fidelities ``(1, 0.99, 0.95)`` by default (the name
     and default of qring_edu 0.1, where it lived in :mod:`qring_edu.training`).
 
@@ -315,8 +418,9 @@ def compare_learners(*, models=TRAINING_MODELS, fidelities=(1.0, 0.99, 0.95), wo
     >>> compare_learners(models="vqc", steps=2).fidelities
     (1.0, 0.99, 0.95)
     """
-    return learner_comparison(models=models, fidelities=fidelities, workers=workers, steps=steps,
-                              seed=seed, **train_kw)
+    return learner_comparison(
+        models=models, fidelities=fidelities, workers=workers, steps=steps, seed=seed, **train_kw
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -349,23 +453,51 @@ class LearnerBudget:
         """One row per learner: parameters, busiest link's bits and qubits per step, the
         bandwidth term over the latency term of the classical ring, the superdense saving, and
         the gradient size at which the two terms are equal."""
-        rows = tuple((m, b.n_params, b.link_bits, b.link_qubits, b.bandwidth_ratio, b.saving,
-                      b.crossover_params) for m, b in zip(self.models, self.budgets))
-        return Table(("model", "parameters", "link bits / step", "link qubits / step",
-                      "bandwidth ÷ latency", "superdense saving", "parameters where equal"),
-                     rows, ("", "d", ",d", ",d", ".2g", ".2g", ",.0f"))
+        rows = tuple(
+            (
+                m,
+                b.n_params,
+                b.link_bits,
+                b.link_qubits,
+                b.bandwidth_ratio,
+                b.saving,
+                b.crossover_params,
+            )
+            for m, b in zip(self.models, self.budgets)
+        )
+        return Table(
+            (
+                "model",
+                "parameters",
+                "link bits / step",
+                "link qubits / step",
+                "bandwidth ÷ latency",
+                "superdense saving",
+                "parameters where equal",
+            ),
+            rows,
+            ("", "d", ",d", ",d", ".2g", ".2g", ",.0f"),
+        )
 
     def _repr_html_(self) -> str:
         return self.table()._repr_html_()
 
     def __repr__(self) -> str:
-        inner = ", ".join(f"{m}: {b.n_params} params, saving {b.saving:.2g}"
-                          for m, b in zip(self.models, self.budgets))
+        inner = ", ".join(
+            f"{m}: {b.n_params} params, saving {b.saving:.2g}"
+            for m, b in zip(self.models, self.budgets)
+        )
         return f"LearnerBudget({inner})"
 
 
-def learner_budget(models: Sequence[str] = TRAINING_MODELS, *, workers: int = 4, bits: int = 16,
-                   alpha: float = 10e-6, beta: float = 1e-11) -> LearnerBudget:
+def learner_budget(
+    models: Sequence[str] = TRAINING_MODELS,
+    *,
+    workers: int = 4,
+    bits: int = 16,
+    alpha: float = 10e-6,
+    beta: float = 1e-11,
+) -> LearnerBudget:
     """Per-step ring cost of each learner's gradient (:func:`qring_edu.gradient_budget`): the
     MLP of :func:`qring_edu.train_data_parallel` (2-16-2, 82 parameters) and the default VQC
     (3 qubits x 3 layers, 18 angles). ``alpha``/``beta``: seconds per message and per bit
@@ -382,8 +514,13 @@ def learner_budget(models: Sequence[str] = TRAINING_MODELS, *, workers: int = 4,
     models = tuple(check_choice(m, "models", TRAINING_MODELS) for m in models)
     sizes = {"mlp": n_parameters(16), "vqc": vqc_n_parameters(VQC_QUBITS, VQC_LAYERS)}
     check_int(workers, "workers", 2)
-    return LearnerBudget(models, tuple(gradient_budget(sizes[m], workers=workers, bits=bits,
-                                                       alpha=alpha, beta=beta) for m in models))
+    return LearnerBudget(
+        models,
+        tuple(
+            gradient_budget(sizes[m], workers=workers, bits=bits, alpha=alpha, beta=beta)
+            for m in models
+        ),
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -412,10 +549,19 @@ def ddp_loss_table(demo, steps: Sequence[int] = (0, 10, 40)) -> Table:
     rows = []
     for label in demo.labels:
         loss = demo.losses[label].mean(axis=1)  # mean over the replicas
-        rows.append((label, *(float(loss[s]) for s in steps), float(demo.grad_error[label]),
-                     float(demo.divergence[label])))
-    head = ("run",) + tuple(f"mean loss at step {s}" for s in steps) + \
-        ("max|avg grad - built-in|", "max|w_1 - w_0|")
+        rows.append(
+            (
+                label,
+                *(float(loss[s]) for s in steps),
+                float(demo.grad_error[label]),
+                float(demo.divergence[label]),
+            )
+        )
+    head = (
+        ("run",)
+        + tuple(f"mean loss at step {s}" for s in steps)
+        + ("max|avg grad - built-in|", "max|w_1 - w_0|")
+    )
     return Table(head, tuple(rows), ("",) + (".4f",) * len(steps) + (".1e", ".3g"))
 
 
@@ -440,11 +586,32 @@ def ddp_ledger_table(demo) -> Table:
     rows = []
     for label, reports in demo.reports.items():
         for rep in reports:
-            rows.append((label, f"{rep.link[0]}->{rep.link[1]}", rep.online_bits, rep.online_qubits,
-                         rep.ebits, rep.offline_qubits, rep.side_bits, rep.flipped_bits))
-    return Table(("run", "link", "online bits", "online qubits", "pairs", "offline qubits",
-                  "side bits", "flipped bits"), tuple(rows),
-                 ("", "", ",d", ",d", ",d", ",d", ",d", "d"))
+            rows.append(
+                (
+                    label,
+                    f"{rep.link[0]}->{rep.link[1]}",
+                    rep.online_bits,
+                    rep.online_qubits,
+                    rep.ebits,
+                    rep.offline_qubits,
+                    rep.side_bits,
+                    rep.flipped_bits,
+                )
+            )
+    return Table(
+        (
+            "run",
+            "link",
+            "online bits",
+            "online qubits",
+            "pairs",
+            "offline qubits",
+            "side bits",
+            "flipped bits",
+        ),
+        tuple(rows),
+        ("", "", ",d", ",d", ",d", ",d", ",d", "d"),
+    )
 
 
 def ddp_private_table(demo) -> Table:
@@ -468,7 +635,18 @@ def ddp_private_table(demo) -> Table:
     rows = []
     for label, reports in demo.reports.items():
         for rep in reports:
-            rows.append((label, f"{rep.link[0]}->{rep.link[1]}", rep.online_bits, rep.ghz_used,
-                         rep.ghz_tested, rep.ghz_tests_failed))
-    return Table(("run", "link", "online bits", "GHZ copies used", "GHZ copies tested",
-                  "failed GHZ tests"), tuple(rows), ("", "", ",d", ",d", ",d", "d"))
+            rows.append(
+                (
+                    label,
+                    f"{rep.link[0]}->{rep.link[1]}",
+                    rep.online_bits,
+                    rep.ghz_used,
+                    rep.ghz_tested,
+                    rep.ghz_tests_failed,
+                )
+            )
+    return Table(
+        ("run", "link", "online bits", "GHZ copies used", "GHZ copies tested", "failed GHZ tests"),
+        tuple(rows),
+        ("", "", ",d", ",d", ",d", "d"),
+    )

@@ -88,8 +88,12 @@ __all__ = [
 #: the library's known-pads and eavesdropper sources attack whole registers; a noisy register
 #: is caught like a dephased one; for the honest source the sweep shows the bound against the
 #: cheapest certain leak (a split worker, detection 1/4).
-SOURCE_ATTACK = {"honest": "split_worker", "noisy": "dephasing", "known_pads": "known_pads",
-                 "eavesdropper": "eavesdropper"}
+SOURCE_ATTACK = {
+    "honest": "split_worker",
+    "noisy": "dephasing",
+    "known_pads": "known_pads",
+    "eavesdropper": "eavesdropper",
+}
 
 #: Readable names of the attacks of :func:`qring_edu.vga.detection_probability` (with the number
 #: of attacked qubit GHZ states per register where it matters: None = the attack's default).
@@ -108,6 +112,7 @@ def _attack_label(attack: str, attacked_qubits: int | None) -> str:
     if key in ATTACK_LABELS:
         return ATTACK_LABELS[key]
     return f"{attack.replace('_', ' ')} on {attacked_qubits} qubit GHZ"
+
 
 #: Largest amount of simulated work per call (runs * fractions * entries * workers).
 MAX_WORK = 2_000_000
@@ -159,17 +164,29 @@ class AttackSweep:
         return float(getattr(self, name)[i])
 
     def __repr__(self) -> str:
-        return (f"AttackSweep(source={self.source!r}, P={self.workers}, bits={self.bits}, "
-                f"d={self.entries}, runs={self.runs}, f={self.test_fraction:g}: "
-                f"acceptance={self.at('acceptance'):.3f}, accuracy={self.at('accuracy'):.3f}, "
-                f"epsilon={self.at('epsilon'):.3g})")
+        return (
+            f"AttackSweep(source={self.source!r}, P={self.workers}, bits={self.bits}, "
+            f"d={self.entries}, runs={self.runs}, f={self.test_fraction:g}: "
+            f"acceptance={self.at('acceptance'):.3f}, accuracy={self.at('accuracy'):.3f}, "
+            f"epsilon={self.at('epsilon'):.3g})"
+        )
 
 
-def attack_sweep(source: str = "known_pads", test_fraction: float = 0.5, entries: int = 8, *,
-                 workers: int = 3, bits: int = 2, runs: int = 200,
-                 eavesdrop_fraction: float = 0.25, noise: float = 0.02, tolerance: float = 0.0,
-                 bad_fraction: float = 0.1, attack: str | None = None,
-                 seed: int = 0) -> AttackSweep:
+def attack_sweep(
+    source: str = "known_pads",
+    test_fraction: float = 0.5,
+    entries: int = 8,
+    *,
+    workers: int = 3,
+    bits: int = 2,
+    runs: int = 200,
+    eavesdrop_fraction: float = 0.25,
+    noise: float = 0.02,
+    tolerance: float = 0.0,
+    bad_fraction: float = 0.1,
+    attack: str | None = None,
+    seed: int = 0,
+) -> AttackSweep:
     """Run :func:`qring_edu.vga_aggregate` ``runs`` times per test fraction in
     ``{0, 0.1, ..., 0.9} + {test_fraction}`` on random inputs (P = ``workers``, d = ``entries``).
 
@@ -194,12 +211,20 @@ def attack_sweep(source: str = "known_pads", test_fraction: float = 0.5, entries
     check_seed(seed)
     fractions = np.unique(np.round(np.append(np.arange(10) / 10, f), 6))
     if runs * fractions.size * entries * workers > MAX_WORK:
-        raise ValueError(f"runs * entries * workers is too large for a live widget "
-                         f"(at most {MAX_WORK // fractions.size} per fraction)")
-    options = {"noisy": {"noise": noise}, "eavesdropper": {"eavesdrop_fraction": eavesdrop_fraction}}
+        raise ValueError(
+            f"runs * entries * workers is too large for a live widget "
+            f"(at most {MAX_WORK // fractions.size} per fraction)"
+        )
+    options = {
+        "noisy": {"noise": noise},
+        "eavesdropper": {"eavesdrop_fraction": eavesdrop_fraction},
+    }
     kw = options.get(source, {})
-    attack = SOURCE_ATTACK[source] if attack is None else check_choice(attack, "attack",
-                                                                        DETECTION_ATTACKS)
+    attack = (
+        SOURCE_ATTACK[source]
+        if attack is None
+        else check_choice(attack, "attack", DETECTION_ATTACKS)
+    )
     rng = np.random.default_rng(seed)
     detection = detection_probability(attack, workers, bits=bits)
     acc, guess, fail, eps = [], [], [], []
@@ -207,8 +232,15 @@ def attack_sweep(source: str = "known_pads", test_fraction: float = 0.5, entries
         accepted = correct = failed = tests = 0
         for _ in range(runs):
             x = rng.integers(0, 2**bits, size=(workers, entries))
-            res = vga_aggregate(x, bits=bits, test_fraction=float(frac), source=source, seed=rng,
-                                tolerance=tolerance, **kw)
+            res = vga_aggregate(
+                x,
+                bits=bits,
+                test_fraction=float(frac),
+                source=source,
+                seed=rng,
+                tolerance=tolerance,
+                **kw,
+            )
             accepted += res.accepted
             correct += res.attacker_accuracy
             failed += res.tests_failed
@@ -218,11 +250,22 @@ def attack_sweep(source: str = "known_pads", test_fraction: float = 0.5, entries
         fail.append(failed / tests if tests else 0.0)
         n_copies = vga_copy_counts(entries, float(frac))[0]
         eps.append(vga_epsilon(n_copies, float(frac), beta, detection=detection))
-    return AttackSweep(source=source, workers=workers, bits=bits, entries=entries, runs=runs,
-                       test_fraction=f, bad_fraction=beta, attack=attack,
-                       detection=detection, fractions=fractions,
-                       acceptance=np.array(acc), accuracy=np.array(guess),
-                       fail_rate=np.array(fail), epsilon=np.array(eps))
+    return AttackSweep(
+        source=source,
+        workers=workers,
+        bits=bits,
+        entries=entries,
+        runs=runs,
+        test_fraction=f,
+        bad_fraction=beta,
+        attack=attack,
+        detection=detection,
+        fractions=fractions,
+        acceptance=np.array(acc),
+        accuracy=np.array(guess),
+        fail_rate=np.array(fail),
+        epsilon=np.array(eps),
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -265,8 +308,10 @@ class TranscriptComparison:
         return int(self.inputs_a.sum()) & m == int(self.inputs_b.sum()) & m
 
     def __repr__(self) -> str:
-        return (f"TranscriptComparison(P={self.inputs_a.size}, bits={self.bits}, "
-                f"samples={self.samples}, same_sum={self.same_sum}, p_value={self.p_value:.3f})")
+        return (
+            f"TranscriptComparison(P={self.inputs_a.size}, bits={self.bits}, "
+            f"samples={self.samples}, same_sum={self.same_sum}, p_value={self.p_value:.3f})"
+        )
 
 
 def _transcript_counts(inputs: np.ndarray, bits: int, samples: int, seed):
@@ -279,8 +324,13 @@ def _transcript_counts(inputs: np.ndarray, bits: int, samples: int, seed):
     return joint, sums, codes
 
 
-def transcript_comparison(inputs_a: Sequence[int] = (1, 2, 3), inputs_b: Sequence[int] = (3, 3, 0),
-                          bits: int = 2, samples: int = 4000, seed: int = 0) -> TranscriptComparison:
+def transcript_comparison(
+    inputs_a: Sequence[int] = (1, 2, 3),
+    inputs_b: Sequence[int] = (3, 3, 0),
+    bits: int = 2,
+    samples: int = 4000,
+    seed: int = 0,
+) -> TranscriptComparison:
     """Run VGA (honest source) ``samples`` times on each input set and compare the transcripts.
 
     ``inputs_a``, ``inputs_b``: one integer word per worker, the same number P >= 2 of workers;
@@ -299,11 +349,13 @@ def transcript_comparison(inputs_a: Sequence[int] = (1, 2, 3), inputs_b: Sequenc
     a = _words(inputs_a, "inputs_a")
     b = _words(inputs_b, "inputs_b")
     if a.size != b.size:
-        raise ValueError(f"inputs_a and inputs_b must name the same number of workers, "
-                         f"got {a.size} and {b.size}")
+        raise ValueError(
+            f"inputs_a and inputs_b must name the same number of workers, got {a.size} and {b.size}"
+        )
     if a.size * bits > 24:
-        raise ValueError(f"too many cells for the histogram: P * bits must be <= 24, "
-                         f"got {a.size} * {bits}")
+        raise ValueError(
+            f"too many cells for the histogram: P * bits must be <= 24, got {a.size} * {bits}"
+        )
     rng = np.random.default_rng(seed)
     joint_a, sums_a, codes_a = _transcript_counts(a, bits, samples, rng)
     joint_b, sums_b, codes_b = _transcript_counts(b, bits, samples, rng)
@@ -312,16 +364,24 @@ def transcript_comparison(inputs_a: Sequence[int] = (1, 2, 3), inputs_b: Sequenc
     count_b = np.bincount(np.searchsorted(cells, codes_b), minlength=cells.size)
     table = np.vstack([count_a, count_b])
     p_value = float(chi2_contingency(table).pvalue) if cells.size > 1 else 1.0
-    return TranscriptComparison(bits=bits, inputs_a=a, inputs_b=b, samples=samples,
-                                joint_a=joint_a, joint_b=joint_b, sums_a=sums_a, sums_b=sums_b,
-                                p_value=p_value)
+    return TranscriptComparison(
+        bits=bits,
+        inputs_a=a,
+        inputs_b=b,
+        samples=samples,
+        joint_a=joint_a,
+        joint_b=joint_b,
+        sums_a=sums_a,
+        sums_b=sums_b,
+        p_value=p_value,
+    )
 
 
 def _ghz_register_state(workers: int, bits: int) -> np.ndarray:
     """``2**(-b/2) sum_g |g>_1 ... |g>_P`` as a vector (index ``sum_j g_j 2**(b j)``)."""
     q = 1 << bits
     psi = np.zeros(1 << (workers * bits))
-    psi[[sum(g << (bits * j) for j in range(workers)) for g in range(q)]] = q ** -0.5
+    psi[[sum(g << (bits * j) for j in range(workers)) for g in range(q)]] = q**-0.5
     return psi
 
 
@@ -370,26 +430,45 @@ class ExactPrivacy:
     def table(self) -> Table:
         """Per input set: the announced sum and the distance from the ideal for the source."""
         m = (1 << self.bits) - 1
-        rows = tuple((name, ", ".join(str(int(v)) for v in x), int(x.sum()) & m, dist)
-                     for name, x, dist in (("a", self.inputs_a, self.distance_a),
-                                           ("b", self.inputs_b, self.distance_b)))
-        return Table(("inputs", "words", "sum mod 2^b",
-                      f"TV from ideal ({self.source}, joint with attacker)"), rows,
-                     ("", "", "d", ".6f"),
-                     title=f"TV between the transcripts of a and b: {self.between:.6f}")
+        rows = tuple(
+            (name, ", ".join(str(int(v)) for v in x), int(x.sum()) & m, dist)
+            for name, x, dist in (
+                ("a", self.inputs_a, self.distance_a),
+                ("b", self.inputs_b, self.distance_b),
+            )
+        )
+        return Table(
+            (
+                "inputs",
+                "words",
+                "sum mod 2^b",
+                f"TV from ideal ({self.source}, joint with attacker)",
+            ),
+            rows,
+            ("", "", "d", ".6f"),
+            title=f"TV between the transcripts of a and b: {self.between:.6f}",
+        )
 
     def _repr_html_(self) -> str:
         return self.table()._repr_html_()
 
     def __repr__(self) -> str:
-        return (f"ExactPrivacy(P={self.inputs_a.size}, bits={self.bits}, source={self.source!r}, "
-                f"same_sum={self.same_sum}, between={self.between:.6g}, "
-                f"distance_a={self.distance_a:.6g}, distance_b={self.distance_b:.6g})")
+        return (
+            f"ExactPrivacy(P={self.inputs_a.size}, bits={self.bits}, source={self.source!r}, "
+            f"same_sum={self.same_sum}, between={self.between:.6g}, "
+            f"distance_a={self.distance_a:.6g}, distance_b={self.distance_b:.6g})"
+        )
 
 
-def exact_privacy(inputs_a: Sequence[int] = (1, 2, 3), inputs_b: Sequence[int] = (3, 3, 0),
-                  bits: int = 2, *, source: str = "honest", eavesdrop_fraction: float = 0.25,
-                  amplification: int = 1) -> ExactPrivacy:
+def exact_privacy(
+    inputs_a: Sequence[int] = (1, 2, 3),
+    inputs_b: Sequence[int] = (3, 3, 0),
+    bits: int = 2,
+    *,
+    source: str = "honest",
+    eavesdrop_fraction: float = 0.25,
+    amplification: int = 1,
+) -> ExactPrivacy:
     """Exact privacy of one entry for two input sets: their transcript laws (from the GHZ state),
     the distance between them, and each set's distance from the ideal for ``source``.
 
@@ -411,11 +490,13 @@ def exact_privacy(inputs_a: Sequence[int] = (1, 2, 3), inputs_b: Sequence[int] =
     a = _words(inputs_a, "inputs_a")
     b = _words(inputs_b, "inputs_b")
     if a.size != b.size:
-        raise ValueError(f"inputs_a and inputs_b must name the same number of workers, "
-                         f"got {a.size} and {b.size}")
+        raise ValueError(
+            f"inputs_a and inputs_b must name the same number of workers, got {a.size} and {b.size}"
+        )
     if a.size < 2:
-        raise ValueError(f"inputs_a must name P >= 2 workers (privacy needs two honest "
-                         f"workers), got {a.size}")
+        raise ValueError(
+            f"inputs_a must name P >= 2 workers (privacy needs two honest workers), got {a.size}"
+        )
     if a.size * bits > 12:
         raise ValueError(f"the exact laws need P * bits <= 12, got {a.size} * {bits}")
     source = check_choice(source, "source", TRANSCRIPT_SOURCES)
@@ -430,18 +511,35 @@ def exact_privacy(inputs_a: Sequence[int] = (1, 2, 3), inputs_b: Sequence[int] =
     for x in (a, b):
         law = vga_state_outcome_probabilities(psi, x.tolist(), bits)
         laws.append(law)
-        joints.append(np.bincount(digits[0] * size + digits[1], weights=law,
-                                  minlength=size * size).reshape(size, size))
+        joints.append(
+            np.bincount(digits[0] * size + digits[1], weights=law, minlength=size * size).reshape(
+                size, size
+            )
+        )
         sums.append(np.bincount(total, weights=law, minlength=size))
     between = 0.5 * float(np.abs(laws[0] - laws[1]).sum())
     options = {"eavesdrop_fraction": q} if source == "eavesdropper" else {}
     method = "exact" if (1 << (bits * (a.size - 1))) ** k <= 1 << 16 else "closed_form"
-    dist = [transcript_distance(x, bits, source=source, amplification=k, method=method,
-                                **options) for x in (a, b)]
-    return ExactPrivacy(bits=bits, source=source, eavesdrop_fraction=q, amplification=k,
-                        method=method, inputs_a=a, inputs_b=b, joint_a=joints[0],
-                        joint_b=joints[1], sums_a=sums[0], sums_b=sums[1],
-                        between=round(between, 12), distance_a=dist[0], distance_b=dist[1])
+    dist = [
+        transcript_distance(x, bits, source=source, amplification=k, method=method, **options)
+        for x in (a, b)
+    ]
+    return ExactPrivacy(
+        bits=bits,
+        source=source,
+        eavesdrop_fraction=q,
+        amplification=k,
+        method=method,
+        inputs_a=a,
+        inputs_b=b,
+        joint_a=joints[0],
+        joint_b=joints[1],
+        sums_a=sums[0],
+        sums_b=sums[1],
+        between=round(between, 12),
+        distance_a=dist[0],
+        distance_b=dist[1],
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -478,8 +576,10 @@ class TranscriptPaths:
 
     def _fit(self, counts: np.ndarray) -> tuple[int, float]:
         support = self.exact > 0
-        return (int(counts[~support].sum()),
-                float(chisquare(counts[support], self.exact[support] * self.samples).pvalue))
+        return (
+            int(counts[~support].sum()),
+            float(chisquare(counts[support], self.exact[support] * self.samples).pvalue),
+        )
 
     @property
     def aer_p_value(self) -> float:
@@ -491,21 +591,34 @@ class TranscriptPaths:
 
     def table(self) -> Table:
         """Per path: transcripts off the sum and the chi-squared p-value against the exact law."""
-        rows = [(name, *self._fit(c)) for name, c in
-                (("Aer circuits", self.aer_counts), ("fast path", self.fast_counts))]
-        return Table(("path", "transcripts off the sum", "chi-squared p vs exact"), tuple(rows),
-                     ("", "d", ".3f"))
+        rows = [
+            (name, *self._fit(c))
+            for name, c in (("Aer circuits", self.aer_counts), ("fast path", self.fast_counts))
+        ]
+        return Table(
+            ("path", "transcripts off the sum", "chi-squared p vs exact"),
+            tuple(rows),
+            ("", "d", ".3f"),
+        )
 
     def _repr_html_(self) -> str:
         return self.table()._repr_html_()
 
     def __repr__(self) -> str:
-        return (f"TranscriptPaths(inputs={self.inputs}, bits={self.bits}, samples={self.samples}, "
-                f"aer_p={self.aer_p_value:.3f}, fast_p={self.fast_p_value:.3f})")
+        return (
+            f"TranscriptPaths(inputs={self.inputs}, bits={self.bits}, samples={self.samples}, "
+            f"aer_p={self.aer_p_value:.3f}, fast_p={self.fast_p_value:.3f})"
+        )
 
 
-def transcript_paths(inputs: Sequence[int] = (2, 3, 1), bits: int = 2, samples: int = 4000, *,
-                     aer_seed: int = 1, fast_seed: int = 2) -> TranscriptPaths:
+def transcript_paths(
+    inputs: Sequence[int] = (2, 3, 1),
+    bits: int = 2,
+    samples: int = 4000,
+    *,
+    aer_seed: int = 1,
+    fast_seed: int = 2,
+) -> TranscriptPaths:
     """Sample the transcripts of one entry per worker (``inputs``, P = len(inputs) <= 4) with both
     paths, ``samples`` times each; ``bits`` b with ``b P <= 12``.
 
@@ -533,7 +646,9 @@ def transcript_paths(inputs: Sequence[int] = (2, 3, 1), bits: int = 2, samples: 
     def counts(t):
         return np.bincount(sum(t[j] << (bits * j) for j in range(x.size)), minlength=size)
 
-    return TranscriptPaths(tuple(int(v) for v in x), bits, samples, exact, counts(aer), counts(fast))
+    return TranscriptPaths(
+        tuple(int(v) for v in x), bits, samples, exact, counts(aer), counts(fast)
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -557,10 +672,20 @@ def sources_table(results: Mapping[str, VGAResult], inputs) -> Table:
         if not isinstance(r, VGAResult):
             raise TypeError(f"results must map labels to VGAResult, got {type(r).__name__}")
         truth = modular_sum(x, r.bits)
-        rows.append((str(label), r.tests_failed / r.tests if r.tests else None, str(r.accepted),
-                     float(np.mean(r.total == truth)), float(r.attacker_accuracy)))
-    return Table(("source", "failed tests", "accepted", "exact sums", "source's accuracy"),
-                 tuple(rows), ("", ".2%", "", ".2%", ".2%"))
+        rows.append(
+            (
+                str(label),
+                r.tests_failed / r.tests if r.tests else None,
+                str(r.accepted),
+                float(np.mean(r.total == truth)),
+                float(r.attacker_accuracy),
+            )
+        )
+    return Table(
+        ("source", "failed tests", "accepted", "exact sums", "source's accuracy"),
+        tuple(rows),
+        ("", ".2%", "", ".2%", ".2%"),
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -570,7 +695,7 @@ def _witness_states(workers: int, rng: np.random.Generator) -> list[tuple[str, n
     """Named P-qubit states (vectors, or a density matrix), worker j = bit j."""
     dim = 1 << workers
     ghz = np.zeros(dim)
-    ghz[0] = ghz[-1] = 2 ** -0.5
+    ghz[0] = ghz[-1] = 2**-0.5
     flipped = ghz.copy()
     flipped[-1] = -flipped[-1]
     phases = rng.uniform(0, 2 * np.pi, workers)
@@ -579,15 +704,18 @@ def _witness_states(workers: int, rng: np.random.Generator) -> list[tuple[str, n
     for phi in phases:  # kron puts later workers on higher bits
         product = np.kron(np.array([1.0, np.exp(1j * phi)]) / np.sqrt(2), product)
     rest = np.zeros(dim >> 1)
-    rest[0] = rest[-1] = 2 ** -0.5
+    rest[0] = rest[-1] = 2**-0.5
     split = np.kron(rest, np.array([1.0, 1.0]) / np.sqrt(2))  # worker 0 holds |+>
     pure = rng.normal(size=dim) + 1j * rng.normal(size=dim)
-    return [("genuine GHZ", ghz), ("phase-flipped GHZ (dephased)", flipped),
-            ("known-pads copy (product, zero-sum phases)", product),
-            ("split worker: |+> (x) GHZ on the others", split),
-            ("rotated GHZ, angle 0.3", rotated_ghz_state(0.3, workers)),
-            ("maximally mixed", np.eye(dim) / dim),
-            ("random pure state", pure / np.linalg.norm(pure))]
+    return [
+        ("genuine GHZ", ghz),
+        ("phase-flipped GHZ (dephased)", flipped),
+        ("known-pads copy (product, zero-sum phases)", product),
+        ("split worker: |+> (x) GHZ on the others", split),
+        ("rotated GHZ, angle 0.3", rotated_ghz_state(0.3, workers)),
+        ("maximally mixed", np.eye(dim) / dim),
+        ("random pure state", pure / np.linalg.norm(pure)),
+    ]
 
 
 @dataclass(frozen=True)
@@ -615,15 +743,22 @@ class WitnessTable:
         for r in self.rows:
             if r[0] == state:
                 return r
-        raise ValueError(f"state must be one of {', '.join(repr(r[0]) for r in self.rows)}, "
-                         f"got {state!r}")
+        raise ValueError(
+            f"state must be one of {', '.join(repr(r[0]) for r in self.rows)}, got {state!r}"
+        )
 
     def table(self) -> Table:
         # tight: F = 1 - 2 P(fail) exactly (the unclipped witness), i.e. no |GHZ-> component
-        rows = tuple((name, f, p, b, "yes" if abs(f - (1 - 2 * p)) < 1e-9 else "no")
-                     for name, f, p, b in self.rows)
-        return Table(("state", "fidelity F", "P(test fails)", "witness 1 - 2 P(fail)", "tight"),
-                     rows, ("", ".4f", ".4f", ".4f", ""), title=f"P = {self.workers} qubits")
+        rows = tuple(
+            (name, f, p, b, "yes" if abs(f - (1 - 2 * p)) < 1e-9 else "no")
+            for name, f, p, b in self.rows
+        )
+        return Table(
+            ("state", "fidelity F", "P(test fails)", "witness 1 - 2 P(fail)", "tight"),
+            rows,
+            ("", ".4f", ".4f", ".4f", ""),
+            title=f"P = {self.workers} qubits",
+        )
 
     def _repr_html_(self) -> str:
         return self.table()._repr_html_()
@@ -667,13 +802,16 @@ def _detection(detection, attack, workers, bits, attacked_qubits) -> tuple[float
     """The per-register detection: an explicit number, or that of a named attack (never both,
     never neither)."""
     if (detection is None) == (attack is None):
-        raise TypeError("give exactly one of detection= (a probability in (0, 1]) and attack= "
-                        f"(one of {', '.join(map(repr, DETECTION_ATTACKS))}, computed by "
-                        "qring_edu.vga.detection_probability): there is no default detection")
+        raise TypeError(
+            "give exactly one of detection= (a probability in (0, 1]) and attack= "
+            f"(one of {', '.join(map(repr, DETECTION_ATTACKS))}, computed by "
+            "qring_edu.vga.detection_probability): there is no default detection"
+        )
     if attack is not None:
         attack = check_choice(attack, "attack", DETECTION_ATTACKS)
-        return detection_probability(attack, workers, bits=bits,
-                                     attacked_qubits=attacked_qubits), attack
+        return detection_probability(
+            attack, workers, bits=bits, attacked_qubits=attacked_qubits
+        ), attack
     return check_float(detection, "detection", 0.0, 1.0, lo_open=True), None
 
 
@@ -705,22 +843,32 @@ class DetectionTable:
         for _, a, k, _, _, eps in self.rows:
             if a == attack and k == attacked_qubits:
                 return eps
-        raise ValueError(f"attack {attack!r} with attacked_qubits={attacked_qubits} is not in "
-                         "the table")
+        raise ValueError(
+            f"attack {attack!r} with attacked_qubits={attacked_qubits} is not in the table"
+        )
 
     def table(self) -> Table:
         rows = tuple((label, leaks, det, eps) for label, _, _, leaks, det, eps in self.rows)
-        return Table(("attack", "what the source learns", "detection per register δ",
-                      f"ε (N = {self.n_copies}, f = {self.test_fraction:g}, "
-                      f"β = {self.bad_fraction:g})"), rows, ("", "", ".4f", ".3e"),
-                     title=f"P = {self.workers} workers, b = {self.bits} bits")
+        return Table(
+            (
+                "attack",
+                "what the source learns",
+                "detection per register δ",
+                f"ε (N = {self.n_copies}, f = {self.test_fraction:g}, β = {self.bad_fraction:g})",
+            ),
+            rows,
+            ("", "", ".4f", ".3e"),
+            title=f"P = {self.workers} workers, b = {self.bits} bits",
+        )
 
     def _repr_html_(self) -> str:
         return self.table()._repr_html_()
 
     def __repr__(self) -> str:
-        return (f"DetectionTable(P={self.workers}, bits={self.bits}, N={self.n_copies}, "
-                f"f={self.test_fraction:g}, beta={self.bad_fraction:g}, {len(self.rows)} attacks)")
+        return (
+            f"DetectionTable(P={self.workers}, bits={self.bits}, N={self.n_copies}, "
+            f"f={self.test_fraction:g}, beta={self.bad_fraction:g}, {len(self.rows)} attacks)"
+        )
 
 
 #: The attacks of :func:`detection_table`: (attack, attacked qubit GHZ states, what it leaks).
@@ -733,8 +881,13 @@ DETECTION_ROWS = (
 )
 
 
-def detection_table(workers: int = 4, bits: int = 8, n_copies: int = 800,
-                    test_fraction: float = 0.5, bad_fraction: float = 0.1) -> DetectionTable:
+def detection_table(
+    workers: int = 4,
+    bits: int = 8,
+    n_copies: int = 800,
+    test_fraction: float = 0.5,
+    bad_fraction: float = 0.1,
+) -> DetectionTable:
     """Detection and epsilon for each attack of :data:`DETECTION_ROWS` at one setting.
 
     Examples
@@ -759,9 +912,14 @@ def detection_table(workers: int = 4, bits: int = 8, n_copies: int = 800,
         det = detection_probability(attack, workers, bits=bits, attacked_qubits=k)
         eps = vga_epsilon(n_copies, test_fraction, bad_fraction, detection=det)
         rows.append((_attack_label(attack, k), attack, k, leaks, det, eps))
-    return DetectionTable(workers=workers, bits=bits, n_copies=n_copies,
-                          test_fraction=float(test_fraction), bad_fraction=float(bad_fraction),
-                          rows=tuple(rows))
+    return DetectionTable(
+        workers=workers,
+        bits=bits,
+        n_copies=n_copies,
+        test_fraction=float(test_fraction),
+        bad_fraction=float(bad_fraction),
+        rows=tuple(rows),
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -803,28 +961,44 @@ class EpsilonGrid:
         """What the detection is: the attack and its setting, or "given"."""
         if self.attack is None:
             return f"δ = {self.detection:.4g} (given)"
-        return (f"{_attack_label(self.attack, self.attacked_qubits)}: δ = {self.detection:.4g} "
-                f"(P = {self.workers}, b = {self.bits})")
+        return (
+            f"{_attack_label(self.attack, self.attacked_qubits)}: δ = {self.detection:.4g} "
+            f"(P = {self.workers}, b = {self.bits})"
+        )
 
     def table(self) -> Table:
         """Per test fraction: the copy overhead and ε at the largest number of used copies."""
         d = int(self.used[-1])
         rows = tuple(zip(self.fractions, self.overhead, self.epsilon[:, -1]))
-        return Table(("f", "delivered per used copy", f"ε at d = {d} used copies"), rows,
-                     (".2f", ".2f", ".2e"), title=f"{self.label}, β = {self.bad_fraction:g}")
+        return Table(
+            ("f", "delivered per used copy", f"ε at d = {d} used copies"),
+            rows,
+            (".2f", ".2f", ".2e"),
+            title=f"{self.label}, β = {self.bad_fraction:g}",
+        )
 
     def _repr_html_(self) -> str:
         return self.table()._repr_html_()
 
     def __repr__(self) -> str:
-        return (f"EpsilonGrid(bad_fraction={self.bad_fraction:g}, detection={self.detection:.4g}, "
-                f"attack={self.attack!r}, used={self.used.size} sizes up to "
-                f"{int(self.used.max())}, fractions={self.fractions.size})")
+        return (
+            f"EpsilonGrid(bad_fraction={self.bad_fraction:g}, detection={self.detection:.4g}, "
+            f"attack={self.attack!r}, used={self.used.size} sizes up to "
+            f"{int(self.used.max())}, fractions={self.fractions.size})"
+        )
 
 
-def epsilon_grid(bad_fraction: float = 0.1, detection: float | None = None, max_used: int = 400,
-                 fractions=(0.25, 0.5, 0.75), *, attack: str | None = None, workers: int = 4,
-                 bits: int = 8, attacked_qubits: int | None = None) -> EpsilonGrid:
+def epsilon_grid(
+    bad_fraction: float = 0.1,
+    detection: float | None = None,
+    max_used: int = 400,
+    fractions=(0.25, 0.5, 0.75),
+    *,
+    attack: str | None = None,
+    workers: int = 4,
+    bits: int = 8,
+    attacked_qubits: int | None = None,
+) -> EpsilonGrid:
     """epsilon for 20 used-copy counts from 10 to ``max_used`` (log-spaced) and each fraction.
 
     The per-register detection is either ``detection`` (a number in (0, 1]) or that of
@@ -846,12 +1020,27 @@ def epsilon_grid(bad_fraction: float = 0.1, detection: float | None = None, max_
     max_used = check_int(max_used, "max_used", 10, 5000)
     fr = np.asarray([check_float(v, "fractions", 0.0, 0.95) for v in fractions])
     used = np.unique(np.round(np.geomspace(10, max_used, 20)).astype(int))
-    eps = np.array([[vga_epsilon(vga_copy_counts(int(u), float(f))[0], float(f), beta,
-                                 detection=delta) for u in used] for f in fr])
+    eps = np.array(
+        [
+            [
+                vga_epsilon(vga_copy_counts(int(u), float(f))[0], float(f), beta, detection=delta)
+                for u in used
+            ]
+            for f in fr
+        ]
+    )
     named = attack is not None
-    return EpsilonGrid(bad_fraction=beta, detection=delta, used=used, fractions=fr, epsilon=eps,
-                       attack=attack, attacked_qubits=attacked_qubits if named else None,
-                       workers=workers if named else None, bits=bits if named else None)
+    return EpsilonGrid(
+        bad_fraction=beta,
+        detection=delta,
+        used=used,
+        fractions=fr,
+        epsilon=eps,
+        attack=attack,
+        attacked_qubits=attacked_qubits if named else None,
+        workers=workers if named else None,
+        bits=bits if named else None,
+    )
 
 
 @dataclass(frozen=True)
@@ -891,28 +1080,50 @@ class FractionSweep:
         rows = []
         for i, label in enumerate(self.labels):
             j = int(np.argmin(np.abs(self.fractions - 0.5)))
-            rows.append((label, float(self.detections[i]), self.best_fraction(i),
-                         float(self.epsilon[i].min()), float(self.epsilon[i, j]),
-                         self.exponent_share(i)))
-        return Table(("attack", "δ", "best f", "ε at best f", "ε at f = 1/2",
-                      "f = 1/2: share of best exponent"), tuple(rows),
-                     ("", ".4f", ".1f", ".2e", ".2e", ".0%"),
-                     title=f"N = {self.n_copies} delivered copies, β = {self.bad_fraction:g}")
+            rows.append(
+                (
+                    label,
+                    float(self.detections[i]),
+                    self.best_fraction(i),
+                    float(self.epsilon[i].min()),
+                    float(self.epsilon[i, j]),
+                    self.exponent_share(i),
+                )
+            )
+        return Table(
+            (
+                "attack",
+                "δ",
+                "best f",
+                "ε at best f",
+                "ε at f = 1/2",
+                "f = 1/2: share of best exponent",
+            ),
+            tuple(rows),
+            ("", ".4f", ".1f", ".2e", ".2e", ".0%"),
+            title=f"N = {self.n_copies} delivered copies, β = {self.bad_fraction:g}",
+        )
 
     def _repr_html_(self) -> str:
         return self.table()._repr_html_()
 
     def __repr__(self) -> str:
-        return (f"FractionSweep(N={self.n_copies}, beta={self.bad_fraction:g}, "
-                f"{len(self.labels)} detections, {self.fractions.size} fractions)")
+        return (
+            f"FractionSweep(N={self.n_copies}, beta={self.bad_fraction:g}, "
+            f"{len(self.labels)} detections, {self.fractions.size} fractions)"
+        )
 
 
-def fraction_sweep(n_copies: int = 800, bad_fraction: float = 0.1, *,
-                        attacks=(("split_worker", None), ("known_pads", 1), ("known_pads", None)),
-                        workers: int = 4, bits: int = 8,
-                        # a tuple, built once: immutable, so a safe default
-                        fractions=tuple(np.round(np.arange(1, 10) / 10, 1)),  # noqa: B008
-                        ) -> FractionSweep:
+def fraction_sweep(
+    n_copies: int = 800,
+    bad_fraction: float = 0.1,
+    *,
+    attacks=(("split_worker", None), ("known_pads", 1), ("known_pads", None)),
+    workers: int = 4,
+    bits: int = 8,
+    # a tuple, built once: immutable, so a safe default
+    fractions=tuple(np.round(np.arange(1, 10) / 10, 1)),  # noqa: B008
+) -> FractionSweep:
     """epsilon(n_copies, f, bad_fraction) for each f and each attack's detection (pairs
     ``(attack, attacked_qubits)``, :func:`qring_edu.vga.detection_probability`).
 
@@ -924,15 +1135,22 @@ def fraction_sweep(n_copies: int = 800, bad_fraction: float = 0.1, *,
     """
     n = check_int(n_copies, "n_copies", 2, 100_000)
     beta = check_float(bad_fraction, "bad_fraction", 0.0, 1.0, hi_open=True)
-    fr = np.asarray([check_float(v, "fractions", 0.0, 1.0, lo_open=True, hi_open=True)
-                     for v in fractions])
+    fr = np.asarray(
+        [check_float(v, "fractions", 0.0, 1.0, lo_open=True, hi_open=True) for v in fractions]
+    )
     labels, dets = [], []
     for attack, k in attacks:
         dets.append(detection_probability(attack, workers, bits=bits, attacked_qubits=k))
         labels.append(_attack_label(attack, k))
     eps = np.array([[vga_epsilon(n, float(f), beta, detection=d) for f in fr] for d in dets])
-    return FractionSweep(n_copies=n, bad_fraction=beta, labels=tuple(labels),
-                             detections=np.array(dets), fractions=fr, epsilon=eps)
+    return FractionSweep(
+        n_copies=n,
+        bad_fraction=beta,
+        labels=tuple(labels),
+        detections=np.array(dets),
+        fractions=fr,
+        epsilon=eps,
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -969,15 +1187,22 @@ class EpsilonFloor:
     floor_beta: np.ndarray = field(repr=False)
 
     def __repr__(self) -> str:
-        return (f"EpsilonFloor(f={self.test_fraction:g}, beta={self.bad_fraction:g}, "
-                f"N from {int(self.n_copies[0])} to {int(self.n_copies[-1])}: "
-                f"min eps at beta=0 = {float(self.epsilon_zero.min()):.4f})")
+        return (
+            f"EpsilonFloor(f={self.test_fraction:g}, beta={self.bad_fraction:g}, "
+            f"N from {int(self.n_copies[0])} to {int(self.n_copies[-1])}: "
+            f"min eps at beta=0 = {float(self.epsilon_zero.min()):.4f})"
+        )
 
 
-def epsilon_floor_sweep(test_fraction: float = 0.5, bad_fraction: float = 0.1, *,
-                        max_copies: int = 2000,
-                        attacks=(("split_worker", None), ("known_pads", 1), ("dephasing", None)),
-                        workers: int = 4, bits: int = 8) -> EpsilonFloor:
+def epsilon_floor_sweep(
+    test_fraction: float = 0.5,
+    bad_fraction: float = 0.1,
+    *,
+    max_copies: int = 2000,
+    attacks=(("split_worker", None), ("known_pads", 1), ("dephasing", None)),
+    workers: int = 4,
+    bits: int = 8,
+) -> EpsilonFloor:
     """epsilon at beta = 0 and at ``bad_fraction`` for 16 even copy counts from 2 to
     ``max_copies``, for each attack's detection.
 
@@ -997,11 +1222,17 @@ def epsilon_floor_sweep(test_fraction: float = 0.5, bad_fraction: float = 0.1, *
         labels.append(_attack_label(attack, k))
     zero = np.array([[vga_epsilon(int(n), f, 0.0, detection=d) for n in ns] for d in dets])
     at_beta = np.array([[vga_epsilon(int(n), f, beta, detection=d) for n in ns] for d in dets])
-    return EpsilonFloor(test_fraction=f, bad_fraction=beta, labels=tuple(labels),
-                        detections=np.array(dets), n_copies=ns, epsilon_zero=zero,
-                        epsilon_beta=at_beta,
-                        floor_zero=np.array([vga_epsilon_floor(int(n), f, 0.0) for n in ns]),
-                        floor_beta=np.array([vga_epsilon_floor(int(n), f, beta) for n in ns]))
+    return EpsilonFloor(
+        test_fraction=f,
+        bad_fraction=beta,
+        labels=tuple(labels),
+        detections=np.array(dets),
+        n_copies=ns,
+        epsilon_zero=zero,
+        epsilon_beta=at_beta,
+        floor_zero=np.array([vga_epsilon_floor(int(n), f, 0.0) for n in ns]),
+        floor_beta=np.array([vga_epsilon_floor(int(n), f, beta) for n in ns]),
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -1044,26 +1275,36 @@ class PartialCopySweep:
 
     @property
     def fail_slope(self) -> float:
-        return loglog_slope(self.trace_distance[self._small],
-                            self.fail_probability[self._small])
+        return loglog_slope(self.trace_distance[self._small], self.fail_probability[self._small])
 
     def table(self, angles=(0.01, 0.1)) -> Table:
         """Rows at the angles closest to ``angles``."""
         rows = []
         for a in angles:
             i = int(np.argmin(np.abs(self.angles - a)))
-            rows.append((float(self.trace_distance[i]), float(self.fail_probability[i]),
-                         float(self.leak[i]), float(self.fail_probability[i] / self.leak[i])))
-        return Table(("trace distance t", "P(fail) per test", "leak (TV)", "P(fail) / leak"),
-                     tuple(rows), (".4f", ".2e", ".4f", ".4f"),
-                     title=f"rotated GHZ copy, P = {self.workers}, b = {self.bits}")
+            rows.append(
+                (
+                    float(self.trace_distance[i]),
+                    float(self.fail_probability[i]),
+                    float(self.leak[i]),
+                    float(self.fail_probability[i] / self.leak[i]),
+                )
+            )
+        return Table(
+            ("trace distance t", "P(fail) per test", "leak (TV)", "P(fail) / leak"),
+            tuple(rows),
+            (".4f", ".2e", ".4f", ".4f"),
+            title=f"rotated GHZ copy, P = {self.workers}, b = {self.bits}",
+        )
 
     def _repr_html_(self) -> str:
         return self.table()._repr_html_()
 
     def __repr__(self) -> str:
-        return (f"PartialCopySweep(P={self.workers}, bits={self.bits}, {self.angles.size} angles, "
-                f"leak_slope={self.leak_slope:.3f}, fail_slope={self.fail_slope:.3f})")
+        return (
+            f"PartialCopySweep(P={self.workers}, bits={self.bits}, {self.angles.size} angles, "
+            f"leak_slope={self.leak_slope:.3f}, fail_slope={self.fail_slope:.3f})"
+        )
 
 
 def partial_copy_sweep(angles=None, workers: int = 2, bits: int = 1) -> PartialCopySweep:
@@ -1081,11 +1322,14 @@ def partial_copy_sweep(angles=None, workers: int = 2, bits: int = 1) -> PartialC
     th = np.asarray([check_float(a, "angles", 0.0, 1.0, lo_open=True) for a in angles])
     results = [rotated_ghz_leak(float(a), workers, bits) for a in th]
     return PartialCopySweep(
-        workers=workers, bits=bits, angles=th,
+        workers=workers,
+        bits=bits,
+        angles=th,
         trace_distance=np.array([r.trace_distance for r in results]),
         fail_probability=np.array([r.fail_probability for r in results]),
         leak=np.array([r.leak for r in results]),
-        distance_bound=np.array([r.witness.distance_bound for r in results]))
+        distance_bound=np.array([r.witness.distance_bound for r in results]),
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -1115,8 +1359,10 @@ class FiniteCopyCurve:
         return 1.0 - ghz_verified_infidelity(int(tests), float(significance))
 
     def __repr__(self) -> str:
-        return (f"FiniteCopyCurve(tests from {int(self.tests[0])} to {int(self.tests[-1])}, "
-                f"significances={[float(s) for s in self.significances]})")
+        return (
+            f"FiniteCopyCurve(tests from {int(self.tests[0])} to {int(self.tests[-1])}, "
+            f"significances={[float(s) for s in self.significances]})"
+        )
 
 
 def finite_copy_curve(max_tests: int = 100_000, significances=(0.05, 0.01)) -> FiniteCopyCurve:
@@ -1128,11 +1374,14 @@ def finite_copy_curve(max_tests: int = 100_000, significances=(0.05, 0.01)) -> F
     0.95
     """
     max_tests = check_int(max_tests, "max_tests", 2, 10**9)
-    sig = np.asarray([check_float(s, "significances", 0.0, 1.0, lo_open=True, hi_open=True)
-                      for s in significances])
+    sig = np.asarray(
+        [
+            check_float(s, "significances", 0.0, 1.0, lo_open=True, hi_open=True)
+            for s in significances
+        ]
+    )
     tests = np.unique(np.round(np.geomspace(1, max_tests, 40)).astype(int))
-    fid = np.array([[1.0 - ghz_verified_infidelity(int(t), float(s)) for t in tests]
-                    for s in sig])
+    fid = np.array([[1.0 - ghz_verified_infidelity(int(t), float(s)) for t in tests] for s in sig])
     return FiniteCopyCurve(tests=tests, significances=sig, fidelity=fid)
 
 
@@ -1173,25 +1422,51 @@ class AmplificationSweep:
     sums_exact: np.ndarray = field(repr=False)
 
     def table(self) -> Table:
-        rows = tuple(zip(self.ks, self.measured, self.exact, self.power, self.ghz_used,
-                         (str(bool(v)) for v in self.sums_exact)))
-        return Table(("k", "leaked entries (measured)", "exact C(B,k)/C(N,k)", "β^k",
-                      "qubit GHZ used", "sums exact"), rows,
-                     ("d", ".4f", ".4f", ".4f", ",d", ""),
-                     title=f"P = {self.workers}, d = {self.entries}, b = {self.bits}, "
-                           f"{self.attack_fraction:.0%} of the registers attacked")
+        rows = tuple(
+            zip(
+                self.ks,
+                self.measured,
+                self.exact,
+                self.power,
+                self.ghz_used,
+                (str(bool(v)) for v in self.sums_exact),
+            )
+        )
+        return Table(
+            (
+                "k",
+                "leaked entries (measured)",
+                "exact C(B,k)/C(N,k)",
+                "β^k",
+                "qubit GHZ used",
+                "sums exact",
+            ),
+            rows,
+            ("d", ".4f", ".4f", ".4f", ",d", ""),
+            title=f"P = {self.workers}, d = {self.entries}, b = {self.bits}, "
+            f"{self.attack_fraction:.0%} of the registers attacked",
+        )
 
     def _repr_html_(self) -> str:
         return self.table()._repr_html_()
 
     def __repr__(self) -> str:
-        return (f"AmplificationSweep(P={self.workers}, d={self.entries}, bits={self.bits}, "
-                f"attack_fraction={self.attack_fraction:g}, k={[int(k) for k in self.ks]})")
+        return (
+            f"AmplificationSweep(P={self.workers}, d={self.entries}, bits={self.bits}, "
+            f"attack_fraction={self.attack_fraction:g}, k={[int(k) for k in self.ks]})"
+        )
 
 
-def amplification_sweep(ks=(1, 2, 3, 4), attack_fraction: float = 0.25, *, workers: int = 4,
-                        entries: int = 2000, bits: int = 8, test_fraction: float = 0.5,
-                        seed: int = 6) -> AmplificationSweep:
+def amplification_sweep(
+    ks=(1, 2, 3, 4),
+    attack_fraction: float = 0.25,
+    *,
+    workers: int = 4,
+    entries: int = 2000,
+    bits: int = 8,
+    test_fraction: float = 0.5,
+    seed: int = 6,
+) -> AmplificationSweep:
     """One run per k on random 8-bit inputs (seeded); the leak is unconditioned on the verdict.
 
     Examples
@@ -1210,15 +1485,30 @@ def amplification_sweep(ks=(1, 2, 3, 4), attack_fraction: float = 0.25, *, worke
     truth = modular_sum(x, bits)
     measured, exact, used, right = [], [], [], []
     for k in kk:
-        res = vga_aggregate(x, bits=bits, test_fraction=test_fraction, source="known_pads",
-                            attack_fraction=a, amplification=int(k), seed=rng)
+        res = vga_aggregate(
+            x,
+            bits=bits,
+            test_fraction=test_fraction,
+            source="known_pads",
+            attack_fraction=a,
+            amplification=int(k),
+            seed=rng,
+        )
         n, _ = vga_copy_counts(entries, test_fraction, amplification=int(k))
         measured.append(float(res.attacker_knows.mean()))
         exact.append(amplified_leak_probability(n, int(round(a * n)), int(k)))
         used.append(res.ghz_used)
         right.append(bool(np.array_equal(res.total, truth)))
-    return AmplificationSweep(workers=workers, bits=bits, entries=entries, attack_fraction=a,
-                              test_fraction=float(test_fraction), ks=kk,
-                              measured=np.array(measured), exact=np.array(exact),
-                              power=a ** kk.astype(float), ghz_used=np.array(used),
-                              sums_exact=np.array(right))
+    return AmplificationSweep(
+        workers=workers,
+        bits=bits,
+        entries=entries,
+        attack_fraction=a,
+        test_fraction=float(test_fraction),
+        ks=kk,
+        measured=np.array(measured),
+        exact=np.array(exact),
+        power=a ** kk.astype(float),
+        ghz_used=np.array(used),
+        sums_exact=np.array(right),
+    )

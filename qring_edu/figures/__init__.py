@@ -9,6 +9,6 @@ shared helpers (the circuit drawer) in :mod:`._base`. The old module names ``rin
 ``superdense`` and ``audit`` are deprecated aliases (removed in 0.3).
 """
 
-from . import alignment, bottleneck, claims, holevo, training, superdense_ring, vga
+from . import alignment, bottleneck, claims, holevo, superdense_ring, training, vga
 
 __all__ = ["alignment", "bottleneck", "claims", "holevo", "superdense_ring", "training", "vga"]

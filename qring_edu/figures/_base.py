@@ -11,7 +11,8 @@ display anything.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from matplotlib.figure import Figure
 
@@ -35,9 +36,14 @@ def nonempty(items, name: str, what: str) -> list:
     return items
 
 
-def plot_circuits(circuits: Sequence["QuantumCircuit"], titles: Sequence[str] | None = None, *,
-                  width: float = 8.5, height: float | None = None, fold: int | None = None
-                  ) -> Figure:
+def plot_circuits(
+    circuits: Sequence[QuantumCircuit],
+    titles: Sequence[str] | None = None,
+    *,
+    width: float = 8.5,
+    height: float | None = None,
+    fold: int | None = None,
+) -> Figure:
     """Draw Qiskit circuits one under the other with the ``"mpl"`` drawer.
 
     ``titles``: one per circuit (default: the circuits' names; ``""`` for none). ``height``:
@@ -58,8 +64,9 @@ def plot_circuits(circuits: Sequence["QuantumCircuit"], titles: Sequence[str] | 
     circuits = nonempty(circuits, "circuits", "circuit")
     titles = [c.name for c in circuits] if titles is None else list(titles)
     if len(titles) != len(circuits):
-        raise ValueError(f"titles must have one entry per circuit ({len(circuits)}), "
-                         f"got {len(titles)}")
+        raise ValueError(
+            f"titles must have one entry per circuit ({len(circuits)}), got {len(titles)}"
+        )
     if height is None:
         height = 0.65 * max(c.num_qubits for c in circuits) + 1.4
     fig = Figure(figsize=(width, height * len(circuits)))
@@ -75,8 +82,15 @@ def plot_circuits(circuits: Sequence["QuantumCircuit"], titles: Sequence[str] | 
         if phase:
             from qiskit.circuit.tools import pi_check
 
-            ax.text(0.0, 1.0, f"global phase: {pi_check(phase, output='text')}",
-                    transform=ax.transAxes, ha="left", va="top", fontsize=10)
+            ax.text(
+                0.0,
+                1.0,
+                f"global phase: {pi_check(phase, output='text')}",
+                transform=ax.transAxes,
+                ha="left",
+                va="top",
+                fontsize=10,
+            )
         if title:
             ax.set_title(title, fontsize=11)
     fig.tight_layout()

@@ -66,8 +66,9 @@ def _plain_log_x(ax) -> None:
     ax.xaxis.set_minor_formatter(NullFormatter())
 
 
-def plot_circuit(circuit: QuantumCircuit, title: str = "", *, width: float = 10.0,
-                 fold: int = -1) -> Figure:
+def plot_circuit(
+    circuit: QuantumCircuit, title: str = "", *, width: float = 10.0, fold: int = -1
+) -> Figure:
     """Draw one Qiskit circuit on a fresh figure, qubit 0 on top
     (:func:`~qring_edu.figures._base.plot_circuits`).
 
@@ -103,8 +104,13 @@ def plot_rotation(tau: float, k_max: int = 12) -> Figure:
     for c, key in ((tau, "aligned"), (-tau, "conflicting")):
         theta = math.acos((1 + c) / 2)
         ax.plot(fine, np.sin((2 * fine + 1) * theta) ** 2, color=COLOURS[key], alpha=0.35)
-        ax.plot(ks, np.sin((2 * ks + 1) * theta) ** 2, "o", color=COLOURS[key],
-                label=f"{key}: <g,h> = {c:+.2f}, θ = {theta:.4f}")
+        ax.plot(
+            ks,
+            np.sin((2 * ks + 1) * theta) ** 2,
+            "o",
+            color=COLOURS[key],
+            label=f"{key}: <g,h> = {c:+.2f}, θ = {theta:.4f}",
+        )
     ax.set_xlabel("iterations k (each = 2 passes of the register)")
     ax.set_ylabel('P("not a_h")')
     ax.set_ylim(-0.02, 1.02)
@@ -132,28 +138,41 @@ def plot_iae_run(decision: Decision, tau: float) -> Figure:
     """
     steps = decision.steps
     if not steps:
-        raise ValueError("decision has no IAE steps (was it run with protocol='quantum' or "
-                         "'phase_estimation'?)")
+        raise ValueError(
+            "decision has no IAE steps (was it run with protocol='quantum' or 'phase_estimation'?)"
+        )
     cum = np.cumsum([s.qubits for s in steps])
     lo = np.array([s.a_lo for s in steps])
     hi = np.array([s.a_hi for s in steps])
     thr = 0.75 - tau * tau / 4
     fig = Figure(figsize=(8, 3.4), layout="constrained")
     ax = fig.subplots()
-    ax.fill_between(cum, lo, hi, step="post", color=COLOURS["quantum"], alpha=0.3,
-                    label="confidence interval for a")
+    ax.fill_between(
+        cum,
+        lo,
+        hi,
+        step="post",
+        color=COLOURS["quantum"],
+        alpha=0.3,
+        label="confidence interval for a",
+    )
     ax.axhline(thr, color="k", lw=1, label="threshold 3/4 − τ²/4")
     ax.axhline(thr - tau / 2, color=COLOURS["aligned"], ls="--", lw=1, label="aligned (⟨g,h⟩ = τ)")
-    ax.axhline(thr + tau / 2, color=COLOURS["conflicting"], ls="--", lw=1,
-               label="conflicting (⟨g,h⟩ = −τ)")
+    ax.axhline(
+        thr + tau / 2, color=COLOURS["conflicting"], ls="--", lw=1, label="conflicting (⟨g,h⟩ = −τ)"
+    )
     ax.set_xscale("log")
     ax.set_ylim(max(0.0, thr - 3 * tau), min(1.0, thr + 3 * tau))
     ax.set_xlabel("qubits sent so far")
     ax.set_ylabel("a = sin²θ")
-    name = ("Iterative phase estimation" if decision.protocol == "phase_estimation"
-            else "Iterative amplitude estimation")
-    ax.set_title(f"{name}: verdict {decision.verdict!r} after "
-                 f"{decision.cost:,} qubits, {len(steps)} steps")
+    name = (
+        "Iterative phase estimation"
+        if decision.protocol == "phase_estimation"
+        else "Iterative amplitude estimation"
+    )
+    ax.set_title(
+        f"{name}: verdict {decision.verdict!r} after {decision.cost:,} qubits, {len(steps)} steps"
+    )
     ax.legend(fontsize=8, loc="upper right")
     ax.grid(alpha=0.3)
     return fig
@@ -176,15 +195,25 @@ def plot_gapip_scaling(result: GapIPScaling, *, highlight_tau: float | None = No
     fig = Figure(figsize=(10, 3.8), layout="constrained")
     ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [2.2, 1]})
     for cost, slope, key, label in (
-            (result.quantum_cost, result.quantum_slope, "quantum", "quantum (qubits, mean)"),
-            (result.classical_cost, result.classical_slope, "classical",
-             "classical: cheaper of sketch / vector (bits)")):
+        (result.quantum_cost, result.quantum_slope, "quantum", "quantum (qubits, mean)"),
+        (
+            result.classical_cost,
+            result.classical_slope,
+            "classical",
+            "classical: cheaper of sketch / vector (bits)",
+        ),
+    ):
         ax.loglog(x, cost, "o", color=COLOURS[key], label=f"{label}, slope {slope:.2f}")
         fit = np.polyfit(np.log(x), np.log(cost), 1)
         ax.loglog(x, np.exp(np.polyval(fit, np.log(x))), "-", color=COLOURS[key], alpha=0.6)
     if highlight_tau is not None:
-        ax.axvline(1.0 / highlight_tau, color=COLOURS["neutral"], ls=":", lw=1.2,
-                   label=f"τ = {highlight_tau:g}")
+        ax.axvline(
+            1.0 / highlight_tau,
+            color=COLOURS["neutral"],
+            ls=":",
+            lw=1.2,
+            label=f"τ = {highlight_tau:g}",
+        )
     _plain_log_x(ax)
     ax.set_xlabel("1/τ")
     ax.set_ylabel("communication per decision")
@@ -192,8 +221,14 @@ def plot_gapip_scaling(result: GapIPScaling, *, highlight_tau: float | None = No
     ax.legend(fontsize=8, loc="upper left")
     ax.grid(alpha=0.3, which="both")
     ax2.plot(x, result.quantum_accuracy, "o-", color=COLOURS["quantum"], label="quantum")
-    ax2.plot(x, result.classical_accuracy, "s--", color=COLOURS["classical"], label="classical",
-             alpha=0.8)
+    ax2.plot(
+        x,
+        result.classical_accuracy,
+        "s--",
+        color=COLOURS["classical"],
+        label="classical",
+        alpha=0.8,
+    )
     ax2.axhline(1 - result.delta, color="k", lw=0.8, ls=":", label="1 − δ")
     ax2.set_xscale("log")
     _plain_log_x(ax2)
@@ -235,16 +270,39 @@ def plot_tieaudit_scaling(result: TieAuditScaling) -> Figure:
     """
     fig = Figure(figsize=(8, 3.8), layout="constrained")
     ax = fig.subplots()
-    ax.loglog(result.Ps, result.quantum_cost, "o-", color=COLOURS["quantum"], base=2,
-              label=f"quantum: {result.copies:,} copies × log₂P qubits "
-                    f"({result.bound.capitalize()} plan)")
-    ax.loglog(result.Ps, result.classical_cost, "s-", color=COLOURS["classical"], base=2,
-              label=f"classical subset: slope {result.classical_slope:.2f}")
-    ax.loglog(result.Ps, result.Ps, ":", color=COLOURS["neutral"], base=2,
-              label="send every sign (P bits)")
+    ax.loglog(
+        result.Ps,
+        result.quantum_cost,
+        "o-",
+        color=COLOURS["quantum"],
+        base=2,
+        label=f"quantum: {result.copies:,} copies × log₂P qubits "
+        f"({result.bound.capitalize()} plan)",
+    )
+    ax.loglog(
+        result.Ps,
+        result.classical_cost,
+        "s-",
+        color=COLOURS["classical"],
+        base=2,
+        label=f"classical subset: slope {result.classical_slope:.2f}",
+    )
+    ax.loglog(
+        result.Ps,
+        result.Ps,
+        ":",
+        color=COLOURS["neutral"],
+        base=2,
+        label="send every sign (P bits)",
+    )
     if result.crossover_P:
-        ax.axvline(result.crossover_P, color="k", lw=1, ls="--",
-                   label=f"crossover P = 2^{int(math.log2(result.crossover_P))}")
+        ax.axvline(
+            result.crossover_P,
+            color="k",
+            lw=1,
+            ls="--",
+            label=f"crossover P = 2^{int(math.log2(result.crossover_P))}",
+        )
     ax.set_xlabel("P (coordinates)")
     ax.set_ylabel("communication (qubits or bits)")
     ax.set_title(f"TieAudit at ε = {result.eps:g}, α = {result.alpha:g}, δ = {result.delta:g}")
@@ -277,8 +335,12 @@ def plot_audit_explorer(ex: AuditExplorer) -> Figure:
         agree = ex.signs[lo] == ex.signs[hi]
         mid, half = (lo + hi) / 2, (hi - lo) / 2
         t = np.linspace(0, np.pi, 40)
-        ax.plot(mid + half * np.cos(t), 1.1 + np.sin(t) * (0.1 + 0.75 * half / P),
-                color=COLOURS["aligned" if agree else "conflicting"], lw=1.2)
+        ax.plot(
+            mid + half * np.cos(t),
+            1.1 + np.sin(t) * (0.1 + 0.75 * half / P),
+            color=COLOURS["aligned" if agree else "conflicting"],
+            lw=1.2,
+        )
     ax.set_ylim(-1.2, 2.0)
     ax.set_yticks([-1, 1])
     ax.set_xlabel("coordinate i")
@@ -286,21 +348,25 @@ def plot_audit_explorer(ex: AuditExplorer) -> Figure:
     ax.set_title(f"P = {P}, {len(ex.matching)} pairs (α = {ex.alpha:.3g}), true f = {ex.f:.3f}")
     labels = ["Y = +1", "Y = 0", "Y = −1"]
     vals = [ex.p_plus, 1 - ex.p_plus - ex.p_minus, ex.p_minus]
-    ax_y.bar(labels, vals, color=[COLOURS["aligned"], COLOURS["neutral"],
-                                  COLOURS["conflicting"]])
+    ax_y.bar(labels, vals, color=[COLOURS["aligned"], COLOURS["neutral"], COLOURS["conflicting"]])
     ax_y.set_ylim(0, 1)
     ax_y.set_title(f"one copy: E[Y] = {ex.p_plus - ex.p_minus:+.3f}")
     ax_y.grid(axis="y", alpha=0.3)
     names = [e.protocol.replace("entanglement_assisted", "ent.-assisted") for e in ex.estimates]
     ys = np.arange(len(ex.estimates))
-    ax_e.axvspan(ex.f - ex.eps, ex.f + ex.eps, color=COLOURS["neutral"], alpha=0.25,
-                 label="f ± ε")
+    ax_e.axvspan(ex.f - ex.eps, ex.f + ex.eps, color=COLOURS["neutral"], alpha=0.25, label="f ± ε")
     ax_e.axvline(ex.f, color="k", lw=1)
     cols = [COLOURS["quantum"], COLOURS["ea"], COLOURS["classical"]]
     for y, e, c in zip(ys, ex.estimates, cols):
         ax_e.plot(e.value, y, "o", color=c, ms=8)
-        ax_e.annotate(f"{e.cost:,} {e.unit}", (e.value, y), textcoords="offset points",
-                      xytext=(0, 8), ha="center", fontsize=8)
+        ax_e.annotate(
+            f"{e.cost:,} {e.unit}",
+            (e.value, y),
+            textcoords="offset points",
+            xytext=(0, 8),
+            ha="center",
+            fontsize=8,
+        )
     ax_e.set_yticks(ys, names)
     ax_e.set_ylim(-0.6, len(ys) - 0.3)
     ax_e.set_xlim(-0.05, 1.05)
@@ -327,12 +393,22 @@ def plot_noise_sweep(sweep: NoiseSweep) -> Figure:
     fig = Figure(figsize=(10, 3.6), layout="constrained")
     ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.6, 1]})
     x = sweep.noises
-    ax.fill_between(x, sweep.f - sweep.eps, sweep.f + sweep.eps, color=COLOURS["neutral"],
-                    alpha=0.25, label="f ± ε")
-    ax.plot(x, sweep.naive, "s--", color=COLOURS["classical"],
-            label="naive: f̂ = (1 − Ȳ/α)/2")
-    ax.plot(x, sweep.calibrated, "o-", color=COLOURS["quantum"],
-            label="hidden test copies: f̂ = (1 − Ȳ_data/Ȳ_test)/2")
+    ax.fill_between(
+        x,
+        sweep.f - sweep.eps,
+        sweep.f + sweep.eps,
+        color=COLOURS["neutral"],
+        alpha=0.25,
+        label="f ± ε",
+    )
+    ax.plot(x, sweep.naive, "s--", color=COLOURS["classical"], label="naive: f̂ = (1 − Ȳ/α)/2")
+    ax.plot(
+        x,
+        sweep.calibrated,
+        "o-",
+        color=COLOURS["quantum"],
+        label="hidden test copies: f̂ = (1 − Ȳ_data/Ȳ_test)/2",
+    )
     ax.set_xlabel("depolarising probability (noise)")
     ax.set_ylabel("estimate of f")
     ax.set_title(f"Noise pulls the naive estimate to 1/2 (true f = {sweep.f:.3f})")
@@ -370,7 +446,7 @@ def plot_gapip_pingpong(schedules: Sequence[GapIPSchedule]) -> Figure:
     if not items:
         raise ValueError("schedules must contain at least one schedule")
 
-    def slot(kind: str, label: str) -> float:       # horizontal room of one event
+    def slot(kind: str, label: str) -> float:  # horizontal room of one event
         return 1.1 if kind == "pass" else max(0.9, 0.105 * len(label) + 0.35)
 
     layouts = []
@@ -386,33 +462,64 @@ def plot_gapip_pingpong(schedules: Sequence[GapIPSchedule]) -> Figure:
     axes = fig.subplots(len(items), 1, squeeze=False)[:, 0]
     for ax, sc, (xs, total) in zip(axes, items, layouts):
         for party, y in _LANES.items():
-            ax.plot([0, total], [y, y], color=_PARTY_COLOURS[party], lw=0.8, alpha=0.4,
-                    zorder=0)
-            ax.text(-0.25, y, f"{party}\n(holds {'g' if party == 'server' else 'h'})",
-                    ha="right", va="center", fontsize=9, color=_PARTY_COLOURS[party],
-                    fontweight="bold")
+            ax.plot([0, total], [y, y], color=_PARTY_COLOURS[party], lw=0.8, alpha=0.4, zorder=0)
+            ax.text(
+                -0.25,
+                y,
+                f"{party}\n(holds {'g' if party == 'server' else 'h'})",
+                ha="right",
+                va="center",
+                fontsize=9,
+                color=_PARTY_COLOURS[party],
+                fontweight="bold",
+            )
         n_pass = 0
         for x, (kind, party, label) in zip(xs, sc.events):
             if kind == "op":
-                ax.text(x, _LANES[party], label, ha="center", va="center", fontsize=8.5,
-                        bbox=dict(boxstyle="round,pad=0.3", fc="white",
-                                  ec=_PARTY_COLOURS[party], lw=1.2), zorder=3)
+                ax.text(
+                    x,
+                    _LANES[party],
+                    label,
+                    ha="center",
+                    va="center",
+                    fontsize=8.5,
+                    bbox=dict(
+                        boxstyle="round,pad=0.3", fc="white", ec=_PARTY_COLOURS[party], lw=1.2
+                    ),
+                    zorder=3,
+                )
                 continue
             n_pass += 1
             y0 = _LANES[party]
             y1 = 1.0 - y0
             sgn = 1.0 if y1 > y0 else -1.0
-            ax.annotate("", xy=(x + 0.35, y1 - 0.14 * sgn), xytext=(x - 0.35, y0 + 0.14 * sgn),
-                        arrowprops=dict(arrowstyle="-|>", color=COLOURS["quantum"], lw=1.6),
-                        zorder=2)
-            ax.text(x + 0.1, 0.5, f"pass {n_pass}\n{label}", ha="left", va="center",
-                    fontsize=7.5, color=COLOURS["quantum"])
-        name = ("phase estimation, power K" if sc.protocol == "phase_estimation"
-                else "amplitude estimation, k iterations")
+            ax.annotate(
+                "",
+                xy=(x + 0.35, y1 - 0.14 * sgn),
+                xytext=(x - 0.35, y0 + 0.14 * sgn),
+                arrowprops=dict(arrowstyle="-|>", color=COLOURS["quantum"], lw=1.6),
+                zorder=2,
+            )
+            ax.text(
+                x + 0.1,
+                0.5,
+                f"pass {n_pass}\n{label}",
+                ha="left",
+                va="center",
+                fontsize=7.5,
+                color=COLOURS["quantum"],
+            )
+        name = (
+            "phase estimation, power K"
+            if sc.protocol == "phase_estimation"
+            else "amplitude estimation, k iterations"
+        )
         size = f"2^{sc.P.bit_length() - 1}" if sc.P & (sc.P - 1) == 0 and sc.P > 2 else f"{sc.P}"
-        ax.set_title(f"{name} = {sc.power} (P = {size}): {sc.passes} passes × {sc.width} qubits "
-                     f"= {sc.qubits} qubits per shot; the shot measures sin²({sc.multiple}θ)",
-                     fontsize=9.5)
+        ax.set_title(
+            f"{name} = {sc.power} (P = {size}): {sc.passes} passes × {sc.width} qubits "
+            f"= {sc.qubits} qubits per shot; the shot measures sin²({sc.multiple}θ)",
+            fontsize=9.5,
+        )
         ax.set_xlim(-2.0, span + 0.1)
         ax.set_ylim(-0.4, 1.4)
         ax.axis("off")
@@ -428,8 +535,9 @@ def _shade_window(ax, lo: float, hi: float, x_range, colour: str, label: str) ->
     ax.axvspan(left, right, color=colour, alpha=0.12, label=label)
 
 
-def plot_gapip_comparison(result: GapIPComparison,
-                          confidences: Sequence[str] = ("hoeffding", "exact")) -> Figure:
+def plot_gapip_comparison(
+    result: GapIPComparison, confidences: Sequence[str] = ("hoeffding", "exact")
+) -> Figure:
     """Cost of GapIP against ``1/tau`` (log-log), one panel per family of bounds (the same family
     on both sides): amplitude estimation and phase estimation (mean qubits), the classical
     ``min(sketch, P b)`` with the sketch and the send-the-vector cost drawn thin, the windows
@@ -455,38 +563,66 @@ def plot_gapip_comparison(result: GapIPComparison,
     fig = Figure(figsize=(5.2 * len(confs), 5.0), layout="constrained")
     axes = fig.subplots(1, len(confs), sharey=True, squeeze=False)[0]
     for ax, conf in zip(axes, confs):
-        for protocol, colour, marker in (("quantum", COLOURS["quantum"], "o"),
-                                         ("phase_estimation", COLOURS["ea"], "s")):
+        for protocol, colour, marker in (
+            ("quantum", COLOURS["quantum"], "o"),
+            ("phase_estimation", COLOURS["ea"], "s"),
+        ):
             if (protocol, conf) not in result.families:
                 continue
             name = "amplitude est." if protocol == "quantum" else "phase est."
-            ax.loglog(x, result.quantum(protocol, conf), marker + "-", color=colour, ms=4,
-                      label=f"quantum, {name} (qubits)")
+            ax.loglog(
+                x,
+                result.quantum(protocol, conf),
+                marker + "-",
+                color=colour,
+                ms=4,
+                label=f"quantum, {name} (qubits)",
+            )
             lo, hi = result.window(protocol, conf)
-            _shade_window(ax, lo, hi, (x.min(), x.max()), colour,
-                          f"{name} cheaper")
+            _shade_window(ax, lo, hi, (x.min(), x.max()), colour, f"{name} cheaper")
         if conf == "hoeffding" and ("quantum", "chernoff") in result.families:
-            ax.loglog(x, result.quantum("quantum", "chernoff"), "-", color=COLOURS["neutral"],
-                      lw=1, label="old: Chernoff intervals (amplitude est.)")
-        ax.loglog(x, result.classical_cost(conf), "-", color=COLOURS["classical"], lw=2.4,
-                  label="classical: min(sketch, vector) (bits)")
-        ax.loglog(x, result.sketch(conf), "--", color=COLOURS["classical"], lw=0.9,
-                  label="sketch alone")
+            ax.loglog(
+                x,
+                result.quantum("quantum", "chernoff"),
+                "-",
+                color=COLOURS["neutral"],
+                lw=1,
+                label="old: Chernoff intervals (amplitude est.)",
+            )
+        ax.loglog(
+            x,
+            result.classical_cost(conf),
+            "-",
+            color=COLOURS["classical"],
+            lw=2.4,
+            label="classical: min(sketch, vector) (bits)",
+        )
+        ax.loglog(
+            x, result.sketch(conf), "--", color=COLOURS["classical"], lw=0.9, label="sketch alone"
+        )
         ax.loglog(x, result.vector_bits, ":", color="k", lw=1, label="send the vector, P·b")
-        ax.axvline(math.sqrt(result.P) / 2.0, color=COLOURS["neutral"], lw=1, ls="-.",
-                   label="P = 4/τ² (Gap-Hamming boundary)")
+        ax.axvline(
+            math.sqrt(result.P) / 2.0,
+            color=COLOURS["neutral"],
+            lw=1,
+            ls="-.",
+            label="P = 4/τ² (Gap-Hamming boundary)",
+        )
         _plain_log_x(ax)
         ax.set_xlabel("1/τ")
-        ax.set_title(f"{'Hoeffding' if conf == 'hoeffding' else 'exact'} bounds on both sides "
-                     f"(P = 2^{int(round(math.log2(result.P)))}, δ = {result.delta:g})",
-                     fontsize=10)
+        ax.set_title(
+            f"{'Hoeffding' if conf == 'hoeffding' else 'exact'} bounds on both sides "
+            f"(P = 2^{int(round(math.log2(result.P)))}, δ = {result.delta:g})",
+            fontsize=10,
+        )
         ax.grid(alpha=0.3, which="both")
     handles = {}
-    for ax in axes:                          # one legend for both panels, below them
+    for ax in axes:  # one legend for both panels, below them
         for hnd, lab in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(lab, hnd)
-    fig.legend(list(handles.values()), list(handles.keys()), loc="outside lower center",
-               ncol=4, fontsize=8)
+    fig.legend(
+        list(handles.values()), list(handles.keys()), loc="outside lower center", ncol=4, fontsize=8
+    )
     axes[0].set_ylabel(f"communication per decision (mean of {result.trials})")
     return fig
 
@@ -507,14 +643,23 @@ def plot_copies_vs_alpha(curve: CopiesCurve) -> Figure:
     """
     fig = Figure(figsize=(7.5, 3.8), layout="constrained")
     ax = fig.subplots()
-    ax.loglog(curve.alphas, curve.hoeffding, "-", color=COLOURS["classical"],
-              label=f"Hoeffding (slope {curve.slope('hoeffding'):.2f})")
-    ax.loglog(curve.alphas, curve.bernstein, "-", color=COLOURS["quantum"],
-              label=f"Bernstein (slope {curve.slope('bernstein'):.2f})")
+    ax.loglog(
+        curve.alphas,
+        curve.hoeffding,
+        "-",
+        color=COLOURS["classical"],
+        label=f"Hoeffding (slope {curve.slope('hoeffding'):.2f})",
+    )
+    ax.loglog(
+        curve.alphas,
+        curve.bernstein,
+        "-",
+        color=COLOURS["quantum"],
+        label=f"Bernstein (slope {curve.slope('bernstein'):.2f})",
+    )
     ax.loglog(curve.exact_alphas, curve.exact, "o", color="k", label="exact plan")
     for a, n in zip(curve.exact_alphas, curve.exact):
-        ax.annotate(f"{int(n):,}", (a, n), textcoords="offset points", xytext=(6, -10),
-                    fontsize=8)
+        ax.annotate(f"{int(n):,}", (a, n), textcoords="offset points", xytext=(6, -10), fontsize=8)
     ax.invert_xaxis()
     _plain_log_x(ax)
     ax.set_xlabel("coverage α = 2|M|/P (smaller to the right)")
@@ -525,10 +670,12 @@ def plot_copies_vs_alpha(curve: CopiesCurve) -> Figure:
     return fig
 
 
-_CASE_STYLE = {("fixed", "uniform"): ("#969696", "s--", "fixed tests, noise on every copy"),
-               ("fixed", "data_only"): ("#d7191c", "o-", "fixed tests, data-only attack"),
-               ("random", "uniform"): ("#2c7fb8", "s--", "random tests, noise on every copy"),
-               ("random", "data_only"): ("#1a9641", "o-", "random tests, data-only attack")}
+_CASE_STYLE = {
+    ("fixed", "uniform"): ("#969696", "s--", "fixed tests, noise on every copy"),
+    ("fixed", "data_only"): ("#d7191c", "o-", "fixed tests, data-only attack"),
+    ("random", "uniform"): ("#2c7fb8", "s--", "random tests, noise on every copy"),
+    ("random", "data_only"): ("#1a9641", "o-", "random tests, data-only attack"),
+}
 
 
 def plot_attack_sweep(sweep: AttackSweep) -> Figure:
@@ -548,8 +695,14 @@ def plot_attack_sweep(sweep: AttackSweep) -> Figure:
     fig = Figure(figsize=(10, 3.8), layout="constrained")
     ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.5, 1]})
     x = sweep.noises
-    ax.fill_between(x, sweep.f - sweep.eps, sweep.f + sweep.eps, color=COLOURS["neutral"],
-                    alpha=0.25, label="f ± ε")
+    ax.fill_between(
+        x,
+        sweep.f - sweep.eps,
+        sweep.f + sweep.eps,
+        color=COLOURS["neutral"],
+        alpha=0.25,
+        label="f ± ε",
+    )
     for case in sweep.cases:
         colour, style, label = _CASE_STYLE[case]
         ax.plot(x, sweep.mean(*case), style, color=colour, ms=5, label=label)
@@ -586,18 +739,43 @@ def plot_dephasing_sweep(sweep: DephasingSweep) -> Figure:
     fig = Figure(figsize=(7.5, 3.6), layout="constrained")
     ax = fig.subplots()
     x = sweep.noises
-    ax.fill_between(x, sweep.f - sweep.eps, sweep.f + sweep.eps, color=COLOURS["neutral"],
-                    alpha=0.25, label="f ± ε")
-    ax.plot(x, sweep.f + sweep.bias, "-", color=COLOURS["conflicting"], lw=1,
-            label="f + ratio bias (many-copies limit)")
-    ax.plot(x, sweep.plain, "o", color=COLOURS["conflicting"],
-            label=f"ratio estimator, Z pads (mean of {sweep.seeds})")
-    ax.plot(x, sweep.twirled, "s", color=COLOURS["classical"],
-            label=f"ratio estimator, Clifford twirl (mean of {sweep.seeds})")
+    ax.fill_between(
+        x,
+        sweep.f - sweep.eps,
+        sweep.f + sweep.eps,
+        color=COLOURS["neutral"],
+        alpha=0.25,
+        label="f ± ε",
+    )
+    ax.plot(
+        x,
+        sweep.f + sweep.bias,
+        "-",
+        color=COLOURS["conflicting"],
+        lw=1,
+        label="f + ratio bias (many-copies limit)",
+    )
+    ax.plot(
+        x,
+        sweep.plain,
+        "o",
+        color=COLOURS["conflicting"],
+        label=f"ratio estimator, Z pads (mean of {sweep.seeds})",
+    )
+    ax.plot(
+        x,
+        sweep.twirled,
+        "s",
+        color=COLOURS["classical"],
+        label=f"ratio estimator, Clifford twirl (mean of {sweep.seeds})",
+    )
     ax.set_xlabel("dephasing probability p per qubit")
     ax.set_ylabel("estimate of f")
-    ax.set_title(f"Dephasing biases the ratio (P = {sweep.P}, pairs at distance ≥ "
-                 f"{sweep.min_distance} disagree)", fontsize=10)
+    ax.set_title(
+        f"Dephasing biases the ratio (P = {sweep.P}, pairs at distance ≥ "
+        f"{sweep.min_distance} disagree)",
+        fontsize=10,
+    )
     ax.legend(fontsize=8, loc="lower left")
     ax.grid(alpha=0.3)
     return fig

@@ -10,7 +10,8 @@ Inputs are the results of :mod:`qring_edu.experiments.bottleneck`
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from matplotlib.colors import LinearSegmentedColormap
@@ -58,7 +59,7 @@ def _cell_text(members: np.ndarray) -> str:
     return f"{who.size}/{P}"
 
 
-def _draw_grid(ax, state: "RingState", *, fontsize: float = 9, title: str | None = None) -> None:
+def _draw_grid(ax, state: RingState, *, fontsize: float = 9, title: str | None = None) -> None:
     """Worker × chunk table of the state: colour = share of the P gradients already summed in."""
     P = state.workers
     counts = state.counts
@@ -68,17 +69,38 @@ def _draw_grid(ax, state: "RingState", *, fontsize: float = 9, title: str | None
         for c in range(P):
             full = counts[k, c] == P
             colour = _FULL if full else _PARTIAL((counts[k, c] - 1) / max(P - 1, 1))
-            ax.add_patch(Rectangle((c - 0.5, k - 0.5), 1, 1, facecolor=colour,
-                                   edgecolor="white", linewidth=1.5))
-            ax.text(c, k, _cell_text(state.contains[k, c]), ha="center", va="center",
-                    fontsize=fontsize, color="white" if full else "black",
-                    fontweight="bold" if full else "normal")
+            ax.add_patch(
+                Rectangle(
+                    (c - 0.5, k - 0.5), 1, 1, facecolor=colour, edgecolor="white", linewidth=1.5
+                )
+            )
+            ax.text(
+                c,
+                k,
+                _cell_text(state.contains[k, c]),
+                ha="center",
+                va="center",
+                fontsize=fontsize,
+                color="white" if full else "black",
+                fontweight="bold" if full else "normal",
+            )
     for msg in state.messages:  # what just arrived: thick border in the phase colour
-        ax.add_patch(Rectangle((msg.chunk - 0.45, msg.receiver - 0.45), 0.9, 0.9, fill=False,
-                               edgecolor=PHASE_COLOURS[msg.phase], linewidth=2.5))
+        ax.add_patch(
+            Rectangle(
+                (msg.chunk - 0.45, msg.receiver - 0.45),
+                0.9,
+                0.9,
+                fill=False,
+                edgecolor=PHASE_COLOURS[msg.phase],
+                linewidth=2.5,
+            )
+        )
     sizes = state.chunk_sizes
-    ax.set_xticks(range(P), [f"c{c}" + ("\n(empty)" if sizes[c] == 0 else "") for c in range(P)],
-                  fontsize=fontsize)
+    ax.set_xticks(
+        range(P),
+        [f"c{c}" + ("\n(empty)" if sizes[c] == 0 else "") for c in range(P)],
+        fontsize=fontsize,
+    )
     ax.set_yticks(range(P), [f"W{k}" for k in range(P)], fontsize=fontsize)
     ax.tick_params(length=0)
     for side in ax.spines.values():
@@ -88,14 +110,16 @@ def _draw_grid(ax, state: "RingState", *, fontsize: float = 9, title: str | None
         ax.set_title(title, fontsize=fontsize + 1)
 
 
-def _state_title(state: "RingState") -> str:
+def _state_title(state: RingState) -> str:
     if state.step == 0:
         return f"P = {state.workers}: before the first step"
-    return (f"P = {state.workers}: after step {state.step} of {state.total_steps} "
-            f"({state.phase} s = {state.phase_step})")
+    return (
+        f"P = {state.workers}: after step {state.step} of {state.total_steps} "
+        f"({state.phase} s = {state.phase_step})"
+    )
 
 
-def _draw_ring(ax, state: "RingState") -> None:
+def _draw_ring(ax, state: RingState) -> None:
     """Workers on a circle; this step's messages as arrows k -> k+1 labelled with chunk and bits."""
     P = state.workers
     pos = _ring_positions(P)
@@ -105,19 +129,39 @@ def _draw_ring(ax, state: "RingState") -> None:
         a, b = pos[msg.sender], pos[msg.receiver]
         colour = PHASE_COLOURS[msg.phase]
         empty = bits[msg.sender] == 0  # an empty chunk (d < P): nothing actually crosses
-        ax.add_patch(FancyArrowPatch(a, b, connectionstyle="arc3,rad=-0.3", arrowstyle="-|>",
-                                     mutation_scale=16, color=colour, linewidth=1 if empty else 2,
-                                     linestyle=":" if empty else "-", alpha=0.5 if empty else 1,
-                                     shrinkA=node_r * 95, shrinkB=node_r * 95))
+        ax.add_patch(
+            FancyArrowPatch(
+                a,
+                b,
+                connectionstyle="arc3,rad=-0.3",
+                arrowstyle="-|>",
+                mutation_scale=16,
+                color=colour,
+                linewidth=1 if empty else 2,
+                linestyle=":" if empty else "-",
+                alpha=0.5 if empty else 1,
+                shrinkA=node_r * 95,
+                shrinkB=node_r * 95,
+            )
+        )
         mid = (a + b) / 2
         out = mid / max(np.linalg.norm(mid), 1e-9)
         label = f"c{msg.chunk}\n" + ("empty" if empty else f"{bits[msg.sender]} b")
         ax.text(*(mid + 0.33 * out), label, ha="center", va="center", fontsize=8, color=colour)
     if not state.messages:  # at the start: draw the ring's links without messages
         for k in range(P):
-            ax.add_patch(FancyArrowPatch(pos[k], pos[(k + 1) % P], connectionstyle="arc3,rad=-0.3",
-                                         arrowstyle="-|>", mutation_scale=12, color="#bbbbbb",
-                                         shrinkA=node_r * 95, shrinkB=node_r * 95))
+            ax.add_patch(
+                FancyArrowPatch(
+                    pos[k],
+                    pos[(k + 1) % P],
+                    connectionstyle="arc3,rad=-0.3",
+                    arrowstyle="-|>",
+                    mutation_scale=12,
+                    color="#bbbbbb",
+                    shrinkA=node_r * 95,
+                    shrinkB=node_r * 95,
+                )
+            )
     for k in range(P):
         ax.add_patch(Circle(pos[k], node_r, facecolor="white", edgecolor="black", zorder=3))
         ax.text(*pos[k], f"W{k}", ha="center", va="center", fontsize=9, zorder=4)
@@ -127,7 +171,7 @@ def _draw_ring(ax, state: "RingState") -> None:
     ax.axis("off")
 
 
-def plot_ring_state(state: "RingState") -> Figure:
+def plot_ring_state(state: RingState) -> Figure:
     """Two panels for one :class:`~qring_edu.experiments.bottleneck.RingState`.
 
     Left: the ring with the messages of the step just completed (arrow k -> k+1, chunk index and
@@ -148,13 +192,14 @@ def plot_ring_state(state: "RingState") -> Figure:
     _draw_ring(ax_ring, state)
     sizes = ", ".join(str(int(s)) for s in state.chunk_sizes)
     ax_ring.set_title(f"messages of this step (d = {state.d}, chunk sizes {sizes})", fontsize=10)
-    _draw_grid(ax_grid, state, fontsize=9 if state.workers <= 5 else 8,
-               title="what each worker holds")
+    _draw_grid(
+        ax_grid, state, fontsize=9 if state.workers <= 5 else 8, title="what each worker holds"
+    )
     fig.suptitle(_state_title(state), fontsize=12)
     return fig
 
 
-def plot_ring_states(states: Sequence["RingState"], ncols: int = 4) -> Figure:
+def plot_ring_states(states: Sequence[RingState], ncols: int = 4) -> Figure:
     """Small multiples of the worker × chunk table, one panel per state (e.g. every step).
 
     Examples
@@ -177,10 +222,12 @@ def plot_ring_states(states: Sequence["RingState"], ncols: int = 4) -> Figure:
         else:
             title = f"step {st.step}: {st.phase} s={st.phase_step}"
         _draw_grid(ax, st, fontsize=7.5, title=title)
-    for ax in axes[len(states):]:
+    for ax in axes[len(states) :]:
         ax.axis("off")
-    fig.suptitle("Ring all-reduce: row Wk = worker k's copy of chunks c0..c{}; Σ = fully reduced"
-                 .format(states[0].workers - 1), fontsize=11)
+    fig.suptitle(
+        f"Ring all-reduce: row Wk = worker k's copy of chunks c0..c{states[0].workers - 1}; Σ = fully reduced",
+        fontsize=11,
+    )
     return fig
 
 
@@ -201,20 +248,43 @@ def plot_topologies(workers: int = 6) -> Figure:
     r = 0.15
     # Parameter server: every worker <-> the server.
     for k in range(P):
-        ax_ps.add_patch(FancyArrowPatch((0, 0), pos[k], arrowstyle="<|-|>", mutation_scale=12,
-                                        color=_PS_C, linewidth=1.3, shrinkA=22, shrinkB=14))
-    ax_ps.add_patch(Rectangle((-0.22, -0.15), 0.44, 0.3, facecolor="#fde0dd", edgecolor=_PS_C,
-                              zorder=3))
+        ax_ps.add_patch(
+            FancyArrowPatch(
+                (0, 0),
+                pos[k],
+                arrowstyle="<|-|>",
+                mutation_scale=12,
+                color=_PS_C,
+                linewidth=1.3,
+                shrinkA=22,
+                shrinkB=14,
+            )
+        )
+    ax_ps.add_patch(
+        Rectangle((-0.22, -0.15), 0.44, 0.3, facecolor="#fde0dd", edgecolor=_PS_C, zorder=3)
+    )
     ax_ps.text(0, 0, "server", ha="center", va="center", fontsize=9, zorder=4)
-    ax_ps.set_title("parameter server: the server's link carries\n"
-                    "P·d·b bits in and P·d·b bits out", fontsize=10)
+    ax_ps.set_title(
+        "parameter server: the server's link carries\nP·d·b bits in and P·d·b bits out", fontsize=10
+    )
     # Ring: k -> k+1.
     for k in range(P):
-        ax_ring.add_patch(FancyArrowPatch(pos[k], pos[(k + 1) % P], connectionstyle="arc3,rad=-0.3",
-                                          arrowstyle="-|>", mutation_scale=14, color=_RING_C,
-                                          linewidth=1.6, shrinkA=14, shrinkB=14))
-    ax_ring.set_title("ring: every link carries 2(P−1)·(d/P)·b bits\n"
-                      "(< 2·d·b, whatever P)", fontsize=10)
+        ax_ring.add_patch(
+            FancyArrowPatch(
+                pos[k],
+                pos[(k + 1) % P],
+                connectionstyle="arc3,rad=-0.3",
+                arrowstyle="-|>",
+                mutation_scale=14,
+                color=_RING_C,
+                linewidth=1.6,
+                shrinkA=14,
+                shrinkB=14,
+            )
+        )
+    ax_ring.set_title(
+        "ring: every link carries 2(P−1)·(d/P)·b bits\n(< 2·d·b, whatever P)", fontsize=10
+    )
     for ax in (ax_ps, ax_ring):
         for k in range(P):
             ax.add_patch(Circle(pos[k], r, facecolor="white", edgecolor="black", zorder=3))
@@ -223,12 +293,13 @@ def plot_topologies(workers: int = 6) -> Figure:
         ax.set_ylim(-1.35, 1.35)
         ax.set_aspect("equal")
         ax.axis("off")
-    fig.suptitle(f"Two ways to sum the gradients of P = {P} workers (d entries of b bits each)",
-                 fontsize=12)
+    fig.suptitle(
+        f"Two ways to sum the gradients of P = {P} workers (d entries of b bits each)", fontsize=12
+    )
     return fig
 
 
-def plot_time_vs_workers(sweep: "CostSweep") -> Figure:
+def plot_time_vs_workers(sweep: CostSweep) -> Figure:
     """Log–log α–β time of one all-reduce vs P: ring, parameter server and the bandwidth lower
     bound (lower-bound bits × beta, no latency). The chosen P, if any, is marked and annotated.
 
@@ -245,30 +316,50 @@ def plot_time_vs_workers(sweep: "CostSweep") -> Figure:
     P = sweep.workers
     ax.loglog(P, sweep.parameter_server, color=_PS_C, label="parameter server  2(α + P·d·b·β)")
     ax.loglog(P, sweep.ring, color=_RING_C, label="ring  2(P−1)(α + ⌈d/P⌉·b·β)")
-    ax.loglog(P, sweep.bound, color=_BOUND_C, linestyle="--",
-              label="bandwidth lower bound  2(P−1)/P·d·b·β")
+    ax.loglog(
+        P,
+        sweep.bound,
+        color=_BOUND_C,
+        linestyle="--",
+        label="bandwidth lower bound  2(P−1)/P·d·b·β",
+    )
     if sweep.chosen is not None:
         t = sweep.at(sweep.chosen)
         ax.axvline(sweep.chosen, color="#999999", linewidth=0.8)
-        ax.plot([sweep.chosen] * 2, [t["ring"], t["parameter_server"]], "o", color="black",
-                markersize=4)
-        text = (f"P = {sweep.chosen}\nring {_fmt_seconds(t['ring'])}\n"
-                f"server {_fmt_seconds(t['parameter_server'])}\n"
-                f"bound {_fmt_seconds(t['bound'])}\n"
-                f"server / ring = {sweep.speedup:.1f}×")
-        ax.text(0.02, 0.97, text, transform=ax.transAxes, va="top", ha="left", fontsize=9,
-                bbox={"facecolor": "white", "edgecolor": "#cccccc"})
+        ax.plot(
+            [sweep.chosen] * 2, [t["ring"], t["parameter_server"]], "o", color="black", markersize=4
+        )
+        text = (
+            f"P = {sweep.chosen}\nring {_fmt_seconds(t['ring'])}\n"
+            f"server {_fmt_seconds(t['parameter_server'])}\n"
+            f"bound {_fmt_seconds(t['bound'])}\n"
+            f"server / ring = {sweep.speedup:.1f}×"
+        )
+        ax.text(
+            0.02,
+            0.97,
+            text,
+            transform=ax.transAxes,
+            va="top",
+            ha="left",
+            fontsize=9,
+            bbox={"facecolor": "white", "edgecolor": "#cccccc"},
+        )
     ax.set_xlabel("workers P")
     ax.set_ylabel("time of one all-reduce (s)")
-    ax.set_title(f"{sweep.label}: d = {sweep.d:,} words of {sweep.bits} bits, "
-                 f"α = {sweep.alpha * 1e6:g} µs, 1/β = {1 / sweep.beta / 1e9:g} Gbit/s"
-                 if sweep.beta > 0 else f"{sweep.label}: d = {sweep.d:,}, β = 0", fontsize=10)
+    ax.set_title(
+        f"{sweep.label}: d = {sweep.d:,} words of {sweep.bits} bits, "
+        f"α = {sweep.alpha * 1e6:g} µs, 1/β = {1 / sweep.beta / 1e9:g} Gbit/s"
+        if sweep.beta > 0
+        else f"{sweep.label}: d = {sweep.d:,}, β = 0",
+        fontsize=10,
+    )
     ax.legend(loc="lower right", fontsize=8)
     ax.grid(True, which="major", alpha=0.3)
     return fig
 
 
-def plot_link_bits(sweep: "LinkBitsSweep") -> Figure:
+def plot_link_bits(sweep: LinkBitsSweep) -> Figure:
     """Left: bits on the busiest link in units of one gradient (d·b) vs P for the ring (ledger),
     the lower bound 2(P−1)/P and the parameter server's link (P). Right: ring / lower bound, which
     is exactly 1 when P divides d and above 1 otherwise (uneven chunks).
@@ -285,8 +376,13 @@ def plot_link_bits(sweep: "LinkBitsSweep") -> Figure:
     fig = Figure(figsize=(10, 4.2), layout="constrained")
     ax, ax_ratio = fig.subplots(1, 2)
     P = sweep.workers
-    ax.plot(P, sweep.parameter_server / unit, color=_PS_C, marker=".",
-            label="parameter server (server link, each way)")
+    ax.plot(
+        P,
+        sweep.parameter_server / unit,
+        color=_PS_C,
+        marker=".",
+        label="parameter server (server link, each way)",
+    )
     ax.plot(P, sweep.bound / unit, color=_BOUND_C, linestyle="--", label="lower bound 2(P−1)/P")
     ax.plot(P, sweep.ring / unit, "o", color=_RING_C, markersize=5, label="ring (ledger)")
     ax.set_yscale("log")
@@ -297,10 +393,17 @@ def plot_link_bits(sweep: "LinkBitsSweep") -> Figure:
     ax.grid(True, alpha=0.3)
     ratio = sweep.ring / sweep.bound
     divides = (sweep.d % P) == 0
-    ax_ratio.bar(P[divides], ratio[divides] - 1, bottom=1, color=_RING_C, label="P divides d",
-                 width=0.6)
-    ax_ratio.bar(P[~divides], ratio[~divides] - 1, bottom=1, color="#a6cee3",
-                 label="P does not divide d", width=0.6)
+    ax_ratio.bar(
+        P[divides], ratio[divides] - 1, bottom=1, color=_RING_C, label="P divides d", width=0.6
+    )
+    ax_ratio.bar(
+        P[~divides],
+        ratio[~divides] - 1,
+        bottom=1,
+        color="#a6cee3",
+        label="P does not divide d",
+        width=0.6,
+    )
     ax_ratio.plot(P[divides], ratio[divides], "o", color=_RING_C, markersize=4)
     ax_ratio.axhline(1, color=_BOUND_C, linestyle="--", linewidth=1)
     ax_ratio.set_xlabel("workers P")
@@ -312,7 +415,7 @@ def plot_link_bits(sweep: "LinkBitsSweep") -> Figure:
     return fig
 
 
-def plot_model_comm(rows: Sequence["ModelCommRow"]) -> Figure:
+def plot_model_comm(rows: Sequence[ModelCommRow]) -> Figure:
     """Horizontal bars (log scale): α–β time of one ring all-reduce of each model's gradient,
     one bar per word size, annotated with the time; the parameter server as a marker.
 
@@ -334,21 +437,38 @@ def plot_model_comm(rows: Sequence["ModelCommRow"]) -> Figure:
     for i, b in enumerate(word_sizes):
         sel = [next(r for r in rows if r.model == m and r.bits == b) for m in models]
         y = np.arange(len(models)) + (i - (len(word_sizes) - 1) / 2) * height
-        ax.barh(y, [r.ring_s for r in sel], height=height * 0.9,
-                color=shades[i % len(shades)], label=f"ring, {b}-bit words")
-        ax.plot([r.ps_s for r in sel], y, "|", color=_PS_C, markersize=9, markeredgewidth=2,
-                label="parameter server" if i == 0 else None)
+        ax.barh(
+            y,
+            [r.ring_s for r in sel],
+            height=height * 0.9,
+            color=shades[i % len(shades)],
+            label=f"ring, {b}-bit words",
+        )
+        ax.plot(
+            [r.ps_s for r in sel],
+            y,
+            "|",
+            color=_PS_C,
+            markersize=9,
+            markeredgewidth=2,
+            label="parameter server" if i == 0 else None,
+        )
         for r, yy in zip(sel, y):
             ax.text(r.ring_s * 1.15, yy, _fmt_seconds(r.ring_s), va="center", fontsize=8)
-    ax.set_yticks(range(len(models)),
-                  [f"{m}\n({next(r.params for r in rows if r.model == m) / 1e9:.3g} B)"
-                   for m in models], fontsize=9)
+    ax.set_yticks(
+        range(len(models)),
+        [f"{m}\n({next(r.params for r in rows if r.model == m) / 1e9:.3g} B)" for m in models],
+        fontsize=9,
+    )
     ax.invert_yaxis()
     ax.set_xscale("log")
     ax.set_xlabel("seconds per iteration spent in the all-reduce (α–β model)")
     r0 = rows[0]
-    ax.set_title(f"Gradient synchronisation per iteration: P = {r0.workers} workers, "
-                 f"α = {r0.alpha * 1e6:g} µs, {r0.bandwidth_gbps:g} Gbit/s links", fontsize=11)
+    ax.set_title(
+        f"Gradient synchronisation per iteration: P = {r0.workers} workers, "
+        f"α = {r0.alpha * 1e6:g} µs, {r0.bandwidth_gbps:g} Gbit/s links",
+        fontsize=11,
+    )
     fig.legend(fontsize=8, loc="outside lower center", ncols=len(word_sizes) + 1)
     ax.grid(True, axis="x", which="major", alpha=0.3)
     return fig

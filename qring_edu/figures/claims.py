@@ -15,8 +15,14 @@ from collections.abc import Sequence
 
 from ..experiments.claims import VERDICTS, Claim
 
-__all__ = ["claims_table_html", "claims_table_markdown", "chapter_label", "verdict_label",
-           "HEADERS", "VERDICT_STYLE"]
+__all__ = [
+    "claims_table_html",
+    "claims_table_markdown",
+    "chapter_label",
+    "verdict_label",
+    "HEADERS",
+    "VERDICT_STYLE",
+]
 
 #: Column headers of the table (the chapter is shown under the claim; the reason and the caveat
 #: under the verdict).
@@ -26,9 +32,9 @@ _WIDTHS = ("18%", "18%", "34%", "30%")
 #: Per verdict: (mark, colour, CSS class). The marks are in the PDF's fonts; the colours read on
 #: light and dark backgrounds.
 VERDICT_STYLE = {
-    "holds": ("\u2714", "#1a7f37", "qring-verdict-holds"),           # ✔
-    "partly": ("\u25d0", "#b35c00", "qring-verdict-partly"),         # ◐
-    "does not hold": ("\u2718", "#c62828", "qring-verdict-fails"),   # ✘
+    "holds": ("\u2714", "#1a7f37", "qring-verdict-holds"),  # ✔
+    "partly": ("\u25d0", "#b35c00", "qring-verdict-partly"),  # ◐
+    "does not hold": ("\u2718", "#c62828", "qring-verdict-fails"),  # ✘
 }
 
 _CELL = "padding:0.35em 0.5em;border-top:1px solid #ccc;vertical-align:top;text-align:left"
@@ -56,8 +62,9 @@ def verdict_label(verdict: str) -> str:
     '✔ holds'
     """
     if verdict not in VERDICT_STYLE:
-        raise ValueError(f"verdict must be one of {', '.join(map(repr, VERDICTS))}, "
-                         f"got {verdict!r}")
+        raise ValueError(
+            f"verdict must be one of {', '.join(map(repr, VERDICTS))}, got {verdict!r}"
+        )
     return f"{VERDICT_STYLE[verdict][0]} {verdict}"
 
 
@@ -90,22 +97,30 @@ def claims_table_html(claims: Sequence[Claim]) -> str:
     body = []
     for i, c in enumerate(rows, start=1):
         _, colour, css = VERDICT_STYLE[c.verdict]
-        verdict = (f'<strong class="qring-verdict {css}" style="color:{colour}">'
-                   f"{esc(verdict_label(c.verdict))}</strong>")
+        verdict = (
+            f'<strong class="qring-verdict {css}" style="color:{colour}">'
+            f"{esc(verdict_label(c.verdict))}</strong>"
+        )
         if c.reason:
             verdict += f"<br><span>{esc(c.reason)}</span>"
         if c.caveat:
-            verdict += (f'<br><span style="font-size:0.92em"><em>Caveat.</em> '
-                        f"{esc(c.caveat)}</span>")
-        claim = (f"<strong>{i}. {esc(c.claim)}</strong>"
-                 f'<br><span style="font-size:0.92em">{esc(chapter_label(c.chapter))}</span>')
+            verdict += f'<br><span style="font-size:0.92em"><em>Caveat.</em> {esc(c.caveat)}</span>'
+        claim = (
+            f"<strong>{i}. {esc(c.claim)}</strong>"
+            f'<br><span style="font-size:0.92em">{esc(chapter_label(c.chapter))}</span>'
+        )
         cells = (claim, esc(c.paper_figure), esc(c.computed), verdict)
-        body.append(f'<tr class="{css}">'
-                    + "".join(f'<td style="{_CELL}">{x}</td>' for x in cells) + "</tr>")
+        body.append(
+            f'<tr class="{css}">'
+            + "".join(f'<td style="{_CELL}">{x}</td>' for x in cells)
+            + "</tr>"
+        )
     cols = "".join(f'<col style="width:{w}">' for w in _WIDTHS)
-    return ('<table class="table qring-claims" style="border-collapse:collapse;font-size:0.85em">'
-            f"<colgroup>{cols}</colgroup><thead><tr>{head}</tr></thead>"
-            f"<tbody>{''.join(body)}</tbody></table>")
+    return (
+        '<table class="table qring-claims" style="border-collapse:collapse;font-size:0.85em">'
+        f"<colgroup>{cols}</colgroup><thead><tr>{head}</tr></thead>"
+        f"<tbody>{''.join(body)}</tbody></table>"
+    )
 
 
 def claims_table_markdown(claims: Sequence[Claim]) -> str:
@@ -129,9 +144,17 @@ def claims_table_markdown(claims: Sequence[Claim]) -> str:
 
     lines = ["| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
     for i, c in enumerate(rows, start=1):
-        verdict = " ".join(x for x in (f"**{verdict_label(c.verdict)}**.", c.reason,
-                                       f"Caveat. {c.caveat}" if c.caveat else "") if x)
+        verdict = " ".join(
+            x
+            for x in (
+                f"**{verdict_label(c.verdict)}**.",
+                c.reason,
+                f"Caveat. {c.caveat}" if c.caveat else "",
+            )
+            if x
+        )
         claim = f"{i}. {c.claim} ({chapter_label(c.chapter)})"
-        lines.append("| " + " | ".join(cell(x) for x in (
-            claim, c.paper_figure, c.computed, verdict)) + " |")
+        lines.append(
+            "| " + " | ".join(cell(x) for x in (claim, c.paper_figure, c.computed, verdict)) + " |"
+        )
     return "\n".join(lines) + "\n"

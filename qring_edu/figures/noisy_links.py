@@ -23,8 +23,14 @@ if TYPE_CHECKING:  # annotations only: the results come from the experiments flo
         ProtectedTraining,
     )
 
-__all__ = ["COLOURS", "plot_circuits", "plot_capacities", "plot_distillation",
-           "plot_net_factors", "plot_protected_training"]
+__all__ = [
+    "COLOURS",
+    "plot_circuits",
+    "plot_capacities",
+    "plot_distillation",
+    "plot_net_factors",
+    "plot_protected_training",
+]
 
 #: One colour per scheme / quantity, the same in every figure of the chapter.
 COLOURS = {
@@ -38,7 +44,7 @@ COLOURS = {
 }
 
 
-def plot_capacities(sweep: "CapacitySweep") -> Figure:
+def plot_capacities(sweep: CapacitySweep) -> Figure:
     """Left: C(F), C_E(F) (BSST) and the superdense link's bound C_E(F_eff) against the channel
     fidelity, with the 1-bit line and the fidelities where C_E(F) and C_E(F_eff) cross it.
     Right: the ratio C_E/C, above 2 for every F < 1.
@@ -54,16 +60,31 @@ def plot_capacities(sweep: "CapacitySweep") -> Figure:
     F = sweep.fidelities
     fig = Figure(figsize=(10.5, 3.8))
     ax, ax_r = fig.subplots(1, 2)
-    ax.plot(F, sweep.assisted, color=COLOURS["assisted"], lw=1.8,
-            label="$C_E(F)$ entanglement-assisted (BSST)")
-    ax.plot(F, sweep.link_bound, color=COLOURS["bound"], lw=1.6, ls="--",
-            label=r"$C_E(F_\mathrm{eff})$: pairs sent over the same channel")
-    ax.plot(F, sweep.classical, color=COLOURS["unassisted"], lw=1.8,
-            label="$C(F)$ unassisted (Holevo capacity)")
+    ax.plot(
+        F,
+        sweep.assisted,
+        color=COLOURS["assisted"],
+        lw=1.8,
+        label="$C_E(F)$ entanglement-assisted (BSST)",
+    )
+    ax.plot(
+        F,
+        sweep.link_bound,
+        color=COLOURS["bound"],
+        lw=1.6,
+        ls="--",
+        label=r"$C_E(F_\mathrm{eff})$: pairs sent over the same channel",
+    )
+    ax.plot(
+        F,
+        sweep.classical,
+        color=COLOURS["unassisted"],
+        lw=1.8,
+        label="$C(F)$ unassisted (Holevo capacity)",
+    )
     ax.axhline(1.0, color="k", lw=0.8, ls=":")
     ax.axvline(sweep.threshold, color=COLOURS["assisted"], lw=0.8, ls=":")
-    ax.text(sweep.threshold, 0.05, f" {sweep.threshold:.4f}", color=COLOURS["assisted"],
-            fontsize=8)
+    ax.text(sweep.threshold, 0.05, f" {sweep.threshold:.4f}", color=COLOURS["assisted"], fontsize=8)
     ax.set_xlabel("channel fidelity $F$")
     ax.set_ylabel("bits per channel use")
     ax.set_ylim(0, 2.05)
@@ -84,7 +105,7 @@ def plot_capacities(sweep: "CapacitySweep") -> Figure:
     return fig
 
 
-def plot_distillation(sweep: "DistillationSweep") -> Figure:
+def plot_distillation(sweep: DistillationSweep) -> Figure:
     """Left: output fidelity after each number of rounds, BBPSSW (dashed) and DEJMPS (solid),
     against the input fidelity, with the diagonal. Middle: raw pairs consumed per output pair
     (log scale). Right: perfect pairs per raw pair, recurrence then hashing vs hashing alone
@@ -106,8 +127,14 @@ def plot_distillation(sweep: "DistillationSweep") -> Figure:
     for p in sweep.protocols:
         for i, r in enumerate(sweep.rounds):
             colour = (0.1, 0.3 * shades[i], 0.7 * shades[i])
-            ax_f.plot(F, sweep.fidelity[p][i], ls=styles[p], color=colour, lw=1.4,
-                      label=f"{p.upper()}, {r} round{'s' if r > 1 else ''}")
+            ax_f.plot(
+                F,
+                sweep.fidelity[p][i],
+                ls=styles[p],
+                color=colour,
+                lw=1.4,
+                label=f"{p.upper()}, {r} round{'s' if r > 1 else ''}",
+            )
             ax_c.plot(F, sweep.raw_pairs[p][i], ls=styles[p], color=colour, lw=1.4)
     ax_f.plot(F, F, color="k", lw=0.8, ls=":", label="no distillation")
     ax_f.set_xlabel("input fidelity $F$")
@@ -121,11 +148,22 @@ def plot_distillation(sweep: "DistillationSweep") -> Figure:
     ax_c.set_ylabel("raw pairs per output pair")
     ax_c.set_title("Offline cost")
     pos = sweep.yield_per_pair > 0
-    ax_y.semilogy(F[pos], sweep.yield_per_pair[pos], color=COLOURS["distill+fec"], lw=1.8,
-                  label="DEJMPS recurrence, then hashing")
+    ax_y.semilogy(
+        F[pos],
+        sweep.yield_per_pair[pos],
+        color=COLOURS["distill+fec"],
+        lw=1.8,
+        label="DEJMPS recurrence, then hashing",
+    )
     hp = sweep.hashing_only > 0
-    ax_y.semilogy(F[hp], sweep.hashing_only[hp], color=COLOURS["bound"], lw=1.4, ls="--",
-                  label="hashing alone")
+    ax_y.semilogy(
+        F[hp],
+        sweep.hashing_only[hp],
+        color=COLOURS["bound"],
+        lw=1.4,
+        ls="--",
+        label="hashing alone",
+    )
     ax_y.axvline(0.5, color="k", lw=0.8, ls=":")
     if hp.any():
         ax_y.axvline(F[hp].min(), color=COLOURS["bound"], lw=0.8, ls=":")
@@ -140,12 +178,15 @@ def plot_distillation(sweep: "DistillationSweep") -> Figure:
     return fig
 
 
-_LABELS = {"none": "none (wrong data)", "distill": "distill (wrong data)",
-           "fec": "fec: RS code + checksum + retransmission",
-           "distill+fec": "distill + fec"}
+_LABELS = {
+    "none": "none (wrong data)",
+    "distill": "distill (wrong data)",
+    "fec": "fec: RS code + checksum + retransmission",
+    "distill+fec": "distill + fec",
+}
 
 
-def plot_net_factors(sweep: "NetFactorSweep") -> Figure:
+def plot_net_factors(sweep: NetFactorSweep) -> Figure:
     """Net online factor (classical ring bits per online channel use) of the four schemes
     against the channel fidelity, with the bound C_E(F_eff), BSST's C_E(F), the unassisted C(F)
     and the classical ring's 1. "none" and "distill" keep the factor 2 but deliver wrong data
@@ -165,14 +206,38 @@ def plot_net_factors(sweep: "NetFactorSweep") -> Figure:
     gs = fig.add_gridspec(1, 3)
     ax = fig.add_subplot(gs[0, :2])
     ax_t = fig.add_subplot(gs[0, 2])
-    ax.plot(F, sweep.assisted, color=COLOURS["assisted"], lw=1.0, ls=":",
-            label="$C_E(F)$: perfect pairs (BSST)")
-    ax.plot(F, sweep.bound, color=COLOURS["bound"], lw=1.6, ls="--",
-            label=r"bound $C_E(F_\mathrm{eff})$, raw pairs")
-    ax.plot(F, sweep.bound_distilled, color=COLOURS["bound"], lw=1.0, ls="-.",
-            label=rf"bound, pairs after {sweep.rounds} DEJMPS round{'s' * (sweep.rounds > 1)}")
-    ax.plot(F, sweep.unassisted, color=COLOURS["unassisted"], lw=1.0, ls=":",
-            label="$C(F)$: the qubit channel without entanglement")
+    ax.plot(
+        F,
+        sweep.assisted,
+        color=COLOURS["assisted"],
+        lw=1.0,
+        ls=":",
+        label="$C_E(F)$: perfect pairs (BSST)",
+    )
+    ax.plot(
+        F,
+        sweep.bound,
+        color=COLOURS["bound"],
+        lw=1.6,
+        ls="--",
+        label=r"bound $C_E(F_\mathrm{eff})$, raw pairs",
+    )
+    ax.plot(
+        F,
+        sweep.bound_distilled,
+        color=COLOURS["bound"],
+        lw=1.0,
+        ls="-.",
+        label=rf"bound, pairs after {sweep.rounds} DEJMPS round{'s' * (sweep.rounds > 1)}",
+    )
+    ax.plot(
+        F,
+        sweep.unassisted,
+        color=COLOURS["unassisted"],
+        lw=1.0,
+        ls=":",
+        label="$C(F)$: the qubit channel without entanglement",
+    )
     ax.axhline(1.0, color="k", lw=0.9, label="classical ring: 1")
     for s in ("none", "distill", "fec", "distill+fec"):
         lw = 3.0 if s == sweep.scheme else 1.6
@@ -180,45 +245,65 @@ def plot_net_factors(sweep: "NetFactorSweep") -> Figure:
         ax.plot(F, sweep.online[s], color=COLOURS[s], lw=lw, ls=ls, label=_LABELS[s])
     p = sweep.point
     if p is not None:
-        ax.plot([sweep.channel_fidelity], [p.online], "o", color=COLOURS[sweep.scheme], ms=8,
-                mec="k")
+        ax.plot(
+            [sweep.channel_fidelity], [p.online], "o", color=COLOURS[sweep.scheme], ms=8, mec="k"
+        )
     ax.set_xlim(F.min(), F.max())
     ax.set_ylim(0, 2.1)
-    ax.set_xlabel("channel fidelity $F$ ($F_\\mathrm{pair} = F_\\mathrm{ch} = F$)"
-                  if sweep.pair_fidelity is None else
-                  f"channel fidelity $F_\\mathrm{{ch}}$ ($F_\\mathrm{{pair}}$ = {sweep.pair_fidelity:g})")
+    ax.set_xlabel(
+        "channel fidelity $F$ ($F_\\mathrm{pair} = F_\\mathrm{ch} = F$)"
+        if sweep.pair_fidelity is None
+        else f"channel fidelity $F_\\mathrm{{ch}}$ ($F_\\mathrm{{pair}}$ = {sweep.pair_fidelity:g})"
+    )
     ax.set_ylabel("net online factor (bits per online use)")
     ax.grid(alpha=0.3)
     handles, labels = ax.get_legend_handles_labels()
-    ax_t.legend(handles, labels, frameon=False, fontsize=7, loc="lower left",
-                bbox_to_anchor=(-0.05, -0.1))
+    ax_t.legend(
+        handles, labels, frameon=False, fontsize=7, loc="lower left", bbox_to_anchor=(-0.05, -0.1)
+    )
     ax.set_title(f"What remains of the factor two (block length n = {sweep.block_length})")
     ax_t.axis("off")
     lines = [f"scheme: {sweep.scheme}", f"F = {sweep.channel_fidelity:g}"]
     if p is None:
         lines.append("no Reed–Solomon code of this\nlength carries these errors")
     else:
-        lines += [f"online factor: {p.online:.4f}", f"lifetime factor: {p.lifetime:.4f}",
-                  f"bound C_E: {p.bound:.4f}",
-                  f"symbol error: {p.symbol_error:.4g}",
-                  "data: correct" if p.reliable else "data: WRONG (nothing corrects it)"]
+        lines += [
+            f"online factor: {p.online:.4f}",
+            f"lifetime factor: {p.lifetime:.4f}",
+            f"bound C_E: {p.bound:.4f}",
+            f"symbol error: {p.symbol_error:.4g}",
+            "data: correct" if p.reliable else "data: WRONG (nothing corrects it)",
+        ]
         if p.code is not None:
             c = p.code
             q = c.failure_probability(p.symbol_error)
-            lines += [f"code: RS({c.n}, {c.k}) over GF(2^8)", f"corrects t = {c.t} bytes",
-                      f"checksum {c.hash_bits} bits, {c.data_bytes} payload bytes",
-                      f"blocks re-sent: {q:.2%}"]
+            lines += [
+                f"code: RS({c.n}, {c.k}) over GF(2^8)",
+                f"corrects t = {c.t} bytes",
+                f"checksum {c.hash_bits} bits, {c.data_bytes} payload bytes",
+                f"blocks re-sent: {q:.2%}",
+            ]
         if p.distillation is not None:
             d = p.distillation
-            lines += [f"distilled F: {d.fidelity:.5f}",
-                      f"raw pairs per pair: {d.raw_pairs_per_pair:.2f}"]
-    ax_t.text(0.0, 1.02, "\n".join(lines), va="top", ha="left", fontsize=8.5, family="monospace",
-              transform=ax_t.transAxes)
+            lines += [
+                f"distilled F: {d.fidelity:.5f}",
+                f"raw pairs per pair: {d.raw_pairs_per_pair:.2f}",
+            ]
+    ax_t.text(
+        0.0,
+        1.02,
+        "\n".join(lines),
+        va="top",
+        ha="left",
+        fontsize=8.5,
+        family="monospace",
+        transform=ax_t.transAxes,
+    )
     fig.tight_layout()
     return fig
 
 
-def plot_protected_training(result: "ProtectedTraining") -> Figure:
+def plot_protected_training(result: ProtectedTraining) -> Figure:
     """Loss (mean over replicas, band = replicas' min..max), accuracy and replica disagreement
     (max − min loss over replicas) per step for the classical ring, the protected and the
     unprotected noisy superdense ring; the legend gives each run's final max|w_k − w_0|.
@@ -231,10 +316,11 @@ def plot_protected_training(result: "ProtectedTraining") -> Figure:
     >>> fig.get_suptitle(), [ax.get_title() for ax in fig.axes]
     ('Training over a noisy link, F_pair = F_ch = 0.99, P = 4', ['Loss', 'Accuracy', 'Replica disagreement'])
     """
-    runs = [(result.classical, "classical ring", "k", "-"),
-            (result.protected, f"superdense, {result.protection}", COLOURS[result.protection],
-             "--"),
-            (result.unprotected, "superdense, none", COLOURS["bound"], "-")]
+    runs = [
+        (result.classical, "classical ring", "k", "-"),
+        (result.protected, f"superdense, {result.protection}", COLOURS[result.protection], "--"),
+        (result.unprotected, "superdense, none", COLOURS["bound"], "-"),
+    ]
     if result.protection == "none":
         runs = [runs[0], runs[2]]
     fig = Figure(figsize=(11, 3.6))
@@ -242,11 +328,18 @@ def plot_protected_training(result: "ProtectedTraining") -> Figure:
     for run, label, colour, ls in runs:
         steps = np.arange(run.losses.shape[0])
         ax_l.plot(steps, run.losses.mean(axis=1), ls=ls, color=colour, lw=1.5, label=label)
-        ax_l.fill_between(steps, run.losses.min(axis=1), run.losses.max(axis=1), color=colour,
-                          alpha=0.15, lw=0)
+        ax_l.fill_between(
+            steps, run.losses.min(axis=1), run.losses.max(axis=1), color=colour, alpha=0.15, lw=0
+        )
         ax_a.plot(steps, run.accuracies.mean(axis=1), ls=ls, color=colour, lw=1.5)
-        ax_d.plot(steps, run.losses.max(axis=1) - run.losses.min(axis=1), ls=ls, color=colour,
-                  lw=1.5, label=f"{label}: max|w_k−w_0| = {run.divergence:.3g}")
+        ax_d.plot(
+            steps,
+            run.losses.max(axis=1) - run.losses.min(axis=1),
+            ls=ls,
+            color=colour,
+            lw=1.5,
+            label=f"{label}: max|w_k−w_0| = {run.divergence:.3g}",
+        )
     ax_l.set_ylabel("training loss")
     ax_a.set_ylabel("training accuracy")
     ax_d.set_ylabel("max − min loss over replicas")
@@ -256,7 +349,10 @@ def plot_protected_training(result: "ProtectedTraining") -> Figure:
         ax.set_title(title)
     ax_l.legend(frameon=False, fontsize=8)
     ax_d.legend(frameon=False, fontsize=7, loc="upper left")
-    fig.suptitle(f"Training over a noisy link, F_pair = F_ch = {result.channel_fidelity:g}, "
-                 f"P = {result.classical.workers}", fontsize=11)
+    fig.suptitle(
+        f"Training over a noisy link, F_pair = F_ch = {result.channel_fidelity:g}, "
+        f"P = {result.classical.workers}",
+        fontsize=11,
+    )
     fig.tight_layout()
     return fig

@@ -70,8 +70,9 @@ COLOURS = {
 }
 
 
-def plot_superdense_circuits(circuits: Sequence[QuantumCircuit],
-                             titles: Sequence[str] | None = None) -> Figure:
+def plot_superdense_circuits(
+    circuits: Sequence[QuantumCircuit], titles: Sequence[str] | None = None
+) -> Figure:
     """Draw superdense-coding circuits one under the other (:func:`~qring_edu.figures._base.plot_circuits`).
 
     ``circuits``: e.g. ``[superdense_circuit(x, z) for x, z in ...]``; ``titles``: one per
@@ -111,13 +112,23 @@ def plot_outcome_distributions(stats: ChannelStats) -> Figure:
     4
     """
     sources = [("exact (density matrix)", stats.exact, None, COLOURS["exact"])]
-    sources.append((f"fast path ({stats.fast_counts.sum()} symbols)",
-                    _row_normalise(stats.fast_counts), stats.fast_counts.sum(axis=1),
-                    COLOURS["fast"]))
+    sources.append(
+        (
+            f"fast path ({stats.fast_counts.sum()} symbols)",
+            _row_normalise(stats.fast_counts),
+            stats.fast_counts.sum(axis=1),
+            COLOURS["fast"],
+        )
+    )
     if stats.aer_counts is not None:
-        sources.append((f"Aer circuits ({stats.aer_counts.sum()} symbols)",
-                        _row_normalise(stats.aer_counts), stats.aer_counts.sum(axis=1),
-                        COLOURS["aer"]))
+        sources.append(
+            (
+                f"Aer circuits ({stats.aer_counts.sum()} symbols)",
+                _row_normalise(stats.aer_counts),
+                stats.aer_counts.sum(axis=1),
+                COLOURS["aer"],
+            )
+        )
     fig = Figure(figsize=(10, 3.6), layout="constrained")
     axes = fig.subplots(1, 4, sharey=True)
     width = 0.8 / len(sources)
@@ -128,8 +139,16 @@ def plot_outcome_distributions(stats: ChannelStats) -> Figure:
             err = None
             if n_per_msg is not None and n_per_msg[m] > 0:
                 err = 2 * np.sqrt(p * (1 - p) / n_per_msg[m])
-            ax.bar(positions + (i - (len(sources) - 1) / 2) * width, p, width, yerr=err,
-                   color=colour, label=label, capsize=2, error_kw={"elinewidth": 0.8})
+            ax.bar(
+                positions + (i - (len(sources) - 1) / 2) * width,
+                p,
+                width,
+                yerr=err,
+                color=colour,
+                label=label,
+                capsize=2,
+                error_kw={"elinewidth": 0.8},
+            )
         ax.set_xticks(positions, MESSAGE_LABELS)
         ax.set_title(f'sent "{MESSAGE_LABELS[m]}"')
         ax.set_xlabel('decoded "xz"')
@@ -137,13 +156,15 @@ def plot_outcome_distributions(stats: ChannelStats) -> Figure:
         ax.grid(axis="y", alpha=0.3)
     axes[0].set_ylabel("probability")
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=len(sources), frameon=False,
-               fontsize=9)
+    fig.legend(
+        handles, labels, loc="outside lower center", ncol=len(sources), frameon=False, fontsize=9
+    )
     ser = f"symbol error rate: exact {stats.exact_error_rate:.4f}, fast {stats.fast_error_rate:.4f}"
     if stats.aer_error_rate is not None:
         ser += f", Aer {stats.aer_error_rate:.4f}"
-    fig.suptitle(f"Superdense coding over isotropic pairs, F = {stats.pair_fidelity:g}\n{ser}",
-                 fontsize=11)
+    fig.suptitle(
+        f"Superdense coding over isotropic pairs, F = {stats.pair_fidelity:g}\n{ser}", fontsize=11
+    )
     return fig
 
 
@@ -173,8 +194,16 @@ def plot_symbol_error_rate(sweep: ErrorRateSweep) -> Figure:
             continue
         r = np.asarray(r)
         err = 2 * np.sqrt(r * (1 - r) / n)
-        ax.errorbar(f, r, yerr=err, fmt=marker, ms=5, capsize=3, color=COLOURS[
-            "fast" if name == "fast path" else "aer"], label=f"{name} ({n} symbols per point)")
+        ax.errorbar(
+            f,
+            r,
+            yerr=err,
+            fmt=marker,
+            ms=5,
+            capsize=3,
+            color=COLOURS["fast" if name == "fast path" else "aer"],
+            label=f"{name} ({n} symbols per point)",
+        )
     ax.set_xlabel("pair fidelity F")
     ax.set_ylabel("symbol error rate")
     ax.set_xlim(0.23, 1.02)
@@ -223,10 +252,17 @@ def plot_ledgers(classical: Ledger, superdense: Ledger) -> Figure:
     ax_on.set_title("Online (on the synchronisation critical path)")
     ax_life.bar(x - w / 2, bits, w, color=COLOURS["classical"], label="classical: bits")
     ax_life.bar(x + w / 2, qubits, w, color=COLOURS["superdense"], label="online qubits")
-    ax_life.bar(x + w / 2, offline, w, bottom=qubits, color=COLOURS["offline"],
-                label="offline qubits (pair distribution)")
-    ax_life.scatter(x + w / 2, ebits, marker="_", s=300, color="k", zorder=3,
-                    label="ebits consumed")
+    ax_life.bar(
+        x + w / 2,
+        offline,
+        w,
+        bottom=qubits,
+        color=COLOURS["offline"],
+        label="offline qubits (pair distribution)",
+    )
+    ax_life.scatter(
+        x + w / 2, ebits, marker="_", s=300, color="k", zorder=3, label="ebits consumed"
+    )
     ax_life.set_title("Lifetime channel uses")
     for ax in (ax_on, ax_life):
         ax.set_xticks(x, labels)
@@ -240,8 +276,9 @@ def plot_ledgers(classical: Ledger, superdense: Ledger) -> Figure:
     return fig
 
 
-def plot_iteration_timeline(classical: IterationTime, quantum: IterationTime, *,
-                            unit: str = "ms") -> Figure:
+def plot_iteration_timeline(
+    classical: IterationTime, quantum: IterationTime, *, unit: str = "ms"
+) -> Figure:
     """One training iteration as a timeline: classical vs superdense ring.
 
     Classical: compute, then the ring. Superdense: compute and pair distribution run in parallel
@@ -265,13 +302,13 @@ def plot_iteration_timeline(classical: IterationTime, quantum: IterationTime, *,
     h = 0.35
     c = classical
     ax.broken_barh([(0, c.compute * scale)], (2 - h, 2 * h), color=COLOURS["compute"])
-    ax.broken_barh([(c.compute * scale, c.ring * scale)], (2 - h, 2 * h),
-                   color=COLOURS["classical"])
+    ax.broken_barh(
+        [(c.compute * scale, c.ring * scale)], (2 - h, 2 * h), color=COLOURS["classical"]
+    )
     q = quantum
     start = max(q.compute, q.distribution)
     ax.broken_barh([(0, q.compute * scale)], (1 + 0.02, h), color=COLOURS["compute"])
-    ax.broken_barh([(0, q.distribution * scale)], (1 - h - 0.02, h),
-                   color=COLOURS["distribution"])
+    ax.broken_barh([(0, q.distribution * scale)], (1 - h - 0.02, h), color=COLOURS["distribution"])
     ax.broken_barh([(start * scale, q.ring * scale)], (1 - h, 2 * h), color=COLOURS["superdense"])
     for y, total in ((2, c.total), (1, q.total)):
         ax.text(total * scale, y, f"  {total * scale:.3g} {unit}", va="center", fontsize=9)
@@ -285,22 +322,33 @@ def plot_iteration_timeline(classical: IterationTime, quantum: IterationTime, *,
         ax.bar(0, 0, color=COLOURS["classical"], label="classical ring"),
         ax.bar(0, 0, color=COLOURS["superdense"], label="superdense ring"),
     ]
-    ax.legend(handles=handles, frameon=False, fontsize=8, ncol=2, loc="upper left",
-              bbox_to_anchor=(0, -0.28))
+    ax.legend(
+        handles=handles,
+        frameon=False,
+        fontsize=8,
+        ncol=2,
+        loc="upper left",
+        bbox_to_anchor=(0, -0.28),
+    )
     ax.grid(axis="x", alpha=0.3)
     ratio = q.total / c.total if c.total > 0 else 1.0
-    ax.set_title(f"One iteration: classical {c.total * scale:.3g} {unit}, superdense "
-                 f"{q.total * scale:.3g} {unit} (ratio superdense/classical {ratio:.3f})",
-                 fontsize=10)
+    ax.set_title(
+        f"One iteration: classical {c.total * scale:.3g} {unit}, superdense "
+        f"{q.total * scale:.3g} {unit} (ratio superdense/classical {ratio:.3f})",
+        fontsize=10,
+    )
     fig.tight_layout()
     return fig
 
 
-def plot_iteration_time_vs_compute(classical: Sequence[IterationTime],
-                                   quantum: Sequence[IterationTime],
-                                   quantum_alt: Sequence[IterationTime] | None = None, *,
-                                   alt_label: str = "superdense, other qubit cost",
-                                   unit: str = "ms") -> Figure:
+def plot_iteration_time_vs_compute(
+    classical: Sequence[IterationTime],
+    quantum: Sequence[IterationTime],
+    quantum_alt: Sequence[IterationTime] | None = None,
+    *,
+    alt_label: str = "superdense, other qubit cost",
+    unit: str = "ms",
+) -> Figure:
     """Iteration time vs compute time for both transports (sequences of the same compute grid).
 
     ``quantum_alt``: optional second superdense curve (e.g. a qubit costing twice a bit's link
@@ -362,21 +410,32 @@ def plot_bit_flip_damage(codec: FixedPoint) -> Figure:
     'bit index t (0 = least significant, b−1 = sign bit)'
     """
     t = np.arange(codec.bits)
-    damage = 2.0 ** t / codec.scale
+    damage = 2.0**t / codec.scale
     fig = Figure(figsize=(7, 3.8))
     ax = fig.subplots()
     ax.semilogy(t, damage, "o-", color=COLOURS["superdense"], label="|change| from flipping bit t")
-    ax.axhline(codec.error_bound, color=COLOURS["exact"], ls="--",
-               label=f"rounding error bound P/(2s) = {codec.error_bound:.2g}")
-    ax.axhline(codec.workers * codec.max_abs, color=COLOURS["classical"], ls=":",
-               label=f"largest |sum| P·max_abs = {codec.workers * codec.max_abs:g}")
+    ax.axhline(
+        codec.error_bound,
+        color=COLOURS["exact"],
+        ls="--",
+        label=f"rounding error bound P/(2s) = {codec.error_bound:.2g}",
+    )
+    ax.axhline(
+        codec.workers * codec.max_abs,
+        color=COLOURS["classical"],
+        ls=":",
+        label=f"largest |sum| P·max_abs = {codec.workers * codec.max_abs:g}",
+    )
     ax.set_xlabel("bit index t (0 = least significant, b−1 = sign bit)")
     ax.set_ylabel("change of the decoded value")
     ax.set_xticks(t)
     ax.grid(alpha=0.3, which="both")
     ax.legend(frameon=False, fontsize=9)
-    ax.set_title(f"One bit flip in a {codec.bits}-bit word (P = {codec.workers}, "
-                 f"max_abs = {codec.max_abs:g})", fontsize=10)
+    ax.set_title(
+        f"One bit flip in a {codec.bits}-bit word (P = {codec.workers}, "
+        f"max_abs = {codec.max_abs:g})",
+        fontsize=10,
+    )
     fig.tight_layout()
     return fig
 
@@ -410,19 +469,28 @@ def plot_noisy_allreduce(result: AllReduceResult, exact_sum: np.ndarray) -> Figu
     entries = np.arange(out.shape[1])
     markers = "os^vD<>p*h"
     for k in range(out.shape[0]):
-        ax.scatter(entries, err[k], s=18, marker=markers[k % len(markers)], alpha=0.75,
-                   label=f"worker {k}")
+        ax.scatter(
+            entries, err[k], s=18, marker=markers[k % len(markers)], alpha=0.75, label=f"worker {k}"
+        )
     ax.axhline(bound, color=COLOURS["exact"], ls="--", lw=1, label="rounding bound P/(2s)")
     ax.set_yscale("symlog", linthresh=bound)
     ax.set_ylim(0, max(err.max(), bound) * 3)
     ax.set_xlabel("entry of the summed vector")
     ax.set_ylabel("|copy − true sum|")
     ax.grid(alpha=0.3)
-    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", frameon=False,
-               fontsize=8, ncol=min(out.shape[0] + 1, 6))
+    fig.legend(
+        *ax.get_legend_handles_labels(),
+        loc="outside lower center",
+        frameon=False,
+        fontsize=8,
+        ncol=min(out.shape[0] + 1, 6),
+    )
     disagree = int(np.sum(np.any(out != out[0], axis=0)))
-    ax.set_title(f"{result.transport} ring, F = {result.pair_fidelity:g}: "
-                 f"{disagree} of {out.shape[1]} entries differ between workers", fontsize=10)
+    ax.set_title(
+        f"{result.transport} ring, F = {result.pair_fidelity:g}: "
+        f"{disagree} of {out.shape[1]} entries differ between workers",
+        fontsize=10,
+    )
     return fig
 
 
@@ -450,10 +518,12 @@ def _draw_overlap(ax, result: OverlapComparison) -> None:
     h = 0.32
     start_bwd = cl.compute * (1 - result.backward_fraction)  # the forward pass ends here
     y_comp, y_cl, y_sd = 2.0, 1.0, 0.0
-    ax.broken_barh([(0, start_bwd * ms)], (y_comp - h, 2 * h), color=COLOURS["compute"],
-                   alpha=0.55)
-    ax.broken_barh([(start_bwd * ms, (cl.compute - start_bwd) * ms)], (y_comp - h, 2 * h),
-                   color=COLOURS["compute"])
+    ax.broken_barh([(0, start_bwd * ms)], (y_comp - h, 2 * h), color=COLOURS["compute"], alpha=0.55)
+    ax.broken_barh(
+        [(start_bwd * ms, (cl.compute - start_bwd) * ms)],
+        (y_comp - h, 2 * h),
+        color=COLOURS["compute"],
+    )
     for j, r in enumerate(cl.ready):
         ax.plot([r * ms] * 2, [y_comp - h, y_comp + h], color="k", lw=0.8)
         if cl.buckets <= 8:
@@ -463,21 +533,33 @@ def _draw_overlap(ax, result: OverlapComparison) -> None:
         dist = [(a * ms, (b - a) * ms) for a, b, kind, _ in it.schedule if kind != "online"]
         ax.broken_barh(online, (y - h, 2 * h), facecolor=colour, edgecolor="none")
         if dist:
-            ax.broken_barh(dist, (y - h, 2 * h), facecolor="white", edgecolor=COLOURS[
-                "distribution"], hatch="////", lw=0.6)
+            ax.broken_barh(
+                dist,
+                (y - h, 2 * h),
+                facecolor="white",
+                edgecolor=COLOURS["distribution"],
+                hatch="////",
+                lw=0.6,
+            )
         ax.axvline(it.total * ms, ymin=0, ymax=1, color=colour, ls="--", lw=1)
-        ax.text(it.total * ms, y + h + 0.05, f" {it.total * ms:.2f} ms", color=colour,
-                fontsize=8, va="bottom")
-    ax.set_yticks([y_sd, y_cl, y_comp], ["superdense\nlink 0→1", "classical\nlink 0→1",
-                                         "compute"])
+        ax.text(
+            it.total * ms,
+            y + h + 0.05,
+            f" {it.total * ms:.2f} ms",
+            color=colour,
+            fontsize=8,
+            va="bottom",
+        )
+    ax.set_yticks([y_sd, y_cl, y_comp], ["superdense\nlink 0→1", "classical\nlink 0→1", "compute"])
     ax.set_ylim(-0.6, 2.75)
     ax.set_xlim(0, max(cl.total, sd.total) * ms * 1.12)
     ax.set_xlabel("time within one steady-state iteration (ms)")
     ax.grid(axis="x", alpha=0.3)
 
 
-def plot_overlap_timelines(results: Sequence[OverlapComparison],
-                           titles: Sequence[str] | None = None) -> Figure:
+def plot_overlap_timelines(
+    results: Sequence[OverlapComparison], titles: Sequence[str] | None = None
+) -> Figure:
     """One steady-state iteration per transport, for each setting in ``results``
     (:class:`~qring_edu.experiments.superdense_ring.OverlapComparison`, one panel each).
 
@@ -498,24 +580,36 @@ def plot_overlap_timelines(results: Sequence[OverlapComparison],
     """
     results = nonempty(results, "results", "OverlapComparison")
     if titles is not None and len(titles) != len(results):
-        raise ValueError(f"titles must have one entry per result ({len(results)}), "
-                         f"got {len(titles)}")
+        raise ValueError(
+            f"titles must have one entry per result ({len(results)}), got {len(titles)}"
+        )
     fig = Figure(figsize=(10, 2.9 * len(results) + 0.6), layout="constrained")
     axes = fig.subplots(len(results), 1, squeeze=False)[:, 0]
     for i, (ax, res) in enumerate(zip(axes, results)):
         _draw_overlap(ax, res)
-        title = titles[i] if titles is not None else (
-            f"{res.model}, P = {res.workers}, B = {res.classical.buckets} buckets, "
-            f"{1e-9 / res.beta:g} Gbit/s, compute {res.classical.compute * 1e3:g} ms: "
-            f"ratio {res.ratio:.3f}, gain {res.gain * 1e3:.2f} ms (set by the {res.binding})")
+        title = (
+            titles[i]
+            if titles is not None
+            else (
+                f"{res.model}, P = {res.workers}, B = {res.classical.buckets} buckets, "
+                f"{1e-9 / res.beta:g} Gbit/s, compute {res.classical.compute * 1e3:g} ms: "
+                f"ratio {res.ratio:.3f}, gain {res.gain * 1e3:.2f} ms (set by the {res.binding})"
+            )
+        )
         ax.set_title(title, fontsize=10)
     handles = [
         axes[0].bar(0, 0, color=COLOURS["compute"], alpha=0.55, label="forward pass"),
         axes[0].bar(0, 0, color=COLOURS["compute"], label="backward pass (ticks: bucket ready)"),
         axes[0].bar(0, 0, color=COLOURS["classical"], label="classical ring messages"),
         axes[0].bar(0, 0, color=COLOURS["superdense"], label="superdense ring messages (qubits)"),
-        axes[0].bar(0, 0, facecolor="white", edgecolor=COLOURS["distribution"], hatch="////",
-                    label="pair distribution (one qubit per pair)"),
+        axes[0].bar(
+            0,
+            0,
+            facecolor="white",
+            edgecolor=COLOURS["distribution"],
+            hatch="////",
+            label="pair distribution (one qubit per pair)",
+        ),
     ]
     fig.legend(handles=handles, loc="outside lower center", ncol=3, frameon=False, fontsize=8)
     return fig
@@ -556,8 +650,10 @@ def plot_overlap_ratio(sweep: OverlapSweep, slow_buckets: int | None = None) -> 
     if slow_buckets is None:
         slow_buckets = 5 if 5 in sweep.buckets else sweep.buckets[0]
     if slow_buckets not in sweep.buckets:
-        raise ValueError(f"slow_buckets must be one of the swept bucket counts {sweep.buckets}, "
-                         f"got {slow_buckets!r}")
+        raise ValueError(
+            f"slow_buckets must be one of the swept bucket counts {sweep.buckets}, "
+            f"got {slow_buckets!r}"
+        )
     fig = Figure(figsize=(10.5, 4.4), layout="constrained")
     ax = fig.subplots()
     ax.axhspan(0.9, 0.95, color="0.92", lw=0)
@@ -572,21 +668,32 @@ def plot_overlap_ratio(sweep: OverlapSweep, slow_buckets: int | None = None) -> 
         c = colours[i % len(colours)]
         label = f"B = {B} bucket" + ("s" if B > 1 else " (= the non-overlapped model)")
         ax.plot(sweep.x, ratio[i], color=c, lw=1.6, label=label)
-        ax.axhline(sweep.best[i], color=c, ls=":", lw=1,
-                   label=f"ideal best, B = {B}: {sweep.best[i]:.3f}")
+        ax.axhline(
+            sweep.best[i], color=c, ls=":", lw=1, label=f"ideal best, B = {B}: {sweep.best[i]:.3f}"
+        )
     i = sweep.buckets.index(slow_buckets)
-    ax.plot(sweep.x, sweep.slow_ratio[i], "--", color=colours[i % len(colours)], lw=1.2,
-            label=f"B = {slow_buckets}, a qubit takes {sweep.slow_cost:g} × a bit's link time")
+    ax.plot(
+        sweep.x,
+        sweep.slow_ratio[i],
+        "--",
+        color=colours[i % len(colours)],
+        lw=1.2,
+        label=f"B = {slow_buckets}, a qubit takes {sweep.slow_cost:g} × a bit's link time",
+    )
     ax.set_xlabel("compute per iteration / W (W: classical link time of one iteration)")
     ax.set_ylabel("superdense / classical iteration time")
     lo = min(float(ratio.min()), min(sweep.best))
     ax.set_ylim(max(0.0, lo - 0.05), 1.25)
     ax.set_xlim(sweep.x[0], sweep.x[-1])
     ax.grid(alpha=0.3)
-    fig.legend(*ax.get_legend_handles_labels(), frameon=False, fontsize=7.5,
-               loc="outside right center")
-    ax.set_title(f"{sweep.model}, P = {sweep.workers}, {1e-9 / sweep.beta:g} Gbit/s, "
-                 f"α = {sweep.alpha * 1e6:g} µs: the same overlap for both rings", fontsize=10)
+    fig.legend(
+        *ax.get_legend_handles_labels(), frameon=False, fontsize=7.5, loc="outside right center"
+    )
+    ax.set_title(
+        f"{sweep.model}, P = {sweep.workers}, {1e-9 / sweep.beta:g} Gbit/s, "
+        f"α = {sweep.alpha * 1e6:g} µs: the same overlap for both rings",
+        fontsize=10,
+    )
     return fig
 
 
@@ -596,11 +703,20 @@ def plot_overlap_ratio(sweep: OverlapSweep, slow_buckets: int | None = None) -> 
 # --------------------------------------------------------------------------------------------
 # Names that moved to qring_edu.figures.training (one release)
 # --------------------------------------------------------------------------------------------
-_moved_getattr, _moved_dir = forward(__name__, [], {
-    "plot_training_runs": (_plot_training_runs, "qring_edu.figures.training.plot_training_runs"),
-    "plot_training_comparison": (_plot_training_comparison,
-                                 "qring_edu.figures.training.plot_training_comparison"),
-})
+_moved_getattr, _moved_dir = forward(
+    __name__,
+    [],
+    {
+        "plot_training_runs": (
+            _plot_training_runs,
+            "qring_edu.figures.training.plot_training_runs",
+        ),
+        "plot_training_comparison": (
+            _plot_training_comparison,
+            "qring_edu.figures.training.plot_training_comparison",
+        ),
+    },
+)
 __getattr__ = _moved_getattr
 
 

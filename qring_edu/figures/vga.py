@@ -68,24 +68,42 @@ COLOURS = {
 #: The steps of one VGA run, as :func:`plot_vga_timeline` draws them: (title, lane, what happens,
 #: who knows what afterwards). Lanes: "source", "workers", "channel".
 TIMELINE_STEPS = (
-    ("1. delivery", "source",
-     "sends N register copies\n(b qubit GHZ states each),\none register per worker",
-     "source: the states it made (and any\nmemory entangled with them)"),
-    ("2. secret split", "workers",
-     "fresh randomness picks\nT = fN copies to test;\nthe other N − T are used",
-     "everyone, afterwards: which copies\nare tested, too late to change them"),
-    ("3. GHZ tests", "workers",
-     "every worker measures\nX or Y (an even number\nof Y's), announces its bit",
-     "everyone: settings, outcomes, verdict\n(go on only if every test passes)"),
-    ("4. pads", "workers",
-     "Fourier measurement of\neach used register:\nzero-sum pads r_j",
-     "worker j alone: r_j (genuine GHZ:\nnobody else, not even the source)"),
-    ("5. broadcast", "channel",
-     "worker j announces\nm_j = x_j + r_j mod 2^b",
-     "everyone, eavesdropper included:\nevery m_j, uniform given their sum"),
-    ("6. sum", "channel",
-     "everyone adds:\nΣ m_j ≡ Σ x_j mod 2^b",
-     "everyone: the sum, and nothing else"),
+    (
+        "1. delivery",
+        "source",
+        "sends N register copies\n(b qubit GHZ states each),\none register per worker",
+        "source: the states it made (and any\nmemory entangled with them)",
+    ),
+    (
+        "2. secret split",
+        "workers",
+        "fresh randomness picks\nT = fN copies to test;\nthe other N − T are used",
+        "everyone, afterwards: which copies\nare tested, too late to change them",
+    ),
+    (
+        "3. GHZ tests",
+        "workers",
+        "every worker measures\nX or Y (an even number\nof Y's), announces its bit",
+        "everyone: settings, outcomes, verdict\n(go on only if every test passes)",
+    ),
+    (
+        "4. pads",
+        "workers",
+        "Fourier measurement of\neach used register:\nzero-sum pads r_j",
+        "worker j alone: r_j (genuine GHZ:\nnobody else, not even the source)",
+    ),
+    (
+        "5. broadcast",
+        "channel",
+        "worker j announces\nm_j = x_j + r_j mod 2^b",
+        "everyone, eavesdropper included:\nevery m_j, uniform given their sum",
+    ),
+    (
+        "6. sum",
+        "channel",
+        "everyone adds:\nΣ m_j ≡ Σ x_j mod 2^b",
+        "everyone: the sum, and nothing else",
+    ),
 )
 
 
@@ -114,43 +132,107 @@ def plot_vga_timeline() -> Figure:
     ax.set_ylim(0, height)
     ax.axis("off")
     lanes = {"source": 1.25, "workers": 3.0, "channel": 4.75}  # lane centres (inches)
-    lane_names = {"source": "GHZ source\n(untrusted)", "workers": "P workers",
-                  "channel": "broadcast channel\n(public)"}
+    lane_names = {
+        "source": "GHZ source\n(untrusted)",
+        "workers": "P workers",
+        "channel": "broadcast channel\n(public)",
+    }
     box_w, box_h, lane_w = 1.62, 0.78, 1.72
     knows_x = 5.75
     top = height - 0.7
     for lane, x in lanes.items():
-        ax.add_patch(FancyBboxPatch((x - lane_w / 2, 0.05), lane_w, top - 0.02,
-                                    boxstyle="round,pad=0.02", facecolor=COLOURS[lane],
-                                    alpha=0.35, edgecolor="none"))
-        ax.text(x, top + 0.3, lane_names[lane], ha="center", va="center", fontsize=9.5,
-                fontweight="bold")
-    ax.text(knows_x + 0.05, top + 0.3, "who knows what afterwards", ha="left", va="center",
-            fontsize=9.5, fontweight="bold")
-    ax.annotate("", xy=(0.18, 0.15), xytext=(0.18, top - 0.05),
-                arrowprops=dict(arrowstyle="-|>", color="#444444", lw=1.2))
-    ax.text(0.1, top - 0.1, "time", fontsize=8.5, color="#444444", rotation=90, va="top",
-            ha="right")
+        ax.add_patch(
+            FancyBboxPatch(
+                (x - lane_w / 2, 0.05),
+                lane_w,
+                top - 0.02,
+                boxstyle="round,pad=0.02",
+                facecolor=COLOURS[lane],
+                alpha=0.35,
+                edgecolor="none",
+            )
+        )
+        ax.text(
+            x,
+            top + 0.3,
+            lane_names[lane],
+            ha="center",
+            va="center",
+            fontsize=9.5,
+            fontweight="bold",
+        )
+    ax.text(
+        knows_x + 0.05,
+        top + 0.3,
+        "who knows what afterwards",
+        ha="left",
+        va="center",
+        fontsize=9.5,
+        fontweight="bold",
+    )
+    ax.annotate(
+        "",
+        xy=(0.18, 0.15),
+        xytext=(0.18, top - 0.05),
+        arrowprops=dict(arrowstyle="-|>", color="#444444", lw=1.2),
+    )
+    ax.text(
+        0.1, top - 0.1, "time", fontsize=8.5, color="#444444", rotation=90, va="top", ha="right"
+    )
     centres = []
     for i, (title, lane, what, knows) in enumerate(steps):
         y = top - row * (i + 0.5)
         x = lanes[lane]
         centres.append((x, y))
-        ax.add_patch(FancyBboxPatch((x - box_w / 2, y - box_h / 2), box_w, box_h,
-                                    boxstyle="round,pad=0.03", facecolor="white",
-                                    edgecolor="#333333", lw=1.0))
-        ax.text(x, y + box_h / 2 - 0.14, title, ha="center", va="center", fontsize=9,
-                fontweight="bold")
+        ax.add_patch(
+            FancyBboxPatch(
+                (x - box_w / 2, y - box_h / 2),
+                box_w,
+                box_h,
+                boxstyle="round,pad=0.03",
+                facecolor="white",
+                edgecolor="#333333",
+                lw=1.0,
+            )
+        )
+        ax.text(
+            x, y + box_h / 2 - 0.14, title, ha="center", va="center", fontsize=9, fontweight="bold"
+        )
         ax.text(x, y - 0.1, what, ha="center", va="center", fontsize=7.8, linespacing=1.1)
-        ax.text(knows_x, y, knows, ha="left", va="center", fontsize=8, linespacing=1.15,
-                bbox=dict(boxstyle="round,pad=0.3", facecolor="#fff7bc", edgecolor="#cccccc"))
+        ax.text(
+            knows_x,
+            y,
+            knows,
+            ha="left",
+            va="center",
+            fontsize=8,
+            linespacing=1.15,
+            bbox=dict(boxstyle="round,pad=0.3", facecolor="#fff7bc", edgecolor="#cccccc"),
+        )
 
     def arrow(a, b, colour="#666666", label=None):
-        ax.add_patch(FancyArrowPatch(a, b, arrowstyle="-|>", mutation_scale=11, color=colour,
-                                     lw=1.2, shrinkA=0, shrinkB=0))
+        ax.add_patch(
+            FancyArrowPatch(
+                a,
+                b,
+                arrowstyle="-|>",
+                mutation_scale=11,
+                color=colour,
+                lw=1.2,
+                shrinkA=0,
+                shrinkB=0,
+            )
+        )
         if label:
-            ax.text((a[0] + b[0]) / 2 + 0.08, (a[1] + b[1]) / 2 + 0.06, label, fontsize=7.8,
-                    color=colour, ha="left", va="bottom")
+            ax.text(
+                (a[0] + b[0]) / 2 + 0.08,
+                (a[1] + b[1]) / 2 + 0.06,
+                label,
+                fontsize=7.8,
+                color=colour,
+                ha="left",
+                va="bottom",
+            )
 
     for i in range(n - 1):
         (x1, y1), (x2, y2) = centres[i], centres[i + 1]
@@ -159,20 +241,35 @@ def plot_vga_timeline() -> Figure:
         if x1 == x2:
             arrow((x1, y1 - box_h / 2), (x2, y2 + box_h / 2), colour)
         else:
-            arrow((x1 + box_w / 2 - 0.1, y1 - box_h / 2), (x2 - box_w / 2 + 0.1, y2 + box_h / 2),
-                  colour, label)
+            arrow(
+                (x1 + box_w / 2 - 0.1, y1 - box_h / 2),
+                (x2 - box_w / 2 + 0.1, y2 + box_h / 2),
+                colour,
+                label,
+            )
     # the test outcomes travel on the channel too
     x3, y3 = centres[2]
     cx = lanes["channel"]
-    ax.add_patch(FancyBboxPatch((cx - 0.7, y3 - 0.25), 1.4, 0.5, boxstyle="round,pad=0.03",
-                                facecolor="white", edgecolor="#999999", lw=0.8, linestyle="--"))
+    ax.add_patch(
+        FancyBboxPatch(
+            (cx - 0.7, y3 - 0.25),
+            1.4,
+            0.5,
+            boxstyle="round,pad=0.03",
+            facecolor="white",
+            edgecolor="#999999",
+            lw=0.8,
+            linestyle="--",
+        )
+    )
     ax.text(cx, y3, "settings, outcomes,\nverdict", ha="center", va="center", fontsize=7.8)
     arrow((x3 + box_w / 2, y3), (cx - 0.7, y3))
     return fig
 
 
-def plot_vga_circuits(circuits: Sequence[QuantumCircuit],
-                      titles: Sequence[str] | None = None, *, height: float = 3.2) -> Figure:
+def plot_vga_circuits(
+    circuits: Sequence[QuantumCircuit], titles: Sequence[str] | None = None, *, height: float = 3.2
+) -> Figure:
     """Draw VGA circuits (:func:`qring_edu.vga.vga_circuit`, :func:`ghz_test_circuit`) one under
     the other, unfolded (:func:`~qring_edu.figures._base.plot_circuits`); ``titles``: one per
     circuit; ``height``: inches per circuit.
@@ -230,10 +327,13 @@ def plot_transcript_comparison(comp: TranscriptComparison) -> Figure:
     axes[2].set_ylabel("frequency")
     axes[2].set_ylim(0, 1.05)
     axes[2].legend(frameon=False)
-    verdict = ("same sum" if comp.same_sum else "different sums")
+    verdict = "same sum" if comp.same_sum else "different sums"
     axes[2].set_title(f"{verdict}; homogeneity p = {comp.p_value:.3f}", fontsize=10)
-    fig.suptitle(f"What the workers broadcast, {comp.samples} runs each (b = {comp.bits}, "
-                 f"P = {comp.inputs_a.size})", fontsize=11)
+    fig.suptitle(
+        f"What the workers broadcast, {comp.samples} runs each (b = {comp.bits}, "
+        f"P = {comp.inputs_a.size})",
+        fontsize=11,
+    )
     return fig
 
 
@@ -256,24 +356,31 @@ def plot_attack_sweep(sweep: AttackSweep) -> Figure:
     ax.plot(f, sweep.acceptance, "o-", color=colour, label="acceptance rate")
     ax.plot(f, sweep.accuracy, "s--", color="#4d4d4d", label="source's accuracy on inputs")
     ax.plot(f, sweep.fail_rate, "^:", color="#7b3294", label="failed tests / tests")
-    ax.axhline(2.0 ** -sweep.bits, color="#999999", lw=0.8)
-    ax.text(0.0, 2.0 ** -sweep.bits + 0.01, "blind guess $2^{-b}$", fontsize=8, color="#666666")
+    ax.axhline(2.0**-sweep.bits, color="#999999", lw=0.8)
+    ax.text(0.0, 2.0**-sweep.bits + 0.01, "blind guess $2^{-b}$", fontsize=8, color="#666666")
     ax.axvline(sweep.test_fraction, color=colour, alpha=0.3, lw=6)
     ax.set_xlim(-0.03, 1.0)
     ax.set_ylim(-0.03, 1.05)
     ax.set_xlabel("test fraction f")
     ax.set_ylabel("rate")
     ax.legend(fontsize=8, frameon=False, loc="center right")
-    ax.set_title(f"source = {sweep.source!r}: P = {sweep.workers}, b = {sweep.bits}, "
-                 f"d = {sweep.entries}, {sweep.runs} runs per point", fontsize=10)
+    ax.set_title(
+        f"source = {sweep.source!r}: P = {sweep.workers}, b = {sweep.bits}, "
+        f"d = {sweep.entries}, {sweep.runs} runs per point",
+        fontsize=10,
+    )
     eps = np.clip(sweep.epsilon, 1e-300, None)
     ax_eps.semilogy(f, eps, "o-", color="#2c7bb6")
     ax_eps.axvline(sweep.test_fraction, color=colour, alpha=0.3, lw=6)
     ax_eps.set_xlabel("test fraction f")
     ax_eps.set_ylabel(r"$\varepsilon$")
-    ax_eps.set_title(rf"$\varepsilon$ ($\beta$ = {sweep.bad_fraction:g}, attack "
-                     f"{sweep.attack.replace('_', ' ')}, " rf"$\delta$ = {sweep.detection:.3g}); "
-                     rf"at f = {sweep.test_fraction:g}: {sweep.at('epsilon'):.2g}", fontsize=9)
+    ax_eps.set_title(
+        rf"$\varepsilon$ ($\beta$ = {sweep.bad_fraction:g}, attack "
+        f"{sweep.attack.replace('_', ' ')}, "
+        rf"$\delta$ = {sweep.detection:.3g}); "
+        rf"at f = {sweep.test_fraction:g}: {sweep.at('epsilon'):.2g}",
+        fontsize=9,
+    )
     fig.tight_layout()
     return fig
 
@@ -368,8 +475,12 @@ def plot_pipeline(result: VGARingResult, true_sum: np.ndarray, decoded: np.ndarr
     ax.set_ylabel("VGA + superdense ring")
     ax.set_title(f"max error {np.max(np.abs(decoded - true_sum)):.2e}", fontsize=10)
     led = result.ledger
-    names = ["ring online\nqubits / link", "ring offline\nqubits / link", "GHZ copies\nused",
-             "GHZ copies\ntested"]
+    names = [
+        "ring online\nqubits / link",
+        "ring offline\nqubits / link",
+        "GHZ copies\nused",
+        "GHZ copies\ntested",
+    ]
     values = [led.ring_online_qubits, led.ring_offline_qubits, led.ghz_used, led.ghz_tested]
     colours = [COLOURS["ring"], COLOURS["offline"], COLOURS["ghz_used"], COLOURS["ghz_tested"]]
     ax_l.bar(range(4), values, color=colours)
@@ -378,8 +489,7 @@ def plot_pipeline(result: VGARingResult, true_sum: np.ndarray, decoded: np.ndarr
     ax_l.set_xticks(range(4))
     ax_l.set_xticklabels(names, fontsize=8)
     ax_l.set_ylabel("count")
-    ax_l.set_title(f"combined ledger, P = {led.workers}, accepted = {result.accepted}",
-                   fontsize=10)
+    ax_l.set_title(f"combined ledger, P = {led.workers}, accepted = {result.accepted}", fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -430,11 +540,16 @@ def plot_exact_privacy(result: ExactPrivacy) -> Figure:
     axes[3].set_xticklabels(names)
     axes[3].set_ylim(0, 1.1)
     axes[3].set_ylabel("total-variation distance")
-    extra = (f", q = {result.eavesdrop_fraction:g}" if result.source == "eavesdropper" else "")
-    axes[3].set_title(f"source {result.source!r}{extra}, k = {result.amplification}:\n"
-                      "transcript and attacker's holdings", fontsize=9)
-    fig.suptitle(f"Exact transcript laws, P = {result.inputs_a.size}, b = {result.bits} "
-                 "(no sampling)", fontsize=11)
+    extra = f", q = {result.eavesdrop_fraction:g}" if result.source == "eavesdropper" else ""
+    axes[3].set_title(
+        f"source {result.source!r}{extra}, k = {result.amplification}:\n"
+        "transcript and attacker's holdings",
+        fontsize=9,
+    )
+    fig.suptitle(
+        f"Exact transcript laws, P = {result.inputs_a.size}, b = {result.bits} (no sampling)",
+        fontsize=11,
+    )
     return fig
 
 
@@ -454,23 +569,25 @@ def plot_epsilon_floor(result: EpsilonFloor) -> Figure:
     fig = Figure(figsize=(10, 3.8), layout="constrained")
     ax0, ax1 = fig.subplots(1, 2)
     n = result.n_copies
-    for label, det, zero, beta in zip(result.labels, result.detections, result.epsilon_zero,
-                                      result.epsilon_beta):
+    for label, det, zero, beta in zip(
+        result.labels, result.detections, result.epsilon_zero, result.epsilon_beta
+    ):
         name = rf"{label}, $\delta$ = {det:.3g}"
         ax0.semilogx(n, zero, "o-", ms=3, label=name)
         ax1.loglog(n, np.clip(beta, 1e-300, None), "o-", ms=3, label=name)
     ax0.semilogx(n, result.floor_zero, "k--", lw=1, label="floor (every detection)")
-    ax1.loglog(n, np.clip(result.floor_beta, 1e-300, None), "k--", lw=1,
-               label="floor (every detection)")
+    ax1.loglog(
+        n, np.clip(result.floor_beta, 1e-300, None), "k--", lw=1, label="floor (every detection)"
+    )
     ax0.set_ylim(0, 1.02)
     ax0.axhline(1 - result.test_fraction, color="#999999", lw=0.6)
     ax0.set_xlabel("delivered copies N")
     ax1.set_xlabel("delivered copies N")
     ax0.set_ylabel(r"$\varepsilon$")
-    ax0.set_title(rf"$\beta$ = 0 (no used copy may be bad), f = {result.test_fraction:g}",
-                  fontsize=10)
-    ax1.set_title(rf"$\beta$ = {result.bad_fraction:g}, f = {result.test_fraction:g}",
-                  fontsize=10)
+    ax0.set_title(
+        rf"$\beta$ = 0 (no used copy may be bad), f = {result.test_fraction:g}", fontsize=10
+    )
+    ax1.set_title(rf"$\beta$ = {result.bad_fraction:g}, f = {result.test_fraction:g}", fontsize=10)
     ax1.set_ylim(1e-16, 2)
     ax0.legend(fontsize=7.5, frameon=False, loc="lower left")
     return fig
@@ -492,17 +609,36 @@ def plot_partial_copies(result: PartialCopySweep) -> Figure:
     fig = Figure(figsize=(6.6, 4.2), layout="constrained")
     ax = fig.subplots()
     t = result.trace_distance
-    ax.loglog(t, result.leak, "o-", color=COLOURS["known_pads"], ms=4,
-              label=f"leak (TV of the transcript), slope {result.leak_slope:.2f}")
-    ax.loglog(t, result.fail_probability, "s-", color=COLOURS["ghz_used"], ms=4,
-              label=f"P(test fails), slope {result.fail_slope:.2f}")
-    ax.loglog(t, result.distance_bound, ":", color="#4d4d4d",
-              label=r"witness bound $\sqrt{2\,P(\mathrm{fail})}$ on t")
+    ax.loglog(
+        t,
+        result.leak,
+        "o-",
+        color=COLOURS["known_pads"],
+        ms=4,
+        label=f"leak (TV of the transcript), slope {result.leak_slope:.2f}",
+    )
+    ax.loglog(
+        t,
+        result.fail_probability,
+        "s-",
+        color=COLOURS["ghz_used"],
+        ms=4,
+        label=f"P(test fails), slope {result.fail_slope:.2f}",
+    )
+    ax.loglog(
+        t,
+        result.distance_bound,
+        ":",
+        color="#4d4d4d",
+        label=r"witness bound $\sqrt{2\,P(\mathrm{fail})}$ on t",
+    )
     ax.set_xlabel("trace distance t of the copy from GHZ")
     ax.set_ylabel("probability / distance")
     ax.legend(fontsize=8, frameon=False)
-    ax.set_title(f"a partially bad copy: leaks ~ t, caught ~ t²/2 "
-                 f"(P = {result.workers}, b = {result.bits})", fontsize=10)
+    ax.set_title(
+        f"a partially bad copy: leaks ~ t, caught ~ t²/2 (P = {result.workers}, b = {result.bits})",
+        fontsize=10,
+    )
     return fig
 
 
@@ -546,11 +682,18 @@ def plot_amplification(result: AmplificationSweep) -> Figure:
     fig = Figure(figsize=(6.8, 4.0), layout="constrained")
     ax = fig.subplots()
     k = result.ks
-    ax.semilogy(k, result.measured, "o", color=COLOURS["known_pads"], ms=7,
-                label="measured (one run each)")
+    ax.semilogy(
+        k, result.measured, "o", color=COLOURS["known_pads"], ms=7, label="measured (one run each)"
+    )
     ax.semilogy(k, result.exact, "-", color="#4d4d4d", label="exact C(B, k) / C(N, k)")
-    ax.semilogy(k, result.power, ":", color="#2c7bb6", lw=2,
-                label=rf"$\beta^k$, $\beta$ = {result.attack_fraction:g}")
+    ax.semilogy(
+        k,
+        result.power,
+        ":",
+        color="#2c7bb6",
+        lw=2,
+        label=rf"$\beta^k$, $\beta$ = {result.attack_fraction:g}",
+    )
     ax.set_xticks(k)
     ax.set_xlabel("amplification k (registers per entry)")
     ax.set_ylabel("fraction of entries leaked")
@@ -560,6 +703,8 @@ def plot_amplification(result: AmplificationSweep) -> Figure:
     ax2.set_ylabel("qubit GHZ copies used (bars)")
     ax.set_zorder(ax2.get_zorder() + 1)
     ax.patch.set_visible(False)
-    ax.set_title(f"privacy amplification: P = {result.workers}, d = {result.entries}, "
-                 f"b = {result.bits}", fontsize=10)
+    ax.set_title(
+        f"privacy amplification: P = {result.workers}, d = {result.entries}, b = {result.bits}",
+        fontsize=10,
+    )
     return fig

@@ -39,25 +39,43 @@ import json
 import math
 import numbers
 import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import ipywidgets as widgets
 from matplotlib.figure import Figure
 
-__all__ = ["LiveFigure", "figure_to_png", "LIVE_HINT", "EXPLORER_HINT", "ExplorerSpec",
-           "explorer_grid", "explorer_widget", "explorer_controls", "render_state", "state_id",
-           "compact_png",
-           "parse_number", "parse_numbers", "parse_integers", "wide_descriptions"]
+__all__ = [
+    "LiveFigure",
+    "figure_to_png",
+    "LIVE_HINT",
+    "EXPLORER_HINT",
+    "ExplorerSpec",
+    "explorer_grid",
+    "explorer_widget",
+    "explorer_controls",
+    "render_state",
+    "state_id",
+    "compact_png",
+    "parse_number",
+    "parse_numbers",
+    "parse_integers",
+    "wide_descriptions",
+]
 
-LIVE_HINT = ("Static preview of the default settings. To move the controls, run this chapter's "
-             "notebook in Jupyter or Colab (see \"How to read and run it\" in the introduction).")
+LIVE_HINT = (
+    "Static preview of the default settings. To move the controls, run this chapter's "
+    'notebook in Jupyter or Colab (see "How to read and run it" in the introduction).'
+)
 #: Shown under an explorer of the HTML book (the controls it cannot move keep their default).
-EXPLORER_HINT = ("Explorer: the pictures of these settings were computed by the library when the "
-                 "book was built. The other controls stay at their default; run this chapter's "
-                 "notebook in Jupyter or Colab to change them (see \"How to read and run it\" in "
-                 "the introduction).")
+EXPLORER_HINT = (
+    "Explorer: the pictures of these settings were computed by the library when the "
+    "book was built. The other controls stay at their default; run this chapter's "
+    'notebook in Jupyter or Colab to change them (see "How to read and run it" in '
+    "the introduction)."
+)
 #: Most settings one explorer may have (the build renders each one).
 MAX_EXPLORER_STATES = 120
 #: Fewest values a slider's grid offers (fewer only when the slider has fewer positions).
@@ -130,8 +148,14 @@ class LiveFigure(widgets.VBox):
     ValueError: pair_fidelity must be in [0.25, 1], got 0.2
     """
 
-    def __init__(self, compute: Callable[..., Any], plot: Callable[[Any], Figure],
-                 controls: Mapping[str, widgets.ValueWidget], *, title: str = ""):
+    def __init__(
+        self,
+        compute: Callable[..., Any],
+        plot: Callable[[Any], Figure],
+        controls: Mapping[str, widgets.ValueWidget],
+        *,
+        title: str = "",
+    ):
         self.compute = compute
         self.plot = plot
         self.controls = dict(controls)
@@ -147,8 +171,7 @@ class LiveFigure(widgets.VBox):
                 control.continuous_update = False
             control.observe(self._on_change, names="value")
         header = [widgets.HTML(f"<b>{html.escape(title)}</b>")] if title else []
-        box = widgets.Box(list(self.controls.values()),
-                          layout=widgets.Layout(flex_flow="row wrap"))
+        box = widgets.Box(list(self.controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
         super().__init__(header + [box, self.message, self.image])
         self.refresh()
 
@@ -163,8 +186,9 @@ class LiveFigure(widgets.VBox):
         except (ValueError, TypeError) as exc:
             self.result = None
             self.error = str(exc)
-            self.message.value = ('<div style="color:#a40000"><b>Cannot compute:</b> '
-                                  f"{html.escape(self.error)}</div>")
+            self.message.value = (
+                f'<div style="color:#a40000"><b>Cannot compute:</b> {html.escape(self.error)}</div>'
+            )
             return
         fig = self.plot(result)
         self.image.value = figure_to_png(fig)
@@ -176,9 +200,14 @@ class LiveFigure(widgets.VBox):
         if not self._batch:
             self.refresh()
 
-    def explore(self, factory: Callable[..., "LiveFigure"], kwargs: Mapping[str, Any],
-                grid: Mapping[str, Sequence | None], *,
-                follows: Sequence[str] = ()) -> "LiveFigure":
+    def explore(
+        self,
+        factory: Callable[..., LiveFigure],
+        kwargs: Mapping[str, Any],
+        grid: Mapping[str, Sequence | None],
+        *,
+        follows: Sequence[str] = (),
+    ) -> LiveFigure:
         """Declare the HTML book's explorer of this widget and return the widget.
 
         ``factory(**kwargs)`` must rebuild this widget (a module-level function; ``kwargs``
@@ -190,8 +219,7 @@ class LiveFigure(widgets.VBox):
         sliders whose range follows another control (the ring's step after P): their grid may
         leave today's range, and the settings outside the range they get have no picture.
         """
-        self.explorer = ExplorerSpec.create(factory, kwargs, grid, self.controls,
-                                            follows=follows)
+        self.explorer = ExplorerSpec.create(factory, kwargs, grid, self.controls, follows=follows)
         return self
 
     def static_html(self) -> str:
@@ -200,13 +228,18 @@ class LiveFigure(widgets.VBox):
         data = base64.b64encode(self.image.value).decode("ascii")
         title = f"<p><b>{html.escape(self.title)}</b></p>" if self.title else ""
         settings = ", ".join(f"{k} = {v!r}" for k, v in self.values().items())
-        spec = ("" if self.explorer is None else
-                f' data-qring-explorer="{html.escape(self.explorer.to_json(), quote=True)}"')
-        return (f'<div class="qring-static-widget"{spec}>{title}'
-                f'<img alt="{html.escape(self.title or "widget")}" '
-                f'src="data:image/png;base64,{data}" style="max-width:100%"/>'
-                f'<p><em>{html.escape(LIVE_HINT)}</em> Settings shown: '
-                f"{html.escape(settings)}.</p></div>")
+        spec = (
+            ""
+            if self.explorer is None
+            else f' data-qring-explorer="{html.escape(self.explorer.to_json(), quote=True)}"'
+        )
+        return (
+            f'<div class="qring-static-widget"{spec}>{title}'
+            f'<img alt="{html.escape(self.title or "widget")}" '
+            f'src="data:image/png;base64,{data}" style="max-width:100%"/>'
+            f"<p><em>{html.escape(LIVE_HINT)}</em> Settings shown: "
+            f"{html.escape(settings)}.</p></div>"
+        )
 
     def _repr_mimebundle_(self, **kwargs):
         bundle = super()._repr_mimebundle_(**kwargs)
@@ -229,8 +262,11 @@ def _options(control) -> list[tuple[str, Any]]:
 
 
 def _is_json_scalar(value) -> bool:
-    return value is None or isinstance(value, (bool, int, float, str)) and not (
-        isinstance(value, float) and not math.isfinite(value))
+    return (
+        value is None
+        or isinstance(value, (bool, int, float, str))
+        and not (isinstance(value, float) and not math.isfinite(value))
+    )
 
 
 def _same(a, b) -> bool:
@@ -239,8 +275,9 @@ def _same(a, b) -> bool:
     return a == b
 
 
-def explorer_grid(control: widgets.ValueWidget, values: Sequence | None, name: str, *,
-                  in_range: bool = True) -> tuple:
+def explorer_grid(
+    control: widgets.ValueWidget, values: Sequence | None, name: str, *, in_range: bool = True
+) -> tuple:
     """The values an explorer offers for one control, checked against the control.
 
     ``values=None`` means every option of a drop-down, toggle or radio control, or every position
@@ -267,55 +304,69 @@ def explorer_grid(control: widgets.ValueWidget, values: Sequence | None, name: s
     if isinstance(control, _SLIDERS):
         lo, hi = control.min, control.max
         if isinstance(control, widgets.FloatLogSlider):
-            lo, hi = control.base ** lo, control.base ** hi
+            lo, hi = control.base**lo, control.base**hi
             positions = round((control.max - control.min) / control.step) + 1
         else:
             positions = round((hi - lo) / control.step) + 1
         if values is None:
             if positions > MIN_SLIDER_VALUES:
-                raise ValueError(f"{where} must list the slider's values: it has {positions} "
-                                 f"positions (None means all of them only up to "
-                                 f"{MIN_SLIDER_VALUES})")
+                raise ValueError(
+                    f"{where} must list the slider's values: it has {positions} "
+                    f"positions (None means all of them only up to "
+                    f"{MIN_SLIDER_VALUES})"
+                )
             values = [lo + k * control.step for k in range(positions)]
             if isinstance(control, widgets.IntSlider):
                 values = [int(v) for v in values]
         values = tuple(values)
         need = min(MIN_SLIDER_VALUES, positions)
         if len(values) < need:
-            raise ValueError(f"{where} must list at least {need} values of the slider (it has "
-                             f"{positions} positions), got {len(values)}")
+            raise ValueError(
+                f"{where} must list at least {need} values of the slider (it has "
+                f"{positions} positions), got {len(values)}"
+            )
         for v in values:
             if isinstance(v, bool) or not isinstance(v, numbers.Real):
                 raise ValueError(f"{where} must hold numbers, got {v!r}")
             if isinstance(control, widgets.IntSlider) and not isinstance(v, numbers.Integral):
                 raise ValueError(f"{where} must hold integers for an integer slider, got {v!r}")
             if in_range and not (lo - 1e-12 <= v <= hi + 1e-12):
-                raise ValueError(f"{where}: value {v!r} is outside the slider's range "
-                                 f"[{lo:g}, {hi:g}]")
+                raise ValueError(
+                    f"{where}: value {v!r} is outside the slider's range [{lo:g}, {hi:g}]"
+                )
     elif isinstance(control, _CHOICES):
         options = [value for _, value in _options(control)]
         values = tuple(options if values is None else values)
         for v in values:
             if not any(_same(v, o) for o in options):
-                raise ValueError(f"{where}: {v!r} is not an option; options: "
-                                 f"{', '.join(map(repr, options))}")
+                raise ValueError(
+                    f"{where}: {v!r} is not an option; options: {', '.join(map(repr, options))}"
+                )
         if len(values) < 2:
             raise ValueError(f"{where} must list at least 2 options, got {len(values)}")
     elif isinstance(control, (widgets.Text, widgets.Checkbox) + _BOXES):
         if values is None:
             if not isinstance(control, widgets.Checkbox):
-                raise ValueError(f"{where} must list the values to offer for a text or number "
-                                 "box (None only for a drop-down, toggle or short slider)")
+                raise ValueError(
+                    f"{where} must list the values to offer for a text or number "
+                    "box (None only for a drop-down, toggle or short slider)"
+                )
             values = (False, True)
         values = tuple(values)
         if len(values) < 2:
             raise ValueError(f"{where} must list at least 2 values, got {len(values)}")
-        kind = (str if isinstance(control, widgets.Text) else
-                bool if isinstance(control, widgets.Checkbox) else numbers.Real)
+        kind = (
+            str
+            if isinstance(control, widgets.Text)
+            else bool
+            if isinstance(control, widgets.Checkbox)
+            else numbers.Real
+        )
         for v in values:
             if not isinstance(v, kind) or (kind is numbers.Real and isinstance(v, bool)):
-                raise ValueError(f"{where} must hold values of type {kind.__name__} for this "
-                                 f"control, got {v!r}")
+                raise ValueError(
+                    f"{where} must hold values of type {kind.__name__} for this control, got {v!r}"
+                )
     else:
         raise ValueError(f"{where}: an explorer cannot offer a {type(control).__name__} control")
     if not all(_is_json_scalar(v) for v in values):
@@ -323,8 +374,9 @@ def explorer_grid(control: widgets.ValueWidget, values: Sequence | None, name: s
     if len({json.dumps(v) for v in values}) != len(values):
         raise ValueError(f"{where} repeats a value: {values!r}")
     if not any(_same(control.value, v) for v in values):
-        raise ValueError(f"{where} must contain the control's current value {control.value!r}, "
-                         f"got {values!r}")
+        raise ValueError(
+            f"{where} must contain the control's current value {control.value!r}, got {values!r}"
+        )
     return values
 
 
@@ -362,16 +414,32 @@ class ExplorerSpec:
         return f"ExplorerSpec({self.factory}, {', '.join(n for n, _ in self.grid)}: {sizes})"
 
     @classmethod
-    def create(cls, factory: Callable, kwargs: Mapping[str, Any],
-               grid: Mapping[str, Sequence | None],
-               controls: Mapping[str, widgets.ValueWidget], *,
-               follows: Sequence[str] = ()) -> "ExplorerSpec":
+    def create(
+        cls,
+        factory: Callable,
+        kwargs: Mapping[str, Any],
+        grid: Mapping[str, Sequence | None],
+        controls: Mapping[str, widgets.ValueWidget],
+        *,
+        follows: Sequence[str] = (),
+    ) -> ExplorerSpec:
         """Check and build a specification (see :meth:`LiveFigure.explore`)."""
-        module, qualname = getattr(factory, "__module__", None), getattr(factory, "__qualname__", "")
-        if not callable(factory) or not module or not qualname or "<" in qualname or "." in qualname:
+        module, qualname = (
+            getattr(factory, "__module__", None),
+            getattr(factory, "__qualname__", ""),
+        )
+        if (
+            not callable(factory)
+            or not module
+            or not qualname
+            or "<" in qualname
+            or "." in qualname
+        ):
             raise ValueError(f"factory must be a module-level function, got {factory!r}")
         if not isinstance(kwargs, Mapping) or not all(isinstance(k, str) for k in kwargs):
-            raise TypeError(f"kwargs must be a mapping of argument names, got {type(kwargs).__name__}")
+            raise TypeError(
+                f"kwargs must be a mapping of argument names, got {type(kwargs).__name__}"
+            )
         bad = [k for k, v in kwargs.items() if not _is_json_scalar(v)]
         if bad:
             raise ValueError(f"kwargs must hold numbers, strings or booleans (JSON); not: {bad}")
@@ -379,32 +447,50 @@ class ExplorerSpec:
             raise ValueError("grid must map at least one control name to its values")
         unknown = [n for n in grid if n not in controls]
         if unknown:
-            raise ValueError(f"grid names {unknown!r}, not controls of this widget; controls: "
-                             f"{', '.join(controls)}")
+            raise ValueError(
+                f"grid names {unknown!r}, not controls of this widget; controls: "
+                f"{', '.join(controls)}"
+            )
         loose = [n for n in follows if n not in grid or not isinstance(controls[n], _SLIDERS)]
         if loose:
-            raise ValueError(f"follows names {loose!r}: only sliders of the grid may follow "
-                             "another control")
-        checked = tuple((n, explorer_grid(controls[n], grid[n], n, in_range=n not in follows))
-                        for n in controls if n in grid)
+            raise ValueError(
+                f"follows names {loose!r}: only sliders of the grid may follow another control"
+            )
+        checked = tuple(
+            (n, explorer_grid(controls[n], grid[n], n, in_range=n not in follows))
+            for n in controls
+            if n in grid
+        )
         count = math.prod(len(v) for _, v in checked)
         if count > MAX_EXPLORER_STATES:
-            raise ValueError(f"grid has {count} settings, more than MAX_EXPLORER_STATES = "
-                             f"{MAX_EXPLORER_STATES}: offer fewer values")
+            raise ValueError(
+                f"grid has {count} settings, more than MAX_EXPLORER_STATES = "
+                f"{MAX_EXPLORER_STATES}: offer fewer values"
+            )
         return cls(f"{module}:{qualname}", tuple(sorted(kwargs.items())), checked)
 
     def to_json(self) -> str:
-        return json.dumps({"factory": self.factory, "kwargs": dict(self.kwargs),
-                           "grid": [[n, list(v)] for n, v in self.grid]},
-                          sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return json.dumps(
+            {
+                "factory": self.factory,
+                "kwargs": dict(self.kwargs),
+                "grid": [[n, list(v)] for n, v in self.grid],
+            },
+            sort_keys=True,
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
 
     @classmethod
-    def from_json(cls, text: str) -> "ExplorerSpec":
+    def from_json(cls, text: str) -> ExplorerSpec:
         """The specification written by :meth:`to_json` (``ValueError`` if it is not one)."""
         try:
             data = json.loads(text)
-            return cls(str(data["factory"]), tuple(sorted(data["kwargs"].items())),
-                       tuple((str(n), tuple(v)) for n, v in data["grid"]))
+            return cls(
+                str(data["factory"]),
+                tuple(sorted(data["kwargs"].items())),
+                tuple((str(n), tuple(v)) for n, v in data["grid"]),
+            )
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"text is not an explorer specification: {exc}") from None
 
@@ -426,8 +512,9 @@ def state_id(spec: ExplorerSpec, setting: Mapping[str, Any]) -> str:
     >>> len(state_id(spec, a)), state_id(spec, a) == state_id(spec, dict(a)), state_id(spec, a) == state_id(spec, b)
     (16, True, False)
     """
-    key = json.dumps([spec.factory, dict(spec.kwargs), dict(setting)], sort_keys=True,
-                     separators=(",", ":"))
+    key = json.dumps(
+        [spec.factory, dict(spec.kwargs), dict(setting)], sort_keys=True, separators=(",", ":")
+    )
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
 
 
@@ -473,8 +560,7 @@ def compact_png(png: bytes) -> bytes:
         rgba = image.convert("RGBA")
     white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
     rgb = Image.alpha_composite(white, rgba).convert("RGB")
-    palette = rgb.quantize(colors=256, method=Image.Quantize.FASTOCTREE,
-                           dither=Image.Dither.NONE)
+    palette = rgb.quantize(colors=256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
     buf = io.BytesIO()
     palette.save(buf, format="PNG")
     return buf.getvalue()
@@ -560,10 +646,16 @@ def explorer_controls(widget: LiveFigure) -> tuple[list[dict], list[dict]]:
         if name in grid:
             values = list(grid[name])
             ranged = isinstance(control, _SLIDERS + _BOXES)
-            moved.append({"name": name, "label": label, "kind": "range" if ranged else "select",
-                          "values": values, "labels": [_display(control, v) for v in values],
-                          "default": next(i for i, v in enumerate(values)
-                                          if _same(v, control.value))})
+            moved.append(
+                {
+                    "name": name,
+                    "label": label,
+                    "kind": "range" if ranged else "select",
+                    "values": values,
+                    "labels": [_display(control, v) for v in values],
+                    "default": next(i for i, v in enumerate(values) if _same(v, control.value)),
+                }
+            )
         else:
             fixed.append({"name": name, "label": label, "value": _display(control, control.value)})
     return moved, fixed
@@ -586,8 +678,15 @@ def _range(lo, hi, lo_open: bool) -> str:
     return f" in {'(' if lo_open else '['}{lo:g}, {hi:g}]"
 
 
-def parse_number(text, name: str, *, lo: float | None = None, hi: float | None = None,
-                 lo_open: bool = False, integer: bool = False) -> float | int:
+def parse_number(
+    text,
+    name: str,
+    *,
+    lo: float | None = None,
+    hi: float | None = None,
+    lo_open: bool = False,
+    integer: bool = False,
+) -> float | int:
     """One finite number from a text box or a control's value; never evaluates code.
 
     Accepts a real number (not a bool) or a string such as ``"100"``, ``" 2.5e1 "``,
@@ -652,8 +751,10 @@ def parse_numbers(text, name: str) -> list[float]:
             try:
                 values.append(float(Fraction(part)))
             except (ValueError, ZeroDivisionError):
-                raise ValueError(f"{name} must be numbers or fractions such as 1/3 separated by "
-                                 f"commas, got {part!r}") from None
+                raise ValueError(
+                    f"{name} must be numbers or fractions such as 1/3 separated by "
+                    f"commas, got {part!r}"
+                ) from None
         return values
     return [float(v) for v in _sequence(text, name, numbers.Real, "'0.5, 0.5'", "numbers")]
 
@@ -679,7 +780,9 @@ def _items(text: str, name: str, what: str, example: str) -> list[str]:
     """The non-empty pieces of a list typed with commas, semicolons or spaces."""
     parts = [t for t in re.split(r"[,;\s]+", text) if t]
     if not parts:
-        raise ValueError(f"{name} must list at least one {what}, e.g. '{example}'; got an empty text")
+        raise ValueError(
+            f"{name} must list at least one {what}, e.g. '{example}'; got an empty text"
+        )
     return parts
 
 
@@ -688,8 +791,10 @@ def _sequence(values, name: str, kind: type, example: str, what: str) -> list:
     try:
         items = list(values)
     except TypeError:
-        raise TypeError(f"{name} must be a text such as {example} or a sequence of {what}, "
-                        f"got {type(values).__name__}") from None
+        raise TypeError(
+            f"{name} must be a text such as {example} or a sequence of {what}, "
+            f"got {type(values).__name__}"
+        ) from None
     if not all(isinstance(v, kind) and not isinstance(v, bool) for v in items):
         raise TypeError(f"{name} must be a text such as {example} or a sequence of {what}")
     return items

@@ -20,8 +20,9 @@ __all__ = ["ring_schedule_widget", "alpha_beta_widget", "MAX_DRAWN_WORKERS"]
 MAX_DRAWN_WORKERS = 8
 
 
-def ring_schedule_widget(workers: int = 4, step: int = 3, d: str = "10",
-                         bits: int = 16) -> LiveFigure:
+def ring_schedule_widget(
+    workers: int = 4, step: int = 3, d: str = "10", bits: int = 16
+) -> LiveFigure:
     """P slider, step slider and a text box for d -> :func:`qring_edu.figures.bottleneck.plot_ring_state`.
 
     The step slider's range follows P (0 .. 2(P-1)). Typing something that is not an integer
@@ -41,10 +42,10 @@ def ring_schedule_widget(workers: int = 4, step: int = 3, d: str = "10",
     "d must be an integer >= 1, got 'ten'"
     """
     p_slider = widgets.IntSlider(value=workers, min=2, max=MAX_DRAWN_WORKERS, description="P")
-    step_slider = widgets.IntSlider(value=step, min=0, max=2 * (workers - 1),
-                                    description="step")
-    d_box = widgets.Text(value=str(d), description="d", placeholder="entries per gradient",
-                         continuous_update=False)
+    step_slider = widgets.IntSlider(value=step, min=0, max=2 * (workers - 1), description="step")
+    d_box = widgets.Text(
+        value=str(d), description="d", placeholder="entries per gradient", continuous_update=False
+    )
 
     # Registered before LiveFigure's observer, so the step range is updated first.
     def _follow_workers(change) -> None:
@@ -55,16 +56,28 @@ def ring_schedule_widget(workers: int = 4, step: int = 3, d: str = "10",
     def compute(workers: int, step: int, d: str) -> RingState:
         return ring_state(workers, step, parse_number(d, "d", lo=1, integer=True), bits)
 
-    w = LiveFigure(compute, plot_ring_state,
-                   {"workers": p_slider, "step": step_slider, "d": d_box},
-                   title="Ring all-reduce, step by step")
+    w = LiveFigure(
+        compute,
+        plot_ring_state,
+        {"workers": p_slider, "step": step_slider, "d": d_box},
+        title="Ring all-reduce, step by step",
+    )
     # Explorer: P = 2..6 and every step of each (steps beyond 2(P-1) have no picture).
-    return w.explore(ring_schedule_widget, dict(workers=workers, step=step, d=d, bits=bits),
-                     {"workers": [2, 3, 4, 5, 6], "step": list(range(11))}, follows=["step"])
+    return w.explore(
+        ring_schedule_widget,
+        dict(workers=workers, step=step, d=d, bits=bits),
+        {"workers": [2, 3, 4, 5, 6], "step": list(range(11))},
+        follows=["step"],
+    )
 
 
-def alpha_beta_widget(workers: int = 16, model: str = "ResNet-50", bits: int = 32,
-                      alpha_us: float = 10.0, bandwidth_gbps: str = "100") -> LiveFigure:
+def alpha_beta_widget(
+    workers: int = 16,
+    model: str = "ResNet-50",
+    bits: int = 32,
+    alpha_us: float = 10.0,
+    bandwidth_gbps: str = "100",
+) -> LiveFigure:
     """P, model, word size, latency and bandwidth -> α–β time of ring vs parameter server
     (:func:`qring_edu.figures.bottleneck.plot_time_vs_workers`). The bandwidth is a text box and
     the latency a number box: invalid values show the error message.
@@ -84,17 +97,28 @@ def alpha_beta_widget(workers: int = 16, model: str = "ResNet-50", bits: int = 3
         "model": widgets.Dropdown(options=list(MODEL_SIZES), value=model, description="model"),
         "bits": widgets.Dropdown(options=[8, 16, 32], value=bits, description="bits"),
         "alpha_us": widgets.FloatText(value=alpha_us, description="α (µs)"),
-        "bandwidth_gbps": widgets.Text(value=str(bandwidth_gbps), description="Gbit/s",
-                                       continuous_update=False),
+        "bandwidth_gbps": widgets.Text(
+            value=str(bandwidth_gbps), description="Gbit/s", continuous_update=False
+        ),
     }
 
     def compute(workers, model, bits, alpha_us, bandwidth_gbps):
-        bandwidth = parse_number(bandwidth_gbps, "bandwidth_gbps (link bandwidth in Gbit/s)",
-                                 lo=0.0, lo_open=True)
+        bandwidth = parse_number(
+            bandwidth_gbps, "bandwidth_gbps (link bandwidth in Gbit/s)", lo=0.0, lo_open=True
+        )
         return alpha_beta_costs(workers, model, bits, alpha_us, bandwidth)
 
-    w = LiveFigure(compute, plot_time_vs_workers, controls,
-                   title="α–β time: ring vs parameter server")
-    return w.explore(alpha_beta_widget, dict(workers=workers, model=model, bits=bits,
-                                             alpha_us=alpha_us, bandwidth_gbps=bandwidth_gbps),
-                     {"model": None, "alpha_us": [1.0, 10.0, 100.0, 1000.0, 10000.0]})
+    w = LiveFigure(
+        compute, plot_time_vs_workers, controls, title="α–β time: ring vs parameter server"
+    )
+    return w.explore(
+        alpha_beta_widget,
+        dict(
+            workers=workers,
+            model=model,
+            bits=bits,
+            alpha_us=alpha_us,
+            bandwidth_gbps=bandwidth_gbps,
+        ),
+        {"model": None, "alpha_us": [1.0, 10.0, 100.0, 1000.0, 10000.0]},
+    )

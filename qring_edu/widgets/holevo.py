@@ -32,8 +32,9 @@ class _PresetLiveFigure(LiveFigure):
         super()._on_change(change)
 
 
-def ensemble_designer_widget(preset: str = "trine", meas_theta: float = 0.0,
-                             meas_phi: float = 0.0) -> LiveFigure:
+def ensemble_designer_widget(
+    preset: str = "trine", meas_theta: float = 0.0, meas_phi: float = 0.0
+) -> LiveFigure:
     """Up to four qubit states on the Bloch sphere and a measurement direction ->
     :func:`qring_edu.figures.holevo.plot_ensemble_analysis` (χ, I_acc, the measurement's I).
 
@@ -57,35 +58,59 @@ def ensemble_designer_widget(preset: str = "trine", meas_theta: float = 0.0,
         raise ValueError(f"preset must be one of {', '.join(map(repr, presets))}, got {preset!r}")
     probs_text, angles = presets[preset]
     full = list(angles) + [(90.0, 90.0)] * (_experiments.MAX_DESIGNER_STATES - len(angles))
-    slider = dict(style={"description_width": "initial"},
-                  layout=widgets.Layout(width="230px"), readout_format=".0f")
+    slider = dict(
+        style={"description_width": "initial"},
+        layout=widgets.Layout(width="230px"),
+        readout_format=".0f",
+    )
     controls: dict[str, widgets.ValueWidget] = {
-        "preset": widgets.Dropdown(options=list(presets) + ["custom"], value=preset,
-                                   description="load preset"),
-        "probs": widgets.Text(value=probs_text, description="probs", continuous_update=False,
-                              placeholder="e.g. 0.5, 0.25, 0.25"),
+        "preset": widgets.Dropdown(
+            options=list(presets) + ["custom"], value=preset, description="load preset"
+        ),
+        "probs": widgets.Text(
+            value=probs_text,
+            description="probs",
+            continuous_update=False,
+            placeholder="e.g. 0.5, 0.25, 0.25",
+        ),
     }
     for i, (t, f) in enumerate(full):
-        controls[f"theta{i}"] = widgets.FloatSlider(value=t, min=0, max=180, step=1,
-                                                    description=f"θ{i} (°)", **slider)
-        controls[f"phi{i}"] = widgets.FloatSlider(value=f, min=0, max=360, step=1,
-                                                  description=f"φ{i} (°)", **slider)
-    controls["radius"] = widgets.FloatSlider(value=1.0, min=0.0, max=1.0, step=0.05,
-                                             description="Bloch length",
-                                             style={"description_width": "initial"},
-                                             layout=widgets.Layout(width="230px"))
-    controls["meas_theta"] = widgets.FloatSlider(value=meas_theta, min=0, max=180, step=1,
-                                                 description="measure θ (°)", **slider)
-    controls["meas_phi"] = widgets.FloatSlider(value=meas_phi, min=0, max=360, step=1,
-                                               description="measure φ (°)", **slider)
+        controls[f"theta{i}"] = widgets.FloatSlider(
+            value=t, min=0, max=180, step=1, description=f"θ{i} (°)", **slider
+        )
+        controls[f"phi{i}"] = widgets.FloatSlider(
+            value=f, min=0, max=360, step=1, description=f"φ{i} (°)", **slider
+        )
+    controls["radius"] = widgets.FloatSlider(
+        value=1.0,
+        min=0.0,
+        max=1.0,
+        step=0.05,
+        description="Bloch length",
+        style={"description_width": "initial"},
+        layout=widgets.Layout(width="230px"),
+    )
+    controls["meas_theta"] = widgets.FloatSlider(
+        value=meas_theta, min=0, max=180, step=1, description="measure θ (°)", **slider
+    )
+    controls["meas_phi"] = widgets.FloatSlider(
+        value=meas_phi, min=0, max=360, step=1, description="measure φ (°)", **slider
+    )
 
-    def compute(preset: str, probs, **values) -> "_experiments.EnsembleAnalysis":
+    def compute(preset: str, probs, **values) -> _experiments.EnsembleAnalysis:
         return _experiments.design_ensemble(parse_numbers(probs, "probs"), **values)
 
-    w = _PresetLiveFigure(compute, plot_ensemble_analysis, controls,
-                          title="Ensemble designer: χ, accessible information and one measurement")
-    state_controls = [c for name, c in controls.items()
-                      if name.startswith(("theta", "phi")) or name in ("probs", "radius")]
+    w = _PresetLiveFigure(
+        compute,
+        plot_ensemble_analysis,
+        controls,
+        title="Ensemble designer: χ, accessible information and one measurement",
+    )
+    state_controls = [
+        c
+        for name, c in controls.items()
+        if name.startswith(("theta", "phi")) or name in ("probs", "radius")
+    ]
 
     def _load(change) -> None:
         if w._hold or change["new"] not in presets:
@@ -115,9 +140,11 @@ def ensemble_designer_widget(preset: str = "trine", meas_theta: float = 0.0,
         c.observe(_to_custom, names="value")
     # Explorer: every preset ("custom" is whatever the reader typed, not a setting) and the
     # measurement's polar angle.
-    return w.explore(ensemble_designer_widget,
-                     dict(preset=preset, meas_theta=meas_theta, meas_phi=meas_phi),
-                     {"preset": list(presets), "meas_theta": [0.0, 45.0, 90.0, 135.0, 180.0]})
+    return w.explore(
+        ensemble_designer_widget,
+        dict(preset=preset, meas_theta=meas_theta, meas_phi=meas_phi),
+        {"preset": list(presets), "meas_theta": [0.0, 45.0, 90.0, 135.0, 180.0]},
+    )
 
 
 def dense_coding_widget(pair_fidelity: float = 0.9) -> LiveFigure:
@@ -132,15 +159,33 @@ def dense_coding_widget(pair_fidelity: float = 0.9) -> LiveFigure:
     >>> live.result                    # below the threshold: less than one bit per qubit
     DenseCodingSweep(F=0.8000, C=0.9611, threshold=0.8107)
     """
-    controls = {"pair_fidelity": widgets.FloatSlider(
-        value=pair_fidelity, min=0.25, max=1.0, step=0.005, readout_format=".3f",
-        description="pair fidelity F", style={"description_width": "initial"},
-        layout=widgets.Layout(width="420px"))}
-    w = LiveFigure(_experiments.dense_coding_sweep, plot_dense_coding, controls,
-                   title="Dense coding with a noisy pair: bits per qubit sent")
-    return w.explore(dense_coding_widget, dict(pair_fidelity=pair_fidelity),
-                     {"pair_fidelity": sorted({0.25, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0,
-                                               float(pair_fidelity)})})
+    controls = {
+        "pair_fidelity": widgets.FloatSlider(
+            value=pair_fidelity,
+            min=0.25,
+            max=1.0,
+            step=0.005,
+            readout_format=".3f",
+            description="pair fidelity F",
+            style={"description_width": "initial"},
+            layout=widgets.Layout(width="420px"),
+        )
+    }
+    w = LiveFigure(
+        _experiments.dense_coding_sweep,
+        plot_dense_coding,
+        controls,
+        title="Dense coding with a noisy pair: bits per qubit sent",
+    )
+    return w.explore(
+        dense_coding_widget,
+        dict(pair_fidelity=pair_fidelity),
+        {
+            "pair_fidelity": sorted(
+                {0.25, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0, float(pair_fidelity)}
+            )
+        },
+    )
 
 
 def ledger_floor_widget(d: str = "1000", bits: int = 16) -> LiveFigure:
@@ -156,23 +201,43 @@ def ledger_floor_widget(d: str = "1000", bits: int = 16) -> LiveFigure:
     """
     controls = {
         "d": widgets.Text(value=str(d), description="d (words)", continuous_update=False),
-        "bits": widgets.IntSlider(value=bits, min=2, max=32, description="bits per word",
-                                  style={"description_width": "initial"}),
+        "bits": widgets.IntSlider(
+            value=bits,
+            min=2,
+            max=32,
+            description="bits per word",
+            style={"description_width": "initial"},
+        ),
     }
 
-    def compute(d, bits: int) -> "_experiments.LedgerFloorSweep":
+    def compute(d, bits: int) -> _experiments.LedgerFloorSweep:
         return _experiments.ledger_floor_sweep(parse_number(d, "d", lo=1, integer=True), bits)
 
-    w = LiveFigure(compute, plot_ledger_floor, controls,
-                   title="The ring's online ledger against the Holevo floor")
-    return w.explore(ledger_floor_widget, dict(d=str(d), bits=bits),
-                     {"d": sorted({"10", "1000", "100000", str(d)}, key=len),
-                      "bits": sorted({4, 8, 16, 24, 32, bits})})
+    w = LiveFigure(
+        compute,
+        plot_ledger_floor,
+        controls,
+        title="The ring's online ledger against the Holevo floor",
+    )
+    return w.explore(
+        ledger_floor_widget,
+        dict(d=str(d), bits=bits),
+        {
+            "d": sorted({"10", "1000", "100000", str(d)}, key=len),
+            "bits": sorted({4, 8, 16, 24, 32, bits}),
+        },
+    )
 
 
 # Deprecated (0.1): the chapter's results used to be importable from here.
-__getattr__, __dir__ = forward(__name__, [_experiments], {
-    "capacity_threshold": (dense_coding_threshold, "qring_edu.dense_coding_threshold"),
-    "parse_probabilities": (lambda text, name="probs": parse_numbers(text, name),
-                            "qring_edu.widgets._base.parse_numbers"),
-})
+__getattr__, __dir__ = forward(
+    __name__,
+    [_experiments],
+    {
+        "capacity_threshold": (dense_coding_threshold, "qring_edu.dense_coding_threshold"),
+        "parse_probabilities": (
+            lambda text, name="probs": parse_numbers(text, name),
+            "qring_edu.widgets._base.parse_numbers",
+        ),
+    },
+)

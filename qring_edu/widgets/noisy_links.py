@@ -16,8 +16,9 @@ from ._base import LiveFigure, wide_descriptions
 __all__ = ["net_factor_widget", "protected_training_widget"]
 
 
-def net_factor_widget(channel_fidelity: float = 0.99, scheme: str = "fec",
-                      block_length: int = 255, rounds: int = 1) -> LiveFigure:
+def net_factor_widget(
+    channel_fidelity: float = 0.99, scheme: str = "fec", block_length: int = 255, rounds: int = 1
+) -> LiveFigure:
     """Channel fidelity, protection scheme, Reed–Solomon block length (32–255 bytes) and
     distillation rounds -> the net online factor of every scheme against the bound C_E(F_eff),
     with the chosen scheme's code, retransmissions and factor at the chosen F (closed forms,
@@ -34,26 +35,45 @@ def net_factor_widget(channel_fidelity: float = 0.99, scheme: str = "fec",
     NetFactorSweep(scheme='distill+fec', F=0.99, n=255, rounds=1, online=1.5192)
     """
     controls = {
-        "channel_fidelity": widgets.FloatSlider(value=channel_fidelity, min=0.9, max=1.0,
-                                                step=0.001, readout_format=".3f",
-                                                description="fidelity F"),
+        "channel_fidelity": widgets.FloatSlider(
+            value=channel_fidelity,
+            min=0.9,
+            max=1.0,
+            step=0.001,
+            readout_format=".3f",
+            description="fidelity F",
+        ),
         "scheme": widgets.Dropdown(options=list(SCHEMES), value=scheme, description="scheme"),
-        "block_length": widgets.IntSlider(value=block_length, min=32, max=255, step=1,
-                                          description="block length n (bytes)"),
+        "block_length": widgets.IntSlider(
+            value=block_length, min=32, max=255, step=1, description="block length n (bytes)"
+        ),
         "rounds": widgets.IntSlider(value=rounds, min=1, max=3, description="distillation rounds"),
     }
     wide_descriptions(controls)
-    w = LiveFigure(net_factor_sweep, plot_net_factors, controls,
-                   title="Net online factor of each protection scheme")
-    return w.explore(net_factor_widget, dict(channel_fidelity=channel_fidelity, scheme=scheme,
-                                             block_length=block_length, rounds=rounds),
-                     {"channel_fidelity": sorted({0.95, 0.97, 0.98, 0.99, 0.999,
-                                                  channel_fidelity}),
-                      "scheme": None})
+    w = LiveFigure(
+        net_factor_sweep,
+        plot_net_factors,
+        controls,
+        title="Net online factor of each protection scheme",
+    )
+    return w.explore(
+        net_factor_widget,
+        dict(
+            channel_fidelity=channel_fidelity,
+            scheme=scheme,
+            block_length=block_length,
+            rounds=rounds,
+        ),
+        {
+            "channel_fidelity": sorted({0.95, 0.97, 0.98, 0.99, 0.999, channel_fidelity}),
+            "scheme": None,
+        },
+    )
 
 
-def protected_training_widget(channel_fidelity: float = 0.99, protection: str = "fec",
-                              steps: int = 150, seed: int = 0) -> LiveFigure:
+def protected_training_widget(
+    channel_fidelity: float = 0.99, protection: str = "fec", steps: int = 150, seed: int = 0
+) -> LiveFigure:
     """Channel fidelity and protection -> training over the classical ring, the protected and
     the unprotected noisy superdense ring (same data and batches; a few seconds per setting).
 
@@ -65,21 +85,32 @@ def protected_training_widget(channel_fidelity: float = 0.99, protection: str = 
     ProtectedTraining(F=0.99, protection='fec', identical=True, unprotected_loss=0.3451)
     """
     controls = {
-        "channel_fidelity": widgets.FloatSlider(value=channel_fidelity, min=0.95, max=1.0,
-                                                step=0.001, readout_format=".3f",
-                                                description="fidelity F"),
-        "protection": widgets.Dropdown(options=list(SCHEMES), value=protection,
-                                       description="protection"),
+        "channel_fidelity": widgets.FloatSlider(
+            value=channel_fidelity,
+            min=0.95,
+            max=1.0,
+            step=0.001,
+            readout_format=".3f",
+            description="fidelity F",
+        ),
+        "protection": widgets.Dropdown(
+            options=list(SCHEMES), value=protection, description="protection"
+        ),
     }
     wide_descriptions(controls)
 
     def compute(channel_fidelity, protection):
         return protected_training(channel_fidelity, protection, steps=steps, seed=seed)
 
-    w = LiveFigure(compute, plot_protected_training, controls,
-                   title="Training over a protected and an unprotected noisy ring")
+    w = LiveFigure(
+        compute,
+        plot_protected_training,
+        controls,
+        title="Training over a protected and an unprotected noisy ring",
+    )
     # A few seconds per setting: every protection at the chosen fidelity.
-    return w.explore(protected_training_widget, dict(channel_fidelity=channel_fidelity,
-                                                     protection=protection, steps=steps,
-                                                     seed=seed),
-                     {"protection": None})
+    return w.explore(
+        protected_training_widget,
+        dict(channel_fidelity=channel_fidelity, protection=protection, steps=steps, seed=seed),
+        {"protection": None},
+    )

@@ -8,7 +8,13 @@ from ..experiments import bottleneck as _experiments
 from . import _base
 from . import bottleneck as _new
 
-__getattr__, __dir__ = forward(__name__, [_new, _experiments], {
-    "parse_positive_number": (functools.partial(_base.parse_number, lo=0.0, lo_open=True),
-                              "qring_edu.widgets._base.parse_number(text, name, lo=0, lo_open=True)"),
-})
+__getattr__, __dir__ = forward(
+    __name__,
+    [_new, _experiments],
+    {
+        "parse_positive_number": (
+            functools.partial(_base.parse_number, lo=0.0, lo_open=True),
+            "qring_edu.widgets._base.parse_number(text, name, lo=0, lo_open=True)",
+        ),
+    },
+)

@@ -29,8 +29,9 @@ from .training import superdense_training_widget as _superdense_training_widget
 __all__ = ["superdense_channel_widget", "iteration_time_widget", "overlap_widget"]
 
 
-def superdense_channel_widget(pair_fidelity: float = 0.9, n_symbols: int = 2000,
-                              seed: int = 0) -> LiveFigure:
+def superdense_channel_widget(
+    pair_fidelity: float = 0.9, n_symbols: int = 2000, seed: int = 0
+) -> LiveFigure:
     """Type a pair fidelity F, pick the number of symbols and a seed: decoded-outcome histograms
     (fast path, optionally Aer) against the exact distribution, with the symbol error rates.
 
@@ -48,29 +49,38 @@ def superdense_channel_widget(pair_fidelity: float = 0.9, n_symbols: int = 2000,
     'pair_fidelity must be in [0.25, 1], got 1.5'
     """
     controls = {
-        "pair_fidelity": widgets.FloatText(value=pair_fidelity, step=0.01,
-                                           description="pair fidelity F"),
-        "n_symbols": widgets.IntSlider(value=n_symbols, min=100, max=50_000, step=100,
-                                       description="symbols"),
+        "pair_fidelity": widgets.FloatText(
+            value=pair_fidelity, step=0.01, description="pair fidelity F"
+        ),
+        "n_symbols": widgets.IntSlider(
+            value=n_symbols, min=100, max=50_000, step=100, description="symbols"
+        ),
         "seed": widgets.IntText(value=seed, description="seed"),
         "aer": widgets.Checkbox(value=False, description="also run Aer (≤ 2000 symbols)"),
     }
     wide_descriptions(controls)
 
     def compute(pair_fidelity, n_symbols, seed, aer):
-        return channel_statistics(pair_fidelity, n_symbols, seed,
-                                  aer_symbols=min(n_symbols, 2000) if aer else 0)
+        return channel_statistics(
+            pair_fidelity, n_symbols, seed, aer_symbols=min(n_symbols, 2000) if aer else 0
+        )
 
-    w = LiveFigure(compute, plot_outcome_distributions, controls,
-                   title="Superdense coding over noisy pairs")
-    return w.explore(superdense_channel_widget,
-                     dict(pair_fidelity=pair_fidelity, n_symbols=n_symbols, seed=seed),
-                     {"pair_fidelity": sorted({0.25, 0.5, 0.6, 0.9, 1.0, pair_fidelity}),
-                      "n_symbols": sorted({100, 500, 2000, 5000, 20000, n_symbols})})
+    w = LiveFigure(
+        compute, plot_outcome_distributions, controls, title="Superdense coding over noisy pairs"
+    )
+    return w.explore(
+        superdense_channel_widget,
+        dict(pair_fidelity=pair_fidelity, n_symbols=n_symbols, seed=seed),
+        {
+            "pair_fidelity": sorted({0.25, 0.5, 0.6, 0.9, 1.0, pair_fidelity}),
+            "n_symbols": sorted({100, 500, 2000, 5000, 20000, n_symbols}),
+        },
+    )
 
 
-def iteration_time_widget(compute_ms: float = 100.0, workers: int = 8,
-                          model: str = "ResNet-50") -> LiveFigure:
+def iteration_time_widget(
+    compute_ms: float = 100.0, workers: int = 8, model: str = "ResNet-50"
+) -> LiveFigure:
     """Compute time, workers, model, word size, link rate and the cost of a qubit relative to a
     bit -> one iteration as a timeline, classical vs superdense ring.
 
@@ -87,30 +97,51 @@ def iteration_time_widget(compute_ms: float = 100.0, workers: int = 8,
     1.0
     """
     controls = {
-        "compute_ms": widgets.FloatLogSlider(value=compute_ms, base=10, min=0, max=4, step=0.05,
-                                             readout_format=".3g",
-                                             description="compute (ms)"),
+        "compute_ms": widgets.FloatLogSlider(
+            value=compute_ms,
+            base=10,
+            min=0,
+            max=4,
+            step=0.05,
+            readout_format=".3g",
+            description="compute (ms)",
+        ),
         "workers": widgets.IntSlider(value=workers, min=2, max=64, description="workers P"),
         "model": widgets.Dropdown(options=list(MODEL_SIZES), value=model, description="model"),
         "bits": widgets.Dropdown(options=[8, 16, 32], value=16, description="bits per word"),
-        "bandwidth_gbps": widgets.FloatLogSlider(value=100.0, base=10, min=0, max=3, step=0.05,
-                                                 readout_format=".3g",
-                                                 description="link Gbit/s"),
-        "qubit_cost": widgets.FloatText(value=1.0, step=0.25,
-                                        description="β qubit / β bit"),
+        "bandwidth_gbps": widgets.FloatLogSlider(
+            value=100.0,
+            base=10,
+            min=0,
+            max=3,
+            step=0.05,
+            readout_format=".3g",
+            description="link Gbit/s",
+        ),
+        "qubit_cost": widgets.FloatText(value=1.0, step=0.25, description="β qubit / β bit"),
     }
     wide_descriptions(controls)
-    w = LiveFigure(iteration_comparison, plot_iteration_comparison,
-                   controls, title="Iteration time: classical vs superdense ring")
-    return w.explore(iteration_time_widget,
-                     dict(compute_ms=compute_ms, workers=workers, model=model),
-                     {"compute_ms": sorted({1.0, 10.0, 100.0, 1000.0, 10000.0, compute_ms}),
-                      "model": None})
+    w = LiveFigure(
+        iteration_comparison,
+        plot_iteration_comparison,
+        controls,
+        title="Iteration time: classical vs superdense ring",
+    )
+    return w.explore(
+        iteration_time_widget,
+        dict(compute_ms=compute_ms, workers=workers, model=model),
+        {"compute_ms": sorted({1.0, 10.0, 100.0, 1000.0, 10000.0, compute_ms}), "model": None},
+    )
 
 
-def overlap_widget(compute_ms: float = 20.0, bandwidth_gbps: float = 100.0,
-                   latency_us: float = 5.0, buckets: int = 5, qubit_cost: float = 1.0,
-                   backward_fraction: float = BACKWARD_FRACTION) -> LiveFigure:
+def overlap_widget(
+    compute_ms: float = 20.0,
+    bandwidth_gbps: float = 100.0,
+    latency_us: float = 5.0,
+    buckets: int = 5,
+    qubit_cost: float = 1.0,
+    backward_fraction: float = BACKWARD_FRACTION,
+) -> LiveFigure:
     """Compute time, link rate, latency, number of gradient buckets, the cost of a qubit relative
     to a bit and the backward share of the compute -> one steady-state iteration of ResNet-50 on
     8 workers with the same bucketed overlap for both rings: the timeline, both totals, the
@@ -128,34 +159,82 @@ def overlap_widget(compute_ms: float = 20.0, bandwidth_gbps: float = 100.0,
     (0.8686, 'critical path')
     """
     controls = {
-        "compute_ms": widgets.FloatLogSlider(value=compute_ms, base=10, min=0, max=3, step=0.05,
-                                             readout_format=".3g", description="compute (ms)"),
-        "bandwidth_gbps": widgets.FloatLogSlider(value=bandwidth_gbps, base=10, min=0, max=3,
-                                                 step=0.05, readout_format=".3g",
-                                                 description="link Gbit/s"),
-        "latency_us": widgets.FloatLogSlider(value=latency_us, base=10, min=0, max=3, step=0.1,
-                                             readout_format=".3g", description="α (µs)"),
+        "compute_ms": widgets.FloatLogSlider(
+            value=compute_ms,
+            base=10,
+            min=0,
+            max=3,
+            step=0.05,
+            readout_format=".3g",
+            description="compute (ms)",
+        ),
+        "bandwidth_gbps": widgets.FloatLogSlider(
+            value=bandwidth_gbps,
+            base=10,
+            min=0,
+            max=3,
+            step=0.05,
+            readout_format=".3g",
+            description="link Gbit/s",
+        ),
+        "latency_us": widgets.FloatLogSlider(
+            value=latency_us,
+            base=10,
+            min=0,
+            max=3,
+            step=0.1,
+            readout_format=".3g",
+            description="α (µs)",
+        ),
         "buckets": widgets.IntSlider(value=buckets, min=1, max=25, description="buckets B"),
-        "qubit_cost": widgets.ToggleButtons(options=[("β_q = β", 1.0), ("β_q = 2β", 2.0)],
-                                            value=qubit_cost, description="qubit time"),
-        "backward_fraction": widgets.FloatSlider(value=backward_fraction, min=0.0, max=1.0,
-                                                 step=0.05, readout_format=".2f",
-                                                 description="backward share"),
+        "qubit_cost": widgets.ToggleButtons(
+            options=[("β_q = β", 1.0), ("β_q = 2β", 2.0)],
+            value=qubit_cost,
+            description="qubit time",
+        ),
+        "backward_fraction": widgets.FloatSlider(
+            value=backward_fraction,
+            min=0.0,
+            max=1.0,
+            step=0.05,
+            readout_format=".2f",
+            description="backward share",
+        ),
     }
     wide_descriptions(controls)
-    w = LiveFigure(overlap_comparison, plot_overlap_timeline, controls,
-                   title="One iteration, the same overlap for both rings (ResNet-50, P = 8)")
-    return w.explore(overlap_widget, dict(compute_ms=compute_ms, bandwidth_gbps=bandwidth_gbps,
-                                          latency_us=latency_us, buckets=buckets,
-                                          qubit_cost=qubit_cost,
-                                          backward_fraction=backward_fraction),
-                     {"compute_ms": sorted({1.0, 5.0, 20.0, 100.0, 1000.0, compute_ms}),
-                      "bandwidth_gbps": sorted({1.0, 10.0, 100.0, 300.0, 1000.0,
-                                                bandwidth_gbps})})
+    w = LiveFigure(
+        overlap_comparison,
+        plot_overlap_timeline,
+        controls,
+        title="One iteration, the same overlap for both rings (ResNet-50, P = 8)",
+    )
+    return w.explore(
+        overlap_widget,
+        dict(
+            compute_ms=compute_ms,
+            bandwidth_gbps=bandwidth_gbps,
+            latency_us=latency_us,
+            buckets=buckets,
+            qubit_cost=qubit_cost,
+            backward_fraction=backward_fraction,
+        ),
+        {
+            "compute_ms": sorted({1.0, 5.0, 20.0, 100.0, 1000.0, compute_ms}),
+            "bandwidth_gbps": sorted({1.0, 10.0, 100.0, 300.0, 1000.0, bandwidth_gbps}),
+        },
+    )
 
 
-_moved_getattr, _moved_dir = forward(__name__, [], {"superdense_training_widget": (
-    _superdense_training_widget, "qring_edu.widgets.training.superdense_training_widget")})
+_moved_getattr, _moved_dir = forward(
+    __name__,
+    [],
+    {
+        "superdense_training_widget": (
+            _superdense_training_widget,
+            "qring_edu.widgets.training.superdense_training_widget",
+        )
+    },
+)
 __getattr__ = _moved_getattr
 
 

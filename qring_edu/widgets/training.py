@@ -18,8 +18,9 @@ from ._base import LiveFigure, wide_descriptions
 __all__ = ["superdense_training_widget", "learner_training_widget"]
 
 
-def superdense_training_widget(pair_fidelity: float = 0.99, workers: int = 4, bits: int = 16,
-                               seed: int = 0, steps: int = 100) -> LiveFigure:
+def superdense_training_widget(
+    pair_fidelity: float = 0.99, workers: int = 4, bits: int = 16, seed: int = 0, steps: int = 100
+) -> LiveFigure:
     """Pair fidelity, workers, word size and seed -> loss, accuracy and replica disagreement of
     the MLP's superdense run against its classical run (about a second per setting).
 
@@ -37,8 +38,14 @@ def superdense_training_widget(pair_fidelity: float = 0.99, workers: int = 4, bi
     True
     """
     controls = {
-        "pair_fidelity": widgets.FloatSlider(value=pair_fidelity, min=0.9, max=1.0, step=0.001,
-                                             readout_format=".3f", description="pair fidelity F"),
+        "pair_fidelity": widgets.FloatSlider(
+            value=pair_fidelity,
+            min=0.9,
+            max=1.0,
+            step=0.001,
+            readout_format=".3f",
+            description="pair fidelity F",
+        ),
         "workers": widgets.IntSlider(value=workers, min=2, max=6, description="workers P"),
         "bits": widgets.IntSlider(value=bits, min=2, max=24, description="bits per word"),
         "seed": widgets.IntText(value=seed, description="seed"),
@@ -48,18 +55,24 @@ def superdense_training_widget(pair_fidelity: float = 0.99, workers: int = 4, bi
     def compute(pair_fidelity, workers, bits, seed):
         return training_comparison(pair_fidelity, workers, bits, steps=steps, seed=seed)
 
-    w = LiveFigure(compute, plot_training_comparison, controls,
-                   title="Training over the superdense ring")
-    return w.explore(superdense_training_widget,
-                     dict(pair_fidelity=pair_fidelity, workers=workers, bits=bits, seed=seed,
-                          steps=steps),
-                     {"pair_fidelity": sorted({0.95, 0.97, 0.99, 0.995, 0.999, 1.0,
-                                               pair_fidelity})})
+    w = LiveFigure(
+        compute, plot_training_comparison, controls, title="Training over the superdense ring"
+    )
+    return w.explore(
+        superdense_training_widget,
+        dict(pair_fidelity=pair_fidelity, workers=workers, bits=bits, seed=seed, steps=steps),
+        {"pair_fidelity": sorted({0.95, 0.97, 0.99, 0.995, 0.999, 1.0, pair_fidelity})},
+    )
 
 
-def learner_training_widget(model: str = "vqc", transport: str = "superdense",
-                            pair_fidelity: float = 0.99, workers: int = 4, seed: int = 0,
-                            steps: int = 100) -> LiveFigure:
+def learner_training_widget(
+    model: str = "vqc",
+    transport: str = "superdense",
+    pair_fidelity: float = 0.99,
+    workers: int = 4,
+    seed: int = 0,
+    steps: int = 100,
+) -> LiveFigure:
     """Learner (MLP or VQC), transport, pair fidelity, workers and seed -> the learner's training
     curves over that transport next to its classical run
     (:func:`~qring_edu.experiments.training.learner_training`; about a second per setting).
@@ -75,12 +88,20 @@ def learner_training_widget(model: str = "vqc", transport: str = "superdense",
     True
     """
     controls = {
-        "model": widgets.Dropdown(options=list(TRAINING_MODELS), value=model,
-                                  description="learner"),
-        "transport": widgets.ToggleButtons(options=["classical", "superdense"], value=transport,
-                                           description="transport"),
-        "pair_fidelity": widgets.FloatSlider(value=pair_fidelity, min=0.9, max=1.0, step=0.001,
-                                             readout_format=".3f", description="pair fidelity F"),
+        "model": widgets.Dropdown(
+            options=list(TRAINING_MODELS), value=model, description="learner"
+        ),
+        "transport": widgets.ToggleButtons(
+            options=["classical", "superdense"], value=transport, description="transport"
+        ),
+        "pair_fidelity": widgets.FloatSlider(
+            value=pair_fidelity,
+            min=0.9,
+            max=1.0,
+            step=0.001,
+            readout_format=".3f",
+            description="pair fidelity F",
+        ),
         "workers": widgets.IntSlider(value=workers, min=2, max=6, description="workers P"),
         "seed": widgets.IntText(value=seed, description="seed"),
     }
@@ -89,11 +110,22 @@ def learner_training_widget(model: str = "vqc", transport: str = "superdense",
     def compute(model, transport, pair_fidelity, workers, seed):
         return learner_training(model, transport, pair_fidelity, workers, seed, steps=steps)
 
-    w = LiveFigure(compute, plot_learner_training, controls,
-                   title="A learner over the ring: MLP or variational quantum classifier")
+    w = LiveFigure(
+        compute,
+        plot_learner_training,
+        controls,
+        title="A learner over the ring: MLP or variational quantum classifier",
+    )
     # About two seconds per setting: the learner and five fidelities.
-    return w.explore(learner_training_widget,
-                     dict(model=model, transport=transport, pair_fidelity=pair_fidelity,
-                          workers=workers, seed=seed, steps=steps),
-                     {"model": None,
-                      "pair_fidelity": sorted({0.95, 0.98, 0.99, 0.995, 1.0, pair_fidelity})})
+    return w.explore(
+        learner_training_widget,
+        dict(
+            model=model,
+            transport=transport,
+            pair_fidelity=pair_fidelity,
+            workers=workers,
+            seed=seed,
+            steps=steps,
+        ),
+        {"model": None, "pair_fidelity": sorted({0.95, 0.98, 0.99, 0.995, 1.0, pair_fidelity})},
+    )

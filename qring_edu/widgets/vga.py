@@ -34,8 +34,9 @@ def _attack_of(value: str) -> tuple[str, int | None]:
     return attack, (int(k) if k else None)
 
 
-def vga_attack_widget(source: str = "known_pads", test_fraction: float = 0.5,
-                      entries: int = 8) -> LiveFigure:
+def vga_attack_widget(
+    source: str = "known_pads", test_fraction: float = 0.5, entries: int = 8
+) -> LiveFigure:
     """Attack playground: pick the source, the test fraction and the number of entries (used
     register-copies): acceptance rate, attacker's accuracy and epsilon against the test fraction
     (epsilon with the detection of the attack the source makes,
@@ -53,31 +54,45 @@ def vga_attack_widget(source: str = "known_pads", test_fraction: float = 0.5,
     """
     controls = {
         "source": widgets.Dropdown(options=list(SOURCES), value=source, description="source"),
-        "test_fraction": widgets.FloatSlider(value=test_fraction, min=0.0, max=0.9, step=0.05,
-                                             description="test fraction f"),
+        "test_fraction": widgets.FloatSlider(
+            value=test_fraction, min=0.0, max=0.9, step=0.05, description="test fraction f"
+        ),
         "entries": widgets.IntSlider(value=entries, min=1, max=64, description="used copies d"),
-        "eavesdrop_fraction": widgets.FloatSlider(value=0.25, min=0.0, max=1.0, step=0.05,
-                                                  description="attacked fraction"),
-        "noise": widgets.FloatSlider(value=0.02, min=0.0, max=0.3, step=0.01,
-                                     description="dephasing p"),
-        "tolerance": widgets.FloatSlider(value=0.0, min=0.0, max=0.5, step=0.01,
-                                         description="tolerance"),
+        "eavesdrop_fraction": widgets.FloatSlider(
+            value=0.25, min=0.0, max=1.0, step=0.05, description="attacked fraction"
+        ),
+        "noise": widgets.FloatSlider(
+            value=0.02, min=0.0, max=0.3, step=0.01, description="dephasing p"
+        ),
+        "tolerance": widgets.FloatSlider(
+            value=0.0, min=0.0, max=0.5, step=0.01, description="tolerance"
+        ),
     }
     wide_descriptions(controls)
 
     def compute(source, test_fraction, entries, eavesdrop_fraction, noise, tolerance):
-        return _experiments.attack_sweep(source, test_fraction, entries, runs=100,
-                            eavesdrop_fraction=eavesdrop_fraction, noise=noise,
-                            tolerance=tolerance, seed=0)
+        return _experiments.attack_sweep(
+            source,
+            test_fraction,
+            entries,
+            runs=100,
+            eavesdrop_fraction=eavesdrop_fraction,
+            noise=noise,
+            tolerance=tolerance,
+            seed=0,
+        )
 
     w = LiveFigure(compute, plot_attack_sweep, controls, title="VGA attack playground")
-    return w.explore(vga_attack_widget,
-                     dict(source=source, test_fraction=test_fraction, entries=entries),
-                     {"source": None, "entries": sorted({1, 4, 8, 16, 64, entries})})
+    return w.explore(
+        vga_attack_widget,
+        dict(source=source, test_fraction=test_fraction, entries=entries),
+        {"source": None, "entries": sorted({1, 4, 8, 16, 64, entries})},
+    )
 
 
-def vga_privacy_widget(inputs_a: str = "1, 2, 3", inputs_b: str = "3, 3, 0",
-                       bits: int = 2, source: str = "honest") -> LiveFigure:
+def vga_privacy_widget(
+    inputs_a: str = "1, 2, 3", inputs_b: str = "3, 3, 0", bits: int = 2, source: str = "honest"
+) -> LiveFigure:
     """Privacy explorer, exact: type two input sets (one word per worker) and pick a source. The
     figure shows the exact laws of what the workers broadcast (equal sums: identical laws, total-
     variation distance 0), and each set's exact distance from the ideal transcript jointly with
@@ -99,31 +114,41 @@ def vga_privacy_widget(inputs_a: str = "1, 2, 3", inputs_b: str = "3, 3, 0",
         "inputs_a": widgets.Text(value=inputs_a, description="inputs a"),
         "inputs_b": widgets.Text(value=inputs_b, description="inputs b"),
         "bits": widgets.IntSlider(value=bits, min=1, max=3, description="bits b"),
-        "source": widgets.Dropdown(options=list(TRANSCRIPT_SOURCES), value=source,
-                                   description="source"),
-        "eavesdrop_fraction": widgets.FloatSlider(value=0.25, min=0.0, max=1.0, step=0.05,
-                                                  description="eavesdropped fraction q"),
-        "amplification": widgets.IntSlider(value=1, min=1, max=3,
-                                           description="registers per entry k"),
+        "source": widgets.Dropdown(
+            options=list(TRANSCRIPT_SOURCES), value=source, description="source"
+        ),
+        "eavesdrop_fraction": widgets.FloatSlider(
+            value=0.25, min=0.0, max=1.0, step=0.05, description="eavesdropped fraction q"
+        ),
+        "amplification": widgets.IntSlider(
+            value=1, min=1, max=3, description="registers per entry k"
+        ),
     }
     wide_descriptions(controls)
 
     def compute(inputs_a, inputs_b, bits, source, eavesdrop_fraction, amplification):
-        return _experiments.exact_privacy(parse_integers(inputs_a, "inputs_a"),
-                                          parse_integers(inputs_b, "inputs_b"), bits,
-                                          source=source, eavesdrop_fraction=eavesdrop_fraction,
-                                          amplification=amplification)
+        return _experiments.exact_privacy(
+            parse_integers(inputs_a, "inputs_a"),
+            parse_integers(inputs_b, "inputs_b"),
+            bits,
+            source=source,
+            eavesdrop_fraction=eavesdrop_fraction,
+            amplification=amplification,
+        )
 
     w = LiveFigure(compute, plot_exact_privacy, controls, title="VGA privacy explorer (exact)")
     # Second input set: the same sum as "1, 2, 3" modulo 4 twice, another sum once.
     others = [inputs_b] + [t for t in ("0, 0, 2", "1, 1, 1") if t != inputs_b]
-    return w.explore(vga_privacy_widget,
-                     dict(inputs_a=inputs_a, inputs_b=inputs_b, bits=bits, source=source),
-                     {"inputs_b": others, "source": None})
+    return w.explore(
+        vga_privacy_widget,
+        dict(inputs_a=inputs_a, inputs_b=inputs_b, bits=bits, source=source),
+        {"inputs_b": others, "source": None},
+    )
 
 
-def vga_epsilon_widget(attack: str = "split_worker", workers: int = 4, bits: int = 8,
-                       bad_fraction: float = 0.1) -> LiveFigure:
+def vga_epsilon_widget(
+    attack: str = "split_worker", workers: int = 4, bits: int = 8, bad_fraction: float = 0.1
+) -> LiveFigure:
     """epsilon against the number of used copies for test fractions 1/4, 1/2, 3/4, with the
     per-register detection of the chosen attack (:func:`qring_edu.vga.detection_probability`
     for P workers and b-bit registers; the drop-down values are :data:`ATTACK_CHOICES`).
@@ -136,29 +161,39 @@ def vga_epsilon_widget(attack: str = "split_worker", workers: int = 4, bits: int
     EpsilonGrid(bad_fraction=0.1, detection=0.25, attack='split_worker', used=20 sizes up to 400, fractions=3)
     """
     controls = {
-        "attack": widgets.Dropdown(options=list(ATTACK_CHOICES), value=attack,
-                                   description="attack"),
+        "attack": widgets.Dropdown(
+            options=list(ATTACK_CHOICES), value=attack, description="attack"
+        ),
         "workers": widgets.IntSlider(value=workers, min=2, max=8, description="workers P"),
         "bits": widgets.IntSlider(value=bits, min=2, max=16, description="bits b"),
-        "bad_fraction": widgets.FloatSlider(value=bad_fraction, min=0.0, max=0.5, step=0.01,
-                                            description="bad fraction β"),
+        "bad_fraction": widgets.FloatSlider(
+            value=bad_fraction, min=0.0, max=0.5, step=0.01, description="bad fraction β"
+        ),
     }
     wide_descriptions(controls)
 
     def compute(attack, workers, bits, bad_fraction):
         name, k = _attack_of(attack)
-        return _experiments.epsilon_grid(bad_fraction, attack=name, workers=workers, bits=bits,
-                                         attacked_qubits=k)
+        return _experiments.epsilon_grid(
+            bad_fraction, attack=name, workers=workers, bits=bits, attacked_qubits=k
+        )
 
     w = LiveFigure(compute, plot_epsilon_grid, controls, title="VGA soundness error ε")
-    return w.explore(vga_epsilon_widget, dict(attack=attack, workers=workers, bits=bits,
-                                              bad_fraction=bad_fraction),
-                     {"attack": None,
-                      "bad_fraction": sorted({0.0, 0.05, 0.1, 0.2, 0.3, bad_fraction})})
+    return w.explore(
+        vga_epsilon_widget,
+        dict(attack=attack, workers=workers, bits=bits, bad_fraction=bad_fraction),
+        {"attack": None, "bad_fraction": sorted({0.0, 0.05, 0.1, 0.2, 0.3, bad_fraction})},
+    )
 
 
 # Deprecated (0.1): the chapter's results used to be importable from here.
-__getattr__, __dir__ = forward(__name__, [_experiments], {
-    "parse_words": (lambda text, name="inputs": np.asarray(parse_integers(text, name), dtype=np.int64),
-                    "qring_edu.widgets._base.parse_integers"),
-})
+__getattr__, __dir__ = forward(
+    __name__,
+    [_experiments],
+    {
+        "parse_words": (
+            lambda text, name="inputs": np.asarray(parse_integers(text, name), dtype=np.int64),
+            "qring_edu.widgets._base.parse_integers",
+        ),
+    },
+)

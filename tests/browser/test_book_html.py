@@ -126,8 +126,7 @@ def _stored_widget_previews(page: str) -> tuple[int, int]:
 @pytest.mark.parametrize("page", PAGES)
 @pytest.mark.parametrize("mode", MODES)
 def test_page_offline(browser, http_base, html_dir, screenshot_dir, mode, page):
-    context = browser.new_context(viewport={"width": 1280, "height": 900},
-                                  service_workers="block")
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
     outside: list[str] = []
     failed: list[str] = []
     errors: list[str] = []
@@ -142,16 +141,25 @@ def test_page_offline(browser, http_base, html_dir, screenshot_dir, mode, page):
     context.route("**/*", route)
     pg = context.new_page()
     # Belt and braces: requests the router may not see (file:// subresources) are checked too.
-    pg.on("request", lambda req: None if _is_local(req.url, mode, http_base, html_dir)
-          else outside.append(req.url))
+    pg.on(
+        "request",
+        lambda req: (
+            None if _is_local(req.url, mode, http_base, html_dir) else outside.append(req.url)
+        ),
+    )
     pg.on("requestfailed", lambda req: failed.append(f"{req.url} ({req.failure})"))
-    pg.on("response", lambda resp: failed.append(f"{resp.url} (HTTP {resp.status})")
-          if resp.status >= 400 else None)
+    pg.on(
+        "response",
+        lambda resp: (
+            failed.append(f"{resp.url} (HTTP {resp.status})") if resp.status >= 400 else None
+        ),
+    )
     pg.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
     pg.on("pageerror", lambda exc: errors.append(str(exc)))
     try:
-        pg.goto(_page_url(mode, page, http_base, html_dir), wait_until="load",
-                timeout=NAV_TIMEOUT_MS)
+        pg.goto(
+            _page_url(mode, page, http_base, html_dir), wait_until="load", timeout=NAV_TIMEOUT_MS
+        )
         report = pg.evaluate(PAGE_REPORT_JS)
         # The whole page once (from the server); the first screen only for file:// (long pages
         # take seconds to capture in full).
@@ -169,7 +177,9 @@ def test_page_offline(browser, http_base, html_dir, screenshot_dir, mode, page):
         assert report["hasMathJax"], "page has formulas but MathJax did not load"
         assert report["mjxCount"] >= report["mathCount"]
     assert not report["mathUntypeset"], f"formulas left untypeset: {report['mathUntypeset']}"
-    assert not report["mathErrors"], f"formulas with errors or undefined macros: {report['mathErrors']}"
+    assert not report["mathErrors"], (
+        f"formulas with errors or undefined macros: {report['mathErrors']}"
+    )
     assert not report["rawTex"], f"raw TeX in the visible text: {report['rawTex']}"
 
     assert not report["imgBroken"], f"images that did not load: {report['imgBroken']}"
@@ -177,10 +187,12 @@ def test_page_offline(browser, http_base, html_dir, screenshot_dir, mode, page):
     # Widgets: every stored static preview is on the page, with its picture and how to run it live.
     expected, explorers = _stored_widget_previews(page)
     assert len(report["widgets"]) == expected, (
-        f"{len(report['widgets'])} widgets on the page, {expected} in the notebook")
+        f"{len(report['widgets'])} widgets on the page, {expected} in the notebook"
+    )
     assert sum(w["explorer"] for w in report["widgets"]) == explorers, (
         f"{sum(w['explorer'] for w in report['widgets'])} explorers on the page, "
-        f"{explorers} specified in the notebook")
+        f"{explorers} specified in the notebook"
+    )
     for i, w in enumerate(report["widgets"]):
         assert w["imgLoaded"] and w["imgWidth"] > 100, f"widget {i}: image not loaded"
         assert w["visible"], f"widget {i} is not visible"
@@ -195,15 +207,22 @@ def test_page_offline(browser, http_base, html_dir, screenshot_dir, mode, page):
         repo = urlparse(book_config()["repository"]["url"]).path.strip("/")
         branch = book_config()["repository"].get("branch", "main")
         nb = f"{page}.ipynb"
-        assert any(h.startswith(f"https://mybinder.org/v2/gh/{repo}/{branch}?") and nb in h
-                   for h in report["launch"]), f"no Binder launch button: {report['launch']}"
-        assert f"https://colab.research.google.com/github/{repo}/blob/{branch}/{nb}" \
-            in report["launch"], f"no Colab launch button: {report['launch']}"
+        assert any(
+            h.startswith(f"https://mybinder.org/v2/gh/{repo}/{branch}?") and nb in h
+            for h in report["launch"]
+        ), f"no Binder launch button: {report['launch']}"
+        assert (
+            f"https://colab.research.google.com/github/{repo}/blob/{branch}/{nb}"
+            in report["launch"]
+        ), f"no Colab launch button: {report['launch']}"
 
 
 def test_references_page_lists_the_bibliography(browser, http_base):
-    keys = re.findall(r"^@\w+\s*\{\s*([^,\s]+)\s*,", (ROOT / "references.bib")
-                      .read_text(encoding="utf-8"), flags=re.M)
+    keys = re.findall(
+        r"^@\w+\s*\{\s*([^,\s]+)\s*,",
+        (ROOT / "references.bib").read_text(encoding="utf-8"),
+        flags=re.M,
+    )
     assert keys, "references.bib has no entries"
     page = "book/references"
     assert page in PAGES
@@ -213,11 +232,14 @@ def test_references_page_lists_the_bibliography(browser, http_base):
         pg.goto(f"{http_base}{page}.html", wait_until="load", timeout=NAV_TIMEOUT_MS)
         entries = pg.eval_on_selector_all(
             '[role="doc-biblioentry"], .citation',
-            "els => [...new Set(els)].map(e => e.innerText.trim())")
+            "els => [...new Set(els)].map(e => e.innerText.trim())",
+        )
     finally:
         context.close()
     # The page uses {bibliography} :all:, so every entry of references.bib is listed, each with text.
-    assert len(entries) == len(keys), f"{len(entries)} entries listed, {len(keys)} in references.bib"
+    assert len(entries) == len(keys), (
+        f"{len(entries)} entries listed, {len(keys)} in references.bib"
+    )
     assert all(len(e) > 20 for e in entries)
 
 
@@ -265,10 +287,10 @@ def test_internal_links_resolve(html_dir):
 
 def _offline_page(browser, http_base):
     """A page of a context that aborts every request outside the local server."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900},
-                                  service_workers="block")
-    context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(http_base)
-                  else r.abort())
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
+    context.route(
+        "**/*", lambda r: r.continue_() if r.request.url.startswith(http_base) else r.abort()
+    )
     return context, context.new_page()
 
 
@@ -279,8 +301,9 @@ def test_navigation_reaches_every_chapter(browser, http_base):
         pg.goto(f"{http_base}index.html", wait_until="load", timeout=NAV_TIMEOUT_MS)
         pg.wait_for_url(f"{http_base}{PAGES[0]}.html", timeout=NAV_TIMEOUT_MS)
         pg.wait_for_load_state("load")
-        hrefs = pg.eval_on_selector_all("nav.bd-docs-nav a.reference.internal",
-                                        "els => els.map(e => e.href)")
+        hrefs = pg.eval_on_selector_all(
+            "nav.bd-docs-nav a.reference.internal", "els => els.map(e => e.href)"
+        )
     finally:
         context.close()
     reached = {urlparse(h).path.lstrip("/").removesuffix(".html") for h in hrefs}
@@ -294,8 +317,9 @@ def test_search_finds_superdense(browser, http_base):
     try:
         pg.goto(f"{http_base}search.html?q=superdense", wait_until="load", timeout=NAV_TIMEOUT_MS)
         pg.wait_for_selector("#search-results ul.search li", timeout=NAV_TIMEOUT_MS)
-        hits = pg.eval_on_selector_all("#search-results ul.search li a",
-                                       "els => els.map(e => e.getAttribute('href'))")
+        hits = pg.eval_on_selector_all(
+            "#search-results ul.search li a", "els => els.map(e => e.getAttribute('href'))"
+        )
     finally:
         context.close()
     assert any("03_superdense_ring" in h for h in hits), f"search hits: {hits}"

@@ -18,10 +18,7 @@ kept (``explorer-<page>.png`` in the screenshot folder).
 
 from __future__ import annotations
 
-import html
 import json
-import re
-from pathlib import Path
 
 import pytest
 
@@ -41,7 +38,7 @@ def _explorer_pages() -> list[str]:
 
 
 PAGES = _explorer_pages()
-_RENDERED: dict[tuple[str, str], bytes | None] = {}   # (spec json, state id) -> library PNG
+_RENDERED: dict[tuple[str, str], bytes | None] = {}  # (spec json, state id) -> library PNG
 
 # The explorer's controls, picture and text, as the page shows them.
 READ_JS = r"""
@@ -61,7 +58,10 @@ READ_JS = r"""
 def _wait_loaded(pg, root) -> dict:
     pg.wait_for_function(
         "(r) => { const i = r.querySelector('img.qring-explorer-image');"
-        " return i.complete && i.naturalWidth > 0; }", arg=root, timeout=NAV_TIMEOUT_MS)
+        " return i.complete && i.naturalWidth > 0; }",
+        arg=root,
+        timeout=NAV_TIMEOUT_MS,
+    )
     return root.evaluate(READ_JS)
 
 
@@ -76,8 +76,7 @@ def _library_png(spec_json: str, spec: ExplorerSpec, setting: dict, sid: str) ->
 @pytest.mark.parametrize("page", PAGES)
 @pytest.mark.parametrize("mode", ["http", "file"])
 def test_every_control_to_every_value(browser, http_base, html_dir, screenshot_dir, mode, page):
-    context = browser.new_context(viewport={"width": 1280, "height": 900},
-                                  service_workers="block")
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
     outside, failed, errors = [], [], []
 
     def route(r):
@@ -89,18 +88,27 @@ def test_every_control_to_every_value(browser, http_base, html_dir, screenshot_d
 
     context.route("**/*", route)
     pg = context.new_page()
-    pg.on("request", lambda req: None if _is_local(req.url, mode, http_base, html_dir)
-          else outside.append(req.url))
+    pg.on(
+        "request",
+        lambda req: (
+            None if _is_local(req.url, mode, http_base, html_dir) else outside.append(req.url)
+        ),
+    )
     pg.on("requestfailed", lambda req: failed.append(f"{req.url} ({req.failure})"))
-    pg.on("response", lambda resp: failed.append(f"{resp.url} (HTTP {resp.status})")
-          if resp.status >= 400 else None)
+    pg.on(
+        "response",
+        lambda resp: (
+            failed.append(f"{resp.url} (HTTP {resp.status})") if resp.status >= 400 else None
+        ),
+    )
     pg.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
     pg.on("pageerror", lambda exc: errors.append(str(exc)))
     seen: list[tuple[str, ExplorerSpec, dict, str]] = []
     moves = 0
     try:
-        pg.goto(_page_url(mode, page, http_base, html_dir), wait_until="load",
-                timeout=NAV_TIMEOUT_MS)
+        pg.goto(
+            _page_url(mode, page, http_base, html_dir), wait_until="load", timeout=NAV_TIMEOUT_MS
+        )
         roots = pg.query_selector_all("div.qring-explorer")
         stored = (ROOT / f"{page}.ipynb").read_text(encoding="utf-8").count("data-qring-explorer=")
         assert len(roots) == stored and roots, f"{len(roots)} explorers, {stored} in the notebook"
@@ -113,8 +121,9 @@ def test_every_control_to_every_value(browser, http_base, html_dir, screenshot_d
             assert names == [name for name, _ in spec.grid]
             if n == 0:
                 root.scroll_into_view_if_needed()
-                root.screenshot(path=str(screenshot_dir /
-                                         f"explorer-{mode}-{page.replace('/', '_')}.png"))
+                root.screenshot(
+                    path=str(screenshot_dir / f"explorer-{mode}-{page.replace('/', '_')}.png")
+                )
 
             def check(before: dict | None, what: str) -> dict:
                 now = _wait_loaded(pg, root)
@@ -165,4 +174,5 @@ def test_every_control_to_every_value(browser, http_base, html_dir, screenshot_d
     for spec_json, spec, setting, sid in seen:
         png = (html_dir / "_images" / "qring_explorer" / f"{sid}.png").read_bytes()
         assert png == _library_png(spec_json, spec, setting, sid), (
-            f"{spec.factory} at {setting}: the book's picture is not the library's figure")
+            f"{spec.factory} at {setting}: the book's picture is not the library's figure"
+        )

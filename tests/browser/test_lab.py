@@ -56,11 +56,11 @@ if _requested == ["all"]:
     _requested = sorted(p.name for p in BOOK.glob("*.ipynb"))
 LAB_NOTEBOOKS = _requested
 
-SERVER_START_S = 120          # JupyterLab answering on its port
-KERNEL_START_S = 180          # the chapter's kernel idle after opening the notebook
-RUN_ALL_S = float(os.environ.get("QRING_LAB_RUN_TIMEOUT", 900))   # Run All Cells, per chapter
-WIDGET_S = 120                # a moved slider's figure redrawn by the kernel
-UI_MS = 60_000                # one UI step (a menu, a selector)
+SERVER_START_S = 120  # JupyterLab answering on its port
+KERNEL_START_S = 180  # the chapter's kernel idle after opening the notebook
+RUN_ALL_S = float(os.environ.get("QRING_LAB_RUN_TIMEOUT", 900))  # Run All Cells, per chapter
+WIDGET_S = 120  # a moved slider's figure redrawn by the kernel
+UI_MS = 60_000  # one UI step (a menu, a selector)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -83,8 +83,9 @@ def _kernel_pids(runtime_dir: Path) -> list[int]:
             argv = (proc / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if any(a.startswith(str(runtime_dir).encode()) and a.endswith(b".json") for a in argv) \
-                and any(b"ipykernel" in a for a in argv):
+        if any(
+            a.startswith(str(runtime_dir).encode()) and a.endswith(b".json") for a in argv
+        ) and any(b"ipykernel" in a for a in argv):
             pids.append(int(proc.name))
     return pids
 
@@ -107,14 +108,21 @@ class LabServer:
     def __init__(self, base: Path):
         self.base = base
         self.root = base / "book"
-        shutil.copytree(BOOK, self.root, ignore=shutil.ignore_patterns(
-            "_build", ".ipynb_checkpoints", "__pycache__"))
+        shutil.copytree(
+            BOOK,
+            self.root,
+            ignore=shutil.ignore_patterns("_build", ".ipynb_checkpoints", "__pycache__"),
+        )
         self.runtime = base / "runtime"
         self.token = secrets.token_hex(24)
         self.env = dict(os.environ)
-        for var, sub in (("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_RUNTIME_DIR", "runtime"),
-                         ("JUPYTERLAB_SETTINGS_DIR", "settings"),
-                         ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"), ("IPYTHONDIR", "ipython")):
+        for var, sub in (
+            ("JUPYTER_CONFIG_DIR", "config"),
+            ("JUPYTER_RUNTIME_DIR", "runtime"),
+            ("JUPYTERLAB_SETTINGS_DIR", "settings"),
+            ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"),
+            ("IPYTHONDIR", "ipython"),
+        ):
             (base / sub).mkdir(exist_ok=True)
             self.env[var] = str(base / sub)
         # As the Makefile exports them for `make lab`: the venv's kernelspecs first.
@@ -124,10 +132,14 @@ class LabServer:
         # User settings of this throwaway profile: start the notebook's kernel without asking;
         # attach every cell to the page (no windowing), so that the test sees all prompts; and do
         # not ask about (or fetch) Jupyter news and updates.
-        self._settings("notebook-extension", "tracker",
-                       {"autoStartDefaultKernel": True, "windowingMode": "none"})
-        self._settings("apputils-extension", "notification",
-                       {"fetchNews": "false", "checkForUpdates": False})
+        self._settings(
+            "notebook-extension",
+            "tracker",
+            {"autoStartDefaultKernel": True, "windowingMode": "none"},
+        )
+        self._settings(
+            "apputils-extension", "notification", {"fetchNews": "false", "checkForUpdates": False}
+        )
         self.log_path = base / "jupyterlab.log"
         self.proc: subprocess.Popen | None = None
         self.port = 0
@@ -148,20 +160,33 @@ class LabServer:
         for _attempt in range(3):
             self.port = _free_port()
             log = open(self.log_path, "a")
-            cmd = [str(VENV_PYTHON), "-m", "jupyterlab", "--no-browser",
-                   f"--ServerApp.root_dir={self.root}", "--ServerApp.ip=127.0.0.1",
-                   f"--ServerApp.port={self.port}", "--ServerApp.port_retries=0",
-                   f"--IdentityProvider.token={self.token}",
-                   # no request leaves the machine: no news feed, no update check, no extension
-                   # manager querying PyPI
-                   "--LabApp.news_url=None",
-                   "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-                   "--LabApp.extension_manager=readonly"]
-            if os.geteuid() == 0:   # CI runs as root
+            cmd = [
+                str(VENV_PYTHON),
+                "-m",
+                "jupyterlab",
+                "--no-browser",
+                f"--ServerApp.root_dir={self.root}",
+                "--ServerApp.ip=127.0.0.1",
+                f"--ServerApp.port={self.port}",
+                "--ServerApp.port_retries=0",
+                f"--IdentityProvider.token={self.token}",
+                # no request leaves the machine: no news feed, no update check, no extension
+                # manager querying PyPI
+                "--LabApp.news_url=None",
+                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+                "--LabApp.extension_manager=readonly",
+            ]
+            if os.geteuid() == 0:  # CI runs as root
                 cmd.append("--allow-root")
-            self.proc = subprocess.Popen(cmd, cwd=self.base, env=self.env, stdout=log,
-                                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                         start_new_session=True)
+            self.proc = subprocess.Popen(
+                cmd,
+                cwd=self.base,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
             log.close()
             deadline = time.monotonic() + SERVER_START_S
             while time.monotonic() < deadline:
@@ -173,16 +198,22 @@ class LabServer:
                 except (urllib.error.URLError, ConnectionError, TimeoutError):
                     time.sleep(0.5)
             else:
-                raise AssertionError(f"JupyterLab did not answer on {self.url} within "
-                                     f"{SERVER_START_S} s; log:\n{self.log_tail()}")
+                raise AssertionError(
+                    f"JupyterLab did not answer on {self.url} within "
+                    f"{SERVER_START_S} s; log:\n{self.log_tail()}"
+                )
             if "address already in use" not in self.log_tail().lower():
-                raise AssertionError(f"JupyterLab exited with code {self.proc.returncode}; "
-                                     f"log:\n{self.log_tail()}")
-        raise AssertionError(f"JupyterLab found no free port in 3 attempts; log:\n{self.log_tail()}")
+                raise AssertionError(
+                    f"JupyterLab exited with code {self.proc.returncode}; log:\n{self.log_tail()}"
+                )
+        raise AssertionError(
+            f"JupyterLab found no free port in 3 attempts; log:\n{self.log_tail()}"
+        )
 
     def api(self, path: str, method: str = "GET", timeout: float = 10):
-        req = urllib.request.Request(self.url + path, method=method,
-                                     headers={"Authorization": f"token {self.token}"})
+        req = urllib.request.Request(
+            self.url + path, method=method, headers={"Authorization": f"token {self.token}"}
+        )
         with urllib.request.urlopen(req, timeout=timeout) as resp:
             body = resp.read()
         return json.loads(body) if body else None
@@ -205,10 +236,14 @@ class LabServer:
         self.kernel_pids()
         if self.proc.poll() is None:
             try:
-                self.api("/api/shutdown", method="POST")   # shuts down every kernel first
+                self.api("/api/shutdown", method="POST")  # shuts down every kernel first
                 self.proc.wait(timeout=60)
-            except (urllib.error.URLError, ConnectionError, TimeoutError,
-                    subprocess.TimeoutExpired):
+            except (
+                urllib.error.URLError,
+                ConnectionError,
+                TimeoutError,
+                subprocess.TimeoutExpired,
+            ):
                 pass
         # The server and its helpers share its process group; each kernel has its own session
         # (jupyter_client starts it with start_new_session), and its children (chapter 3's DDP
@@ -244,7 +279,7 @@ def lab_server(tmp_path_factory):
 # ---------------------------------------------------------------------------------------------
 # The browser side
 
-PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"   # the notebook shown
+PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"  # the notebook shown
 
 PROMPTS_JS = """
 () => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell')]
@@ -317,7 +352,7 @@ def _menu(page, menu: str, item: str) -> None:
 
 def _shut_down_kernel(server: LabServer, notebook: str) -> None:
     """End the notebook's session and kernel, so the next chapter has the machine to itself."""
-    server.kernel_pids()   # remember the kernel's pid for the final check
+    server.kernel_pids()  # remember the kernel's pid for the final check
     try:
         for s in server.api("/api/sessions") or []:
             if s.get("path") == notebook:
@@ -343,8 +378,10 @@ def _stored_widgets(notebook: str) -> int:
             data = out.get("data", {})
             html = data.get("text/html", "")
             html = "".join(html) if isinstance(html, list) else html
-            count += ("application/vnd.jupyter.widget-view+json" in data
-                      or 'class="qring-static-widget"' in html)
+            count += (
+                "application/vnd.jupyter.widget-view+json" in data
+                or 'class="qring-static-widget"' in html
+            )
     return count
 
 
@@ -355,7 +392,8 @@ def _check_live_widget(page, server: LabServer, notebook: str) -> float:
     static = page.locator(f"{PANEL} .qring-static-widget").count()
     assert live > 0 and static == 0, (
         f"{notebook}: widgets did not render live in JupyterLab ({live} widget views, "
-        f"{static} static previews): is jupyterlab_widgets (the lab extra) installed?")
+        f"{static} static previews): is jupyterlab_widgets (the lab extra) installed?"
+    )
 
     # Move a slider; the kernel recomputes the figure. The first slider that a key press moves
     # is used (a slider already at its end moves the other way).
@@ -371,8 +409,13 @@ def _check_live_widget(page, server: LabServer, notebook: str) -> float:
         handle.press(key)
         t0 = time.monotonic()
         try:
-            _wait(page, lambda: handle.get_attribute("aria-valuenow") != slider["value"], 10,
-                  "", poll_ms=200)
+            _wait(
+                page,
+                lambda: handle.get_attribute("aria-valuenow") != slider["value"],
+                10,
+                "",
+                poll_ms=200,
+            )
         except AssertionError:
             tried.append(f"{slider['label']!r} ({key})")
             continue
@@ -382,22 +425,41 @@ def _check_live_widget(page, server: LabServer, notebook: str) -> float:
             now = page.evaluate(IMAGE_BYTES_JS, slider["output"])
             return now if now and _digest(now["b64"]) != _digest(before["b64"]) else None
 
-        _wait(page, changed, WIDGET_S, lambda: (
-            f"{notebook}: the figure to change after slider {slider['label']!r} moved "
-            f"{slider['value']} -> {moved_to} (its PNG is still the same)"), poll_ms=250)
+        _wait(
+            page,
+            changed,
+            WIDGET_S,
+            lambda: (
+                f"{notebook}: the figure to change after slider {slider['label']!r} moved "
+                f"{slider['value']} -> {moved_to} (its PNG is still the same)"
+            ),
+            poll_ms=250,
+        )
         # Let the kernel finish every update the move caused; the final figure still differs.
-        _wait(page, lambda: _kernel_state(server, notebook) == "idle", WIDGET_S,
-              "the kernel to go idle after the slider move", poll_ms=250)
+        _wait(
+            page,
+            lambda: _kernel_state(server, notebook) == "idle",
+            WIDGET_S,
+            "the kernel to go idle after the slider move",
+            poll_ms=250,
+        )
         page.wait_for_timeout(500)
-        final = _wait(page, lambda: page.evaluate(IMAGE_BYTES_JS, slider["output"]), 30,
-                      "the widget's figure after the move", poll_ms=250)
+        final = _wait(
+            page,
+            lambda: page.evaluate(IMAGE_BYTES_JS, slider["output"]),
+            30,
+            "the widget's figure after the move",
+            poll_ms=250,
+        )
         assert _digest(final["b64"]) != _digest(before["b64"]), (
             f"{notebook}: slider {slider['label']!r} moved {slider['value']} -> {moved_to}, "
-            "but once the kernel was idle the figure was the one from before the move")
+            "but once the kernel was idle the figure was the one from before the move"
+        )
         elapsed = time.monotonic() - t0
         box = page.locator(f'[data-qring-lab-widget="{slider["output"]}"]')
         assert box.get_by_text("Cannot compute").count() == 0, (
-            f"{notebook}: the widget reports an error after moving {slider['label']!r}")
+            f"{notebook}: the widget reports an error after moving {slider['label']!r}"
+        )
         print(f"{notebook}: moved slider {slider['label']!r} {slider['value']} -> {moved_to}")
         break
     else:
@@ -430,12 +492,18 @@ def test_chapter_runs_in_jupyterlab(lab_server, browser, screenshot_dir_lab, not
     try:
         # A workspace of its own, reset: only this notebook is open (no tabs of earlier tests).
         workspace = f"qring-lab-test-{Path(notebook).stem}"
-        page.goto(f"{server.url}/lab/workspaces/{workspace}/tree/{notebook}?reset&token="
-                  f"{server.token}", timeout=UI_MS)
+        page.goto(
+            f"{server.url}/lab/workspaces/{workspace}/tree/{notebook}?reset&token={server.token}",
+            timeout=UI_MS,
+        )
         page.wait_for_selector(f"{PANEL} .jp-Cell", timeout=UI_MS)
         assert page.locator(".jp-NotebookPanel").count() == 1, "more than one notebook open"
-        _wait(page, lambda: _kernel_state(server, notebook) == "idle", KERNEL_START_S,
-              f"the kernel of {notebook} to start and go idle")
+        _wait(
+            page,
+            lambda: _kernel_state(server, notebook) == "idle",
+            KERNEL_START_S,
+            f"the kernel of {notebook} to start and go idle",
+        )
         timings["open"] = time.monotonic() - t0
 
         n_code = len(page.evaluate(PROMPTS_JS))
@@ -443,8 +511,13 @@ def test_chapter_runs_in_jupyterlab(lab_server, browser, screenshot_dir_lab, not
         # The committed notebook is executed: clear its outputs and execution counts first, so
         # that every output and count seen afterwards comes from this run.
         _menu(page, "Edit", "Clear Outputs of All Cells")
-        _wait(page, lambda: all(p in ("[ ]:", "") for p in page.evaluate(PROMPTS_JS)), 30,
-              "the execution counts to be cleared", poll_ms=200)
+        _wait(
+            page,
+            lambda: all(p in ("[ ]:", "") for p in page.evaluate(PROMPTS_JS)),
+            30,
+            "the execution counts to be cleared",
+            poll_ms=200,
+        )
         assert page.locator(f"{PANEL} .jp-OutputArea-output").count() == 0
         _menu(page, "Run", "Run All Cells")
         t1 = time.monotonic()
@@ -454,9 +527,16 @@ def test_chapter_runs_in_jupyterlab(lab_server, browser, screenshot_dir_lab, not
             done = all(re.fullmatch(r"\[\d+\]:", p) for p in prompts)
             return done and _kernel_state(server, notebook) == "idle"
 
-        _wait(page, finished, RUN_ALL_S, lambda: f"Run All Cells of {notebook} to finish "
-              f"(prompts now: {' '.join(page.evaluate(PROMPTS_JS))[:400]}; kernel "
-              f"{_kernel_state(server, notebook)})")
+        _wait(
+            page,
+            finished,
+            RUN_ALL_S,
+            lambda: (
+                f"Run All Cells of {notebook} to finish "
+                f"(prompts now: {' '.join(page.evaluate(PROMPTS_JS))[:400]}; kernel "
+                f"{_kernel_state(server, notebook)})"
+            ),
+        )
         timings["run all"] = time.monotonic() - t1
 
         # Chapters (NN_slug) have widgets (DESIGN.md section 5); other pages only if they store some.
@@ -468,8 +548,7 @@ def test_chapter_runs_in_jupyterlab(lab_server, browser, screenshot_dir_lab, not
 
         def saved():
             model = server.api(f"/api/contents/{notebook}?content=1")["content"]
-            counts = [c.get("execution_count") for c in model["cells"]
-                      if c["cell_type"] == "code"]
+            counts = [c.get("execution_count") for c in model["cells"] if c["cell_type"] == "code"]
             return model if all(isinstance(c, int) for c in counts) else None
 
         nb = _wait(page, saved, 60, f"{notebook} to be saved with its outputs")
@@ -478,9 +557,14 @@ def test_chapter_runs_in_jupyterlab(lab_server, browser, screenshot_dir_lab, not
         counts = [c["execution_count"] for c in code]
         assert counts == list(range(1, len(code) + 1)), (
             f"{notebook}: cells did not run once each, top to bottom, in one kernel: "
-            f"execution counts {counts}")
-        errors = [(i, o.get("ename"), o.get("evalue")) for i, c in enumerate(code)
-                  for o in c.get("outputs", []) if o.get("output_type") == "error"]
+            f"execution counts {counts}"
+        )
+        errors = [
+            (i, o.get("ename"), o.get("evalue"))
+            for i, c in enumerate(code)
+            for o in c.get("outputs", [])
+            if o.get("output_type") == "error"
+        ]
         assert not errors, f"{notebook}: cells raised in JupyterLab (code cell, error): {errors}"
 
         # The kernel is the venv's Python.
@@ -488,7 +572,8 @@ def test_chapter_runs_in_jupyterlab(lab_server, browser, screenshot_dir_lab, not
         assert pids, "no kernel process of this JupyterLab found"
         argv0 = {Path(_cmdline(p)[0]) for p in pids}
         assert argv0 == {VENV_PYTHON}, (
-            f"the kernel ran {sorted(map(str, argv0))}, not the project's venv {VENV_PYTHON}")
+            f"the kernel ran {sorted(map(str, argv0))}, not the project's venv {VENV_PYTHON}"
+        )
 
         assert not external, f"requests that left the machine (aborted): {external}"
         assert not page_errors, f"JavaScript errors in JupyterLab: {page_errors}"
@@ -499,7 +584,9 @@ def test_chapter_runs_in_jupyterlab(lab_server, browser, screenshot_dir_lab, not
             pass
         context.close()
         _shut_down_kernel(server, notebook)
-        print(f"{notebook} in JupyterLab: " + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items()))
+        print(
+            f"{notebook} in JupyterLab: " + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
+        )
 
 
 @pytest.fixture(scope="module")

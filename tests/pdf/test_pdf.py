@@ -29,8 +29,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from browser._book import TOC, _toc_files, toc_pages  # the one reader of _toc.yml (tests/browser/_book.py)
+from browser._book import (  # the one reader of _toc.yml (tests/browser/_book.py)
+    TOC,
+    _toc_files,
+    toc_pages,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 PDF = Path(os.environ.get("QRING_BOOK_PDF", ROOT / "_build" / "latex" / "qring_edu.pdf"))
@@ -306,8 +309,11 @@ def test_solutions_are_filed_under_the_pdfs_chapter_numbers(pdf):
     that chapter: numbered chapters are the _toc.yml chapters named NN_slug, and a section page
     listed under a chapter (``sections:``) is part of it, not a chapter of its own."""
     toc = yaml.safe_load(TOC.read_text(encoding="utf-8"))
-    numbered = [(_title(_source(f)), [_title(_source(s)) for s in secs])
-                for f, secs in _chapters(toc) if re.search(r"(^|/)\d\d[a-z]?_[^/]*$", f)]
+    numbered = [
+        (_title(_source(f)), [_title(_source(s)) for s in secs])
+        for f, secs in _chapters(toc)
+        if re.search(r"(^|/)\d\d[a-z]?_[^/]*$", f)
+    ]
     tex = pdf.with_suffix(".tex").read_text(encoding="utf-8")
     filed = re.findall(r"\\section\{Chapter (\d+): ([^}]*)\}", tex)
     assert filed, "no per-chapter sections in the solutions chapter"

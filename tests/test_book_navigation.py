@@ -202,3 +202,42 @@ def test_chapter_links_each_glossary_entry_once_at_first_use(name):
     assert targets, f"{name} links no glossary term"
     twice = sorted({entries[i][0][0] for i in targets if targets.count(i) > 1})
     assert not twice, f"{name} links these entries more than once (first use only): {twice}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading times of the chapters that no other test recounts
+# ---------------------------------------------------------------------------------------------
+def test_noisy_links_reading_time_is_what_the_page_says():
+    """Chapter 4 states the rule of chapter 3 (prose before the exercises, 200 words a minute,
+    half a minute per shown code cell); recount it with chapter 3's counter."""
+    from test_book_settings import _reading_time
+
+    minutes, words, cells = _reading_time("04_noisy_links.ipynb")
+    text = " ".join(_markdown("04_noisy_links").split())
+    stated = re.search(r"About (\d+) minutes for the text: about ([\d,]+) words at 200 words per "
+                       r"minute, plus half a minute for each of its (\d+) code cells", text)
+    assert stated, "the reading-time sentence is missing or reworded"
+    m, w, c = int(stated.group(1)), int(stated.group(2).replace(",", "")), int(stated.group(3))
+    assert abs(m - minutes) <= 2 and abs(w - words) <= 150 and c == cells
+
+
+def test_vga_reading_time_is_what_the_page_says():
+    """Chapter 5's rule: all shown text, formulas and proofs included, collapsed solutions not, at
+    200 words a minute, plus half a minute per shown code cell (exercise cells included)."""
+    nb = nbformat.read(BOOK / "05_vga.ipynb", 4)
+    words = cells = 0
+    for c in nb.cells:
+        if "remove-cell" in c.metadata.get("tags", []):
+            continue
+        if c.cell_type == "code":
+            cells += 1
+            continue
+        src = re.sub(r"\{term\}`([^`<]*?)(?:\s*<[^>`]*>)?`", r"\1", c.source)
+        src = re.sub(r"(`{3,}|:{3,})\{solution\}.*?\n\1\s*$", " ", src, flags=re.S | re.M)
+        words += len(src.split())
+    text = " ".join(_markdown("05_vga").split())
+    stated = re.search(r"About (\d+) minutes: ([\d,]+) words of text .*? plus (\d+) code cells", text)
+    assert stated, "the reading-time sentence is missing or reworded"
+    m, w, c = int(stated.group(1)), int(stated.group(2).replace(",", "")), int(stated.group(3))
+    assert c == cells and abs(w - words) <= 0.03 * words
+    assert abs(m - (words / 200 + cells / 2)) <= 2

@@ -110,6 +110,9 @@ def test_guide_refers_only_to_labels_that_exist():
     assert any(t.startswith("ex-") for t in targets)
     unknown = sorted({t for t in targets if t not in labels and t not in own})
     assert not unknown, f"the instructor guide refers to labels no page defines: {unknown}"
+    # A bare {ref} to an exercise has no title to show in the PDF ("Exercise ??"): give the text.
+    bare = re.findall(r"\{(?:ref)\}`(ex-[^`<]*)`", guide)
+    assert not bare, f"give these exercise references an explicit text: {bare}"
 
 
 def test_syllabus_uses_every_chapter_exercise():

@@ -2,24 +2,25 @@
 
 The instructor guide quotes the numbers below in its worked solutions. This script recomputes them
 with the library, seeded, and prints them; with ``--check`` it also asserts that they still match
-the values the guide states (run it after a library or chapter change):
+the values the guide states (run it after a library or chapter change; a few minutes):
 
     .venv/bin/python book/_tools/going_further.py --check
 
-Items (chapter 3 = The superdense ring, chapter 5 = Alignment and sign auditing):
+Items, by chapter (the letters of the chapter's "Going further" paragraph):
 
-* 3(a): bit error rate of ``x`` at F = 0.97 on Aer circuits (``channel_statistics``).
-* 3(b): lowest pair fidelity at which the training widget's final accuracy stays within one
-  percentage point of the classical run, for P = 2 .. 6 (the widget's range), on the widget's
-  grid F = 0.900, 0.905, ..., 1.000 (a coarser step than the slider's 0.001, to keep this cheap),
-  seed 0, 100 steps, 16-bit words (the widget's defaults).
-* 5(a): maximum-likelihood amplitude estimation (MLAE) with the schedule k = 0, 1, 2, 4, ...
-  against the library's iterative AE: the constant C in "cost = C n / tau" qubits. MLAE's cost
-  comes from the Cramer-Rao bound (the ML estimator attains it for many shots), checked by a
-  Monte-Carlo run of an actual grid-search MLAE at one tau.
-* 5(b): the margin tau below which sending the quantised vector beats the sign sketch at
-  P = 2^8, delta = 0.05.
-* 5(c): copies and costs of TieAudit at alpha = 0.1 with the explorer's defaults.
+* superdense_ring (a): bit error rate of ``x`` at F = 0.97 on Aer circuits (``channel_statistics``).
+* superdense_ring (b): at 10 Gbit/s, the compute time with the largest saving for 1, 5 and 25
+  buckets (``overlap_sweep``, grid step 0.01 W) against ``qr.bucketed_best_ratio``.
+* superdense_ring (c): ``ahead=0`` and ``ahead=1`` at 10 Gbit/s, 20 ms of compute, all backward.
+* training (a): lowest pair fidelity from which on the final accuracy stays within one percentage
+  point of the classical run (P = 4, seeds 0, 1, 2; P = 2 and 6, seed 0; 100 steps, 16 bits).
+* training (b): ``learner_comparison`` with 16- and 24-bit words.
+* alignment (a): maximum-likelihood amplitude estimation (MLAE) with the schedule k = 0, 1, 2, 4,
+  ... against the library's iterative AE: the constant C in "cost = C n / tau" qubits.
+* alignment (b): the window of GapIP at P = 2^12 and 2^20 (``exp.gapip_comparison``).
+* alignment (c): TieAudit's copies at alpha = 0.25 with the three bounds and their exact failure.
+* alignment (d): a channel that fully depolarises a random block of consecutive copies, with the
+  hidden test copies at secret random positions or all at the end.
 """
 
 from __future__ import annotations
@@ -29,20 +30,24 @@ import math
 
 import numpy as np
 
+import qring_edu as q
 from qring_edu import alignment as gp
-from qring_edu import scaling as sc
 from qring_edu import sign_audit as ta
-from qring_edu.widgets.superdense import channel_statistics, training_comparison
+from qring_edu.experiments import alignment as exp_al
+from qring_edu.experiments.superdense_ring import channel_statistics, overlap_sweep
+from qring_edu.experiments.training import learner_comparison, training_comparison
 
 IAE_SHOTS = gp.IAE_SHOTS
 
 
 # --------------------------------------------------------------------------------------------
-# Chapter 3
+# The superdense ring (03_superdense_ring) and its training section (03_training)
 # --------------------------------------------------------------------------------------------
 
 
-def item_3a(F: float = 0.97, fast_symbols: int = 20_000, aer_symbols: int = 2_000, seed: int = 1):
+def superdense_a(
+    F: float = 0.97, fast_symbols: int = 20_000, aer_symbols: int = 2_000, seed: int = 1
+):
     """Bit error rate of x (and of z) on the fast path and on Aer circuits."""
     stats = channel_statistics(F, fast_symbols, seed=seed, aer_symbols=aer_symbols)
     out = {}
@@ -55,29 +60,72 @@ def item_3a(F: float = 0.97, fast_symbols: int = 20_000, aer_symbols: int = 2_00
     return out
 
 
-def item_3b(workers=range(2, 7), grid=None, steps: int = 100, bits: int = 16, seeds=(0, 1, 2)):
-    """For each P and seed: the lowest F of the grid from which on (every larger grid F too) the
+def superdense_b(bandwidth_gbps: float = 10.0, buckets=(1, 5, 25)):
+    """Per bucket count: (W in ms, best ratio, compute / W at the best, compute in ms, ideal)."""
+    xs = np.round(np.arange(0, 3.0001, 0.01), 2)
+    sw = overlap_sweep(xs, buckets, bandwidth_gbps=bandwidth_gbps)
+    out = {}
+    for j, B in enumerate(buckets):
+        r, W = sw.ratio[j], float(sw.link_time[j])
+        x = float(xs[r.argmin()])
+        out[B] = (W * 1e3, float(r.min()), x, x * W * 1e3, q.bucketed_best_ratio(B))
+    return out
+
+
+def superdense_c():
+    """ResNet-50, P = 8, 16 bits, 5 us, 10 Gbit/s, 5 buckets, 20 ms of compute, all backward."""
+    d = q.MODEL_SIZES["ResNet-50"]
+    kw = dict(buckets=5, backward_fraction=1.0)
+    sd = {
+        k: q.bucketed_iteration_time(
+            20e-3, 8, d, 16, 5e-6, 1 / 10e9, transport="superdense", ahead=k, **kw
+        )
+        for k in (0, 1)
+    }
+    cl = q.bucketed_iteration_time(20e-3, 8, d, 16, 5e-6, 1 / 10e9, **kw)
+    return sd, cl
+
+
+TRAINING_RUNS = {4: (0, 1, 2), 2: (0,), 6: (0,)}
+TRAINING_GRID = tuple(np.round(np.arange(0.950, 0.9951, 0.005), 3)) + (0.996, 0.997, 0.998, 0.999)
+
+
+def training_a(runs=TRAINING_RUNS, grid=TRAINING_GRID, steps: int = 100, bits: int = 16):
+    """For each (P, seed): the lowest F of the grid from which on (every larger grid F too) the
     superdense run's final accuracy is at most one percentage point below the classical run's
-    (noise can also make a run end slightly *better*; that counts as within one point)."""
-    grid = np.round(np.arange(0.950, 1.0001, 0.005), 3) if grid is None else grid
-    result = {}
-    for P in workers:
+    (noise can also make a run end slightly *better*; that counts as within one point); 1.0 if
+    no F < 1 qualifies. Also the raw accuracies."""
+    result, raw = {}, {}
+    for P, seeds in runs.items():
         for seed in seeds:
             ok = []
             for F in grid:
                 r = training_comparison(float(F), P, bits, steps=steps, seed=seed)
+                raw[P, seed, float(F)] = (r.classical.final_accuracy, r.superdense.final_accuracy)
                 ok.append(r.superdense.final_accuracy >= r.classical.final_accuracy - 0.01 - 1e-12)
-            lowest = None
+            lowest = 1.0
             for F, good in zip(grid[::-1], ok[::-1]):
                 if not good:
                     break
                 lowest = float(F)
             result[P, seed] = lowest
-    return result
+    return result, raw
+
+
+def training_b(fidelities=(1.0, 0.999, 0.99, 0.95)):
+    """Final accuracies {(bits, model, F): accuracy} of the chapter's comparison at 16 and 24 bits."""
+    out = {}
+    for bits in (16, 24):
+        cmp = learner_comparison(fidelities=fidelities, workers=4, steps=100, seed=0, bits=bits)
+        for m in cmp.models:
+            out[bits, m, "classical"] = cmp.run(m).final_accuracy
+            for F in fidelities:
+                out[bits, m, F] = cmp.run(m, "superdense", F).final_accuracy
+    return out
 
 
 # --------------------------------------------------------------------------------------------
-# Chapter 5
+# Alignment and sign auditing (06_alignment)
 # --------------------------------------------------------------------------------------------
 
 
@@ -156,12 +204,12 @@ def iae_constant(tau: float, P: int = 2**16, trials: int = 20, seed: int = 0) ->
     (alternating, as in chapter 5), as C in cost = C n / tau."""
     costs = []
     for t in range(trials):
-        g, h = sc.aligned_pair(P, tau if t % 2 == 0 else -tau, seed=seed + t)
+        g, h = exp_al.aligned_pair(P, tau if t % 2 == 0 else -tau, seed=seed + t)
         costs.append(gp.gapip(g, h, tau, seed=seed + 1000 + t).cost)
     return float(np.mean(costs)) * tau / gp.n_register_qubits(P)
 
 
-def item_5a(taus=(0.1, 0.05, 0.02), P: int = 2**16):
+def alignment_a(taus=(0.1, 0.05, 0.02), P: int = 2**16):
     rows = []
     for tau in taus:
         qubits, passes, kmax = mlae_schedule_cost(tau, P)
@@ -170,37 +218,62 @@ def item_5a(taus=(0.1, 0.05, 0.02), P: int = 2**16):
     return rows
 
 
-def item_5b(P: int = 2**8, delta: float = 0.05):
-    """Largest tau (on a fine grid) at which the vector protocol is cheaper than the sketch, and
-    the costs there. The vector's cost is a step function of tau (the word size b)."""
-    taus = np.round(np.arange(0.001, 0.5, 0.001), 3)
-    cheaper = [t for t in taus if gp.vector_bits(P, t) < gp.sketch_bits(t, delta)]
-    t_star = max(cheaper)
-    assert cheaper == [t for t in taus if t <= t_star], "the vector wins on an interval"
-    g, h = sc.aligned_pair(P, t_star, seed=0)
-    assert gp.gapip(g, h, t_star, protocol="vector").cost == gp.vector_bits(P, t_star)
-    return (
-        t_star,
-        gp.vector_bits(P, t_star),
-        gp.sketch_bits(t_star, delta),
-        gp.vector_bits(P, t_star + 0.001),
-        gp.sketch_bits(t_star + 0.001, delta),
-    )
-
-
-def item_5c(log2_P: int = 5, eps: float = 0.1, delta: float = 0.05):
-    P = 2**log2_P
+def alignment_b(sizes=(2**12, 2**20)):
+    """{P: {family: (lower, upper)}} on the chapter's grid (19 margins, 10 instances each)."""
     out = {}
-    for alpha in (0.75, 0.1):
-        copies = ta.tieaudit_copies(alpha, eps, delta)[0]
-        out[alpha] = (
-            copies,
-            ta.tieaudit_cost(P, eps, alpha=alpha, delta=delta),
-            ta.tieaudit_cost(P, eps, alpha=alpha, delta=delta, protocol="classical"),
-            ta.classical_subset_size(2**20, alpha, eps, delta),
-            ta.classical_subset_size(2**20, 1.0, eps, delta),
-        )
+    for P in sizes:
+        c = exp_al.gapip_comparison(np.geomspace(0.4, 1e-4, 19), P, trials=10, seed=0)
+        out[P] = {fam: c.window(*fam) for fam in exp_al.GAPIP_FAMILIES}
     return out
+
+
+def alignment_c(alpha: float = 0.25, eps: float = 0.05, delta: float = 0.05):
+    """{bound: (copies, exact worst-case failure probability)}."""
+    out = {}
+    for bound in ("hoeffding", "bernstein", "exact"):
+        N = ta.tieaudit_copies(alpha, eps, delta, bound=bound)[0]
+        out[bound] = (N, ta.tieaudit_worst_failure(N, alpha, eps)[0])
+    return out
+
+
+def alignment_d(
+    noise: float = 0.1,
+    f: float = 0.2,
+    alpha: float = 1.0,
+    eps: float = 0.05,
+    delta: float = 0.05,
+    trials: int = 2000,
+    seed: int = 0,
+):
+    """A channel that fully depolarises one random block of round(noise * copies) consecutive
+    copies (data and tests interleaved in one stream); the copies are planned for ``noise``.
+    Per copy: matched with probability alpha, then Y = +-1 with E[Y] = eta (1 - 2 f) for data and
+    eta for tests (f = 0), eta = 0 inside the block and 1 outside. Returns the failure rates
+    P(|f_hat - f| > eps) with the tests at secret random positions and with the tests last."""
+    data, test = ta.tieaudit_copies(alpha, eps, delta, noise)
+    n = data + test
+    L = int(round(noise * n))
+    rng = np.random.default_rng(seed)
+    out = {}
+    for layout in ("secret random", "tests last"):
+        fails = 0
+        for _ in range(trials):
+            is_test = np.zeros(n, bool)
+            if layout == "secret random":
+                is_test[rng.permutation(n)[:test]] = True
+            else:
+                is_test[data:] = True
+            start = rng.integers(0, n - L + 1)
+            eta = np.ones(n)
+            eta[start : start + L] = 0.0
+            mean = np.where(is_test, 1.0, 1.0 - 2.0 * f) * eta  # E[Y | matched]
+            matched = rng.random(n) < alpha
+            y = np.where(matched, np.where(rng.random(n) < (1 + mean) / 2, 1, -1), 0)
+            md, mt = y[~is_test].mean(), y[is_test].mean()
+            f_hat = float(np.clip((1 - (md / mt if mt > 0 else 0.0)) / 2, 0, 1))
+            fails += abs(f_hat - f) > eps
+        out[layout] = fails / trials
+    return data, test, L, out
 
 
 def main() -> None:
@@ -208,49 +281,89 @@ def main() -> None:
     parser.add_argument("--check", action="store_true", help="assert the values the guide states")
     args = parser.parse_args()
 
-    r3a = item_3a()
-    for name, (x, z, n) in r3a.items():
-        se = math.sqrt(0.02 * 0.98 / n)
+    sa = superdense_a()
+    for name, (x, z, n) in sa.items():
+        print(f"superdense (a) {name:4s}: x flips {x:.4f}, z flips {z:.4f} over {n} symbols")
+    sb = superdense_b()
+    for B, (W, r, x, ms, ideal) in sb.items():
         print(
-            f"3(a) {name:4s}: x flips {x:.4f}, z flips {z:.4f} over {n} symbols "
-            f"(2(1-F)/3 = 0.0200, standard error {se:.4f})"
+            f"superdense (b) B = {B:2d}: W = {W:.1f} ms, best ratio {r:.4f} at {x:.2f} W = "
+            f"{ms:.1f} ms; ideal {ideal:.4f}"
         )
-    r3b = item_3b()
-    print("3(b) lowest F with final accuracy within 1 point of classical, by P:", r3b)
-    r5a = item_5a()
-    for tau, c_mlae, c_iae, kmax in r5a:
-        print(
-            f"5(a) tau = {tau}: C(MLAE, Cramer-Rao) = {c_mlae:.0f} (largest k {kmax}), "
-            f"C(IAE, measured) = {c_iae:.0f}, ratio {c_iae / c_mlae:.1f}"
-        )
-    r5a_mc = mlae_empirical(0.05)
-    for kmax, err, c in r5a_mc:
-        print(
-            f"5(a) tau = 0.05, MLAE k up to {kmax}: Monte-Carlo error rate {err:.3f} "
-            f"(target 0.05), C = {c:.0f}"
-        )
-    r5b = item_5b()
+    sd, cl = superdense_c()
     print(
-        f"5(b) P = 2^8: vector cheaper than sketch for tau <= {r5b[0]} "
-        f"({r5b[1]} vs {r5b[2]} bits; at tau + 0.001: {r5b[3]} vs {r5b[4]})"
+        f"superdense (c) classical {cl.total * 1e3:.2f} ms; superdense ahead=0 "
+        f"{sd[0].total * 1e3:.4f} ms, ahead=1 {sd[1].total * 1e3:.4f} ms; online "
+        f"{sd[0].online * 1e3:.2f} + distribution {sd[0].distribution * 1e3:.2f} ms"
     )
-    r5c = item_5c()
-    for alpha, (copies, qcost, ccost, k20, k20_full) in r5c.items():
+    ta_, raw = training_a()
+    print("training (a) lowest F within one point, by (P, seed):", ta_)
+    tb = training_b()
+    print("training (b)", {k: round(v, 3) for k, v in tb.items()})
+    aa = alignment_a()
+    for tau, c_mlae, c_iae, kmax in aa:
         print(
-            f"5(c) alpha = {alpha}: {copies} copies, quantum {qcost} qubits, classical "
-            f"{ccost} bits at P = 32; classical subset at P = 2^20: {k20} (alpha = 1: {k20_full})"
+            f"alignment (a) tau = {tau}: C(MLAE, Cramer-Rao) = {c_mlae:.0f} (largest k {kmax}), "
+            f"C(IAE, measured) = {c_iae:.0f}"
         )
+    aa_mc = mlae_empirical(0.05)
+    for kmax, err, c in aa_mc:
+        print(f"alignment (a) tau = 0.05, MLAE k up to {kmax}: error rate {err:.3f}, C = {c:.0f}")
+    ab = alignment_b()
+    print("alignment (b)", ab)
+    ac = alignment_c()
+    print("alignment (c)", ac)
+    ad = alignment_d()
+    print("alignment (d)", ad)
 
     if args.check:  # the values book/instructor_guide.md states
-        assert abs(r3a["aer"][0] - 0.02) <= 4 * math.sqrt(0.02 * 0.98 / r3a["aer"][2])
-        assert abs(r3a["fast"][0] - 0.02) <= 4 * math.sqrt(0.02 * 0.98 / r3a["fast"][2])
-        assert f"{r3a['aer'][0]:.4f}" == "0.0185" and r3a["aer"][2] == 2000
-        assert r3b[4, 0] == 0.99 and all(0.99 <= v <= 1.0 for v in r3b.values())
-        assert all(200 <= c_iae <= 300 and 8 <= c_mlae <= 20 for _, c_mlae, c_iae, _ in r5a)
-        assert r5a_mc[0][1] > 0.05 and r5a_mc[-1][1] <= 0.05 and r5a_mc[-1][2] <= 60
-        assert r5b[:3] == (0.084, 2048, 2091) and r5b[3:] == (2048, 2042)
-        assert r5c[0.75][:3] == (328, 1640, 32) and r5c[0.1][:3] == (18445, 92225, 32)
-        assert (r5c[0.1][3], r5c[0.1][4]) == (96061, 30378)
+        assert f"{sa['aer'][0]:.4f}" == "0.0185" and f"{sa['fast'][0]:.4f}" == "0.0207"
+        assert all(abs(sa[k][0] - 0.02) <= 2 * math.sqrt(0.02 * 0.98 / sa[k][2]) for k in sa)
+        want_b = {
+            1: (71.6, 0.667, 0.5, 35.8, 0.6667),
+            5: (71.9, 0.705, 0.9, 64.7, 0.7042),
+            25: (73.3, 0.740, 0.98, 71.8, 0.7392),
+        }
+        for B, (W, r, x, ms, ideal) in sb.items():
+            assert (round(W, 1), round(r, 3), x, round(ms, 1), round(ideal, 4)) == want_b[B], B
+        assert round(cl.total * 1e3, 2) == 75.91 and round(sd[0].total * 1e3, 2) == 71.93
+        assert abs(sd[0].total - sd[1].total) < 1e-8
+        assert (round(sd[0].online * 1e3, 2), round(sd[0].distribution * 1e3, 2)) == (36.13, 35.80)
+        assert ta_ == {(4, 0): 0.998, (4, 1): 1.0, (4, 2): 0.999, (2, 0): 0.999, (6, 0): 0.999}
+        assert raw[4, 0, 0.99][1] >= raw[4, 0, 0.99][0] - 0.01 > raw[4, 0, 0.995][1]
+        want_tb = {
+            (16, "mlp", 0.99): 0.923,
+            (24, "mlp", 0.99): 0.944,
+            (16, "mlp", 0.95): 0.875,
+            (24, "mlp", 0.95): 0.848,
+            (16, "vqc", 0.99): 0.727,
+            (24, "vqc", 0.99): 0.798,
+            (16, "vqc", 0.95): 0.396,
+            (24, "vqc", 0.95): 0.493,
+            (16, "mlp", 0.999): 0.941,
+            (24, "mlp", 0.999): 0.908,
+            (16, "vqc", 0.999): 0.912,
+            (24, "vqc", 0.999): 0.917,
+        }
+        assert all(round(tb[k], 3) == v for k, v in want_tb.items())
+        assert all(200 <= c_iae <= 300 and 8 <= c_mlae <= 20 for _, c_mlae, c_iae, _ in aa)
+        assert aa_mc[0][1] > 0.05 and aa_mc[-1][1] <= 0.05 and aa_mc[-1][2] <= 60
+        w12, w20 = ab[2**12], ab[2**20]
+        assert [f"{v:.2g}" for v in w12["quantum", "hoeffding"]] == ["0.011", "0.022"]
+        assert [f"{v:.2g}" for v in w12["quantum", "exact"]] == ["0.0071", "0.017"]
+        assert all(
+            math.isnan(v)
+            for fam in (("phase_estimation", "hoeffding"), ("phase_estimation", "exact"))
+            for v in w12[fam]
+        )
+        assert math.isnan(w20["quantum", "hoeffding"][0]) and math.isnan(w20["quantum", "exact"][0])
+        assert f"{w20['quantum', 'hoeffding'][1]:.2g}" == "0.015"
+        assert f"{w20['quantum', 'exact'][1]:.2g}" == "0.011"
+        assert [ac[b][0] for b in ("hoeffding", "bernstein", "exact")] == [11805, 3075, 1560]
+        assert ac["hoeffding"][1] < 1e-7 and round(ac["bernstein"][1], 4) == 0.0058
+        assert round(ac["exact"][1], 3) == 0.048
+        assert ad[:3] == (4772, 4772, 954) and ad[3]["secret random"] <= 0.005
+        assert ad[3]["tests last"] > 0.8
         print("checks passed")
 
 

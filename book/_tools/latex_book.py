@@ -663,6 +663,37 @@ class ProofsForLatex(SphinxPostTransform):
                 box.replace_self(box.children)
 
 
+class ExerciseTargetsForLatex(SphinxPostTransform):
+    """Give every exercise the LaTeX target a ``{ref}`text <ex-label>``` from another page points
+    at (``docname:label``): sphinx-exercise labels an exercise only ``exercise:label``, so such
+    references (the instructor guide's) were undefined in the PDF."""
+
+    default_priority = 805
+    builders = ("latex",)
+
+    def run(self, **kwargs) -> None:
+        from sphinx_exercise.nodes import exercise_enumerable_node, exercise_node
+
+        def walk(node, docname):
+            for child in list(node.children):
+                if not isinstance(child, nodes.Element):
+                    continue
+                if isinstance(child, addnodes.start_of_file):
+                    walk(child, child.get("docname", docname))
+                    continue
+                if isinstance(child, (exercise_node, exercise_enumerable_node)) and docname:
+                    labels = [i for i in child.get("ids", []) + [child.get("label", "")] if i]
+                    tex = "".join(
+                        rf"\phantomsection\label{{\detokenize{{{docname}:{i}}}}}"
+                        for i in dict.fromkeys(labels)
+                    )
+                    if tex:
+                        child.parent.insert(child.parent.index(child), _raw(tex + "%\n"))
+                walk(child, docname)
+
+        walk(self.document, self.document.get("docname", ""))
+
+
 def _bibliography_docnames(env) -> set[str]:
     try:
         domain = env.get_domain("cite")
@@ -678,4 +709,5 @@ def setup(app):
     app.add_post_transform(BookStructure)
     app.add_post_transform(ProofsForLatex)
     app.add_post_transform(TableWidthsForLatex)
+    app.add_post_transform(ExerciseTargetsForLatex)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

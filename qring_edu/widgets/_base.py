@@ -552,7 +552,7 @@ def compact_png(png: bytes) -> bytes:
     >>> png = bytes(dense_coding_widget().image.value)
     >>> small = compact_png(png)
     >>> small[:4], len(small) < len(png) / 2, compact_png(png) == small
-    (b'\x89PNG', True, True)
+    (b'\\x89PNG', True, True)
     """
     from PIL import Image
 

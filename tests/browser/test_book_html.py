@@ -317,6 +317,13 @@ def test_search_finds_superdense(browser, http_base):
     try:
         pg.goto(f"{http_base}search.html?q=superdense", wait_until="load", timeout=NAV_TIMEOUT_MS)
         pg.wait_for_selector("#search-results ul.search li", timeout=NAV_TIMEOUT_MS)
+        # Results arrive one by one, API objects first: wait for Sphinx's closing summary
+        # ("Search finished, found N pages ...") before reading the list.
+        pg.wait_for_function(
+            "() => { const s = document.querySelector('#search-results .search-summary');"
+            " return s !== null && /found/i.test(s.textContent); }",
+            timeout=NAV_TIMEOUT_MS,
+        )
         hits = pg.eval_on_selector_all(
             "#search-results ul.search li a", "els => els.map(e => e.getAttribute('href'))"
         )

@@ -106,26 +106,11 @@ def _is_local(url: str, mode: str, http_base: str, html_dir: Path) -> bool:
     return url.startswith(html_dir.as_uri() + "/")
 
 
-def _stored_widget_previews(page: str) -> tuple[int, int]:
-    """(widget outputs with a static preview, those of them with an explorer specification)
-    stored in the page's notebook ((0, 0) for .md pages)."""
-    nb_path = ROOT / f"{page}.ipynb"
-    if not nb_path.is_file():
-        return 0, 0
-    nb = json.loads(nb_path.read_text(encoding="utf-8"))
-    count = explorers = 0
-    for cell in nb["cells"]:
-        for out in cell.get("outputs", []):
-            html = out.get("data", {}).get("text/html", "")
-            html = "".join(html) if isinstance(html, list) else html
-            count += html.count('class="qring-static-widget"')
-            explorers += html.count('class="qring-static-widget" data-qring-explorer=')
-    return count, explorers
-
-
-@pytest.mark.parametrize("page", PAGES)
-@pytest.mark.parametrize("mode", MODES)
-def test_page_offline(browser, http_base, html_dir, screenshot_dir, mode, page):
+def watched_page(browser, mode: str, http_base: str, html_dir: Path):
+    """A fresh context and page that aborts every request leaving the book and records what
+    went wrong: ``(context, page, outside, failed, errors)`` — URLs asked for outside the book,
+    failed or HTTP >= 400 responses, console errors and uncaught exceptions. The caller closes
+    the context."""
     context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
     outside: list[str] = []
     failed: list[str] = []
@@ -156,6 +141,30 @@ def test_page_offline(browser, http_base, html_dir, screenshot_dir, mode, page):
     )
     pg.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
     pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    return context, pg, outside, failed, errors
+
+
+def _stored_widget_previews(page: str) -> tuple[int, int]:
+    """(widget outputs with a static preview, those of them with an explorer specification)
+    stored in the page's notebook ((0, 0) for .md pages)."""
+    nb_path = ROOT / f"{page}.ipynb"
+    if not nb_path.is_file():
+        return 0, 0
+    nb = json.loads(nb_path.read_text(encoding="utf-8"))
+    count = explorers = 0
+    for cell in nb["cells"]:
+        for out in cell.get("outputs", []):
+            html = out.get("data", {}).get("text/html", "")
+            html = "".join(html) if isinstance(html, list) else html
+            count += html.count('class="qring-static-widget"')
+            explorers += html.count('class="qring-static-widget" data-qring-explorer=')
+    return count, explorers
+
+
+@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("mode", MODES)
+def test_page_offline(browser, http_base, html_dir, screenshot_dir, mode, page):
+    context, pg, outside, failed, errors = watched_page(browser, mode, http_base, html_dir)
     try:
         pg.goto(
             _page_url(mode, page, http_base, html_dir), wait_until="load", timeout=NAV_TIMEOUT_MS

@@ -25,7 +25,7 @@ import pytest
 from qring_edu.widgets._base import ExplorerSpec, explorer_widget, render_state, state_id
 
 from ._book import ROOT, toc_pages
-from .test_book_html import NAV_TIMEOUT_MS, _is_local, _page_url
+from .test_book_html import NAV_TIMEOUT_MS, _page_url, watched_page
 
 
 def _explorer_pages() -> list[str]:
@@ -76,33 +76,7 @@ def _library_png(spec_json: str, spec: ExplorerSpec, setting: dict, sid: str) ->
 @pytest.mark.parametrize("page", PAGES)
 @pytest.mark.parametrize("mode", ["http", "file"])
 def test_every_control_to_every_value(browser, http_base, html_dir, screenshot_dir, mode, page):
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
-    outside, failed, errors = [], [], []
-
-    def route(r):
-        if _is_local(r.request.url, mode, http_base, html_dir):
-            r.continue_()
-        else:
-            outside.append(r.request.url)
-            r.abort()
-
-    context.route("**/*", route)
-    pg = context.new_page()
-    pg.on(
-        "request",
-        lambda req: (
-            None if _is_local(req.url, mode, http_base, html_dir) else outside.append(req.url)
-        ),
-    )
-    pg.on("requestfailed", lambda req: failed.append(f"{req.url} ({req.failure})"))
-    pg.on(
-        "response",
-        lambda resp: (
-            failed.append(f"{resp.url} (HTTP {resp.status})") if resp.status >= 400 else None
-        ),
-    )
-    pg.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    context, pg, outside, failed, errors = watched_page(browser, mode, http_base, html_dir)
     seen: list[tuple[str, ExplorerSpec, dict, str]] = []
     moves = 0
     try:

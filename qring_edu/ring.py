@@ -27,8 +27,11 @@ the ledger.
 
 from __future__ import annotations
 
-import functools
+import concurrent.futures
 import math
+import os
+import queue
+import threading
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -56,7 +59,7 @@ from .links import (
     link_errors,
 )
 from .links import protection as _protection
-from .states import GAP_BLOCK, segment_frames
+from .states import GAP_BLOCK, frame_blocks
 from .superdense import symbols_needed
 
 __all__ = [
@@ -276,68 +279,136 @@ class _SuperdenseLink:
 
 
 class _StepNoise:
-    """The Pauli errors of the superdense symbols of one synchronous step, applied in place.
+    """The Pauli errors of the superdense symbols of one synchronous step.
 
     Stream (stated in :func:`ring_allreduce`): the step's messages, senders in order, are cut
-    into groups of ``g`` words (1 for even b, 2 for odd b) of ``S = g b / 2`` symbols; message k
-    has ``G_k`` groups and owns ``S G_k`` consecutive trials of one
-    :func:`qring_edu.states.segment_frames` draw per step, slot-major: its trial ``i G_k + u``
-    is symbol i of its group u.
+    into groups of ``g`` words (1 for even b, 2 for odd b) of ``S = g b / 2`` symbols, numbered
+    ``0 .. G - 1`` across the step (message k holds groups ``start_k .. start_k + G_k - 1``).
+    One :func:`qring_edu.states.frame_blocks` draw of ``S G`` trials per step, in stream order:
+    trial ``u S + i`` is symbol i of group u.
 
-    Where the flips go (no message-sized buffer is ever copied): in reduce-scatter a sender never
-    reads or keeps the chunk it sends (all-gather overwrites it), so the flips are XORed into the
-    sender's chunk just before the receiver adds it; in all-gather the sender keeps its chunk, so
-    they are XORed into the receiver's copy just after the copy, while it is in cache. One
-    slot's piece touches every word at most once, so each piece is one fancy-indexed XOR.
+    :meth:`flips` turns a step's draw into ``(index, mask)`` pairs of the flat word buffer whose
+    indices are distinct, so one fancy-indexed XOR applies a pair; they increase within each
+    message, so applying them is one pass over the step's chunks in memory order. The flips do
+    not depend on the words: :func:`_run_schedule` draws them a few steps ahead on a second
+    thread when there are many.
     """
 
     def __init__(self, p_err: float, conditional, rng: np.random.Generator, bits: int):
         self.p_err, self.conditional, self.rng, self.bits = p_err, conditional, rng, bits
-        self._m = np.empty(GAP_BLOCK, dtype=np.uint32)
 
-    def step(self, words: np.ndarray, msgs, reduce: bool, deliver) -> None:
-        """Deliver the step's messages (``deliver(j)`` adds or copies message j) with the flips
-        of the step. ``msgs``: ``(sender, receiver, lo, hi)`` of the non-empty messages, in
-        sender order; ``words``: the (P, d) uint32 words."""
+    def expected_errors(self, d: int, P: int) -> float:
+        """Mean number of erring symbols of one :func:`ring_allreduce` (all 2(P - 1) steps)."""
+        return (P - 1) * d * self.bits * self.p_err
+
+    def flips(self, msgs, reduce: bool, stride: int, col0: int, out: _FlipBuffer) -> list:
+        """The step's flips as ``(index, mask)`` pairs into the flat uint32 buffer whose word
+        ``(r, c)`` of the (P, d) words is at ``r * stride + col0 + c``: sender rows in
+        reduce-scatter (the flips hit the sender's chunk before the receiver adds it; the sender
+        never reads it again, all-gather overwrites it), receiver rows in all-gather (after the
+        copy). ``msgs``: ``(sender, receiver, lo, hi)`` of the non-empty messages, in sender
+        order; ``out``: where the pairs are written (views of it are returned). Indices within
+        one pair are distinct except flat word 0 (see :func:`_merge_runs`); flips past a
+        message's end are dropped."""
+        if not msgs:
+            return []
         b = self.bits
         g = 1 if b % 2 == 0 else 2
         S = g * b // 2
-        groups = [-(-(hi - lo) // g) for _, _, lo, hi in msgs]
-        done = 0
-        for seg, units, codes in segment_frames(
-            [G for G in groups for _ in range(S)], self.p_err, self.rng, self.conditional
-        ):
-            k, slot = divmod(seg, S)
-            while done < k or (not reduce and done == k):  # messages before k are complete
-                deliver(done)
-                done += 1
-            snd, rcv, lo, hi = msgs[k]
-            chunk = words[snd if reduce else rcv, lo:hi]
-            word, bit = divmod(2 * slot, b)
-            if g == 1:
-                m = self._m[: units.size]
-                np.left_shift(codes, np.uint32(bit), out=m)
-                chunk[units] ^= m  # distinct words
+        m = np.array(msgs, dtype=np.int64)
+        n_words = m[:, 3] - m[:, 2]
+        starts = np.zeros(len(msgs) + 1, dtype=np.int64)
+        np.cumsum(-(-n_words // g), out=starts[1:])
+        first = m[:, 0 if reduce else 1] * stride + col0 + m[:, 2]  # flat index of word 0
+        shift = first - g * starts[:-1]  # group u of message k starts at flat g u + shift_k
+        blocks = frame_blocks(S * int(starts[-1]), self.p_err, self.rng, self.conditional)
+        if g == 2:
+            return [self._odd(pos, codes, starts, shift, first + n_words) for pos, codes in blocks]
+        pow2 = S & (S - 1) == 0
+        n = 0
+        for pos, codes in blocks:
+            k = pos.size
+            idx, mask, slot = out.reserve(n, k)
+            if pow2:  # group = trial div S, slot = trial mod S
+                np.right_shift(pos, S.bit_length() - 1, out=idx)
+                np.bitwise_and(pos, S - 1, out=slot)
             else:
-                self._odd(chunk, units, codes, word, bit, hi - lo)
-        while done < len(msgs):
-            deliver(done)
-            done += 1
+                np.floor_divide(pos, S, out=idx)
+                np.remainder(pos, S, out=slot)
+            slot <<= 1  # symbol i carries bits 2i (x) and 2i + 1 (z) of its word
+            np.copyto(mask, codes)
+            np.left_shift(mask, slot, out=mask, casting="unsafe")
+            n += k
+        if n == 0:
+            return []
+        idx, mask = out.idx[:n], out.mask[:n]
+        cuts = np.searchsorted(idx, starts).tolist()  # the groups increase over the step
+        for k, (a, e) in enumerate(zip(cuts[:-1], cuts[1:])):
+            if a < e:
+                idx[a:e] += shift[k]  # now the flat word index
+        _merge_runs(idx, mask)
+        return [(idx, mask)]
 
-    def _odd(self, chunk, units, codes, word, bit, n_words):
-        """Odd b: group u holds words 2u, 2u + 1; slot i's bits 2i, 2i + 1 lie in word 2i div b,
-        or straddle both words (2i = b - 1). Flips of the missing second word of an odd message's
-        last group (its padding bit and beyond) are dropped."""
+    def _odd(self, pos, codes, starts, shift, end):
+        """Odd b: a group is two words (2b <= 62 bits); each group's errors are merged into
+        one 2b-bit value, split into its two words; a missing second word drops its flips."""
         b = self.bits
-        parts = (
-            [(0, codes & 1, b - 1), (1, codes >> 1, 0)] if bit == b - 1 else [(word, codes, bit)]
-        )
-        for w, m, sh in parts:
-            stop = units.size
-            if w == 1 and n_words % 2:
-                stop = int(np.searchsorted(units, n_words // 2))  # group n/2 has one word
-            if stop:
-                chunk[2 * units[:stop] + w] ^= m[:stop].astype(np.uint32) << np.uint32(sh)
+        group, slot = np.divmod(pos, b)
+        heads = np.flatnonzero(np.diff(group, prepend=-1))
+        value = codes.astype(np.uint64) << (2 * slot).astype(np.uint64)
+        value = np.bitwise_or.reduceat(value, heads)
+        msg = np.searchsorted(starts, group[heads], side="right") - 1
+        idx = 2 * group[heads] + shift[msg]
+        low = (value & np.uint64(word_mask(b))).astype(np.uint32)
+        high = (value >> np.uint64(b)).astype(np.uint32)
+        keep = (idx + 1 < end[msg]) & (high != 0)  # an odd message's last group has one word
+        return np.concatenate([idx, idx[keep] + 1]), np.concatenate([low, high[keep]])
+
+
+class _FlipBuffer:
+    """Growable scratch for one step's flips (indices, masks, slots), reused across steps and
+    calls: on these machines a first touch of fresh memory costs more than the flips it holds
+    (see :class:`qring_edu.states._Workspace`)."""
+
+    def __init__(self, size: int = 1 << 16):
+        self.idx = np.empty(size, dtype=np.int64)
+        self.mask = np.empty(size, dtype=np.uint32)
+        self.slot = np.empty(GAP_BLOCK, dtype=np.int64)
+
+    @property
+    def nbytes(self) -> int:
+        return self.idx.nbytes + self.mask.nbytes + self.slot.nbytes
+
+    def reserve(self, n: int, k: int):
+        """Views for elements ``n .. n + k`` (grown, keeping the first n, if too short)."""
+        if n + k > self.idx.size:
+            size = max(n + k, 2 * self.idx.size)
+            for name in ("idx", "mask"):
+                old = getattr(self, name)
+                new = np.empty(size, dtype=old.dtype)
+                new[:n] = old[:n]
+                setattr(self, name, new)
+        return self.idx[n : n + k], self.mask[n : n + k], self.slot[:k]
+
+
+def _merge_runs(idx: np.ndarray, mask: np.ndarray) -> None:
+    """Make the indices of ``(idx, mask)`` distinct in place, equal indices being adjacent
+    runs: each run's masks are ORed into its first element (the flips of one
+    word are on different bits, so OR = XOR) and the others are sent to flat word 0. Word 0 is
+    ``buf[0, 0]``, in the half of the output buffer that holds no words during the ring, so
+    whatever lands there is overwritten by the decoding. Runs are rare (the errors of one
+    word), so the merging touches few elements."""
+    same = np.flatnonzero(idx[1:] == idx[:-1])  # idx[j + 1] == idx[j]
+    if same.size == 0:
+        return
+    follows = np.zeros(idx.size, dtype=bool)
+    follows[same] = True  # idx[j + 1] == idx[j]
+    cur, r = same, 1
+    while cur.size:  # round r: every j whose run reaches j + r takes mask[j + r]
+        mask[cur] |= mask[cur + r]
+        cur = cur[follows[cur + r]]
+        r += 1
+    idx[same + 1] = 0
 
 
 class _NoisyLink:
@@ -497,8 +568,9 @@ def ring_allreduce(
         bit p mod b of word p div b); message k has ``G_k = ceil(n_k / g)`` groups. One draw
         ``pauli_frames(S G, F_eff, rng)`` per step, ``G = sum G_k`` (``pauli_frames_distribution``
         with the composed error when it is not depolarising; :func:`qring_edu.states.frame_blocks`),
-        gives the Pauli frames: message k owns ``S G_k`` consecutive trials, its trial
-        ``i G_k + u`` being symbol i of its group u (slot-major). A flip of a bit past a message's
+        gives the Pauli frames in stream order: the groups are numbered across the step's
+        messages (message k holds ``G_k`` consecutive groups) and trial ``u S + i`` is symbol i
+        of group u. A flip of a bit past a message's
         end (odd b: the padding bit and the missing word of an odd message's last group) has no
         effect. With ``protection="fec"`` the noise is that of
         :func:`qring_edu.links.fec_transmit`, message by message.
@@ -582,20 +654,6 @@ def ring_allreduce(
     # blocks [lo, hi) reads the block's words first and then writes bytes below 8 hi <= 4d + 4 hi,
     # so it never overwrites a word not yet read. Peak memory is therefore the outputs alone
     # (8 bytes per entry; a separate word buffer would add 4 more).
-    outputs = np.empty((P, d), dtype=np.int64 if is_int else np.float64)
-    words = outputs.view(np.uint32)[:, d:]
-    codec = None
-    if is_int:
-        for k, sl in _blocks(P, d):
-            words[k, sl] = to_words(arr[k, sl], bits)
-    else:
-        if max_abs is None:
-            largest = float(max(np.max(arr), -np.min(arr)))  # max |x| without an |arr| copy
-            max_abs = largest if largest > 0 else 1.0
-        codec = fixed_point(P, bits, max_abs)
-        for k, sl in _blocks(P, d):
-            words[k, sl] = codec.encode(arr[k, sl])
-
     ledger = Ledger(P, transport, 2 * (P - 1))
     noisy = (
         channel_fidelity != 1.0 or prot.scheme != "none" or not errors.is_depolarizing
@@ -606,7 +664,25 @@ def ring_allreduce(
         link = _SuperdenseLink(ledger, bits, _step_noise(errors, np.random.default_rng(seed), bits))
     else:
         link = _NoisyLink(ledger, bits, errors, prot, code, dist, np.random.default_rng(seed))
-    _run_schedule(outputs.view(np.uint32), d, link, bits)
+    # The noise does not depend on the words: drawing it may start before they are encoded.
+    flips = _noise_stream(getattr(link, "noise", None), P, d)
+    try:
+        outputs = np.empty((P, d), dtype=np.int64 if is_int else np.float64)
+        words = outputs.view(np.uint32)[:, d:]
+        codec = None
+        if is_int:
+            for k, sl in _blocks(P, d):
+                words[k, sl] = to_words(arr[k, sl], bits)
+        else:
+            if max_abs is None:
+                largest = float(max(np.max(arr), -np.min(arr)))  # max |x| without an |arr| copy
+                max_abs = largest if largest > 0 else 1.0
+            codec = fixed_point(P, bits, max_abs)
+            for k, sl in _blocks(P, d):
+                words[k, sl] = codec.encode(arr[k, sl])
+        _run_schedule(outputs.view(np.uint32), d, link, bits, flips)
+    finally:
+        flips.close()
 
     for k, sl in _blocks(P, d):  # in place, front to back (see above)
         outputs[k, sl] = to_signed(words[k, sl], bits) if is_int else codec.decode(words[k, sl])
@@ -655,32 +731,181 @@ def _step_noise(errors, rng: np.random.Generator, bits: int) -> _StepNoise | Non
     return _StepNoise(1.0 - float(p[0]), p[1:] / p[1:].sum(), rng, bits)
 
 
-def _run_schedule(buf: np.ndarray, d: int, link, bits: int) -> None:
+def _run_schedule(buf: np.ndarray, d: int, link, bits: int, flips) -> None:
     """Execute :func:`ring_schedule` in place on the words ``buf[:, d:]`` (uint32, (P, 2d)).
 
     Within one synchronous step every receiver updates a chunk that no sender of that step reads,
     so processing the messages of a step one after another equals sending them simultaneously.
-    The step's noise (``link.noise``, if any; :class:`_StepNoise`) flips the bits in flight.
+    ``flips`` (:func:`_noise_stream`) gives each step's bit flips: applied in reduce-scatter to
+    the senders' chunks before the additions, in all-gather to the receivers' copies after the
+    copies.
     """
     P = buf.shape[0]
     words = buf[:, d:]
-    offsets = chunk_bounds(d, P)
+    flat = buf.reshape(-1)
     mask = np.uint32(word_mask(bits))
-    noise = getattr(link, "noise", None)
-    sched = ring_schedule(P)
-    for step in range(2 * (P - 1)):
+    for step, msgs in enumerate(_step_messages(P, d)):
         reduce = step < P - 1
+        fl = next(flips)
+        if reduce:
+            _apply(flat, fl)
+        for j in range(len(msgs)):
+            _deliver(words, link, msgs, step, reduce, bits, mask, j)
+        if not reduce:
+            _apply(flat, fl)
+
+
+def _apply(flat: np.ndarray, flips) -> None:
+    for idx, m in flips:  # distinct indices (but the scratch word 0): one XOR per word
+        flat[idx] ^= m
+
+
+#: Draw the noise of a large superdense ring on a second thread (:class:`_Prefetch`) when the
+#: machine has a second CPU; below this many expected errors a thread costs more than it saves.
+_PIPELINE = True
+_PIPELINE_MIN_ERRORS = 1 << 15
+_PREFETCH_BYTES = 1 << 26  # flip buffers the noise thread may fill ahead of the ring
+
+
+def _noise_stream(noise, P: int, d: int):
+    """Iterator over the 2(P - 1) steps' flips (lists of ``(index, mask)``, empty without
+    noise), with ``close()``. The flips of a step stay valid until the next ``next``. Drawn on
+    a worker thread (:class:`_Prefetch`) when ``_PIPELINE``, the expected number of errors is
+    at least ``_PIPELINE_MIN_ERRORS`` and the process may run on two CPUs; either way the
+    same stream, so the outputs do not depend on where it was drawn."""
+    n = 2 * (P - 1)
+    if noise is None:
+        return _Inline(lambda step, out: [], n, None)
+    steps = _step_messages(P, d)
+
+    def fn(step, out):
+        return noise.flips(steps[step], step < P - 1, 2 * d, d, out)
+
+    if _PIPELINE and noise.expected_errors(d, P) >= _PIPELINE_MIN_ERRORS and _cpus() > 1:
+        per_step = 12 * noise.expected_errors(d, P) / n  # int64 index + uint32 mask per error
+        return _Prefetch(fn, n, int(min(n, max(3, _PREFETCH_BYTES // max(per_step, 1.0)))))
+    return _Inline(fn, n, 1)
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+_POOL_LOCK = threading.Lock()
+_POOL: list = []  # idle flip buffers, kept for the next call (at most _PREFETCH_BYTES)
+_EXECUTOR = None
+
+
+def _take_buffers(n: int) -> list:
+    with _POOL_LOCK:
+        got = [_POOL.pop() for _ in range(min(n, len(_POOL)))]
+    return got + [_FlipBuffer() for _ in range(n - len(got))]
+
+
+def _give_buffers(bufs) -> None:
+    with _POOL_LOCK:
+        held = sum(b.nbytes for b in _POOL)
+        for b in bufs:
+            if held + b.nbytes <= _PREFETCH_BYTES:
+                _POOL.append(b)
+                held += b.nbytes
+
+
+class _Inline:
+    """The flips computed on demand, on the caller's thread, in ``n_buffers`` reused buffers."""
+
+    def __init__(self, fn, n: int, n_buffers):
+        self._fn, self._n, self._step = fn, n, 0
+        self._bufs = _take_buffers(n_buffers) if n_buffers else [None]
+
+    def __next__(self):
+        if self._step >= self._n:
+            raise StopIteration
+        self._step += 1
+        return self._fn(self._step - 1, self._bufs[0])
+
+    def close(self) -> None:
+        if self._bufs[0] is not None:
+            _give_buffers(self._bufs)
+            self._bufs = [None]
+
+
+class _Prefetch:
+    """``fn(step, buffer)`` for steps ``0 .. n - 1``, in order, on a worker thread at most
+    ``depth`` steps ahead of the consumer (one buffer per step in flight; the consumer's
+    ``next`` returns the previous step's buffer). An exception of ``fn`` is raised by the
+    ``next`` that would have returned its step; :meth:`close` stops the worker (the consumer
+    may stop early) and waits for it."""
+
+    def __init__(self, fn, n: int, depth: int):
+        global _EXECUTOR
+        self._bufs = _take_buffers(depth)
+        self._free: queue.Queue = queue.Queue()
+        for b in self._bufs:
+            self._free.put(b)
+        self._ready: queue.Queue = queue.Queue()
+        self._stop = threading.Event()
+        self._held = None
+        with _POOL_LOCK:
+            if _EXECUTOR is None:
+                _EXECUTOR = concurrent.futures.ThreadPoolExecutor(
+                    max_workers=2, thread_name_prefix="qring-noise"
+                )
+        self._task = _EXECUTOR.submit(self._run, fn, n)
+
+    def _run(self, fn, n: int) -> None:
+        for step in range(n):
+            buf = None
+            while buf is None:
+                if self._stop.is_set():
+                    return
+                try:
+                    buf = self._free.get(timeout=0.05)
+                except queue.Empty:
+                    continue
+            try:
+                item = (True, buf, fn(step, buf))
+            except BaseException as exc:  # handed to the consumer, raised there
+                self._ready.put((False, buf, exc))
+                return
+            self._ready.put(item)
+
+    def __next__(self):
+        if self._held is not None:
+            self._free.put(self._held)
+        ok, self._held, value = self._ready.get()
+        if not ok:
+            raise value
+        return value
+
+    def close(self) -> None:
+        self._stop.set()
+        self._task.result()  # the worker stops within one buffer wait
+        _give_buffers(self._bufs)
+
+
+def _step_messages(P: int, d: int) -> list:
+    """Per synchronous step, ``(sender, receiver, lo, hi)`` of its non-empty messages in sender
+    order (an empty chunk, d < P, sends nothing)."""
+    offsets = chunk_bounds(d, P).tolist()
+    sched = ring_schedule(P)
+    steps = []
+    for step in range(2 * (P - 1)):
         msgs = []
         for msg in sched[step * P : (step + 1) * P]:
-            lo, hi = int(offsets[msg.chunk]), int(offsets[msg.chunk + 1])
-            if lo < hi:  # an empty chunk (d < P) sends nothing
+            lo, hi = offsets[msg.chunk], offsets[msg.chunk + 1]
+            if lo < hi:
                 msgs.append((msg.sender, msg.receiver, lo, hi))
-        deliver = functools.partial(_deliver, words, link, msgs, step, reduce, bits, mask)
-        if noise is None:
-            for j in range(len(msgs)):
-                deliver(j)
-        else:
-            noise.step(words, msgs, reduce, deliver)
+        steps.append(msgs)
+    return steps
+
+
+def _apply(flat: np.ndarray, flips) -> None:
+    for idx, m in flips:  # the indices of one pair are distinct: one XOR per word
+        flat[idx] ^= m
 
 
 def _deliver(words, link, msgs, step: int, reduce: bool, bits: int, mask, j: int) -> None:

@@ -477,9 +477,9 @@ def reference_superdense_ring(grads: np.ndarray, bits: int, probabilities, seed)
     """The superdense ring from scratch with the noise stream documented in ring_allreduce:
     integer words, the schedule of DESIGN.md §4.2, and per synchronous step one draw of
     pauli_frames_distribution(S G, probabilities, rng) over the step's messages cut into groups
-    of g words (g = 1 for even b, 2 for odd b) of S = g b / 2 symbols: message k (senders in
-    order) owns S G_k consecutive trials, its trial i G_k + u being symbol i of its group u (bits
-    2i = x, 2i + 1 = z of the group). Every message is copied, corrupted bit by bit and then
+    of g words (g = 1 for even b, 2 for odd b) of S = g b / 2 symbols, the groups numbered
+    across the step (message k, senders in order, holds G_k consecutive groups): trial u S + i
+    is symbol i of group u (bits 2i = x, 2i + 1 = z of the group). Every message is copied, corrupted bit by bit and then
     delivered; flips past a message's end are dropped."""
     from qring_edu.fixedpoint import to_signed, to_words
     from qring_edu.superdense import pauli_frames_distribution
@@ -501,11 +501,11 @@ def reference_superdense_ring(grads: np.ndarray, bits: int, probabilities, seed)
         if probabilities[0] < 1.0 and G:
             pos, frames = pauli_frames_distribution(S * G, probabilities, rng)
             for t, f in zip(pos.tolist(), frames.tolist()):
+                u, slot = divmod(t, S)  # stream order: group u of the step, its symbol slot
                 k = 0
-                while t >= S * groups[k]:  # message k owns S G_k consecutive trials
-                    t -= S * groups[k]
+                while u >= groups[k]:  # message k holds G_k consecutive groups
+                    u -= groups[k]
                     k += 1
-                slot, u = divmod(t, groups[k])  # slot-major within the message
                 w = sent[k]
                 j = u * S + slot  # the symbol's index in message k's stream
                 for bit, flips in ((2 * j, f & 1), (2 * j + 1, f & 2)):
@@ -544,7 +544,8 @@ def depolarizing_probabilities(F: float) -> tuple:
 )
 def test_noise_stream_is_the_documented_one(P, d, bits, F):
     """Bit for bit the from-scratch replay (even and odd b, uneven chunks, d < P, several
-    blocks of the sampler); the earlier per-message stream fails this test."""
+    blocks of the sampler); the earlier streams (per message; slot-major within a message) fail
+    this test."""
     grads = np.random.default_rng(P * d).integers(-(2**30), 2**30, size=(P, d))
     want = reference_superdense_ring(grads, bits, depolarizing_probabilities(F), seed=17)
     plain = ring_allreduce(grads, transport="superdense", bits=bits, pair_fidelity=F, seed=17)
@@ -562,6 +563,75 @@ def test_noise_stream_is_the_documented_one(P, d, bits, F):
     np.testing.assert_array_equal(explicit.outputs, want)
     assert plain.link_report is None and plain.protection == "none"
     assert plain.channel_fidelity == 1.0
+
+
+@pytest.mark.parametrize(
+    "P, d, bits, F", [(4, 2001, 13, 0.95), (6, 500, 32, 0.9), (5, 77, 7, 0.97), (3, 4000, 16, 0.8)]
+)
+def test_noise_drawn_on_the_noise_thread_is_the_same_stream(P, d, bits, F, monkeypatch):
+    """With the threshold at 0 every noisy ring draws its flips on the noise thread
+    (ring._Prefetch); the outputs are still the documented stream, bit for bit."""
+    from qring_edu import ring
+
+    monkeypatch.setattr(ring, "_PIPELINE_MIN_ERRORS", 0)
+    monkeypatch.setattr(ring, "_cpus", lambda: 2)
+    made = []
+    original = ring._Prefetch
+
+    class Counted(original):
+        def __init__(self, fn, n, depth):
+            made.append(depth)
+            original.__init__(self, fn, n, depth)
+
+    monkeypatch.setattr(ring, "_Prefetch", Counted)
+    grads = np.random.default_rng(P * d).integers(-(2**30), 2**30, size=(P, d))
+    want = reference_superdense_ring(grads, bits, depolarizing_probabilities(F), seed=5)
+    got = ring_allreduce(grads, transport="superdense", bits=bits, pair_fidelity=F, seed=5)
+    np.testing.assert_array_equal(got.outputs, want)
+    assert len(made) == 1
+
+
+def test_noise_thread_hands_on_errors_and_stops_early():
+    """An exception of the step function is raised by the consumer's next for that step; a
+    consumer that stops early gets the worker stopped by close (it would wait forever for a
+    free buffer otherwise)."""
+    from qring_edu import ring
+
+    def fn(step, out):
+        if step == 2:
+            raise ValueError("step 2 failed")
+        return [step]
+
+    pre = ring._Prefetch(fn, 5, 1)
+    assert next(pre) == [0] and next(pre) == [1]
+    with pytest.raises(ValueError, match="step 2 failed"):
+        next(pre)
+    pre.close()
+    early = ring._Prefetch(lambda step, out: [step], 1000, 2)
+    assert next(early) == [0]
+    early.close()
+    assert early._task.done()
+
+
+def test_merge_runs_gives_distinct_indices_with_the_same_flips():
+    """Runs of equal indices (the errors of one word) merge into one XOR per word; the rest go
+    to the scratch word 0. Checked against a dictionary of XORs over random runs."""
+    from qring_edu.ring import _merge_runs
+
+    rng = np.random.default_rng(1)
+    for _ in range(500):
+        n = int(rng.integers(1, 80))
+        pos = np.sort(rng.choice(8 * 12, n, replace=False))  # trials of 12 words x 8 symbols
+        idx = (pos // 8 + 1).astype(np.int64)
+        mask = rng.integers(1, 4, n).astype(np.uint32) << (2 * (pos % 8)).astype(np.uint32)
+        want = np.zeros(14, dtype=np.uint32)
+        np.bitwise_xor.at(want, idx, mask)
+        _merge_runs(idx, mask)
+        real = idx != 0
+        assert np.unique(idx[real]).size == real.sum()
+        got = np.zeros(14, dtype=np.uint32)
+        got[idx[real]] ^= mask[real]
+        np.testing.assert_array_equal(got[1:], want[1:])
 
 
 @pytest.mark.parametrize("P, d, bits", [(4, 301, 16), (3, 50, 7)])

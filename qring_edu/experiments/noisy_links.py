@@ -1006,13 +1006,13 @@ class ProtectedTraining:
     >>> from qring_edu.experiments.noisy_links import protected_training
     >>> runs = protected_training(0.99, "fec", steps=5)
     >>> runs
-    ProtectedTraining(F=0.99, protection='fec', identical=True, unprotected_loss=0.3451)
+    ProtectedTraining(F=0.99, protection='fec', identical=True, unprotected_loss=0.2852)
     >>> print(runs.table())
     F_pair = F_ch = 0.99, 5 steps, P = 4
     run               final loss  final accuracy  max|w_k − w_0|  max|w − w_classical|
     classical ring        0.2827           0.877               0                     0
     superdense, fec       0.2827           0.877               0                     0
-    superdense, none      0.3451           0.850            1.86                  2.08
+    superdense, none      0.2852           0.875            1.01                  1.99
     """
 
     channel_fidelity: float

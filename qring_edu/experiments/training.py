@@ -144,7 +144,7 @@ class LearnerTraining:
     >>> from qring_edu.experiments.training import learner_training
     >>> t = learner_training("mlp", "superdense", 0.9, steps=3)
     >>> t
-    LearnerTraining(model='mlp', transport='superdense', F=0.9, identical=False, accuracy=0.767 (classical 0.868))
+    LearnerTraining(model='mlp', transport='superdense', F=0.9, identical=False, accuracy=0.543 (classical 0.868))
     >>> t.reference.transport, t.run.transport
     ('classical', 'superdense')
     """

@@ -82,7 +82,7 @@ def protected_training_widget(
     >>> from qring_edu.widgets.noisy_links import protected_training_widget
     >>> live = protected_training_widget(steps=5)
     >>> live.result
-    ProtectedTraining(F=0.99, protection='fec', identical=True, unprotected_loss=0.3451)
+    ProtectedTraining(F=0.99, protection='fec', identical=True, unprotected_loss=0.2852)
     """
     controls = {
         "channel_fidelity": widgets.FloatSlider(

@@ -32,7 +32,7 @@ def superdense_training_widget(
     >>> from qring_edu.widgets.training import superdense_training_widget
     >>> live = superdense_training_widget(steps=3)
     >>> live.result
-    TrainingComparison(identical=False, classical_loss=0.2811, superdense_loss=0.3296, divergence=1)
+    TrainingComparison(identical=False, classical_loss=0.2811, superdense_loss=0.2916, divergence=1)
     >>> live.controls["pair_fidelity"].value = 1.0
     >>> live.result.identical
     True
@@ -82,7 +82,7 @@ def learner_training_widget(
     >>> from qring_edu.widgets.training import learner_training_widget
     >>> live = learner_training_widget("mlp", steps=3)
     >>> live.result
-    LearnerTraining(model='mlp', transport='superdense', F=0.99, identical=False, accuracy=0.824 (classical 0.868))
+    LearnerTraining(model='mlp', transport='superdense', F=0.99, identical=False, accuracy=0.862 (classical 0.868))
     >>> live.controls["transport"].value = "classical"
     >>> live.result.run is live.result.reference        # the classical run is its own reference
     True

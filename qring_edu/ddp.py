@@ -155,12 +155,16 @@ _DTYPE_CODES = {torch.float32: 0, torch.float64: 1}
 _DTYPE_NAMES = {0: "float32", 1: "float64"}
 #: Header codes of a usable bucket: float32 / float64, on the CPU, finite (see _header_code).
 _GOOD_CODES = (8.0, 12.0)
-#: Tags of the point-to-point header exchange on the error path (the ring uses 0 .. 2P-3).
+#: Tags of the header's point-to-point messages (step s: ``_HEADER_TAG + s``) and of the
+#: exchange of the ranks' own headers on the error path (the ring uses 0 .. 2P-3).
+_HEADER_TAG = 1 << 19
 _DETAIL_TAG = 1 << 20
 #: Spawn key separating the GHZ source's random stream from the pair-noise streams.
 _GHZ_STREAM = 0x6E7
 #: Bucket sizes whose buffers a state keeps (DDP uses a few fixed sizes).
 _MAX_BUFFERS = 8
+#: Entries per call of zero_sum_pads when a bucket's pads are drawn (see _own_pads).
+_PAD_BLOCK = 8192
 
 
 @dataclass(frozen=True)
@@ -476,8 +480,11 @@ class RingHookState:
         self.rank = dist.get_rank(process_group)
         self.tap = tap
         P = self.world_size
-        self._next = self._global((self.rank + 1) % P)
-        self._prev = self._global((self.rank - 1) % P)
+        # Point-to-point messages go straight to the group's ProcessGroup object, in group ranks
+        # (dist.isend / irecv add tens of microseconds of Python checks per message).
+        self._pg = process_group if process_group is not None else dist.group.WORLD
+        self._next = (self.rank + 1) % P
+        self._prev = (self.rank - 1) % P
         # This rank's messages of the ring schedule, fixed for the run: (sent, received) per step.
         schedule = ring_schedule(P)
         sender = (self.rank - 1) % P
@@ -485,9 +492,10 @@ class RingHookState:
             (schedule[step * P + self.rank], schedule[step * P + sender])
             for step in range(2 * (P - 1))
         ]
+        self._header_plan = _header_plan(P, self._steps)
+
         # Header bits on the incoming link: the words a ring all-reduce of the header moves.
-        hb = chunk_bounds(HEADER_WORDS, P)
-        self._header_bits = 64 * sum(int(hb[m.chunk + 1] - hb[m.chunk]) for _, m in self._steps)
+        self._header_bits = 64 * sum(rhi - rlo for _, _, rlo, rhi, _ in self._header_plan)
         self.ledger = Ledger(P, self.config.transport, 2 * (P - 1))
         self.side_bits = 0
         self.data_bits = 0
@@ -499,6 +507,7 @@ class RingHookState:
         self.ghz_tested = 0
         self.ghz_tests_failed = 0
         self._buffers: OrderedDict[int, _Buffers] = OrderedDict()
+        self._pad_pool: dict[int, list[np.ndarray]] = {}  # pad buffers per size, worker only
         # Pads and pair noise prepared ahead for (iteration, bucket index, d), worker only.
         self._ahead: dict[tuple[int, int, int], _Prepared] = {}
         self._ahead_todo: list[tuple[int, int, int]] = []
@@ -509,10 +518,6 @@ class RingHookState:
         self._closed = False
         self._thread.start()
         self._finalizer = weakref.finalize(self, self._jobs.put, None)
-
-    def _global(self, group_rank: int) -> int:
-        group = self.config.process_group
-        return group_rank if group is None else dist.get_global_rank(group, group_rank)
 
     @property
     def link(self) -> tuple[int, int]:
@@ -528,10 +533,8 @@ class RingHookState:
             raise RuntimeError("this RingHookState is closed; create a new one")
         local = _local_header(tensor)
         code = _header_code(local)
-        header = torch.tensor([local[3], local[0], -local[0], code, -code], dtype=torch.float64)
-        work = dist.all_reduce(
-            header, op=dist.ReduceOp.MAX, group=self.config.process_group, async_op=True
-        )
+        header = np.array([local[3], local[0], -local[0], code, -code], dtype=np.float64)
+        work = _header_step(self, header, 0)  # in flight while the job waits in the queue
         fut: torch.futures.Future = torch.futures.Future()
         self._jobs.put(
             _Job(self, tensor, bucket_index, iteration, local, header, work, fut, from_hook)
@@ -690,7 +693,7 @@ def _reduce_bucket(job: _Job) -> torch.Tensor:
     prepared = state._ahead.pop(key, None)
     if prepared is None:
         prepared = _prepare(state, *key)
-    job.work.wait()
+    _finish_header(state, job)
     state.side_bits += state._header_bits
     max_abs, n_max, n_min, c_max, c_min = job.header.tolist()
     n_min, c_min = -n_min, -c_min
@@ -709,18 +712,20 @@ def _reduce_bucket(job: _Job) -> torch.Tensor:
     buf = state._buffers_for(d)
     flat = tensor.detach().reshape(-1)
     _encode_into(codec, flat.numpy(), buf.scratch, buf.words)
-    if cfg.private:
-        # The residues wrap modulo 2**32 in the sum and are cut to the wire type, which is
-        # exact modulo 2**bits; the mask reduces.
-        np.add(buf.words, prepared.pad, out=buf.words, casting="unsafe")
+    masked = prepared.pad is not None
+    if masked:
+        # Words and pads in the wire type: the sum wraps modulo 2**width, which is exact
+        # modulo 2**bits; the mask reduces.
+        np.add(buf.words, prepared.pad, out=buf.words)
         if cfg.bits < 8 * buf.words.itemsize:
             buf.words &= buf.words.dtype.type(word_mask(cfg.bits))
+        _release_pads(state, prepared)
     _run_ring(state, buf, job, prepared.noise)
     _decode_into(codec, buf.words, buf.scratch)
     buf.scratch /= P  # one rounding, as FixedPoint.decode(...) / P
     with torch.no_grad():
         tensor.copy_(torch.from_numpy(buf.scratch).view(tensor.shape))  # rounds to the dtype
-    if job.from_hook and (prepared.pad is not None or prepared.noise):
+    if job.from_hook and (masked or prepared.noise):
         # DDP hands the same buckets every step: prepare this one for the next step when idle.
         ahead = (job.iteration + 1, job.bucket_index, d)
         if ahead not in state._ahead and ahead not in state._ahead_todo:
@@ -774,6 +779,64 @@ def _decode_into(codec: FixedPoint, words: np.ndarray, out: np.ndarray) -> None:
     np.divide(signed, codec.scale, out=out)
 
 
+def _header_plan(P: int, steps: list) -> list[tuple[int, int, int, int, bool]]:
+    """The messages of the header's MAX all-reduce, step by step: ``(send lo, send hi, receive
+    lo, receive hi, reduce)`` slices of the five words. P = 2: one exchange of the whole header
+    (each link carries the five words once, as a ring all-reduce of them does, in one round
+    instead of two). P >= 3: the ring all-reduce of the words cut by
+    :func:`~qring_edu.ring.chunk_bounds` (``reduce``: take the maximum of the received chunk;
+    else all-gather, overwrite)."""
+    if P == 2:
+        return [(0, HEADER_WORDS, 0, HEADER_WORDS, True)]
+    hb = [int(v) for v in chunk_bounds(HEADER_WORDS, P)]
+    return [
+        (
+            hb[out.chunk],
+            hb[out.chunk + 1],
+            hb[inc.chunk],
+            hb[inc.chunk + 1],
+            inc.phase != "all-gather",
+        )
+        for out, inc in steps
+    ]
+
+
+def _header_step(state: RingHookState, header: np.ndarray, step: int) -> tuple:
+    """Post step ``step`` of the header all-reduce (receive first, then send); returns
+    ``(works, received chunk or None, tensors)`` for :func:`_finish_header`."""
+    slo, shi, rlo, rhi, reduce = state._header_plan[step]
+    pg, tag = state._pg, _HEADER_TAG + step
+    works, tensors, inc = [], [], None
+    if rhi > rlo:  # empty chunks (P > 5) are skipped by both ends alike
+        if reduce:
+            inc = np.empty(rhi - rlo, dtype=np.float64)
+            into = torch.from_numpy(inc)
+        else:
+            into = torch.from_numpy(header[rlo:rhi])
+        tensors.append(into)
+        works.append(pg.recv([into], state._prev, tag))
+    if shi > slo:
+        out = torch.from_numpy(header[slo:shi])
+        tensors.append(out)
+        works.append(pg.send([out], state._next, tag))
+    return works, inc, tensors
+
+
+def _finish_header(state: RingHookState, job: _Job) -> None:
+    """Complete the header all-reduce of ``job`` (its first step was posted by the hook):
+    ``job.header`` then holds the maximum over the ranks of each of the five words."""
+    header = job.header
+    pending = job.work
+    for step, (_, _, rlo, rhi, _) in enumerate(state._header_plan):
+        if step:
+            pending = _header_step(state, header, step)
+        works, inc, _ = pending
+        for w in works:
+            w.wait()
+        if inc is not None:
+            np.maximum(header[rlo:rhi], inc, out=header[rlo:rhi])
+
+
 def _header_code(local: list[float]) -> float:
     """One number for dtype, device and finiteness: ``(dtype code + 2) * 4 + 2 * off_cpu +
     nonfinite``; 8 (float32) and 12 (float64) are the usable buckets."""
@@ -801,15 +864,15 @@ def _local_header(tensor) -> list[float]:
 def _gather_local_headers(state: RingHookState, local: list[float]) -> np.ndarray:
     """Ring all-gather of the local headers, point to point (the error path only): a
     (P, HEADER_WORDS) float64 table, row k from group rank k."""
-    P, r, group = state.world_size, state.rank, state.config.process_group
+    P, r, pg = state.world_size, state.rank, state._pg
     table = np.zeros((P, HEADER_WORDS), dtype=np.float64)
     table[r] = local
     for s in range(P - 1):  # at step s rank r forwards row r - s and receives row r - 1 - s
         out = torch.from_numpy(table[(r - s) % P].copy())
         inc = torch.empty(HEADER_WORDS, dtype=torch.float64)
         works = [
-            dist.isend(out, state._next, group=group, tag=_DETAIL_TAG + s),
-            dist.irecv(inc, state._prev, group=group, tag=_DETAIL_TAG + s),
+            pg.recv([inc], state._prev, _DETAIL_TAG + s),
+            pg.send([out], state._next, _DETAIL_TAG + s),
         ]
         for w in works:
             w.wait()
@@ -886,7 +949,7 @@ def _prepare(state: RingHookState, iteration: int, bucket_index: int, d: int) ->
         prepared.ghz_tests = n_tested * bits  # every qubit GHZ of a tested register-copy
         if cfg.ghz_source == "known_pads" and prepared.ghz_tests:
             prepared.ghz_failed = int(rng.binomial(prepared.ghz_tests, known_pads_detection(P)))
-        prepared.pad = zero_sum_pads(P, d, bits, rng)[state.rank].copy()  # own register only
+        prepared.pad = _own_pads(state, rng, d)  # own register only
     if cfg.transport == "superdense" and cfg.pair_fidelity < 1.0:
         offsets = state._buffers_for(d).offsets
         kind = _wire_dtype(bits)[0].type
@@ -914,6 +977,30 @@ def _prepare(state: RingHookState, iteration: int, bucket_index: int, d: int) ->
                 int(flips.size),
             )
     return prepared
+
+
+def _own_pads(state: RingHookState, rng: np.random.Generator, d: int) -> np.ndarray:
+    """This rank's row of zero-sum pads (:func:`qring_edu.vga.zero_sum_pads`) for d entries,
+    in the wire type (exact: the pads are residues modulo ``2**bits``), block by block:
+    ``_PAD_BLOCK`` entries per call, so that no call allocates more than a few tens of kB
+    (fresh large arrays cost page faults, bucket after bucket). Each block is a uniformly
+    random zero-sum pad, hence so is the whole row. The buffer comes from the state's pool
+    (returned by :func:`_release_pads` once the pads are added)."""
+    P, bits = state.world_size, state.config.bits
+    pool = state._pad_pool.get(d)
+    pad = pool.pop() if pool else np.empty(d, dtype=_wire_dtype(bits)[0])
+    for lo in range(0, d, _PAD_BLOCK):
+        hi = min(d, lo + _PAD_BLOCK)
+        pad[lo:hi] = zero_sum_pads(P, hi - lo, bits, rng)[state.rank]
+    return pad
+
+
+def _release_pads(state: RingHookState, prepared: _Prepared) -> None:
+    """Give the bucket's pad buffer back to the pool (it keeps two per bucket size)."""
+    pool = state._pad_pool.setdefault(prepared.d, [])
+    if len(pool) < 2 and len(state._pad_pool) <= _MAX_BUFFERS:
+        pool.append(prepared.pad)
+    prepared.pad = None
 
 
 def _account_ghz(state: RingHookState, job: _Job, prepared: _Prepared) -> None:
@@ -950,7 +1037,7 @@ def _wire_dtype(bits: int) -> tuple[np.dtype, np.dtype]:
 def _run_ring(state: RingHookState, buf: _Buffers, job: _Job, noise: dict) -> None:
     """Execute :func:`~qring_edu.ring.ring_schedule` in place on ``buf.words``."""
     cfg = state.config
-    P, r, group = state.world_size, state.rank, cfg.process_group
+    P, r, pg = state.world_size, state.rank, state._pg
     offsets, words = buf.offsets, buf.words
     mask = words.dtype.type(word_mask(cfg.bits))
     reduce_mod = cfg.bits < 8 * words.itemsize
@@ -962,11 +1049,11 @@ def _run_ring(state: RingHookState, buf: _Buffers, job: _Job, noise: dict) -> No
         rlo, rhi = offsets[in_msg.chunk], offsets[in_msg.chunk + 1]
         gather = in_msg.phase == "all-gather"
         works = []
-        if shi > slo:  # empty chunks (d < P) are skipped by both ends alike
-            works.append(dist.isend(buf.words_t[slo:shi], state._next, group=group, tag=step))
         if rhi > rlo:  # all-gather overwrites: receive straight into the chunk
             into = buf.words_t[rlo:rhi] if gather else buf.inc_t[: rhi - rlo]
-            works.append(dist.irecv(into, state._prev, group=group, tag=step))
+            works.append(pg.recv([into], state._prev, step))
+        if shi > slo:  # empty chunks (d < P) are skipped by both ends alike
+            works.append(pg.send([buf.words_t[slo:shi]], state._next, step))
         for w in works:
             w.wait()
         if rhi == rlo:

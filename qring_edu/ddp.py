@@ -8,12 +8,13 @@ pass computes the next one (as gloo's built-in all-reduce does). The ring is the
 DESIGN.md §4.2 over the real process group.
 
 Threads and order. Each :class:`RingHookState` owns one worker thread with a FIFO queue. The hook
-(on the autograd thread) computes the bucket's local header, starts the header collective
+(on the autograd thread) computes the bucket's local header, posts the header's first messages
 (asynchronous), puts the bucket on the queue and returns the future. The worker takes buckets in
 queue order, which is the order of the hook calls; DDP calls the hook in bucket order on every
 rank, so every rank runs the rings in the same order and the point-to-point messages of one
-bucket never meet those of another. Only the headers are collectives and only the hook issues
-them, so they too are issued in the same order on every rank. Whatever the worker raises (a bad
+bucket never meet those of another. The hook calls no collective of ``torch.distributed``: the
+header's first messages are posted by the hook, in hook order, the rest by the worker, and each
+kind of message has its own tags, so header and ring messages never meet either. Whatever the worker raises (a bad
 bucket, a peer that timed out) is set on the bucket's future (``set_exception``): DDP's
 ``backward`` (or ``future.wait()``) raises it; the next bucket proceeds normally. What does not
 depend on the gradients (the GHZ pads of the private mode, the Pauli frames of noisy pairs) is
@@ -22,8 +23,14 @@ next step, from the same generators, so the outputs do not depend on when it was
 real protocol these resources are delivered before the step anyway).
 
 1. **Header** (classical side-information). Every rank contributes
-   ``(max |g|, numel, -numel, code, -code)`` to one ``all_reduce`` with ``MAX`` of five float64
-   words, where ``code`` packs the dtype, the device and a non-finite flag. Every rank then holds
+   ``(max |g|, numel, -numel, code, -code)`` to an all-reduce with ``MAX`` of five float64
+   words, where ``code`` packs the dtype, the device and a non-finite flag. The all-reduce runs
+   point to point on the ring's own links (gloo's point-to-point messages cost a fraction of its
+   collective all-reduce on an idle machine): at P = 2 the two ranks exchange their five words
+   once, which is what a ring all-reduce of them moves over each link, in one round instead of
+   two; for P >= 3 it is the ring all-reduce of the words cut by
+   :func:`~qring_edu.ring.chunk_bounds`, 2(P-1) messages taking the maximum (reduce-scatter)
+   then overwriting (all-gather). Every rank then holds
    the same five numbers: the common clipping bound ``max_abs`` (the largest ``max |g|``, so no
    value is ever clipped) and the largest and smallest ``numel`` and ``code`` over the ranks.
    If they differ, or the code is not "finite float32/float64 on the CPU", every rank knows it;
@@ -37,7 +44,8 @@ real protocol these resources are delivered before the step anyway).
    ``s = floor((2**(bits-1) - 1) / P) / max_abs``, :func:`qring_edu.fixedpoint.fixed_point`), cut
    into P chunks with :func:`~qring_edu.ring.chunk_bounds`, and the 2(P-1) steps of
    :func:`~qring_edu.ring.ring_schedule` are executed with point-to-point messages: at every step
-   rank r posts ``isend`` to ``(r+1) % P`` and ``irecv`` from ``(r-1) % P`` and waits for both,
+   rank r posts a receive from ``(r-1) % P`` and a send to ``(r+1) % P`` (straight on the
+   group's ``ProcessGroup``) and waits for both,
    then adds (reduce-scatter) or overwrites (all-gather) modulo ``2**bits``. Words travel as the
    smallest integer type that holds them (int8, int16 or int32). The buffers (float64 scratch,
    uint32 words, send and receive wire buffers) are allocated once per bucket size and reused.
@@ -91,10 +99,13 @@ Use::
 Always pass a finite ``timeout`` to ``init_process_group``: if a rank dies, its neighbours stop
 waiting after that time (the bucket's future then holds the error) instead of hanging forever.
 
-Cost. Per bucket the hook makes 1 + 2(P-1) synchronisations (the header and the ring steps) and a
-few NumPy passes over the bucket (encode, add, decode) on the worker thread; gloo's built-in
-all-reduce runs in C++ on its own threads. ``bench/bench_ddp.py`` measures the step time against
-the built-in all-reduce.
+Cost. Per bucket the hook makes 1 + 2(P-1) = 3 rounds of messages at P = 2 (the header exchange
+and the two ring steps) and 4(P-1) for P >= 3 (the header's ring all-reduce, then the ring), all
+to the next rank and from the previous one, and a few NumPy passes over the bucket (encode, add,
+decode) on the worker thread; gloo's built-in all-reduce runs in C++ on its own threads. The
+private mode's pads are drawn a few thousand entries at a time into reused buffers (fresh large
+arrays cost page faults, bucket after bucket). ``bench/bench_ddp.py`` measures the step time
+against the built-in all-reduce.
 
 This is the only module of the package that imports torch; ``import qring_edu`` works without it.
 """

@@ -8,13 +8,12 @@ pass computes the next one (as gloo's built-in all-reduce does). The ring is the
 DESIGN.md §4.2 over the real process group.
 
 Threads and order. Each :class:`RingHookState` owns one worker thread with a FIFO queue. The hook
-(on the autograd thread) computes the bucket's local header, posts the header's first messages
+(on the autograd thread) computes the bucket's local header, starts the header collective
 (asynchronous), puts the bucket on the queue and returns the future. The worker takes buckets in
 queue order, which is the order of the hook calls; DDP calls the hook in bucket order on every
 rank, so every rank runs the rings in the same order and the point-to-point messages of one
-bucket never meet those of another. The hook calls no collective of ``torch.distributed``: the
-header's first messages are posted by the hook, in hook order, the rest by the worker, and each
-kind of message has its own tags, so header and ring messages never meet either. Whatever the worker raises (a bad
+bucket never meet those of another. Only the headers are collectives and only the hook issues
+them, so they too are issued in the same order on every rank. Whatever the worker raises (a bad
 bucket, a peer that timed out) is set on the bucket's future (``set_exception``): DDP's
 ``backward`` (or ``future.wait()``) raises it; the next bucket proceeds normally. What does not
 depend on the gradients (the GHZ pads of the private mode, the Pauli frames of noisy pairs) is
@@ -23,14 +22,8 @@ next step, from the same generators, so the outputs do not depend on when it was
 real protocol these resources are delivered before the step anyway).
 
 1. **Header** (classical side-information). Every rank contributes
-   ``(max |g|, numel, -numel, code, -code)`` to an all-reduce with ``MAX`` of five float64
-   words, where ``code`` packs the dtype, the device and a non-finite flag. The all-reduce runs
-   point to point on the ring's own links (gloo's point-to-point messages cost a fraction of its
-   collective all-reduce on an idle machine): at P = 2 the two ranks exchange their five words
-   once, which is what a ring all-reduce of them moves over each link, in one round instead of
-   two; for P >= 3 it is the ring all-reduce of the words cut by
-   :func:`~qring_edu.ring.chunk_bounds`, 2(P-1) messages taking the maximum (reduce-scatter)
-   then overwriting (all-gather). Every rank then holds
+   ``(max |g|, numel, -numel, code, -code)`` to one ``all_reduce`` with ``MAX`` of five float64
+   words, where ``code`` packs the dtype, the device and a non-finite flag. Every rank then holds
    the same five numbers: the common clipping bound ``max_abs`` (the largest ``max |g|``, so no
    value is ever clipped) and the largest and smallest ``numel`` and ``code`` over the ranks.
    If they differ, or the code is not "finite float32/float64 on the CPU", every rank knows it;
@@ -99,13 +92,11 @@ Use::
 Always pass a finite ``timeout`` to ``init_process_group``: if a rank dies, its neighbours stop
 waiting after that time (the bucket's future then holds the error) instead of hanging forever.
 
-Cost. Per bucket the hook makes 1 + 2(P-1) = 3 rounds of messages at P = 2 (the header exchange
-and the two ring steps) and 4(P-1) for P >= 3 (the header's ring all-reduce, then the ring), all
-to the next rank and from the previous one, and a few NumPy passes over the bucket (encode, add,
-decode) on the worker thread; gloo's built-in all-reduce runs in C++ on its own threads. The
-private mode's pads are drawn a few thousand entries at a time into reused buffers (fresh large
-arrays cost page faults, bucket after bucket). ``bench/bench_ddp.py`` measures the step time
-against the built-in all-reduce.
+Cost. Per bucket the hook makes 1 + 2(P-1) synchronisations (the header and the ring steps) and a
+few NumPy passes over the bucket (encode, add, decode) on the worker thread; gloo's built-in
+all-reduce runs in C++ on its own threads. The private mode's pads are drawn a few thousand
+entries at a time into reused buffers (fresh large arrays cost page faults, bucket after bucket).
+``bench/bench_ddp.py`` measures the step time against the built-in all-reduce.
 
 This is the only module of the package that imports torch; ``import qring_edu`` works without it.
 """
@@ -166,9 +157,7 @@ _DTYPE_CODES = {torch.float32: 0, torch.float64: 1}
 _DTYPE_NAMES = {0: "float32", 1: "float64"}
 #: Header codes of a usable bucket: float32 / float64, on the CPU, finite (see _header_code).
 _GOOD_CODES = (8.0, 12.0)
-#: Tags of the header's point-to-point messages (step s: ``_HEADER_TAG + s``) and of the
-#: exchange of the ranks' own headers on the error path (the ring uses 0 .. 2P-3).
-_HEADER_TAG = 1 << 19
+#: Tags of the point-to-point header exchange on the error path (the ring uses 0 .. 2P-3).
 _DETAIL_TAG = 1 << 20
 #: Spawn key separating the GHZ source's random stream from the pair-noise streams.
 _GHZ_STREAM = 0x6E7
@@ -503,10 +492,9 @@ class RingHookState:
             (schedule[step * P + self.rank], schedule[step * P + sender])
             for step in range(2 * (P - 1))
         ]
-        self._header_plan = _header_plan(P, self._steps)
-
         # Header bits on the incoming link: the words a ring all-reduce of the header moves.
-        self._header_bits = 64 * sum(rhi - rlo for _, _, rlo, rhi, _ in self._header_plan)
+        hb = chunk_bounds(HEADER_WORDS, P)
+        self._header_bits = 64 * sum(int(hb[m.chunk + 1] - hb[m.chunk]) for _, m in self._steps)
         self.ledger = Ledger(P, self.config.transport, 2 * (P - 1))
         self.side_bits = 0
         self.data_bits = 0
@@ -544,8 +532,10 @@ class RingHookState:
             raise RuntimeError("this RingHookState is closed; create a new one")
         local = _local_header(tensor)
         code = _header_code(local)
-        header = np.array([local[3], local[0], -local[0], code, -code], dtype=np.float64)
-        work = _header_step(self, header, 0)  # in flight while the job waits in the queue
+        header = torch.tensor([local[3], local[0], -local[0], code, -code], dtype=torch.float64)
+        work = dist.all_reduce(
+            header, op=dist.ReduceOp.MAX, group=self.config.process_group, async_op=True
+        )
         fut: torch.futures.Future = torch.futures.Future()
         self._jobs.put(
             _Job(self, tensor, bucket_index, iteration, local, header, work, fut, from_hook)
@@ -704,7 +694,7 @@ def _reduce_bucket(job: _Job) -> torch.Tensor:
     prepared = state._ahead.pop(key, None)
     if prepared is None:
         prepared = _prepare(state, *key)
-    _finish_header(state, job)
+    job.work.wait()
     state.side_bits += state._header_bits
     max_abs, n_max, n_min, c_max, c_min = job.header.tolist()
     n_min, c_min = -n_min, -c_min
@@ -788,64 +778,6 @@ def _decode_into(codec: FixedPoint, words: np.ndarray, out: np.ndarray) -> None:
         words <<= words.dtype.type(shift)
         signed >>= signed.dtype.type(shift)
     np.divide(signed, codec.scale, out=out)
-
-
-def _header_plan(P: int, steps: list) -> list[tuple[int, int, int, int, bool]]:
-    """The messages of the header's MAX all-reduce, step by step: ``(send lo, send hi, receive
-    lo, receive hi, reduce)`` slices of the five words. P = 2: one exchange of the whole header
-    (each link carries the five words once, as a ring all-reduce of them does, in one round
-    instead of two). P >= 3: the ring all-reduce of the words cut by
-    :func:`~qring_edu.ring.chunk_bounds` (``reduce``: take the maximum of the received chunk;
-    else all-gather, overwrite)."""
-    if P == 2:
-        return [(0, HEADER_WORDS, 0, HEADER_WORDS, True)]
-    hb = [int(v) for v in chunk_bounds(HEADER_WORDS, P)]
-    return [
-        (
-            hb[out.chunk],
-            hb[out.chunk + 1],
-            hb[inc.chunk],
-            hb[inc.chunk + 1],
-            inc.phase != "all-gather",
-        )
-        for out, inc in steps
-    ]
-
-
-def _header_step(state: RingHookState, header: np.ndarray, step: int) -> tuple:
-    """Post step ``step`` of the header all-reduce (receive first, then send); returns
-    ``(works, received chunk or None, tensors)`` for :func:`_finish_header`."""
-    slo, shi, rlo, rhi, reduce = state._header_plan[step]
-    pg, tag = state._pg, _HEADER_TAG + step
-    works, tensors, inc = [], [], None
-    if rhi > rlo:  # empty chunks (P > 5) are skipped by both ends alike
-        if reduce:
-            inc = np.empty(rhi - rlo, dtype=np.float64)
-            into = torch.from_numpy(inc)
-        else:
-            into = torch.from_numpy(header[rlo:rhi])
-        tensors.append(into)
-        works.append(pg.recv([into], state._prev, tag))
-    if shi > slo:
-        out = torch.from_numpy(header[slo:shi])
-        tensors.append(out)
-        works.append(pg.send([out], state._next, tag))
-    return works, inc, tensors
-
-
-def _finish_header(state: RingHookState, job: _Job) -> None:
-    """Complete the header all-reduce of ``job`` (its first step was posted by the hook):
-    ``job.header`` then holds the maximum over the ranks of each of the five words."""
-    header = job.header
-    pending = job.work
-    for step, (_, _, rlo, rhi, _) in enumerate(state._header_plan):
-        if step:
-            pending = _header_step(state, header, step)
-        works, inc, _ = pending
-        for w in works:
-            w.wait()
-        if inc is not None:
-            np.maximum(header[rlo:rhi], inc, out=header[rlo:rhi])
 
 
 def _header_code(local: list[float]) -> float:

@@ -13,6 +13,7 @@ import datetime
 import math
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -425,7 +426,8 @@ class _CountingGroup:
 
 def _collectives(rank, world):
     """Every collective of torch.distributed counted while the hook reduces buckets (on the
-    whole group, and on a 2-rank subgroup), and the point-to-point messages the state posts."""
+    whole group, and on a 2-rank subgroup): name, words, op, group and whether the hook's own
+    thread issued it; and the point-to-point messages the state posts."""
     pair = dist.new_group([0, 1])
     out = {}
     calls = []
@@ -433,7 +435,17 @@ def _collectives(rank, world):
 
     def counting(name):
         def call(*args, **kwargs):
-            calls.append(name)
+            tensor = args[0] if args else kwargs.get("tensor")
+            calls.append(
+                (
+                    name,
+                    tensor.numel() if isinstance(tensor, torch.Tensor) else None,
+                    str(tensor.dtype) if isinstance(tensor, torch.Tensor) else None,
+                    str(kwargs.get("op", args[1] if len(args) > 1 else None)),
+                    kwargs.get("group", args[2] if len(args) > 2 else None) is group,
+                    threading.current_thread() is threading.main_thread(),
+                )
+            )
             return originals[name](*args, **kwargs)
 
         return call
@@ -723,36 +735,39 @@ def test_process_group_timeout_stops_a_waiting_rank(ranks):
 
 
 # ------------------------------------------------------------------------------------------
-# no collective: the header and the ring are point-to-point messages on the ring's links
+# one collective per bucket (the header), every other message on the ring's links
 # ------------------------------------------------------------------------------------------
 
 
-def test_the_hook_issues_no_collective_and_only_ring_messages(ranks):
-    """The header's MAX all-reduce runs over the ring's links: P = 2, one exchange of the five
-    words; P = 3, the ring all-reduce of the words (2 (P - 1) messages of chunk_bounds(5, P)).
-    No collective of torch.distributed is called, and every message goes to the next rank or
-    comes from the previous one; its words are what side_bits counts."""
+def test_one_header_collective_per_bucket_and_only_ring_messages(ranks):
+    """Per bucket the hook issues exactly one collective of torch.distributed: the header's
+    asynchronous MAX all_reduce of five float64 words on the state's group, from the hook's
+    own thread (the autograd thread under DDP), in bucket order. Every point-to-point message
+    goes to the next rank or comes from the previous one, with a ring tag 0 .. 2P-3: at most
+    2 (P - 1) of each kind per bucket (empty chunks skipped), carrying the chunks of the
+    schedule; side_bits counts the words a ring all-reduce of the header moves."""
+    header = ("all_reduce", HEADER_WORDS, "torch.float64", str(dist.ReduceOp.MAX), True, True)
     for label, workers in [("P3", 3), ("P2", 2)]:
         for r, res in enumerate(ranks[:workers]):
             got = res["collectives"][label]
-            assert got["collectives"] == [], got["collectives"]
-            header = [m for m in got["messages"] if m[2] >= 1 << 19]
-            ring = [m for m in got["messages"] if m[2] < 1 << 19]
-            for kind, peer, _, _ in got["messages"]:
+            assert got["collectives"] == [header] * len(COUNT_BUCKETS), got["collectives"]
+            messages = got["messages"]
+            for kind, peer, tag, _ in messages:
                 assert peer == ((r + 1) % workers if kind == "send" else (r - 1) % workers)
-            received = sum(m[3] for m in header if m[0] == "recv")
-            if workers == 2:
-                assert [m[3] for m in header] == [5, 5] * len(COUNT_BUCKETS)  # one exchange
-            else:
-                assert len(header) == 2 * 2 * (workers - 1) * len(COUNT_BUCKETS)
+                assert 0 <= tag < 2 * (workers - 1)
+            for kind in ("send", "recv"):
+                n = sum(m[0] == kind for m in messages)
+                assert len(COUNT_BUCKETS) <= n <= 2 * (workers - 1) * len(COUNT_BUCKETS)
             sender = (r - 1) % workers
-            assert received == len(COUNT_BUCKETS) * sum(
+            assert got["report"].side_bits == 64 * len(COUNT_BUCKETS) * sum(
                 _link_messages(HEADER_WORDS, workers, sender)
             )
-            assert got["report"].side_bits == 64 * received
             # the payload: 2 (P - 1) messages of the bucket's chunks each way (empty ones skipped)
-            assert sum(m[3] for m in ring if m[0] == "recv") == sum(
-                sum(_link_messages(d, workers, sender)) for d in COUNT_BUCKETS
+            assert [m[3] for m in messages if m[0] == "recv"] == [
+                m for d in COUNT_BUCKETS for m in _link_messages(d, workers, sender) if m
+            ]
+            assert sum(m[3] for m in messages if m[0] == "send") == sum(
+                sum(_link_messages(d, workers, r)) for d in COUNT_BUCKETS
             )
             assert got["report"].ghz_used == 16 * sum(COUNT_BUCKETS)
 

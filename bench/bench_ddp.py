@@ -15,7 +15,12 @@ and in private mode (classical transport, every bucket masked with GHZ pads). Ea
 is timed alternately with the built-in one, a, b, a, b, after one warm-up sample each
 (bench/timing.py's ``time_pair``); the ratio is the median of the per-pair ratios, on rank 0.
 The machine's load average (``os.getloadavg``) is printed before and after each model: this
-machine has two logical CPUs, and other processes slow the two ranks unevenly.
+machine has two logical CPUs, and other processes slow the two ranks unevenly, so the ratios are
+only comparable at a similar load. Per bucket the hook makes 1 + 2(P-1) = 3 synchronisations at
+P = 2: the header, one asynchronous MAX ``all_reduce`` of five float64 words started by the hook
+on the autograd thread, then the two ring steps, gloo point-to-point messages posted straight on
+the ProcessGroup (receive first) by the hook's worker thread. The private mode's pads are drawn
+block by block into reused buffers.
 Targets (issue 17): classical and superdense hook <= 1.5x the built-in step, private <= 2.5x.
 """
 

@@ -37,7 +37,8 @@ real protocol these resources are delivered before the step anyway).
    ``s = floor((2**(bits-1) - 1) / P) / max_abs``, :func:`qring_edu.fixedpoint.fixed_point`), cut
    into P chunks with :func:`~qring_edu.ring.chunk_bounds`, and the 2(P-1) steps of
    :func:`~qring_edu.ring.ring_schedule` are executed with point-to-point messages: at every step
-   rank r posts ``isend`` to ``(r+1) % P`` and ``irecv`` from ``(r-1) % P`` and waits for both,
+   rank r posts a receive from ``(r-1) % P`` and a send to ``(r+1) % P`` (straight on the
+   group's ``ProcessGroup``) and waits for both,
    then adds (reduce-scatter) or overwrites (all-gather) modulo ``2**bits``. Words travel as the
    smallest integer type that holds them (int8, int16 or int32). The buffers (float64 scratch,
    uint32 words, send and receive wire buffers) are allocated once per bucket size and reused.
@@ -93,8 +94,9 @@ waiting after that time (the bucket's future then holds the error) instead of ha
 
 Cost. Per bucket the hook makes 1 + 2(P-1) synchronisations (the header and the ring steps) and a
 few NumPy passes over the bucket (encode, add, decode) on the worker thread; gloo's built-in
-all-reduce runs in C++ on its own threads. ``bench/bench_ddp.py`` measures the step time against
-the built-in all-reduce.
+all-reduce runs in C++ on its own threads. The private mode's pads are drawn a few thousand
+entries at a time into reused buffers (fresh large arrays cost page faults, bucket after bucket).
+``bench/bench_ddp.py`` measures the step time against the built-in all-reduce.
 
 This is the only module of the package that imports torch; ``import qring_edu`` works without it.
 """
@@ -161,6 +163,8 @@ _DETAIL_TAG = 1 << 20
 _GHZ_STREAM = 0x6E7
 #: Bucket sizes whose buffers a state keeps (DDP uses a few fixed sizes).
 _MAX_BUFFERS = 8
+#: Entries per call of zero_sum_pads when a bucket's pads are drawn (see _own_pads).
+_PAD_BLOCK = 8192
 
 
 @dataclass(frozen=True)
@@ -476,8 +480,11 @@ class RingHookState:
         self.rank = dist.get_rank(process_group)
         self.tap = tap
         P = self.world_size
-        self._next = self._global((self.rank + 1) % P)
-        self._prev = self._global((self.rank - 1) % P)
+        # Point-to-point messages go straight to the group's ProcessGroup object, in group ranks
+        # (dist.isend / irecv add tens of microseconds of Python checks per message).
+        self._pg = process_group if process_group is not None else dist.group.WORLD
+        self._next = (self.rank + 1) % P
+        self._prev = (self.rank - 1) % P
         # This rank's messages of the ring schedule, fixed for the run: (sent, received) per step.
         schedule = ring_schedule(P)
         sender = (self.rank - 1) % P
@@ -499,6 +506,7 @@ class RingHookState:
         self.ghz_tested = 0
         self.ghz_tests_failed = 0
         self._buffers: OrderedDict[int, _Buffers] = OrderedDict()
+        self._pad_pool: dict[int, list[np.ndarray]] = {}  # pad buffers per size, worker only
         # Pads and pair noise prepared ahead for (iteration, bucket index, d), worker only.
         self._ahead: dict[tuple[int, int, int], _Prepared] = {}
         self._ahead_todo: list[tuple[int, int, int]] = []
@@ -509,10 +517,6 @@ class RingHookState:
         self._closed = False
         self._thread.start()
         self._finalizer = weakref.finalize(self, self._jobs.put, None)
-
-    def _global(self, group_rank: int) -> int:
-        group = self.config.process_group
-        return group_rank if group is None else dist.get_global_rank(group, group_rank)
 
     @property
     def link(self) -> tuple[int, int]:
@@ -709,18 +713,20 @@ def _reduce_bucket(job: _Job) -> torch.Tensor:
     buf = state._buffers_for(d)
     flat = tensor.detach().reshape(-1)
     _encode_into(codec, flat.numpy(), buf.scratch, buf.words)
-    if cfg.private:
-        # The residues wrap modulo 2**32 in the sum and are cut to the wire type, which is
-        # exact modulo 2**bits; the mask reduces.
-        np.add(buf.words, prepared.pad, out=buf.words, casting="unsafe")
+    masked = prepared.pad is not None
+    if masked:
+        # Words and pads in the wire type: the sum wraps modulo 2**width, which is exact
+        # modulo 2**bits; the mask reduces.
+        np.add(buf.words, prepared.pad, out=buf.words)
         if cfg.bits < 8 * buf.words.itemsize:
             buf.words &= buf.words.dtype.type(word_mask(cfg.bits))
+        _release_pads(state, prepared)
     _run_ring(state, buf, job, prepared.noise)
     _decode_into(codec, buf.words, buf.scratch)
     buf.scratch /= P  # one rounding, as FixedPoint.decode(...) / P
     with torch.no_grad():
         tensor.copy_(torch.from_numpy(buf.scratch).view(tensor.shape))  # rounds to the dtype
-    if job.from_hook and (prepared.pad is not None or prepared.noise):
+    if job.from_hook and (masked or prepared.noise):
         # DDP hands the same buckets every step: prepare this one for the next step when idle.
         ahead = (job.iteration + 1, job.bucket_index, d)
         if ahead not in state._ahead and ahead not in state._ahead_todo:
@@ -801,15 +807,15 @@ def _local_header(tensor) -> list[float]:
 def _gather_local_headers(state: RingHookState, local: list[float]) -> np.ndarray:
     """Ring all-gather of the local headers, point to point (the error path only): a
     (P, HEADER_WORDS) float64 table, row k from group rank k."""
-    P, r, group = state.world_size, state.rank, state.config.process_group
+    P, r, pg = state.world_size, state.rank, state._pg
     table = np.zeros((P, HEADER_WORDS), dtype=np.float64)
     table[r] = local
     for s in range(P - 1):  # at step s rank r forwards row r - s and receives row r - 1 - s
         out = torch.from_numpy(table[(r - s) % P].copy())
         inc = torch.empty(HEADER_WORDS, dtype=torch.float64)
         works = [
-            dist.isend(out, state._next, group=group, tag=_DETAIL_TAG + s),
-            dist.irecv(inc, state._prev, group=group, tag=_DETAIL_TAG + s),
+            pg.recv([inc], state._prev, _DETAIL_TAG + s),
+            pg.send([out], state._next, _DETAIL_TAG + s),
         ]
         for w in works:
             w.wait()
@@ -886,7 +892,7 @@ def _prepare(state: RingHookState, iteration: int, bucket_index: int, d: int) ->
         prepared.ghz_tests = n_tested * bits  # every qubit GHZ of a tested register-copy
         if cfg.ghz_source == "known_pads" and prepared.ghz_tests:
             prepared.ghz_failed = int(rng.binomial(prepared.ghz_tests, known_pads_detection(P)))
-        prepared.pad = zero_sum_pads(P, d, bits, rng)[state.rank].copy()  # own register only
+        prepared.pad = _own_pads(state, rng, d)  # own register only
     if cfg.transport == "superdense" and cfg.pair_fidelity < 1.0:
         offsets = state._buffers_for(d).offsets
         kind = _wire_dtype(bits)[0].type
@@ -914,6 +920,30 @@ def _prepare(state: RingHookState, iteration: int, bucket_index: int, d: int) ->
                 int(flips.size),
             )
     return prepared
+
+
+def _own_pads(state: RingHookState, rng: np.random.Generator, d: int) -> np.ndarray:
+    """This rank's row of zero-sum pads (:func:`qring_edu.vga.zero_sum_pads`) for d entries,
+    in the wire type (exact: the pads are residues modulo ``2**bits``), block by block:
+    ``_PAD_BLOCK`` entries per call, so that no call allocates more than a few tens of kB
+    (fresh large arrays cost page faults, bucket after bucket). Each block is a uniformly
+    random zero-sum pad, hence so is the whole row. The buffer comes from the state's pool
+    (returned by :func:`_release_pads` once the pads are added)."""
+    P, bits = state.world_size, state.config.bits
+    pool = state._pad_pool.get(d)
+    pad = pool.pop() if pool else np.empty(d, dtype=_wire_dtype(bits)[0])
+    for lo in range(0, d, _PAD_BLOCK):
+        hi = min(d, lo + _PAD_BLOCK)
+        pad[lo:hi] = zero_sum_pads(P, hi - lo, bits, rng)[state.rank]
+    return pad
+
+
+def _release_pads(state: RingHookState, prepared: _Prepared) -> None:
+    """Give the bucket's pad buffer back to the pool (it keeps two per bucket size)."""
+    pool = state._pad_pool.setdefault(prepared.d, [])
+    if len(pool) < 2 and len(state._pad_pool) <= _MAX_BUFFERS:
+        pool.append(prepared.pad)
+    prepared.pad = None
 
 
 def _account_ghz(state: RingHookState, job: _Job, prepared: _Prepared) -> None:
@@ -950,7 +980,7 @@ def _wire_dtype(bits: int) -> tuple[np.dtype, np.dtype]:
 def _run_ring(state: RingHookState, buf: _Buffers, job: _Job, noise: dict) -> None:
     """Execute :func:`~qring_edu.ring.ring_schedule` in place on ``buf.words``."""
     cfg = state.config
-    P, r, group = state.world_size, state.rank, cfg.process_group
+    P, r, pg = state.world_size, state.rank, state._pg
     offsets, words = buf.offsets, buf.words
     mask = words.dtype.type(word_mask(cfg.bits))
     reduce_mod = cfg.bits < 8 * words.itemsize
@@ -962,11 +992,11 @@ def _run_ring(state: RingHookState, buf: _Buffers, job: _Job, noise: dict) -> No
         rlo, rhi = offsets[in_msg.chunk], offsets[in_msg.chunk + 1]
         gather = in_msg.phase == "all-gather"
         works = []
-        if shi > slo:  # empty chunks (d < P) are skipped by both ends alike
-            works.append(dist.isend(buf.words_t[slo:shi], state._next, group=group, tag=step))
         if rhi > rlo:  # all-gather overwrites: receive straight into the chunk
             into = buf.words_t[rlo:rhi] if gather else buf.inc_t[: rhi - rlo]
-            works.append(dist.irecv(into, state._prev, group=group, tag=step))
+            works.append(pg.recv([into], state._prev, step))
+        if shi > slo:  # empty chunks (d < P) are skipped by both ends alike
+            works.append(pg.send([buf.words_t[slo:shi]], state._next, step))
         for w in works:
             w.wait()
         if rhi == rlo:

@@ -13,6 +13,7 @@ import datetime
 import math
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -395,8 +396,85 @@ def _ddp_error(rank, world):
         return (type(exc).__name__, str(exc), time.monotonic() - t0)
 
 
+_COLLECTIVES = (
+    "all_reduce",
+    "all_gather",
+    "all_gather_object",
+    "all_gather_into_tensor",
+    "broadcast",
+    "barrier",
+    "reduce_scatter",
+    "all_to_all_single",
+)
+COUNT_BUCKETS = (40, 7, 2)  # d >= P, and d < P (empty chunks) at P = 3
+
+
+class _CountingGroup:
+    """Stands in for a state's ProcessGroup: records every point-to-point message it posts."""
+
+    def __init__(self, pg, log):
+        self._pg, self._log = pg, log
+
+    def send(self, tensors, peer, tag):
+        self._log.append(("send", peer, tag, tensors[0].numel()))
+        return self._pg.send(tensors, peer, tag)
+
+    def recv(self, tensors, peer, tag):
+        self._log.append(("recv", peer, tag, tensors[0].numel()))
+        return self._pg.recv(tensors, peer, tag)
+
+
+def _collectives(rank, world):
+    """Every collective of torch.distributed counted while the hook reduces buckets (on the
+    whole group, and on a 2-rank subgroup): name, words, op, group and whether the hook's own
+    thread issued it; and the point-to-point messages the state posts."""
+    pair = dist.new_group([0, 1])
+    out = {}
+    calls = []
+    originals = {name: getattr(dist, name) for name in _COLLECTIVES}
+
+    def counting(name):
+        def call(*args, **kwargs):
+            tensor = args[0] if args else kwargs.get("tensor")
+            calls.append(
+                (
+                    name,
+                    tensor.numel() if isinstance(tensor, torch.Tensor) else None,
+                    str(tensor.dtype) if isinstance(tensor, torch.Tensor) else None,
+                    str(kwargs.get("op", args[1] if len(args) > 1 else None)),
+                    kwargs.get("group", args[2] if len(args) > 2 else None) is group,
+                    threading.current_thread() is threading.main_thread(),
+                )
+            )
+            return originals[name](*args, **kwargs)
+
+        return call
+
+    for label, group in [("P3", None), ("P2", pair)]:
+        if group is pair and rank == 2:
+            continue
+        state = RingHookState(process_group=group, private=True, seed=2)
+        log: list = []
+        if hasattr(state, "_pg"):  # (a hook without one sends no message we could count)
+            state._pg = _CountingGroup(state._pg, log)
+        calls.clear()
+        for name in _COLLECTIVES:
+            setattr(dist, name, counting(name))
+        try:
+            for i, d in enumerate(COUNT_BUCKETS):
+                t = torch.full((d,), float(rank + 1))
+                ring_hook(state, _Bucket(t, i, last=(i == len(COUNT_BUCKETS) - 1))).wait()
+        finally:
+            for name, fn in originals.items():
+                setattr(dist, name, fn)
+        out[label] = dict(collectives=list(calls), messages=log, report=state.report())
+        state.close()
+    return out
+
+
 def _session(rank, world):
     return dict(
+        collectives=_collectives(rank, world),
         grads=_grads_under_ddp(rank, world),
         losses=_losses_under_ddp(rank, world),
         ledgers=_ledgers(rank, world),
@@ -654,6 +732,44 @@ def test_process_group_timeout_stops_a_waiting_rank(ranks):
     kind, waited = ranks[1]["groups"]["slow"]
     assert kind != "no error"
     assert waited < 8.0  # it gave up on its own (2 s timeout), before the peer came back
+
+
+# ------------------------------------------------------------------------------------------
+# one collective per bucket (the header), every other message on the ring's links
+# ------------------------------------------------------------------------------------------
+
+
+def test_one_header_collective_per_bucket_and_only_ring_messages(ranks):
+    """Per bucket the hook issues exactly one collective of torch.distributed: the header's
+    asynchronous MAX all_reduce of five float64 words on the state's group, from the hook's
+    own thread (the autograd thread under DDP), in bucket order. Every point-to-point message
+    goes to the next rank or comes from the previous one, with a ring tag 0 .. 2P-3: at most
+    2 (P - 1) of each kind per bucket (empty chunks skipped), carrying the chunks of the
+    schedule; side_bits counts the words a ring all-reduce of the header moves."""
+    header = ("all_reduce", HEADER_WORDS, "torch.float64", str(dist.ReduceOp.MAX), True, True)
+    for label, workers in [("P3", 3), ("P2", 2)]:
+        for r, res in enumerate(ranks[:workers]):
+            got = res["collectives"][label]
+            assert got["collectives"] == [header] * len(COUNT_BUCKETS), got["collectives"]
+            messages = got["messages"]
+            for kind, peer, tag, _ in messages:
+                assert peer == ((r + 1) % workers if kind == "send" else (r - 1) % workers)
+                assert 0 <= tag < 2 * (workers - 1)
+            for kind in ("send", "recv"):
+                n = sum(m[0] == kind for m in messages)
+                assert len(COUNT_BUCKETS) <= n <= 2 * (workers - 1) * len(COUNT_BUCKETS)
+            sender = (r - 1) % workers
+            assert got["report"].side_bits == 64 * len(COUNT_BUCKETS) * sum(
+                _link_messages(HEADER_WORDS, workers, sender)
+            )
+            # the payload: 2 (P - 1) messages of the bucket's chunks each way (empty ones skipped)
+            assert [m[3] for m in messages if m[0] == "recv"] == [
+                m for d in COUNT_BUCKETS for m in _link_messages(d, workers, sender) if m
+            ]
+            assert sum(m[3] for m in messages if m[0] == "send") == sum(
+                sum(_link_messages(d, workers, r)) for d in COUNT_BUCKETS
+            )
+            assert got["report"].ghz_used == 16 * sum(COUNT_BUCKETS)
 
 
 # ------------------------------------------------------------------------------------------
@@ -1006,3 +1122,38 @@ def test_doctests_of_ddp_and_launch():
     assert all(">>>" in (obj.__doc__ or "") for obj in public), [
         obj.__name__ for obj in public if ">>>" not in (obj.__doc__ or "")
     ]
+
+
+def test_private_pads_are_zero_sum_blocks_in_pooled_wire_buffers():
+    """The pads of a bucket: this rank's rows of zero_sum_pads drawn block by block from the
+    bucket's generator, in the wire type; over the ranks they sum to 0 mod 2**bits; the buffer
+    goes back to the state's pool and is reused for the next bucket of that size."""
+    from types import SimpleNamespace
+
+    from qring_edu.ddp import _PAD_BLOCK, _own_pads, _Prepared, _release_pads
+    from qring_edu.vga import zero_sum_pads
+
+    workers, bits, d = 3, 12, 2 * _PAD_BLOCK + 5
+    states = [
+        SimpleNamespace(world_size=workers, rank=r, config=SimpleNamespace(bits=bits), _pad_pool={})
+        for r in range(workers)
+    ]
+    rows = [_own_pads(st, np.random.default_rng(9), d) for st in states]
+    assert all(row.dtype == np.uint16 and row.shape == (d,) for row in rows)
+    assert np.all(np.sum(rows, axis=0, dtype=np.uint64) % 2**bits == 0)
+    assert max(int(row.max()) for row in rows) < 2**bits
+
+    def _blocks(workers, d, bits):
+        rng = np.random.default_rng(9)
+        return [
+            zero_sum_pads(workers, min(_PAD_BLOCK, d - lo), bits, rng)
+            for lo in range(0, d, _PAD_BLOCK)
+        ]
+
+    assert np.array_equal(rows[1], np.concatenate([b[1] for b in _blocks(workers, d, bits)]))
+    prepared = _Prepared(d, pad=rows[0])
+    _release_pads(states[0], prepared)
+    assert prepared.pad is None
+    again = _own_pads(states[0], np.random.default_rng(9), d)
+    assert again is rows[0]  # the same buffer, refilled with the same pads
+    assert np.array_equal(again, np.concatenate([b[0] for b in _blocks(workers, d, bits)]))

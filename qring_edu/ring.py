@@ -573,7 +573,9 @@ def ring_allreduce(
         of group u. A flip of a bit past a message's
         end (odd b: the padding bit and the missing word of an odd message's last group) has no
         effect. With ``protection="fec"`` the noise is that of
-        :func:`qring_edu.links.fec_transmit`, message by message.
+        :func:`qring_edu.links.fec_transmit`, message by message. A large draw (at least
+        2**15 expected errors) runs on a second thread a few steps ahead of the ring when the
+        process may use two CPUs; the stream, hence the outputs, is the same.
 
     Returns
     -------

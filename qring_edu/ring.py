@@ -801,6 +801,19 @@ _POOL: list = []  # idle flip buffers, kept for the next call (at most _PREFETCH
 _EXECUTOR = None
 
 
+def _after_fork_in_child() -> None:
+    """A forked child has none of the parent's threads: it starts its own executor (the
+    parent's would queue tasks no thread runs) with a fresh lock (the parent's may have been
+    held by another thread at the fork)."""
+    global _EXECUTOR, _POOL_LOCK
+    _EXECUTOR = None
+    _POOL_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):  # POSIX
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def _take_buffers(n: int) -> list:
     with _POOL_LOCK:
         got = [_POOL.pop() for _ in range(min(n, len(_POOL)))]

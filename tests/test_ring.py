@@ -613,6 +613,38 @@ def test_noise_thread_hands_on_errors_and_stops_early():
     assert early._task.done()
 
 
+def _ring_in_child(queue):
+    grads = np.random.default_rng(2).integers(-1000, 1000, size=(4, 30_000))
+    res = ring_allreduce(grads, transport="superdense", pair_fidelity=0.9, seed=3)
+    queue.put(int(res.outputs.sum()))
+
+
+def test_noise_thread_works_in_a_forked_child(monkeypatch):
+    """After the parent has used the noise thread, a forked child (multiprocessing's default
+    on Linux) runs its own: the parent's executor has no thread in the child, and using it
+    would wait forever."""
+    import multiprocessing
+
+    from qring_edu import ring
+
+    monkeypatch.setattr(ring, "_cpus", lambda: 2)
+    grads = np.random.default_rng(2).integers(-1000, 1000, size=(4, 30_000))
+    want = int(
+        ring_allreduce(grads, transport="superdense", pair_fidelity=0.9, seed=3).outputs.sum()
+    )
+    assert ring._EXECUTOR is not None  # the parent used the noise thread
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_ring_in_child, args=(queue,))
+    child.start()
+    child.join(timeout=120)
+    alive = child.is_alive()
+    if alive:
+        child.kill()
+    assert not alive and child.exitcode == 0
+    assert queue.get(timeout=5) == want
+
+
 def test_merge_runs_gives_distinct_indices_with_the_same_flips():
     """Runs of equal indices (the errors of one word) merge into one XOR per word; the rest go
     to the scratch word 0. Checked against a dictionary of XORs over random runs."""

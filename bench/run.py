@@ -301,7 +301,8 @@ def main(argv: list[str] | None = None) -> int:
         out(
             f"- the noise: one draw per synchronous step, one uniform per erring symbol, in "
             f"stream order; merged per word and applied with one fancy-indexed XOR per step; "
-            f"drawn on a second thread a few steps ahead of the ring "
+            f"drawn a few steps ahead of the ring by a helper process (from 2^20 expected "
+            f"errors; a thread from 2^15) "
             f"({'used: this process may run on ' + str(ring_module._cpus()) + ' CPUs' if threaded else 'not used: one CPU'})"
         )
         out(

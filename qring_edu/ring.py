@@ -27,10 +27,18 @@ the ledger.
 
 from __future__ import annotations
 
+import atexit
 import concurrent.futures
 import math
+import multiprocessing.connection
 import os
+import pickle
 import queue
+import secrets
+import socket
+import subprocess
+import sys
+import tempfile
 import threading
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -370,10 +378,14 @@ class _FlipBuffer:
     calls: on these machines a first touch of fresh memory costs more than the flips it holds
     (see :class:`qring_edu.states._Workspace`)."""
 
-    def __init__(self, size: int = 1 << 16):
-        self.idx = np.empty(size, dtype=np.int64)
-        self.mask = np.empty(size, dtype=np.uint32)
-        self.slot = np.empty(GAP_BLOCK, dtype=np.int64)
+    def __init__(self, size: int = 1 << 16, views=None, slot=None):
+        if views is None:
+            self.idx = np.empty(size, dtype=np.int64)
+            self.mask = np.empty(size, dtype=np.uint32)
+        else:  # given arrays (shared memory); a step that outgrows them moves to private ones
+            self.idx, self.mask = views
+        self.shared = views is not None
+        self.slot = np.empty(GAP_BLOCK, dtype=np.int64) if slot is None else slot
 
     @property
     def nbytes(self) -> int:
@@ -382,6 +394,7 @@ class _FlipBuffer:
     def reserve(self, n: int, k: int):
         """Views for elements ``n .. n + k`` (grown, keeping the first n, if too short)."""
         if n + k > self.idx.size:
+            self.shared = False
             size = max(n + k, 2 * self.idx.size)
             for name in ("idx", "mask"):
                 old = getattr(self, name)
@@ -573,9 +586,10 @@ def ring_allreduce(
         of group u. A flip of a bit past a message's
         end (odd b: the padding bit and the missing word of an odd message's last group) has no
         effect. With ``protection="fec"`` the noise is that of
-        :func:`qring_edu.links.fec_transmit`, message by message. A large draw (at least
-        2**15 expected errors) runs on a second thread a few steps ahead of the ring when the
-        process may use two CPUs; the stream, hence the outputs, is the same.
+        :func:`qring_edu.links.fec_transmit`, message by message. A large draw runs a few
+        steps ahead of the ring when the process may use two CPUs (on a second thread from
+        2**15 expected errors, in a helper process, started once per session, from 2**20);
+        the stream, hence the outputs and the generator's state afterwards, is the same.
 
     Returns
     -------
@@ -771,10 +785,11 @@ _PREFETCH_BYTES = 1 << 26  # flip buffers the noise thread may fill ahead of the
 
 def _noise_stream(noise, P: int, d: int):
     """Iterator over the 2(P - 1) steps' flips (lists of ``(index, mask)``, empty without
-    noise), with ``close()``. The flips of a step stay valid until the next ``next``. Drawn on
-    a worker thread (:class:`_Prefetch`) when ``_PIPELINE``, the expected number of errors is
-    at least ``_PIPELINE_MIN_ERRORS`` and the process may run on two CPUs; either way the
-    same stream, so the outputs do not depend on where it was drawn."""
+    noise), with ``close()``. The flips of a step stay valid until the next ``next``. When
+    ``_PIPELINE`` and the process may run on two CPUs they are drawn ahead of the ring: by the
+    helper process (:class:`_ProcessStream`) from ``_PROCESS_MIN_ERRORS`` expected errors, by
+    a worker thread (:class:`_Prefetch`) from ``_PIPELINE_MIN_ERRORS``; otherwise here. Always
+    the same stream, so the outputs do not depend on where it was drawn."""
     n = 2 * (P - 1)
     if noise is None:
         return _Inline(lambda step, out: [], n, None)
@@ -783,10 +798,227 @@ def _noise_stream(noise, P: int, d: int):
     def fn(step, out):
         return noise.flips(steps[step], step < P - 1, 2 * d, d, out)
 
-    if _PIPELINE and noise.expected_errors(d, P) >= _PIPELINE_MIN_ERRORS and _cpus() > 1:
+    errors = noise.expected_errors(d, P)
+    if _PIPELINE and _PROCESS and errors >= _PROCESS_MIN_ERRORS and _cpus() > 1:
+        server = _NoiseProcess.get()
+        if server.lock.acquire(blocking=False):  # else another thread's ring is using it
+            try:
+                return _ProcessStream(server, noise, steps, P, d)
+            except BaseException:
+                server.lock.release()
+                raise
+    if _PIPELINE and errors >= _PIPELINE_MIN_ERRORS and _cpus() > 1:
         per_step = 12 * noise.expected_errors(d, P) / n  # int64 index + uint32 mask per error
         return _Prefetch(fn, n, int(min(n, max(3, _PREFETCH_BYTES // max(per_step, 1.0)))))
     return _Inline(fn, n, 1)
+
+
+#: Above this many expected errors the flips are drawn in a helper *process* (:class:`_NoiseProcess`)
+#: rather than a thread: measured here, a sampling thread slows the ring's own NumPy calls by
+#: 11-16 % through the interpreter lock they share, a sampling process by nothing. Below it, the
+#: process's start-up (once per session, about a second) and the copies do not pay.
+_PROCESS_MIN_ERRORS = 1 << 20
+_PROCESS = True
+
+
+def _noise_main() -> None:  # pragma: no cover - the helper process's entry point
+    address, key = pickle.loads(sys.stdin.buffer.read())
+    _noise_server(multiprocessing.connection.Client(address, authkey=key))
+
+
+def _noise_server(conn) -> None:  # pragma: no cover - runs in the helper process
+    """The helper process: for each job, draw the flips of every step with the job's generator
+    state into the shared buffers the parent frees, then hand back the generator's state."""
+    mapped: dict = {}
+    while True:
+        try:
+            job = conn.recv()
+        except EOFError:
+            return
+        if job[0] == "exit":
+            return
+        if job[0] != "job":  # a late "free" or "stop" of a finished job
+            continue
+        _, state, p_err, cond, bits, steps, reduce_steps, stride, col0, paths, cap = job
+        bitgen = getattr(np.random, state["bit_generator"])()
+        bitgen.state = state
+        rng = np.random.Generator(bitgen)
+        noise = _StepNoise(p_err, cond, rng, bits)
+        for p in list(mapped):  # files the parent has removed
+            if p not in paths:
+                del mapped[p]
+        for p in paths:  # mapped once and kept: a fresh mapping faults on every page again
+            if p not in mapped or mapped[p][0].size != cap:
+                mapped[p] = (
+                    np.memmap(p, dtype=np.int64, mode="r+", shape=(cap,)),
+                    np.memmap(p, dtype=np.uint32, mode="r+", offset=8 * cap, shape=(cap,)),
+                )
+        maps = [mapped[p] for p in paths]
+        free = list(range(len(paths)))
+        slot = np.empty(GAP_BLOCK, dtype=np.int64)
+        stopped = False
+        try:
+            for step, msgs in enumerate(steps):
+                while not free and not stopped:
+                    msg = conn.recv()
+                    if msg[0] == "free":
+                        free.append(msg[1])
+                    else:
+                        stopped = True
+                if stopped:
+                    break
+                k = free.pop()
+                out = _FlipBuffer(views=maps[k], slot=slot)  # straight into the shared buffer
+                flips = noise.flips(msgs, reduce_steps[step], stride, col0, out)
+                if len(flips) == 1 and out.shared and np.shares_memory(flips[0][0], out.idx):
+                    conn.send(("step", k, flips[0][0].size))
+                else:  # odd b (several pairs), no errors, or more than the buffer holds
+                    free.append(k)
+                    conn.send(("pairs", [(np.array(i), np.array(m)) for i, m in flips]))
+            conn.send(("done", None if stopped else rng.bit_generator.state))
+        except BaseException as exc:
+            try:
+                conn.send(("error", exc))
+            except Exception:  # an exception that does not pickle
+                conn.send(("error", RuntimeError(repr(exc))))
+
+
+class _NoiseProcess:
+    """The persistent helper process of this interpreter (spawned on first use) and its
+    shared buffers: files in ``/dev/shm`` (memory, not disk) mapped by both processes,
+    kept for the next job and removed at exit. One job at a time (``lock``)."""
+
+    _instance = None
+
+    def __init__(self):
+        # A subprocess running this module, not multiprocessing's spawn: spawn re-imports the
+        # caller's __main__, which would re-run a user's unguarded script.
+        key = secrets.token_bytes(32)
+        family = "AF_UNIX" if hasattr(socket, "AF_UNIX") else "AF_INET"
+        with multiprocessing.connection.Listener(family=family, authkey=key) as listener:
+            root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+            env = dict(os.environ)
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+            self.proc = subprocess.Popen(
+                [sys.executable, "-c", "from qring_edu.ring import _noise_main; _noise_main()"],
+                stdin=subprocess.PIPE,
+                env=env,
+            )
+            self.proc.stdin.write(pickle.dumps((listener.address, key)))
+            self.proc.stdin.close()
+            self.conn = listener.accept()
+        self.pid = os.getpid()
+        self.lock = threading.Lock()
+        self.files: list = []  # (path, cap, index map, mask map)
+        atexit.register(self.shutdown)
+
+    @classmethod
+    def get(cls):
+        inst = cls._instance
+        if inst is None or inst.pid != os.getpid() or inst.proc.poll() is not None:
+            inst = cls._instance = cls()
+        return inst
+
+    def buffers(self, n: int, cap: int) -> list:
+        """``n`` shared buffers of at least ``cap`` entries (index + mask)."""
+        keep = [f for f in self.files if f[1] >= cap][:n]
+        for f in self.files:
+            if f not in keep:
+                os.unlink(f[0])
+        self.files = keep
+        while len(self.files) < n:
+            d = "/dev/shm" if os.path.isdir("/dev/shm") else None
+            fd, path = tempfile.mkstemp(prefix="qring-noise-", dir=d)
+            os.ftruncate(fd, 12 * cap)
+            os.close(fd)
+            idx = np.memmap(path, dtype=np.int64, mode="r+", shape=(cap,))
+            mask = np.memmap(path, dtype=np.uint32, mode="r+", offset=8 * cap, shape=(cap,))
+            self.files.append((path, cap, idx, mask))
+        return self.files
+
+    def shutdown(self) -> None:
+        if self.pid != os.getpid():  # a forked child: the helper and its files are the parent's
+            return
+        try:
+            self.conn.send(("exit",))
+            self.proc.wait(timeout=5)
+        except (OSError, ValueError, subprocess.TimeoutExpired):
+            self.proc.kill()
+        for f in self.files:
+            try:
+                os.unlink(f[0])
+            except OSError:
+                pass
+        self.files = []
+
+
+class _ProcessStream:
+    """The steps' flips drawn by :class:`_NoiseProcess` into shared buffers (same stream as
+    :class:`_Inline`); on completion the caller's generator takes the helper's final state,
+    so it continues exactly as if the flips had been drawn here."""
+
+    def __init__(self, server, noise, steps, P: int, d: int):
+        self.server, self.rng, self._held, self._done = server, noise.rng, None, False
+        n = len(steps)
+        cap = int(
+            1.25 * noise.expected_errors(d, P) / n + 64 * math.sqrt(noise.p_err * d * P) + 4096
+        )
+        depth = int(min(n, max(3, _PREFETCH_BYTES // (12 * cap))))
+        self.files = server.buffers(depth, cap)
+        server.conn.send(
+            (
+                "job",
+                noise.rng.bit_generator.state,
+                noise.p_err,
+                tuple(float(c) for c in noise.conditional),
+                noise.bits,
+                steps,
+                [s < P - 1 for s in range(n)],
+                2 * d,
+                d,
+                [f[0] for f in self.files],
+                self.files[0][1],
+            )
+        )
+
+    def _recv(self):
+        try:
+            msg = self.server.conn.recv()
+        except (EOFError, OSError) as exc:
+            self._done = True
+            raise RuntimeError(
+                "the helper process that draws the superdense noise stopped; set "
+                "qring_edu.ring._PROCESS = False to draw it in this process"
+            ) from exc
+        if msg[0] == "error":
+            self._done = True
+            raise msg[1]
+        return msg
+
+    def __next__(self):
+        if self._held is not None:
+            self.server.conn.send(("free", self._held))
+            self._held = None
+        msg = self._recv()
+        if msg[0] == "pairs":
+            return msg[1]
+        _, k, n = msg
+        self._held = k
+        _, _, idx, mask = self.files[k]
+        return [(idx[:n], mask[:n])]
+
+    def close(self) -> None:
+        try:
+            if not self._done:
+                self.server.conn.send(("stop",))
+                while True:
+                    msg = self._recv()
+                    if msg[0] == "done":
+                        if msg[1] is not None:
+                            self.rng.bit_generator.state = msg[1]
+                        break
+        finally:
+            self.server.lock.release()
 
 
 def _cpus() -> int:

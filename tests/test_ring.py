@@ -591,6 +591,66 @@ def test_noise_drawn_on_the_noise_thread_is_the_same_stream(P, d, bits, F, monke
     assert len(made) == 1
 
 
+@pytest.mark.parametrize("P, d, bits, F", [(4, 2001, 13, 0.95), (6, 5000, 16, 0.9)])
+def test_noise_drawn_in_the_helper_process_is_the_same_stream(P, d, bits, F, monkeypatch):
+    """With the threshold at 0 the flips come from the helper process (shared buffers for even
+    b, the pipe for odd b): the documented stream bit for bit, and a seed Generator continues
+    exactly as if the flips had been drawn in this process."""
+    from qring_edu import ring
+
+    monkeypatch.setattr(ring, "_PROCESS_MIN_ERRORS", 0)
+    monkeypatch.setattr(ring, "_cpus", lambda: 2)
+    made = []
+    original = ring._ProcessStream
+
+    class Counted(original):
+        def __init__(self, *args):
+            made.append(1)
+            original.__init__(self, *args)
+
+    monkeypatch.setattr(ring, "_ProcessStream", Counted)
+    grads = np.random.default_rng(P * d).integers(-(2**30), 2**30, size=(P, d))
+    want = reference_superdense_ring(grads, bits, depolarizing_probabilities(F), seed=5)
+    got = ring_allreduce(grads, transport="superdense", bits=bits, pair_fidelity=F, seed=5)
+    np.testing.assert_array_equal(got.outputs, want)
+    gen = np.random.default_rng(9)
+    ring_allreduce(grads, transport="superdense", bits=bits, pair_fidelity=F, seed=gen)
+    after = gen.random()
+    monkeypatch.setattr(ring, "_PROCESS", False)
+    monkeypatch.setattr(ring, "_PIPELINE", False)
+    gen_here = np.random.default_rng(9)
+    ring_allreduce(grads, transport="superdense", bits=bits, pair_fidelity=F, seed=gen_here)
+    assert after == gen_here.random()
+    assert len(made) == 2
+
+
+def test_helper_process_survives_a_stopped_job(monkeypatch):
+    """A ring stopped after its first step (the caller raised) stops the helper's job; the
+    next ring gets the helper and the right outputs."""
+    from qring_edu import ring
+
+    monkeypatch.setattr(ring, "_PROCESS_MIN_ERRORS", 0)
+    monkeypatch.setattr(ring, "_cpus", lambda: 2)
+    grads = np.random.default_rng(4).integers(-(2**20), 2**20, size=(5, 4000))
+    calls = []
+    original = ring._deliver
+
+    def failing(*args):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt("stopped")
+        return original(*args)
+
+    monkeypatch.setattr(ring, "_deliver", failing)
+    with pytest.raises(KeyboardInterrupt):
+        ring_allreduce(grads, transport="superdense", pair_fidelity=0.9, seed=2)
+    monkeypatch.setattr(ring, "_deliver", original)
+    assert not ring._NoiseProcess.get().lock.locked()
+    want = reference_superdense_ring(grads, 16, depolarizing_probabilities(0.9), seed=2)
+    got = ring_allreduce(grads, transport="superdense", pair_fidelity=0.9, seed=2)
+    np.testing.assert_array_equal(got.outputs, want)
+
+
 def test_noise_thread_hands_on_errors_and_stops_early():
     """An exception of the step function is raised by the consumer's next for that step; a
     consumer that stops early gets the worker stopped by close (it would wait forever for a

@@ -128,6 +128,7 @@ from .fixedpoint import FixedPoint, fixed_point, word_mask
 from .launch import launch_local
 from .ledger import Ledger
 from .ring import TRANSPORTS, chunk_bounds, ring_schedule
+from .states import frame_blocks
 from .superdense import flipped_bit_positions, pauli_frames, symbols_needed
 from .vga import known_pads_detection, vga_copy_counts, zero_sum_pads
 
@@ -902,24 +903,43 @@ def _prepare(state: RingHookState, iteration: int, bucket_index: int, d: int) ->
             if n_bits == 0:
                 continue
             rng = np.random.default_rng([cfg.seed, iteration, sender, bucket_index, step])
-            positions, frames = pauli_frames(symbols_needed(n_bits), cfg.pair_fidelity, rng)
-            flips = flipped_bit_positions(positions, frames)
-            flips = flips[flips < n_bits]  # the padding bit of an odd message carries no data
-            # Stream bit p is bit (p mod b) of word (p div b): LSB first (as qring_edu.ring).
-            # One XOR mask per hit word: its flipped bits are distinct, so OR = XOR.
-            if flips.size == 0:
-                prepared.noise[step] = (flips, np.zeros(0, dtype=kind), 0)
-                continue
-            flips.sort()
-            index = flips // bits
-            masks = np.left_shift(kind(1), (flips % bits).astype(kind))
-            starts = np.flatnonzero(np.r_[True, index[1:] != index[:-1]])
-            prepared.noise[step] = (
-                index[starts],
-                np.bitwise_or.reduceat(masks, starts),
-                int(flips.size),
-            )
+            prepared.noise[step] = _message_noise(n_bits, bits, cfg.pair_fidelity, rng, kind)
     return prepared
+
+
+def _message_noise(n_bits: int, bits: int, fidelity: float, rng, kind):
+    """The flips of one k-bit message of ``bits``-bit words over pairs of fidelity F:
+    ``(word indices, XOR masks of the wire type, number of flipped bits)``, one mask per hit
+    word, indices increasing. The draw is :func:`~qring_edu.superdense.pauli_frames` of
+    ``ceil(k / 2)`` symbols from ``rng``; stream bit p is bit ``p mod bits`` of word
+    ``p div bits`` (LSB first, as :mod:`qring_edu.ring`), symbol j carrying bits 2j (x) and
+    2j + 1 (z). For even ``bits`` the symbols of a word are consecutive, so each error maps to
+    its word and bit by one division; for odd ``bits`` through the flipped bit positions (a
+    symbol may straddle two words; the padding bit of an odd message carries no data)."""
+    if bits % 2 == 0:
+        S = bits // 2
+        words, masks, flipped = [], [], 0
+        for pos, codes in frame_blocks(symbols_needed(n_bits), 1.0 - float(fidelity), rng):
+            word, slot = np.divmod(pos, S)
+            words.append(word)
+            masks.append(codes.astype(kind) << (2 * slot).astype(kind))
+            flipped += pos.size + int(np.count_nonzero(codes == 3))  # Y flips two bits
+        if flipped == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=kind), 0
+        index, mask = np.concatenate(words), np.concatenate(masks)
+    else:
+        positions, frames = pauli_frames(symbols_needed(n_bits), fidelity, rng)
+        flips = flipped_bit_positions(positions, frames)
+        flips = flips[flips < n_bits]  # the padding bit of an odd message carries no data
+        flipped = int(flips.size)
+        if flips.size == 0:
+            return flips, np.zeros(0, dtype=kind), 0
+        flips.sort()
+        index = flips // bits
+        mask = np.left_shift(kind(1), (flips % bits).astype(kind))
+    # One XOR mask per hit word: its flipped bits are distinct, so OR = XOR.
+    starts = np.flatnonzero(np.r_[True, index[1:] != index[:-1]])
+    return index[starts], np.bitwise_or.reduceat(mask, starts), flipped
 
 
 def _own_pads(state: RingHookState, rng: np.random.Generator, d: int) -> np.ndarray:

@@ -1157,3 +1157,27 @@ def test_private_pads_are_zero_sum_blocks_in_pooled_wire_buffers():
     again = _own_pads(states[0], np.random.default_rng(9), d)
     assert again is rows[0]  # the same buffer, refilled with the same pads
     assert np.array_equal(again, np.concatenate([b[0] for b in _blocks(workers, d, bits)]))
+
+
+@pytest.mark.parametrize(
+    "bits, kind", [(16, np.int16), (8, np.int8), (32, np.int32), (10, np.int16), (7, np.int8)]
+)
+@pytest.mark.parametrize("n_words, F", [(1, 0.5), (3, 0.9), (1000, 0.99), (132_609, 0.99)])
+def test_message_noise_is_the_documented_draw(bits, kind, n_words, F):
+    """The superdense hook's noise of one message, from scratch: pauli_frames of ceil(k / 2)
+    symbols, their flipped stream bits (x = 2j, z = 2j + 1, the padding bit dropped), one OR
+    mask per hit word (stream bit p = bit p mod b of word p div b)."""
+    from qring_edu.ddp import _message_noise
+    from qring_edu.superdense import flipped_bit_positions, pauli_frames, symbols_needed
+
+    n_bits = n_words * bits
+    positions, frames = pauli_frames(symbols_needed(n_bits), F, np.random.default_rng(n_words))
+    flips = np.sort(flipped_bit_positions(positions, frames))
+    flips = flips[flips < n_bits]
+    want = {}
+    for f in flips.tolist():
+        want[f // bits] = want.get(f // bits, 0) | (1 << (f % bits))
+    index, masks, flipped = _message_noise(n_bits, bits, F, np.random.default_rng(n_words), kind)
+    assert flipped == flips.size and masks.dtype == kind
+    assert index.tolist() == sorted(want)
+    assert [int(m) & ((1 << bits) - 1) for m in masks.tolist()] == [want[w] for w in sorted(want)]

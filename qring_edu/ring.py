@@ -799,7 +799,9 @@ def _noise_stream(noise, P: int, d: int):
         return noise.flips(steps[step], step < P - 1, 2 * d, d, out)
 
     errors = noise.expected_errors(d, P)
-    if _PIPELINE and _PROCESS and errors >= _PROCESS_MIN_ERRORS and _cpus() > 1:
+    if not (_PIPELINE and errors >= _PIPELINE_MIN_ERRORS and _cpus() > 1):
+        return _Inline(fn, n, 1)
+    if _PROCESS and errors >= _PROCESS_MIN_ERRORS:
         server = _NoiseProcess.get()
         if server.lock.acquire(blocking=False):  # else another thread's ring is using it
             try:
@@ -807,10 +809,13 @@ def _noise_stream(noise, P: int, d: int):
             except BaseException:
                 server.lock.release()
                 raise
-    if _PIPELINE and errors >= _PIPELINE_MIN_ERRORS and _cpus() > 1:
-        per_step = 12 * noise.expected_errors(d, P) / n  # int64 index + uint32 mask per error
-        return _Prefetch(fn, n, int(min(n, max(3, _PREFETCH_BYTES // max(per_step, 1.0)))))
-    return _Inline(fn, n, 1)
+    return _Prefetch(fn, n, _depth(n, errors / n))
+
+
+def _depth(n_steps: int, per_step: float) -> int:
+    """Steps that may be drawn ahead: as many as ``_PREFETCH_BYTES`` of flip buffers hold
+    (12 bytes per error: int64 index, uint32 mask), at least 3, at most all."""
+    return int(min(n_steps, max(3, _PREFETCH_BYTES // max(12 * per_step, 1.0))))
 
 
 #: Above this many expected errors the flips are drawn in a helper *process* (:class:`_NoiseProcess`)
@@ -963,8 +968,7 @@ class _ProcessStream:
         cap = int(
             1.25 * noise.expected_errors(d, P) / n + 64 * math.sqrt(noise.p_err * d * P) + 4096
         )
-        depth = int(min(n, max(3, _PREFETCH_BYTES // (12 * cap))))
-        self.files = server.buffers(depth, cap)
+        self.files = server.buffers(_depth(n, cap), cap)
         server.conn.send(
             (
                 "job",

@@ -599,6 +599,7 @@ def test_noise_drawn_in_the_helper_process_is_the_same_stream(P, d, bits, F, mon
     from qring_edu import ring
 
     monkeypatch.setattr(ring, "_PROCESS_MIN_ERRORS", 0)
+    monkeypatch.setattr(ring, "_PIPELINE_MIN_ERRORS", 0)
     monkeypatch.setattr(ring, "_cpus", lambda: 2)
     made = []
     original = ring._ProcessStream
@@ -630,6 +631,7 @@ def test_helper_process_survives_a_stopped_job(monkeypatch):
     from qring_edu import ring
 
     monkeypatch.setattr(ring, "_PROCESS_MIN_ERRORS", 0)
+    monkeypatch.setattr(ring, "_PIPELINE_MIN_ERRORS", 0)
     monkeypatch.setattr(ring, "_cpus", lambda: 2)
     grads = np.random.default_rng(4).integers(-(2**20), 2**20, size=(5, 4000))
     calls = []

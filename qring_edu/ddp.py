@@ -38,27 +38,26 @@ step anyway).
    from the ring's :class:`~qring_edu.ledger.Ledger`. It reveals the maximum of ``max |g|``
    over the ranks.
 
-   **Bound agreed one step ahead** (delayed scaling, as FP8 training recipes scale by the
-   largest magnitude of past steps; this schedule is the library's, not the paper summary's).
-   After a bucket's ring every rank knows the same maximum ``h`` of ``max |g|`` over the ranks,
-   and so agrees, with no message, on the bucket's next size, header code and bound
-   ``B = 2 * max(h over the bucket's last 8 steps)``. At the next step the hook encodes the
-   bucket at the scale of ``B`` and posts the first ring step at once: no header round. Each
-   reduce-scatter message travels with one float64, the running maximum of ``max |g|`` over
-   the ranks whose words it carries (infinity from a rank whose bucket is not the agreed one:
-   another size or dtype, a NaN or Inf, or ``max |g| > B``; such a rank sends zeros), so after
-   the P - 1 reduce-scatter steps every rank holds the maximum ``h`` over all ranks. If
-   ``h <= B`` the all-gather completes the ring. Otherwise every rank knows it, discards the
-   partial sums and runs the whole ring again at the exact scale of ``h`` (``rescaled`` in
-   :class:`LinkReport`; fresh pairs and GHZ copies); if ``h`` is infinite the ranks first
-   gather their local headers and raise the same ``ValueError`` as above, unless every rank's
-   bucket changed alike. So no value is ever clipped either way; the price of skipping the
-   round is resolution: ``|result - exact mean| <= B / (2 m)`` (item 5) with ``B`` in place of
-   the current maximum, ``log2(B / max |g|) >= 1`` bits of the ``bits`` (one bit when the
-   gradients are steady; more after a step whose maximum was unusually large). These header
-   words are side bits too: 64 per reduce-scatter message, ``64 (P - 1)`` per bucket and link.
-   Each reveals the largest ``max |g|`` of its contributors (the first one, its sender's own)
-   to the next rank and to anyone on the link.
+   **Bound agreed one step ahead** (delayed scaling, as FP8 training recipes scale by the largest
+   magnitude of past steps; this schedule is the library's, not the paper summary's). After a
+   bucket's ring every rank knows the same maximum ``h`` of ``max |g|`` over the ranks, and so
+   agrees, with no message, on the bucket's next size, header code and bound ``B = 2 * max(h over
+   the bucket's last 8 steps)``. At the next step the hook encodes the bucket at the scale of ``B``
+   and posts the first ring step at once: no header round. Each reduce-scatter message travels with
+   one float64, the running maximum of ``max |g|`` over the ranks whose words it carries (infinity
+   from a rank whose bucket is not the agreed one: another size or dtype, a NaN or Inf; such a rank,
+   and one whose ``max |g| > B``, sends zeros), so after the P - 1 reduce-scatter steps every rank
+   holds the maximum ``h`` over all ranks. If ``h <= B`` the all-gather completes the ring.
+   Otherwise every rank knows it, discards the partial sums and runs the whole ring again at the
+   exact scale of ``h`` (``rescaled`` in :class:`LinkReport`; fresh pairs and GHZ copies); if ``h``
+   is infinite the ranks first gather their local headers and raise the same ``ValueError`` as
+   above, unless every rank's bucket changed alike. So no value is ever clipped either way; the
+   price of skipping the round is resolution: ``|result - exact mean| <= B / (2 m)`` (item 5) with
+   ``B`` in place of the current maximum, which costs ``log2(B / max |g|)`` of the ``bits``: about
+   one when the gradients are steady, less while they grow, more after a step with an unusually
+   large maximum. These header words are side bits too: 64 per reduce-scatter message, ``64 (P -
+   1)`` per bucket and link. Each reveals the largest ``max |g|`` of its contributors (the first
+   one, its sender's own) to the next rank and to anyone on the link.
 2. **Ring.** The bucket is encoded into ``bits``-bit words (round to nearest, scale
    ``s = floor((2**(bits-1) - 1) / P) / max_abs``, :func:`qring_edu.fixedpoint.fixed_point`), cut
    into P chunks with :func:`~qring_edu.ring.chunk_bounds`, and the 2(P-1) steps of
@@ -135,6 +134,7 @@ This is the only module of the package that imports torch; ``import qring_edu`` 
 
 from __future__ import annotations
 
+import atexit
 import math
 import queue
 import threading
@@ -431,9 +431,37 @@ class _Job:
         self.posted = None  # step 0's messages, posted by the hook (agreed bound only)
 
 
+#: Worker threads still running, with their queues (see _stop_workers_at_exit).
+_WORKERS: dict[threading.Thread, queue.SimpleQueue] = {}
+#: Seconds the interpreter's exit waits for each worker to finish its queued buckets.
+_EXIT_JOIN_TIMEOUT = 10.0
+
+
+def _stop_workers_at_exit() -> None:
+    """Stop every worker thread before the interpreter finalizes (``atexit``): a daemon thread
+    that re-enters Python from a torch call (completing a bucket's future) while the
+    interpreter finalizes is ended inside C++ code, which aborts the process ("terminate called
+    without an active exception"). Each worker finishes the buckets already queued, then
+    stops; one still waiting for a peer after ``_EXIT_JOIN_TIMEOUT`` seconds is left behind."""
+    for thread, jobs in list(_WORKERS.items()):
+        jobs.put(None)
+        thread.join(timeout=_EXIT_JOIN_TIMEOUT)
+
+
+atexit.register(_stop_workers_at_exit)
+
+
 def _worker_loop(jobs: queue.SimpleQueue) -> None:
     """The worker thread of one RingHookState: run the jobs in queue order until ``None``; when
     the queue is empty, prepare the next step's pads and pair noise (:func:`_prepare_ahead`)."""
+    try:
+        _run_jobs(jobs)
+    finally:
+        _WORKERS.pop(threading.current_thread(), None)
+
+
+def _run_jobs(jobs: queue.SimpleQueue) -> None:
+    """The loop of :func:`_worker_loop`."""
     owner = None  # weak reference to the state, kept only while it has preparation to do
     while True:
         if owner is not None and jobs.empty():
@@ -597,6 +625,7 @@ class RingHookState:
             target=_worker_loop, args=(self._jobs,), daemon=True, name=f"qring-ring-rank{self.rank}"
         )
         self._closed = False
+        _WORKERS[self._thread] = self._jobs
         self._thread.start()
         self._finalizer = weakref.finalize(self, self._jobs.put, None)
 
@@ -829,7 +858,7 @@ def _reduce_agreed(job: _Job) -> torch.Tensor:
     Step 0 of the ring is already posted (by the hook, or here after the pads are added). Each
     reduce-scatter message travels with the running maximum ``h`` of its contributors' max |g|
     (infinity from a rank whose bucket is not what was agreed: another size or dtype, a
-    non-finite entry, or max |g| > B), so after the P - 1 reduce-scatter steps every rank holds
+    non-finite entry), so after the P - 1 reduce-scatter steps every rank holds
     the same ``h``, the maximum over all ranks. ``h <= B``: the all-gather completes the ring
     at the scale of B, and the next bound is ``_HEADROOM * h``. ``h > B``: every rank
     discards the partial sums and runs the ring again at the exact scale (the header path
@@ -885,13 +914,14 @@ def _agree(state: RingHookState, bucket_index: int, d: int, code: float, history
 
 
 def _start_agreed(state: RingHookState, job: _Job, prepared: _Prepared | None) -> None:
-    """Encode a bucket at its agreed bound (or zeros if it is not the agreed bucket), add the
-    pads (``prepared``, private mode) and post ring step 0 with its header message."""
+    """Encode a bucket at its agreed bound (zeros if it is not the agreed bucket or exceeds the
+    bound), add the pads (``prepared``, private mode) and post ring step 0 with its header
+    message."""
     d, code, bound, _ = job.agreed
     buf, local = job.buf, job.local
-    ok = local[0] == d and _header_code(local) == code and local[3] <= bound
-    buf.header[0] = local[3] if ok else math.inf
-    if ok:
+    agreed = local[0] == d and _header_code(local) == code
+    buf.header[0] = local[3] if agreed else math.inf
+    if agreed and local[3] <= bound:
         codec = fixed_point(state.world_size, state.config.bits, bound)
         _encode_into(codec, job.tensor.detach().reshape(-1).numpy(), buf.scratch, buf.words)
     else:

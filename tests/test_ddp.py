@@ -1324,3 +1324,27 @@ def test_message_noise_is_the_documented_draw(bits, kind, n_words, F):
     assert flipped == flips.size and masks.dtype == kind
     assert index.tolist() == sorted(want)
     assert [int(m) & ((1 << bits) - 1) for m in masks.tolist()] == [want[w] for w in sorted(want)]
+
+
+def test_workers_stop_before_the_interpreter_finalizes():
+    """The hook's atexit handler stops every worker thread: a daemon worker that re-enters Python
+    from a torch call (completing a future) while the interpreter finalizes aborts the process.
+    The worker finishes what is queued (here a synchronize marker), then ends and unregisters."""
+    import atexit
+    import queue as queue_module
+
+    from qring_edu import ddp as ddp_module
+
+    jobs: queue_module.SimpleQueue = queue_module.SimpleQueue()
+    marker: torch.futures.Future = torch.futures.Future()
+    jobs.put(marker)
+    thread = threading.Thread(target=ddp_module._worker_loop, args=(jobs,), daemon=True)
+    ddp_module._WORKERS[thread] = jobs
+    thread.start()
+    ddp_module._stop_workers_at_exit()
+    assert not thread.is_alive() and marker.done()
+    assert thread not in ddp_module._WORKERS
+    before = atexit._ncallbacks()
+    atexit.unregister(ddp_module._stop_workers_at_exit)
+    assert atexit._ncallbacks() == before - 1  # it was registered when the module loaded ...
+    atexit.register(ddp_module._stop_workers_at_exit)  # ... and stays so for this session

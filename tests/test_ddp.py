@@ -1330,7 +1330,6 @@ def test_workers_stop_before_the_interpreter_finalizes():
     """The hook's atexit handler stops every worker thread: a daemon worker that re-enters Python
     from a torch call (completing a future) while the interpreter finalizes aborts the process.
     The worker finishes what is queued (here a synchronize marker), then ends and unregisters."""
-    import atexit
     import queue as queue_module
 
     from qring_edu import ddp as ddp_module
@@ -1344,7 +1343,3 @@ def test_workers_stop_before_the_interpreter_finalizes():
     ddp_module._stop_workers_at_exit()
     assert not thread.is_alive() and marker.done()
     assert thread not in ddp_module._WORKERS
-    before = atexit._ncallbacks()
-    atexit.unregister(ddp_module._stop_workers_at_exit)
-    assert atexit._ncallbacks() == before - 1  # it was registered when the module loaded ...
-    atexit.register(ddp_module._stop_workers_at_exit)  # ... and stays so for this session

@@ -409,7 +409,7 @@ def plot_ddp_hook_flow(workers: int = 4) -> Figure:
         3.3,
         2.05,
         0.8,
-        "4. decode, ÷ P:\nthe averaged bucket\n(error ≤ max_abs/(2m))",
+        "4. decode, ÷ P:\nthe averaged bucket\n(error ≤ M/(2m), M: the scale)",
         "#f0f0f0",
         fontsize=9,
     )

@@ -16,11 +16,14 @@ is timed alternately with the built-in one, a, b, a, b, after one warm-up sample
 (bench/timing.py's ``time_pair``); the ratio is the median of the per-pair ratios, on rank 0.
 The machine's load average (``os.getloadavg``) is printed before and after each model: this
 machine has two logical CPUs, and other processes slow the two ranks unevenly, so the ratios are
-only comparable at a similar load. Per bucket the hook makes 1 + 2(P-1) = 3 synchronisations at
-P = 2: the header, one asynchronous MAX ``all_reduce`` of five float64 words started by the hook
-on the autograd thread, then the two ring steps, gloo point-to-point messages posted straight on
-the ProcessGroup (receive first) by the hook's worker thread. The private mode's pads are drawn
-block by block into reused buffers.
+only comparable at a similar load. A bucket's first step makes 1 + 2(P-1) = 3 synchronisations
+at P = 2: the header, one asynchronous MAX ``all_reduce`` of five float64 words started by the
+hook on the autograd thread, then the two ring steps, gloo point-to-point messages posted
+straight on the ProcessGroup (receive first). Every later step makes the ring's 2: the scale is
+agreed one step ahead, the hook encodes the bucket and posts the first step itself, one float64
+rides along each reduce-scatter message, and the worker thread does the rest; a step whose
+maximum outgrew the agreed bound runs the ring again (counted as "sent again"). The private
+mode's pads are drawn from the generator's raw bits, block by block, into reused buffers.
 Targets (issue 17): classical and superdense hook <= 1.5x the built-in step, private <= 2.5x.
 """
 
@@ -113,6 +116,8 @@ def _worker(rank: int, world: int, repeats: int, width: int) -> dict:
                 ghz_used=rep.ghz_used,
                 ghz_tested=rep.ghz_tested,
                 steps=rep.iterations,
+                rescaled=rep.rescaled,
+                all_buckets=rep.buckets,
             )
         )
         state.close()
@@ -159,7 +164,8 @@ def run(out: Callable[[str], None], repeats: int) -> list[tuple[str, str, str, b
             out(
                 f"  - ring hook, {label}: {_ms_text(row['hooked'])} vs built-in "
                 f"{_ms_text(row['builtin'])}; ratio (median of {repeats} pairs) {ratio:.2f}; "
-                f"{row['buckets']} bucket(s) per step; load average "
+                f"{row['buckets']} bucket(s) per step, {row['rescaled']} of "
+                f"{row['all_buckets']} sent again; load average "
                 f"{row['load'][0]:.2f} -> {row['load'][1]:.2f}{extra}"
             )
             rows.append(

@@ -8,31 +8,56 @@ pass computes the next one (as gloo's built-in all-reduce does). The ring is the
 DESIGN.md §4.2 over the real process group.
 
 Threads and order. Each :class:`RingHookState` owns one worker thread with a FIFO queue. The hook
-(on the autograd thread) computes the bucket's local header, starts the header collective
-(asynchronous), puts the bucket on the queue and returns the future. The worker takes buckets in
-queue order, which is the order of the hook calls; DDP calls the hook in bucket order on every
-rank, so every rank runs the rings in the same order and the point-to-point messages of one
-bucket never meet those of another. Only the headers are collectives and only the hook issues
-them, so they too are issued in the same order on every rank. Whatever the worker raises (a bad
-bucket, a peer that timed out) is set on the bucket's future (``set_exception``): DDP's
-``backward`` (or ``future.wait()``) raises it; the next bucket proceeds normally. What does not
-depend on the gradients (the GHZ pads of the private mode, the Pauli frames of noisy pairs) is
-sampled while the header is in flight, or, when the queue is empty, for the same bucket of the
-next step, from the same generators, so the outputs do not depend on when it was sampled (in the
-real protocol these resources are delivered before the step anyway).
+(on the autograd thread, called by DDP once per bucket, in bucket order) computes the bucket's
+local header and either starts the header collective (asynchronous) or, for a bucket whose
+bound was agreed one step ahead (item 1), encodes it and posts its first ring step; it puts the
+bucket on the queue and returns the future. The worker takes buckets in queue order, which is
+the order of the hook calls, so every rank runs the rings in the same order; every
+point-to-point message carries a tag made of its kind, the bucket index and the ring step, so
+the messages of two buckets in flight, or of two kinds, never meet. Only the headers are
+collectives and only the hook issues them, so they too are issued in the same order on every
+rank. Whatever the worker raises (a bad bucket, a peer that timed out) is set on the bucket's
+future (``set_exception``): DDP's ``backward`` (or ``future.wait()``) raises it; the next bucket
+proceeds normally. What does not depend on the gradients (the GHZ pads of the private mode, the
+Pauli frames of noisy pairs) is sampled while the header is in flight, or, when the queue is
+empty, for the same bucket of the next step, from the same generators, so the outputs do not
+depend on when it was sampled (in the real protocol these resources are delivered before the
+step anyway).
 
-1. **Header** (classical side-information). Every rank contributes
-   ``(max |g|, numel, -numel, code, -code)`` to one ``all_reduce`` with ``MAX`` of five float64
-   words, where ``code`` packs the dtype, the device and a non-finite flag. Every rank then holds
-   the same five numbers: the common clipping bound ``max_abs`` (the largest ``max |g|``, so no
-   value is ever clipped) and the largest and smallest ``numel`` and ``code`` over the ranks.
-   If they differ, or the code is not "finite float32/float64 on the CPU", every rank knows it;
-   they all gather the ranks' headers point to point (only then) and raise the same
-   ``ValueError`` naming the ranks at fault. No rank is left waiting for a message that never
-   comes. This side-information is *classical*, whatever the transport; it is counted per link
-   as the bits a ring all-reduce of the five 64-bit words sends (``side_bits`` of
-   :class:`LinkReport`; ``5 * 64`` per bucket at P = 2), separately from the ring's
-   :class:`~qring_edu.ledger.Ledger`. It reveals the maximum of ``max |g|`` over the ranks.
+1. **Header** (classical side-information). The first time the hook sees a bucket (and after
+   an error in it), every rank contributes ``(max |g|, numel, -numel, code, -code)`` to one
+   ``all_reduce`` with ``MAX`` of five float64 words, where ``code`` packs the dtype, the device
+   and a non-finite flag. Every rank then holds the same five numbers: the common clipping bound
+   ``max_abs`` (the largest ``max |g|``, so no value is ever clipped) and the largest and
+   smallest ``numel`` and ``code`` over the ranks. If they differ, or the code is not "finite
+   float32/float64 on the CPU", every rank knows it; they all gather the ranks' headers point
+   to point (only then) and raise the same ``ValueError`` naming the ranks at fault. No rank is
+   left waiting for a message that never comes. This side-information is *classical*, whatever
+   the transport; it is counted per link as the bits a ring all-reduce of the five 64-bit words
+   sends (``side_bits`` of :class:`LinkReport`; ``5 * 64`` per bucket at P = 2), separately
+   from the ring's :class:`~qring_edu.ledger.Ledger`. It reveals the maximum of ``max |g|``
+   over the ranks.
+
+   **Bound agreed one step ahead** (delayed scaling, as FP8 training recipes scale by the largest
+   magnitude of past steps; this schedule is the library's, not the paper summary's). After a
+   bucket's ring every rank knows the same maximum ``h`` of ``max |g|`` over the ranks, and so
+   agrees, with no message, on the bucket's next size, header code and bound ``B = 2 * max(h over
+   the bucket's last 8 steps)``. At the next step the hook encodes the bucket at the scale of ``B``
+   and posts the first ring step at once: no header round. Each reduce-scatter message travels with
+   one float64, the running maximum of ``max |g|`` over the ranks whose words it carries (infinity
+   from a rank whose bucket is not the agreed one: another size or dtype, a NaN or Inf; such a rank,
+   and one whose ``max |g| > B``, sends zeros), so after the P - 1 reduce-scatter steps every rank
+   holds the maximum ``h`` over all ranks. If ``h <= B`` the all-gather completes the ring.
+   Otherwise every rank knows it, discards the partial sums and runs the whole ring again at the
+   exact scale of ``h`` (``rescaled`` in :class:`LinkReport`; fresh pairs and GHZ copies); if ``h``
+   is infinite the ranks first gather their local headers and raise the same ``ValueError`` as
+   above, unless every rank's bucket changed alike. So no value is ever clipped either way; the
+   price of skipping the round is resolution: ``|result - exact mean| <= B / (2 m)`` (item 5) with
+   ``B`` in place of the current maximum, which costs ``log2(B / max |g|)`` of the ``bits``: about
+   one when the gradients are steady, less while they grow, more after a step with an unusually
+   large maximum. These header words are side bits too: 64 per reduce-scatter message, ``64 (P -
+   1)`` per bucket and link. Each reveals the largest ``max |g|`` of its contributors (the first
+   one, its sender's own) to the next rank and to anyone on the link.
 2. **Ring.** The bucket is encoded into ``bits``-bit words (round to nearest, scale
    ``s = floor((2**(bits-1) - 1) / P) / max_abs``, :func:`qring_edu.fixedpoint.fixed_point`), cut
    into P chunks with :func:`~qring_edu.ring.chunk_bounds`, and the 2(P-1) steps of
@@ -58,8 +83,9 @@ real protocol these resources are delivered before the step anyway).
    default 1/2: the 2x overhead) tested by GHZ tests, counted by
    :func:`qring_edu.vga.vga_copy_counts`. **This is a simulation**: the GHZ source is simulated
    deterministically from ``(seed, iteration, bucket index)``, so every rank derives the same
-   source (the uniformly random zero-sum pads of :func:`qring_edu.vga.zero_sum_pads`, which is
-   what Fourier-measuring ideal GHZ registers gives, and the test outcomes), and each rank uses
+   source (uniformly random zero-sum pads, distributed as :func:`qring_edu.vga.zero_sum_pads`,
+   which is what Fourier-measuring ideal GHZ registers gives, drawn from the generator's raw
+   bits by :func:`_own_pads`, and the test outcomes), and each rank uses
    only its own register's outcomes; in the real protocol each rank holds one register and
    nobody else's pads exist anywhere. With ``ghz_source="honest"`` every test passes (an ideal
    GHZ always passes); ``"known_pads"`` simulates a source that chose the pads (product states):
@@ -77,8 +103,9 @@ real protocol these resources are delivered before the step anyway).
    counts the qubit GHZ copies used (``d * bits`` per bucket) and tested.
 5. **Result.** The decoded sum divided by P (the average DDP expects) is written into the bucket
    and set on the future. Per entry ``|result - exact mean| <= max_abs / (2 m)`` with
-   ``m = floor((2**(bits-1) - 1) / P)`` (the fixed-point bound P / (2 s), divided by P), plus the
-   rounding of the result to the bucket's dtype.
+   ``m = floor((2**(bits-1) - 1) / P)`` (the fixed-point bound P / (2 s), divided by P; ``B`` in
+   place of ``max_abs`` for a bucket sent at its agreed bound), plus the rounding of the result
+   to the bucket's dtype. ``error_bound`` of :class:`LinkReport` is the largest such bound.
 
 Use::
 
@@ -92,17 +119,22 @@ Use::
 Always pass a finite ``timeout`` to ``init_process_group``: if a rank dies, its neighbours stop
 waiting after that time (the bucket's future then holds the error) instead of hanging forever.
 
-Cost. Per bucket the hook makes 1 + 2(P-1) synchronisations (the header and the ring steps) and a
-few NumPy passes over the bucket (encode, add, decode) on the worker thread; gloo's built-in
-all-reduce runs in C++ on its own threads. The private mode's pads are drawn a few thousand
-entries at a time into reused buffers (fresh large arrays cost page faults, bucket after bucket).
-``bench/bench_ddp.py`` measures the step time against the built-in all-reduce.
+Cost. A bucket's first step makes 1 + 2(P-1) synchronisations (the header and the ring steps);
+every later step 2(P-1), the ring's own, unless its maximum outgrew the bound (then 2(P-1) more).
+A few NumPy passes over the bucket (encode on the hook's thread; add and decode on the worker)
+stay in Python; gloo's built-in all-reduce runs in C++ on its own threads. Each hook bucket keeps
+its own buffers (about 11 bytes per entry at 16 bits), so the hook can fill one bucket while the
+worker still reduces another. The private mode's pads are drawn from the generator's raw
+64-bit outputs, tens of thousands of entries at a time, into reused buffers (fresh large arrays
+cost page faults, bucket after bucket). ``bench/bench_ddp.py`` measures the step time against
+the built-in all-reduce.
 
 This is the only module of the package that imports torch; ``import qring_edu`` works without it.
 """
 
 from __future__ import annotations
 
+import atexit
 import math
 import queue
 import threading
@@ -130,7 +162,7 @@ from .ledger import Ledger
 from .ring import TRANSPORTS, chunk_bounds, ring_schedule
 from .states import frame_blocks
 from .superdense import flipped_bit_positions, pauli_frames, symbols_needed
-from .vga import known_pads_detection, vga_copy_counts, zero_sum_pads
+from .vga import known_pads_detection, vga_copy_counts
 
 __all__ = [
     "RingHookConfig",
@@ -158,14 +190,24 @@ _DTYPE_CODES = {torch.float32: 0, torch.float64: 1}
 _DTYPE_NAMES = {0: "float32", 1: "float64"}
 #: Header codes of a usable bucket: float32 / float64, on the CPU, finite (see _header_code).
 _GOOD_CODES = (8.0, 12.0)
-#: Tags of the point-to-point header exchange on the error path (the ring uses 0 .. 2P-3).
-_DETAIL_TAG = 1 << 20
+#: The clipping bound agreed one step ahead: a bucket's next bound is _HEADROOM times the
+#: largest max |g| over the ranks in its last _HISTORY steps (module docstring, item 1).
+_HEADROOM = 2.0
+_HISTORY = 8
+#: Kinds of point-to-point message, each with its own tags (see _tag): the ring's words, the
+#: words of a bucket sent again at a larger scale, the running header of a bucket whose bound
+#: was agreed ahead, and the local headers gathered on the error path.
+_KIND_RING, _KIND_RESEND, _KIND_HEADER, _KIND_DETAIL = 0, 1, 2, 3
+#: Bucket indices are taken modulo this in tags (buckets in flight at once have other indices).
+_TAG_BUCKETS = 1 << 12
+#: Largest ring: every tag of _tag must fit a 32-bit signed int.
+_MAX_RANKS = 1 << 16
 #: Spawn key separating the GHZ source's random stream from the pair-noise streams.
 _GHZ_STREAM = 0x6E7
 #: Bucket sizes whose buffers a state keeps (DDP uses a few fixed sizes).
 _MAX_BUFFERS = 8
 #: Entries per call of zero_sum_pads when a bucket's pads are drawn (see _own_pads).
-_PAD_BLOCK = 8192
+_PAD_BLOCK = 32768
 
 
 @dataclass(frozen=True)
@@ -244,6 +286,11 @@ class LinkReport:
     ``private``: the buckets were masked with GHZ pads; ``ghz_used`` / ``ghz_tested``: qubit
     GHZ copies consumed by the pads / spent on GHZ tests (each copy has one qubit per rank, so
     every rank counts the same); ``ghz_tests_failed``: failed qubit GHZ tests.
+    ``rescaled``: buckets whose max |g| exceeded the bound agreed one step ahead (or whose size
+    or dtype changed on every rank), so that every rank discarded the first sending and ran the
+    ring again at the exact scale (module docstring, item 1); ``rescaled_entries``: the entries
+    of those discarded sendings (the agreed sizes). Their reduce-scatter messages are counted
+    in the ledger, ``data_bits`` and ``ghz_used`` too, because they crossed the links.
 
     Examples
     --------
@@ -274,6 +321,8 @@ class LinkReport:
     ghz_used: int = 0
     ghz_tested: int = 0
     ghz_tests_failed: int = 0
+    rescaled: int = 0
+    rescaled_entries: int = 0
 
     @property
     def bit_error_rate(self) -> float:
@@ -296,7 +345,9 @@ class TappedMessage:
     """One message as it crossed this rank's incoming link (what an eavesdropper on the wire
     reads): ``words`` are the sender's ``bits``-bit words (uint32 copy, before the receiver's
     pair noise), at ring ``step`` (0 .. 2P-3) of ``phase`` (``"reduce-scatter"`` |
-    ``"all-gather"``), for bucket ``bucket_index`` of training step ``iteration``.
+    ``"all-gather"``), for bucket ``bucket_index`` of training step ``iteration``; ``resent``:
+    the bucket's second ring, at the exact scale, after its max |g| exceeded the bound agreed
+    one step ahead (module docstring, item 1).
 
     Examples
     --------
@@ -316,12 +367,13 @@ class TappedMessage:
     phase: str
     sender: int
     words: np.ndarray = field(repr=False)
+    resent: bool = False
 
     def __repr__(self) -> str:
         return (
             f"TappedMessage(iteration={self.iteration}, bucket_index={self.bucket_index}, "
             f"step={self.step}, phase={self.phase!r}, sender={self.sender}, "
-            f"words={self.words.size})"
+            f"words={self.words.size}{', resent=True' if self.resent else ''})"
         )
 
 
@@ -342,6 +394,11 @@ class _Buffers:
         self.inc = np.empty(longest, dtype=unsigned)
         self.words_t = torch.from_numpy(self.words.view(wire))  # the same memory
         self.inc_t = torch.from_numpy(self.inc.view(wire))
+        # The running header of a bucket whose bound was agreed ahead: sent, and received.
+        self.header = np.zeros(1, dtype=np.float64)
+        self.header_in = np.zeros(1, dtype=np.float64)
+        self.header_t = torch.from_numpy(self.header)
+        self.header_in_t = torch.from_numpy(self.header_in)
 
 
 class _Job:
@@ -357,6 +414,9 @@ class _Job:
         "work",
         "future",
         "from_hook",
+        "agreed",
+        "buf",
+        "posted",
     )
 
     def __init__(
@@ -366,11 +426,42 @@ class _Job:
         self.bucket_index, self.iteration = bucket_index, iteration
         self.local, self.header, self.work, self.future = local, header, work, future
         self.from_hook = from_hook
+        self.agreed = None  # (d, code, bound) agreed one step ahead, or None: header first
+        self.buf = None  # the bucket's own buffers (agreed bound only)
+        self.posted = None  # step 0's messages, posted by the hook (agreed bound only)
+
+
+#: Worker threads still running, with their queues (see _stop_workers_at_exit).
+_WORKERS: dict[threading.Thread, queue.SimpleQueue] = {}
+#: Seconds the interpreter's exit waits for each worker to finish its queued buckets.
+_EXIT_JOIN_TIMEOUT = 10.0
+
+
+def _stop_workers_at_exit() -> None:
+    """Stop every worker thread before the interpreter finalizes (``atexit``): a daemon thread
+    that re-enters Python from a torch call (completing a bucket's future) while the
+    interpreter finalizes is ended inside C++ code, which aborts the process ("terminate called
+    without an active exception"). Each worker finishes the buckets already queued, then
+    stops; one still waiting for a peer after ``_EXIT_JOIN_TIMEOUT`` seconds is left behind."""
+    for thread, jobs in list(_WORKERS.items()):
+        jobs.put(None)
+        thread.join(timeout=_EXIT_JOIN_TIMEOUT)
+
+
+atexit.register(_stop_workers_at_exit)
 
 
 def _worker_loop(jobs: queue.SimpleQueue) -> None:
     """The worker thread of one RingHookState: run the jobs in queue order until ``None``; when
     the queue is empty, prepare the next step's pads and pair noise (:func:`_prepare_ahead`)."""
+    try:
+        _run_jobs(jobs)
+    finally:
+        _WORKERS.pop(threading.current_thread(), None)
+
+
+def _run_jobs(jobs: queue.SimpleQueue) -> None:
+    """The loop of :func:`_worker_loop`."""
     owner = None  # weak reference to the state, kept only while it has preparation to do
     while True:
         if owner is not None and jobs.empty():
@@ -393,6 +484,9 @@ def _worker_loop(jobs: queue.SimpleQueue) -> None:
         try:
             result = _reduce_bucket(job)
         except BaseException as exc:  # noqa: BLE001 - every error goes to the bucket's future
+            # The bucket's next step sends its header first again (on every rank: the errors
+            # that reach here after the header are raised by every rank alike).
+            job.state._agreed.pop(job.bucket_index, None)
             job.future.set_exception(exc)
         else:
             job.future.set_result(result)
@@ -478,6 +572,11 @@ class RingHookState:
         if self.world_size < 2:
             raise ValueError(f"process_group must have P >= 2 ranks, got P = {self.world_size}")
         fixed_point(self.world_size, self.config.bits, 1.0)  # bits too small for P: fail now
+        if self.world_size > _MAX_RANKS:
+            raise ValueError(
+                f"process_group must have at most {_MAX_RANKS} ranks (message tags), got "
+                f"P = {self.world_size}"
+            )
         self.rank = dist.get_rank(process_group)
         self.tap = tap
         P = self.world_size
@@ -486,6 +585,7 @@ class RingHookState:
         self._pg = process_group if process_group is not None else dist.group.WORLD
         self._next = (self.rank + 1) % P
         self._prev = (self.rank - 1) % P
+        self._n_steps = 2 * (P - 1)
         # This rank's messages of the ring schedule, fixed for the run: (sent, received) per step.
         schedule = ring_schedule(P)
         sender = (self.rank - 1) % P
@@ -506,7 +606,16 @@ class RingHookState:
         self.ghz_used = 0
         self.ghz_tested = 0
         self.ghz_tests_failed = 0
+        self.rescaled = 0
+        self.rescaled_entries = 0
         self._buffers: OrderedDict[int, _Buffers] = OrderedDict()
+        # Hook buckets: (d, header code, bound) agreed one step ahead, the bucket's own buffers
+        # (the hook fills them while the worker may still use another bucket's) and the last
+        # future handed out per tag slot. Written by the worker before it completes a bucket's
+        # future, read by the hook after that future is done, so every rank reads the same.
+        self._agreed: dict[int, tuple[int, float, float, tuple[float, ...]]] = {}
+        self._own: dict[int, _Buffers] = {}
+        self._last: dict[int, torch.futures.Future] = {}
         self._pad_pool: dict[int, list[np.ndarray]] = {}  # pad buffers per size, worker only
         # Pads and pair noise prepared ahead for (iteration, bucket index, d), worker only.
         self._ahead: dict[tuple[int, int, int], _Prepared] = {}
@@ -516,6 +625,7 @@ class RingHookState:
             target=_worker_loop, args=(self._jobs,), daemon=True, name=f"qring-ring-rank{self.rank}"
         )
         self._closed = False
+        _WORKERS[self._thread] = self._jobs
         self._thread.start()
         self._finalizer = weakref.finalize(self, self._jobs.put, None)
 
@@ -528,19 +638,40 @@ class RingHookState:
     def _submit(
         self, tensor, bucket_index: int, iteration: int, from_hook: bool
     ) -> torch.futures.Future:
-        """Start the header collective of ``tensor`` and queue it for the worker (hook side)."""
+        """Queue ``tensor`` for the worker (hook side). A hook bucket whose bound was agreed one
+        step ahead is encoded here and its first ring step posted; any other bucket starts
+        its header collective."""
         if self._closed:
             raise RuntimeError("this RingHookState is closed; create a new one")
         local = _local_header(tensor)
-        code = _header_code(local)
-        header = torch.tensor([local[3], local[0], -local[0], code, -code], dtype=torch.float64)
-        work = dist.all_reduce(
-            header, op=dist.ReduceOp.MAX, group=self.config.process_group, async_op=True
-        )
         fut: torch.futures.Future = torch.futures.Future()
-        self._jobs.put(
-            _Job(self, tensor, bucket_index, iteration, local, header, work, fut, from_hook)
-        )
+        agreed = None
+        if from_hook:
+            slot = bucket_index % _TAG_BUCKETS
+            last = self._last.get(slot)
+            if last is not None and not last.done():
+                # Under DDP the previous step's futures are done; a direct caller's may not
+                # be, and the agreed bound is only the same on every rank once it is.
+                try:
+                    last.wait()
+                except Exception:  # noqa: BLE001 - that bucket's caller gets its error
+                    pass
+            self._last[slot] = fut
+            agreed = self._agreed.get(bucket_index)
+        if agreed is None:
+            code = _header_code(local)
+            header = torch.tensor([local[3], local[0], -local[0], code, -code], dtype=torch.float64)
+            work = dist.all_reduce(
+                header, op=dist.ReduceOp.MAX, group=self.config.process_group, async_op=True
+            )
+            job = _Job(self, tensor, bucket_index, iteration, local, header, work, fut, from_hook)
+        else:
+            job = _Job(self, tensor, bucket_index, iteration, local, None, None, fut, True)
+            job.agreed = agreed
+            job.buf = self._own_buffers(bucket_index, agreed[0])
+            if not self.config.private:  # pads are the worker's; the rest can start now
+                _start_agreed(self, job, None)
+        self._jobs.put(job)
         return fut
 
     def synchronize(self) -> None:
@@ -558,6 +689,13 @@ class RingHookState:
             self._closed = True
             self._finalizer()
             self._thread.join()
+
+    def _own_buffers(self, bucket_index: int, d: int) -> _Buffers:
+        """The buffers of hook bucket ``bucket_index`` (``d`` entries), kept per bucket."""
+        buf = self._own.get(bucket_index)
+        if buf is None or buf.words.size != d:
+            buf = self._own[bucket_index] = _Buffers(d, self.world_size, self.config.bits)
+        return buf
 
     def _buffers_for(self, d: int) -> _Buffers:
         buf = self._buffers.get(d)
@@ -595,6 +733,8 @@ class RingHookState:
             ghz_used=self.ghz_used,
             ghz_tested=self.ghz_tested,
             ghz_tests_failed=self.ghz_tests_failed,
+            rescaled=self.rescaled,
+            rescaled_entries=self.rescaled_entries,
         )
 
     def __repr__(self) -> str:
@@ -683,56 +823,166 @@ def allreduce_mean_(
 
 
 def _reduce_bucket(job: _Job) -> torch.Tensor:
-    """Header check, (masking,) ring and decoding of one bucket; returns the bucket tensor."""
+    """One bucket on the worker thread, by the header (module docstring, item 1) or by the
+    bound agreed one step ahead (:func:`_reduce_agreed`); returns the bucket tensor."""
+    if job.agreed is not None:
+        return _reduce_agreed(job)
     state, tensor = job.state, job.tensor
-    cfg = state.config
-    P = state.world_size
     # While the header is in flight (and the other ranks may still be computing): what does not
     # depend on the gradients, the GHZ pads and the pairs' Pauli frames. In the real protocol
     # both are fixed before the step (GHZ copies and Bell pairs are delivered offline).
     d_local = int(job.local[0]) if _header_code(job.local) in _GOOD_CODES else 0
-    key = (job.iteration, job.bucket_index, d_local)
-    prepared = state._ahead.pop(key, None)
-    if prepared is None:
-        prepared = _prepare(state, *key)
+    prepared = _take_prepared(state, job.iteration, job.bucket_index, d_local)
     job.work.wait()
     state.side_bits += state._header_bits
     max_abs, n_max, n_min, c_max, c_min = job.header.tolist()
     n_min, c_min = -n_min, -c_min
     if not (n_max == n_min and c_max == c_min and c_max in _GOOD_CODES):
-        table = _gather_local_headers(state, job.local)  # every rank takes this branch
+        table = _gather_local_headers(state, job)  # every rank takes this branch
         _check_headers(table)
         raise ValueError(f"bucket headers disagree between ranks: {table.tolist()}")  # unreached
     d = int(n_max)
     state.buckets += 1
     if d == 0:
         return tensor
+    _exact_ring(state, job, prepared, d, max_abs, resent=False)
+    if job.from_hook:  # the bucket's next step needs no header round
+        _agree(state, job.bucket_index, d, c_max, (max_abs,))
+    _plan_ahead(state, job, d)
+    return tensor
+
+
+def _reduce_agreed(job: _Job) -> torch.Tensor:
+    """A hook bucket whose (size, header code, bound B) every rank agreed one step ahead.
+
+    Step 0 of the ring is already posted (by the hook, or here after the pads are added). Each
+    reduce-scatter message travels with the running maximum ``h`` of its contributors' max |g|
+    (infinity from a rank whose bucket is not what was agreed: another size or dtype, a
+    non-finite entry), so after the P - 1 reduce-scatter steps every rank holds
+    the same ``h``, the maximum over all ranks. ``h <= B``: the all-gather completes the ring
+    at the scale of B, and the next bound is ``_HEADROOM * h``. ``h > B``: every rank
+    discards the partial sums and runs the ring again at the exact scale (the header path
+    without its collective: ``h`` is the common maximum); ``h`` infinite: the ranks gather
+    their local headers, which raise the same ``ValueError`` everywhere unless every rank's
+    bucket changed alike (then the ring runs again at the new size).
+    """
+    state, tensor = job.state, job.tensor
+    cfg, P = state.config, state.world_size
+    d, code, bound, history = job.agreed
+    buf = job.buf
+    prepared = _take_prepared(state, job.iteration, job.bucket_index, d)
+    if job.posted is None:  # private: the worker adds the pads, then posts step 0
+        if cfg.private:
+            _account_ghz(state, job, prepared)  # raises on every rank before a word is sent
+        _start_agreed(state, job, prepared)
+    _ring_steps(state, buf, job, prepared.noise, range(P - 1), _KIND_RING, header=True)
+    state.side_bits += 64 * (P - 1)
+    h = float(buf.header[0])
+    if h <= bound:
+        codec = fixed_point(P, cfg.bits, bound)
+        state.error_bound = max(state.error_bound, codec.error_bound / P)
+        _ring_steps(state, buf, job, prepared.noise, range(P - 1, 2 * (P - 1)), _KIND_RING)
+        _finish(state, job, codec, buf)
+        state.buckets += 1
+        _agree(state, job.bucket_index, d, code, (*history, h))
+        _plan_ahead(state, job, d)
+        return tensor
+    max_abs, discarded = h, d
+    if math.isinf(h):  # some rank's bucket is not the agreed one: every rank knows
+        table = _gather_local_headers(state, job)
+        _check_headers(table)  # the same ValueError on every rank, unless all changed alike
+        d, code, max_abs = int(table[0, 0]), _header_code(list(table[0])), float(table[:, 3].max())
+    state.buckets += 1
+    state.rescaled += 1
+    state.rescaled_entries += discarded  # the first sending, at the agreed size
+    if d == 0:
+        state._agreed.pop(job.bucket_index, None)
+        return tensor
+    fresh = _prepare(state, job.iteration, job.bucket_index, d, resent=True)
+    _exact_ring(state, job, fresh, d, max_abs, resent=True)
+    _agree(state, job.bucket_index, d, code, (*history, max_abs))
+    _plan_ahead(state, job, d)
+    return tensor
+
+
+def _agree(state: RingHookState, bucket_index: int, d: int, code: float, history: tuple) -> None:
+    """Record what every rank agrees for the bucket's next step: its size, header code, the
+    maxima over the ranks of its last ``_HISTORY`` steps and the bound B they give."""
+    history = history[-_HISTORY:]
+    top = max(history)
+    state._agreed[bucket_index] = (d, code, _HEADROOM * (top if top > 0 else 1.0), history)
+
+
+def _start_agreed(state: RingHookState, job: _Job, prepared: _Prepared | None) -> None:
+    """Encode a bucket at its agreed bound (zeros if it is not the agreed bucket or exceeds the
+    bound), add the pads (``prepared``, private mode) and post ring step 0 with its header
+    message."""
+    d, code, bound, _ = job.agreed
+    buf, local = job.buf, job.local
+    agreed = local[0] == d and _header_code(local) == code
+    buf.header[0] = local[3] if agreed else math.inf
+    if agreed and local[3] <= bound:
+        codec = fixed_point(state.world_size, state.config.bits, bound)
+        _encode_into(codec, job.tensor.detach().reshape(-1).numpy(), buf.scratch, buf.words)
+    else:
+        buf.words.fill(0)  # messages of the agreed sizes keep every rank in step
+    if prepared is not None and prepared.pad is not None:
+        _mask(state, buf, prepared)
+    job.posted = _post_step(state, buf, job, 0, _KIND_RING, header=True)
+
+
+def _exact_ring(
+    state: RingHookState, job: _Job, prepared: _Prepared, d: int, max_abs: float, resent: bool
+) -> None:
+    """Encode at the scale of ``max_abs`` (the maximum over the ranks), (mask,) run the whole
+    ring and write the average into the bucket."""
+    cfg, P = state.config, state.world_size
     codec = fixed_point(P, cfg.bits, max_abs if max_abs > 0 else 1.0)
     state.error_bound = max(state.error_bound, codec.error_bound / P)
     if cfg.private:
         _account_ghz(state, job, prepared)  # raises on every rank if a GHZ test failed
     buf = state._buffers_for(d)
-    flat = tensor.detach().reshape(-1)
-    _encode_into(codec, flat.numpy(), buf.scratch, buf.words)
-    masked = prepared.pad is not None
-    if masked:
-        # Words and pads in the wire type: the sum wraps modulo 2**width, which is exact
-        # modulo 2**bits; the mask reduces.
-        np.add(buf.words, prepared.pad, out=buf.words)
-        if cfg.bits < 8 * buf.words.itemsize:
-            buf.words &= buf.words.dtype.type(word_mask(cfg.bits))
-        _release_pads(state, prepared)
-    _run_ring(state, buf, job, prepared.noise)
+    _encode_into(codec, job.tensor.detach().reshape(-1).numpy(), buf.scratch, buf.words)
+    if prepared.pad is not None:
+        _mask(state, buf, prepared)
+    kind = _KIND_RESEND if resent else _KIND_RING
+    _ring_steps(state, buf, job, prepared.noise, range(2 * (P - 1)), kind)
+    _finish(state, job, codec, buf)
+
+
+def _mask(state: RingHookState, buf: _Buffers, prepared: _Prepared) -> None:
+    """Add the bucket's pads to its words (private mode) and give the pad buffer back."""
+    # Words and pads in the wire type: the sum wraps modulo 2**width, which is exact modulo
+    # 2**bits; the mask reduces.
+    np.add(buf.words, prepared.pad, out=buf.words)
+    if state.config.bits < 8 * buf.words.itemsize:
+        buf.words &= buf.words.dtype.type(word_mask(state.config.bits))
+    _release_pads(state, prepared)
+
+
+def _finish(state: RingHookState, job: _Job, codec: FixedPoint, buf: _Buffers) -> None:
+    """Decode the ring's sum, divide by P and write it into the bucket."""
     _decode_into(codec, buf.words, buf.scratch)
-    buf.scratch /= P  # one rounding, as FixedPoint.decode(...) / P
+    buf.scratch /= state.world_size  # one rounding, as FixedPoint.decode(...) / P
+    tensor = job.tensor
     with torch.no_grad():
         tensor.copy_(torch.from_numpy(buf.scratch).view(tensor.shape))  # rounds to the dtype
-    if job.from_hook and (masked or prepared.noise):
-        # DDP hands the same buckets every step: prepare this one for the next step when idle.
+
+
+def _take_prepared(state: RingHookState, iteration: int, bucket_index: int, d: int) -> _Prepared:
+    """The bucket's pads and pair noise: prepared ahead by the idle worker, or now."""
+    prepared = state._ahead.pop((iteration, bucket_index, d), None)
+    return prepared if prepared is not None else _prepare(state, iteration, bucket_index, d)
+
+
+def _plan_ahead(state: RingHookState, job: _Job, d: int) -> None:
+    """DDP hands the same buckets every step: prepare this one for the next step when idle."""
+    cfg = state.config
+    noisy = cfg.transport == "superdense" and cfg.pair_fidelity < 1.0
+    if job.from_hook and (cfg.private or noisy):
         ahead = (job.iteration + 1, job.bucket_index, d)
         if ahead not in state._ahead and ahead not in state._ahead_todo:
             state._ahead_todo.append(ahead)
-    return tensor
 
 
 def _prepare_ahead(state: RingHookState) -> bool:
@@ -805,19 +1055,17 @@ def _local_header(tensor) -> list[float]:
     return [float(tensor.numel()), float(code), float(on_cpu), max_abs, nonfinite]
 
 
-def _gather_local_headers(state: RingHookState, local: list[float]) -> np.ndarray:
+def _gather_local_headers(state: RingHookState, job: _Job) -> np.ndarray:
     """Ring all-gather of the local headers, point to point (the error path only): a
     (P, HEADER_WORDS) float64 table, row k from group rank k."""
     P, r, pg = state.world_size, state.rank, state._pg
     table = np.zeros((P, HEADER_WORDS), dtype=np.float64)
-    table[r] = local
+    table[r] = job.local
     for s in range(P - 1):  # at step s rank r forwards row r - s and receives row r - 1 - s
         out = torch.from_numpy(table[(r - s) % P].copy())
         inc = torch.empty(HEADER_WORDS, dtype=torch.float64)
-        works = [
-            pg.recv([inc], state._prev, _DETAIL_TAG + s),
-            pg.send([out], state._next, _DETAIL_TAG + s),
-        ]
+        tag = _tag(state, _KIND_DETAIL, job.bucket_index, s)
+        works = [pg.recv([inc], state._prev, tag), pg.send([out], state._next, tag)]
         for w in works:
             w.wait()
         table[(r - 1 - s) % P] = inc.numpy()
@@ -871,23 +1119,29 @@ class _Prepared:
         self.noise = noise if noise is not None else {}
 
 
-def _prepare(state: RingHookState, iteration: int, bucket_index: int, d: int) -> _Prepared:
+def _prepare(
+    state: RingHookState, iteration: int, bucket_index: int, d: int, resent: bool = False
+) -> _Prepared:
     """The GHZ pads (private mode) and the pair noise of every incoming message (superdense,
     F < 1) of a bucket of d entries; nothing is counted here (see :func:`_account_ghz`).
 
     The GHZ source is simulated from ``(seed, iteration, bucket index)``: every rank derives
     the same source and keeps only its own register's outcomes (module docstring, item 4).
     The noise of each message comes from its own generator, seeded by ``(seed, iteration,
-    sender, bucket index, ring step)``.
+    sender, bucket index, ring step)``. A bucket sent again (``resent``) uses fresh GHZ
+    copies and pairs: the same seeds with a further 1 appended.
     """
     cfg = state.config
     P, bits = state.world_size, cfg.bits
     prepared = _Prepared(d)
     if d <= 0:
         return prepared
+    again = [1] if resent else []
     if cfg.private:
         rng = np.random.default_rng(
-            np.random.SeedSequence([cfg.seed, iteration, bucket_index], spawn_key=(_GHZ_STREAM,))
+            np.random.SeedSequence(
+                [cfg.seed, iteration, bucket_index, *again], spawn_key=(_GHZ_STREAM,)
+            )
         )
         _, n_tested = vga_copy_counts(d, cfg.test_fraction)
         prepared.ghz_tests = n_tested * bits  # every qubit GHZ of a tested register-copy
@@ -895,14 +1149,14 @@ def _prepare(state: RingHookState, iteration: int, bucket_index: int, d: int) ->
             prepared.ghz_failed = int(rng.binomial(prepared.ghz_tests, known_pads_detection(P)))
         prepared.pad = _own_pads(state, rng, d)  # own register only
     if cfg.transport == "superdense" and cfg.pair_fidelity < 1.0:
-        offsets = state._buffers_for(d).offsets
+        offsets = [int(v) for v in chunk_bounds(d, P)]
         kind = _wire_dtype(bits)[0].type
         sender = (state.rank - 1) % P
         for step, (_, in_msg) in enumerate(state._steps):
             n_bits = (offsets[in_msg.chunk + 1] - offsets[in_msg.chunk]) * bits
             if n_bits == 0:
                 continue
-            rng = np.random.default_rng([cfg.seed, iteration, sender, bucket_index, step])
+            rng = np.random.default_rng([cfg.seed, iteration, sender, bucket_index, step, *again])
             prepared.noise[step] = _message_noise(n_bits, bits, cfg.pair_fidelity, rng, kind)
     return prepared
 
@@ -943,18 +1197,35 @@ def _message_noise(n_bits: int, bits: int, fidelity: float, rng, kind):
 
 
 def _own_pads(state: RingHookState, rng: np.random.Generator, d: int) -> np.ndarray:
-    """This rank's row of zero-sum pads (:func:`qring_edu.vga.zero_sum_pads`) for d entries,
-    in the wire type (exact: the pads are residues modulo ``2**bits``), block by block:
-    ``_PAD_BLOCK`` entries per call, so that no call allocates more than a few tens of kB
-    (fresh large arrays cost page faults, bucket after bucket). Each block is a uniformly
-    random zero-sum pad, hence so is the whole row. The buffer comes from the state's pool
-    (returned by :func:`_release_pads` once the pads are added)."""
-    P, bits = state.world_size, state.config.bits
+    """This rank's row of uniformly random zero-sum pads for d entries (the distribution of
+    :func:`qring_edu.vga.zero_sum_pads`: rows 0 .. P-2 uniform on ``0 .. 2**bits - 1``, row
+    P - 1 closing the sum modulo ``2**bits``), in the wire type, block by block.
+
+    The draw, per block of ``n = min(_PAD_BLOCK, entries left)`` entries: ``ceil((P - 1) n /
+    w)`` raw 64-bit outputs of the generator (``rng.bit_generator.random_raw``), read as
+    little-endian wire words (``w`` = 8 / 4 / 2 words of 8 / 16 / 32 bits per output), the
+    first ``(P - 1) n`` of them as rows 0 .. P-2 of n words each, each word masked to its
+    low ``bits`` bits (uniform bits stay uniform). Every rank draws the same blocks and keeps
+    its own row. No call allocates more than a few tens of kB (fresh large arrays cost page
+    faults, bucket after bucket); the buffer comes from the state's pool (returned by
+    :func:`_release_pads` once the pads are added)."""
+    P, r, bits = state.world_size, state.rank, state.config.bits
+    unsigned = _wire_dtype(bits)[0]
+    mask = unsigned.type(word_mask(bits))
+    per_output = 8 // unsigned.itemsize
     pool = state._pad_pool.get(d)
-    pad = pool.pop() if pool else np.empty(d, dtype=_wire_dtype(bits)[0])
+    pad = pool.pop() if pool else np.empty(d, dtype=unsigned)
+    raw = rng.bit_generator.random_raw
     for lo in range(0, d, _PAD_BLOCK):
-        hi = min(d, lo + _PAD_BLOCK)
-        pad[lo:hi] = zero_sum_pads(P, hi - lo, bits, rng)[state.rank]
+        n = min(d - lo, _PAD_BLOCK)
+        words = raw(-(-(P - 1) * n // per_output)).view(unsigned)[: (P - 1) * n]
+        out = pad[lo : lo + n]
+        if r < P - 1:
+            np.bitwise_and(words[r * n : (r + 1) * n], mask, out=out)
+        else:  # the sum of the unmasked rows is the same modulo 2**bits
+            np.sum(words.reshape(P - 1, n), axis=0, dtype=unsigned, out=out)
+            np.negative(out, out=out)
+            out &= mask
     return pad
 
 
@@ -997,30 +1268,70 @@ def _wire_dtype(bits: int) -> tuple[np.dtype, np.dtype]:
     return np.dtype(np.uint32), np.dtype(np.int32)
 
 
-def _run_ring(state: RingHookState, buf: _Buffers, job: _Job, noise: dict) -> None:
-    """Execute :func:`~qring_edu.ring.ring_schedule` in place on ``buf.words``."""
+def _tag(state: RingHookState, kind: int, bucket_index: int, step: int) -> int:
+    """The tag of a point-to-point message: its kind (``_KIND_*``), the bucket index (modulo
+    ``_TAG_BUCKETS``) and the ring step, so that messages of two buckets in flight at once, or
+    of two kinds, never meet."""
+    return (kind * _TAG_BUCKETS + bucket_index % _TAG_BUCKETS) * state._n_steps + step
+
+
+def _post_step(
+    state: RingHookState, buf: _Buffers, job: _Job, step: int, kind: int, header: bool = False
+) -> list:
+    """Post ring step ``step`` of the bucket in ``buf``: the receive from the previous rank
+    first, then the send to the next (straight on the ProcessGroup), each preceded by the
+    running header when ``header``. Returns the works to wait for."""
+    pg = state._pg
+    out_msg, in_msg = state._steps[step]
+    offsets = buf.offsets
+    slo, shi = offsets[out_msg.chunk], offsets[out_msg.chunk + 1]
+    rlo, rhi = offsets[in_msg.chunk], offsets[in_msg.chunk + 1]
+    tag = _tag(state, kind, job.bucket_index, step)
+    works = []
+    if header:  # sent even when the chunk is empty: the maximum must go round
+        htag = _tag(state, _KIND_HEADER, job.bucket_index, step)
+        works.append(pg.recv([buf.header_in_t], state._prev, htag))
+        works.append(pg.send([buf.header_t], state._next, htag))
+    if rhi > rlo:  # all-gather overwrites: receive straight into the chunk
+        into = buf.words_t[rlo:rhi] if in_msg.phase == "all-gather" else buf.inc_t[: rhi - rlo]
+        works.append(pg.recv([into], state._prev, tag))
+    if shi > slo:  # empty chunks (d < P) are skipped by both ends alike
+        works.append(pg.send([buf.words_t[slo:shi]], state._next, tag))
+    return works
+
+
+def _ring_steps(
+    state: RingHookState,
+    buf: _Buffers,
+    job: _Job,
+    noise: dict,
+    steps: range,
+    kind: int,
+    header: bool = False,
+) -> None:
+    """Execute ``steps`` of :func:`~qring_edu.ring.ring_schedule` in place on ``buf.words``
+    (with the running header: its maximum with the one received, after each step)."""
     cfg = state.config
-    P, r, pg = state.world_size, state.rank, state._pg
-    offsets, words = buf.offsets, buf.words
+    words = buf.words
     mask = words.dtype.type(word_mask(cfg.bits))
     reduce_mod = cfg.bits < 8 * words.itemsize
-    sender = (r - 1) % P
-    # out_msg: what this rank sends at this step; in_msg: what it receives from its left neighbour
-    # (always another chunk than the one it sends, so sending from ``words`` is safe).
-    for step, (out_msg, in_msg) in enumerate(state._steps):
-        slo, shi = offsets[out_msg.chunk], offsets[out_msg.chunk + 1]
-        rlo, rhi = offsets[in_msg.chunk], offsets[in_msg.chunk + 1]
-        gather = in_msg.phase == "all-gather"
-        works = []
-        if rhi > rlo:  # all-gather overwrites: receive straight into the chunk
-            into = buf.words_t[rlo:rhi] if gather else buf.inc_t[: rhi - rlo]
-            works.append(pg.recv([into], state._prev, step))
-        if shi > slo:  # empty chunks (d < P) are skipped by both ends alike
-            works.append(pg.send([buf.words_t[slo:shi]], state._next, step))
+    sender = state._prev
+    for step in steps:
+        if step == 0 and kind == _KIND_RING and job.posted is not None:
+            works, job.posted = job.posted, None
+        else:
+            works = _post_step(state, buf, job, step, kind, header)
         for w in works:
             w.wait()
+        if header:
+            np.maximum(buf.header, buf.header_in, out=buf.header)
+        in_msg = state._steps[step][1]
+        # in_msg is always another chunk than the one this rank sends, so sending from
+        # ``words`` while receiving is safe.
+        rlo, rhi = buf.offsets[in_msg.chunk], buf.offsets[in_msg.chunk + 1]
         if rhi == rlo:
             continue
+        gather = in_msg.phase == "all-gather"
         received = words[rlo:rhi] if gather else buf.inc[: rhi - rlo]
         if state.tap is not None:
             state.tap(
@@ -1031,6 +1342,7 @@ def _run_ring(state: RingHookState, buf: _Buffers, job: _Job, noise: dict) -> No
                     in_msg.phase,
                     sender,
                     received.astype(np.uint32),
+                    kind == _KIND_RESEND,
                 )
             )
         _receive(state, received, sender, step, noise.get(step))

@@ -220,6 +220,60 @@ def _errors(rank, world):
     return out
 
 
+AGREED_D = 10
+#: Per step of one hook bucket: the spread of the ranks' entries and the size on each rank
+#: (None: AGREED_D everywhere). Step 0 sends the header; the bound of step t is twice the
+#: largest maximum of the steps before it (at most 8); step 3 jumps past it, step 5 has the wrong
+#: size on rank 1, step 7 a NaN on rank 0, step 9 a new size on every rank.
+AGREED_STEPS = [
+    (1.0, None),
+    (0.7, None),
+    (1.5, None),
+    (5.0, None),
+    (0.5, None),
+    (0.5, {1: 11}),
+    (0.5, None),
+    (0.5, "nan"),
+    (0.5, None),
+    (0.5, {0: 12, 1: 12, 2: 12}),
+    (0.5, {0: 12, 1: 12, 2: 12}),
+]
+
+
+def _agreed(rank, world):
+    """One hook bucket over AGREED_STEPS steps: its inputs, outputs (or error) and report after
+    each step, and the collectives issued per step."""
+    state = RingHookState(seed=0)
+    rng = np.random.default_rng([21, rank])
+    out = []
+    calls = []
+    original = dist.all_reduce
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    dist.all_reduce = counting
+    try:
+        for spread, change in AGREED_STEPS:
+            d = change.get(rank, AGREED_D) if isinstance(change, dict) else AGREED_D
+            x = rng.uniform(-spread, spread, d)
+            x[0] = spread if rank == 0 else x[0]  # the maximum over the ranks is the spread
+            if change == "nan" and rank == 0:
+                x[1] = float("nan")
+            t = torch.from_numpy(x.copy())
+            calls.clear()
+            try:
+                ring_hook(state, _Bucket(t, 0, last=True)).wait()
+                result = ("ok", t.numpy().copy())
+            except Exception as exc:  # noqa: BLE001 - the parent checks type and message
+                result = (type(exc).__name__, str(exc))
+            out.append(dict(x=x, result=result, report=state.report(), collectives=len(calls)))
+    finally:
+        dist.all_reduce = original
+    return out
+
+
 def _subgroups(rank, world):
     """(a) The ring of group [0, 2] only: rank 2 is group rank 1 (global rank mapping).
     (b) Group [1, 2] with a 2 s timeout, in which rank 2 never calls the hook: rank 1 must get
@@ -460,14 +514,21 @@ def _collectives(rank, world):
         calls.clear()
         for name in _COLLECTIVES:
             setattr(dist, name, counting(name))
+        rounds = []
         try:
-            for i, d in enumerate(COUNT_BUCKETS):
-                t = torch.full((d,), float(rank + 1))
-                ring_hook(state, _Bucket(t, i, last=(i == len(COUNT_BUCKETS) - 1))).wait()
+            for _ in range(2):  # the second step: every bound agreed one step ahead
+                for i, d in enumerate(COUNT_BUCKETS):
+                    t = torch.full((d,), float(rank + 1))
+                    ring_hook(state, _Bucket(t, i, last=(i == len(COUNT_BUCKETS) - 1))).wait()
+                rounds.append(
+                    dict(collectives=list(calls), messages=list(log), report=state.report())
+                )
+                calls.clear()
+                log.clear()
         finally:
             for name, fn in originals.items():
                 setattr(dist, name, fn)
-        out[label] = dict(collectives=list(calls), messages=log, report=state.report())
+        out[label] = rounds
         state.close()
     return out
 
@@ -486,6 +547,7 @@ def _session(rank, world):
         tapped=_tapped(rank, world),
         attack=_ghz_attack(rank, world),
         ddp_error=_ddp_error(rank, world),
+        agreed=_agreed(rank, world),
         groups=_subgroups(rank, world),
     )
 
@@ -739,37 +801,103 @@ def test_process_group_timeout_stops_a_waiting_rank(ranks):
 # ------------------------------------------------------------------------------------------
 
 
-def test_one_header_collective_per_bucket_and_only_ring_messages(ranks):
-    """Per bucket the hook issues exactly one collective of torch.distributed: the header's
-    asynchronous MAX all_reduce of five float64 words on the state's group, from the hook's
-    own thread (the autograd thread under DDP), in bucket order. Every point-to-point message
-    goes to the next rank or comes from the previous one, with a ring tag 0 .. 2P-3: at most
-    2 (P - 1) of each kind per bucket (empty chunks skipped), carrying the chunks of the
-    schedule; side_bits counts the words a ring all-reduce of the header moves."""
+def test_one_header_collective_per_new_bucket_and_only_ring_messages(ranks):
+    """A bucket's first step: exactly one collective of torch.distributed, the header's
+    asynchronous MAX all_reduce of five float64 words on the state's group, from the hook's own
+    thread (the autograd thread under DDP), in bucket order; side_bits counts the words a ring
+    all-reduce of the header moves. The next step: no collective at all (the bound was agreed
+    one step ahead); one float64 header message per reduce-scatter step instead, 64 side bits
+    each. Every point-to-point message goes to the next rank or comes from the previous one,
+    with the tag (kind * 4096 + bucket index) * 2(P-1) + step of its kind (0: ring words,
+    2: header), bucket and ring step, carrying the chunks of the schedule (empty ones skipped)."""
     header = ("all_reduce", HEADER_WORDS, "torch.float64", str(dist.ReduceOp.MAX), True, True)
     for label, workers in [("P3", 3), ("P2", 2)]:
+        n_steps = 2 * (workers - 1)
         for r, res in enumerate(ranks[:workers]):
-            got = res["collectives"][label]
-            assert got["collectives"] == [header] * len(COUNT_BUCKETS), got["collectives"]
-            messages = got["messages"]
-            for kind, peer, tag, _ in messages:
-                assert peer == ((r + 1) % workers if kind == "send" else (r - 1) % workers)
-                assert 0 <= tag < 2 * (workers - 1)
-            for kind in ("send", "recv"):
-                n = sum(m[0] == kind for m in messages)
-                assert len(COUNT_BUCKETS) <= n <= 2 * (workers - 1) * len(COUNT_BUCKETS)
+            first, second = res["collectives"][label]
+            assert first["collectives"] == [header] * len(COUNT_BUCKETS), first["collectives"]
+            assert second["collectives"] == []
             sender = (r - 1) % workers
-            assert got["report"].side_bits == 64 * len(COUNT_BUCKETS) * sum(
-                _link_messages(HEADER_WORDS, workers, sender)
+            for got, kinds in [(first, {0}), (second, {0, 2})]:
+                messages = got["messages"]
+                for kind, peer, tag, _ in messages:
+                    assert peer == ((r + 1) % workers if kind == "send" else (r - 1) % workers)
+                    slot, step = divmod(tag, n_steps)
+                    kind_of, bucket = divmod(slot, 4096)
+                    assert kind_of in kinds and bucket < len(COUNT_BUCKETS), tag
+                    if kind_of == 2:  # the running header: reduce-scatter steps only
+                        assert step < workers - 1
+                # the payload: the bucket's chunks, 2 (P - 1) messages each way (empty skipped)
+                data = [m for m in messages if (m[2] // n_steps) // 4096 == 0]
+                assert [m[3] for m in data if m[0] == "recv"] == [
+                    m for d in COUNT_BUCKETS for m in _link_messages(d, workers, sender) if m
+                ]
+                assert sum(m[3] for m in data if m[0] == "send") == sum(
+                    sum(_link_messages(d, workers, r)) for d in COUNT_BUCKETS
+                )
+            headers = [m for m in second["messages"] if (m[2] // n_steps) // 4096 == 2]
+            per_kind = (workers - 1) * len(COUNT_BUCKETS)  # even for empty chunks (d < P)
+            assert sorted(m[0] for m in headers) == ["recv"] * per_kind + ["send"] * per_kind
+            assert all(m[3] == 1 for m in headers)  # one float64
+            header_bits = (
+                64 * len(COUNT_BUCKETS) * sum(_link_messages(HEADER_WORDS, workers, sender))
             )
-            # the payload: 2 (P - 1) messages of the bucket's chunks each way (empty ones skipped)
-            assert [m[3] for m in messages if m[0] == "recv"] == [
-                m for d in COUNT_BUCKETS for m in _link_messages(d, workers, sender) if m
-            ]
-            assert sum(m[3] for m in messages if m[0] == "send") == sum(
-                sum(_link_messages(d, workers, r)) for d in COUNT_BUCKETS
+            assert first["report"].side_bits == header_bits
+            assert second["report"].side_bits == header_bits + 64 * per_kind
+            assert first["report"].ghz_used == 16 * sum(COUNT_BUCKETS)
+            assert second["report"].ghz_used == 2 * 16 * sum(COUNT_BUCKETS)
+            assert second["report"].rescaled == 0
+
+
+def test_bound_agreed_one_step_ahead(ranks):
+    """Step by step, the hook's average is exactly the single-process ring's at the scale a
+    reader derives here: the exact maximum on the header step, then the bound
+    B = 2 max(maxima of the last 8 steps) agreed one step ahead, and the exact maximum again for
+    a step whose maximum outgrew B (sent again, counted in ``rescaled``). A bad bucket on one rank
+    raises the same ValueError on every rank without any collective; the next step sends the
+    header again; a size change on every rank alike goes through."""
+    history: list[float] = []
+    agreed = None  # (d, B) every rank agrees on
+    rescaled, rescaled_entries = 0, 0
+    for t, (spread, change) in enumerate(AGREED_STEPS):
+        rows = [r["agreed"][t] for r in ranks]
+        xs = [row["x"] for row in rows]
+        results = [row["result"] for row in rows]
+        collectives = {row["collectives"] for row in rows}
+        sizes = {len(x) for x in xs}
+        if change == "nan" or len(sizes) > 1:
+            words = "bucket must be finite" if change == "nan" else "bucket size"
+            for kind, message in results:
+                assert kind == "ValueError" and words in message, (t, kind, message)
+            assert collectives == {0 if agreed else 1}
+            agreed = None
+            continue
+        stack = np.array(xs)
+        h, d = float(np.abs(stack).max()), stack.shape[1]
+        assert h == spread
+        if agreed is None:
+            max_abs, header, history = h, True, [h]
+        else:
+            header = False
+            if d != agreed[0] or h > agreed[1]:
+                max_abs = h
+                rescaled, rescaled_entries = rescaled + 1, rescaled_entries + agreed[0]
+            else:
+                max_abs = agreed[1]
+            history = (history + [h])[-8:]
+        ref = ring_allreduce(stack, transport="classical", bits=16, max_abs=max_abs)
+        for kind, value in results:
+            assert kind == "ok" and np.array_equal(value, ref.outputs[0] / P), t
+        assert collectives == {1 if header else 0}, t
+        for row in rows:
+            assert (row["report"].rescaled, row["report"].rescaled_entries) == (
+                rescaled,
+                rescaled_entries,
             )
-            assert got["report"].ghz_used == 16 * sum(COUNT_BUCKETS)
+        agreed = (d, 2 * max(history))
+    # the schedule above exercised every branch: agreed, outgrown, bad, changed alike
+    assert (rescaled, rescaled_entries) == (2, 2 * AGREED_D)
+    assert [t for t, row in enumerate(ranks[0]["agreed"]) if row["collectives"]] == [0, 6, 8]
 
 
 # ------------------------------------------------------------------------------------------
@@ -805,15 +933,20 @@ def test_private_training_equals_the_unmasked_hook_bit_for_bit(ranks):
             assert np.array_equal(res[masked]["grads"], res[plain]["grads"]), (masked, plain)
             assert np.array_equal(res[masked]["weights"], res[plain]["weights"])
         assert res["plain"]["report"].buckets > PRIVATE_STEPS  # several buckets per step
-        # the ledger: every entry of every bucket used one register-copy of 16 qubit GHZs, and
-        # as many register-copies again were tested (test_fraction 1/2: N = 2 d)
+        # the ledger: every entry of every bucket sent used one register-copy of 16 qubit GHZs
+        # (a discarded sending too: the bucket sent again used fresh ones), and as many
+        # register-copies again were tested (test_fraction 1/2: N = 2 d)
         for label in ("private", "private-sd"):
             rep = res[label]["report"]
-            assert rep.private and rep.ghz_used == PRIVATE_STEPS * n_params * 16
+            sent = PRIVATE_STEPS * n_params + rep.rescaled_entries
+            assert rep.private and rep.ghz_used == sent * 16
             assert rep.ghz_tested == rep.ghz_used and rep.ghz_tests_failed == 0
             assert rep.online_bits == res[label.replace("private", "plain")]["report"].online_bits
         f0 = res["private-f0"]["report"]
-        assert f0.ghz_used == PRIVATE_STEPS * n_params * 16 and f0.ghz_tested == 0
+        assert f0.ghz_used == (PRIVATE_STEPS * n_params + f0.rescaled_entries) * 16
+        assert f0.ghz_tested == 0
+        # masked or not, the same buckets outgrew their bounds
+        assert len({res[k]["report"].rescaled_entries for k in res if k != "n_params"}) == 1
         plain = res["plain"]["report"]
         assert not plain.private and plain.ghz_used == plain.ghz_tested == 0
         assert "ghz_used" in repr(res["private"]["report"]) and "ghz" not in repr(plain)
@@ -1124,39 +1257,49 @@ def test_doctests_of_ddp_and_launch():
     ]
 
 
-def test_private_pads_are_zero_sum_blocks_in_pooled_wire_buffers():
-    """The pads of a bucket: this rank's rows of zero_sum_pads drawn block by block from the
-    bucket's generator, in the wire type; over the ranks they sum to 0 mod 2**bits; the buffer
-    goes back to the state's pool and is reused for the next bucket of that size."""
+@pytest.mark.parametrize("workers, bits", [(3, 12), (2, 16), (4, 8), (3, 32), (5, 7)])
+def test_private_pads_are_the_documented_zero_sum_draw_in_pooled_wire_buffers(workers, bits):
+    """The pads of a bucket, rebuilt here from the generator's raw 64-bit outputs block by
+    block as _own_pads documents (rows 0 .. P-2 the low ``bits`` bits of little-endian wire
+    words, row P-1 closing the sum); over the ranks they sum to 0 mod 2**bits, every word is
+    in range, each bit of the free rows is fair; the buffer goes back to the state's pool and
+    is reused for the next bucket of that size."""
     from types import SimpleNamespace
 
-    from qring_edu.ddp import _PAD_BLOCK, _own_pads, _Prepared, _release_pads
-    from qring_edu.vga import zero_sum_pads
+    from qring_edu.ddp import _PAD_BLOCK, _own_pads, _Prepared, _release_pads, _wire_dtype
 
-    workers, bits, d = 3, 12, 2 * _PAD_BLOCK + 5
+    d = 2 * _PAD_BLOCK + 5
+    unsigned = _wire_dtype(bits)[0]
     states = [
         SimpleNamespace(world_size=workers, rank=r, config=SimpleNamespace(bits=bits), _pad_pool={})
         for r in range(workers)
     ]
     rows = [_own_pads(st, np.random.default_rng(9), d) for st in states]
-    assert all(row.dtype == np.uint16 and row.shape == (d,) for row in rows)
+    assert all(row.dtype == unsigned and row.shape == (d,) for row in rows)
     assert np.all(np.sum(rows, axis=0, dtype=np.uint64) % 2**bits == 0)
     assert max(int(row.max()) for row in rows) < 2**bits
 
-    def _blocks(workers, d, bits):
-        rng = np.random.default_rng(9)
-        return [
-            zero_sum_pads(workers, min(_PAD_BLOCK, d - lo), bits, rng)
-            for lo in range(0, d, _PAD_BLOCK)
-        ]
+    rng = np.random.default_rng(9)  # the documented draw, from scratch
+    free = []
+    for lo in range(0, d, _PAD_BLOCK):
+        n = min(_PAD_BLOCK, d - lo)
+        per_output = 8 // unsigned.itemsize
+        raw = rng.bit_generator.random_raw(-(-(workers - 1) * n // per_output))
+        words = raw.astype("<u8").view(unsigned.newbyteorder("<"))[: (workers - 1) * n]
+        free.append(words.reshape(workers - 1, n) & (2**bits - 1))
+    free = np.concatenate(free, axis=1).astype(np.uint64)
+    for r in range(workers - 1):
+        assert np.array_equal(rows[r], free[r])
+    assert np.array_equal(rows[-1], (-free.sum(axis=0)) % 2**bits)
+    ones = np.unpackbits(free.astype(">u4").view(np.uint8)).reshape(-1, 32)[:, 32 - bits :]
+    assert np.all(np.abs(ones.mean(axis=0) - 0.5) < 5 * 0.5 / np.sqrt(ones.shape[0]))
 
-    assert np.array_equal(rows[1], np.concatenate([b[1] for b in _blocks(workers, d, bits)]))
     prepared = _Prepared(d, pad=rows[0])
     _release_pads(states[0], prepared)
     assert prepared.pad is None
     again = _own_pads(states[0], np.random.default_rng(9), d)
     assert again is rows[0]  # the same buffer, refilled with the same pads
-    assert np.array_equal(again, np.concatenate([b[0] for b in _blocks(workers, d, bits)]))
+    assert np.array_equal(again, free[0])
 
 
 @pytest.mark.parametrize(
@@ -1181,3 +1324,22 @@ def test_message_noise_is_the_documented_draw(bits, kind, n_words, F):
     assert flipped == flips.size and masks.dtype == kind
     assert index.tolist() == sorted(want)
     assert [int(m) & ((1 << bits) - 1) for m in masks.tolist()] == [want[w] for w in sorted(want)]
+
+
+def test_workers_stop_before_the_interpreter_finalizes():
+    """The hook's atexit handler stops every worker thread: a daemon worker that re-enters Python
+    from a torch call (completing a future) while the interpreter finalizes aborts the process.
+    The worker finishes what is queued (here a synchronize marker), then ends and unregisters."""
+    import queue as queue_module
+
+    from qring_edu import ddp as ddp_module
+
+    jobs: queue_module.SimpleQueue = queue_module.SimpleQueue()
+    marker: torch.futures.Future = torch.futures.Future()
+    jobs.put(marker)
+    thread = threading.Thread(target=ddp_module._worker_loop, args=(jobs,), daemon=True)
+    ddp_module._WORKERS[thread] = jobs
+    thread.start()
+    ddp_module._stop_workers_at_exit()
+    assert not thread.is_alive() and marker.done()
+    assert thread not in ddp_module._WORKERS

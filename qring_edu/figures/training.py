@@ -332,14 +332,14 @@ def plot_ddp_hook_flow(workers: int = 4) -> Figure:
         3.05,
         2.3,
         0.75,
-        "1. header all-gather:\nlength, dtype, device,\nmax|g|, NaN flag (5 numbers)",
+        "1. header: first step, an\nall-reduce of 5 numbers; later,\n1 number on each message",
         "#f0f0f0",
         fontsize=9,
     )
     ax.text(
         4.45,
         2.93,
-        "classical side information\n(P − 1)·5·64 bits per link",
+        "classical side information: ≤ 640 bits,\nthen 64·(P − 1) per link and step",
         ha="center",
         va="top",
         fontsize=8.5,
@@ -351,7 +351,7 @@ def plot_ddp_hook_flow(workers: int = 4) -> Figure:
         1.45,
         2.3,
         0.75,
-        "2. encode: b-bit words,\nmax_abs = largest max|g|,\nP chunks",
+        "2. encode: b-bit words,\nscale agreed one step ahead,\nP chunks",
         "#f0f0f0",
         fontsize=9,
     )
@@ -409,7 +409,7 @@ def plot_ddp_hook_flow(workers: int = 4) -> Figure:
         3.3,
         2.05,
         0.8,
-        "4. decode, ÷ P:\nthe averaged bucket\n(error ≤ max_abs/(2m))",
+        "4. decode, ÷ P:\nthe averaged bucket\n(error ≤ M/(2m), M: the scale)",
         "#f0f0f0",
         fontsize=9,
     )

@@ -798,7 +798,9 @@ def allreduce_mean_(
     """Replace ``tensor`` (1-D, CPU, float32/float64) by its average over the ring, in place.
 
     A collective: every rank of ``state``'s group must call it with a tensor of the same length.
-    It runs on the state's worker thread like a hook call and waits for the result.
+    It runs on the state's worker thread like a hook call and waits for the result; unlike a hook
+    call it always starts with the header collective (its scale is the exact maximum, never a
+    bound agreed one step ahead).
     ``bucket_index`` enters the noise seed. Returns ``tensor``; raises what the worker raised.
 
     Examples

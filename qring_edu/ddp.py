@@ -57,7 +57,8 @@ step anyway).
    one when the gradients are steady, less while they grow, more after a step with an unusually
    large maximum. These header words are side bits too: 64 per reduce-scatter message, ``64 (P -
    1)`` per bucket and link. Each reveals the largest ``max |g|`` of its contributors (the first
-   one, its sender's own) to the next rank and to anyone on the link.
+   one, its sender's own) to the next rank and to anyone on the link. ``scale="exact"``
+   (:class:`RingHookConfig`) keeps the header collective before every ring instead.
 2. **Ring.** The bucket is encoded into ``bits``-bit words (round to nearest, scale
    ``s = floor((2**(bits-1) - 1) / P) / max_abs``, :func:`qring_edu.fixedpoint.fixed_point`), cut
    into P chunks with :func:`~qring_edu.ring.chunk_bounds`, and the 2(P-1) steps of
@@ -179,6 +180,7 @@ __all__ = [
     "ddp_demo",
     "HEADER_WORDS",
     "GHZ_SOURCES",
+    "SCALES",
 ]
 
 #: Words of the per-bucket header all-reduce (max |g|, numel, -numel, code, -code), each a
@@ -186,6 +188,9 @@ __all__ = [
 HEADER_WORDS = 5
 #: GHZ sources the private mode can simulate (see the module docstring, item 4).
 GHZ_SOURCES = ("honest", "known_pads")
+#: How a hook bucket's scale is chosen (module docstring, item 1): agreed one step ahead after
+#: its first step, or the exact maximum from a header collective before every ring.
+SCALES = ("agreed", "exact")
 _DTYPE_CODES = {torch.float32: 0, torch.float64: 1}
 _DTYPE_NAMES = {0: "float32", 1: "float64"}
 #: Header codes of a usable bucket: float32 / float64, on the CPU, finite (see _header_code).
@@ -220,13 +225,16 @@ class RingHookConfig:
     ``private``: mask every bucket with zero-sum pads from verified GHZ copies (module
     docstring, item 4); ``test_fraction``: f in [0, 1), the fraction of delivered GHZ
     register-copies that are tested (private only); ``ghz_source``: ``"honest"`` or
-    ``"known_pads"`` (private only); ``process_group``: the group whose ranks form the ring
-    (``None``: the default group).
+    ``"known_pads"`` (private only); ``scale``: ``"agreed"`` (after a bucket's first step, the
+    bound agreed one step ahead, no header round) or ``"exact"`` (a header collective before
+    every ring, the scale of the exact maximum: one more synchronisation per bucket, up to a bit
+    more resolution; module docstring, item 1); ``process_group``: the group whose ranks form
+    the ring (``None``: the default group).
 
     Examples
     --------
     >>> RingHookConfig(transport="superdense", pair_fidelity=0.99)
-    RingHookConfig(transport='superdense', bits=16, pair_fidelity=0.99, seed=0, private=False, test_fraction=0.5, ghz_source='honest')
+    RingHookConfig(transport='superdense', bits=16, pair_fidelity=0.99, seed=0, private=False, test_fraction=0.5, ghz_source='honest', scale='agreed')
     >>> RingHookConfig(pair_fidelity=0.99)
     Traceback (most recent call last):
     ...
@@ -240,6 +248,7 @@ class RingHookConfig:
     private: bool = False
     test_fraction: float = 0.5
     ghz_source: str = "honest"
+    scale: str = "agreed"
     process_group: Any = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -264,6 +273,7 @@ class RingHookConfig:
         f = check_float(self.test_fraction, "test_fraction", 0.0, 1.0, hi_open=True)
         object.__setattr__(self, "test_fraction", f)
         check_choice(self.ghz_source, "ghz_source", GHZ_SOURCES)
+        check_choice(self.scale, "scale", SCALES)
         if not self.private and (f != 0.5 or self.ghz_source != "honest"):
             raise ValueError(
                 "test_fraction and ghz_source apply only to private=True; got "
@@ -542,6 +552,7 @@ class RingHookState:
         private: bool = False,
         test_fraction: float = 0.5,
         ghz_source: str = "honest",
+        scale: str = "agreed",
         process_group=None,
         tap: Callable[[TappedMessage], Any] | None = None,
     ):
@@ -553,6 +564,7 @@ class RingHookState:
             private=private,
             test_fraction=test_fraction,
             ghz_source=ghz_source,
+            scale=scale,
             process_group=process_group,
         )
         if tap is not None and not callable(tap):
@@ -646,7 +658,7 @@ class RingHookState:
         local = _local_header(tensor)
         fut: torch.futures.Future = torch.futures.Future()
         agreed = None
-        if from_hook:
+        if from_hook and self.config.scale == "agreed":
             slot = bucket_index % _TAG_BUCKETS
             last = self._last.get(slot)
             if last is not None and not last.done():
@@ -746,7 +758,8 @@ class RingHookState:
         )
         return (
             f"RingHookState(rank={self.rank}, P={self.world_size}, transport={c.transport!r}, "
-            f"bits={c.bits}, pair_fidelity={c.pair_fidelity:g}, seed={c.seed}{private}, "
+            f"bits={c.bits}, pair_fidelity={c.pair_fidelity:g}, seed={c.seed}{private}"
+            f"{', scale=' + repr(c.scale) if c.scale != 'agreed' else ''}, "
             f"buckets={self.buckets}, flipped_bits={self.flipped_bits})"
         )
 
@@ -848,7 +861,7 @@ def _reduce_bucket(job: _Job) -> torch.Tensor:
     if d == 0:
         return tensor
     _exact_ring(state, job, prepared, d, max_abs, resent=False)
-    if job.from_hook:  # the bucket's next step needs no header round
+    if job.from_hook and state.config.scale == "agreed":  # no header round next step
         _agree(state, job.bucket_index, d, c_max, (max_abs,))
     _plan_ahead(state, job, d)
     return tensor

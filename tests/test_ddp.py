@@ -274,6 +274,31 @@ def _agreed(rank, world):
     return out
 
 
+def _exact_scale(rank, world):
+    """scale="exact": the header collective before every step's ring, the exact maximum."""
+    state = RingHookState(scale="exact")
+    rng = np.random.default_rng([22, rank])
+    out = []
+    original = dist.all_reduce
+    calls = []
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    dist.all_reduce = counting
+    try:
+        for spread in (1.0, 0.7, 1.5):
+            x = rng.uniform(-spread, spread, AGREED_D)
+            t = torch.from_numpy(x.copy())
+            calls.clear()
+            ring_hook(state, _Bucket(t, 0, last=True)).wait()
+            out.append(dict(x=x, result=t.numpy().copy(), collectives=len(calls)))
+    finally:
+        dist.all_reduce = original
+    return dict(steps=out, report=state.report(), repr=repr(state))
+
+
 def _subgroups(rank, world):
     """(a) The ring of group [0, 2] only: rank 2 is group rank 1 (global rank mapping).
     (b) Group [1, 2] with a 2 s timeout, in which rank 2 never calls the hook: rank 1 must get
@@ -548,6 +573,7 @@ def _session(rank, world):
         attack=_ghz_attack(rank, world),
         ddp_error=_ddp_error(rank, world),
         agreed=_agreed(rank, world),
+        exact=_exact_scale(rank, world),
         groups=_subgroups(rank, world),
     )
 
@@ -1041,6 +1067,7 @@ def test_ghz_source_that_knows_the_pads_is_caught_on_every_rank(ranks):
         (dict(private=True, test_fraction=1.0), ValueError, "test_fraction"),
         (dict(private=True, test_fraction=-0.1), ValueError, "test_fraction"),
         (dict(private=True, ghz_source="eavesdropper"), ValueError, "ghz_source"),
+        (dict(scale="adaptive"), ValueError, "scale"),
         (dict(test_fraction=0.25), ValueError, "private=True"),
         (dict(ghz_source="known_pads"), ValueError, "private=True"),
     ],
@@ -1324,6 +1351,24 @@ def test_message_noise_is_the_documented_draw(bits, kind, n_words, F):
     assert flipped == flips.size and masks.dtype == kind
     assert index.tolist() == sorted(want)
     assert [int(m) & ((1 << bits) - 1) for m in masks.tolist()] == [want[w] for w in sorted(want)]
+
+
+def test_exact_scale_sends_the_header_before_every_ring(ranks):
+    """With scale="exact" every step issues the header collective and uses the exact maximum:
+    the single-process ring at max_abs = max |g| over the ranks, bit for bit, nothing resent."""
+    for t in range(3):
+        stack = np.array([r["exact"]["steps"][t]["x"] for r in ranks])
+        ref = ring_allreduce(
+            stack, transport="classical", bits=16, max_abs=float(np.abs(stack).max())
+        )
+        for r in ranks:
+            assert r["exact"]["steps"][t]["collectives"] == 1
+            assert np.array_equal(r["exact"]["steps"][t]["result"], ref.outputs[0] / P)
+    for r in ranks:
+        rep = r["exact"]["report"]
+        assert rep.rescaled == 0 and rep.buckets == 3
+        assert rep.side_bits == 3 * 64 * sum(_link_messages(HEADER_WORDS, P, rep.link[0]))
+        assert "scale='exact'" in r["exact"]["repr"]
 
 
 def test_workers_stop_before_the_interpreter_finalizes():

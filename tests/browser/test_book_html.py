@@ -36,6 +36,9 @@ from ._book import ROOT, book_config, toc_pages
 PAGES = toc_pages()
 MODES = ["http", "file"]
 NAV_TIMEOUT_MS = 60_000
+#: A full-page screenshot of the longest page (the API reference, about 50 module sections)
+#: took about 45 s here (the default 30 s of Playwright timed out on it).
+SHOT_TIMEOUT_MS = 180_000
 
 # Collected in the page: what typeset, what loaded, what is left raw. Text nodes inside code,
 # scripts and formulas are skipped by the raw-TeX check (code cells may print backslashes).
@@ -173,7 +176,7 @@ def test_page_offline(browser, http_base, html_dir, screenshot_dir, mode, page):
         # The whole page once (from the server); the first screen only for file:// (long pages
         # take seconds to capture in full).
         shot = screenshot_dir / f"{mode}-{page.replace('/', '_')}.png"
-        pg.screenshot(path=str(shot), full_page=(mode == "http"))
+        pg.screenshot(path=str(shot), full_page=(mode == "http"), timeout=SHOT_TIMEOUT_MS)
     finally:
         context.close()
 

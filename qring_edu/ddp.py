@@ -43,10 +43,11 @@ step anyway).
    bucket's ring every rank knows the same maximum ``h`` of ``max |g|`` over the ranks, and so
    agrees, with no message, on the bucket's next size, header code and bound ``B = 2 * max(h over
    the bucket's last 8 steps)``. At the next step the hook encodes the bucket at the scale of ``B``
-   and posts the first ring step at once: no header round. Each reduce-scatter message travels with
-   one float64, the running maximum of ``max |g|`` over the ranks whose words it carries (infinity
-   from a rank whose bucket is not the agreed one: another size or dtype, a NaN or Inf; such a rank,
-   and one whose ``max |g| > B``, sends zeros), so after the P - 1 reduce-scatter steps every rank
+   and posts the first ring step at once: no header round. Each reduce-scatter message carries,
+   after the chunk's words, one float64 (its 8 bytes, in the same message): the running maximum
+   of ``max |g|`` over the ranks whose words it carries (infinity from a rank whose bucket is not
+   the agreed one: another size or dtype, a NaN or Inf; such a rank, and one whose
+   ``max |g| > B``, sends zeros), so after the P - 1 reduce-scatter steps every rank
    holds the maximum ``h`` over all ranks. If ``h <= B`` the all-gather completes the ring.
    Otherwise every rank knows it, discards the partial sums and runs the whole ring again at the
    exact scale of ``h`` (``rescaled`` in :class:`LinkReport`; fresh pairs and GHZ copies); if ``h``
@@ -199,10 +200,11 @@ _GOOD_CODES = (8.0, 12.0)
 #: largest max |g| over the ranks in its last _HISTORY steps (module docstring, item 1).
 _HEADROOM = 2.0
 _HISTORY = 8
-#: Kinds of point-to-point message, each with its own tags (see _tag): the ring's words, the
-#: words of a bucket sent again at a larger scale, the running header of a bucket whose bound
-#: was agreed ahead, and the local headers gathered on the error path.
-_KIND_RING, _KIND_RESEND, _KIND_HEADER, _KIND_DETAIL = 0, 1, 2, 3
+#: Kinds of point-to-point message, each with its own tags (see _tag): the ring's words (with
+#: the running header after them on the reduce-scatter steps of a bucket whose bound was agreed
+#: ahead), the words of a bucket sent again at a larger scale, and the local headers gathered
+#: on the error path. (Kind 2, a separate message for the running header, is no longer used.)
+_KIND_RING, _KIND_RESEND, _KIND_DETAIL = 0, 1, 3
 #: Bucket indices are taken modulo this in tags (buckets in flight at once have other indices).
 _TAG_BUCKETS = 1 << 12
 #: Largest ring: every tag of _tag must fit a 32-bit signed int.
@@ -392,23 +394,29 @@ class _Buffers:
 
     ``words`` hold the bucket's residues in the wire type (uint8 / uint16 / uint32, the
     smallest that holds ``bits``): chunks are sent straight from it and all-gather messages are
-    received straight into it; ``inc`` receives the reduce-scatter messages.
+    received straight into it; ``inc`` receives the reduce-scatter messages. A reduce-scatter
+    message of a bucket whose bound was agreed one step ahead carries the running header too:
+    ``out`` holds the chunk followed by the header's 8 bytes (``header_words`` wire words), and
+    ``inc`` has room for them after the longest chunk (``out`` is allocated with ``header`` only:
+    the buffers of a hook bucket).
     """
 
-    def __init__(self, d: int, workers: int, bits: int) -> None:
+    def __init__(self, d: int, workers: int, bits: int, header: bool = False) -> None:
         unsigned, wire = _wire_dtype(bits)
         self.offsets = [int(v) for v in chunk_bounds(d, workers)]
         longest = max(b - a for a, b in zip(self.offsets, self.offsets[1:]))
         self.scratch = np.empty(d, dtype=np.float64)  # x * s, then the decoded mean
         self.words = np.empty(d, dtype=unsigned)
-        self.inc = np.empty(longest, dtype=unsigned)
+        self.header_words = 8 // unsigned.itemsize  # one float64
+        self.inc = np.empty(longest + self.header_words, dtype=unsigned)
         self.words_t = torch.from_numpy(self.words.view(wire))  # the same memory
         self.inc_t = torch.from_numpy(self.inc.view(wire))
-        # The running header of a bucket whose bound was agreed ahead: sent, and received.
+        # The running header of a bucket whose bound was agreed ahead (its maximum so far, and
+        # the one received), and the outgoing message that carries it after the chunk.
         self.header = np.zeros(1, dtype=np.float64)
         self.header_in = np.zeros(1, dtype=np.float64)
-        self.header_t = torch.from_numpy(self.header)
-        self.header_in_t = torch.from_numpy(self.header_in)
+        self.out = np.empty(longest + self.header_words if header else 0, dtype=unsigned)
+        self.out_t = torch.from_numpy(self.out.view(wire))
 
 
 class _Job:
@@ -706,7 +714,9 @@ class RingHookState:
         """The buffers of hook bucket ``bucket_index`` (``d`` entries), kept per bucket."""
         buf = self._own.get(bucket_index)
         if buf is None or buf.words.size != d:
-            buf = self._own[bucket_index] = _Buffers(d, self.world_size, self.config.bits)
+            buf = self._own[bucket_index] = _Buffers(
+                d, self.world_size, self.config.bits, header=True
+            )
         return buf
 
     def _buffers_for(self, d: int) -> _Buffers:
@@ -978,10 +988,17 @@ def _mask(state: RingHookState, buf: _Buffers, prepared: _Prepared) -> None:
 def _finish(state: RingHookState, job: _Job, codec: FixedPoint, buf: _Buffers) -> None:
     """Decode the ring's sum, divide by P and write it into the bucket."""
     _decode_into(codec, buf.words, buf.scratch)
-    buf.scratch /= state.world_size  # one rounding, as FixedPoint.decode(...) / P
+    # One rounding, as FixedPoint.decode(...) / P, then one to the bucket's dtype: for a
+    # contiguous tensor (every DDP bucket) in the same pass, numpy casting the float64 quotient
+    # as tensor.copy_ would.
     tensor = job.tensor
+    if tensor.is_contiguous():
+        out = tensor.detach().view(-1).numpy()
+        np.divide(buf.scratch, state.world_size, out=out, casting="same_kind")
+        return
+    buf.scratch /= state.world_size
     with torch.no_grad():
-        tensor.copy_(torch.from_numpy(buf.scratch).view(tensor.shape))  # rounds to the dtype
+        tensor.copy_(torch.from_numpy(buf.scratch).view(tensor.shape))
 
 
 def _take_prepared(state: RingHookState, iteration: int, bucket_index: int, d: int) -> _Prepared:
@@ -1294,19 +1311,25 @@ def _post_step(
     state: RingHookState, buf: _Buffers, job: _Job, step: int, kind: int, header: bool = False
 ) -> list:
     """Post ring step ``step`` of the bucket in ``buf``: the receive from the previous rank
-    first, then the send to the next (straight on the ProcessGroup), each preceded by the
-    running header when ``header``. Returns the works to wait for."""
+    first, then the send to the next (straight on the ProcessGroup). With ``header`` (a
+    reduce-scatter step of a bucket whose bound was agreed ahead) each message is the chunk
+    followed by the running header, and is sent even when the chunk is empty (the maximum must
+    go round). Returns the works to wait for."""
     pg = state._pg
     out_msg, in_msg = state._steps[step]
     offsets = buf.offsets
     slo, shi = offsets[out_msg.chunk], offsets[out_msg.chunk + 1]
     rlo, rhi = offsets[in_msg.chunk], offsets[in_msg.chunk + 1]
     tag = _tag(state, kind, job.bucket_index, step)
+    if header:  # one message each way: one gloo call fewer per message than a separate header
+        n, hw = shi - slo, buf.header_words
+        buf.out[:n] = buf.words[slo:shi]
+        buf.out.view(np.uint8)[n * buf.out.itemsize :][:8] = buf.header.view(np.uint8)
+        return [
+            pg.recv([buf.inc_t[: rhi - rlo + hw]], state._prev, tag),
+            pg.send([buf.out_t[: n + hw]], state._next, tag),
+        ]
     works = []
-    if header:  # sent even when the chunk is empty: the maximum must go round
-        htag = _tag(state, _KIND_HEADER, job.bucket_index, step)
-        works.append(pg.recv([buf.header_in_t], state._prev, htag))
-        works.append(pg.send([buf.header_t], state._next, htag))
     if rhi > rlo:  # all-gather overwrites: receive straight into the chunk
         into = buf.words_t[rlo:rhi] if in_msg.phase == "all-gather" else buf.inc_t[: rhi - rlo]
         works.append(pg.recv([into], state._prev, tag))
@@ -1338,12 +1361,15 @@ def _ring_steps(
             works = _post_step(state, buf, job, step, kind, header)
         for w in works:
             w.wait()
-        if header:
-            np.maximum(buf.header, buf.header_in, out=buf.header)
         in_msg = state._steps[step][1]
         # in_msg is always another chunk than the one this rank sends, so sending from
         # ``words`` while receiving is safe.
         rlo, rhi = buf.offsets[in_msg.chunk], buf.offsets[in_msg.chunk + 1]
+        if header:  # the running header: after the received chunk
+            buf.header_in.view(np.uint8)[:] = buf.inc.view(np.uint8)[
+                (rhi - rlo) * buf.inc.itemsize :
+            ][:8]
+            np.maximum(buf.header, buf.header_in, out=buf.header)
         if rhi == rlo:
             continue
         gather = in_msg.phase == "all-gather"

@@ -55,6 +55,56 @@ VARIANTS = (
 )
 
 
+def _floor_hook(rank: int):
+    """A bare ring all-reduce hook for P = 2 (context for the targets, not a library part): the
+    same shape as the library's (a worker thread completes a pending future, 16-bit fixed-point
+    words, the two ring steps as gloo point-to-point exchanges posted from Python) without
+    anything else: no header or agreed scale, no ledger, noise, pads or error checks. Its ratio
+    to the built-in all-reduce is the floor of that design on this machine."""
+    import queue
+    import threading
+
+    import torch
+    import torch.distributed as dist
+
+    pg, other, jobs = dist.group.WORLD, 1 - rank, queue.SimpleQueue()
+
+    def exchange(out, into, tag):
+        works = [pg.recv([into], other, tag), pg.send([out], other, tag)]
+        for w in works:
+            w.wait()
+
+    def ring(t):
+        scale = 16383.0 / max(float(t.abs().max()), 1e-30) / 2  # |sum| < 2**15
+        words = torch.round(t * scale).to(torch.int16)
+        half = t.numel() // 2
+        mine, theirs = (
+            (slice(0, half), slice(half, None))
+            if rank == 0
+            else (slice(half, None), slice(0, half))
+        )
+        inc = torch.empty_like(words[mine])
+        exchange(words[theirs], inc, 1)  # reduce-scatter
+        words[mine] += inc
+        exchange(words[mine], words[theirs], 2)  # all-gather
+        t.copy_(words.to(t.dtype) / (2 * scale))
+        return t
+
+    def loop():
+        while True:
+            t, fut = jobs.get()
+            fut.set_result(ring(t))
+
+    threading.Thread(target=loop, daemon=True).start()
+
+    def hook(_state, bucket):
+        fut = torch.futures.Future()
+        jobs.put((bucket.buffer(), fut))
+        return fut
+
+    return hook
+
+
 def _worker(rank: int, world: int, repeats: int, width: int) -> dict:
     """One rank: DDP copies of the same model, built-in and hooked; alternate their steps."""
     import torch
@@ -71,7 +121,7 @@ def _worker(rank: int, world: int, repeats: int, width: int) -> dict:
     )
     loss_fn = torch.nn.CrossEntropyLoss()
 
-    def build(hook_state):
+    def build(hook_state, hook=None):
         torch.manual_seed(0)
         net = torch.nn.Sequential(
             torch.nn.Linear(2, width),
@@ -81,8 +131,8 @@ def _worker(rank: int, world: int, repeats: int, width: int) -> dict:
             torch.nn.Linear(width, 2),
         )
         model = DistributedDataParallel(net)
-        if hook_state is not None:
-            model.register_comm_hook(hook_state, ring_hook)
+        if hook is not None:
+            model.register_comm_hook(hook_state, hook)
         opt = torch.optim.SGD(model.parameters(), lr=0.01)
 
         def sample():
@@ -94,10 +144,18 @@ def _worker(rank: int, world: int, repeats: int, width: int) -> dict:
         return sample, sum(p.numel() for p in net.parameters())
 
     builtin, n_params = build(None)
-    out: dict = {"n_params": n_params, "rows": []}
+    out: dict = {"n_params": n_params, "rows": [], "context": []}
+    # Context rows: the built-in step against itself (a second, identical DDP model: the
+    # measurement's own spread) and against the bare hook of _floor_hook.
+    for label, other in [
+        ("built-in, a second copy", build(None)[0]),
+        ("bare ring hook (bench only)", build(None, _floor_hook(rank))[0]),
+    ]:
+        t_b, t_o, _, _ = time_pair(builtin, other, repeats)
+        out["context"].append((label, t_b.seconds, t_o.seconds))
     for label, kw, _ in VARIANTS:
         state = RingHookState(bits=16, seed=1, **kw)
-        hooked, _ = build(state)
+        hooked, _ = build(state, ring_hook)
         load_before = os.getloadavg()[0]
         t_b, t_h, _, _ = time_pair(builtin, hooked, repeats)
         load_after = os.getloadavg()[0]
@@ -147,6 +205,13 @@ def run(out: Callable[[str], None], repeats: int) -> list[tuple[str, str, str, b
             f"- MLP 2-{width}-{width}-2 ({res['n_params']:,} float32 parameters), per step, "
             f"min / median / max:"
         )
+        for label, t_b, t_o in res["context"]:
+            out(
+                f"  - context, {label}: {_ms_text(t_o)} vs built-in {_ms_text(t_b)}; ratio "
+                f"(median of {repeats} pairs) {pair_ratio(Timing(t_b), Timing(t_o)):.2f}, "
+                f"per pair {min(y / x for x, y in zip(t_b, t_o)):.2f} .. "
+                f"{max(y / x for x, y in zip(t_b, t_o)):.2f}"
+            )
         for (label, _, target), row in zip(VARIANTS, res["rows"]):
             ratio = pair_ratio(Timing(row["builtin"]), Timing(row["hooked"]))
             extra = ""

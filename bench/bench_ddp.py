@@ -21,11 +21,14 @@ at P = 2: the header, one asynchronous MAX ``all_reduce`` of five float64 words 
 hook on the autograd thread, then the two ring steps, gloo point-to-point messages posted
 straight on the ProcessGroup (receive first). Every later step makes the ring's 2: the scale is
 agreed one step ahead, the hook encodes the bucket and posts the first step itself, one float64
-rides along each reduce-scatter message, and the worker thread does the rest; a step whose
+rides in each reduce-scatter message (after the chunk's words), and the worker thread does the
+rest; a step whose
 maximum outgrew the agreed bound runs the ring again (counted as "sent again"). The private
 mode's pads are drawn from the generator's raw bits, block by block, into reused buffers.
 Targets (issue 17): classical and superdense hook <= 1.5x the built-in step, private <= 2.5x.
-"""
+Two context rows per model, without a target: the built-in step against a second copy of
+itself (the spread of the measurement) and against the bare hook of ``_floor_hook`` (the floor
+of a Python-posted ring on this machine)."""
 
 from __future__ import annotations
 

@@ -19,10 +19,11 @@ collectives and only the hook issues them, so they too are issued in the same or
 rank. Whatever the worker raises (a bad bucket, a peer that timed out) is set on the bucket's
 future (``set_exception``): DDP's ``backward`` (or ``future.wait()``) raises it; the next bucket
 proceeds normally. What does not depend on the gradients (the GHZ pads of the private mode, the
-Pauli frames of noisy pairs) is sampled while the header is in flight, or, when the queue is
-empty, for the same bucket of the next step, from the same generators, so the outputs do not
-depend on when it was sampled (in the real protocol these resources are delivered before the
-step anyway).
+Pauli frames of noisy pairs) is sampled while the header is in flight, or ahead for the same
+bucket of the next step: while the bucket's first ring step is in flight (the autograd thread
+then waits for it), or when the queue is empty; always from the same generators, so the
+outputs do not depend on when it was sampled (in the real protocol these resources are
+delivered before the step anyway).
 
 1. **Header** (classical side-information). The first time the hook sees a bucket (and after
    an error in it), every rank contributes ``(max |g|, numel, -numel, code, -code)`` to one
@@ -211,6 +212,10 @@ _TAG_BUCKETS = 1 << 12
 _MAX_RANKS = 1 << 16
 #: Spawn key separating the GHZ source's random stream from the pair-noise streams.
 _GHZ_STREAM = 0x6E7
+#: Largest expected number of pair errors of a bucket's next step that the worker draws while
+#: the bucket's first ring step is in flight (about 0.1 ms of sampling on the bench machine,
+#: what the message's flight hides; a larger draw waits until the worker is idle).
+_IN_FLIGHT_ERRORS = 4096
 #: Bucket sizes whose buffers a state keeps (DDP uses a few fixed sizes).
 _MAX_BUFFERS = 8
 #: Entries per call of zero_sum_pads when a bucket's pads are drawn (see _own_pads).
@@ -900,6 +905,7 @@ def _reduce_agreed(job: _Job) -> torch.Tensor:
         if cfg.private:
             _account_ghz(state, job, prepared)  # raises on every rank before a word is sent
         _start_agreed(state, job, prepared)
+    _prepare_in_flight(state, job, d)
     _ring_steps(state, buf, job, prepared.noise, range(P - 1), _KIND_RING, header=True)
     state.side_bits += 64 * (P - 1)
     h = float(buf.header[0])
@@ -920,6 +926,8 @@ def _reduce_agreed(job: _Job) -> torch.Tensor:
     state.buckets += 1
     state.rescaled += 1
     state.rescaled_entries += discarded  # the first sending, at the agreed size
+    if d != discarded:  # the next step prepared in flight at the agreed size will not come
+        state._ahead.pop((job.iteration + 1, job.bucket_index, discarded), None)
     if d == 0:
         state._agreed.pop(job.bucket_index, None)
         return tensor
@@ -1002,7 +1010,7 @@ def _finish(state: RingHookState, job: _Job, codec: FixedPoint, buf: _Buffers) -
 
 
 def _take_prepared(state: RingHookState, iteration: int, bucket_index: int, d: int) -> _Prepared:
-    """The bucket's pads and pair noise: prepared ahead by the idle worker, or now."""
+    """The bucket's pads and pair noise: prepared ahead by the worker, or now."""
     prepared = state._ahead.pop((iteration, bucket_index, d), None)
     return prepared if prepared is not None else _prepare(state, iteration, bucket_index, d)
 
@@ -1015,6 +1023,29 @@ def _plan_ahead(state: RingHookState, job: _Job, d: int) -> None:
         ahead = (job.iteration + 1, job.bucket_index, d)
         if ahead not in state._ahead and ahead not in state._ahead_todo:
             state._ahead_todo.append(ahead)
+
+
+def _prepare_in_flight(state: RingHookState, job: _Job, d: int) -> None:
+    """While the bucket's first ring step is in flight: its pads and pair noise for the next
+    step (what :func:`_prepare_ahead` would do later, when the worker is idle). Now the
+    autograd thread is waiting for this bucket, so the work does not compete with it for the
+    interpreter or for a core; the same generators give the same draws either way. Pair noise
+    is drawn here only while its expected number of errors, ``(P - 1) / P * d * bits * (1 -
+    F)``, is at most ``_IN_FLIGHT_ERRORS`` (a longer draw would delay the ring itself)."""
+    cfg = state.config
+    noisy = cfg.transport == "superdense" and cfg.pair_fidelity < 1.0
+    if not (cfg.private or noisy):
+        return
+    P = state.world_size
+    if noisy and (P - 1) / P * d * cfg.bits * (1.0 - cfg.pair_fidelity) > _IN_FLIGHT_ERRORS:
+        return  # a long draw would outlast the message: it waits for the idle worker
+    key = (job.iteration + 1, job.bucket_index, d)
+    if key in state._ahead:
+        return
+    for old in [k for k in state._ahead if k[0] < job.iteration]:
+        del state._ahead[old]  # steps already over (this step's other buckets are kept)
+    if len(state._ahead) < _MAX_BUFFERS:
+        state._ahead[key] = _prepare(state, *key)
 
 
 def _prepare_ahead(state: RingHookState) -> bool:

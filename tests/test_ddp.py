@@ -387,17 +387,19 @@ def _private_training(rank, world):
 
 def _ahead(rank, world):
     """Noisy superdense + private DDP training, with the next step's pads and pair noise
-    prepared ahead by the idle worker (the default) and with that switched off."""
+    prepared ahead (the default: while a bucket's first ring step is in flight, else by the
+    idle worker) and with both switched off."""
     import qring_edu.ddp as ddp_module
 
     X, y, rows = _data(rank, world)
     X = X.float()
     loss_fn = torch.nn.CrossEntropyLoss()
     out = {}
-    original = ddp_module._prepare_ahead
+    original = ddp_module._prepare_ahead, ddp_module._prepare_in_flight
     for label in ("ahead", "inline"):
         if label == "inline":
             ddp_module._prepare_ahead = lambda state: False
+            ddp_module._prepare_in_flight = lambda state, job, d: None
         try:
             net = _mlp()
             model = DistributedDataParallel(net, bucket_cap_mb=PRIVATE_BUCKET_MB)
@@ -416,7 +418,7 @@ def _ahead(rank, world):
                 grads=np.array(grads), report=state.report(), prepared=sorted(state._ahead)
             )
         finally:
-            ddp_module._prepare_ahead = original
+            ddp_module._prepare_ahead, ddp_module._prepare_in_flight = original
     return out
 
 
@@ -997,7 +999,7 @@ def test_private_training_equals_the_unmasked_hook_bit_for_bit(ranks):
 
 
 def test_pads_and_noise_prepared_ahead_change_nothing(ranks):
-    """The idle worker samples the next step's GHZ pads and pair noise in advance (the same
+    """The worker samples the next step's GHZ pads and pair noise in advance (the same
     generators): noisy private training is bit for bit the same as preparing them inline."""
     for r in ranks:
         ahead, inline = r["ahead"]["ahead"], r["ahead"]["inline"]
@@ -1005,6 +1007,40 @@ def test_pads_and_noise_prepared_ahead_change_nothing(ranks):
         assert ahead["report"] == inline["report"] and ahead["report"].flipped_bits > 0
         assert ahead["prepared"] and not inline["prepared"]  # it did prepare the next step
         assert {k[0] for k in ahead["prepared"]} == {PRIVATE_STEPS}
+
+
+@pytest.mark.parametrize(
+    ("config", "d", "drawn"),
+    [
+        (dict(transport="superdense", pair_fidelity=0.99), 4482, True),  # 359 errors expected
+        (dict(transport="superdense", pair_fidelity=0.99), 51_000, True),  # 4,080
+        (dict(transport="superdense", pair_fidelity=0.99), 51_300, False),  # 4,104
+        (dict(transport="superdense", pair_fidelity=1.0), 4482, False),  # nothing to draw
+        (dict(transport="classical"), 4482, False),
+        (dict(transport="classical", private=True), 262_144, True),  # pads only: always
+        (dict(transport="superdense", pair_fidelity=0.99, private=True), 262_144, False),
+    ],
+)
+def test_next_step_drawn_in_flight_only_when_short(monkeypatch, config, d, drawn):
+    """While a bucket's first ring step is in flight the worker prepares the bucket's next step
+    (pads always; pair noise while its expected errors (P-1)/P d bits (1-F) <= 4,096), keyed by
+    (iteration + 1, bucket, d); entries of finished steps are dropped, this step's are kept."""
+    import types
+
+    import qring_edu.ddp as ddp_module
+
+    calls = []
+    monkeypatch.setattr(ddp_module, "_prepare", lambda state, *key: calls.append(key) or key)
+    cfg = ddp_module.RingHookConfig(**config)
+    old, same_step = (3, 0, d), (5, 1, 77)
+    state = types.SimpleNamespace(config=cfg, world_size=2, _ahead={old: 0, same_step: 1})
+    job = types.SimpleNamespace(iteration=5, bucket_index=2)
+    ddp_module._prepare_in_flight(state, job, d)
+    assert calls == ([(6, 2, d)] if drawn else [])
+    if drawn:
+        assert state._ahead == {same_step: 1, (6, 2, d): (6, 2, d)}
+        ddp_module._prepare_in_flight(state, job, d)  # prepared already: not again
+        assert len(calls) == 1
 
 
 def _uniformity_pvalue(words: np.ndarray, bits: int = 16) -> float:

@@ -1015,11 +1015,15 @@ def _take_prepared(state: RingHookState, iteration: int, bucket_index: int, d: i
     return prepared if prepared is not None else _prepare(state, iteration, bucket_index, d)
 
 
+def _noisy_pairs(cfg: RingHookConfig) -> bool:
+    """Whether the transport's pairs flip bits (superdense, F < 1): pair noise to sample."""
+    return cfg.transport == "superdense" and cfg.pair_fidelity < 1.0
+
+
 def _plan_ahead(state: RingHookState, job: _Job, d: int) -> None:
     """DDP hands the same buckets every step: prepare this one for the next step when idle."""
     cfg = state.config
-    noisy = cfg.transport == "superdense" and cfg.pair_fidelity < 1.0
-    if job.from_hook and (cfg.private or noisy):
+    if job.from_hook and (cfg.private or _noisy_pairs(cfg)):
         ahead = (job.iteration + 1, job.bucket_index, d)
         if ahead not in state._ahead and ahead not in state._ahead_todo:
             state._ahead_todo.append(ahead)
@@ -1033,17 +1037,22 @@ def _prepare_in_flight(state: RingHookState, job: _Job, d: int) -> None:
     is drawn here only while its expected number of errors, ``(P - 1) / P * d * bits * (1 -
     F)``, is at most ``_IN_FLIGHT_ERRORS`` (a longer draw would delay the ring itself)."""
     cfg = state.config
-    noisy = cfg.transport == "superdense" and cfg.pair_fidelity < 1.0
+    noisy = _noisy_pairs(cfg)
     if not (cfg.private or noisy):
         return
     P = state.world_size
     if noisy and (P - 1) / P * d * cfg.bits * (1.0 - cfg.pair_fidelity) > _IN_FLIGHT_ERRORS:
         return  # a long draw would outlast the message: it waits for the idle worker
     key = (job.iteration + 1, job.bucket_index, d)
-    if key in state._ahead:
-        return
-    for old in [k for k in state._ahead if k[0] < job.iteration]:
-        del state._ahead[old]  # steps already over (this step's other buckets are kept)
+    if key not in state._ahead:  # steps already over are dropped, this step's other buckets kept
+        _store_ahead(state, key, drop_before=job.iteration)
+
+
+def _store_ahead(state: RingHookState, key: tuple[int, int, int], drop_before: int) -> None:
+    """Prepare ``key`` = (iteration, bucket index, d) into ``state._ahead`` after dropping the
+    entries of iterations before ``drop_before``; at most ``_MAX_BUFFERS`` entries are kept."""
+    for old in [k for k in state._ahead if k[0] < drop_before]:
+        del state._ahead[old]
     if len(state._ahead) < _MAX_BUFFERS:
         state._ahead[key] = _prepare(state, *key)
 
@@ -1058,10 +1067,7 @@ def _prepare_ahead(state: RingHookState) -> bool:
         state._ahead_todo.pop(0)
         if key[0] < state.iterations:
             continue  # a step that has begun already
-        for old in [k for k in state._ahead if k[0] < key[0]]:
-            del state._ahead[old]
-        if len(state._ahead) < _MAX_BUFFERS:
-            state._ahead[key] = _prepare(state, *key)
+        _store_ahead(state, key, drop_before=key[0])
         return True
     return False
 
@@ -1211,7 +1217,7 @@ def _prepare(
         if cfg.ghz_source == "known_pads" and prepared.ghz_tests:
             prepared.ghz_failed = int(rng.binomial(prepared.ghz_tests, known_pads_detection(P)))
         prepared.pad = _own_pads(state, rng, d)  # own register only
-    if cfg.transport == "superdense" and cfg.pair_fidelity < 1.0:
+    if _noisy_pairs(cfg):
         offsets = [int(v) for v in chunk_bounds(d, P)]
         kind = _wire_dtype(bits)[0].type
         sender = (state.rank - 1) % P

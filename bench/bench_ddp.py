@@ -26,9 +26,11 @@ rest; a step whose
 maximum outgrew the agreed bound runs the ring again (counted as "sent again"). The private
 mode's pads are drawn from the generator's raw bits, block by block, into reused buffers.
 Targets (issue 17): classical and superdense hook <= 1.5x the built-in step, private <= 2.5x.
-Two context rows per model, without a target: the built-in step against a second copy of
-itself (the spread of the measurement) and against the bare hook of ``_floor_hook`` (the floor
-of a Python-posted ring on this machine)."""
+Four context rows per model, without a target, each against the built-in step: a second copy
+of it (the spread of the measurement), and three bare hooks of ``_floor_hook``: no
+communication (the step's own compute), the ring's two exchanges of 16-bit words and nothing
+else (what the messages cost from Python; its row also gives what a 1.5x target leaves for the
+hook's own work), and a bare ring (the floor of a Python-posted ring on this machine)."""
 
 from __future__ import annotations
 
@@ -58,34 +60,43 @@ VARIANTS = (
 )
 
 
-def _floor_hook(rank: int):
-    """A bare ring all-reduce hook for P = 2 (context for the targets, not a library part): the
-    same shape as the library's (a worker thread completes a pending future, 16-bit fixed-point
-    words, the two ring steps as gloo point-to-point exchanges posted from Python) without
-    anything else: no header or agreed scale, no ledger, noise, pads or error checks. Its ratio
-    to the built-in all-reduce is the floor of that design on this machine."""
+def _floor_hook(rank: int, work: str = "ring"):
+    """Bare hooks for P = 2 (context for the targets, not library parts).
+
+    ``work="ring"``: a bare ring all-reduce with the same shape as the library's hook (a worker
+    thread completes a pending future, 16-bit fixed-point words, the two ring steps as gloo
+    point-to-point exchanges posted from Python) without anything else: no header or agreed
+    scale, no ledger, noise, pads or error checks. Its ratio to the built-in all-reduce is the
+    floor of that design on this machine. ``work="transport"``: only the two exchanges, of a
+    reused buffer of the bucket's 16-bit words (zeros); the bucket is left as it is. What the
+    ring's messages cost from Python before a word is encoded. ``work="none"``: no
+    communication at all (the future is complete when the hook returns): the step's forward,
+    backward and optimizer alone."""
     import queue
     import threading
 
     import torch
     import torch.distributed as dist
 
+    if work not in ("ring", "transport", "none"):
+        raise ValueError(f"work must be 'ring', 'transport' or 'none', got {work!r}")
     pg, other, jobs = dist.group.WORLD, 1 - rank, queue.SimpleQueue()
+    zeros: dict[int, torch.Tensor] = {}
 
     def exchange(out, into, tag):
         works = [pg.recv([into], other, tag), pg.send([out], other, tag)]
         for w in works:
             w.wait()
 
+    def halves(n):
+        half = n // 2
+        lo, hi = slice(0, half), slice(half, None)
+        return (lo, hi) if rank == 0 else (hi, lo)  # (this rank's chunk, the other's)
+
     def ring(t):
         scale = 16383.0 / max(float(t.abs().max()), 1e-30) / 2  # |sum| < 2**15
         words = torch.round(t * scale).to(torch.int16)
-        half = t.numel() // 2
-        mine, theirs = (
-            (slice(0, half), slice(half, None))
-            if rank == 0
-            else (slice(half, None), slice(0, half))
-        )
+        mine, theirs = halves(t.numel())
         inc = torch.empty_like(words[mine])
         exchange(words[theirs], inc, 1)  # reduce-scatter
         words[mine] += inc
@@ -93,12 +104,33 @@ def _floor_hook(rank: int):
         t.copy_(words.to(t.dtype) / (2 * scale))
         return t
 
-    def loop():
+    def transport(t):
+        n = t.numel()
+        if n not in zeros:
+            zeros[n] = torch.zeros(2 * n, dtype=torch.int16)  # the words, then the incoming
+        words, inc = zeros[n][:n], zeros[n][n:]
+        mine, theirs = halves(n)
+        exchange(words[theirs], inc[mine], 1)
+        exchange(words[mine], words[theirs], 2)
+        return t
+
+    def loop(fn):
         while True:
             t, fut = jobs.get()
-            fut.set_result(ring(t))
+            fut.set_result(fn(t))
 
-    threading.Thread(target=loop, daemon=True).start()
+    if work == "none":
+
+        def hook(_state, bucket):
+            fut = torch.futures.Future()
+            fut.set_result(bucket.buffer())
+            return fut
+
+        return hook
+
+    threading.Thread(
+        target=loop, args=(ring if work == "ring" else transport,), daemon=True
+    ).start()
 
     def hook(_state, bucket):
         fut = torch.futures.Future()
@@ -149,9 +181,11 @@ def _worker(rank: int, world: int, repeats: int, width: int) -> dict:
     builtin, n_params = build(None)
     out: dict = {"n_params": n_params, "rows": [], "context": []}
     # Context rows: the built-in step against itself (a second, identical DDP model: the
-    # measurement's own spread) and against the bare hook of _floor_hook.
+    # measurement's own spread) and against the bare hooks of _floor_hook.
     for label, other in [
         ("built-in, a second copy", build(None)[0]),
+        ("no communication (bench only)", build(None, _floor_hook(rank, "none"))[0]),
+        ("the ring's messages only (bench only)", build(None, _floor_hook(rank, "transport"))[0]),
         ("bare ring hook (bench only)", build(None, _floor_hook(rank))[0]),
     ]:
         t_b, t_o, _, _ = time_pair(builtin, other, repeats)
@@ -190,6 +224,13 @@ def _ms_text(seconds: list[float]) -> str:
     return Timing(seconds).text(unit=STEPS * 1e-3, suffix="ms", digits=2)
 
 
+def _budget_text(builtin: list[float], messages: list[float]) -> str:
+    """What the 1.5x target leaves per step for the hook's own work (encoding, decoding, the
+    ledger, noise): 1.5 x the built-in step minus the messages-only step, medians, in ms."""
+    left = (1.5 * Timing(builtin).median - Timing(messages).median) / STEPS * 1e3
+    return f"; left for the hook's own work at 1.5x the built-in: {left:.2f} ms per step"
+
+
 def run(out: Callable[[str], None], repeats: int) -> list[tuple[str, str, str, bool]]:
     """Print the DDP-hook section with ``out(text)`` and return the summary rows
     ``(name, measured, target, ok)``."""
@@ -214,6 +255,7 @@ def run(out: Callable[[str], None], repeats: int) -> list[tuple[str, str, str, b
                 f"(median of {repeats} pairs) {pair_ratio(Timing(t_b), Timing(t_o)):.2f}, "
                 f"per pair {min(y / x for x, y in zip(t_b, t_o)):.2f} .. "
                 f"{max(y / x for x, y in zip(t_b, t_o)):.2f}"
+                + (_budget_text(t_b, t_o) if label.startswith("the ring's messages") else "")
             )
         for (label, _, target), row in zip(VARIANTS, res["rows"]):
             ratio = pair_ratio(Timing(row["builtin"]), Timing(row["hooked"]))

@@ -26,11 +26,13 @@ rest; a step whose
 maximum outgrew the agreed bound runs the ring again (counted as "sent again"). The private
 mode's pads are drawn from the generator's raw bits, block by block, into reused buffers.
 Targets (issue 17): classical and superdense hook <= 1.5x the built-in step, private <= 2.5x.
-Four context rows per model, without a target, each against the built-in step: a second copy
+Five context rows per model, without a target, each against the built-in step: a second copy
 of it (the spread of the measurement), and three bare hooks of ``_floor_hook``: no
 communication (the step's own compute), the ring's two exchanges of 16-bit words and nothing
 else (what the messages cost from Python; its row also gives what a 1.5x target leaves for the
-hook's own work), and a bare ring (the floor of a Python-posted ring on this machine)."""
+hook's own work), a bare ring (the floor of a Python-posted ring on this machine) and the same
+bare ring in C++ (``bench/floor_ring.cpp``, built with torch.utils.cpp_extension; what a compiled
+transport of this shape reaches; the row says why when the machine cannot build it)."""
 
 from __future__ import annotations
 
@@ -60,6 +62,24 @@ VARIANTS = (
 )
 
 
+def _compiled_ring():
+    """``(module, None)``: ``bench/floor_ring.cpp`` built with ``torch.utils.cpp_extension``
+    (once per machine, about half a minute; later calls load the cached build), or ``(None,
+    reason)`` when this machine cannot build it (no C++ compiler or ninja)."""
+    try:
+        from torch.utils.cpp_extension import load
+
+        module = load(
+            "qring_bench_floor_ring",
+            [str(Path(__file__).resolve().with_name("floor_ring.cpp"))],
+            extra_cflags=["-O3", "-march=native", "-fno-math-errno"],
+            verbose=False,
+        )
+    except Exception as exc:  # noqa: BLE001 - the row says why and the bench goes on
+        return None, (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+    return module, None
+
+
 def _floor_hook(rank: int, work: str = "ring"):
     """Bare hooks for P = 2 (context for the targets, not library parts).
 
@@ -69,17 +89,19 @@ def _floor_hook(rank: int, work: str = "ring"):
     scale, no ledger, noise, pads or error checks. Its ratio to the built-in all-reduce is the
     floor of that design on this machine. ``work="transport"``: only the two exchanges, of a
     reused buffer of the bucket's 16-bit words (zeros); the bucket is left as it is. What the
-    ring's messages cost from Python before a word is encoded. ``work="none"``: no
-    communication at all (the future is complete when the hook returns): the step's forward,
-    backward and optimizer alone."""
+    ring's messages cost from Python before a word is encoded. ``work="compiled"``: the bare
+    ring with its encoding, sum, decoding and both exchanges in C++ (``bench/floor_ring.cpp``,
+    the GIL released), called from the same worker thread: what a compiled transport of this
+    shape reaches. ``work="none"``: no communication at all (the future is complete when the
+    hook returns): the step's forward, backward and optimizer alone."""
     import queue
     import threading
 
     import torch
     import torch.distributed as dist
 
-    if work not in ("ring", "transport", "none"):
-        raise ValueError(f"work must be 'ring', 'transport' or 'none', got {work!r}")
+    if work not in ("ring", "transport", "compiled", "none"):
+        raise ValueError(f"work must be 'ring', 'transport', 'compiled' or 'none', got {work!r}")
     pg, other, jobs = dist.group.WORLD, 1 - rank, queue.SimpleQueue()
     zeros: dict[int, torch.Tensor] = {}
 
@@ -114,6 +136,13 @@ def _floor_hook(rank: int, work: str = "ring"):
         exchange(words[mine], words[theirs], 2)
         return t
 
+    def compiled(t):
+        n = t.numel()
+        if n not in zeros:
+            zeros[n] = torch.zeros(2 * n, dtype=torch.int16)
+        ext.ring2(pg, t, rank, zeros[n][:n], zeros[n][n:])
+        return t
+
     def loop(fn):
         while True:
             t, fut = jobs.get()
@@ -128,9 +157,12 @@ def _floor_hook(rank: int, work: str = "ring"):
 
         return hook
 
-    threading.Thread(
-        target=loop, args=(ring if work == "ring" else transport,), daemon=True
-    ).start()
+    if work == "compiled":
+        ext, why = _compiled_ring()
+        if ext is None:
+            raise RuntimeError(f"the compiled ring is not available: {why}")
+    fn = {"ring": ring, "transport": transport, "compiled": compiled}[work]
+    threading.Thread(target=loop, args=(fn,), daemon=True).start()
 
     def hook(_state, bucket):
         fut = torch.futures.Future()
@@ -140,7 +172,7 @@ def _floor_hook(rank: int, work: str = "ring"):
     return hook
 
 
-def _worker(rank: int, world: int, repeats: int, width: int) -> dict:
+def _worker(rank: int, world: int, repeats: int, width: int, compiled: bool) -> dict:
     """One rank: DDP copies of the same model, built-in and hooked; alternate their steps."""
     import torch
     from timing import time_pair
@@ -182,12 +214,17 @@ def _worker(rank: int, world: int, repeats: int, width: int) -> dict:
     out: dict = {"n_params": n_params, "rows": [], "context": []}
     # Context rows: the built-in step against itself (a second, identical DDP model: the
     # measurement's own spread) and against the bare hooks of _floor_hook.
-    for label, other in [
+    rows = [
         ("built-in, a second copy", build(None)[0]),
         ("no communication (bench only)", build(None, _floor_hook(rank, "none"))[0]),
         ("the ring's messages only (bench only)", build(None, _floor_hook(rank, "transport"))[0]),
         ("bare ring hook (bench only)", build(None, _floor_hook(rank))[0]),
-    ]:
+    ]
+    if compiled:  # the parent built it: every rank loads the same cached build
+        rows.append(
+            ("bare ring hook in C++ (bench only)", build(None, _floor_hook(rank, "compiled"))[0])
+        )
+    for label, other in rows:
         t_b, t_o, _, _ = time_pair(builtin, other, repeats)
         out["context"].append((label, t_b.seconds, t_o.seconds))
     for label, kw, _ in VARIANTS:
@@ -238,13 +275,16 @@ def run(out: Callable[[str], None], repeats: int) -> list[tuple[str, str, str, b
 
     repeats = max(1, int(repeats))
     worker = importlib.import_module("bench_ddp")._worker  # importable by the child processes
+    compiled, why = _compiled_ring()  # built here once, before the ranks start
     out(
         f"## DDP hook: a training step with the ring hook vs gloo's built-in all-reduce, "
         f"P = {DDP_P} processes, batch {BATCH} per rank, {STEPS} steps per sample"
     )
     rows = []
     for width in WIDTHS:
-        res = launch_local(worker, DDP_P, (repeats, width), timeout=900.0, pg_timeout=120.0)[0]
+        res = launch_local(
+            worker, DDP_P, (repeats, width, compiled is not None), timeout=900.0, pg_timeout=120.0
+        )[0]
         out(
             f"- MLP 2-{width}-{width}-2 ({res['n_params']:,} float32 parameters), per step, "
             f"min / median / max:"
@@ -257,6 +297,8 @@ def run(out: Callable[[str], None], repeats: int) -> list[tuple[str, str, str, b
                 f"{max(y / x for x, y in zip(t_b, t_o)):.2f}"
                 + (_budget_text(t_b, t_o) if label.startswith("the ring's messages") else "")
             )
+        if compiled is None:
+            out(f"  - context, bare ring hook in C++: not available on this machine ({why})")
         for (label, _, target), row in zip(VARIANTS, res["rows"]):
             ratio = pair_ratio(Timing(row["builtin"]), Timing(row["hooked"]))
             extra = ""

@@ -1,12 +1,16 @@
 # qring_edu — build, test and CI entry points.
 #
-#   make book         execute every chapter and build the HTML book into _build/html
+#   make book         execute every chapter and build the HTML book into _build/html, with the
+#                     library's wheel; where TeX is installed also the PDF (linked from the book)
 #   make pdf          the book as one PDF, _build/latex/qring_edu.pdf (XeLaTeX), also copied
-#                     into _build/html (the HTML book links to it); reuses the chapters executed
-#                     by `make book` if it ran before, else executes them
-#   make test         lint (ruff), library tests, the docstrings' examples (doctest), nbval over the chapter
-#                     notebooks, strict book build, the PDF and its check, browser tests of the
-#                     built HTML and of chapter 1 in JupyterLab
+#                     into _build/html; reuses the chapters executed by `make book` if it ran
+#                     before, else executes them
+#   make dist         the library's wheel and sdist, into dist/
+#   make test         lint (ruff), whether the pins resolve on the public index alone, library
+#                     tests, the docstrings' examples (doctest), nbval over the chapter notebooks,
+#                     strict book build, the PDF and its check, browser tests of the built HTML
+#                     and of chapter 1 in JupyterLab
+#   make check-install  whether .ci/constraints.txt resolves on the public package index alone
 #   make test-doctest the docstrings' examples only (pytest --doctest-modules qring_edu)
 #   make lint         ruff check and ruff format --check over the Python sources (LINT_PATHS)
 #   make test-pdf     check the existing PDF (pdftotext: titles, captions, no raw TeX, no ??)
@@ -20,6 +24,10 @@
 #   make tex          install Debian's TeX Live (XeLaTeX, latexmk), DejaVu fonts and poppler-utils
 #                     for the PDF, if missing (needs root)
 #   make clean        remove _build
+#
+# Optional: TORCH_INDEX=https://download.pytorch.org/whl/cpu takes torch (pinned to the public
+# release 2.13.0) from PyPI's CPU-only index of PyTorch instead of PyPI, which serves Linux a CUDA
+# build of several GB:  make book TORCH_INDEX=https://download.pytorch.org/whl/cpu
 #
 # Everything runs from a project virtualenv (.venv) created on first use; no activation is needed
 # (tools are called as .venv/bin/python -m ..., or .venv/bin/jupyter-book). The HTML book also
@@ -38,6 +46,10 @@ VPY         := $(VENV)/bin/python
 STAMP       := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
 CONSTRAINTS := .ci/constraints.txt
+TORCH_INDEX ?=
+PIP_INDEXES := $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX))
+# The extras of the project venv (pyproject.toml).
+EXTRAS      := notebooks,book,test,torch,lab,dev
 # Stamp for "assets installed from the lock and copied to _assets/".
 ASSETS      := _assets/.installed
 # The part of MathJax the book loads (copied by the build into _build/html/_static/): the combined
@@ -75,8 +87,8 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # (jupyter-book has no `python -m` entry point; its console script lives in the venv.)
 BOOK_BUILD = $(VENV)/bin/jupyter-book build . -W -n --keep-going
 
-.PHONY: venv assets browser tex book pdf test lint test-lib test-doctest test-notebooks test-build \
-        test-pdf test-browser notebooks lab bench constraints clean
+.PHONY: venv assets browser tex book pdf pdf-only dist test lint check-install test-lib test-doctest \
+        test-notebooks test-build test-pdf test-browser notebooks lab bench constraints clean
 
 # ---------------------------------------------------------------------------------------------
 # Virtualenv: rebuilt when pyproject.toml or the constraints change.
@@ -86,12 +98,12 @@ $(STAMP): pyproject.toml $(CONSTRAINTS)
 	@test -n "$(PYTHON)" || { echo "error: neither python3.11 nor python3 found" >&2; exit 1; }
 	test -x $(VPY) || $(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install --upgrade -c $(CONSTRAINTS) pip
-	$(VPY) -m pip install -c $(CONSTRAINTS) -e ".[book,test,torch,lab,dev]"
+	$(VPY) -m pip install $(PIP_INDEXES) -c $(CONSTRAINTS) -e ".[$(EXTRAS)]"
 	touch $@
 
 # Benchmark peers (QuNetSim; torch comes with the test install), on top of the venv.
 $(BENCH_STAMP): $(STAMP)
-	$(VPY) -m pip install -c $(CONSTRAINTS) -e ".[bench]"
+	$(VPY) -m pip install $(PIP_INDEXES) -c $(CONSTRAINTS) -e ".[bench]"
 	touch $@
 
 # ---------------------------------------------------------------------------------------------
@@ -131,11 +143,23 @@ tex:
 	fi
 
 # ---------------------------------------------------------------------------------------------
+# The library's wheel and sdist (the HTML book ships the wheel; book/_tools/distribution.py).
+dist: $(STAMP)
+	rm -rf dist
+	$(VPY) -m build --no-isolation --quiet --outdir dist .
+	@ls dist
+
+# TeX present? Then the book gets its PDF (and the link to it); `make tex` installs TeX.
+HAVE_TEX = $(shell command -v xelatex >/dev/null && command -v latexmk >/dev/null && echo 1)
+
 # The book: a fresh build (Sphinx only re-reads changed pages, so an incremental build would
-# neither re-execute every chapter nor re-report their warnings).
-book: $(STAMP) $(ASSETS)
+# neither re-execute every chapter nor re-report their warnings). QRING_PDF_LINK=1 tells the
+# build that the PDF will be next to it, so the intro links it.
+book: $(STAMP) $(ASSETS) dist
 	rm -rf _build
-	$(BOOK_BUILD)
+	QRING_PDF_LINK=$(HAVE_TEX) $(BOOK_BUILD)
+	@if [ -n "$(HAVE_TEX)" ]; then $(MAKE) --no-print-directory pdf-only; \
+	 else echo "no TeX (xelatex, latexmk): the book has no PDF; as root, make tex, then make book"; fi
 	@echo "HTML book: $(CURDIR)/_build/html/index.html"
 
 # The PDF: Sphinx's LaTeX builder (-W -n, like the HTML) writes _build/latex/qring_edu.tex, latexmk
@@ -144,8 +168,11 @@ book: $(STAMP) $(ASSETS)
 # and configuration) Sphinx re-reads nothing and no notebook is executed a second time; without
 # it, every chapter is executed here.
 pdf: $(STAMP) tex
+	$(MAKE) --no-print-directory pdf-only
+
+pdf-only:
 	rm -rf $(LATEX_DIR)
-	$(BOOK_BUILD) --builder latex
+	QRING_PDF_LINK=1 $(BOOK_BUILD) --builder latex
 	cd $(LATEX_DIR) && latexmk -pdf -dvi- -ps- -interaction=nonstopmode -halt-on-error \
 	  -file-line-error -quiet $(PDF_NAME).tex
 	@if [ -d _build/html ]; then cp $(LATEX_DIR)/$(PDF_NAME).pdf _build/html/; fi
@@ -156,6 +183,10 @@ pdf: $(STAMP) tex
 test: $(STAMP) $(ASSETS) browser tex
 	@echo "== [lint] ruff check + ruff format --check"
 	$(MAKE) --no-print-directory lint
+	@echo "== [pins] the pinned install resolves on the public package index alone"
+	$(MAKE) --no-print-directory check-install
+	@echo "== [dist] the library's wheel and sdist (the HTML book ships the wheel)"
+	$(MAKE) --no-print-directory dist
 	@echo "== [0/6] committed notebooks are executed and normalised"
 	$(VPY) book/_tools/execute_notebooks.py --check $(NOTEBOOKS)
 	@echo "== [1/6] library, widget and exercise tests (pytest tests)"
@@ -166,19 +197,24 @@ test: $(STAMP) $(ASSETS) browser tex
 	$(MAKE) --no-print-directory test-notebooks
 	@echo "== [4/6] strict book build (-W -n), from scratch"
 	rm -rf _build
-	$(BOOK_BUILD)
+	QRING_PDF_LINK=1 $(BOOK_BUILD)
 	@echo "== [5/6] the PDF, from the same build, and its check (pytest tests/pdf)"
-	$(MAKE) --no-print-directory pdf
+	$(MAKE) --no-print-directory pdf-only
 	$(VPY) -m pytest tests/pdf
 	@echo "== [6/6] the built HTML in Chromium, offline, and chapter 1 in JupyterLab (pytest tests/browser)"
 	$(VPY) -m pytest tests/browser
 
 # The linter (configured in pyproject.toml [tool.ruff], pinned in the constraints): rules first,
 # then whether `ruff format` would change any file.
-LINT_PATHS := qring_edu tests bench examples book/_tools
+LINT_PATHS := qring_edu tests bench examples book/_tools .ci
 lint: $(STAMP)
 	$(VENV)/bin/ruff check $(LINT_PATHS)
 	$(VENV)/bin/ruff format --check $(LINT_PATHS)
+
+# pip with its configuration switched off (no local wheels, no extra index): every pin exists on
+# the public index and the full pinned install resolves (.ci/check_install.py; needs the network).
+check-install: $(STAMP)
+	$(VPY) .ci/check_install.py --constraints $(CONSTRAINTS)
 
 test-lib: $(STAMP)
 	$(VPY) -m pytest tests --ignore=tests/browser --ignore=tests/pdf
@@ -195,7 +231,7 @@ test-notebooks: $(STAMP)
 	  --nbval-cell-timeout $(NB_TIMEOUT) \
 	  $(NOTEBOOKS)
 
-test-build: $(STAMP) $(ASSETS)
+test-build: $(STAMP) $(ASSETS) dist
 	rm -rf _build
 	$(BOOK_BUILD)
 
@@ -205,7 +241,6 @@ test-pdf: $(STAMP) tex
 
 test-browser: $(STAMP) browser
 	@test -f _build/html/index.html || { echo "error: no _build/html: run make book first" >&2; exit 1; }
-	@test -f _build/html/$(PDF_NAME).pdf || { echo "error: no _build/html/$(PDF_NAME).pdf (the book links to it): run make pdf first" >&2; exit 1; }
 	$(VPY) -m pytest tests/browser
 
 # ---------------------------------------------------------------------------------------------
@@ -235,7 +270,7 @@ bench: $(BENCH_STAMP)
 constraints: $(STAMP)
 	{ \
 	  echo "# Exact pins of the whole qring_edu toolchain (runtime, book, test, lab and dev dependencies),"; \
-	  echo "# used as:  pip install -c .ci/constraints.txt -e \".[book,test,torch,lab,dev]\"  (see the Makefile)."; \
+	  echo "# used as:  pip install -c .ci/constraints.txt -e \".[$(EXTRAS)]\"  (see the Makefile)."; \
 	  echo "# pyproject.toml keeps compatible ranges; this file makes every install reproducible."; \
 	  echo "# Generated from a pip freeze of .venv on $$($(VPY) -c 'import platform; print("Python", platform.python_version())')."; \
 	  echo "# Do not edit by hand. To regenerate (e.g. after changing dependencies in pyproject.toml):"; \
@@ -243,6 +278,7 @@ constraints: $(STAMP)
 	  echo "# To move to newer releases: delete the pins you want to float, rm -rf .venv, make constraints."; \
 	  $(VPY) -m pip freeze --all --exclude-editable \
 	    | grep -v -i -E '^(qring[-_]edu|setuptools|wheel|distribute)([ =@]|$$)' \
+	    | sed -E 's/^([^=]+==[^+]+)\+.*$$/\1/' \
 	    | LC_ALL=C sort -f; \
 	} > $(CONSTRAINTS).tmp
 	mv $(CONSTRAINTS).tmp $(CONSTRAINTS)
@@ -250,4 +286,4 @@ constraints: $(STAMP)
 	@echo "wrote $(CONSTRAINTS)"
 
 clean:
-	rm -rf _build
+	rm -rf _build dist

@@ -12,7 +12,8 @@ For every page in ``_toc.yml``, opened from a local web server and from ``file:/
   book/_tools/explorer.py: its controls, a loaded picture and the explorer's hint; see
   test_explorers.py for moving them), or, if it declares none, shows its static preview (a loaded
   PNG and the live-run hint); no unrendered widget view is left on the page;
-* chapter pages have Binder and Colab launch buttons for the repository of ``_config.yml``.
+* chapter pages offer their ``.ipynb`` for download, and have Binder and Colab launch buttons
+  for the repository of ``_config.yml`` if it names one, else none.
 
 The References page lists the whole bibliography, and every internal link (with its anchor)
 resolves. A full-page screenshot of each page is saved (see conftest.py), and one of its first screen
@@ -90,6 +91,8 @@ async () => {
   report.bodyText = document.body.innerText;
   report.launch = [...document.querySelectorAll('a[href]')].map(a => a.href)
       .filter(h => /mybinder\.org|colab\.research\.google\.com/.test(h));
+  report.downloads = [...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href'))
+      .filter(h => /\.ipynb$/.test(h));
   return report;
 }
 """
@@ -214,9 +217,13 @@ def test_page_offline(browser, http_base, html_dir, screenshot_dir, mode, page):
     assert report["widgetViews"] == 0, "unrendered (dead) widget views on the page"
     assert "Loading widget" not in report["bodyText"]
 
-    # Launch buttons on chapter notebooks, for the repository named in _config.yml.
-    if (ROOT / f"{page}.ipynb").is_file():
-        repo = urlparse(book_config()["repository"]["url"]).path.strip("/")
+    # Launch buttons on chapter notebooks: for the repository named in _config.yml, and none
+    # while it names none (they would open a repository that does not exist).
+    url = (book_config().get("repository") or {}).get("url") or ""
+    if not url:
+        assert not report["launch"], f"launch buttons without a repository: {report['launch']}"
+    elif (ROOT / f"{page}.ipynb").is_file():
+        repo = urlparse(url).path.strip("/")
         branch = book_config()["repository"].get("branch", "main")
         nb = f"{page}.ipynb"
         assert any(
@@ -227,6 +234,11 @@ def test_page_offline(browser, http_base, html_dir, screenshot_dir, mode, page):
             f"https://colab.research.google.com/github/{repo}/blob/{branch}/{nb}"
             in report["launch"]
         ), f"no Colab launch button: {report['launch']}"
+    # Every chapter page offers its notebook for download.
+    if (ROOT / f"{page}.ipynb").is_file():
+        assert f"{page.split('/')[-1]}.ipynb" in " ".join(report["downloads"]), (
+            f"no .ipynb download: {report['downloads']}"
+        )
 
 
 def test_references_page_lists_the_bibliography(browser, http_base):

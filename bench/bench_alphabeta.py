@@ -1,4 +1,4 @@
-"""Scale beyond one machine, on paper and by simulation (issue 17, target 5), for ``bench/run.py``.
+"""Scale beyond one machine, on paper and by simulation, for ``bench/run.py``.
 
     run(out, repeats) -> list of (name, measured, target, ok)
     python bench/bench_alphabeta.py [repeats]
@@ -14,7 +14,7 @@ that 4 B and 64 MiB count alike; the largest relative residual is reported. This
 between two processes sharing 2 cores: alpha is mostly software (gloo, the kernel's TCP stack,
 Python), beta a memory-copy rate, not a network's.
 
-**2. The alpha-beta model at P = 1,024** (``qring_edu.costmodel.ring_time``, DESIGN.md §4.2, §4.4):
+**2. The alpha-beta model at P = 1,024** (``qring_edu.costmodel.ring_time``, book/01_bottleneck.ipynb, book/03_superdense_ring.ipynb):
 T = 2 (P - 1) (alpha + n beta) with n the largest chunk message (``ceil(d/P) b`` bits classical,
 half as many qubits superdense, a qubit costing the link time of a bit), for the two MLPs of the
 DDP bench and published model sizes (``costmodel.MODEL_SIZES``), with b = 32-bit words (at
@@ -175,7 +175,7 @@ def hook_cpu_work(d: int, workers: int, bits: int, transport: str, rng_seed: int
     unsigned = np.uint16 if bits <= 16 else np.uint32
     signed = np.int16 if bits <= 16 else np.int32
     for step in range(2 * (workers - 1)):
-        # rank 0 of the ring schedule (DESIGN.md §4.2): reduce-scatter sends chunk -s, receives
+        # rank 0 of the ring schedule (book/01_bottleneck.ipynb): reduce-scatter sends chunk -s, receives
         # -1-s; all-gather sends 1-s, receives -s (mod P)
         s_ = step if step < workers - 1 else step - (workers - 1)
         shift = 0 if step < workers - 1 else 1

@@ -1,4 +1,4 @@
-"""Benchmarks of issue 5 (GapIP and TieAudit), for ``bench/run.py``.
+"""Benchmarks of GapIP and TieAudit, for ``bench/run.py``.
 
     run(out, repeats) -> list of (name, measured, target, ok)
 
@@ -54,7 +54,7 @@ CLASSICAL_SLOPE = (1.85, 2.15)  # "near 2"
 def run(out: Callable[[str], None], repeats: int) -> list[tuple[str, str, str, bool]]:
     repeats = max(1, int(repeats))
     rows: list[tuple[str, str, str, bool]] = []
-    out("## (e) alignment and sign auditing (issues 5 and 13)")
+    out("## (e) alignment and sign auditing")
 
     # GapIP at P = 2^20, tau = 0.02 (a conflicting instance at the promise boundary).
     g, h = aligned_pair(P_LARGE, -GAPIP_TAU, seed=5)

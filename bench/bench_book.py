@@ -1,4 +1,4 @@
-"""Book execution time (issue 8), for ``bench/run.py``.
+"""Book execution time, for ``bench/run.py``.
 
     run(out, repeats) -> list of (name, measured, target, ok)
 

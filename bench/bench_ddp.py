@@ -1,4 +1,4 @@
-"""Benchmark of the DDP communication hook (issues 9 and 17): a training step with qring_edu's
+"""Benchmark of the DDP communication hook: a training step with qring_edu's
 ring hook vs the same step with gloo's built-in all-reduce.
 
     from bench import bench_ddp; rows = bench_ddp.run(print, repeats=5)
@@ -25,7 +25,7 @@ rides in each reduce-scatter message (after the chunk's words), and the worker t
 rest; a step whose
 maximum outgrew the agreed bound runs the ring again (counted as "sent again"). The private
 mode's pads are drawn from the generator's raw bits, block by block, into reused buffers.
-Targets (issue 17): classical and superdense hook <= 1.5x the built-in step, private <= 2.5x.
+Targets: classical and superdense hook <= 1.5x the built-in step, private <= 2.5x.
 Five context rows per model, without a target, each against the built-in step: a second copy
 of it (the spread of the measurement), and three bare hooks of ``_floor_hook``: no
 communication (the step's own compute), the ring's two exchanges of 16-bit words and nothing

@@ -1,4 +1,4 @@
-"""Noisy links and their protection (issue 15, DESIGN.md §4.9), for ``bench/run.py``.
+"""Noisy links and their protection (book/04_noisy_links.ipynb), for ``bench/run.py``.
 
     run(out, repeats) -> list of (name, measured, target, ok)
     python bench/bench_links.py [repeats] [--no-scale | --scale-only]

@@ -1,4 +1,4 @@
-"""Benchmarks against real peers (issue 8, part "peers"), for ``bench/run.py``.
+"""Benchmarks against real peers, for ``bench/run.py``.
 
     run(out, repeats) -> list of (name, measured, target, ok)
     python bench/bench_peers.py [repeats]

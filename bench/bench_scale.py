@@ -1,4 +1,4 @@
-"""Scale benchmarks (issue 8): the simulations at the sizes researchers use, for ``bench/run.py``.
+"""Scale benchmarks: the simulations at the sizes researchers use, for ``bench/run.py``.
 
     run(out, repeats) -> list of (name, measured, target, ok)
 
@@ -63,7 +63,7 @@ VGA_SECONDS = 60.0  # "a d that takes under a minute"
 AUDIT_LOG2_P = 24
 GAPIP_TAU, TIEAUDIT_EPS, TIEAUDIT_TRUE = 0.02, 0.05, 0.3
 AUDIT_MAX_REPEATS = 3
-TARGET_RING_RATIO = 2.0  # superdense / classical wall time (issue 8)
+TARGET_RING_RATIO = 2.0  # superdense / classical wall time
 RING_MAX_PAIRS = 2  # alternating classical / superdense pairs at the full size
 
 

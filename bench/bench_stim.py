@@ -1,10 +1,10 @@
-"""Stim as a peer for Pauli-frame sampling (issue 17, target 1), for ``bench/run.py``.
+"""Stim as a peer for Pauli-frame sampling, for ``bench/run.py``.
 
     run(out, repeats) -> list of (name, measured, target, ok)
     python bench/bench_stim.py [repeats]
 
 **Task.** Superdense coding of ``SYMBOLS`` = 2^22 random 2-bit symbols over isotropic pairs of
-fidelity F = 0.95 (DESIGN.md §4.3): |Phi+> followed by a Pauli X, Y or Z on Alice's qubit, each
+fidelity F = 0.95 (book/03_superdense_ring.ipynb): |Phi+> followed by a Pauli X, Y or Z on Alice's qubit, each
 with probability (1 - F)/3; Bob decodes with CNOT(A -> B), H(A) and measures A (z) and B (x).
 In Stim this noise is ``DEPOLARIZE1(p)`` with p = 1 - F: Stim's own definition (``stim help
 DEPOLARIZE1``, "Pauli Mixture: 1-p: I, p/3: X, p/3: Y, p/3: Z") is exactly this law.
@@ -49,7 +49,7 @@ timings do not include a transposition to our order (generous to Stim). Not used
 ``stim.PauliString.random`` draws uniform Paulis (the F = 1/4 channel only) and
 ``stim.TableauSimulator`` simulates one shot at a time.
 
-**Ours**, two APIs of the same sampler and random stream (issue 17), each timed against the
+**Ours**, two APIs of the same sampler and random stream, each timed against the
 Stim usages:
 
 - ``qring_edu.superdense_send`` on unpacked bits (one uint8 per bit: 8 MiB in and 8 MiB out per

@@ -1,4 +1,4 @@
-"""Benchmark of VGA (issue 4): verified GHZ aggregation vs the superdense ring on the same data.
+"""Benchmark of VGA: verified GHZ aggregation vs the superdense ring on the same data.
 
     from bench import bench_vga; rows = bench_vga.run(print, repeats=5)
 

@@ -1,10 +1,10 @@
-"""Benchmark of the variational quantum classifier on the ring (issue 19).
+"""Benchmark of the variational quantum classifier on the ring.
 
     from bench import bench_vqc; rows = bench_vqc.run(print, repeats=5)
 
 Workload: the chapter's figure, ``train_data_parallel(model="vqc")`` with P = 4 workers and 100
 steps (3 qubits x 3 layers, 18 angles, parameter-shift gradients on the NumPy state vector),
-over the classical ring and the superdense ring at F = 1. Target (absolute, issue 19): one
+over the classical ring and the superdense ring at F = 1. Target (absolute): one
 training run in under 10 s on this machine. Also reported, as ratios measured in one run: the
 superdense / classical training time, the VQC / MLP training time (same steps, batches and ring),
 and the throughput of the fast path against Qiskit's ``StatevectorEstimator`` for the gradient

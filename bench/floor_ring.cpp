@@ -1,4 +1,4 @@
-// The bare ring of bench_ddp._floor_hook(work="compiled"), in C++: context for issue 17's DDP
+// The bare ring of bench_ddp._floor_hook(work="compiled"), in C++: context for the DDP
 // target, not a library part. P = 2 only. The same steps as the Python bare ring (a local scale,
 // 16-bit words, the reduce-scatter and the all-gather exchange as gloo point-to-point messages)
 // with the encoding, the sum and the decoding in compiled loops and the GIL released throughout

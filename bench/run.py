@@ -1,4 +1,4 @@
-"""Benchmarks of qring_edu (DESIGN.md §8): ratios measured in one run, printed and saved.
+"""Benchmarks of qring_edu (ARCHITECTURE.md): ratios measured in one run, printed and saved.
 
     python bench/run.py [--repeats N] [--output PATH] [--only SECTION ...]
 
@@ -53,11 +53,11 @@ RING_P, RING_D, RING_BITS, RING_F = 8, 2**20, 16, 0.99
 SYMBOL_F = 0.9
 AER_SYMBOLS = 2_000
 FAST_SYMBOLS = 2**22
-TARGET_RING_RATIO = 1.25  # superdense / classical wall time, at most (issue 17)
+TARGET_RING_RATIO = 1.25  # superdense / classical wall time, at most
 TARGET_THROUGHPUT = 10_000.0  # fast / Aer symbols per second, at least
 TARGET_MEMORY = 4.0  # traced peak / input bytes, at most
 ACC_ENSEMBLES_PER_SIZE = 3  # random ensembles per size n = 2..8
-TARGET_ACC_SECONDS = 1.0  # accessible_information per qubit ensemble (absolute: issue 3)
+TARGET_ACC_SECONDS = 1.0  # accessible_information per qubit ensemble (absolute)
 TARGET_ACC_GAP = 1e-4  # shortfall against a high-effort reference, bits
 
 
@@ -421,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
         )
 
     # ---------------------------------------------------------------------------------------
-    # (d) accessible information of qubit ensembles (issue 3): time per call and accuracy
+    # (d) accessible information of qubit ensembles: time per call and accuracy
     if want("d"):
         out("## (d) accessible information, random qubit ensembles of 2..8 states")
         acc_rng = np.random.default_rng(7)

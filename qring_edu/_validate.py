@@ -1,7 +1,7 @@
 """Argument checks shared by the whole library (core layer).
 
 Every public function validates its input with these helpers so that bad input raises a
-``ValueError``/``TypeError`` that names the argument and the accepted range (DESIGN.md §9).
+``ValueError``/``TypeError`` that names the argument and the accepted range (ARCHITECTURE.md).
 """
 
 from __future__ import annotations
@@ -155,7 +155,7 @@ def check_bits(bits: Any, name: str = "bits") -> int:
 def check_fidelity(value: Any, name: str = "pair_fidelity") -> float:
     """Fidelity of a pre-shared pair with |Φ+⟩, in ``[0.25, 1]``, as ``float``.
 
-    Below 1/4 the isotropic state would be anti-correlated rather than noisy (DESIGN.md §9).
+    Below 1/4 the isotropic state would be anti-correlated rather than noisy (ARCHITECTURE.md).
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""GapIP_τ: margin-based alignment testing between a server and a client (DESIGN.md §4.7).
+"""GapIP_τ: margin-based alignment testing between a server and a client (book/06_alignment.ipynb).
 
 The server holds ``g`` (e.g. the aggregated gradient), the client its own ``h``; both are real
 vectors of length ``P`` and are normalised here (only their directions matter). Promise: the
@@ -78,7 +78,7 @@ how passes are counted). ``cost`` counts every qubit that crosses between the pa
 side: ``sum over steps`` of the passes of one shot. The classical protocols are one-way, one
 round.
 
-Simulation paths (DESIGN.md §2): the fast path evolves the 2-D subspace exactly (``a_k`` above,
+Simulation paths (ARCHITECTURE.md): the fast path evolves the 2-D subspace exactly (``a_k`` above,
 :func:`gapip_probability` with ``method="subspace"``); ``method="statevector"`` applies the
 (controlled) reflections to the full state vector with NumPy; :func:`gapip_circuit` builds the
 Qiskit circuit (``method="qiskit"`` evolves it with ``Statevector``). Tests check all three agree.

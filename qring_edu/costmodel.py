@@ -1,4 +1,4 @@
-"""α–β time models for gradient synchronisation (DESIGN.md §4.2, §4.4).
+"""α–β time models for gradient synchronisation (book/01_bottleneck.ipynb, book/03_superdense_ring.ipynb).
 
 A message of n units over one link takes ``alpha + n * beta`` seconds (Hockney's model): ``alpha``
 is the per-message latency, ``beta`` the time per unit (a bit on a classical link, a qubit on a
@@ -191,7 +191,7 @@ def iteration_time(
     transport: str = "classical",
     beta_qubit: float | None = None,
 ) -> IterationTime:
-    """Non-overlapped iteration-time model of DESIGN.md §4.4 (one all-reduce after the compute).
+    """Non-overlapped iteration-time model of book/03_superdense_ring.ipynb (one all-reduce after the compute).
 
     classical: ``compute + ring_time(classical, beta)``;
     superdense: ``max(compute, distribution) + ring_time(superdense, beta_qubit)`` where
@@ -533,7 +533,7 @@ def bucketed_iteration_time(
     order they become ready, as PyTorch DDP does); bucket j is ready at ``ready[j]`` seconds
     after the iteration starts, by default at ``compute * (1 - phi) + (j + 1) * compute * phi / B``
     (evenly spaced over the backward pass, ``phi = backward_fraction``). Each bucket is all-reduced
-    by the ring of DESIGN.md §4.2 as soon as it is ready and its messages' links are free: every
+    by the ring of book/01_bottleneck.ipynb as soon as it is ready and its messages' links are free: every
     directed link is a serial resource, a message of n units holds it ``alpha + n * beta_unit``
     seconds (``beta_unit = beta`` per bit classically, ``beta_qubit`` per qubit over superdense
     coding, ``ceil(k / 2)`` qubits for a k-bit message), messages of bucket j after those of
@@ -682,7 +682,7 @@ def bucketed_best_ratio(buckets: int, backward_fraction: float | None = None) ->
 
 
 # ---------------------------------------------------------------------------------------------
-# Cut-set lower bound for any all-reduce protocol (issue 13.9)
+# Cut-set lower bound for any all-reduce protocol
 # ---------------------------------------------------------------------------------------------
 
 

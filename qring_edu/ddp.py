@@ -5,7 +5,7 @@ communication hook, which must return a ``torch.futures.Future`` of the reduced 
 (Li et al. 2020, "PyTorch distributed"). :func:`ring_hook` returns a *pending* future at once and
 reduces the bucket off the autograd thread, so the ring of one bucket runs while the backward
 pass computes the next one (as gloo's built-in all-reduce does). The ring is the schedule of
-DESIGN.md §4.2 over the real process group.
+book/01_bottleneck.ipynb over the real process group.
 
 Threads and order. Each :class:`RingHookState` owns one worker thread with a FIFO queue. The hook
 (on the autograd thread, called by DDP once per bucket, in bucket order) computes the bucket's
@@ -79,7 +79,7 @@ delivered before the step anyway).
    and flips those bits of the words (bit p of the stream is bit ``p mod bits`` of word
    ``p div bits``, LSB first, as in :mod:`qring_edu.ring`). The noise generator of each message is
    seeded by ``(seed, iteration, sender, bucket index, ring step)``, so runs are reproducible.
-4. **Private mode** (``private=True``, DESIGN.md §4.6, pads form of VGA). Before the ring every
+4. **Private mode** (``private=True``, book/05_vga.ipynb, pads form of VGA). Before the ring every
    rank adds to its words its own row ``r_rank`` of zero-sum pads (``sum_j r_j = 0 mod 2**bits``)
    from verified GHZ states over Z_{2^bits}: one register-copy per entry, ``bits`` qubit GHZ
    copies each, and a further ``ceil(d / (1 - f)) - d`` register-copies (``f = test_fraction``,

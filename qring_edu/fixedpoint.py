@@ -1,10 +1,10 @@
-"""Fixed-point and modular encoding of gradients (core layer, DESIGN.md §4.1).
+"""Fixed-point and modular encoding of gradients (core layer, book/01_bottleneck.ipynb).
 
 Words are ``bits``-bit two's-complement integers stored as unsigned residues in ``uint32``
 buffers; every sum is taken modulo ``2**bits``. Floats are quantised with a scale ``s`` chosen so
 that the sum of ``P`` encoded values can never overflow the signed range.
 
-Scale. DESIGN.md writes ``s = (2**(bits-1) - 1) / (P * max_abs)``. With round-to-nearest that
+Scale. The natural choice ``s = (2**(bits-1) - 1) / (P * max_abs)`` fails: with round-to-nearest that
 scale can overflow: for ``P = 4, bits = 4`` every worker at ``+max_abs`` encodes
 ``round(7/4) = 2`` and the sum ``8`` wraps to ``-8``. We therefore use the integer per-worker cap
 ``m = floor((2**(bits-1) - 1) / P)`` and ``s = m / max_abs``: each encoded value lies in
@@ -243,7 +243,7 @@ def fixed_point(workers: int, bits: int, max_abs: float) -> FixedPoint:
     """The overflow-free fixed-point code for summing ``workers`` values with ``|x| <= max_abs``.
 
     Cap ``m = floor((2**(bits-1) - 1) / P)`` and scale ``s = m / max_abs`` (see the module
-    docstring for why this, not DESIGN.md's ``(2**(bits-1) - 1) / (P max_abs)``, is used).
+    docstring for why this, not ``(2**(bits-1) - 1) / (P max_abs)``, is used).
 
     Parameters
     ----------

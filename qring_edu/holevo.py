@@ -1,5 +1,5 @@
 """Holevo quantities: entropy, χ, mutual information, accessible information, dense-coding capacity
-(DESIGN.md §4.5), and builders of the ensembles the book studies. All information quantities are
+(book/02_holevo.ipynb), and builders of the ensembles the book studies. All information quantities are
 in bits (log base 2).
 
 Inputs. A *state* is a state vector (shape ``(d,)``, normalised) or a density matrix (shape

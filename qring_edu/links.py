@@ -1,4 +1,4 @@
-"""Noisy links: what remains of the factor of two, and what protection costs (DESIGN.md §4.9).
+"""Noisy links: what remains of the factor of two, and what protection costs (book/04_noisy_links.ipynb).
 
 Link model
 ----------

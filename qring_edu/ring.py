@@ -1,4 +1,4 @@
-"""Ring all-reduce with a classical or a superdense transport (DESIGN.md §4.2, §4.4).
+"""Ring all-reduce with a classical or a superdense transport (book/01_bottleneck.ipynb, book/03_superdense_ring.ipynb).
 
 P workers sit on a ring; worker k sends only to worker (k+1) mod P. Each worker's vector of d
 words is cut into P chunks whose sizes differ by at most one (the first ``d mod P`` chunks are one
@@ -17,7 +17,7 @@ as ceil(k/2) qubits over as many Bell pairs pre-shared on that directed link (ea
 earlier by sending one qubit over the same link), decoded by Bob's Bell measurement; with pair
 fidelity F < 1 the Pauli errors of :mod:`qring_edu.superdense` flip bits of the words in flight.
 
-Noisy links and protection (DESIGN.md §4.9, :mod:`qring_edu.links`): ``channel_fidelity`` puts a
+Noisy links and protection (book/04_noisy_links.ipynb, :mod:`qring_edu.links`): ``channel_fidelity`` puts a
 depolarising channel on every qubit that crosses a link (the distributed half of each pair, so
 by default ``F_pair = F_ch``, and the encoded qubit), ``storage_time``/``coherence_time`` add
 memory dephasing, and ``protection`` buys the errors back with distillation (offline) and/or a
@@ -182,7 +182,7 @@ class AllReduceResult:
     corrupted a message). Integer input gives signed int64 residues modulo 2**bits; float input
     gives float64 (a float32 result would round away the precision of words above 24 bits). ``ledger``: channel use per link.
     ``codec``: the fixed-point code used for float input (``None`` for integers).
-    ``channel_fidelity``, ``protection``: the link model and protection scheme (DESIGN.md §4.9);
+    ``channel_fidelity``, ``protection``: the link model and protection scheme (book/04_noisy_links.ipynb);
     ``link_report``: what protection did (:class:`qring_edu.links.ProtectionReport`; ``None``
     without channel noise, memory noise or protection).
 
@@ -425,7 +425,7 @@ def _merge_runs(idx: np.ndarray, mask: np.ndarray) -> None:
 
 
 class _NoisyLink:
-    """A superdense link with channel noise, memory noise and/or protection (DESIGN.md §4.9).
+    """A superdense link with channel noise, memory noise and/or protection (book/04_noisy_links.ipynb).
 
     Without a code each message crosses as ceil(k/2) qubits whose composed Pauli errors flip its
     bits. With a code (``fec``) the message's bytes cross in Reed–Solomon blocks that are sent
@@ -574,7 +574,7 @@ def ring_allreduce(
         Both halves of each pair dephase while they wait (``coherence_time`` = T2, same unit as
         ``storage_time``; default a perfect memory).
     seed : int or numpy Generator, optional
-        Seeds the online noise. The stream (issue 17): at each synchronous step the step's
+        Seeds the online noise. The stream: at each synchronous step the step's
         messages, senders in order 0 .. P-1 (empty chunks send nothing), are cut into groups of
         ``g`` words, ``g = 1`` for even b and 2 for odd b, each group holding ``S = g b / 2``
         symbols (symbol i of a group carries its bits 2i = x and 2i + 1 = z, stream bit p being

@@ -1,4 +1,4 @@
-"""TieAudit_ε: sign-consistency auditing over a hidden matching (DESIGN.md §4.8).
+"""TieAudit_ε: sign-consistency auditing over a hidden matching (book/06_alignment.ipynb).
 
 The server holds signs ``s in {±1}^P`` with ``P = 2^n`` (e.g. the signs of the aggregated
 gradient); the client holds a private matching ``M``: ``m`` disjoint pairs ``(i, j)`` of

@@ -1,4 +1,4 @@
-"""Superdense coding over noisy pre-shared Bell pairs (DESIGN.md §4.3).
+"""Superdense coding over noisy pre-shared Bell pairs (book/03_superdense_ring.ipynb).
 
 Protocol. Alice (qubit A) and Bob (qubit B) share |Φ+⟩ = (|00⟩ + |11⟩)/√2. To send the two bits
 ``(x, z)`` Alice applies ``X**x`` then ``Z**z`` to A and sends A to Bob; Bob applies CNOT(A→B) and
@@ -14,7 +14,7 @@ Noise. Each pair is the isotropic (Werner) state of fidelity F,
 Pauli on A: X, Y, Z each with probability (1-F)/3. X flips ``x``, Z flips ``z``, Y flips both; the
 symbol error rate is ``1 - F``.
 
-Two simulation paths (DESIGN.md §2):
+Two simulation paths (ARCHITECTURE.md):
 
 * the **fast path** samples those Pauli frames with NumPy (:func:`superdense_send`);
 * the **Qiskit path** builds the circuits (:func:`superdense_circuit`), evolves density matrices
@@ -108,7 +108,7 @@ def superdense_send(
     ``x = bits[2j]``, ``z = bits[2j+1]``. Returns a ``uint8`` array of length n (the padding bit
     of an odd stream is dropped). At F = 1 the output equals the input exactly.
 
-    Noisy link (DESIGN.md §4.9, :mod:`qring_edu.links`): ``channel_fidelity`` is the depolarising
+    Noisy link (book/04_noisy_links.ipynb, :mod:`qring_edu.links`): ``channel_fidelity`` is the depolarising
     channel (in [0.25, 1]) that every encoded qubit crosses; ``pair_fidelity=None`` (the
     default) means each pair was distributed fresh over that same channel, ``F_pair =
     channel_fidelity`` (so 1 on a noiseless link). ``storage_time`` and ``coherence_time`` add

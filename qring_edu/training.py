@@ -1,4 +1,4 @@
-"""Data-parallel training with a pluggable all-reduce (DESIGN.md §4.4, chapter 3).
+"""Data-parallel training with a pluggable all-reduce (book/03_superdense_ring.ipynb, chapter 3).
 
 Two learners classify a synthetic two-moons data set (NumPy only): a one-hidden-layer tanh
 network (``model="mlp"``) and a variational quantum classifier (``model="vqc"``,

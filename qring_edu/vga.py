@@ -1,4 +1,4 @@
-"""VGA — Verified GHZ Aggregation (protocols layer; DESIGN.md §4.6).
+"""VGA — Verified GHZ Aggregation (protocols layer; book/05_vga.ipynb).
 
 P workers hold b-bit integers ``x_j`` (one per entry of a vector of length d) and want the sum
 ``sum_j x_j mod 2**b`` without revealing anything else, using an *untrusted* GHZ source and an

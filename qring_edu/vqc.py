@@ -23,7 +23,7 @@ of class 1 is the Born probability of reading qubit 0 as 1, ``p(1 | x) = (1 - s)
 is the mean binary cross-entropy ``-mean log(p(y_i | x_i) + 1e-12)`` (the same guard as the MLP).
 The predicted class is 1 iff ``s < 0``. There are ``2 n L`` parameters.
 
-Two simulation paths (DESIGN.md §2), cross-checked in the tests:
+Two simulation paths (ARCHITECTURE.md), cross-checked in the tests:
 
 * the **fast path**: a NumPy state vector of shape ``(M, N, 2**n)`` for M parameter vectors and
   N samples at once; each qubit's three single-qubit gates of a layer are fused into one 2x2

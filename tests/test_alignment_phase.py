@@ -1,4 +1,4 @@
-"""GapIP_τ (issue 13, items 3 and 6): phase estimation with a travelling control qubit, exact
+"""GapIP_τ: phase estimation with a travelling control qubit, exact
 (controlled) reflections, and one family of bounds on both sides of the comparison."""
 
 from __future__ import annotations

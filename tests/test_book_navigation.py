@@ -1,4 +1,4 @@
-"""The book's navigation aids (issue 16, items 4 and 5): the instructor guide covers every chapter's
+"""The book's navigation aids: the instructor guide covers every chapter's
 "Going further" items and refers only to exercises that exist; the glossary and the chapters'
 {term} links point at each other.
 

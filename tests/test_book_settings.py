@@ -160,7 +160,7 @@ def test_chapter_has_no_prompt_to_type_bad_input(name):
 
 
 def test_chapter_1_and_2_exercise_kinds():
-    """At least a third of each chapter's exercises are reasoning exercises (issue 16)."""
+    """At least a third of each chapter's exercises are reasoning exercises."""
     kinds = {
         "01_bottleneck": (
             "ex-bottleneck-overlap",

@@ -1,4 +1,4 @@
-"""α–β cost model (qring_edu.costmodel, DESIGN.md §4.2, §4.4)."""
+"""α–β cost model (qring_edu.costmodel, book/01_bottleneck.ipynb, book/03_superdense_ring.ipynb)."""
 
 from __future__ import annotations
 

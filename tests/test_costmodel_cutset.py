@@ -1,5 +1,5 @@
-"""Cut-set lower bound for any all-reduce protocol (qring_edu.costmodel.allreduce_cut_bound,
-issue 13.9), compared with the rings' ledgers and with VGA's transcript."""
+"""Cut-set lower bound for any all-reduce protocol (qring_edu.costmodel.allreduce_cut_bound),
+compared with the rings' ledgers and with VGA's transcript."""
 
 from __future__ import annotations
 

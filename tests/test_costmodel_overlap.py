@@ -1,4 +1,4 @@
-"""Bucketed, overlapped iteration model (qring_edu.costmodel.bucketed_iteration_time, issue 13.8).
+"""Bucketed, overlapped iteration model (qring_edu.costmodel.bucketed_iteration_time).
 
 Both transports all-reduce gradient buckets as they become ready during the backward pass; the
 superdense ring's pairs are distributed over the same links. The event simulation and the closed

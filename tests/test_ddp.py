@@ -658,7 +658,7 @@ def test_f1_training_losses_match_builtin_within_derived_tolerance(ranks):
 
 
 # ------------------------------------------------------------------------------------------
-# the ledger of every link equals the formula of DESIGN.md §4.2 / §4.4
+# the ledger of every link equals the formula of book/01_bottleneck.ipynb, book/03_superdense_ring.ipynb
 # ------------------------------------------------------------------------------------------
 
 

@@ -1,6 +1,6 @@
 """Every public name of the library has a runnable example, and the API reference lists them all.
 
-Public names (issue 14): the names in a module's ``__all__``, the names the package re-exports
+Public names: the names in a module's ``__all__``, the names the package re-exports
 (``qring_edu/__init__.py``, ``qring_edu/<floor>/__init__.py``) and the result types (frozen
 dataclasses). A public function or class must have a numpydoc ``Examples`` section with at least
 one doctest; ``make test-doctest`` (``pytest --doctest-modules qring_edu``) runs them.
@@ -26,7 +26,7 @@ import qring_edu
 ROOT = Path(__file__).resolve().parents[1]
 API_PAGE = ROOT / "book" / "api.md"
 
-# Modules whose docstrings another branch writes (issue 14: ``ddp.py`` and its launcher
+# Modules whose docstrings another branch writes (``ddp.py`` and its launcher
 # ``launch.py`` are documented on branch ddp17). They are exempt only while *none* of their
 # public names has an example: once that branch is merged (one example is there), every public
 # name of the module must have one, like everywhere else. No list of names to keep up to date.

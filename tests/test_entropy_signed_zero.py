@@ -1,4 +1,4 @@
-"""A certain outcome has entropy 0.0, not -0.0 (found by the docstring examples, issue 14)."""
+"""A certain outcome has entropy 0.0, not -0.0 (found by the docstring examples)."""
 
 import math
 

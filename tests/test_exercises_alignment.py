@@ -87,7 +87,7 @@ def test_bad_parameters_do_not_raise():
 
 
 # ---------------------------------------------------------------------------------------------
-# Issue 16: step checkers of the reasoning exercises, and the two code-graded checkers
+# Step checkers of the reasoning exercises, and the two code-graded checkers
 # ---------------------------------------------------------------------------------------------
 from qring_edu.exercises.alignment import (  # noqa: E402
     check_phase_estimation_qubits,

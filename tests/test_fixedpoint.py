@@ -1,4 +1,4 @@
-"""Fixed-point code and modular arithmetic (qring_edu.fixedpoint, DESIGN.md §4.1).
+"""Fixed-point code and modular arithmetic (qring_edu.fixedpoint, book/01_bottleneck.ipynb).
 
 Reference values are computed independently with Python integers (unbounded, exact) so that a
 wrong mask, sign extension or scale in the library cannot agree with its own test.

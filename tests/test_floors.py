@@ -1,4 +1,4 @@
-"""What the four floors promise beyond the import graph (DESIGN.md §2, issue 14).
+"""What the four floors promise beyond the import graph (ARCHITECTURE.md).
 
 * experiments are pure: importing them loads neither matplotlib nor ipywidgets;
 * every presentation helper exists once and behaves the same in every chapter: the text-box

@@ -1,4 +1,4 @@
-"""Holevo quantities against the textbook values of DESIGN.md §4.5 and issue 3."""
+"""Holevo quantities against the textbook values of book/02_holevo.ipynb."""
 
 import numpy as np
 import pytest

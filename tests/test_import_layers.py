@@ -1,4 +1,4 @@
-"""The four floors of DESIGN.md §2: every import inside ``qring_edu`` points downward, and there is
+"""The four floors of ARCHITECTURE.md: every import inside ``qring_edu`` points downward, and there is
 no import cycle.
 
 Floors, lowest first:

@@ -106,7 +106,7 @@ def test_repr_deterministic():
 
 
 def test_ledger_memory_is_O_P_not_O_messages():
-    """DESIGN.md §8: the ledger keeps counters, never copies of the messages."""
+    """ARCHITECTURE.md: the ledger keeps counters, never copies of the messages."""
     P, d = 8, 4096
     res = ring_allreduce(np.ones((P, d), dtype=np.int64), transport="superdense", bits=16)
     led = res.ledger

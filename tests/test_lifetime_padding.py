@@ -1,4 +1,4 @@
-"""The exact lifetime statement of notation.md / chapter 3 (issue 13.10): per directed link,
+"""The exact lifetime statement of notation.md / chapter 3: per directed link,
 online + offline qubits = classical bits + the number of odd-length messages on that link."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Noisy links, capacities, distillation and error protection (qring_edu.links, DESIGN.md §4.9).
+"""Noisy links, capacities, distillation and error protection (qring_edu.links, book/04_noisy_links.ipynb).
 
 Every quantum part is checked two ways: the fast path (closed forms, recurrences, Pauli-frame and
 block-outcome sampling) against the Qiskit path (density matrices, Aer circuits), and the fast

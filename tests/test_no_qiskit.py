@@ -1,5 +1,5 @@
 """``import qring_edu`` and every fast path run in a process where Qiskit cannot be imported
-(DESIGN.md §2: Qiskit is imported only inside the functions of the Qiskit path).
+(ARCHITECTURE.md: Qiskit is imported only inside the functions of the Qiskit path).
 
 The child process installs a meta-path finder that raises ``ImportError`` for ``qiskit`` and
 ``qiskit_aer`` (and their submodules) before anything else is imported, then imports the library

@@ -1,9 +1,9 @@
-"""Ring all-reduce, classical and superdense transports (qring_edu.ring, DESIGN.md §4.2, §4.4).
+"""Ring all-reduce, classical and superdense transports (qring_edu.ring, book/01_bottleneck.ipynb, book/03_superdense_ring.ipynb).
 
 Every expected value here is computed independently of the implementation: modular sums with
 Python integers, the schedule's meaning by a synchronous symbolic simulation, per-link channel use
 by summing chunk sizes over the messages each worker sends, and the noise statistics from the
-Pauli model of DESIGN.md §4.3.
+Pauli model of book/03_superdense_ring.ipynb.
 """
 
 from __future__ import annotations
@@ -174,7 +174,7 @@ def test_schedule_shape(P):
         assert all(m.receiver == (m.sender + 1) % P for m in msgs)  # only to its successor
         phase = "reduce-scatter" if step < P - 1 else "all-gather"
         assert all(m.phase == phase for m in msgs)
-    # DESIGN.md §4.2 chunk formulas
+    # book/01_bottleneck.ipynb chunk formulas
     for m in sched:
         if m.phase == "reduce-scatter":
             assert m.chunk == (m.sender - m.step) % P
@@ -343,7 +343,7 @@ def test_ledger_ring_time_equals_costmodel_when_P_divides_d(transport, P, d, bit
     for alpha, beta in [(1e-6, 1e-9), (0.0, 1.0), (3.0, 0.0), (2.5e-5, 4e-10)]:
         want = costmodel.ring_time(P, d, bits, alpha, beta, transport=transport)
         assert res.ledger.ring_time(alpha, beta) == pytest.approx(want, rel=1e-12, abs=1e-300)
-        # and it is the alpha-beta formula of DESIGN.md §4.2 with this transport's unit count
+        # and it is the alpha-beta formula of book/01_bottleneck.ipynb with this transport's unit count
         units = (d // P) * bits if transport == "classical" else math.ceil((d // P) * bits / 2)
         assert want == pytest.approx(2 * (P - 1) * (alpha + units * beta), rel=1e-12, abs=1e-300)
 
@@ -382,7 +382,7 @@ def test_noise_corrupts_and_desynchronises_copies():
 
 
 def word_corruption_probability(n_words: int, bits: int, F: float) -> np.ndarray:
-    """P(word w of one message is changed in one hop), from the Pauli model of DESIGN.md §4.3.
+    """P(word w of one message is changed in one hop), from the Pauli model of book/03_superdense_ring.ipynb.
 
     The message is a stream of n_words*bits bits (word w = stream bits [w b, (w+1) b), LSB first),
     padded to even length; symbol j carries x = bit 2j, z = bit 2j+1 and suffers X, Y, Z with
@@ -469,13 +469,13 @@ def test_message_bits_is_what_the_ledgers_record(P, d, bits):
 
 
 # ------------------------------------------------------------------------------------------------
-# The noise stream (issue 17), replayed from scratch
+# The noise stream, replayed from scratch
 # ------------------------------------------------------------------------------------------------
 
 
 def reference_superdense_ring(grads: np.ndarray, bits: int, probabilities, seed) -> np.ndarray:
     """The superdense ring from scratch with the noise stream documented in ring_allreduce:
-    integer words, the schedule of DESIGN.md §4.2, and per synchronous step one draw of
+    integer words, the schedule of book/01_bottleneck.ipynb, and per synchronous step one draw of
     pauli_frames_distribution(S G, probabilities, rng) over the step's messages cut into groups
     of g words (g = 1 for even b, 2 for odd b) of S = g b / 2 symbols, the groups numbered
     across the step (message k, senders in order, holds G_k consecutive groups): trial u S + i

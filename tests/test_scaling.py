@@ -1,4 +1,4 @@
-"""Scaling experiments (qring_edu.experiments.alignment): the slopes and the crossover of issue 5."""
+"""Scaling experiments (qring_edu.experiments.alignment): the slopes and the crossover."""
 
 from __future__ import annotations
 

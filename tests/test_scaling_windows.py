@@ -1,4 +1,4 @@
-"""Chapter 6 experiments added for issue 13 (items 2, 3, 6, 7, 10): the pass schedule, the GapIP
+"""Chapter 6 experiments: the pass schedule, the GapIP
 comparison with one family of bounds on both sides and its windows, the TieAudit copy plans,
 copies against coverage, crossovers per family, the data-only attack sweep and the dephasing
 sweep (qring_edu.experiments.alignment)."""

@@ -1,4 +1,4 @@
-"""TieAudit_ε noise and verification (issue 13, item 2 and item 10): hidden test copies that a
+"""TieAudit_ε noise and verification: hidden test copies that a
 channel cannot recognise, the data-only attack, dephasing and the bias of the ratio estimator."""
 
 from __future__ import annotations

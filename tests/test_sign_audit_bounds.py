@@ -1,4 +1,4 @@
-"""TieAudit_ε planning (issue 13, item 7): Bernstein instead of Hoeffding, and the exact
+"""TieAudit_ε planning: Bernstein instead of Hoeffding, and the exact
 worst-case failure probability of the estimators that the planned copies must meet."""
 
 from __future__ import annotations

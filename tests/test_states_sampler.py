@@ -1,4 +1,4 @@
-"""The Pauli-frame sampler of the core (qring_edu.states.frame_blocks and its users), issue 17.
+"""The Pauli-frame sampler of the core (qring_edu.states.frame_blocks and its users).
 
 The sampler draws one uniform U per error: T = log(1 - U) / log(1 - p) gives the gap to the next
 error, floor(T) + 1 ~ Geometric(p), and the frame from the fractional part of T. These tests

@@ -1,5 +1,5 @@
 """Cross-check of the fast Pauli-frame sampler against Stim, a simulator no one here wrote
-(DESIGN.md §2, §4.3; issue 17).
+(ARCHITECTURE.md, book/03_superdense_ring.ipynb).
 
 Stim runs the whole superdense-coding protocol as a circuit: a Bell pair, the pair noise
 ``DEPOLARIZE1(1 - F)`` on Alice's qubit (Stim's definition: X, Y, Z each with probability

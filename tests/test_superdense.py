@@ -1,4 +1,4 @@
-"""Superdense coding: fast path vs Qiskit path (qring_edu.superdense, DESIGN.md §2, §4.3).
+"""Superdense coding: fast path vs Qiskit path (qring_edu.superdense, ARCHITECTURE.md, book/03_superdense_ring.ipynb).
 
 Statistical tests use fixed seeds (so they are deterministic) and state their tolerance: counts of
 a Binomial(n, p) are accepted within 5 standard deviations, distributions over the four error
@@ -229,7 +229,7 @@ def test_qiskit_path_deterministic_with_seed():
 
 
 # ------------------------------------------------------------------------------------------------
-# Noisy links (DESIGN.md §4.9)
+# Noisy links (book/04_noisy_links.ipynb)
 # ------------------------------------------------------------------------------------------------
 
 

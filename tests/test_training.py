@@ -1,4 +1,4 @@
-"""Data-parallel training over the ring (qring_edu.training, DESIGN.md §4.4, chapter 3).
+"""Data-parallel training over the ring (qring_edu.training, book/03_superdense_ring.ipynb, chapter 3).
 
 Thresholds were measured on seeds 0-2 with the default 150 steps (exact transport: final
 accuracy 0.973-0.978, loss 0.075-0.085; superdense F = 0.95: loss 0.82-1.27, accuracy ~0.85) and

@@ -1,4 +1,4 @@
-"""Bad input (DESIGN.md §9): every public function raises ValueError/TypeError naming the argument.
+"""Bad input (ARCHITECTURE.md): every public function raises ValueError/TypeError naming the argument.
 
 Each case is (callable, exception type, regex the message must match). The regex names the
 argument (and, where useful, the accepted range) so that a message that does not tell the user

@@ -1,4 +1,4 @@
-"""VGA security statements (issue 13, items 4 and 5): the per-register detection of each attack,
+"""VGA security statements: the per-register detection of each attack,
 epsilon with an explicit detection and its floor, the GHZ test as a fidelity witness, the
 Zhu–Hayashi finite-copy guarantee, partially bad copies, privacy amplification and the exact
 total-variation distance of the transcript from the ideal.

@@ -98,7 +98,7 @@ def test_figures_are_figures():
 
 
 # ---------------------------------------------------------------------------------------------
-# Issue 13 / 16 additions: new controls, the ping-pong diagram, the comparison, attack and
+# New controls, the ping-pong diagram, the comparison, attack and
 # dephasing figures, the per-step cost of phase-estimation runs, exact circuit drawings.
 # ---------------------------------------------------------------------------------------------
 

@@ -32,7 +32,7 @@ from qring_edu.widgets.bottleneck import alpha_beta_widget, ring_schedule_widget
 def test_ring_state_end_of_reduce_scatter_and_of_all_gather(P):
     mid = ring_state(P, P - 1)
     for k in range(P):
-        # DESIGN §4.2: after P-1 steps worker k holds the fully reduced chunk (k+1) mod P.
+        # The ring schedule: after P-1 steps worker k holds the fully reduced chunk (k+1) mod P.
         assert mid.reduced_chunk(k) == (k + 1) % P
     end = ring_state(P, 2 * (P - 1))
     assert end.contains.all()

@@ -1,4 +1,4 @@
-"""Explorers of the HTML book (issue 18): the specification, its grids, the rendering of one
+"""Explorers of the HTML book: the specification, its grids, the rendering of one
 setting (qring_edu.widgets._base) and the build's rendering of a whole explorer
 (book/_tools/explorer.py)."""
 

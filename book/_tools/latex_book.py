@@ -20,7 +20,7 @@ compiles it with XeLaTeX. This extension does what the LaTeX side needs beyond t
   paragraphs, emphasis, lists, tables, and images embedded as ``data:`` URIs. An HTML output
   with exactly one image (a widget's static preview of its default state) becomes a figure: the
   image, its first paragraph (the widget's title) as caption, the rest as legend.
-* **Numbering.** Chapters whose file is named ``NN_slug`` (the book's chapters, DESIGN §5) are
+* **Numbering.** Chapters whose file is named ``NN_slug`` (the book's chapters) are
   numbered 1, 2, ...; every other top-level page (introduction, notation, claims, performance,
   instructor guide, references) is an unnumbered chapter, as in the HTML book. A page listed
   under a chapter in ``_toc.yml`` (``sections:``, e.g. ``book/03_training``) is a section of that
@@ -48,7 +48,7 @@ from sphinx.util import logging
 _HERE = Path(__file__).resolve().parent
 logger = logging.getLogger(__name__)
 
-# Chapter files (DESIGN §5: book/NN_slug.ipynb); other top-level pages are unnumbered.
+# Chapter files (book/NN_slug.ipynb); other top-level pages are unnumbered.
 NUMBERED_CHAPTER = re.compile(r"(^|/)\d\d[a-z]?_[^/]*$")
 SOLUTIONS_TITLE = "Solutions to the exercises"
 SOLUTIONS_DOCNAME = "_qring_solutions"

@@ -110,9 +110,9 @@ __all__ = [
     "dephasing_sweep",
 ]
 
-#: τ from 0.4 down to 0.02, nine log-spaced values (issue 5).
+#: τ from 0.4 down to 0.02, nine log-spaced values.
 DEFAULT_TAUS = tuple(float(t) for t in np.geomspace(0.4, 0.02, 9))
-#: log2 P = 8, 10, ..., 24 (issue 5).
+#: log2 P = 8, 10, ..., 24.
 DEFAULT_LOG2_P = tuple(range(8, 25, 2))
 
 

@@ -1,4 +1,4 @@
-"""The paper's headline claims (DESIGN.md §0, issue 19), each checked by a library computation.
+"""The paper's headline claims (book/claims.ipynb), each checked by a library computation.
 
 :func:`reproduce_claims` runs one small, seeded experiment per claim and returns a list of
 :class:`Claim` records: the claim, the figure the paper states, what the library computes (a
@@ -1216,7 +1216,7 @@ def tieaudit_claim(seed: int = 0, eps: float = 0.05) -> Claim:
 
 
 # --------------------------------------------------------------------------------------------
-# 7. The learner (issue 19)
+# 7. The learner
 # --------------------------------------------------------------------------------------------
 def _judge_learner(v: Mapping[str, float]) -> tuple[str, str]:
     failed = []
@@ -1307,7 +1307,7 @@ def learner_claim(seed: int = 0, steps: int = 100) -> Claim:
 
 
 # --------------------------------------------------------------------------------------------
-# 8. The factor two on a noisy link (issue 15)
+# 8. The factor two on a noisy link
 # --------------------------------------------------------------------------------------------
 def _judge_noisy(v: Mapping[str, float]) -> tuple[str, str]:
     failed, limits = [], []

@@ -482,7 +482,7 @@ def iteration_comparison(
 
 
 # --------------------------------------------------------------------------------------------
-# Overlapped, bucketed iterations: both transports alike (issue 13.8)
+# Overlapped, bucketed iterations: both transports alike
 # --------------------------------------------------------------------------------------------
 def _link_settings(workers, model, bits, bandwidth_gbps, latency_us, qubit_cost):
     model = check_choice(model, "model", tuple(MODEL_SIZES))

@@ -1,4 +1,4 @@
-"""The explorers of the HTML book in a real browser, offline (issue 18).
+"""The explorers of the HTML book in a real browser, offline.
 
 On every chapter page, opened from the local server and from ``file://``, every explorer's every
 control is moved to every value it offers (a range input with the keyboard, Home then one

@@ -539,7 +539,7 @@ def test_chapter_runs_in_jupyterlab(lab_server, browser, screenshot_dir_lab, not
         )
         timings["run all"] = time.monotonic() - t1
 
-        # Chapters (NN_slug) have widgets (DESIGN.md section 5); other pages only if they store some.
+        # Chapters (NN_slug) have widgets (ARCHITECTURE.md); other pages only if they store some.
         if _stored_widgets(notebook) or re.match(r"\d\d_", notebook):
             timings["slider"] = _check_live_widget(page, server, notebook)
 

@@ -1,6 +1,6 @@
 """The PDF of the book (``make pdf``), read back with poppler's ``pdftotext`` and ``pdfimages``.
 
-What ``make pdf`` must deliver (issue 18), checked against the sources, not against a list
+What ``make pdf`` must deliver, checked against the sources, not against a list
 written here:
 
 * the title of every page of ``_toc.yml`` (its first ``#`` heading) is in the PDF, in the table of

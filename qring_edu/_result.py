@@ -66,6 +66,15 @@ def result(cls=None, *, show: tuple[str, ...] = ()):
     """Class decorator: a frozen dataclass whose ``repr`` is short (see the module docstring).
 
     ``show``: names of properties to append to the ``repr`` after the fields.
+
+    Examples
+    --------
+    >>> @result
+    ... class Point:
+    ...     x: float
+    ...     y: float
+    >>> Point(1 / 3, 2.0)
+    Point(x=0.3333, y=2)
     """
 
     def wrap(klass):

@@ -95,9 +95,9 @@ def test_relative_references_become_absolute():
     )
 
 
-def test_deprecated_paths_do_not_import():
+def test_missing_paths_do_not_import():
     assert api_docs._import("qring_edu.ring.ring_allreduce") is qring_edu.ring_allreduce
-    assert api_docs._import("qring_edu.figures.ring.plot_ring_state") is None  # deprecated alias
+    assert api_docs._import("qring_edu.figures.ring.plot_ring_state") is None  # no such module
     assert api_docs._import("qring_edu.no_such_name") is None
 
 

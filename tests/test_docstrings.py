@@ -16,7 +16,6 @@ import inspect
 import pkgutil
 import re
 import sys
-import warnings
 from pathlib import Path
 
 import pytest
@@ -33,24 +32,11 @@ API_PAGE = ROOT / "book" / "api.md"
 DOCUMENTED_ELSEWHERE = {"qring_edu.ddp": "ddp17", "qring_edu.launch": "ddp17"}
 
 
-def _is_alias_module(module) -> bool:
-    """A deprecated alias (``__getattr__`` from ``_deprecation.forward``, nothing of its own)."""
-    own = [
-        v
-        for v in vars(module).values()
-        if (inspect.isfunction(v) or inspect.isclass(v)) and v.__module__ == module.__name__
-    ]
-    return "__getattr__" in vars(module) and not own and not hasattr(module, "__all__")
-
-
 def _modules() -> list:
     names = ["qring_edu"] + sorted(
         m.name for m in pkgutil.walk_packages(qring_edu.__path__, "qring_edu.")
     )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        modules = [importlib.import_module(n) for n in names]
-    return [m for m in modules if not _is_alias_module(m)]
+    return [importlib.import_module(n) for n in names]
 
 
 MODULES = _modules()

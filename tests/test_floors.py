@@ -12,12 +12,10 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import math
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -298,64 +296,3 @@ def test_plot_circuits_draws_one_panel_per_circuit():
         plot_circuits([superdense_circuit(0, 0)], ["a", "b"])
     with pytest.raises(ValueError, match="circuits must contain at least one circuit"):
         plot_circuits([])
-
-
-# ---------------------------------------------------------------------------------------------
-# Deprecated aliases (one release)
-# ---------------------------------------------------------------------------------------------
-ALIASES = [
-    ("qring_edu.scaling", "gapip_scaling", alignment.gapip_scaling),
-    ("qring_edu.scaling", "aligned_pair", alignment.aligned_pair),
-    ("qring_edu.claims", "reproduce_claims", claims.reproduce_claims),
-    ("qring_edu.widgets.ring", "RingState", bottleneck.RingState),
-    ("qring_edu.widgets.ring", "ring_schedule_widget", ring_schedule_widget),
-    ("qring_edu.widgets.holevo", "EnsembleAnalysis", holevo.EnsembleAnalysis),
-    ("qring_edu.widgets.holevo", "capacity_threshold", dense_coding_threshold),
-    ("qring_edu.widgets.superdense", "ChannelStats", superdense_ring.ChannelStats),
-    ("qring_edu.widgets.vga", "AttackSweep", vga.AttackSweep),
-    ("qring_edu.widgets.audit", "NoiseSweep", alignment.NoiseSweep),
-    (
-        "qring_edu.figures.ring",
-        "plot_ring_state",
-        importlib.import_module("qring_edu.figures.bottleneck").plot_ring_state,
-    ),
-    (
-        "qring_edu.figures.audit",
-        "plot_circuit",
-        importlib.import_module("qring_edu.figures.alignment").plot_circuit,
-    ),
-    (
-        "qring_edu.figures.superdense",
-        "plot_ledgers",
-        importlib.import_module("qring_edu.figures.superdense_ring").plot_ledgers,
-    ),
-    ("qring_edu.exercises.ring", "check_link_bits", ex1.check_link_bits),
-    ("qring_edu.exercises.superdense", "check_alice_gates", ex3.check_alice_gates),
-    ("qring_edu.exercises.audit", "check_crossover", ex5.check_crossover),
-]
-
-
-@pytest.mark.parametrize("old, name, new", ALIASES, ids=[f"{o}.{n}" for o, n, _ in ALIASES])
-def test_old_paths_still_work_with_a_deprecation_warning(old, name, new):
-    module = importlib.import_module(old)
-    with pytest.warns(
-        DeprecationWarning, match=f"{old}.{name} is deprecated .* removed in qring_edu 0.3"
-    ):
-        assert getattr(module, name) is new
-    assert name in dir(module)
-    with pytest.raises(AttributeError, match="has no attribute 'nope'"):
-        module.nope
-
-
-def test_renamed_parsers_keep_their_old_behaviour():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        from qring_edu.widgets import holevo as wh
-        from qring_edu.widgets import ring as wr
-        from qring_edu.widgets import vga as wv
-
-        assert wr.parse_positive_number("2.5e1", "bw") == 25.0
-        with pytest.raises(ValueError, match="bw"):
-            wr.parse_positive_number("0", "bw")
-        assert wh.parse_probabilities("1/2 1/2") == [0.5, 0.5]
-        assert wv.parse_words("1, 2").tolist() == [1, 2]

@@ -3,8 +3,7 @@ no import cycle.
 
 Floors, lowest first:
 
-0. **core** — ``_validate``, ``fixedpoint``, ``ledger``, ``states`` (and ``_deprecation``, the
-   helper of the deprecated aliases);
+0. **core** — ``_validate``, ``_result``, ``fixedpoint``, ``ledger``, ``states``;
 1. **protocols** — every other module directly in ``qring_edu/`` (``ring``, ``superdense``,
    ``holevo``, ``vga``, ``alignment``, ``sign_audit``, ``costmodel``, ``training``, ``ddp``, and
    any protocol module added later);
@@ -12,8 +11,7 @@ Floors, lowest first:
 3. **presentation** — ``qring_edu.figures.*``, ``qring_edu.widgets.*``, ``qring_edu.exercises.*``.
 
 The package root ``qring_edu/__init__.py`` is the public facade: it may re-export any floor below
-presentation, and no module inside the package imports it. A deprecated alias module (kept for one
-release, listed in ``ALIASES``) sits on the floor of the module it forwards to.
+presentation, and no module inside the package imports it.
 
 Every ``import`` and ``from ... import`` statement counts, wherever it stands: at module level, in a
 function body, or under ``if TYPE_CHECKING:``. The import graph also contains the implicit import of
@@ -30,14 +28,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "qring_edu"
 
-CORE = {"_validate", "_deprecation", "fixedpoint", "ledger", "states"}
+CORE = {"_validate", "_result", "fixedpoint", "ledger", "states"}
 PRESENTATION = ("figures", "widgets", "exercises")
 FLOOR_NAMES = ("core", "protocols", "experiments", "presentation")
-#: Deprecated alias modules -> the module they forward to (their floor is the target's).
-ALIASES = {
-    "qring_edu.scaling": "qring_edu.experiments.alignment",
-    "qring_edu.claims": "qring_edu.experiments.claims",
-}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -122,8 +115,6 @@ def floor(name: str) -> int | None:
     parts = name.split(".")
     if len(parts) == 1:
         return None
-    if name in ALIASES:
-        return floor(ALIASES[name])
     if parts[1] in PRESENTATION:
         return 3
     if parts[1] == "experiments":
@@ -221,23 +212,12 @@ def test_every_import_points_downward():
     assert not bad, "\n".join(bad)
 
 
-def test_nothing_in_the_package_imports_a_deprecated_alias():
-    users = {
-        name: sorted(t for t in targets if t in ALIASES)
-        for name, targets in GRAPH.items()
-        if name not in ALIASES
-    }
-    assert not {k: v for k, v in users.items() if v}
-    for alias in ALIASES:
-        assert alias in GRAPH, f"{alias} is listed as an alias but does not exist"
-
-
 def test_modules_sit_on_the_floor_their_place_says():
     floors = {name: floor(name) for name in GRAPH}
     assert floors["qring_edu.states"] == 0 and floors["qring_edu.ledger"] == 0
-    assert floors["qring_edu._deprecation"] == 0
+    assert floors["qring_edu._result"] == 0
     assert floors["qring_edu.ring"] == 1 and floors["qring_edu.ddp"] == 1
-    assert floors["qring_edu.experiments.claims"] == 2 and floors["qring_edu.scaling"] == 2
+    assert floors["qring_edu.experiments.claims"] == 2
     assert floors["qring_edu.widgets._base"] == 3 and floors["qring_edu"] is None
 
 

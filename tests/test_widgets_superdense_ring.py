@@ -6,7 +6,6 @@ The training section's are in tests/test_widgets_training.py.
 from __future__ import annotations
 
 import doctest
-import importlib
 import math
 
 import numpy as np
@@ -24,7 +23,6 @@ from qring_edu import (
     superdense_circuit,
 )
 from qring_edu.experiments import superdense_ring as experiments
-from qring_edu.experiments import training as training_experiments
 from qring_edu.experiments.superdense_ring import (
     channel_statistics,
     cut_set_sweep,
@@ -305,40 +303,6 @@ def test_overlap_widget_updates():
 
 
 # -- what moved, and the docstrings -------------------------------------------------------------
-@pytest.mark.parametrize(
-    "old, name, new",
-    [
-        (
-            "qring_edu.experiments.superdense_ring",
-            "training_comparison",
-            training_experiments.training_comparison,
-        ),
-        (
-            "qring_edu.experiments.superdense_ring",
-            "ddp_ledger_table",
-            training_experiments.ddp_ledger_table,
-        ),
-        (
-            "qring_edu.figures.superdense_ring",
-            "plot_training_runs",
-            importlib.import_module("qring_edu.figures.training").plot_training_runs,
-        ),
-        (
-            "qring_edu.widgets.superdense_ring",
-            "superdense_training_widget",
-            importlib.import_module("qring_edu.widgets.training").superdense_training_widget,
-        ),
-    ],
-)
-def test_moved_names_still_work_with_a_deprecation_warning(old, name, new):
-    module = importlib.import_module(old)
-    with pytest.warns(DeprecationWarning, match=f"{old}.{name} is deprecated"):
-        assert getattr(module, name) is new
-    assert name in dir(module) and "overlap_comparison" in dir(experiments)
-    with pytest.raises(AttributeError, match="nope"):
-        module.nope
-
-
 @pytest.mark.parametrize("module", [experiments, figs])
 def test_docstring_examples(module):
     result = doctest.testmod(module, raise_on_error=False, verbose=False)

@@ -6,8 +6,7 @@ calls the functions the reader wrote, :func:`~qring_edu.exercises._base.call_rea
 real number, never a string or a bool (:func:`~qring_edu.exercises._base.as_number`). One module
 per chapter slug: :mod:`.bottleneck`, :mod:`.holevo`, :mod:`.superdense_ring` (and :mod:`.training`,
 its training section), :mod:`.vga`,
-:mod:`.alignment`; the old names ``ring``, ``superdense`` and ``audit`` are deprecated aliases
-(removed in 0.3).
+:mod:`.alignment`.
 """
 
 from ._base import Feedback

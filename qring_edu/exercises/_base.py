@@ -418,7 +418,7 @@ def forbidden(*names: str, namespace: dict | None = None):
     """
     targets = {}
     for name in names:
-        # vars(), not getattr(): a deprecated alias resolved by a module __getattr__ would warn
+        # vars(), not getattr(): the names each module binds itself, nothing a __getattr__ makes up
         found = [
             vars(m)[name]
             for key, m in list(sys.modules.items())

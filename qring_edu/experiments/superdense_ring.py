@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._deprecation import forward
 from .._validate import check_choice, check_float, check_int
 from ..costmodel import (
     BACKWARD_FRACTION,
@@ -38,7 +37,6 @@ from ..superdense import (
     superdense_send,
     superdense_send_qiskit,
 )
-from . import training as _training
 from ._base import LedgerComparison, Table, compare_ledgers
 from .holevo import CutSetSweep, cut_set_sweep  # chapter 3 restates chapter 2's cut-set floor
 
@@ -814,25 +812,3 @@ def overlap_sweep(
         old_ratio=out["old"],
         best=tuple(bucketed_best_ratio(B, backward_fraction) for B in buckets),
     )
-
-
-# --------------------------------------------------------------------------------------------
-# Names that moved to qring_edu.experiments.training (one release)
-# --------------------------------------------------------------------------------------------
-_MOVED = (
-    "TrainingComparison",
-    "training_comparison",
-    "training_table",
-    "ddp_loss_table",
-    "ddp_ledger_table",
-)
-_moved_getattr, _moved_dir = forward(
-    __name__,
-    [],
-    {name: (getattr(_training, name), f"{_training.__name__}.{name}") for name in _MOVED},
-)
-__getattr__ = _moved_getattr
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_moved_dir()))

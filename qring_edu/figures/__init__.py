@@ -5,8 +5,7 @@ nothing and never display anything. One module per chapter slug: :mod:`.bottlene
 :mod:`.holevo` (chapter 2), :mod:`.superdense_ring` and :mod:`.training` (chapter 3 and its
 training section), :mod:`.vga` (chapter 4),
 :mod:`.alignment` (chapter 5); :mod:`.claims` renders the claims table as HTML/Markdown strings;
-shared helpers (the circuit drawer) in :mod:`._base`. The old module names ``ring``,
-``superdense`` and ``audit`` are deprecated aliases (removed in 0.3).
+shared helpers (the circuit drawer) in :mod:`._base`.
 """
 
 from . import alignment, bottleneck, claims, holevo, superdense_ring, training, vga

@@ -19,11 +19,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from matplotlib.figure import Figure
 
-from .._deprecation import forward
 from ..experiments.superdense_ring import MESSAGE_LABELS
 from ._base import nonempty, plot_circuits
-from .training import plot_training_comparison as _plot_training_comparison
-from .training import plot_training_runs as _plot_training_runs
 
 if TYPE_CHECKING:  # annotations only: the results come from the floors below
     from qiskit import QuantumCircuit
@@ -695,30 +692,3 @@ def plot_overlap_ratio(sweep: OverlapSweep, slow_buckets: int | None = None) -> 
         fontsize=10,
     )
     return fig
-
-
-# --------------------------------------------------------------------------------------------
-# The cut-set floor
-# --------------------------------------------------------------------------------------------
-# --------------------------------------------------------------------------------------------
-# Names that moved to qring_edu.figures.training (one release)
-# --------------------------------------------------------------------------------------------
-_moved_getattr, _moved_dir = forward(
-    __name__,
-    [],
-    {
-        "plot_training_runs": (
-            _plot_training_runs,
-            "qring_edu.figures.training.plot_training_runs",
-        ),
-        "plot_training_comparison": (
-            _plot_training_comparison,
-            "qring_edu.figures.training.plot_training_comparison",
-        ),
-    },
-)
-__getattr__ = _moved_getattr
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_moved_dir()))

@@ -3,8 +3,7 @@
 One module per chapter slug: :mod:`.bottleneck`, :mod:`.holevo`, :mod:`.superdense_ring` (and
 :mod:`.training`, its training section),
 :mod:`.vga`, :mod:`.alignment`; every factory is ``LiveFigure(experiment, figure)`` with its
-controls (:mod:`._base`). The old module names ``ring``, ``superdense`` and ``audit`` are
-deprecated aliases (removed in 0.3).
+controls (:mod:`._base`).
 """
 
 from ._base import LIVE_HINT, LiveFigure, figure_to_png

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from .._deprecation import forward
 from ..experiments import holevo as _experiments
 from ..figures.holevo import plot_dense_coding, plot_ensemble_analysis, plot_ledger_floor
-from ..holevo import dense_coding_threshold
 from ._base import LiveFigure, parse_number, parse_numbers
 
 __all__ = ["ensemble_designer_widget", "dense_coding_widget", "ledger_floor_widget"]
@@ -227,17 +225,3 @@ def ledger_floor_widget(d: str = "1000", bits: int = 16) -> LiveFigure:
             "bits": sorted({4, 8, 16, 24, 32, bits}),
         },
     )
-
-
-# Deprecated (0.1): the chapter's results used to be importable from here.
-__getattr__, __dir__ = forward(
-    __name__,
-    [_experiments],
-    {
-        "capacity_threshold": (dense_coding_threshold, "qring_edu.dense_coding_threshold"),
-        "parse_probabilities": (
-            lambda text, name="probs": parse_numbers(text, name),
-            "qring_edu.widgets._base.parse_numbers",
-        ),
-    },
-)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from .._deprecation import forward
 from ..costmodel import BACKWARD_FRACTION, MODEL_SIZES
 from ..experiments.superdense_ring import (
     channel_statistics,
@@ -24,7 +23,6 @@ from ..figures.superdense_ring import (
     plot_overlap_timeline,
 )
 from ._base import LiveFigure, wide_descriptions
-from .training import superdense_training_widget as _superdense_training_widget
 
 __all__ = ["superdense_channel_widget", "iteration_time_widget", "overlap_widget"]
 
@@ -223,20 +221,3 @@ def overlap_widget(
             "bandwidth_gbps": sorted({1.0, 10.0, 100.0, 300.0, 1000.0, bandwidth_gbps}),
         },
     )
-
-
-_moved_getattr, _moved_dir = forward(
-    __name__,
-    [],
-    {
-        "superdense_training_widget": (
-            _superdense_training_widget,
-            "qring_edu.widgets.training.superdense_training_widget",
-        )
-    },
-)
-__getattr__ = _moved_getattr
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_moved_dir()))

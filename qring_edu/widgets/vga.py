@@ -8,9 +8,7 @@ computes or displays anything.
 from __future__ import annotations
 
 import ipywidgets as widgets
-import numpy as np
 
-from .._deprecation import forward
 from ..experiments import vga as _experiments
 from ..figures.vga import plot_attack_sweep, plot_epsilon_grid, plot_exact_privacy
 from ..vga import SOURCES, TRANSCRIPT_SOURCES
@@ -184,16 +182,3 @@ def vga_epsilon_widget(
         dict(attack=attack, workers=workers, bits=bits, bad_fraction=bad_fraction),
         {"attack": None, "bad_fraction": sorted({0.0, 0.05, 0.1, 0.2, 0.3, bad_fraction})},
     )
-
-
-# Deprecated (0.1): the chapter's results used to be importable from here.
-__getattr__, __dir__ = forward(
-    __name__,
-    [_experiments],
-    {
-        "parse_words": (
-            lambda text, name="inputs": np.asarray(parse_integers(text, name), dtype=np.int64),
-            "qring_edu.widgets._base.parse_integers",
-        ),
-    },
-)

@@ -2,361 +2,114 @@
 
 Four floors; imports point downward only (``tests/test_import_layers.py`` enforces it):
 
-1. core: :mod:`~qring_edu.fixedpoint`, :mod:`~qring_edu.ledger`, :mod:`~qring_edu.states`
-   (NumPy state helpers), argument checks;
-2. protocols, one module per protocol: :mod:`~qring_edu.ring`, :mod:`~qring_edu.superdense`,
-   :mod:`~qring_edu.links` (noisy links, distillation, error protection),
-   :mod:`~qring_edu.costmodel`, :mod:`~qring_edu.training`,
-   :mod:`~qring_edu.vqc` (variational quantum classifier), :mod:`~qring_edu.holevo`,
-   :mod:`~qring_edu.vga`, :mod:`~qring_edu.alignment` (GapIP), :mod:`~qring_edu.sign_audit`
-   (TieAudit), :mod:`~qring_edu.ddp` (PyTorch, imported on demand);
-3. experiments, one module per chapter: :mod:`qring_edu.experiments` (sweeps, comparisons, the
-   claims; pure results);
-4. presentation, one module per chapter in each of :mod:`qring_edu.figures`,
-   :mod:`qring_edu.widgets`, :mod:`qring_edu.exercises` (imported on demand; they need
-   matplotlib and ipywidgets).
+1. core: :mod:`~qring_edu.fixedpoint`, :mod:`~qring_edu.ledger`, :mod:`~qring_edu.states`,
+   argument checks and result types;
+2. protocols, one module per protocol: :mod:`~qring_edu.noise` (the link and its noise),
+   :mod:`~qring_edu.transports`, :mod:`~qring_edu.ring`, :mod:`~qring_edu.superdense`,
+   :mod:`~qring_edu.distillation`, :mod:`~qring_edu.protection`, :mod:`~qring_edu.holevo`,
+   :mod:`~qring_edu.vga`, GapIP and TieAudit, :mod:`~qring_edu.costmodel`,
+   :mod:`~qring_edu.training`, :mod:`~qring_edu.vqc`, :mod:`~qring_edu.ddp` (PyTorch, imported
+   on demand);
+3. experiments, one module per chapter: :mod:`qring_edu.experiments` (imported on demand);
+4. presentation: :mod:`qring_edu.figures`, :mod:`qring_edu.widgets`, :mod:`qring_edu.exercises`
+   (imported on demand; they need matplotlib and ipywidgets).
 
-Qiskit is imported only inside the functions of the Qiskit path, so ``import qring_edu`` and every
-fast path work without it. This package re-exports the public names of the floors below
-presentation.
+``import qring_edu`` needs NumPy and SciPy only; Qiskit is imported inside the functions of the
+Qiskit path. This package re-exports the names a reader meets first; everything else is
+importable from its module.
 """
 
-from .alignment import (
-    GAPIP_CONFIDENCES,
-    GAPIP_PROTOCOLS,
-    Decision,
-    alignment_state,
-    controlled_reflection_circuit,
-    gapip,
-    gapip_circuit,
-    gapip_sample_qiskit,
-)
-from .costmodel import (
-    MODEL_SIZES,
-    BucketedIteration,
-    CutSetBound,
-    IterationTime,
-    allreduce_cut_bound,
-    allreduce_lower_bound_bits,
-    bucketed_best_ratio,
-    bucketed_iteration_time,
-    iteration_time,
-    parameter_server_time,
-    ring_time,
-)
-from .experiments.alignment import (
-    GapIPScaling,
-    TieAuditScaling,
-    gapip_scaling,
-    loglog_slope,
-    tieaudit_crossover,
-    tieaudit_scaling,
-)
-from .experiments.claims import CLAIM_KEYS, Claim, reproduce_claims
-from .experiments.training import LearnerComparison, compare_learners
-from .fixedpoint import FixedPoint, fixed_point, modular_sum, to_signed, to_words
+from .alignment import Decision, gapip
+from .costmodel import iteration_time, ring_time
+from .distillation import Distillation, distill
+from .fixedpoint import FixedPoint, fixed_point, modular_sum
 from .holevo import (
-    AccessibleInformation,
-    Ensemble,
     accessible_information,
     bb84_ensemble,
-    binary_entropy,
-    bloch_ensemble,
-    bloch_measurement,
-    bloch_vector,
     dense_coding_capacity,
     dense_coding_threshold,
-    encoded_ensemble,
     holevo_chi,
     isotropic_capacity,
     mutual_information,
     optimal_measurement,
-    shannon_entropy,
     superdense_ensemble,
     trine_ensemble,
-    two_state_accessible,
-    two_state_chi,
-    two_state_ensemble,
     von_neumann_entropy,
 )
 from .ledger import Ledger
-from .links import (
-    Capacities,
-    Distillation,
-    DistillationRun,
-    FECCode,
-    HashingYield,
-    NetFactor,
-    PauliErrors,
-    Protection,
-    ProtectionReport,
-    depolarizing_capacities,
-    distill,
-    distill_qiskit,
-    distill_sample,
-    distillable_yield,
-    effective_fidelity,
-    expected_net_factor,
-    fec_code,
-    link_errors,
-    net_online_factor,
-    noisy_link_circuit,
-    noisy_link_probabilities,
-    noisy_link_send_qiskit,
-    superdense_link_capacity,
-)
-from .ring import (
-    AllReduceResult,
-    RingStep,
-    chunk_bounds,
-    message_bits,
-    ring_allreduce,
-    ring_schedule,
-)
-from .sign_audit import (
-    TIEAUDIT_ATTACKS,
-    TIEAUDIT_BOUNDS,
-    TIEAUDIT_NOISE_MODELS,
-    TIEAUDIT_PROTOCOLS,
-    TIEAUDIT_TEST_STRINGS,
-    TIEAUDIT_TWIRLS,
-    Estimate,
-    classical_worst_failure,
-    copy_y_law,
-    random_matching,
-    ratio_bias,
-    signs_with_disagreement,
-    tieaudit,
-    tieaudit_circuit,
-    tieaudit_copies,
-    tieaudit_failure_probability,
-    tieaudit_sample_qiskit,
-    tieaudit_worst_failure,
-)
+from .noise import Link, depolarizing_capacities
+from .protection import FEC, Distill, Protection, expected_net_factor
+from .ring import AllReduceResult, chunk_bounds, message_bits, ring_allreduce, ring_schedule
+from .sign_audit import Estimate, tieaudit
 from .superdense import (
-    isotropic_state,
     superdense_circuit,
     superdense_outcome_probabilities,
     superdense_send,
-    superdense_send_packed,
     superdense_send_qiskit,
 )
-from .training import (
-    TRAINING_MODELS,
-    GradientBudget,
-    TrainingRun,
-    gradient_budget,
-    make_moons,
-    ring_link_options,
-    train_data_parallel,
-)
-from .vga import (
-    VGALedger,
-    VGAResult,
-    VGARingResult,
-    amplified_leak_probability,
-    detection_probability,
-    ghz_test_circuit,
-    ghz_verification_tests,
-    ghz_verified_infidelity,
-    ghz_witness,
-    rotated_ghz_leak,
-    transcript_distance,
-    vga_aggregate,
-    vga_aggregate_qiskit,
-    vga_circuit,
-    vga_epsilon,
-    vga_epsilon_floor,
-    vga_outcome_probabilities,
-    vga_ring_allreduce,
-)
-from .vqc import (
-    VQC_LAYERS,
-    VQC_QUBITS,
-    parameter_shift,
-    vqc_circuit,
-    vqc_encoding,
-    vqc_loss_and_grad,
-    vqc_n_parameters,
-    vqc_observable,
-    vqc_score_gradient,
-    vqc_score_gradient_qiskit,
-    vqc_scores,
-    vqc_scores_qiskit,
-    vqc_statevector,
-)
+from .training import TrainingRun, train_data_parallel
+from .transports import Classical, Protected, Superdense
+from .vga import VGAResult, vga_aggregate, vga_epsilon
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "AccessibleInformation",
-    "Ensemble",
-    "accessible_information",
-    "dense_coding_threshold",
-    "optimal_measurement",
-    "bb84_ensemble",
-    "binary_entropy",
-    "bloch_ensemble",
-    "bloch_measurement",
-    "bloch_vector",
-    "encoded_ensemble",
-    "superdense_ensemble",
-    "trine_ensemble",
-    "two_state_accessible",
-    "two_state_chi",
-    "two_state_ensemble",
-    "dense_coding_capacity",
-    "holevo_chi",
-    "isotropic_capacity",
-    "mutual_information",
-    "shannon_entropy",
-    "von_neumann_entropy",
+    # the ring and its transports
+    "ring_allreduce",
     "AllReduceResult",
-    "FixedPoint",
-    "IterationTime",
-    "Ledger",
-    "MODEL_SIZES",
-    "RingStep",
-    "TrainingRun",
-    "allreduce_lower_bound_bits",
-    "allreduce_cut_bound",
-    "BucketedIteration",
-    "CutSetBound",
-    "bucketed_best_ratio",
-    "bucketed_iteration_time",
+    "ring_schedule",
     "chunk_bounds",
     "message_bits",
+    "Classical",
+    "Superdense",
+    "Protected",
+    "Link",
+    "Ledger",
+    "FixedPoint",
     "fixed_point",
-    "isotropic_state",
-    "iteration_time",
-    "make_moons",
     "modular_sum",
-    "parameter_server_time",
-    "ring_allreduce",
-    "ring_schedule",
-    "ring_time",
+    # superdense coding, noisy links, protection
+    "superdense_send",
     "superdense_circuit",
     "superdense_outcome_probabilities",
-    "superdense_send",
-    "superdense_send_packed",
     "superdense_send_qiskit",
-    "to_signed",
-    "to_words",
-    "train_data_parallel",
-    "TRAINING_MODELS",
-    "GradientBudget",
-    "LearnerComparison",
-    "compare_learners",
-    "gradient_budget",
-    "ring_link_options",
-    "VQC_LAYERS",
-    "VQC_QUBITS",
-    "parameter_shift",
-    "vqc_circuit",
-    "vqc_encoding",
-    "vqc_loss_and_grad",
-    "vqc_n_parameters",
-    "vqc_observable",
-    "vqc_score_gradient",
-    "vqc_score_gradient_qiskit",
-    "vqc_scores",
-    "vqc_scores_qiskit",
-    "vqc_statevector",
-    "VGALedger",
-    "VGARingResult",
-    "VGAResult",
-    "amplified_leak_probability",
-    "detection_probability",
-    "ghz_test_circuit",
-    "ghz_verification_tests",
-    "ghz_verified_infidelity",
-    "ghz_witness",
-    "rotated_ghz_leak",
-    "transcript_distance",
-    "vga_aggregate",
-    "vga_aggregate_qiskit",
-    "vga_circuit",
-    "vga_epsilon",
-    "vga_epsilon_floor",
-    "vga_outcome_probabilities",
-    "vga_ring_allreduce",
-    "GAPIP_CONFIDENCES",
-    "GAPIP_PROTOCOLS",
-    "Decision",
-    "alignment_state",
-    "controlled_reflection_circuit",
-    "gapip",
-    "gapip_circuit",
-    "gapip_sample_qiskit",
-    "TIEAUDIT_ATTACKS",
-    "TIEAUDIT_BOUNDS",
-    "TIEAUDIT_NOISE_MODELS",
-    "TIEAUDIT_PROTOCOLS",
-    "TIEAUDIT_TEST_STRINGS",
-    "TIEAUDIT_TWIRLS",
-    "Estimate",
-    "classical_worst_failure",
-    "copy_y_law",
-    "random_matching",
-    "ratio_bias",
-    "signs_with_disagreement",
-    "tieaudit",
-    "tieaudit_circuit",
-    "tieaudit_copies",
-    "tieaudit_failure_probability",
-    "tieaudit_sample_qiskit",
-    "tieaudit_worst_failure",
-    "CLAIM_KEYS",
-    "Claim",
-    "reproduce_claims",
-    "GapIPScaling",
-    "TieAuditScaling",
-    "gapip_scaling",
-    "loglog_slope",
-    "tieaudit_crossover",
-    "tieaudit_scaling",
-    "Capacities",
-    "Distillation",
-    "DistillationRun",
-    "FECCode",
-    "HashingYield",
-    "NetFactor",
-    "PauliErrors",
-    "Protection",
-    "ProtectionReport",
     "depolarizing_capacities",
     "distill",
-    "distill_qiskit",
-    "distill_sample",
-    "distillable_yield",
-    "effective_fidelity",
+    "Distillation",
+    "Protection",
+    "Distill",
+    "FEC",
     "expected_net_factor",
-    "fec_code",
-    "link_errors",
-    "net_online_factor",
-    "noisy_link_circuit",
-    "noisy_link_probabilities",
-    "noisy_link_send_qiskit",
-    "superdense_link_capacity",
+    # the Holevo bound
+    "von_neumann_entropy",
+    "holevo_chi",
+    "mutual_information",
+    "accessible_information",
+    "optimal_measurement",
+    "dense_coding_capacity",
+    "isotropic_capacity",
+    "dense_coding_threshold",
+    "bb84_ensemble",
+    "trine_ensemble",
+    "superdense_ensemble",
+    # private aggregation, auditing
+    "vga_aggregate",
+    "VGAResult",
+    "vga_epsilon",
+    "gapip",
+    "Decision",
+    "tieaudit",
+    "Estimate",
+    # cost and training
+    "ring_time",
+    "iteration_time",
+    "train_data_parallel",
+    "TrainingRun",
 ]
 
-# The DDP communication hook (qring_edu.ddp) needs PyTorch, an optional extra
-# (pip install "qring_edu[torch]"); its names are resolved on first use so that `import qring_edu`
-# works without torch, and they stay out of __all__ so `from qring_edu import *` never imports it.
-_DDP_NAMES = (
-    "RingHookConfig",
-    "RingHookState",
-    "LinkReport",
-    "TappedMessage",
-    "ring_hook",
-    "allreduce_mean_",
-    "gather_reports",
-    "RingAverage",
-    "ring_average",
-    "launch_local",
-    "DDPDemo",
-    "ddp_demo",
-)
+# The DDP communication hook needs PyTorch, an optional extra (pip install "qring_edu[torch]"):
+# its names are resolved on first use, so `import qring_edu` works without torch.
+_DDP_NAMES = ("RingHookState", "ring_hook")
 
 
 def __getattr__(name: str):

@@ -22,6 +22,7 @@ __all__ = [
     "check_fidelity",
     "check_choice",
     "check_seed",
+    "seed_sequence",
     "as_numeric_array",
     "check_bit_array",
 ]
@@ -187,6 +188,35 @@ def check_choice(value: Any, name: str, choices: tuple[str, ...]) -> str:
         allowed = ", ".join(repr(c) for c in choices)
         raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
     return value
+
+
+def seed_sequence(seed: Any, name: str = "seed") -> np.random.SeedSequence:
+    """The root of every random stream of one call, as a ``numpy.random.SeedSequence``.
+
+    ``seed``: ``None`` (fresh entropy from the operating system), an int >= 0, a sequence of
+    ints >= 0 (``[seed, iteration, bucket]``), a ``SeedSequence`` (returned as is) or a
+    ``Generator`` (128 bits of entropy are drawn from it, so it advances). Streams are then
+    derived from the root by position (``spawn_key``), never by the order of the draws.
+
+    Examples
+    --------
+    >>> from qring_edu._validate import seed_sequence
+    >>> seed_sequence(7).entropy, seed_sequence([7, 2, 0]).entropy
+    (7, [7, 2, 0])
+    >>> seed_sequence(-1)
+    Traceback (most recent call last):
+    ...
+    ValueError: seed must be in >= 0, got -1
+    """
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if isinstance(seed, np.random.Generator):
+        return np.random.SeedSequence([int(v) for v in seed.integers(0, 2**32, size=4)])
+    if seed is None:
+        return np.random.SeedSequence()
+    if isinstance(seed, (list, tuple)) and seed:
+        return np.random.SeedSequence([check_int(v, f"{name}[{i}]", 0) for i, v in enumerate(seed)])
+    return np.random.SeedSequence(check_int(seed, name, 0))
 
 
 def check_seed(seed: Any, name: str = "seed") -> None:

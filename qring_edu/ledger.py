@@ -77,6 +77,8 @@ class Ledger:
         self.steps = int(steps)
         self.links: list[tuple[int, int]] = [(k, (k + 1) % workers) for k in range(workers)]
         self._counts = {c: np.zeros(workers, dtype=np.int64) for c in _CURRENCIES}
+        self._events: dict[str, np.ndarray] = {}
+        self._sent = np.zeros(workers, dtype=np.int64)  # messages per link
         self.step_units = np.zeros(self.steps, dtype=np.int64)
         self.messages = 0
 
@@ -91,17 +93,31 @@ class Ledger:
         ebits: int = 0,
         offline_qubits: int = 0,
         offline_bits: int = 0,
+        **events: int,
     ) -> None:
-        """Add one message sent by ``sender`` over link ``(sender, sender+1)`` at ``step``."""
+        """Add one message sent by ``sender`` over link ``(sender, sender+1)`` at ``step``.
+
+        ``events``: other counts of the message that are not channel uses (code blocks,
+        rejected blocks, lost photons), by name; :meth:`events` sums them."""
         c = self._counts
         c["online_bits"][sender] += bits
         c["online_qubits"][sender] += qubits
         c["ebits"][sender] += ebits
         c["offline_qubits"][sender] += offline_qubits
-        if offline_bits:
-            c["offline_bits"][sender] += offline_bits
+        c["offline_bits"][sender] += offline_bits
+        for name, n in events.items():
+            self._events.setdefault(name, np.zeros(self.workers, dtype=np.int64))[sender] += n
+        self._sent[sender] += 1
         self.step_units[step] = max(self.step_units[step], bits + qubits)
         self.messages += 1
+
+    def sent(self, sender: int) -> int:
+        """Messages recorded so far on link ``(sender, sender + 1)``."""
+        return int(self._sent[sender])
+
+    def events(self, name: str) -> int:
+        """Total of the count ``name`` over every link (0 if no message recorded it)."""
+        return int(self._events[name].sum()) if name in self._events else 0
 
     # -- queries ------------------------------------------------------------------------------
     def _get(self, currency: str, link) -> int:

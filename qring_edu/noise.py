@@ -1,0 +1,397 @@
+"""The noise of a quantum link: Pauli errors, the link value, and the one noise draw per message.
+
+Link model (book/04_noisy_links.ipynb)
+--------------------------------------
+A directed link ``(k, k+1)`` of the ring is described by one frozen value, :class:`Link`:
+
+* ``channel_fidelity`` ``F_ch``: every qubit that crosses the link goes through a
+  **depolarising channel**, X, Y or Z each with probability ``(1 - F_ch)/3``;
+* ``pair_fidelity`` ``F_pair``: the pre-shared Bell pairs are Werner (isotropic) states of this
+  fidelity; ``None`` means each pair was distributed fresh over the link, so ``F_pair = F_ch``
+  (the channel on one half of |Φ+⟩ is the same Pauli channel on the other half);
+* ``storage_time`` ``t`` and ``coherence_time`` ``T2``: while a pair waits, both halves dephase
+  (each suffers Z with probability ``(1 - exp(-t/T2))/2``);
+* ``transmission`` ``η``: the online qubit is a photon that arrives with probability η; a loss is
+  heralded (the receiver knows), burns its pair and is sent again on a fresh pair.
+
+Every error is a Pauli on Alice's qubit up to a phase, so the errors **compose** by multiplying
+Paulis: the decoded 2-bit symbol of superdense coding suffers ``E = E_pair · E_memory · E_channel``
+(:meth:`Link.symbol_errors`). With a Werner pair and no memory the result is depolarising with
+
+    F_eff = F_pair F_ch + (1 - F_pair)(1 - F_ch)/3            (F_pair = F_ch = F: F² + (1-F)²/3).
+
+Pauli codes and bit order
+-------------------------
+A Pauli error is stored by its *frame code*: bit 0 flips the decoded ``x``, bit 1 flips ``z``;
+0 = I, 1 = X, 2 = Z, 3 = Y, and :class:`PauliErrors` lists probabilities in that order. A message
+is a bit stream: bit ``p`` is bit ``p mod b`` of word ``p div b``, symbol ``j`` carries stream bits
+``2j`` (``x``) and ``2j + 1`` (``z``); a stream of odd length is padded with one zero bit.
+
+The noise draw
+--------------
+Every message draws its noise from its own generator, :func:`message_rng` ``(seed, step,
+sender)``, in one vectorised call of :func:`draw_noise` (how many photons were lost; how many
+symbols err, then which, then which Pauli). So the same message gets the same noise wherever
+it is simulated — in :func:`qring_edu.ring_allreduce`, in the DDP hook, in any order.
+:func:`flip_bits` turns the Paulis into bit flips of the message's words: the one place the
+library does that.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from ._result import result
+from ._validate import check_fidelity, check_float, check_int
+
+__all__ = [
+    "PAULI_NAMES",
+    "PauliErrors",
+    "depolarizing",
+    "memory_dephasing",
+    "effective_fidelity",
+    "Link",
+    "message_rng",
+    "Noise",
+    "draw_noise",
+    "flip_bits",
+    "Capacities",
+    "depolarizing_capacities",
+]
+
+#: Frame codes (bit 0 flips x, bit 1 flips z) and their Pauli names, in probability order.
+PAULI_NAMES = ("I", "X", "Z", "Y")
+
+
+def entropy(p) -> float:
+    """Shannon entropy in bits of a probability vector (``0 log 0 = 0``)."""
+    p = np.asarray(p, dtype=float)
+    p = p[p > 0]
+    return float(-(p * np.log2(p)).sum()) + 0.0  # + 0.0: never -0.0
+
+
+@result(show=("fidelity",))
+class PauliErrors:
+    """A Pauli error on one qubit (equivalently a Bell-diagonal pair), by frame code.
+
+    ``probabilities``: ``(p_I, p_X, p_Z, p_Y)``, non-negative, summing to 1. As a pair, the
+    same numbers are the Bell-diagonal coefficients on ``(Φ+, Ψ+, Φ−, Ψ−)``.
+
+    Examples
+    --------
+    >>> e = depolarizing(0.99).compose(depolarizing(0.99))
+    >>> e
+    PauliErrors(probabilities=(0.9801, 0.006622, 0.006622, 0.006622), fidelity=0.9801)
+    >>> round(e.capacity(), 4)                 # bits per qubit of the decoded symbol channel
+    1.8278
+    """
+
+    probabilities: tuple[float, float, float, float]
+
+    def __post_init__(self):
+        p = np.asarray(self.probabilities, dtype=float)
+        if p.shape != (4,) or not np.all(np.isfinite(p)):
+            raise ValueError("probabilities must be 4 finite numbers (p_I, p_X, p_Z, p_Y)")
+        if np.any(p < -1e-12) or abs(p.sum() - 1.0) > 1e-9:
+            raise ValueError(f"probabilities must be >= 0 and sum to 1, got {tuple(p.tolist())}")
+        object.__setattr__(self, "probabilities", tuple(float(max(v, 0.0)) for v in p))
+
+    @property
+    def fidelity(self) -> float:
+        """``p_I``: the probability that the decoded symbol is right (the pair's fidelity)."""
+        return self.probabilities[0]
+
+    @property
+    def error_rate(self) -> float:
+        """``1 - p_I``: the symbol error rate of superdense coding through this error."""
+        return 1.0 - self.probabilities[0]
+
+    def compose(self, other: PauliErrors) -> PauliErrors:
+        """Both errors, independently (order irrelevant): ``p[a ^ b] += self[a] other[b]``."""
+        out = [0.0] * 4
+        for a, pa in enumerate(self.probabilities):
+            for b, pb in enumerate(other.probabilities):
+                out[a ^ b] += pa * pb
+        return PauliErrors(tuple(out))
+
+    def capacity(self) -> float:
+        """Capacity of the decoded 4-ary symbol channel, bits per qubit: ``2 - H(p)``.
+
+        It equals the dense-coding capacity ``1 + S(ρ_B) - S(ρ_AB)`` of the Bell-diagonal pair
+        with these coefficients: no code over the decoded stream delivers more bits per online
+        qubit."""
+        return 2.0 - entropy(self.probabilities)
+
+
+def depolarizing(fidelity: float, name: str = "fidelity") -> PauliErrors:
+    """The depolarising error of fidelity ``F`` in [0.25, 1]: X, Y, Z each with ``(1 - F)/3``.
+
+    Examples
+    --------
+    >>> depolarizing(0.97)
+    PauliErrors(probabilities=(0.97, 0.01, 0.01, 0.01), fidelity=0.97)
+    """
+    F = check_fidelity(fidelity, name)
+    q = (1.0 - F) / 3.0
+    return PauliErrors((F, q, q, q))
+
+
+def _coherence_time(value) -> float:
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) and value == math.inf:
+        return math.inf
+    return check_float(value, "coherence_time", 0.0, lo_open=True)
+
+
+def memory_dephasing(storage_time: float = 0.0, coherence_time: float = math.inf) -> PauliErrors:
+    """Net error of a pair whose two halves each wait ``storage_time`` in a memory of coherence
+    time ``coherence_time`` (same unit; ``inf`` = a perfect memory).
+
+    Each half suffers Z with probability ``p = (1 - exp(-t/T2))/2``; ``Z_B|Φ+⟩ = Z_A|Φ+⟩``, so
+    the pair suffers a net Z on Alice's half with probability ``2p(1-p) = (1 - exp(-2t/T2))/2``.
+
+    Examples
+    --------
+    >>> round(memory_dephasing(1.0, 10.0).probabilities[2], 6)  # Z
+    0.090635
+    """
+    t = check_float(storage_time, "storage_time", 0.0)
+    T2 = _coherence_time(coherence_time)
+    pz = 0.0 if T2 == math.inf else 0.5 * (1.0 - math.exp(-2.0 * t / T2))
+    return PauliErrors((1.0 - pz, 0.0, pz, 0.0))
+
+
+def effective_fidelity(pair_fidelity: float, channel_fidelity: float) -> float:
+    """``F_eff = F_pair F_ch + (1 - F_pair)(1 - F_ch)/3``: the probability that a superdense
+    symbol through a Werner pair of fidelity ``F_pair`` and a depolarising channel of fidelity
+    ``F_ch`` on the travelling qubit decodes right.
+
+    Examples
+    --------
+    >>> round(effective_fidelity(0.99, 0.99), 6)
+    0.980133
+    """
+    Fp = check_fidelity(pair_fidelity, "pair_fidelity")
+    Fc = check_fidelity(channel_fidelity, "channel_fidelity")
+    return Fp * Fc + (1.0 - Fp) * (1.0 - Fc) / 3.0
+
+
+@result
+class Link:
+    """One directed link of the ring, as one frozen value (see the module docstring).
+
+    Parameters
+    ----------
+    pair_fidelity : float in [0.25, 1] or None
+        Werner fidelity of the pre-shared pairs; ``None``: distributed fresh over this link,
+        ``F_pair = channel_fidelity``.
+    channel_fidelity : float in [0.25, 1]
+        Depolarising channel on every qubit that crosses the link.
+    storage_time, coherence_time : float
+        How long a pair waits and the memories' T2 (same unit; ``coherence_time=inf``: perfect).
+    transmission : float in (0, 1]
+        Probability η that a photon sent over the link arrives (heralded loss otherwise).
+
+    Examples
+    --------
+    >>> link = Link(channel_fidelity=0.99)
+    >>> link.pair, round(link.errors.fidelity, 6)            # F_pair = F_ch, then F_eff
+    (0.99, 0.980133)
+    >>> Link(0.9).noiseless, Link().noiseless
+    (False, True)
+    """
+
+    pair_fidelity: float | None = None
+    channel_fidelity: float = 1.0
+    storage_time: float = 0.0
+    coherence_time: float = math.inf
+    transmission: float = 1.0
+
+    def __post_init__(self):
+        if self.pair_fidelity is not None:
+            object.__setattr__(self, "pair_fidelity", check_fidelity(self.pair_fidelity))
+        object.__setattr__(
+            self, "channel_fidelity", check_fidelity(self.channel_fidelity, "channel_fidelity")
+        )
+        object.__setattr__(
+            self, "storage_time", check_float(self.storage_time, "storage_time", 0.0)
+        )
+        object.__setattr__(self, "coherence_time", _coherence_time(self.coherence_time))
+        object.__setattr__(
+            self,
+            "transmission",
+            check_float(self.transmission, "transmission", 0.0, 1.0, lo_open=True),
+        )
+
+    @property
+    def pair(self) -> float:
+        """The pairs' Werner fidelity (``channel_fidelity`` when distributed over this link)."""
+        return self.channel_fidelity if self.pair_fidelity is None else self.pair_fidelity
+
+    def symbol_errors(self, pair: PauliErrors | None = None) -> PauliErrors:
+        """The Pauli error of one decoded symbol: ``E_pair · E_memory · E_channel``.
+
+        ``pair``: the pairs' Bell-diagonal error if they are not Werner pairs of
+        :attr:`pair` (e.g. distilled pairs, ``distill(...).errors``)."""
+        errors = depolarizing(self.pair, "pair_fidelity") if pair is None else pair
+        errors = errors.compose(memory_dephasing(self.storage_time, self.coherence_time))
+        return errors.compose(depolarizing(self.channel_fidelity, "channel_fidelity"))
+
+    @property
+    def errors(self) -> PauliErrors:
+        """:meth:`symbol_errors` of the link's own pairs."""
+        return self.symbol_errors()
+
+    @property
+    def noiseless(self) -> bool:
+        """Every symbol arrives, right: no Pauli error and no loss."""
+        return self.errors.error_rate == 0.0 and self.transmission == 1.0
+
+
+def message_rng(seed: np.random.SeedSequence, step: int, sender: int) -> np.random.Generator:
+    """The generator of one message's noise: its own stream, named by its place in the schedule.
+
+    ``seed``: the call's root (:func:`qring_edu._validate.seed_sequence`); the message sent by
+    ``sender`` at synchronous ``step`` draws from ``SeedSequence(seed.entropy, spawn_key=
+    seed.spawn_key + (step, sender))``. No other message, and no order of simulation, changes it.
+
+    Examples
+    --------
+    >>> root = np.random.SeedSequence(1)
+    >>> a = message_rng(root, 3, 0).integers(1 << 30)
+    >>> bool(a == message_rng(root, 3, 0).integers(1 << 30)), bool(a == message_rng(root, 3, 1).integers(1 << 30))
+    (True, False)
+    """
+    key = (*seed.spawn_key, int(step), int(sender))
+    return np.random.default_rng(np.random.SeedSequence(seed.entropy, spawn_key=key))
+
+
+@result
+class Noise:
+    """What happened to the symbols of one message (:func:`draw_noise`).
+
+    ``sent``: photons sent online (the symbols plus the lost ones, each sent again on a fresh
+    pair); ``positions``: indices of the erring symbols (distinct, in no particular order);
+    ``codes``: their Paulis (1 = X, 2 = Z, 3 = Y), aligned with ``positions``.
+    """
+
+    sent: int
+    positions: np.ndarray
+    codes: np.ndarray
+
+
+def draw_noise(
+    n_symbols: int, errors: PauliErrors, rng: np.random.Generator, transmission: float = 1.0
+) -> Noise:
+    """The one noise draw of a message of ``n_symbols`` superdense symbols.
+
+    ``errors``: the Pauli error of one decoded symbol (:attr:`Link.errors`); ``transmission``:
+    the photons' arrival probability η. Three vectorised draws from ``rng``, in this order: the
+    lost photons, ``NegativeBinomial(n, η)`` (each symbol is sent until it arrives); the number
+    of erring symbols, ``K ~ Binomial(n, 1 - p_I)``; which ``K`` symbols (uniform, without
+    replacement) and which Pauli each suffers (X, Z, Y with probabilities proportional to
+    ``p_X, p_Z, p_Y``). Each symbol thus errs independently with probability ``1 - p_I``.
+
+    Examples
+    --------
+    >>> noise = draw_noise(1000, Link(0.9).errors, np.random.default_rng(0))
+    >>> noise.sent, len(noise.positions), sorted(set(noise.codes.tolist()))
+    (1000, 92, [1, 2, 3])
+    """
+    n = check_int(n_symbols, "n_symbols", 0)
+    lost = int(rng.negative_binomial(n, transmission)) if (transmission < 1.0 and n) else 0
+    p = np.asarray(errors.probabilities)
+    k = int(rng.binomial(n, 1.0 - p[0])) if p[0] < 1.0 else 0
+    positions = rng.choice(n, size=k, replace=False).astype(np.int64)
+    if p[1] == p[2] == p[3]:  # depolarising: X, Z, Y equally likely
+        codes = rng.integers(1, 4, size=k)
+    else:
+        codes = 1 + rng.choice(3, size=k, p=p[1:] / p[1:].sum())
+    return Noise(sent=n + lost, positions=positions, codes=codes)
+
+
+def flip_bits(words: np.ndarray, bits: int, positions: np.ndarray, codes: np.ndarray) -> None:
+    """Apply Pauli errors to a message, in place: the one place Paulis become bit flips.
+
+    ``words``: the message, 1-D unsigned integers of ``bits`` bits each (stream bit ``p`` is bit
+    ``p mod bits`` of word ``p div bits``). Symbol ``j`` carries stream bits ``2j`` (x, flipped by
+    X and Y) and ``2j + 1`` (z, flipped by Z and Y); a flip of the padding bit of an odd stream
+    changes nothing.
+
+    Examples
+    --------
+    >>> w = np.zeros(2, dtype=np.uint32)              # two 3-bit words: 6 bits, 3 symbols
+    >>> flip_bits(w, 3, np.array([0, 2]), np.array([3, 1]))   # Y on symbol 0, X on symbol 2
+    >>> w.tolist()                                    # bits 0, 1 of word 0; bit 4 = bit 1 of word 1
+    [3, 2]
+    """
+    stream = np.concatenate([2 * positions[codes & 1 == 1], 2 * positions[codes & 2 == 2] + 1])
+    stream = stream[stream < words.size * bits]
+    one = np.ones(1, dtype=words.dtype)
+    np.bitwise_xor.at(
+        words, stream // bits, np.left_shift(one, (stream % bits).astype(words.dtype))
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Capacities (book/02_holevo.ipynb, book/04_noisy_links.ipynb)
+# --------------------------------------------------------------------------------------------
+
+
+def _h2(p: float) -> float:
+    return entropy([p, 1.0 - p])
+
+
+@result(show=("ratio",))
+class Capacities:
+    """Capacities of a lossy depolarising qubit channel, bits per channel use (per photon sent).
+
+    ``classical``: unassisted (Holevo) capacity ``η (1 - h(2(1 - F)/3))`` (additive for the
+    depolarising channel, King 2003; a heralded erasure scales any capacity by η).
+    ``entanglement_assisted``: ``η (2 - H(F, (1-F)/3 ×3))`` (Bennett–Shor–Smolin–Thapliyal
+    2002, unlimited perfect pre-shared entanglement). ``ratio``: their quotient (``inf`` where
+    ``classical`` is 0): 2 on a noiseless channel, more with noise.
+
+    Examples
+    --------
+    >>> caps = depolarizing_capacities(0.9)
+    >>> caps
+    Capacities(channel_fidelity=0.9, transmission=1, classical=0.6466, entanglement_assisted=1.373, ratio=2.123)
+    >>> depolarizing_capacities(1.0, transmission=0.5).entanglement_assisted   # 2 eta
+    1.0
+    """
+
+    channel_fidelity: float
+    transmission: float
+    classical: float
+    entanglement_assisted: float
+
+    @property
+    def ratio(self) -> float:
+        """``entanglement_assisted / classical``."""
+        if self.classical <= 0.0:
+            return math.inf if self.entanglement_assisted > 0 else math.nan
+        return self.entanglement_assisted / self.classical
+
+
+def depolarizing_capacities(channel_fidelity: float, *, transmission: float = 1.0) -> Capacities:
+    """Unassisted and entanglement-assisted classical capacities of the depolarising channel of
+    fidelity ``F`` (X, Y, Z each ``(1 - F)/3``), after a heralded loss that lets a fraction
+    ``transmission`` of the photons through. See :class:`Capacities`.
+
+    Examples
+    --------
+    >>> round(depolarizing_capacities(0.99).entanglement_assisted, 4)
+    1.9034
+    """
+    F = check_fidelity(channel_fidelity, "channel_fidelity")
+    eta = check_float(transmission, "transmission", 0.0, 1.0, lo_open=True)
+    q = (1.0 - F) / 3.0
+    return Capacities(
+        channel_fidelity=F,
+        transmission=eta,
+        classical=eta * (1.0 - _h2(2.0 * q)),
+        entanglement_assisted=eta * (2.0 - entropy([F, q, q, q])),
+    )

@@ -1,0 +1,328 @@
+"""Transports: how one message of the ring crosses its link (book/03_superdense_ring.ipynb).
+
+A transport is a small frozen value with one method, ``send``: it records what the message
+costs on the ledger and returns the words as the receiver gets them, its own noise applied.
+
+* :class:`Classical` — the words cross as bits (``b`` bits a word), error-free.
+* :class:`Superdense` — over a :class:`~qring_edu.noise.Link`: a message of ``k`` bits crosses as
+  ``ceil(k/2)`` qubits, each over one Bell pair pre-shared on that directed link (distributed
+  earlier by sending one half, one qubit, over the same link). The ledger counts the qubits
+  online, the pairs consumed and the qubits that distributed them; the link's Pauli errors flip
+  bits of the words (:func:`qring_edu.noise.flip_bits`), a lost photon is sent again on a fresh
+  pair.
+* :class:`Protected` — a superdense transport whose pairs are distilled and/or whose stream is
+  coded (:mod:`qring_edu.protection`), every extra qubit, pair and bit on the ledger.
+
+Every message draws its noise from its own stream, :func:`qring_edu.noise.message_rng` ``(seed,
+step, sender)``, so it gets the same noise wherever it is simulated. :func:`as_transport` reads
+the shorthand ``"classical"`` / ``"superdense"`` with link keywords.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import ClassVar
+
+import numpy as np
+
+from ._result import result
+from ._validate import check_choice
+from .distillation import sample_production
+from .ledger import Ledger
+from .noise import Link, PauliErrors, draw_noise, flip_bits, message_rng
+from .protection import (
+    SYMBOL_BITS,
+    FECCode,
+    Protection,
+    ProtectionReport,
+    byte_error,
+    fec_transmit,
+    protection,
+)
+
+__all__ = ["TRANSPORTS", "Classical", "Superdense", "Protected", "as_transport", "symbols"]
+
+#: The shorthand names of :func:`as_transport`.
+TRANSPORTS = ("classical", "superdense")
+#: A schedule step no ring reaches: the stream of a protected link's checksum key.
+KEY_STEP = 1 << 30
+
+
+def symbols(n_bits: int) -> int:
+    """Qubits (= Bell pairs) needed to send ``n_bits`` bits by superdense coding: ``ceil(n/2)``.
+
+    Examples
+    --------
+    >>> symbols(16), symbols(17)
+    (8, 9)
+    """
+    return (int(n_bits) + 1) // 2
+
+
+@result
+class Classical:
+    """Bits on a classical link: ``b`` bits a word, nothing lost, nothing flipped.
+
+    Examples
+    --------
+    >>> ledger = Ledger(2, "classical", 2)
+    >>> words = np.array([3, 5], dtype=np.uint32)
+    >>> Classical().send(words, bits=8, step=0, sender=0, seed=None, ledger=ledger).tolist()
+    [3, 5]
+    >>> ledger.online_bits((0, 1))
+    16
+    """
+
+    name: ClassVar[str] = "classical"
+
+    def send(self, words, *, bits, step, sender, seed, ledger: Ledger) -> np.ndarray:
+        """Record ``len(words) * bits`` bits on link ``(sender, sender + 1)``; return ``words``."""
+        ledger.record(sender, step, bits=words.size * bits)
+        return words
+
+
+@result
+class Superdense:
+    """Superdense coding over the pre-shared pairs of a :class:`~qring_edu.noise.Link`.
+
+    ``send`` of a message of ``k`` bits: ``n = ceil(k/2)`` symbols; the message's noise is one
+    draw (:func:`~qring_edu.noise.draw_noise`) from its own stream; ``sent = n + lost`` photons
+    cross online, each consuming a pair, and each pair's half was sent offline until it arrived.
+    Returns a noisy copy (or the words themselves when nothing erred).
+
+    Examples
+    --------
+    >>> ledger = Ledger(2, "superdense", 2)
+    >>> words = np.arange(4, dtype=np.uint32)
+    >>> root = np.random.SeedSequence(0)
+    >>> out = Superdense(Link(0.9)).send(words, bits=16, step=0, sender=1, seed=root, ledger=ledger)
+    >>> ledger.online_qubits((1, 0)), ledger.ebits((1, 0)), ledger.offline_qubits((1, 0))
+    (32, 32, 32)
+    >>> int((out != words).sum())                       # words hit by the pairs' errors
+    2
+    """
+
+    link: Link = Link()
+    name: ClassVar[str] = "superdense"
+
+    def __post_init__(self):
+        if not isinstance(self.link, Link):
+            raise TypeError(f"link must be a qring_edu.noise.Link, got {self.link!r}")
+
+    def send(self, words, *, bits, step, sender, seed, ledger: Ledger) -> np.ndarray:
+        n = symbols(words.size * bits)
+        if self.link.noiseless:
+            ledger.record(sender, step, qubits=n, ebits=n, offline_qubits=n)
+            return words
+        rng = message_rng(seed, step, sender)
+        noise = draw_noise(n, self.link.errors, rng, self.link.transmission)
+        offline = _delivered(noise.sent, self.link.transmission, rng)
+        ledger.record(
+            sender,
+            step,
+            qubits=noise.sent,
+            ebits=noise.sent,
+            offline_qubits=offline,
+            lost=noise.sent - n,
+        )
+        if noise.positions.size == 0:
+            return words
+        out = words.copy()
+        flip_bits(out, bits, noise.positions, noise.codes)
+        return out
+
+
+def _delivered(pairs: int, eta: float, rng) -> int:
+    """Photons sent to deliver ``pairs`` halves over a link of transmission ``eta``."""
+    return pairs + (int(rng.negative_binomial(pairs, eta)) if eta < 1.0 and pairs else 0)
+
+
+@result
+class Protected:
+    """A superdense transport with error protection: distilled pairs and/or a coded stream.
+
+    * Distillation (offline): each pair consumed online was distilled from raw pairs; the raw
+      pairs (each half sent until it arrived) are ``offline_qubits``, the announcements
+      ``offline_bits``; the online symbols suffer the distilled pairs' errors composed with the
+      channel's.
+    * Coding (online): the message's bytes travel in Reed–Solomon blocks with a keyed checksum,
+      rejected blocks are sent again (:func:`~qring_edu.protection.fec_transmit`); parity,
+      checksum and retransmitted qubits are ``online_qubits`` (and ``ebits``), acknowledgements
+      ``online_bits``; the checksum key of each link (agreed offline once per run) is
+      ``offline_bits``. The fast model returns the words sent (accepted blocks are the sent ones
+      but with probability ``ProtectionReport.undetected_bound``); ``decoder="galois"`` returns
+      what a real decoder accepted.
+
+    Examples
+    --------
+    >>> t = Protected(Superdense(Link(channel_fidelity=0.99)), protection("fec"))
+    >>> ledger = Ledger(2, "superdense", 2)
+    >>> words = np.arange(1000, dtype=np.uint32)
+    >>> out = t.send(words, bits=16, step=0, sender=0, seed=np.random.SeedSequence(1), ledger=ledger)
+    >>> bool((out == words).all()), ledger.online_qubits((0, 1)) > 8000, ledger.online_bits((0, 1))
+    (True, True, 13)
+    """
+
+    inner: Superdense
+    protection: Protection
+    name: ClassVar[str] = "superdense"
+
+    def __post_init__(self):
+        if not isinstance(self.inner, Superdense):
+            raise TypeError(f"inner must be a Superdense transport, got {self.inner!r}")
+        if not isinstance(self.protection, Protection):
+            raise TypeError(f"protection must be a Protection, got {self.protection!r}")
+        _ = self.plan  # validated now: distillation below F = 1/2, a code the link cannot carry
+
+    @functools.cached_property
+    def plan(self) -> tuple:
+        """``(distillation or None, symbol errors, code or None)`` for this link."""
+        link = self.inner.link
+        dist = None if self.protection.distill is None else self.protection.distill.of(link)
+        errors = link.symbol_errors(None if dist is None else dist.errors)
+        code = None
+        if self.protection.fec is not None:
+            code = self.protection.fec.code(byte_error(errors))
+        return dist, errors, code
+
+    def report(self, ledger: Ledger) -> ProtectionReport:
+        """What the protection did over the messages recorded on ``ledger``."""
+        dist, errors, code = self.plan
+        return ProtectionReport(
+            protection=self.protection,
+            errors=errors,
+            distillation=dist,
+            code=code,
+            blocks=ledger.events("blocks"),
+            transmissions=ledger.events("transmissions"),
+            rejected=ledger.events("rejected"),
+        )
+
+    def send(self, words, *, bits, step, sender, seed, ledger: Ledger) -> np.ndarray:
+        dist, errors, code = self.plan
+        eta = self.inner.link.transmission
+        rng = message_rng(seed, step, sender)
+        received, extra = words, {}
+        if code is None:  # distilled pairs, uncoded stream
+            n = symbols(words.size * bits)
+            noise = draw_noise(n, errors, rng, eta)
+            sent, acks = noise.sent, 0
+            if noise.positions.size:
+                received = words.copy()
+                flip_bits(received, bits, noise.positions, noise.codes)
+        else:
+            received, out = _coded(words, bits, code, errors, rng, self.protection, seed, sender)
+            sent = _delivered(out.qubits, eta, rng)
+            acks = out.ack_bits
+            extra = {
+                "blocks": out.blocks,
+                "transmissions": out.transmissions,
+                "rejected": out.rejected,
+            }
+        raw, announced = sent, 0
+        if dist is not None:
+            raw, _, announced = sample_production(
+                sent, dist.success_probabilities, dist.protocol, rng
+            )
+        key = 0
+        if code is not None and ledger.sent(sender) == 0:  # this link's checksum key
+            key = code.hash_bits + SYMBOL_BITS * code.data_bytes - 1
+        ledger.record(
+            sender,
+            step,
+            bits=acks,
+            qubits=sent,
+            ebits=sent,
+            offline_qubits=_delivered(raw, eta, rng),
+            offline_bits=announced + key,
+            **extra,
+        )
+        return received
+
+
+def _coded(words, bits, code: FECCode, errors: PauliErrors, rng, prot: Protection, seed, sender):
+    """The message's bytes through :func:`~qring_edu.protection.fec_transmit`."""
+    n_bytes = -(-(words.size * bits) // SYMBOL_BITS)
+    if prot.fec.decoder == "model":
+        return words, fec_transmit(n_bytes, code, errors, rng)
+    key = message_rng(seed, KEY_STEP, sender).integers(
+        0, 2, code.hash_bits + SYMBOL_BITS * code.data_bytes - 1
+    )
+    stream = ((words[:, None] >> np.arange(bits, dtype=words.dtype)) & 1).astype(np.uint8)
+    payload = np.packbits(stream.ravel(), bitorder="little")
+    out = fec_transmit(
+        n_bytes,
+        code,
+        errors,
+        rng,
+        payload=payload,
+        decoder="galois",
+        hash_key=key,
+        detail_rng=rng.spawn(1)[0],
+    )
+    got = np.unpackbits(out.received, bitorder="little")[: words.size * bits]
+    got = got.reshape(words.size, bits).astype(words.dtype) << np.arange(bits, dtype=words.dtype)
+    return got.sum(axis=1, dtype=words.dtype), out
+
+
+_LINK_KEYWORDS = (
+    "pair_fidelity",
+    "channel_fidelity",
+    "storage_time",
+    "coherence_time",
+    "transmission",
+)
+
+
+def as_transport(transport="classical", *, protection_scheme="none", **link):
+    """A transport from a value or from the shorthand ``"classical"`` / ``"superdense"``.
+
+    ``transport``: a :class:`Classical`, :class:`Superdense` or :class:`Protected` value
+    (returned as is: then no other keyword may be given), or a shorthand name. With
+    ``"superdense"`` the link keywords ``pair_fidelity``, ``channel_fidelity``,
+    ``storage_time``, ``coherence_time``, ``transmission`` build its :class:`~qring_edu.noise.Link`
+    and ``protection_scheme`` (a name or a :class:`~qring_edu.protection.Protection`) wraps it.
+    With ``"classical"`` a link keyword is accepted only at its noiseless value (the classical
+    network is error-free); anything else is a ``ValueError`` naming it.
+
+    Examples
+    --------
+    >>> as_transport("superdense", pair_fidelity=0.99)
+    Superdense(link=Link(pair_fidelity=0.99, channel_fidelity=1, storage_time=0, coherence_time=inf, transmission=1))
+    >>> as_transport("classical", pair_fidelity=0.9)
+    Traceback (most recent call last):
+    ...
+    ValueError: pair_fidelity=0.9 applies only to transport='superdense' (the classical network is error-free)
+    """
+    if isinstance(transport, (Classical, Superdense, Protected)):
+        given = sorted(link) + (["protection"] if protection_scheme != "none" else [])
+        if given:
+            raise TypeError(
+                f"{', '.join(given)} go with the shorthand transport='superdense' only; "
+                f"{type(transport).__name__} carries its own link"
+            )
+        return transport
+    if not isinstance(transport, str):
+        raise TypeError(
+            "transport must be 'classical', 'superdense' or a transport value (Classical(), "
+            f"Superdense(link), Protected(...)), got {transport!r}"
+        )
+    name = check_choice(transport, "transport", TRANSPORTS)
+    unknown = sorted(set(link) - set(_LINK_KEYWORDS))
+    if unknown:
+        raise TypeError(
+            f"unknown keyword {unknown[0]!r}: the link keywords are {', '.join(_LINK_KEYWORDS)}"
+        )
+    if name == "classical":
+        for key, value in link.items():
+            if value is not None and not Link(**{key: value}).noiseless:
+                raise ValueError(
+                    f"{key}={value!r} applies only to transport='superdense' "
+                    "(the classical network is error-free)"
+                )
+        if protection(protection_scheme).scheme != "none":
+            raise ValueError("protection applies only to transport='superdense'")
+        return Classical()
+    inner = Superdense(Link(**link))
+    prot = protection(protection_scheme)
+    return inner if prot.scheme == "none" else Protected(inner, prot)

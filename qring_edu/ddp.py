@@ -54,8 +54,8 @@ stops a rank whose peer died instead of leaving it waiting)::
     ...                                         # train as usual
     reports = gather_reports(state)             # collective: every rank calls it
 
-This is the only module of the package that imports torch; ``import qring_edu`` works without
-it.
+This is the protocol module that imports torch (the experiments import it only inside the
+functions their processes run); ``import qring_edu`` works without it.
 """
 
 import math

@@ -505,6 +505,8 @@ def test_compression_comparison_meets_its_targets():
     assert abs(composed.accuracy - gloo.accuracy) <= 0.01
     assert (composed.carried, classical.carried) == ("qubits", "bits")
     assert composed.per_link * 2 == classical.per_link
+    # the classical competitor of the halving: the same factors in 8-bit words
+    assert cmp.run("PowerSGD rank 1 over the classical ring, 8 bits").per_link == composed.per_link
     assert composed.per_link < cmp.run("superdense ring, 16 bits").per_link / 4
     assert (
         cmp.run("superdense ring, 16 bits").per_link * 2

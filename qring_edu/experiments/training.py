@@ -4,9 +4,10 @@ classifier) over both rings at several pair fidelities, their gradients on the Î
 PyTorch DDP demo over real processes and its tables, and classical compression (torch's
 PowerSGD) measured against and composed with the superdense ring.
 
-Pure: every number comes from :mod:`qring_edu.training` (and :mod:`qring_edu.vqc` through it);
-results are frozen dataclasses (figures: :mod:`qring_edu.figures.training`). No matplotlib, no
-ipywidgets.
+Pure: every number comes from :mod:`qring_edu.training` (and :mod:`qring_edu.vqc` through it)
+or, for the DDP runs, from :mod:`qring_edu.ddp` in the processes :mod:`qring_edu.launch` starts
+(torch is imported inside the functions those processes run); results are frozen dataclasses
+(figures: :mod:`qring_edu.figures.training`). No matplotlib, no ipywidgets.
 """
 
 from __future__ import annotations
@@ -900,6 +901,7 @@ COMPRESSION_RUNS = (
     ("superdense ring, 16 bits", None, ("superdense", 16)),
     ("PowerSGD rank 1 over the classical ring", 1, ("classical", 16)),
     ("PowerSGD rank 1 over the superdense ring", 1, ("superdense", 16)),
+    ("PowerSGD rank 1 over the classical ring, 8 bits", 1, ("classical", 8)),
 )
 
 
@@ -1005,8 +1007,14 @@ def compression_comparison(
     the ring hook (:func:`qring_edu.ddp.ring_hook`) on the classical ring with 16- and 8-bit
     words and on the superdense ring (perfect pairs); and torch's PowerSGD hook whose
     all-reduces (the factors P and Q, and the tensors it leaves uncompressed) run over the
-    classical or the superdense ring (:class:`qring_edu.ddp.RingGroup`). PowerSGD's first
-    ``warmup`` steps are plain all-reduces, so traffic is counted from step ``warmup`` on.
+    classical or the superdense ring (:class:`qring_edu.ddp.RingGroup`), and over the classical
+    ring with 8-bit words. PowerSGD's first ``warmup`` steps are plain all-reduces, so traffic is
+    counted from step ``warmup`` on.
+
+    The superdense ring halves the channel uses of whatever it carries, so it composes with
+    compression: the factors cross as half as many qubits as the classical ring's bits. Halving
+    the word size halves the classical count too: the 8-bit rows are the classical competitors
+    of the superdense rows (same count, 8 instead of 16 bits of resolution per word).
 
     Traffic per link and step: for the ring runs, the ledger of each rank's incoming link (the
     busiest link); over gloo, what a bandwidth-optimal ring of 32-bit words would carry for the

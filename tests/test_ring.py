@@ -779,6 +779,7 @@ def test_distillation_cannot_remove_channel_noise():
     assert observed >= half * p - SIGMAS * math.sqrt(half * p)
 
 
+@pytest.mark.usefixtures("one_numba_thread")
 def test_galois_decoder_ring_equals_model_ring():
     g = int_grads(3, 600)
     link = Link(channel_fidelity=0.9935)

@@ -12,7 +12,6 @@ import pytest
 
 from qring_edu import costmodel
 from qring_edu.fixedpoint import fixed_point, modular_sum, to_signed, to_words
-from qring_edu.noise import Link
 from qring_edu.ring import chunk_bounds, ring_allreduce, ring_schedule
 from qring_edu.superdense import (
     isotropic_state,
@@ -46,9 +45,9 @@ def train(**kw):
 CASES = {
     # ---------------- ring_allreduce: grads
     "ring P<2": (ring(grads=np.ones((1, 4))), ValueError, r"grads.*P >= 2"),
-    "ring 1-D": (ring(grads=np.ones(4)), ValueError, r"grads.*shape \(P, d\)"),
-    "ring 3-D": (ring(grads=np.ones((2, 2, 2))), ValueError, r"grads.*shape \(P, d\)"),
-    "ring 0-D": (ring(grads=3.0), ValueError, r"grads.*shape \(P, d\)"),
+    "ring 1-D": (ring(grads=np.ones(4)), ValueError, r"grads.*2-D"),
+    "ring 3-D": (ring(grads=np.ones((2, 2, 2))), ValueError, r"grads.*2-D"),
+    "ring 0-D": (ring(grads=3.0), ValueError, r"grads.*2-D"),
     "ring d=0": (ring(grads=np.ones((2, 0))), ValueError, r"grads.*d >= 1"),
     "ring ragged": (ring(grads=[[1.0, 2.0], [3.0]]), ValueError, r"grads.*(ragged|rectangular)"),
     "ring NaN": (
@@ -95,17 +94,17 @@ CASES = {
     "ring max_abs<0": (ring(max_abs=-1.0), ValueError, r"max_abs"),
     "ring max_abs inf": (ring(max_abs=INF), ValueError, r"max_abs"),
     "ring max_abs str": (ring(max_abs="1"), TypeError, r"max_abs"),
-    "ring max_abs with int grads": (ring(grads=GI, max_abs=2.0), ValueError, r"max_abs"),
+    "ring max_abs str (int grads)": (ring(grads=GI, max_abs="1"), TypeError, r"max_abs"),
     "ring max_abs<0 (int grads)": (ring(grads=GI, max_abs=-2.0), ValueError, r"max_abs"),
     "ring seed<0": (ring(seed=-1), ValueError, r"seed"),
     "ring seed str": (ring(seed="a"), TypeError, r"seed"),
     "ring seed float": (ring(seed=1.5), TypeError, r"seed"),
     # ---------------- schedule helpers
-    "schedule P<2": (lambda: ring_schedule(1), ValueError, r"workers.*2\.\.65536"),
-    "schedule P bool": (lambda: ring_schedule(True), TypeError, r"workers"),
-    "schedule P float": (lambda: ring_schedule(3.0), TypeError, r"workers"),
+    "schedule P<2": (lambda: ring_schedule(1), ValueError, r"P.*>= 2"),
+    "schedule P bool": (lambda: ring_schedule(True), TypeError, r"P"),
+    "schedule P float": (lambda: ring_schedule(3.0), TypeError, r"P"),
     "chunk_bounds d=0": (lambda: chunk_bounds(0, 3), ValueError, r"\bd\b.*>= 1"),
-    "chunk_bounds P<2": (lambda: chunk_bounds(5, 1), ValueError, r"workers.*>= 2"),
+    "chunk_bounds P<2": (lambda: chunk_bounds(5, 1), ValueError, r"P.*>= 2"),
     # ---------------- fixed point
     "fixed_point P<2": (lambda: fixed_point(1, 8, 1.0), ValueError, r"P.*>= 2"),
     "fixed_point bits": (lambda: fixed_point(2, 40, 1.0), ValueError, r"bits.*2\.\.32"),
@@ -140,37 +139,35 @@ CASES = {
     "send value 0.5": (lambda: superdense_send([0.5]), ValueError, r"bits.*0 and 1"),
     "send NaN": (lambda: superdense_send([0, NAN]), ValueError, r"bits"),
     "send str": (lambda: superdense_send(["0", "1"]), TypeError, r"bits"),
-    "send link": (lambda: superdense_send([0, 1], link=0.9), TypeError, r"link"),
-    "send F keyword": (
-        lambda: superdense_send([0, 1], pair_fidelity=0.9),
-        TypeError,
-        r"pair_fidelity",
+    "send F": (
+        lambda: superdense_send([0, 1], pair_fidelity=0.1),
+        ValueError,
+        r"pair_fidelity.*\[0\.25, 1\]",
     ),
+    "send F str": (lambda: superdense_send([0, 1], pair_fidelity="1"), TypeError, r"pair_fidelity"),
     "send seed": (lambda: superdense_send([0, 1], seed=-3), ValueError, r"seed"),
     "qiskit send value 2": (lambda: superdense_send_qiskit([0, 2]), ValueError, r"bits.*0 and 1"),
     "qiskit send 2-D": (lambda: superdense_send_qiskit(np.zeros((1, 2))), ValueError, r"bits.*1-D"),
-    "qiskit send link": (
-        lambda: superdense_send_qiskit([0, 1], link=1.5),
-        TypeError,
-        r"link",
+    "qiskit send F": (
+        lambda: superdense_send_qiskit([0, 1], pair_fidelity=1.5),
+        ValueError,
+        r"pair_fidelity",
     ),
     "qiskit send seed": (lambda: superdense_send_qiskit([0, 1], seed="x"), TypeError, r"seed"),
     "circuit x=2": (lambda: superdense_circuit(2, 0), ValueError, r"\bx\b.*0\.\.1"),
     "circuit z=-1": (lambda: superdense_circuit(0, -1), ValueError, r"\bz\b.*0\.\.1"),
     "circuit z bool": (lambda: superdense_circuit(0, True), TypeError, r"\bz\b"),
     "circuit x str": (lambda: superdense_circuit("1", 0), TypeError, r"\bx\b"),
-    "circuit link": (
-        lambda: superdense_circuit(0, 0, link=0.5),
-        TypeError,
-        r"link",
+    "circuit F": (
+        lambda: superdense_circuit(0, 0, pair_fidelity=0.0),
+        ValueError,
+        r"pair_fidelity",
     ),
-    "outcome link": (
-        lambda: superdense_outcome_probabilities(0, 0, link="0.2"),
-        TypeError,
-        r"link",
+    "outcome F": (
+        lambda: superdense_outcome_probabilities(0, 0, pair_fidelity=0.2),
+        ValueError,
+        r"pair_fidelity",
     ),
-    "Link F": (lambda: Link(pair_fidelity=0.2), ValueError, r"pair_fidelity.*\[0\.25, 1\]"),
-    "Link F str": (lambda: Link(pair_fidelity="1"), TypeError, r"pair_fidelity"),
     "outcome x": (lambda: superdense_outcome_probabilities(3, 0), ValueError, r"\bx\b"),
     "isotropic F>1": (lambda: isotropic_state(1.01), ValueError, r"pair_fidelity.*\[0\.25, 1\]"),
     "isotropic F<0.25": (lambda: isotropic_state(0.0), ValueError, r"pair_fidelity"),
@@ -259,12 +256,12 @@ def test_bad_input_raises_naming_the_argument(case):
 def test_good_input_of_the_same_calls_passes():
     """The cases above fail because of the one bad argument, not because the call is broken."""
     ring_allreduce(G)
-    ring_allreduce(GI)
+    ring_allreduce(GI, max_abs=2.0)
     ring_allreduce(G, transport="superdense", pair_fidelity=0.9, seed=0)
     ring_allreduce(np.ones((4, 2)), bits=4)
     fixed_point(8, 5, 1.0)
-    superdense_send([0, 1, 1], link=Link(0.25), seed=0)
-    superdense_circuit(1, 1, link=Link(0.25))
+    superdense_send([0, 1, 1], pair_fidelity=0.25, seed=0)
+    superdense_circuit(1, 1, pair_fidelity=0.25)
     costmodel.iteration_time(1, 2, 10, 8, 0, 0, transport="superdense", beta_qubit=0.0)
     train_data_parallel(steps=1, bits=4, workers=4)
     modular_sum(np.ones((2, 2), dtype=np.uint8), 8)

@@ -306,7 +306,9 @@ def as_transport(transport="classical", *, protection_scheme="none", **link):
     ValueError: pair_fidelity=0.9 applies only to transport='superdense' (the classical network is error-free)
     """
     if isinstance(transport, (Classical, Superdense, Protected)):
-        given = sorted(link) + (["protection"] if protection_scheme != "none" else [])
+        given = sorted(link) + (
+            [] if protection(protection_scheme).scheme == "none" else ["protection"]
+        )
         if given:
             raise TypeError(
                 f"{', '.join(given)} go with the shorthand transport='superdense' only; "

@@ -71,9 +71,9 @@ def test_mixture_entropy():
 
 @pytest.mark.parametrize("basis", ["X", "Z"])
 def test_agreement(basis):
-    assert check_agreement((1 + 2 * 0.8) / 3, basis=basis).passed
-    assert not check_agreement(0.8, basis=basis).passed  # only Φ+ counted
-    assert not check_agreement(1 - (1 + 2 * 0.8) / 3, basis=basis).passed
+    assert check_agreement((1 + 2 * 0.85) / 3, basis=basis).passed
+    assert not check_agreement(0.85, basis=basis).passed  # only Φ+ counted
+    assert not check_agreement(1 - (1 + 2 * 0.85) / 3, basis=basis).passed
     assert check_agreement(1.0, pair_fidelity=1.0, basis=basis).passed
     assert _not_attempted(check_agreement(None, basis=basis))
     _quiet_failures(check_agreement, basis=basis)

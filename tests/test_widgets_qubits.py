@@ -144,7 +144,7 @@ def test_bell_pair_widget_updates():
 
 def test_noisy_pair_widget_updates_and_reports_errors():
     w = noisy_pair_widget()
-    assert w.error == "" and w.result.pair_fidelity == pytest.approx(0.9)
+    assert w.error == "" and w.result.pair_fidelity == pytest.approx(0.8)
     first = _png(w)
     w.controls["pair_fidelity"].value = 0.5
     assert w.result.agreement == pytest.approx(2 / 3) and _png(w) != first

@@ -204,8 +204,8 @@ _NAMED_GATES = {"X": PAULIS["X"], "Z": PAULIS["Z"], "H": _H}
 
 
 def check_on_qubit(fn, *, trials: int = 3, seed: int = 0) -> Feedback:
-    """Code-graded: the reader's ``fn(u, qubit) -> array (4, 4)``, the operator that applies the
-    2 x 2 gate ``u`` to ``qubit`` (0 or 1) of two qubits and nothing to the other.
+    """Code-graded: the reader's ``on_qubit(u, qubit) -> array (4, 4)``, the operator that
+    applies the 2 x 2 gate ``u`` to ``qubit`` (0 or 1) of two qubits and nothing to the other.
 
     Called on X, Z, H and ``trials`` random unitaries (seeded), on both qubits, with
     :func:`qring_edu.states.embed_operator` switched off; compared with it entry by entry to
@@ -288,9 +288,9 @@ def _partial_trace_cases(trials: int, seed: int) -> list[tuple[str, np.ndarray]]
 
 
 def check_partial_trace(fn, *, trials: int = 3, seed: int = 0) -> Feedback:
-    """Code-graded: the reader's ``fn(rho, keep) -> array (2, 2)``, the reduced state of qubit
-    ``keep`` (0 = Alice's A, 1 = Bob's B) of a two-qubit density matrix ``rho`` (4 x 4, index
-    ``a + 2 b``).
+    """Code-graded: the reader's ``my_partial_trace(rho, keep) -> array (2, 2)``, the reduced
+    state of qubit ``keep`` (0 = Alice's A, 1 = Bob's B) of a two-qubit density matrix ``rho``
+    (4 x 4, index ``a + 2 b``).
 
     Called on ``|Φ+⟩``, the product ``|0⟩_A|+⟩_B``, the isotropic pair at F = 0.8 and ``trials``
     random mixed states (seeded), keeping each qubit in turn, with
@@ -309,9 +309,9 @@ def check_partial_trace(fn, *, trials: int = 3, seed: int = 0) -> Feedback:
     >>> def swapped(rho, keep):
     ...     return reduced(rho, 1 - keep)
     >>> print(check_partial_trace(swapped).message)
-    partial_trace(rho, keep): on |0⟩_A |+⟩_B keeping qubit 0 you returned [[0.5, 0.5], [0.5, 0.5]], the state of qubit 1. Index i = a + 2 b: Alice's bit a is i % 2, Bob's bit b is i // 2; reshape(2, 2, 2, 2) puts b first.
+    my_partial_trace(rho, keep): on |0⟩_A |+⟩_B keeping qubit 0 you returned [[0.5, 0.5], [0.5, 0.5]], the state of qubit 1. Index i = a + 2 b: Alice's bit a is i % 2, Bob's bit b is i // 2; reshape(2, 2, 2, 2) puts b first.
     """
-    what = "partial_trace(rho, keep)"
+    what = "my_partial_trace(rho, keep)"
     fb = _not_callable(fn, what)
     if fb is not None:
         return fb
@@ -382,7 +382,7 @@ def _entropy_cases(trials: int, seed: int) -> list[tuple[str, np.ndarray]]:
 
 
 def check_entropy(fn, *, trials: int = 2, seed: int = 0) -> Feedback:
-    """Code-graded: the reader's ``fn(rho) -> float``, the von Neumann entropy
+    """Code-graded: the reader's ``my_entropy(rho) -> float``, the von Neumann entropy
     ``S(ρ) = −Σ λ log2 λ`` in bits of a density matrix (any number of qubits).
 
     Called on pure states, ``I/2``, ``I/4``, a diagonal state, the isotropic pair, ``trials``
@@ -406,9 +406,9 @@ def check_entropy(fn, *, trials: int = 2, seed: int = 0) -> Feedback:
     ...     p = p[p > 1e-12]
     ...     return float(-(p * np.log2(p)).sum())
     >>> print(check_entropy(diagonal).message)
-    entropy(rho): on |+⟩⟨+| you returned 1, expected 0. That is the entropy of the diagonal of ρ (the Z-basis outcome probabilities); S(ρ) uses the eigenvalues (np.linalg.eigvalsh).
+    my_entropy(rho): on |+⟩⟨+| you returned 1, expected 0. That is the entropy of the diagonal of ρ (the Z-basis outcome probabilities); S(ρ) uses the eigenvalues (np.linalg.eigvalsh).
     """
-    what = "entropy(rho)"
+    what = "my_entropy(rho)"
     fb = _not_callable(fn, what)
     if fb is not None:
         return fb
@@ -501,7 +501,7 @@ def check_mixture_entropy(answer, weight: float = 0.75) -> Feedback:
     )
 
 
-def check_agreement(answer, pair_fidelity: float = 0.8, basis: str = "X") -> Feedback:
+def check_agreement(answer, pair_fidelity: float = 0.85, basis: str = "X") -> Feedback:
     """Probability that Alice's and Bob's bits agree when both measure their half of the
     isotropic pair of fidelity F in ``basis`` (``"Z"`` or ``"X"``): ``F + (1 − F)/3`` in both
     bases. Reference: :func:`qring_edu.experiments.qubits.run_bell_pair`. Tolerance 1e-3.

@@ -127,7 +127,7 @@ def plot_qubit_measurement(run: QubitMeasurement) -> Figure:
     for k in range(2):
         ax_bar.text(
             pos[k],
-            max(run.probabilities[k], run.frequencies[k]) + 0.06,
+            max(run.probabilities[k] + 2 * run.standard_errors[k], run.frequencies[k]) + 0.04,
             f"p = {run.probabilities[k]:.3f}\nfreq. = {run.frequencies[k]:.3f}",
             ha="center",
             va="bottom",
@@ -186,13 +186,17 @@ def _agreement(ax, run: BellPairRun) -> None:
     ax.bar(pos + 0.18, sampled, width=0.36, color=COLOURS["sampled"], label="sampled")
     for k in range(3):
         ax.text(
-            pos[k], max(exact[k], sampled[k]) + 0.03, f"{sampled[k]:.3f}", ha="center", fontsize=9
+            pos[k],
+            max(exact[k], sampled[k]) + 0.03,
+            f"{exact[k]:.3f}\n{sampled[k]:.3f}",
+            ha="center",
+            fontsize=8,
         )
     ax.set_xticks(pos, names, fontsize=8)
     ax.set_ylim(0, 1.25)
     ax.set_ylabel("probability / fraction of shots")
     ax.legend(loc="upper right", fontsize=8, ncol=2, frameon=False)
-    ax.set_title(f"{run.shots:,} shots", fontsize=10)
+    ax.set_title(f"{run.shots:,} shots (numbers: exact, then sampled)", fontsize=10)
 
 
 def plot_bell_pair(run: BellPairRun) -> Figure:
@@ -259,7 +263,9 @@ def plot_noisy_pair(run: BellPairRun) -> Figure:
         f"S(ρ_AB) = {run.entropy:.3f} bits,  S(ρ_A) = {run.alice_entropy:.3f} bit", fontsize=10
     )
     _agreement(ax_a, run)
-    ax_a.set_title(f"both measure in the {run.basis} basis, {run.shots:,} shots", fontsize=10)
+    ax_a.set_title(
+        f"both measure in the {run.basis} basis, {run.shots:,} shots (exact, sampled)", fontsize=10
+    )
     fig.suptitle(
         f"A noisy pair: the isotropic state of fidelity F = {run.pair_fidelity:.2f}", fontsize=11
     )

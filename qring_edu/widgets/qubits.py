@@ -107,7 +107,7 @@ def bell_pair_widget(x: bool = False, z: bool = False, basis: str = "Z") -> Live
     )
 
 
-def noisy_pair_widget(pair_fidelity: float = 0.9, basis: str = "Z") -> LiveFigure:
+def noisy_pair_widget(pair_fidelity: float = 0.8, basis: str = "Z") -> LiveFigure:
     """Pair fidelity F and the basis both parties measure in ->
     :func:`qring_edu.figures.qubits.plot_noisy_pair`: the isotropic state's density matrix, its
     eigenvalues and entropies, and how often the two bits of 1,000 shots agree (seed 0).
@@ -117,7 +117,7 @@ def noisy_pair_widget(pair_fidelity: float = 0.9, basis: str = "Z") -> LiveFigur
     >>> from qring_edu.widgets.qubits import noisy_pair_widget
     >>> live = noisy_pair_widget()
     >>> round(live.result.agreement, 4)          # F + (1 − F)/3
-    0.9333
+    0.8667
     >>> live.controls["pair_fidelity"].value = 0.25
     >>> round(live.result.entropy, 4)            # the maximally mixed pair: 2 bits
     2.0
@@ -148,7 +148,7 @@ def noisy_pair_widget(pair_fidelity: float = 0.9, basis: str = "Z") -> LiveFigur
         noisy_pair_widget,
         dict(pair_fidelity=pair_fidelity, basis=basis),
         {
-            "pair_fidelity": sorted({0.25, 0.5, 0.7, 0.9, 1.0, float(pair_fidelity)}),
+            "pair_fidelity": sorted({0.25, 0.5, 0.7, 0.8, 1.0, float(pair_fidelity)}),
             "basis": None,
         },
     )

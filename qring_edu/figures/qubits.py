@@ -211,7 +211,7 @@ def plot_bell_pair(run: BellPairRun) -> Figure:
     >>> plot_bell_pair(run_bell_pair(1, 1)).get_suptitle()
     'Alice applies X, then Z to her half of |Φ+⟩: the pair is now |Ψ−⟩'
     """
-    fig = Figure(figsize=(12.5, 4.4))
+    fig = Figure(figsize=(11.5, 4.4))
     ax_w, ax_j, ax_a = fig.subplots(1, 3, width_ratios=[1, 1, 1.1])
     weights = run.bell_weights
     colours = [COLOURS["state"] if n == run.name else "#cccccc" for n in _BELL_ORDER]
@@ -242,7 +242,7 @@ def plot_noisy_pair(run: BellPairRun) -> Figure:
     >>> plot_noisy_pair(run_bell_pair(pair_fidelity=0.7)).axes[1].get_title()
     'S(ρ_AB) = 1.357 bits,  S(ρ_A) = 1.000 bit'
     """
-    fig = Figure(figsize=(12.5, 4.4))
+    fig = Figure(figsize=(11.5, 4.4))
     ax_m, ax_w, ax_a = fig.subplots(1, 3, width_ratios=[1, 1, 1.1])
     real = run.rho.real
     ax_m.imshow(real, cmap="RdBu_r", vmin=-0.5, vmax=0.5)

@@ -239,6 +239,8 @@ class VGAResult:
     n_copies: int = field(repr=False)
     n_tested: int = field(repr=False)
     tests: int = field(repr=False)
+    tests_passed: int = field(repr=False)
+    ghz_delivered: int = field(repr=False)
     bad_used: int = field(repr=False)
     bad_tested: int = field(repr=False)
     guess_words: np.ndarray = field(repr=False)
@@ -247,14 +249,6 @@ class VGAResult:
     @property
     def attacker_guess(self) -> np.ndarray:
         return to_signed(self.guess_words, self.bits)
-
-    @property
-    def ghz_delivered(self) -> int:
-        return self.n_copies * self.bits
-
-    @property
-    def tests_passed(self) -> int:
-        return self.tests - self.tests_failed
 
 
 @result
@@ -551,6 +545,8 @@ def vga_aggregate(
         n_copies=n,
         n_tested=t,
         tests=t * bits,
+        tests_passed=t * bits - failed,
+        ghz_delivered=n * bits,
         bad_used=int(used.any(axis=2).sum()),
         bad_tested=int(tested.any(axis=1).sum()),
         guess_words=guess,
@@ -732,7 +728,8 @@ def vga_circuit(x, bits: int, *, pads=None, flips=None, measure: bool = True):
         if sum(rs) % (1 << bits):
             raise ValueError(f"pads must sum to 0 mod 2**bits, got {rs}")
         for j, rj in enumerate(rs):
-            qc.x([regs[j][i] for i in range(bits) if (rj >> i) & 1])
+            for qubit in (regs[j][i] for i in range(bits) if (rj >> i) & 1):
+                qc.x(qubit)
             qft = QFTGate(bits)
             qft.label = "QFT"
             qc.append(qft, regs[j])

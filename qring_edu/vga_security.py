@@ -212,7 +212,7 @@ def even_y_settings(n_tests: int, workers: int, seed=None) -> np.ndarray:
     n_tests = check_int(n_tests, "n_tests", 0, 10**8)
     workers = check_int(workers, "workers", 2, 10**4)
     check_seed(seed)
-    y = np.random.default_rng(seed).integers(0, 2, size=(n_tests, workers)).astype(bool)
+    y = np.random.default_rng(seed).integers(0, 2, (n_tests, workers), dtype=np.int8).astype(bool)
     y[:, -1] = np.logical_xor.reduce(y[:, :-1], axis=1)
     return y
 

@@ -6,8 +6,8 @@ however malformed, gives a failing feedback with a hint — nothing raises and n
 Tolerances are stated in each docstring.
 
 Two checkers grade *code* ("build it yourself"): :func:`check_ghz_test` runs the reader's GHZ-test
-circuit and pass rule on random settings and copies against :func:`qring_edu.vga.ghz_test_circuit`
-and :func:`qring_edu.vga.ghz_test_pass_probability`; :func:`check_zero_sum_pads` runs the reader's
+circuit and pass rule on random settings and copies against :func:`qring_edu.ghz_test_circuit`
+and :func:`qring_edu.vga_security.ghz_test_pass_probability`; :func:`check_zero_sum_pads` runs the reader's
 pad sampler against the properties of :func:`qring_edu.vga.zero_sum_pads`. Both report the first
 failing case with a hint (:func:`~qring_edu.exercises._base.call_reader`).
 """
@@ -21,14 +21,13 @@ import numbers
 import numpy as np
 
 from .._validate import check_bits, check_float, check_int
-from ..vga import (
-    amplified_leak_probability,
+from ..vga import known_pads_detection, vga_copy_counts
+from ..vga_security import (
+    SplitWorker,
     detection_probability,
     even_y_settings,
     ghz_test_circuit,
     ghz_test_pass_probability,
-    known_pads_detection,
-    vga_copy_counts,
     vga_epsilon_floor,
 )
 from ._base import (
@@ -54,7 +53,6 @@ __all__ = [
     "check_rectangle_pairs",
     "check_single_copy_escape",
     "check_split_worker_fail",
-    "check_amplified_leak",
 ]
 
 
@@ -351,9 +349,9 @@ def check_ghz_test(ghz_test, passes, *, cases: int = 16, seed: int = 0) -> Feedb
     ``cases`` random instances (seeded; P in 2..5, settings uniform among even numbers of Y's,
     the copy a GHZ state, a phase-flipped GHZ state or a product of equator states with random
     phases). For each: the exact outcome law of the reader's circuit against that of
-    :func:`qring_edu.vga.ghz_test_circuit` (tolerance 1e-9), the rule on every outcome against
+    :func:`qring_edu.ghz_test_circuit` (tolerance 1e-9), the rule on every outcome against
     "XOR of the bits = m mod 2" (2m Y's), and the resulting pass probability against
-    :func:`qring_edu.vga.ghz_test_pass_probability`. The first failing case is reported with a
+    :func:`qring_edu.vga_security.ghz_test_pass_probability`. The first failing case is reported with a
     hint. ``None`` or a stub raising ``NotImplementedError`` = not attempted.
 
     Examples
@@ -445,7 +443,7 @@ def check_ghz_test(ghz_test, passes, *, cases: int = 16, seed: int = 0) -> Feedb
         )
         p_lib = float(
             ghz_test_pass_probability(
-                y, phases=phases if kind == 2 else None, ghz_phase=math.pi if kind == 1 else 0.0
+                y, phases=phases if kind == 2 else None, ghz_phase=math.pi if kind == 1 else None
             )[0]
         )
         if abs(p_mine - p_lib) > 1e-9:  # cannot differ once the two checks above pass
@@ -670,8 +668,8 @@ def check_single_copy_escape(answer, n_copies: int, test_fraction: float) -> Fee
 
 def check_split_worker_fail(answer, workers: int) -> Feedback:
     """Probability that one GHZ test fails on ``|+> (x) GHZ_{P-1}`` (worker 0's qubit split
-    off): exactly 1/4 for every P (:func:`qring_edu.vga.detection_probability`,
-    ``"split_worker"``). Tolerance 1e-6.
+    off): exactly 1/4 for every P (:func:`qring_edu.detection_probability` of
+    :class:`~qring_edu.vga_security.SplitWorker`). Tolerance 1e-6.
 
     Examples
     --------
@@ -685,42 +683,11 @@ def check_split_worker_fail(answer, workers: int) -> Feedback:
         workers = check_int(workers, "workers", 2, 64)
     except (TypeError, ValueError) as exc:
         return bad_parameters(exc)
-    expected = detection_probability("split_worker", workers, bits=2, attacked_qubits=1)
+    expected = detection_probability(SplitWorker(), workers, bits=2)
     fb = compare_number(answer, expected, tol=1e-6, what="failure probability of the test")
     if not fb.passed and as_number(answer, "")[1] is None:
         return failed(
             fb.message + " The fidelity with GHZ is 1/2 and the copy has no |GHZ->"
             "component, so the witness is tight: P(fail) = (1 - F)/2."
-        )
-    return fb
-
-
-def check_amplified_leak(answer, n_copies: int, bad_copies: int, amplification: int) -> Feedback:
-    """Probability that an entry leaks under privacy amplification when its k registers are a
-    secret uniformly random k-subset of the N delivered ones, B of them attacked:
-    ``C(B, k)/C(N, k)`` (:func:`qring_edu.amplified_leak_probability`). Relative tolerance 1e-3.
-
-    Examples
-    --------
-    >>> from qring_edu.exercises.vga import check_amplified_leak
-    >>> check_amplified_leak(250 * 249 / (1000 * 999), 1000, 250, 2).passed   # C(B, k) / C(N, k)
-    True
-    >>> print(check_amplified_leak(0.25, 1000, 250, 2).message)
-    leak probability with k = 2: 0.25 is not right (tolerance 6.23123e-05). Check your formula. The entry leaks only if all k of its registers are attacked: (B/N)((B-1)/(N-1))... for k factors.
-    """
-    try:
-        expected = amplified_leak_probability(n_copies, bad_copies, amplification)
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
-    fb = compare_number(
-        answer,
-        expected,
-        tol=max(1e-3 * expected, 1e-12),
-        what=f"leak probability with k = {amplification}",
-    )
-    if not fb.passed and as_number(answer, "")[1] is None:
-        return failed(
-            fb.message + " The entry leaks only if all k of its registers are "
-            "attacked: (B/N)((B-1)/(N-1))... for k factors."
         )
     return fb

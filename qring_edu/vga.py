@@ -352,8 +352,8 @@ def zero_sum_pads(workers: int, d: int, bits: int, seed=None, *, worker: int | N
 
     Rows ``0 .. P-2`` are independent and uniform on ``0 .. 2**bits - 1``, row j drawn from child
     j of one :class:`numpy.random.SeedSequence` made from ``seed``; the last row closes the sum,
-    ``r_{P-1} = -(r_0 + ... + r_{P-2}) mod 2**bits``: the law is uniform on the zero-sum tuples
-    (any P - 1 rows jointly uniform). Every worker passing the same ``seed`` (int, sequence of
+    ``r_{P-1} = -(r_0 + ... + r_{P-2}) mod 2**bits`` (bits in 1..32): the law is uniform on the
+    zero-sum tuples (any P - 1 rows jointly uniform). Every worker passing the same ``seed`` (int, sequence of
     ints, SeedSequence; a Generator gives up 128 bits of its stream, so it must be in the same
     state everywhere) draws *its own* row alone: worker ``j < P-1`` in O(d) time and memory,
     worker ``P-1`` in O((P-1) d) time and O(d) memory (it redraws the other rows one at a time
@@ -369,7 +369,7 @@ def zero_sum_pads(workers: int, d: int, bits: int, seed=None, *, worker: int | N
     """
     workers = check_int(workers, "workers", 2)
     d = check_int(d, "d", 1)
-    bits = check_bits(bits)
+    bits = check_int(bits, "bits", 1, 32)  # b = 1: XOR pads (GHZ over Z_2)
     if worker is not None:
         worker = check_int(worker, "worker", 0, workers - 1)
         if seed is None:

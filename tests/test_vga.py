@@ -206,6 +206,8 @@ def test_zero_sum_pads_bad_input():
         zero_sum_pads(1, 4, 8, 1)
     with pytest.raises(ValueError, match="bits"):
         zero_sum_pads(2, 4, 33, 1)
+    with pytest.raises(ValueError, match="bits"):
+        zero_sum_pads(2, 4, 0, 1)
     with pytest.raises(ValueError, match="seed"):
         zero_sum_pads(2, 4, 8, -1)
     with pytest.raises(TypeError, match="d"):

@@ -24,6 +24,7 @@ from .._validate import check_bits, check_float, check_int
 from ..vga import known_pads_detection, vga_copy_counts
 from ..vga_security import (
     SplitWorker,
+    amplified_leak_probability,
     detection_probability,
     even_y_settings,
     ghz_test_circuit,
@@ -53,6 +54,7 @@ __all__ = [
     "check_rectangle_pairs",
     "check_single_copy_escape",
     "check_split_worker_fail",
+    "check_amplified_leak",
 ]
 
 
@@ -689,5 +691,36 @@ def check_split_worker_fail(answer, workers: int) -> Feedback:
         return failed(
             fb.message + " The fidelity with GHZ is 1/2 and the copy has no |GHZ->"
             "component, so the witness is tight: P(fail) = (1 - F)/2."
+        )
+    return fb
+
+
+def check_amplified_leak(answer, n_copies: int, bad_copies: int, amplification: int) -> Feedback:
+    """Probability that an entry leaks under privacy amplification when its k registers are a
+    secret uniformly random k-subset of the N delivered ones, B of them attacked:
+    ``C(B, k)/C(N, k)`` (:func:`qring_edu.amplified_leak_probability`). Relative tolerance 1e-3.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises.vga import check_amplified_leak
+    >>> check_amplified_leak(250 * 249 / (1000 * 999), 1000, 250, 2).passed   # C(B, k) / C(N, k)
+    True
+    >>> print(check_amplified_leak(0.25, 1000, 250, 2).message)
+    leak probability with k = 2: 0.25 is not right (tolerance 6.23123e-05). Check your formula. The entry leaks only if all k of its registers are attacked: (B/N)((B-1)/(N-1))... for k factors.
+    """
+    try:
+        expected = amplified_leak_probability(n_copies, bad_copies, amplification)
+    except (TypeError, ValueError) as exc:
+        return bad_parameters(exc)
+    fb = compare_number(
+        answer,
+        expected,
+        tol=max(1e-3 * expected, 1e-12),
+        what=f"leak probability with k = {amplification}",
+    )
+    if not fb.passed and as_number(answer, "")[1] is None:
+        return failed(
+            fb.message + " The entry leaks only if all k of its registers are "
+            "attacked: (B/N)((B-1)/(N-1))... for k factors."
         )
     return fb

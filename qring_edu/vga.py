@@ -38,7 +38,14 @@ from typing import ClassVar
 import numpy as np
 
 from ._result import result
-from ._validate import as_numeric_array, check_bits, check_float, check_int, check_seed
+from ._validate import (
+    as_numeric_array,
+    check_bits,
+    check_float,
+    check_int,
+    check_seed,
+    seed_sequence,
+)
 from .fixedpoint import to_signed, word_mask
 from .ring import AllReduceResult, ring_allreduce
 
@@ -212,7 +219,7 @@ class VGAResult:
     >>> x = np.array([[1, 2, 3], [4, 5, 6], [7, 8, 9]])
     >>> res = vga_aggregate(x, bits=4, seed=0)
     >>> res
-    VGAResult(source=Honest(), bits=4, accepted=True, tests_failed=0, attacker_accuracy=0.1111, workers=3, entries=3, ghz_used=12, ghz_tested=12, complete=True)
+    VGAResult(source=Honest(), bits=4, accepted=True, tests_failed=0, attacker_accuracy=0.3333, workers=3, entries=3, ghz_used=12, ghz_tested=12, complete=True)
     >>> res.total.tolist()                  # (12, 15, 18) mod 16, signed
     [-4, -1, 2]
     >>> bad = vga_aggregate(x, bits=4, source=KnownPads(), seed=0)
@@ -336,26 +343,16 @@ class VGARestart:
 
 
 # -- Pads, copy counts, input checks ----------------------------------------------------------
-def _seed_sequence(seed) -> np.random.SeedSequence:
-    """One SeedSequence from a seed (a Generator gives up 128 bits of its stream)."""
-    if isinstance(seed, np.random.Generator):
-        return np.random.SeedSequence(seed.integers(0, 2**63, size=2).tolist())
-    if not isinstance(seed, np.random.SeedSequence):
-        for v in seed if isinstance(seed, (list, tuple)) else [seed]:
-            check_seed(v)
-        seed = np.random.SeedSequence(seed)
-    return seed
-
-
 def zero_sum_pads(workers: int, d: int, bits: int, seed=None, *, worker: int | None = None):
     """Uniformly random pads that sum to zero: uint32 (P, d), or worker ``worker``'s row (d,).
 
     Rows ``0 .. P-2`` are independent and uniform on ``0 .. 2**bits - 1``, row j drawn from child
     j of one :class:`numpy.random.SeedSequence` made from ``seed``; the last row closes the sum,
     ``r_{P-1} = -(r_0 + ... + r_{P-2}) mod 2**bits`` (bits in 1..32): the law is uniform on the
-    zero-sum tuples (any P - 1 rows jointly uniform). Every worker passing the same ``seed`` (int, sequence of
-    ints, SeedSequence; a Generator gives up 128 bits of its stream, so it must be in the same
-    state everywhere) draws *its own* row alone: worker ``j < P-1`` in O(d) time and memory,
+    zero-sum tuples (any P - 1 rows jointly uniform). Every worker passing the same ``seed``
+    (int, sequence of ints, SeedSequence: :func:`~qring_edu._validate.seed_sequence`; a
+    Generator gives up 128 bits of its stream, so it must be in the same state everywhere)
+    draws *its own* row alone: worker ``j < P-1`` in O(d) time and memory,
     worker ``P-1`` in O((P-1) d) time and O(d) memory (it redraws the other rows one at a time
     to negate their sum). ``worker`` needs a seed other than None.
 
@@ -374,7 +371,7 @@ def zero_sum_pads(workers: int, d: int, bits: int, seed=None, *, worker: int | N
         worker = check_int(worker, "worker", 0, workers - 1)
         if seed is None:
             raise ValueError("worker= needs a shared seed (seed=None draws fresh pads each call)")
-    ss = _seed_sequence(seed)
+    ss = seed_sequence(seed)
     mask = np.uint32(word_mask(bits))
 
     def row(j: int) -> np.ndarray:

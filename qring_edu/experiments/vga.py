@@ -501,7 +501,7 @@ def sources_table(results: Mapping[str, VGAResult], inputs) -> Table:
     >>> x = np.arange(8).reshape(2, 4)
     >>> print(sources_table({"honest": vga_aggregate(x, bits=4, seed=0)}, x))
     source  failed tests  accepted  exact sums  source's accuracy
-    honest         0.00%  True         100.00%             25.00%
+    honest         0.00%  True         100.00%              0.00%
     """
     x = as_numeric_array(inputs, "inputs")
     rows = []

@@ -462,7 +462,7 @@ def vga_aggregate(
         Accept iff ``tests_failed <= tolerance * tests``.
     amplification : int in 1..64
         k: each entry's pad is the sum of k used registers' pads (secretly assigned), so it leaks
-        only if all k are attacked (:func:`qring_edu.amplified_leak_probability`); k-fold copies.
+        only if all k are attacked (:func:`qring_edu.vga_security.amplified_leak_probability`); k-fold copies.
     dropped : int or sequence of int
         Workers that drop out before announcing: the round is lost (``complete`` False,
         ``total`` uniformly random; :func:`vga_restart`).

@@ -492,7 +492,7 @@ def _detection(detection, function: str) -> float:
         raise TypeError(
             f"{function}() needs detection=...: the probability that testing one bad "
             "register-copy exposes it; it depends on the attack and on P, so there is no "
-            "default: take it from qring_edu.detection_probability(attack, workers, bits=bits)"
+            "default: take it from qring_edu.vga_security.detection_probability(attack, workers, bits=bits)"
         )
     return check_float(detection, "detection", 0.0, 1.0)
 
@@ -624,7 +624,7 @@ def amplified_leak_probability(n_copies: int, bad_copies: int, amplification: in
 # --------------------------------------------------------------------------------------------
 def vga_outcome_probabilities(x, bits: int, *, flips=None, pads=None) -> dict:
     """Exact law of the announcements ``(m_0, ..., m_{P-1})`` of one entry, from the state vector
-    of :func:`qring_edu.vga_circuit` (Qiskit ``Statevector``; ``flips``, ``pads`` as there);
+    of :func:`qring_edu.vga.vga_circuit` (Qiskit ``Statevector``; ``flips``, ``pads`` as there);
     keys are tuples of ints, zero entries omitted.
 
     Examples
@@ -650,7 +650,7 @@ def vga_state_outcome_probabilities(state, x, bits: int) -> np.ndarray:
     ``state`` (NumPy; no Qiskit): float (``2**(P b)``,), transcript ``m`` at ``sum_j m_j 2**(b j)``.
 
     ``state``: vector of length ``2**(P b)``, index ``sum_j g_j 2**(b j)`` (as in
-    :func:`qring_edu.vga_circuit`); ``x``: P ints mod ``2**bits``. Worker j applies
+    :func:`qring_edu.vga.vga_circuit`); ``x``: P ints mod ``2**bits``. Worker j applies
     ``w**(x_j g)`` and the inverse QFT ``|g> -> 2**(-b/2) sum_m w**(-m g) |m>``. ``bits`` in
     1..12 (b = 1 is the XOR sum), ``P b <= 12``.
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from qring_edu import detection_probability, vga_epsilon
+from qring_edu import vga_epsilon
 from qring_edu.alignment import classical_bits
 from qring_edu.experiments import claims as claims_module
 from qring_edu.experiments.alignment import tieaudit_crossover
@@ -46,6 +46,7 @@ from qring_edu.figures.claims import (
     verdict_label,
 )
 from qring_edu.vga import KnownPads
+from qring_edu.vga_security import detection_probability
 
 BOOK = Path(__file__).resolve().parents[1] / "book"
 
@@ -475,7 +476,8 @@ def _page(name: str) -> str:
 
 
 def test_intro_states_the_verdicts_with_library_numbers():
-    from qring_edu import allreduce_cut_bound, vga_epsilon_floor
+    from qring_edu import allreduce_cut_bound
+    from qring_edu.vga_security import vga_epsilon_floor
 
     text = _page("intro.md")
     assert "(coming)" not in text and "composably $\\varepsilon$-secure. *Partly*" in text

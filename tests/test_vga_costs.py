@@ -1,5 +1,5 @@
 """What VGA costs next to its competitors, the published GHZ numbers, and dropout
-(qring_edu.experiments.vga): counts checked by hand at small P, the grid against the library,
+(qring_edu.experiments.vga_security): counts checked by hand at small P, the grid against the library,
 the literature data against the research notes' verified values."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from qring_edu.experiments.vga import (
+from qring_edu.experiments.vga_security import (
     GHZ_EXPERIMENTS,
     PHOTONIC_GHZ,
     aggregation_costs,

@@ -6,7 +6,7 @@ however malformed, gives a failing feedback with a hint — nothing raises and n
 Tolerances are stated in each docstring.
 
 Two checkers grade *code* ("build it yourself"): :func:`check_ghz_test` runs the reader's GHZ-test
-circuit and pass rule on random settings and copies against :func:`qring_edu.ghz_test_circuit`
+circuit and pass rule on random settings and copies against :func:`qring_edu.vga_security.ghz_test_circuit`
 and :func:`qring_edu.vga_security.ghz_test_pass_probability`; :func:`check_zero_sum_pads` runs the reader's
 pad sampler against the properties of :func:`qring_edu.vga.zero_sum_pads`. Both report the first
 failing case with a hint (:func:`~qring_edu.exercises._base.call_reader`).
@@ -351,7 +351,7 @@ def check_ghz_test(ghz_test, passes, *, cases: int = 16, seed: int = 0) -> Feedb
     ``cases`` random instances (seeded; P in 2..5, settings uniform among even numbers of Y's,
     the copy a GHZ state, a phase-flipped GHZ state or a product of equator states with random
     phases). For each: the exact outcome law of the reader's circuit against that of
-    :func:`qring_edu.ghz_test_circuit` (tolerance 1e-9), the rule on every outcome against
+    :func:`qring_edu.vga_security.ghz_test_circuit` (tolerance 1e-9), the rule on every outcome against
     "XOR of the bits = m mod 2" (2m Y's), and the resulting pass probability against
     :func:`qring_edu.vga_security.ghz_test_pass_probability`. The first failing case is reported with a
     hint. ``None`` or a stub raising ``NotImplementedError`` = not attempted.
@@ -645,7 +645,7 @@ def check_rectangle_pairs(answer) -> Feedback:
 def check_single_copy_escape(answer, n_copies: int, test_fraction: float) -> Feedback:
     """Probability that one bad copy among ``n_copies`` is not in the tested set of
     ``T = ceil(f N)`` copies (then every test passes and the bad copy is used):
-    ``(N - T)/N`` (:func:`qring_edu.vga_epsilon_floor` at beta = 0). Tolerance 1e-9.
+    ``(N - T)/N`` (:func:`qring_edu.vga_security.vga_epsilon_floor` at beta = 0). Tolerance 1e-9.
 
     Examples
     --------
@@ -670,7 +670,7 @@ def check_single_copy_escape(answer, n_copies: int, test_fraction: float) -> Fee
 
 def check_split_worker_fail(answer, workers: int) -> Feedback:
     """Probability that one GHZ test fails on ``|+> (x) GHZ_{P-1}`` (worker 0's qubit split
-    off): exactly 1/4 for every P (:func:`qring_edu.detection_probability` of
+    off): exactly 1/4 for every P (:func:`qring_edu.vga_security.detection_probability` of
     :class:`~qring_edu.vga_security.SplitWorker`). Tolerance 1e-6.
 
     Examples
@@ -698,7 +698,7 @@ def check_split_worker_fail(answer, workers: int) -> Feedback:
 def check_amplified_leak(answer, n_copies: int, bad_copies: int, amplification: int) -> Feedback:
     """Probability that an entry leaks under privacy amplification when its k registers are a
     secret uniformly random k-subset of the N delivered ones, B of them attacked:
-    ``C(B, k)/C(N, k)`` (:func:`qring_edu.amplified_leak_probability`). Relative tolerance 1e-3.
+    ``C(B, k)/C(N, k)`` (:func:`qring_edu.vga_security.amplified_leak_probability`). Relative tolerance 1e-3.
 
     Examples
     --------

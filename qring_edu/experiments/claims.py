@@ -668,10 +668,10 @@ def vga_claim(seed: int = 0) -> Claim:
     """VGA with half of the delivered GHZ copies tested (P = 4, d = 400 entries, b = 8): copies
     used and tested, acceptance of an honest and of a known-pads source, the exact soundness error
     ε(N = 2d, f = ½, β = 0.1) of :func:`~qring_edu.vga_epsilon` for the detection of three
-    attacks (:func:`~qring_edu.detection_probability`), its floor at β = 0
-    (:func:`~qring_edu.vga_epsilon_floor`), the fidelity that N·f passed register tests guarantee
-    at 5 % significance (:func:`~qring_edu.ghz_verified_infidelity`) and the transcript distance of
-    an honest run (:func:`~qring_edu.transcript_distance`).
+    attacks (:func:`~qring_edu.vga_security.detection_probability`), its floor at β = 0
+    (:func:`~qring_edu.vga_security.vga_epsilon_floor`), the fidelity that N·f passed register tests guarantee
+    at 5 % significance (:func:`~qring_edu.vga_security.ghz_verified_infidelity`) and the transcript distance of
+    an honest run (:func:`~qring_edu.vga_security.transcript_distance`).
 
     Examples
     --------

@@ -1,17 +1,13 @@
 """Experiments of chapter 5, *Verified GHZ aggregation* (book/05_vga.ipynb): the attack
 playground, exact privacy, the circuits against the fast path, the sources side by side, the GHZ
 test as a witness, the detection of each attack and the soundness error ε it gives, the β = 0
-floor; what a dropout costs; what VGA costs next to its competitors; published GHZ distribution.
+floor.
 
 Pure: every number comes from :mod:`qring_edu.vga` and :mod:`qring_edu.vga_security`; results
 are frozen dataclasses (figures: :mod:`qring_edu.figures.vga`). Transcript order: worker j's
 announcement ``m_j`` is a word in ``0 .. 2**bits - 1``; joint histograms index ``(m_0, m_1)`` as
 (row, column). No detection probability is ever assumed: every ε comes from
-:func:`qring_edu.detection_probability` for a named attack (a value).
-
-Literature numbers here are those the project's research notes mark as verified in the source,
-each with its reference key; where we only read a protocol ourselves, the text says "our
-reading".
+:func:`qring_edu.vga_security.detection_probability` for a named attack (a value).
 """
 
 from __future__ import annotations
@@ -35,7 +31,6 @@ from ..vga import (
     vga_aggregate,
     vga_aggregate_qiskit,
     vga_copy_counts,
-    vga_restart,
 )
 from ..vga_security import (
     KnownPadBits,
@@ -74,15 +69,6 @@ __all__ = [
     "fraction_sweep",
     "EpsilonFloor",
     "epsilon_floor_sweep",
-    "DropoutComparison",
-    "dropout_comparison",
-    "AggregationCosts",
-    "aggregation_costs",
-    "scheme_table",
-    "PHOTONIC_GHZ",
-    "GHZ_EXPERIMENTS",
-    "GHZDistribution",
-    "ghz_distribution",
 ]
 
 #: Largest amount of simulated work per call (runs * fractions * entries * workers).
@@ -133,9 +119,7 @@ def attack_label(attack) -> str:
     return f"known pads on {count} qubit GHZ"
 
 
-# --------------------------------------------------------------------------------------------
-# Attack playground
-# --------------------------------------------------------------------------------------------
+# -- Attack playground ---------------------------------------------------------------------------
 @result(show=("acceptance_at_f", "accuracy_at_f", "epsilon_at_f"))
 class AttackSweep:
     """Acceptance rate, attacker accuracy and ε against the test fraction for one source.
@@ -228,18 +212,12 @@ def attack_sweep(
     detection = detection_probability(attack, workers, bits=bits)
     rng = np.random.default_rng(seed)
     acc, guess, fail, eps = [], [], [], []
+    options = dict(bits=bits, source=source, tolerance=tolerance, seed=rng)
     for frac in fractions:
         accepted = correct = failed = tests = 0
         for _ in range(runs):
             x = rng.integers(0, 2**bits, size=(workers, entries))
-            res = vga_aggregate(
-                x,
-                bits=bits,
-                test_fraction=float(frac),
-                source=source,
-                tolerance=tolerance,
-                seed=rng,
-            )
+            res = vga_aggregate(x, test_fraction=float(frac), **options)
             accepted += res.accepted
             correct += res.attacker_accuracy
             failed += res.tests_failed
@@ -249,27 +227,12 @@ def attack_sweep(
         fail.append(failed / tests if tests else 0.0)
         n_copies = vga_copy_counts(entries, float(frac))[0]
         eps.append(vga_epsilon(n_copies, float(frac), beta, detection=detection))
-    return AttackSweep(
-        source,
-        workers,
-        bits,
-        entries,
-        runs,
-        f,
-        attack,
-        detection,
-        beta,
-        fractions,
-        np.array(acc),
-        np.array(guess),
-        np.array(fail),
-        np.array(eps),
-    )
+    curves = [np.array(v) for v in (acc, guess, fail, eps)]
+    settings = (source, workers, bits, entries, runs, f, attack, detection, beta)
+    return AttackSweep(*settings, fractions, *curves)
 
 
-# --------------------------------------------------------------------------------------------
-# Privacy, exactly
-# --------------------------------------------------------------------------------------------
+# -- Privacy, exactly ----------------------------------------------------------------------------
 def _words(values, name: str) -> np.ndarray:
     arr = as_numeric_array(values, name).reshape(-1)
     if not np.issubdtype(arr.dtype, np.integer):
@@ -293,7 +256,7 @@ class ExactPrivacy:
     (:func:`qring_edu.vga_security.vga_state_outcome_probabilities`); what an outsider sees is
     this law for every source (the attacking sources draw their pads uniformly). ``between``:
     total-variation distance of the two laws (0 for equal sums, 1 otherwise). ``distance_a``,
-    ``distance_b``: :func:`qring_edu.transcript_distance` for ``source`` (the transcript *joint
+    ``distance_b``: :func:`qring_edu.vga_security.transcript_distance` for ``source`` (the transcript *joint
     with what the attacker holds*; ``method`` "exact", or "closed_form" beyond the enumeration
     limit).
 
@@ -386,26 +349,20 @@ def exact_privacy(
     digits = [(codes >> (bits * j)) & (size - 1) for j in range(a.size)]
     total = sum(digits) % size
     laws = [vga_state_outcome_probabilities(psi, x.tolist(), bits) for x in (a, b)]
-    joints = [
-        np.bincount(digits[0] * size + digits[1], weights=w, minlength=size * size).reshape(
-            size, size
-        )
-        for w in laws
-    ]
+    pairs = digits[0] * size + digits[1]  # (m_0, m_1)
+    joints = [np.bincount(pairs, weights=w, minlength=size**2).reshape(size, size) for w in laws]
     sums = [np.bincount(total, weights=w, minlength=size) for w in laws]
     between = round(0.5 * float(np.abs(laws[0] - laws[1]).sum()), 12)
     return ExactPrivacy(bits, source, k, between, dist[0], dist[1], method, a, b, *joints, *sums)
 
 
-# --------------------------------------------------------------------------------------------
-# The circuits against the fast path
-# --------------------------------------------------------------------------------------------
+# -- The circuits against the fast path ----------------------------------------------------------
 @result(show=("aer_p_value", "fast_p_value"))
 class TranscriptPaths:
     """Transcripts of one column of inputs, ``samples`` runs each on the Aer circuits
-    (:func:`qring_edu.vga_aggregate_qiskit`) and on the fast path
+    (:func:`qring_edu.vga.vga_aggregate_qiskit`) and on the fast path
     (:func:`qring_edu.vga_aggregate`), against the exact law
-    (:func:`qring_edu.vga_outcome_probabilities`).
+    (:func:`qring_edu.vga_security.vga_outcome_probabilities`).
 
     ``exact``, ``aer_counts``, ``fast_counts``: shape ``(2**(b P),)``, transcript
     ``(m_0, ..., m_{P-1})`` at code ``sum_j m_j 2**(b j)``. ``*_p_value``: chi-squared goodness
@@ -488,9 +445,7 @@ def transcript_paths(
     )
 
 
-# --------------------------------------------------------------------------------------------
-# Sources side by side
-# --------------------------------------------------------------------------------------------
+# -- Sources side by side ------------------------------------------------------------------------
 def sources_table(results: Mapping[str, VGAResult], inputs) -> Table:
     """One row per labelled :class:`~qring_edu.VGAResult` of the same ``inputs`` (P, d): the
     fraction of failed tests (– when none was run), acceptance, the fraction of entries whose
@@ -521,9 +476,7 @@ def sources_table(results: Mapping[str, VGAResult], inputs) -> Table:
     return Table(columns, tuple(rows), ("", ".2%", "", ".2%", ".2%"))
 
 
-# --------------------------------------------------------------------------------------------
-# The GHZ test as a fidelity witness, on named states
-# --------------------------------------------------------------------------------------------
+# -- The GHZ test as a fidelity witness, on named states -----------------------------------------
 def _witness_states(workers: int, rng: np.random.Generator) -> list[tuple[str, np.ndarray]]:
     """Named P-qubit states (vectors, or a density matrix), worker j = bit j."""
     dim = 1 << workers
@@ -558,7 +511,7 @@ class WitnessTable:
     ``rows``: ``(state, fidelity, fail_probability, bound)``: :func:`ghz_fidelity
     <qring_edu.vga_security.ghz_fidelity>`, 1 - :func:`ghz_state_pass_probability
     <qring_edu.vga_security.ghz_state_pass_probability>` (setting by setting) and the witness
-    ``max(0, 1 - 2 P(fail))`` (:func:`qring_edu.ghz_witness`); ``fidelity >= bound`` for every
+    ``max(0, 1 - 2 P(fail))`` (:func:`qring_edu.vga_security.ghz_witness`); ``fidelity >= bound`` for every
     state, with equality when the state has no ``|GHZ->`` component.
 
     Examples
@@ -619,9 +572,7 @@ def witness_table(workers: int = 4, seed: int = 0) -> WitnessTable:
     return WitnessTable(workers=workers, rows=tuple(rows))
 
 
-# --------------------------------------------------------------------------------------------
-# Detection, attack by attack, and the ε each gives
-# --------------------------------------------------------------------------------------------
+# -- Detection, attack by attack, and the ε each gives -------------------------------------------
 #: The attacks of :func:`detection_table` and what each leaks.
 DETECTION_ROWS = (
     (KnownPads(), "every input of the entry"),
@@ -637,7 +588,7 @@ class DetectionTable:
     """Per attack: what it leaks, its per-register detection and the ε it gives.
 
     ``rows``: ``(attack, leaks, detection, epsilon)``, detection from
-    :func:`qring_edu.detection_probability` (P = ``workers``, b = ``bits``), ε =
+    :func:`qring_edu.vga_security.detection_probability` (P = ``workers``, b = ``bits``), ε =
     :func:`qring_edu.vga_epsilon` at ``(n_copies, test_fraction, bad_fraction)``.
 
     Examples
@@ -704,9 +655,7 @@ def detection_table(
     )
 
 
-# --------------------------------------------------------------------------------------------
-# ε against copies and test fraction
-# --------------------------------------------------------------------------------------------
+# -- ε against copies and test fraction ----------------------------------------------------------
 @result
 class EpsilonGrid:
     """``epsilon[i, k]`` = :func:`qring_edu.vga_epsilon` for ``used[k]`` used copies at test
@@ -829,14 +778,8 @@ class FractionSweep:
             )
             for i, a in enumerate(self.attacks)
         )
-        columns = (
-            "attack",
-            "δ",
-            "best f",
-            "ε at best f",
-            "ε at f = 1/2",
-            "f = 1/2: share of best exponent",
-        )
+        columns = ("attack", "δ", "best f", "ε at best f", "ε at f = 1/2")
+        columns += ("f = 1/2: share of best exponent",)
         title = f"N = {self.n_copies} delivered copies, β = {self.bad_fraction:g}"
         return Table(columns, rows, ("", ".4f", ".1f", ".2e", ".2e", ".0%"), title=title)
 
@@ -871,9 +814,7 @@ def fraction_sweep(
     return FractionSweep(n, beta, tuple(attacks), np.array(dets), fr, np.array(eps))
 
 
-# --------------------------------------------------------------------------------------------
-# β = 0: the floor 1 - f
-# --------------------------------------------------------------------------------------------
+# -- β = 0: the floor 1 - f ----------------------------------------------------------------------
 @result
 class EpsilonFloor:
     """ε against the number of delivered copies, with no bad used copy allowed (β = 0) and with
@@ -881,7 +822,7 @@ class EpsilonFloor:
 
     ``epsilon_zero[i, k]``: :func:`qring_edu.vga_epsilon` at ``(n_copies[k], test_fraction, 0)``
     for ``attacks[i]``; ``epsilon_beta[i, k]``: the same at ``bad_fraction``; ``floor_zero[k]``,
-    ``floor_beta[k]``: :func:`qring_edu.vga_epsilon_floor` (one bad copy more than allowed,
+    ``floor_beta[k]``: :func:`qring_edu.vga_security.vga_epsilon_floor` (one bad copy more than allowed,
     never tested: a bound for every detection).
 
     Examples
@@ -935,364 +876,3 @@ def epsilon_floor_sweep(
     return EpsilonFloor(
         f, beta, tuple(attacks), np.array(dets), np.array(ns), zero, at_beta, *floors
     )
-
-
-# --------------------------------------------------------------------------------------------
-# Dropout
-# --------------------------------------------------------------------------------------------
-@result(show=("hit_rate",))
-class DropoutComparison:
-    """A VGA round with dropped workers, and its restart among the survivors.
-
-    ``lost_totals``: int64 (d,), what the survivors compute from the announcements they
-    received; ``survivors_sum``: their true sum; ``hit_rate``: the fraction of entries where the
-    two agree (``2**-bits`` expected: the missing pads are uniform); ``uniform_p_value``:
-    chi-squared test of ``lost_totals - survivors_sum`` against the uniform law;
-    ``restart_exact``: the restart (:func:`qring_edu.vga_restart`) returns the survivors' sum;
-    ``ghz_first`` / ``ghz_restart``: qubit GHZ copies of each round (the restart's are the extra
-    cost).
-
-    Examples
-    --------
-    >>> run = dropout_comparison(entries=2000)
-    >>> run.restart_exact, run.ghz_first, run.ghz_restart
-    (True, 32000, 32000)
-    """
-
-    workers: int
-    bits: int
-    dropped: tuple[int, ...]
-    restart_exact: bool
-    uniform_p_value: float
-    ghz_first: int
-    ghz_restart: int
-    lost_totals: np.ndarray = field(repr=False)
-    survivors_sum: np.ndarray = field(repr=False)
-
-    @property
-    def hit_rate(self) -> float:
-        return float(np.mean(self.lost_totals == self.survivors_sum))
-
-    def table(self) -> Table:
-        """What the survivors end up with, in VGA and (our reading) in Bonawitz et al. 2017."""
-        rows = (
-            (
-                "VGA, the round with the dropout",
-                f"a uniformly random word (hit rate {self.hit_rate:.2%})",
-                self.ghz_first,
-            ),
-            (
-                "VGA, restart among the survivors",
-                "their sum" if self.restart_exact else "wrong sum",
-                self.ghz_restart,
-            ),
-            (
-                "Bonawitz et al. 2017",
-                "their sum in the same round, if at least t of n remain (our reading)",
-                None,
-            ),
-        )
-        columns = ("round", "what the survivors get", "qubit GHZ copies")
-        title = f"P = {self.workers}, worker(s) {list(self.dropped)} drop out before announcing"
-        return Table(columns, rows, ("", "", ",d"), title=title)
-
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
-
-
-def dropout_comparison(
-    workers: int = 4, entries: int = 2000, bits: int = 8, dropped=(3,), seed: int = 0
-) -> DropoutComparison:
-    """Drop ``dropped`` before they announce (:func:`qring_edu.vga_restart`, honest source) on
-    random inputs: the lost round's totals against the survivors' sum, and the restart.
-
-    Examples
-    --------
-    >>> run = dropout_comparison(entries=4000, seed=1)
-    >>> abs(run.hit_rate - 2**-8) < 0.01, run.uniform_p_value > 1e-3
-    (True, True)
-    """
-    workers = check_int(workers, "workers", 3, 64)
-    entries = check_int(entries, "entries", 1, 200_000)
-    bits = check_bits(bits)
-    check_seed(seed)
-    rng = np.random.default_rng(seed)
-    x = rng.integers(0, 1 << bits, size=(workers, entries))
-    run = vga_restart(x, dropped=dropped, bits=bits, seed=rng)
-    survivors = modular_sum(x[list(run.survivors)], bits)
-    offsets = (run.first.total - survivors) % (1 << bits)
-    p = float(chisquare(np.bincount(offsets, minlength=1 << bits)).pvalue)
-    dropped_rows = tuple(int(j) for j in np.flatnonzero(~run.first.announced))
-    return DropoutComparison(
-        workers,
-        bits,
-        dropped_rows,
-        bool(np.array_equal(run.total, survivors)),
-        p,
-        run.first.ghz_delivered,
-        run.restart.ghz_delivered,
-        run.first.total,
-        survivors,
-    )
-
-
-# --------------------------------------------------------------------------------------------
-# What VGA costs next to its competitors
-# --------------------------------------------------------------------------------------------
-@result
-class AggregationCosts:
-    """Resources of one aggregation of d b-bit values over P workers, on a grid of (P, d).
-
-    Per grid point (arrays of shape (len(workers), len(entries))):
-
-    * VGA: ``ghz_used = d b`` qubit GHZ copies (P qubits each), ``ghz_tested = T b`` with
-      ``(N, T) =`` :func:`qring_edu.vga.vga_copy_counts` (about ``d b f/(1 - f)``),
-      ``ghz_delivered = N b``; per worker one qubit of each delivered copy;
-    * one-time-pad masks from QKD keys, information-theoretic too (:func:`scheme_table`):
-      ``all_pairs_key_bits = P (P - 1)/2 d b`` (every pair shares a d b-bit pad; each worker
-      holds ``(P - 1) d b``), ``ring_key_bits = P d b`` (each worker shares a pad with its two
-      ring neighbours; one pair when P = 2). QKD's own overhead (sifting, error correction,
-      privacy amplification, the authentication key) is out of scope;
-    * ``masked_bits_per_worker = d b``: the masked vector each worker sends in every scheme.
-
-    Examples
-    --------
-    >>> costs = aggregation_costs(workers=(4,), entries=(10,), bits=16)
-    >>> int(costs.ghz_delivered[0, 0]), int(costs.all_pairs_key_bits[0, 0]), int(costs.ring_key_bits[0, 0])
-    (320, 960, 640)
-    """
-
-    bits: int
-    test_fraction: float
-    workers: tuple[int, ...]
-    entries: tuple[int, ...]
-    ghz_used: np.ndarray = field(repr=False)
-    ghz_tested: np.ndarray = field(repr=False)
-    ghz_delivered: np.ndarray = field(repr=False)
-    all_pairs_key_bits: np.ndarray = field(repr=False)
-    ring_key_bits: np.ndarray = field(repr=False)
-    masked_bits_per_worker: np.ndarray = field(repr=False)
-
-    def table(self) -> Table:
-        """One row per (P, d): the counts above."""
-        rows = tuple(
-            (
-                p,
-                d,
-                int(self.ghz_used[i, j]),
-                int(self.ghz_tested[i, j]),
-                int(self.ghz_delivered[i, j]),
-                int(self.all_pairs_key_bits[i, j]),
-                int(self.ring_key_bits[i, j]),
-                int(self.masked_bits_per_worker[i, j]),
-            )
-            for i, p in enumerate(self.workers)
-            for j, d in enumerate(self.entries)
-        )
-        columns = (
-            "P",
-            "d",
-            "VGA: GHZ copies used",
-            "tested",
-            "delivered",
-            "QKD key bits, all pairs",
-            "QKD key bits, ring of masks",
-            "masked bits sent per worker",
-        )
-        title = (
-            f"one aggregation of d {self.bits}-bit values, VGA test fraction {self.test_fraction:g}"
-        )
-        return Table(columns, rows, ("d", ",d") + (".3g",) * 6, title=title)
-
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
-
-
-def aggregation_costs(
-    workers=(4, 16, 64), entries=(10**6, 10**8), bits: int = 16, test_fraction: float = 0.5
-) -> AggregationCosts:
-    """The resource counts of :class:`AggregationCosts` on the grid ``workers`` x ``entries``.
-    The arrays hold Python ints (object dtype): exact at any size.
-
-    Examples
-    --------
-    >>> print(aggregation_costs(workers=(4,), entries=(10,)).table())
-    one aggregation of d 16-bit values, VGA test fraction 0.5
-    P   d  VGA: GHZ copies used  tested  delivered  QKD key bits, all pairs  QKD key bits, ring of masks  masked bits sent per worker
-    4  10                   160     160        320                      960                          640                          160
-    """
-    ps = tuple(check_int(p, "workers", 2, 10**6) for p in np.atleast_1d(workers).tolist())
-    ds = tuple(check_int(d, "entries", 1, 10**15) for d in np.atleast_1d(entries).tolist())
-    bits = check_bits(bits)
-    f = check_float(test_fraction, "test_fraction", 0.0, 1.0, hi_open=True)
-    grid = np.zeros((6, len(ps), len(ds)), dtype=object)
-    for i, p in enumerate(ps):
-        for j, d in enumerate(ds):
-            n, t = vga_copy_counts(d, f)
-            pairs = p * (p - 1) // 2
-            ring_pairs = p if p >= 3 else 1
-            grid[:, i, j] = (
-                d * bits,
-                t * bits,
-                n * bits,
-                pairs * d * bits,
-                ring_pairs * d * bits,
-                d * bits,
-            )
-    return AggregationCosts(bits, f, ps, ds, *(grid[k] for k in range(6)))
-
-
-def scheme_table() -> Table:
-    """What each way of summing privately rests on and what it tolerates (a fixed table).
-
-    Sources: Bonawitz et al., CCS 2017 (``bonawitz2017practical``; the abstract says "privacy is
-    preserved even if an arbitrarily chosen subset of users drop out at any time" and gives the
-    16-bit expansions 1.73x for 2^10 users and 2^20-dimensional vectors, 1.98x for 2^14 users and
-    2^24); the round structure, t-of-n recovery and complexity are our reading of the protocol.
-    Huang et al., npj Quantum Inf. 2022 (``huang2022experimental``) ran information-theoretic
-    anonymity protocols on an eight-user QKD network, secure with at most n - 2 colluding users.
-
-    Examples
-    --------
-    >>> scheme_table().column("scheme")
-    ('VGA (this book)', 'one-time-pad masks, all pairs (QKD keys)', 'one-time-pad masks, ring (QKD keys)', 'Bonawitz et al. 2017')
-    """
-    rows = (
-        (
-            "VGA (this book)",
-            "d b GHZ copies used + about d b f/(1-f) tested",
-            "information-theoretic for genuine GHZ; against the source a sampling bound ε, not composable",
-            "P - 2 workers",
-            "none: the round is lost; restart on fresh copies",
-        ),
-        (
-            "one-time-pad masks, all pairs (QKD keys)",
-            "P(P-1)/2 d b key bits ((P-1) d b per worker); QKD overhead out of scope",
-            "information-theoretic given the keys",
-            "P - 2 workers",
-            "none: the dropped worker's pads stay uncancelled",
-        ),
-        (
-            "one-time-pad masks, ring (QKD keys)",
-            "P d b key bits (2 d b per worker); QKD overhead out of scope",
-            "information-theoretic given the keys",
-            "one worker: a worker's two ring neighbours together learn its input",
-            "none: the dropped worker's pads stay uncancelled",
-        ),
-        (
-            "Bonawitz et al. 2017",
-            "4 rounds per client, O(P + d) communication per client (our reading); 1.73x-1.98x "
-            "expansion at 16 bits (abstract)",
-            "computational (key agreement + PRG, our reading)",
-            "fewer than the threshold t (our reading)",
-            "survives drop-outs at any time (abstract); t-of-n recovery (our reading)",
-        ),
-    )
-    columns = ("scheme", "resource per aggregation", "security", "collusion tolerated", "dropout")
-    return Table(columns, rows, ("",) * 5)
-
-
-# --------------------------------------------------------------------------------------------
-# Distributing GHZ states: published numbers
-# --------------------------------------------------------------------------------------------
-#: Photonic N-photon GHZ states, post-selected on N-fold coincidences (they exist only when
-#: detected, so they cannot be stored for later use): ``(N, fidelity, count rate in Hz)``, pump
-#: 0.57 W. Wang et al., PRL 117, 210502 (2016), Table I (``wang2016ten``).
-PHOTONIC_GHZ = (
-    (2, 0.9720, 1_200_000.0),
-    (4, 0.833, 6000.0),
-    (6, 0.710, 39.0),
-    (8, 0.644, 0.2),
-    (10, 0.573, 0.0011),
-)
-
-#: Published GHZ distributions: ``(reference key, what, parties N, fidelity, rate in 1/s)``;
-#: fidelity as published (a bound where the source gives one).
-GHZ_EXPERIMENTS = (
-    (
-        "goetting2026tripartite",
-        "3 separate trapped-ion nodes (138Ba+), photonic links; Goetting et al., arXiv:2606.17173",
-        3,
-        "0.841(17) <= F <= 0.881(17)",
-        0.095,
-    ),
-    (
-        "wang2016ten",
-        "10 photons, post-selected; Wang et al., PRL 117, 210502 (2016)",
-        10,
-        "0.573(23)",
-        0.0011,
-    ),
-    (
-        "zhong2018twelve",
-        "12 photons, post-selected; Zhong et al., PRL 121, 250505 (2018)",
-        12,
-        "0.572(24)",
-        1 / 3600,
-    ),
-)
-
-
-@result
-class GHZDistribution:
-    """The published GHZ rates and fidelities, and how long one aggregation's copies would take.
-
-    ``copies``: qubit GHZ copies one aggregation needs (``ghz_delivered`` of
-    :func:`aggregation_costs` for ``entries``, ``bits``, ``test_fraction``); ``seconds[i]``:
-    ``copies / rate`` at experiment i's rate (our arithmetic; the photonic states are
-    post-selected and cannot be stored, and a 3-party rate says nothing about P > 3).
-    ``photonic``: :data:`PHOTONIC_GHZ`, fidelity against N.
-
-    Examples
-    --------
-    >>> dist = ghz_distribution(entries=10**6)
-    >>> dist.copies, f"{dist.seconds[0]:.2e}"
-    (32000000, '3.37e+08')
-    """
-
-    entries: int
-    bits: int
-    test_fraction: float
-    copies: int
-    seconds: tuple = field(repr=False)
-    photonic: tuple = field(repr=False)
-
-    def table(self) -> Table:
-        rows = tuple(
-            (key, what, n, fid, rate, s / 86400 / 365.25)
-            for (key, what, n, fid, rate), s in zip(GHZ_EXPERIMENTS, self.seconds)
-        )
-        columns = (
-            "reference",
-            "what",
-            "N",
-            "fidelity",
-            "rate (1/s)",
-            f"years for {self.copies:,} copies",
-        )
-        return Table(columns, rows, ("", "", "d", "", ".3g", ".3g"))
-
-    def photonic_table(self) -> Table:
-        """Fidelity and rate of post-selected N-photon GHZ states against N (Wang et al. 2016)."""
-        return Table(
-            ("N photons", "fidelity", "count rate (Hz)"), self.photonic, ("d", ".3f", ".3g")
-        )
-
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
-
-
-def ghz_distribution(
-    entries: int = 10**6, bits: int = 16, test_fraction: float = 0.5
-) -> GHZDistribution:
-    """The published GHZ numbers (:data:`GHZ_EXPERIMENTS`, :data:`PHOTONIC_GHZ`) next to what one
-    aggregation of ``entries`` b-bit values needs.
-
-    Examples
-    --------
-    >>> [n for n, _, _ in ghz_distribution().photonic]
-    [2, 4, 6, 8, 10]
-    """
-    copies = int(aggregation_costs((2,), (entries,), bits, test_fraction).ghz_delivered[0, 0])
-    seconds = tuple(copies / rate for *_, rate in GHZ_EXPERIMENTS)
-    return GHZDistribution(int(entries), bits, float(test_fraction), copies, seconds, PHOTONIC_GHZ)

@@ -270,13 +270,13 @@ def plot_vga_timeline() -> Figure:
 def plot_vga_circuits(
     circuits: Sequence[QuantumCircuit], titles: Sequence[str] | None = None, *, height: float = 3.2
 ) -> Figure:
-    """Draw VGA circuits (:func:`qring_edu.vga_circuit`, :func:`qring_edu.ghz_test_circuit`) one under
+    """Draw VGA circuits (:func:`qring_edu.vga.vga_circuit`, :func:`qring_edu.vga_security.ghz_test_circuit`) one under
     the other, unfolded (:func:`~qring_edu.figures._base.plot_circuits`); ``titles``: one per
     circuit; ``height``: inches per circuit.
 
     Examples
     --------
-    >>> from qring_edu import vga_circuit
+    >>> from qring_edu.vga import vga_circuit
     >>> from qring_edu.figures.vga import plot_vga_circuits
     >>> fig = plot_vga_circuits([vga_circuit([1, 2, 3], 2)], ["inputs 1, 2, 3 (b = 2)"])
     >>> fig.axes[0].get_title()

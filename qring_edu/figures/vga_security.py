@@ -29,7 +29,8 @@ def plot_pipeline(result: VGARingResult, true_sum: np.ndarray, decoded: np.ndarr
     Examples
     --------
     >>> import numpy as np
-    >>> from qring_edu import fixed_point, vga_ring_allreduce
+    >>> from qring_edu import fixed_point
+    >>> from qring_edu.vga import vga_ring_allreduce
     >>> from qring_edu.figures.vga_security import plot_pipeline
     >>> grads = np.random.default_rng(0).uniform(-1, 1, size=(4, 16))
     >>> codec = fixed_point(4, 16, 1.0)

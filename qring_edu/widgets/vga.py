@@ -122,7 +122,7 @@ def vga_privacy_widget(
     """Privacy explorer, exact: type two input sets (one word per worker) and pick a source. The
     figure shows the exact laws of what the workers broadcast (equal sums: identical laws, total-
     variation distance 0), and each set's exact distance from the ideal transcript jointly with
-    what the attacker holds (:func:`qring_edu.transcript_distance`): 0 for genuine GHZ states,
+    what the attacker holds (:func:`qring_edu.vga_security.transcript_distance`): 0 for genuine GHZ states,
     large for known pads, ``q**k (1 - 2**(-b(P-1)))`` for an eavesdropper on a fraction q of the
     registers with k registers per entry.
 
@@ -177,7 +177,7 @@ def vga_epsilon_widget(
     attack: str = "split_worker", workers: int = 4, bits: int = 8, bad_fraction: float = 0.1
 ) -> LiveFigure:
     """epsilon against the number of used copies for test fractions 1/4, 1/2, 3/4, with the
-    per-register detection of the chosen attack (:func:`qring_edu.detection_probability`
+    per-register detection of the chosen attack (:func:`qring_edu.vga_security.detection_probability`
     for P workers and b-bit registers; the drop-down values are :data:`ATTACK_CHOICES`).
 
     Examples

@@ -73,6 +73,8 @@ __all__ = [
 MAX_RUN_BYTES = 16 << 30
 #: Qiskit path limit: P * b qubits per circuit.
 MAX_QUBITS = 16
+#: Largest number of workers zero_sum_pads draws rows for (its loop runs P - 1 times).
+MAX_WORKERS = 100_000
 #: Largest privacy amplification (registers summed into one entry's pad).
 MAX_AMPLIFICATION = 64
 
@@ -364,9 +366,11 @@ def zero_sum_pads(workers: int, d: int, bits: int, seed=None, *, worker: int | N
     >>> zero_sum_pads(3, 4, 4, seed=8, worker=2).tolist()     # one row from the shared seed
     [7, 2, 2, 6]
     """
-    workers = check_int(workers, "workers", 2)
+    workers = check_int(workers, "workers", 2, MAX_WORKERS)
     d = check_int(d, "d", 1)
     bits = check_int(bits, "bits", 1, 32)  # b = 1: XOR pads (GHZ over Z_2)
+    if (need := (workers if worker is None else 2) * d * 4) > MAX_RUN_BYTES:
+        raise ValueError(f"d = {d:,} pads for {workers} workers need {need / 2**30:,.1f} GiB")
     if worker is not None:
         worker = check_int(worker, "worker", 0, workers - 1)
         if seed is None:

@@ -209,8 +209,8 @@ def even_y_settings(n_tests: int, workers: int, seed=None) -> np.ndarray:
     >>> (settings.sum(axis=1) % 2).tolist()
     [0, 0, 0]
     """
-    n_tests = check_int(n_tests, "n_tests", 0, 10**8)
     workers = check_int(workers, "workers", 2, 10**4)
+    n_tests = check_int(n_tests, "n_tests (at most 10**8 settings in all)", 0, 10**8 // workers)
     check_seed(seed)
     y = np.random.default_rng(seed).integers(0, 2, (n_tests, workers), dtype=np.int8).astype(bool)
     y[:, -1] = np.logical_xor.reduce(y[:, :-1], axis=1)

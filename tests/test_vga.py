@@ -212,6 +212,12 @@ def test_zero_sum_pads_bad_input():
         zero_sum_pads(2, 4, 8, -1)
     with pytest.raises(TypeError, match="d"):
         zero_sum_pads(2, 4.0, 8, 1)
+    with pytest.raises(ValueError, match="GiB"):  # refused before any allocation
+        zero_sum_pads(1000, 10**9, 16, 1)
+    with pytest.raises(ValueError, match="workers"):  # the last row's loop is capped
+        zero_sum_pads(10**9, 1, 16, 1, worker=0)
+    with pytest.raises(ValueError, match="n_tests"):
+        even_y_settings(10**8, 4, seed=0)
 
 
 # -- the Qiskit path and the fast path sample the same distribution -----------------------------

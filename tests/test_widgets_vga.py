@@ -153,6 +153,12 @@ def test_partial_copy_sweep_slopes_and_table():
     assert np.all(sw.trace_distance <= sw.distance_bound + 1e-12)
     with pytest.raises(ValueError, match="angles"):
         exp_security.partial_copy_sweep([0.0, 0.1])
+    with pytest.raises(ValueError, match="len\\(angles\\)"):
+        exp_security.partial_copy_sweep(np.full(201, 0.1))
+    with pytest.raises(ValueError, match="len\\(ks\\)"):
+        exp_security.amplification_sweep(ks=[1] * 17)
+    with pytest.raises(TypeError, match="ks"):
+        exp_security.amplification_sweep(ks=[1.0])
 
 
 def test_finite_copy_curve():

@@ -106,6 +106,7 @@ def partial_copy_sweep(angles=None, workers: int = 2, bits: int = 1) -> PartialC
     """
     if angles is None:
         angles = np.union1d(np.geomspace(1e-3, 0.3, 13), [0.01, 0.1])
+    check_int(len(angles), "len(angles)", 1, 200)  # each angle enumerates every input
     th = np.asarray([check_float(a, "angles", 0.0, 1.0, lo_open=True) for a in angles])
     runs = [rotated_ghz_leak(float(a), workers, bits) for a in th]
     return PartialCopySweep(
@@ -235,7 +236,8 @@ def amplification_sweep(
     entries = check_int(entries, "entries", 1, 20_000)
     source = KnownPads(attack_fraction)
     check_seed(seed)
-    kk = np.asarray([check_int(int(k), "ks", 1, 16) for k in ks])
+    check_int(len(ks), "len(ks)", 1, 16)
+    kk = np.asarray([check_int(k, "ks", 1, 16) for k in ks])
     rng = np.random.default_rng(seed)
     x = rng.integers(0, 1 << bits, size=(workers, entries))
     truth = modular_sum(x, bits)

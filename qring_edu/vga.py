@@ -1,8 +1,7 @@
 """VGA — Verified GHZ Aggregation (protocols layer; book/05_vga.ipynb).
 
-P workers hold b-bit words ``x_j`` (one per entry of a vector of length d) and want
-``sum_j x_j mod 2**b`` and nothing else, from an *untrusted* GHZ source and an authenticated
-public broadcast channel.
+P workers hold b-bit words ``x_j`` (one per entry of a vector of length d) and want ``sum_j x_j
+mod 2**b`` and nothing else, from an *untrusted* GHZ source and a public authenticated channel.
 
 **The honest protocol.** A GHZ state over Z_{2^b}, ``2**(-b/2) sum_g |g>|g>...|g>`` (one b-qubit
 register per worker), is b qubit GHZ states side by side: qubit i of every register (weight
@@ -18,9 +17,9 @@ the announcements. :func:`vga_aggregate` runs the pads form (steps 4-5 of its co
 ``N = ceil(k d/(1 - f))`` register-copies (:func:`vga_copy_counts`); with randomness drawn after
 delivery the workers test a secret random ``T = N - k d`` of them and use the rest, k per entry.
 On every qubit GHZ of a tested register each worker measures X or Y (an even number 2m of Y's,
-uniformly); the test passes iff the XOR of the outcome bits is ``m mod 2``. The run is accepted
-iff at most ``tolerance * tests`` tests fail. The sources are values: :class:`Honest`,
-:class:`Dephasing`, :class:`KnownPads`, :class:`Eavesdropper`.
+uniformly); the test passes iff the XOR of the outcome bits is ``m mod 2``; the run is accepted
+iff at most ``tolerance * tests`` fail. Sources: :class:`Honest`, :class:`Dephasing`,
+:class:`KnownPads`, :class:`Eavesdropper`.
 
 **Dropout.** A worker that drops out before announcing loses the round for everyone: the other
 announcements sum to the survivors' inputs minus the missing worker's pad, uniformly random, so
@@ -73,8 +72,6 @@ __all__ = [
 MAX_RUN_BYTES = 16 << 30
 #: Qiskit path limit: P * b qubits per circuit.
 MAX_QUBITS = 16
-#: Largest number of workers zero_sum_pads draws rows for (its loop runs P - 1 times).
-MAX_WORKERS = 100_000
 #: Largest privacy amplification (registers summed into one entry's pad).
 MAX_AMPLIFICATION = 64
 
@@ -87,8 +84,8 @@ class _Source:
     shifts_sum: ClassVar[bool] = False  # its spoiled qubit GHZs are phase flips
 
     def deliver(self, n_copies: int, bits: int, rng: np.random.Generator) -> np.ndarray:
-        """bool (N, b): True where qubit GHZ i of register-copy n is not genuine."""
-        return np.zeros((n_copies, bits), dtype=bool)
+        """uint64 (N,): bit i of entry n set where qubit GHZ i of register-copy n is spoiled."""
+        return np.zeros(n_copies, dtype=np.uint64)
 
     def fail_probability(self, workers: int) -> float:
         """Probability that a spoiled qubit GHZ fails one test."""
@@ -126,7 +123,8 @@ class Dephasing(_Source):
         object.__setattr__(self, "p", check_float(self.p, "Dephasing p", 0.0, 1.0))
 
     def deliver(self, n_copies, bits, rng):
-        return rng.random((n_copies, bits)) < self.p
+        flips = rng.random((n_copies, bits)) < self.p  # flips[n, i]: qubit GHZ i of copy n
+        return (flips << np.arange(bits, dtype=np.uint64)).sum(axis=1, dtype=np.uint64)
 
     def fail_probability(self, workers):
         return 1.0
@@ -154,8 +152,9 @@ class KnownPads(_Source):
         object.__setattr__(self, "fraction", check_float(self.fraction, name, 0.0, 1.0))
 
     def deliver(self, n_copies, bits, rng):
-        bad = np.zeros((n_copies, bits), dtype=bool)
-        bad[rng.choice(n_copies, size=round(self.fraction * n_copies), replace=False)] = True
+        chosen = rng.choice(n_copies, size=round(self.fraction * n_copies), replace=False)
+        bad = np.zeros(n_copies, dtype=np.uint64)
+        bad[chosen] = word_mask(bits)  # every qubit GHZ of the register
         return bad
 
     def fail_probability(self, workers):
@@ -366,7 +365,7 @@ def zero_sum_pads(workers: int, d: int, bits: int, seed=None, *, worker: int | N
     >>> zero_sum_pads(3, 4, 4, seed=8, worker=2).tolist()     # one row from the shared seed
     [7, 2, 2, 6]
     """
-    workers = check_int(workers, "workers", 2, MAX_WORKERS)
+    workers = check_int(workers, "workers", 2, 100_000)  # the loop below runs P - 1 times
     d = check_int(d, "d", 1)
     bits = check_int(bits, "bits", 1, 32)  # b = 1: XOR pads (GHZ over Z_2)
     if (need := (workers if worker is None else 2) * d * 4) > MAX_RUN_BYTES:
@@ -399,7 +398,7 @@ def zero_sum_pads(workers: int, d: int, bits: int, seed=None, *, worker: int | N
 def vga_copy_counts(entries: int, test_fraction: float, *, amplification: int = 1):
     """Register-copies delivered and tested for ``entries`` entries: ``(N, T)``, O(1).
 
-    With ``U = k d`` used registers, ``N = ceil(U / (1 - f))`` and ``T = N - U`` (``T = ceil(f N)``).
+    With ``U = k d`` used registers, ``N = ceil(U / (1 - f))``, ``T = N - U = ceil(f N)``.
 
     Examples
     --------
@@ -431,12 +430,11 @@ def _check_inputs(inputs, bits: int) -> np.ndarray:
 
 
 def _check_size(P: int, d: int, n_copies: int, bits: int, test_fraction: float) -> None:
-    # per copy: b flags twice and an 8-byte index; per word: pads, announcements (twice), guess
-    if (need := n_copies * (2 * bits + 8) + P * d * 20) > MAX_RUN_BYTES:
+    # per copy: the dephasing draws (9 b bytes), masks, index; per word: pads, words, transcript
+    if (need := n_copies * (9 * bits + 24) + P * d * 20) > MAX_RUN_BYTES:
         raise ValueError(
-            f"test_fraction = {test_fraction:g} needs N = {n_copies:,} register-copies for "
-            f"{P} x {d:,} words: about {need / 2**30:,.1f} GiB, more than the "
-            f"{MAX_RUN_BYTES >> 30} GiB a run may use; lower test_fraction or d"
+            f"test_fraction = {test_fraction:g} needs N = {n_copies:,} register-copies for {P} x "
+            f"{d:,} words: about {need / 2**30:,.1f} GiB (at most 16 GiB); lower it or d"
         )
 
 
@@ -466,7 +464,8 @@ def vga_aggregate(
         Accept iff ``tests_failed <= tolerance * tests``.
     amplification : int in 1..64
         k: each entry's pad is the sum of k used registers' pads (secretly assigned), so it leaks
-        only if all k are attacked (:func:`qring_edu.vga_security.amplified_leak_probability`); k-fold copies.
+        only if all k are attacked (:func:`~qring_edu.vga_security.amplified_leak_probability`);
+        k-fold copies.
     dropped : int or sequence of int
         Workers that drop out before announcing: the round is lost (``complete`` False,
         ``total`` uniformly random; :func:`vga_restart`).
@@ -503,29 +502,30 @@ def vga_aggregate(
     mask = np.uint32(word_mask(bits))
 
     # 1. Delivery: N register-copies; only the source knows which qubit GHZ states it spoiled.
-    spoiled = source.deliver(n, bits, rng)  # bool (N, b)
+    spoiled = source.deliver(n, bits, rng)  # uint64 (N,): bit i = qubit GHZ i spoiled
     # 2. The secret split, drawn after delivery: T copies tested, the rest serve the entries.
     order = rng.permutation(n)
-    tested, used = spoiled[order[:t]], spoiled[order[t:]].reshape(d, k, bits)
-    # 3. The GHZ tests: every qubit GHZ of every tested register.
-    failed = int(rng.binomial(int(tested.sum()), source.fail_probability(P)))
+    tested, used = spoiled[order[:t]], spoiled[order[t:]].reshape(d, k)
+    # 3. The GHZ tests on every qubit GHZ of every tested register (a good one always passes).
+    failed = int(rng.binomial(int(np.bitwise_count(tested).sum()), source.fail_probability(P)))
     accepted = failed <= tolerance * t * bits
     # 4. Fourier measurement of the used registers: zero-sum pads (shifted where dephased).
     pads = zero_sum_pads(P, d, bits, rng)
     if source.shifts_sum:
-        pads[-1] += _sum_shift(used, rng).astype(np.uint32)
+        pads[-1] += _sum_shift(used, bits, rng).astype(np.uint32)
         pads[-1] &= mask
     # 5. Worker j announces m_j = x_j + r_j mod 2**b; everyone adds what was announced.
-    m = (x.astype(np.uint32) + pads) & mask  # uint32 wraparound is exact modulo 2**b
-    total = to_signed(np.sum(m[announced], axis=0, dtype=np.uint32) & mask, bits)
+    words = x.astype(np.uint32) & mask  # two's complement; uint32 wraps exactly modulo 2**b
+    m = (words + pads) & mask
+    total = to_signed(np.sum(m, axis=0, dtype=np.uint32, where=announced[:, None]) & mask, bits)
 
     # What the source learns: where it holds every pad of an entry, m_j - r_j = x_j exactly.
-    knows = used.all(axis=(1, 2)) if source.knows_pads else np.zeros(d, dtype=bool)
-    guess = m.copy()
-    guess[:, knows] = (m[:, knows] - pads[:, knows]) & mask
-    accuracy = float(np.mean(guess[announced] == (x[announced].astype(np.uint32) & mask)))
     transcript = m.astype(np.int64)
     transcript[~announced] = -1
+    knows = (used == word_mask(bits)).all(axis=1) & source.knows_pads
+    guess = m  # the announcements, where the source holds no pad (m is not used below)
+    guess[:, knows] = (m[:, knows] - pads[:, knows]) & mask
+    accuracy = float(np.mean(np.mean(guess == words, axis=1)[announced]))
     return VGAResult(
         source=source,
         bits=bits,
@@ -548,19 +548,20 @@ def vga_aggregate(
         tests=t * bits,
         tests_passed=t * bits - failed,
         ghz_delivered=n * bits,
-        bad_used=int(used.any(axis=2).sum()),
-        bad_tested=int(tested.any(axis=1).sum()),
+        bad_used=int(np.count_nonzero(used)),
+        bad_tested=int(np.count_nonzero(tested)),
         guess_words=guess,
         attacker_knows=knows,
     )
 
 
-def _sum_shift(used: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Per entry, the sum shift of its k used registers' phase flips (``used``: bool (d, k, b))."""
-    hit = used.any(axis=2)
-    shift = np.zeros(hit.shape, dtype=np.int64)
+def _sum_shift(used: np.ndarray, bits: int, rng: np.random.Generator) -> np.ndarray:
+    """Per entry, the sum shift of its k used registers' phase flips (``used``: uint64 (d, k))."""
+    hit = used != 0
+    shift = np.zeros(used.shape, dtype=np.int64)
     if hit.any():
-        shift[hit] = sample_sum_shift(used[hit], rng)
+        flips = (used[hit][:, None] >> np.arange(bits, dtype=np.uint64)) & np.uint64(1)
+        shift[hit] = sample_sum_shift(flips.astype(bool), rng)
     return shift.sum(axis=1)
 
 
@@ -778,10 +779,10 @@ def vga_aggregate_qiskit(inputs, *, bits: int = 2, source=Honest(), seed=None): 
     groups: dict = {}
     for e in range(d):
         flips = pads = None
-        if source.knows_pads and spoiled[e].all():
+        if source.knows_pads and spoiled[e] == word_mask(bits):
             pads = tuple(int(v) for v in zero_sum_pads(P, 1, bits, rng)[:, 0])
         elif source.shifts_sum:
-            flips = tuple(bool(v) for v in spoiled[e])
+            flips = tuple(bool((int(spoiled[e]) >> i) & 1) for i in range(bits))
         key = (tuple(int(v) & word_mask(bits) for v in x[:, e]), flips, pads)
         groups.setdefault(key, []).append(e)
     sim = AerSimulator()

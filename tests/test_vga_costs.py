@@ -1,6 +1,6 @@
 """What VGA costs next to its competitors, the published GHZ numbers, and dropout
 (qring_edu.experiments.vga_security): counts checked by hand at small P, the grid against the library,
-the literature data against the research notes' verified values."""
+the literature data against the values their sources state."""
 
 from __future__ import annotations
 

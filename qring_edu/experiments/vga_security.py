@@ -5,8 +5,8 @@ competitors, and the published GHZ distribution numbers.
 
 Pure: every number comes from :mod:`qring_edu.vga_security` and :mod:`qring_edu.vga`; results
 are frozen dataclasses (figures: :mod:`qring_edu.figures.vga_security`). Literature numbers are
-those the project's research notes mark as verified in the source, each with its reference key;
-where we only read a protocol ourselves, the text says "our reading".
+quoted as their sources state them, each with its reference key; where we only read a protocol
+ourselves, the text says "our reading".
 """
 
 from __future__ import annotations
@@ -380,6 +380,9 @@ class AggregationCosts:
       privacy amplification, the authentication key) is out of scope;
     * ``masked_bits_per_worker = d b``: the masked vector each worker sends in every scheme.
 
+    A GHZ copy and a key bit are different resources, and what it costs to make either (GHZ
+    distribution, QKD) is not counted here: the table compares what each scheme consumes.
+
     Examples
     --------
     >>> costs = aggregation_costs(workers=(4,), entries=(10,), bits=16)
@@ -506,7 +509,7 @@ def scheme_table() -> Table:
         ),
         (
             "Bonawitz et al. 2017",
-            "4 rounds per client, O(P + d) communication per client (our reading); 1.73x-1.98x "
+            "4 rounds per client, O(P + d b) bits per client (our reading); 1.73x-1.98x "
             "expansion at 16 bits (abstract)",
             "computational (key agreement + PRG, our reading)",
             "fewer than the threshold t (our reading)",

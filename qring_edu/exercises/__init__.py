@@ -5,7 +5,8 @@ are compared as values (with stated tolerances), never evaluated as text (a code
 calls the functions the reader wrote, :func:`~qring_edu.exercises._base.call_reader`); a numeric answer is a
 real number, never a string or a bool (:func:`~qring_edu.exercises._base.as_number`). One module
 per chapter slug: :mod:`.qubits` (chapter 0), :mod:`.bottleneck`, :mod:`.holevo`,
-:mod:`.superdense_ring` (and :mod:`.training`, its training section), :mod:`.vga`,
+:mod:`.superdense_ring` (and :mod:`.training`, its training section), :mod:`.vga` (both VGA
+chapters),
 :mod:`.alignment`.
 """
 

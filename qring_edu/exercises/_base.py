@@ -18,12 +18,14 @@ failing :class:`Feedback` naming the exception and the instance, never a traceba
 
 from __future__ import annotations
 
+import functools
 import html
 import math
 import numbers
 import sys
 import traceback
-from contextlib import contextmanager
+import types
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,6 +45,7 @@ __all__ = [
     "call_reader",
     "Forbidden",
     "forbidden",
+    "pristine",
 ]
 
 
@@ -274,6 +277,7 @@ def call_reader(
     name: str | None = None,
     case: str = "",
     stop: tuple[type[BaseException], ...] = (),
+    forbid: tuple[str, ...] = (),
 ):
     """Call a function the reader wrote, for the code-graded exercises ("build it yourself"): the
     checker runs the reader's code, never evaluates text.
@@ -286,6 +290,12 @@ def call_reader(
     (only ``KeyboardInterrupt`` and ``SystemExit`` pass through). ``name`` labels the function
     in the messages (default: its ``__name__``).
 
+    ``forbid`` names the library functions the exercise asks the reader not to call ("build it
+    yourself"): the call then runs inside ``pristine().forbidden(*forbid, student=function)``
+    (:func:`forbidden`, from a fresh copy of this module, :func:`pristine`), so a function that
+    holds one of them (an alias, a default argument, a closure) or calls one fails with a message
+    naming it.
+
     Examples
     --------
     >>> call_reader(lambda x: 2 * x, 21)
@@ -296,6 +306,11 @@ def call_reader(
     invert: line 2 of your function (`return 1 / x`) raised ZeroDivisionError: division by zero when called with (0), on x = 0. Fix your function and run the check again.
     >>> call_reader(None, 1, name="my_ring")[1].message[:15]
     'Not attempted y'
+    >>> import qring_edu as qr
+    >>> def my_time(P, d, bits, alpha, beta, _t=qr.ring_time):
+    ...     return _t(P, d, bits, alpha, beta)
+    >>> print(call_reader(my_time, 4, 8, 8, 0.0, 1.0, forbid=("ring_time",))[1].message)
+    my_time uses ring_time (the default value of my_time's argument _t): ring_time is not allowed in this question: compute the answer yourself.
     """
     label = name or getattr(function, "__name__", "your function")
     if function is None:
@@ -309,26 +324,39 @@ def call_reader(
             f"{label}: expected a function (the name of the function you "
             f"defined, without calling it), got {type(function).__name__}."
         )
-    try:
-        return function(*args), None
-    except stop as exc:
-        return None, failed(str(exc))
-    except NotImplementedError:  # the stub the chapter hands out, not yet filled in
-        return None, Feedback(
-            False,
-            f"Not attempted yet: in {label}, replace the line raising "
-            "NotImplementedError with your code, then run this cell.",
-        )
-    except Exception as exc:  # noqa: BLE001 - any error of the reader's code becomes feedback
-        text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        shown = ", ".join(_short(a) for a in args)
-        return None, failed(
-            f"{label}: {_crash_site(exc, function)} raised {type(exc).__name__}"
-            + (f": {text}" if text else "")
-            + f" when called with ({shown})"
-            + (f", on {case}" if case else "")
-            + ". Fix your function and run the check again."
-        )
+    if isinstance(forbid, str):
+        raise TypeError(f"forbid: expected a tuple of function names, got the str {forbid!r}")
+    with ExitStack() as guarded:
+        refused: tuple[type[BaseException], ...] = ()
+        if forbid:
+            guard = pristine()
+            refused = (guard.Forbidden,)
+            try:
+                guarded.enter_context(guard.forbidden(*forbid, student=function))
+            except guard.Forbidden as exc:
+                return None, failed(str(exc))
+        try:
+            return function(*args), None
+        except refused as exc:
+            return None, failed(f"{label}: {exc}")
+        except stop as exc:
+            return None, failed(str(exc))
+        except NotImplementedError:  # the stub the chapter hands out, not yet filled in
+            return None, Feedback(
+                False,
+                f"Not attempted yet: in {label}, replace the line raising "
+                "NotImplementedError with your code, then run this cell.",
+            )
+        except Exception as exc:  # noqa: BLE001 - any error of the reader's code becomes feedback
+            text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            shown = ", ".join(_short(a) for a in args)
+            return None, failed(
+                f"{label}: {_crash_site(exc, function)} raised {type(exc).__name__}"
+                + (f": {text}" if text else "")
+                + f" when called with ({shown})"
+                + (f", on {case}" if case else "")
+                + ". Fix your function and run the check again."
+            )
 
 
 def _short(value) -> str:
@@ -363,7 +391,11 @@ def _crash_site(exc: BaseException, function) -> str:
 
 
 class Forbidden(RuntimeError):
-    """Raised by a library function that a graded question asked the student not to call.
+    """Raised when an answer uses a library function that its question forbids
+    (:func:`forbidden`).
+
+    Each copy of this module made by :func:`pristine` has its own ``Forbidden`` class (catch the
+    copy's, or ``RuntimeError``).
 
     Examples
     --------
@@ -377,30 +409,154 @@ class Forbidden(RuntimeError):
     """
 
 
-@contextmanager
-def forbidden(*names: str, namespace: dict | None = None):
-    """Within the ``with`` block, the named public functions of ``qring_edu`` raise
-    :class:`Forbidden` wherever they are reachable: as attributes of every loaded ``qring_edu``
-    module that exposes the same object (``qr.ring_allreduce``, ``qring_edu.ring.ring_allreduce``),
-    and under any name bound to it in ``namespace`` (a student's notebook globals, e.g.
-    ``fn.__globals__``; aliases such as ``from qring_edu import ring_allreduce as ra`` are found
-    by identity). Everything is restored on exit, also after an error.
+def _functions_named(names) -> dict[int, tuple[types.FunctionType, str]]:
+    """``{id: (function, name)}``: every object the names denote in a loaded ``qring_edu``
+    module (several modules usually expose the same object; a name may also denote different
+    functions in different modules: all of them are forbidden)."""
+    found = {}
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"names: expected function names (str), got {type(name).__name__}")
+        # vars(), not getattr(): the names each module binds itself, nothing a __getattr__ makes up
+        objects = [
+            vars(m)[name]
+            for key, m in list(sys.modules.items())
+            if (key == "qring_edu" or key.startswith("qring_edu."))
+            and m is not None
+            and callable(vars(m).get(name))
+        ]
+        if not objects:
+            raise ValueError(f"names: {name!r} is not a function of any loaded qring_edu module")
+        for obj in objects:
+            if not isinstance(obj, types.FunctionType) or obj.__closure__:
+                raise ValueError(
+                    f"names: {name!r} is a {type(obj).__name__}, not a plain function; "
+                    "only functions can be switched off"
+                )
+            found[id(obj)] = (obj, name)
+    return found
 
-    For the hidden tests of the assignments: "compute it without calling ``ring_allreduce``" is
-    enforced by re-running the student's function inside this block; a shortcut then raises.
+
+def _reference(student, targets: dict[int, tuple[types.FunctionType, str]]):
+    """``(name, path)`` when ``student`` refers to one of ``targets``, else ``None``.
+
+    A reference is the function object itself (by identity, under any name) or a function or
+    code object with the same code (a copy made with ``types.FunctionType``). The search visits
+    the student's functions (those whose globals are the student's, e.g. a notebook's) in full:
+    the default values of their arguments (``__defaults__``, ``__kwdefaults__``), their closure
+    cells and the global names their code uses (nested functions and lambdas included); and, in
+    what it finds there, the items of tuples, lists, sets and dicts, ``functools.partial``
+    objects, bound methods, and the classes and instances the student defined.
+    """
+    home = getattr(student, "__globals__", None)
+    home_name = home.get("__name__") if isinstance(home, dict) else None
+    codes = [(f.__code__, name) for f, name in targets.values()]
+    stack, seen = [(student, [])], set()
+    while stack:
+        obj, path = stack.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if id(obj) in targets:
+            return targets[id(obj)][1], path
+        code = obj if isinstance(obj, types.CodeType) else None
+        if isinstance(obj, types.FunctionType):
+            code = obj.__code__
+        for target_code, name in codes:
+            if code is not None and code == target_code:
+                return name, path
+        children = []  # (object, how it was reached)
+        if isinstance(obj, (tuple, list, set, frozenset)):
+            children = [(item, f"an item of a {type(obj).__name__}") for item in obj]
+        elif isinstance(obj, dict):
+            children = [(v, f"the value of key {k!r}") for k, v in obj.items()]
+        elif isinstance(obj, functools.partial):
+            children = [
+                (obj.func, "a partial"),
+                (obj.args, "a partial"),
+                (obj.keywords, "a partial"),
+            ]
+        elif isinstance(obj, (types.MethodType, staticmethod, classmethod)):
+            children = [(obj.__func__, "a method")]
+        elif isinstance(obj, types.FunctionType) and obj.__globals__ is home:
+            label = obj.__name__
+            names = obj.__code__.co_varnames
+            n_pos = obj.__code__.co_argcount
+            for i, value in enumerate(obj.__defaults__ or ()):
+                arg = names[n_pos - len(obj.__defaults__) + i]
+                children.append((value, f"the default value of {label}'s argument {arg}"))
+            for arg, value in (obj.__kwdefaults__ or {}).items():
+                children.append((value, f"the default value of {label}'s argument {arg}"))
+            for var, cell in zip(obj.__code__.co_freevars, obj.__closure__ or ()):
+                try:
+                    children.append((cell.cell_contents, f"{label}'s closure variable {var}"))
+                except ValueError:  # an empty cell (a variable not yet assigned)
+                    pass
+            pending = [obj.__code__]
+            while pending:  # the global names of the function and of the code nested in it
+                c = pending.pop()
+                pending += [k for k in c.co_consts if isinstance(k, types.CodeType)]
+                children += [(home[g], f"the name {g} in {label}") for g in c.co_names if g in home]
+        elif isinstance(obj, type) and home_name is not None and obj.__module__ == home_name:
+            children = [(v, f"class {obj.__name__}") for v in vars(obj).values()]
+        elif type(obj).__module__ == home_name and home_name is not None:
+            children = [(type(obj), "its class")] + [
+                (v, f"attribute {k}") for k, v in getattr(obj, "__dict__", {}).items()
+            ]
+        stack += [(child, [*path, how]) for child, how in reversed(children)]
+    return None
+
+
+def _refused(*args, _qring_forbidden=None, **kwargs):
+    """The code a switched-off function runs (:func:`forbidden`): it raises the exception its
+    keyword default carries. It looks up no global name, so it runs in any module."""
+    exception, message = _qring_forbidden
+    raise exception(message)
+
+
+@contextmanager
+def forbidden(*names: str, student=None):
+    """Within the ``with`` block, the named public functions of ``qring_edu`` raise
+    :class:`Forbidden`, and, before it starts, ``student`` (the answer under test) is refused if
+    it refers to one of them.
+
+    For the graded questions ("compute it without calling ``ring_allreduce``") and the checkers
+    of the "build it yourself" exercises (:func:`call_reader` with ``forbid``). Two things
+    happen:
+
+    1. *Inspection.* ``student`` (a function, or several in a tuple) is searched for the
+       forbidden function objects, by identity and under any name: the default values of its
+       arguments, its closure cells and the global names its code uses, recursively through the
+       functions, classes, partials and containers it reaches there (the helpers a student
+       wrote). A reference raises :class:`Forbidden` at once, naming the function and the way
+       it was reached (``def f(P, d, _ra=ring_allreduce)`` is refused even if the shortcut is
+       never called). So is a copy of a forbidden function's code.
+    2. *Switching off.* Each forbidden function object itself runs a stub that raises
+       :class:`Forbidden` while the block lasts (its ``__code__`` is swapped, and restored on
+       exit, also after an error). Every way of reaching it is therefore covered:
+       ``qr.ring_allreduce``, ``qring_edu.ring.ring_allreduce``, an alias in the notebook, an
+       object that holds it. Other library functions work as usual (a library function that
+       calls a forbidden one internally raises too).
+
+    Graders use the copy :func:`pristine` returns (``pristine().forbidden(...)``), not this
+    module's attribute, so that rebinding ``qring_edu.exercises._base.forbidden`` (for example
+    to ``contextlib.nullcontext``) in the student's code changes nothing.
 
     Parameters
     ----------
     *names : str
-        Names of functions of ``qring_edu`` or of one of its modules (e.g. ``"sketch_bits"``,
-        which lives in ``qring_edu.alignment``).
-    namespace : dict, optional
-        A globals dictionary whose bindings to those functions are replaced too.
+        Names of functions of ``qring_edu`` or of one of its loaded modules (e.g.
+        ``"sketch_bits"``).
+    student : callable or tuple of callables, optional
+        The answer under test (e.g. the student's ``link_bits``), inspected before the block.
 
     Raises
     ------
+    Forbidden
+        On entering the block, if ``student`` refers to a forbidden function; within it, when a
+        forbidden function is called.
     ValueError
-        If a name is not a function of any loaded ``qring_edu`` module.
+        If a name is not a function of any loaded ``qring_edu`` module, or not a plain function.
 
     Examples
     --------
@@ -415,51 +571,84 @@ def forbidden(*names: str, namespace: dict | None = None):
     ring_allreduce is not allowed in this question: compute the answer yourself.
     >>> busiest(4, 8, 8)
     96
+    >>> def shortcut(P, d, bits, _ra=qr.ring_allreduce):
+    ...     return 2 * (P - 1) * (d // P) * bits
+    >>> try:
+    ...     with forbidden("ring_allreduce", student=shortcut):
+    ...         pass
+    ... except Forbidden as exc:
+    ...     print(exc)
+    shortcut uses ring_allreduce (the default value of shortcut's argument _ra): ring_allreduce is not allowed in this question: compute the answer yourself.
     """
-    targets = {}
-    for name in names:
-        # vars(), not getattr(): the names each module binds itself, nothing a __getattr__ makes up
-        found = [
-            vars(m)[name]
-            for key, m in list(sys.modules.items())
-            if (key == "qring_edu" or key.startswith("qring_edu."))
-            and m is not None
-            and callable(vars(m).get(name))
-        ]
-        if not found:
-            raise ValueError(f"names: {name!r} is not a function of any loaded qring_edu module")
-        for obj in found:
-            targets[id(obj)] = (obj, name)
-
-    def stub(name):
-        def refused(*args, **kwargs):
-            raise Forbidden(f"{name} is not allowed in this question: compute the answer yourself.")
-
-        refused.__name__ = name
-        return refused
-
-    saved = []  # (container, key, original, is_module)
-    for key, m in list(sys.modules.items()):
-        if not (key == "qring_edu" or key.startswith("qring_edu.")) or m is None:
-            continue
-        for attr, value in list(vars(m).items()):
-            if id(value) in targets and value is targets[id(value)][0]:
-                saved.append((m, attr, value, True))
-    if namespace is not None:
-        for attr, value in list(namespace.items()):
-            if id(value) in targets and value is targets[id(value)][0]:
-                saved.append((namespace, attr, value, False))
+    targets = _functions_named(names)
+    if student is not None:
+        found = _reference(student, targets)
+        if found is not None:
+            name, path = found
+            label = getattr(student, "__name__", "your answer")
+            raise Forbidden(
+                f"{label} uses {name} ({' → '.join(path) or 'itself'}): "
+                f"{name} is not allowed in this question: compute the answer yourself."
+            )
+    saved = [(f, f.__code__, f.__kwdefaults__) for f, _ in targets.values()]
     try:
-        for container, attr, value, is_module in saved:
-            replacement = stub(targets[id(value)][1])
-            if is_module:
-                setattr(container, attr, replacement)
-            else:
-                container[attr] = replacement
+        for f, name in targets.values():
+            f.__code__ = _refused.__code__.replace(co_name=name)
+            f.__kwdefaults__ = {
+                "_qring_forbidden": (
+                    Forbidden,
+                    f"{name} is not allowed in this question: compute the answer yourself.",
+                )
+            }
         yield
     finally:
-        for container, attr, value, is_module in saved:
-            if is_module:
-                setattr(container, attr, value)
-            else:
-                container[attr] = value
+        for f, code, kwdefaults in saved:
+            f.__code__ = code
+            f.__kwdefaults__ = kwdefaults
+
+
+def pristine():
+    """A fresh copy of this module (``qring_edu/exercises/_base.py``), executed from its file
+    into a new module object that only the caller holds; graders take :func:`forbidden` from it.
+
+    A student's code runs in the same Python process as the checks that grade it, before them,
+    and can rebind any name of the imported module: ``qring_edu.exercises._base.forbidden =
+    contextlib.nullcontext`` would switch the guard off for every later ``from
+    qring_edu.exercises._base import forbidden``. The copy is made at check time from the file,
+    so what the student's code did to the imported module (``forbidden``, ``Forbidden`` and the
+    helpers the guard uses) is not in it. The file's path comes from this function's compiled
+    code, not from a module attribute. What no check inside the student's process can prevent
+    (rebinding ``pristine`` itself, patching the standard library, rewriting the library's files)
+    is why instructors grade in a throwaway container and keep the hidden tests private (the
+    instructor bundle, ``make instructor``).
+
+    Examples
+    --------
+    >>> import contextlib
+    >>> import qring_edu as qr
+    >>> import qring_edu.exercises._base as base
+    >>> original = base.forbidden
+    >>> base.forbidden = contextlib.nullcontext          # what a student's cell could do
+    >>> guard = pristine()
+    >>> with guard.forbidden("ring_time"):
+    ...     try:
+    ...         qr.ring_time(4, 1000, 16, 1e-5, 1e-9)
+    ...     except guard.Forbidden as exc:
+    ...         print(exc)
+    ring_time is not allowed in this question: compute the answer yourself.
+    >>> base.forbidden = original
+    """
+    import importlib.util  # imported here: the copy must not depend on names of this module
+    import inspect
+    import sys as system
+
+    path = inspect.currentframe().f_code.co_filename  # the file this function was compiled from
+    spec = importlib.util.spec_from_file_location("qring_edu.exercises._base_pristine", path)
+    module = importlib.util.module_from_spec(spec)
+    # registered only while it executes (dataclasses look their module up there), then private
+    system.modules[spec.name] = module
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        del system.modules[spec.name]
+    return module

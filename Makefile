@@ -16,6 +16,12 @@
 #   make test-pdf     check the existing PDF (pdftotext: titles, captions, no raw TeX, no ??)
 #   make test-browser browser tests of the existing _build/html (after `make book` and `make pdf`)
 #   make notebooks    re-execute the chapter notebooks in place (run before committing them)
+#   make boxes        rewrite the numbers of every chapter's "Before you start" box (reading time,
+#                     words, code cells, exercises by kind; book/_tools/reading_box.py)
+#   make assignments  regenerate the student versions of the assignments (book/assignments/student/)
+#                     from their sources in instructor/assignments/ (otter assign)
+#   make instructor   the instructor bundle: ONE archive, _build/instructor/qring_edu-instructor-
+#                     <version>.zip (sources, autograders, solutions and rubrics; never in _build/html)
 #   make lab          open JupyterLab on book/ with the venv's kernel (widgets live; LAB_ARGS=...)
 #   make bench        run the benchmarks (bench/run.py -> bench/results.md; installs the bench extra)
 #   make constraints  re-pin .ci/constraints.txt from the current .venv
@@ -88,7 +94,8 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 BOOK_BUILD = $(VENV)/bin/jupyter-book build . -W -n --keep-going
 
 .PHONY: venv assets browser tex book pdf pdf-only dist test lint check-install test-lib test-doctest \
-        test-notebooks test-build test-pdf test-browser notebooks lab bench constraints clean
+        test-notebooks test-build test-pdf test-browser notebooks boxes assignments instructor lab \
+        bench constraints clean
 
 # ---------------------------------------------------------------------------------------------
 # Virtualenv: rebuilt when pyproject.toml or the constraints change.
@@ -206,7 +213,7 @@ test: $(STAMP) $(ASSETS) browser tex
 
 # The linter (configured in pyproject.toml [tool.ruff], pinned in the constraints): rules first,
 # then whether `ruff format` would change any file.
-LINT_PATHS := qring_edu tests bench examples book/_tools .ci
+LINT_PATHS := qring_edu tests bench examples book/_tools instructor/going_further.py .ci
 lint: $(STAMP)
 	$(VENV)/bin/ruff check $(LINT_PATHS)
 	$(VENV)/bin/ruff format --check $(LINT_PATHS)
@@ -248,6 +255,22 @@ test-browser: $(STAMP) browser
 notebooks: $(STAMP)
 	@test -n "$(NOTEBOOKS)" || { echo "error: no notebooks in book/" >&2; exit 1; }
 	$(VPY) book/_tools/execute_notebooks.py --timeout $(NB_TIMEOUT) $(NOTEBOOKS)
+
+# The "Before you start" box of every chapter that carries its markers: the numbers between
+# them are written by the tool from the notebook (tests/test_reading_boxes.py fails on drift).
+boxes: $(STAMP)
+	$(VPY) book/_tools/reading_box.py $(NOTEBOOKS)
+
+# ---------------------------------------------------------------------------------------------
+# Graded assignments. The sources (solutions, hidden tests, rubrics) are the instructors', in
+# instructor/assignments/, outside the public book; the book shows the student versions, which
+# `make assignments` regenerates. `make instructor` packs instructor/ (README, the private guide,
+# the sources) and the autograders otter assign generates into ONE archive, out of _build/html.
+assignments: $(STAMP)
+	$(VPY) book/_tools/instructor_bundle.py --students
+
+instructor: $(STAMP)
+	$(VPY) book/_tools/instructor_bundle.py --out _build/instructor
 
 # ---------------------------------------------------------------------------------------------
 # JupyterLab on book/, to run the chapters interactively: the widgets are live there (JupyterLab

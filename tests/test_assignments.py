@@ -1,15 +1,21 @@
-"""Autograder round trip of every graded assignment (book/assignments/*.ipynb) with otter-grader.
+"""Autograder round trip of every graded assignment (instructor/assignments/*.ipynb) with
+otter-grader.
 
-For each assignment, in a temporary directory and with the real tool (no Docker):
+In a temporary directory and with the real tool (no Docker):
 
-1. ``otter assign`` generates the student version and the autograder zip from the single
-   authored source notebook (solutions + public and hidden tests, points per test case);
+1. the instructor bundle is built (``book/_tools/instructor_bundle.py``, what ``make instructor``
+   runs): ``otter assign`` generates, from each single authored source notebook (solutions +
+   public and hidden tests, points per test case), the student version and the autograder zip;
 2. the student version must contain no solution line and no hidden test, but every question's
-   answer cell (``...``) and its public test;
-3. ``otter run`` (otter's non-containerised grader) grades four submissions built from the
-   student version: fully solved (full marks), unattempted (zero, graded without crashing),
-   shortcut (the questions that forbid a library function answered by calling it: those points
-   are lost, ``SHORTCUT`` below) and partly wrong (the score listed in ``PARTIAL`` below).
+   answer cell (``...``) and its public test, and the committed student version the book shows
+   (``book/assignments/student/``) must be the one generated now;
+3. ``otter run`` (otter's non-containerised grader) grades, with the bundle's autograder zip,
+   five submissions built from the student version: fully solved (full marks), unattempted
+   (zero, graded without crashing), shortcut (the questions that forbid a library function
+   answered by calling it: those points are lost, ``SHORTCUT`` below), bypass (the same
+   shortcuts hidden from the guard: the library function as a default argument or in a closure,
+   after rebinding ``qring_edu.exercises._base.forbidden`` to ``contextlib.nullcontext``; they
+   lose the same points, ``BYPASS``) and partly wrong (the score listed in ``PARTIAL`` below);
 4. every assignment has one written question (otter ``manual: true``) with a rubric for the
    student and a grading rubric and model answer that stay out of the student version.
 
@@ -26,6 +32,7 @@ import os
 import re
 import subprocess
 import sys
+import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -33,7 +40,9 @@ import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-ASSIGNMENTS = ROOT / "book" / "assignments"
+ASSIGNMENTS = ROOT / "instructor" / "assignments"  # the sources (the instructors')
+STUDENT = ROOT / "book" / "assignments" / "student"  # what the public book shows
+BUNDLE = ROOT / "book" / "_tools" / "instructor_bundle.py"
 OTTER = [sys.executable, "-m", "otter"]
 TIMEOUT = 600  # seconds per otter command (a generous cap, not a target)
 
@@ -201,6 +210,88 @@ SHORTCUT: dict[str, tuple[dict[int, str], float]] = {
     ),
 }
 
+# Bypass submissions: the shortcuts of SHORTCUT hidden from the guard (a cell rebinds the guard
+# to a no-op, the library function sits in a default argument, a keyword default or a closure).
+# They must lose exactly the points the plain shortcuts lose.
+_REBIND = (
+    "import contextlib\nimport qring_edu.exercises._base as _b\n"
+    "_b.forbidden = contextlib.nullcontext\n"
+)
+BYPASS: dict[str, dict[int, str]] = {
+    "a1_ring_ledger": {
+        1: _REBIND
+        + (
+            "def link_bits(P, d, bits, _ra=ring_allreduce):\n"
+            "    return _ra(np.zeros((P, d), dtype=int), bits=bits).ledger.online_bits()"
+        ),
+        2: (
+            "def _make():\n"
+            "    ra = ring_allreduce\n"
+            "    def superdense_link_use(P, d, bits):\n"
+            "        led = ra(np.zeros((P, d), dtype=int), bits=bits, transport='superdense').ledger\n"
+            "        return {'online_qubits': led.online_qubits(), 'ebits': led.ebits(),\n"
+            "                'offline_qubits': led.offline_qubits()}\n"
+            "    return superdense_link_use\n\n"
+            "superdense_link_use = _make()"
+        ),
+        3: (
+            "import qring_edu.costmodel as _cm\n"
+            "def speedup(P, d, bits, alpha, beta, _ps=_cm.parameter_server_time, _rt=_cm.ring_time):\n"
+            "    return _ps(P, d, bits, alpha, beta) / _rt(P, d, bits, alpha, beta)\n\n"
+            "speedup_bert = speedup(24, 340_000_000, 16, 20e-6, 4e-11)"
+        ),
+    },
+    "a2_superdense_holevo": {
+        1: _REBIND
+        + (
+            "def symbol_error(F, _p=superdense_outcome_probabilities):\n"
+            "    return 1 - _p(0, 0, pair_fidelity=F)[(0, 0)]\n\n"
+            "def bit_error(F, *, _p=superdense_outcome_probabilities):\n"
+            "    p = _p(0, 0, pair_fidelity=F)\n"
+            "    return p[(0, 1)] + p[(1, 1)]"
+        ),
+        3: (
+            "def _make():\n"
+            "    from qring_edu import dense_coding_threshold as t, isotropic_capacity as c\n"
+            "    return (lambda f: c(f)), (lambda level: t(level))\n\n"
+            "capacity, fidelity_for = _make()\n"
+            "F_15 = fidelity_for(1.5)"
+        ),
+    },
+    "a3_vga_known_pads": {
+        1: _REBIND
+        + (
+            "from qring_edu.vga import known_pads_detection\n"
+            "def detection(P, _d=known_pads_detection):\n    return _d(P)"
+        ),
+        2: (
+            "from qring_edu.vga import known_pads_detection\n"
+            "survival_20 = (1 - known_pads_detection(5)) ** 20\n\n"
+            "def _make(d=known_pads_detection):\n"
+            "    def tests_needed(P, target):\n"
+            "        return math.ceil(math.log(target) / math.log(1 - d(P)))\n"
+            "    return tests_needed\n\n"
+            "tests_needed = _make()"
+        ),
+    },
+    "a4_gapip_tieaudit": {
+        0: _REBIND
+        + (
+            "from qring_edu import loglog_slope\n"
+            "def fit_slope(x, y, _f=loglog_slope):\n    return _f(x, y)\n\n"
+            "gapip_quantum_slope = fit_slope(1 / scan.taus, scan.quantum_cost)\n"
+            "gapip_classical_slope = fit_slope(1 / scan.taus, scan.classical_cost)"
+        ),
+        1: (
+            "from qring_edu.alignment import sketch_bits\n"
+            "def sign_sketch_bits(tau, delta, *, _s=sketch_bits):\n    return _s(tau, delta)\n\n"
+            "sketch_bits_007 = sign_sketch_bits(0.07, 0.01)"
+        ),
+        2: SHORTCUT["a4_gapip_tieaudit"][0][2],
+        3: SHORTCUT["a4_gapip_tieaudit"][0][3],
+    },
+}
+
 NAMES = sorted(p.stem for p in ASSIGNMENTS.glob("*.ipynb"))
 
 
@@ -303,12 +394,10 @@ def _grade(zip_path: Path, submission, path: Path) -> tuple[float, float]:
     return _score(path.parent / "results.json")
 
 
-def _round_trip(name: str, tmp: Path) -> dict:
-    """Generate, check the student version, grade the three submissions; return what the tests
-    assert on."""
+def _round_trip(name: str, dist: Path, tmp: Path) -> dict:
+    """Check the student version the bundle holds in ``dist``, grade the five submissions with
+    its autograder zip; return what the tests assert on."""
     source = ASSIGNMENTS / f"{name}.ipynb"
-    dist = tmp / "dist"
-    _otter("assign", str(source), str(dist), cwd=tmp)
     student_path = dist / "student" / f"{name}.ipynb"
     (zip_path,) = (dist / "autograder").glob("*.zip")
     student = nbformat.read(student_path, as_version=4)
@@ -330,6 +419,7 @@ def _round_trip(name: str, tmp: Path) -> dict:
         "full": submission({}),
         "empty": nbformat.from_dict(json.loads(nbformat.writes(student))),
         "shortcut": submission(SHORTCUT[name][0]),
+        "bypass": submission(BYPASS[name]),
         "partial": submission(PARTIAL[name][0]),
     }
     with ThreadPoolExecutor(max_workers=2) as pool:
@@ -353,16 +443,41 @@ def _round_trip(name: str, tmp: Path) -> dict:
 
 
 @pytest.fixture(scope="module")
-def round_trips(tmp_path_factory) -> dict[str, dict]:
+def bundle(tmp_path_factory) -> Path:
+    """The instructor bundle, built as ``make instructor`` builds it, and unpacked."""
+    out = tmp_path_factory.mktemp("bundle")
+    proc = subprocess.run(
+        [sys.executable, str(BUNDLE), "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
+    assert proc.returncode == 0, f"the bundle build failed:\n{proc.stdout}\n{proc.stderr}"
+    (archive,) = out.glob("qring_edu-instructor-*.zip")
+    with zipfile.ZipFile(archive) as zf:
+        zf.extractall(out / "unpacked")
+    (top,) = (out / "unpacked").iterdir()
+    return top
+
+
+@pytest.fixture(scope="module")
+def round_trips(bundle, tmp_path_factory) -> dict[str, dict]:
     with ThreadPoolExecutor(max_workers=max(2, min(4, os.cpu_count() or 2))) as pool:
-        futures = {n: pool.submit(_round_trip, n, tmp_path_factory.mktemp(n)) for n in NAMES}
+        futures = {
+            n: pool.submit(_round_trip, n, bundle / "autograders" / n, tmp_path_factory.mktemp(n))
+            for n in NAMES
+        }
         return {n: f.result() for n, f in futures.items()}
 
 
 def test_every_assignment_has_an_expected_partial_score():
     assert NAMES == sorted(PARTIAL), "add the new assignment's partly wrong submission to PARTIAL"
     assert NAMES == sorted(SHORTCUT), "add the new assignment's shortcut submission to SHORTCUT"
+    assert NAMES == sorted(BYPASS), "add the new assignment's bypass submission to BYPASS"
     assert len(NAMES) >= 4
+    assert sorted(p.stem for p in STUDENT.glob("*.ipynb")) == NAMES
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -417,11 +532,11 @@ def test_partly_wrong_submission_gets_the_expected_partial_score(round_trips, na
 def test_committed_student_version_matches_its_source(round_trips, name):
     """The student version the book shows (book/assignments/student/, outputs cleared) is what
     otter generates now from the source, so it can hold no solution the generated one does not."""
-    committed = nbformat.read(ASSIGNMENTS / "student" / f"{name}.ipynb", as_version=4)
+    committed = nbformat.read(STUDENT / f"{name}.ipynb", as_version=4)
     fresh = round_trips[name]["student"]
     assert [(c.cell_type, c.source) for c in committed.cells] == [
         (c.cell_type, c.source) for c in fresh.cells
-    ], f"book/assignments/student/{name}.ipynb is stale: regenerate it with otter assign"
+    ], f"book/assignments/student/{name}.ipynb is stale: regenerate it with `make assignments`"
     assert all(not c.get("outputs") for c in committed.cells if c.cell_type == "code"), (
         "the student version is handed out unexecuted"
     )
@@ -434,6 +549,15 @@ def test_shortcut_submission_loses_the_points_of_the_forbidden_calls(round_trips
     score, total = round_trips[name]["scores"]["shortcut"]
     assert total == round_trips[name]["scores"]["full"][1]
     assert score == SHORTCUT[name][1] < total
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_bypass_submission_loses_the_same_points_as_the_shortcut(round_trips, name):
+    """Hiding the forbidden function from the guard (a default argument, a closure, the guard
+    rebound to ``contextlib.nullcontext``) earns nothing more than calling it openly."""
+    scores = round_trips[name]["scores"]
+    assert scores["bypass"] == scores["shortcut"]
+    assert scores["bypass"][0] == SHORTCUT[name][1] < scores["full"][1]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -457,8 +581,11 @@ def test_one_written_question_with_a_rubric(round_trips, name):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_assignment_header_states_points_and_pilot_time(round_trips, name):
+def test_assignment_header_states_points_and_an_estimated_time(round_trips, name):
+    """The time is called an estimate: nobody timed students (the bundle's guide says how it was
+    set)."""
     header = next(c.source for c in round_trips[name]["student"].cells if c.cell_type == "markdown")
     assert re.search(r"\*\*Points:\*\* \d+ — 10 autograded", header)
-    assert re.search(r"\*\*Time:\*\* about \d+ minutes", header)
+    assert re.search(r"\*\*Time:\*\* about \d+ minutes, an estimate", header)
+    assert "pilot" not in header.lower() and "measured" not in header.lower()
     assert round_trips[name]["scores"]["full"][1] == 10

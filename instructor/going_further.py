@@ -1,10 +1,11 @@
-"""Reference computations for the "Going further" items of the chapters (book/instructor_guide.md).
+"""Reference computations for the "Going further" items of the chapters (instructor/guide.md).
 
-The instructor guide quotes the numbers below in its worked solutions. This script recomputes them
-with the library, seeded, and prints them; with ``--check`` it also asserts that they still match
-the values the guide states (run it after a library or chapter change; a few minutes):
+The private instructor guide quotes the numbers below in its worked solutions. This script
+recomputes them with the library, seeded, and prints them; with ``--check`` it also asserts that
+they still match the values the guide states (run it after a library or chapter change; a few
+minutes):
 
-    .venv/bin/python book/_tools/going_further.py --check
+    .venv/bin/python instructor/going_further.py --check
 
 Items, by chapter (the letters of the chapter's "Going further" paragraph):
 
@@ -316,7 +317,7 @@ def main() -> None:
     ad = alignment_d()
     print("alignment (d)", ad)
 
-    if args.check:  # the values book/instructor_guide.md states
+    if args.check:  # the values instructor/guide.md states
         assert f"{sa['aer'][0]:.4f}" == "0.0185" and f"{sa['fast'][0]:.4f}" == "0.0207"
         assert all(abs(sa[k][0] - 0.02) <= 2 * math.sqrt(0.02 * 0.98 / sa[k][2]) for k in sa)
         want_b = {

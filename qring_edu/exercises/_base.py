@@ -617,10 +617,9 @@ def pristine():
     qring_edu.exercises._base import forbidden``. The copy is made at check time from the file,
     so what the student's code did to the imported module (``forbidden``, ``Forbidden`` and the
     helpers the guard uses) is not in it. The file's path comes from this function's compiled
-    code, not from a module attribute. What no check inside the student's process can prevent
-    (rebinding ``pristine`` itself, patching the standard library, rewriting the library's files)
-    is why instructors grade in a throwaway container and keep the hidden tests private (the
-    instructor bundle, ``make instructor``).
+    code, not from a module attribute. A check that runs inside the student's process cannot rule
+    everything out; that is why instructors also grade in a throwaway container and keep the
+    hidden tests private (the instructor bundle, ``make instructor``).
 
     Examples
     --------

@@ -20,7 +20,7 @@ In a temporary directory and with the real tool (no Docker):
    student and a grading rubric and model answer that stay out of the student version.
 
 Written answers are graded by hand, so the scores above count the autograded tests only. The
-gradings of an assignment run in parallel; the four assignments too (about two minutes on two
+gradings of an assignment run in parallel; the four assignments too (a few minutes on two
 cores).
 """
 

@@ -26,13 +26,11 @@ from ..holevo import binary_entropy, von_neumann_entropy
 from ..states import PAULIS, bell_state, embed_operator, isotropic_state, partial_trace
 from ._base import (
     Feedback,
-    Forbidden,
     as_number,
     bad_parameters,
     call_reader,
     compare_integer,
     failed,
-    forbidden,
     not_attempted,
     passed,
 )
@@ -67,8 +65,7 @@ def _not_callable(fn, what: str) -> Feedback | None:
 
 def _call_without(name: str, fn, *args, what: str, case: str):
     """Call the reader's ``fn(*args)`` with the library's ``name`` switched off."""
-    with forbidden(name, namespace=getattr(fn, "__globals__", None)):
-        return call_reader(fn, *args, name=what, case=case, stop=(Forbidden,))
+    return call_reader(fn, *args, name=what, case=case, forbid=(name,))
 
 
 def _matrix(result, shape: tuple[int, int]) -> np.ndarray | None:

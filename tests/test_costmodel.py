@@ -151,7 +151,7 @@ def test_module_exports():
 def test_pairs_per_link_matches_the_superdense_ledger(P, d, bits):
     """Uneven chunks included: the model's pair count is the ledger's busiest link."""
     from qring_edu import ring_allreduce
-    from qring_edu.costmodel import pairs_per_link
+    from qring_edu.costmodel import link_units
 
     res = ring_allreduce(np.zeros((P, d), dtype=np.int64), bits=bits, transport="superdense")
-    assert pairs_per_link(P, d, bits) == res.ledger.online_qubits() == res.ledger.ebits()
+    assert link_units(P, d, bits, transport="superdense") == res.ledger.online_qubits() == res.ledger.ebits()

@@ -21,6 +21,7 @@ from .._validate import check_bits, check_choice, check_int
 from ..costmodel import BACKWARD_FRACTION
 from ..experiments.superdense_ring import overlap_comparison
 from ..fixedpoint import fixed_point
+from ..noise import Link
 from ..ring import message_bits, ring_schedule
 from ..superdense import superdense_circuit, superdense_outcome_probabilities
 from ._base import (
@@ -496,9 +497,7 @@ def check_alice_gates(answer, x: int, z: int) -> Feedback:
 def _exact_error_rate(pair_fidelity: float) -> float:
     """Symbol error rate for uniform messages, from the library's density-matrix evolution."""
     probs = [
-        superdense_outcome_probabilities(m >> 1, m & 1, pair_fidelity=pair_fidelity)[
-            (m >> 1, m & 1)
-        ]
+        superdense_outcome_probabilities(m >> 1, m & 1, link=Link(pair_fidelity))[(m >> 1, m & 1)]
         for m in range(4)
     ]
     return float(1.0 - np.mean(probs))
@@ -557,7 +556,7 @@ def check_bit_error_rate(answer, pair_fidelity: float) -> Feedback:
     bit error rate of x at F = 0.97: 1 − F is the symbol error rate. A Z error leaves x alone.
     """
     try:
-        probs = superdense_outcome_probabilities(0, 0, pair_fidelity=pair_fidelity)
+        probs = superdense_outcome_probabilities(0, 0, link=Link(pair_fidelity))
     except (ValueError, TypeError) as exc:
         return bad_parameters(exc)
     expected = probs[(1, 0)] + probs[(1, 1)]

@@ -1,8 +1,9 @@
 """Experiments of the chapter *Noisy links* (experiments floor): what remains of the factor of two.
 
-Every function here is a seeded sweep or comparison built on :mod:`qring_edu.links` (noise
-model, capacities, distillation, error protection) and :mod:`qring_edu.ring`; results are frozen
-dataclasses with a short ``repr`` and, where they are tables, ``table()`` / ``_repr_html_``.
+Every function here is a seeded sweep or comparison built on :mod:`qring_edu.noise` (the link and
+its noise, capacities), :mod:`qring_edu.distillation`, :mod:`qring_edu.protection` and
+:mod:`qring_edu.ring`; results are frozen dataclasses with a short ``repr`` and, where they are
+tables, ``table()`` / ``_repr_html_``.
 
 * :func:`link_noise_check` — pair noise and channel noise compose into ``F_eff``: the formula, the
   Qiskit density-matrix circuit with both noises, the fast path (and optionally Aer);
@@ -23,39 +24,30 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import numpy as np
 
-from .._validate import check_choice, check_fidelity, check_float, check_int, check_seed
-from ..costmodel import MODEL_SIZES
+from .._result import result
+from .._validate import (
+    as_numeric_array,
+    check_bits,
+    check_choice,
+    check_fidelity,
+    check_float,
+    check_int,
+)
+from ..costmodel import MODEL_SIZES, link_units
+from ..distillation import DISTILL_PROTOCOLS, distill, distillable_yield
 from ..holevo import dense_coding_threshold
-from ..links import (
-    DISTILL_PROTOCOLS,
-    PROTECTIONS,
-    NetFactor,
-    depolarizing_capacities,
-    distill,
-    distillable_yield,
-    effective_fidelity,
-    expected_net_factor,
-    memory_dephasing,
-    net_online_factor,
-    noisy_link_probabilities,
-    noisy_link_send_qiskit,
-    ring_link_bits,
-    superdense_link_capacity,
-)
-from ..links import (
-    protection as make_protection,
-)
-from ..ring import ring_allreduce
-from ..superdense import superdense_send
+from ..noise import Link, depolarizing_capacities, effective_fidelity, memory_dephasing
+from ..protection import FEC, SCHEMES, Distill, NetFactor, Protection, expected_net_factor
+from ..ring import net_online_factor, ring_allreduce
+from ..superdense import superdense_outcome_probabilities, superdense_send, superdense_send_qiskit
 from ..training import TrainingRun, train_data_parallel
-from ._base import Rows, Table
+from ._base import Rows, Table, Tabular
 
 __all__ = [
-    "SCHEMES",
     "LinkNoiseCheck",
     "link_noise_check",
     "CapacitySweep",
@@ -83,19 +75,43 @@ __all__ = [
     "reality_check",
 ]
 
-#: The protection schemes of ``ring_allreduce(protection=...)``, in the chapter's order.
-SCHEMES = PROTECTIONS
+
+def _scheme(scheme: str, *, rounds: int = 1, block_length: int = 255) -> Protection:
+    """The protection ``scheme`` (a name of ``SCHEMES``) with ``rounds`` DEJMPS rounds and
+    Reed–Solomon blocks of ``block_length`` bytes."""
+    scheme = check_choice(scheme, "scheme", SCHEMES)
+    return Protection(
+        distill=Distill(rounds=rounds) if "distill" in scheme else None,
+        fec=FEC(block_length=block_length) if "fec" in scheme else None,
+    )
 
 
-def _sub_seed(seed: int, k: int) -> int:
-    """An independent integer seed for part ``k`` of a seeded experiment."""
-    return int(np.random.default_rng([seed, k]).integers(2**31 - 1))
+def _bound(link: Link, rounds: int = 0) -> float:
+    """``C_E(F_eff)`` of ``link``'s decoded symbols (pairs distilled by ``rounds`` DEJMPS rounds;
+    NaN when the pairs cannot be distilled)."""
+    if rounds == 0:
+        return link.errors.capacity()
+    if link.pair <= 0.5:
+        return math.nan
+    return link.symbol_errors(distill(link.pair, rounds=rounds).errors).capacity()
+
+
+def _rounds(rounds) -> tuple[int, ...]:
+    """Distinct numbers of recurrence rounds, each in 1..20."""
+    if isinstance(rounds, (str, bytes)) or not hasattr(rounds, "__iter__"):
+        raise TypeError(f"rounds must be a sequence of numbers of rounds, got {rounds!r}")
+    out = tuple(check_int(r, "rounds", 1, 20) for r in list(rounds)[:21])
+    if not out or len(set(out)) != len(out):
+        raise ValueError(f"rounds must list distinct numbers of rounds in 1..20, got {rounds!r}")
+    return out
 
 
 def _fidelity_grid(fidelities, default, name: str = "fidelities") -> np.ndarray:
-    grid = np.asarray(default if fidelities is None else fidelities, dtype=float).ravel()
+    grid = as_numeric_array(default if fidelities is None else fidelities, name).ravel()
     if grid.size == 0:
         raise ValueError(f"{name} must contain at least one fidelity")
+    if grid.size > 10**5:
+        raise ValueError(f"{name} must hold at most 100,000 fidelities, got {grid.size:,}")
     for f in grid:
         check_fidelity(float(f), name)
     return grid
@@ -104,14 +120,14 @@ def _fidelity_grid(fidelities, default, name: str = "fidelities") -> np.ndarray:
 # ---------------------------------------------------------------------------------------------
 # Pair noise and channel noise compose
 # ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class LinkNoiseCheck:
+@result
+class LinkNoiseCheck(Tabular):
     """``F_eff`` three (or four) ways for one link (:func:`link_noise_check`).
 
     ``formula``: ``F_pair F_ch + (1 - F_pair)(1 - F_ch)/3``. ``qiskit_fidelities``: for each of
     the four messages ``(x, z)`` the probability that Bob decodes it right, from the Qiskit
     density-matrix circuit in which the pair's noise hits Bob's half and the channel's noise the
-    travelling qubit (:func:`qring_edu.links.noisy_link_probabilities`). ``fast_error_rate``:
+    travelling qubit (:func:`qring_edu.superdense.superdense_outcome_probabilities`). ``fast_error_rate``:
     symbol error rate of the fast path (``superdense_send``) over ``fast_symbols`` random
     symbols; ``aer_error_rate``: the same over ``aer_symbols`` Aer circuits (``None`` if 0).
 
@@ -127,7 +143,7 @@ class LinkNoiseCheck:
     >>> from qring_edu.experiments.noisy_links import link_noise_check
     >>> check = link_noise_check(0.95, 0.98, symbols=1000, seed=1)
     >>> check
-    LinkNoiseCheck(F_pair=0.95, F_ch=0.98, F_eff=0.931333, fast_error_rate=0.07100)
+    LinkNoiseCheck(pair_fidelity=0.95, channel_fidelity=0.98, formula=0.9313, fast_error_rate=0.069)
     >>> round(check.standard_error(1000), 5)       # the fast path is 0.3 standard errors off
     0.008
     """
@@ -135,11 +151,11 @@ class LinkNoiseCheck:
     pair_fidelity: float
     channel_fidelity: float
     formula: float
-    qiskit_fidelities: tuple[float, float, float, float]
-    fast_symbols: int
+    qiskit_fidelities: tuple[float, float, float, float] = field(repr=False)
+    fast_symbols: int = field(repr=False)
     fast_error_rate: float
-    aer_symbols: int = 0
-    aer_error_rate: float | None = None
+    aer_symbols: int = field(default=0, repr=False)
+    aer_error_rate: float | None = field(default=None, repr=False)
 
     @property
     def qiskit_deviation(self) -> float:
@@ -184,15 +200,6 @@ class LinkNoiseCheck:
             title=f"F_pair = {self.pair_fidelity:g}, F_ch = {self.channel_fidelity:g}",
         )
 
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
-
-    def __repr__(self) -> str:
-        return (
-            f"LinkNoiseCheck(F_pair={self.pair_fidelity:g}, F_ch={self.channel_fidelity:g}, "
-            f"F_eff={self.formula:.6f}, fast_error_rate={self.fast_error_rate:.5f})"
-        )
-
 
 def link_noise_check(
     pair_fidelity: float = 0.95,
@@ -215,23 +222,22 @@ def link_noise_check(
     """
     Fp = check_fidelity(pair_fidelity, "pair_fidelity")
     Fc = check_fidelity(channel_fidelity, "channel_fidelity")
-    symbols = check_int(symbols, "symbols", 1)
+    symbols = check_int(symbols, "symbols", 1, 10**7)
     aer_symbols = check_int(aer_symbols, "aer_symbols", 0, 5000)
-    check_seed(seed)
+    seed = check_int(seed, "seed", 0)
     formula = effective_fidelity(Fp, Fc)
+    link = Link(Fp, Fc)
     exact = tuple(
-        noisy_link_probabilities(x, z, pair_fidelity=Fp, channel_fidelity=Fc)[(x, z)]
-        for x in (0, 1)
-        for z in (0, 1)
+        superdense_outcome_probabilities(x, z, link=link)[(x, z)] for x in (0, 1) for z in (0, 1)
     )
     rng = np.random.default_rng([seed, 0])
     sent = rng.integers(0, 2, size=2 * symbols, dtype=np.uint8)
-    got = superdense_send(sent, pair_fidelity=Fp, channel_fidelity=Fc, seed=_sub_seed(seed, 1))
+    got = superdense_send(sent, link=link, seed=np.random.default_rng([seed, 1]))
     fast = float(np.mean(np.any((sent != got).reshape(-1, 2), axis=1)))
     aer = None
     if aer_symbols:
         sent_a = rng.integers(0, 2, size=2 * aer_symbols, dtype=np.uint8)
-        got_a = noisy_link_send_qiskit(sent_a, pair_fidelity=Fp, channel_fidelity=Fc, seed=seed + 2)
+        got_a = superdense_send_qiskit(sent_a, link=link, seed=np.random.default_rng([seed, 2]))
         aer = float(np.mean(np.any((sent_a != got_a).reshape(-1, 2), axis=1)))
     return LinkNoiseCheck(
         Fp, Fc, float(formula), tuple(float(p) for p in exact), symbols, fast, aer_symbols, aer
@@ -241,7 +247,7 @@ def link_noise_check(
 # ---------------------------------------------------------------------------------------------
 # Capacities
 # ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True, eq=False)
+@result(show=("min_ratio",))
 class CapacitySweep:
     """Capacities of the depolarising channel over a grid of fidelities (:func:`capacity_sweep`).
 
@@ -262,26 +268,23 @@ class CapacitySweep:
     >>> from qring_edu.experiments.noisy_links import capacity_sweep
     >>> sweep = capacity_sweep([0.9, 0.99])
     >>> sweep
-    CapacitySweep(2 fidelities in [0.9, 0.99], min ratio over F < 1 = 2.0201)
+    CapacitySweep(fidelities=array(2,) float64, threshold=0.8107, min_ratio=2.02)
     >>> sweep.link_bound.round(4).tolist(), round(sweep.threshold, 4)
     ([1.0097, 1.8278], 0.8107)
     """
 
     fidelities: np.ndarray
-    classical: np.ndarray
-    assisted: np.ndarray
-    ratio: np.ndarray
-    link_bound: np.ndarray
+    classical: np.ndarray = field(repr=False)
+    assisted: np.ndarray = field(repr=False)
+    ratio: np.ndarray = field(repr=False)
+    link_bound: np.ndarray = field(repr=False)
     threshold: float
 
-    def __repr__(self) -> str:
-        return (
-            f"CapacitySweep({self.fidelities.size} fidelities in "
-            f"[{self.fidelities.min():g}, {self.fidelities.max():g}], "
-            f"min ratio over F < 1 = {np.nanmin(self.ratio[self.fidelities < 1]):.4f})"
-            if np.any(self.fidelities < 1)
-            else f"CapacitySweep({self.fidelities.size} fidelities)"
-        )
+    @property
+    def min_ratio(self) -> float:
+        """Smallest ``C_E / C`` over the fidelities below 1 (NaN if there are none)."""
+        below = self.ratio[(self.fidelities < 1) & np.isfinite(self.ratio)]
+        return float(below.min()) if below.size else math.nan
 
 
 def capacity_sweep(fidelities: Sequence[float] | None = None) -> CapacitySweep:
@@ -300,14 +303,14 @@ def capacity_sweep(fidelities: Sequence[float] | None = None) -> CapacitySweep:
     assisted = np.array([c.entanglement_assisted for c in caps])
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = np.where(classical > 0, assisted / np.where(classical > 0, classical, 1.0), np.nan)
-    bound = np.array([superdense_link_capacity(channel_fidelity=float(F)) for F in grid])
+    bound = np.array([_bound(Link(channel_fidelity=float(F))) for F in grid])
     return CapacitySweep(grid, classical, assisted, ratio, bound, float(dense_coding_threshold()))
 
 
 # ---------------------------------------------------------------------------------------------
 # Distillation
 # ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True, eq=False)
+@result
 class DistillationSweep:
     """Recurrence distillation over a grid of input fidelities (:func:`distillation_sweep`).
 
@@ -332,7 +335,7 @@ class DistillationSweep:
     >>> from qring_edu.experiments.noisy_links import distillation_sweep
     >>> sweep = distillation_sweep([0.75, 0.9], rounds=(1, 2))
     >>> sweep
-    DistillationSweep(2 fidelities, rounds=(1, 2), protocols=('bbpssw', 'dejmps'))
+    DistillationSweep(fidelities=array(2,) float64, rounds=(1, 2), protocols=('bbpssw', 'dejmps'))
     >>> sweep.raw_pairs["dejmps"].round(3).tolist()
     [[2.769, 2.284], [8.034, 5.263]]
     >>> sweep.hashing_only.round(4).tolist(), sweep.yield_per_pair.round(4).tolist()
@@ -347,12 +350,6 @@ class DistillationSweep:
     yield_per_pair: np.ndarray = field(repr=False)
     yield_rounds: np.ndarray = field(repr=False)
     hashing_only: np.ndarray = field(repr=False)
-
-    def __repr__(self) -> str:
-        return (
-            f"DistillationSweep({self.fidelities.size} fidelities, rounds={self.rounds}, "
-            f"protocols={self.protocols})"
-        )
 
 
 def distillation_sweep(
@@ -371,9 +368,7 @@ def distillation_sweep(
     [0.902361, 0.988764]
     """
     grid = _fidelity_grid(fidelities, np.linspace(0.5025, 0.9975, 199))
-    rounds = tuple(check_int(r, "rounds", 1, 20) for r in rounds)
-    if not rounds:
-        raise ValueError("rounds must list at least one number of rounds")
+    rounds = _rounds(rounds)
     protocols = tuple(check_choice(p, "protocols", DISTILL_PROTOCOLS) for p in protocols)
     fid, raw = {}, {}
     for p in protocols:
@@ -405,12 +400,16 @@ def distillation_table(
     >>> [round(f, 6) for f in distillation_table([0.9], [1]).column("fidelity out")]
     [0.926396, 0.926396]
     """
-    grid = _fidelity_grid(fidelities, None if fidelities is None else fidelities)
+    grid, rounds = _fidelity_grid(fidelities, None), _rounds(rounds)
+    if grid.size > 1000:
+        raise ValueError(
+            f"fidelities must hold at most 1,000 values for a table, got {grid.size:,}"
+        )
     rows = []
     for F in grid:
         for p in DISTILL_PROTOCOLS:
             for r in rounds:
-                d = distill(float(F), rounds=check_int(r, "rounds", 1, 20), protocol=p)
+                d = distill(float(F), rounds=r, protocol=p)
                 rows.append(
                     (float(F), p, r, d.fidelity, d.success_probabilities[-1], d.raw_pairs_per_pair)
                 )
@@ -424,52 +423,45 @@ def distillation_table(
 # ---------------------------------------------------------------------------------------------
 # Net online factor of each scheme against the bound
 # ---------------------------------------------------------------------------------------------
-def _online(scheme: str, F: float, **kw) -> float:
-    """Expected online factor; NaN where no code of that length carries the link's errors."""
+def _net_factor(prot: Protection, link: Link) -> NetFactor | None:
+    """Expected factors of ``prot`` on ``link``; ``None`` where no code of that length carries
+    the link's errors."""
     try:
-        return expected_net_factor(scheme, channel_fidelity=F, **kw).online
+        return expected_net_factor(prot, link=link)
     except ValueError:
-        return math.nan
+        return None
 
 
-@dataclass(frozen=True, eq=False)
+@result(show=("factor",))
 class NetFactorSweep:
     """Net online factor of every scheme over a grid of channel fidelities (:func:`net_factor_sweep`).
 
     ``online[scheme]``, ``lifetime[scheme]``: arrays over ``fidelities`` (classical ring bits per
-    online channel use, and per channel use over the pairs' lifetime; NaN where no
-    Reed–Solomon code of ``block_length`` carries the errors). ``bound``: ``C_E(F_eff)`` with raw
-    pairs (no code on these pairs can beat it); ``bound_distilled``: the same with the pairs
-    distilled by ``rounds`` DEJMPS rounds; ``assisted``: BSST's ``C_E(F_ch)`` (unlimited perfect
-    entanglement); ``unassisted``: ``C(F_ch)``, the same noisy qubit channel without entanglement.
-    ``reliable[scheme]``: whether the scheme delivers the right data. ``point``: the
-    :class:`~qring_edu.links.NetFactor` of ``scheme`` at ``channel_fidelity`` (``None`` if no code
-    fits).
-
-    Attributes
-    ----------
-    fidelities, bound, bound_distilled, assisted, unassisted : numpy.ndarray, shape (n,)
-    block_length, rounds : int
-    pair_fidelity : float or None
-    online, lifetime, reliable : dict of str to numpy.ndarray, shape (n,)
-    scheme : str
-    channel_fidelity : float
-    point : qring_edu.NetFactor or None
+    online channel use, and per channel use over the pairs' lifetime, distillation's
+    announcements included; NaN where no Reed–Solomon code of ``block_length`` carries the
+    errors). ``bound``: ``C_E(F_eff)`` with raw pairs (no code on these pairs can beat it);
+    ``bound_distilled``: the same with the pairs distilled by ``rounds`` DEJMPS rounds;
+    ``assisted``: BSST's ``C_E(F_ch)`` (unlimited perfect entanglement); ``unassisted``:
+    ``C(F_ch)``, the same noisy qubit channel without entanglement. ``reliable[scheme]``: whether
+    the scheme delivers the right data. ``point``: the :class:`~qring_edu.protection.NetFactor`
+    of ``scheme`` at ``channel_fidelity`` (``None`` if no code fits); ``factor`` its online
+    factor (NaN then).
 
     Examples
     --------
-    >>> from qring_edu.experiments.noisy_links import net_factor_sweep
     >>> sweep = net_factor_sweep(0.99, "fec", fidelities=[0.95, 0.99])
     >>> sweep
-    NetFactorSweep(scheme='fec', F=0.99, n=255, rounds=1, online=1.4612)
+    NetFactorSweep(scheme='fec', channel_fidelity=0.99, block_length=255, rounds=1, pair_fidelity=None, factor=1.461)
     >>> [round(float(v), 4) for v in sweep.online["fec"]], sweep.online["none"].tolist()
     ([0.4131, 1.4612], [2.0, 2.0])
     """
 
-    fidelities: np.ndarray
+    scheme: str
+    channel_fidelity: float
     block_length: int
     rounds: int
     pair_fidelity: float | None
+    fidelities: np.ndarray = field(repr=False)
     online: dict = field(repr=False)
     lifetime: dict = field(repr=False)
     reliable: dict = field(repr=False)
@@ -477,16 +469,12 @@ class NetFactorSweep:
     bound_distilled: np.ndarray = field(repr=False)
     assisted: np.ndarray = field(repr=False)
     unassisted: np.ndarray = field(repr=False)
-    scheme: str = "fec"
-    channel_fidelity: float = 0.99
     point: NetFactor | None = field(default=None, repr=False)
 
-    def __repr__(self) -> str:
-        at = "no code fits" if self.point is None else f"{self.point.online:.4f}"
-        return (
-            f"NetFactorSweep(scheme={self.scheme!r}, F={self.channel_fidelity:g}, "
-            f"n={self.block_length}, rounds={self.rounds}, online={at})"
-        )
+    @property
+    def factor(self) -> float:
+        """The chosen scheme's online factor at ``channel_fidelity`` (NaN if no code fits)."""
+        return math.nan if self.point is None else self.point.online
 
 
 def net_factor_sweep(
@@ -501,10 +489,10 @@ def net_factor_sweep(
     """Online and lifetime factors of the four schemes over ``fidelities`` (default 121 points in
     [0.9, 1]), the bounds, and the chosen ``scheme`` at ``channel_fidelity``.
 
-    ``block_length``: the Reed–Solomon codeword length in bytes (``hash_bits/8 + 1`` .. 255);
-    ``rounds``: DEJMPS rounds of the distilling schemes; ``pair_fidelity``: fidelity of the raw
-    pairs (``None``: distributed over the same channel, ``F_pair = F_ch``). Closed forms, about
-    0.1 s for the default grid.
+    ``block_length``: the Reed–Solomon codeword length in bytes (9 .. 255); ``rounds``: DEJMPS
+    rounds of the distilling schemes (1..20); ``pair_fidelity``: fidelity of the raw pairs
+    (``None``: distributed over the same channel, ``F_pair = F_ch``). Closed forms
+    (:func:`qring_edu.protection.expected_net_factor`), about 0.1 s for the default grid.
 
     Examples
     --------
@@ -518,51 +506,32 @@ def net_factor_sweep(
     rounds = check_int(rounds, "rounds", 1, 20)
     Fp = None if pair_fidelity is None else check_fidelity(pair_fidelity, "pair_fidelity")
     grid = _fidelity_grid(fidelities, np.linspace(0.9, 1.0, 121))
-    kw = dict(pair_fidelity=Fp, block_length=n, rounds=rounds)
-    if Fp is not None and Fp <= 0.5 and scheme in ("distill", "distill+fec"):
+    if Fp is not None and Fp <= 0.5 and "distill" in scheme:
         raise ValueError(f"pair_fidelity must exceed 1/2 for distillation, got {Fp:g}")
+    links = [Link(Fp, float(F)) for F in grid]
     online, lifetime, reliable = {}, {}, {}
     for s in SCHEMES:
-        on, life = [], []
-        for F in grid:
-            try:
-                nf = expected_net_factor(s, channel_fidelity=float(F), **kw)
-                on.append(nf.online)
-                life.append(nf.lifetime)
-            except ValueError:
-                on.append(math.nan)
-                life.append(math.nan)
-        online[s], lifetime[s] = np.array(on), np.array(life)
-        reliable[s] = s in ("fec", "distill+fec")
-    bound = np.array([superdense_link_capacity(Fp, float(F)) for F in grid])
-    bound_d = []
-    for F in grid:
-        fp = float(F) if Fp is None else Fp
-        bound_d.append(
-            superdense_link_capacity(None, float(F), pair=distill(fp, rounds=rounds).errors)
-            if fp > 0.5
-            else math.nan
-        )
+        prot = _scheme(s, rounds=rounds, block_length=n)
+        factors = [_net_factor(prot, link) for link in links]
+        online[s] = np.array([math.nan if f is None else f.online for f in factors])
+        lifetime[s] = np.array([math.nan if f is None else f.lifetime for f in factors])
+        reliable[s] = prot.fec is not None
     caps = [depolarizing_capacities(float(F)) for F in grid]
-    try:
-        point = expected_net_factor(scheme, channel_fidelity=F0, **kw)
-    except ValueError:
-        point = None
     return NetFactorSweep(
-        grid,
-        n,
-        rounds,
-        Fp,
-        online,
-        lifetime,
-        reliable,
-        bound,
-        np.array(bound_d),
-        np.array([c.entanglement_assisted for c in caps]),
-        np.array([c.classical for c in caps]),
-        scheme,
-        F0,
-        point,
+        scheme=scheme,
+        channel_fidelity=F0,
+        block_length=n,
+        rounds=rounds,
+        pair_fidelity=Fp,
+        fidelities=grid,
+        online=online,
+        lifetime=lifetime,
+        reliable=reliable,
+        bound=np.array([_bound(link) for link in links]),
+        bound_distilled=np.array([_bound(link, rounds) for link in links]),
+        assisted=np.array([c.entanglement_assisted for c in caps]),
+        unassisted=np.array([c.classical for c in caps]),
+        point=_net_factor(_scheme(scheme, rounds=rounds, block_length=n), Link(Fp, F0)),
     )
 
 
@@ -584,11 +553,11 @@ def remedy_table(
     """
     Fp = check_fidelity(pair_fidelity, "pair_fidelity")
     Fc = check_fidelity(channel_fidelity, "channel_fidelity")
+    rounds, link = _rounds(rounds), Link(Fp, Fc)
     rows = []
     for s in SCHEMES:
-        for r in rounds if s in ("distill", "distill+fec") else (0,):
-            kw = {"rounds": check_int(r, "rounds", 1, 20)} if r else {}
-            nf = expected_net_factor(s, pair_fidelity=Fp, channel_fidelity=Fc, **kw)
+        for r in rounds if "distill" in s else (0,):
+            nf = expected_net_factor(_scheme(s, rounds=max(r, 1)), link=link)
             rows.append(
                 (
                     s,
@@ -644,9 +613,11 @@ def fec_crossover(
     n = check_int(block_length, "block_length", 9, 255)
     rounds = check_int(rounds, "rounds", 1, 20)
 
+    prot = _scheme(scheme, rounds=rounds, block_length=n)
+
     def f(F):
-        v = _online(scheme, F, block_length=n, rounds=rounds)
-        return (0.0 if math.isnan(v) else v) - target
+        nf = _net_factor(prot, Link(channel_fidelity=F))
+        return (0.0 if nf is None else nf.online) - target
 
     if f(1.0) < 0:
         raise ValueError(
@@ -666,13 +637,13 @@ def link_bound_crossover(target: float = 1.0) -> float:
     0.898
     """
     target = check_float(target, "target", 0.0, 2.0, lo_open=True)
-    return _bisect(lambda F: superdense_link_capacity(channel_fidelity=F) - target, 0.25, 1.0)
+    return _bisect(lambda F: _bound(Link(channel_fidelity=F)) - target, 0.25, 1.0)
 
 
 # ---------------------------------------------------------------------------------------------
 # One ring run per scheme: the ledger
 # ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@result
 class SchemeRun:
     """One all-reduce over the noisy superdense ring with one protection scheme (busiest link).
 
@@ -699,36 +670,30 @@ class SchemeRun:
     >>> from qring_edu.experiments.noisy_links import scheme_ledger
     >>> fec = scheme_ledger(0.99, workers=4, d=2048, seed=0).run("fec")
     >>> fec, fec.reliable
-    (SchemeRun('fec', net_factor=1.4104, wrong_fraction=0.0000), True)
+    (SchemeRun(scheme='fec', net_factor=1.41, wrong_fraction=0), True)
     """
 
     scheme: str
-    online_qubits: int
-    online_bits: int
-    offline_qubits: int
-    offline_bits: int
-    classical_bits: int
+    online_qubits: int = field(repr=False)
+    online_bits: int = field(repr=False)
+    offline_qubits: int = field(repr=False)
+    offline_bits: int = field(repr=False)
+    classical_bits: int = field(repr=False)
     net_factor: float
-    expected: float
-    bound: float
+    expected: float = field(repr=False)
+    bound: float = field(repr=False)
     wrong_fraction: float
-    undetected_bound: float
-    rejected: int = 0
-    transmissions: int = 0
+    undetected_bound: float = field(repr=False)
+    rejected: int = field(default=0, repr=False)
+    transmissions: int = field(default=0, repr=False)
 
     @property
     def reliable(self) -> bool:
         """The scheme corrects errors (``"fec"``, ``"distill+fec"``)."""
         return self.scheme in ("fec", "distill+fec")
 
-    def __repr__(self) -> str:
-        return (
-            f"SchemeRun({self.scheme!r}, net_factor={self.net_factor:.4f}, "
-            f"wrong_fraction={self.wrong_fraction:.4f})"
-        )
 
-
-@dataclass(frozen=True)
+@result(show=("net_factors",))
 class SchemeLedger(Rows):
     """One :class:`SchemeRun` per scheme plus the classical ring, same data (:func:`scheme_ledger`).
 
@@ -742,13 +707,18 @@ class SchemeLedger(Rows):
     --------
     >>> from qring_edu.experiments.noisy_links import scheme_ledger
     >>> scheme_ledger(0.99, workers=4, d=2048, seed=0)
-    SchemeLedger(F=0.99, P=4, d=2048, none=2.000, distill=2.000, fec=1.410, distill+fec=1.491)
+    SchemeLedger(channel_fidelity=0.99, workers=4, d=2048, bits=16, net_factors=(('none', 2), ('distill', 2), ('fec', 1.41), ('distill+fec', 1.491)))
     """
 
     channel_fidelity: float = 0.99
     workers: int = 8
     d: int = 0
     bits: int = 16
+
+    @property
+    def net_factors(self) -> tuple:
+        """``(scheme, measured net factor)`` per run."""
+        return tuple((r.scheme, r.net_factor) for r in self.rows)
 
     def run(self, scheme: str) -> SchemeRun:
         """The run of ``scheme``."""
@@ -797,10 +767,6 @@ class SchemeLedger(Rows):
             ),
         )
 
-    def __repr__(self) -> str:
-        parts = ", ".join(f"{r.scheme}={r.net_factor:.3f}" for r in self.rows)
-        return f"SchemeLedger(F={self.channel_fidelity:g}, P={self.workers}, d={self.d}, {parts})"
-
 
 def scheme_ledger(
     channel_fidelity: float = 0.99,
@@ -830,27 +796,27 @@ def scheme_ledger(
     b = check_int(bits, "bits", 2, 32)
     n = check_int(block_length, "block_length", 9, 255)
     rounds = check_int(rounds, "rounds", 1, 20)
-    check_seed(seed)
+    seed = check_int(seed, "seed", 0)
     rng = np.random.default_rng([seed, 0])
     grads = rng.integers(-(2 ** (b - 1)) // P, 2 ** (b - 1) // P, size=(P, d))
     reference = ring_allreduce(grads, transport="classical", bits=b)
-    classical = int(ring_link_bits(P, d, b).max())
+    classical = link_units(P, d, b)
+    link = Link(channel_fidelity=F)
     rows = []
     for k, s in enumerate(SCHEMES):
-        prot = {
-            "protection": s if s == "none" else make_protection(s, rounds=rounds, block_length=n)
-        }
+        prot = _scheme(s, rounds=rounds, block_length=n)
         res = ring_allreduce(
             grads,
             transport="superdense",
             bits=b,
             channel_fidelity=F,
-            seed=_sub_seed(seed, 1 + k),
-            **prot,
+            protection=prot,
+            seed=[seed, 1 + k],
         )
         led = res.ledger
-        exp = expected_net_factor(s, channel_fidelity=F, rounds=rounds, block_length=n)
-        rep = res.link_report
+        exp = expected_net_factor(prot, link=link)
+        rep = res.link_report  # None without protection: nothing corrects a wrong symbol
+        undetected = rep.undetected_bound if rep is not None else float(not link.noiseless)
         rows.append(
             SchemeRun(
                 s,
@@ -863,19 +829,19 @@ def scheme_ledger(
                 exp.online,
                 exp.bound,
                 float(np.mean(res.outputs != reference.outputs)),
-                float(res.undetected_error_bound),
+                undetected,
                 int(rep.rejected) if rep is not None else 0,
                 int(rep.transmissions) if rep is not None else 0,
             )
         )
-    return SchemeLedger(tuple(rows), F, P, d, b)
+    return SchemeLedger(rows=tuple(rows), channel_fidelity=F, workers=P, d=d, bits=b)
 
 
 # ---------------------------------------------------------------------------------------------
 # The claims-page row
 # ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class NoisyFactorClaim:
+@result
+class NoisyFactorClaim(Tabular):
     """What the paper's factor two becomes on a noisy link (:func:`noisy_factor_claim`).
 
     ``factors``: ``(scheme, online factor, reliable, wrong_fraction)`` per scheme — the expected
@@ -896,7 +862,7 @@ class NoisyFactorClaim:
     >>> from qring_edu.experiments.noisy_links import noisy_factor_claim
     >>> claim = noisy_factor_claim(0.99, workers=4, d=4096)
     >>> claim
-    NoisyFactorClaim(F=0.99, none=2.0000, distill=2.0000, fec=1.4612, distill+fec=1.5192, bound=1.8278)
+    NoisyFactorClaim(channel_fidelity=0.99, factors=(('none', 2, False, 0.4926), ('distill', 2, False, 0.4436), ('fec', 1.461, True, 0), ('distill+fec', 1.519, True, 0)), bound=1.828, bound_distilled=1.855, assisted=1.903)
     >>> claim.wrong_fraction("fec"), claim.wrong_fraction("none") > 0.1
     (0.0, True)
     """
@@ -944,13 +910,6 @@ class NoisyFactorClaim:
             title=f"F_pair = F_ch = {self.channel_fidelity:g}; bound C_E(F_eff) = {self.bound:.4f}",
         )
 
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
-
-    def __repr__(self) -> str:
-        parts = ", ".join(f"{s}={v:.4f}" for s, v, _, _ in self.factors)
-        return f"NoisyFactorClaim(F={self.channel_fidelity:g}, {parts}, bound={self.bound:.4f})"
-
 
 def noisy_factor_claim(
     channel_fidelity: float = 0.99,
@@ -976,8 +935,8 @@ def noisy_factor_claim(
     return NoisyFactorClaim(
         F,
         factors,
-        superdense_link_capacity(channel_fidelity=F),
-        superdense_link_capacity(None, F, pair=distill(F).errors) if F > 0.5 else math.nan,
+        _bound(Link(channel_fidelity=F)),
+        _bound(Link(channel_fidelity=F), rounds=1),
         depolarizing_capacities(F).entanglement_assisted,
         tuple((r.scheme, r.net_factor) for r in led.rows),
         led,
@@ -987,8 +946,8 @@ def noisy_factor_claim(
 # ---------------------------------------------------------------------------------------------
 # Training over a protected and an unprotected noisy ring
 # ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True, eq=False)
-class ProtectedTraining:
+@result(show=("identical", "unprotected_loss"))
+class ProtectedTraining(Tabular):
     """Three data-parallel runs on the same data and batches (:func:`protected_training`):
     ``classical`` (the noiseless reference), ``protected`` (superdense ring over the noisy link
     with ``protection``) and ``unprotected`` (same link, no protection). ``identical``: the
@@ -1006,13 +965,13 @@ class ProtectedTraining:
     >>> from qring_edu.experiments.noisy_links import protected_training
     >>> runs = protected_training(0.99, "fec", steps=5)
     >>> runs
-    ProtectedTraining(F=0.99, protection='fec', identical=True, unprotected_loss=0.2852)
+    ProtectedTraining(channel_fidelity=0.99, protection='fec', identical=True, unprotected_loss=0.455)
     >>> print(runs.table())
     F_pair = F_ch = 0.99, 5 steps, P = 4
     run               final loss  final accuracy  max|w_k − w_0|  max|w − w_classical|
     classical ring        0.2827           0.877               0                     0
     superdense, fec       0.2827           0.877               0                     0
-    superdense, none      0.2852           0.875            1.01                  1.99
+    superdense, none      0.4550           0.827            1.51                  1.41
     """
 
     channel_fidelity: float
@@ -1025,6 +984,11 @@ class ProtectedTraining:
     def identical(self) -> bool:
         """The protected run's weights equal the classical run's, bit for bit."""
         return bool(np.array_equal(self.protected.weights, self.classical.weights))
+
+    @property
+    def unprotected_loss(self) -> float:
+        """Final loss of the unprotected run."""
+        return self.unprotected.final_loss
 
     def table(self) -> Table:
         """Final loss, accuracy, replica divergence and distance from the classical run."""
@@ -1048,15 +1012,6 @@ class ProtectedTraining:
             ("", ".4f", ".3f", ".3g", ".3g"),
             title=f"F_pair = F_ch = {self.channel_fidelity:g}, "
             f"{self.classical.steps} steps, P = {self.classical.workers}",
-        )
-
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
-
-    def __repr__(self) -> str:
-        return (
-            f"ProtectedTraining(F={self.channel_fidelity:g}, protection={self.protection!r}, "
-            f"identical={self.identical}, unprotected_loss={self.unprotected.final_loss:.4f})"
         )
 
 
@@ -1096,7 +1051,7 @@ def protected_training(
 # ---------------------------------------------------------------------------------------------
 # Reality check: pairs per iteration against published hardware
 # ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@result
 class HardwareFact:
     """One published hardware number (``source``: its key in ``references.bib``).
 
@@ -1194,7 +1149,7 @@ def _fact(source: str) -> HardwareFact:
     )
 
 
-@dataclass(frozen=True)
+@result
 class RealityRow:
     """One model on the superdense ring (busiest link, one iteration, :func:`reality_check`).
 
@@ -1214,22 +1169,19 @@ class RealityRow:
     --------
     >>> from qring_edu.experiments.noisy_links import reality_check
     >>> reality_check(["ResNet-50"]).row("ResNet-50")
-    RealityRow('ResNet-50', pairs=3.58e+08, orders=8.10)
+    RealityRow(model='ResNet-50', pairs=357798448, orders=8.099)
     """
 
     model: str
-    params: int
+    params: int = field(repr=False)
     pairs: int
-    pairs_fec: float
-    rate_needed: float
-    days_at_rate: float
+    pairs_fec: float = field(repr=False)
+    rate_needed: float = field(repr=False)
+    days_at_rate: float = field(repr=False)
     orders: float
 
-    def __repr__(self) -> str:
-        return f"RealityRow({self.model!r}, pairs={self.pairs:.3g}, orders={self.orders:.2f})"
 
-
-@dataclass(frozen=True)
+@result(show=("orders",))
 class RealityCheck(Rows):
     """Pairs per link per iteration for real models against a demonstrated rate.
 
@@ -1253,7 +1205,7 @@ class RealityCheck(Rows):
     >>> from qring_edu.experiments.noisy_links import reality_check
     >>> check = reality_check(["ResNet-50"])
     >>> check
-    RealityCheck(orders of magnitude ResNet-50: 8.1)
+    RealityCheck(workers=8, bits=16, iteration_time=0.1, pair_rate=39, channel_fidelity=0.99, orders=(('ResNet-50', 8.099),))
     """
 
     workers: int = 8
@@ -1261,10 +1213,15 @@ class RealityCheck(Rows):
     iteration_time: float = 0.1
     pair_rate: float = 39.0
     channel_fidelity: float = 0.99
-    fec_factor: float = 0.0
-    coherence_time: float = 3600.0
-    memory_error: float = 0.0
-    memory_qubits: float = 10.0
+    fec_factor: float = field(default=0.0, repr=False)
+    coherence_time: float = field(default=3600.0, repr=False)
+    memory_error: float = field(default=0.0, repr=False)
+    memory_qubits: float = field(default=10.0, repr=False)
+
+    @property
+    def orders(self) -> tuple:
+        """``(model, orders of magnitude)`` per row: how far the demonstrated rate falls short."""
+        return tuple((r.model, r.orders) for r in self.rows)
 
     def row(self, model: str) -> RealityRow:
         """The row of ``model``."""
@@ -1301,10 +1258,6 @@ class RealityCheck(Rows):
             ),
         )
 
-    def __repr__(self) -> str:
-        parts = ", ".join(f"{r.model}: {r.orders:.1f}" for r in self.rows)
-        return f"RealityCheck(orders of magnitude {parts})"
-
 
 def reality_check(
     models: Sequence[str] = ("ResNet-50", "GPT-2 XL"),
@@ -1329,10 +1282,8 @@ def reality_check(
     >>> r.row("ResNet-50").pairs, round(r.row("ResNet-50").orders, 1)
     (357798448, 8.1)
     """
-    from ..costmodel import pairs_per_link
-
     P = check_int(workers, "workers", 2)
-    b = check_int(bits, "bits", 1, 64)
+    b = check_bits(bits)
     T = check_float(iteration_time, "iteration_time", 0.0, lo_open=True)
     rate = (
         _fact("humphreys2018deterministic").value
@@ -1345,7 +1296,7 @@ def reality_check(
         else check_float(coherence_time, "coherence_time", 0.0, lo_open=True)
     )
     F = check_fidelity(channel_fidelity, "channel_fidelity")
-    fec = expected_net_factor("fec", channel_fidelity=F).online
+    fec = expected_net_factor("fec", link=Link(channel_fidelity=F)).online
     rows = []
     for m in models:
         if m not in MODEL_SIZES:
@@ -1353,8 +1304,8 @@ def reality_check(
                 f"models must be names in MODEL_SIZES ({', '.join(MODEL_SIZES)}), got {m!r}"
             )
         d = int(MODEL_SIZES[m])
-        pairs = pairs_per_link(P, d, b)
-        pairs_fec = float(ring_link_bits(P, d, b).max()) / fec
+        pairs = link_units(P, d, b, transport="superdense")
+        pairs_fec = link_units(P, d, b) / fec
         need = pairs_fec / T
         rows.append(
             RealityRow(
@@ -1368,14 +1319,14 @@ def reality_check(
             )
         )
     return RealityCheck(
-        tuple(rows),
-        P,
-        b,
-        T,
-        rate,
-        F,
-        fec,
-        T2,
-        memory_dephasing(T, T2).error_rate,
-        _fact("canteri2024photon").value,
+        rows=tuple(rows),
+        workers=P,
+        bits=b,
+        iteration_time=T,
+        pair_rate=rate,
+        channel_fidelity=F,
+        fec_factor=fec,
+        coherence_time=T2,
+        memory_error=memory_dephasing(T, T2).error_rate,
+        memory_qubits=_fact("canteri2024photon").value,
     )

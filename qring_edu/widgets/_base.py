@@ -138,10 +138,10 @@ class LiveFigure(widgets.VBox):
     >>> live = LiveFigure(dense_coding_sweep, plot_dense_coding,
     ...                   {"pair_fidelity": widgets.FloatSlider(value=0.9, min=0.25, max=1.0)})
     >>> live.result
-    DenseCodingSweep(F=0.9000, C=1.3725, threshold=0.8107)
+    DenseCodingSweep(pair_fidelity=0.9, chosen_capacity=1.373, chosen_chi=1.373, threshold=0.8107)
     >>> live.controls["pair_fidelity"].value = 0.8
     >>> live.result, bytes(live.image.value[1:4])
-    (DenseCodingSweep(F=0.8000, C=0.9611, threshold=0.8107), b'PNG')
+    (DenseCodingSweep(pair_fidelity=0.8, chosen_capacity=0.9611, chosen_chi=0.9611, threshold=0.8107), b'PNG')
     >>> live.compute(pair_fidelity=0.2)
     Traceback (most recent call last):
     ...

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from qring_edu import detection_probability, vga_epsilon
+from qring_edu import vga_epsilon
 from qring_edu.alignment import classical_bits
 from qring_edu.experiments import claims as claims_module
 from qring_edu.experiments.alignment import tieaudit_crossover
@@ -45,6 +45,7 @@ from qring_edu.figures.claims import (
     claims_table_markdown,
     verdict_label,
 )
+from qring_edu.vga import detection_probability
 
 BOOK = Path(__file__).resolve().parents[1] / "book"
 

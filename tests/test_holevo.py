@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 from qiskit.quantum_info import DensityMatrix, Statevector, random_density_matrix
 
-from qring_edu import isotropic_state
 from qring_edu.holevo import (
     AccessibleInformation,
     accessible_information,
@@ -16,6 +15,7 @@ from qring_edu.holevo import (
     shannon_entropy,
     von_neumann_entropy,
 )
+from qring_edu.superdense import isotropic_state
 
 S = 1 / np.sqrt(2)
 BB84 = [np.array([1, 0]), np.array([0, 1]), np.array([S, S]), np.array([S, -S])]

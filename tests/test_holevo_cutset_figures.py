@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from qring_edu import MODEL_SIZES, dense_coding_capacity, isotropic_capacity, ring_allreduce
-from qring_edu.costmodel import allreduce_cut_bound
+from qring_edu import dense_coding_capacity, isotropic_capacity, ring_allreduce
+from qring_edu.costmodel import MODEL_SIZES, allreduce_cut_bound
 from qring_edu.exercises._base import Feedback
 from qring_edu.exercises.holevo import (
     check_cut_set_qubits,

@@ -12,15 +12,12 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from qring_edu import (
+from qring_edu import fixed_point, iteration_time, ring_allreduce, superdense_circuit
+from qring_edu.costmodel import (
     MODEL_SIZES,
     allreduce_cut_bound,
     bucketed_best_ratio,
     bucketed_iteration_time,
-    fixed_point,
-    iteration_time,
-    ring_allreduce,
-    superdense_circuit,
 )
 from qring_edu.experiments import superdense_ring as experiments
 from qring_edu.experiments.superdense_ring import (

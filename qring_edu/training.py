@@ -280,6 +280,11 @@ def train_data_parallel(
     """
     workers = check_int(workers, "workers", 2, 1024)
     steps = check_int(steps, "steps", 1, 10**6)
+    if 16 * (steps + 1) * workers > MAX_HISTORY_BYTES:  # the loss and accuracy histories
+        gib = 16 * (steps + 1) * workers / 2**30
+        raise ValueError(
+            f"steps * workers too large: the histories would need {gib:.1f} GiB (<= 1)"
+        )
     if callable(transport) or (isinstance(transport, str) and transport == "exact"):
         # Nothing crosses a link: link keywords only at their noiseless values (as "classical").
         as_transport("classical", protection_scheme=protection, **link)
@@ -296,11 +301,6 @@ def train_data_parallel(
     clip = check_float(clip, "clip", 0.0, lo_open=True)
     n_samples = check_int(n_samples, "n_samples", 2 * workers, 10**7)
     seed = check_int(seed, "seed", 0)
-    if 16 * (steps + 1) * workers > MAX_HISTORY_BYTES:  # the loss and accuracy histories
-        gib = 16 * (steps + 1) * workers / 2**30
-        raise ValueError(
-            f"steps * workers too large: the histories would need {gib:.1f} GiB (<= 1)"
-        )
 
     data_rng = np.random.default_rng([seed, 0])
     batch_rng = np.random.default_rng([seed, 1])

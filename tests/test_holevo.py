@@ -178,7 +178,7 @@ def test_builders_reproduce_the_known_values():
     assert holevo_chi(*bell) == pytest.approx(2.0, abs=1e-12)
     assert accessible_information(*bell) == pytest.approx(2.0, abs=1e-4)
     assert isinstance(bb84, Ensemble) and bb84.size == 4 and bb84.dim == 2 and bell.dim == 4
-    assert repr(bb84) == "Ensemble('BB84', states=4, dim=2)"
+    assert repr(bb84) == "Ensemble(name='BB84', size=4, dim=2)"
     with pytest.raises(ValueError):
         bb84.probs[0] = 1.0  # read-only
 

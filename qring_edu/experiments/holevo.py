@@ -321,6 +321,8 @@ def ensembles_table(ensembles: Sequence[Ensemble], *, accessible: bool = False) 
     BB84           4      1.0000  1.0000  0.5000
     trine          3      1.0000  1.0000  0.5850
     """
+    if not isinstance(accessible, (bool, np.bool_)):  # "False" is a truthy string
+        raise TypeError(f"accessible must be True or False, got {accessible!r}")
     rows = []
     for ens in ensembles:
         if not isinstance(ens, Ensemble):

@@ -475,7 +475,8 @@ def _page(name: str) -> str:
 
 
 def test_intro_states_the_verdicts_with_library_numbers():
-    from qring_edu import allreduce_cut_bound, vga_epsilon_floor
+    from qring_edu.costmodel import allreduce_cut_bound
+    from qring_edu.vga import vga_epsilon_floor
 
     text = _page("intro.md")
     assert "(coming)" not in text and "composably $\\varepsilon$-secure. *Partly*" in text

@@ -40,12 +40,14 @@ import math
 import numbers
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import field
 from fractions import Fraction
 from typing import Any
 
 import ipywidgets as widgets
 from matplotlib.figure import Figure
+
+from .._result import result
 
 __all__ = [
     "LiveFigure",
@@ -380,7 +382,7 @@ def explorer_grid(
     return values
 
 
-@dataclass(frozen=True)
+@result(show=("shape",))
 class ExplorerSpec:
     """What the HTML book's explorer of one widget offers: enough to rebuild and re-render it.
 
@@ -406,12 +408,13 @@ class ExplorerSpec:
     """
 
     factory: str
-    kwargs: tuple
-    grid: tuple
+    kwargs: tuple = field(repr=False)
+    grid: tuple = field(repr=False)
 
-    def __repr__(self) -> str:
-        sizes = "x".join(str(len(v)) for _, v in self.grid)
-        return f"ExplorerSpec({self.factory}, {', '.join(n for n, _ in self.grid)}: {sizes})"
+    @property
+    def shape(self) -> tuple:
+        """``(control, number of values)`` per control of the grid."""
+        return tuple((n, len(v)) for n, v in self.grid)
 
     @classmethod
     def create(

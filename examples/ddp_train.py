@@ -5,7 +5,8 @@ One machine, four processes (CPU, gloo backend)::
     torchrun --nproc_per_node=4 examples/ddp_train.py
     torchrun --nproc_per_node=4 examples/ddp_train.py --transport superdense --fidelity 0.99
     torchrun --nproc_per_node=4 examples/ddp_train.py --transport builtin  # gloo's all-reduce
-    torchrun --nproc_per_node=4 examples/ddp_train.py --private  # gradients masked by GHZ pads
+    torchrun --nproc_per_node=4 examples/ddp_train.py --private  # gradients masked by pads
+    torchrun --nproc_per_node=4 examples/ddp_train.py --powersgd 1 --transport superdense
 
 (From a checkout with ``make venv`` done, call ``.venv/bin/torchrun``.) Several machines: run the
 same command on every machine, adding where the rendezvous is and which machine this is, e.g. two
@@ -29,11 +30,15 @@ Rank 0 prints the mean training loss over all ranks and the accuracy of its repl
 epoch, then every rank's ledger for its incoming link and how far the replicas drifted apart
 (0 unless noisy pairs corrupted the all-gather).
 
-``--private`` masks every bucket with zero-sum pads from verified GHZ states before it enters
-the ring (``RingHookState(private=True)``; the GHZ source is *simulated* from the shared seed,
-each rank using only its own register's outcomes): no link carries a rank's gradient words in
-clear, and the training is bit for bit the unmasked one. The ledger then also lists the qubit
-GHZ copies each rank used for pads and spent on GHZ tests (``--test-fraction``, default 1/2).
+``--private`` masks every bucket with zero-sum pads before it enters the ring
+(``RingHookState(private=True)``; the pads stand for what GHZ registers give and are *simulated*
+from the shared seed, each rank using only its own row): no link carries a rank's gradient words
+in clear, and the training is bit for bit the unmasked one. The ledger then also lists the qubit
+GHZ copies each rank's pads used.
+
+``--powersgd RANK`` registers torch's own PowerSGD hook instead, its low-rank factors carried
+over the ring (``PowerSGDState(process_group=RingGroup(state), ...)``; over gloo with
+``--transport builtin``).
 """
 
 from __future__ import annotations
@@ -45,10 +50,11 @@ import time
 import numpy as np
 import torch
 import torch.distributed as dist
+from torch.distributed.algorithms.ddp_comm_hooks import powerSGD_hook as powerSGD
 from torch.nn.parallel import DistributedDataParallel
 
-from qring_edu import make_moons
-from qring_edu.ddp import RingHookState, gather_reports, ring_hook
+from qring_edu.ddp import RingGroup, RingHookState, gather_reports, ring_hook
+from qring_edu.training import make_moons
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -62,20 +68,21 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument(
         "--fidelity",
         type=float,
-        default=1.0,
-        help="pair fidelity F in [0.25, 1] (superdense only; default 1)",
+        default=None,
+        help="pair fidelity F in [0.25, 1] (superdense only; default: perfect pairs)",
     )
     p.add_argument("--bits", type=int, default=16, help="fixed-point word size (default 16)")
     p.add_argument(
         "--private",
         action="store_true",
-        help="mask the gradients with zero-sum pads from verified GHZ states",
+        help="mask the gradients with zero-sum pads (simulated GHZ states)",
     )
     p.add_argument(
-        "--test-fraction",
-        type=float,
-        default=0.5,
-        help="fraction of the GHZ copies tested (with --private; default 0.5)",
+        "--powersgd",
+        type=int,
+        default=None,
+        metavar="RANK",
+        help="torch's PowerSGD hook at this rank, its factors over the ring",
     )
     p.add_argument("--epochs", type=int, default=5)
     p.add_argument("--samples", type=int, default=4000, help="two-moons points in total")
@@ -89,8 +96,10 @@ def parse_args(argv=None) -> argparse.Namespace:
         help="process-group timeout in seconds: no rank waits longer for a peer",
     )
     args = p.parse_args(argv)
-    if args.private and args.transport == "builtin":
+    if args.private and (args.transport == "builtin" or args.powersgd is not None):
         p.error("--private needs the ring hook: --transport classical or superdense")
+    if args.fidelity is not None and args.transport != "superdense":
+        p.error("--fidelity goes with --transport superdense only")
     return args
 
 
@@ -120,14 +129,17 @@ def main(argv=None) -> None:
     model = DistributedDataParallel(net)
     state = None
     if args.transport != "builtin":
-        private = dict(private=True, test_fraction=args.test_fraction) if args.private else {}
+        link = {} if args.fidelity is None else {"pair_fidelity": args.fidelity}
         state = RingHookState(
-            transport=args.transport,
-            bits=args.bits,
-            pair_fidelity=args.fidelity,
-            seed=args.seed,
-            **private,
+            transport=args.transport, bits=args.bits, seed=args.seed, private=args.private, **link
         )
+    if args.powersgd is not None:  # torch's own PowerSGD, its all-reduces over the ring
+        group = RingGroup(state) if state is not None else dist.group.WORLD
+        options = powerSGD.PowerSGDState(
+            group, matrix_approximation_rank=args.powersgd, start_powerSGD_iter=10
+        )
+        model.register_comm_hook(options, powerSGD.powerSGD_hook)
+    elif state is not None:
         model.register_comm_hook(state, ring_hook)
     opt = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9)
     loss_fn = torch.nn.CrossEntropyLoss()
@@ -136,9 +148,10 @@ def main(argv=None) -> None:
     if rank == 0:
         print(
             f"P = {world} ranks, transport {args.transport}"
-            + (f", F = {args.fidelity:g}" if args.transport == "superdense" else "")
+            + (f", F = {args.fidelity:g}" if args.fidelity is not None else "")
             + (f", {args.bits}-bit words" if state is not None else "")
-            + (", private (GHZ pads)" if state is not None and args.private else "")
+            + (", private (zero-sum pads)" if args.private else "")
+            + (f", PowerSGD rank {args.powersgd}" if args.powersgd is not None else "")
             + f", {sum(p.numel() for p in net.parameters())} parameters, "
             f"{steps} steps per epoch",
             flush=True,
@@ -181,15 +194,9 @@ def main(argv=None) -> None:
                     f"online qubits {rep.online_qubits:,}, Bell pairs {rep.ebits:,}, "
                     f"offline qubits {rep.offline_qubits:,}, side-information bits "
                     f"{rep.side_bits:,}, flipped bits {rep.flipped_bits:,}"
-                    + (
-                        f", GHZ copies used {rep.ghz_used:,}, tested {rep.ghz_tested:,}"
-                        if rep.private
-                        else ""
-                    )
-                    + f" ({rep.buckets} buckets, {rep.iterations} steps)"
+                    + (f", GHZ copies {rep.ghz_copies:,}" if args.private else "")
+                    + f" ({rep.buckets} all-reduces)"
                 )
-    if state is not None:
-        state.close()  # stop the hook's worker thread before the process group goes
     dist.destroy_process_group()
 
 

@@ -23,6 +23,7 @@ __all__ = [
     "check_choice",
     "check_seed",
     "seed_sequence",
+    "generator",
     "as_numeric_array",
     "check_bit_array",
 ]
@@ -217,6 +218,25 @@ def seed_sequence(seed: Any, name: str = "seed") -> np.random.SeedSequence:
     if isinstance(seed, (list, tuple)) and seed:
         return np.random.SeedSequence([check_int(v, f"{name}[{i}]", 0) for i, v in enumerate(seed)])
     return np.random.SeedSequence(check_int(seed, name, 0))
+
+
+def generator(seed: Any, name: str = "seed") -> np.random.Generator:
+    """The generator of a random function from its ``seed`` (any form :func:`seed_sequence`
+    takes): a ``Generator`` is used as is (it advances), anything else becomes
+    ``default_rng(seed_sequence(seed))``, the same stream ``default_rng(seed)`` gives.
+
+    Examples
+    --------
+    >>> from qring_edu._validate import generator
+    >>> a = generator(np.random.SeedSequence(3)).integers(100)
+    >>> bool(a == generator(3).integers(100) == np.random.default_rng(3).integers(100))
+    True
+    >>> bool(generator([3, 1]).integers(100) == np.random.default_rng([3, 1]).integers(100))
+    True
+    """
+    if isinstance(seed, np.random.Generator):
+        return seed
+    return np.random.default_rng(seed_sequence(seed, name))
 
 
 def check_seed(seed: Any, name: str = "seed") -> None:

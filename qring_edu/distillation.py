@@ -24,7 +24,7 @@ from dataclasses import field
 import numpy as np
 
 from ._result import result
-from ._validate import check_choice, check_fidelity, check_int, check_seed
+from ._validate import check_choice, check_fidelity, check_int, generator
 from .noise import PAULI_NAMES, PauliErrors, depolarizing, entropy
 from .states import PAULIS
 
@@ -293,16 +293,14 @@ def distill_sample(
     output_pairs = check_int(output_pairs, "output_pairs", 0)
     rounds = check_int(rounds, "rounds", 0)
     protocol = _check_protocol(protocol)
-    check_seed(seed)
+    rng = generator(seed)
     if rounds > 0 and F <= 0.5:
         raise ValueError(
             f"pair_fidelity must exceed 1/2 for distillation, got {F:g}: a Werner "
             "state with F <= 1/2 is separable and no recurrence raises its fidelity"
         )
     p, succ = _recurrence(F, rounds, protocol)
-    raw, attempts, bits = sample_production(
-        output_pairs, succ, protocol, np.random.default_rng(seed)
-    )
+    raw, attempts, bits = sample_production(output_pairs, succ, protocol, rng)
     return DistillationRun(
         output_pairs=output_pairs,
         raw_pairs=int(raw),

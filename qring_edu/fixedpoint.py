@@ -68,7 +68,7 @@ def to_words(values: np.ndarray, bits: int) -> np.ndarray:
 
     Examples
     --------
-    >>> from qring_edu import to_words
+    >>> from qring_edu.fixedpoint import to_words
     >>> to_words([-1, 5, -8, 16], bits=4).tolist()
     [15, 5, 8, 0]
     """
@@ -97,7 +97,7 @@ def to_signed(words: np.ndarray, bits: int) -> np.ndarray:
 
     Examples
     --------
-    >>> from qring_edu import to_signed, to_words
+    >>> from qring_edu.fixedpoint import to_signed, to_words
     >>> to_signed([15, 5, 8, 7], bits=4).tolist()
     [-1, 5, -8, 7]
     >>> to_signed(to_words([-3, 3], 8), 8).tolist()

@@ -6,7 +6,8 @@ results in rank order. :func:`free_port` is the port picker it uses; the benchma
 their own gloo workers use it too (``bench/``), so there is one copy.
 
 The parent process needs no torch: only the children import it (the ``torch`` extra,
-``pip install "qring_edu[torch]"``). :mod:`qring_edu.ddp` re-exports :func:`launch_local`.
+``pip install "qring_edu[torch]"``). This is the only module of the package that starts
+processes.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ Currencies, all counted per directed link ``(k, (k+1) % P)`` of the ring:
 * ``offline_qubits`` qubits sent *before* the all-reduce to distribute those pairs (one each;
   with distillation, one per *raw* pair, so more than the pairs consumed);
 * ``offline_bits``   classical bits sent before the all-reduce (distillation's announcements,
-  the checksum key of a protected link; :mod:`qring_edu.links`).
+  the checksum key of a protected link; :mod:`qring_edu.protection`).
 
 ``online_bits`` also counts the classical side traffic of a quantum link (acknowledgements and
 retransmission requests of error protection), on the link whose messages it serves.

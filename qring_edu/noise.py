@@ -39,6 +39,7 @@ library does that.
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 
@@ -239,7 +240,7 @@ class Link:
         errors = errors.compose(memory_dephasing(self.storage_time, self.coherence_time))
         return errors.compose(depolarizing(self.channel_fidelity, "channel_fidelity"))
 
-    @property
+    @functools.cached_property  # a value of the frozen link, computed once (not per message)
     def errors(self) -> PauliErrors:
         """:meth:`symbol_errors` of the link's own pairs."""
         return self.symbol_errors()
@@ -301,14 +302,18 @@ def draw_noise(
     (1000, 92, [1, 2, 3])
     """
     n = check_int(n_symbols, "n_symbols", 0)
-    lost = int(rng.negative_binomial(n, transmission)) if (transmission < 1.0 and n) else 0
+    if not isinstance(errors, PauliErrors):
+        raise TypeError(f"errors must be a PauliErrors, got {errors!r}")
+    eta = check_float(transmission, "transmission", 0.0, 1.0, lo_open=True)
+    lost = int(rng.negative_binomial(n, eta)) if (eta < 1.0 and n) else 0
     p = np.asarray(errors.probabilities)
     k = int(rng.binomial(n, 1.0 - p[0])) if p[0] < 1.0 else 0
-    positions = rng.choice(n, size=k, replace=False).astype(np.int64)
+    # a uniform k-subset; its order does not matter (the Paulis below are drawn independently)
+    positions = rng.choice(n, size=k, replace=False, shuffle=False).astype(np.int64)
     if p[1] == p[2] == p[3]:  # depolarising: X, Z, Y equally likely
-        codes = rng.integers(1, 4, size=k)
+        codes = rng.integers(1, 4, size=k, dtype=np.uint8)
     else:
-        codes = 1 + rng.choice(3, size=k, p=p[1:] / p[1:].sum())
+        codes = (1 + rng.choice(3, size=k, p=p[1:] / p[1:].sum())).astype(np.uint8)
     return Noise(sent=n + lost, positions=positions, codes=codes)
 
 
@@ -318,7 +323,8 @@ def flip_bits(words: np.ndarray, bits: int, positions: np.ndarray, codes: np.nda
     ``words``: the message, 1-D unsigned integers of ``bits`` bits each (stream bit ``p`` is bit
     ``p mod bits`` of word ``p div bits``). Symbol ``j`` carries stream bits ``2j`` (x, flipped by
     X and Y) and ``2j + 1`` (z, flipped by Z and Y); a flip of the padding bit of an odd stream
-    changes nothing.
+    changes nothing. ``positions``: distinct symbol indices (as :func:`draw_noise` gives them);
+    ``codes``: their Paulis (1 = X, 2 = Z, 3 = Y).
 
     Examples
     --------
@@ -327,12 +333,16 @@ def flip_bits(words: np.ndarray, bits: int, positions: np.ndarray, codes: np.nda
     >>> w.tolist()                                    # bits 0, 1 of word 0; bit 4 = bit 1 of word 1
     [3, 2]
     """
-    stream = np.concatenate([2 * positions[codes & 1 == 1], 2 * positions[codes & 2 == 2] + 1])
-    stream = stream[stream < words.size * bits]
-    one = np.ones(1, dtype=words.dtype)
-    np.bitwise_xor.at(
-        words, stream // bits, np.left_shift(one, (stream % bits).astype(words.dtype))
-    )
+    # A frame code is its symbol's flip pattern (bit 0: x, bit 1: z), so shifted to the symbol's
+    # first stream bit it is the symbol's mask within its word. Distinct symbols flip distinct
+    # bits: the masks of one word add up to their XOR (and np.add.at is fast, xor.at is not).
+    word, offset = np.divmod(2 * np.asarray(positions, dtype=np.int64), bits)
+    flips = np.zeros(words.size + 1, dtype=words.dtype)
+    np.add.at(flips, word, np.asarray(codes, dtype=words.dtype) << offset.astype(words.dtype))
+    if bits % 2:  # odd b: a z bit at offset b is bit 0 of the next word (after the last: padding)
+        flips[1:] += flips[:-1] >> bits
+        flips &= words.dtype.type((1 << bits) - 1)
+    words ^= flips[:-1]
 
 
 # --------------------------------------------------------------------------------------------

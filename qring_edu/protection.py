@@ -570,8 +570,9 @@ class Distill:
     def of(self, link: Link) -> Distillation:
         """The distillation of ``link``'s pairs (:func:`~qring_edu.distillation.distill`)."""
         if link.pair <= 0.5:
+            name = "pair_fidelity" if link.pair_fidelity is not None else "channel_fidelity"
             raise ValueError(
-                f"pair fidelity must exceed 1/2 to distil, got {link.pair:g}: a Werner pair "
+                f"{name} must exceed 1/2 to distil the pairs, got {link.pair:g}: a Werner pair "
                 "with F <= 1/2 is separable and no recurrence raises its fidelity"
             )
         return distill(link.pair, rounds=self.rounds, protocol=self.protocol)
@@ -774,10 +775,12 @@ def expected_net_factor(scheme: str | Protection = "fec", *, link: Link = Link()
     photons = QUBITS_PER_SYMBOL * code.n / eta
     online = payload / (photons + ACK_BITS)
     lifetime = payload / (photons * (1.0 + offline + announce) + ACK_BITS)
-    classical_code = prot.fec.code(classical_byte_error(link.channel_fidelity), CLASSICAL_USES)
-    classical = classical_code.net_factor(
-        classical_byte_error(link.channel_fidelity), CLASSICAL_USES
-    )
+    p_classical = classical_byte_error(link.channel_fidelity)
+    try:
+        classical_code = prot.fec.code(p_classical, CLASSICAL_USES)
+        classical = classical_code.net_factor(p_classical, CLASSICAL_USES)
+    except ValueError:  # the classical bits are too noisy for any code of this length
+        classical = 0.0
     return NetFactor(
         prot.scheme, online, lifetime, bound, True, errors.error_rate, classical, code, dist
     )

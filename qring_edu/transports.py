@@ -20,6 +20,7 @@ the shorthand ``"classical"`` / ``"superdense"`` with link keywords.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from typing import ClassVar
 
@@ -31,6 +32,7 @@ from .distillation import sample_production
 from .ledger import Ledger
 from .noise import Link, PauliErrors, draw_noise, flip_bits, message_rng
 from .protection import (
+    MAX_REJECTION,
     SYMBOL_BITS,
     FECCode,
     Protection,
@@ -182,7 +184,15 @@ class Protected:
         errors = link.symbol_errors(None if dist is None else dist.errors)
         code = None
         if self.protection.fec is not None:
-            code = self.protection.fec.code(byte_error(errors))
+            p = byte_error(errors)
+            code = self.protection.fec.code(p)
+            q = code.failure_probability(p)
+            if q > MAX_REJECTION:  # refused now, not after rounds of rejected blocks
+                raise ValueError(
+                    f"protection: a code correcting {code.t} byte errors per block rejects a "
+                    f"block with probability {q:.3g} on this link (byte error {p:.3g}); choose a "
+                    "larger FEC correctable (or None: chosen for the link)"
+                )
         return dist, errors, code
 
     def report(self, ledger: Ledger) -> ProtectionReport:
@@ -272,6 +282,7 @@ _LINK_KEYWORDS = (
     "coherence_time",
     "transmission",
 )
+_LINK_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Link)}
 
 
 def as_transport(transport="classical", *, protection_scheme="none", **link):
@@ -295,7 +306,9 @@ def as_transport(transport="classical", *, protection_scheme="none", **link):
     ValueError: pair_fidelity=0.9 applies only to transport='superdense' (the classical network is error-free)
     """
     if isinstance(transport, (Classical, Superdense, Protected)):
-        given = sorted(link) + (["protection"] if protection_scheme != "none" else [])
+        given = sorted(link) + (
+            [] if protection(protection_scheme).scheme == "none" else ["protection"]
+        )
         if given:
             raise TypeError(
                 f"{', '.join(given)} go with the shorthand transport='superdense' only; "
@@ -314,12 +327,13 @@ def as_transport(transport="classical", *, protection_scheme="none", **link):
             f"unknown keyword {unknown[0]!r}: the link keywords are {', '.join(_LINK_KEYWORDS)}"
         )
     if name == "classical":
-        for key, value in link.items():
-            if value is not None and not Link(**{key: value}).noiseless:
-                raise ValueError(
-                    f"{key}={value!r} applies only to transport='superdense' "
-                    "(the classical network is error-free)"
-                )
+        if not Link(**link).noiseless:  # all keywords together: storage_time needs a finite T2
+            noisy = [f"{k}={v!r}" for k, v in link.items() if v != _LINK_DEFAULTS[k]]
+            verb = "applies" if len(noisy) == 1 else "apply"
+            raise ValueError(
+                f"{', '.join(noisy)} {verb} only to transport='superdense' "
+                "(the classical network is error-free)"
+            )
         if protection(protection_scheme).scheme != "none":
             raise ValueError("protection applies only to transport='superdense'")
         return Classical()

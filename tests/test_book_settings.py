@@ -196,12 +196,21 @@ def test_chapter3_training_defaults():
 
 
 def test_chapter3_ddp_demo_defaults():
-    from qring_edu.ddp import ddp_demo  # needs torch: the Makefile installs the torch extra
+    from qring_edu.experiments.training import ddp_demo
 
     defaults = {k: v.default for k, v in inspect.signature(ddp_demo).parameters.items()}
     assert (
         defaults["n_samples"] == 400 and defaults["batch_size"] == 32 and defaults["hidden"] == 16
     )
+
+
+def test_chapter3_compression_comparison_defaults():
+    from qring_edu.experiments.training import compression_comparison
+
+    defaults = {
+        k: v.default for k, v in inspect.signature(compression_comparison).parameters.items()
+    }
+    assert defaults["workers"] == 2 and defaults["steps"] == 150 and defaults["hidden"] == 64
 
 
 @pytest.mark.parametrize(

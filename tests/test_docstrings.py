@@ -25,11 +25,10 @@ import qring_edu
 ROOT = Path(__file__).resolve().parents[1]
 API_PAGE = ROOT / "book" / "api.md"
 
-# Modules whose docstrings another branch writes (``ddp.py`` and its launcher
-# ``launch.py`` are documented on branch ddp17). They are exempt only while *none* of their
+# Modules whose docstrings another branch writes. They are exempt only while *none* of their
 # public names has an example: once that branch is merged (one example is there), every public
 # name of the module must have one, like everywhere else. No list of names to keep up to date.
-DOCUMENTED_ELSEWHERE = {"qring_edu.ddp": "ddp17", "qring_edu.launch": "ddp17"}
+DOCUMENTED_ELSEWHERE: dict[str, str] = {}
 
 
 def _modules() -> list:

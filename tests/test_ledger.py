@@ -105,20 +105,49 @@ def test_repr_deterministic():
     assert "P=3" in r and "online_qubits=9" in r
 
 
-def test_ledger_memory_is_O_P_not_O_messages():
-    """ARCHITECTURE.md: the ledger keeps counters, never copies of the messages."""
-    P, d = 8, 4096
-    res = ring_allreduce(np.ones((P, d), dtype=np.int64), transport="superdense", bits=16)
-    led = res.ledger
+def test_events_and_messages_per_link():
+    led = Ledger(3, "superdense", 2)
+    assert led.events("blocks") == 0 and led.sent(0) == 0
+    led.record(0, 0, qubits=10, ebits=10, offline_qubits=10, blocks=2, rejected=1)
+    led.record(0, 1, qubits=4, ebits=4, offline_qubits=4, blocks=1)
+    led.record(2, 1, qubits=3, ebits=3, offline_qubits=3, lost=5)
+    assert led.events("blocks") == 3 and led.events("rejected") == 1 and led.events("lost") == 5
+    assert led.events("transmissions") == 0
+    assert [led.sent(k) for k in range(3)] == [2, 0, 1] and led.messages == 3
+    # events are not channel uses
+    assert led.as_dict((0, 1))["online_qubits"] == 14 and led.lifetime_uses((0, 1)) == 28
+
+
+def _sizes(led: Ledger) -> list[int]:
     sizes = []
     for value in vars(led).values():
         if isinstance(value, np.ndarray):
             sizes.append(value.size)
         elif isinstance(value, dict):
             sizes += [v.size for v in value.values() if isinstance(v, np.ndarray)]
+            sizes.append(len(value))
         elif isinstance(value, (list, tuple)):
             sizes.append(len(value))
-    assert max(sizes) <= max(P, led.steps)
+    return sizes
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(transport="superdense"),
+        dict(transport="superdense", channel_fidelity=0.99, transmission=0.9, seed=1),
+        dict(transport="superdense", channel_fidelity=0.99, protection="distill+fec", seed=1),
+    ],
+)
+def test_ledger_memory_is_O_P_not_O_messages(kwargs):
+    """ARCHITECTURE.md: the ledger keeps counters (per link, per step, per event name), never
+    copies of the messages; the result holds the outputs and the ledger, nothing per message."""
+    P, d = 8, 4096
+    res = ring_allreduce(np.ones((P, d), dtype=np.int64), bits=16, **kwargs)
+    led = res.ledger
+    assert max(_sizes(led)) <= max(P, led.steps)
+    arrays = [v for v in vars(res).values() if isinstance(v, np.ndarray)]
+    assert [a.shape for a in arrays] == [(P, d)]  # the outputs only
 
 
 def test_offline_bits_currency():

@@ -267,8 +267,8 @@ def plot_ddp_hook_flow(workers: int = 4) -> Figure:
     of ``workers`` ranks (a diagram; nothing is computed).
 
     Left to right: the backward pass fills gradient buckets; DDP hands each full bucket to the
-    hook; the hook all-gathers a five-number header (classical side information: every rank
-    takes the same decision and the same ``max_abs``), encodes the bucket in fixed point, runs
+    hook; the hook all-reduces (MAX) a four-number header (classical side information: every
+    rank takes the same decision and the same ``max_abs``), encodes the bucket in fixed point, runs
     the 2(P − 1) ring steps (send a chunk to rank r+1, receive one from rank r−1 and simulate
     that incoming link: bits, or qubits over pre-shared pairs), decodes and divides by P; the
     averaged bucket comes back to DDP as the value of the future the hook returns, and the
@@ -330,14 +330,14 @@ def plot_ddp_hook_flow(workers: int = 4) -> Figure:
         3.05,
         2.3,
         0.75,
-        "1. header: first step, an\nall-reduce of 5 numbers; later,\n1 number on each message",
+        "1. header: an all-reduce\n(MAX) of 4 numbers\nper bucket",
         "#f0f0f0",
         fontsize=9,
     )
     ax.text(
         4.45,
         2.93,
-        "classical side information: ≤ 640 bits,\nthen 64·(P − 1) per link and step",
+        "classical side information:\n≤ 2·4·64 = 512 bits per link and bucket",
         ha="center",
         va="top",
         fontsize=8.5,
@@ -349,7 +349,7 @@ def plot_ddp_hook_flow(workers: int = 4) -> Figure:
         1.45,
         2.3,
         0.75,
-        "2. encode: b-bit words,\nscale agreed one step ahead,\nP chunks",
+        "2. encode: b-bit words at\nthe scale of the largest |g|,\nP chunks",
         "#f0f0f0",
         fontsize=9,
     )
@@ -392,7 +392,7 @@ def plot_ddp_hook_flow(workers: int = 4) -> Figure:
     ax.text(
         cx,
         0.45,
-        "each step: isend a chunk to r+1, irecv one from r−1,\n"
+        "each step: isend a chunk to r+1, recv one from r−1,\n"
         "add (reduce-scatter) or overwrite (all-gather);\nrank r simulates its incoming "
         "link: bits, or qubits\nover pre-shared pairs (noise: the fast path)",
         ha="center",

@@ -90,7 +90,7 @@ async () => {
       'script[type="application/vnd.jupyter.widget-view+json"], .jupyter-widgets').length;
   report.bodyText = document.body.innerText;
   report.launch = [...document.querySelectorAll('a[href]')].map(a => a.href)
-      .filter(h => /mybinder\.org|colab\.research\.google\.com/.test(h));
+      .filter(h => /mybinder\.org\/v2\/|colab\.research\.google\.com\/github\//.test(h));
   report.downloads = [...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href'))
       .filter(h => /\.ipynb$/.test(h));
   return report;

@@ -199,6 +199,16 @@ class Rows(Tabular):
     def __getitem__(self, i):
         return self.rows[i]
 
+    def _find(self, **key):
+        """The first row whose attributes equal ``key`` (one ``name=value``); a ValueError naming
+        the argument and the values the rows hold otherwise."""
+        ((name, value),) = key.items()
+        for r in self.rows:
+            if getattr(r, name) == value:
+                return r
+        held = ", ".join(repr(getattr(r, name)) for r in self.rows)
+        raise ValueError(f"{name} must be one of {held}, got {value!r}")
+
 
 # ---------------------------------------------------------------------------------------------
 # Two ledgers of the same all-reduce

@@ -73,7 +73,7 @@ from ..vga import (
 )
 from ._base import loglog_slope, rng
 from .alignment import DEFAULT_LOG2_P, aligned_pair, tieaudit_scaling
-from .noisy_links import noisy_factor_claim
+from .noisy_links import scheme_ledger
 from .training import learner_comparison
 
 __all__ = [
@@ -1337,7 +1337,7 @@ def noisy_claim(seed: int = 0, fidelity: float = 0.99) -> Claim:
     channel of fidelity ``fidelity`` that carries the online qubits; the online factor of each
     scheme (``none``, ``distill``, ``fec``, ``distill+fec``), the fraction of entries one
     all-reduce corrupts, and the bound C_E(F_eff) per online qubit
-    (:func:`~qring_edu.experiments.noisy_links.noisy_factor_claim`).
+    (:func:`~qring_edu.experiments.noisy_links.scheme_ledger`).
 
     Examples
     --------
@@ -1348,13 +1348,14 @@ def noisy_claim(seed: int = 0, fidelity: float = 0.99) -> Claim:
     """
     seed = check_int(seed, "seed", 0)
     fidelity = check_float(fidelity, "fidelity", 0.5, 1.0, lo_open=True)
-    c = noisy_factor_claim(fidelity, seed=seed)
-    v = {"fidelity": fidelity, "assisted": c.assisted}
-    for scheme, factor, reliable, wrong in c.factors:
-        v[f"{scheme}_factor"] = factor
-        v[f"{scheme}_reliable"] = bool(reliable)
-        v[f"{scheme}_wrong"] = wrong
-        v[f"{scheme}_bound"] = c.bound_distilled if "distill" in scheme else c.bound
+    c = scheme_ledger(fidelity, d=2**16, seed=seed)
+    caps = depolarizing_capacities(fidelity)
+    v = {"fidelity": fidelity, "assisted": caps.entanglement_assisted}
+    for r in c:
+        v[f"{r.scheme}_factor"] = r.expected
+        v[f"{r.scheme}_reliable"] = r.reliable
+        v[f"{r.scheme}_wrong"] = r.wrong_fraction
+        v[f"{r.scheme}_bound"] = r.bound
     return _make(
         "noisy",
         _values(**v),
@@ -1367,7 +1368,7 @@ def noisy_claim(seed: int = 0, fidelity: float = 0.99) -> Claim:
         "checksum and retransmission), so the reliable factors are what this code "
         "achieves, not the largest possible; relative to the same channel without "
         f"entanglement the gain exceeds two (C_E/C at F = {fidelity:g}: "
-        f"{c.assisted / depolarizing_capacities(fidelity).classical:.3f}, Bennett–Shor–"
+        f"{caps.entanglement_assisted / caps.classical:.3f}, Bennett–Shor–"
         "Smolin–Thapliyal).",
     )
 

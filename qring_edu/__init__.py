@@ -7,9 +7,9 @@ Four floors; imports point downward only (``tests/test_import_layers.py`` enforc
 2. protocols, one module per protocol: :mod:`~qring_edu.noise` (the link and its noise),
    :mod:`~qring_edu.transports`, :mod:`~qring_edu.ring`, :mod:`~qring_edu.superdense`,
    :mod:`~qring_edu.distillation`, :mod:`~qring_edu.protection`, :mod:`~qring_edu.holevo`,
-   :mod:`~qring_edu.vga`, GapIP and TieAudit, :mod:`~qring_edu.costmodel`,
-   :mod:`~qring_edu.training`, :mod:`~qring_edu.vqc`, :mod:`~qring_edu.ddp` (PyTorch, imported
-   on demand);
+   :mod:`~qring_edu.vga` (its analysis: :mod:`~qring_edu.vga_security`), GapIP and TieAudit,
+   :mod:`~qring_edu.costmodel`, :mod:`~qring_edu.training`, :mod:`~qring_edu.vqc`,
+   :mod:`~qring_edu.ddp` (PyTorch, imported on demand);
 3. experiments, one module per chapter: :mod:`qring_edu.experiments` (imported on demand);
 4. presentation: :mod:`qring_edu.figures`, :mod:`qring_edu.widgets`, :mod:`qring_edu.exercises`
    (imported on demand; they need matplotlib and ipywidgets).
@@ -49,7 +49,8 @@ from .superdense import (
 )
 from .training import TrainingRun, train_data_parallel
 from .transports import Classical, Protected, Superdense
-from .vga import VGAResult, vga_aggregate, vga_epsilon
+from .vga import VGAResult, vga_aggregate
+from .vga_security import vga_epsilon
 
 __version__ = "0.1.0"
 

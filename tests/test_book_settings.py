@@ -336,15 +336,17 @@ def test_chapter5_refuses_a_single_worker():
 
 
 def test_chapter5_widgets_start_where_the_prose_says():
+    from qring_edu.vga import Honest, KnownPads
+    from qring_edu.vga_security import SplitWorker
     from qring_edu.widgets.vga import vga_attack_widget, vga_epsilon_widget, vga_privacy_widget
 
     eps = vga_epsilon_widget()
-    assert eps.error == "" and eps.result.attack == "split_worker" and eps.result.detection == 0.25
+    assert eps.error == "" and eps.result.attack == SplitWorker() and eps.result.detection == 0.25
     assert eps.result.workers == 4 and eps.result.bits == 8 and eps.result.bad_fraction == 0.1
     privacy = vga_privacy_widget()
-    assert privacy.error == "" and privacy.result.source == "honest" and privacy.result.between == 0
+    assert privacy.error == "" and privacy.result.source == Honest() and privacy.result.between == 0
     attack = vga_attack_widget()
-    assert attack.error == "" and attack.result.source == "known_pads"
+    assert attack.error == "" and attack.result.source == KnownPads()
     assert attack.result.workers == 3 and attack.result.bits == 2 and attack.result.runs == 100
 
 
@@ -354,7 +356,7 @@ def test_chapter5_no_silent_detection():
 
     with pytest.raises(TypeError, match="detection_probability"):
         qr.vga_epsilon(800, 0.5, 0.1)
-    with pytest.raises(TypeError, match="no default detection"):
+    with pytest.raises(TypeError, match="attack"):
         epsilon_grid(0.1)
 
 

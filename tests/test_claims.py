@@ -45,7 +45,8 @@ from qring_edu.figures.claims import (
     claims_table_markdown,
     verdict_label,
 )
-from qring_edu.vga import detection_probability
+from qring_edu.vga import KnownPads
+from qring_edu.vga_security import detection_probability
 
 BOOK = Path(__file__).resolve().parents[1] / "book"
 
@@ -300,7 +301,7 @@ def test_vga_epsilons_per_attack_floor_and_fidelity():
     assert v["ghz_delivered"] == 2 * v["ghz_used"] and v["ghz_tested"] == v["ghz_used"] == 3200
     assert v["honest_accepted"] and v["sum_exact"] and not v["cheat_accepted"]
     assert v["detection_split"] == 0.25 and v["detection_one_qubit"] == 7 / 16
-    assert v["detection_register"] == detection_probability("known_pads", 4, bits=8)
+    assert v["detection_register"] == detection_probability(KnownPads(), 4, bits=8)
     for key, det in (("split", 0.25), ("one_qubit", 7 / 16), ("register", v["detection_register"])):
         assert v[f"epsilon_{key}"] == vga_epsilon(800, 0.5, 0.1, detection=det)
     assert 3.3e-5 < v["epsilon_split"] < 3.4e-5 and 7.1e-8 < v["epsilon_one_qubit"] < 7.2e-8
@@ -476,7 +477,7 @@ def _page(name: str) -> str:
 
 def test_intro_states_the_verdicts_with_library_numbers():
     from qring_edu.costmodel import allreduce_cut_bound
-    from qring_edu.vga import vga_epsilon_floor
+    from qring_edu.vga_security import vga_epsilon_floor
 
     text = _page("intro.md")
     assert "(coming)" not in text and "composably $\\varepsilon$-secure. *Partly*" in text

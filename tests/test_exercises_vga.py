@@ -27,14 +27,8 @@ from qring_edu.exercises.vga import (
     check_transcript_count,
     check_zero_sum_pads,
 )
-from qring_edu.vga import (
-    ghz_fidelity,
-    ghz_state_pass_probability,
-    vga_aggregate,
-    vga_cheat_probability,
-    vga_circuit,
-    zero_sum_pads,
-)
+from qring_edu.vga import vga_aggregate, vga_circuit, zero_sum_pads
+from qring_edu.vga_security import ghz_fidelity, ghz_state_pass_probability, vga_cheat_probability
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTER = ROOT / "book" / "05_vga.ipynb"

@@ -44,6 +44,7 @@ from qring_edu.experiments._base import Table, compare_ledgers
 from qring_edu.figures._base import plot_circuits
 from qring_edu.holevo import binary_entropy
 from qring_edu.ring import message_bits
+from qring_edu.vga_security import SplitWorker
 from qring_edu.widgets._base import parse_integers, parse_number, parse_numbers
 from qring_edu.widgets.bottleneck import ring_schedule_widget
 from qring_edu.widgets.holevo import ledger_floor_widget
@@ -257,7 +258,7 @@ def test_result_tables_hold_the_results_numbers():
     assert ct.column("standard errors from exact")[1] == pytest.approx(
         (st.fast_error_rate - st.exact_error_rate) / se
     )
-    grid = vga.epsilon_grid(0.1, 0.5, max_used=100)
+    grid = vga.epsilon_grid(0.1, SplitWorker(), max_used=100)
     assert grid.table().column("ε at d = 100 used copies") == tuple(grid.epsilon[:, -1])
     noise = alignment.noise_sweep((0.0, 0.3), log2_P=6, eps=0.2)
     assert noise.table().column("copies") == tuple(int(c) for c in noise.copies)

@@ -35,7 +35,7 @@ FAST_PATHS = textwrap.dedent("""
     import qring_edu as qr
     from qring_edu import states
     from qring_edu.experiments import alignment, bottleneck, claims, holevo, superdense_ring, vga
-    from qring_edu.experiments import noisy_links, training
+    from qring_edu.experiments import noisy_links, training, vga_security
     from qring_edu.sign_audit import random_matching, signs_with_disagreement
 
     out = {}
@@ -46,6 +46,8 @@ FAST_PATHS = textwrap.dedent("""
     out["message_qubits"] = int(((qr.message_bits(4, 6, 16) + 1) // 2).sum(axis=1).max())
     out["superdense_send"] = qr.superdense_send(np.array([1, 0, 1, 1, 0], dtype=np.uint8)).tolist()
     out["vga_total"] = qr.vga_aggregate(np.array([[1, 2], [3, 4], [5, 6]]), bits=4, seed=0).total.tolist()
+    out["vga_pads_row"] = qr.vga.zero_sum_pads(3, 4, 8, seed=1, worker=2).tolist()
+    out["vga_epsilon"] = qr.vga_epsilon(800, 0.5, 0.1, detection=0.25)
     g, h = alignment.aligned_pair(64, 0.3, seed=0)
     out["gapip"] = qr.gapip(g, h, 0.3, seed=1).verdict
     out["gapip_classical"] = qr.gapip(g, h, 0.3, protocol="classical", seed=1).verdict
@@ -97,6 +99,7 @@ def test_import_and_fast_paths_without_qiskit():
     # chunks of 2, 2, 1, 1 words: link 1 sends chunks 1, 0, 3, 2, 1, 0 = 16+16+8+8+16+16 qubits
     assert out["ring_superdense_qubits"] == out["message_qubits"] == 80
     assert out["vga_total"] == [(9 + 8) % 16 - 8, (12 + 8) % 16 - 8]  # sums 9, 12 as signed 4-bit
+    assert len(out["vga_pads_row"]) == 4 and 3.3e-5 < out["vga_epsilon"] < 3.4e-5
     assert out["gapip"] == out["gapip_classical"] == "aligned"
     assert out["tieaudit_error"] <= 0.1
     assert out["chi"] == 1.0 and out["acc"] == 0.585 and out["dense"] == 2.0

@@ -21,7 +21,20 @@ from scipy.stats import hypergeom
 
 from qring_edu import modular_sum
 from qring_edu.vga import (
+    Dephasing,
+    Eavesdropper,
+    Honest,
+    KnownPads,
+    known_pads_detection,
+    vga_aggregate,
+    vga_copy_counts,
+    zero_sum_pads,
+)
+from qring_edu.vga_security import (
     DETECTION_ATTACKS,
+    TRANSCRIPT_SOURCES,
+    KnownPadBits,
+    SplitWorker,
     amplified_leak_probability,
     detection_probability,
     ghz_fidelity,
@@ -31,19 +44,14 @@ from qring_edu.vga import (
     ghz_verification_tests,
     ghz_verified_infidelity,
     ghz_witness,
-    known_pads_detection,
-    register_detection,
     rotated_ghz_leak,
     rotated_ghz_state,
     transcript_distance,
-    vga_aggregate,
     vga_cheat_probability,
-    vga_copy_counts,
     vga_epsilon,
     vga_epsilon_floor,
     vga_outcome_probabilities,
     vga_state_outcome_probabilities,
-    zero_sum_pads,
 )
 
 
@@ -96,27 +104,25 @@ def test_detection_of_each_attack_matches_the_exact_tests():
         pads = zero_sum_pads(P, 1, 6, rng)[:, 0].astype(np.int64)
         phases = 2 * np.pi * ((pads << 2) % 64) / 64
         fail = 1 - np.mean([ghz_test_pass_probability(y, phases=phases)[0] for y in all_y[P]])
-        assert abs(fail - detection_probability("known_pads", P, bits=6, attacked_qubits=1)) < 1e-12
+        assert abs(fail - detection_probability(KnownPadBits(1), P, bits=6)) < 1e-12
         assert abs(fail - known_pads_detection(P)) < 1e-12
         for b in (2, 5, 8):
             for k in range(1, b + 1):
-                kp = detection_probability("known_pads", P, bits=b, attacked_qubits=k)
+                kp = detection_probability(KnownPadBits(k), P, bits=b)
                 assert abs(kp - (1 - (1 - fail) ** k)) < 1e-12
-                assert kp == detection_probability("eavesdropper", P, bits=b, attacked_qubits=k)
-            assert detection_probability("known_pads", P, bits=b) == register_detection(P, b)
-            assert detection_probability("dephasing", P, bits=b) == 1.0
+            whole = detection_probability(KnownPads(), P, bits=b)
+            assert whole == detection_probability(KnownPadBits(b), P, bits=b)
+            assert whole == detection_probability(Eavesdropper(0.1), P, bits=b)
+            assert detection_probability(Dephasing(0.3), P, bits=b) == 1.0
         # Split worker: |+> on worker 0, GHZ on the others; exact from Qiskit Pauli expectations.
         split = np.kron(_ghz_vector(P - 1), np.array([1, 1]) / 2**0.5)
         fail_split = 1 - _qiskit_pass_probability(np.outer(split, split), P)
         assert abs(fail_split - 0.25) < 1e-12
-        assert abs(detection_probability("split_worker", P, bits=4) - fail_split) < 1e-12
-        assert (
-            abs(detection_probability("split_worker", P, bits=4, attacked_qubits=4) - (1 - 0.75**4))
-            < 1e-12
-        )
+        assert abs(detection_probability(SplitWorker(), P, bits=4) - fail_split) < 1e-12
+        assert abs(detection_probability(SplitWorker(4), P, bits=4) - (1 - 0.75**4)) < 1e-12
     # The per-test detection of known pads is below 1/2 for every P: 1/2 is no register's value.
     assert all(known_pads_detection(P) < 0.5 for P in range(2, 40))
-    assert detection_probability("known_pads", 4, bits=8, attacked_qubits=1) == 7 / 16
+    assert detection_probability(KnownPadBits(1), 4, bits=8) == 7 / 16
 
 
 def test_split_worker_keeps_the_sum_and_leaks_the_lowest_bit():
@@ -166,7 +172,7 @@ def test_known_pads_on_the_top_qubit_only_leak_every_lowest_bit():
         assert all(sum(m) % 4 == sum(x) % 4 for m in ms)
         assert [{(m[j] - x[j]) % 2 for m in ms} for j in range(P)] == [{1}, {0}, {1}]
     fail = 1 - ghz_state_pass_probability(top)
-    assert abs(fail - detection_probability("known_pads", P, bits=b, attacked_qubits=1)) < 1e-12
+    assert abs(fail - detection_probability(KnownPadBits(1), P, bits=b)) < 1e-12
 
 
 def test_a_certain_leak_costs_at_least_one_quarter_per_test():
@@ -212,7 +218,7 @@ def test_claims_row_epsilon_depends_on_the_detection_and_matches_scipy():
     t = math.ceil(f * n)
     u = n - t
     values = {}
-    for delta in (0.25, 7 / 16, 0.5, register_detection(4, 8)):
+    for delta in (0.25, 7 / 16, 0.5, detection_probability(KnownPads(), 4, bits=8)):
         ref = 0.0
         for bad in range(int(beta * u) + 1, n + 1):
             ks = np.arange(max(0, bad - u), min(bad, t) + 1)
@@ -228,15 +234,15 @@ def test_claims_row_epsilon_depends_on_the_detection_and_matches_scipy():
 
 
 def test_cheat_probability_matches_monte_carlo_for_a_partial_known_pads_source():
-    """known pads on 3 of N = 20 registers (attack_fraction), P = 3, b = 2, beta = 0."""
+    """known pads on 3 of N = 20 registers (KnownPads(3/20)), P = 3, b = 2, beta = 0."""
     P, bits, d = 3, 2, 10
     n, _ = vga_copy_counts(d, 0.5)
-    delta = detection_probability("known_pads", P, bits=bits)
+    delta = detection_probability(KnownPads(), P, bits=bits)
     theory = vga_cheat_probability(n, 0.5, 3, 0.0, detection=delta)
     runs, hits = 3000, 0
     x = np.zeros((P, d), dtype=int)
     for seed in range(runs):
-        res = vga_aggregate(x, bits=bits, source="known_pads", attack_fraction=3 / n, seed=seed)
+        res = vga_aggregate(x, bits=bits, source=KnownPads(3 / n), seed=seed)
         assert res.bad_used + res.bad_tested == 3
         hits += res.accepted and res.bad_used > 0
     assert abs(hits / runs - theory) <= 4 * math.sqrt(theory * (1 - theory) / runs)
@@ -264,11 +270,7 @@ def test_one_bad_copy_escapes_half_the_time_in_the_protocol():
     escaped = 0
     for seed in range(runs):
         res = vga_aggregate(
-            np.zeros((2, d), dtype=int),
-            bits=2,
-            source="eavesdropper",
-            eavesdrop_fraction=1 / n,
-            seed=seed,
+            np.zeros((2, d), dtype=int), bits=2, source=Eavesdropper(1 / n), seed=seed
         )
         escaped += res.accepted and res.bad_used == 1
     assert abs(escaped / runs - 0.5) < 4 * math.sqrt(0.25 / runs)
@@ -427,13 +429,12 @@ def test_fast_outcome_probabilities_match_the_circuits():
 
 
 # -- item 5(d): privacy amplification --------------------------------------------------------------
-@pytest.mark.parametrize("source", ["honest", "noisy", "known_pads", "eavesdropper"])
+@pytest.mark.parametrize("source", [Honest(), Dephasing(0.0), KnownPads(), Eavesdropper()])
 def test_amplified_sums_exact_and_ledgers_k_fold(source):
     rng = np.random.default_rng(3)
     x = rng.integers(-100, 100, (4, 50))
-    kw = {"noise": 0.0} if source == "noisy" else {}
     for k in (1, 2, 3):
-        res = vga_aggregate(x, bits=9, source=source, amplification=k, seed=k, **kw)
+        res = vga_aggregate(x, bits=9, source=source, amplification=k, seed=k)
         n, t = vga_copy_counts(50, 0.5, amplification=k)
         assert np.array_equal(res.total, modular_sum(x, 9))
         assert (res.n_copies, res.n_tested, res.amplification) == (n, t, k) == (100 * k, 50 * k, k)
@@ -446,16 +447,13 @@ def test_amplified_sums_exact_and_ledgers_k_fold(source):
     )
 
 
-@pytest.mark.parametrize("source", ["eavesdropper", "known_pads"])
-def test_leaked_fraction_falls_as_beta_to_the_k(source):
+@pytest.mark.parametrize("kind", [Eavesdropper, KnownPads])
+def test_leaked_fraction_falls_as_beta_to_the_k(kind):
     P, bits, d, frac = 3, 6, 12_000, 0.3
     x = np.random.default_rng(4).integers(0, 2**bits, (P, d))
-    option = "eavesdrop_fraction" if source == "eavesdropper" else "attack_fraction"
     leaked = []
     for k in (1, 2, 3, 4):
-        res = vga_aggregate(
-            x, bits=bits, source=source, amplification=k, seed=10 + k, **{option: frac}
-        )
+        res = vga_aggregate(x, bits=bits, source=kind(frac), amplification=k, seed=10 + k)
         n = res.n_copies
         theory = amplified_leak_probability(n, int(round(frac * n)), k)
         rate = res.attacker_knows.mean()
@@ -468,7 +466,7 @@ def test_leaked_fraction_falls_as_beta_to_the_k(source):
     assert all(a > b for a, b in zip(leaked, leaked[1:]))
     assert abs(leaked[1] - frac**2) < 0.01 and abs(leaked[2] - frac**3) < 0.005
     # Known pads on every copy: every register is bad, amplification cannot help.
-    full = vga_aggregate(x[:, :200], bits=bits, source="known_pads", amplification=3, seed=0)
+    full = vga_aggregate(x[:, :200], bits=bits, source=KnownPads(), amplification=3, seed=0)
     assert full.attacker_knows.all() and full.attacker_accuracy == 1.0
 
 
@@ -483,8 +481,7 @@ def test_amplified_leak_probability_by_enumeration_and_by_the_protocol():
         res = vga_aggregate(
             np.zeros((2, 2), dtype=int),
             bits=2,
-            source="eavesdropper",
-            eavesdrop_fraction=3 / 8,
+            source=Eavesdropper(3 / 8),
             amplification=2,
             seed=seed,
         )
@@ -502,14 +499,15 @@ def test_transcript_distance_exact_equals_closed_form():
         for k in (1, 2):
             if (2 ** (bits * (P - 1))) ** k > 4096:
                 continue
-            for source, kw, value in (
-                ("honest", {}, 0.0),
-                ("known_pads", {}, full),
-                ("eavesdropper", {"eavesdrop_fraction": 0.4}, 0.4**k * full),
+            for source, value in (
+                (Honest(), 0.0),
+                (KnownPads(), full),
+                (KnownPads(0.4), 0.4**k * full),
+                (Eavesdropper(0.4), 0.4**k * full),
             ):
-                exact = transcript_distance(x, bits, source=source, amplification=k, **kw)
+                exact = transcript_distance(x, bits, source=source, amplification=k)
                 closed = transcript_distance(
-                    x, bits, source=source, amplification=k, method="closed_form", **kw
+                    x, bits, source=source, amplification=k, method="closed_form"
                 )
                 assert abs(exact - value) < 1e-12 and abs(closed - value) < 1e-12
 
@@ -529,20 +527,24 @@ def test_transcript_distance_from_the_circuits():
     for r in pads:  # joint law of (transcript, pads): the source picks r uniformly
         probs = vga_outcome_probabilities(x, bits, pads=list(r))
         tv += sum(abs(probs.get(m, 0.0) - ideal) for m in support) / len(pads)
-    assert abs(tv / 2 - transcript_distance(x, bits, source="known_pads")) < 1e-9
+    assert abs(tv / 2 - transcript_distance(x, bits, source=KnownPads())) < 1e-9
 
 
 # -- bad input -------------------------------------------------------------------------------------
-def test_bad_input_of_the_new_functions():
+def test_bad_input_of_the_analysis():
     cases = [
-        (lambda: detection_probability("evil", 3, bits=4), ValueError, "attack"),
-        (lambda: detection_probability("known_pads", 1, bits=4), ValueError, "workers"),
-        (
-            lambda: detection_probability("known_pads", 3, bits=4, attacked_qubits=5),
-            ValueError,
-            "attacked_qubits",
-        ),
+        (lambda: detection_probability("known_pads", 3, bits=4), TypeError, "attack"),
+        (lambda: detection_probability(Honest(), 3, bits=4), TypeError, "attack"),
+        (lambda: detection_probability(KnownPads(), 1, bits=4), ValueError, "workers"),
+        (lambda: detection_probability(KnownPadBits(5), 3, bits=4), ValueError, "qubits"),
+        (lambda: KnownPadBits(0), ValueError, "KnownPadBits qubits"),
+        (lambda: SplitWorker(1.5), TypeError, "SplitWorker qubits"),
         (lambda: vga_epsilon(10, 0.5, 0.1, detection=1.5), ValueError, "detection"),
+        (lambda: vga_epsilon(10, 1.0, 0.1, detection=0.5), ValueError, "test_fraction"),
+        (lambda: vga_epsilon(0, 0.5, 0.1, detection=0.5), ValueError, "n_copies"),
+        (lambda: vga_epsilon(10**6, 0.5, 0.1, detection=0.5), ValueError, "n_copies"),
+        (lambda: vga_epsilon(10, 0.5, 1.0, detection=0.5), ValueError, "bad_fraction"),
+        (lambda: vga_cheat_probability(10, 0.5, 11, 0.1, detection=0.5), ValueError, "bad_copies"),
         (lambda: vga_epsilon_floor(10, 1.0, 0.1), ValueError, "test_fraction"),
         (lambda: ghz_test_operator(11), ValueError, "workers"),
         (lambda: ghz_state_pass_probability(np.eye(3) / 3), ValueError, "P qubits"),
@@ -553,38 +555,44 @@ def test_bad_input_of_the_new_functions():
         (lambda: ghz_verification_tests(0.0, 0.05), ValueError, "infidelity"),
         (lambda: rotated_ghz_leak(0.1, 4, 3), ValueError, "P \\* bits"),
         (lambda: transcript_distance([1], 2), ValueError, "P >= 2"),
-        (lambda: transcript_distance([1, 2], 2, source="noisy"), ValueError, "source"),
-        (
-            lambda: transcript_distance([1, 2], 2, eavesdrop_fraction=0.2),
-            ValueError,
-            "eavesdrop_fraction",
-        ),
-        (
-            lambda: transcript_distance([1, 2, 3, 4], 8, source="honest"),
-            ValueError,
-            "pad combinations",
-        ),
-        (
-            lambda: vga_aggregate(np.ones((2, 2), dtype=int), amplification=0),
-            ValueError,
-            "amplification",
-        ),
-        (
-            lambda: vga_aggregate(np.ones((2, 2), dtype=int), attack_fraction=0.2),
-            ValueError,
-            "attack_fraction",
-        ),
-        (
-            lambda: vga_aggregate(
-                np.ones((2, 2), dtype=int), source="known_pads", attack_fraction=2.0
-            ),
-            ValueError,
-            "attack_fraction",
-        ),
+        (lambda: transcript_distance([1, 2], 2, source=Dephasing()), TypeError, "source"),
+        (lambda: transcript_distance([1, 2], 2, source="known_pads"), TypeError, "source"),
+        (lambda: transcript_distance([1, 2, 3, 4], 8), ValueError, "pad combinations"),
         (lambda: amplified_leak_probability(3, 1, 4), ValueError, "amplification"),
         (lambda: vga_state_outcome_probabilities(np.ones(3), [1, 2], 1), ValueError, "state"),
     ]
     for call, exc, match in cases:
         with pytest.raises(exc, match=match):
             call()
-    assert set(DETECTION_ATTACKS) == {"known_pads", "eavesdropper", "split_worker", "dephasing"}
+    assert DETECTION_ATTACKS == (KnownPads, Eavesdropper, KnownPadBits, SplitWorker, Dephasing)
+    assert TRANSCRIPT_SOURCES == (Honest, KnownPads, Eavesdropper)
+
+
+# -- large N: no hang, no O(N) array where a closed form exists -------------------------------------
+def test_epsilon_by_branch_and_bound_equals_the_brute_force_maximum():
+    rng = np.random.default_rng(0)
+    for _ in range(120):
+        n = int(rng.integers(1, 200))
+        f = float(rng.choice([0.0, 0.1, 0.5, 0.9, 0.99]))
+        beta = float(rng.choice([0.0, 0.05, 0.3, 0.7]))
+        delta = float(rng.choice([0.0, 1e-3, 0.25, 7 / 16, 0.9, 1.0]))
+        brute = max(vga_cheat_probability(n, f, b, beta, detection=delta) for b in range(n + 1))
+        assert vga_epsilon(n, f, beta, detection=delta) == pytest.approx(min(brute, 1), rel=1e-12)
+
+
+def test_epsilon_at_the_largest_n_and_the_floor_at_any_n():
+    # cases that scanned every B (about a minute each) before the Chernoff bounds pruned them
+    for f, beta, delta in ((0.5, 0.5, 1e-3), (0.99, 0.5, 1e-3), (0.9, 0.9, 1e-4)):
+        eps = vga_epsilon(100_000, f, beta, detection=delta)
+        assert 0 < eps < 1e-3
+    assert vga_epsilon(100_000, 0.5, 0.3, detection=0.0) == 1.0  # never above 1
+    # the floor is O(1): any N, no loop over the bad copies
+    assert vga_epsilon_floor(10**15, 0.5, 0.0) == 0.5
+    assert vga_epsilon_floor(10**15, 0.5, 0.1) == 0.0
+    n, f, beta = 5000, 0.3, 0.05  # B* = 176 bad copies: the log-gamma branch
+    t = math.ceil(f * n)
+    b_star = math.floor(beta * (n - t)) + 1
+    exact = math.comb(n - b_star, t) / math.comb(n, t)
+    assert vga_epsilon_floor(n, f, beta) == pytest.approx(exact, rel=1e-9)
+    assert ghz_verified_infidelity(10**15, 0.05) < 1e-13
+    assert amplified_leak_probability(10**15, 10**14, 2) == pytest.approx(0.01, rel=1e-9)

@@ -28,6 +28,7 @@ from qring_edu.widgets._base import (
     state_id,
 )
 from qring_edu.widgets.noisy_links import net_factor_widget, protected_training_widget
+from qring_edu.widgets.qubits import bell_pair_widget, noisy_pair_widget, qubit_measurement_widget
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -35,6 +36,9 @@ ROOT = Path(__file__).resolve().parents[1]
 FACTORIES = [getattr(W, name) for name in W.__all__ if name.endswith("_widget")] + [
     net_factor_widget,
     protected_training_widget,
+    qubit_measurement_widget,
+    bell_pair_widget,
+    noisy_pair_widget,
 ]
 
 

@@ -8,22 +8,32 @@ from matplotlib.figure import Figure
 
 from qring_edu import fixed_point
 from qring_edu.experiments import vga as exp
-from qring_edu.experiments.vga import attack_sweep, epsilon_grid, transcript_comparison
+from qring_edu.experiments import vga_security as exp_security
+from qring_edu.experiments.vga import attack_sweep, epsilon_grid
 from qring_edu.figures import vga as figs
+from qring_edu.figures import vga_security as figs_security
 from qring_edu.vga import (
+    Dephasing,
+    Eavesdropper,
+    Honest,
+    KnownPads,
+    known_pads_detection,
+    vga_aggregate,
+    vga_circuit,
+    vga_ring_allreduce,
+)
+from qring_edu.vga_security import (
+    KnownPadBits,
+    SplitWorker,
     amplified_leak_probability,
     detection_probability,
     ghz_test_circuit,
     ghz_verified_infidelity,
-    known_pads_detection,
     rotated_ghz_leak,
     transcript_distance,
-    vga_aggregate,
-    vga_circuit,
     vga_epsilon,
     vga_epsilon_floor,
     vga_outcome_probabilities,
-    vga_ring_allreduce,
 )
 from qring_edu.widgets import LiveFigure
 from qring_edu.widgets._base import parse_integers
@@ -41,10 +51,10 @@ def _png(widget: LiveFigure) -> bytes:
 
 # -- compute functions ------------------------------------------------------------------------
 def test_attack_sweep_known_pads_and_honest():
-    sweep = attack_sweep("known_pads", 0.5, 8, runs=40, seed=1)
+    sweep = attack_sweep(KnownPads(), 0.5, 8, runs=40, seed=1)
     # epsilon uses the detection of the attack the source makes, never a silent 1/2
-    assert sweep.attack == "known_pads"
-    assert sweep.detection == detection_probability("known_pads", 3, bits=2) != 0.5
+    assert sweep.attack == KnownPads()
+    assert sweep.detection == detection_probability(KnownPads(), 3, bits=2) != 0.5
     assert 0.5 in sweep.fractions and sweep.fractions[0] == 0.0
     assert sweep.acceptance[0] == 1.0  # no tests: the attack is silent
     assert sweep.at("acceptance") < 0.1 and np.all(sweep.accuracy == 1.0)
@@ -53,82 +63,62 @@ def test_attack_sweep_known_pads_and_honest():
     honest = attack_sweep("honest", 0.3, 8, runs=40, seed=1)
     assert np.all(honest.acceptance == 1.0) and np.all(honest.accuracy < 0.6)
     assert 0.3 in honest.fractions
-    assert honest.attack == "split_worker" and honest.detection == 0.25
-    assert "source='honest'" in repr(honest)
-    noisy = attack_sweep("noisy", 0.5, 4, runs=5, seed=1)
-    assert noisy.attack == "dephasing" and noisy.detection == 1.0
-    chosen = attack_sweep("honest", 0.5, 4, runs=5, attack="known_pads", seed=1)
+    assert honest.attack == SplitWorker() and honest.detection == 0.25
+    assert "source=Honest()" in repr(honest)
+    noisy = attack_sweep(Dephasing(0.02), 0.5, 4, runs=5, seed=1)
+    assert noisy.attack == Dephasing(0.02) and noisy.detection == 1.0
+    chosen = attack_sweep(Honest(), 0.5, 4, runs=5, attack=KnownPads(), seed=1)
     # d = 4, f = 0.5: N = 8 register-copies; a larger detection gives a smaller epsilon
     assert chosen.at("epsilon") == vga_epsilon(8, 0.5, 0.1, detection=chosen.detection)
-    assert chosen.at("epsilon") < attack_sweep("honest", 0.5, 4, runs=5, seed=1).at("epsilon")
-    assert repr(attack_sweep("honest", 0.3, 8, runs=5, seed=2)) == repr(
-        attack_sweep("honest", 0.3, 8, runs=5, seed=2)
+    assert chosen.at("epsilon") < attack_sweep(Honest(), 0.5, 4, runs=5, seed=1).at("epsilon")
+    assert repr(attack_sweep(Honest(), 0.3, 8, runs=5, seed=2)) == repr(
+        attack_sweep(Honest(), 0.3, 8, runs=5, seed=2)
     )
+    eve = attack_sweep(Eavesdropper(0.1), 0.5, 8, runs=40, seed=0)
+    assert eve.at("acceptance") > sweep.at("acceptance")
 
 
 def test_attack_sweep_bad_input():
     with pytest.raises(ValueError, match="test_fraction"):
-        attack_sweep("honest", 1.0)
-    with pytest.raises(ValueError, match="source"):
-        attack_sweep("nobody")
+        attack_sweep(Honest(), 1.0)
+    with pytest.raises(TypeError, match="source"):
+        attack_sweep("known_pads")
     with pytest.raises(ValueError, match="too large"):
-        attack_sweep("honest", 0.5, 10_000, runs=10_000)
-    with pytest.raises(ValueError, match="attack"):
-        attack_sweep("honest", attack="telepathy")
+        attack_sweep(Honest(), 0.5, 10_000, runs=10_000)
+    with pytest.raises(TypeError, match="attack"):
+        attack_sweep(Honest(), attack="telepathy")
 
 
-def test_transcript_comparison_same_and_different_sums():
-    same = transcript_comparison([1, 2, 3], [3, 3, 0], bits=2, samples=3000, seed=0)
-    assert same.same_sum and same.p_value > 1e-3
-    assert same.joint_a.sum() == 3000 and same.sums_a[2] == 3000 and same.sums_b[2] == 3000
-    diff = transcript_comparison([1, 2, 3], [1, 2, 2], bits=2, samples=3000, seed=0)
-    assert not diff.same_sum and diff.p_value < 1e-6
-    assert "same_sum=False" in repr(diff)
-    assert parse_integers("1 2; 3", "inputs") == [1, 2, 3]
-    with pytest.raises(ValueError, match="inputs_a"):
-        parse_integers("1, x", "inputs_a")
-    with pytest.raises(TypeError, match="inputs_a"):
-        transcript_comparison([1.5, 2], [1, 2])
-    with pytest.raises(ValueError, match="same number"):
-        transcript_comparison([1, 2], [1, 2, 3])
-    with pytest.raises(ValueError, match="P >= 2|two honest"):
-        transcript_comparison([1], [2])
-
-
-def test_epsilon_grid_needs_a_named_attack_or_an_explicit_detection():
-    grid = epsilon_grid(0.1, 0.5, max_used=200)  # an explicit number is allowed
-    assert grid.attack is None and "given" in grid.label
+def test_epsilon_grid_needs_a_named_attack():
+    grid = epsilon_grid(0.1, KnownPadBits(1), workers=4, bits=8)
+    assert grid.detection == 7 / 16 and grid.attack == KnownPadBits(1)
     assert grid.epsilon.shape == (3, grid.used.size)
-    assert grid.epsilon[1, -1] == vga_epsilon(2 * int(grid.used[-1]), 0.5, 0.1, detection=0.5)
+    assert grid.epsilon[1, -1] == vga_epsilon(800, 0.5, 0.1, detection=7 / 16)
+    assert f"{grid.epsilon[1, -1]:.3e}" == "7.144e-08"  # N = 800, the claims setting
     assert np.all(grid.epsilon[2] <= grid.epsilon[1] + 1e-15)
     assert np.allclose(grid.overhead, [4 / 3, 2, 4])
-    named = epsilon_grid(0.1, attack="known_pads", workers=4, bits=8, attacked_qubits=1)
-    assert named.detection == 7 / 16 and named.attack == "known_pads"
-    assert f"{named.epsilon[1, -1]:.3e}" == "7.144e-08"  # N = 800, the claims setting
-    floor = epsilon_grid(0.1, attack="split_worker")
+    floor = epsilon_grid(0.1, SplitWorker())
     assert floor.detection == 0.25 and f"{floor.epsilon[1, -1]:.3e}" == "3.358e-05"
     assert "split worker" in floor.label and "P = 4" in floor.table().title
-    with pytest.raises(TypeError, match="no default detection"):
-        epsilon_grid(0.1)  # neither: refused
-    with pytest.raises(TypeError, match="exactly one"):
-        epsilon_grid(0.1, 0.5, attack="split_worker")  # both: refused
-    with pytest.raises(ValueError, match="detection"):
-        epsilon_grid(0.1, 0.0)
-    with pytest.raises(ValueError, match="attack"):
-        epsilon_grid(0.1, attack="telepathy")
+    with pytest.raises(TypeError, match="attack"):
+        epsilon_grid(0.1)  # no attack: refused, no detection is assumed
+    with pytest.raises(TypeError, match="attack"):
+        epsilon_grid(0.1, 0.5)  # a bare number is not an attack
+    with pytest.raises(TypeError, match="attack"):
+        epsilon_grid(0.1, "split_worker")
 
 
 def test_detection_table_and_the_claims_numbers():
     t = exp.detection_table()
-    assert [round(r[4], 4) for r in t.rows] == [0.99, 0.4375, 0.99, 0.25, 1.0]
-    assert f"{t.epsilon('split_worker'):.3e}" == "3.358e-05"
-    assert f"{t.epsilon('known_pads', 1):.3e}" == "7.144e-08"
-    assert f"{t.epsilon('known_pads'):.3e}" == "1.544e-13"
+    assert [round(r[2], 4) for r in t.rows] == [0.99, 0.4375, 0.99, 0.25, 1.0]
+    assert f"{t.epsilon(SplitWorker()):.3e}" == "3.358e-05"
+    assert f"{t.epsilon(KnownPadBits(1)):.3e}" == "7.144e-08"
+    assert f"{t.epsilon(KnownPads()):.3e}" == "1.544e-13"
     # the minimum over the attacks that leak with certainty is the split worker's 1/4
-    assert min(r[4] for r in t.rows if r[1] != "dephasing") == 0.25
+    assert min(r[2] for r in t.rows if not isinstance(r[0], Dephasing)) == 0.25
     assert t.table().column("attack")[3].startswith("split worker")
-    with pytest.raises(ValueError, match="not in the table"):
-        t.epsilon("split_worker", 3)
+    with pytest.raises(ValueError, match="attack"):
+        t.epsilon(SplitWorker(3))
 
 
 def test_fraction_sweep_reproduces_why_test_half():
@@ -151,7 +141,7 @@ def test_epsilon_floor_sweep_never_below_one_half_at_beta_zero():
 
 
 def test_partial_copy_sweep_slopes_and_table():
-    sw = exp.partial_copy_sweep()
+    sw = exp_security.partial_copy_sweep()
     assert abs(sw.leak_slope - 1) < 0.01 and abs(sw.fail_slope - 2) < 0.01
     ref = rotated_ghz_leak(0.1)
     t = sw.table()
@@ -162,11 +152,17 @@ def test_partial_copy_sweep_slopes_and_table():
     assert np.all(sw.leak <= sw.trace_distance + 1e-12)
     assert np.all(sw.trace_distance <= sw.distance_bound + 1e-12)
     with pytest.raises(ValueError, match="angles"):
-        exp.partial_copy_sweep([0.0, 0.1])
+        exp_security.partial_copy_sweep([0.0, 0.1])
+    with pytest.raises(ValueError, match="len\\(angles\\)"):
+        exp_security.partial_copy_sweep(np.full(201, 0.1))
+    with pytest.raises(ValueError, match="len\\(ks\\)"):
+        exp_security.amplification_sweep(ks=[1] * 17)
+    with pytest.raises(TypeError, match="ks"):
+        exp_security.amplification_sweep(ks=[1.0])
 
 
 def test_finite_copy_curve():
-    c = exp.finite_copy_curve(max_tests=10_000)
+    c = exp_security.finite_copy_curve(max_tests=10_000)
     assert round(c.at(400, 0.05), 3) == 0.95 and round(c.at(400, 0.01), 3) == 0.751
     assert np.all(np.diff(c.fidelity, axis=1) >= -1e-12)  # more tests, no weaker guarantee
     assert np.all(c.fidelity[1] <= c.fidelity[0] + 1e-12)  # smaller significance, weaker
@@ -174,7 +170,7 @@ def test_finite_copy_curve():
 
 
 def test_amplification_sweep():
-    sw = exp.amplification_sweep(entries=2000)
+    sw = exp_security.amplification_sweep(entries=2000)
     assert sw.sums_exact.all() and list(sw.ghz_used) == [16_000, 32_000, 48_000, 64_000]
     for k, measured, exact in zip(sw.ks, sw.measured, sw.exact):
         assert exact == amplified_leak_probability(4000 * int(k), 1000 * int(k), int(k))
@@ -197,14 +193,12 @@ def test_exact_privacy_is_exact():
     for (m0, m1, _), pr in probs.items():
         joint[m0, m1] += pr
     assert np.allclose(same.joint_a, joint)
-    kp = exp.exact_privacy([1, 2, 3], [3, 3, 0], bits=2, source="known_pads")
-    assert kp.distance_a == 0.9375 == transcript_distance([1, 2, 3], 2, source="known_pads")
+    kp = exp.exact_privacy([1, 2, 3], [3, 3, 0], bits=2, source=KnownPads())
+    assert kp.distance_a == 0.9375 == transcript_distance([1, 2, 3], 2, source=KnownPads())
     assert np.allclose(kp.joint_a, same.joint_a)  # the transcript alone looks ideal
-    eve = exp.exact_privacy(
-        [5, 1, 6], [0, 0, 4], bits=3, source="eavesdropper", eavesdrop_fraction=0.5, amplification=3
-    )
+    eve = exp.exact_privacy([5, 1, 6], [0, 0, 4], bits=3, source=Eavesdropper(0.5), amplification=3)
     assert eve.method == "closed_form" and abs(eve.distance_a - 0.125 * (1 - 2**-6)) < 1e-12
-    small = exp.exact_privacy([1, 0], [0, 1], bits=1, source="eavesdropper", amplification=3)
+    small = exp.exact_privacy([1, 0], [0, 1], bits=1, source=Eavesdropper(), amplification=3)
     assert small.method == "exact" and abs(small.distance_a - 0.25**3 / 2) < 1e-12
     assert "TV between" in kp.table().title
     with pytest.raises(ValueError, match="same number"):
@@ -213,8 +207,11 @@ def test_exact_privacy_is_exact():
         exp.exact_privacy([1], [2])
     with pytest.raises(ValueError, match="P \\* bits <= 12"):
         exp.exact_privacy([1] * 5, [1] * 5, bits=3)
-    with pytest.raises(ValueError, match="source"):
-        exp.exact_privacy(source="noisy")
+    with pytest.raises(TypeError, match="source"):
+        exp.exact_privacy(source=Dephasing())
+    with pytest.raises(TypeError, match="inputs_a"):
+        exp.exact_privacy([1.5, 2], [1, 2])
+    assert parse_integers("1 2; 3", "inputs") == [1, 2, 3]
 
 
 def test_figures_are_figures():
@@ -225,22 +222,21 @@ def test_figures_are_figures():
     decoded = codec.decode(res.total.astype(np.int64) & 0xFFFF)
     made = [
         figs.plot_vga_circuits([vga_circuit([1, 2], 2), ghz_test_circuit([1, 1, 0])], ["a", "b"]),
-        figs.plot_transcript_comparison(transcript_comparison(samples=200)),
-        figs.plot_attack_sweep(attack_sweep("eavesdropper", 0.5, 4, runs=5)),
-        figs.plot_epsilon_grid(epsilon_grid(attack="split_worker", max_used=50)),
+        figs.plot_attack_sweep(attack_sweep(Eavesdropper(), 0.5, 4, runs=5)),
+        figs.plot_epsilon_grid(epsilon_grid(0.1, SplitWorker(), max_used=50)),
         figs.plot_vga_timeline(),
-        figs.plot_exact_privacy(exp.exact_privacy(source="eavesdropper")),
+        figs.plot_exact_privacy(exp.exact_privacy(source=Eavesdropper())),
         figs.plot_epsilon_floor(exp.epsilon_floor_sweep(max_copies=50)),
-        figs.plot_partial_copies(exp.partial_copy_sweep([0.01, 0.02, 0.1])),
-        figs.plot_finite_copy(exp.finite_copy_curve(max_tests=100)),
-        figs.plot_amplification(exp.amplification_sweep(entries=100)),
+        figs_security.plot_partial_copies(exp_security.partial_copy_sweep([0.01, 0.02, 0.1])),
+        figs_security.plot_finite_copy(exp_security.finite_copy_curve(max_tests=100)),
+        figs_security.plot_amplification(exp_security.amplification_sweep(entries=100)),
         figs.plot_source_comparison(
             [
                 vga_aggregate(np.ones((3, 4), dtype=int), source=s, seed=0)
-                for s in ("honest", "known_pads")
+                for s in (Honest(), KnownPads())
             ]
         ),
-        figs.plot_pipeline(res, x.sum(axis=0), decoded),
+        figs_security.plot_pipeline(res, x.sum(axis=0), decoded),
     ]
     assert all(isinstance(f, Figure) for f in made)
     with pytest.raises(ValueError):
@@ -267,12 +263,17 @@ def test_timeline_names_every_step_and_who_knows_what():
 # -- widgets ----------------------------------------------------------------------------------
 def test_attack_widget_updates_and_reports_errors():
     w = vga_attack_widget(entries=4)
-    assert isinstance(w, LiveFigure) and w.error == "" and w.result.source == "known_pads"
+    assert isinstance(w, LiveFigure) and w.error == "" and w.result.source == KnownPads()
     assert w.controls["test_fraction"].max < 1  # a slider: only valid fractions
     first = _png(w)
     w.controls["source"].value = "honest"
-    assert w.error == "" and w.result.source == "honest" and _png(w) != first
-    assert w.result.attack == "split_worker"
+    assert w.error == "" and w.result.source == Honest() and _png(w) != first
+    assert w.result.attack == SplitWorker()
+    w.controls["source"].value = "eavesdropper"
+    w.controls["eavesdrop_fraction"].value = 0.5
+    assert w.result.source == Eavesdropper(0.5)
+    w.controls["source"].value = "dephasing"
+    assert w.result.source == Dephasing(0.02) and w.result.detection == 1.0
     w.controls["test_fraction"].value = 0.25
     assert w.error == "" and w.result.test_fraction == 0.25
     assert "data:image/png;base64," in w._repr_mimebundle_()["text/html"]
@@ -298,7 +299,7 @@ def test_privacy_widget_is_exact_and_reports_errors():
 
 def test_epsilon_widget_feeds_the_attack_to_detection_probability():
     w = vga_epsilon_widget()
-    assert w.error == "" and w.result.attack == "split_worker" and w.result.detection == 0.25
+    assert w.error == "" and w.result.attack == SplitWorker() and w.result.detection == 0.25
     first = _png(w)
     values = [v for _, v in ATTACK_CHOICES]
     assert "known_pads/1" in values and all(w.controls["attack"].value in values for _ in [0])
@@ -308,7 +309,7 @@ def test_epsilon_widget_feeds_the_attack_to_detection_probability():
     assert w.result.detection == 0.25  # delta_2 = 1/4
     w.controls["attack"].value = "known_pads"
     w.controls["bits"].value = 4
-    assert w.result.detection == detection_probability("known_pads", 2, bits=4)
+    assert w.result.detection == detection_probability(KnownPads(), 2, bits=4)
     w.controls["bad_fraction"].value = 0.2
     assert w.error == "" and w.result.bad_fraction == 0.2
 

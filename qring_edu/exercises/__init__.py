@@ -4,8 +4,9 @@
 are compared as values (with stated tolerances), never evaluated as text (a code-graded checker
 calls the functions the reader wrote, :func:`~qring_edu.exercises._base.call_reader`); a numeric answer is a
 real number, never a string or a bool (:func:`~qring_edu.exercises._base.as_number`). One module
-per chapter slug: :mod:`.bottleneck`, :mod:`.holevo`, :mod:`.superdense_ring` (and :mod:`.training`,
-its training section), :mod:`.vga`,
+per chapter slug: :mod:`.qubits` (chapter 0), :mod:`.bottleneck`, :mod:`.holevo`,
+:mod:`.superdense_ring` (and :mod:`.training`, its training section), :mod:`.vga` (both VGA
+chapters),
 :mod:`.alignment`.
 """
 
@@ -40,6 +41,15 @@ from .holevo import (
     check_povm,
     check_two_state_chi,
 )
+from .qubits import (
+    check_agreement,
+    check_basis_index,
+    check_entropy,
+    check_mixture_entropy,
+    check_on_qubit,
+    check_partial_trace,
+    check_plus_probability,
+)
 from .superdense_ring import (
     check_alice_gates,
     check_bidirectional_qubits,
@@ -70,6 +80,14 @@ from .vga import (
 
 __all__ = [
     "Feedback",
+    # chapter 0
+    "check_agreement",
+    "check_basis_index",
+    "check_entropy",
+    "check_mixture_entropy",
+    "check_on_qubit",
+    "check_partial_trace",
+    "check_plus_probability",
     # chapter 1
     "check_chunk_sent",
     "check_link_bits",

@@ -6,8 +6,8 @@ however malformed, gives a failing feedback with a hint — nothing raises and n
 Tolerances are stated in each docstring.
 
 Two checkers grade *code* ("build it yourself"): :func:`check_ghz_test` runs the reader's GHZ-test
-circuit and pass rule on random settings and copies against :func:`qring_edu.vga.ghz_test_circuit`
-and :func:`qring_edu.vga.ghz_test_pass_probability`; :func:`check_zero_sum_pads` runs the reader's
+circuit and pass rule on random settings and copies against :func:`qring_edu.vga_security.ghz_test_circuit`
+and :func:`qring_edu.vga_security.ghz_test_pass_probability`; :func:`check_zero_sum_pads` runs the reader's
 pad sampler against the properties of :func:`qring_edu.vga.zero_sum_pads`. Both report the first
 failing case with a hint (:func:`~qring_edu.exercises._base.call_reader`).
 """
@@ -21,14 +21,14 @@ import numbers
 import numpy as np
 
 from .._validate import check_bits, check_float, check_int
-from ..vga import (
+from ..vga import known_pads_detection, vga_copy_counts
+from ..vga_security import (
+    SplitWorker,
     amplified_leak_probability,
     detection_probability,
     even_y_settings,
     ghz_test_circuit,
     ghz_test_pass_probability,
-    known_pads_detection,
-    vga_copy_counts,
     vga_epsilon_floor,
 )
 from ._base import (
@@ -351,9 +351,9 @@ def check_ghz_test(ghz_test, passes, *, cases: int = 16, seed: int = 0) -> Feedb
     ``cases`` random instances (seeded; P in 2..5, settings uniform among even numbers of Y's,
     the copy a GHZ state, a phase-flipped GHZ state or a product of equator states with random
     phases). For each: the exact outcome law of the reader's circuit against that of
-    :func:`qring_edu.vga.ghz_test_circuit` (tolerance 1e-9), the rule on every outcome against
+    :func:`qring_edu.vga_security.ghz_test_circuit` (tolerance 1e-9), the rule on every outcome against
     "XOR of the bits = m mod 2" (2m Y's), and the resulting pass probability against
-    :func:`qring_edu.vga.ghz_test_pass_probability`. The first failing case is reported with a
+    :func:`qring_edu.vga_security.ghz_test_pass_probability`. The first failing case is reported with a
     hint. ``None`` or a stub raising ``NotImplementedError`` = not attempted.
 
     Examples
@@ -445,7 +445,7 @@ def check_ghz_test(ghz_test, passes, *, cases: int = 16, seed: int = 0) -> Feedb
         )
         p_lib = float(
             ghz_test_pass_probability(
-                y, phases=phases if kind == 2 else None, ghz_phase=math.pi if kind == 1 else 0.0
+                y, phases=phases if kind == 2 else None, ghz_phase=math.pi if kind == 1 else None
             )[0]
         )
         if abs(p_mine - p_lib) > 1e-9:  # cannot differ once the two checks above pass
@@ -645,7 +645,7 @@ def check_rectangle_pairs(answer) -> Feedback:
 def check_single_copy_escape(answer, n_copies: int, test_fraction: float) -> Feedback:
     """Probability that one bad copy among ``n_copies`` is not in the tested set of
     ``T = ceil(f N)`` copies (then every test passes and the bad copy is used):
-    ``(N - T)/N`` (:func:`qring_edu.vga_epsilon_floor` at beta = 0). Tolerance 1e-9.
+    ``(N - T)/N`` (:func:`qring_edu.vga_security.vga_epsilon_floor` at beta = 0). Tolerance 1e-9.
 
     Examples
     --------
@@ -670,8 +670,8 @@ def check_single_copy_escape(answer, n_copies: int, test_fraction: float) -> Fee
 
 def check_split_worker_fail(answer, workers: int) -> Feedback:
     """Probability that one GHZ test fails on ``|+> (x) GHZ_{P-1}`` (worker 0's qubit split
-    off): exactly 1/4 for every P (:func:`qring_edu.vga.detection_probability`,
-    ``"split_worker"``). Tolerance 1e-6.
+    off): exactly 1/4 for every P (:func:`qring_edu.vga_security.detection_probability` of
+    :class:`~qring_edu.vga_security.SplitWorker`). Tolerance 1e-6.
 
     Examples
     --------
@@ -685,7 +685,7 @@ def check_split_worker_fail(answer, workers: int) -> Feedback:
         workers = check_int(workers, "workers", 2, 64)
     except (TypeError, ValueError) as exc:
         return bad_parameters(exc)
-    expected = detection_probability("split_worker", workers, bits=2, attacked_qubits=1)
+    expected = detection_probability(SplitWorker(), workers, bits=2)
     fb = compare_number(answer, expected, tol=1e-6, what="failure probability of the test")
     if not fb.passed and as_number(answer, "")[1] is None:
         return failed(
@@ -698,7 +698,7 @@ def check_split_worker_fail(answer, workers: int) -> Feedback:
 def check_amplified_leak(answer, n_copies: int, bad_copies: int, amplification: int) -> Feedback:
     """Probability that an entry leaks under privacy amplification when its k registers are a
     secret uniformly random k-subset of the N delivered ones, B of them attacked:
-    ``C(B, k)/C(N, k)`` (:func:`qring_edu.amplified_leak_probability`). Relative tolerance 1e-3.
+    ``C(B, k)/C(N, k)`` (:func:`qring_edu.vga_security.amplified_leak_probability`). Relative tolerance 1e-3.
 
     Examples
     --------

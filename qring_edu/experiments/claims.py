@@ -63,11 +63,13 @@ from ..ring import message_bits, ring_allreduce
 from ..sign_audit import tieaudit_copies, tieaudit_cost
 from ..states import isotropic_state
 from ..training import gradient_budget
-from ..vga import (
+from ..vga import KnownPads, vga_aggregate
+from ..vga_security import (
+    KnownPadBits,
+    SplitWorker,
     detection_probability,
     ghz_verified_infidelity,
     transcript_distance,
-    vga_aggregate,
     vga_epsilon,
     vga_epsilon_floor,
 )
@@ -622,7 +624,7 @@ def lifetime_claim(seed: int = 0) -> Claim:
 # --------------------------------------------------------------------------------------------
 # 4. VGA
 # --------------------------------------------------------------------------------------------
-#: What the book's VGA guarantees do not cover (vga13; the module docstring of qring_edu.vga).
+#: What the book's VGA guarantees do not cover (the module docstring of qring_edu.vga_security).
 VGA_NOT_COVERED = (
     "partially bad copies",
     "attacks across copies",
@@ -666,10 +668,10 @@ def vga_claim(seed: int = 0) -> Claim:
     """VGA with half of the delivered GHZ copies tested (P = 4, d = 400 entries, b = 8): copies
     used and tested, acceptance of an honest and of a known-pads source, the exact soundness error
     ε(N = 2d, f = ½, β = 0.1) of :func:`~qring_edu.vga_epsilon` for the detection of three
-    attacks (:func:`~qring_edu.detection_probability`), its floor at β = 0
-    (:func:`~qring_edu.vga_epsilon_floor`), the fidelity that N·f passed register tests guarantee
-    at 5 % significance (:func:`~qring_edu.ghz_verified_infidelity`) and the transcript distance of
-    an honest run (:func:`~qring_edu.transcript_distance`).
+    attacks (:func:`~qring_edu.vga_security.detection_probability`), its floor at β = 0
+    (:func:`~qring_edu.vga_security.vga_epsilon_floor`), the fidelity that N·f passed register tests guarantee
+    at 5 % significance (:func:`~qring_edu.vga_security.ghz_verified_infidelity`) and the transcript distance of
+    an honest run (:func:`~qring_edu.vga_security.transcript_distance`).
 
     Examples
     --------
@@ -692,14 +694,14 @@ def vga_claim(seed: int = 0) -> Claim:
     gen = np.random.default_rng([seed, P, d, b])
     x = gen.integers(0, 2**b, size=(P, d))
     honest = vga_aggregate(x, bits=b, test_fraction=f, seed=gen)
-    cheat = vga_aggregate(x, bits=b, test_fraction=f, source="known_pads", seed=gen)
+    cheat = vga_aggregate(x, bits=b, test_fraction=f, source=KnownPads(), seed=gen)
     exact = (x.sum(axis=0) + 2 ** (b - 1)) % 2**b - 2 ** (b - 1)
     ratio = honest.ghz_delivered / honest.ghz_used
     N = honest.n_copies
     det = {
-        "split": detection_probability("split_worker", P, bits=b),
-        "one_qubit": detection_probability("known_pads", P, bits=b, attacked_qubits=1),
-        "register": detection_probability("known_pads", P, bits=b),
+        "split": detection_probability(SplitWorker(), P, bits=b),
+        "one_qubit": detection_probability(KnownPadBits(1), P, bits=b),
+        "register": detection_probability(KnownPads(), P, bits=b),
     }
     eps = {k: vga_epsilon(N, f, beta, detection=v) for k, v in det.items()}
     floor0 = vga_epsilon_floor(N, f, 0.0)
@@ -707,7 +709,7 @@ def vga_claim(seed: int = 0) -> Claim:
     fidelity = 1.0 - ghz_verified_infidelity(tested, significance)
     # Exact total-variation distance of an honest run's transcript from the ideal one (exact
     # enumeration needs a small register: P = 4, b = 2).
-    tv = transcript_distance(x[:, 0] % 4, 2, source="honest")
+    tv = transcript_distance(x[:, 0] % 4, 2)
     computed = (
         f"P = {P}, d = {d}, b = {b}: {honest.ghz_used:,} GHZ copies used + "
         f"{honest.ghz_tested:,} tested = {ratio:.1f}× the copies used; honest source "

@@ -3,11 +3,20 @@
 They build ``matplotlib.figure.Figure`` objects directly (no pyplot global state), compute
 nothing and never display anything. One module per chapter slug: :mod:`.bottleneck` (chapter 1),
 :mod:`.holevo` (chapter 2), :mod:`.superdense_ring` and :mod:`.training` (chapter 3 and its
-training section), :mod:`.vga` (chapter 4),
+training section), :mod:`.vga` and :mod:`.vga_security` (the VGA chapters),
 :mod:`.alignment` (chapter 5); :mod:`.claims` renders the claims table as HTML/Markdown strings;
 shared helpers (the circuit drawer) in :mod:`._base`.
 """
 
-from . import alignment, bottleneck, claims, holevo, superdense_ring, training, vga
+from . import alignment, bottleneck, claims, holevo, superdense_ring, training, vga, vga_security
 
-__all__ = ["alignment", "bottleneck", "claims", "holevo", "superdense_ring", "training", "vga"]
+__all__ = [
+    "alignment",
+    "bottleneck",
+    "claims",
+    "holevo",
+    "superdense_ring",
+    "training",
+    "vga",
+    "vga_security",
+]

@@ -1,4 +1,4 @@
-"""Figures of chapter 5, *Verified GHZ aggregation* (presentation floor).
+"""Figures of chapter 5, *Verified GHZ aggregation* (presentation floor; book/05_vga.ipynb).
 
 Every function is pure: it takes results computed by the library (or by
 :mod:`qring_edu.experiments.vga`) and returns a new ``matplotlib.figure.Figure``; nothing is
@@ -15,45 +15,33 @@ from typing import TYPE_CHECKING
 import numpy as np
 from matplotlib.figure import Figure
 
+from ..experiments.vga import attack_label
 from ._base import nonempty, plot_circuits
 
 if TYPE_CHECKING:  # annotations only: the results come from the floors below
     from qiskit import QuantumCircuit
 
-    from ..experiments.vga import (
-        AmplificationSweep,
-        AttackSweep,
-        EpsilonFloor,
-        EpsilonGrid,
-        ExactPrivacy,
-        FiniteCopyCurve,
-        PartialCopySweep,
-        TranscriptComparison,
-    )
-    from ..vga import VGAResult, VGARingResult
+    from ..experiments.vga import AttackSweep, EpsilonFloor, EpsilonGrid, ExactPrivacy
+    from ..vga import VGAResult
 
 __all__ = [
     "COLOURS",
     "TIMELINE_STEPS",
+    "source_colour",
     "plot_vga_timeline",
     "plot_vga_circuits",
     "plot_exact_privacy",
     "plot_epsilon_floor",
-    "plot_partial_copies",
-    "plot_finite_copy",
-    "plot_amplification",
-    "plot_transcript_comparison",
     "plot_attack_sweep",
     "plot_epsilon_grid",
     "plot_source_comparison",
-    "plot_pipeline",
 ]
 
 COLOURS = {
-    "honest": "#1a9850",
-    "noisy": "#91bfdb",
-    "known_pads": "#d73027",
-    "eavesdropper": "#fc8d59",
+    "Honest": "#1a9850",
+    "Dephasing": "#91bfdb",
+    "KnownPads": "#d73027",
+    "Eavesdropper": "#fc8d59",
     "a": "#1f77b4",
     "b": "#ff7f0e",
     "ring": "#d95f0e",
@@ -105,6 +93,18 @@ TIMELINE_STEPS = (
         "everyone: the sum, and nothing else",
     ),
 )
+
+
+def source_colour(source) -> str:
+    """The colour of a source of :mod:`qring_edu.vga` (by its class name; black otherwise).
+
+    Examples
+    --------
+    >>> from qring_edu.vga import KnownPads
+    >>> source_colour(KnownPads(0.5))
+    '#d73027'
+    """
+    return COLOURS.get(type(source).__name__, "k")
 
 
 def plot_vga_timeline() -> Figure:
@@ -236,7 +236,7 @@ def plot_vga_timeline() -> Figure:
 
     for i in range(n - 1):
         (x1, y1), (x2, y2) = centres[i], centres[i + 1]
-        colour = COLOURS["known_pads"] if i == 0 else "#666666"
+        colour = COLOURS["KnownPads"] if i == 0 else "#666666"
         label = {0: "N copies", 3: "m_j"}.get(i)
         if x1 == x2:
             arrow((x1, y1 - box_h / 2), (x2, y2 + box_h / 2), colour)
@@ -270,71 +270,19 @@ def plot_vga_timeline() -> Figure:
 def plot_vga_circuits(
     circuits: Sequence[QuantumCircuit], titles: Sequence[str] | None = None, *, height: float = 3.2
 ) -> Figure:
-    """Draw VGA circuits (:func:`qring_edu.vga.vga_circuit`, :func:`ghz_test_circuit`) one under
+    """Draw VGA circuits (:func:`qring_edu.vga.vga_circuit`, :func:`qring_edu.vga_security.ghz_test_circuit`) one under
     the other, unfolded (:func:`~qring_edu.figures._base.plot_circuits`); ``titles``: one per
     circuit; ``height``: inches per circuit.
 
     Examples
     --------
-    >>> from qring_edu import vga_circuit
+    >>> from qring_edu.vga import vga_circuit
     >>> from qring_edu.figures.vga import plot_vga_circuits
     >>> fig = plot_vga_circuits([vga_circuit([1, 2, 3], 2)], ["inputs 1, 2, 3 (b = 2)"])
     >>> fig.axes[0].get_title()
     'inputs 1, 2, 3 (b = 2)'
     """
     return plot_circuits(circuits, titles, width=10, height=height, fold=-1)
-
-
-def _heat(ax, counts: np.ndarray, title: str, vmax: float) -> None:
-    size = counts.shape[0]
-    freq = counts / max(counts.sum(), 1)
-    im = ax.imshow(freq, cmap="viridis", vmin=0, vmax=vmax, origin="lower")
-    ax.set_xticks(range(size))
-    ax.set_yticks(range(size))
-    ax.set_xlabel("$m_1$")
-    ax.set_ylabel("$m_0$")
-    ax.set_title(title, fontsize=10)
-    return im
-
-
-def plot_transcript_comparison(comp: TranscriptComparison) -> Figure:
-    """Joint histogram of the first two announcements ``(m_0, m_1)`` for both input sets, and
-    the histogram of the announced sum. Uniform squares and one spike at the same sum = nothing
-    but the sum is revealed.
-
-    Examples
-    --------
-    >>> from qring_edu.experiments.vga import transcript_comparison
-    >>> from qring_edu.figures.vga import plot_transcript_comparison
-    >>> fig = plot_transcript_comparison(transcript_comparison(samples=300))
-    >>> len(fig.axes) >= 2
-    True
-    """
-    fig = Figure(figsize=(11, 4.0), layout="constrained")
-    axes = fig.subplots(1, 3, gridspec_kw={"width_ratios": [1, 1, 1.3]})
-    size = 1 << comp.bits
-    vmax = max(comp.joint_a.max() / comp.samples, comp.joint_b.max() / comp.samples, 1e-9)
-    a_txt = ", ".join(str(int(v)) for v in comp.inputs_a)
-    b_txt = ", ".join(str(int(v)) for v in comp.inputs_b)
-    _heat(axes[0], comp.joint_a, f"inputs a = ({a_txt})", vmax)
-    im = _heat(axes[1], comp.joint_b, f"inputs b = ({b_txt})", vmax)
-    fig.colorbar(im, ax=axes[1], shrink=0.8, label="frequency of $(m_0, m_1)$")
-    s = np.arange(size)
-    axes[2].bar(s - 0.2, comp.sums_a / comp.samples, width=0.4, color=COLOURS["a"], label="a")
-    axes[2].bar(s + 0.2, comp.sums_b / comp.samples, width=0.4, color=COLOURS["b"], label="b")
-    axes[2].set_xticks(s)
-    axes[2].set_xlabel(r"announced sum $\sum_j m_j$ mod $2^b$")
-    axes[2].set_ylabel("frequency")
-    axes[2].set_ylim(0, 1.05)
-    axes[2].legend(frameon=False)
-    verdict = "same sum" if comp.same_sum else "different sums"
-    axes[2].set_title(f"{verdict}; homogeneity p = {comp.p_value:.3f}", fontsize=10)
-    fig.suptitle(
-        f"What the workers broadcast, {comp.samples} runs each (b = {comp.bits}, "
-        f"P = {comp.inputs_a.size})",
-        fontsize=11,
-    )
-    return fig
 
 
 def plot_attack_sweep(sweep: AttackSweep) -> Figure:
@@ -345,13 +293,14 @@ def plot_attack_sweep(sweep: AttackSweep) -> Figure:
     --------
     >>> from qring_edu.experiments.vga import attack_sweep
     >>> from qring_edu.figures.vga import plot_attack_sweep
-    >>> fig = plot_attack_sweep(attack_sweep("known_pads", 0.5, 4, runs=10))
+    >>> from qring_edu.vga import KnownPads
+    >>> fig = plot_attack_sweep(attack_sweep(KnownPads(), 0.5, 4, runs=10))
     >>> fig.axes[0].get_xlabel()
     'test fraction f'
     """
     fig = Figure(figsize=(10, 3.8))
     ax, ax_eps = fig.subplots(1, 2)
-    colour = COLOURS.get(sweep.source, "k")
+    colour = source_colour(sweep.source)
     f = sweep.fractions
     ax.plot(f, sweep.acceptance, "o-", color=colour, label="acceptance rate")
     ax.plot(f, sweep.accuracy, "s--", color="#4d4d4d", label="source's accuracy on inputs")
@@ -365,7 +314,7 @@ def plot_attack_sweep(sweep: AttackSweep) -> Figure:
     ax.set_ylabel("rate")
     ax.legend(fontsize=8, frameon=False, loc="center right")
     ax.set_title(
-        f"source = {sweep.source!r}: P = {sweep.workers}, b = {sweep.bits}, "
+        f"source {sweep.source!r}: P = {sweep.workers}, b = {sweep.bits}, "
         f"d = {sweep.entries}, {sweep.runs} runs per point",
         fontsize=10,
     )
@@ -375,8 +324,8 @@ def plot_attack_sweep(sweep: AttackSweep) -> Figure:
     ax_eps.set_xlabel("test fraction f")
     ax_eps.set_ylabel(r"$\varepsilon$")
     ax_eps.set_title(
-        rf"$\varepsilon$ ($\beta$ = {sweep.bad_fraction:g}, attack "
-        f"{sweep.attack.replace('_', ' ')}, "
+        rf"$\varepsilon$ ($\beta$ = {sweep.bad_fraction:g}, "
+        f"{attack_label(sweep.attack)}, "
         rf"$\delta$ = {sweep.detection:.3g}); "
         rf"at f = {sweep.test_fraction:g}: {sweep.at('epsilon'):.2g}",
         fontsize=9,
@@ -393,7 +342,8 @@ def plot_epsilon_grid(grid: EpsilonGrid) -> Figure:
     --------
     >>> from qring_edu.experiments.vga import epsilon_grid
     >>> from qring_edu.figures.vga import plot_epsilon_grid
-    >>> fig = plot_epsilon_grid(epsilon_grid(0.1, detection=0.5, max_used=100))
+    >>> from qring_edu.vga_security import SplitWorker
+    >>> fig = plot_epsilon_grid(epsilon_grid(0.1, SplitWorker(), max_used=100))
     >>> len(fig.axes[0].lines)                          # one curve per test fraction
     3
     """
@@ -423,7 +373,8 @@ def plot_source_comparison(results: Sequence[VGAResult]) -> Figure:
     >>> from qring_edu import vga_aggregate
     >>> from qring_edu.figures.vga import plot_source_comparison
     >>> inputs = np.random.default_rng(0).integers(0, 256, size=(3, 20))
-    >>> runs = [vga_aggregate(inputs, source=s, seed=1) for s in ("honest", "known_pads")]
+    >>> from qring_edu.vga import Honest, KnownPads
+    >>> runs = [vga_aggregate(inputs, source=s, seed=1) for s in (Honest(), KnownPads())]
     >>> fig = plot_source_comparison(runs)
     >>> len(fig.axes)
     1
@@ -439,57 +390,10 @@ def plot_source_comparison(results: Sequence[VGAResult]) -> Figure:
     ax.bar(x, acc, 0.25, color="#1a9850", label="accepted (1 = yes)")
     ax.bar(x + 0.25, guess, 0.25, color="#4d4d4d", label="source's accuracy on inputs")
     ax.set_xticks(x)
-    ax.set_xticklabels([f"{r.source}\nf = {r.test_fraction:g}" for r in results])
+    ax.set_xticklabels([f"{r.source!r}\nf = {r.test_fraction:g}" for r in results])
     ax.set_ylim(0, 1.25)
     ax.legend(fontsize=8, frameon=False, loc="upper left", ncols=3)
     ax.set_ylabel("rate")
-    fig.tight_layout()
-    return fig
-
-
-def plot_pipeline(result: VGARingResult, true_sum: np.ndarray, decoded: np.ndarray) -> Figure:
-    """Verified pads + superdense ring on a gradient: decoded vs true sum (left) and the combined
-    ledger (right: qubits per directed link of the ring, GHZ copies shared by all workers).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from qring_edu import fixed_point, vga_ring_allreduce
-    >>> from qring_edu.figures.vga import plot_pipeline
-    >>> grads = np.random.default_rng(0).uniform(-1, 1, size=(4, 16))
-    >>> codec = fixed_point(4, 16, 1.0)
-    >>> words = np.stack([codec.encode(g) for g in grads]).astype(np.int64)
-    >>> pipe = vga_ring_allreduce(words, bits=16, seed=2)
-    >>> fig = plot_pipeline(pipe, grads.sum(axis=0), codec.decode(pipe.total))
-    >>> fig.axes[0].get_xlabel()
-    'true sum of the gradients'
-    """
-    fig = Figure(figsize=(10, 3.8))
-    ax, ax_l = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.2]})
-    true_sum = np.asarray(true_sum, dtype=float)
-    decoded = np.asarray(decoded, dtype=float)
-    lim = float(np.max(np.abs(true_sum))) * 1.05 or 1.0
-    ax.plot([-lim, lim], [-lim, lim], color="#999999", lw=0.8)
-    ax.plot(true_sum, decoded, ".", ms=3, color=COLOURS["ring"])
-    ax.set_xlabel("true sum of the gradients")
-    ax.set_ylabel("VGA + superdense ring")
-    ax.set_title(f"max error {np.max(np.abs(decoded - true_sum)):.2e}", fontsize=10)
-    led = result.ledger
-    names = [
-        "ring online\nqubits / link",
-        "ring offline\nqubits / link",
-        "GHZ copies\nused",
-        "GHZ copies\ntested",
-    ]
-    values = [led.ring_online_qubits, led.ring_offline_qubits, led.ghz_used, led.ghz_tested]
-    colours = [COLOURS["ring"], COLOURS["offline"], COLOURS["ghz_used"], COLOURS["ghz_tested"]]
-    ax_l.bar(range(4), values, color=colours)
-    for i, v in enumerate(values):
-        ax_l.text(i, v, f"{v:,}", ha="center", va="bottom", fontsize=8)
-    ax_l.set_xticks(range(4))
-    ax_l.set_xticklabels(names, fontsize=8)
-    ax_l.set_ylabel("count")
-    ax_l.set_title(f"combined ledger, P = {led.workers}, accepted = {result.accepted}", fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -503,7 +407,8 @@ def plot_exact_privacy(result: ExactPrivacy) -> Figure:
     --------
     >>> from qring_edu.experiments.vga import exact_privacy
     >>> from qring_edu.figures.vga import plot_exact_privacy
-    >>> fig = plot_exact_privacy(exact_privacy(source="known_pads"))
+    >>> from qring_edu.vga import KnownPads
+    >>> fig = plot_exact_privacy(exact_privacy(source=KnownPads()))
     >>> len(fig.axes) >= 1
     True
     """
@@ -532,7 +437,7 @@ def plot_exact_privacy(result: ExactPrivacy) -> Figure:
     axes[2].set_title(f"TV(transcripts a, b) = {result.between:.3g}", fontsize=10)
     names = ["a from ideal", "b from ideal"]
     values = [result.distance_a, result.distance_b]
-    colour = COLOURS.get(result.source, "k")
+    colour = source_colour(result.source)
     axes[3].bar(range(2), values, color=colour)
     for i, v in enumerate(values):
         axes[3].text(i, v + 0.02, f"{v:.4g}", ha="center", fontsize=9)
@@ -540,9 +445,8 @@ def plot_exact_privacy(result: ExactPrivacy) -> Figure:
     axes[3].set_xticklabels(names)
     axes[3].set_ylim(0, 1.1)
     axes[3].set_ylabel("total-variation distance")
-    extra = f", q = {result.eavesdrop_fraction:g}" if result.source == "eavesdropper" else ""
     axes[3].set_title(
-        f"source {result.source!r}{extra}, k = {result.amplification}:\n"
+        f"source {result.source!r}, k = {result.amplification}:\n"
         "transcript and attacker's holdings",
         fontsize=9,
     )
@@ -590,121 +494,4 @@ def plot_epsilon_floor(result: EpsilonFloor) -> Figure:
     ax1.set_title(rf"$\beta$ = {result.bad_fraction:g}, f = {result.test_fraction:g}", fontsize=10)
     ax1.set_ylim(1e-16, 2)
     ax0.legend(fontsize=7.5, frameon=False, loc="lower left")
-    return fig
-
-
-def plot_partial_copies(result: PartialCopySweep) -> Figure:
-    """Log-log: the leak (TV distance of the transcript from the ideal) and the test's failure
-    probability of a slightly rotated GHZ copy against its trace distance t, with the witness
-    bound sqrt(2 P(fail)) and the fitted slopes (1 and 2).
-
-    Examples
-    --------
-    >>> from qring_edu.experiments.vga import partial_copy_sweep
-    >>> from qring_edu.figures.vga import plot_partial_copies
-    >>> fig = plot_partial_copies(partial_copy_sweep([0.01, 0.03, 0.1]))
-    >>> fig.axes[0].get_xscale()
-    'log'
-    """
-    fig = Figure(figsize=(6.6, 4.2), layout="constrained")
-    ax = fig.subplots()
-    t = result.trace_distance
-    ax.loglog(
-        t,
-        result.leak,
-        "o-",
-        color=COLOURS["known_pads"],
-        ms=4,
-        label=f"leak (TV of the transcript), slope {result.leak_slope:.2f}",
-    )
-    ax.loglog(
-        t,
-        result.fail_probability,
-        "s-",
-        color=COLOURS["ghz_used"],
-        ms=4,
-        label=f"P(test fails), slope {result.fail_slope:.2f}",
-    )
-    ax.loglog(
-        t,
-        result.distance_bound,
-        ":",
-        color="#4d4d4d",
-        label=r"witness bound $\sqrt{2\,P(\mathrm{fail})}$ on t",
-    )
-    ax.set_xlabel("trace distance t of the copy from GHZ")
-    ax.set_ylabel("probability / distance")
-    ax.legend(fontsize=8, frameon=False)
-    ax.set_title(
-        f"a partially bad copy: leaks ~ t, caught ~ t²/2 (P = {result.workers}, b = {result.bits})",
-        fontsize=10,
-    )
-    return fig
-
-
-def plot_finite_copy(result: FiniteCopyCurve) -> Figure:
-    """The finite-copy guarantee: fidelity bound of one untested register against the number of
-    passed register tests, one curve per significance level.
-
-    Examples
-    --------
-    >>> from qring_edu.experiments.vga import finite_copy_curve
-    >>> from qring_edu.figures.vga import plot_finite_copy
-    >>> fig = plot_finite_copy(finite_copy_curve(max_tests=1000))
-    >>> len(fig.axes[0].lines) >= 2                     # one curve per significance
-    True
-    """
-    fig = Figure(figsize=(6.6, 4.0), layout="constrained")
-    ax = fig.subplots()
-    for sig, fid in zip(result.significances, result.fidelity):
-        ax.semilogx(result.tests, fid, "-", lw=1.8, label=f"significance {sig:.0%}")
-    ax.set_ylim(0, 1.02)
-    ax.set_xlabel("passed register tests T")
-    ax.set_ylabel("guaranteed fidelity of one used register")
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8, frameon=False, loc="lower right")
-    ax.set_title("any source, entangled across copies (after Zhu & Hayashi 2019)", fontsize=10)
-    return fig
-
-
-def plot_amplification(result: AmplificationSweep) -> Figure:
-    """Fraction of leaked entries against the amplification k (log scale): measured, exact
-    C(B, k)/C(N, k) and beta**k; the GHZ copies used, k-fold, on the right axis.
-
-    Examples
-    --------
-    >>> from qring_edu.experiments.vga import amplification_sweep
-    >>> from qring_edu.figures.vga import plot_amplification
-    >>> fig = plot_amplification(amplification_sweep(ks=(1, 2, 3), entries=200))
-    >>> fig.axes[0].get_xlabel()
-    'amplification k (registers per entry)'
-    """
-    fig = Figure(figsize=(6.8, 4.0), layout="constrained")
-    ax = fig.subplots()
-    k = result.ks
-    ax.semilogy(
-        k, result.measured, "o", color=COLOURS["known_pads"], ms=7, label="measured (one run each)"
-    )
-    ax.semilogy(k, result.exact, "-", color="#4d4d4d", label="exact C(B, k) / C(N, k)")
-    ax.semilogy(
-        k,
-        result.power,
-        ":",
-        color="#2c7bb6",
-        lw=2,
-        label=rf"$\beta^k$, $\beta$ = {result.attack_fraction:g}",
-    )
-    ax.set_xticks(k)
-    ax.set_xlabel("amplification k (registers per entry)")
-    ax.set_ylabel("fraction of entries leaked")
-    ax.legend(fontsize=8, frameon=False, loc="lower left")
-    ax2 = ax.twinx()
-    ax2.bar(k, result.ghz_used, width=0.25, color=COLOURS["ghz_tested"], alpha=0.5)
-    ax2.set_ylabel("qubit GHZ copies used (bars)")
-    ax.set_zorder(ax2.get_zorder() + 1)
-    ax.patch.set_visible(False)
-    ax.set_title(
-        f"privacy amplification: P = {result.workers}, d = {result.entries}, b = {result.bits}",
-        fontsize=10,
-    )
     return fig

@@ -11,13 +11,28 @@ import ipywidgets as widgets
 
 from ..experiments import vga as _experiments
 from ..figures.vga import plot_attack_sweep, plot_epsilon_grid, plot_exact_privacy
-from ..vga import SOURCES, TRANSCRIPT_SOURCES
+from ..vga import Dephasing, Eavesdropper, Honest, KnownPads
+from ..vga_security import KnownPadBits, SplitWorker
 from ._base import LiveFigure, parse_integers, wide_descriptions
 
-__all__ = ["ATTACK_CHOICES", "vga_attack_widget", "vga_privacy_widget", "vga_epsilon_widget"]
+__all__ = [
+    "SOURCE_CHOICES",
+    "ATTACK_CHOICES",
+    "vga_attack_widget",
+    "vga_privacy_widget",
+    "vga_epsilon_widget",
+]
 
-#: The epsilon widget's attack drop-down: label -> value ``"attack"`` or
-#: ``"attack/attacked_qubits"`` (read by :func:`_attack_of`).
+#: The source drop-downs: label -> name (the widgets' arguments are JSON names; :func:`_source`
+#: makes the value, with the fraction or dephasing probability of the sliders).
+SOURCE_CHOICES = (
+    ("honest", "honest"),
+    ("dephasing", "dephasing"),
+    ("known pads (every copy)", "known_pads"),
+    ("eavesdropper", "eavesdropper"),
+)
+
+#: The epsilon widget's attack drop-down: label -> name of an attack value (:data:`_ATTACKS`).
 ATTACK_CHOICES = (
     ("split worker: the floor of every certain leak (δ = 1/4)", "split_worker"),
     ("known pads on one qubit GHZ (δ = δ_P)", "known_pads/1"),
@@ -25,11 +40,24 @@ ATTACK_CHOICES = (
     ("eavesdropper, whole register", "eavesdropper"),
     ("dephasing (δ = 1)", "dephasing"),
 )
+_ATTACKS = {
+    "split_worker": SplitWorker(),
+    "known_pads/1": KnownPadBits(1),
+    "known_pads": KnownPads(),
+    "eavesdropper": Eavesdropper(),
+    "dephasing": Dephasing(),
+}
 
 
-def _attack_of(value: str) -> tuple[str, int | None]:
-    attack, _, k = value.partition("/")
-    return attack, (int(k) if k else None)
+def _source(name: str, fraction: float = 0.25, p: float = 0.02):
+    """The source value of a drop-down name (``fraction``: the eavesdropper's, ``p``: the
+    dephasing probability)."""
+    return {
+        "honest": Honest,
+        "dephasing": lambda: Dephasing(p),
+        "known_pads": KnownPads,
+        "eavesdropper": lambda: Eavesdropper(fraction),
+    }[name]()
 
 
 def vga_attack_widget(
@@ -44,14 +72,16 @@ def vga_attack_widget(
     --------
     >>> from qring_edu.widgets.vga import vga_attack_widget
     >>> live = vga_attack_widget(entries=2)
-    >>> live.result
-    AttackSweep(source='known_pads', P=3, bits=2, d=2, runs=100, f=0.5: acceptance=0.150, accuracy=1.000, epsilon=0.5)
+    >>> live.result.source, live.result.runs
+    (KnownPads(fraction=1.0), 100)
     >>> live.controls["source"].value = "honest"
     >>> round(float(live.result.acceptance.min()), 2)
     1.0
     """
     controls = {
-        "source": widgets.Dropdown(options=list(SOURCES), value=source, description="source"),
+        "source": widgets.Dropdown(
+            options=list(SOURCE_CHOICES), value=source, description="source"
+        ),
         "test_fraction": widgets.FloatSlider(
             value=test_fraction, min=0.0, max=0.9, step=0.05, description="test fraction f"
         ),
@@ -70,12 +100,10 @@ def vga_attack_widget(
 
     def compute(source, test_fraction, entries, eavesdrop_fraction, noise, tolerance):
         return _experiments.attack_sweep(
-            source,
+            _source(source, eavesdrop_fraction, noise),
             test_fraction,
             entries,
             runs=100,
-            eavesdrop_fraction=eavesdrop_fraction,
-            noise=noise,
             tolerance=tolerance,
             seed=0,
         )
@@ -94,7 +122,7 @@ def vga_privacy_widget(
     """Privacy explorer, exact: type two input sets (one word per worker) and pick a source. The
     figure shows the exact laws of what the workers broadcast (equal sums: identical laws, total-
     variation distance 0), and each set's exact distance from the ideal transcript jointly with
-    what the attacker holds (:func:`qring_edu.vga.transcript_distance`): 0 for genuine GHZ states,
+    what the attacker holds (:func:`qring_edu.vga_security.transcript_distance`): 0 for genuine GHZ states,
     large for known pads, ``q**k (1 - 2**(-b(P-1)))`` for an eavesdropper on a fraction q of the
     registers with k registers per entry.
 
@@ -103,7 +131,7 @@ def vga_privacy_widget(
     >>> from qring_edu.widgets.vga import vga_privacy_widget
     >>> live = vga_privacy_widget()
     >>> live.result
-    ExactPrivacy(P=3, bits=2, source='honest', same_sum=True, between=0, distance_a=0, distance_b=0)
+    ExactPrivacy(bits=2, source=Honest(), amplification=1, between=0, distance_a=0, distance_b=0, same_sum=True)
     >>> live.controls["inputs_b"].value = "3, 3"
     >>> live.error
     'inputs_a and inputs_b must name the same number of workers, got 3 and 2'
@@ -113,7 +141,9 @@ def vga_privacy_widget(
         "inputs_b": widgets.Text(value=inputs_b, description="inputs b"),
         "bits": widgets.IntSlider(value=bits, min=1, max=3, description="bits b"),
         "source": widgets.Dropdown(
-            options=list(TRANSCRIPT_SOURCES), value=source, description="source"
+            options=[c for c in SOURCE_CHOICES if c[1] != "dephasing"],
+            value=source,
+            description="source",
         ),
         "eavesdrop_fraction": widgets.FloatSlider(
             value=0.25, min=0.0, max=1.0, step=0.05, description="eavesdropped fraction q"
@@ -129,8 +159,7 @@ def vga_privacy_widget(
             parse_integers(inputs_a, "inputs_a"),
             parse_integers(inputs_b, "inputs_b"),
             bits,
-            source=source,
-            eavesdrop_fraction=eavesdrop_fraction,
+            source=_source(source, eavesdrop_fraction),
             amplification=amplification,
         )
 
@@ -148,7 +177,7 @@ def vga_epsilon_widget(
     attack: str = "split_worker", workers: int = 4, bits: int = 8, bad_fraction: float = 0.1
 ) -> LiveFigure:
     """epsilon against the number of used copies for test fractions 1/4, 1/2, 3/4, with the
-    per-register detection of the chosen attack (:func:`qring_edu.vga.detection_probability`
+    per-register detection of the chosen attack (:func:`qring_edu.vga_security.detection_probability`
     for P workers and b-bit registers; the drop-down values are :data:`ATTACK_CHOICES`).
 
     Examples
@@ -156,7 +185,7 @@ def vga_epsilon_widget(
     >>> from qring_edu.widgets.vga import vga_epsilon_widget
     >>> live = vga_epsilon_widget()
     >>> live.result
-    EpsilonGrid(bad_fraction=0.1, detection=0.25, attack='split_worker', used=20 sizes up to 400, fractions=3)
+    EpsilonGrid(bad_fraction=0.1, attack=SplitWorker(qubits=1), detection=0.25, workers=4, bits=8)
     """
     controls = {
         "attack": widgets.Dropdown(
@@ -171,10 +200,7 @@ def vga_epsilon_widget(
     wide_descriptions(controls)
 
     def compute(attack, workers, bits, bad_fraction):
-        name, k = _attack_of(attack)
-        return _experiments.epsilon_grid(
-            bad_fraction, attack=name, workers=workers, bits=bits, attacked_qubits=k
-        )
+        return _experiments.epsilon_grid(bad_fraction, _ATTACKS[attack], workers=workers, bits=bits)
 
     w = LiveFigure(compute, plot_epsilon_grid, controls, title="VGA soundness error ε")
     return w.explore(

@@ -1,0 +1,884 @@
+"""What VGA's verification proves, and what it does not (protocols layer; book/05_vga.ipynb and
+the VGA security chapter that follows it).
+
+The protocol itself is :mod:`qring_edu.vga`. This module holds the analysis: the GHZ test
+(settings, pass probabilities, circuits, its averaged pass operator), the per-register
+detection of each attack, the soundness error of the sampling, the fidelity that passed tests
+guarantee, and the exact laws of the transcript.
+
+Attacks are values: the sources of :mod:`qring_edu.vga` (:class:`~qring_edu.vga.KnownPads`,
+:class:`~qring_edu.vga.Eavesdropper`, :class:`~qring_edu.vga.Dephasing`, each spoiling whole
+registers) and two attacks on part of a register, :class:`KnownPadBits` and
+:class:`SplitWorker`.
+
+What is proven here
+-------------------
+* Privacy of the ideal protocol: with genuine GHZ registers the transcript is uniform on the
+  tuples with the right sum (:func:`transcript_distance` is 0), against a coalition of up to
+  P - 2 workers and an eavesdropper on every link.
+* Detection, attack by attack (:func:`detection_probability`): ``1 - (1 - delta_P)**k`` for
+  known pads on k of a register's b qubit GHZ states (``delta_P = (1 - 2**(1-P))/2 < 1/2``), at
+  least 1/4 for every attack that lets the source predict a worker's pad digit with certainty
+  (attained by a split worker), 1 for dephasing.
+* Soundness of the sampling (:func:`vga_epsilon`): for sources whose bad registers are bad
+  *independently*, each exposed with probability at least ``detection`` when tested, the
+  probability of accepting while more than a fraction beta of the used registers are bad. With
+  beta = 0 it never falls below about ``1 - f`` (:func:`vga_epsilon_floor`: 1/2 at f = 1/2).
+* The test is a fidelity witness, ``F >= 1 - 2 P(fail)`` for every state
+  (:func:`ghz_test_operator`), and against *any* source (entangled across copies) N passed
+  register tests guarantee, at significance delta, fidelity ``1 - eps(N, delta)`` for the
+  reduced state of one random untested register (:func:`ghz_verified_infidelity`, after Zhu &
+  Hayashi 2019).
+
+Not covered: composable security (no simulator; see Yehia, Diamanti & Kerenidis 2020 and
+Colisson, Markham & Yehia 2024 for composable GHZ verification); partially bad copies (trace
+distance t leaks about t but fails only about t**2/2, :func:`rotated_ghz_leak`), which the
+sampling bound misses and the witness bounds only by ``sqrt(2 P(fail))``; attacks correlated
+across copies (except through the single-copy fidelity guarantee); all used copies jointly;
+dishonest workers taking part in the tests; the integrity of the sum (a source can shift sums,
+as dephasing does); the authenticity of the classical channel (assumed).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import gammaln
+
+from ._result import result
+from ._validate import check_bits, check_choice, check_float, check_int, check_seed
+from .holevo import as_density_matrix
+from .vga import (
+    MAX_AMPLIFICATION,
+    Dephasing,
+    Eavesdropper,
+    Honest,
+    KnownPads,
+    known_pads_detection,
+    vga_circuit,
+)
+
+__all__ = [
+    "KnownPadBits",
+    "SplitWorker",
+    "DETECTION_ATTACKS",
+    "TRANSCRIPT_SOURCES",
+    "GHZWitness",
+    "RotatedGHZLeak",
+    "even_y_settings",
+    "ghz_test_pass_probability",
+    "ghz_test_circuit",
+    "ghz_test_operator",
+    "ghz_state_pass_probability",
+    "ghz_fidelity",
+    "ghz_witness",
+    "detection_probability",
+    "ghz_verified_infidelity",
+    "ghz_verification_tests",
+    "vga_cheat_probability",
+    "vga_epsilon",
+    "vga_epsilon_floor",
+    "amplified_leak_probability",
+    "vga_outcome_probabilities",
+    "vga_state_outcome_probabilities",
+    "rotated_ghz_state",
+    "rotated_ghz_leak",
+    "transcript_distance",
+]
+
+#: Largest P for the explicit 2**P x 2**P operators.
+MAX_WITNESS_WORKERS = 10
+#: Spectral gap nu = 1 - beta of the GHZ test (beta = 1/2, its second-largest eigenvalue).
+GHZ_TEST_SPECTRAL_GAP = 0.5
+#: Per-test failure probability of a qubit GHZ one of whose workers holds a pure state.
+SPLIT_WORKER_DETECTION = 0.25
+#: vga_epsilon and vga_cheat_probability take at most this many register-copies.
+MAX_EPSILON_COPIES = 100_000
+#: Exact enumeration limits: P * b qubits for state vectors, pad tuples enumerated.
+MAX_EXACT_QUBITS = 12
+MAX_EXACT_PADS = 1 << 16
+
+
+# --------------------------------------------------------------------------------------------
+# Attacks on part of a register
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class KnownPadBits:
+    """Known pads on the top ``qubits`` qubit GHZ states of each attacked register (weights
+    ``2**(b-qubits) .. 2**(b-1)``), genuine GHZ below: the source learns the lowest ``qubits``
+    bits of every pad (so of every input) of the entry, the sum stays exact, and a tested
+    register fails with probability ``1 - (1 - delta_P)**qubits`` only.
+
+    Examples
+    --------
+    >>> detection_probability(KnownPadBits(1), 4, bits=8)
+    0.4375
+    """
+
+    qubits: int = 1
+
+    def __post_init__(self):
+        object.__setattr__(self, "qubits", check_int(self.qubits, "KnownPadBits qubits", 1, 32))
+
+
+@dataclass(frozen=True)
+class SplitWorker:
+    """On ``qubits`` qubit GHZ states of each attacked register, one worker's qubit is a pure
+    state the source chose (e.g. ``|+>``) and the other P - 1 share a GHZ state: on qubit
+    ``b - 1`` this gives the source that worker's lowest pad bit, on all b its whole pad, while
+    the sum stays exact. Each attacked qubit GHZ fails a test with probability exactly 1/4 for
+    every P, the minimum over every attack that lets the source predict a pad digit with
+    certainty (that worker's qubit is then pure and in a product with the rest, so the copy's
+    fidelity with GHZ is at most 1/2, and ``P(fail) >= (1 - F)/2``, :func:`ghz_test_operator`).
+
+    Examples
+    --------
+    >>> detection_probability(SplitWorker(), 4, bits=8)
+    0.25
+    """
+
+    qubits: int = 1
+
+    def __post_init__(self):
+        object.__setattr__(self, "qubits", check_int(self.qubits, "SplitWorker qubits", 1, 32))
+
+
+#: The attacks :func:`detection_probability` knows.
+DETECTION_ATTACKS = (KnownPads, Eavesdropper, KnownPadBits, SplitWorker, Dephasing)
+#: The sources :func:`transcript_distance` covers.
+TRANSCRIPT_SOURCES = (Honest, KnownPads, Eavesdropper)
+
+
+def detection_probability(attack, workers: int, *, bits: int) -> float:
+    """Probability that testing one bad register-copy exposes it: the ``detection`` that
+    :func:`vga_epsilon` needs.
+
+    A tested register is tested on all its b qubit GHZ states (independent settings); an attacked
+    qubit GHZ fails with probability ``delta_1``, an untouched one never, so attacking k of them
+    gives ``1 - (1 - delta_1)**k``:
+
+    * :class:`~qring_edu.vga.KnownPads`, :class:`~qring_edu.vga.Eavesdropper` (whole register,
+      k = b): ``delta_1 = delta_P = (1 - 2**(1-P))/2`` (:func:`~qring_edu.vga.known_pads_detection`);
+      the fraction of registers attacked does not matter here;
+    * :class:`KnownPadBits` (k = ``qubits``): the same ``delta_P``;
+    * :class:`SplitWorker` (k = ``qubits``): ``delta_1 = 1/4`` for every P;
+    * :class:`~qring_edu.vga.Dephasing`: a register with a phase-flipped qubit GHZ fails every
+      test: 1.
+
+    Attacks that change a copy only slightly (trace distance t) are caught with probability of
+    order t**2 and are not in this list (:func:`rotated_ghz_leak`).
+
+    Examples
+    --------
+    >>> from qring_edu.vga import KnownPads
+    >>> round(detection_probability(KnownPads(), 4, bits=8), 4)
+    0.99
+    """
+    workers = check_int(workers, "workers", 2)
+    bits = check_bits(bits)
+    if isinstance(attack, Dephasing):
+        return 1.0
+    if isinstance(attack, KnownPads):
+        return 1.0 - (1.0 - known_pads_detection(workers)) ** bits
+    if not isinstance(attack, (KnownPadBits, SplitWorker)):
+        raise TypeError(
+            "attack must be KnownPads(), Eavesdropper(), Dephasing() (qring_edu.vga), "
+            f"KnownPadBits(qubits) or SplitWorker(qubits), got {attack!r}"
+        )
+    if attack.qubits > bits:
+        raise ValueError(f"attack.qubits must be at most bits = {bits}, got {attack.qubits}")
+    per_test = (
+        SPLIT_WORKER_DETECTION if isinstance(attack, SplitWorker) else known_pads_detection(workers)
+    )
+    return 1.0 - (1.0 - per_test) ** attack.qubits
+
+
+# --------------------------------------------------------------------------------------------
+# The GHZ test
+# --------------------------------------------------------------------------------------------
+def even_y_settings(n_tests: int, workers: int, seed=None) -> np.ndarray:
+    """Random GHZ-test settings: bool (n_tests, P), True = measure Y, uniform on even weights
+    (the first P - 1 columns uniform, the last closes the parity).
+
+    Examples
+    --------
+    >>> settings = even_y_settings(3, 4, seed=0)
+    >>> (settings.sum(axis=1) % 2).tolist()
+    [0, 0, 0]
+    """
+    workers = check_int(workers, "workers", 2, 10**4)
+    n_tests = check_int(n_tests, "n_tests (at most 10**8 settings in all)", 0, 10**8 // workers)
+    check_seed(seed)
+    y = np.random.default_rng(seed).integers(0, 2, (n_tests, workers), dtype=np.int8).astype(bool)
+    y[:, -1] = np.logical_xor.reduce(y[:, :-1], axis=1)
+    return y
+
+
+def ghz_test_pass_probability(y_settings, *, phases=None, ghz_phase=None) -> np.ndarray:
+    """Exact pass probability of GHZ tests with the given settings; float64 (n,).
+
+    ``y_settings``: bool (n, P) or (P,), an even number 2m of True (= Y) per row; the test passes
+    iff the +-1 product has sign ``(-1)**m``: ``P(pass) = (1 + (-1)**m <X..Y..>) / 2``. The copy
+    is a GHZ state ``(|0..0> + e^{i theta}|1..1>)/sqrt 2`` (``ghz_phase`` theta, default 0:
+    ``P(pass) = (1 + cos theta)/2``) or, with ``phases`` ((n, P) or (P,)), the product of
+    equator states ``(|0> + e^{i phi_j}|1>)/sqrt 2``; give at most one of the two.
+
+    Examples
+    --------
+    >>> ghz_test_pass_probability([[True, True, False], [False, False, False]]).tolist()
+    [1.0, 1.0]
+    >>> ghz_test_pass_probability([True, True, False], ghz_phase=np.pi / 2).round(6).tolist()
+    [0.5]
+    """
+    if phases is not None and ghz_phase is not None:
+        raise ValueError("give phases (a product copy) or ghz_phase (a GHZ copy), not both")
+    y = np.atleast_2d(np.asarray(y_settings, dtype=bool))
+    two_m = y.sum(axis=1)
+    if np.any(two_m % 2):
+        raise ValueError("y_settings must have an even number of Y's in every row")
+    if phases is None:
+        theta = check_float(0.0 if ghz_phase is None else ghz_phase, "ghz_phase")
+        return np.full(y.shape[0], (1.0 + math.cos(theta)) / 2.0)
+    sign = np.where((two_m // 2) % 2 == 0, 1.0, -1.0)
+    phi = np.broadcast_to(np.atleast_2d(np.asarray(phases, dtype=float)), y.shape)
+    prod = np.prod(np.where(y, np.sin(phi), np.cos(phi)), axis=1)
+    return np.clip((1.0 + sign * prod) / 2.0, 0.0, 1.0)
+
+
+def ghz_test_circuit(y_settings, *, phases=None, flip: bool = False):
+    """One qubit GHZ test as a Qiskit circuit: prepare the copy, measure each qubit in X (H) or
+    Y (S-dagger, H).
+
+    ``y_settings``: P bools (True = Y), an even number of True. Copy: GHZ (``flip``: a Z on
+    qubit 0, the dephased copy) or, with ``phases``, the product ``(|0> + e^{i phi_j}|1>)/sqrt
+    2`` (then ``flip`` must stay False). Outcome bit j = 0 means eigenvalue +1; the test passes
+    iff the XOR of the bits is (number of Y's / 2) mod 2.
+
+    Examples
+    --------
+    >>> qc = ghz_test_circuit([True, True, False])
+    >>> qc.num_qubits, qc.num_clbits, qc.count_ops()["sdg"]
+    (3, 3, 2)
+    """
+    from qiskit import QuantumCircuit
+
+    y = [bool(v) for v in np.asarray(y_settings).reshape(-1)]
+    if len(y) < 2 or sum(y) % 2:
+        raise ValueError("y_settings must name P >= 2 workers with an even number of Y's")
+    if phases is not None and flip:
+        raise ValueError("flip applies to a GHZ copy: give phases (a product copy) or flip")
+    P = len(y)
+    qc = QuantumCircuit(P, P)
+    if phases is None:
+        qc.h(0)
+        for j in range(1, P):
+            qc.cx(0, j)
+        if flip:
+            qc.z(0)
+    else:
+        for j, phi in enumerate(np.asarray(phases, dtype=float).reshape(P)):
+            qc.h(j)
+            qc.p(float(phi), j)
+    qc.barrier()
+    for j, is_y in enumerate(y):
+        if is_y:
+            qc.sdg(j)
+        qc.h(j)
+    qc.measure(range(P), range(P))
+    return qc
+
+
+def _ghz_pair(workers: int) -> tuple[np.ndarray, np.ndarray]:
+    """|GHZ+> and |GHZ-> = (|0..0> +- |1..1>)/sqrt 2 as real vectors of length 2**P."""
+    plus, minus = np.zeros(1 << workers), np.zeros(1 << workers)
+    plus[0] = plus[-1] = minus[0] = 1 / math.sqrt(2)
+    minus[-1] = -1 / math.sqrt(2)
+    return plus, minus
+
+
+def ghz_test_operator(workers: int) -> np.ndarray:
+    """The GHZ test's pass operator averaged over its settings: ``Omega = (1 + |GHZ+><GHZ+| -
+    |GHZ-><GHZ-|) / 2``, a real (2**P, 2**P) array (worker j = bit j, little endian), P in 2..10.
+
+    On ``|x>`` (S_x = workers with bit 1), ``(-1)**m X..Y.. |x> = (-1)**|Y cap S_x| |x bar>``, and
+    the average of ``(-1)**|Y cap S|`` over uniform even subsets Y is 1 for S empty or full, 0
+    otherwise (toggle one worker inside S and one outside). Eigenvalues 1 (``|GHZ+>``), 1/2 and 0
+    (``|GHZ->``): for every state ``P(pass) = (1 + F+ - F-)/2``, the **fidelity witness**
+    ``F >= 1 - 2 P(fail)``, tight when ``<GHZ-|rho|GHZ-> = 0``; spectral gap 1/2.
+
+    Examples
+    --------
+    >>> sorted({float(v) for v in np.round(np.linalg.eigvalsh(ghz_test_operator(3)), 12)})
+    [0.0, 0.5, 1.0]
+    """
+    workers = check_int(workers, "workers", 2, MAX_WITNESS_WORKERS)
+    plus, minus = _ghz_pair(workers)
+    return (np.eye(1 << workers) + np.outer(plus, plus) - np.outer(minus, minus)) / 2.0
+
+
+def _as_state(state, name: str = "state") -> tuple[np.ndarray, int]:
+    """A density matrix of P qubits (from a vector or a matrix) and its P."""
+    rho = as_density_matrix(state, name)
+    workers = rho.shape[0].bit_length() - 1
+    if rho.shape[0] != 1 << workers or not 2 <= workers <= MAX_WITNESS_WORKERS:
+        raise ValueError(
+            f"{name} must be a state of P qubits, 2 <= P <= {MAX_WITNESS_WORKERS} (dimension "
+            f"2**P), got dimension {rho.shape[0]}"
+        )
+    return rho, workers
+
+
+def ghz_state_pass_probability(state) -> float:
+    """Probability that the GHZ test passes on a P-qubit state (vector or density matrix, P in
+    2..10), averaged over the settings and computed setting by setting from Pauli expectations
+    (no use of :func:`ghz_test_operator`, so the two check each other).
+
+    Examples
+    --------
+    >>> ghz = np.zeros(8); ghz[[0, 7]] = 2 ** -0.5
+    >>> ghz_state_pass_probability(ghz), ghz_state_pass_probability(np.eye(4) / 4)
+    (1.0, 0.5)
+    """
+    rho, workers = _as_state(state)
+    dim = 1 << workers
+    idx = np.arange(dim)
+    anti = rho[idx, idx ^ (dim - 1)]  # <x| rho |x bar>
+    odd = np.array([int(v).bit_count() & 1 for v in idx], dtype=bool)
+    passes = []
+    for y in (y for y in range(dim) if y.bit_count() % 2 == 0):  # y: the Y's, as a bit mask
+        sign = (-1) ** (y.bit_count() // 2)
+        # sigma|x> = i**2m (-1)**|Y cap S_x| |x bar>: tr(rho sigma) = sum_x c(x) <x|rho|x bar>
+        expectation = sign * np.sum(np.where(odd[y & idx], -1.0, 1.0) * anti)
+        passes.append((1.0 + sign * expectation.real) / 2.0)
+    return float(np.mean(passes))
+
+
+def ghz_fidelity(state) -> float:
+    """``F = <GHZ+|rho|GHZ+>`` for a P-qubit state (vector or density matrix; P in 2..10).
+
+    Examples
+    --------
+    >>> round(ghz_fidelity(np.eye(4) / 4), 12)
+    0.25
+    """
+    rho, workers = _as_state(state)
+    plus, _ = _ghz_pair(workers)
+    return float(np.real(plus @ rho @ plus))
+
+
+@result
+class GHZWitness:
+    """What a GHZ-test failure probability p certifies about one copy (:func:`ghz_witness`):
+    ``fidelity_bound = max(0, 1 - 2 p)`` and ``distance_bound = min(1, sqrt(2 p))``, a bound on
+    the trace distance from ``|GHZ+>`` (``D <= sqrt(1 - F)``, Fuchs–van de Graaf for a pure
+    target), hence on how far any statistics of the copy, its transcript included, can move.
+
+    Attributes
+    ----------
+    fail_probability, fidelity_bound, distance_bound : float
+
+    Examples
+    --------
+    >>> ghz_witness(0.02)
+    GHZWitness(fail_probability=0.02, fidelity_bound=0.96, distance_bound=0.2)
+    """
+
+    fail_probability: float
+    fidelity_bound: float
+    distance_bound: float
+
+
+def ghz_witness(fail_probability: float) -> GHZWitness:
+    """The bounds that an exact GHZ-test failure probability implies (an estimate from a finite
+    sample is not covered).
+
+    Examples
+    --------
+    >>> ghz_witness(0.005).fidelity_bound
+    0.99
+    """
+    p = check_float(fail_probability, "fail_probability", 0.0, 1.0)
+    return GHZWitness(p, max(0.0, 1.0 - 2.0 * p), min(1.0, math.sqrt(2.0 * p)))
+
+
+# --------------------------------------------------------------------------------------------
+# The finite-copy guarantee (Zhu & Hayashi)
+# --------------------------------------------------------------------------------------------
+def _check_significance(significance) -> float:
+    return check_float(significance, "significance", 0.0, 1.0, lo_open=True, hi_open=True)
+
+
+def ghz_verified_infidelity(n_tests: int, significance: float) -> float:
+    """Infidelity that ``n_tests`` passed GHZ tests guarantee for one untested copy against an
+    adversarial source: ``eps(N, delta) = min{1, (1 - delta)/(nu delta N), 1/(delta (N + 1))}``,
+    ``nu = 1/2``. O(1) for every N.
+
+    The theorem (H. Zhu and M. Hayashi, PRL 123, 260504 and PRA 100, 062335 (2019), as restated
+    in Phys. Rev. Applied 12, 054047 (2019), Eq. (26), the sentence after it, and Eq. (C37)): the
+    adversary prepares *any* state of N + 1 systems; the verifier permutes them at random, tests
+    N with a strategy Omega and keeps the last, whose reduced state given that all N tests
+    passed is sigma. "Verified within infidelity eps at significance delta" means: whenever the
+    passing probability is at least delta, ``1 - <psi|sigma|psi> <= eps``. For smallest
+    eigenvalue 0 and spectral gap nu, ``min{ceil((1 - delta)/(nu delta eps)), ceil(1/(delta eps)
+    - 1)} <= N <= ceil((1 - delta)/(nu delta eps))``, the lower bound attained for nu = 1/2. The
+    GHZ test (eigenvalues {1, 1/2, 0}) and a register's test (all b qubit GHZ tested; {1, 1/2,
+    ..., 2**-b, 0}) both have nu = 1/2 and smallest eigenvalue 0. For VGA, N counts tested
+    registers and the guarantee is for one register.
+
+    It covers one copy chosen at random among the untested ones, and only its reduced state. It
+    does **not** cover all used copies jointly, the privacy of every entry (a fidelity
+    ``1 - eps`` copy can leak up to ``sqrt(eps)``, :func:`rotated_ghz_leak`), dishonest workers in
+    the tests, the integrity of the sum, or composability. The 1/delta scaling makes it weak.
+
+    Examples
+    --------
+    >>> round(ghz_verified_infidelity(400, 0.05), 4)  # T = 400 tested registers, delta = 5%
+    0.0499
+    """
+    n = check_int(n_tests, "n_tests", 1)
+    delta = _check_significance(significance)
+    nu = GHZ_TEST_SPECTRAL_GAP
+    return float(min(1.0, (1.0 - delta) / (nu * delta * n), 1.0 / (delta * (n + 1))))
+
+
+def ghz_verification_tests(infidelity: float, significance: float) -> int:
+    """Passed tests needed to verify one untested copy within ``infidelity`` at ``significance``:
+    ``min{ceil((1 - delta)/(nu delta eps)), ceil(1/(delta eps) - 1)}``, nu = 1/2 (exact for this
+    test; :func:`ghz_verified_infidelity` says what it covers).
+
+    Examples
+    --------
+    >>> ghz_verification_tests(0.01, 0.01)
+    9999
+    """
+    eps = check_float(infidelity, "infidelity", 0.0, 1.0, lo_open=True, hi_open=True)
+    delta = _check_significance(significance)
+    first = math.ceil((1.0 - delta) / (GHZ_TEST_SPECTRAL_GAP * delta * eps) - 1e-9)
+    return max(1, min(first, math.ceil(1.0 / (delta * eps) - 1.0 - 1e-9)))
+
+
+# --------------------------------------------------------------------------------------------
+# Soundness of the sampling
+# --------------------------------------------------------------------------------------------
+def _log_comb(n, k):
+    return gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)
+
+
+def _counts(n_copies, test_fraction, bad_fraction) -> tuple[int, int, int]:
+    """``(N, T, j_min)``: ``T = ceil(f N)`` and ``j_min`` the fewest bad used copies that exceed
+    ``bad_fraction * (N - T)``."""
+    n = check_int(n_copies, "n_copies", 1, MAX_EPSILON_COPIES)
+    f = check_float(test_fraction, "test_fraction", 0.0, 1.0, hi_open=True)
+    beta = check_float(bad_fraction, "bad_fraction", 0.0, 1.0, hi_open=True)
+    t = min(n, math.ceil(f * n - 1e-9))
+    return n, t, math.floor(beta * (n - t) + 1e-12) + 1
+
+
+def _cheat(n: int, t: int, bad: int, j_min: int, detection: float) -> float:
+    """``sum_k Hyp(k; N, B, T) (1 - detection)**k`` over ``B - k >= j_min`` (k tested bad)."""
+    ks = np.arange(max(0, bad - (n - t)), min(bad, t, bad - j_min) + 1)
+    if ks.size == 0:
+        return 0.0
+    log_h = _log_comb(bad, ks) + _log_comb(n - bad, t - ks) - _log_comb(n, t)
+    log_pass = ks * math.log1p(-detection) if detection < 1 else np.where(ks == 0, 0.0, -np.inf)
+    return float(np.exp(log_h + log_pass).sum())
+
+
+def _detection(detection, function: str) -> float:
+    if detection is None:
+        raise TypeError(
+            f"{function}() needs detection=...: the probability that testing one bad "
+            "register-copy exposes it; it depends on the attack and on P, so there is no "
+            "default: take it from qring_edu.vga_security.detection_probability(attack, workers, bits=bits)"
+        )
+    return check_float(detection, "detection", 0.0, 1.0)
+
+
+def vga_cheat_probability(n_copies, test_fraction, bad_copies, bad_fraction, *, detection=None):
+    """Probability that a source planting ``bad_copies`` bad copies among ``n_copies`` passes every
+    test *and* more than ``bad_fraction`` of the used copies are bad:
+    ``sum_k Hyp(k; N, B, T) (1 - detection)**k`` over ``B - k > bad_fraction (N - T)``,
+    ``T = ceil(f N)``. ``detection`` (required): :func:`detection_probability`. N <= 100 000.
+
+    Examples
+    --------
+    >>> vga_cheat_probability(2, 0.5, 1, 0.0, detection=1.0)  # the bad copy is used w.p. 1/2
+    0.5
+    """
+    n, t, j_min = _counts(n_copies, test_fraction, bad_fraction)
+    bad = check_int(bad_copies, "bad_copies", 0, n)
+    return _cheat(n, t, bad, j_min, _detection(detection, "vga_cheat_probability"))
+
+
+def vga_epsilon(n_copies, test_fraction, bad_fraction, *, detection=None) -> float:
+    """Soundness error: the largest probability, over the number B of bad copies the source
+    plants, that every test passes while more than ``bad_fraction`` of the used copies are bad.
+
+    ``epsilon = max_B sum_k Hyp(k; N, B, T) (1 - detection)**k [B - k > bad_fraction (N - T)]``
+    with N register-copies, ``T = ceil(f N)`` tested uniformly at random, acceptance only if every
+    test passes, and each tested bad copy exposed *independently* with probability
+    ``detection``. Exact, by branch and bound: a B is evaluated exactly (in the order of its
+    bound) while its Chernoff bound, from the tested or the used copies (the binomial mgf bounds
+    the hypergeometric one, Hoeffding 1963), exceeds the best value so far. N <= 100 000.
+
+    ``detection`` is required: the bound covers an attack class only if it is that class's
+    *minimum* detection (:func:`detection_probability`: 0.990 for whole-register known pads at
+    P = 4, b = 8; 7/16 on one qubit GHZ; 1/4 for a split worker, the floor of every certain
+    leak). Not covered: copies detected less often (partially bad copies,
+    :func:`rotated_ghz_leak`), attacks correlated across copies, dishonest workers in the tests,
+    the integrity of the sum, composability. With ``bad_fraction = 0`` it never falls below
+    about ``1 - f`` (:func:`vga_epsilon_floor`).
+
+    Examples
+    --------
+    >>> f"{vga_epsilon(800, 0.5, 0.1, detection=7 / 16):.3e}"
+    '7.144e-08'
+    >>> round(vga_epsilon(800, 0.5, 0.0, detection=1.0), 12)  # beta = 0: never below 1/2
+    0.5
+    """
+    n, t, j_min = _counts(n_copies, test_fraction, bad_fraction)
+    delta = _detection(detection, "vga_epsilon")
+    if j_min > n - t:
+        return 0.0
+    if delta == 1.0:  # only an untested plant passes: fewest bad copies is best
+        return _cheat(n, t, j_min, j_min, delta)
+    bad, log_ub = _log_cheat_bounds(n, t, j_min, delta)
+    best = 0.0
+    for i in np.argsort(-log_ub):
+        if log_ub[i] <= (math.log(best) if best > 0 else -745.2):  # exp(-745.2) rounds to 0
+            break
+        best = max(best, _cheat(n, t, int(bad[i]), j_min, delta))
+    return min(best, 1.0)
+
+
+def _log_cheat_bounds(n: int, t: int, j_min: int, delta: float):
+    """``(B, log bound)`` for ``B = j_min .. N``: Chernoff bounds on :func:`_cheat`, from the
+    tested side (``K <= B - j_min``) and from the used side (``J = B - K >= j_min``), each with
+    the optimal exponent; the binomial mgf bounds the hypergeometric one (Hoeffding 1963)."""
+    u, keep = n - t, math.log1p(-delta)
+    bad = np.arange(j_min, n + 1)
+    p, m = bad / n, np.minimum(bad - j_min, t).astype(float)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        z = np.where(m >= t, 1 - delta, np.minimum(m * (1 - p) / (p * (t - m)), 1 - delta))
+        tested = m * (keep - np.log(z)) + t * np.log1p(-p * (1 - z))
+        w = np.maximum(j_min * (1 - p) / (p * (u - j_min)), 1 / (1 - delta))
+        used = (bad - j_min) * keep - j_min * np.log(w) + u * np.log1p(p * (w - 1))
+        bound = np.fmin(tested, used)
+    return bad, np.where(np.isnan(bound), np.inf, bound)  # no bound: evaluate exactly
+
+
+def vga_epsilon_floor(n_copies, test_fraction, bad_fraction) -> float:
+    """A lower bound on :func:`vga_epsilon` for *every* detection: the source plants the fewest
+    bad copies that exceed the threshold, ``B* = floor(bad_fraction * U) + 1``, and with
+    probability ``C(N - B*, T)/C(N, T)`` none of them is tested (equality at detection 1).
+
+    With ``bad_fraction = 0`` this is ``(N - T)/N``: exactly 1/2 at f = 1/2 with N even,
+    *whatever N*: a sampling bound can promise that few used copies are bad, never that none
+    is. O(1) for every N (a product of at most 64 factors, else log-gamma).
+
+    Examples
+    --------
+    >>> [vga_epsilon_floor(n, 0.5, 0.0) for n in (2, 200, 20000)]
+    [0.5, 0.5, 0.5]
+    >>> vga_epsilon_floor(800, 0.5, 0.1) < 1e-12
+    True
+    """
+    n = check_int(n_copies, "n_copies", 1)
+    f = check_float(test_fraction, "test_fraction", 0.0, 1.0, hi_open=True)
+    beta = check_float(bad_fraction, "bad_fraction", 0.0, 1.0, hi_open=True)
+    t = min(n, math.ceil(f * n - 1e-9))
+    u = n - t
+    b_star = math.floor(beta * u + 1e-12) + 1
+    if b_star > u:
+        return 0.0
+    if b_star <= 64:  # C(N - B, T) / C(N, T) = prod_{i < B} (U - i) / (N - i)
+        return float(math.prod((u - i) / (n - i) for i in range(b_star)))
+    return float(np.exp(_log_comb(n - b_star, t) - _log_comb(n, t)))
+
+
+def amplified_leak_probability(n_copies: int, bad_copies: int, amplification: int) -> float:
+    """Probability that one entry leaks under privacy amplification: ``C(B, k)/C(N, k)``.
+
+    The source attacks B of the N delivered registers (any positions); the secret split and
+    assignment (drawn after delivery) make an entry's k registers a uniformly random k-subset,
+    and its pad (the sum of their k pads) is known to the source only if all k are attacked:
+    ``prod_{i<k} (B - i)/(N - i)``, about ``beta**k``; also the expected fraction of leaked
+    entries. Unconditioned on the verdict.
+
+    Examples
+    --------
+    >>> [round(amplified_leak_probability(1000, 250, k), 5) for k in (1, 2, 3)]
+    [0.25, 0.06231, 0.01548]
+    """
+    n = check_int(n_copies, "n_copies", 1)
+    b = check_int(bad_copies, "bad_copies", 0, n)
+    k = check_int(amplification, "amplification", 1, min(n, MAX_AMPLIFICATION))
+    return float(math.prod((b - i) / (n - i) for i in range(k)))
+
+
+# --------------------------------------------------------------------------------------------
+# Exact transcript laws: partially bad copies, distance from the ideal transcript
+# --------------------------------------------------------------------------------------------
+def vga_outcome_probabilities(x, bits: int, *, flips=None, pads=None) -> dict:
+    """Exact law of the announcements ``(m_0, ..., m_{P-1})`` of one entry, from the state vector
+    of :func:`qring_edu.vga.vga_circuit` (Qiskit ``Statevector``; ``flips``, ``pads`` as there);
+    keys are tuples of ints, zero entries omitted.
+
+    Examples
+    --------
+    >>> probs = vga_outcome_probabilities([1, 2, 3], bits=2)
+    >>> len(probs), {sum(m) % 4 for m in probs}, round(max(probs.values()), 6)
+    (16, {2}, 0.0625)
+    """
+    from qiskit.quantum_info import Statevector
+
+    bits = check_bits(bits)
+    qc = vga_circuit(x, bits, flips=flips, pads=pads, measure=False)
+    probs = np.abs(Statevector(qc).data) ** 2
+    P, mask = qc.num_qubits // bits, (1 << bits) - 1
+    return {
+        tuple(int((i >> (bits * j)) & mask) for j in range(P)): float(probs[i])
+        for i in np.flatnonzero(probs > 1e-12)
+    }
+
+
+def vga_state_outcome_probabilities(state, x, bits: int) -> np.ndarray:
+    """Exact law of the announcements of one entry when the registers are in an arbitrary pure
+    ``state`` (NumPy; no Qiskit): float (``2**(P b)``,), transcript ``m`` at ``sum_j m_j 2**(b j)``.
+
+    ``state``: vector of length ``2**(P b)``, index ``sum_j g_j 2**(b j)`` (as in
+    :func:`qring_edu.vga.vga_circuit`); ``x``: P ints mod ``2**bits``. Worker j applies
+    ``w**(x_j g)`` and the inverse QFT ``|g> -> 2**(-b/2) sum_m w**(-m g) |m>``. ``bits`` in
+    1..12 (b = 1 is the XOR sum), ``P b <= 12``.
+
+    Examples
+    --------
+    >>> ghz = np.zeros(16); ghz[[0, 5, 10, 15]] = 0.5  # P = 2, b = 2: sum_g |g>|g> / 2
+    >>> p = vga_state_outcome_probabilities(ghz, [1, 2], 2)
+    >>> sorted({(int(k) & 3, int(k) >> 2) for k in np.flatnonzero(p > 1e-12)})  # sum 3 mod 4
+    [(0, 3), (1, 2), (2, 1), (3, 0)]
+    """
+    bits = check_int(bits, "bits", 1, MAX_EXACT_QUBITS)
+    xs = [int(v) for v in np.asarray(x, dtype=np.int64).reshape(-1)]
+    workers = len(xs)
+    if workers < 2 or workers * bits > MAX_EXACT_QUBITS:
+        raise ValueError(
+            f"x must name P >= 2 workers with P * bits <= {MAX_EXACT_QUBITS}, got P = "
+            f"{workers}, bits = {bits}"
+        )
+    psi = np.asarray(state, dtype=complex).reshape(-1)
+    if psi.size != 1 << (workers * bits) or abs(np.linalg.norm(psi) - 1) > 1e-6:
+        raise ValueError(
+            f"state must be a unit vector of length 2**(P*bits) = {1 << (workers * bits)}, "
+            f"got length {psi.size}"
+        )
+    q = 1 << bits
+    g = np.arange(q)
+    w = np.exp(2j * np.pi / q)
+    dft = w ** (-np.outer(g, g) % q) / math.sqrt(q)
+    tensor = psi.reshape((q,) * workers)  # axis 0 is worker P-1 (the most significant)
+    for j, xj in enumerate(xs):
+        axis = workers - 1 - j
+        shape = [1] * workers
+        shape[axis] = q
+        tensor = tensor * (w ** ((xj * g) % q)).reshape(shape)
+        tensor = np.moveaxis(np.tensordot(dft, tensor, axes=([1], [axis])), 0, axis)
+    return (np.abs(tensor) ** 2).reshape(-1)
+
+
+def _ideal_transcript(x, bits: int) -> np.ndarray:
+    """Uniform law on the transcripts with ``sum_j m_j = sum_j x_j mod 2**bits``."""
+    q = 1 << bits
+    codes = np.arange(1 << (len(x) * bits))
+    sums = sum((codes >> (bits * j)) & (q - 1) for j in range(len(x))) % q
+    ideal = (sums == sum(int(v) for v in x) % q).astype(float)
+    return ideal / ideal.sum()
+
+
+def _product_register_state(qubit_states, workers: int, bits: int) -> np.ndarray:
+    """P registers of b qubits from b P-qubit states (qubit GHZ i <- ``qubit_states[i]``, index
+    ``sum_j bit_j 2**j``; worker j's qubit i sits at position ``b j + i``)."""
+    idx = np.arange(1 << (workers * bits))
+    psi = np.ones(idx.size, dtype=complex)
+    for i, s in enumerate(qubit_states):
+        psi *= np.asarray(s)[sum(((idx >> (bits * j + i)) & 1) << j for j in range(workers))]
+    return psi
+
+
+@result
+class RotatedGHZLeak:
+    """A partially bad copy and what it leaks (:func:`rotated_ghz_leak`).
+
+    Attributes
+    ----------
+    angle : float
+        theta, radians.
+    workers, bits : int
+    fidelity, trace_distance : float
+        ``cos(theta)**2`` and ``|sin theta|``: of the attacked qubit GHZ from ``|GHZ+>``, and of
+        the register from the ideal register.
+    fail_probability : float
+        Of the register's test: ``sin(theta)**2 / 2`` (the witness bound attained).
+    leak : float
+        The largest total-variation distance, over all inputs of the entry, of the transcript
+        law from the ideal one: how much better than chance the source tells inputs apart.
+    witness : GHZWitness
+        The bounds from ``fail_probability`` (``leak <= trace_distance <= distance_bound``).
+
+    Examples
+    --------
+    >>> rotated_ghz_leak(0.1)
+    RotatedGHZLeak(angle=0.1, workers=2, bits=1, fidelity=0.99, trace_distance=0.09983, fail_probability=0.004983, leak=0.07273, witness=GHZWitness(fail_probability=0.004983, fidelity_bound=0.99, distance_bound=0.09983))
+    """
+
+    angle: float
+    workers: int
+    bits: int
+    fidelity: float
+    trace_distance: float
+    fail_probability: float
+    leak: float
+    witness: GHZWitness
+
+
+def rotated_ghz_state(angle: float, workers: int) -> np.ndarray:
+    """``cos(theta) |GHZ+> + sin(theta) |1 0 .. 0>`` (worker 0's qubit flipped), a P-qubit vector.
+
+    The admixed state is orthogonal to ``|GHZ+>`` and ``|GHZ->``, so the test fails with
+    probability ``sin(theta)**2 / 2 = (1 - F)/2``: the witness is tight on this family. It shows
+    the gap between trace distance t and failure probability of order t**2 (raised after
+    McCutcheon et al., Nat. Commun. 7, 13251 (2016)); the family and its numbers are this
+    library's own.
+
+    Examples
+    --------
+    >>> psi = rotated_ghz_state(0.1, 2)
+    >>> round(ghz_fidelity(psi), 6), round(1 - ghz_state_pass_probability(psi), 6)
+    (0.990033, 0.004983)
+    """
+    theta = check_float(angle, "angle", -math.pi, math.pi)
+    workers = check_int(workers, "workers", 2, MAX_WITNESS_WORKERS)
+    plus, _ = _ghz_pair(workers)
+    flipped = np.zeros(1 << workers)
+    flipped[1] = 1.0
+    return math.cos(theta) * plus + math.sin(theta) * flipped
+
+
+def rotated_ghz_leak(angle: float, workers: int = 2, bits: int = 1) -> RotatedGHZLeak:
+    """Exact leak and detection of a slightly rotated GHZ copy: leaks ~ t, fails ~ t**2/2.
+
+    The registers' qubit GHZ ``b - 1`` is :func:`rotated_ghz_state`, the others ideal. Exact:
+    fidelity, trace distance t, the failure probability of the register's test, and the leak
+    (every input's transcript law, :func:`vga_state_outcome_probabilities`, against the ideal;
+    the maximum). For small theta, P = 2, b = 1: ``t = theta``, ``P(fail) = t**2/2``, leak about
+    ``t/sqrt 2``. Such a copy is bad yet survives a test with probability ``1 - t**2/2``: the
+    sampling bound of :func:`vga_epsilon` does not cover it; the witness does, only as
+    ``leak <= t <= sqrt(2 P(fail))``. ``P * bits <= 10``.
+
+    Examples
+    --------
+    >>> r = rotated_ghz_leak(0.1)
+    >>> round(r.trace_distance, 4), round(r.fail_probability, 5), round(r.leak, 4)
+    (0.0998, 0.00498, 0.0727)
+    """
+    theta = check_float(angle, "angle", -math.pi, math.pi)
+    workers = check_int(workers, "workers", 2, MAX_WITNESS_WORKERS)
+    bits = check_int(bits, "bits", 1, MAX_EXACT_QUBITS)
+    if workers * bits > 10:
+        raise ValueError(
+            f"rotated_ghz_leak enumerates every input: needs P * bits <= 10, got P = "
+            f"{workers}, bits = {bits}"
+        )
+    plus, _ = _ghz_pair(workers)
+    rotated = rotated_ghz_state(theta, workers)
+    psi = _product_register_state([plus] * (bits - 1) + [rotated], workers, bits)
+    fidelity = float(abs(np.vdot(plus, rotated)) ** 2)
+    fail = 1.0 - ghz_state_pass_probability(rotated)
+    leak = 0.0
+    for x in np.ndindex(*(1 << bits,) * workers):
+        real = vga_state_outcome_probabilities(psi, x, bits)
+        leak = max(leak, 0.5 * float(np.abs(real - _ideal_transcript(x, bits)).sum()))
+    distance = math.sqrt(max(0.0, 1.0 - fidelity))
+    return RotatedGHZLeak(theta, workers, bits, fidelity, distance, fail, leak, ghz_witness(fail))
+
+
+def _zero_sum_tuples(workers: int, bits: int) -> np.ndarray:
+    """Every pad tuple with zero sum mod 2**b: int64 (2**(b(P-1)), P)."""
+    q = 1 << bits
+    free = np.array(np.unravel_index(np.arange(q ** (workers - 1)), (q,) * (workers - 1))).T
+    return np.column_stack([free, (-free.sum(axis=1)) % q]).astype(np.int64)
+
+
+def transcript_distance(
+    x,
+    bits: int,
+    *,
+    source=Honest(),  # noqa: B008  (a frozen value)
+    amplification: int = 1,
+    method: str = "exact",
+) -> float:
+    """Total-variation distance of one entry's transcript, jointly with what the attacker holds,
+    from the ideal (the sum and nothing else): exact privacy instead of a p-value.
+
+    One entry, inputs ``x`` (P words mod ``2**bits``), its pad the sum of the pads of k =
+    ``amplification`` registers, each register attacked independently with probability q; the
+    attacker holds which registers it attacked and their pads. ``source``:
+    :class:`~qring_edu.vga.Honest` (q = 0), :class:`~qring_edu.vga.KnownPads` or
+    :class:`~qring_edu.vga.Eavesdropper` (q = their ``fraction``). Real: the joint law of
+    ``(m, K)``, ``m_j = x_j + r_j``; ideal: m uniform on ``S_x = {m : sum m = sum x}``,
+    independent of K. Closed form: ``q**k (1 - 2**(-b(P-1)))`` (an entry leaks only if all k
+    registers are attacked; then the attacker reads x, the most a transcript of given sum
+    reveals). Every other entry and run is outside this number.
+
+    ``method``: ``"exact"`` enumerates every pad tuple of every register (at most ``2**16``
+    combinations) and attack pattern; ``"closed_form"`` evaluates the formula.
+
+    Examples
+    --------
+    >>> from qring_edu.vga import Eavesdropper, KnownPads
+    >>> transcript_distance([1, 2, 3], 2), transcript_distance([1, 2, 3], 2, source=KnownPads())
+    (0.0, 0.9375)
+    >>> transcript_distance([1, 2, 3], 2, source=Eavesdropper(0.5), amplification=2)
+    0.234375
+    """
+    bits = check_int(bits, "bits", 1, MAX_EXACT_QUBITS)
+    xs = [int(v) % (1 << bits) for v in np.asarray(x, dtype=np.int64).reshape(-1)]
+    workers = len(xs)
+    if workers < 2:
+        raise ValueError(f"x must name P >= 2 workers, got {workers}")
+    if source == "honest":
+        source = Honest()
+    if type(source) not in TRANSCRIPT_SOURCES:
+        raise TypeError(f"source must be Honest(), KnownPads() or Eavesdropper(), got {source!r}")
+    k = check_int(amplification, "amplification", 1, MAX_AMPLIFICATION)
+    method = check_choice(method, "method", ("exact", "closed_form"))
+    q = getattr(source, "fraction", 0.0)
+    if method == "closed_form":
+        return float(q**k * (1.0 - 2.0 ** (-bits * (workers - 1))))
+    combinations = (1 << (bits * (workers - 1))) ** k
+    if combinations > MAX_EXACT_PADS:
+        raise ValueError(
+            f"method='exact' enumerates (2**(bits*(P-1)))**amplification = {combinations} pad "
+            f"combinations; at most {MAX_EXACT_PADS} (use method='closed_form')"
+        )
+    pads = _zero_sum_tuples(workers, bits)
+    n_ideal = pads.shape[0]  # |S_x| = the number of zero-sum tuples
+    tv = 0.0
+    for flags in itertools.product((False, True), repeat=k):
+        p_flags = math.prod(q if f else 1.0 - q for f in flags)
+        if p_flags == 0.0:
+            continue
+        # The real mass grouped by K (the attacked registers' pads); the ideal mass per K is
+        # P(K) / |S_x| on every m of S_x (a real m outside S_x never occurs).
+        by_k: dict = {}
+        for combo in itertools.product(range(n_ideal), repeat=k):
+            m = tuple((np.asarray(xs) + pads[list(combo)].sum(axis=0)) % (1 << bits))
+            cell = by_k.setdefault(tuple(c for c, f in zip(combo, flags) if f), {})
+            cell[m] = cell.get(m, 0.0) + p_flags / n_ideal**k
+        for cell in by_k.values():
+            ideal = sum(cell.values()) / n_ideal
+            tv += sum(abs(v - ideal) for v in cell.values()) + ideal * (n_ideal - len(cell))
+    return float(tv / 2.0)

@@ -68,9 +68,7 @@ LEARNER_FIDELITIES = (1.0, 0.999, 0.99, 0.95)
 LINK_KEYWORDS = tuple(f.name for f in fields(Link) if f.name != "pair_fidelity") + ("protection",)
 
 
-# --------------------------------------------------------------------------------------------
 # One learner over the two rings
-# --------------------------------------------------------------------------------------------
 @result(show=("identical", "classical_loss", "superdense_loss", "divergence"))
 class TrainingComparison:
     """The same data-parallel training run over the classical and the superdense ring.
@@ -161,7 +159,7 @@ class LearnerTraining:
     --------
     >>> t = learner_training("mlp", 0.9, steps=3)
     >>> t
-    LearnerTraining(model='mlp', pair_fidelity=0.9, identical=False, accuracy=0.8278, classical_accuracy=0.8675)
+    LearnerTraining(model='mlp', pair_fidelity=0.9, identical=False, accuracy=0.6569, classical_accuracy=0.8675)
     """
 
     reference: TrainingRun = field(repr=False)
@@ -199,9 +197,7 @@ def learner_training(
     return LearnerTraining(reference, run)
 
 
-# --------------------------------------------------------------------------------------------
 # Both learners over both rings
-# --------------------------------------------------------------------------------------------
 @result(show=("identical_at_1",))
 class LearnerComparison(Tabular):
     """Training runs of several learners over the classical ring and the superdense ring at
@@ -263,31 +259,13 @@ class LearnerComparison(Tabular):
         final loss and accuracy, divergence ``max |w_k - w_0|``, the busiest link's online bits
         and qubits per step."""
         rows = tuple(
-            (
-                r.model,
-                r.n_params,
-                r.transport,
-                _pair(r),
-                r.final_loss,
-                r.final_accuracy,
-                r.divergence,
-                r.online_bits_per_step,
-                r.online_qubits_per_step,
-            )
+            (r.model, r.n_params, r.transport, _pair(r), r.final_loss, r.final_accuracy)
+            + (r.divergence, r.online_bits_per_step, r.online_qubits_per_step)
             for r in self.runs
         )
+        left = ("model", "parameters", "transport", "F", "final loss", "final accuracy")
         return Table(
-            (
-                "model",
-                "parameters",
-                "transport",
-                "F",
-                "final loss",
-                "final accuracy",
-                "divergence",
-                "online bits / step",
-                "online qubits / step",
-            ),
+            (*left, "divergence", "online bits / step", "online qubits / step"),
             rows,
             ("", "d", "", "g", ".4f", ".3f", ".3g", ",.0f", ",.0f"),
         )
@@ -337,34 +315,18 @@ def learner_comparison(
         if key in train_kw:
             raise TypeError(f"learner_comparison sets {key} itself; do not pass it")
     link = {k: v for k, v in train_kw.items() if k in LINK_KEYWORDS}
-    common = dict(
-        {k: v for k, v in train_kw.items() if k not in link},
-        workers=workers,
-        steps=steps,
-        seed=seed,
-    )
+    common = {k: v for k, v in train_kw.items() if k not in link}
+    common.update(workers=workers, steps=steps, seed=seed)
+    link.update(common, transport="superdense")
     runs = []
     for model in learners:
         runs.append(train_data_parallel(model=model, **common))
-        runs += [
-            train_data_parallel(
-                model=model, transport="superdense", pair_fidelity=F, **common, **link
-            )
-            for F in fidelities
-        ]
-    return LearnerComparison(
-        models=names,
-        fidelities=fidelities,
-        workers=runs[0].workers,
-        steps=runs[0].steps,
-        seed=seed,
-        runs=tuple(runs),
-    )
+        runs += [train_data_parallel(model=model, pair_fidelity=F, **link) for F in fidelities]
+    P, steps = runs[0].workers, runs[0].steps
+    return LearnerComparison(names, fidelities, P, steps, seed, tuple(runs))
 
 
-# --------------------------------------------------------------------------------------------
 # The learners' gradients on the α–β clock
-# --------------------------------------------------------------------------------------------
 @result(show=("savings",))
 class LearnerBudget(Tabular):
     """:func:`qring_edu.training.gradient_budget` of each learner's gradient
@@ -398,27 +360,13 @@ class LearnerBudget(Tabular):
         bandwidth term over the latency term of the classical ring, the superdense saving, and
         the gradient size at which the two terms are equal."""
         rows = tuple(
-            (
-                m,
-                b.n_params,
-                b.link_bits,
-                b.link_qubits,
-                b.bandwidth_ratio,
-                b.saving,
-                b.crossover_params,
-            )
+            (m, b.n_params, b.link_bits, b.link_qubits, b.bandwidth_ratio, b.saving)
+            + (b.crossover_params,)
             for m, b in zip(self.models, self.budgets)
         )
+        left = ("model", "parameters", "link bits / step", "link qubits / step")
         return Table(
-            (
-                "model",
-                "parameters",
-                "link bits / step",
-                "link qubits / step",
-                "bandwidth ÷ latency",
-                "superdense saving",
-                "parameters where equal",
-            ),
+            (*left, "bandwidth ÷ latency", "superdense saving", "parameters where equal"),
             rows,
             ("", "d", ",d", ",d", ".2g", ".2g", ",.0f"),
         )
@@ -448,18 +396,11 @@ def learner_budget(
     models = tuple(check_choice(m, "models", TRAINING_MODELS) for m in models)
     sizes = {"mlp": MLP().n_params, "vqc": VQC().n_params}
     check_int(workers, "workers", 2)
-    return LearnerBudget(
-        models,
-        tuple(
-            gradient_budget(sizes[m], workers=workers, bits=bits, alpha=alpha, beta=beta)
-            for m in models
-        ),
-    )
+    clock = dict(workers=workers, bits=bits, alpha=alpha, beta=beta)
+    return LearnerBudget(models, tuple(gradient_budget(sizes[m], **clock) for m in models))
 
 
-# --------------------------------------------------------------------------------------------
 # The DDP hook over real processes (qring_edu.ddp): the demo and the compression comparison
-# --------------------------------------------------------------------------------------------
 @result
 class DDPDemo:
     """Result of :func:`ddp_demo`: the same training run under several all-reduces.
@@ -497,18 +438,7 @@ def _flat(tensors) -> np.ndarray:
     return torch.cat([t.detach().reshape(-1) for t in tensors]).numpy().copy()
 
 
-def _demo_worker(
-    rank: int,
-    world_size: int,
-    runs: list,
-    steps: int,
-    bits: int,
-    hidden: int,
-    n_samples: int,
-    batch_size: int,
-    lr: float,
-    seed: int,
-) -> dict:
+def _demo_worker(rank, world_size, runs, steps, bits, hidden, n_samples, batch_size, lr, seed):
     """One rank of :func:`ddp_demo`: train the moons MLP once per entry of ``runs``."""
     import torch
     from torch.nn.parallel import DistributedDataParallel
@@ -617,25 +547,17 @@ def ddp_demo(
         timeout=check_float(timeout, "timeout", 0.0, lo_open=True),
     )
     labels = tuple(r[0] for r in runs)
-    ref = per_rank[0]["grads"]["built-in"]
 
-    def worst(key, label, against):
-        return float(max(np.max(np.abs(pr[key][label] - against(pr))) for pr in per_rank))
+    def worst(key, label, reference):  # max |x - reference| over the ranks
+        return float(max(np.max(np.abs(pr[key][label] - reference)) for pr in per_rank))
 
-    return DDPDemo(
-        world_size=world_size,
-        steps=steps,
-        bits=bits,
-        n_params=int(per_rank[0]["n_params"]),
-        labels=labels,
-        losses={lab: np.array([pr["losses"][lab] for pr in per_rank]).T for lab in labels},
-        reports={lab: tuple(pr["reports"][lab] for pr in per_rank) for lab in labels[1:]},
-        grad_error={lab: worst("grads", lab, lambda pr: ref) for lab in labels},
-        divergence={
-            lab: worst("weights", lab, lambda pr, lab=lab: per_rank[0]["weights"][lab])
-            for lab in labels
-        },
-    )
+    first, built_in = per_rank[0], per_rank[0]["grads"]["built-in"]
+    losses = {lab: np.array([pr["losses"][lab] for pr in per_rank]).T for lab in labels}
+    reports = {lab: tuple(pr["reports"][lab] for pr in per_rank) for lab in labels[1:]}
+    grad_error = {lab: worst("grads", lab, built_in) for lab in labels}
+    divergence = {lab: worst("weights", lab, first["weights"][lab]) for lab in labels}
+    run = (losses, reports, grad_error, divergence)
+    return DDPDemo(world_size, steps, bits, int(first["n_params"]), labels, *run)
 
 
 def ddp_loss_table(demo, steps: Sequence[int] = (0, 10, 40)) -> Table:
@@ -658,19 +580,10 @@ def ddp_loss_table(demo, steps: Sequence[int] = (0, 10, 40)) -> Table:
     rows = []
     for label in demo.labels:
         loss = demo.losses[label].mean(axis=1)  # mean over the replicas
-        rows.append(
-            (
-                label,
-                *(float(loss[s]) for s in steps),
-                float(demo.grad_error[label]),
-                float(demo.divergence[label]),
-            )
-        )
-    head = (
-        ("run",)
-        + tuple(f"mean loss at step {s}" for s in steps)
-        + ("max|avg grad - built-in|", "max|w_1 - w_0|")
-    )
+        errors = (float(demo.grad_error[label]), float(demo.divergence[label]))
+        rows.append((label, *(float(loss[s]) for s in steps), *errors))
+    head = ("run", *(f"mean loss at step {s}" for s in steps))
+    head += ("max|avg grad - built-in|", "max|w_1 - w_0|")
     return Table(head, tuple(rows), ("",) + (".4f",) * len(steps) + (".1e", ".3g"))
 
 
@@ -692,16 +605,8 @@ def ddp_ledger_table(demo) -> Table:
     superdense F=1  0->1            0             48     48              48         32             0
     """
     rows = [
-        (
-            label,
-            f"{rep.link[0]}->{rep.link[1]}",
-            rep.online_bits,
-            rep.online_qubits,
-            rep.ebits,
-            rep.offline_qubits,
-            rep.side_bits,
-            rep.flipped_bits,
-        )
+        (label, f"{rep.link[0]}->{rep.link[1]}", rep.online_bits, rep.online_qubits, rep.ebits)
+        + (rep.offline_qubits, rep.side_bits, rep.flipped_bits)
         for label, reports in demo.reports.items()
         for rep in reports
     ]
@@ -873,12 +778,8 @@ def _compression_worker(
             state = RingHookState(transport=ring[0], bits=ring[1], seed=seed)
         if low_rank is not None:
             group = RingGroup(state) if state is not None else _Counted(dist.group.WORLD)
-            options = psgd.PowerSGDState(
-                group,
-                matrix_approximation_rank=low_rank,
-                start_powerSGD_iter=warmup,
-                random_seed=seed,
-            )
+            low = dict(matrix_approximation_rank=low_rank, start_powerSGD_iter=warmup)
+            options = psgd.PowerSGDState(group, random_seed=seed, **low)
             model.register_comm_hook(options, psgd.powerSGD_hook)
         elif state is not None:
             model.register_comm_hook(state, ring_hook)
@@ -963,22 +864,10 @@ def compression_comparison(
     runs, weights = [], {}
     for label, _, ring in COMPRESSION_RUNS:
         got = [pr[label] for pr in per_rank]
-        weights[label] = np.stack([g["weights"] for g in got])
-        runs.append(
-            CompressionRun(
-                label=label,
-                carried="qubits" if ring is not None and ring[0] == "superdense" else "bits",
-                per_link=max(g["per_link"] for g in got),
-                header_bits=None if ring is None else max(g["header"] for g in got),
-                accuracy=got[0]["accuracy"],
-                identical=bool(np.all(weights[label] == weights[label][0])),
-            )
-        )
-    return CompressionComparison(
-        workers=workers,
-        steps=steps,
-        warmup=warmup,
-        n_params=int(per_rank[0][COMPRESSION_RUNS[0][0]]["n_params"]),
-        runs=tuple(runs),
-        weights=weights,
-    )
+        w = weights[label] = np.stack([g["weights"] for g in got])
+        carried = "qubits" if ring is not None and ring[0] == "superdense" else "bits"
+        header = None if ring is None else max(g["header"] for g in got)
+        per_link, identical = max(g["per_link"] for g in got), bool(np.all(w == w[0]))
+        runs.append(CompressionRun(label, carried, per_link, header, got[0]["accuracy"], identical))
+    n_params = int(per_rank[0][COMPRESSION_RUNS[0][0]]["n_params"])
+    return CompressionComparison(workers, steps, warmup, n_params, tuple(runs), weights)

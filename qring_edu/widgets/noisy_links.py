@@ -83,7 +83,7 @@ def protected_training_widget(
     >>> from qring_edu.widgets.noisy_links import protected_training_widget
     >>> live = protected_training_widget(steps=5)
     >>> live.result
-    ProtectedTraining(channel_fidelity=0.99, protection='fec', identical=True, unprotected_loss=0.455)
+    ProtectedTraining(channel_fidelity=0.99, protection='fec', identical=True, unprotected_loss=0.5879)
     """
     controls = {
         "channel_fidelity": widgets.FloatSlider(

@@ -28,8 +28,8 @@ of S bytes takes S / busbw x 2 (n - 1) / n, exactly the ring model's bandwidth t
 bucket besides waiting for the wire, replayed in one process with the library's own pieces and
 without communication: the header's max |x|, ``fixed_point(P, b, max_abs).encode``, then for each
 of the 2 (P - 1) ring steps the received chunk of ceil(d/P) words (the wire-type views and
-copies, for the superdense transport the step's noise generator, ``pauli_frames`` and the bit
-flips, the modular add and mask or the overwrite), and ``decode`` / P. It is timed at P = 1,024
+copies, for the superdense transport ``Superdense(Link(F)).send``: the message's own noise
+stream, its one noise draw and the bit flips, the modular add and mask or the overwrite), and ``decode`` / P. It is timed at P = 1,024
 for buckets of the two MLPs (one bucket each) and of DDP's default 25 MiB bucket (6,553,600
 float32), classical and superdense at F = 0.99, and fitted as C(d) = c_0 + c_1 d (c_0: the
 2 (P - 1) per-step overheads). Per model, the hook's CPU per all-reduce is
@@ -59,9 +59,12 @@ for _p in (str(ROOT), str(Path(__file__).resolve().parent)):
 
 from timing import Timing  # noqa: E402
 
-from qring_edu import MODEL_SIZES, chunk_bounds, fixed_point, ring_time  # noqa: E402
+from qring_edu import chunk_bounds, fixed_point, ring_time  # noqa: E402
+from qring_edu.costmodel import MODEL_SIZES  # noqa: E402
 from qring_edu.launch import free_port  # noqa: E402
-from qring_edu.superdense import flipped_bit_positions, pauli_frames, symbols_needed  # noqa: E402
+from qring_edu.ledger import Ledger  # noqa: E402
+from qring_edu.noise import Link  # noqa: E402
+from qring_edu.transports import Superdense  # noqa: E402
 
 SIZES = [4**k for k in range(1, 14)]  # 4 B .. 64 MiB
 ROUNDS = 100  # timed round trips per size
@@ -174,6 +177,9 @@ def hook_cpu_work(d: int, workers: int, bits: int, transport: str, rng_seed: int
     mask = np.uint32((1 << bits) - 1) if bits < 32 else None
     unsigned = np.uint16 if bits <= 16 else np.uint32
     signed = np.int16 if bits <= 16 else np.int32
+    link = Superdense(Link(HOOK_F))
+    root = np.random.SeedSequence(rng_seed)
+    ledger = Ledger(workers, "superdense", 2 * (workers - 1))
     for step in range(2 * (workers - 1)):
         # rank 0 of the ring schedule (book/01_bottleneck.ipynb): reduce-scatter sends chunk -s, receives
         # -1-s; all-gather sends 1-s, receives -s (mod P)
@@ -186,18 +192,10 @@ def hook_cpu_work(d: int, workers: int, bits: int, transport: str, rng_seed: int
         incoming = np.empty(hi - lo, dtype=signed)
         incoming[...] = out[: hi - lo] if out.size >= hi - lo else 0  # stands in for the wire
         received = incoming.view(unsigned).astype(np.uint32)
-        if transport == "superdense":
-            n_bits = received.size * bits
-            step_rng = np.random.default_rng([rng_seed, 0, 1, 0, step])
-            positions, frames = pauli_frames(symbols_needed(n_bits), HOOK_F, step_rng)
-            flips = flipped_bit_positions(positions, frames)
-            flips = flips[flips < n_bits]
-            if flips.size:
-                np.bitwise_xor.at(
-                    received,
-                    flips // bits,
-                    np.left_shift(np.uint32(1), (flips % bits).astype(np.uint32)),
-                )
+        if transport == "superdense":  # the message from rank P - 1, with its own noise
+            received = link.send(
+                received, bits=bits, step=step, sender=workers - 1, seed=root, ledger=ledger
+            )
         target = words[lo:hi]
         if step < workers - 1:
             np.add(target, received, out=target)

@@ -45,19 +45,17 @@ if str(BENCH) not in sys.path:
 from timing import max_rss, mem_available, time_it, time_pair, traced  # noqa: E402
 
 from qring_edu import ring_allreduce  # noqa: E402
+from qring_edu.distillation import distill, distillable_yield  # noqa: E402
 from qring_edu.fixedpoint import fixed_point, word_mask  # noqa: E402
-from qring_edu.links import (  # noqa: E402
-    PROTECTIONS,
-    depolarizing,
-    depolarizing_capacities,
-    distill,
-    distillable_yield,
+from qring_edu.noise import Link, depolarizing, depolarizing_capacities  # noqa: E402
+from qring_edu.protection import (  # noqa: E402
+    FEC,
+    SCHEMES,
+    Distill,
+    Protection,
     expected_net_factor,
-    net_online_factor,
-    net_online_factors,
-    protection,
-    superdense_link_capacity,
 )
+from qring_edu.ring import net_online_factor, net_online_factors  # noqa: E402
 
 GiB = 2**30
 RING_P, RING_D, RING_BITS = 8, 2**20, 16
@@ -114,8 +112,8 @@ def _ring_section(out, repeats):
     for F, res in ((F_MAIN, res_fec), (F_HIGH, _fec(grads, F_HIGH))):
         factor = net_online_factor(res)
         per_link = net_online_factors(res)
-        bound = superdense_link_capacity(channel_fidelity=F)
-        want = expected_net_factor("fec", channel_fidelity=F)
+        bound = Link(channel_fidelity=F).errors.capacity()
+        want = expected_net_factor("fec", link=Link(channel_fidelity=F))
         same = bool(np.array_equal(res.outputs, res_cl.outputs))
         code = res.link_report.code
         out(
@@ -123,7 +121,7 @@ def _ring_section(out, repeats):
             f"{per_link.max():.4f}; expected {want.online:.4f}) <= C_E(F_eff) = {bound:.4f}; "
             f"online qubits / link {res.ledger.online_qubits():,}, ack bits "
             f"{res.ledger.online_bits():,}; undetected-error bound "
-            f"{res.undetected_error_bound:.1e}; outputs exact: {same}"
+            f"{res.link_report.undetected_bound:.1e}; outputs exact: {same}"
         )
         ok = factor >= TARGET_FACTOR[F] and factor <= bound and same
         rows.append(
@@ -140,11 +138,12 @@ def _ring_section(out, repeats):
     corrupted = float(np.mean(noisy.outputs != res_cl.outputs))
     out(
         f"- unprotected, F = {F_MAIN}: {corrupted:.2%} of the entries differ from the noiseless "
-        f"ring (symbol error 1 - F_eff = {noisy.link_report.symbol_error:.4f}); net factor "
+        f"ring (symbol error 1 - F_eff = {Link(channel_fidelity=F_MAIN).errors.error_rate:.4f}); "
+        f"net factor "
         f"{net_online_factor(noisy):.4f} but wrong data"
     )
     t_dist, res_dist = time_it(
-        lambda: _fec(grads, F_MAIN, protection=protection("distill+fec", rounds=1)), 1
+        lambda: _fec(grads, F_MAIN, protection=Protection(distill=Distill(1), fec=FEC())), 1
     )
     out(
         f"- distill+fec (1 DEJMPS round), F = {F_MAIN}: {t_dist.text()}; net factor "
@@ -172,7 +171,7 @@ def _sweep_section(out):
         ],
         "distillable_yield (dejmps)": lambda: [distillable_yield(F) for F in Fd],
         "expected_net_factor (4 schemes, 200 F)": lambda: [
-            expected_net_factor(s, channel_fidelity=F) for F in Fn for s in PROTECTIONS
+            expected_net_factor(s, link=Link(channel_fidelity=F)) for F in Fn for s in SCHEMES
         ],
     }
     out(f"## Noisy links: sweeps for the chapter's figures ({SWEEP_POINTS} fidelities unless said)")
@@ -202,10 +201,10 @@ def _galois_section(out):
         return [("galois decoder vs fast model", "not run", "same outputs and ledger", False)]
     g = np.random.default_rng(3).integers(-(2**14), 2**14, size=(GALOIS_P, GALOIS_D))
     kw = dict(transport="superdense", bits=RING_BITS, channel_fidelity=F_MAIN, seed=5)
-    ring_allreduce(g[:, :64], protection=protection("fec", decoder="galois"), **kw)  # JIT warm-up
+    ring_allreduce(g[:, :64], protection=Protection(fec=FEC(decoder="galois")), **kw)  # JIT warm-up
     t_model, model = time_it(lambda: ring_allreduce(g, protection="fec", **kw), 1)
     t_real, real = time_it(
-        lambda: ring_allreduce(g, protection=protection("fec", decoder="galois"), **kw), 1
+        lambda: ring_allreduce(g, protection=Protection(fec=FEC(decoder="galois")), **kw), 1
     )
     same_out = bool(np.array_equal(model.outputs, real.outputs))
     same_led = all(
@@ -386,7 +385,7 @@ def _sequence_section(out):
     except ImportError:
         out("## Noisy links: SeQUeNCe not installed (pip install -e '.[bench]'): not run\n")
         return [("SeQUeNCe BBPSSW/DEJMPS vs qring_edu.distill", "not run", "agree", False)]
-    from qring_edu.links import _round
+    from qring_edu.distillation import _round  # one recurrence round, the formula under test
 
     out(
         f"## Noisy links: distillation against SeQUeNCe (density-matrix BBPSSWCircuit, "
@@ -394,8 +393,8 @@ def _sequence_section(out):
     )
     rng = np.random.default_rng(17)
     starts = {
-        "Werner 0.75": depolarizing(0.75).as_array(),
-        "Werner 0.9": depolarizing(0.9).as_array(),
+        "Werner 0.75": np.array(depolarizing(0.75).probabilities),
+        "Werner 0.9": np.array(depolarizing(0.9).probabilities),
         "Bell-diagonal (0.8, 0.1, 0.06, 0.04)": np.array([0.8, 0.1, 0.06, 0.04]),
         "random Bell-diagonal": np.r_[0.7, 0.3 * rng.dirichlet(np.ones(3))],
     }

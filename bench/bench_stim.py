@@ -49,29 +49,21 @@ timings do not include a transposition to our order (generous to Stim). Not used
 ``stim.PauliString.random`` draws uniform Paulis (the F = 1/4 channel only) and
 ``stim.TableauSimulator`` simulates one shot at a time.
 
-**Ours**, two APIs of the same sampler and random stream, each timed against the
-Stim usages:
-
-- ``qring_edu.superdense_send`` on unpacked bits (one uint8 per bit: 8 MiB in and 8 MiB out per
-  call, and a pass to check the input, one to copy it and one XOR per erring symbol);
-- ``qring_edu.superdense_send_packed`` on bit-packed bytes (``np.packbits(bits,
-  bitorder="little")``: 1 MiB in, 1 MiB out; one copy and one XOR per erring symbol).
-
-The packed row is the like-for-like comparison: every Stim usage above reads and writes
-bit-packed data (``bit_packed=True``, one bit per bit, and its "noise only + XOR" variants XOR
-into bit-packed symbols), so the unpacked row also charges ours for moving eight times the
-bytes. Both sample the errors one uniform per error (geometric gaps by inversion, frames from
-the gap's fractional part, ``qring_edu.states.frame_blocks``).
+**Ours**: ``qring_edu.superdense_send`` on unpacked bits (one uint8 per bit: 8 MiB in and 8 MiB
+out per call, a pass to check the input, one to copy it and one XOR per erring symbol), timed
+against every Stim usage. It draws the message's noise in one vectorised call
+(``qring_edu.noise.draw_noise``: how many symbols err, which, and which Pauli). Every Stim usage
+reads and writes bit-packed data, so this row also charges ours for moving eight times the bytes
+(the library has no bit-packed API).
 
 **Reported**: symbols/s of every variant (min / median / max) and ours / it (median over
 max(3 x repeats, 15) alternating pairs ours, it, ours, it after one warm-up each: calls take
 milliseconds; every call sends 2^22 symbols, the input streams are drawn before the timer
 starts); the error statistics pooled over every call of
 each code (warm-ups included): SER and the frequencies of X (only x flipped), Z (only z) and Y
-(both), each against the model (1 - F and (1 - F)/3, binomial s.d.) and both of ours against
-the best Stim variant (two-sample s.d.); the 1-minute load average before and after. Target:
-ours >= 2x the best Stim variant's symbols/s (both rows shown; the packed row is the target's
-like-for-like reading), every frequency within 4 s.d.
+(both), each against the model (1 - F and (1 - F)/3, binomial s.d.) and ours against the best
+Stim variant (two-sample s.d.); the 1-minute load average before and after. Target: ours >= 2x
+the best Stim variant's symbols/s, every frequency within 4 s.d.
 """
 
 from __future__ import annotations
@@ -93,7 +85,8 @@ for _p in (str(ROOT), str(Path(__file__).resolve().parent)):
 
 from timing import Timing, time_pair  # noqa: E402
 
-from qring_edu import superdense_send, superdense_send_packed  # noqa: E402
+from qring_edu import superdense_send  # noqa: E402
+from qring_edu.noise import Link  # noqa: E402
 
 F = 0.95
 SYMBOLS = 2**22
@@ -409,27 +402,9 @@ def _ours_call(sender, inputs: _Inputs, counts: np.ndarray, seed0: int) -> Calla
         calls[0] += 1
         bits = inputs.bits[i % len(inputs.bits)]
         t0 = time.perf_counter()
-        received = sender(bits, pair_fidelity=F, seed=100_000 * seed0 + calls[0])
+        received = sender(bits, link=Link(F), seed=100_000 * seed0 + calls[0])
         elapsed = time.perf_counter() - t0
         np.add(counts, counts_bits(bits, received), out=counts)
-        return elapsed
-
-    return call
-
-
-def _packed_call(inputs: _Inputs, counts: np.ndarray, seed0: int) -> Callable[[int], float]:
-    """``superdense_send_packed`` on the same streams, packed once before timing."""
-    calls = [0]
-    packed = [np.packbits(b, bitorder="little") for b in inputs.bits]
-
-    def call(i: int) -> float:
-        calls[0] += 1
-        data = packed[i % len(packed)]
-        t0 = time.perf_counter()
-        received = superdense_send_packed(data, pair_fidelity=F, seed=100_000 * seed0 + calls[0])
-        elapsed = time.perf_counter() - t0
-        # byte j holds symbols 4j .. 4j + 3: x at the even bits, z at the odd ones
-        np.add(counts, counts_interleaved(received ^ data, SYMBOLS), out=counts)
         return elapsed
 
     return call
@@ -483,8 +458,6 @@ def run(out: Callable[[str], None], repeats: int) -> list[Row]:
     best_name = min(speed, key=speed.get)
     best = chosen[best_name]
     t_ours_best, t_best = timings[best_name]
-    packed_counts = np.zeros(4, dtype=np.int64)
-    t_packed, t_best2 = _alternate(_packed_call(inputs, packed_counts, 18), best.call, repeats)
 
     def ratio(t_a: Timing, t_b: Timing) -> float:  # a's symbols/s over b's, per pair
         return statistics.median(y / x for x, y in zip(t_a.seconds, t_b.seconds))
@@ -495,16 +468,11 @@ def run(out: Callable[[str], None], repeats: int) -> list[Row]:
 
     all_ours = Timing([s for t_o, _ in timings.values() for s in t_o.seconds])
     ours_stats = _Stats(ours_counts)
-    packed_stats = _Stats(packed_counts)
     out(
         f"- ours, superdense_send (unpacked uint8 bits): {_throughput(all_ours)} (all "
         f"{len(all_ours.seconds)} timed calls); {ours_stats.text()}"
     )
-    ok_model = all(
-        abs(st.z_model(w)) <= SIGMAS
-        for st in (ours_stats, packed_stats)
-        for w in ("SER",) + PATTERNS
-    )
+    ok_model = all(abs(ours_stats.z_model(w)) <= SIGMAS for w in ("SER",) + PATTERNS)
     for name, var in chosen.items():
         t_o, t_v = timings[name]
         st = _Stats(var.counts)
@@ -514,30 +482,16 @@ def run(out: Callable[[str], None], repeats: int) -> list[Row]:
             f"{ratio(t_o, t_v):.2f}x (median of {repeats} pairs); {st.text()}"
         )
     best_stats = _Stats(best.counts)
-    z_two = {
-        (api, w): mine.z_two(best_stats, w)
-        for api, mine in (("unpacked", ours_stats), ("packed", packed_stats))
-        for w in ("SER",) + PATTERNS
-    }
+    z_two = {w: ours_stats.z_two(best_stats, w) for w in ("SER",) + PATTERNS}
     ok_two = all(abs(z) <= SIGMAS for z in z_two.values())
     r_best = ratio(t_ours_best, t_best)
-    r_packed = ratio(t_packed, t_best2)
     out(
         f"- best Stim usage: {best_name} (K = {best.k}); ours (unpacked, superdense_send) / it "
         f"{r_best:.2f}x, {spread(t_ours_best, t_best)}"
     )
     out(
-        f"- ours, superdense_send_packed (bit-packed bytes in and out, like Stim's bit-packed "
-        f"sampling): {_throughput(t_packed)}; it / best Stim ({best_name}, timed alternately "
-        f"again) {r_packed:.2f}x (median of {repeats} pairs, {spread(t_packed, t_best2)}); "
-        f"{packed_stats.text()}"
-    )
-    out(
         "- ours vs best Stim, two-sample deviation (s.d.): "
-        + "; ".join(
-            f"{api} " + ", ".join(f"{w} {z_two[(api, w)]:+.1f}" for w in ("SER",) + PATTERNS)
-            for api in ("unpacked", "packed")
-        )
+        + ", ".join(f"{w} {z_two[w]:+.1f}" for w in ("SER",) + PATTERNS)
     )
     load_end = os.getloadavg()[0]
     out(
@@ -554,14 +508,7 @@ def run(out: Callable[[str], None], repeats: int) -> list[Row]:
             r_best >= TARGET_VS_STIM,
         ),
         (
-            f"superdense F={F}, 2^22 symbols: ours (superdense_send_packed, bit-packed like Stim) / "
-            "best Stim usage, symbols per second",
-            f"{r_packed:.2f} (vs {best_name}, K = {best.k})",
-            f">= {TARGET_VS_STIM:g}",
-            r_packed >= TARGET_VS_STIM,
-        ),
-        (
-            f"superdense F={F}: SER and X/Z/Y frequencies, ours (both APIs) and every Stim usage vs "
+            f"superdense F={F}: SER and X/Z/Y frequencies, ours and every Stim usage vs "
             "model, ours vs best Stim",
             f"largest {max(abs(z) for z in z_two.values()):.1f} s.d. (ours vs Stim)",
             f"within {SIGMAS:g} s.d.",

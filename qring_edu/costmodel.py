@@ -2,27 +2,32 @@
 
 A message of n units over one link takes ``alpha + n * beta`` seconds (Hockney's model): ``alpha``
 is the per-message latency, ``beta`` the time per unit (a bit on a classical link, a qubit on a
-quantum link). All sizes are per worker: ``d`` entries of ``bits`` bits each.
+quantum link). All sizes are per worker: ``d`` entries of ``bits`` bits each. The formulas are
+closed forms in O(1) time and memory, whatever P and d (only the event simulation of
+:func:`bucketed_iteration_time` walks the messages one by one); the tests check them against the
+ring's own ledger (:func:`qring_edu.ring.message_bits`).
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass, field
+from dataclasses import field
+from itertools import islice
 
 import numpy as np
 
+from ._result import result
 from ._validate import check_bits, check_choice, check_float, check_int
-from .ring import chunk_bounds, message_bits
+from .ring import message_bits
 
 __all__ = [
     "ring_time",
     "parameter_server_time",
     "allreduce_lower_bound_bits",
+    "link_units",
     "IterationTime",
     "iteration_time",
-    "pairs_per_link",
     "MODEL_SIZES",
     "BACKWARD_FRACTION",
     "BucketedIteration",
@@ -40,130 +45,113 @@ MODEL_SIZES = {
     "Llama 2 70B": 70_000_000_000,  # Touvron et al. 2023
     "GPT-3": 175_000_000_000,  # Brown et al. 2020
 }
+TRANSPORTS = ("classical", "superdense")
+#: Largest event simulation (messages per simulated iteration, 2 (P - 1) P B) and bucket count.
+MAX_SIMULATED_MESSAGES, MAX_BUCKETS = 10**6, 10**5
+
+
+def _check_ring(workers, d, bits) -> tuple[int, int, int]:
+    return check_int(workers, "P (number of workers)", 2), check_int(d, "d", 1), check_bits(bits)
 
 
 def _check_common(workers, d, bits, alpha, beta):
     return (
-        check_int(workers, "P (number of workers)", 2),
-        check_int(d, "d", 1),
-        check_bits(bits),
+        *_check_ring(workers, d, bits),
         check_float(alpha, "alpha", 0.0),
         check_float(beta, "beta", 0.0),
     )
 
 
+def _units(words: int, bits: int, transport: str) -> int:
+    """Units of one message of ``words`` words: bits, or ``ceil(words bits / 2)`` qubits."""
+    n = words * bits
+    return (n + 1) // 2 if transport == "superdense" else n
+
+
+def link_units(workers: int, d: int, bits: int, *, transport: str = "classical") -> int:
+    """Units the busiest directed link carries in one ring all-reduce of ``d`` words of ``bits``
+    bits: classical bits, or qubits (= Bell pairs consumed) for ``transport="superdense"``.
+
+    Chunk c of ``n_c`` words costs ``u_c = n_c b`` bits or ``ceil(n_c b / 2)`` qubits. Link k
+    carries every chunk but (k+1) mod P in reduce-scatter and every chunk but (k+2) mod P in
+    all-gather, ``2 U - u_{k+1} - u_{k+2}`` with ``U = sum_c u_c``. The larger chunks come first,
+    so link ``(P - 3) mod P`` (which skips the last two) is the busiest: ``2 (P-1) ceil(d b /
+    (2P))`` qubits when P divides d. O(1) memory for any P.
+
+    Examples
+    --------
+    >>> link_units(4, 1000, 16), link_units(4, 1000, 16, transport="superdense")
+    (24000, 12000)
+    >>> link_units(3, 10, 5, transport="superdense")    # chunks 4, 3, 3 words: 10, 8, 8 qubits
+    36
+    >>> link_units(10**9, 10**12, 16)                   # 2 (P - 1) (d / P) b, no array of size P
+    31999999968000
+    """
+    P, d, bits = _check_ring(workers, d, bits)
+    transport = check_choice(transport, "transport", TRANSPORTS)
+    q, r = divmod(d, P)  # chunks 0 .. r-1 have q + 1 words, the others q
+    big, small = _units(q + 1, bits, transport), _units(q, bits, transport)
+    # r < P, so the last chunk is a small one; the one before it is big when r = P - 1.
+    return 2 * (r * big + (P - r) * small) - small - (big if r == P - 1 else small)
+
+
 def ring_time(
     workers: int, d: int, bits: int, alpha: float, beta: float, *, transport: str = "classical"
 ) -> float:
-    """Seconds for one ring all-reduce: ``2 (P-1) (alpha + n beta)``.
-
-    ``n`` is the largest chunk message: ``ceil(d/P) * bits`` bits (classical) or
-    ``ceil(ceil(d/P) * bits / 2)`` qubits (superdense), ``beta`` the time per unit sent.
-
-    Parameters
-    ----------
-    workers, d, bits : int
-        ``P >= 2`` workers, ``d >= 1`` words of ``bits`` bits.
-    alpha, beta : float
-        Seconds per message (latency) and per bit or qubit, ``>= 0``.
-    transport : {"classical", "superdense"}
-
-    Returns
-    -------
-    float
-        Seconds.
+    """Seconds for one ring all-reduce: ``2 (P-1) (alpha + n beta)``, with ``n`` the largest
+    chunk message: ``ceil(d/P) * bits`` bits (classical) or ``ceil(ceil(d/P) * bits / 2)``
+    qubits (superdense); ``alpha``, ``beta`` >= 0 in seconds per message and per unit.
 
     Examples
     --------
     6 steps of 1 µs plus 4000 bits or 2000 qubits at 1 ns each:
 
-    >>> from qring_edu import ring_time
     >>> round(ring_time(4, 1000, 16, 1e-6, 1e-9), 9)
     3e-05
     >>> round(ring_time(4, 1000, 16, 1e-6, 1e-9, transport="superdense"), 9)
     1.8e-05
     """
-
     P, d, bits, alpha, beta = _check_common(workers, d, bits, alpha, beta)
-    transport = check_choice(transport, "transport", ("classical", "superdense"))
-    units = int(message_bits(P, d, bits).max())  # the largest chunk message, ceil(d/P) words
-    if transport == "superdense":
-        units = (units + 1) // 2
-    return 2 * (P - 1) * (alpha + units * beta)
+    transport = check_choice(transport, "transport", TRANSPORTS)
+    return 2 * (P - 1) * (alpha + _units(-(-d // P), bits, transport) * beta)
 
 
 def parameter_server_time(workers: int, d: int, bits: int, alpha: float, beta: float) -> float:
     """Seconds for a single parameter server: it receives P vectors and sends P back over its own
-    link, ``2 (alpha + P d bits beta)`` (the server's link is the bottleneck).
-
-    ``alpha``: seconds per message; ``beta``: seconds per bit.
+    link, ``2 (alpha + P d bits beta)`` (``alpha`` per message, ``beta`` per bit).
 
     Examples
     --------
-    >>> from qring_edu import parameter_server_time, ring_time
-    >>> round(parameter_server_time(4, 1000, 16, 1e-6, 1e-9), 9)
+    >>> round(parameter_server_time(4, 1000, 16, 1e-6, 1e-9), 9)   # the ring: 3e-05
     0.00013
-    >>> round(ring_time(4, 1000, 16, 1e-6, 1e-9), 9)           # 2.6 times faster
-    3e-05
     """
     P, d, bits, alpha, beta = _check_common(workers, d, bits, alpha, beta)
     return 2 * (alpha + P * d * bits * beta)
 
 
 def allreduce_lower_bound_bits(workers: int, d: int, bits: int) -> float:
-    """Bits each worker must send in any all-reduce: ``2 (P-1)/P * d * bits`` (Patarasuk & Yuan).
-
-    The bandwidth lower bound of classical all-reduce, which the ring meets when P divides d.
+    """Bits each worker must send in any all-reduce: ``2 (P-1)/P * d * bits`` (Patarasuk & Yuan),
+    the bandwidth lower bound of classical all-reduce, which the ring meets when P divides d.
 
     Examples
     --------
-    >>> from qring_edu import allreduce_lower_bound_bits
     >>> allreduce_lower_bound_bits(4, 1000, 16)
     24000.0
     """
-    P = check_int(workers, "P (number of workers)", 2)
-    return 2 * (P - 1) / P * check_int(d, "d", 1) * check_bits(bits)
+    P, d, bits = _check_ring(workers, d, bits)
+    return 2 * (P - 1) / P * d * bits
 
 
-def pairs_per_link(workers: int, d: int, bits: int) -> int:
-    """Bell pairs the busiest link of the superdense ring consumes in one all-reduce.
-
-    Chunk c of ``n_c`` words travels as ``u_c = ceil(n_c * bits / 2)`` qubits. Worker k sends every
-    chunk but (k+1) mod P in reduce-scatter and every chunk but (k+2) mod P in all-gather, so its
-    link uses ``2 U - u_{k+1} - u_{k+2}`` pairs with ``U = sum_c u_c``; this returns the maximum
-    over k, equal to ``2 (P-1) ceil(d bits / (2P))`` when P divides d.
-
-    Examples
-    --------
-    >>> from qring_edu.costmodel import pairs_per_link
-    >>> pairs_per_link(4, 1000, 16)          # 2 * 3 * 250 * 16 / 2
-    12000
-    >>> pairs_per_link(3, 10, 5)             # chunks of 4, 3, 3 words: 10, 8, 8 qubits
-    36
-    """
-    units = (message_bits(workers, d, bits) + 1) // 2  # ceil(k/2) qubits per k-bit message
-    return int(units.sum(axis=1).max())
-
-
-@dataclass(frozen=True)
+@result
 class IterationTime:
-    """One training iteration of the non-overlapped model (:func:`iteration_time`), in seconds:
+    """One training iteration of the non-overlapped model (:func:`iteration_time`), seconds:
     ``total = max(compute, distribution) + ring`` for the quantum ring (pairs are distributed
-    during the compute), ``compute + ring`` classically (no overlap with the backward pass).
-
-    Attributes
-    ----------
-    transport : str
-    compute, distribution, ring, total : float
-        Seconds.
+    during the compute), ``compute + ring`` classically.
 
     Examples
     --------
-    >>> from qring_edu import iteration_time
     >>> iteration_time(1.12e-4, 8, 8000, 16, 0.0, 1e-9)
     IterationTime(transport='classical', compute=0.000112, distribution=0, ring=0.000224, total=0.000336)
-    >>> iteration_time(1.12e-4, 8, 8000, 16, 0.0, 1e-9, transport="superdense")
-    IterationTime(transport='superdense', compute=0.000112, distribution=0.000112, ring=0.000112, total=0.000224)
     """
 
     transport: str
@@ -171,13 +159,6 @@ class IterationTime:
     distribution: float
     ring: float
     total: float
-
-    def __repr__(self) -> str:
-        return (
-            f"IterationTime(transport={self.transport!r}, compute={self.compute:.4g}, "
-            f"distribution={self.distribution:.4g}, ring={self.ring:.4g}, "
-            f"total={self.total:.4g})"
-        )
 
 
 def iteration_time(
@@ -191,20 +172,16 @@ def iteration_time(
     transport: str = "classical",
     beta_qubit: float | None = None,
 ) -> IterationTime:
-    """Non-overlapped iteration-time model of book/03_superdense_ring.ipynb (one all-reduce after the compute).
+    """Non-overlapped iteration time of book/03_superdense_ring.ipynb (one all-reduce after the
+    compute).
 
-    classical: ``compute + ring_time(classical, beta)``;
-    superdense: ``max(compute, distribution) + ring_time(superdense, beta_qubit)`` where
-    ``distribution = pairs_per_link(P, d, bits) * beta_qubit`` sends one half of each Bell pair
-    the busiest link consumes (= its online qubits) and overlaps the compute.
-    ``beta_qubit`` defaults to ``beta`` (a qubit costs as much link time as a bit).
-
-    The two sides are *not* treated alike: the classical ring never overlaps the backward pass
-    (no gradient buckets), while the superdense ring's pair distribution does use the link during
-    the compute. For the like-for-like model, in which both transports all-reduce gradient
-    buckets as they become ready and the distribution shares the link with the online traffic,
-    see :func:`bucketed_iteration_time` (with one bucket and ``ahead=0`` it reproduces this model,
-    up to one ``alpha`` for the distribution message).
+    classical: ``compute + ring_time(classical, beta)``; superdense: ``max(compute,
+    distribution) + ring_time(superdense, beta_qubit)`` where ``distribution = link_units(P, d,
+    bits, "superdense") * beta_qubit`` sends one half of each Bell pair the busiest link consumes
+    and overlaps the compute. ``beta_qubit`` (superdense only) defaults to ``beta``. The two sides
+    are *not* treated alike (the classical ring never overlaps the backward pass): the like-for-like
+    model is :func:`bucketed_iteration_time` (with one bucket and ``ahead=0`` it gives this one, up
+    to one ``alpha`` for the distribution message).
 
     Examples
     --------
@@ -216,21 +193,23 @@ def iteration_time(
     (0.000112, 0.6667)
     """
     compute = check_float(compute, "compute", 0.0)
-    transport = check_choice(transport, "transport", ("classical", "superdense"))
-    if beta_qubit is not None:  # checked for both transports (ignored classically)
-        beta_qubit = check_float(beta_qubit, "beta_qubit", 0.0)
+    transport = check_choice(transport, "transport", TRANSPORTS)
+    bq = _beta_qubit(beta_qubit, transport, beta)
     if transport == "classical":
         ring = ring_time(workers, d, bits, alpha, beta)
         return IterationTime(transport, compute, 0.0, ring, compute + ring)
-    bq = beta if beta_qubit is None else beta_qubit
     ring = ring_time(workers, d, bits, alpha, bq, transport="superdense")
-    distribution = pairs_per_link(workers, d, bits) * bq
+    distribution = link_units(workers, d, bits, transport="superdense") * bq
     return IterationTime(transport, compute, distribution, ring, max(compute, distribution) + ring)
 
 
-# ---------------------------------------------------------------------------------------------
-# Bucketed, overlapped iteration (both transports alike)
-# ---------------------------------------------------------------------------------------------
+def _beta_qubit(beta_qubit, transport: str, beta):
+    if beta_qubit is None:
+        return beta
+    if transport != "superdense":
+        raise ValueError("beta_qubit applies only to transport='superdense' (a qubit's link time)")
+    return check_float(beta_qubit, "beta_qubit", 0.0)
+
 
 #: Default share of the compute spent in the backward pass (backward ≈ 2 × forward in FLOPs,
 #: the usual rule of thumb; Kaplan et al. 2020). Gradients become ready only during it.
@@ -239,141 +218,82 @@ BACKWARD_FRACTION = 2 / 3
 _METHODS = ("simulate", "formula")
 
 
-@dataclass(frozen=True)
+@result
 class BucketedIteration:
-    """Steady-state training iteration with bucketed, overlapped gradient all-reduce (seconds).
+    """Steady-state training iteration with bucketed, overlapped all-reduce (seconds;
+    :func:`bucketed_iteration_time`).
 
-    ``total``: the steady-state iteration time (the period: from the start of one forward pass
-    to the next). ``tail = total - compute``: how long the iteration waits for communication
-    after the last gradient is ready. ``online`` / ``distribution``: link time per iteration of
-    the ring's messages / of sending one half of every Bell pair (0 classically), on the busiest
-    link; ``idle = total - (online + distribution)`` on that link (never negative).
-    ``schedule`` (``method="simulate"`` only, not in the repr): link 0's busy intervals in one
-    steady-state iteration, ``(start, end, kind, bucket)`` with times from the iteration's start
-    and ``kind`` ``"online"`` or ``"distribution"`` (of the pairs that ``bucket`` will consume);
-    ``ready``: the buckets' ready times.
-
-    Attributes
-    ----------
-    transport : str
-    compute, total, tail, online, distribution, idle : float
-        Seconds, as above.
-    buckets, ahead : int
-    method : str
-        ``"simulate"`` or ``"formula"``.
-    ready : tuple of float
-    schedule : tuple of (float, float, str, int)
+    ``total``: the period, from one forward pass's start to the next; ``tail = total - compute``:
+    the wait for communication after the compute. ``online`` / ``distribution``: link time per
+    iteration of the ring's messages / of sending one half of every Bell pair (0 classically), on
+    the busiest link; ``idle = total - (online + distribution)`` there. ``ready``: the buckets'
+    ready times; ``schedule`` (``method="simulate"`` only): link 0's busy intervals in one steady
+    iteration, ``(start, end, kind, bucket)``, ``kind`` ``"online"`` or ``"distribution"`` (of the
+    pairs ``bucket`` will consume), times from the iteration's start.
 
     Examples
     --------
-    8 workers, 8000 words of 16 bits, 1 ns per bit, no latency, 112 µs of compute, 4 buckets:
-
-    >>> from qring_edu import bucketed_iteration_time
-    >>> args = (1.12e-4, 8, 8000, 16, 0.0, 1e-9)
-    >>> bucketed_iteration_time(*args, buckets=4)
+    >>> bucketed_iteration_time(1.12e-4, 8, 8000, 16, 0.0, 1e-9, buckets=4)
     BucketedIteration(transport='classical', buckets=4, ahead=0, compute=0.000112, total=0.00028, tail=0.000168, online=0.000224, distribution=0, idle=5.6e-05)
-    >>> quantum = bucketed_iteration_time(*args, buckets=4, transport="superdense")
-    >>> round(quantum.total, 9), round(quantum.online, 9), round(quantum.distribution, 9)
-    (0.000224, 0.000112, 0.000112)
-    >>> quantum.schedule[0]
-    (0.0, 2.800000000000003e-05, 'distribution', 0)
     """
 
     transport: str
-    compute: float
     buckets: int
     ahead: int
+    compute: float
     total: float
     tail: float
     online: float
     distribution: float
     idle: float
-    method: str
+    method: str = field(repr=False)
     ready: tuple = field(default=(), repr=False, compare=False)
     schedule: tuple = field(default=(), repr=False, compare=False)
 
-    def __repr__(self) -> str:
-        return (
-            f"BucketedIteration(transport={self.transport!r}, buckets={self.buckets}, "
-            f"ahead={self.ahead}, compute={self.compute:.4g}, total={self.total:.4g}, "
-            f"tail={self.tail:.4g}, online={self.online:.4g}, "
-            f"distribution={self.distribution:.4g}, idle={self.idle:.4g})"
-        )
 
-
-def _message_units(entries: int, P: int, bits: int, transport: str) -> np.ndarray:
-    """Units (bits or qubits) of every message of one all-reduce of ``entries`` words:
-    ``U[s, k]`` = message of sender k at step s, shape (2(P-1), P) (:func:`~qring_edu.ring.message_bits`
-    transposed; a k-bit message crosses the superdense link as ceil(k/2) qubits)."""
-    units = message_bits(P, entries, bits).T
-    return (units + 1) // 2 if transport == "superdense" else units
-
-
-def _check_buckets(buckets, d: int) -> np.ndarray:
+def _check_buckets(buckets, d: int) -> list[int]:
     if isinstance(buckets, numbers.Integral) and not isinstance(buckets, bool):
-        B = check_int(buckets, "buckets", 1, d)
-        return np.diff(chunk_bounds(d, B)) if B > 1 else np.array([d], dtype=np.int64)
-    if isinstance(buckets, (str, bytes, bool)) or buckets is None:
+        B = check_int(buckets, "buckets", 1, min(d, MAX_BUCKETS))
+        return [d // B + (j < d % B) for j in range(B)]  # near-equal, larger first
+    if isinstance(buckets, (str, bytes, bool)) or not hasattr(buckets, "__iter__"):
         raise TypeError(
-            "buckets must be a number of buckets (int) or a sequence of bucket sizes, "
-            f"got {buckets!r}"
+            f"buckets must be a number of buckets or a sequence of sizes, got {buckets!r}"
         )
-    try:
-        sizes = [check_int(n, "buckets (each bucket size)", 1) for n in buckets]
-    except TypeError as exc:
-        if "not iterable" in str(exc):
-            raise TypeError(
-                "buckets must be a number of buckets (int) or a sequence of bucket "
-                f"sizes, got {buckets!r}"
-            ) from None
-        raise
+    sizes = [check_int(n, "buckets (each bucket size)", 1, d) for n in islice(buckets, d + 1)]
     if not sizes or sum(sizes) != d:
-        raise ValueError(
-            f"buckets (a sequence of sizes) must sum to d = {d}, got "
-            f"{sum(sizes)} over {len(sizes)} buckets"
-        )
-    return np.array(sizes, dtype=np.int64)
+        raise ValueError(f"buckets (a sequence of sizes) must sum to d = {d}, got {sum(sizes)}")
+    return sizes
 
 
-def _check_ready(ready, compute: float, B: int, backward_fraction) -> np.ndarray:
+def _phi(backward_fraction) -> float:
+    if backward_fraction is None:
+        return BACKWARD_FRACTION
+    return check_float(backward_fraction, "backward_fraction", 0.0, 1.0)
+
+
+def _check_ready(ready, compute: float, B: int, backward_fraction) -> list[float]:
     if ready is None:
-        phi = (
-            BACKWARD_FRACTION
-            if backward_fraction is None
-            else check_float(backward_fraction, "backward_fraction", 0.0, 1.0)
-        )
-        forward = compute * (1.0 - phi)
-        return forward + compute * phi * np.arange(1, B + 1) / B
+        phi = _phi(backward_fraction)
+        return [compute * (1.0 - phi) + compute * phi * (j + 1) / B for j in range(B)]
     if backward_fraction is not None:
         raise ValueError(
             "give either ready (the buckets' ready times) or backward_fraction, not both"
         )
-    if isinstance(ready, (str, bytes)):
+    if isinstance(ready, (str, bytes)) or not hasattr(ready, "__iter__"):
         raise TypeError(f"ready must be a sequence of {B} times in seconds, got {ready!r}")
-    try:
-        times = [check_float(t, "ready (each ready time)", 0.0, compute) for t in ready]
-    except TypeError as exc:
-        if "not iterable" in str(exc):
-            raise TypeError(
-                f"ready must be a sequence of {B} times in seconds, got {ready!r}"
-            ) from None
-        raise
+    times = [check_float(t, "ready (each ready time)", 0.0, compute) for t in ready]
     if len(times) != B:
         raise ValueError(f"ready must give one time per bucket ({B}), got {len(times)}")
     if any(b < a for a, b in zip(times, times[1:])):
-        raise ValueError(
-            "ready must be non-decreasing (buckets are all-reduced in the order they become ready)"
-        )
-    return np.array(times, dtype=float)
+        raise ValueError("ready must be non-decreasing (buckets are all-reduced in ready order)")
+    return times
 
 
 class _Distribution:
-    """Pair distribution on every link: a queue of blocks, one per (iteration, bucket), the
-    pairs that bucket will consume on that link; block (i, j) of link k costs
-    ``alpha + Q[j, k] * beta_qubit`` of link time and may be sent from the start of iteration
-    ``i - ahead`` at worker k on. It runs whenever its link carries no online message
-    (preemptive-resume: an online message that is ready interrupts it; a block pays its alpha
-    once). An online message of bucket j waits until block (i, j) of its link is complete."""
+    """Pair distribution on every link: a queue of blocks, one per (iteration, bucket) with the
+    pairs that bucket consumes on that link; block (i, j) of link k costs ``work[j, k]`` of link
+    time and may start with iteration ``i - ahead`` at worker k. It runs whenever its link carries
+    no online message (preemptive-resume; a block pays its alpha once)."""
 
     def __init__(self, work: np.ndarray, ahead: int, starts: list):
         self.work, self.ahead, self.starts = work, ahead, starts  # work: (B, P)
@@ -382,22 +302,16 @@ class _Distribution:
         self.left = [float(w) for w in work[0]]  # link time left of that block
         self.log: list = []  # (link, start, end, global block)
 
-    def _release(self, g: int, k: int, current: int) -> float | None:
-        i = g // self.B - self.ahead
-        if i > current:
-            return None  # may start only with an iteration not begun yet
-        return 0.0 if i < 0 else float(self.starts[i][k])
-
     def run(self, k: int, t: float, until: float, current: int, target: int | None = None) -> float:
-        """Distribute on link k from time t; stop at ``until`` or, with ``target``, as soon as
-        block ``target`` is complete (``until`` is then ignored). Returns the stop time."""
+        """Distribute on link k from time t until ``until`` or, with ``target``, until block
+        ``target`` is complete. Returns the stop time."""
         stop = math.inf if target is not None else until
         while target is None or self.block[k] <= target:
             g = self.block[k]
-            rel = self._release(g, k, current)
-            if rel is None:  # nothing released yet (never the case for a target block)
+            i = g // self.B - self.ahead
+            if i > current:  # released only with an iteration not begun yet
                 return t
-            t = max(t, rel)
+            t = max(t, 0.0 if i < 0 else float(self.starts[i][k]))
             if t >= stop:
                 return stop
             if t + self.left[k] > stop:  # interrupted by the next online message
@@ -413,9 +327,8 @@ class _Distribution:
 
 
 def _steady_period(starts: list, rtol: float) -> float | None:
-    """The steady-state period once the per-worker start times repeat: the smallest cycle c for
-    which the last three c-iteration advances agree for every worker (unequal chunks make
-    iterations alternate slightly between workers); ``None`` while still in the transient."""
+    """The period once the per-worker start times repeat: the smallest cycle c whose last three
+    c-iteration advances agree for every worker; ``None`` while still in the transient."""
     n = len(starts) - 1
     for c in range(1, n // 3 + 1):
         adv = [starts[n - m * c] - starts[n - (m + 1) * c] for m in range(3)]
@@ -425,26 +338,27 @@ def _steady_period(starts: list, rtol: float) -> float | None:
     return None
 
 
-def _simulate(
-    P, sizes, ready, bits, alpha, beta_u, transport, ahead, *, max_iterations=500, rtol=1e-11
-):
-    """Event simulation of the per-link schedule, iterated to its steady state.
+def _simulate(P, sizes, ready, compute, bits, alpha, beta_u, transport, ahead):
+    """Event simulation of the per-link schedule, iterated to its steady state (at most 500
+    iterations): returns ``(period, schedule)``.
 
     Each link serves its online messages in the order (iteration, bucket, step), one at a time,
-    each taking ``alpha + units * beta_u``; message (bucket j, step s >= 1) of sender k can start
-    only after message (j, s - 1) of sender k - 1 has arrived (it forwards that chunk), step 0
-    only once bucket j is ready at worker k (``ready[j]`` after worker k started the iteration).
-    Worker k starts the next iteration when its last message of this one has arrived.
-    Cost O(iterations * B * P^2) Python steps: use ``method="formula"`` for sweeps.
+    each taking ``alpha + units * beta_u``; message (bucket j, step s >= 1) of sender k starts
+    only after message (j, s - 1) of sender k - 1 has arrived, step 0 once bucket j is ready at
+    worker k. Worker k starts the next iteration when its last message of this one has arrived
+    and its compute is over.
     """
     B = len(sizes)
-    units = [_message_units(int(n), P, bits, transport) for n in sizes]
+    units = [message_bits(P, n, bits).T for n in sizes]  # (2(P-1), P): step s, sender k
+    if transport == "superdense":
+        units = [(u + 1) // 2 for u in units]
     dur = [alpha + u * beta_u for u in units]
     starts = [np.zeros(P)]
     dist = None
     if transport == "superdense":
-        work = np.array([alpha + u.sum(axis=0) * beta_u for u in units])  # (B, P)
-        dist = _Distribution(work, ahead, starts)
+        dist = _Distribution(
+            np.array([alpha + u.sum(axis=0) * beta_u for u in units]), ahead, starts
+        )
     free = np.zeros(P)
     online_log: list = []
     prev = np.roll(np.arange(P), 1)  # sender k - 1
@@ -462,11 +376,11 @@ def _simulate(
                             e[k] = max(e[k], dist.run(k, e[k], math.inf, i, target=i * B + j))
                 free = fin = e + dur[j][s]
                 online_log.append((e[0], fin[0], j))
-        starts.append(fin[prev])  # worker k: its last incoming message (from k - 1)
+        starts.append(np.maximum(fin[prev], starts[i] + compute))
         if steady is not None:
             break  # one more iteration run, so that the steady one's trailing gap is filled
-        period = _steady_period(starts, rtol)
-        if period is not None or i + 1 >= max_iterations:
+        period = _steady_period(starts, 1e-11)
+        if period is not None or i + 1 >= 500:
             steady = i
         i += 1
     t0, t1 = float(starts[steady][0]), float(starts[steady + 1][0])
@@ -478,34 +392,19 @@ def _simulate(
         for a, b, kind, j in sched
         if b > t0 and a < t1
     )
-    online_k = sum(x.sum(axis=0) for x in dur)
-    dist_k = dist.work.sum(axis=0) if dist is not None else np.zeros(P)
-    return period, online_k, dist_k, tuple(sched)
+    return period, tuple(sched)
 
 
-def _formula(P, sizes, ready, bits, alpha, beta_u, transport, ahead):
-    """Closed form of the steady state; exact when every link carries the same messages
-    (P divides every bucket size), else it charges each step its largest message."""
-    units = [_message_units(int(n), P, bits, transport) for n in sizes]
-    R = np.array([2 * (P - 1) * alpha + beta_u * u.max(axis=1).sum() for u in units])
-    online_k = sum(2 * (P - 1) * alpha + beta_u * u.sum(axis=0) for u in units)
-    if transport == "classical":
-        e = 0.0
-        for r, rj in zip(ready, R):
-            e = max(r, e) + rj
-        return e, online_k, np.zeros(P)
-    D = np.array([alpha + beta_u * u.sum(axis=0).max() for u in units])
-    dist_k = sum(alpha + beta_u * u.sum(axis=0) for u in units)
-    e = 0.0
-    if ahead == 0:
-        # s_j = max(r_j, e_{j-1}, D_0 + .. + D_j + R_0 + .. + R_{j-1}): the link distributes
-        # whenever it carries no online message, blocks in bucket order from the iteration's start
-        for j, (r, rj) in enumerate(zip(ready, R)):
-            e = max(r, e, D[: j + 1].sum() + R[:j].sum()) + rj
-        return e, online_k, dist_k
-    for r, rj in zip(ready, R):
-        e = max(r, e) + rj
-    return max(e, R.sum() + D.sum()), online_k, dist_k
+def _formula(P, sizes, ready, compute, bits, alpha, beta_u, transport, ahead, D) -> float:
+    """Closed form of the steady state (see :func:`bucketed_iteration_time`); ``D``: the
+    distribution blocks' link times (zeros classically)."""
+    R = [2 * (P - 1) * (alpha + beta_u * _units(-(-n // P), bits, transport)) for n in sizes]
+    e = before = 0.0  # before: D_0 + .. + D_j + R_0 + .. + R_{j-1}, the link's work up to j
+    for r, rj, dj in zip(ready, R, D):
+        before += dj
+        e = max(r, e, before if ahead == 0 else 0.0) + rj
+        before += rj
+    return max(e, before, compute)
 
 
 def bucketed_iteration_time(
@@ -521,7 +420,7 @@ def bucketed_iteration_time(
     beta_qubit: float | None = None,
     backward_fraction: float | None = None,
     ready=None,
-    ahead: int = 1,
+    ahead: int | None = None,
     method: str = "simulate",
 ) -> BucketedIteration:
     """Steady-state iteration time with bucketed all-reduce overlapping the backward pass, for
@@ -529,81 +428,47 @@ def bucketed_iteration_time(
     :func:`iteration_time`, which overlaps nothing classically).
 
     Model (our reconstruction; the paper summary gives no iteration model). One iteration is
-    ``compute`` seconds of forward + backward pass. The gradient is cut into B buckets (in the
-    order they become ready, as PyTorch DDP does); bucket j is ready at ``ready[j]`` seconds
-    after the iteration starts, by default at ``compute * (1 - phi) + (j + 1) * compute * phi / B``
-    (evenly spaced over the backward pass, ``phi = backward_fraction``). Each bucket is all-reduced
-    by the ring of book/01_bottleneck.ipynb as soon as it is ready and its messages' links are free: every
-    directed link is a serial resource, a message of n units holds it ``alpha + n * beta_unit``
-    seconds (``beta_unit = beta`` per bit classically, ``beta_qubit`` per qubit over superdense
-    coding, ``ceil(k / 2)`` qubits for a k-bit message), messages of bucket j after those of
-    bucket j - 1 on every link, and a forwarded chunk only after it has arrived. The next
-    iteration starts when the last bucket's all-reduce has delivered its last message.
+    ``compute`` seconds of forward + backward pass. The gradient is cut into B buckets (in ready
+    order, as PyTorch DDP does); bucket j is ready ``ready[j]`` seconds after the iteration starts,
+    by default ``compute (1 - phi) + (j + 1) compute phi / B`` (evenly over the backward pass,
+    ``phi = backward_fraction``). Each bucket is all-reduced by the ring of book/01_bottleneck.ipynb
+    as soon as it is ready and its links are free: a directed link is a serial resource, a message
+    of n units holds it ``alpha + n beta_unit`` (``beta`` per bit; ``beta_qubit`` per qubit,
+    ``ceil(k/2)`` qubits for a k-bit message), bucket j after bucket j - 1 on every link, a
+    forwarded chunk only after it arrived. The next iteration starts when the last message has
+    arrived and the compute is over.
 
-    Superdense: the Bell pairs bucket j consumes on a link are distributed over *that same link*
-    (one qubit per pair) as one block of ``alpha + Q_j * beta_qubit`` link time (``Q_j``: the
-    bucket's online qubits on that link), which must be complete before the bucket's first online
-    message on the link. Blocks are sent whenever the link carries no online message (online
-    messages preempt them; a preempted block resumes), in bucket order, from the start of the
-    iteration ``ahead`` iterations earlier (``ahead=0``: only during the iteration that uses them,
-    i.e. during its forward and backward pass; ``ahead=1``: also during the previous iteration,
-    quantum memories holding pairs for one iteration).
+    Superdense: the pairs bucket j consumes on a link are distributed over *that* link (one qubit
+    each) as one block of ``D_j = alpha + Q_j beta_qubit`` (``Q_j``: the bucket's online qubits
+    there), complete before the bucket's first online message there. Blocks use the link whenever
+    it carries no online message (preemptively), in bucket order, from the start of the iteration
+    ``ahead`` iterations earlier (``ahead=0``: only during the iteration that uses them;
+    ``ahead=1``, the default: also during the previous one, memories holding pairs for one
+    iteration).
 
-    Steady state. ``method="simulate"`` runs the event simulation above until the per-worker
-    start times repeat; ``method="formula"`` evaluates the closed form below, which is exact when
-    P divides every bucket size (every link then carries the same messages; the tests check the
-    two against each other) and otherwise charges every ring step its largest message (for
-    ResNet-50 buckets 1e-6 to 1e-4 relative above the simulation). With ``R_j`` the ring time of
-    bucket j, ``D_j = alpha + Q_j beta_qubit`` and ``e_j = max(ready[j], e_{j-1}) + R_j``
-    (``e_{-1} = 0``):
+    ``method="simulate"`` runs this event simulation to its steady state (2 (P - 1) P B messages
+    per iteration, at most ``MAX_SIMULATED_MESSAGES``); ``method="formula"`` is the closed form,
+    exact when P divides every bucket size (the tests compare the two), otherwise charging every
+    ring step its largest message. With ``R_j`` the ring time of bucket j and ``e_j = max(ready[j],
+    e_{j-1}) + R_j``: classical ``total = e_{B-1}``; superdense with ``ahead >= 1``: ``max(e_{B-1},
+    sum_j (R_j + D_j))`` — the link carries online and distribution qubits, which together equal
+    the classical bits (plus one per odd message); with ``ahead = 0``: ``e_j = max(ready[j],
+    e_{j-1}, D_0 + .. + D_j + R_0 + .. + R_{j-1}) + R_j``, the same number (the idle link before
+    each bucket always suffices). Each total is at least ``compute``. So with ``beta_qubit =
+    beta`` the superdense ring saves the shortening of the critical path, but never more than the
+    link time the classical schedule leaves idle; :func:`bucketed_best_ratio` is the best case.
 
-    * classical: ``total = e_{B-1}``;
-    * superdense, ``ahead >= 1``: ``total = max(e_{B-1}, sum_j (R_j + D_j))`` with the superdense
-      ``R_j`` — the link must carry the online qubits *and* the distribution qubits of every
-      iteration, which together equal the classical bits (plus one per odd-length message);
-    * superdense, ``ahead = 0``: ``e_j = max(ready[j], e_{j-1}, D_0 + .. + D_j + R_0 + .. +
-      R_{j-1}) + R_j``, whose last term is the same number: pairs never need to be kept longer
-      than one iteration (the link's idle time before each bucket always suffices).
-
-    Hence, with ``beta_qubit = beta`` and even messages, the superdense ring saves
-    ``min(e_cl - e_q, idle_cl - B alpha)``: the shortening of the critical path by the halved
-    messages (in compute-bound iterations only the tail after the last bucket), but never more
-    than the link time the classical schedule leaves idle (at least the forward pass and the
-    first bucket's backward). If the link is busy the whole iteration, nothing is saved.
-    :func:`bucketed_best_ratio` gives the best case over all compute times.
-
-    Parameters
-    ----------
-    compute : float >= 0
-        Seconds of forward + backward computation per iteration.
-    workers, d, bits, alpha, beta
-        P >= 2 workers, d >= 1 words of ``bits`` bits, alpha >= 0 seconds per message,
-        beta >= 0 seconds per bit.
-    buckets : int in 1..d, or sequence of positive ints summing to d
-        Number of (near-)equal buckets, or the bucket sizes in words in ready order.
-    transport : "classical" | "superdense"
-    beta_qubit : float >= 0, optional
-        Seconds per qubit on a link (online and distribution); default ``beta``.
-    backward_fraction : float in [0, 1], optional
-        Share of ``compute`` in the backward pass (default :data:`BACKWARD_FRACTION` = 2/3);
-        not with ``ready``.
-    ready : sequence of B floats in [0, compute], non-decreasing, optional
-        The buckets' ready times (seconds after the iteration starts).
-    ahead : int >= 0
-        How many iterations ahead the pairs may be distributed (superdense; ignored
-        classically, where the result reports 0).
-    method : "simulate" | "formula"
-
-    Returns
-    -------
-    BucketedIteration
+    Parameters: ``compute`` >= 0 (s), P >= 2, d >= 1 words of ``bits`` bits, ``alpha``, ``beta``
+    >= 0 (s per message, per bit); ``buckets``: a number in 1..d of (near-)equal buckets, or the
+    sizes in ready order; ``beta_qubit`` >= 0 (superdense only, default ``beta``);
+    ``backward_fraction`` in [0, 1] (default 2/3) or ``ready`` (B non-decreasing times in [0,
+    compute]); ``ahead`` >= 0 (superdense only, default 1); ``method`` "simulate" or "formula".
 
     Examples
     --------
     ResNet-50, 8 workers, 16-bit words, 10 Gbit/s links, 4 buckets: the ring needs 71.6 ms of
     link time per iteration, more than the 50 ms of compute. The superdense iteration is exactly
-    that link time (online + distribution qubits = classical bits), and it saves what the
-    classical link leaves idle: the forward pass and the first bucket's backward (25 ms).
+    that link time, and it saves what the classical link leaves idle (25 ms).
 
     >>> d = MODEL_SIZES["ResNet-50"]
     >>> cl = bucketed_iteration_time(0.05, 8, d, 16, 5e-6, 1e-10, buckets=4)
@@ -615,108 +480,88 @@ def bucketed_iteration_time(
     """
     compute = check_float(compute, "compute", 0.0)
     P, d, bits, alpha, beta = _check_common(workers, d, bits, alpha, beta)
-    transport = check_choice(transport, "transport", ("classical", "superdense"))
+    transport = check_choice(transport, "transport", TRANSPORTS)
     method = check_choice(method, "method", _METHODS)
-    ahead = check_int(ahead, "ahead", 0)
-    if beta_qubit is not None:
-        beta_qubit = check_float(beta_qubit, "beta_qubit", 0.0)
+    if ahead is not None and transport != "superdense":
+        raise ValueError(
+            "ahead applies only to transport='superdense' (when pairs are distributed)"
+        )
+    ahead = 1 if ahead is None else check_int(ahead, "ahead", 0)
+    beta_u = _beta_qubit(beta_qubit, transport, beta)
     sizes = _check_buckets(buckets, d)
     ready = _check_ready(ready, compute, len(sizes), backward_fraction)
-    beta_u = beta if (transport == "classical" or beta_qubit is None) else beta_qubit
-    args = (P, sizes, ready, bits, alpha, beta_u, transport, ahead)
-    sched: tuple = ()
+    messages = 2 * (P - 1) * P * len(sizes)
+    if method == "simulate" and messages > MAX_SIMULATED_MESSAGES:
+        raise ValueError(
+            f"workers * buckets too large for method='simulate': 2 (P-1) P B = {messages:,} "
+            f"messages per iteration (at most {MAX_SIMULATED_MESSAGES:,}); use method='formula'"
+        )
+    # Link (P - 3) mod P is the busiest for every bucket (see link_units).
+    units = [link_units(P, n, bits, transport=transport) for n in sizes]
+    online = sum(2 * (P - 1) * alpha + beta_u * u for u in units)
+    D = [alpha + beta_u * u if transport == "superdense" else 0.0 for u in units]
+    args = (P, sizes, ready, compute, bits, alpha, beta_u, transport, ahead)
+    schedule: tuple = ()
     if method == "simulate":
-        total, online_k, dist_k, sched = _simulate(*args)
-        if total is None:  # pragma: no cover - a periodic steady state is reached in few steps
-            raise RuntimeError("the schedule did not reach a steady state")
+        total, schedule = _simulate(*args)
     else:
-        total, online_k, dist_k = _formula(*args)
-    busy = online_k + dist_k
-    k = int(np.argmax(busy))
+        total = _formula(*args, D)
+    dist = sum(D)
     return BucketedIteration(
         transport=transport,
-        compute=compute,
         buckets=len(sizes),
         ahead=ahead if transport == "superdense" else 0,
+        compute=compute,
         total=float(total),
         tail=float(total - compute),
-        online=float(online_k.max()),
-        distribution=float(dist_k.max()),
-        idle=max(0.0, float(total - busy[k])),
+        online=float(online),
+        distribution=float(dist),
+        idle=max(0.0, float(total - online - dist)),
         method=method,
         ready=tuple(float(r) for r in ready),
-        schedule=sched,
+        schedule=schedule,
     )
 
 
 def bucketed_best_ratio(buckets: int, backward_fraction: float | None = None) -> float:
     """Smallest superdense / classical ratio of :func:`bucketed_iteration_time` over all compute
-    times, in the ideal case: B equal buckets ready at evenly spaced times over the backward pass,
-    ``alpha = 0``, ``beta_qubit = beta`` and even messages (P divides the bucket sizes).
+    times, in the ideal case: B equal buckets ready evenly over the backward pass, ``alpha = 0``,
+    ``beta_qubit = beta``, even messages.
 
     With ``W`` the classical link time of one iteration, ``h = 1 - phi + phi / B`` the share of
     the compute before the first bucket is ready and ``x = compute / W``, the classical iteration
     takes ``(1 + h x) W`` while the link is the bottleneck and the superdense one
-    ``max(1, x + 1/(2B), h x + 1/2) W``; the ratio is smallest at
-    ``x* = min(1 - 1/(2B), 1/(2h))``::
-
-        best ratio = 1 / (1 + min(h (1 - 1/(2B)), 1/2)).
-
-    It is 2/3 (the non-overlapped model's best case) only when the classical link idles long
-    enough (``h (1 - 1/(2B)) >= 1/2``, e.g. B = 1 or ``phi <= 1/2``); for B -> infinity it tends
-    to ``1 / (2 - phi)`` (3/4 for ``phi = 2/3``).
+    ``max(1, x + 1/(2B), h x + 1/2) W``; the smallest ratio, at ``x* = min(1 - 1/(2B), 1/(2h))``,
+    is ``1 / (1 + min(h (1 - 1/(2B)), 1/2))``: 2/3 (the non-overlapped best case) only when the
+    classical link idles long enough, ``1 / (2 - phi)`` for B -> infinity.
 
     Examples
     --------
     >>> [round(bucketed_best_ratio(b), 4) for b in (1, 3, 8, 10**6)]
     [0.6667, 0.6835, 0.7191, 0.75]
     """
-    B = check_int(buckets, "buckets", 1)
-    phi = (
-        BACKWARD_FRACTION
-        if backward_fraction is None
-        else check_float(backward_fraction, "backward_fraction", 0.0, 1.0)
-    )
+    B, phi = check_int(buckets, "buckets", 1), _phi(backward_fraction)
     h = 1.0 - phi + phi / B
     return 1.0 / (1.0 + min(h * (1.0 - 1.0 / (2 * B)), 0.5))
 
 
-# ---------------------------------------------------------------------------------------------
-# Cut-set lower bound for any all-reduce protocol
-# ---------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
+@result
 class CutSetBound:
     """What the cut around one worker forces on *any* all-reduce protocol, next to what the rings
-    and VGA actually use per worker (counts per worker and per all-reduce of d words of b bits).
+    and VGA use per worker (:func:`allreduce_cut_bound`; per all-reduce of d words of b bits).
 
-    ``information``: bits of information that must enter each worker, and also leave it
-    (``d b`` for exact computation). ``qubits``: the fewest qubits that can carry it in (and out),
-    with any pre-shared entanglement, ``information / 2`` (whole qubits: its ceiling).
-    ``classical_bits``: the fewest classical bits, ``information`` (entanglement does not help
-    classical messages). A worker receiving q qubits and c bits needs ``2 q + c >= information``
-    (:meth:`allows`). ``superdense_ring`` / ``classical_ring``: qubits / bits the ring delivers to
-    its busiest worker (over its one incoming link). ``vga_bits_in`` / ``vga_bits_out``: classical
-    bits a worker receives / broadcasts in VGA's GHZ sum (``(P-1) d b`` / ``d b``), which sends no
-    online qubit at all.
-
-    Attributes
-    ----------
-    workers, d, bits : int
-    error : float
-        The error allowed (0: exact computation).
-    information, qubits, classical_bits : float
-        Bits that must cross the cut; qubits and classical bits that can carry them.
-    superdense_ring, classical_ring, vga_bits_in, vga_bits_out : int
-    superdense_ratio, classical_ratio : float
-        See the properties.
+    ``information``: bits that must enter each worker (and leave it), ``d b`` when exact;
+    ``qubits``: the fewest qubits that can carry them in with any pre-shared entanglement,
+    ``information / 2``; ``classical_bits``: the fewest classical bits, ``information``. A worker
+    receiving q qubits and c bits needs ``2 q + c >= information`` (:meth:`allows`).
+    ``superdense_ring`` / ``classical_ring``: qubits / bits the ring delivers to its busiest
+    worker; ``vga_bits_in`` / ``vga_bits_out``: classical bits a worker receives / broadcasts in
+    VGA's GHZ sum (``(P-1) d b`` / ``d b``), which sends no online qubit at all.
 
     Examples
     --------
-    >>> from qring_edu import allreduce_cut_bound
     >>> allreduce_cut_bound(8, 8000, 16)
-    CutSetBound(P=8, d=8000, bits=16, error=0, information=128000, qubits=64000, superdense_ring=112000, classical_ring=224000, vga_bits_in=896000)
+    CutSetBound(workers=8, d=8000, bits=16, error=0, information=1.28e+05, qubits=6.4e+04, superdense_ring=112000, classical_ring=224000, vga_bits_in=896000)
     """
 
     workers: int
@@ -725,37 +570,28 @@ class CutSetBound:
     error: float
     information: float
     qubits: float
-    classical_bits: float
-    superdense_ring: int
-    classical_ring: int
-    vga_bits_in: int
-    vga_bits_out: int
+    classical_bits: float = field(repr=False)
+    superdense_ring: int = 0
+    classical_ring: int = 0
+    vga_bits_in: int = 0
+    vga_bits_out: int = field(default=0, repr=False)
 
     @property
     def superdense_ratio(self) -> float:
-        """Superdense ring's qubits into the busiest worker / the cut-set bound (2(P-1)/P if P | d,
-        b even)."""
+        """Superdense ring's qubits into the busiest worker / the bound (2(P-1)/P if P | d)."""
         return self.superdense_ring / self.qubits if self.qubits else math.inf
 
     @property
     def classical_ratio(self) -> float:
-        """Classical ring's bits into the busiest worker / the classical cut-set bound."""
+        """Classical ring's bits into the busiest worker / the classical bound."""
         return self.classical_ring / self.classical_bits if self.classical_bits else math.inf
 
     def allows(self, qubits: float = 0, bits: float = 0) -> bool:
-        """Whether a worker receiving ``qubits`` qubits and ``bits`` classical bits in total can
-        meet the bound: ``2 qubits + bits >= information``."""
+        """Whether ``qubits`` qubits and ``bits`` classical bits into a worker can meet the bound:
+        ``2 qubits + bits >= information``."""
         q = check_float(qubits, "qubits", 0.0)
         c = check_float(bits, "bits", 0.0)
         return 2 * q + c >= self.information * (1 - 1e-12)
-
-    def __repr__(self) -> str:
-        return (
-            f"CutSetBound(P={self.workers}, d={self.d}, bits={self.bits}, "
-            f"error={self.error:.3g}, information={self.information:.6g}, "
-            f"qubits={self.qubits:.6g}, superdense_ring={self.superdense_ring}, "
-            f"classical_ring={self.classical_ring}, vga_bits_in={self.vga_bits_in})"
-        )
 
 
 def allreduce_cut_bound(workers: int, d: int, bits: int, *, error: float = 0.0) -> CutSetBound:
@@ -763,41 +599,25 @@ def allreduce_cut_bound(workers: int, d: int, bits: int, *, error: float = 0.0) 
     protocol, classical or quantum.
 
     Setting: P workers; worker w holds ``x_w``, d words of b bits; every worker must output the
-    word-wise sum ``S = sum_w x_w mod 2**b``. The protocol may use any number of rounds, any
-    topology, quantum or classical messages, and any entangled state shared in advance (not
-    depending on the inputs). Its message sizes are fixed in advance (worst case over inputs).
-    Evaluate it on independent uniform inputs (the hard distribution; the bound then holds for
-    every protocol that is correct on all inputs).
+    word-wise sum ``S = sum_w x_w mod 2**b``. Any rounds, topology, quantum or classical messages
+    and any input-independent entanglement shared in advance; message sizes fixed in advance
+    (worst case over inputs). Evaluate on independent uniform inputs (the hard distribution).
 
-    Into worker w: ``S`` and ``x_w`` determine ``Y = sum_{v != w} x_v``, which is uniform and
-    independent of ``x_w``, so at the end ``I(X_rest ; worker w's systems) >= H(Y) = d b``
-    (with error probability ``eps`` per worker, Fano gives ``(1 - eps) d b - h(eps)``).
-    Initially that mutual information is 0; the others' local operations do not change the joint
-    state of ``X_rest`` and w's systems (no signalling); w's own operations, including sending
-    systems away, cannot increase it (data processing); receiving a q-qubit system Q raises it by
-    ``I(X_rest ; Q | B) <= 2 q`` (``|S(Q|.)| <= q``) and a c-bit classical message by at most c.
-    Hence ``2 q_in + c_in >= d b``: at least ``d b / 2`` qubits or ``d b`` bits into every worker
-    (the entanglement-assisted Holevo bound, applied to the whole interaction; cf. Cleve, van Dam,
-    Nielsen & Tapp 1998; Nayak & Salzman 2006). Out of worker w: the others together must learn
-    S, which with ``X_rest`` determines ``x_w``: the same bound for what leaves w.
+    Into worker w: ``S`` and ``x_w`` determine ``Y = sum_{v != w} x_v``, uniform and independent
+    of ``x_w``, so at the end ``I(X_rest ; worker w's systems) >= H(Y) = d b`` (with error
+    probability ``eps`` per worker, Fano gives ``(1 - eps) d b - h(eps)``). Initially it is 0; the
+    others' local operations do not change it (no signalling), w's own cannot increase it (data
+    processing); receiving a q-qubit system raises it by at most ``2 q`` and a c-bit message by
+    at most c. Hence ``2 q_in + c_in >= d b`` (the entanglement-assisted Holevo bound applied to
+    the whole interaction; cf. Cleve, van Dam, Nielsen & Tapp 1998; Nayak & Salzman 2006). Out of
+    w: the others must learn S, which with ``X_rest`` determines ``x_w``: the same bound.
 
-    On the ring every worker has one incoming link, so the bound is ``d b / 2`` qubits per
-    directed link. The superdense ring sends ``(P-1)/P d b`` qubits into each worker (P | d, b
-    even), ``2 (P-1)/P`` times the bound (1 at P = 2, towards 2 for large P); the classical ring
-    sends ``2 (P-1)/P d b`` bits, the same multiple of the classical bound ``d b``. This bound
-    does not decide whether some protocol beats the superdense ring for P > 2.
+    On the ring every worker has one incoming link: ``d b / 2`` qubits per directed link. The
+    superdense ring sends ``(P-1)/P d b`` qubits into each worker (P | d, b even), ``2 (P-1)/P``
+    times the bound (1 at P = 2, towards 2 for large P); the classical ring the same multiple of
+    ``d b`` bits. The bound does not decide whether some protocol beats the ring for P > 2.
 
-    Parameters
-    ----------
-    workers : int >= 2
-    d : int >= 1
-    bits : int in 2..32
-    error : float in [0, 1)
-        Allowed probability that a worker's output is wrong (0: exact).
-
-    Returns
-    -------
-    CutSetBound
+    ``workers`` >= 2, ``d`` >= 1, ``bits`` in 2..32, ``error`` in [0, 1) (0: exact). O(1) memory.
 
     Examples
     --------
@@ -809,17 +629,11 @@ def allreduce_cut_bound(workers: int, d: int, bits: int, *, error: float = 0.0) 
     >>> cut.vga_bits_in, cut.allows(bits=cut.vga_bits_in)
     (896000, True)
     """
-    P, d, bits = (
-        check_int(workers, "P (number of workers)", 2),
-        check_int(d, "d", 1),
-        check_bits(bits),
-    )
+    P, d, bits = _check_ring(workers, d, bits)
     error = check_float(error, "error", 0.0, 1.0, hi_open=True)
     n = d * bits
     h = 0.0 if error == 0.0 else -(error * math.log2(error) + (1 - error) * math.log2(1 - error))
     info = max(0.0, (1 - error) * n - h)
-    sd_in = int(_message_units(d, P, bits, "superdense").sum(axis=0).max())
-    cl_in = int(_message_units(d, P, bits, "classical").sum(axis=0).max())
     return CutSetBound(
         workers=P,
         d=d,
@@ -828,8 +642,8 @@ def allreduce_cut_bound(workers: int, d: int, bits: int, *, error: float = 0.0) 
         information=float(info),
         qubits=info / 2,
         classical_bits=float(info),
-        superdense_ring=sd_in,
-        classical_ring=cl_in,
+        superdense_ring=link_units(P, d, bits, transport="superdense"),
+        classical_ring=link_units(P, d, bits),
         vga_bits_in=(P - 1) * n,
         vga_bits_out=n,
     )

@@ -1,16 +1,12 @@
 """Holevo quantities: entropy, χ, mutual information, accessible information, dense-coding capacity
-(book/02_holevo.ipynb), and builders of the ensembles the book studies. All information quantities are
-in bits (log base 2).
+(book/02_holevo.ipynb), and builders of the ensembles the book studies, all in bits (log base 2).
 
 Inputs. A *state* is a state vector (shape ``(d,)``, normalised) or a density matrix (shape
-``(d, d)``, Hermitian, positive semidefinite, unit trace) — NumPy arrays or Qiskit
-``Statevector``/``DensityMatrix``. An *ensemble* is ``probs`` (shape ``(n,)``, non-negative, summing
-to 1) with ``states`` (n states of one dimension). A *POVM* is a sequence of ``d x d`` positive
-semidefinite matrices summing to the identity. Checks use the absolute tolerance ``ATOL``.
-
-Qubit order for two-party states (``dense_coding_capacity``, ``encoded_ensemble``,
-``superdense_ensemble``): Qiskit's convention, qubit 0 is the least significant tensor factor.
-Alice's qubit is qubit 0 by default, as in :func:`qring_edu.states.isotropic_state`.
+``(d, d)``, Hermitian, positive semidefinite, unit trace), NumPy or Qiskit, with d at most
+``MAX_DIM``. An *ensemble* is ``probs`` (shape ``(n,)``, non-negative, summing to 1) with
+``states`` (n states of one dimension). A *POVM* is a sequence of ``d x d`` positive semidefinite
+matrices summing to the identity. Two-party states use Qiskit's qubit order (qubit 0 least
+significant; Alice's qubit is qubit 0 by default, as in :func:`qring_edu.states.isotropic_state`).
 
 Bloch sphere. A qubit state is ``ρ = (I + r·σ)/2`` with Bloch vector ``r = (Tr ρX, Tr ρY, Tr ρZ)``,
 ``|r| <= 1``; the direction with polar angle ``θ`` and azimuth ``φ`` (radians) is
@@ -20,18 +16,18 @@ Bloch sphere. A qubit state is ``ρ = (I + r·σ)/2`` with Bloch vector ``r = (T
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import numpy as np
 
-from ._validate import check_float, check_int, check_seed
+from ._result import result
+from ._validate import as_numeric_array, check_fidelity, check_float, check_int, check_seed
 from .states import ATOL, as_density_matrix, bloch_vector, embed_operator, partial_trace
 from .states import as_array as _raw
 from .states import from_bloch as _from_bloch
 from .states import isotropic_state as _isotropic_array
 
 __all__ = [
-    "ATOL",
     "von_neumann_entropy",
     "shannon_entropy",
     "holevo_chi",
@@ -52,24 +48,24 @@ __all__ = [
     "superdense_ensemble",
     "encoded_ensemble",
     "bloch_ensemble",
-    "bloch_vector",
     "bloch_measurement",
 ]
 
-# --------------------------------------------------------------------------------------------
+#: Largest state dimension d (a d x d complex matrix is 16 d² bytes) and largest working memory.
+MAX_DIM, MAX_BYTES = 1024, 2**30
+
 # validation
-# --------------------------------------------------------------------------------------------
+
+
+def _check_vector(values, name: str) -> np.ndarray:
+    arr = as_numeric_array(values, name).astype(float)
+    if arr.ndim != 1 or arr.size < 1:
+        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {arr.shape}")
+    return arr
 
 
 def _check_probs(probs, n: int | None = None, name: str = "probs") -> np.ndarray:
-    try:
-        p = np.asarray(probs, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a 1-D array of probabilities") from None
-    if p.ndim != 1 or p.size < 1:
-        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {p.shape}")
-    if not np.all(np.isfinite(p)):
-        raise ValueError(f"{name} must be finite")
+    p = _check_vector(probs, name)
     if np.any(p < -ATOL):
         raise ValueError(f"{name} must be non-negative, got a minimum of {p.min():.3g}")
     if abs(p.sum() - 1) > 1e-6:
@@ -80,17 +76,18 @@ def _check_probs(probs, n: int | None = None, name: str = "probs") -> np.ndarray
 
 
 def _check_ensemble(probs, states) -> tuple[np.ndarray, np.ndarray]:
-    if isinstance(states, np.ndarray) and states.ndim in (2, 3):
+    try:
         seq = list(states)
-    else:
-        try:
-            seq = list(states)
-        except TypeError:
-            raise TypeError(
-                "states must be a sequence of state vectors or density matrices"
-            ) from None
+    except TypeError:
+        raise TypeError("states must be a sequence of state vectors or density matrices") from None
     if not seq:
         raise ValueError("states must contain at least one state")
+    d = max(max(np.shape(_raw(s)), default=0) for s in seq)
+    if d > MAX_DIM or 16 * d * d * len(seq) > MAX_BYTES:
+        raise ValueError(
+            f"states: {len(seq)} states of dimension {d} would need {16 * d * d * len(seq) / 2**30:.3g}"
+            f" GiB as density matrices (at most dimension {MAX_DIM} and 1 GiB)"
+        )
     rhos = [as_density_matrix(s, f"states[{i}]") for i, s in enumerate(seq)]
     dims = {r.shape[0] for r in rhos}
     if len(dims) != 1:
@@ -123,27 +120,15 @@ def _check_povm(povm, d: int) -> np.ndarray:
     return np.stack(elems)
 
 
-# --------------------------------------------------------------------------------------------
 # entropies and χ
-# --------------------------------------------------------------------------------------------
 
 
 def shannon_entropy(probs) -> float:
-    """``H(p) = -Σ p_i log2 p_i`` in bits (0 log 0 = 0).
-
-    Parameters
-    ----------
-    probs : array_like, shape (n,)
-        Non-negative, summing to 1 (within ``ATOL``).
-
-    Returns
-    -------
-    float
-        Bits, in ``[0, log2 n]``.
+    """``H(p) = -Σ p_i log2 p_i`` in bits, in ``[0, log2 n]`` (0 log 0 = 0); ``probs``: shape
+    (n,), non-negative, summing to 1.
 
     Examples
     --------
-    >>> from qring_edu import shannon_entropy
     >>> shannon_entropy([0.5, 0.25, 0.25])
     1.5
     >>> shannon_entropy([1.0, 0.0])
@@ -161,23 +146,12 @@ def _entropy_of(rho: np.ndarray) -> float:
 
 
 def von_neumann_entropy(rho) -> float:
-    """``S(ρ) = -Tr ρ log2 ρ`` in bits, from the eigenvalues; ``rho`` a density matrix or a vector.
-
-    Parameters
-    ----------
-    rho : array_like, shape (d, d) or (d,)
-        A density matrix (Hermitian, positive semidefinite, unit trace) or a normalised state
-        vector (a pure state: ``S = 0``); Qiskit ``DensityMatrix``/``Statevector`` work too.
-
-    Returns
-    -------
-    float
-        Bits, in ``[0, log2 d]``.
+    """``S(ρ) = -Tr ρ log2 ρ`` in bits, in ``[0, log2 d]``, from the eigenvalues; ``rho``: a
+    state (module docstring), a pure state vector has ``S = 0``.
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from qring_edu import isotropic_state, von_neumann_entropy
+    >>> from qring_edu.states import isotropic_state
     >>> von_neumann_entropy(np.eye(4) / 4), von_neumann_entropy([1, 0])
     (2.0, 0.0)
     >>> round(von_neumann_entropy(isotropic_state(0.9)), 6)     # H(0.9, 0.1/3, 0.1/3, 0.1/3)
@@ -187,25 +161,12 @@ def von_neumann_entropy(rho) -> float:
 
 
 def holevo_chi(probs, states) -> float:
-    """Holevo quantity ``χ = S(Σ p_i ρ_i) - Σ p_i S(ρ_i)`` in bits.
-
-    It bounds the mutual information of every measurement of the ensemble (Holevo 1973).
-
-    Parameters
-    ----------
-    probs : array_like, shape (n,)
-        Non-negative, summing to 1.
-    states : sequence of n states
-        State vectors ``(d,)`` or density matrices ``(d, d)``, all of one dimension ``d``.
-
-    Returns
-    -------
-    float
-        Bits, at most ``log2 d``.
+    """Holevo quantity ``χ = S(Σ p_i ρ_i) - Σ p_i S(ρ_i)`` in bits (at most ``log2 d``) of the
+    ensemble ``(probs, states)``: it bounds the mutual information of every measurement of the
+    ensemble (Holevo 1973).
 
     Examples
     --------
-    >>> from qring_edu import bb84_ensemble, holevo_chi, superdense_ensemble
     >>> round(holevo_chi(*bb84_ensemble()), 6), round(holevo_chi(*superdense_ensemble()), 6)
     (1.0, 2.0)
     >>> round(holevo_chi([0.5, 0.5], [[1, 0], [0, 1]]), 6)
@@ -226,30 +187,14 @@ def _mutual_info(p: np.ndarray, cond: np.ndarray) -> float:
 
 
 def mutual_information(probs, states, povm) -> float:
-    """``I(X;Y)`` in bits when the ensemble ``(probs, states)`` is measured with ``povm``.
-
-    ``p(y|x) = Tr(E_y ρ_x)``; ``I = Σ_xy p(x) p(y|x) log2(p(y|x) / p(y))``.
-
-    Parameters
-    ----------
-    probs : array_like, shape (n,)
-        Message probabilities ``p(x)``, summing to 1.
-    states : sequence of n states
-        State vectors ``(d,)`` or density matrices ``(d, d)``.
-    povm : sequence of m arrays of shape (d, d)
-        Positive semidefinite elements ``E_y`` summing to the identity.
-
-    Returns
-    -------
-    float
-        Bits, at most :func:`holevo_chi` of the ensemble.
+    """``I(X;Y)`` in bits (at most :func:`holevo_chi`) when the ensemble ``(probs, states)`` is
+    measured with ``povm`` (m elements ``E_y``): ``p(y|x) = Tr(E_y ρ_x)``,
+    ``I = Σ_xy p(x) p(y|x) log2(p(y|x) / p(y))``.
 
     Examples
     --------
     Measuring the BB84 ensemble in the computational basis learns half a bit:
 
-    >>> import numpy as np
-    >>> from qring_edu import bb84_ensemble, mutual_information
     >>> z_basis = [np.diag([1, 0]), np.diag([0, 1])]
     >>> round(mutual_information(*bb84_ensemble(), z_basis), 6)
     0.5
@@ -260,51 +205,36 @@ def mutual_information(probs, states, povm) -> float:
     return _mutual_info(p, np.clip(cond, 0, None))
 
 
-# --------------------------------------------------------------------------------------------
 # accessible information
-# --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@result(show=("outcomes",))
 class AccessibleInformation:
-    """Result of :func:`optimal_measurement`: the accessible information and the POVM attaining it.
-
-    ``float(result)`` is ``result.value``.
-
-    Attributes
-    ----------
-    value : float
-        Bits: what :func:`accessible_information` returns.
-    povm : numpy.ndarray of complex, shape (m, d, d)
-        Rank-one elements summing to the identity, ``m = d²``.
-    iterations : int
-        Ascent iterations of the best start.
-    starts : int
-        Starting points tried (the states' eigenbases and the random starts).
+    """Result of :func:`optimal_measurement`: the accessible information ``value`` (bits, what
+    :func:`accessible_information` returns; ``float(result)`` too) and ``povm``, rank-one
+    elements attaining it, shape (d², d, d), summing to the identity; ``iterations`` of the ascent
+    of the best start; ``starts``: starting points tried (the states' eigenbases and the random
+    starts).
 
     Examples
     --------
-    >>> from qring_edu import bb84_ensemble, optimal_measurement
     >>> best = optimal_measurement(*bb84_ensemble())
     >>> best
-    AccessibleInformation(value=0.500000, outcomes=4, starts=16)
-    >>> round(best.value, 4), best.povm.shape
-    (0.5, (4, 2, 2))
+    AccessibleInformation(value=0.5, starts=16, outcomes=4)
     """
 
     value: float
     povm: np.ndarray = field(repr=False)
-    iterations: int
+    iterations: int = field(repr=False)
     starts: int
+
+    @property
+    def outcomes(self) -> int:
+        """Number of POVM elements, ``d²``."""
+        return int(self.povm.shape[0])
 
     def __float__(self) -> float:
         return self.value
-
-    def __repr__(self) -> str:
-        return (
-            f"AccessibleInformation(value={self.value:.6f}, outcomes={self.povm.shape[0]}, "
-            f"starts={self.starts})"
-        )
 
 
 def _povm_from_vectors(V: np.ndarray) -> np.ndarray:
@@ -362,7 +292,6 @@ def accessible_information(
 
     Examples
     --------
-    >>> from qring_edu import accessible_information, holevo_chi, trine_ensemble
     >>> trine = trine_ensemble()
     >>> round(accessible_information(*trine), 4)        # log2(3) - 1
     0.585
@@ -379,9 +308,9 @@ def optimal_measurement(
 ) -> AccessibleInformation:
     """The measurement that attains the accessible information, found numerically.
 
-    ``probs``: shape (n,), summing to 1; ``states``: n states of dimension d. Returns an
-    :class:`AccessibleInformation`: ``value`` (bits) and ``povm`` (rank-one elements, shape
-    (d², d, d), summing to the identity). Deterministic given ``seed``.
+    ``probs``, ``states``: the ensemble (n states of dimension d); ``starts`` in 1..10⁴,
+    ``max_iter`` in 1..10⁶ (refused up front when the starts would not fit in 1 GiB).
+    Deterministic given ``seed``.
 
     Method: steepest ascent in the space of rank-one POVMs with ``d**2`` outcomes (an optimal POVM
     with at most d² rank-one elements always exists, Davies 1978), from the eigenbases of the
@@ -391,19 +320,24 @@ def optimal_measurement(
 
     Examples
     --------
-    >>> from qring_edu import mutual_information, optimal_measurement, trine_ensemble
     >>> best = optimal_measurement(*trine_ensemble())
     >>> round(best.value, 4), round(mutual_information(*trine_ensemble(), best.povm), 4)
     (0.585, 0.585)
     """
     p, rhos = _check_ensemble(probs, states)
+    d, m = rhos.shape[1], rhos.shape[1] ** 2
     starts = check_int(starts, "starts", 1)
+    need = 32 * d**3 * (len(p) + starts) + 16 * d**4  # the starts' POVMs and the gradient
+    if need > MAX_BYTES:
+        raise ValueError(
+            f"starts={starts} with {len(p)} states of dimension {d} would need {need / 2**30:.3g}"
+            f" GiB (32 d³ (n + starts) + 16 d⁴ bytes, at most 1 GiB)"
+        )
+    starts = check_int(starts, "starts", 1, 10_000)  # each start is an ascent of its own
     tol = check_float(tol, "tol", 0.0, lo_open=True)
-    max_iter = check_int(max_iter, "max_iter", 1)
+    max_iter = check_int(max_iter, "max_iter", 1, 10**6)
     check_seed(seed)
     rng = np.random.default_rng(seed)
-    d = rhos.shape[1]
-    m = d * d
     inits = []
     for r in rhos:  # measuring in a state's eigenbasis is often optimal or close to it
         _, U = np.linalg.eigh(r)
@@ -423,9 +357,7 @@ def _random_vectors(rng, d, m):
     return rng.standard_normal((d, m)) + 1j * rng.standard_normal((d, m))
 
 
-# --------------------------------------------------------------------------------------------
 # dense coding
-# --------------------------------------------------------------------------------------------
 
 
 def dense_coding_capacity(rho_ab, *, alice_qubit: int = 0) -> float:
@@ -442,22 +374,9 @@ def dense_coding_capacity(rho_ab, *, alice_qubit: int = 0) -> float:
     distillation of many copies (Bennett et al. 1996; Deutsch et al. 1996) turns any two-qubit
     state with fidelity above 1/2 into fewer, nearly perfect pairs.
 
-    Parameters
-    ----------
-    rho_ab : array_like, shape (2**n, 2**n) or (2**n,)
-        The shared state of ``n >= 2`` qubits (Qiskit order, qubit 0 least significant).
-    alice_qubit : int
-        Alice's qubit, ``0 .. n-1``.
-
-    Returns
-    -------
-    float
-        Bits per qubit sent, in ``[0, 2]`` for a two-qubit state.
-
     Examples
     --------
-    >>> from qring_edu import dense_coding_capacity, isotropic_state
-    >>> from qring_edu.states import bell_state
+    >>> from qring_edu.states import bell_state, isotropic_state
     >>> round(dense_coding_capacity(bell_state("phi+")), 6)
     2.0
     >>> round(dense_coding_capacity(isotropic_state(0.9)), 6)    # = isotropic_capacity(0.9)
@@ -483,12 +402,9 @@ def isotropic_capacity(pair_fidelity: float) -> float:
 
     Examples
     --------
-    >>> from qring_edu import isotropic_capacity
     >>> isotropic_capacity(1.0), round(isotropic_capacity(0.9), 6), isotropic_capacity(0.25)
     (2.0, 1.372508, 0.0)
     """
-    from ._validate import check_fidelity
-
     F = check_fidelity(pair_fidelity)
     p = (1 - F) / 3
     return 2.0 - shannon_entropy([F, p, p, p])
@@ -504,7 +420,6 @@ def dense_coding_threshold(level: float = 1.0) -> float:
 
     Examples
     --------
-    >>> from qring_edu import dense_coding_threshold, isotropic_capacity
     >>> round(dense_coding_threshold(), 4)
     0.8107
     >>> round(dense_coding_threshold(1.5), 4), round(isotropic_capacity(0.9256104), 6)
@@ -525,7 +440,6 @@ def binary_entropy(p: float) -> float:
 
     Examples
     --------
-    >>> from qring_edu import binary_entropy
     >>> binary_entropy(0.5), round(binary_entropy(0.11), 4)
     (1.0, 0.4999)
     """
@@ -533,9 +447,7 @@ def binary_entropy(p: float) -> float:
     return shannon_entropy([p, 1.0 - p])
 
 
-# --------------------------------------------------------------------------------------------
 # two pure states: closed forms
-# --------------------------------------------------------------------------------------------
 
 
 def two_state_chi(overlap: float) -> float:
@@ -544,7 +456,6 @@ def two_state_chi(overlap: float) -> float:
 
     Examples
     --------
-    >>> from qring_edu import holevo_chi, two_state_chi, two_state_ensemble
     >>> round(two_state_chi(0.5), 6), round(holevo_chi(*two_state_ensemble(0.5)), 6)
     (0.811278, 0.811278)
     """
@@ -561,7 +472,6 @@ def two_state_accessible(overlap: float) -> float:
     --------
     Always below :func:`two_state_chi` for ``0 < c < 1``:
 
-    >>> from qring_edu import two_state_accessible, two_state_chi
     >>> round(two_state_accessible(0.5), 6), round(two_state_chi(0.5), 6)
     (0.645421, 0.811278)
     >>> two_state_accessible(0.0), two_state_accessible(1.0)
@@ -571,53 +481,33 @@ def two_state_accessible(overlap: float) -> float:
     return 1.0 - binary_entropy((1.0 - np.sqrt(max(0.0, 1.0 - c * c))) / 2.0)
 
 
-# --------------------------------------------------------------------------------------------
 # ensembles
-# --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, eq=False)
+@result(show=("size", "dim"))
 class Ensemble:
     """An ensemble ``{p_x, ρ_x}``: ``probs`` (shape (n,), sums to 1), ``states`` (shape (n, d, d),
-    density matrices) and one ``labels`` string per state. Both arrays are read-only.
-
-    It unpacks as ``(probs, states)``, so ``holevo_chi(*ens)``,
-    ``accessible_information(*ens)`` and ``mutual_information(*ens, povm)`` work directly.
-
-    Attributes
-    ----------
-    name : str
-        Shown in the repr.
-    probs : numpy.ndarray, shape (n,)
-        Probabilities ``p_x``.
-    states : numpy.ndarray of complex, shape (n, d, d)
-        Density matrices ``ρ_x``.
-    labels : tuple of str
-        One label per state.
-    size : int
-        ``n``.
-    dim : int
-        ``d``.
+    density matrices, both read-only), one ``labels`` string per state and a ``name``. It unpacks
+    as ``(probs, states)``, so ``holevo_chi(*ens)``, ``accessible_information(*ens)`` and
+    ``mutual_information(*ens, povm)`` work directly. Compared by identity.
 
     Examples
     --------
-    >>> from qring_edu import bb84_ensemble, holevo_chi
     >>> bb84 = bb84_ensemble()
     >>> bb84, bb84.labels
-    (Ensemble('BB84', states=4, dim=2), ('0', '1', '+', '-'))
+    (Ensemble(name='BB84', size=4, dim=2), ('0', '1', '+', '-'))
     >>> bb84.bloch_vectors().round(3).tolist()
     [[0.0, 0.0, 1.0], [0.0, 0.0, -1.0], [1.0, 0.0, 0.0], [-1.0, 0.0, 0.0]]
     >>> bb84.average_state().real.round(3).tolist()       # maximally mixed: S = 1 bit
     [[0.5, 0.0], [0.0, 0.5]]
-    >>> probs, states = bb84
-    >>> states.shape
-    (4, 2, 2)
     """
 
     name: str
     probs: np.ndarray = field(repr=False)
     states: np.ndarray = field(repr=False)
-    labels: tuple[str, ...] = ()
+    labels: tuple[str, ...] = field(default=(), repr=False)
+    __eq__ = object.__eq__  # arrays inside: identity, as for any array holder
+    __hash__ = object.__hash__
 
     def __iter__(self):
         return iter((self.probs, self.states))
@@ -640,9 +530,6 @@ class Ensemble:
         """Bloch vectors of the states, shape (n, 3) (qubit ensembles only)."""
         return np.array([bloch_vector(r) for r in self.states])
 
-    def __repr__(self) -> str:
-        return f"Ensemble({self.name!r}, states={self.size}, dim={self.dim})"
-
 
 def _make_ensemble(name: str, probs, states, labels) -> Ensemble:
     p, rhos = _check_ensemble(probs, states)
@@ -661,7 +548,6 @@ def bb84_ensemble() -> Ensemble:
 
     Examples
     --------
-    >>> from qring_edu import accessible_information, bb84_ensemble, holevo_chi
     >>> bb84 = bb84_ensemble()
     >>> round(holevo_chi(*bb84), 6), round(accessible_information(*bb84), 4)
     (1.0, 0.5)
@@ -678,7 +564,6 @@ def trine_ensemble() -> Ensemble:
 
     Examples
     --------
-    >>> from qring_edu import holevo_chi, trine_ensemble
     >>> trine = trine_ensemble()
     >>> trine.bloch_vectors().round(3).tolist()
     [[0.0, 0.0, 1.0], [0.866, 0.0, -0.5], [-0.866, 0.0, -0.5]]
@@ -695,10 +580,9 @@ def two_state_ensemble(overlap: float, prior: float = 0.5) -> Ensemble:
 
     Examples
     --------
-    >>> from qring_edu import two_state_ensemble
     >>> pair = two_state_ensemble(0.5)
     >>> pair, pair.states[1].real.round(3).tolist()
-    (Ensemble('two states, c = 0.5', states=2, dim=2), [[0.25, 0.433], [0.433, 0.75]])
+    (Ensemble(name='two states, c = 0.5', size=2, dim=2), [[0.25, 0.433], [0.433, 0.75]])
     """
     c = check_float(overlap, "overlap", 0.0, 1.0)
     prior = check_float(prior, "prior", 0.0, 1.0)
@@ -718,21 +602,14 @@ def encoded_ensemble(
     of ``U_x``, as in Qiskit's ``qargs``); ``probs``: message probabilities (default uniform);
     ``labels``: one string per message (default ``"0", "1", ...``).
 
-    Returns
-    -------
-    Ensemble
-        ``n`` messages, states of dimension ``2**n_qubits``.
-
     Examples
     --------
     Alice applies ``I`` or ``X`` to her half of |Φ+⟩: two orthogonal states, one bit:
 
-    >>> import numpy as np
-    >>> from qring_edu import encoded_ensemble, holevo_chi
     >>> from qring_edu.states import PAULIS, bell_state
     >>> ens = encoded_ensemble(bell_state("phi+"), [np.eye(2), PAULIS["X"]])
     >>> ens, round(holevo_chi(*ens), 6)
-    (Ensemble('encoded', states=2, dim=4), 1.0)
+    (Ensemble(name='encoded', size=2, dim=4), 1.0)
     """
     rho = as_density_matrix(shared_state, "shared_state")
     n = int(round(np.log2(rho.shape[0])))
@@ -782,10 +659,9 @@ def superdense_ensemble(pair_fidelity: float = 1.0) -> Ensemble:
 
     Examples
     --------
-    >>> from qring_edu import holevo_chi, superdense_ensemble
     >>> ens = superdense_ensemble()
     >>> ens, ens.labels, round(holevo_chi(*ens), 6)
-    (Ensemble('superdense (Bell states)', states=4, dim=4), ('00', '01', '10', '11'), 2.0)
+    (Ensemble(name='superdense (Bell states)', size=4, dim=4), ('00', '01', '10', '11'), 2.0)
     >>> round(holevo_chi(*superdense_ensemble(0.9)), 6)
     1.372508
     """
@@ -795,25 +671,13 @@ def superdense_ensemble(pair_fidelity: float = 1.0) -> Ensemble:
     msgs = [(x, z) for x in (0, 1) for z in (0, 1)]
     unitaries = [np.linalg.matrix_power(Z, z) @ np.linalg.matrix_power(X, x) for x, z in msgs]
     name = (
-        "superdense (Bell states)"
-        if pair_fidelity == 1
-        else f"superdense, F = {float(pair_fidelity):g}"
+        f"superdense, F = {float(pair_fidelity):g}"
+        if pair_fidelity != 1
+        else "superdense (Bell states)"
     )
     return encoded_ensemble(
         pair, unitaries, alice_qubits=(0,), labels=[f"{x}{z}" for x, z in msgs], name=name
     )
-
-
-def _check_angle_array(values, name: str) -> np.ndarray:
-    try:
-        arr = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a 1-D array of real numbers") from None
-    if arr.ndim != 1 or arr.size < 1:
-        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite; it contains NaN or Inf")
-    return arr
 
 
 def bloch_ensemble(thetas, phis, probs, radii=None, *, name: str = "custom") -> Ensemble:
@@ -821,37 +685,28 @@ def bloch_ensemble(thetas, phis, probs, radii=None, *, name: str = "custom") -> 
 
     ``thetas``, ``phis``: polar and azimuthal angles in radians, shape (n,); ``probs``: shape (n,),
     non-negative, summing to 1; ``radii``: Bloch-vector lengths in [0, 1], shape (n,) (default 1:
-    pure states). State x is ``ρ_x = (I + r_x n_x·σ)/2`` with
-    ``n_x = (sin θ_x cos φ_x, sin θ_x sin φ_x, cos θ_x)``.
-
-    Returns
-    -------
-    Ensemble
-        Labels ``"ρ0", "ρ1", ...``.
+    pure states). State x is ``ρ_x = (I + r_x n_x·σ)/2``, labelled ``"ρx"``.
 
     Examples
     --------
     ``|0⟩`` and a half-mixed state along +x:
 
-    >>> import numpy as np
-    >>> from qring_edu import bloch_ensemble, holevo_chi
     >>> ens = bloch_ensemble([0, np.pi / 2], [0, 0], [0.5, 0.5], radii=[1, 0.5])
     >>> ens.bloch_vectors().round(3).tolist()
     [[0.0, 0.0, 1.0], [0.5, 0.0, 0.0]]
     >>> round(holevo_chi(*ens), 4)
     0.3554
     """
-    th = _check_angle_array(thetas, "thetas")
-    ph = _check_angle_array(phis, "phis")
+    th = _check_vector(thetas, "thetas")
+    ph = _check_vector(phis, "phis")
     if ph.size != th.size:
         raise ValueError(
-            f"phis has {ph.size} entries but thetas has {th.size}; give one pair of "
-            "angles per state"
+            f"phis has {ph.size} entries but thetas has {th.size} (one pair per state)"
         )
     if radii is None:
         r = np.ones(th.size)
     else:
-        r = _check_angle_array(radii, "radii")
+        r = _check_vector(radii, "radii")
         if r.size != th.size:
             raise ValueError(f"radii has {r.size} entries but thetas has {th.size}")
         if np.any(r < 0) or np.any(r > 1):
@@ -871,8 +726,6 @@ def bloch_measurement(theta: float, phi: float) -> np.ndarray:
     --------
     Measuring along +x (θ = π/2, φ = 0):
 
-    >>> import numpy as np
-    >>> from qring_edu import bb84_ensemble, bloch_measurement, mutual_information
     >>> povm = bloch_measurement(np.pi / 2, 0.0)
     >>> povm.shape, povm[0].real.round(3).tolist()
     ((2, 2, 2), [[0.5, 0.5], [0.5, 0.5]])

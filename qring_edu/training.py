@@ -1,71 +1,63 @@
-"""Data-parallel training with a pluggable all-reduce (book/03_superdense_ring.ipynb, chapter 3).
+"""Data-parallel training over the ring (book/01_bottleneck.ipynb, book/03_training.ipynb).
 
-Two learners classify a synthetic two-moons data set (NumPy only): a one-hidden-layer tanh
-network (``model="mlp"``) and a variational quantum classifier (``model="vqc"``,
-:mod:`qring_edu.vqc`, gradients by the parameter-shift rule). Each of the P workers keeps its own
-replica of the parameters and its own shard of the data. At every step worker k computes the
-gradient of the cross-entropy on a mini-batch of its shard, clips each entry to ``[-clip, clip]``
-(the ``max_abs`` bound all workers agree on in advance), the P gradients are summed by the
-all-reduce, and worker k updates its replica with *its own copy* of the sum divided by P. With an
-exact transport all replicas stay identical; noisy pairs can make them drift apart. The ring
-moves a vector of numbers and never looks at what produced it: the learner is interchangeable.
-
-:func:`gradient_budget` puts a model's gradient on the α–β clock (when does the halving of
-the superdense ring shorten the all-reduce?). The sweeps over learners and fidelities that the
-chapter shows (``learner_comparison``, formerly ``compare_learners`` here) are experiments:
-:mod:`qring_edu.experiments.training`.
+Two learners classify a synthetic two-moons data set: a one-hidden-layer tanh network
+(:class:`MLP`) and a variational quantum classifier (:class:`VQC`, :mod:`qring_edu.vqc`). Each of
+the P workers keeps its own replica of the parameters and its own shard of the data. At every
+step worker k computes the gradient of the cross-entropy on a mini-batch of its shard, clips each
+entry to ``[-clip, clip]`` (the ``max_abs`` all workers agree on in advance), the all-reduce sums
+the P gradients, and worker k updates its replica with *its own copy* of the sum divided by P.
+With an exact transport the replicas stay identical; noisy links can make them drift apart. The
+ring never looks at what produced the vector: the learner is interchangeable.
+:func:`gradient_budget` puts a gradient on the α–β clock.
 """
 
 from __future__ import annotations
 
-import inspect
 import math
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
+from typing import ClassVar
 
 import numpy as np
 
-from ._validate import check_bits, check_choice, check_fidelity, check_float, check_int, check_seed
-from .costmodel import pairs_per_link, ring_time
-from .ring import chunk_bounds, ring_allreduce
+from ._result import result
+from ._validate import check_bits, check_choice, check_float, check_int, check_seed
+from .costmodel import link_units, ring_time
+from .noise import Link
+from .ring import ring_allreduce
+from .transports import Protected, Superdense, as_transport
 from .vqc import VQC_LAYERS, VQC_QUBITS, vqc_loss_accuracy, vqc_loss_and_grad, vqc_n_parameters
 
 __all__ = [
-    "train_data_parallel",
-    "TrainingRun",
+    "TRAINING_MODELS",
+    "MLP",
+    "VQC",
     "make_moons",
     "mlp_loss_and_grad",
     "n_parameters",
-    "TRAINING_MODELS",
-    "ring_link_options",
+    "train_data_parallel",
+    "TrainingRun",
     "GradientBudget",
     "gradient_budget",
 ]
 
-#: Learners :func:`train_data_parallel` trains.
+#: Learners :func:`train_data_parallel` trains, by name.
 TRAINING_MODELS = ("mlp", "vqc")
-#: Arguments of :func:`ring_allreduce` that :func:`train_data_parallel` sets itself.
-_RING_OWN = frozenset({"grads", "transport", "bits", "max_abs", "pair_fidelity", "seed"})
-_DEFAULT_HIDDEN = 16
+#: Largest loss and accuracy history a run keeps (16 bytes per step and worker), 1 GiB.
+MAX_HISTORY_BYTES = 2**30
 
 
 def make_moons(n_samples: int, *, noise: float = 0.15, seed=None) -> tuple[np.ndarray, np.ndarray]:
-    """Two interleaving half circles in 2-D: ``X`` shape (n, 2) float64, ``y`` shape (n,) in {0, 1}.
-
-    Class 0 lies on the upper circle ``(cos t, sin t)``, class 1 on the lower one
-    ``(1 - cos t, 0.5 - sin t)``, ``t`` uniform in ``[0, pi]``; Gaussian noise of standard
-    deviation ``noise`` is added, and the samples are shuffled (seeded).
+    """Two interleaving half circles: ``X`` (n, 2) float64, ``y`` (n,) in {0, 1}. Class 0 on
+    ``(cos t, sin t)``, class 1 on ``(1 - cos t, 0.5 - sin t)``, ``t`` uniform in ``[0, pi]``,
+    plus Gaussian noise of standard deviation ``noise``; shuffled (seeded).
 
     Examples
     --------
-    >>> from qring_edu import make_moons
     >>> X, y = make_moons(6, seed=0)
     >>> X.shape, y.tolist()
     ((6, 2), [0, 1, 1, 0, 1, 0])
-    >>> X[0].round(3).tolist()
-    [0.898, 0.135]
     """
-    n_samples = check_int(n_samples, "n_samples", 2)
+    n_samples = check_int(n_samples, "n_samples", 2, 10**8)
     noise = check_float(noise, "noise", 0.0)
     check_seed(seed)
     rng = np.random.default_rng(seed)
@@ -79,50 +71,34 @@ def make_moons(n_samples: int, *, noise: float = 0.15, seed=None) -> tuple[np.nd
     return X[order], y[order]
 
 
-def _unpack(w: np.ndarray, hidden: int):
-    i = 0
-    W1 = w[i : i + 2 * hidden].reshape(2, hidden)
-    i += 2 * hidden
-    b1 = w[i : i + hidden]
-    i += hidden
-    W2 = w[i : i + 2 * hidden].reshape(hidden, 2)
-    i += 2 * hidden
-    b2 = w[i : i + 2]
-    return W1, b1, W2, b2
-
-
 def n_parameters(hidden: int) -> int:
     """Parameters of the 2 -> hidden -> 2 network: ``5 hidden + 2``.
 
     Examples
     --------
-    >>> from qring_edu.training import n_parameters
     >>> n_parameters(16)
     82
     """
-    return 5 * hidden + 2
+    return 5 * check_int(hidden, "hidden", 1, 10**6) + 2
 
 
 def mlp_loss_and_grad(w: np.ndarray, X: np.ndarray, y: np.ndarray, hidden: int):
-    """Mean cross-entropy, its gradient (same shape as ``w``) and accuracy of the 2-hidden-2 MLP.
-
-    ``w``: the flat parameters ``(W1 (2, hidden), b1, W2 (hidden, 2), b2)``, shape
-    ``(5 hidden + 2,)``; ``X``: shape (n, 2); ``y``: labels in {0, 1}, shape (n,). The network is
-    ``softmax(tanh(X W1 + b1) W2 + b2)``; the loss is in nats. Returns ``(loss, grad, accuracy)``.
+    """Mean cross-entropy (nats), its gradient (shape of ``w``) and accuracy of the network
+    ``softmax(tanh(X W1 + b1) W2 + b2)``; ``w = (W1 (2, hidden), b1, W2 (hidden, 2), b2)`` flat,
+    ``X`` (n, 2), ``y`` (n,) in {0, 1}.
 
     Examples
     --------
     All-zero parameters predict ½ for each class: loss ``ln 2``.
 
-    >>> import numpy as np
-    >>> from qring_edu import make_moons
-    >>> from qring_edu.training import mlp_loss_and_grad, n_parameters
     >>> X, y = make_moons(6, seed=0)
     >>> loss, grad, acc = mlp_loss_and_grad(np.zeros(n_parameters(4)), X, y, 4)
     >>> round(loss, 6), grad.shape
     (0.693147, (22,))
     """
-    W1, b1, W2, b2 = _unpack(w, hidden)
+    h2 = 2 * hidden
+    W1, b1 = w[:h2].reshape(2, hidden), w[h2 : h2 + hidden]
+    W2, b2 = w[h2 + hidden : 2 * h2 + hidden].reshape(hidden, 2), w[2 * h2 + hidden :]
     h = np.tanh(X @ W1 + b1)
     logits = h @ W2 + b2
     logits -= logits.max(axis=1, keepdims=True)
@@ -131,71 +107,107 @@ def mlp_loss_and_grad(w: np.ndarray, X: np.ndarray, y: np.ndarray, hidden: int):
     n = X.shape[0]
     loss = -np.mean(np.log(p[np.arange(n), y] + 1e-12))
     acc = float(np.mean(p.argmax(axis=1) == y))
-    dlogits = p.copy()
-    dlogits[np.arange(n), y] -= 1.0
-    dlogits /= n
-    gW2 = h.T @ dlogits
-    gb2 = dlogits.sum(axis=0)
+    dlogits = (p - np.eye(2)[y]) / n
     dh = (dlogits @ W2.T) * (1 - h**2)
-    gW1 = X.T @ dh
-    gb1 = dh.sum(axis=0)
-    grad = np.concatenate([gW1.ravel(), gb1, gW2.ravel(), gb2])
+    grad = np.concatenate(
+        [(X.T @ dh).ravel(), dh.sum(axis=0), (h.T @ dlogits).ravel(), dlogits.sum(axis=0)]
+    )
     return float(loss), grad, acc
 
 
-@dataclass(frozen=True)
-class TrainingRun:
-    """History of :func:`train_data_parallel`.
-
-    ``losses``/``accuracies``: shape (steps + 1, P), replica k's loss/accuracy on the whole
-    training set before step 0 and after every step. ``weights``: (P, n_params) final replicas
-    (the MLP's weights or the VQC's angles). ``online_bits``/``online_qubits``/``ebits``/
-    ``offline_qubits``: totals over all steps on the busiest link (0 for ``"exact"`` and custom
-    all-reduces). ``ledger_totals``: every currency the ring's :class:`~qring_edu.Ledger` reports,
-    summed over the steps, as ``(currency, total)`` pairs. ``step_units``: sum over all ring
-    steps of the largest message (bits or qubits), for :meth:`communication_time`.
-    ``link_options``: the extra :func:`ring_allreduce` arguments (``channel_fidelity``, ...)
-    the run forwarded, as ``(name, value)`` pairs.
-
-    Attributes
-    ----------
-    workers, steps : int
-    transport, model : str
-    pair_fidelity : float
-    losses, accuracies : numpy.ndarray, shape (steps + 1, P)
-    weights : numpy.ndarray, shape (P, n_params)
-    online_bits, online_qubits, ebits, offline_qubits, bits, step_units : int
-    ledger_totals, link_options : tuple of (str, value) pairs
-    final_loss, final_accuracy, divergence : float
-    n_params : int
-        See the properties.
+@result
+class MLP:
+    """The 2-``hidden``-2 tanh network (:func:`mlp_loss_and_grad`), ``5 hidden + 2`` parameters.
 
     Examples
     --------
-    >>> from qring_edu import train_data_parallel
+    >>> MLP(), MLP(8).n_params
+    (MLP(hidden=16), 42)
+    """
+
+    hidden: int = 16
+    name: ClassVar[str] = "mlp"
+
+    def __post_init__(self):
+        n_parameters(self.hidden)  # validates hidden
+
+    n_params = property(lambda self: n_parameters(self.hidden), doc="``5 hidden + 2``.")
+
+    def loss_and_grad(self, w, X, y):
+        return mlp_loss_and_grad(w, X, y, self.hidden)
+
+    def evaluate(self, W, X, y) -> tuple[np.ndarray, np.ndarray]:
+        """Loss and accuracy of every replica (rows of ``W``)."""
+        out = np.array([mlp_loss_and_grad(w, X, y, self.hidden)[::2] for w in W])
+        return out[:, 0], out[:, 1]
+
+
+@result
+class VQC:
+    """The variational quantum classifier of :mod:`qring_edu.vqc`: ``qubits`` qubits, ``layers``
+    layers, ``2 qubits layers`` angles, gradients by the parameter-shift rule.
+
+    Examples
+    --------
+    >>> VQC(), VQC(2, 2).n_params
+    (VQC(qubits=3, layers=3), 8)
+    """
+
+    qubits: int = VQC_QUBITS
+    layers: int = VQC_LAYERS
+    name: ClassVar[str] = "vqc"
+
+    def __post_init__(self):
+        vqc_n_parameters(self.qubits, self.layers)  # validates both
+
+    n_params = property(lambda self: vqc_n_parameters(self.qubits, self.layers), doc="2 n L.")
+
+    def loss_and_grad(self, w, X, y):
+        return vqc_loss_and_grad(w, X, y, qubits=self.qubits, layers=self.layers)
+
+    def evaluate(self, W, X, y) -> tuple[np.ndarray, np.ndarray]:
+        """Loss and accuracy of every replica; identical replicas are simulated once."""
+        distinct, which = np.unique(W, axis=0, return_inverse=True)
+        loss, acc = vqc_loss_accuracy(distinct, X, y, qubits=self.qubits, layers=self.layers)
+        return loss[which.ravel()], acc[which.ravel()]
+
+
+@result(show=("final_loss", "final_accuracy", "divergence"))
+class TrainingRun:
+    """History of :func:`train_data_parallel`.
+
+    ``transport``: ``"classical"``, ``"superdense"``, ``"exact"`` or ``"custom"``; ``link``: the
+    superdense ring's :class:`~qring_edu.noise.Link` (``None`` otherwise); ``protection``: its
+    error protection scheme. ``losses``/``accuracies``: shape (steps + 1, P), replica k's
+    loss/accuracy on the whole training set before step 0 and after every step. ``weights``:
+    (P, n_params) final replicas. ``online_bits``, ``online_qubits``, ``ebits``,
+    ``offline_qubits``, ``offline_bits``: the ring's :class:`~qring_edu.ledger.Ledger` on its
+    busiest link, summed over the steps (0 for ``"exact"`` and custom all-reduces).
+
+    Examples
+    --------
     >>> run = train_data_parallel(workers=2, steps=3, seed=0)
     >>> run
-    TrainingRun(model='mlp', workers=2, steps=3, transport='classical', pair_fidelity=1, final_loss=0.2737, final_accuracy=0.873, divergence=0)
+    TrainingRun(model='mlp', workers=2, steps=3, transport='classical', link=None, protection='none', final_loss=0.2737, final_accuracy=0.8725, divergence=0)
     >>> run.losses.shape, run.n_params, run.online_bits      # 3 steps of 82 16-bit entries
     ((4, 2), 82, 3936)
     """
 
+    model: str
     workers: int
     steps: int
     transport: str
-    pair_fidelity: float
+    link: Link | None
+    protection: str
     losses: np.ndarray = field(repr=False)
     accuracies: np.ndarray = field(repr=False)
     weights: np.ndarray = field(repr=False)
+    bits: int = field(repr=False)
     online_bits: int = field(repr=False)
     online_qubits: int = field(repr=False)
     ebits: int = field(repr=False)
-    model: str = "mlp"
-    bits: int = field(default=16, repr=False)
-    offline_qubits: int = field(default=0, repr=False)
-    ledger_totals: tuple = field(default=(), repr=False)
-    step_units: int = field(default=0, repr=False)
-    link_options: tuple = field(default=(), repr=False)
+    offline_qubits: int = field(repr=False)
+    offline_bits: int = field(repr=False)
 
     @property
     def final_loss(self) -> float:
@@ -212,141 +224,52 @@ class TrainingRun:
         """Largest |w_k - w_0| over replicas and parameters: 0 when the replicas agree exactly."""
         return float(np.max(np.abs(self.weights - self.weights[0])))
 
-    @property
-    def n_params(self) -> int:
-        """Trainable parameters of the model (entries of the gradient the ring sums per step)."""
-        return int(self.weights.shape[1])
-
-    @property
-    def gradient_bits(self) -> int:
-        """Bits of one worker's fixed-point gradient per step: ``n_params * bits``."""
-        return self.n_params * self.bits
-
-    @property
-    def online_bits_per_step(self) -> float:
-        """Online classical bits on the busiest link per step (all-reduce)."""
-        return self.online_bits / self.steps
-
-    @property
-    def online_qubits_per_step(self) -> float:
-        """Online qubits on the busiest link per step (all-reduce)."""
-        return self.online_qubits / self.steps
-
-    def communication_time(self, alpha: float, beta: float) -> float:
-        """α–β time of all the run's all-reduces, seconds:
-        ``steps * 2 (P - 1) * alpha + beta * step_units`` (the ledger's ``ring_time`` summed
-        over steps; ``beta`` per bit on the classical ring, per qubit on the superdense ring)."""
-        alpha = check_float(alpha, "alpha", 0.0)
-        beta = check_float(beta, "beta", 0.0)
-        if self.transport not in ("classical", "superdense"):
-            raise ValueError(
-                "communication_time needs a ring run (transport 'classical' or "
-                f"'superdense'), this run used transport={self.transport!r}"
-            )
-        return float(self.steps * 2 * (self.workers - 1) * alpha + beta * self.step_units)
-
-    def __repr__(self) -> str:
-        extra = "".join(
-            f", {k}={v:g}" if isinstance(v, float) else f", {k}={v!r}" for k, v in self.link_options
-        )
-        return (
-            f"TrainingRun(model={self.model!r}, workers={self.workers}, steps={self.steps}, "
-            f"transport={self.transport!r}, pair_fidelity={self.pair_fidelity:g}{extra}, "
-            f"final_loss={self.final_loss:.4f}, final_accuracy={self.final_accuracy:.3f}, "
-            f"divergence={self.divergence:.3g})"
-        )
-
-
-def ring_link_options() -> tuple[str, ...]:
-    """Names of the :func:`ring_allreduce` arguments that :func:`train_data_parallel` forwards
-    from its ``**link_options`` (all but ``grads, transport, bits, max_abs, pair_fidelity,
-    seed``, which it sets itself). Read from the ring's signature at call time, so the
-    noisy-link options (``channel_fidelity``, ``protection``, ...) are accepted exactly when
-    this version of :func:`ring_allreduce` has them.
-
-    Examples
-    --------
-    >>> "grads" in ring_link_options(), "pair_fidelity" in ring_link_options()
-    (False, False)
-    """
-    return tuple(
-        name for name in inspect.signature(ring_allreduce).parameters if name not in _RING_OWN
+    n_params = property(lambda self: int(self.weights.shape[1]), doc="Trainable parameters.")
+    gradient_bits = property(
+        lambda self: self.n_params * self.bits, doc="``n_params * bits``: one worker's gradient."
     )
-
-
-def _check_link_options(options: dict, transport: str, custom: bool) -> tuple:
-    accepted = ring_link_options()
-    unknown = [k for k in options if k not in accepted]
-    if unknown:
-        names = ", ".join(map(repr, unknown))
-        raise TypeError(
-            f"train_data_parallel got unexpected keyword argument(s) {names}; besides its own "
-            "arguments it forwards only ring_allreduce's link options, which in this version "
-            f"are: {', '.join(accepted) if accepted else 'none'}"
-        )
-    if options and (custom or transport == "exact"):
-        name = next(iter(options))
-        got = f"transport={transport!r}" + (" with a custom allreduce" if custom else "")
-        raise ValueError(
-            f"{name} is a link option of ring_allreduce; it applies only to "
-            "transport='classical' or 'superdense' without a custom allreduce, got " + got
-        )
-    return tuple(options.items())
+    online_bits_per_step = property(
+        lambda self: self.online_bits / self.steps, doc="Online bits, busiest link, per step."
+    )
+    online_qubits_per_step = property(
+        lambda self: self.online_qubits / self.steps, doc="Online qubits, busiest link, per step."
+    )
 
 
 def train_data_parallel(
     *,
     workers: int = 4,
     steps: int = 150,
-    transport: str = "classical",
-    pair_fidelity: float | None = None,
+    transport="classical",
     bits: int = 16,
+    model="mlp",
     lr: float = 1.0,
     batch_size: int = 16,
-    hidden: int = _DEFAULT_HIDDEN,
     clip: float = 1.0,
     n_samples: int = 800,
     seed: int = 0,
-    allreduce: Callable[[np.ndarray, int], np.ndarray] | None = None,
-    model: str = "mlp",
-    qubits: int | None = None,
-    layers: int | None = None,
-    **link_options,
+    protection="none",
+    **link,
 ) -> TrainingRun:
     """Train a two-moons classifier data-parallel over ``workers`` replicas.
 
     Parameters
     ----------
     workers, steps : int
-        P >= 2 replicas; ``steps`` >= 1 synchronous updates.
-    transport : {"classical", "superdense", "exact"}
-        The ring of :func:`ring_allreduce` with ``bits``-bit words and ``max_abs = clip``, or
-        ``"exact"`` (float64 ``sum``, no quantisation, a reference).
-    pair_fidelity : float in [0.25, 1], optional
-        Fidelity of the superdense ring's pre-shared pairs. ``None`` (default) leaves it to
-        :func:`ring_allreduce` (perfect pairs; with a noisy-link ``channel_fidelity``, pairs
-        distributed fresh over that link); the run records the value the ring used.
-    model : {"mlp", "vqc"}
-        ``"mlp"``: the 2-``hidden``-2 tanh network (:func:`mlp_loss_and_grad`, ``5 hidden + 2``
-        parameters). ``"vqc"``: the variational quantum classifier of :mod:`qring_edu.vqc` on
-        ``qubits`` (default 3) qubits with ``layers`` (default 3) layers, ``2 qubits layers``
-        angles, gradients by the parameter-shift rule (:func:`qring_edu.vqc.vqc_loss_and_grad`).
-        ``hidden`` is the MLP's only, ``qubits``/``layers`` the VQC's only.
+        P in 2..1024 replicas; ``steps`` in 1..10⁶ synchronous updates.
+    transport : transport value, {"classical", "superdense", "exact"} or callable
+        A ring transport (:mod:`qring_edu.transports`, or the shorthand with the link keywords
+        and ``protection`` of :func:`~qring_edu.transports.as_transport`) with ``bits``-bit words
+        and ``max_abs = clip``; ``"exact"`` (float64 ``sum``); or a custom all-reduce
+        ``(grads (P, n_params), step) -> (P, n_params)``.
+    model : {"mlp", "vqc"}, MLP or VQC
+        The learner (defaults: 16 hidden units, 82 parameters; 3 qubits, 3 layers, 18 angles).
     lr, batch_size, clip, n_samples, seed
-        Step size (update ``w -= lr * sum / P``), mini-batch per worker, gradient clipping bound
-        (= the ring's ``max_abs``), data-set size, seed.
-    allreduce : callable, optional
-        ``(grads (P, n_params), step) -> (P, n_params)`` replacing the built-in transports
-        (recorded as ``"custom"``).
-    **link_options
-        Further keyword arguments of :func:`ring_allreduce` (see :func:`ring_link_options`;
-        e.g. ``channel_fidelity=`` and ``protection=`` of the noisy-link model), forwarded to
-        every all-reduce. An argument the ring does not accept is a ``TypeError``; the ring
-        validates the values.
+        Step size (``w -= lr * sum / P``), mini-batch per worker, clipping bound, data-set size
+        (>= 2 P), seed (int >= 0).
 
-    The data, the initial parameters (``0.5 N(0, 1)`` per entry, for both models) and the
-    mini-batches depend only on ``seed``, never on the transport or the model's internals, so runs
-    are comparable; ``model="mlp"`` reproduces earlier versions bit for bit.
+    Data, initial parameters (``0.5 N(0, 1)`` each) and mini-batches depend only on ``seed``,
+    never on the transport; the ring of step t draws its noise from the stream ``[seed, 2, t]``.
 
     Examples
     --------
@@ -355,161 +278,93 @@ def train_data_parallel(
     >>> bool(np.array_equal(a.weights, b.weights)), a.n_params, 2 * b.online_qubits == a.online_bits
     (True, 18, True)
     """
-    workers = check_int(workers, "workers", 2)
-    steps = check_int(steps, "steps", 1)
-    transport = check_choice(transport, "transport", ("classical", "superdense", "exact"))
-    if pair_fidelity is not None:
-        pair_fidelity = check_fidelity(pair_fidelity)
-    bits = check_bits(bits)
-    lr = check_float(lr, "lr", 0.0, lo_open=True)
-    batch_size = check_int(batch_size, "batch_size", 1)
-    hidden = check_int(hidden, "hidden", 1)
-    clip = check_float(clip, "clip", 0.0, lo_open=True)
-    n_samples = check_int(n_samples, "n_samples", 2 * workers)
-    seed = check_int(seed, "seed", 0)
-    model = check_choice(model, "model", TRAINING_MODELS)
-    if allreduce is not None and not callable(allreduce):
-        raise TypeError(f"allreduce must be callable or None, got {type(allreduce).__name__}")
-    if pair_fidelity not in (None, 1.0) and (transport != "superdense" or allreduce is not None):
+    workers = check_int(workers, "workers", 2, 1024)
+    steps = check_int(steps, "steps", 1, 10**6)
+    if 16 * (steps + 1) * workers > MAX_HISTORY_BYTES:  # the loss and accuracy histories
+        gib = 16 * (steps + 1) * workers / 2**30
         raise ValueError(
-            "pair_fidelity applies only to transport='superdense' without a custom "
-            f"allreduce; got pair_fidelity={pair_fidelity:g}"
+            f"steps * workers too large: the histories would need {gib:.1f} GiB (<= 1)"
         )
-    link_items = _check_link_options(link_options, transport, allreduce is not None)
-
-    if model == "mlp":
-        for name, value in (("qubits", qubits), ("layers", layers)):
-            if value is not None:
-                raise ValueError(
-                    f"{name} applies only to model='vqc', got {name}={value!r} with model='mlp'"
-                )
-        n_params = n_parameters(hidden)
-
-        def loss_and_grad(w, Xb, yb):
-            return mlp_loss_and_grad(w, Xb, yb, hidden)
+    if callable(transport) or (isinstance(transport, str) and transport == "exact"):
+        # Nothing crosses a link: link keywords only at their noiseless values (as "classical").
+        as_transport("classical", protection_scheme=protection, **link)
+        name = "custom" if callable(transport) else "exact"
     else:
-        if hidden != _DEFAULT_HIDDEN:
-            raise ValueError(
-                f"hidden applies only to model='mlp', got hidden={hidden} with "
-                "model='vqc' (size the VQC with qubits= and layers=)"
-            )
-        qubits = VQC_QUBITS if qubits is None else qubits
-        layers = VQC_LAYERS if layers is None else layers
-        n_params = vqc_n_parameters(qubits, layers)  # validates qubits and layers
-
-        def loss_and_grad(w, Xb, yb):
-            return vqc_loss_and_grad(w, Xb, yb, qubits=qubits, layers=layers)
+        transport = as_transport(transport, protection_scheme=protection, **link)
+        name = transport.name
+    bits = check_bits(bits)
+    learner = model if isinstance(model, (MLP, VQC)) else None
+    if learner is None:
+        learner = MLP() if check_choice(model, "model", TRAINING_MODELS) == "mlp" else VQC()
+    lr = check_float(lr, "lr", 0.0, lo_open=True)
+    batch_size = check_int(batch_size, "batch_size", 1, 10**6)
+    clip = check_float(clip, "clip", 0.0, lo_open=True)
+    n_samples = check_int(n_samples, "n_samples", 2 * workers, 10**7)
+    seed = check_int(seed, "seed", 0)
 
     data_rng = np.random.default_rng([seed, 0])
     batch_rng = np.random.default_rng([seed, 1])
-    noise_rng = np.random.default_rng([seed, 2])
     X, y = make_moons(n_samples, seed=data_rng)
     shards = np.array_split(np.arange(n_samples), workers)
-    w0 = 0.5 * data_rng.standard_normal(n_params)
-    W = np.tile(w0, (workers, 1))
-
+    W = np.tile(0.5 * data_rng.standard_normal(learner.n_params), (workers, 1))
     losses = np.empty((steps + 1, workers))
     accs = np.empty((steps + 1, workers))
-    totals = {"online_bits": 0, "online_qubits": 0, "ebits": 0, "offline_qubits": 0}
-    ledger_totals: dict[str, int] = {}
-    step_units = 0
-    ring_pair_fidelity = None
-
-    def evaluate(t):
-        if model == "mlp":
-            for k in range(workers):
-                losses[t, k], _, accs[t, k] = mlp_loss_and_grad(W[k], X, y, hidden)
-            return
-        # The VQC's replicas are usually identical: simulate each distinct one once.
-        distinct, which = np.unique(W, axis=0, return_inverse=True)
-        loss, acc = vqc_loss_accuracy(distinct, X, y, qubits=qubits, layers=layers)
-        losses[t], accs[t] = loss[which.ravel()], acc[which.ravel()]
-
-    evaluate(0)
-    ring_kwargs = dict(link_items)
-    if pair_fidelity is not None:
-        ring_kwargs["pair_fidelity"] = pair_fidelity
+    losses[0], accs[0] = learner.evaluate(W, X, y)
+    totals = dict.fromkeys(
+        ("online_bits", "online_qubits", "ebits", "offline_qubits", "offline_bits"), 0
+    )
     for t in range(steps):
         grads = np.empty_like(W)
         for k in range(workers):
-            batch = batch_rng.choice(
-                shards[k], size=batch_size, replace=False if batch_size <= shards[k].size else True
-            )
-            _, g, _ = loss_and_grad(W[k], X[batch], y[batch])
-            grads[k] = np.clip(g, -clip, clip)
-        if allreduce is not None:
-            summed = np.asarray(allreduce(grads, t), dtype=np.float64)
+            replace = batch_size > shards[k].size
+            batch = batch_rng.choice(shards[k], size=batch_size, replace=replace)
+            grads[k] = np.clip(learner.loss_and_grad(W[k], X[batch], y[batch])[1], -clip, clip)
+        if name == "custom":
+            summed = np.asarray(transport(grads, t), dtype=np.float64)
             if summed.shape != grads.shape:
-                raise ValueError(f"allreduce must return shape {grads.shape}, got {summed.shape}")
-        elif transport == "exact":
+                raise ValueError(
+                    f"transport (a custom all-reduce) must return shape {grads.shape}, got {summed.shape}"
+                )
+        elif name == "exact":
             summed = np.tile(grads.sum(axis=0), (workers, 1))
         else:
             res = ring_allreduce(
-                grads, transport=transport, bits=bits, max_abs=clip, seed=noise_rng, **ring_kwargs
+                grads, transport=transport, bits=bits, max_abs=clip, seed=[seed, 2, t]
             )
             summed = res.outputs
-            ring_pair_fidelity = res.pair_fidelity
-            for key in totals:
-                totals[key] += getattr(res.ledger, key)()
             for key, value in res.ledger.as_dict().items():
-                ledger_totals[key] = ledger_totals.get(key, 0) + int(value)
-            step_units += int(res.ledger.step_units.sum())
+                totals[key] += value
         W -= lr * summed / workers
-        evaluate(t + 1)
+        losses[t + 1], accs[t + 1] = learner.evaluate(W, X, y)
 
-    if ring_pair_fidelity is None:
-        ring_pair_fidelity = 1.0 if pair_fidelity is None else pair_fidelity
+    inner = transport.inner if isinstance(transport, Protected) else transport
     return TrainingRun(
+        model=learner.name,
         workers=workers,
         steps=steps,
-        transport="custom" if allreduce is not None else transport,
-        pair_fidelity=float(ring_pair_fidelity),
+        transport=name,
+        link=inner.link if isinstance(inner, Superdense) else None,
+        protection=transport.protection.scheme if isinstance(transport, Protected) else "none",
         losses=losses,
         accuracies=accs,
         weights=W,
-        model=model,
         bits=bits,
-        ledger_totals=tuple(ledger_totals.items()),
-        step_units=step_units,
-        link_options=link_items,
         **totals,
     )
 
 
-# --------------------------------------------------------------------------------------------
-# The gradient on the α–β clock
-
-
-@dataclass(frozen=True)
+@result(show=("bandwidth_ratio", "saving", "crossover_params"))
 class GradientBudget:
-    """What one all-reduce of a model's gradient costs on the ring (:func:`gradient_budget`).
-
-    Sizes per all-reduce (one training step) on the busiest directed link: ``link_bits``
-    (classical ring) and ``link_qubits`` (superdense ring, = Bell pairs consumed). Times in
-    seconds from :func:`qring_edu.costmodel.ring_time`: ``latency = 2 (P-1) alpha``,
-    ``classical_time = 2 (P-1) (alpha + ceil(d/P) b beta)``, ``superdense_time`` with
-    ``ceil(ceil(d/P) b / 2)`` qubits per message. ``saving = 1 - superdense_time /
-    classical_time``. ``bandwidth_ratio``: the classical ring's bandwidth term over its latency
-    term, ``ceil(d/P) b beta / alpha``. ``crossover_params = P alpha / (b beta)``: the gradient
-    size at which the two terms are equal (for P | d); there the superdense ring saves about a
-    quarter of the time, far above it about half, far below it almost nothing.
-
-    Attributes
-    ----------
-    n_params, workers, bits : int
-    alpha, beta : float
-        Seconds per message and per bit (or qubit).
-    gradient_bits, link_bits, link_qubits : int
-    latency, classical_time, superdense_time : float
-        Seconds.
-    saving, bandwidth_ratio, crossover_params : float
-        See the properties.
+    """What one all-reduce of a model's gradient costs on the ring (:func:`gradient_budget`):
+    ``link_bits`` / ``link_qubits`` on the busiest link (classical / superdense ring); seconds
+    from :func:`qring_edu.costmodel.ring_time`: ``latency = 2 (P-1) alpha``, ``classical_time``,
+    ``superdense_time``. At ``crossover_params`` the bandwidth and latency terms are equal and the
+    superdense ring saves about a quarter, far above it about half, far below it almost nothing.
 
     Examples
     --------
-    A million 16-bit gradient entries over 4 workers (default link: 10 µs, 10 Gbit/s):
+    A million 16-bit gradient entries over 4 workers (default link: 10 µs, 100 Gbit/s):
 
-    >>> from qring_edu import gradient_budget
     >>> budget = gradient_budget(10**6, workers=4)
     >>> budget
     GradientBudget(n_params=1000000, workers=4, bits=16, link_bits=24000000, link_qubits=12000000, bandwidth_ratio=4, saving=0.4, crossover_params=2.5e+05)
@@ -520,11 +375,11 @@ class GradientBudget:
     n_params: int
     workers: int
     bits: int
-    alpha: float
-    beta: float
+    link_bits: int
+    link_qubits: int
+    alpha: float = field(repr=False)
+    beta: float = field(repr=False)
     gradient_bits: int = field(repr=False)
-    link_bits: int = field(repr=False)
-    link_qubits: int = field(repr=False)
     latency: float = field(repr=False)
     classical_time: float = field(repr=False)
     superdense_time: float = field(repr=False)
@@ -553,34 +408,14 @@ class GradientBudget:
         f = check_float(fraction, "fraction", 0.0, 0.5, lo_open=True, hi_open=True)
         return self.crossover_params * 2 * f / (1 - 2 * f)
 
-    def __repr__(self) -> str:
-        return (
-            f"GradientBudget(n_params={self.n_params}, workers={self.workers}, "
-            f"bits={self.bits}, link_bits={self.link_bits}, link_qubits={self.link_qubits}, "
-            f"bandwidth_ratio={self.bandwidth_ratio:.3g}, saving={self.saving:.3g}, "
-            f"crossover_params={self.crossover_params:.4g})"
-        )
-
 
 def gradient_budget(
     n_params: int, *, workers: int = 4, bits: int = 16, alpha: float = 10e-6, beta: float = 1e-11
 ) -> GradientBudget:
-    """Per-step communication of a ``n_params``-entry gradient on the classical and superdense
-    rings, and whether the halving shortens the all-reduce.
-
-    Parameters
-    ----------
-    n_params : int >= 1
-        Gradient entries d (the model's parameter count: 82 for the 2-16-2 MLP, 18 for the
-        default VQC).
-    workers, bits
-        P and the word size b.
-    alpha, beta : float >= 0 (not both 0)
-        Seconds per message and per bit (classical) or qubit (superdense). Defaults: the book's
-        10 µs and 100 Gb/s (chapter 1).
-
-    Busiest link: worker k sends every chunk but (k+1) mod P in reduce-scatter and every chunk
-    but (k+2) mod P in all-gather, ``2 d - n_{k+1} - n_{k+2}`` words (chunk sizes n_c).
+    """Per-step communication of a ``n_params``-entry gradient (>= 1) on the classical and
+    superdense rings of ``workers`` workers and ``bits``-bit words; ``alpha``, ``beta`` >= 0 (not
+    both 0): seconds per message and per bit or qubit, by default the book's 10 µs and
+    100 Gbit/s. Closed forms (:func:`qring_edu.costmodel.link_units`), O(1) memory.
 
     Examples
     --------
@@ -597,17 +432,15 @@ def gradient_budget(
     beta = check_float(beta, "beta", 0.0)
     if alpha == 0.0 and beta == 0.0:
         raise ValueError("alpha and beta must not both be 0 (a ring that takes no time)")
-    sizes = np.diff(chunk_bounds(d, P))
-    words = 2 * sizes.sum() - np.roll(sizes, -1) - np.roll(sizes, -2)
     return GradientBudget(
         n_params=d,
         workers=P,
         bits=bits,
+        link_bits=link_units(P, d, bits),
+        link_qubits=link_units(P, d, bits, transport="superdense"),
         alpha=alpha,
         beta=beta,
         gradient_bits=d * bits,
-        link_bits=int(words.max()) * bits,
-        link_qubits=pairs_per_link(P, d, bits),
         latency=2 * (P - 1) * alpha,
         classical_time=ring_time(P, d, bits, alpha, beta),
         superdense_time=ring_time(P, d, bits, alpha, beta, transport="superdense"),

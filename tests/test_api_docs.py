@@ -90,8 +90,8 @@ def test_relative_references_become_absolute():
     # A figure module's docstring may name a protocol function the package re-exports.
     scopes = api_docs._scopes("qring_edu.figures.holevo.plot_dense_coding", lambda: None)
     assert (
-        api_docs._absolute_refs(":func:`ghz_test_circuit`", scopes)
-        == ":func:`ghz_test_circuit <qring_edu.ghz_test_circuit>`"
+        api_docs._absolute_refs(":func:`vga_epsilon`", scopes)
+        == ":func:`vga_epsilon <qring_edu.vga_epsilon>`"
     )
 
 

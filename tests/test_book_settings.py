@@ -192,12 +192,13 @@ def test_chapter_1_and_2_exercise_kinds():
 def test_chapter3_training_defaults():
     """The prose: 800 two-moons points, P = 4, 2-16-2 network, mini-batches of 16, gradients
     clipped to [-1, 1], 16-bit fixed point, 150 steps."""
+    from qring_edu.training import MLP
+
     defaults = {
         k: v.default for k, v in inspect.signature(qr.train_data_parallel).parameters.items()
     }
-    assert (
-        defaults["n_samples"] == 800 and defaults["batch_size"] == 16 and defaults["hidden"] == 16
-    )
+    assert defaults["n_samples"] == 800 and defaults["batch_size"] == 16
+    assert defaults["model"] == "mlp" and MLP().hidden == 16 and MLP().n_params == 82
     assert defaults["clip"] == 1.0 and defaults["bits"] == 16 and defaults["workers"] == 4
     assert defaults["steps"] == 150
 

@@ -476,7 +476,7 @@ def _page(name: str) -> str:
 
 
 def test_intro_states_the_verdicts_with_library_numbers():
-    from qring_edu import allreduce_cut_bound
+    from qring_edu.costmodel import allreduce_cut_bound
     from qring_edu.vga_security import vga_epsilon_floor
 
     text = _page("intro.md")
@@ -503,17 +503,17 @@ def test_intro_states_the_verdicts_with_library_numbers():
     assert docs == sorted(docs) and all((BOOK / f"{d}.ipynb").is_file() for d in docs)
     assert {d[:2] for d in docs} == {"01", "02", "03", "04", "05", "06"}
     # the noisy-link numbers of the first bullet
-    from qring_edu.experiments.noisy_links import noisy_factor_claim
+    from qring_edu.experiments.noisy_links import scheme_ledger
 
-    noisy = noisy_factor_claim(0.99, workers=4, d=4096)
+    noisy = scheme_ledger(0.99, workers=4, d=4096)
     assert (
         "net factor of 1.46 at fidelity 0.99 (1.52 with distillation first), below the "
         "capacity bound of 1.83"
     ) in text
     assert (
-        f"{noisy.factor('fec'):.2f}",
-        f"{noisy.factor('distill+fec'):.2f}",
-        f"{noisy.bound:.2f}",
+        f"{noisy.run('fec').expected:.2f}",
+        f"{noisy.run('distill+fec').expected:.2f}",
+        f"{noisy.run('none').bound:.2f}",
     ) == ("1.46", "1.52", "1.83")
 
 

@@ -148,10 +148,45 @@ def test_module_exports():
 @pytest.mark.parametrize("P", [2, 3, 5, 8])
 @pytest.mark.parametrize("d", [1, 4, 10, 33])
 @pytest.mark.parametrize("bits", [3, 8])
-def test_pairs_per_link_matches_the_superdense_ledger(P, d, bits):
-    """Uneven chunks included: the model's pair count is the ledger's busiest link."""
-    from qring_edu import ring_allreduce
-    from qring_edu.costmodel import pairs_per_link
+def test_link_units_is_the_ledgers_busiest_link(P, d, bits):
+    """Uneven chunks included: the closed form is the ledger's busiest link, in both currencies."""
+    from qring_edu.costmodel import link_units
 
-    res = ring_allreduce(np.zeros((P, d), dtype=np.int64), bits=bits, transport="superdense")
-    assert pairs_per_link(P, d, bits) == res.ledger.online_qubits() == res.ledger.ebits()
+    zeros = np.zeros((P, d), dtype=np.int64)
+    sd = ring_allreduce(zeros, bits=bits, transport="superdense").ledger
+    cl = ring_allreduce(zeros, bits=bits).ledger
+    assert link_units(P, d, bits, transport="superdense") == sd.online_qubits() == sd.ebits()
+    assert link_units(P, d, bits) == cl.online_bits()
+
+
+@given(P=st.integers(2, 40), d=st.integers(1, 500), bits=BITS_)
+def test_link_units_against_message_bits(P, d, bits):
+    from qring_edu.costmodel import link_units
+    from qring_edu.ring import message_bits
+
+    m = message_bits(P, d, bits)
+    assert link_units(P, d, bits) == m.sum(axis=1).max()
+    assert link_units(P, d, bits, transport="superdense") == ((m + 1) // 2).sum(axis=1).max()
+
+
+def test_formulas_take_a_billion_workers_in_constant_memory():
+    """No array of size P: a billion workers (and a trillion words) cost no memory."""
+    import tracemalloc
+
+    from qring_edu.costmodel import allreduce_cut_bound, link_units
+
+    P, d = 10**9, 10**12
+    tracemalloc.start()
+    values = (
+        ring_time(P, d, 16, 1e-6, 1e-9),
+        ring_time(P, d, 16, 1e-6, 1e-9, transport="superdense"),
+        parameter_server_time(P, d, 16, 1e-6, 1e-9),
+        allreduce_lower_bound_bits(P, d, 16),
+        link_units(P, d, 16),
+        allreduce_cut_bound(P, d, 16).superdense_ring,
+        iteration_time(1.0, P, d, 16, 1e-6, 1e-9, transport="superdense").total,
+    )
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 100_000 and all(v > 0 for v in values)
+    assert link_units(P, d, 16) == 2 * (P - 1) * (d // P) * 16  # P divides d

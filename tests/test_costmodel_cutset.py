@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from qring_edu import ring_allreduce, vga_aggregate
-from qring_edu.costmodel import MODEL_SIZES, CutSetBound, allreduce_cut_bound, pairs_per_link
+from qring_edu.costmodel import MODEL_SIZES, CutSetBound, allreduce_cut_bound, link_units
 
 
 @given(P=st.integers(2, 64), d=st.integers(1, 10**6), bits=st.integers(2, 32))
@@ -35,7 +35,9 @@ def test_ring_counts_are_the_ledgers_busiest_link(P, d, bits):
     zeros = np.zeros((P, d), dtype=np.int64)
     sd = ring_allreduce(zeros, bits=bits, transport="superdense").ledger
     cl = ring_allreduce(zeros, bits=bits).ledger
-    assert cut.superdense_ring == sd.online_qubits() == pairs_per_link(P, d, bits)
+    assert (
+        cut.superdense_ring == sd.online_qubits() == link_units(P, d, bits, transport="superdense")
+    )
     assert cut.classical_ring == cl.online_bits()
 
 
@@ -100,7 +102,7 @@ def test_result_and_errors():
     assert isinstance(cut, CutSetBound)
     with pytest.raises(AttributeError):
         cut.qubits = 0
-    assert repr(cut).startswith("CutSetBound(P=8, d=8000, bits=16, error=0,")
+    assert repr(cut).startswith("CutSetBound(workers=8, d=8000, bits=16, error=0,")
     with pytest.raises(ValueError, match="error"):
         allreduce_cut_bound(8, 10, 16, error=1.0)
     with pytest.raises(ValueError, match="error"):

@@ -23,15 +23,29 @@ from qring_edu.costmodel import (
     bucketed_best_ratio,
     bucketed_iteration_time,
     iteration_time,
+    link_units,
     ring_time,
 )
 
 RESNET = MODEL_SIZES["ResNet-50"]
 
 
-def both(compute, P, d, bits, alpha, beta, **kw):
+def both(compute, P, d, bits, alpha, beta, *, beta_qubit=None, ahead=None, **kw):
+    """The classical and the superdense iteration; ``beta_qubit`` and ``ahead`` are the
+    superdense ring's own options."""
     cl = bucketed_iteration_time(compute, P, d, bits, alpha, beta, **kw)
-    sd = bucketed_iteration_time(compute, P, d, bits, alpha, beta, transport="superdense", **kw)
+    sd = bucketed_iteration_time(
+        compute,
+        P,
+        d,
+        bits,
+        alpha,
+        beta,
+        transport="superdense",
+        beta_qubit=beta_qubit,
+        ahead=ahead,
+        **kw,
+    )
     return cl, sd
 
 
@@ -63,13 +77,9 @@ def symmetric_case(draw):
 @settings(max_examples=150, deadline=None)
 @given(c=symmetric_case(), transport=st.sampled_from(["classical", "superdense"]))
 def test_simulation_agrees_with_the_closed_form(c, transport):
-    kw = dict(
-        buckets=c["sizes"],
-        transport=transport,
-        beta_qubit=c["beta_qubit"],
-        ahead=c["ahead"],
-        **c["timing"],
-    )
+    kw = dict(buckets=c["sizes"], transport=transport, **c["timing"])
+    if transport == "superdense":  # the options of the superdense ring only
+        kw.update(beta_qubit=c["beta_qubit"], ahead=c["ahead"])
     args = (c["compute"], c["P"], sum(c["sizes"]), c["bits"], c["alpha"], c["beta"])
     sim = bucketed_iteration_time(*args, method="simulate", **kw)
     form = bucketed_iteration_time(*args, method="formula", **kw)
@@ -111,16 +121,13 @@ def test_one_bucket_without_memory_is_the_non_overlapped_model(transport, comput
     """B = 1, pairs distributed in the same iteration: iteration_time's model, exactly when
     alpha = 0, and within the distribution's one alpha otherwise."""
     P, d, bits, beta = 8, 8000, 16, 1e-9
+    kw = dict(buckets=1, transport=transport, ahead=0 if transport == "superdense" else None)
     old = iteration_time(compute, P, d, bits, 0.0, beta, transport=transport)
-    new = bucketed_iteration_time(
-        compute, P, d, bits, 0.0, beta, buckets=1, ahead=0, transport=transport
-    )
+    new = bucketed_iteration_time(compute, P, d, bits, 0.0, beta, **kw)
     assert new.total == pytest.approx(old.total, rel=1e-12)
     alpha = 2e-6
     old = iteration_time(compute, P, d, bits, alpha, beta, transport=transport)
-    new = bucketed_iteration_time(
-        compute, P, d, bits, alpha, beta, buckets=1, ahead=0, transport=transport
-    )
+    new = bucketed_iteration_time(compute, P, d, bits, alpha, beta, **kw)
     assert old.total - 1e-15 <= new.total <= old.total + alpha + 1e-15
 
 
@@ -349,6 +356,44 @@ def test_result_is_frozen_with_short_repr():
 def test_bad_input(kwargs, exc, pattern):
     with pytest.raises(exc, match=pattern):
         bucketed_iteration_time(1.0, 4, 100, 8, 0.0, 1e-9, **kwargs)
+
+
+@pytest.mark.parametrize("method", ["simulate", "formula"])
+def test_an_iteration_is_never_shorter_than_its_compute(method):
+    """Buckets ready early (here all by 20 ms of a 50 ms compute): the next iteration still
+    starts only when the compute is over."""
+    for transport in ("classical", "superdense"):
+        it = bucketed_iteration_time(
+            0.05,
+            4,
+            400,
+            16,
+            1e-6,
+            1e-9,
+            buckets=2,
+            ready=[0.01, 0.02],
+            transport=transport,
+            method=method,
+        )
+        assert it.total >= it.compute and it.tail >= 0.0
+        assert it.total == pytest.approx(0.05)
+
+
+@pytest.mark.parametrize("option", [{"beta_qubit": 1e-9}, {"ahead": 2}])
+def test_options_of_the_superdense_ring_are_refused_classically(option):
+    with pytest.raises(ValueError, match=f"{next(iter(option))}.*superdense"):
+        bucketed_iteration_time(1.0, 4, 100, 8, 0.0, 1e-9, buckets=2, **option)
+    if "beta_qubit" in option:
+        with pytest.raises(ValueError, match="beta_qubit.*superdense"):
+            iteration_time(1.0, 4, 100, 8, 0.0, 1e-9, **option)
+
+
+def test_simulation_size_is_refused_up_front():
+    with pytest.raises(ValueError, match=r"method='simulate'.*formula"):
+        bucketed_iteration_time(1.0, 1000, 10**6, 16, 0.0, 1e-9, buckets=4)
+    # the closed form takes any ring, in O(B) work
+    it = bucketed_iteration_time(1.0, 10**9, 10**12, 16, 0.0, 1e-12, buckets=4, method="formula")
+    assert it.online == pytest.approx(link_units(10**9, 10**12, 16) * 1e-12)
 
 
 def test_bad_input_common_arguments():

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-import qring_edu as qr
+import qring_edu.holevo as qr
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from qring_edu import MODEL_SIZES, parameter_server_time, ring_allreduce, ring_time
+from qring_edu import ring_allreduce, ring_time
+from qring_edu.costmodel import MODEL_SIZES, parameter_server_time
 from qring_edu.exercises._base import Feedback
 from qring_edu.exercises.bottleneck import (
     check_chunk_sent,

@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from qring_edu import MODEL_SIZES, chunk_bounds, ring_allreduce, ring_time
-from qring_edu.costmodel import bucketed_iteration_time
+from qring_edu import chunk_bounds, ring_allreduce, ring_time
+from qring_edu.costmodel import MODEL_SIZES, bucketed_iteration_time
 from qring_edu.exercises._base import Feedback
 from qring_edu.exercises.bottleneck import (
     RING_CODE_CASES,

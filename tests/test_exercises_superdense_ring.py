@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from qring_edu import MODEL_SIZES, bucketed_iteration_time, fixed_point, ring_allreduce
+from qring_edu import fixed_point, ring_allreduce
+from qring_edu.costmodel import MODEL_SIZES, bucketed_iteration_time
 from qring_edu.exercises._base import Feedback, call_reader
 from qring_edu.exercises.superdense_ring import (
     check_alice_gates,

@@ -7,7 +7,6 @@ import math
 import numpy as np
 import pytest
 
-import qring_edu as qr
 from qring_edu.exercises._base import Feedback
 from qring_edu.exercises.training import (
     check_bandwidth_ratio,
@@ -16,6 +15,9 @@ from qring_edu.exercises.training import (
     check_parameter_shift,
     check_update_jump,
 )
+from qring_edu.fixedpoint import fixed_point
+from qring_edu.training import gradient_budget
+from qring_edu.vqc import parameter_shift
 
 
 def shift_gradient(score, theta, j):
@@ -42,7 +44,7 @@ def test_parameter_shift_passes_the_rule_and_the_library():
     assert check_parameter_shift(
         lambda sc, t, j: _shifted(1.0, half=False)(sc, t, j) / (2 * math.sin(1.0))
     ).passed
-    assert check_parameter_shift(lambda sc, t, j: qr.parameter_shift(sc, t, j)).passed
+    assert check_parameter_shift(lambda sc, t, j: parameter_shift(sc, t, j)).passed
 
 
 @pytest.mark.parametrize(
@@ -94,7 +96,7 @@ def test_circuits_per_step_counts_shifts_and_the_loss():
 
 
 def test_alpha_beta_checkers():
-    b = qr.gradient_budget(18)
+    b = gradient_budget(18)
     assert check_crossover_params(250_000).passed and b.crossover_params == pytest.approx(250_000)
     assert "chunk" in check_crossover_params(62_500).message
     assert "bits" in check_crossover_params(4_000_000).message
@@ -106,21 +108,21 @@ def test_alpha_beta_checkers():
     assert "whole gradient" in check_bandwidth_ratio(18 * 16 * 1e-11 / 1e-5).message
     assert (
         check_bandwidth_ratio(
-            gradient_budget_ratio := qr.gradient_budget(82).bandwidth_ratio, n_params=82
+            gradient_budget_ratio := gradient_budget(82).bandwidth_ratio, n_params=82
         ).passed
         and gradient_budget_ratio > 3e-4
     )
 
 
 def test_update_jump_is_the_top_bit_over_p():
-    codec = qr.fixed_point(4, 16, 1.0)
+    codec = fixed_point(4, 16, 1.0)
     ref = 2**15 / codec.scale / 4
     assert check_update_jump(ref).passed and check_update_jump(-ref).passed
     assert abs(ref - 1.0) < 1e-3
     assert "divides the sum" in check_update_jump(4 * ref).message
     assert "2**(b−1)" in check_update_jump(2 * ref).message
     assert check_update_jump(
-        0.5 * 2**15 / qr.fixed_point(8, 16, 0.5).scale / 8, workers=8, clip=0.5, lr=0.5
+        0.5 * 2**15 / fixed_point(8, 16, 0.5).scale / 8, workers=8, clip=0.5, lr=0.5
     ).passed
 
 

@@ -201,7 +201,8 @@ def test_everything_that_counts_messages_agrees_with_the_ledger(P, d, bits):
     zeros = np.zeros((P, d), dtype=np.int64)
     cl = ring_allreduce(zeros, bits=bits).ledger
     sd = ring_allreduce(zeros, bits=bits, transport="superdense").ledger
-    assert costmodel.pairs_per_link(P, d, bits) == sd.online_qubits()
+    assert costmodel.link_units(P, d, bits, transport="superdense") == sd.online_qubits()
+    assert costmodel.link_units(P, d, bits) == cl.online_bits()
     assert costmodel.ring_time(P, d, bits, 0.0, 1.0) == 2 * (P - 1) * message_bits(P, d, bits).max()
     odd = claims.odd_messages_per_link(P, d, bits)
     assert np.array_equal(2 * sd.per_link("online_qubits") - cl.per_link("online_bits"), odd)

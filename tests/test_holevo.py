@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 from qiskit.quantum_info import DensityMatrix, Statevector, random_density_matrix
 
-from qring_edu import isotropic_state
 from qring_edu.holevo import (
     AccessibleInformation,
     accessible_information,
@@ -16,6 +15,7 @@ from qring_edu.holevo import (
     shannon_entropy,
     von_neumann_entropy,
 )
+from qring_edu.superdense import isotropic_state
 
 S = 1 / np.sqrt(2)
 BB84 = [np.array([1, 0]), np.array([0, 1]), np.array([S, S]), np.array([S, -S])]
@@ -178,7 +178,7 @@ def test_builders_reproduce_the_known_values():
     assert holevo_chi(*bell) == pytest.approx(2.0, abs=1e-12)
     assert accessible_information(*bell) == pytest.approx(2.0, abs=1e-4)
     assert isinstance(bb84, Ensemble) and bb84.size == 4 and bb84.dim == 2 and bell.dim == 4
-    assert repr(bb84) == "Ensemble('BB84', states=4, dim=2)"
+    assert repr(bb84) == "Ensemble(name='BB84', size=4, dim=2)"
     with pytest.raises(ValueError):
         bb84.probs[0] = 1.0  # read-only
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from qring_edu import MODEL_SIZES, dense_coding_capacity, isotropic_capacity, ring_allreduce
-from qring_edu.costmodel import allreduce_cut_bound
+from qring_edu import dense_coding_capacity, isotropic_capacity, ring_allreduce
+from qring_edu.costmodel import MODEL_SIZES, allreduce_cut_bound
 from qring_edu.exercises._base import Feedback
 from qring_edu.exercises.holevo import (
     check_cut_set_qubits,
@@ -43,7 +43,11 @@ def test_cut_set_sweep_matches_the_ledgers_and_the_bound():
     with pytest.raises(ValueError, match="which"):
         sw.capacity_in("server")
     with pytest.raises(ValueError, match="workers"):
-        cut_set_sweep(workers=(2, 5000))
+        cut_set_sweep(workers=(2, 1))
+    with pytest.raises(ValueError, match="workers"):  # counts beyond int64
+        cut_set_sweep(d=10**12, workers=(2, 10**9))
+    big = cut_set_sweep(d=10**9, bits=16, workers=(2, 10**6))  # closed forms: no P x P table
+    assert big.superdense_ring[1] == 2 * (10**6 - 1) * 1000 * 8
 
 
 def test_cut_set_sweep_resnet50_numbers():

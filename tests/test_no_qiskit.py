@@ -35,7 +35,8 @@ FAST_PATHS = textwrap.dedent("""
     import qring_edu as qr
     from qring_edu import states
     from qring_edu.experiments import alignment, bottleneck, claims, holevo, superdense_ring, vga
-    from qring_edu.experiments import vga_security
+    from qring_edu.experiments import noisy_links, training, vga_security
+    from qring_edu.sign_audit import random_matching, signs_with_disagreement
 
     out = {}
     grads = np.arange(24).reshape(4, 6)
@@ -50,8 +51,8 @@ FAST_PATHS = textwrap.dedent("""
     g, h = alignment.aligned_pair(64, 0.3, seed=0)
     out["gapip"] = qr.gapip(g, h, 0.3, seed=1).verdict
     out["gapip_classical"] = qr.gapip(g, h, 0.3, protocol="classical", seed=1).verdict
-    m = qr.random_matching(64, 1.0, seed=0)
-    s = qr.signs_with_disagreement(m, 64, 0.25, seed=1)
+    m = random_matching(64, 1.0, seed=0)
+    s = signs_with_disagreement(m, 64, 0.25, seed=1)
     out["tieaudit_error"] = abs(qr.tieaudit(s, m, 0.1, seed=2).value
                                 - float(np.mean(s[m[:, 0]] != s[m[:, 1]])))
     bb84 = qr.bb84_ensemble()
@@ -63,6 +64,11 @@ FAST_PATHS = textwrap.dedent("""
     out["entropy"] = round(qr.von_neumann_entropy(np.eye(2) / 2), 6)
     out["ledger_floor"] = holevo.ledger_floor_sweep(d=10, bits=4, workers=(2, 3)).online_qubits.tolist()
     out["ring_state"] = bottleneck.ring_state(3, 2).step
+    run = qr.train_data_parallel(workers=2, steps=2, transport="superdense",
+                                 channel_fidelity=0.99, protection="fec")
+    out["train_protected"] = run.protection
+    out["learners"] = training.learner_comparison(fidelities=(1.0,), steps=1).identical("vqc")
+    out["fec_wrong"] = noisy_links.scheme_ledger(0.99, workers=2, d=64).run("fec").wrong_fraction
     try:
         qr.superdense_circuit(0, 0)
     except ImportError as exc:
@@ -104,6 +110,7 @@ def test_import_and_fast_paths_without_qiskit():
         28,
     ]  # P = 3: chunks of 16, 12, 12 bits -> 8 + 6 + 6 + 8 qubits
     assert out["ring_state"] == 2
+    assert out["train_protected"] == "fec" and out["learners"] and out["fec_wrong"] == 0.0
 
 
 def test_the_blocker_really_blocks():

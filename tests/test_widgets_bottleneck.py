@@ -6,14 +6,8 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from qring_edu import (
-    MODEL_SIZES,
-    allreduce_lower_bound_bits,
-    chunk_bounds,
-    parameter_server_time,
-    ring_allreduce,
-    ring_time,
-)
+from qring_edu import chunk_bounds, ring_allreduce, ring_time
+from qring_edu.costmodel import MODEL_SIZES, allreduce_lower_bound_bits, parameter_server_time
 from qring_edu.experiments.bottleneck import (
     alpha_beta_costs,
     cost_sweep,

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from qring_edu import dense_coding_capacity, isotropic_capacity, isotropic_state, ring_allreduce
+from qring_edu import dense_coding_capacity, isotropic_capacity, ring_allreduce
 from qring_edu.experiments.holevo import (
     DESIGNER_PRESETS,
     analyse_ensemble,
@@ -27,6 +27,7 @@ from qring_edu.holevo import (
     mutual_information,
     trine_ensemble,
 )
+from qring_edu.superdense import isotropic_state
 from qring_edu.widgets import LiveFigure
 from qring_edu.widgets._base import parse_numbers
 from qring_edu.widgets.holevo import (

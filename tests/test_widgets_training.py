@@ -9,6 +9,7 @@ from matplotlib.figure import Figure
 import qring_edu as qr
 from qring_edu.experiments.training import learner_comparison, learner_training
 from qring_edu.figures import training as figs
+from qring_edu.vqc import vqc_circuit
 from qring_edu.widgets import LiveFigure
 from qring_edu.widgets.training import learner_training_widget, superdense_training_widget
 
@@ -19,7 +20,7 @@ def _png(widget: LiveFigure) -> bytes:
 
 def test_training_widget_updates_and_reports_errors():
     w = superdense_training_widget(steps=5)
-    assert w.error == "" and w.result.superdense.pair_fidelity == 0.99
+    assert w.error == "" and w.result.superdense.link.pair == 0.99
     first = _png(w)
     w.controls["pair_fidelity"].value = 1.0
     assert w.error == "" and w.result.identical and _png(w) != first
@@ -33,20 +34,20 @@ def test_training_widget_updates_and_reports_errors():
 def test_learner_widget_updates_on_every_control():
     w = learner_training_widget(steps=4)
     assert isinstance(w, LiveFigure) and w.error == ""
-    assert w.result.run.model == "vqc" and w.result.run.pair_fidelity == 0.99
+    assert w.result.model == "vqc" and w.result.pair_fidelity == 0.99
+    assert "transport" not in w.controls  # the classical run is the reference of every setting
     seen = {_png(w)}
     for name, value in (
         ("pair_fidelity", 1.0),
         ("model", "mlp"),
-        ("transport", "classical"),
         ("workers", 3),
         ("seed", 2),
     ):
         w.controls[name].value = value
         assert w.error == "", name
         seen.add(_png(w))
-    assert len(seen) == 6
-    assert w.result.run is w.result.reference and w.result.run.workers == 3
+    assert len(seen) == 5
+    assert w.result.identical and w.result.run.workers == 3
     w.controls["seed"].value = -1
     assert w.result is None and "seed" in w.error
     assert all(not getattr(c, "continuous_update", False) for c in w.controls.values())
@@ -59,8 +60,8 @@ def test_figures_are_figures():
         figs.plot_training_runs([run, run], ["a", "b"]),
         figs.plot_learner_comparison(cmp),
         figs.plot_learner_training(learner_training(steps=3)),
-        figs.plot_learner_training(learner_training(transport="classical", steps=3)),
-        figs.plot_vqc_circuit(qr.vqc_circuit(), "VQC"),
+        figs.plot_learner_training(learner_training(pair_fidelity=1.0, steps=3)),
+        figs.plot_vqc_circuit(vqc_circuit(), "VQC"),
         figs.plot_ddp_hook_flow(),
         figs.plot_ddp_hook_flow(8),
     ]

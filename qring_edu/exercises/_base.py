@@ -26,9 +26,10 @@ import sys
 import traceback
 import types
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
 
 import numpy as np
+
+from .._result import result
 
 __all__ = [
     "Feedback",
@@ -49,7 +50,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@result
 class Feedback:
     """Result of a checker: ``passed`` and a message for the student.
 
@@ -71,9 +72,6 @@ class Feedback:
 
     passed: bool
     message: str
-
-    def __repr__(self) -> str:
-        return f"Feedback(passed={self.passed}, message={self.message!r})"
 
     def _repr_html_(self) -> str:
         colour, mark = ("#1a7f37", "✔") if self.passed else ("#a40000", "✘")

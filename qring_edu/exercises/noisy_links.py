@@ -18,8 +18,9 @@ import math
 import numpy as np
 
 from .._validate import check_fidelity, check_int
+from ..distillation import distill
 from ..experiments.noisy_links import fec_crossover
-from ..links import depolarizing, depolarizing_capacities, distill, effective_fidelity
+from ..noise import depolarizing, depolarizing_capacities, effective_fidelity
 from ._base import (
     Feedback,
     as_number,
@@ -59,13 +60,12 @@ def check_compose_fidelity(answer, *, trials: int = 25, seed: int = 0) -> Feedba
     """The reader's ``compose(pair_fidelity, channel_fidelity) -> F_eff``.
 
     Called on ``(1, 1)``, ``(1, F)``, ``(F, 1)``, ``(0.25, F)`` and ``trials`` random pairs in
-    [0.25, 1]² (seeded), each compared with :func:`qring_edu.effective_fidelity` to within 1e-9.
+    [0.25, 1]² (seeded), each compared with :func:`qring_edu.noise.effective_fidelity` to within 1e-9.
 
     Examples
     --------
-    >>> import qring_edu as qr
-    >>> from qring_edu.exercises.noisy_links import check_compose_fidelity
-    >>> check_compose_fidelity(qr.effective_fidelity)
+    >>> from qring_edu.noise import effective_fidelity
+    >>> check_compose_fidelity(effective_fidelity)
     Feedback(passed=True, message='compose(F_pair, F_ch): correct on 29 cases.')
     >>> print(check_compose_fidelity(lambda pair, channel: pair * channel).message)
     compose(F_pair, F_ch): for F_pair = 0.25, F_ch = 0.8 you returned 0.2, expected 0.25. You kept only 'no error at all'. Two equal Paulis cancel (X·X = I): add the probability that both are the same one of X, Y, Z.
@@ -136,7 +136,7 @@ def check_dejmps_round(answer, *, trials: int = 10, seed: int = 0) -> Feedback:
         return bad_parameters(exc)
     for F in rng.uniform(0.55, 0.99, trials):
         F = float(F)
-        p = depolarizing(F).as_array()
+        p = np.array(depolarizing(F).probabilities)
         for r in (1, 2, 3):
             shown = "(" + ", ".join(f"{v:.6g}" for v in p) + ")"
             got, fb = call_reader(answer, p.copy(), name=what)
@@ -157,7 +157,7 @@ def check_dejmps_round(answer, *, trials: int = 10, seed: int = 0) -> Feedback:
                     f"got shape {out.shape}."
                 )
             ref = distill(F, rounds=r, protocol="dejmps")
-            ref_p, ref_s = ref.errors.as_array(), ref.success_probabilities[-1]
+            ref_p, ref_s = np.array(ref.errors.probabilities), ref.success_probabilities[-1]
             if abs(success - ref_s) > 1e-9:
                 return failed(
                     f"{what}: round {r} from F = {F:.6g}, input p = {shown}: success "

@@ -1,13 +1,10 @@
 """Exercise checkers of chapter 3, *The superdense ring* (presentation floor).
 
-Every ``check_<name>(answer, ...)`` compares the student's answer with the library and returns a
-:class:`~qring_edu.exercises.Feedback`. ``answer=None`` means "not attempted"; any other input,
-however malformed, gives a failing feedback with a hint — nothing raises and no text is
-evaluated (numbers follow :func:`~qring_edu.exercises._base.as_number`). The code-graded
-exercise (:func:`check_superdense_coding`) runs the reader's functions on every message and on
-seeded Aer runs against the library and reports the first failing case; a function that raises
-gives a readable message (:func:`~qring_edu.exercises._base.call_reader`). Tolerances are stated
-in each docstring.
+Every ``check_<name>(answer, ...)`` compares the answer with the library and returns a
+:class:`~qring_edu.exercises.Feedback`: ``None`` means "not attempted", malformed input a failing
+feedback with a hint (nothing raises, no text is evaluated). The code-graded
+:func:`check_superdense_coding` runs the reader's functions on every message and on seeded Aer
+runs and reports the first failing case. Tolerances are stated in each docstring.
 """
 
 from __future__ import annotations
@@ -18,10 +15,11 @@ import numbers
 import numpy as np
 
 from .._validate import check_bits, check_choice, check_int
-from ..costmodel import BACKWARD_FRACTION
+from ..costmodel import BACKWARD_FRACTION, link_units
 from ..experiments.superdense_ring import overlap_comparison
 from ..fixedpoint import fixed_point
-from ..ring import message_bits, ring_schedule
+from ..noise import Link
+from ..ring import ring_schedule
 from ..superdense import superdense_circuit, superdense_outcome_probabilities
 from ._base import (
     Feedback,
@@ -49,34 +47,32 @@ __all__ = [
     "check_bidirectional_qubits",
 ]
 
-# --------------------------------------------------------------------------------------------
 # Build it yourself: superdense coding in raw Qiskit
-# --------------------------------------------------------------------------------------------
 _BELL_NAMES = {(0, 0): "|Φ+⟩", (0, 1): "|Φ−⟩", (1, 0): "|Ψ+⟩", (1, 1): "|Ψ−⟩"}
+
+
+def _sections(x: int, z: int, first: int, qubits: int):
+    """The gates of the library's circuit for ``(x, z)`` from barrier ``first`` to the next one
+    (``first = 0``: from the start), on its first ``qubits`` qubits, as a new circuit."""
+    from qiskit import QuantumCircuit
+
+    circuit = superdense_circuit(x, z, measure=False)
+    body, barriers = QuantumCircuit(qubits), 0
+    for inst in circuit.data:
+        if inst.operation.name == "barrier":
+            barriers += 1
+        elif first <= barriers <= 1:
+            body.append(inst.operation, [circuit.find_bit(q).index for q in inst.qubits])
+    return body
 
 
 @functools.lru_cache(maxsize=1)
 def _encoded_states():
     """The four states Alice's encoding makes from |Φ+⟩ (the library's circuit up to its second
     barrier), as Qiskit Statevectors, keyed by the message (x, z)."""
-    from qiskit import QuantumCircuit
     from qiskit.quantum_info import Statevector
 
-    states = {}
-    for x in (0, 1):
-        for z in (0, 1):
-            circuit = superdense_circuit(x, z, measure=False)
-            body = QuantumCircuit(2)
-            barriers = 0
-            for inst in circuit.data:
-                if inst.operation.name == "barrier":
-                    barriers += 1
-                    if barriers == 2:
-                        break
-                    continue
-                body.append(inst.operation, [circuit.find_bit(q).index for q in inst.qubits])
-            states[(x, z)] = Statevector(body)
-    return states
+    return {(x, z): Statevector(_sections(x, z, 0, 2)) for x in (0, 1) for z in (0, 1)}
 
 
 def _same_state(a, b) -> bool:
@@ -100,18 +96,24 @@ def _as_circuit(value, before, what: str):
     return circuit, None
 
 
-def _state_of(circuit, what: str):
+def _circuit_state(value, before, what: str):
+    """:func:`_as_circuit`, then the circuit's state before Bob measures:
+    ``(circuit, Statevector, None)`` or ``(None, None, Feedback)``."""
     from qiskit.quantum_info import Statevector
 
-    if any(inst.operation.name in ("measure", "reset") for inst in circuit.data):
-        return None, failed(
+    circuit, fb = _as_circuit(value, before, what)
+    if fb is None and any(inst.operation.name in ("measure", "reset") for inst in circuit.data):
+        fb = failed(
             f"{what}: the circuit measures (or resets) a qubit before Bob's "
             "decoding; only decode_message measures."
         )
+    if fb is not None:
+        return None, None, fb
     try:
-        return Statevector(circuit.remove_final_measurements(inplace=False)), None
+        return circuit, Statevector(circuit.remove_final_measurements(inplace=False)), None
     except Exception as exc:  # noqa: BLE001 - e.g. unbound parameters in the reader's circuit
-        return None, failed(f"{what}: its state cannot be simulated ({type(exc).__name__}: {exc}).")
+        fb = failed(f"{what}: its state cannot be simulated ({type(exc).__name__}: {exc}).")
+        return None, None, fb
 
 
 def _key_distribution(circuit):
@@ -119,12 +121,11 @@ def _key_distribution(circuit):
     are final, or ``None`` if it has mid-circuit measurements or does not measure two clbits."""
     from qiskit.quantum_info import Statevector
 
-    measured = {}
-    for inst in circuit.data:
-        if inst.operation.name == "measure":
-            measured[circuit.find_bit(inst.clbits[0]).index] = circuit.find_bit(
-                inst.qubits[0]
-            ).index
+    measured = {
+        circuit.find_bit(inst.clbits[0]).index: circuit.find_bit(inst.qubits[0]).index
+        for inst in circuit.data
+        if inst.operation.name == "measure"
+    }
     if sorted(measured) != [0, 1] or circuit.num_clbits != 2:
         return None
     try:
@@ -252,24 +253,16 @@ def check_superdense_coding(answer, *, seeds=(0, 1, 2), shots: int = 64) -> Feed
     def build(x, z):
         """The reader's circuit for (x, z), checked stage by stage: (circuit, None) or
         (None, Feedback)."""
-        qc, fb = call_reader(create, name="create_bell_pair")
-        if fb is not None:
-            return None, fb
-        qc, fb = _as_circuit(qc, None, "create_bell_pair()")
-        if fb is not None:
-            return None, fb
-        state, fb = _state_of(qc, "create_bell_pair()")
+        out, fb = call_reader(create, name="create_bell_pair")
+        if fb is None:
+            qc, state, fb = _circuit_state(out, None, "create_bell_pair()")
         if fb is not None:
             return None, fb
         if not _same_state(state, states[(0, 0)]):
             return None, _bell_feedback(state, states)
         out, fb = call_reader(encode, qc, x, z, name="encode_message")
-        if fb is not None:
-            return None, fb
-        qc, fb = _as_circuit(out, qc, f"encode_message(qc, {x}, {z})")
-        if fb is not None:
-            return None, fb
-        state, fb = _state_of(qc, f"encode_message(qc, {x}, {z})")
+        if fb is None:
+            qc, state, fb = _circuit_state(out, qc, f"encode_message(qc, {x}, {z})")
         if fb is not None:
             return None, fb
         if not _same_state(state, states[(x, z)]):
@@ -364,46 +357,19 @@ def check_superdense_coding(answer, *, seeds=(0, 1, 2), shots: int = 64) -> Feed
 
 
 #: Single-qubit gates a student may name for Alice's encoding (lower case, QuantumCircuit methods).
-_GATES = {
-    "i": "id",
-    "id": "id",
-    "identity": "id",
-    "x": "x",
-    "y": "y",
-    "z": "z",
-    "h": "h",
-    "s": "s",
-    "sdg": "sdg",
-    "t": "t",
-}
+_GATES = {"i": "id", "identity": "id"} | {g: g for g in ("id", "x", "y", "z", "h", "s", "sdg", "t")}
 
 
 def _is_int(value) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
-# --------------------------------------------------------------------------------------------
 # Superdense coding
-# --------------------------------------------------------------------------------------------
-
-
 def _encoding_reference(x: int, z: int):
     """Alice's encoding unitary on A as the library builds it (the gates between the barriers)."""
-    from qiskit import QuantumCircuit
     from qiskit.quantum_info import Operator
 
-    circuit = superdense_circuit(x, z, measure=False)
-    body = QuantumCircuit(1)
-    inside = False
-    for inst in circuit.data:
-        if inst.operation.name == "barrier":
-            if inside:
-                break
-            inside = True
-            continue
-        if inside:
-            body.append(inst.operation, [0])
-    return Operator(body)
+    return Operator(_sections(x, z, 1, 1))
 
 
 def check_alice_gates(answer, x: int, z: int) -> Feedback:
@@ -411,8 +377,8 @@ def check_alice_gates(answer, x: int, z: int) -> Feedback:
 
     ``answer``: a list of gate names applied first to last, e.g. ``["x", "z"]``; ``[]`` for the
     identity. Names: i/id, x, y, z, h, s, sdg, t (case-insensitive). The answer passes when its
-    unitary equals the library's encoding ``Z**z X**x`` up to a global phase (exactly: Frobenius
-    distance below 1e-9 after removing the phase), so equivalent sequences such as ``["y"]`` for
+    unitary equals the library's encoding ``Z**z X**x`` up to a global phase (Qiskit's
+    ``Operator.equiv``, absolute tolerance 1e-9), so equivalent sequences such as ``["y"]`` for
     ``(1, 1)`` also pass, with a note.
 
     Examples
@@ -459,16 +425,7 @@ def check_alice_gates(answer, x: int, z: int) -> Feedback:
     circuit = QuantumCircuit(1)
     for name in names:
         getattr(circuit, name)(0)
-    given = Operator(circuit).data
-    ref = reference.data
-    # Remove the global phase: align the phase of the largest entry of the reference.
-    idx = np.unravel_index(np.argmax(np.abs(ref)), ref.shape)
-    if abs(given[idx]) < 1e-9:
-        close = False
-    else:
-        phase = given[idx] / ref[idx]
-        close = abs(abs(phase) - 1) < 1e-9 and np.linalg.norm(given - phase * ref) < 1e-9
-    if close:
+    if Operator(circuit).equiv(reference, atol=1e-9):  # equal up to a global phase
         canonical = ["x"] * x + ["z"] * z
         if [n for n in names if n != "id"] == canonical:
             return passed(
@@ -495,13 +452,9 @@ def check_alice_gates(answer, x: int, z: int) -> Feedback:
 
 def _exact_error_rate(pair_fidelity: float) -> float:
     """Symbol error rate for uniform messages, from the library's density-matrix evolution."""
-    probs = [
-        superdense_outcome_probabilities(m >> 1, m & 1, pair_fidelity=pair_fidelity)[
-            (m >> 1, m & 1)
-        ]
-        for m in range(4)
-    ]
-    return float(1.0 - np.mean(probs))
+    link = Link(pair_fidelity)
+    right = [superdense_outcome_probabilities(*m, link=link)[m] for m in _BELL_NAMES]  # (x, z)
+    return float(1.0 - np.mean(right))
 
 
 def check_symbol_error_rate(answer, pair_fidelity: float) -> Feedback:
@@ -557,7 +510,7 @@ def check_bit_error_rate(answer, pair_fidelity: float) -> Feedback:
     bit error rate of x at F = 0.97: 1 − F is the symbol error rate. A Z error leaves x alone.
     """
     try:
-        probs = superdense_outcome_probabilities(0, 0, pair_fidelity=pair_fidelity)
+        probs = superdense_outcome_probabilities(0, 0, link=Link(pair_fidelity))
     except (ValueError, TypeError) as exc:
         return bad_parameters(exc)
     expected = probs[(1, 0)] + probs[(1, 1)]
@@ -574,25 +527,15 @@ def check_bit_error_rate(answer, pair_fidelity: float) -> Feedback:
     return fb
 
 
-# --------------------------------------------------------------------------------------------
 # The ledger of the superdense ring
-# --------------------------------------------------------------------------------------------
-
-
 def _link_counts(P, d, bits) -> dict[str, int]:
-    """Busiest-link counts of one all-reduce from :func:`qring_edu.ring.message_bits`: classical
+    """Busiest-link counts of one all-reduce (:func:`qring_edu.costmodel.link_units`): classical
     bits, superdense online qubits (ceil(k/2) per k-bit message), and lifetime uses (online +
     offline qubits: one offline qubit distributed each consumed pair)."""
     check_int(P, "P", 2)
     check_int(d, "d", 1)
-    check_bits(bits)
-    m = message_bits(P, d, bits)
-    qubits = ((m + 1) // 2).sum(axis=1)
-    return {
-        "bits": int(m.sum(axis=1).max()),
-        "qubits": int(qubits.max()),
-        "lifetime": int(2 * qubits.max()),
-    }
+    q = link_units(P, d, check_bits(bits), transport="superdense")
+    return {"bits": link_units(P, d, bits), "qubits": q, "lifetime": 2 * q}
 
 
 def _count_feedback(answer, expected: int, what: str, hints: dict[int, str]) -> Feedback:
@@ -666,19 +609,16 @@ def check_lifetime_uses(answer, P: int, d: int, bits: int) -> Feedback:
         counts = _link_counts(P, d, bits)
     except (ValueError, TypeError) as exc:
         return bad_parameters(exc)
-    expected = counts["lifetime"]
+    expected, online = counts["lifetime"], counts["qubits"]
     what = f"lifetime channel uses per link (P = {P}, d = {d}, bits = {bits})"
     hints = {
         counts["bits"]: "That is the classical bit count. It equals the lifetime count "
         "when every message has an even number of bits; here some messages are "
         "odd and each needs a padding qubit (online and offline).",
-        counts["qubits"]: "That counts only the online qubits. Each consumed Bell pair was "
+        online: "That counts only the online qubits. Each consumed Bell pair was "
         "distributed by sending one qubit over the same link.",
-        3
-        * counts[
-            "qubits"
-        ]: "Ebits are not channel uses of their own: an ebit is the pair that one offline "
-        "qubit created.",
+        3 * online: "Ebits are not channel uses of their own: an ebit is the pair that one "
+        "offline qubit created.",
     }
     return _count_feedback(answer, expected, what, hints)
 
@@ -732,11 +672,7 @@ def check_flip_damage(answer, P: int, bits: int, max_abs: float, t: int) -> Feed
     )
 
 
-# --------------------------------------------------------------------------------------------
 # Step checkers of the reasoning exercises
-# --------------------------------------------------------------------------------------------
-
-
 def check_link_busy_time(
     answer,
     bandwidth_gbps: float = 10.0,
@@ -923,12 +859,8 @@ def check_flip_reach(answer, P: int = 6, phase: str = "all-gather", step: int = 
 def _bidirectional_qubits(P: int, d: int, bits: int) -> int:
     """Busiest directed link of two superdense rings in opposite directions, one all-reducing
     the first ceil(d/2) words, the other the rest (ceil(k/2) qubits per k-bit message)."""
-    loads = []
-    for words in (-(-d // 2), d // 2):
-        if words:
-            m = message_bits(P, words, bits)
-            loads.append(int(((m + 1) // 2).sum(axis=1).max()))
-    return max(loads)
+    halves = (-(-d // 2), d // 2)
+    return max(link_units(P, n, bits, transport="superdense") for n in halves if n)
 
 
 def check_bidirectional_qubits(answer, P: int = 4, d: int = 8000, bits: int = 16) -> Feedback:
@@ -952,7 +884,7 @@ def check_bidirectional_qubits(answer, P: int = 4, d: int = 8000, bits: int = 16
     except (ValueError, TypeError) as exc:
         return bad_parameters(exc)
     expected = _bidirectional_qubits(P, d, bits)
-    one_ring = int(((message_bits(P, d, bits) + 1) // 2).sum(axis=1).max())
+    one_ring = link_units(P, d, bits, transport="superdense")
     what = f"online qubits per directed link, bidirectional superdense ring (P = {P}, d = {d})"
     hints = {
         expected // 2: "That halves twice: the two directions are different links, each "
@@ -960,13 +892,9 @@ def check_bidirectional_qubits(answer, P: int = 4, d: int = 8000, bits: int = 16
         2 * expected: "That is the classical bit count of one direction; each qubit carries two "
         "bits.",
     }
+    also = " (It is also the bits of one direction: each qubit carries two.)"
     hints[one_ring] = (
-        "That is one ring carrying the whole vector over every link; with two "
-        "rings each direction carries only half of it."
-        + (
-            " (It is also the bits of one direction: each qubit carries two.)"
-            if one_ring == 2 * expected
-            else ""
-        )
+        "That is one ring carrying the whole vector over every link; with two rings each "
+        "direction carries only half of it." + (also if one_ring == 2 * expected else "")
     )
     return _count_feedback(answer, expected, what, hints)

@@ -3,6 +3,8 @@
 * :class:`Table` — the table every result offers (``result.table()``): plain values, one format
   per column, a fixed-width text form (its ``repr``) and an HTML form (``_repr_html_``), so a
   notebook cell shows ``result.table()`` instead of formatting rows in a loop;
+* :class:`Tabular` — the mixin that shows a result's ``table()`` in a notebook, and
+  :class:`Rows`, a result made of records;
 * :class:`LedgerComparison` / :func:`compare_ledgers` — the classical and the superdense ledger of
   the same all-reduce, link by link (chapters 2 and 3);
 * :func:`rng` — one independent, reproducible random stream per (experiment, size, trial, role);
@@ -15,16 +17,18 @@ from __future__ import annotations
 import html
 import numbers
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from .._result import result
 from .._validate import check_int
 from ..ledger import Ledger
 
 __all__ = [
     "Table",
+    "Tabular",
     "Rows",
     "LedgerComparison",
     "compare_ledgers",
@@ -139,10 +143,31 @@ class Table:
         )
 
 
-@dataclass(frozen=True)
-class Rows:
+class Tabular:
+    """Mixin of the results that offer a :class:`Table`: the notebook shows ``table()``
+    (``_repr_html_``); the class defines :meth:`table`.
+
+    Examples
+    --------
+    >>> class Two(Tabular):
+    ...     def table(self):
+    ...         return Table(("x",), ((1,), (2,)))
+    >>> Two()._repr_html_().startswith('<table class="qring-table">')
+    True
+    """
+
+    def table(self) -> Table:
+        """The result as a :class:`Table` (defined by each class)."""
+        raise NotImplementedError
+
+    def _repr_html_(self) -> str:
+        return self.table()._repr_html_()
+
+
+@result
+class Rows(Tabular):
     """A result made of records, one per row: iterable, indexable and sized like the tuple
-    ``rows``; a subclass defines :meth:`table`, which the notebook shows (``_repr_html_``).
+    ``rows`` (not in the ``repr``); a subclass defines :meth:`table`.
 
     Attributes
     ----------
@@ -163,7 +188,7 @@ class Rows:
     ResNet-50  25,557,032    32         0.20     0.016         0.5
     """
 
-    rows: tuple
+    rows: tuple = field(repr=False)
 
     def __iter__(self):
         return iter(self.rows)
@@ -174,19 +199,22 @@ class Rows:
     def __getitem__(self, i):
         return self.rows[i]
 
-    def table(self) -> Table:
-        """The rows as a :class:`Table` (defined by each subclass)."""
-        raise NotImplementedError
-
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
+    def _find(self, **key):
+        """The first row whose attributes equal ``key`` (one ``name=value``); a ValueError naming
+        the argument and the values the rows hold otherwise."""
+        ((name, value),) = key.items()
+        for r in self.rows:
+            if getattr(r, name) == value:
+                return r
+        held = ", ".join(repr(getattr(r, name)) for r in self.rows)
+        raise ValueError(f"{name} must be one of {held}, got {value!r}")
 
 
 # ---------------------------------------------------------------------------------------------
 # Two ledgers of the same all-reduce
 # ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True, eq=False)
-class LedgerComparison:
+@result(show=("workers", "max_classical_bits", "max_online_qubits"))
+class LedgerComparison(Tabular):
     """The classical and the superdense ledger of one all-reduce, per directed link.
 
     Arrays of shape (P,), one entry per link ``(k, k+1)``: ``classical_bits`` (online bits of the
@@ -206,11 +234,26 @@ class LedgerComparison:
     ([50, 45, 45], [26, 23, 23])
     """
 
-    links: tuple[tuple[int, int], ...]
-    classical_bits: np.ndarray
-    online_qubits: np.ndarray
-    ebits: np.ndarray
-    offline_qubits: np.ndarray
+    links: tuple[tuple[int, int], ...] = field(repr=False)
+    classical_bits: np.ndarray = field(repr=False)
+    online_qubits: np.ndarray = field(repr=False)
+    ebits: np.ndarray = field(repr=False)
+    offline_qubits: np.ndarray = field(repr=False)
+
+    @property
+    def workers(self) -> int:
+        """P, the number of links."""
+        return len(self.links)
+
+    @property
+    def max_classical_bits(self) -> int:
+        """Classical bits on the busiest link."""
+        return int(self.classical_bits.max())
+
+    @property
+    def max_online_qubits(self) -> int:
+        """Online qubits on the busiest link."""
+        return int(self.online_qubits.max())
 
     @property
     def floor(self) -> np.ndarray:
@@ -268,15 +311,6 @@ class LedgerComparison:
             tuple(self._COLUMNS[c][1] for c in columns),
         )
 
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
-
-    def __repr__(self) -> str:
-        return (
-            f"LedgerComparison(P={len(self.links)}, classical_bits={int(self.classical_bits.max())}, "
-            f"online_qubits={int(self.online_qubits.max())})"
-        )
-
 
 def compare_ledgers(classical: Ledger, superdense: Ledger) -> LedgerComparison:
     """Line up a classical and a superdense :class:`~qring_edu.ledger.Ledger` of the same ring
@@ -291,12 +325,11 @@ def compare_ledgers(classical: Ledger, superdense: Ledger) -> LedgerComparison:
 
     >>> import numpy as np
     >>> from qring_edu import ring_allreduce
-    >>> from qring_edu.experiments._base import compare_ledgers
     >>> zeros = np.zeros((3, 7), dtype=np.int64)
     >>> cmp = compare_ledgers(ring_allreduce(zeros, bits=5).ledger,
     ...                       ring_allreduce(zeros, bits=5, transport="superdense").ledger)
     >>> cmp
-    LedgerComparison(P=3, classical_bits=50, online_qubits=26)
+    LedgerComparison(workers=3, max_classical_bits=50, max_online_qubits=26)
     >>> cmp.excess.tolist()
     [1.0, 0.5, 0.5]
     >>> print(cmp.table())

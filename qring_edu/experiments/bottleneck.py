@@ -16,10 +16,11 @@ frozen dataclasses (figures: :mod:`qring_edu.figures.bottleneck`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import numpy as np
 
+from .._result import result
 from .._validate import check_bits, check_choice, check_float, check_int
 from ..costmodel import (
     MODEL_SIZES,
@@ -30,7 +31,7 @@ from ..costmodel import (
     ring_time,
 )
 from ..ring import RingStep, chunk_bounds, message_bits, ring_allreduce, ring_schedule
-from ._base import Rows, Table, worker_counts
+from ._base import Rows, Table, Tabular, worker_counts
 
 __all__ = [
     "MAX_LINK_WORDS",
@@ -57,7 +58,7 @@ MAX_LINK_WORDS = 10**6
 # ---------------------------------------------------------------------------------------------
 # The ring schedule, replayed step by step
 # ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@result(show=("total_steps", "phase"))
 class RingState:
     """What every worker holds after ``step`` synchronous steps of the ring all-reduce.
 
@@ -72,7 +73,7 @@ class RingState:
     --------
     >>> st = ring_state(4, 3)
     >>> st
-    RingState(P=4, d=4, bits=16, step=3/6, phase='reduce-scatter')
+    RingState(workers=4, d=4, bits=16, step=3, total_steps=6, phase='reduce-scatter')
     >>> [st.reduced_chunk(k) for k in range(4)]
     [1, 2, 3, 0]
     """
@@ -124,12 +125,6 @@ class RingState:
         """The chunk whose copy at ``worker`` holds all P gradients, if exactly one does."""
         full = np.flatnonzero(self.counts[worker] == self.workers)
         return int(full[0]) if full.size == 1 else None
-
-    def __repr__(self) -> str:
-        return (
-            f"RingState(P={self.workers}, d={self.d}, bits={self.bits}, "
-            f"step={self.step}/{self.total_steps}, phase={self.phase!r})"
-        )
 
 
 def ring_state(workers: int, step: int, d: int | None = None, bits: int = 16) -> RingState:
@@ -194,8 +189,8 @@ def ring_schedule_table(workers: int) -> Table:
 # ---------------------------------------------------------------------------------------------
 # α–β costs: ring vs parameter server vs the lower bound
 # ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class CostSweep:
+@result(show=("workers_range",))
+class CostSweep(Tabular):
     """α–β times (seconds) of one all-reduce of ``d`` words of ``bits`` bits, for each P in
     ``workers`` (shape (n,)): ``ring`` (:func:`qring_edu.ring_time`), ``parameter_server``
     (:func:`qring_edu.parameter_server_time`), ``bound`` = lower-bound bits × beta (bandwidth
@@ -223,6 +218,8 @@ class CostSweep:
     bound: np.ndarray = field(repr=False)
     latency: np.ndarray = field(repr=False)
     chosen: int | None = None
+
+    workers_range = property(lambda self: (int(self.workers[0]), int(self.workers[-1])), doc="P.")
 
     def at(self, workers: int) -> dict[str, float]:
         """The three times at one P of the sweep."""
@@ -257,12 +254,6 @@ class CostSweep:
             ("P", "ring (ms)", "server (ms)", "server/ring", "ring latency (ms)"),
             tuple(rows),
             ("d", ".2f", ".2f", ".1f", ".2f"),
-        )
-
-    def __repr__(self) -> str:
-        return (
-            f"CostSweep({self.label!r}, d={self.d}, bits={self.bits}, alpha={self.alpha:.3g}, "
-            f"beta={self.beta:.3g}, P={int(self.workers[0])}..{int(self.workers[-1])})"
         )
 
 
@@ -348,7 +339,7 @@ def alpha_beta_costs(
 # ---------------------------------------------------------------------------------------------
 # Per-link bits from the ledger
 # ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@result(show=("workers_range",))
 class LinkBitsSweep:
     """Bits on the busiest link for one all-reduce of ``d`` words of ``bits`` bits.
 
@@ -371,11 +362,7 @@ class LinkBitsSweep:
     bound: np.ndarray = field(repr=False)
     parameter_server: np.ndarray = field(repr=False)
 
-    def __repr__(self) -> str:
-        return (
-            f"LinkBitsSweep(d={self.d}, bits={self.bits}, "
-            f"P={int(self.workers[0])}..{int(self.workers[-1])})"
-        )
+    workers_range = property(lambda self: (int(self.workers[0]), int(self.workers[-1])), doc="P.")
 
 
 def link_bits_sweep(
@@ -405,7 +392,7 @@ def link_bits_sweep(
     >>> from qring_edu.experiments.bottleneck import link_bits_sweep
     >>> sweep = link_bits_sweep(60, 16, workers=range(2, 6))
     >>> sweep
-    LinkBitsSweep(d=60, bits=16, P=2..5)
+    LinkBitsSweep(d=60, bits=16, workers_range=(2, 5))
     >>> sweep.ring.tolist()              # meets the bound: P divides 60
     [960, 1280, 1440, 1536]
     >>> sweep.parameter_server.tolist()
@@ -430,7 +417,7 @@ def link_bits_sweep(
 # ---------------------------------------------------------------------------------------------
 # Real model sizes
 # ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@result
 class ModelCommRow:
     """Per-iteration gradient synchronisation of one model on a ring of ``workers`` workers.
 
@@ -463,7 +450,7 @@ class ModelCommRow:
     ps_s: float
 
 
-@dataclass(frozen=True)
+@result(show=("models",))
 class ModelCommTable(Rows):
     """The rows of :func:`model_comm_table` (iterable, indexable like a list of
     :class:`ModelCommRow`), with :meth:`table`.
@@ -477,14 +464,14 @@ class ModelCommTable(Rows):
     >>> from qring_edu.experiments.bottleneck import model_comm_table
     >>> rows = model_comm_table(models=["ResNet-50", "GPT-2 XL"], bits=[16])
     >>> rows
-    ModelCommTable(2 rows, P=32)
+    ModelCommTable(models=('ResNet-50', 'GPT-2 XL'))
     >>> print(rows.table())
     model         parameters  bits  GB per link  ring (s)  server (s)
     ResNet-50     25,557,032    16         0.10     0.009         0.3
     GPT-2 XL   1,500,000,000    16         5.81     0.466        15.4
     """
 
-    rows: tuple[ModelCommRow, ...]
+    models = property(lambda self: tuple(dict.fromkeys(r.model for r in self.rows)), doc="Models.")
 
     def row(self, model: str, bits: int) -> ModelCommRow:
         """The row of ``model`` at word size ``bits``."""
@@ -501,11 +488,6 @@ class ModelCommTable(Rows):
                 (r.model, r.params, r.bits, r.link_bits / 8e9, r.ring_s, r.ps_s) for r in self.rows
             ),
             ("", ",d", "d", ".2f", ".3f", ".1f"),
-        )
-
-    def __repr__(self) -> str:
-        return (
-            f"ModelCommTable({len(self.rows)} rows, P={self.rows[0].workers if self.rows else '-'})"
         )
 
 
@@ -559,7 +541,7 @@ def model_comm_table(
 # ---------------------------------------------------------------------------------------------
 # Overlap with the backward pass (the classical ring only; chapter 3 compares both transports)
 # ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@result(show=("hidden",))
 class OverlapRow:
     """One iteration of the classical ring with ``buckets`` gradient buckets (``None``: the
     non-overlapped model, one all-reduce after the whole compute, :func:`qring_edu.iteration_time`).
@@ -594,7 +576,7 @@ class OverlapRow:
         return 1.0 - self.tail / self.ring if self.ring > 0 else 0.0
 
 
-@dataclass(frozen=True)
+@result
 class OverlapTable(Rows):
     """The rows of :func:`overlap_table` (iterable like a list of :class:`OverlapRow`).
 
@@ -609,14 +591,13 @@ class OverlapTable(Rows):
     >>> from qring_edu.experiments.bottleneck import overlap_table
     >>> table = overlap_table(buckets=(5,))
     >>> table
-    OverlapTable('ResNet-50', P=8, bits=16, 2 rows)
+    OverlapTable(model='ResNet-50', workers=8, bits=16)
     >>> print(table.table())
     schedule    iteration (ms)  after the backward pass (ms)  all-reduce hidden (%)
     no overlap           27.23                          7.23                      0
     5 buckets            21.50                          1.50                     79
     """
 
-    rows: tuple[OverlapRow, ...]
     model: str = ""
     workers: int = 0
     bits: int = 0
@@ -644,12 +625,6 @@ class OverlapTable(Rows):
                 for r in self.rows
             ),
             ("", ".2f", ".2f", ".0f"),
-        )
-
-    def __repr__(self) -> str:
-        return (
-            f"OverlapTable({self.model!r}, P={self.workers}, bits={self.bits}, "
-            f"{len(self.rows)} rows)"
         )
 
 

@@ -23,7 +23,7 @@ in table order. The rows (``Claim.key``):
                 message (superdense vs classical :func:`~qring_edu.ring_allreduce` ledgers);
 ``"optimal"``   the factor two: the entanglement-assisted Holevo bound message by message
                 (:mod:`qring_edu.holevo`) and the cut-set floor for every all-reduce protocol
-                (:func:`~qring_edu.allreduce_cut_bound`);
+                (:func:`~qring_edu.costmodel.allreduce_cut_bound`);
 ``"lifetime"``  online + offline (pair distribution) qubits = classical bits + one per odd message;
 ``"vga"``       VGA: 2× GHZ copies, the soundness error :func:`~qring_edu.vga_epsilon` for the
                 detection of each attack, the β = 0 floor, the finite-copy fidelity guarantee;
@@ -32,7 +32,7 @@ in table order. The rows (``Claim.key``):
 ``"tieaudit"``  TieAudit_ε: quantum ∝ log P against classical ∝ √P, crossovers per coverage α and
                 bound family;
 ``"learner"``   the halving does not depend on the learner: an MLP and a variational quantum
-                classifier trained over both rings (:func:`~qring_edu.compare_learners`);
+                classifier trained over both rings (:func:`~qring_edu.experiments.training.learner_comparison`);
 ``"noisy"``     the factor two on a noisy link: each protection scheme's online factor against
                 C_E(F_eff) (:mod:`qring_edu.experiments.noisy_links`).
 
@@ -58,7 +58,7 @@ from ..holevo import (
     mutual_information,
     superdense_ensemble,
 )
-from ..links import depolarizing_capacities
+from ..noise import depolarizing_capacities
 from ..ring import message_bits, ring_allreduce
 from ..sign_audit import tieaudit_copies, tieaudit_cost
 from ..states import isotropic_state
@@ -75,8 +75,8 @@ from ..vga_security import (
 )
 from ._base import loglog_slope, rng
 from .alignment import DEFAULT_LOG2_P, aligned_pair, tieaudit_scaling
-from .noisy_links import noisy_factor_claim
-from .training import compare_learners
+from .noisy_links import scheme_ledger
+from .training import learner_comparison
 
 __all__ = [
     "Claim",
@@ -458,7 +458,7 @@ def optimality_claim(seed: int = 0, trials: int = 100) -> Claim:
     """χ of the four superdense-coded Bell states, the bits a Bell measurement extracts, the dense
     coding capacity of |Φ+⟩, the largest χ over ``trials`` random encodings of one qubit (8
     random unitaries on qubit 0 of a random 3-qubit shared state), and the cut-set floor of
-    :func:`~qring_edu.allreduce_cut_bound` against the superdense ring at P in
+    :func:`~qring_edu.costmodel.allreduce_cut_bound` against the superdense ring at P in
     :data:`CUT_WORKERS` (d = 2^16, b = 16).
 
     "holds" would need the ring to meet the floor at every P; it meets it only at P = 2.
@@ -1236,9 +1236,9 @@ def _judge_learner(v: Mapping[str, float]) -> tuple[str, str]:
 def learner_claim(seed: int = 0, steps: int = 100) -> Claim:
     """An MLP and the variational quantum classifier (:mod:`qring_edu.vqc`) trained data-parallel
     on P = 4 workers for ``steps`` steps over the classical ring and over the superdense ring at
-    F = 1 and F = 0.95 (:func:`~qring_edu.compare_learners`, same data and initial parameters):
+    F = 1 and F = 0.95 (:func:`~qring_edu.experiments.training.learner_comparison`, same data and initial parameters):
     bit-identity at F = 1, online bits and qubits per link and step against
-    :func:`~qring_edu.gradient_budget`, accuracies, and the time the halving saves.
+    :func:`~qring_edu.training.gradient_budget`, accuracies, and the time the halving saves.
 
     Examples
     --------
@@ -1255,7 +1255,7 @@ def learner_claim(seed: int = 0, steps: int = 100) -> Claim:
     seed = check_int(seed, "seed", 0)
     steps = check_int(steps, "steps", 1, 100_000)
     noisy, alpha, beta = 0.95, 10e-6, 1e-11  # the book's link: 10 µs, 100 Gbit/s
-    cmp = compare_learners(fidelities=(1.0, noisy), workers=4, steps=steps, seed=seed)
+    cmp = learner_comparison(fidelities=(1.0, noisy), workers=4, steps=steps, seed=seed)
     v = {
         "workers": cmp.workers,
         "steps": cmp.steps,
@@ -1264,7 +1264,7 @@ def learner_claim(seed: int = 0, steps: int = 100) -> Claim:
         "beta": beta,
     }
     for m in ("mlp", "vqc"):
-        cl, sd = cmp.run(m), cmp.run(m, "superdense", 1.0)
+        cl, sd = cmp.run(m), cmp.run(m, 1.0)
         budget = gradient_budget(
             cl.n_params, workers=cmp.workers, bits=cl.bits, alpha=alpha, beta=beta
         )
@@ -1276,7 +1276,7 @@ def learner_claim(seed: int = 0, steps: int = 100) -> Claim:
                 f"{m}_qubits_per_step": sd.online_qubits_per_step,
                 f"{m}_budget_qubits": budget.link_qubits,
                 f"{m}_accuracy": cl.final_accuracy,
-                f"{m}_accuracy_noisy": cmp.run(m, "superdense", noisy).final_accuracy,
+                f"{m}_accuracy_noisy": cmp.run(m, noisy).final_accuracy,
                 f"{m}_saving": budget.saving,
                 f"{m}_crossover_params": budget.crossover_params,
             }
@@ -1339,7 +1339,7 @@ def noisy_claim(seed: int = 0, fidelity: float = 0.99) -> Claim:
     channel of fidelity ``fidelity`` that carries the online qubits; the online factor of each
     scheme (``none``, ``distill``, ``fec``, ``distill+fec``), the fraction of entries one
     all-reduce corrupts, and the bound C_E(F_eff) per online qubit
-    (:func:`~qring_edu.experiments.noisy_links.noisy_factor_claim`).
+    (:func:`~qring_edu.experiments.noisy_links.scheme_ledger`).
 
     Examples
     --------
@@ -1350,13 +1350,14 @@ def noisy_claim(seed: int = 0, fidelity: float = 0.99) -> Claim:
     """
     seed = check_int(seed, "seed", 0)
     fidelity = check_float(fidelity, "fidelity", 0.5, 1.0, lo_open=True)
-    c = noisy_factor_claim(fidelity, seed=seed)
-    v = {"fidelity": fidelity, "assisted": c.assisted}
-    for scheme, factor, reliable, wrong in c.factors:
-        v[f"{scheme}_factor"] = factor
-        v[f"{scheme}_reliable"] = bool(reliable)
-        v[f"{scheme}_wrong"] = wrong
-        v[f"{scheme}_bound"] = c.bound_distilled if "distill" in scheme else c.bound
+    c = scheme_ledger(fidelity, d=2**16, seed=seed)
+    caps = depolarizing_capacities(fidelity)
+    v = {"fidelity": fidelity, "assisted": caps.entanglement_assisted}
+    for r in c:
+        v[f"{r.scheme}_factor"] = r.expected
+        v[f"{r.scheme}_reliable"] = r.reliable
+        v[f"{r.scheme}_wrong"] = r.wrong_fraction
+        v[f"{r.scheme}_bound"] = r.bound
     return _make(
         "noisy",
         _values(**v),
@@ -1369,7 +1370,7 @@ def noisy_claim(seed: int = 0, fidelity: float = 0.99) -> Claim:
         "checksum and retransmission), so the reliable factors are what this code "
         "achieves, not the largest possible; relative to the same channel without "
         f"entanglement the gain exceeds two (C_E/C at F = {fidelity:g}: "
-        f"{c.assisted / depolarizing_capacities(fidelity).classical:.3f}, Bennett–Shor–"
+        f"{caps.entanglement_assisted / caps.classical:.3f}, Bennett–Shor–"
         "Smolin–Thapliyal).",
     )
 

@@ -22,10 +22,11 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import numpy as np
 
+from .._result import result
 from .._validate import check_bits, check_fidelity, check_float, check_int
 from ..costmodel import MODEL_SIZES, allreduce_cut_bound
 from ..holevo import (
@@ -35,7 +36,6 @@ from ..holevo import (
     bb84_ensemble,
     bloch_ensemble,
     bloch_measurement,
-    bloch_vector,
     dense_coding_capacity,
     dense_coding_threshold,
     holevo_chi,
@@ -50,8 +50,8 @@ from ..holevo import (
     von_neumann_entropy,
 )
 from ..ring import message_bits, ring_allreduce
-from ..states import isotropic_state, partial_trace
-from ._base import LedgerComparison, Rows, Table, compare_ledgers, worker_counts
+from ..states import bloch_vector, isotropic_state, partial_trace
+from ._base import LedgerComparison, Rows, Table, Tabular, compare_ledgers, worker_counts
 
 __all__ = [
     "MAX_DESIGNER_STATES",
@@ -96,7 +96,7 @@ DESIGNER_PRESETS: dict[str, tuple[str, tuple[tuple[float, float], ...]]] = {
 # ---------------------------------------------------------------------------------------------
 # One qubit ensemble: χ, I_acc, and a chosen measurement
 # ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True, eq=False)
+@result(show=("name", "accessible_value"))
 class EnsembleAnalysis:
     """Information quantities of a qubit ensemble (bits).
 
@@ -110,31 +110,27 @@ class EnsembleAnalysis:
     Examples
     --------
     >>> analyse_ensemble(bb84_ensemble())
-    EnsembleAnalysis('BB84', states=4, chi=1.0000, accessible=0.5000, measured=0.5000)
+    EnsembleAnalysis(chi=1, measured=0.5, name='BB84', accessible_value=0.5)
     """
 
-    ensemble: Ensemble
+    ensemble: Ensemble = field(repr=False)
     chi: float
-    accessible: AccessibleInformation
+    accessible: AccessibleInformation = field(repr=False)
     measured: float
-    meas_theta: float
-    meas_phi: float
+    meas_theta: float = field(repr=False)
+    meas_phi: float = field(repr=False)
     bloch: np.ndarray = field(repr=False)
     povm_directions: np.ndarray = field(repr=False)
     povm_weights: np.ndarray = field(repr=False)
+
+    name = property(lambda self: self.ensemble.name, doc="The ensemble's name.")
+    accessible_value = property(lambda self: self.accessible.value, doc="I_acc, bits.")
 
     @property
     def measurement_direction(self) -> np.ndarray:
         """Unit Bloch vector of the chosen measurement, shape (3,)."""
         t, p = self.meas_theta, self.meas_phi
         return np.array([np.sin(t) * np.cos(p), np.sin(t) * np.sin(p), np.cos(t)])
-
-    def __repr__(self) -> str:
-        return (
-            f"EnsembleAnalysis({self.ensemble.name!r}, states={self.ensemble.size}, "
-            f"chi={self.chi:.4f}, accessible={self.accessible.value:.4f}, "
-            f"measured={self.measured:.4f})"
-        )
 
 
 def analyse_ensemble(
@@ -157,7 +153,7 @@ def analyse_ensemble(
     >>> from qring_edu import bb84_ensemble
     >>> from qring_edu.experiments.holevo import analyse_ensemble
     >>> analyse_ensemble(bb84_ensemble(), np.pi / 2, 0.0)      # measured along +x
-    EnsembleAnalysis('BB84', states=4, chi=1.0000, accessible=0.5000, measured=0.5000)
+    EnsembleAnalysis(chi=1, measured=0.5, name='BB84', accessible_value=0.5)
     """
     if not isinstance(ensemble, Ensemble):
         raise TypeError(
@@ -325,6 +321,8 @@ def ensembles_table(ensembles: Sequence[Ensemble], *, accessible: bool = False) 
     BB84           4      1.0000  1.0000  0.5000
     trine          3      1.0000  1.0000  0.5850
     """
+    if not isinstance(accessible, (bool, np.bool_)):  # "False" is a truthy string
+        raise TypeError(f"accessible must be True or False, got {accessible!r}")
     rows = []
     for ens in ensembles:
         if not isinstance(ens, Ensemble):
@@ -340,7 +338,7 @@ def ensembles_table(ensembles: Sequence[Ensemble], *, accessible: bool = False) 
 # ---------------------------------------------------------------------------------------------
 # Known ensembles and two pure states
 # ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@result
 class KnownEnsemble:
     """χ and accessible information (bits) of a textbook ensemble, computed by the library, next
     to the textbook values ``chi_expected`` and ``accessible_expected``.
@@ -355,7 +353,7 @@ class KnownEnsemble:
     --------
     >>> from qring_edu.experiments.holevo import known_ensembles
     >>> known_ensembles()[0]
-    KnownEnsemble('BB84', chi=1.0000, accessible=0.5000, expected=(1.0000, 0.5000))
+    KnownEnsemble(name='BB84', chi=1, accessible=0.5, chi_expected=1, accessible_expected=0.5)
     """
 
     name: str
@@ -364,15 +362,8 @@ class KnownEnsemble:
     chi_expected: float
     accessible_expected: float
 
-    def __repr__(self) -> str:
-        name = self.name.replace("\n", " ")
-        return (
-            f"KnownEnsemble({name!r}, chi={self.chi:.4f}, accessible={self.accessible:.4f}, "
-            f"expected=({self.chi_expected:.4f}, {self.accessible_expected:.4f}))"
-        )
 
-
-@dataclass(frozen=True)
+@result(show=("names",))
 class KnownEnsembles(Rows):
     """The rows of :func:`known_ensembles` (iterable like a list of :class:`KnownEnsemble`).
 
@@ -385,7 +376,7 @@ class KnownEnsembles(Rows):
     >>> from qring_edu.experiments.holevo import known_ensembles
     >>> rows = known_ensembles()
     >>> rows
-    KnownEnsembles('BB84', 'trine', 'two states', 'Bell states')
+    KnownEnsembles(names=('BB84', 'trine', 'two states c = 0.5', 'Bell states (superdense)'))
     >>> print(rows.table())
     ensemble                       χ   I_acc
     BB84                      1.0000  0.5000
@@ -394,7 +385,10 @@ class KnownEnsembles(Rows):
     Bell states (superdense)  2.0000  2.0000
     """
 
-    rows: tuple[KnownEnsemble, ...]
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The ensembles' names, on one line each."""
+        return tuple(r.name.replace("\n", " ") for r in self.rows)
 
     def table(self) -> Table:
         """Name, χ and I_acc (computed), 4 decimals."""
@@ -403,9 +397,6 @@ class KnownEnsembles(Rows):
             tuple((r.name.replace("\n", " "), r.chi, r.accessible) for r in self.rows),
             ("", ".4f", ".4f"),
         )
-
-    def __repr__(self) -> str:
-        return f"KnownEnsembles({', '.join(repr(r.name.split(chr(10))[0]) for r in self.rows)})"
 
 
 def known_ensembles(overlap: float = 0.5) -> KnownEnsembles:
@@ -444,7 +435,7 @@ def known_ensembles(overlap: float = 0.5) -> KnownEnsembles:
     )
 
 
-@dataclass(frozen=True, eq=False)
+@result(show=("points",))
 class TwoStateSweep:
     """Two equiprobable pure states against their overlap c (shape (n,) each, bits):
     numerical ``chi`` and ``accessible`` from the library; ``chi_formula`` = h((1+c)/2) and
@@ -472,8 +463,7 @@ class TwoStateSweep:
     chi_formula: np.ndarray = field(repr=False)
     accessible_formula: np.ndarray = field(repr=False)
 
-    def __repr__(self) -> str:
-        return f"TwoStateSweep(points={self.overlaps.size})"
+    points = property(lambda self: int(self.overlaps.size), doc="Number of overlaps.")
 
 
 def two_state_sweep(overlaps: Sequence[float] = tuple(np.linspace(0.0, 1.0, 11))) -> TwoStateSweep:
@@ -502,7 +492,7 @@ def two_state_sweep(overlaps: Sequence[float] = tuple(np.linspace(0.0, 1.0, 11))
 # ---------------------------------------------------------------------------------------------
 # Dense coding with a noisy pair
 # ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True, eq=False)
+@result
 class DenseCodingSweep:
     """Dense-coding capacity of the isotropic pair against its fidelity F (bits per qubit sent).
 
@@ -517,7 +507,7 @@ class DenseCodingSweep:
     Examples
     --------
     >>> dense_coding_sweep(0.9)
-    DenseCodingSweep(F=0.9000, C=1.3725, threshold=0.8107)
+    DenseCodingSweep(pair_fidelity=0.9, chosen_capacity=1.373, chosen_chi=1.373, threshold=0.8107)
     """
 
     pair_fidelity: float
@@ -536,12 +526,6 @@ class DenseCodingSweep:
         """True when the noisy pair beats the plain bit per qubit (F above the threshold)."""
         return self.chosen_capacity > 1.0
 
-    def __repr__(self) -> str:
-        return (
-            f"DenseCodingSweep(F={self.pair_fidelity:.4f}, C={self.chosen_capacity:.4f}, "
-            f"threshold={self.threshold:.4f})"
-        )
-
 
 def dense_coding_sweep(pair_fidelity: float = 0.9) -> DenseCodingSweep:
     """The dense-coding widget's computation (``pair_fidelity`` in [0.25, 1]).
@@ -554,7 +538,7 @@ def dense_coding_sweep(pair_fidelity: float = 0.9) -> DenseCodingSweep:
     >>> from qring_edu.experiments.holevo import dense_coding_sweep
     >>> sweep = dense_coding_sweep(0.9)
     >>> sweep, sweep.fidelities.size
-    (DenseCodingSweep(F=0.9000, C=1.3725, threshold=0.8107), 301)
+    (DenseCodingSweep(pair_fidelity=0.9, chosen_capacity=1.373, chosen_chi=1.373, threshold=0.8107), 301)
     """
     F = check_fidelity(pair_fidelity)
     fs = np.linspace(0.25, 1.0, 301)
@@ -611,7 +595,7 @@ def dense_coding_table(fidelities: Sequence[float] = (1.0, 0.95, 0.9, 0.8, 0.7, 
 # ---------------------------------------------------------------------------------------------
 # The ring's ledger against the Holevo floor
 # ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True, eq=False)
+@result(show=("workers_range",))
 class LedgerFloorSweep:
     """Per-link communication of one all-reduce of ``d`` words of ``bits`` bits, for each P in
     ``workers`` (shape (n,) each), read from the ledgers of :func:`qring_edu.ring_allreduce`
@@ -642,13 +626,10 @@ class LedgerFloorSweep:
 
     @property
     def floor(self) -> np.ndarray:
+        """``classical_bits / 2`` per P."""
         return self.classical_bits / 2
 
-    def __repr__(self) -> str:
-        return (
-            f"LedgerFloorSweep(d={self.d}, bits={self.bits}, "
-            f"P={int(self.workers[0])}..{int(self.workers[-1])})"
-        )
+    workers_range = property(lambda self: (int(self.workers[0]), int(self.workers[-1])), doc="P.")
 
 
 #: Largest P * d the ledger sweep simulates, so a typo cannot freeze a kernel.
@@ -704,8 +685,8 @@ def ledger_floor_sweep(
 # ---------------------------------------------------------------------------------------------
 # The cut-set bound for every all-reduce protocol
 # ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True, eq=False)
-class CutSetSweep:
+@result(show=("workers_range",))
+class CutSetSweep(Tabular):
     """What enters each worker in one all-reduce of ``d`` words of ``bits`` bits, for each P in
     ``workers`` (arrays of shape (n,)), from :func:`qring_edu.costmodel.allreduce_cut_bound`:
 
@@ -782,8 +763,7 @@ class CutSetSweep:
             ("d", ",d", ",d", ",.0f", ".3f", ",d"),
         )
 
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
+    workers_range = property(lambda self: (int(self.workers[0]), int(self.workers[-1])), doc="P.")
 
     @property
     def ring_message_floor(self) -> np.ndarray:
@@ -799,15 +779,9 @@ class CutSetSweep:
             return self.vga_bits_in.astype(float)
         raise ValueError(f"which must be 'classical', 'superdense' or 'vga', got {which!r}")
 
-    def __repr__(self) -> str:
-        return (
-            f"CutSetSweep(d={self.d}, bits={self.bits}, "
-            f"P={int(self.workers[0])}..{int(self.workers[-1])})"
-        )
 
-
-#: Largest ring of :func:`cut_set_sweep` (its message table has P x 2(P-1) entries).
-MAX_CUT_WORKERS = 4096
+#: Largest ``(P - 1) d b`` of :func:`cut_set_sweep`: its counts are int64 arrays.
+MAX_CUT_BITS = 2**62
 
 
 def cut_set_sweep(
@@ -817,8 +791,8 @@ def cut_set_sweep(
 ) -> CutSetSweep:
     """:func:`qring_edu.costmodel.allreduce_cut_bound` for each P in ``workers`` (each >= 2,
     d >= 1 words of ``bits`` bits; default ResNet-50 with 16-bit words). No ring is simulated:
-    the rings' counts come from :func:`qring_edu.ring.message_bits`, so real model sizes are
-    cheap.
+    the rings' counts are closed forms (:func:`qring_edu.costmodel.link_units`), so real model
+    sizes and large rings are cheap.
 
     Returns a :class:`CutSetSweep`: arrays of shape ``(len(workers),)``, counts per worker.
 
@@ -827,15 +801,17 @@ def cut_set_sweep(
     >>> from qring_edu.experiments.holevo import cut_set_sweep
     >>> sweep = cut_set_sweep(d=8000, workers=[2, 4, 8])
     >>> sweep, sweep.information
-    (CutSetSweep(d=8000, bits=16, P=2..8), 128000.0)
+    (CutSetSweep(d=8000, bits=16, information=1.28e+05, workers_range=(2, 8)), 128000.0)
     >>> sweep.superdense_ring.tolist(), sweep.vga_bits_in.tolist()
     ([64000, 96000, 112000], [128000, 384000, 896000])
     """
     d = check_int(d, "d", 1)
     bits = check_bits(bits)
     ps = worker_counts(workers)
-    if max(ps) > MAX_CUT_WORKERS:
-        raise ValueError(f"workers must be <= {MAX_CUT_WORKERS} for this sweep, got {max(ps)}")
+    if (max(ps) - 1) * d * bits >= MAX_CUT_BITS:
+        raise ValueError(
+            f"workers * d * bits must stay below 2**62 (int64 counts), got P = {max(ps)}"
+        )
     cuts = [allreduce_cut_bound(p, d, bits) for p in ps]
     return CutSetSweep(
         d=d,

@@ -1,61 +1,42 @@
 """Experiments of the chapter *Noisy links* (experiments floor): what remains of the factor of two.
 
-Every function here is a seeded sweep or comparison built on :mod:`qring_edu.links` (noise
-model, capacities, distillation, error protection) and :mod:`qring_edu.ring`; results are frozen
-dataclasses with a short ``repr`` and, where they are tables, ``table()`` / ``_repr_html_``.
-
-* :func:`link_noise_check` — pair noise and channel noise compose into ``F_eff``: the formula, the
-  Qiskit density-matrix circuit with both noises, the fast path (and optionally Aer);
-* :func:`capacity_sweep` — unassisted ``C`` and entanglement-assisted ``C_E`` of the depolarising
-  channel (BSST), their ratio, and the superdense link's bound ``C_E(F_eff)``;
-* :func:`distillation_sweep`, :func:`distillation_table` — BBPSSW and DEJMPS recurrences, the
-  raw pairs they consume, and the recurrence-plus-hashing yield (positive for every F > ½);
-* :func:`net_factor_sweep`, :func:`fec_crossover`, :func:`link_bound_crossover` — the net online
-  factor of every protection scheme against the bound (the chapter's main figure and widget);
-* :func:`scheme_ledger` — one ring all-reduce per scheme, its ledger, its net factor and the
-  entries it corrupts; :func:`noisy_factor_claim` — the claims-page row at F = 0.99;
-* :func:`protected_training` — training over a protected and an unprotected noisy ring;
-* :data:`HARDWARE`, :func:`hardware_table`, :func:`reality_check` — Bell pairs per link per
-  iteration for real models against published entanglement rates and memory coherence times.
+Pair and channel noise compose into ``F_eff`` (:func:`link_noise_check`); capacities and the
+link's bound ``C_E(F_eff)`` (:func:`capacity_sweep`); distillation (:func:`distillation_sweep`);
+the net online factor of every protection scheme (:func:`net_factor_sweep`,
+:func:`remedy_table`); one ring all-reduce per scheme, the claims-page row
+(:func:`scheme_ledger`); training over a protected noisy ring (:func:`protected_training`); Bell
+pairs per iteration against published hardware (:func:`reality_check`, :data:`HARDWARE`).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import astuple, field
 
 import numpy as np
 
-from .._validate import check_choice, check_fidelity, check_float, check_int, check_seed
-from ..costmodel import MODEL_SIZES
+from .._result import result
+from .._validate import (
+    as_numeric_array,
+    check_bits,
+    check_choice,
+    check_fidelity,
+    check_float,
+    check_int,
+)
+from ..costmodel import MODEL_SIZES, link_units
+from ..distillation import DISTILL_PROTOCOLS, distill, distillable_yield
 from ..holevo import dense_coding_threshold
-from ..links import (
-    DISTILL_PROTOCOLS,
-    PROTECTIONS,
-    NetFactor,
-    depolarizing_capacities,
-    distill,
-    distillable_yield,
-    effective_fidelity,
-    expected_net_factor,
-    memory_dephasing,
-    net_online_factor,
-    noisy_link_probabilities,
-    noisy_link_send_qiskit,
-    ring_link_bits,
-    superdense_link_capacity,
-)
-from ..links import (
-    protection as make_protection,
-)
-from ..ring import ring_allreduce
-from ..superdense import superdense_send
+from ..noise import Link, depolarizing_capacities, effective_fidelity, memory_dephasing
+from ..protection import FEC, SCHEMES, Distill, NetFactor, Protection, expected_net_factor
+from ..ring import net_online_factor, ring_allreduce
+from ..superdense import superdense_outcome_probabilities, superdense_send, superdense_send_qiskit
 from ..training import TrainingRun, train_data_parallel
-from ._base import Rows, Table
+from ._base import Rows, Table, Tabular
 
 __all__ = [
-    "SCHEMES",
     "LinkNoiseCheck",
     "link_noise_check",
     "CapacitySweep",
@@ -71,8 +52,6 @@ __all__ = [
     "SchemeRun",
     "SchemeLedger",
     "scheme_ledger",
-    "NoisyFactorClaim",
-    "noisy_factor_claim",
     "ProtectedTraining",
     "protected_training",
     "HardwareFact",
@@ -83,51 +62,58 @@ __all__ = [
     "reality_check",
 ]
 
-#: The protection schemes of ``ring_allreduce(protection=...)``, in the chapter's order.
-SCHEMES = PROTECTIONS
+
+def _scheme(scheme: str, *, rounds: int = 1, block_length: int = 255) -> Protection:
+    """The protection ``scheme`` (a name of ``SCHEMES``) with ``rounds`` DEJMPS rounds and
+    Reed–Solomon blocks of ``block_length`` bytes."""
+    scheme = check_choice(scheme, "scheme", SCHEMES)
+    distilled = Distill(rounds=rounds) if "distill" in scheme else None
+    return Protection(distilled, FEC(block_length=block_length) if "fec" in scheme else None)
 
 
-def _sub_seed(seed: int, k: int) -> int:
-    """An independent integer seed for part ``k`` of a seeded experiment."""
-    return int(np.random.default_rng([seed, k]).integers(2**31 - 1))
+def _bound(link: Link, rounds: int = 0) -> float:
+    """``C_E(F_eff)`` of ``link``'s decoded symbols (pairs distilled by ``rounds`` DEJMPS rounds;
+    NaN when the pairs cannot be distilled)."""
+    if rounds == 0:
+        return link.errors.capacity()
+    if link.pair <= 0.5:
+        return math.nan
+    return link.symbol_errors(distill(link.pair, rounds=rounds).errors).capacity()
+
+
+def _rounds(rounds) -> tuple[int, ...]:
+    """Distinct numbers of recurrence rounds, each in 1..20."""
+    if isinstance(rounds, (str, bytes)) or not hasattr(rounds, "__iter__"):
+        raise TypeError(f"rounds must be a sequence of numbers of rounds, got {rounds!r}")
+    out = tuple(check_int(r, "rounds", 1, 20) for r in list(rounds)[:21])
+    if not out or len(set(out)) != len(out):
+        raise ValueError(f"rounds must list distinct numbers of rounds in 1..20, got {rounds!r}")
+    return out
 
 
 def _fidelity_grid(fidelities, default, name: str = "fidelities") -> np.ndarray:
-    grid = np.asarray(default if fidelities is None else fidelities, dtype=float).ravel()
-    if grid.size == 0:
-        raise ValueError(f"{name} must contain at least one fidelity")
+    grid = as_numeric_array(default if fidelities is None else fidelities, name).ravel()
+    if not 0 < grid.size <= 10**5:
+        raise ValueError(f"{name} must hold 1 to 100,000 fidelities, got {grid.size:,}")
     for f in grid:
         check_fidelity(float(f), name)
     return grid
 
 
-# ---------------------------------------------------------------------------------------------
 # Pair noise and channel noise compose
-# ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class LinkNoiseCheck:
+@result
+class LinkNoiseCheck(Tabular):
     """``F_eff`` three (or four) ways for one link (:func:`link_noise_check`).
 
-    ``formula``: ``F_pair F_ch + (1 - F_pair)(1 - F_ch)/3``. ``qiskit_fidelities``: for each of
-    the four messages ``(x, z)`` the probability that Bob decodes it right, from the Qiskit
-    density-matrix circuit in which the pair's noise hits Bob's half and the channel's noise the
-    travelling qubit (:func:`qring_edu.links.noisy_link_probabilities`). ``fast_error_rate``:
-    symbol error rate of the fast path (``superdense_send``) over ``fast_symbols`` random
+    ``formula``: ``F_pair F_ch + (1 - F_pair)(1 - F_ch)/3``. ``qiskit_fidelities``: P(Bob decodes
+    ``(x, z)`` right) for the four messages, from the Qiskit density matrix with both noises.
+    ``fast_error_rate``: symbol error rate of ``superdense_send`` over ``fast_symbols`` random
     symbols; ``aer_error_rate``: the same over ``aer_symbols`` Aer circuits (``None`` if 0).
-
-    Attributes
-    ----------
-    pair_fidelity, channel_fidelity, formula, fast_error_rate : float
-    qiskit_fidelities : tuple of 4 float
-    fast_symbols, aer_symbols : int
-    aer_error_rate : float or None
 
     Examples
     --------
-    >>> from qring_edu.experiments.noisy_links import link_noise_check
-    >>> check = link_noise_check(0.95, 0.98, symbols=1000, seed=1)
-    >>> check
-    LinkNoiseCheck(F_pair=0.95, F_ch=0.98, F_eff=0.931333, fast_error_rate=0.07100)
+    >>> check = link_noise_check(0.95, 0.98, symbols=1000, seed=1); check
+    LinkNoiseCheck(pair_fidelity=0.95, channel_fidelity=0.98, formula=0.9313, fast_error_rate=0.069)
     >>> round(check.standard_error(1000), 5)       # the fast path is 0.3 standard errors off
     0.008
     """
@@ -135,11 +121,11 @@ class LinkNoiseCheck:
     pair_fidelity: float
     channel_fidelity: float
     formula: float
-    qiskit_fidelities: tuple[float, float, float, float]
-    fast_symbols: int
+    qiskit_fidelities: tuple[float, float, float, float] = field(repr=False)
+    fast_symbols: int = field(repr=False)
     fast_error_rate: float
-    aer_symbols: int = 0
-    aer_error_rate: float | None = None
+    aer_symbols: int = field(default=0, repr=False)
+    aer_error_rate: float | None = field(default=None, repr=False)
 
     @property
     def qiskit_deviation(self) -> float:
@@ -153,44 +139,20 @@ class LinkNoiseCheck:
 
     def table(self) -> Table:
         """The symbol error rate of each path and its distance from the formula."""
-        rows = [
-            ("formula F_pair F_ch + (1-F_pair)(1-F_ch)/3", 1.0 - self.formula, None, None),
-            (
-                "Qiskit density matrix, both noises (worst message)",
-                1.0 - min(self.qiskit_fidelities),
-                None,
-                self.qiskit_deviation,
-            ),
-            (
-                "fast path (Pauli frames)",
-                self.fast_error_rate,
-                self.fast_symbols,
-                abs(self.fast_error_rate - (1.0 - self.formula)),
-            ),
+        error = 1.0 - self.formula
+        worst = 1 - min(self.qiskit_fidelities)
+        paths = [
+            ("formula F_pair F_ch + (1-F_pair)(1-F_ch)/3", error, None),
+            ("Qiskit density matrix, both noises (worst message)", worst, 0),
+            ("fast path (Pauli frames)", self.fast_error_rate, self.fast_symbols),
         ]
         if self.aer_error_rate is not None:
-            rows.append(
-                (
-                    "Qiskit Aer circuits",
-                    self.aer_error_rate,
-                    self.aer_symbols,
-                    abs(self.aer_error_rate - (1.0 - self.formula)),
-                )
-            )
+            paths.append(("Qiskit Aer circuits", self.aer_error_rate, self.aer_symbols))
         return Table(
             ("path", "symbol error 1 - F_eff", "symbols", "|difference|"),
-            tuple(rows),
+            tuple((p, e, n or None, None if n is None else abs(e - error)) for p, e, n in paths),
             ("", ".5f", ",d", ".2g"),
             title=f"F_pair = {self.pair_fidelity:g}, F_ch = {self.channel_fidelity:g}",
-        )
-
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
-
-    def __repr__(self) -> str:
-        return (
-            f"LinkNoiseCheck(F_pair={self.pair_fidelity:g}, F_ch={self.channel_fidelity:g}, "
-            f"F_eff={self.formula:.6f}, fast_error_rate={self.fast_error_rate:.5f})"
         )
 
 
@@ -209,79 +171,53 @@ def link_noise_check(
 
     Examples
     --------
-    >>> c = link_noise_check(0.95, 0.98, symbols=1000, seed=1)
-    >>> round(c.formula, 6), c.qiskit_deviation < 1e-12
-    (0.931333, True)
+    >>> link_noise_check(0.95, 0.98, symbols=1000, seed=1).qiskit_deviation < 1e-12
+    True
     """
     Fp = check_fidelity(pair_fidelity, "pair_fidelity")
     Fc = check_fidelity(channel_fidelity, "channel_fidelity")
-    symbols = check_int(symbols, "symbols", 1)
+    symbols = check_int(symbols, "symbols", 1, 10**7)
     aer_symbols = check_int(aer_symbols, "aer_symbols", 0, 5000)
-    check_seed(seed)
-    formula = effective_fidelity(Fp, Fc)
-    exact = tuple(
-        noisy_link_probabilities(x, z, pair_fidelity=Fp, channel_fidelity=Fc)[(x, z)]
-        for x in (0, 1)
-        for z in (0, 1)
-    )
+    seed = check_int(seed, "seed", 0)
+    link = Link(Fp, Fc)
+    messages = itertools.product((0, 1), repeat=2)  # the four symbols (x, z)
+    exact = tuple(float(superdense_outcome_probabilities(*m, link=link)[m]) for m in messages)
     rng = np.random.default_rng([seed, 0])
-    sent = rng.integers(0, 2, size=2 * symbols, dtype=np.uint8)
-    got = superdense_send(sent, pair_fidelity=Fp, channel_fidelity=Fc, seed=_sub_seed(seed, 1))
-    fast = float(np.mean(np.any((sent != got).reshape(-1, 2), axis=1)))
-    aer = None
-    if aer_symbols:
-        sent_a = rng.integers(0, 2, size=2 * aer_symbols, dtype=np.uint8)
-        got_a = noisy_link_send_qiskit(sent_a, pair_fidelity=Fp, channel_fidelity=Fc, seed=seed + 2)
-        aer = float(np.mean(np.any((sent_a != got_a).reshape(-1, 2), axis=1)))
-    return LinkNoiseCheck(
-        Fp, Fc, float(formula), tuple(float(p) for p in exact), symbols, fast, aer_symbols, aer
-    )
+
+    def error_rate(n: int, send, stream: int) -> float:
+        sent = rng.integers(0, 2, size=2 * n, dtype=np.uint8)
+        got = send(sent, link=link, seed=np.random.default_rng([seed, stream]))
+        return float(np.mean(np.any((sent != got).reshape(-1, 2), axis=1)))
+
+    fast = error_rate(symbols, superdense_send, 1)
+    aer = error_rate(aer_symbols, superdense_send_qiskit, 2) if aer_symbols else None
+    formula = float(effective_fidelity(Fp, Fc))
+    return LinkNoiseCheck(Fp, Fc, formula, exact, symbols, fast, aer_symbols, aer)
 
 
-# ---------------------------------------------------------------------------------------------
-# Capacities
-# ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True, eq=False)
+@result
 class CapacitySweep:
     """Capacities of the depolarising channel over a grid of fidelities (:func:`capacity_sweep`).
 
-    Arrays of the grid's shape, bits per channel use: ``classical`` (unassisted,
-    ``1 - h(2(1-F)/3)``), ``assisted`` (entanglement-assisted, ``2 - H(F, (1-F)/3 ×3)``, BSST),
-    ``ratio`` (``assisted / classical``, NaN where both vanish), ``link_bound`` (``C_E(F_eff)``
-    per online qubit of a superdense link whose pairs were distributed over the same channel,
-    ``F_pair = F_ch = F``). ``threshold``: the fidelity where a single pair's dense-coding
-    capacity reaches 1 bit (chapter 2, ≈ 0.8107).
-
-    Attributes
-    ----------
-    fidelities, classical, assisted, ratio, link_bound : numpy.ndarray, shape (n,)
-    threshold : float
+    Bits per channel use over the grid: ``classical`` = ``1 - h(2(1-F)/3)``, ``assisted`` =
+    ``2 - H(F, (1-F)/3 ×3)`` (BSST), ``ratio`` = ``assisted / classical`` (NaN where both
+    vanish), ``link_bound`` = ``C_E(F_eff)`` per online qubit with pairs distributed over the same
+    channel. ``threshold``: where one pair's dense-coding capacity reaches 1 bit (≈ 0.8107).
 
     Examples
     --------
-    >>> from qring_edu.experiments.noisy_links import capacity_sweep
-    >>> sweep = capacity_sweep([0.9, 0.99])
-    >>> sweep
-    CapacitySweep(2 fidelities in [0.9, 0.99], min ratio over F < 1 = 2.0201)
+    >>> sweep = capacity_sweep([0.9, 0.99]); sweep
+    CapacitySweep(fidelities=array(2,) float64, threshold=0.8107)
     >>> sweep.link_bound.round(4).tolist(), round(sweep.threshold, 4)
     ([1.0097, 1.8278], 0.8107)
     """
 
     fidelities: np.ndarray
-    classical: np.ndarray
-    assisted: np.ndarray
-    ratio: np.ndarray
-    link_bound: np.ndarray
+    classical: np.ndarray = field(repr=False)
+    assisted: np.ndarray = field(repr=False)
+    ratio: np.ndarray = field(repr=False)
+    link_bound: np.ndarray = field(repr=False)
     threshold: float
-
-    def __repr__(self) -> str:
-        return (
-            f"CapacitySweep({self.fidelities.size} fidelities in "
-            f"[{self.fidelities.min():g}, {self.fidelities.max():g}], "
-            f"min ratio over F < 1 = {np.nanmin(self.ratio[self.fidelities < 1]):.4f})"
-            if np.any(self.fidelities < 1)
-            else f"CapacitySweep({self.fidelities.size} fidelities)"
-        )
 
 
 def capacity_sweep(fidelities: Sequence[float] | None = None) -> CapacitySweep:
@@ -290,51 +226,32 @@ def capacity_sweep(fidelities: Sequence[float] | None = None) -> CapacitySweep:
 
     Examples
     --------
-    >>> s = capacity_sweep([0.9, 0.99])
-    >>> [round(float(v), 4) for v in s.ratio]
+    >>> capacity_sweep([0.9, 0.99]).ratio.round(4).tolist()
     [2.1225, 2.0201]
     """
     grid = _fidelity_grid(fidelities, np.linspace(0.25, 1.0, 301))
     caps = [depolarizing_capacities(float(F)) for F in grid]
-    classical = np.array([c.classical for c in caps])
-    assisted = np.array([c.entanglement_assisted for c in caps])
+    classical, assisted = np.array([[c.classical, c.entanglement_assisted] for c in caps]).T
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = np.where(classical > 0, assisted / np.where(classical > 0, classical, 1.0), np.nan)
-    bound = np.array([superdense_link_capacity(channel_fidelity=float(F)) for F in grid])
+    bound = np.array([_bound(Link(channel_fidelity=float(F))) for F in grid])
     return CapacitySweep(grid, classical, assisted, ratio, bound, float(dense_coding_threshold()))
 
 
-# ---------------------------------------------------------------------------------------------
-# Distillation
-# ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True, eq=False)
+@result
 class DistillationSweep:
     """Recurrence distillation over a grid of input fidelities (:func:`distillation_sweep`).
 
     ``fidelity[protocol]`` and ``raw_pairs[protocol]``: arrays of shape ``(len(rounds), n)``,
     the output fidelity and the expected raw pairs per output pair after each number of rounds.
     ``yield_per_pair``: perfect pairs per raw pair of DEJMPS recurrence followed by hashing (the
-    best number of rounds, ``yield_rounds``); ``hashing_only``: the yield of hashing alone,
-    ``max(0, 1 - H(F, (1-F)/3 ×3))``, zero below ≈ 0.8107.
-
-    Attributes
-    ----------
-    fidelities : numpy.ndarray, shape (n,)
-    rounds : tuple of int
-    protocols : tuple of str
-    fidelity, raw_pairs : dict of str to numpy.ndarray, shape (len(rounds), n)
-    yield_per_pair, yield_rounds, hashing_only : numpy.ndarray, shape (n,)
+    best number of rounds); ``hashing_only``: the yield of hashing alone,
+    ``max(0, 1 - H(F, (1-F)/3 ×3))``, zero below ≈ 0.8107 (at 0.75 only recurrence first yields).
 
     Examples
     --------
-    At F = 0.75 hashing alone yields nothing, recurrence first does:
-
-    >>> from qring_edu.experiments.noisy_links import distillation_sweep
-    >>> sweep = distillation_sweep([0.75, 0.9], rounds=(1, 2))
-    >>> sweep
-    DistillationSweep(2 fidelities, rounds=(1, 2), protocols=('bbpssw', 'dejmps'))
-    >>> sweep.raw_pairs["dejmps"].round(3).tolist()
-    [[2.769, 2.284], [8.034, 5.263]]
+    >>> sweep = distillation_sweep([0.75, 0.9], rounds=(1, 2)); sweep
+    DistillationSweep(fidelities=array(2,) float64, rounds=(1, 2), protocols=('bbpssw', 'dejmps'))
     >>> sweep.hashing_only.round(4).tolist(), sweep.yield_per_pair.round(4).tolist()
     ([0.0, 0.3725], [0.0504, 0.3725])
     """
@@ -345,14 +262,7 @@ class DistillationSweep:
     fidelity: dict = field(repr=False)
     raw_pairs: dict = field(repr=False)
     yield_per_pair: np.ndarray = field(repr=False)
-    yield_rounds: np.ndarray = field(repr=False)
     hashing_only: np.ndarray = field(repr=False)
-
-    def __repr__(self) -> str:
-        return (
-            f"DistillationSweep({self.fidelities.size} fidelities, rounds={self.rounds}, "
-            f"protocols={self.protocols})"
-        )
 
 
 def distillation_sweep(
@@ -366,32 +276,20 @@ def distillation_sweep(
 
     Examples
     --------
-    >>> s = distillation_sweep([0.75, 0.9], rounds=(1, 2))
-    >>> [round(float(f), 6) for f in s.fidelity["dejmps"][1]]
-    [0.902361, 0.988764]
+    >>> distillation_sweep([0.75, 0.9], rounds=(1, 2)).raw_pairs["dejmps"].round(3).tolist()
+    [[2.769, 2.284], [8.034, 5.263]]
     """
     grid = _fidelity_grid(fidelities, np.linspace(0.5025, 0.9975, 199))
-    rounds = tuple(check_int(r, "rounds", 1, 20) for r in rounds)
-    if not rounds:
-        raise ValueError("rounds must list at least one number of rounds")
+    rounds = _rounds(rounds)
     protocols = tuple(check_choice(p, "protocols", DISTILL_PROTOCOLS) for p in protocols)
     fid, raw = {}, {}
     for p in protocols:
         res = [[distill(float(F), rounds=r, protocol=p) for F in grid] for r in rounds]
         fid[p] = np.array([[d.fidelity for d in row] for row in res])
         raw[p] = np.array([[d.raw_pairs_per_pair for d in row] for row in res])
-    ys = [distillable_yield(float(F)) for F in grid]
+    best = np.array([distillable_yield(float(F)).yield_per_pair for F in grid])
     hashing = np.array([distillable_yield(float(F), max_rounds=0).yield_per_pair for F in grid])
-    return DistillationSweep(
-        grid,
-        rounds,
-        protocols,
-        fid,
-        raw,
-        np.array([y.yield_per_pair for y in ys]),
-        np.array([y.rounds for y in ys]),
-        hashing,
-    )
+    return DistillationSweep(grid, rounds, protocols, fid, raw, best, hashing)
 
 
 def distillation_table(
@@ -405,15 +303,13 @@ def distillation_table(
     >>> [round(f, 6) for f in distillation_table([0.9], [1]).column("fidelity out")]
     [0.926396, 0.926396]
     """
-    grid = _fidelity_grid(fidelities, None if fidelities is None else fidelities)
+    grid, rounds = _fidelity_grid(fidelities, None), _rounds(rounds)
+    if grid.size > 1000:
+        raise ValueError(f"fidelities must hold at most 1,000 values, got {grid.size:,}")
     rows = []
-    for F in grid:
-        for p in DISTILL_PROTOCOLS:
-            for r in rounds:
-                d = distill(float(F), rounds=check_int(r, "rounds", 1, 20), protocol=p)
-                rows.append(
-                    (float(F), p, r, d.fidelity, d.success_probabilities[-1], d.raw_pairs_per_pair)
-                )
+    for F, p, r in itertools.product(grid, DISTILL_PROTOCOLS, rounds):
+        d = distill(float(F), rounds=r, protocol=p)
+        rows.append((float(F), p, r, d.fidelity, d.success_probabilities[-1], d.raw_pairs_per_pair))
     return Table(
         ("F in", "protocol", "rounds", "fidelity out", "last-round success", "raw pairs per pair"),
         tuple(rows),
@@ -421,55 +317,42 @@ def distillation_table(
     )
 
 
-# ---------------------------------------------------------------------------------------------
 # Net online factor of each scheme against the bound
-# ---------------------------------------------------------------------------------------------
-def _online(scheme: str, F: float, **kw) -> float:
-    """Expected online factor; NaN where no code of that length carries the link's errors."""
+def _net_factor(prot: Protection, link: Link) -> NetFactor | None:
+    """Expected factors of ``prot`` on ``link``; ``None`` where no code of that length carries
+    the link's errors."""
     try:
-        return expected_net_factor(scheme, channel_fidelity=F, **kw).online
+        return expected_net_factor(prot, link=link)
     except ValueError:
-        return math.nan
+        return None
 
 
-@dataclass(frozen=True, eq=False)
+@result(show=("factor",))
 class NetFactorSweep:
     """Net online factor of every scheme over a grid of channel fidelities (:func:`net_factor_sweep`).
 
-    ``online[scheme]``, ``lifetime[scheme]``: arrays over ``fidelities`` (classical ring bits per
-    online channel use, and per channel use over the pairs' lifetime; NaN where no
-    Reed–Solomon code of ``block_length`` carries the errors). ``bound``: ``C_E(F_eff)`` with raw
-    pairs (no code on these pairs can beat it); ``bound_distilled``: the same with the pairs
-    distilled by ``rounds`` DEJMPS rounds; ``assisted``: BSST's ``C_E(F_ch)`` (unlimited perfect
-    entanglement); ``unassisted``: ``C(F_ch)``, the same noisy qubit channel without entanglement.
-    ``reliable[scheme]``: whether the scheme delivers the right data. ``point``: the
-    :class:`~qring_edu.links.NetFactor` of ``scheme`` at ``channel_fidelity`` (``None`` if no code
-    fits).
-
-    Attributes
-    ----------
-    fidelities, bound, bound_distilled, assisted, unassisted : numpy.ndarray, shape (n,)
-    block_length, rounds : int
-    pair_fidelity : float or None
-    online, lifetime, reliable : dict of str to numpy.ndarray, shape (n,)
-    scheme : str
-    channel_fidelity : float
-    point : qring_edu.NetFactor or None
+    ``online[scheme]``, ``lifetime[scheme]``: arrays over ``fidelities``, classical ring bits per
+    online channel use and per channel use over the pairs' lifetime (NaN where no Reed–Solomon
+    code of ``block_length`` carries the errors); ``reliable[scheme]``: the data arrives right.
+    Bounds: ``bound`` = ``C_E(F_eff)`` with raw pairs, ``bound_distilled`` with pairs distilled
+    by ``rounds`` DEJMPS rounds, ``assisted`` = BSST's ``C_E(F_ch)``, ``unassisted`` =
+    ``C(F_ch)``. ``point``: the :class:`~qring_edu.protection.NetFactor` of ``scheme`` at
+    ``channel_fidelity`` (``None`` if no code fits; ``factor`` is then NaN).
 
     Examples
     --------
-    >>> from qring_edu.experiments.noisy_links import net_factor_sweep
-    >>> sweep = net_factor_sweep(0.99, "fec", fidelities=[0.95, 0.99])
-    >>> sweep
-    NetFactorSweep(scheme='fec', F=0.99, n=255, rounds=1, online=1.4612)
+    >>> sweep = net_factor_sweep(0.99, "fec", fidelities=[0.95, 0.99]); sweep
+    NetFactorSweep(scheme='fec', channel_fidelity=0.99, block_length=255, rounds=1, pair_fidelity=None, factor=1.461)
     >>> [round(float(v), 4) for v in sweep.online["fec"]], sweep.online["none"].tolist()
     ([0.4131, 1.4612], [2.0, 2.0])
     """
 
-    fidelities: np.ndarray
+    scheme: str
+    channel_fidelity: float
     block_length: int
     rounds: int
     pair_fidelity: float | None
+    fidelities: np.ndarray = field(repr=False)
     online: dict = field(repr=False)
     lifetime: dict = field(repr=False)
     reliable: dict = field(repr=False)
@@ -477,16 +360,12 @@ class NetFactorSweep:
     bound_distilled: np.ndarray = field(repr=False)
     assisted: np.ndarray = field(repr=False)
     unassisted: np.ndarray = field(repr=False)
-    scheme: str = "fec"
-    channel_fidelity: float = 0.99
     point: NetFactor | None = field(default=None, repr=False)
 
-    def __repr__(self) -> str:
-        at = "no code fits" if self.point is None else f"{self.point.online:.4f}"
-        return (
-            f"NetFactorSweep(scheme={self.scheme!r}, F={self.channel_fidelity:g}, "
-            f"n={self.block_length}, rounds={self.rounds}, online={at})"
-        )
+    @property
+    def factor(self) -> float:
+        """The chosen scheme's online factor at ``channel_fidelity`` (NaN if no code fits)."""
+        return math.nan if self.point is None else self.point.online
 
 
 def net_factor_sweep(
@@ -501,16 +380,14 @@ def net_factor_sweep(
     """Online and lifetime factors of the four schemes over ``fidelities`` (default 121 points in
     [0.9, 1]), the bounds, and the chosen ``scheme`` at ``channel_fidelity``.
 
-    ``block_length``: the Reed–Solomon codeword length in bytes (``hash_bits/8 + 1`` .. 255);
-    ``rounds``: DEJMPS rounds of the distilling schemes; ``pair_fidelity``: fidelity of the raw
-    pairs (``None``: distributed over the same channel, ``F_pair = F_ch``). Closed forms, about
-    0.1 s for the default grid.
+    ``block_length``: Reed–Solomon codeword bytes (9..255); ``rounds``: DEJMPS rounds of the
+    distilling schemes (1..20); ``pair_fidelity``: of the raw pairs (``None``: distributed over
+    the same channel). Closed forms (:func:`qring_edu.protection.expected_net_factor`).
 
     Examples
     --------
-    >>> s = net_factor_sweep(0.99, "fec", fidelities=[0.99])
-    >>> round(s.point.online, 4), round(float(s.bound[0]), 4)
-    (1.4612, 1.8278)
+    >>> net_factor_sweep(0.99, "fec", fidelities=[0.99]).bound.round(4).tolist()
+    [1.8278]
     """
     F0 = check_fidelity(channel_fidelity, "channel_fidelity")
     scheme = check_choice(scheme, "scheme", SCHEMES)
@@ -518,52 +395,22 @@ def net_factor_sweep(
     rounds = check_int(rounds, "rounds", 1, 20)
     Fp = None if pair_fidelity is None else check_fidelity(pair_fidelity, "pair_fidelity")
     grid = _fidelity_grid(fidelities, np.linspace(0.9, 1.0, 121))
-    kw = dict(pair_fidelity=Fp, block_length=n, rounds=rounds)
-    if Fp is not None and Fp <= 0.5 and scheme in ("distill", "distill+fec"):
+    if Fp is not None and Fp <= 0.5 and "distill" in scheme:
         raise ValueError(f"pair_fidelity must exceed 1/2 for distillation, got {Fp:g}")
+    links = [Link(Fp, float(F)) for F in grid]
     online, lifetime, reliable = {}, {}, {}
     for s in SCHEMES:
-        on, life = [], []
-        for F in grid:
-            try:
-                nf = expected_net_factor(s, channel_fidelity=float(F), **kw)
-                on.append(nf.online)
-                life.append(nf.lifetime)
-            except ValueError:
-                on.append(math.nan)
-                life.append(math.nan)
-        online[s], lifetime[s] = np.array(on), np.array(life)
-        reliable[s] = s in ("fec", "distill+fec")
-    bound = np.array([superdense_link_capacity(Fp, float(F)) for F in grid])
-    bound_d = []
-    for F in grid:
-        fp = float(F) if Fp is None else Fp
-        bound_d.append(
-            superdense_link_capacity(None, float(F), pair=distill(fp, rounds=rounds).errors)
-            if fp > 0.5
-            else math.nan
-        )
+        prot = _scheme(s, rounds=rounds, block_length=n)
+        factors = [_net_factor(prot, link) for link in links]
+        online[s] = np.array([math.nan if f is None else f.online for f in factors])
+        lifetime[s] = np.array([math.nan if f is None else f.lifetime for f in factors])
+        reliable[s] = prot.fec is not None
     caps = [depolarizing_capacities(float(F)) for F in grid]
-    try:
-        point = expected_net_factor(scheme, channel_fidelity=F0, **kw)
-    except ValueError:
-        point = None
-    return NetFactorSweep(
-        grid,
-        n,
-        rounds,
-        Fp,
-        online,
-        lifetime,
-        reliable,
-        bound,
-        np.array(bound_d),
-        np.array([c.entanglement_assisted for c in caps]),
-        np.array([c.classical for c in caps]),
-        scheme,
-        F0,
-        point,
-    )
+    bounds = [np.array([_bound(link, r) for link in links]) for r in (0, rounds)]
+    bounds += list(np.array([[c.entanglement_assisted, c.classical] for c in caps]).T)
+    point = _net_factor(_scheme(scheme, rounds=rounds, block_length=n), Link(Fp, F0))
+    sweep = (grid, online, lifetime, reliable, *bounds, point)
+    return NetFactorSweep(scheme, F0, n, rounds, Fp, *sweep)
 
 
 def remedy_table(
@@ -584,32 +431,16 @@ def remedy_table(
     """
     Fp = check_fidelity(pair_fidelity, "pair_fidelity")
     Fc = check_fidelity(channel_fidelity, "channel_fidelity")
+    rounds, link = _rounds(rounds), Link(Fp, Fc)
     rows = []
     for s in SCHEMES:
-        for r in rounds if s in ("distill", "distill+fec") else (0,):
-            kw = {"rounds": check_int(r, "rounds", 1, 20)} if r else {}
-            nf = expected_net_factor(s, pair_fidelity=Fp, channel_fidelity=Fc, **kw)
-            rows.append(
-                (
-                    s,
-                    r if r else None,
-                    nf.online,
-                    nf.lifetime,
-                    nf.symbol_error,
-                    nf.bound,
-                    "yes" if nf.reliable else "no",
-                )
-            )
+        for r in rounds if "distill" in s else (0,):
+            f = expected_net_factor(_scheme(s, rounds=max(r, 1)), link=link)
+            ok = "yes" if f.reliable else "no"
+            rows.append((s, r or None, f.online, f.lifetime, f.symbol_error, f.bound, ok))
+    columns = ("scheme", "DEJMPS rounds", "online factor", "lifetime factor", "symbol error")
     return Table(
-        (
-            "scheme",
-            "DEJMPS rounds",
-            "online factor",
-            "lifetime factor",
-            "symbol error",
-            "bound C_E",
-            "correct data",
-        ),
+        (*columns, "bound C_E", "correct data"),
         tuple(rows),
         ("", "d", ".4f", ".4f", ".3g", ".4f", ""),
         title=f"F_pair = {Fp:g}, F_ch = {Fc:g}",
@@ -620,10 +451,7 @@ def _bisect(f, lo: float, hi: float, iters: int = 60) -> float:
     """Root of an increasing ``f`` on [lo, hi] with f(lo) < 0 <= f(hi)."""
     for _ in range(iters):
         mid = 0.5 * (lo + hi)
-        if f(mid) < 0:
-            lo = mid
-        else:
-            hi = mid
+        lo, hi = (mid, hi) if f(mid) < 0 else (lo, mid)
     return 0.5 * (lo + hi)
 
 
@@ -643,16 +471,15 @@ def fec_crossover(
     scheme = check_choice(scheme, "scheme", ("fec", "distill+fec"))
     n = check_int(block_length, "block_length", 9, 255)
     rounds = check_int(rounds, "rounds", 1, 20)
+    prot = _scheme(scheme, rounds=rounds, block_length=n)
 
     def f(F):
-        v = _online(scheme, F, block_length=n, rounds=rounds)
-        return (0.0 if math.isnan(v) else v) - target
+        nf = _net_factor(prot, Link(channel_fidelity=F))
+        return (0.0 if nf is None else nf.online) - target
 
     if f(1.0) < 0:
-        raise ValueError(
-            f"target must be at most the noiseless factor {f(1.0) + target:.4f} "
-            f"of block_length {n}, got {target:g}"
-        )
+        top = f"{f(1.0) + target:.4f} (the noiseless factor of block_length {n})"
+        raise ValueError(f"target must be at most {top}, got {target:g}")
     return _bisect(f, 0.5 + 1e-9, 1.0)
 
 
@@ -666,83 +493,56 @@ def link_bound_crossover(target: float = 1.0) -> float:
     0.898
     """
     target = check_float(target, "target", 0.0, 2.0, lo_open=True)
-    return _bisect(lambda F: superdense_link_capacity(channel_fidelity=F) - target, 0.25, 1.0)
+    return _bisect(lambda F: _bound(Link(channel_fidelity=F)) - target, 0.25, 1.0)
 
 
-# ---------------------------------------------------------------------------------------------
-# One ring run per scheme: the ledger
-# ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
+# One ring run per scheme: the ledger, and the claims-page row
+@result
 class SchemeRun:
     """One all-reduce over the noisy superdense ring with one protection scheme (busiest link).
 
-    Ledger of the busiest link: ``online_qubits``, ``online_bits`` (acknowledgements),
-    ``offline_qubits`` (pair distribution), ``offline_bits`` (distillation announcements and the
-    checksum key). ``classical_bits``: what the classical ring sends on that link.
-    ``net_factor``: measured ``classical_bits / (online_qubits + online_bits)``; ``expected``:
-    the long-message closed form; ``bound``: ``C_E`` of the pairs actually used.
+    The busiest link's ledger (``online_bits`` are acknowledgements, ``offline_bits``
+    distillation's announcements and the checksum key) and ``classical_bits``, what the classical
+    ring sends there. ``net_factor``: ``classical_bits / (online_qubits + online_bits)``;
+    ``expected``: its long-message closed form; ``bound``: ``C_E`` of the pairs used;
     ``wrong_fraction``: output entries that differ from the noiseless ring's;
     ``undetected_bound``: the run's bound on P(some output wrong) (1 without a code).
 
-    Attributes
-    ----------
-    scheme : str
-    online_qubits, online_bits, offline_qubits, offline_bits, classical_bits : int
-    net_factor, expected, bound, wrong_fraction, undetected_bound : float
-    rejected, transmissions : int
-        Rejected block transmissions, and all block transmissions.
-    reliable : bool
-        The scheme corrects errors (``"fec"``, ``"distill+fec"``).
-
     Examples
     --------
-    >>> from qring_edu.experiments.noisy_links import scheme_ledger
-    >>> fec = scheme_ledger(0.99, workers=4, d=2048, seed=0).run("fec")
-    >>> fec, fec.reliable
-    (SchemeRun('fec', net_factor=1.4104, wrong_fraction=0.0000), True)
+    >>> scheme_ledger(0.99, workers=4, d=2048, seed=0).run("fec")
+    SchemeRun(scheme='fec', net_factor=1.41, wrong_fraction=0)
     """
 
     scheme: str
-    online_qubits: int
-    online_bits: int
-    offline_qubits: int
-    offline_bits: int
-    classical_bits: int
+    online_qubits: int = field(repr=False)
+    online_bits: int = field(repr=False)
+    offline_qubits: int = field(repr=False)
+    offline_bits: int = field(repr=False)
+    classical_bits: int = field(repr=False)
     net_factor: float
-    expected: float
-    bound: float
+    expected: float = field(repr=False)
+    bound: float = field(repr=False)
     wrong_fraction: float
-    undetected_bound: float
-    rejected: int = 0
-    transmissions: int = 0
+    undetected_bound: float = field(repr=False)
 
     @property
     def reliable(self) -> bool:
         """The scheme corrects errors (``"fec"``, ``"distill+fec"``)."""
         return self.scheme in ("fec", "distill+fec")
 
-    def __repr__(self) -> str:
-        return (
-            f"SchemeRun({self.scheme!r}, net_factor={self.net_factor:.4f}, "
-            f"wrong_fraction={self.wrong_fraction:.4f})"
-        )
 
-
-@dataclass(frozen=True)
+@result(show=("net_factors",))
 class SchemeLedger(Rows):
-    """One :class:`SchemeRun` per scheme plus the classical ring, same data (:func:`scheme_ledger`).
-
-    Attributes
-    ----------
-    rows : tuple of SchemeRun
-    channel_fidelity : float
-    workers, d, bits : int
+    """One :class:`SchemeRun` per scheme on the same data (:func:`scheme_ledger`): what the
+    paper's factor two becomes on a noisy link (the claims-page row, :meth:`text`).
 
     Examples
     --------
-    >>> from qring_edu.experiments.noisy_links import scheme_ledger
-    >>> scheme_ledger(0.99, workers=4, d=2048, seed=0)
-    SchemeLedger(F=0.99, P=4, d=2048, none=2.000, distill=2.000, fec=1.410, distill+fec=1.491)
+    >>> led = scheme_ledger(0.99, workers=4, d=4096); led
+    SchemeLedger(channel_fidelity=0.99, workers=4, d=4096, bits=16, net_factors=(('none', 2), ('distill', 2), ('fec', 1.421), ('distill+fec', 1.5)))
+    >>> round(led.run("fec").expected, 4), round(led.run("none").bound, 3)
+    (1.4612, 1.828)
     """
 
     channel_fidelity: float = 0.99
@@ -750,56 +550,38 @@ class SchemeLedger(Rows):
     d: int = 0
     bits: int = 16
 
+    @property
+    def net_factors(self) -> tuple:
+        """``(scheme, measured net factor)`` per run."""
+        return tuple((r.scheme, r.net_factor) for r in self.rows)
+
     def run(self, scheme: str) -> SchemeRun:
         """The run of ``scheme``."""
-        for r in self.rows:
-            if r.scheme == scheme:
-                return r
-        raise ValueError(
-            f"scheme must be one of {', '.join(r.scheme for r in self.rows)}, got {scheme!r}"
+        return self._find(scheme=scheme)
+
+    def text(self) -> str:
+        """The claims-page row in one sentence."""
+        none, dist, fec, both = (self.run(s) for s in SCHEMES)
+        return (
+            f"At F = {self.channel_fidelity:g} the factor two becomes: 2 with wrong data "
+            f"without protection ({none.wrong_fraction:.0%} of the entries corrupted) or with "
+            f"distilled pairs only ({dist.wrong_fraction:.0%}); {fec.expected:.2f} with error "
+            f"correction (fec) and {both.expected:.2f} with distillation and error correction, "
+            f"both with outputs equal to the noiseless ring's; no code exceeds "
+            f"C_E(F_eff) = {none.bound:.2f}."
         )
 
     def table(self) -> Table:
         """Every scheme's ledger on the busiest link, its net factor, the bound and the errors."""
-        rows = [
-            (
-                r.scheme,
-                r.online_qubits,
-                r.online_bits,
-                r.offline_qubits,
-                r.offline_bits,
-                r.net_factor,
-                r.expected,
-                r.bound,
-                r.wrong_fraction,
-                r.undetected_bound,
-            )
-            for r in self.rows
-        ]
+        left = ("scheme", "online qubits", "online bits", "offline qubits", "offline bits")
+        right = ("classical bits", "net factor", "expected", "bound C_E", "wrong entries")
         return Table(
-            (
-                "scheme",
-                "online qubits",
-                "online bits",
-                "offline qubits",
-                "offline bits",
-                "net factor",
-                "expected",
-                "bound C_E",
-                "wrong entries",
-                "P(wrong) <=",
-            ),
-            tuple(rows),
-            ("", ",d", ",d", ",d", ",d", ".4f", ".4f", ".4f", ".2%", ".2g"),
-            title=(
-                f"busiest link, P = {self.workers}, d = {self.d:,}, "
-                f"{self.bits}-bit words, F_pair = F_ch = {self.channel_fidelity:g}"
-            ),
+            (*left, *right, "P(wrong) <="),
+            tuple(astuple(r)[:9] + (r.wrong_fraction, r.undetected_bound) for r in self.rows),
+            ("", ",d", ",d", ",d", ",d", ",d", ".4f", ".4f", ".4f", ".2%", ".2g"),
+            title=f"busiest link, P = {self.workers}, d = {self.d:,}, {self.bits}-bit words, "
+            f"F_pair = F_ch = {self.channel_fidelity:g}",
         )
-
-    def __repr__(self) -> str:
-        parts = ", ".join(f"{r.scheme}={r.net_factor:.3f}" for r in self.rows)
-        return f"SchemeLedger(F={self.channel_fidelity:g}, P={self.workers}, d={self.d}, {parts})"
 
 
 def scheme_ledger(
@@ -812,17 +594,14 @@ def scheme_ledger(
     rounds: int = 1,
     seed: int = 0,
 ) -> SchemeLedger:
-    """Run the same all-reduce (random ``bits``-bit integers, ``workers`` x ``d``) over the noisy
-    superdense ring with each protection scheme, and over the classical ring as reference.
-
-    Pairs are distributed over the same channel (``F_pair = F_ch``). ``d`` at most 2**20.
-    Deterministic given ``seed``.
+    """Run the same all-reduce (random ``bits``-bit integers, ``workers`` x ``d``, ``d`` at most
+    2**20) over the noisy superdense ring with each protection scheme (pairs distributed over the
+    same channel, ``F_pair = F_ch``) and over the classical ring as reference.
 
     Examples
     --------
-    >>> led = scheme_ledger(0.99, workers=4, d=2048, seed=0)
-    >>> led.run("fec").wrong_fraction, led.run("none").wrong_fraction > 0.1
-    (0.0, True)
+    >>> scheme_ledger(0.99, workers=4, d=2048, seed=0).run("none").wrong_fraction > 0.1
+    True
     """
     F = check_fidelity(channel_fidelity, "channel_fidelity")
     P = check_int(workers, "workers", 2, 64)
@@ -830,189 +609,36 @@ def scheme_ledger(
     b = check_int(bits, "bits", 2, 32)
     n = check_int(block_length, "block_length", 9, 255)
     rounds = check_int(rounds, "rounds", 1, 20)
-    check_seed(seed)
+    seed = check_int(seed, "seed", 0)
     rng = np.random.default_rng([seed, 0])
     grads = rng.integers(-(2 ** (b - 1)) // P, 2 ** (b - 1) // P, size=(P, d))
-    reference = ring_allreduce(grads, transport="classical", bits=b)
-    classical = int(ring_link_bits(P, d, b).max())
-    rows = []
+    reference = ring_allreduce(grads, transport="classical", bits=b).outputs
+    classical, link, rows = link_units(P, d, b), Link(channel_fidelity=F), []
+    noisy = dict(transport="superdense", bits=b, channel_fidelity=F)
     for k, s in enumerate(SCHEMES):
-        prot = {
-            "protection": s if s == "none" else make_protection(s, rounds=rounds, block_length=n)
-        }
-        res = ring_allreduce(
-            grads,
-            transport="superdense",
-            bits=b,
-            channel_fidelity=F,
-            seed=_sub_seed(seed, 1 + k),
-            **prot,
-        )
-        led = res.ledger
-        exp = expected_net_factor(s, channel_fidelity=F, rounds=rounds, block_length=n)
-        rep = res.link_report
-        rows.append(
-            SchemeRun(
-                s,
-                led.online_qubits(),
-                led.online_bits(),
-                led.offline_qubits(),
-                led.offline_bits(),
-                classical,
-                net_online_factor(res),
-                exp.online,
-                exp.bound,
-                float(np.mean(res.outputs != reference.outputs)),
-                float(res.undetected_error_bound),
-                int(rep.rejected) if rep is not None else 0,
-                int(rep.transmissions) if rep is not None else 0,
-            )
-        )
-    return SchemeLedger(tuple(rows), F, P, d, b)
+        prot = _scheme(s, rounds=rounds, block_length=n)
+        res = ring_allreduce(grads, protection=prot, seed=[seed, 1 + k], **noisy)
+        led, exp, rep = res.ledger, expected_net_factor(prot, link=link), res.link_report
+        # without protection (rep is None) nothing notices a wrong symbol
+        undetected = rep.undetected_bound if rep is not None else float(not link.noiseless)
+        ledger = (led.online_qubits(), led.online_bits(), led.offline_qubits(), led.offline_bits())
+        wrong = float(np.mean(res.outputs != reference))
+        measured = (classical, net_online_factor(res), exp.online, exp.bound, wrong, undetected)
+        rows.append(SchemeRun(s, *ledger, *measured))
+    return SchemeLedger(rows=tuple(rows), channel_fidelity=F, workers=P, d=d, bits=b)
 
 
-# ---------------------------------------------------------------------------------------------
-# The claims-page row
-# ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class NoisyFactorClaim:
-    """What the paper's factor two becomes on a noisy link (:func:`noisy_factor_claim`).
-
-    ``factors``: ``(scheme, online factor, reliable, wrong_fraction)`` per scheme — the expected
-    long-message online factor and, from one measured all-reduce, the fraction of output entries
-    that differ from the noiseless ring. ``bound``: ``C_E(F_eff)`` with raw pairs;
-    ``bound_distilled``: with one DEJMPS round; ``assisted``: BSST's ``C_E(F_ch)``;
-    ``measured``: the measured net factors of the same run, per scheme.
-
-    Attributes
-    ----------
-    channel_fidelity, bound, bound_distilled, assisted : float
-    factors : tuple of (str, float, bool, float)
-    measured : tuple
-    ledger : SchemeLedger or None
-
-    Examples
-    --------
-    >>> from qring_edu.experiments.noisy_links import noisy_factor_claim
-    >>> claim = noisy_factor_claim(0.99, workers=4, d=4096)
-    >>> claim
-    NoisyFactorClaim(F=0.99, none=2.0000, distill=2.0000, fec=1.4612, distill+fec=1.5192, bound=1.8278)
-    >>> claim.wrong_fraction("fec"), claim.wrong_fraction("none") > 0.1
-    (0.0, True)
-    """
-
-    channel_fidelity: float
-    factors: tuple
-    bound: float
-    bound_distilled: float
-    assisted: float
-    measured: tuple = field(repr=False)
-    ledger: SchemeLedger | None = field(default=None, repr=False, compare=False)
-
-    def factor(self, scheme: str) -> float:
-        """The expected long-message online factor of ``scheme``."""
-        for s, v, _, _ in self.factors:
-            if s == scheme:
-                return v
-        raise ValueError(f"scheme must be one of {', '.join(SCHEMES)}, got {scheme!r}")
-
-    def wrong_fraction(self, scheme: str) -> float:
-        """The fraction of output entries of the measured run that ``scheme`` got wrong."""
-        for s, _, _, w in self.factors:
-            if s == scheme:
-                return w
-        raise ValueError(f"scheme must be one of {', '.join(SCHEMES)}, got {scheme!r}")
-
-    def text(self) -> str:
-        """The claims-page row in one sentence."""
-        none, dist = self.wrong_fraction("none"), self.wrong_fraction("distill")
-        return (
-            f"At F = {self.channel_fidelity:g} the factor two becomes: 2 with wrong data "
-            f"without protection ({none:.0%} of the entries corrupted) or with distilled "
-            f"pairs only ({dist:.0%}); {self.factor('fec'):.2f} with error correction "
-            f"(fec) and {self.factor('distill+fec'):.2f} with distillation and error "
-            f"correction, both with outputs equal to the noiseless ring's; no code exceeds "
-            f"C_E(F_eff) = {self.bound:.2f}."
-        )
-
-    def table(self) -> Table:
-        rows = [(s, v, "yes" if ok else "no", w) for s, v, ok, w in self.factors]
-        return Table(
-            ("scheme", "online factor", "correct data", "wrong entries"),
-            tuple(rows),
-            ("", ".4f", "", ".1%"),
-            title=f"F_pair = F_ch = {self.channel_fidelity:g}; bound C_E(F_eff) = {self.bound:.4f}",
-        )
-
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
-
-    def __repr__(self) -> str:
-        parts = ", ".join(f"{s}={v:.4f}" for s, v, _, _ in self.factors)
-        return f"NoisyFactorClaim(F={self.channel_fidelity:g}, {parts}, bound={self.bound:.4f})"
-
-
-def noisy_factor_claim(
-    channel_fidelity: float = 0.99,
-    *,
-    workers: int = 8,
-    d: int = 2**16,
-    bits: int = 16,
-    seed: int = 0,
-) -> NoisyFactorClaim:
-    """The claims row: at ``channel_fidelity`` (pairs over the same channel), the online factor
-    of each scheme (expected, long messages), whether it delivers the right data, and the
-    fraction of entries one measured all-reduce (``workers`` x ``d`` random words) corrupts.
-
-    Examples
-    --------
-    >>> c = noisy_factor_claim(0.99, workers=4, d=4096)
-    >>> round(c.factor("fec"), 2), round(c.factor("distill+fec"), 2), round(c.bound, 2)
-    (1.46, 1.52, 1.83)
-    """
-    F = check_fidelity(channel_fidelity, "channel_fidelity")
-    led = scheme_ledger(F, workers=workers, d=d, bits=bits, seed=seed)
-    factors = tuple((r.scheme, r.expected, r.reliable, r.wrong_fraction) for r in led.rows)
-    return NoisyFactorClaim(
-        F,
-        factors,
-        superdense_link_capacity(channel_fidelity=F),
-        superdense_link_capacity(None, F, pair=distill(F).errors) if F > 0.5 else math.nan,
-        depolarizing_capacities(F).entanglement_assisted,
-        tuple((r.scheme, r.net_factor) for r in led.rows),
-        led,
-    )
-
-
-# ---------------------------------------------------------------------------------------------
 # Training over a protected and an unprotected noisy ring
-# ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True, eq=False)
-class ProtectedTraining:
+@result(show=("identical", "unprotected_loss"))
+class ProtectedTraining(Tabular):
     """Three data-parallel runs on the same data and batches (:func:`protected_training`):
-    ``classical`` (the noiseless reference), ``protected`` (superdense ring over the noisy link
-    with ``protection``) and ``unprotected`` (same link, no protection). ``identical``: the
-    protected run's weights equal the classical run's, bit for bit.
-
-    Attributes
-    ----------
-    channel_fidelity : float
-    protection : str
-    classical, protected, unprotected : qring_edu.TrainingRun
-    identical : bool
+    ``classical`` (noiseless reference), ``protected`` (superdense ring, noisy link, with
+    ``protection``), ``unprotected`` (same link); ``identical``: protected = classical, bitwise.
 
     Examples
     --------
-    >>> from qring_edu.experiments.noisy_links import protected_training
-    >>> runs = protected_training(0.99, "fec", steps=5)
-    >>> runs
-    ProtectedTraining(F=0.99, protection='fec', identical=True, unprotected_loss=0.2852)
-    >>> print(runs.table())
-    F_pair = F_ch = 0.99, 5 steps, P = 4
-    run               final loss  final accuracy  max|w_k − w_0|  max|w − w_classical|
-    classical ring        0.2827           0.877               0                     0
-    superdense, fec       0.2827           0.877               0                     0
-    superdense, none      0.2852           0.875            1.01                  1.99
+    >>> protected_training(0.99, "fec", steps=5)
+    ProtectedTraining(channel_fidelity=0.99, protection='fec', identical=True, unprotected_loss=0.5879)
     """
 
     channel_fidelity: float
@@ -1026,37 +652,26 @@ class ProtectedTraining:
         """The protected run's weights equal the classical run's, bit for bit."""
         return bool(np.array_equal(self.protected.weights, self.classical.weights))
 
+    @property
+    def unprotected_loss(self) -> float:
+        """Final loss of the unprotected run."""
+        return self.unprotected.final_loss
+
     def table(self) -> Table:
         """Final loss, accuracy, replica divergence and distance from the classical run."""
-        rows = [
-            (
-                label,
-                r.final_loss,
-                r.final_accuracy,
-                r.divergence,
-                float(np.max(np.abs(r.weights - self.classical.weights))),
-            )
-            for label, r in (
-                ("classical ring", self.classical),
-                (f"superdense, {self.protection}", self.protected),
-                ("superdense, none", self.unprotected),
-            )
-        ]
+        runs = {"classical ring": self.classical, f"superdense, {self.protection}": self.protected}
+        runs["superdense, none"] = self.unprotected
+        w0 = self.classical.weights
+        rows = tuple(
+            (k, r.final_loss, r.final_accuracy, r.divergence, np.max(np.abs(r.weights - w0)))
+            for k, r in runs.items()
+        )
         return Table(
             ("run", "final loss", "final accuracy", "max|w_k − w_0|", "max|w − w_classical|"),
-            tuple(rows),
+            rows,
             ("", ".4f", ".3f", ".3g", ".3g"),
             title=f"F_pair = F_ch = {self.channel_fidelity:g}, "
             f"{self.classical.steps} steps, P = {self.classical.workers}",
-        )
-
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
-
-    def __repr__(self) -> str:
-        return (
-            f"ProtectedTraining(F={self.channel_fidelity:g}, protection={self.protection!r}, "
-            f"identical={self.identical}, unprotected_loss={self.unprotected.final_loss:.4f})"
         )
 
 
@@ -1069,49 +684,38 @@ def protected_training(
     seed: int = 0,
 ) -> ProtectedTraining:
     """Train the two-moons MLP over the classical ring, the superdense ring over a noisy link
-    with ``protection``, and the same link unprotected (``train_data_parallel`` with the link
-    options ``channel_fidelity`` and ``protection``). About a second per run.
+    with ``protection`` (a scheme name), and the same link unprotected. About a second per run.
 
     Examples
     --------
-    >>> t = protected_training(0.99, "fec", steps=20)
-    >>> t.identical, t.unprotected.divergence > 0
-    (True, True)
+    >>> print(protected_training(0.99, "fec", steps=5).table())
+    F_pair = F_ch = 0.99, 5 steps, P = 4
+    run               final loss  final accuracy  max|w_k − w_0|  max|w − w_classical|
+    classical ring        0.2827           0.877               0                     0
+    superdense, fec       0.2827           0.877               0                     0
+    superdense, none      0.5879           0.779            1.38                  1.57
     """
     F = check_fidelity(channel_fidelity, "channel_fidelity")
     protection = check_choice(protection, "protection", SCHEMES)
     common = dict(workers=workers, steps=steps, seed=seed)
     classical = train_data_parallel(transport="classical", **common)
-    unprotected = train_data_parallel(transport="superdense", channel_fidelity=F, **common)
+    noisy = dict(transport="superdense", channel_fidelity=F, **common)
+    unprotected = train_data_parallel(**noisy)
     protected = (
-        unprotected
-        if protection == "none"
-        else train_data_parallel(
-            transport="superdense", channel_fidelity=F, protection=protection, **common
-        )
+        unprotected if protection == "none" else train_data_parallel(protection=protection, **noisy)
     )
     return ProtectedTraining(F, protection, classical, protected, unprotected)
 
 
-# ---------------------------------------------------------------------------------------------
 # Reality check: pairs per iteration against published hardware
-# ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@result
 class HardwareFact:
     """One published hardware number (``source``: its key in ``references.bib``).
 
-    Attributes
-    ----------
-    quantity : str
-    value : float
-    unit, platform, source, note : str
-
     Examples
     --------
-    >>> from qring_edu.experiments.noisy_links import HARDWARE
-    >>> fact = HARDWARE[0]
-    >>> fact.quantity, fact.value, fact.unit, fact.source
-    ('remote entanglement rate', 39.0, 'pairs/s', 'humphreys2018deterministic')
+    >>> HARDWARE[0].quantity, HARDWARE[0].value, HARDWARE[0].unit
+    ('remote entanglement rate', 39.0, 'pairs/s')
     """
 
     quantity: str
@@ -1165,6 +769,7 @@ HARDWARE = (
         "ten ions, each entangled with its own photon",
     ),
 )
+_FACT = {h.source: h.value for h in HARDWARE}
 
 
 def hardware_table() -> Table:
@@ -1172,12 +777,9 @@ def hardware_table() -> Table:
 
     Examples
     --------
-    >>> from qring_edu.experiments.noisy_links import hardware_table
-    >>> table = hardware_table()
-    >>> len(table), table.column("unit")
-    (5, ('pairs/s', '', 's', 's', 'qubits'))
+    >>> hardware_table().column("unit")
+    ('pairs/s', '', 's', 's', 'qubits')
     """
-
     return Table(
         ("quantity", "value", "unit", "platform", "as the paper states it"),
         tuple((h.quantity, h.value, h.unit, h.platform, h.note) for h in HARDWARE),
@@ -1185,75 +787,42 @@ def hardware_table() -> Table:
     )
 
 
-def _fact(source: str) -> HardwareFact:
-    for h in HARDWARE:
-        if h.source == source:
-            return h
-    raise ValueError(
-        f"source must be one of {', '.join(h.source for h in HARDWARE)}, got {source!r}"
-    )
-
-
-@dataclass(frozen=True)
+@result
 class RealityRow:
     """One model on the superdense ring (busiest link, one iteration, :func:`reality_check`).
 
-    ``pairs``: Bell pairs per iteration without protection (= online qubits); ``pairs_fec``:
-    with ``"fec"`` at the chosen fidelity (classical bits / its online factor); ``rate_needed``:
-    pairs per second to supply ``pairs_fec`` within one iteration; ``days_at_rate``: days the
-    demonstrated rate needs for one iteration's pairs; ``orders``: ``log10(rate_needed /
-    demonstrated rate)``.
-
-    Attributes
-    ----------
-    model : str
-    params, pairs : int
-    pairs_fec, rate_needed, days_at_rate, orders : float
+    ``pairs``: Bell pairs per iteration unprotected (= online qubits), ``pairs_fec`` with
+    ``"fec"``; ``rate_needed``: pairs/s to supply ``pairs_fec`` within one iteration;
+    ``days_at_rate``: days at the demonstrated rate; ``orders``: ``log10(rate_needed / rate)``.
 
     Examples
     --------
-    >>> from qring_edu.experiments.noisy_links import reality_check
     >>> reality_check(["ResNet-50"]).row("ResNet-50")
-    RealityRow('ResNet-50', pairs=3.58e+08, orders=8.10)
+    RealityRow(model='ResNet-50', pairs=357798448, orders=8.099)
     """
 
     model: str
-    params: int
+    params: int = field(repr=False)
     pairs: int
-    pairs_fec: float
-    rate_needed: float
-    days_at_rate: float
+    pairs_fec: float = field(repr=False)
+    rate_needed: float = field(repr=False)
+    days_at_rate: float = field(repr=False)
     orders: float
 
-    def __repr__(self) -> str:
-        return f"RealityRow({self.model!r}, pairs={self.pairs:.3g}, orders={self.orders:.2f})"
 
-
-@dataclass(frozen=True)
+@result(show=("orders",))
 class RealityCheck(Rows):
     """Pairs per link per iteration for real models against a demonstrated rate.
 
-    ``iteration_time`` (s): the assumed training step, which the pairs must not outlive;
-    ``pair_rate`` (pairs/s): the demonstrated remote-entanglement rate; ``fec_factor``: the
-    online factor of ``"fec"`` at ``channel_fidelity``; ``memory_error``: the probability that a
-    pair dephases while it waits one iteration in memories of coherence time
-    ``coherence_time`` (s); ``memory_qubits``: qubits of the largest demonstrated node.
-
-    Attributes
-    ----------
-    rows : tuple of RealityRow
-    workers, bits : int
-    iteration_time, pair_rate, channel_fidelity, fec_factor, coherence_time, memory_error : float
-    memory_qubits : float
+    ``iteration_time`` (s): the training step the pairs must not outlive; ``pair_rate``
+    (pairs/s): the demonstrated rate; ``fec_factor``: the online factor of ``"fec"`` at
+    ``channel_fidelity``; ``memory_error``: P(a pair dephases while it waits one iteration in a
+    memory of coherence time ``coherence_time`` (s)).
 
     Examples
     --------
-    ResNet-50 needs about 10⁸ times the demonstrated remote-entanglement rate:
-
-    >>> from qring_edu.experiments.noisy_links import reality_check
-    >>> check = reality_check(["ResNet-50"])
-    >>> check
-    RealityCheck(orders of magnitude ResNet-50: 8.1)
+    >>> reality_check(["ResNet-50"])  # 10**8 times the demonstrated rate
+    RealityCheck(workers=8, bits=16, iteration_time=0.1, pair_rate=39, channel_fidelity=0.99, orders=(('ResNet-50', 8.099),))
     """
 
     workers: int = 8
@@ -1261,49 +830,31 @@ class RealityCheck(Rows):
     iteration_time: float = 0.1
     pair_rate: float = 39.0
     channel_fidelity: float = 0.99
-    fec_factor: float = 0.0
-    coherence_time: float = 3600.0
-    memory_error: float = 0.0
-    memory_qubits: float = 10.0
+    fec_factor: float = field(default=0.0, repr=False)
+    coherence_time: float = field(default=3600.0, repr=False)
+    memory_error: float = field(default=0.0, repr=False)
+
+    @property
+    def orders(self) -> tuple:
+        """``(model, orders of magnitude)`` per row: how far the demonstrated rate falls short."""
+        return tuple((r.model, r.orders) for r in self.rows)
 
     def row(self, model: str) -> RealityRow:
         """The row of ``model``."""
-        for r in self.rows:
-            if r.model == model:
-                return r
-        raise ValueError(
-            f"model must be one of {', '.join(r.model for r in self.rows)}, got {model!r}"
-        )
+        return self._find(model=model)
 
     def table(self) -> Table:
-        """Pairs per iteration (with fec too), the rate needed and its distance from the demonstrated
-        rate in orders of magnitude."""
-        rows = [
-            (r.model, r.params, r.pairs, r.pairs_fec, r.rate_needed, r.days_at_rate, r.orders)
-            for r in self.rows
-        ]
+        """Pairs per iteration (with fec too), the rate needed and its distance from the
+        demonstrated rate in orders of magnitude."""
+        columns = ("model", "parameters", "pairs per iteration", "with fec", "pairs/s needed")
         return Table(
-            (
-                "model",
-                "parameters",
-                "pairs per iteration",
-                "with fec",
-                "pairs/s needed",
-                f"days at {self.pair_rate:g}/s",
-                "orders of magnitude",
-            ),
-            tuple(rows),
+            (*columns, f"days at {self.pair_rate:g}/s", "orders of magnitude"),
+            tuple(astuple(r) for r in self.rows),
             ("", ",d", ".3g", ".3g", ".3g", ",.0f", ".1f"),
-            title=(
-                f"busiest link, P = {self.workers}, {self.bits}-bit words, "
-                f"iteration {self.iteration_time:g} s, fec at F = "
-                f"{self.channel_fidelity:g} (factor {self.fec_factor:.3f})"
-            ),
+            title=f"busiest link, P = {self.workers}, {self.bits}-bit words, iteration "
+            f"{self.iteration_time:g} s, fec at F = {self.channel_fidelity:g} "
+            f"(factor {self.fec_factor:.3f})",
         )
-
-    def __repr__(self) -> str:
-        parts = ", ".join(f"{r.model}: {r.orders:.1f}" for r in self.rows)
-        return f"RealityCheck(orders of magnitude {parts})"
 
 
 def reality_check(
@@ -1325,57 +876,25 @@ def reality_check(
 
     Examples
     --------
-    >>> r = reality_check(["ResNet-50"])
-    >>> r.row("ResNet-50").pairs, round(r.row("ResNet-50").orders, 1)
-    (357798448, 8.1)
+    >>> round(reality_check(["GPT-2 XL"]).row("GPT-2 XL").orders, 1)
+    9.9
     """
-    from ..costmodel import pairs_per_link
-
     P = check_int(workers, "workers", 2)
-    b = check_int(bits, "bits", 1, 64)
+    b = check_bits(bits)
     T = check_float(iteration_time, "iteration_time", 0.0, lo_open=True)
-    rate = (
-        _fact("humphreys2018deterministic").value
-        if pair_rate is None
-        else check_float(pair_rate, "pair_rate", 0.0, lo_open=True)
-    )
-    T2 = (
-        _fact("wang2021single").value
-        if coherence_time is None
-        else check_float(coherence_time, "coherence_time", 0.0, lo_open=True)
-    )
+    rate = _FACT["humphreys2018deterministic"] if pair_rate is None else pair_rate
+    T2 = _FACT["wang2021single"] if coherence_time is None else coherence_time
+    rate = check_float(rate, "pair_rate", 0.0, lo_open=True)
+    T2 = check_float(T2, "coherence_time", 0.0, lo_open=True)
     F = check_fidelity(channel_fidelity, "channel_fidelity")
-    fec = expected_net_factor("fec", channel_fidelity=F).online
+    fec = expected_net_factor("fec", link=Link(channel_fidelity=F)).online
     rows = []
     for m in models:
-        if m not in MODEL_SIZES:
-            raise ValueError(
-                f"models must be names in MODEL_SIZES ({', '.join(MODEL_SIZES)}), got {m!r}"
-            )
-        d = int(MODEL_SIZES[m])
-        pairs = pairs_per_link(P, d, b)
-        pairs_fec = float(ring_link_bits(P, d, b).max()) / fec
+        d = int(MODEL_SIZES[check_choice(m, "models", tuple(MODEL_SIZES))])
+        pairs_fec = link_units(P, d, b) / fec
         need = pairs_fec / T
-        rows.append(
-            RealityRow(
-                m,
-                d,
-                int(pairs),
-                pairs_fec,
-                need,
-                pairs_fec / rate / 86400.0,
-                math.log10(need / rate),
-            )
-        )
-    return RealityCheck(
-        tuple(rows),
-        P,
-        b,
-        T,
-        rate,
-        F,
-        fec,
-        T2,
-        memory_dephasing(T, T2).error_rate,
-        _fact("canteri2024photon").value,
-    )
+        pairs = int(link_units(P, d, b, transport="superdense"))
+        days = pairs_fec / rate / 86400.0
+        rows.append(RealityRow(m, d, pairs, pairs_fec, need, days, math.log10(need / rate)))
+    memory_error = memory_dephasing(T, T2).error_rate
+    return RealityCheck(tuple(rows), P, b, T, rate, F, fec, T2, memory_error)

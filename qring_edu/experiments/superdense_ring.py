@@ -17,11 +17,12 @@ Qiskit count key of :func:`qring_edu.superdense_circuit`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import numpy as np
 
-from .._validate import check_choice, check_float, check_int
+from .._result import result
+from .._validate import as_numeric_array, check_choice, check_float, check_int
 from ..costmodel import (
     BACKWARD_FRACTION,
     MODEL_SIZES,
@@ -31,13 +32,14 @@ from ..costmodel import (
     bucketed_iteration_time,
     iteration_time,
 )
+from ..noise import Link
 from ..superdense import (
     superdense_circuit,
     superdense_outcome_probabilities,
     superdense_send,
     superdense_send_qiskit,
 )
-from ._base import LedgerComparison, Table, compare_ledgers
+from ._base import LedgerComparison, Table, Tabular, compare_ledgers
 from .holevo import CutSetSweep, cut_set_sweep  # chapter 3 restates chapter 2's cut-set floor
 
 __all__ = [
@@ -85,9 +87,9 @@ def outcome_table(pair_fidelity: float = 1.0) -> Table:
     "10"  0.100  0.100  0.700  0.100
     "11"  0.100  0.100  0.100  0.700
     """
-    rows = []
+    link, rows = Link(pair_fidelity), []
     for m, label in enumerate(MESSAGE_LABELS):
-        probs = superdense_outcome_probabilities(m >> 1, m & 1, pair_fidelity=pair_fidelity)
+        probs = superdense_outcome_probabilities(m >> 1, m & 1, link=link)
         rows.append((f'"{label}"', *(probs[(o >> 1, o & 1)] for o in range(4))))
     return Table(
         ("sent",) + tuple(f'"{o}"' for o in MESSAGE_LABELS), tuple(rows), ("",) + (".3f",) * 4
@@ -209,8 +211,8 @@ def superdense_state_table() -> Table:
     return Table(("after",) + tuple(f'"{m}"' for m in MESSAGE_LABELS), rows, ("",) * 5)
 
 
-@dataclass(frozen=True)
-class ChannelStats:
+@result(show=("exact_error_rate", "fast_error_rate", "fast_symbols", "aer_error_rate"))
+class ChannelStats(Tabular):
     """Decoded-outcome statistics of superdense coding over isotropic pairs of fidelity F.
 
     ``exact[m, o]``: P(Bob decodes o | Alice sent m), from density-matrix evolution, shape (4, 4).
@@ -221,7 +223,7 @@ class ChannelStats:
     Examples
     --------
     >>> channel_statistics(0.9, 2000, seed=0)
-    ChannelStats(F=0.9, exact=0.1000, fast=0.1010 (2000 symbols), aer=None (0 symbols))
+    ChannelStats(pair_fidelity=0.9, exact_error_rate=0.1, fast_error_rate=0.098, fast_symbols=2000, aer_error_rate=None)
     """
 
     pair_fidelity: float
@@ -277,17 +279,6 @@ class ChannelStats:
             ("", ",d", ".4f", "+.2f"),
         )
 
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
-
-    def __repr__(self) -> str:
-        aer = "None" if self.aer_error_rate is None else f"{self.aer_error_rate:.4f}"
-        return (
-            f"ChannelStats(F={self.pair_fidelity:g}, exact={self.exact_error_rate:.4f}, "
-            f"fast={self.fast_error_rate:.4f} ({self.fast_symbols} symbols), "
-            f"aer={aer} ({self.aer_symbols} symbols))"
-        )
-
 
 def _count_messages(sent: np.ndarray, received: np.ndarray) -> np.ndarray:
     """(4, 4) counts of (sent message, decoded message) over a symbol stream (x = even bits)."""
@@ -315,12 +306,11 @@ def channel_statistics(
     >>> int(stats.fast_counts.sum()), stats.exact.shape      # rows: sent symbol, columns: decoded
     (4000, (4, 4))
     """
+    link = Link(pair_fidelity)
     exact = np.array(
         [
             [
-                superdense_outcome_probabilities(m >> 1, m & 1, pair_fidelity=pair_fidelity)[
-                    (o >> 1, o & 1)
-                ]
+                superdense_outcome_probabilities(m >> 1, m & 1, link=link)[(o >> 1, o & 1)]
                 for o in range(4)
             ]
             for m in range(4)
@@ -331,23 +321,21 @@ def channel_statistics(
     seed = check_int(seed, "seed", 0)
     rng = np.random.default_rng([seed, 0])
     sent = rng.integers(0, 2, size=2 * n_symbols, dtype=np.uint8)
-    received = superdense_send(
-        sent, pair_fidelity=pair_fidelity, seed=np.random.default_rng([seed, 1])
-    )
+    received = superdense_send(sent, link=link, seed=np.random.default_rng([seed, 1]))
     aer_counts = None
     if aer_symbols:
         sent_aer = rng.integers(0, 2, size=2 * aer_symbols, dtype=np.uint8)
-        received_aer = superdense_send_qiskit(sent_aer, pair_fidelity=pair_fidelity, seed=seed)
+        received_aer = superdense_send_qiskit(sent_aer, link=link, seed=seed)
         aer_counts = _count_messages(sent_aer, received_aer)
     return ChannelStats(
-        pair_fidelity=float(pair_fidelity),
+        pair_fidelity=link.pair,
         exact=exact,
         fast_counts=_count_messages(sent, received),
         aer_counts=aer_counts,
     )
 
 
-@dataclass(frozen=True)
+@result
 class ErrorRateSweep:
     """Measured symbol error rates over a grid of fidelities (fast path, optionally Aer).
 
@@ -358,23 +346,17 @@ class ErrorRateSweep:
     >>> sweep.fidelities.tolist(), sweep.fast_symbols
     ([0.7, 0.9, 1.0], 2000)
     >>> [round(r, 4) for r in sweep.fast_rates.tolist()]                      # close to 1 - F
-    [0.2975, 0.1025, 0.0]
+    [0.297, 0.099, 0.0]
     >>> sweep.aer_rates.size                             # no Aer points asked for
     0
     """
 
     fidelities: np.ndarray
-    fast_rates: np.ndarray
+    fast_rates: np.ndarray = field(repr=False)
     fast_symbols: int
     aer_fidelities: np.ndarray
-    aer_rates: np.ndarray
+    aer_rates: np.ndarray = field(repr=False)
     aer_symbols: int
-
-    def __repr__(self) -> str:
-        return (
-            f"ErrorRateSweep({len(self.fidelities)} fast points x {self.fast_symbols} symbols, "
-            f"{len(self.aer_fidelities)} Aer points x {self.aer_symbols} symbols)"
-        )
 
 
 def symbol_error_sweep(
@@ -393,20 +375,23 @@ def symbol_error_sweep(
     Examples
     --------
     >>> symbol_error_sweep([0.5, 1.0], 1000).fast_rates.tolist()
-    [0.503, 0.0]
+    [0.495, 0.0]
     """
-    fast = [
-        channel_statistics(f, n_symbols, seed + i).fast_error_rate for i, f in enumerate(fidelities)
-    ]
+    fids = as_numeric_array(fidelities, "fidelities").astype(float).ravel()
+    aer_fids = as_numeric_array(aer_fidelities, "aer_fidelities").astype(float).ravel()
+    if fids.size + aer_fids.size > 1000:
+        raise ValueError("fidelities and aer_fidelities must hold at most 1,000 points together")
+    seed = check_int(seed, "seed", 0)
+    fast = [channel_statistics(f, n_symbols, seed + i).fast_error_rate for i, f in enumerate(fids)]
     aer = [
         channel_statistics(f, 1, seed + 1000 + i, aer_symbols=aer_symbols).aer_error_rate
-        for i, f in enumerate(aer_fidelities)
+        for i, f in enumerate(aer_fids)
     ]
     return ErrorRateSweep(
-        np.asarray(fidelities, dtype=float),
+        fids,
         np.asarray(fast, dtype=float),
         int(n_symbols),
-        np.asarray(aer_fidelities, dtype=float),
+        aer_fids,
         np.asarray(aer, dtype=float),
         int(aer_symbols),
     )
@@ -415,7 +400,7 @@ def symbol_error_sweep(
 # --------------------------------------------------------------------------------------------
 # Iteration time
 # --------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@result(show=("speedup",))
 class IterationComparison:
     """Iteration-time model (:func:`qring_edu.iteration_time`) for both transports.
 
@@ -429,19 +414,13 @@ class IterationComparison:
     1.151
     """
 
-    classical: IterationTime
-    superdense: IterationTime
+    classical: IterationTime = field(repr=False)
+    superdense: IterationTime = field(repr=False)
 
     @property
     def speedup(self) -> float:
         """Classical iteration time divided by superdense iteration time."""
         return self.classical.total / self.superdense.total
-
-    def __repr__(self) -> str:
-        return (
-            f"IterationComparison(classical={self.classical.total:.4g} s, "
-            f"superdense={self.superdense.total:.4g} s, ratio={self.speedup:.3f})"
-        )
 
 
 def iteration_comparison(
@@ -463,8 +442,8 @@ def iteration_comparison(
 
     Examples
     --------
-    >>> iteration_comparison(20.0)
-    IterationComparison(classical=0.02723 s, superdense=0.02365 s, ratio=1.151)
+    >>> iteration_comparison(20.0).speedup > 1
+    True
     """
     model = check_choice(model, "model", tuple(MODEL_SIZES))
     compute_ms = check_float(compute_ms, "compute_ms (compute time in ms)", 0.0)
@@ -491,8 +470,8 @@ def _link_settings(workers, model, bits, bandwidth_gbps, latency_us, qubit_cost)
     return model, MODEL_SIZES[model], beta, latency * 1e-6, qubit_cost * beta
 
 
-@dataclass(frozen=True)
-class OverlapComparison:
+@result(show=("ratio", "gain", "binding"))
+class OverlapComparison(Tabular):
     """One training iteration with bucketed, overlapped all-reduce
     (:func:`qring_edu.bucketed_iteration_time`, ``method="simulate"``) for both transports.
 
@@ -523,12 +502,12 @@ class OverlapComparison:
 
     model: str
     workers: int
-    d: int
-    bits: int
-    alpha: float
-    beta: float
-    beta_qubit: float
-    backward_fraction: float
+    d: int = field(repr=False)
+    bits: int = field(repr=False)
+    alpha: float = field(repr=False)
+    beta: float = field(repr=False)
+    beta_qubit: float = field(repr=False)
+    backward_fraction: float = field(repr=False)
     classical: BucketedIteration = field(repr=False)
     superdense: BucketedIteration = field(repr=False)
     halved: BucketedIteration = field(repr=False)
@@ -596,18 +575,6 @@ class OverlapComparison:
             title=title,
         )
 
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
-
-    def __repr__(self) -> str:
-        return (
-            f"OverlapComparison({self.model}, P={self.workers}, B={self.classical.buckets}, "
-            f"compute={self.classical.compute * 1e3:.4g} ms: classical "
-            f"{self.classical.total * 1e3:.2f} ms, superdense "
-            f"{self.superdense.total * 1e3:.2f} ms, ratio {self.ratio:.3f}, "
-            f"gain {self.gain * 1e3:.2f} ms ({self.binding}))"
-        )
-
 
 def overlap_comparison(
     compute_ms: float = 20.0,
@@ -633,7 +600,7 @@ def overlap_comparison(
     Examples
     --------
     >>> overlap_comparison(20.0)
-    OverlapComparison(ResNet-50, P=8, B=5, compute=20 ms: classical 21.50 ms, superdense 20.79 ms, ratio 0.967, gain 0.72 ms (critical path))
+    OverlapComparison(model='ResNet-50', workers=8, ratio=0.9667, gain=0.0007156, binding='critical path')
     """
     model, d, beta, alpha, beta_q = _link_settings(
         workers, model, bits, bandwidth_gbps, latency_us, qubit_cost
@@ -661,7 +628,7 @@ def overlap_comparison(
     )
 
 
-@dataclass(frozen=True)
+@result(show=("best_ratio",))
 class OverlapSweep:
     """Overlapped iteration times over a grid of compute times, for several bucket counts
     (:func:`overlap_sweep`, closed form of :func:`qring_edu.bucketed_iteration_time`).
@@ -687,9 +654,9 @@ class OverlapSweep:
     model: str
     workers: int
     bits: int
-    alpha: float
-    beta: float
-    slow_cost: float
+    alpha: float = field(repr=False)
+    beta: float = field(repr=False)
+    slow_cost: float = field(repr=False)
     x: np.ndarray = field(repr=False)
     buckets: tuple = ()
     link_time: np.ndarray = field(repr=False, default=None)
@@ -699,7 +666,7 @@ class OverlapSweep:
     idle: np.ndarray = field(repr=False, default=None)
     tail_gain: np.ndarray = field(repr=False, default=None)
     old_ratio: np.ndarray = field(repr=False, default=None)
-    best: tuple = ()
+    best: tuple = field(default=(), repr=False)
 
     @property
     def ratio(self) -> np.ndarray:
@@ -716,12 +683,10 @@ class OverlapSweep:
         """Seconds saved per iteration, shape (nB, n)."""
         return self.classical - self.superdense
 
-    def __repr__(self) -> str:
-        best = ", ".join(f"B={b}: {r.min():.3f}" for b, r in zip(self.buckets, self.ratio))
-        return (
-            f"OverlapSweep({self.model}, P={self.workers}, {len(self.x)} compute times in "
-            f"[{self.x[0]:g}, {self.x[-1]:g}] W, best ratio {best})"
-        )
+    @property
+    def best_ratio(self) -> tuple:
+        """``(B, smallest superdense / classical ratio over the grid)`` per bucket count."""
+        return tuple((b, float(r.min())) for b, r in zip(self.buckets, self.ratio))
 
 
 def overlap_sweep(

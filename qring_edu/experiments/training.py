@@ -13,7 +13,7 @@ or, for the DDP runs, from :mod:`qring_edu.ddp` in the processes :mod:`qring_edu
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field, fields
 
 import numpy as np
 
@@ -23,18 +23,17 @@ from ..fixedpoint import fixed_point
 from ..noise import Link
 from ..ring import message_bits
 from ..training import (
+    MLP,
     TRAINING_MODELS,
+    VQC,
     GradientBudget,
     TrainingRun,
     gradient_budget,
     make_moons,
-    n_parameters,
-    ring_link_options,
     train_data_parallel,
 )
 from ..transports import Classical, Superdense
-from ..vqc import VQC_LAYERS, VQC_QUBITS, vqc_n_parameters
-from ._base import Table
+from ._base import Table, Tabular
 
 __all__ = [
     "TrainingComparison",
@@ -42,7 +41,6 @@ __all__ = [
     "training_table",
     "LearnerComparison",
     "learner_comparison",
-    "compare_learners",
     "LearnerBudget",
     "learner_budget",
     "LearnerTraining",
@@ -58,42 +56,52 @@ __all__ = [
     "COMPRESSION_RUNS",
 ]
 
+
+def _pair(run: TrainingRun) -> float | None:
+    """The superdense run's pair fidelity; ``None`` for the classical ring."""
+    return None if run.link is None else run.link.pair
+
+
 #: The chapter's pair fidelities for the learner comparison.
 LEARNER_FIDELITIES = (1.0, 0.999, 0.99, 0.95)
+#: Keywords of :func:`qring_edu.train_data_parallel` that describe the quantum link.
+LINK_KEYWORDS = tuple(f.name for f in fields(Link) if f.name != "pair_fidelity") + ("protection",)
 
 
-# --------------------------------------------------------------------------------------------
 # One learner over the two rings
-# --------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@result(show=("identical", "classical_loss", "superdense_loss", "divergence"))
 class TrainingComparison:
     """The same data-parallel training run over the classical and the superdense ring.
 
     Examples
     --------
-    >>> from qring_edu.experiments.training import training_comparison
     >>> cmp = training_comparison(1.0, 2, steps=3)
-    >>> cmp
+    >>> cmp                                             # perfect pairs: the same run bit for bit
     TrainingComparison(identical=True, classical_loss=0.2737, superdense_loss=0.2737, divergence=0)
-    >>> cmp.identical                                   # perfect pairs: the same run bit for bit
-    True
     """
 
-    classical: TrainingRun
-    superdense: TrainingRun
+    classical: TrainingRun = field(repr=False)
+    superdense: TrainingRun = field(repr=False)
 
     @property
     def identical(self) -> bool:
         """True when the final weights of the two runs are bit-for-bit equal."""
         return bool(np.array_equal(self.classical.weights, self.superdense.weights))
 
-    def __repr__(self) -> str:
-        return (
-            f"TrainingComparison(identical={self.identical}, "
-            f"classical_loss={self.classical.final_loss:.4f}, "
-            f"superdense_loss={self.superdense.final_loss:.4f}, "
-            f"divergence={self.superdense.divergence:.3g})"
-        )
+    @property
+    def classical_loss(self) -> float:
+        """Final loss over the classical ring."""
+        return self.classical.final_loss
+
+    @property
+    def superdense_loss(self) -> float:
+        """Final loss over the superdense ring."""
+        return self.superdense.final_loss
+
+    @property
+    def divergence(self) -> float:
+        """Replica divergence of the superdense run, ``max |w_k - w_0|``."""
+        return self.superdense.divergence
 
 
 def training_comparison(
@@ -112,17 +120,9 @@ def training_comparison(
     >>> training_comparison(1.0, 2, steps=3).identical
     True
     """
-    classical = train_data_parallel(
-        workers=workers, steps=steps, transport="classical", bits=bits, seed=seed
-    )
-    superdense = train_data_parallel(
-        workers=workers,
-        steps=steps,
-        transport="superdense",
-        pair_fidelity=pair_fidelity,
-        bits=bits,
-        seed=seed,
-    )
+    common = dict(workers=workers, steps=steps, bits=bits, seed=seed)
+    classical = train_data_parallel(transport="classical", **common)
+    superdense = train_data_parallel(transport="superdense", pair_fidelity=pair_fidelity, **common)
     return TrainingComparison(classical, superdense)
 
 
@@ -136,6 +136,8 @@ def training_table(runs: Mapping[str, TrainingRun]) -> Table:
     >>> training_table({"classical": run}).columns
     ('run', 'final loss', 'final accuracy', 'replica divergence max|w_k - w_0|')
     """
+    if not isinstance(runs, Mapping):
+        raise TypeError(f"runs must map labels to TrainingRun, got {type(runs).__name__}")
     rows = []
     for label, run in runs.items():
         if not isinstance(run, TrainingRun):
@@ -148,95 +150,70 @@ def training_table(runs: Mapping[str, TrainingRun]) -> Table:
     )
 
 
-@dataclass(frozen=True)
+@result(show=("model", "pair_fidelity", "identical", "accuracy", "classical_accuracy"))
 class LearnerTraining:
-    """One learner trained over a chosen transport next to the same run over the classical ring
-    (:func:`learner_training`): ``reference`` (classical) and ``run`` (the chosen transport).
+    """One learner trained over the superdense ring next to the same run over the classical ring
+    (:func:`learner_training`): ``reference`` (classical) and ``run`` (superdense).
 
     Examples
     --------
-    >>> from qring_edu.experiments.training import learner_training
-    >>> t = learner_training("mlp", "superdense", 0.9, steps=3)
+    >>> t = learner_training("mlp", 0.9, steps=3)
     >>> t
-    LearnerTraining(model='mlp', transport='superdense', F=0.9, identical=False, accuracy=0.543 (classical 0.868))
-    >>> t.reference.transport, t.run.transport
-    ('classical', 'superdense')
+    LearnerTraining(model='mlp', pair_fidelity=0.9, identical=False, accuracy=0.6569, classical_accuracy=0.8675)
     """
 
-    reference: TrainingRun
-    run: TrainingRun
+    reference: TrainingRun = field(repr=False)
+    run: TrainingRun = field(repr=False)
+
+    model = property(lambda self: self.run.model, doc="The learner's name.")
+    pair_fidelity = property(lambda self: self.run.link.pair, doc="The superdense ring's F.")
+    accuracy = property(lambda self: self.run.final_accuracy, doc="Final accuracy, superdense.")
+    classical_accuracy = property(
+        lambda self: self.reference.final_accuracy, doc="Final accuracy, classical ring."
+    )
 
     @property
     def identical(self) -> bool:
         """True when ``run`` ends with bit-for-bit the reference's parameters."""
         return bool(np.array_equal(self.reference.weights, self.run.weights))
 
-    def __repr__(self) -> str:
-        return (
-            f"LearnerTraining(model={self.run.model!r}, transport={self.run.transport!r}, "
-            f"F={self.run.pair_fidelity:g}, identical={self.identical}, "
-            f"accuracy={self.run.final_accuracy:.3f} (classical "
-            f"{self.reference.final_accuracy:.3f}))"
-        )
-
 
 def learner_training(
-    model: str = "vqc",
-    transport: str = "superdense",
-    pair_fidelity: float = 0.99,
-    workers: int = 4,
-    seed: int = 0,
-    *,
-    steps: int = 100,
+    model: str = "vqc", pair_fidelity: float = 0.99, workers: int = 4, seed: int = 0, *, steps=100
 ) -> LearnerTraining:
-    """Train ``model`` (``"mlp"`` or ``"vqc"``) over ``transport`` and over the classical ring
-    with the same data, initial parameters and batches (:func:`qring_edu.train_data_parallel`).
-
-    ``pair_fidelity`` is the superdense ring's; it is ignored (and the run is the classical
-    reference itself) when ``transport="classical"``.
+    """Train ``model`` (``"mlp"`` or ``"vqc"``) over the superdense ring with pairs of fidelity
+    ``pair_fidelity`` and over the classical ring, with the same data, initial parameters and
+    batches (:func:`qring_edu.train_data_parallel`); at F = 1 the two runs are identical.
 
     Examples
     --------
-    >>> learner_training("vqc", "superdense", 1.0, steps=3).identical
+    >>> learner_training("vqc", 1.0, steps=3).identical
     True
     """
     model = check_choice(model, "model", TRAINING_MODELS)
-    transport = check_choice(transport, "transport", ("classical", "superdense"))
-    pair_fidelity = check_fidelity(pair_fidelity)
-    reference = train_data_parallel(model=model, workers=workers, steps=steps, seed=seed)
-    if transport == "classical":
-        return LearnerTraining(reference, reference)
-    run = train_data_parallel(
-        model=model,
-        workers=workers,
-        steps=steps,
-        seed=seed,
-        transport="superdense",
-        pair_fidelity=pair_fidelity,
-    )
+    common = dict(model=model, workers=workers, steps=steps, seed=seed)
+    reference = train_data_parallel(**common)
+    run = train_data_parallel(transport="superdense", pair_fidelity=pair_fidelity, **common)
     return LearnerTraining(reference, run)
 
 
-# --------------------------------------------------------------------------------------------
 # Both learners over both rings
-# --------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class LearnerComparison:
+@result(show=("identical_at_1",))
+class LearnerComparison(Tabular):
     """Training runs of several learners over the classical ring and the superdense ring at
     several pair fidelities, with the same data, initial parameters and batches per learner
     (:func:`learner_comparison`).
 
-    ``runs``: one :class:`~qring_edu.TrainingRun` per ``(model, transport, pair_fidelity)``, in
-    the order ``for model in models: classical, then superdense at each of fidelities``.
+    ``runs``: one :class:`~qring_edu.TrainingRun` per ``(model, pair fidelity)``, in the order
+    ``for model in models: classical, then superdense at each of fidelities``.
 
     Examples
     --------
-    >>> from qring_edu.experiments.training import learner_comparison
     >>> cmp = learner_comparison(models=("mlp",), fidelities=(1.0, 0.9), steps=3)
     >>> cmp
-    LearnerComparison(models=('mlp',), fidelities=(1, 0.9), workers=4, steps=3, seed=0, identical_at_F1: mlp=True)
-    >>> [(r.transport, r.pair_fidelity) for r in cmp.runs]     # classical first, then each F
-    [('classical', 1.0), ('superdense', 1.0), ('superdense', 0.9)]
+    LearnerComparison(models=('mlp',), fidelities=(1, 0.9), workers=4, steps=3, seed=0, identical_at_1=(('mlp', True),))
+    >>> [(r.transport, r.link) for r in cmp.runs][:2]     # classical first, then each F
+    [('classical', None), ('superdense', Link(pair_fidelity=1, channel_fidelity=1, storage_time=0, coherence_time=inf, transmission=1))]
     """
 
     models: tuple[str, ...]
@@ -246,23 +223,17 @@ class LearnerComparison:
     seed: int
     runs: tuple[TrainingRun, ...] = field(repr=False)
 
-    def run(
-        self, model: str, transport: str = "classical", pair_fidelity: float = 1.0
-    ) -> TrainingRun:
-        """The run of ``model`` over ``transport`` (superdense: at ``pair_fidelity``)."""
+    def run(self, model: str, pair_fidelity: float | None = None) -> TrainingRun:
+        """The run of ``model`` over the classical ring (``pair_fidelity=None``) or over the
+        superdense ring at ``pair_fidelity``."""
         model = check_choice(model, "model", self.models)
-        transport = check_choice(transport, "transport", ("classical", "superdense"))
         for r in self.runs:
-            if (
-                r.model == model
-                and r.transport == transport
-                and (transport == "classical" or r.pair_fidelity == pair_fidelity)
-            ):
+            if r.model == model and _pair(r) == pair_fidelity:
                 return r
         allowed = ", ".join(f"{F:g}" for F in self.fidelities)
         raise ValueError(
-            f"pair_fidelity must be one of {allowed} (the fidelities of this "
-            f"comparison), got {pair_fidelity!r}"
+            f"pair_fidelity must be None (the classical run) or one of {allowed} (the "
+            f"fidelities of this comparison), got {pair_fidelity!r}"
         )
 
     def runs_of(self, model: str) -> tuple[TrainingRun, ...]:
@@ -275,71 +246,28 @@ class LearnerComparison:
         parameters and loss histories (False if F = 1 is not among the fidelities)."""
         if 1.0 not in self.fidelities:
             return False
-        a, b = self.run(model), self.run(model, "superdense", 1.0)
+        a, b = self.run(model), self.run(model, 1.0)
         return bool(np.array_equal(a.weights, b.weights) and np.array_equal(a.losses, b.losses))
 
-    def rows(self) -> list[dict]:
-        """One row per run: model, parameters, transport, F, final loss/accuracy, divergence,
-        gradient bits per worker and the busiest link's online bits and qubits per step."""
-        return [
-            dict(
-                model=r.model,
-                n_params=r.n_params,
-                transport=r.transport,
-                pair_fidelity=r.pair_fidelity,
-                final_loss=r.final_loss,
-                final_accuracy=r.final_accuracy,
-                divergence=r.divergence,
-                gradient_bits=r.gradient_bits,
-                online_bits_per_step=r.online_bits_per_step,
-                online_qubits_per_step=r.online_qubits_per_step,
-            )
-            for r in self.runs
-        ]
+    @property
+    def identical_at_1(self) -> tuple:
+        """``(model, identical(model))`` per model."""
+        return tuple((m, self.identical(m)) for m in self.models)
 
     def table(self) -> Table:
-        """The rows of :meth:`rows` as a :class:`~qring_edu.experiments._base.Table` (F is blank
-        for the classical runs; divergence = ``max |w_k - w_0|`` over replicas and parameters)."""
+        """One row per run: model, parameters, transport, F (blank for the classical runs),
+        final loss and accuracy, divergence ``max |w_k - w_0|``, the busiest link's online bits
+        and qubits per step."""
         rows = tuple(
-            (
-                r["model"],
-                r["n_params"],
-                r["transport"],
-                None if r["transport"] == "classical" else r["pair_fidelity"],
-                r["final_loss"],
-                r["final_accuracy"],
-                r["divergence"],
-                r["online_bits_per_step"],
-                r["online_qubits_per_step"],
-            )
-            for r in self.rows()
+            (r.model, r.n_params, r.transport, _pair(r), r.final_loss, r.final_accuracy)
+            + (r.divergence, r.online_bits_per_step, r.online_qubits_per_step)
+            for r in self.runs
         )
+        left = ("model", "parameters", "transport", "F", "final loss", "final accuracy")
         return Table(
-            (
-                "model",
-                "parameters",
-                "transport",
-                "F",
-                "final loss",
-                "final accuracy",
-                "divergence",
-                "online bits / step",
-                "online qubits / step",
-            ),
+            (*left, "divergence", "online bits / step", "online qubits / step"),
             rows,
             ("", "d", "", "g", ".4f", ".3f", ".3g", ",.0f", ",.0f"),
-        )
-
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
-
-    def __repr__(self) -> str:
-        same = ", ".join(f"{m}={self.identical(m)}" for m in self.models)
-        fids = ", ".join(f"{F:g}" for F in self.fidelities)
-        return (
-            f"LearnerComparison(models={self.models}, fidelities=({fids}), "
-            f"workers={self.workers}, steps={self.steps}, seed={self.seed}, "
-            f"identical_at_F1: {same})"
         )
 
 
@@ -352,15 +280,16 @@ def learner_comparison(
     seed: int = 0,
     **train_kw,
 ) -> LearnerComparison:
-    """Train every model of ``models`` over the classical ring and over the superdense ring at
-    every pair fidelity of ``fidelities`` (:func:`qring_edu.train_data_parallel`, same ``seed``:
-    the same data, initial parameters and batches for every run of a model).
+    """Train every model of ``models`` (names or :class:`~qring_edu.training.MLP` /
+    :class:`~qring_edu.training.VQC` values) over the classical ring and over the superdense ring
+    at every pair fidelity of ``fidelities`` (:func:`qring_edu.train_data_parallel`, same
+    ``seed``: the same data, initial parameters and batches for every run of a model).
 
-    ``train_kw`` go to every run (e.g. ``bits``, ``lr``), except ``qubits``/``layers``, which go
-    to the VQC's runs only, and the ring's link options (:func:`qring_edu.ring_link_options`,
-    e.g. ``channel_fidelity``), which describe the quantum link and go to the superdense runs
-    only. ``len(models) * (1 + len(fidelities))`` runs (the chapter's default: 10 runs of 100
-    steps, a few seconds).
+    ``train_kw`` go to every run (e.g. ``bits``, ``lr``), except the link keywords
+    (``channel_fidelity``, ``storage_time``, ``coherence_time``, ``transmission``,
+    ``protection``), which describe the quantum link and go to the superdense runs.
+    ``len(models) * (1 + len(fidelities))`` runs (the chapter's default: 10 runs of 100 steps,
+    a few seconds).
 
     Examples
     --------
@@ -368,95 +297,58 @@ def learner_comparison(
     >>> cmp.identical("mlp"), cmp.identical("vqc"), len(cmp.runs)
     (True, True, 6)
     """
-    if isinstance(models, str):
+    if isinstance(models, (str, MLP, VQC)):
         models = (models,)
-    models = tuple(check_choice(m, "models", TRAINING_MODELS) for m in models)
-    if not models or len(set(models)) != len(models):
-        raise ValueError(f"models must be distinct names from {TRAINING_MODELS}, got {models!r}")
+    learners = tuple(
+        m if isinstance(m, (MLP, VQC)) else check_choice(m, "models", TRAINING_MODELS)
+        for m in models
+    )
+    names = tuple(m if isinstance(m, str) else m.name for m in learners)
+    if not names or len(set(names)) != len(names):
+        raise ValueError(f"models must be distinct learners from {TRAINING_MODELS}, got {models!r}")
     if isinstance(fidelities, (int, float)):
         fidelities = (fidelities,)
     fidelities = tuple(check_fidelity(F, "fidelities") for F in fidelities)
     if not fidelities or len(set(fidelities)) != len(fidelities):
         raise ValueError(f"fidelities must be distinct values in [0.25, 1], got {fidelities!r}")
-    for key in ("model", "transport", "pair_fidelity", "allreduce"):
+    for key in ("model", "transport", "pair_fidelity"):
         if key in train_kw:
             raise TypeError(f"learner_comparison sets {key} itself; do not pass it")
-    vqc_only = {k: train_kw[k] for k in ("qubits", "layers") if k in train_kw}
-    link = {k: train_kw[k] for k in ring_link_options() if k in train_kw}
-    common = {k: v for k, v in train_kw.items() if k not in vqc_only and k not in link}
+    link = {k: v for k, v in train_kw.items() if k in LINK_KEYWORDS}
+    common = {k: v for k, v in train_kw.items() if k not in link}
+    common.update(workers=workers, steps=steps, seed=seed)
+    link.update(common, transport="superdense")
     runs = []
-    for model in models:
-        kw = dict(common, **(vqc_only if model == "vqc" else {}))
-        runs.append(
-            train_data_parallel(
-                model=model, transport="classical", workers=workers, steps=steps, seed=seed, **kw
-            )
-        )
-        runs += [
-            train_data_parallel(
-                model=model,
-                transport="superdense",
-                pair_fidelity=F,
-                workers=workers,
-                steps=steps,
-                seed=seed,
-                **kw,
-                **link,
-            )
-            for F in fidelities
-        ]
-    return LearnerComparison(
-        models=models,
-        fidelities=fidelities,
-        workers=runs[0].workers,
-        steps=runs[0].steps,
-        seed=seed,
-        runs=tuple(runs),
-    )
+    for model in learners:
+        runs.append(train_data_parallel(model=model, **common))
+        runs += [train_data_parallel(model=model, pair_fidelity=F, **link) for F in fidelities]
+    P, steps = runs[0].workers, runs[0].steps
+    return LearnerComparison(names, fidelities, P, steps, seed, tuple(runs))
 
 
-def compare_learners(
-    *,
-    models=TRAINING_MODELS,
-    fidelities=(1.0, 0.99, 0.95),
-    workers: int = 4,
-    steps: int = 100,
-    seed: int = 0,
-    **train_kw,
-) -> LearnerComparison:
-    """:func:`learner_comparison` with the fidelities ``(1, 0.99, 0.95)`` by default (the name
-    and default of qring_edu 0.1, where it lived in :mod:`qring_edu.training`).
-
-    Examples
-    --------
-    >>> compare_learners(models="vqc", steps=2).fidelities
-    (1.0, 0.99, 0.95)
-    """
-    return learner_comparison(
-        models=models, fidelities=fidelities, workers=workers, steps=steps, seed=seed, **train_kw
-    )
-
-
-# --------------------------------------------------------------------------------------------
 # The learners' gradients on the α–β clock
-# --------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class LearnerBudget:
-    """:func:`qring_edu.gradient_budget` of each learner's gradient (:func:`learner_budget`):
-    ``models`` and one :class:`~qring_edu.GradientBudget` per model in ``budgets``.
+@result(show=("savings",))
+class LearnerBudget(Tabular):
+    """:func:`qring_edu.training.gradient_budget` of each learner's gradient
+    (:func:`learner_budget`): ``models`` and one :class:`~qring_edu.training.GradientBudget` per
+    model in ``budgets``.
 
     Examples
     --------
-    >>> from qring_edu.experiments.training import learner_budget
     >>> b = learner_budget()
-    >>> b.models
-    ('mlp', 'vqc')
+    >>> b
+    LearnerBudget(models=('mlp', 'vqc'), savings=(('mlp', 0.0001679), ('vqc', 4e-05)))
     >>> b.budget("mlp")
-    GradientBudget(n_params=82, workers=4, bits=16, link_bits=1984, link_qubits=992, bandwidth_ratio=0.000336, saving=0.000168, crossover_params=2.5e+05)
+    GradientBudget(n_params=82, workers=4, bits=16, link_bits=1984, link_qubits=992, bandwidth_ratio=0.000336, saving=0.0001679, crossover_params=2.5e+05)
     """
 
     models: tuple[str, ...]
     budgets: tuple[GradientBudget, ...] = field(repr=False)
+
+    @property
+    def savings(self) -> tuple:
+        """``(model, fraction of the all-reduce time the superdense ring saves)`` per model."""
+        return tuple((m, b.saving) for m, b in zip(self.models, self.budgets))
 
     def budget(self, model: str) -> GradientBudget:
         """The budget of ``model``."""
@@ -468,40 +360,16 @@ class LearnerBudget:
         bandwidth term over the latency term of the classical ring, the superdense saving, and
         the gradient size at which the two terms are equal."""
         rows = tuple(
-            (
-                m,
-                b.n_params,
-                b.link_bits,
-                b.link_qubits,
-                b.bandwidth_ratio,
-                b.saving,
-                b.crossover_params,
-            )
+            (m, b.n_params, b.link_bits, b.link_qubits, b.bandwidth_ratio, b.saving)
+            + (b.crossover_params,)
             for m, b in zip(self.models, self.budgets)
         )
+        left = ("model", "parameters", "link bits / step", "link qubits / step")
         return Table(
-            (
-                "model",
-                "parameters",
-                "link bits / step",
-                "link qubits / step",
-                "bandwidth ÷ latency",
-                "superdense saving",
-                "parameters where equal",
-            ),
+            (*left, "bandwidth ÷ latency", "superdense saving", "parameters where equal"),
             rows,
             ("", "d", ",d", ",d", ".2g", ".2g", ",.0f"),
         )
-
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
-
-    def __repr__(self) -> str:
-        inner = ", ".join(
-            f"{m}: {b.n_params} params, saving {b.saving:.2g}"
-            for m, b in zip(self.models, self.budgets)
-        )
-        return f"LearnerBudget({inner})"
 
 
 def learner_budget(
@@ -512,7 +380,7 @@ def learner_budget(
     alpha: float = 10e-6,
     beta: float = 1e-11,
 ) -> LearnerBudget:
-    """Per-step ring cost of each learner's gradient (:func:`qring_edu.gradient_budget`): the
+    """Per-step ring cost of each learner's gradient (:func:`qring_edu.training.gradient_budget`): the
     MLP of :func:`qring_edu.train_data_parallel` (2-16-2, 82 parameters) and the default VQC
     (3 qubits x 3 layers, 18 angles). ``alpha``/``beta``: seconds per message and per bit
     (classical) or qubit (superdense), by default the book's 10 µs and 100 Gbit/s.
@@ -526,20 +394,13 @@ def learner_budget(
     if isinstance(models, str):
         models = (models,)
     models = tuple(check_choice(m, "models", TRAINING_MODELS) for m in models)
-    sizes = {"mlp": n_parameters(16), "vqc": vqc_n_parameters(VQC_QUBITS, VQC_LAYERS)}
+    sizes = {"mlp": MLP().n_params, "vqc": VQC().n_params}
     check_int(workers, "workers", 2)
-    return LearnerBudget(
-        models,
-        tuple(
-            gradient_budget(sizes[m], workers=workers, bits=bits, alpha=alpha, beta=beta)
-            for m in models
-        ),
-    )
+    clock = dict(workers=workers, bits=bits, alpha=alpha, beta=beta)
+    return LearnerBudget(models, tuple(gradient_budget(sizes[m], **clock) for m in models))
 
 
-# --------------------------------------------------------------------------------------------
 # The DDP hook over real processes (qring_edu.ddp): the demo and the compression comparison
-# --------------------------------------------------------------------------------------------
 @result
 class DDPDemo:
     """Result of :func:`ddp_demo`: the same training run under several all-reduces.
@@ -577,18 +438,7 @@ def _flat(tensors) -> np.ndarray:
     return torch.cat([t.detach().reshape(-1) for t in tensors]).numpy().copy()
 
 
-def _demo_worker(
-    rank: int,
-    world_size: int,
-    runs: list,
-    steps: int,
-    bits: int,
-    hidden: int,
-    n_samples: int,
-    batch_size: int,
-    lr: float,
-    seed: int,
-) -> dict:
+def _demo_worker(rank, world_size, runs, steps, bits, hidden, n_samples, batch_size, lr, seed):
     """One rank of :func:`ddp_demo`: train the moons MLP once per entry of ``runs``."""
     import torch
     from torch.nn.parallel import DistributedDataParallel
@@ -697,25 +547,17 @@ def ddp_demo(
         timeout=check_float(timeout, "timeout", 0.0, lo_open=True),
     )
     labels = tuple(r[0] for r in runs)
-    ref = per_rank[0]["grads"]["built-in"]
 
-    def worst(key, label, against):
-        return float(max(np.max(np.abs(pr[key][label] - against(pr))) for pr in per_rank))
+    def worst(key, label, reference):  # max |x - reference| over the ranks
+        return float(max(np.max(np.abs(pr[key][label] - reference)) for pr in per_rank))
 
-    return DDPDemo(
-        world_size=world_size,
-        steps=steps,
-        bits=bits,
-        n_params=int(per_rank[0]["n_params"]),
-        labels=labels,
-        losses={lab: np.array([pr["losses"][lab] for pr in per_rank]).T for lab in labels},
-        reports={lab: tuple(pr["reports"][lab] for pr in per_rank) for lab in labels[1:]},
-        grad_error={lab: worst("grads", lab, lambda pr: ref) for lab in labels},
-        divergence={
-            lab: worst("weights", lab, lambda pr, lab=lab: per_rank[0]["weights"][lab])
-            for lab in labels
-        },
-    )
+    first, built_in = per_rank[0], per_rank[0]["grads"]["built-in"]
+    losses = {lab: np.array([pr["losses"][lab] for pr in per_rank]).T for lab in labels}
+    reports = {lab: tuple(pr["reports"][lab] for pr in per_rank) for lab in labels[1:]}
+    grad_error = {lab: worst("grads", lab, built_in) for lab in labels}
+    divergence = {lab: worst("weights", lab, first["weights"][lab]) for lab in labels}
+    run = (losses, reports, grad_error, divergence)
+    return DDPDemo(world_size, steps, bits, int(first["n_params"]), labels, *run)
 
 
 def ddp_loss_table(demo, steps: Sequence[int] = (0, 10, 40)) -> Table:
@@ -738,19 +580,10 @@ def ddp_loss_table(demo, steps: Sequence[int] = (0, 10, 40)) -> Table:
     rows = []
     for label in demo.labels:
         loss = demo.losses[label].mean(axis=1)  # mean over the replicas
-        rows.append(
-            (
-                label,
-                *(float(loss[s]) for s in steps),
-                float(demo.grad_error[label]),
-                float(demo.divergence[label]),
-            )
-        )
-    head = (
-        ("run",)
-        + tuple(f"mean loss at step {s}" for s in steps)
-        + ("max|avg grad - built-in|", "max|w_1 - w_0|")
-    )
+        errors = (float(demo.grad_error[label]), float(demo.divergence[label]))
+        rows.append((label, *(float(loss[s]) for s in steps), *errors))
+    head = ("run", *(f"mean loss at step {s}" for s in steps))
+    head += ("max|avg grad - built-in|", "max|w_1 - w_0|")
     return Table(head, tuple(rows), ("",) + (".4f",) * len(steps) + (".1e", ".3g"))
 
 
@@ -772,16 +605,8 @@ def ddp_ledger_table(demo) -> Table:
     superdense F=1  0->1            0             48     48              48         32             0
     """
     rows = [
-        (
-            label,
-            f"{rep.link[0]}->{rep.link[1]}",
-            rep.online_bits,
-            rep.online_qubits,
-            rep.ebits,
-            rep.offline_qubits,
-            rep.side_bits,
-            rep.flipped_bits,
-        )
+        (label, f"{rep.link[0]}->{rep.link[1]}", rep.online_bits, rep.online_qubits, rep.ebits)
+        + (rep.offline_qubits, rep.side_bits, rep.flipped_bits)
         for label, reports in demo.reports.items()
         for rep in reports
     ]
@@ -839,7 +664,7 @@ class CompressionRun:
 
 
 @result
-class CompressionComparison:
+class CompressionComparison(Tabular):
     """Result of :func:`compression_comparison`: ``runs`` (one :class:`CompressionRun` each),
     ``weights`` (label -> final weights of each rank, shape (P, n_params); not in the repr).
 
@@ -872,9 +697,6 @@ class CompressionComparison:
             tuple((r.label, r.per_link, r.carried, r.header_bits, r.accuracy) for r in self.runs),
             ("", ",.0f", "", ",.0f", ".3f"),
         )
-
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
 
 
 class _Counted:
@@ -956,12 +778,8 @@ def _compression_worker(
             state = RingHookState(transport=ring[0], bits=ring[1], seed=seed)
         if low_rank is not None:
             group = RingGroup(state) if state is not None else _Counted(dist.group.WORLD)
-            options = psgd.PowerSGDState(
-                group,
-                matrix_approximation_rank=low_rank,
-                start_powerSGD_iter=warmup,
-                random_seed=seed,
-            )
+            low = dict(matrix_approximation_rank=low_rank, start_powerSGD_iter=warmup)
+            options = psgd.PowerSGDState(group, random_seed=seed, **low)
             model.register_comm_hook(options, psgd.powerSGD_hook)
         elif state is not None:
             model.register_comm_hook(state, ring_hook)
@@ -1046,22 +864,10 @@ def compression_comparison(
     runs, weights = [], {}
     for label, _, ring in COMPRESSION_RUNS:
         got = [pr[label] for pr in per_rank]
-        weights[label] = np.stack([g["weights"] for g in got])
-        runs.append(
-            CompressionRun(
-                label=label,
-                carried="qubits" if ring is not None and ring[0] == "superdense" else "bits",
-                per_link=max(g["per_link"] for g in got),
-                header_bits=None if ring is None else max(g["header"] for g in got),
-                accuracy=got[0]["accuracy"],
-                identical=bool(np.all(weights[label] == weights[label][0])),
-            )
-        )
-    return CompressionComparison(
-        workers=workers,
-        steps=steps,
-        warmup=warmup,
-        n_params=int(per_rank[0][COMPRESSION_RUNS[0][0]]["n_params"]),
-        runs=tuple(runs),
-        weights=weights,
-    )
+        w = weights[label] = np.stack([g["weights"] for g in got])
+        carried = "qubits" if ring is not None and ring[0] == "superdense" else "bits"
+        header = None if ring is None else max(g["header"] for g in got)
+        per_link, identical = max(g["per_link"] for g in got), bool(np.all(w == w[0]))
+        runs.append(CompressionRun(label, carried, per_link, header, got[0]["accuracy"], identical))
+    n_params = int(per_rank[0][COMPRESSION_RUNS[0][0]]["n_params"])
+    return CompressionComparison(workers, steps, warmup, n_params, tuple(runs), weights)

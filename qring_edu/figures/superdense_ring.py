@@ -483,8 +483,12 @@ def plot_noisy_allreduce(result: AllReduceResult, exact_sum: np.ndarray) -> Figu
         ncol=min(out.shape[0] + 1, 6),
     )
     disagree = int(np.sum(np.any(out != out[0], axis=0)))
+    link = getattr(result.transport, "link", None)
+    if link is None and hasattr(result.transport, "inner"):  # a protected superdense link
+        link = result.transport.inner.link
+    where = f", F = {link.pair:g}" if link is not None else ""
     ax.set_title(
-        f"{result.transport} ring, F = {result.pair_fidelity:g}: "
+        f"{result.transport.name} ring{where}: "
         f"{disagree} of {out.shape[1]} entries differ between workers",
         fontsize=10,
     )

@@ -47,7 +47,7 @@ _STYLES = ["-", "--", "-.", ":"]
 
 
 def _label(run: TrainingRun) -> str:
-    return f"superdense F={run.pair_fidelity:g}" if run.transport == "superdense" else run.transport
+    return f"superdense F={run.link.pair:g}" if run.link is not None else run.transport
 
 
 def _draw_runs(ax_loss, ax_acc, ax_div, runs, labels, *, legend_loss: bool = True) -> None:
@@ -132,7 +132,7 @@ def plot_training_comparison(result: TrainingComparison) -> Figure:
     """
     return plot_training_runs(
         [result.classical, result.superdense],
-        ["classical ring", f"superdense ring, F = {result.superdense.pair_fidelity:g}"],
+        ["classical ring", f"superdense ring, F = {result.superdense.link.pair:g}"],
     )
 
 
@@ -184,23 +184,21 @@ def plot_learner_comparison(result: LearnerComparison) -> Figure:
 
 
 def plot_learner_training(result: LearnerTraining) -> Figure:
-    """The widget's figure: one learner over the chosen transport next to the classical ring
+    """The widget's figure: one learner over the superdense ring next to the classical ring
     (:class:`~qring_edu.experiments.training.LearnerTraining`).
 
     Examples
     --------
     >>> from qring_edu.experiments.training import learner_training
     >>> from qring_edu.figures.training import plot_learner_training
-    >>> fig = plot_learner_training(learner_training("mlp", "superdense", 0.95, steps=3))
+    >>> fig = plot_learner_training(learner_training("mlp", 0.95, steps=3))
     >>> len(fig.axes)
     3
     """
     run, ref = result.run, result.reference
-    runs = [ref] if run is ref else [ref, run]
-    labels = ["classical ring"] + (
-        [] if run is ref else [f"superdense ring, F = {run.pair_fidelity:g}"]
+    fig = plot_training_runs(
+        [ref, run], ["classical ring", f"superdense ring, F = {run.link.pair:g}"]
     )
-    fig = plot_training_runs(runs, labels)
     fig.suptitle(
         f"{_model_name(run.model)}, {run.n_params} parameters, P = {run.workers}: "
         + (
@@ -219,7 +217,7 @@ def plot_vqc_circuit(circuit: QuantumCircuit, title: str = "") -> Figure:
 
     Examples
     --------
-    >>> from qring_edu import vqc_circuit
+    >>> from qring_edu.vqc import vqc_circuit
     >>> from qring_edu.figures.training import plot_vqc_circuit
     >>> fig = plot_vqc_circuit(vqc_circuit(2, 1), "2 qubits, 1 layer")
     >>> fig.axes[0].get_title()

@@ -40,12 +40,14 @@ import math
 import numbers
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import field
 from fractions import Fraction
 from typing import Any
 
 import ipywidgets as widgets
 from matplotlib.figure import Figure
+
+from .._result import result
 
 __all__ = [
     "LiveFigure",
@@ -138,10 +140,10 @@ class LiveFigure(widgets.VBox):
     >>> live = LiveFigure(dense_coding_sweep, plot_dense_coding,
     ...                   {"pair_fidelity": widgets.FloatSlider(value=0.9, min=0.25, max=1.0)})
     >>> live.result
-    DenseCodingSweep(F=0.9000, C=1.3725, threshold=0.8107)
+    DenseCodingSweep(pair_fidelity=0.9, chosen_capacity=1.373, chosen_chi=1.373, threshold=0.8107)
     >>> live.controls["pair_fidelity"].value = 0.8
     >>> live.result, bytes(live.image.value[1:4])
-    (DenseCodingSweep(F=0.8000, C=0.9611, threshold=0.8107), b'PNG')
+    (DenseCodingSweep(pair_fidelity=0.8, chosen_capacity=0.9611, chosen_chi=0.9611, threshold=0.8107), b'PNG')
     >>> live.compute(pair_fidelity=0.2)
     Traceback (most recent call last):
     ...
@@ -380,7 +382,7 @@ def explorer_grid(
     return values
 
 
-@dataclass(frozen=True)
+@result(show=("shape",))
 class ExplorerSpec:
     """What the HTML book's explorer of one widget offers: enough to rebuild and re-render it.
 
@@ -406,12 +408,13 @@ class ExplorerSpec:
     """
 
     factory: str
-    kwargs: tuple
-    grid: tuple
+    kwargs: tuple = field(repr=False)
+    grid: tuple = field(repr=False)
 
-    def __repr__(self) -> str:
-        sizes = "x".join(str(len(v)) for _, v in self.grid)
-        return f"ExplorerSpec({self.factory}, {', '.join(n for n, _ in self.grid)}: {sizes})"
+    @property
+    def shape(self) -> tuple:
+        """``(control, number of values)`` per control of the grid."""
+        return tuple((n, len(v)) for n, v in self.grid)
 
     @classmethod
     def create(

@@ -33,10 +33,10 @@ def ring_schedule_widget(
     >>> from qring_edu.widgets.bottleneck import ring_schedule_widget
     >>> live = ring_schedule_widget()
     >>> live.result
-    RingState(P=4, d=10, bits=16, step=3/6, phase='reduce-scatter')
+    RingState(workers=4, d=10, bits=16, step=3, total_steps=6, phase='reduce-scatter')
     >>> live.controls["workers"].value = 3              # the step slider follows P
     >>> live.controls["step"].max, live.result
-    (4, RingState(P=3, d=10, bits=16, step=3/4, phase='all-gather'))
+    (4, RingState(workers=3, d=10, bits=16, step=3, total_steps=4, phase='all-gather'))
     >>> live.controls["d"].value = "ten"
     >>> live.error
     "d must be an integer >= 1, got 'ten'"
@@ -87,7 +87,7 @@ def alpha_beta_widget(
     >>> from qring_edu.widgets.bottleneck import alpha_beta_widget
     >>> live = alpha_beta_widget()
     >>> live.result
-    CostSweep('ResNet-50', d=25557032, bits=32, alpha=1e-05, beta=1e-11, P=2..128)
+    CostSweep(label='ResNet-50', d=25557032, bits=32, alpha=1e-05, beta=1e-11, chosen=16, workers_range=(2, 128))
     >>> live.controls["bandwidth_gbps"].value = "0"
     >>> live.error, live.result
     ("bandwidth_gbps (link bandwidth in Gbit/s) must be a number > 0, got '0'", None)

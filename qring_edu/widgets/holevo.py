@@ -46,7 +46,7 @@ def ensemble_designer_widget(
     >>> from qring_edu.widgets.holevo import ensemble_designer_widget
     >>> live = ensemble_designer_widget()
     >>> live.result
-    EnsembleAnalysis('your ensemble', states=3, chi=1.0000, accessible=0.5850, measured=0.4591)
+    EnsembleAnalysis(chi=1, measured=0.4591, name='your ensemble', accessible_value=0.585)
     >>> live.controls["probs"].value = "0.5, 0.6, 0.1"
     >>> live.error
     'probs must sum to 1 (tolerance 1e-6), got 1.2'
@@ -155,7 +155,7 @@ def dense_coding_widget(pair_fidelity: float = 0.9) -> LiveFigure:
     >>> live = dense_coding_widget()
     >>> live.controls["pair_fidelity"].value = 0.8
     >>> live.result                    # below the threshold: less than one bit per qubit
-    DenseCodingSweep(F=0.8000, C=0.9611, threshold=0.8107)
+    DenseCodingSweep(pair_fidelity=0.8, chosen_capacity=0.9611, chosen_chi=0.9611, threshold=0.8107)
     """
     controls = {
         "pair_fidelity": widgets.FloatSlider(
@@ -195,7 +195,7 @@ def ledger_floor_widget(d: str = "1000", bits: int = 16) -> LiveFigure:
     >>> from qring_edu.widgets.holevo import ledger_floor_widget
     >>> live = ledger_floor_widget(d="100")
     >>> live.result, live.result.online_qubits[:3].tolist()
-    (LedgerFloorSweep(d=100, bits=16, P=2..12), [800, 1072, 1200])
+    (LedgerFloorSweep(d=100, bits=16, cut_floor=800, workers_range=(2, 12)), [800, 1072, 1200])
     """
     controls = {
         "d": widgets.Text(value=str(d), description="d (words)", continuous_update=False),

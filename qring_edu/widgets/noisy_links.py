@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from ..experiments.noisy_links import SCHEMES, net_factor_sweep, protected_training
+from ..experiments.noisy_links import net_factor_sweep, protected_training
 from ..figures.noisy_links import plot_net_factors, plot_protected_training
+from ..protection import SCHEMES
 from ._base import LiveFigure, wide_descriptions
 
 __all__ = ["net_factor_widget", "protected_training_widget"]
@@ -29,10 +30,10 @@ def net_factor_widget(
     >>> from qring_edu.widgets.noisy_links import net_factor_widget
     >>> live = net_factor_widget()
     >>> live.result
-    NetFactorSweep(scheme='fec', F=0.99, n=255, rounds=1, online=1.4612)
+    NetFactorSweep(scheme='fec', channel_fidelity=0.99, block_length=255, rounds=1, pair_fidelity=None, factor=1.461)
     >>> live.controls["scheme"].value = "distill+fec"
     >>> live.result
-    NetFactorSweep(scheme='distill+fec', F=0.99, n=255, rounds=1, online=1.5192)
+    NetFactorSweep(scheme='distill+fec', channel_fidelity=0.99, block_length=255, rounds=1, pair_fidelity=None, factor=1.519)
     """
     controls = {
         "channel_fidelity": widgets.FloatSlider(
@@ -82,7 +83,7 @@ def protected_training_widget(
     >>> from qring_edu.widgets.noisy_links import protected_training_widget
     >>> live = protected_training_widget(steps=5)
     >>> live.result
-    ProtectedTraining(F=0.99, protection='fec', identical=True, unprotected_loss=0.2852)
+    ProtectedTraining(channel_fidelity=0.99, protection='fec', identical=True, unprotected_loss=0.5879)
     """
     controls = {
         "channel_fidelity": widgets.FloatSlider(

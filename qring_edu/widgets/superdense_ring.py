@@ -41,7 +41,7 @@ def superdense_channel_widget(
     >>> from qring_edu.widgets.superdense_ring import superdense_channel_widget
     >>> live = superdense_channel_widget(0.9, n_symbols=400)
     >>> live.result
-    ChannelStats(F=0.9, exact=0.1000, fast=0.1150 (400 symbols), aer=None (0 symbols))
+    ChannelStats(pair_fidelity=0.9, exact_error_rate=0.1, fast_error_rate=0.0975, fast_symbols=400, aer_error_rate=None)
     >>> live.controls["pair_fidelity"].value = 1.5
     >>> live.error
     'pair_fidelity must be in [0.25, 1], got 1.5'
@@ -89,7 +89,7 @@ def iteration_time_widget(
     >>> from qring_edu.widgets.superdense_ring import iteration_time_widget
     >>> live = iteration_time_widget(20.0)
     >>> live.result
-    IterationComparison(classical=0.02723 s, superdense=0.02365 s, ratio=1.151)
+    IterationComparison(speedup=1.151)
     >>> live.controls["qubit_cost"].value = 2.0         # a qubit costs the link two bits' time
     >>> round(live.result.speedup, 3)
     1.0

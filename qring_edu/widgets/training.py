@@ -32,7 +32,7 @@ def superdense_training_widget(
     >>> from qring_edu.widgets.training import superdense_training_widget
     >>> live = superdense_training_widget(steps=3)
     >>> live.result
-    TrainingComparison(identical=False, classical_loss=0.2811, superdense_loss=0.2916, divergence=1)
+    TrainingComparison(identical=False, classical_loss=0.2811, superdense_loss=0.3897, divergence=1.5)
     >>> live.controls["pair_fidelity"].value = 1.0
     >>> live.result.identical
     True
@@ -66,15 +66,10 @@ def superdense_training_widget(
 
 
 def learner_training_widget(
-    model: str = "vqc",
-    transport: str = "superdense",
-    pair_fidelity: float = 0.99,
-    workers: int = 4,
-    seed: int = 0,
-    steps: int = 100,
+    model: str = "vqc", pair_fidelity: float = 0.99, workers: int = 4, seed: int = 0, steps=100
 ) -> LiveFigure:
-    """Learner (MLP or VQC), transport, pair fidelity, workers and seed -> the learner's training
-    curves over that transport next to its classical run
+    """Learner (MLP or VQC), pair fidelity, workers and seed -> the learner's training curves
+    over the superdense ring next to its classical run
     (:func:`~qring_edu.experiments.training.learner_training`; about a second per setting).
 
     Examples
@@ -82,17 +77,14 @@ def learner_training_widget(
     >>> from qring_edu.widgets.training import learner_training_widget
     >>> live = learner_training_widget("mlp", steps=3)
     >>> live.result
-    LearnerTraining(model='mlp', transport='superdense', F=0.99, identical=False, accuracy=0.862 (classical 0.868))
-    >>> live.controls["transport"].value = "classical"
-    >>> live.result.run is live.result.reference        # the classical run is its own reference
+    LearnerTraining(model='mlp', pair_fidelity=0.99, identical=False, accuracy=0.8325, classical_accuracy=0.8675)
+    >>> live.controls["pair_fidelity"].value = 1.0
+    >>> live.result.identical                            # perfect pairs: the classical run
     True
     """
     controls = {
         "model": widgets.Dropdown(
             options=list(TRAINING_MODELS), value=model, description="learner"
-        ),
-        "transport": widgets.ToggleButtons(
-            options=["classical", "superdense"], value=transport, description="transport"
         ),
         "pair_fidelity": widgets.FloatSlider(
             value=pair_fidelity,
@@ -107,8 +99,8 @@ def learner_training_widget(
     }
     wide_descriptions(controls)
 
-    def compute(model, transport, pair_fidelity, workers, seed):
-        return learner_training(model, transport, pair_fidelity, workers, seed, steps=steps)
+    def compute(model, pair_fidelity, workers, seed):
+        return learner_training(model, pair_fidelity, workers, seed, steps=steps)
 
     w = LiveFigure(
         compute,
@@ -121,7 +113,6 @@ def learner_training_widget(
         learner_training_widget,
         dict(
             model=model,
-            transport=transport,
             pair_fidelity=pair_fidelity,
             workers=workers,
             seed=seed,

@@ -8,7 +8,7 @@ Four floors; imports point downward only (``tests/test_import_layers.py`` enforc
    :mod:`~qring_edu.links` (noisy links, distillation, error protection),
    :mod:`~qring_edu.costmodel`, :mod:`~qring_edu.training`,
    :mod:`~qring_edu.vqc` (variational quantum classifier), :mod:`~qring_edu.holevo`,
-   :mod:`~qring_edu.vga`, :mod:`~qring_edu.alignment` (GapIP), :mod:`~qring_edu.sign_audit`
+   :mod:`~qring_edu.vga`, :mod:`~qring_edu.gapip` (GapIP), :mod:`~qring_edu.tieaudit`
    (TieAudit), :mod:`~qring_edu.ddp` (PyTorch, imported on demand);
 3. experiments, one module per chapter: :mod:`qring_edu.experiments` (sweeps, comparisons, the
    claims; pure results);
@@ -21,16 +21,6 @@ fast path work without it. This package re-exports the public names of the floor
 presentation.
 """
 
-from .alignment import (
-    GAPIP_CONFIDENCES,
-    GAPIP_PROTOCOLS,
-    Decision,
-    alignment_state,
-    controlled_reflection_circuit,
-    gapip,
-    gapip_circuit,
-    gapip_sample_qiskit,
-)
 from .costmodel import (
     MODEL_SIZES,
     BucketedIteration,
@@ -44,17 +34,32 @@ from .costmodel import (
     parameter_server_time,
     ring_time,
 )
-from .experiments.alignment import (
-    GapIPScaling,
-    TieAuditScaling,
-    gapip_scaling,
-    loglog_slope,
-    tieaudit_crossover,
-    tieaudit_scaling,
-)
+from .experiments._base import loglog_slope
 from .experiments.claims import CLAIM_KEYS, Claim, reproduce_claims
+from .experiments.gapip import GapIPScaling, gapip_sample_qiskit, gapip_scaling
+from .experiments.tieaudit import (
+    TieAuditScaling,
+    classical_worst_failure,
+    random_matching,
+    ratio_bias,
+    signs_with_disagreement,
+    tieaudit_crossover,
+    tieaudit_failure_probability,
+    tieaudit_sample_qiskit,
+    tieaudit_scaling,
+    tieaudit_worst_failure,
+)
 from .experiments.training import LearnerComparison, compare_learners
 from .fixedpoint import FixedPoint, fixed_point, modular_sum, to_signed, to_words
+from .gapip import (
+    GAPIP_CONFIDENCES,
+    GAPIP_PROTOCOLS,
+    Decision,
+    alignment_state,
+    controlled_reflection_circuit,
+    gapip,
+    gapip_circuit,
+)
 from .holevo import (
     AccessibleInformation,
     Ensemble,
@@ -113,26 +118,6 @@ from .ring import (
     ring_allreduce,
     ring_schedule,
 )
-from .sign_audit import (
-    TIEAUDIT_ATTACKS,
-    TIEAUDIT_BOUNDS,
-    TIEAUDIT_NOISE_MODELS,
-    TIEAUDIT_PROTOCOLS,
-    TIEAUDIT_TEST_STRINGS,
-    TIEAUDIT_TWIRLS,
-    Estimate,
-    classical_worst_failure,
-    copy_y_law,
-    random_matching,
-    ratio_bias,
-    signs_with_disagreement,
-    tieaudit,
-    tieaudit_circuit,
-    tieaudit_copies,
-    tieaudit_failure_probability,
-    tieaudit_sample_qiskit,
-    tieaudit_worst_failure,
-)
 from .superdense import (
     isotropic_state,
     superdense_circuit,
@@ -140,6 +125,16 @@ from .superdense import (
     superdense_send,
     superdense_send_packed,
     superdense_send_qiskit,
+)
+from .tieaudit import (
+    TIEAUDIT_BOUNDS,
+    TIEAUDIT_PROTOCOLS,
+    Estimate,
+    copy_y_law,
+    tieaudit,
+    tieaudit_circuit,
+    tieaudit_copies,
+    tieaudit_interval,
 )
 from .training import (
     TRAINING_MODELS,
@@ -288,12 +283,8 @@ __all__ = [
     "gapip",
     "gapip_circuit",
     "gapip_sample_qiskit",
-    "TIEAUDIT_ATTACKS",
     "TIEAUDIT_BOUNDS",
-    "TIEAUDIT_NOISE_MODELS",
     "TIEAUDIT_PROTOCOLS",
-    "TIEAUDIT_TEST_STRINGS",
-    "TIEAUDIT_TWIRLS",
     "Estimate",
     "classical_worst_failure",
     "copy_y_law",
@@ -303,6 +294,7 @@ __all__ = [
     "tieaudit",
     "tieaudit_circuit",
     "tieaudit_copies",
+    "tieaudit_interval",
     "tieaudit_failure_probability",
     "tieaudit_sample_qiskit",
     "tieaudit_worst_failure",

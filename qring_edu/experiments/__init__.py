@@ -2,7 +2,8 @@
 chapters, the widgets, the claims page, the tests and ``make bench`` compute.
 
 One module per chapter slug — :mod:`.bottleneck` (chapter 1), :mod:`.holevo` (chapter 2),
-:mod:`.superdense_ring` (chapter 3), :mod:`.vga` (chapter 4), :mod:`.alignment` (chapter 5) — and
+:mod:`.superdense_ring` (chapter 3), :mod:`.vga` (chapter 4), :mod:`.gapip` and :mod:`.tieaudit`
+(the alignment chapter) — and
 :mod:`.claims` (the paper's headline claims); shared helpers in :mod:`._base`. Pure: results are
 frozen dataclasses with a short ``repr`` (tables offer ``table()`` and ``_repr_html_``); nothing
 here imports matplotlib or ipywidgets. Import the module you need, e.g.

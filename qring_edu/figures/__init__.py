@@ -4,10 +4,19 @@ They build ``matplotlib.figure.Figure`` objects directly (no pyplot global state
 nothing and never display anything. One module per chapter slug: :mod:`.bottleneck` (chapter 1),
 :mod:`.holevo` (chapter 2), :mod:`.superdense_ring` and :mod:`.training` (chapter 3 and its
 training section), :mod:`.vga` (chapter 4),
-:mod:`.alignment` (chapter 5); :mod:`.claims` renders the claims table as HTML/Markdown strings;
+:mod:`.gapip` and :mod:`.tieaudit` (the alignment chapter); :mod:`.claims` renders the claims table as HTML/Markdown strings;
 shared helpers (the circuit drawer) in :mod:`._base`.
 """
 
-from . import alignment, bottleneck, claims, holevo, superdense_ring, training, vga
+from . import bottleneck, claims, gapip, holevo, superdense_ring, tieaudit, training, vga
 
-__all__ = ["alignment", "bottleneck", "claims", "holevo", "superdense_ring", "training", "vga"]
+__all__ = [
+    "bottleneck",
+    "claims",
+    "gapip",
+    "holevo",
+    "superdense_ring",
+    "tieaudit",
+    "training",
+    "vga",
+]

@@ -16,6 +16,7 @@ import numbers
 import numpy as np
 
 from ..experiments.tieaudit import (
+    disagreement_fraction,
     random_matching,
     ratio_bias,
     signs_with_disagreement,
@@ -25,7 +26,6 @@ from ..tieaudit import (
     Dephasing,
     check_matching,
     check_signs,
-    disagreement_fraction,
     outcome_probabilities,
     tieaudit_cost,
 )

@@ -160,8 +160,8 @@ class Dephasing(_Noise):
 class LocalDepolarizing(_Channel):
     """Each qubit (or Bell pair) through a depolarising channel of entanglement fidelity
     ``fidelity`` in ``[1/4, 1]`` (a Werner pair): ``F_e = F^n``, ``eta ≈ F^n = P^(log2 F)``
-    (:func:`qring_edu.experiments.tieaudit.tieaudit_noise_threshold`). Untwirled, pair ``(i,
-    j)`` keeps ``((4F - 1)/3)^|i XOR j|`` of its coherence.
+    (:func:`qring_edu.experiments.tieaudit.tieaudit_noise_threshold`). Its X and Y errors move
+    amplitude between coordinates, so only its twirled law is computed.
 
     Examples
     --------
@@ -506,8 +506,9 @@ def tieaudit_cost(
 
 def tieaudit_interval(
     data_sum: int,
+    data_copies: int,
     test_sum: int,
-    copies: int,
+    test_copies: int,
     alpha: float,
     delta: float = 0.05,
     *,
@@ -515,32 +516,34 @@ def tieaudit_interval(
 ) -> tuple[float, float, float]:
     """``(value, lo, hi)``: estimate and Freedman confidence interval for ``f`` from one run.
 
-    Each of ``copies`` copies is a test with probability ``q = test_fraction``, independently and
-    hidden from the source; ``A = data_sum`` and ``B = test_sum`` sum ``Y`` over data and tests.
+    Each of ``N = data_copies + test_copies`` copies was a test with probability ``q =
+    test_fraction``, independently and hidden from the source; ``A = data_sum`` and ``B =
+    test_sum`` sum ``Y`` over data and tests.
     Under the twirl copy ``t`` has ``P(Y != 0) = alpha`` and ``E[Y | past] = alpha eta_t h``
     (``h = g = 1 - 2f`` for data, 1 for tests), whatever ``eta_t`` the source picks from the
     past. So ``D(f) = q A - (1 - q) g B = sum_t xi_t``, ``xi_t = q Y_t [data] - (1 - q) g Y_t
     [test]``, is a martingale with ``|xi_t| <= R = max(q, (1 - q)|g|)`` and predictable variance
-    exactly ``V = copies q (1 - q) alpha (q + (1 - q) g^2)`` (no ``eta_t``). Freedman's inequality,
+    exactly ``V = N q (1 - q) alpha (q + (1 - q) g^2)`` (no ``eta_t``). Freedman's inequality,
     ``P(|D| >= tau) <= 2 exp(-tau^2/(2 (V + R tau/3)))``, gives ``tau = RL/3 + sqrt((RL/3)^2 +
     2VL)``, ``L = ln(2/delta)``. The interval is the hull of ``{f : |D(f)| <= tau(f)}``, with
     exact ends: where the signs of ``D``, ``g`` and the branch of ``R`` are fixed, ``D^2 -
     (2RL/3)|D| - 2VL <= 0`` is quadratic in ``g``. It holds with probability ``>= 1 - delta``
-    against every strategy of the source, also at any stopping time up to ``copies`` (``V`` is
-    taken at the horizon). An empty set (probability ``<= delta``) gives ``(0, 1)``. ``value``:
-    the zero of ``D``, ``g = q A/((1 - q) B)`` clipped, ``1/2`` when ``B <= 0``.
+    against every strategy of the source, also at any stopping time up to ``N`` (``V`` is taken
+    at the horizon). An empty set (probability ``<= delta``) gives ``(0, 1)``. ``value``: the
+    ratio of the group means, ``(1 - (A/N_D)/(B/N_T))/2`` (1/2 without test signal), clipped to
+    the interval.
 
     Examples
     --------
-    >>> value, lo, hi = tieaudit_interval(300, 750, 3000, 1.0)      # eta = 1/2, f = 0.3
+    >>> value, lo, hi = tieaudit_interval(300, 1500, 750, 1500, 1.0)      # eta = 1/2, f = 0.3
     >>> round(value, 3), round(lo, 3), round(hi, 3)
     (0.3, 0.219, 0.373)
     """
-    N = check_int(copies, "copies", 1, MAX_COPIES)
-    A = check_int(data_sum, "data_sum", -N, N)
-    B = check_int(test_sum, "test_sum", -N, N)
-    if abs(A) + abs(B) > N:
-        raise ValueError(f"|data_sum| + |test_sum| must be <= copies = {N}, got {abs(A) + abs(B)}")
+    ND = check_int(data_copies, "data_copies", 0, MAX_COPIES)
+    NT = check_int(test_copies, "test_copies", 0, MAX_COPIES)
+    A = check_int(data_sum, "data_sum", -ND, ND)
+    B = check_int(test_sum, "test_sum", -NT, NT)
+    N = check_int(ND + NT, "data_copies + test_copies (the copies)", 1)
     alpha, delta = _check_alpha(alpha), _check_delta(delta)
     q = check_float(test_fraction, "test_fraction", 0.0, 1.0, lo_open=True, hi_open=True)
     L, w = math.log(2.0 / delta), N * q * (1.0 - q) * alpha  # V(g) = w (q + (1 - q) g^2)
@@ -569,14 +572,12 @@ def tieaudit_interval(
             if abs(r.imag) < 1e-12 and a < r.real < b:
                 points.append(float(r.real))
     points = sorted(points)
-    # Between consecutive points h keeps its sign: the set is a union of points and segments.
     tol = 1e-9 * (d0 * d0 + d1 * d1 + w * L + 1.0)
-    inside = [g for g in points if h(g) <= tol]
+    inside = [g for g in points if h(g) <= tol]  # h keeps its sign between two points
     inside += [e for a, b in zip(points, points[1:]) if h((a + b) / 2.0) <= 0.0 for e in (a, b)]
-    value = 0.5 if B <= 0 else (1.0 - min(1.0, max(-1.0, q * A / ((1.0 - q) * B)))) / 2.0
-    if not inside:  # empty (probability <= delta): report the vacuous interval
-        return value, 0.0, 1.0
-    return value, (1.0 - max(inside)) / 2.0, (1.0 - min(inside)) / 2.0
+    lo, hi = ((1.0 - max(inside)) / 2.0, (1.0 - min(inside)) / 2.0) if inside else (0.0, 1.0)
+    value = 0.5 if B <= 0 or ND == 0 else (1.0 - (A / ND) / (B / NT)) / 2.0
+    return min(hi, max(lo, value)), lo, hi
 
 
 # --- one copy: the Born rule, channels, the twirled law ------------------------------------
@@ -596,10 +597,11 @@ def _outcome_law(s: np.ndarray, m: np.ndarray, channel) -> tuple[np.ndarray, np.
     unmatched[m.ravel()] = False
     y = np.concatenate([np.tile([1, -1], len(m)), np.zeros(P - 2 * len(m))]).astype(np.int8)
     psi = s.astype(np.float64) / math.sqrt(P)
-    if isinstance(channel, (Dephasing, LocalDepolarizing)):  # per qubit: lam^|i XOR j|
-        lam = getattr(channel, "noise", None)
-        lam = (4.0 * channel.fidelity - 1.0) / 3.0 if lam is None else 1.0 - 2.0 * lam
-        probs = _born(psi, m, unmatched, lam ** np.bitwise_count(m[:, 0] ^ m[:, 1]).astype(float))
+    if isinstance(channel, LocalDepolarizing):  # X, Y errors move amplitude: not computed
+        raise ValueError("channel: LocalDepolarizing has a twirled law only (copy_y_law)")
+    if isinstance(channel, Dephasing):  # Z errors: pair (i, j) keeps (1 - 2p)^|i XOR j|
+        lam = (1.0 - 2.0 * channel.noise) ** np.bitwise_count(m[:, 0] ^ m[:, 1])
+        probs = _born(psi, m, unmatched, lam)
     elif isinstance(channel, DataOnlyAttack):
         # Caught (probability c^2): the client gets |psi_1>; otherwise psi - c psi_1, depolarised.
         one = np.full(P, 1.0 / math.sqrt(P))
@@ -622,9 +624,8 @@ def outcome_probabilities(signs, matching, channel=None) -> tuple[np.ndarray, np
     Returns ``(probs, y)``: for pair ``r`` the "+" outcome at ``2r`` and the "-" outcome at
     ``2r + 1``, then the unmatched coordinates in increasing order; ``y`` is the value of ``Y``
     of each outcome. Through ``channel``: :class:`Depolarizing` mixes in ``noise/P``;
-    :class:`Dephasing` and :class:`LocalDepolarizing` multiply the coherence of pair ``(i, j)``
-    by ``lam^|i XOR j|`` (``lam = 1 - 2 noise`` or ``(4F - 1)/3``); for
-    :class:`DataOnlyAttack` it is the law in the adversary's frame (the module docstring).
+    :class:`Dephasing` multiplies the coherence of pair ``(i, j)`` by ``(1 - 2 noise)^|i XOR
+    j|``; for :class:`DataOnlyAttack` it is the law in the adversary's frame.
 
     Examples
     --------
@@ -843,7 +844,7 @@ def tieaudit(
         test = int(rng.binomial(N, TEST_FRACTION))
         A = _sum_y(_copy_law(s, m, channel), N - test, rng)
         B = _sum_y(_copy_law(np.ones(P, dtype=np.int8), m, channel), test, rng)
-        value, lo, hi = tieaudit_interval(A, B, N, alpha, delta)
+        value, lo, hi = tieaudit_interval(A, N - test, B, test, alpha, delta)
         eta_hat = B / (alpha * test) if test else 0.0
     unit, ebits = ("qubits", 0) if protocol == "quantum" else ("bits", N * n)
     return Estimate(value, lo, hi, N * n, unit, protocol, N, test, ebits, float(eta_hat), alpha)

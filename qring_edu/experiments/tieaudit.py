@@ -94,6 +94,7 @@ __all__ = [
     "ConstantSource",
     "OutcomeWalk",
     "LabelWalk",
+    "PoolTracking",
     "AdaptiveCoverage",
     "adaptive_coverage",
     "wald_ratio_interval",
@@ -196,8 +197,7 @@ def outcome_index(matching, P: int) -> np.ndarray:
 def ratio_bias(signs, matching, channel) -> float:
     """Many-copies limit of ``f_hat - f`` *without* the twirl: ``f_w - f`` with ``f_w = sum_e w_e
     d_e / sum_e w_e``, ``w_e`` the coherence pair ``e`` keeps (``(1 - 2 noise)^|i XOR j|`` under
-    :class:`~qring_edu.tieaudit.Dephasing`, ``((4F - 1)/3)^|i XOR j|`` under
-    :class:`~qring_edu.tieaudit.LocalDepolarizing`, a constant under
+    :class:`~qring_edu.tieaudit.Dephasing`; a constant under
     :class:`~qring_edu.tieaudit.Depolarizing`, where the bias is 0) and ``d_e = [s_i != s_j]``:
     equivalently ``cov_M(w, d) / mean_M(w)``. The protocol's twirl removes it.
 
@@ -213,15 +213,9 @@ def ratio_bias(signs, matching, channel) -> float:
     m = check_matching(matching, s.size)
     if isinstance(channel, Depolarizing):
         return 0.0
-    if isinstance(channel, Dephasing):
-        lam = 1.0 - 2.0 * channel.noise
-    elif isinstance(channel, LocalDepolarizing):
-        lam = (4.0 * channel.fidelity - 1.0) / 3.0
-    else:
-        raise TypeError(
-            f"channel must be Depolarizing, Dephasing or LocalDepolarizing, got {channel!r}"
-        )
-    w = lam ** np.bitwise_count(m[:, 0] ^ m[:, 1]).astype(np.float64)
+    if not isinstance(channel, Dephasing):
+        raise TypeError(f"channel must be Depolarizing or Dephasing, got {channel!r}")
+    w = (1.0 - 2.0 * channel.noise) ** np.bitwise_count(m[:, 0] ^ m[:, 1]).astype(np.float64)
     if w.sum() == 0.0:
         raise ValueError("channel dephases every pair completely: the ratio is undefined")
     d = (s[m[:, 0]] != s[m[:, 1]]).astype(np.float64)
@@ -1477,7 +1471,7 @@ def dephasing_sweep(
                 probs, y = outcome_probabilities(x, m, Dephasing(float(p)))
                 c = gen.multinomial(k, probs)
                 sums.append(int(c[y == 1].sum() - c[y == -1].sum()))
-            runs.append(tieaudit_interval(sums[0], sums[1], N, 1.0, delta)[0])
+            runs.append(tieaudit_interval(sums[0], N - test, sums[1], test, 1.0, delta)[0])
         plain.append(float(np.mean(runs)))
     return DephasingSweep(
         P,
@@ -1501,55 +1495,75 @@ class ConstantSource:
 
     Examples
     --------
-    >>> ConstantSource(0.5)(3, np.zeros(2), np.zeros(2), np.zeros(2), np.zeros(2)).tolist()
+    >>> ConstantSource(0.5)({"plus": np.zeros(2)}).tolist()
     [0.5, 0.5]
     """
 
     eta: float = 1.0
 
-    def __call__(self, t, plus, minus, tests, data) -> np.ndarray:
-        return np.full(plus.shape, float(self.eta))
+    def __call__(self, past) -> np.ndarray:
+        return np.full(past["plus"].shape, float(self.eta))
 
 
 @result
 class OutcomeWalk:
     """Attenuation ``high`` on the next copy while the client's ``+1`` outcomes so far are at
-    least its ``-1`` outcomes, ``low`` otherwise. It sees only outcomes, never a label (the
+    least its ``-1`` outcomes, ``low`` otherwise: it sees outcomes only, never a label (the
     threat model of the hidden tests).
 
     Examples
     --------
-    >>> OutcomeWalk()(2, np.array([2, 0]), np.array([0, 1]), None, None).tolist()
+    >>> OutcomeWalk()({"plus": np.array([2, 0]), "minus": np.array([0, 1])}).tolist()
     [1.0, 0.0]
     """
 
     high: float = 1.0
     low: float = 0.0
 
-    def __call__(self, t, plus, minus, tests, data) -> np.ndarray:
-        return np.where(plus >= minus, float(self.high), float(self.low))
+    def __call__(self, past) -> np.ndarray:
+        return np.where(past["plus"] >= past["minus"], float(self.high), float(self.low))
 
 
 @result
 class LabelWalk:
     """Attenuation ``high`` on the next copy while the past copies held at most as many tests as
-    data, ``low`` otherwise: the labels of past copies leak (announced after each copy), the
-    next copy's stays secret.
+    data, ``low`` otherwise: past labels leak (announced after each copy), the next one's stays
+    secret.
 
     Examples
     --------
-    >>> LabelWalk()(3, None, None, np.array([1, 2]), np.array([2, 1])).tolist()
+    >>> LabelWalk()({"tests": np.array([1, 2]), "data": np.array([2, 1])}).tolist()
     [1.0, 0.0]
     """
 
     high: float = 1.0
     low: float = 0.0
 
-    def __call__(self, t, plus, minus, tests, data) -> np.ndarray:
-        return np.where(tests <= data, float(self.high), float(self.low))
+    def __call__(self, past) -> np.ndarray:
+        return np.where(past["tests"] <= past["data"], float(self.high), float(self.low))
 
 
-_SOURCES = (ConstantSource, OutcomeWalk, LabelWalk)
+@result
+class PoolTracking:
+    """Against a fixed number of tests (``fixed_tests=True`` of :func:`adaptive_coverage`):
+    attenuation ``high`` while the tests still to come are at least the data still to come, so
+    that the next copy is a test with probability ``>= 1/2``, and ``low`` otherwise. Past labels
+    leak.
+
+    Examples
+    --------
+    >>> PoolTracking()({"tests_left": np.array([5, 3]), "data_left": np.array([4, 4])}).tolist()
+    [1.0, 0.0]
+    """
+
+    high: float = 1.0
+    low: float = 0.0
+
+    def __call__(self, past) -> np.ndarray:
+        return np.where(past["tests_left"] >= past["data_left"], float(self.high), float(self.low))
+
+
+_SOURCES = (ConstantSource, OutcomeWalk, LabelWalk, PoolTracking)
 
 
 def wald_ratio_interval(
@@ -1627,8 +1641,10 @@ class AdaptiveCoverage:
                 self.delta,
             )
         out = [
-            tieaudit_interval(int(a), int(b), self.copies, self.alpha, self.delta)
-            for a, b in zip(self.data_sum, self.test_sum)
+            tieaudit_interval(
+                int(a), self.copies - int(nt), int(b), int(nt), self.alpha, self.delta
+            )
+            for a, b, nt in zip(self.data_sum, self.test_sum, self.test_copies)
         ]
         return tuple(np.array(x) for x in zip(*out))
 
@@ -1654,16 +1670,19 @@ def adaptive_coverage(
     delta: float = 0.05,
     trials: int = 2000,
     seed: int = 0,
+    fixed_tests: bool = False,
 ) -> AdaptiveCoverage:
     """Run the verified protocol ``trials`` times against a ``source`` that picks each copy's
     attenuation from the past (:class:`ConstantSource`, :class:`OutcomeWalk`,
-    :class:`LabelWalk`), vectorised over the trials, copy by copy.
+    :class:`LabelWalk`, :class:`PoolTracking`), copy by copy, vectorised over the trials.
 
-    Per copy ``t``: a secret label (test with probability 1/2), then ``Y != 0`` with probability
-    ``alpha`` and ``Y = ±1`` with ``P(+1) = (1 + eta_t h)/2``, ``h = 1 - 2f`` for data and 1 for
-    tests, ``eta_t = source(t, plus, minus, tests, data)`` from the counts before ``t``. This is
-    exact in distribution for a twirled copy whose channel the source picks from the past
-    (module docstring of :mod:`qring_edu.tieaudit`).
+    Per copy ``t``: a secret label, then ``Y != 0`` with probability ``alpha`` and ``Y = ±1``
+    with ``P(+1) = (1 + eta_t h)/2`` (``h = 1 - 2f`` for data, 1 for tests). ``eta_t`` is
+    ``source(past)``, from the counts before ``t``: ``plus``, ``minus`` (outcomes), ``tests``,
+    ``data``, ``tests_left``, ``data_left``. This is exact in distribution for a twirled copy
+    whose channel the source picks from the past (:mod:`qring_edu.tieaudit`). Labels: tests with
+    probability 1/2 each (the protocol), or with ``fixed_tests`` exactly ``copies // 2`` tests
+    at secret random positions (an earlier design; ``tests_left`` is then known).
 
     Examples
     --------
@@ -1672,29 +1691,38 @@ def adaptive_coverage(
     True
     """
     if not isinstance(source, _SOURCES):
-        raise TypeError(
-            f"source must be one of ConstantSource, OutcomeWalk, LabelWalk, got {source!r}"
-        )
+        names = ", ".join(s.__name__ for s in _SOURCES)
+        raise TypeError(f"source must be one of {names}, got {source!r}")
     copies = check_int(copies, "copies", 2, 100_000)
     trials = check_int(trials, "trials", 1, 100_000)
     alpha, delta = _check_alpha(alpha), _check_delta(delta)
     f = check_float(f, "f", 0.0, 1.0)
     check_seed(seed)
+    if not isinstance(fixed_tests, (bool, np.bool_)):
+        raise TypeError(f"fixed_tests must be True or False, got {fixed_tests!r}")
     gen = np.random.default_rng(seed)
-    count = {k: np.zeros(trials, dtype=np.int64) for k in ("plus", "minus", "tests", "data")}
-    sums = {k: np.zeros(trials, dtype=np.int64) for k in ("A", "B", "KA", "KB")}
+    if fixed_tests:  # exactly copies // 2 tests, at positions uniformly at random
+        labels = np.argsort(gen.random((trials, copies)), axis=1) < copies // 2
+    zero = np.zeros(trials, dtype=np.int64)
+    past = {k: zero.copy() for k in ("plus", "minus", "tests", "data")}
+    sums = {k: zero.copy() for k in ("A", "B", "KA", "KB")}
     for t in range(copies):
-        eta = np.clip(
-            source(t, count["plus"], count["minus"], count["tests"], count["data"]), -1, 1
-        )
-        is_test = gen.random(trials) < TEST_FRACTION
+        left = copies - t
+        if fixed_tests:
+            past["tests_left"] = copies // 2 - past["tests"]
+            past["data_left"] = left - past["tests_left"]
+            is_test = labels[:, t]
+        else:
+            past["tests_left"] = past["data_left"] = np.full(trials, left * TEST_FRACTION)
+            is_test = gen.random(trials) < TEST_FRACTION
+        eta = np.clip(source(past), -1.0, 1.0)
         landed = gen.random(trials) < alpha
         h = np.where(is_test, 1.0, 1.0 - 2.0 * f)
         y = np.where(landed, np.where(gen.random(trials) < (1.0 + eta * h) / 2.0, 1, -1), 0)
-        count["plus"] += y == 1
-        count["minus"] += y == -1
-        count["tests"] += is_test
-        count["data"] += ~is_test
+        past["plus"] += y == 1
+        past["minus"] += y == -1
+        past["tests"] += is_test
+        past["data"] += ~is_test
         sums["A"] += np.where(is_test, 0, y)
         sums["B"] += np.where(is_test, y, 0)
         sums["KA"] += landed & ~is_test
@@ -1710,5 +1738,5 @@ def adaptive_coverage(
         sums["B"],
         sums["KA"],
         sums["KB"],
-        count["tests"],
+        past["tests"],
     )

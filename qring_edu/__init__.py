@@ -18,7 +18,8 @@ Four floors; imports point downward only (``tests/test_import_layers.py`` enforc
 
 Qiskit is imported only inside the functions of the Qiskit path, so ``import qring_edu`` and every
 fast path work without it. This package re-exports the public names of the floors below
-presentation.
+presentation, except the two protocol functions named like their modules: ``qring_edu.gapip``
+and ``qring_edu.tieaudit`` are the modules (``qring_edu.gapip.gapip`` is the protocol).
 """
 
 from .costmodel import (
@@ -57,7 +58,6 @@ from .gapip import (
     Decision,
     alignment_state,
     controlled_reflection_circuit,
-    gapip,
     gapip_circuit,
 )
 from .holevo import (
@@ -131,7 +131,6 @@ from .tieaudit import (
     TIEAUDIT_PROTOCOLS,
     Estimate,
     copy_y_law,
-    tieaudit,
     tieaudit_circuit,
     tieaudit_copies,
     tieaudit_interval,
@@ -280,7 +279,6 @@ __all__ = [
     "Decision",
     "alignment_state",
     "controlled_reflection_circuit",
-    "gapip",
     "gapip_circuit",
     "gapip_sample_qiskit",
     "TIEAUDIT_BOUNDS",
@@ -291,7 +289,6 @@ __all__ = [
     "random_matching",
     "ratio_bias",
     "signs_with_disagreement",
-    "tieaudit",
     "tieaudit_circuit",
     "tieaudit_copies",
     "tieaudit_interval",

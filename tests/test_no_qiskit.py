@@ -45,11 +45,11 @@ FAST_PATHS = textwrap.dedent("""
     out["superdense_send"] = qr.superdense_send(np.array([1, 0, 1, 1, 0], dtype=np.uint8)).tolist()
     out["vga_total"] = qr.vga_aggregate(np.array([[1, 2], [3, 4], [5, 6]]), bits=4, seed=0).total.tolist()
     g, h = alignment.aligned_pair(64, 0.3, seed=0)
-    out["gapip"] = qr.gapip(g, h, 0.3, seed=1).verdict
-    out["gapip_classical"] = qr.gapip(g, h, 0.3, protocol="classical", seed=1).verdict
+    out["gapip"] = qr.gapip.gapip(g, h, 0.3, seed=1).verdict
+    out["gapip_classical"] = qr.gapip.gapip(g, h, 0.3, protocol="classical", seed=1).verdict
     m = qr.random_matching(64, 1.0, seed=0)
     s = qr.signs_with_disagreement(m, 64, 0.25, seed=1)
-    out["tieaudit_error"] = abs(qr.tieaudit(s, m, 0.1, seed=2).value
+    out["tieaudit_error"] = abs(qr.tieaudit.tieaudit(s, m, 0.1, seed=2).value
                                 - float(np.mean(s[m[:, 0]] != s[m[:, 1]])))
     bb84 = qr.bb84_ensemble()
     out["chi"] = round(qr.holevo_chi(*bb84), 6)

@@ -874,7 +874,7 @@ def gapip_comparison(
     delta: float = 0.05,
     seed: int = 0,
 ) -> GapIPComparison:
-    """GapIP_τ's quantum protocol (:func:`~qring_edu.gapip`, iterative amplitude estimation) and
+    """GapIP_τ's quantum protocol (:func:`~qring_edu.gapip.gapip`, iterative amplitude estimation) and
     the cheaper classical protocol (sketch or the whole vector), sized with the same family of
     bounds ``confidence`` ("hoeffding", "exact"; "chernoff" is the earlier mix: Chernoff
     half-widths on the quantum side, the Hoeffding sketch on the classical one).

@@ -176,7 +176,7 @@ def gapip_scaling(
 ) -> GapIPScaling:
     """Run GapIP at each ``tau`` on ``trials`` promise instances (alternating ``<g,h> = ±tau``).
 
-    Quantum cost: mean over the trials of :func:`qring_edu.gapip` with the quantum ``protocol``
+    Quantum cost: mean over the trials of :func:`qring_edu.gapip.gapip` with the quantum ``protocol``
     and its ``confidence`` intervals (the iteration stops adaptively). Classical: the cheaper of
     sketch and vector, the sketch sized with the same family (``"exact"``: exact binomial tail;
     otherwise Hoeffding), fixed in advance. Accuracies: fraction of correct verdicts. The default
@@ -281,7 +281,7 @@ def _reflect(state: np.ndarray, axis: np.ndarray) -> np.ndarray:
 def gapip_probability(
     g, h, k: int, *, method: str = "subspace", protocol: str = "quantum"
 ) -> float:
-    """Probability that a shot of :func:`qring_edu.gapip` ends in "not a_h": ``sin^2((2k+1)
+    """Probability that a shot of :func:`qring_edu.gapip.gapip` ends in "not a_h": ``sin^2((2k+1)
     theta)`` after ``k >= 0`` iterations (``"quantum"``), ``sin^2(K theta)`` for power ``k = K
     >= 1`` of ``controlled-(R_h R_g)`` (``"phase_estimation"``, the control's "-"), three ways.
 
@@ -518,7 +518,7 @@ class GapIPSchedule:
 
 
 def gapip_schedule(P: int, power: int, protocol: str = "quantum") -> GapIPSchedule:
-    """The pass schedule of one shot (:func:`qring_edu.gapip`'s counting rule).
+    """The pass schedule of one shot (:func:`qring_edu.gapip.gapip`'s counting rule).
 
     ``"quantum"`` (amplitude estimation, ``power = k >= 0`` iterations): the server prepares
     ``|a_g>`` and sends it; ``k`` times the client applies ``R_h`` and sends the register back

@@ -653,7 +653,7 @@ def tieaudit_scaling(
     """Planned costs of the quantum and the one-way classical protocols for ``P = 2^n``, ``n`` in
     ``log2_P`` (``bound``: ``"hoeffding"`` or ``"bernstein"`` plans both sides as
     :func:`tieaudit_crossover` does). For ``n <= run_max_log2_P`` both protocols are also run
-    (:func:`qring_edu.tieaudit`, with its own Bernstein plan) ``trials`` times on random
+    (:func:`qring_edu.tieaudit.tieaudit`, with its own Bernstein plan) ``trials`` times on random
     instances (coverage ``alpha``, ``round(f m)`` disagreeing pairs) and their errors recorded.
 
     Examples
@@ -997,7 +997,7 @@ def noise_sweep(
     eps: float = 0.05,
     seed: int = 0,
 ) -> NoiseSweep:
-    """For each noise level: :func:`qring_edu.tieaudit` through ``Depolarizing(noise)`` (at noise
+    """For each noise level: :func:`qring_edu.tieaudit.tieaudit` through ``Depolarizing(noise)`` (at noise
     0 the trusted channel) and the naive estimate ``(1 - mean(Y)/alpha)/2`` of as many copies,
     read as if ``eta = 1``.
 
@@ -1345,7 +1345,7 @@ def tieaudit_attack_sweep(
     seed: int = 0,
     cases: Sequence[str] = ATTACK_CASES,
 ) -> AttackSweep:
-    """Run :func:`qring_edu.tieaudit` on one instance (coverage ``alpha``, ``round(f m)``
+    """Run :func:`qring_edu.tieaudit.tieaudit` on one instance (coverage ``alpha``, ``round(f m)``
     disagreeing pairs) for each case, noise level and seed ``rng(seed, i, r)``: depolarising noise
     on every copy (``"uniform"``), the data-only attack under the secret twirl (``"data_only"``)
     or with the twirl known (``"knows_twirl"``: what fixed public test strings allow).

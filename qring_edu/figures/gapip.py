@@ -99,7 +99,7 @@ def plot_rotation(tau: float, k_max: int = 12) -> Figure:
 
 def plot_iae_run(decision: Decision, tau: float) -> Figure:
     """The confidence interval for ``a = sin^2 theta`` after each step of a quantum
-    :func:`~qring_edu.gapip` decision (amplitude or phase estimation), against the qubits sent
+    :func:`~qring_edu.gapip.gapip` decision (amplitude or phase estimation), against the qubits sent
     so far (each step's recorded ``IAEStep.qubits``), with the decision threshold
     ``3/4 - tau^2/4`` and the two promise values ``threshold ± tau/2``.
 

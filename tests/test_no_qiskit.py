@@ -34,7 +34,7 @@ FAST_PATHS = textwrap.dedent("""
     import numpy as np
     import qring_edu as qr
     from qring_edu import states
-    from qring_edu.experiments import alignment, bottleneck, claims, holevo, superdense_ring, vga
+    from qring_edu.experiments import bottleneck, claims, gapip, holevo, superdense_ring, tieaudit, vga
 
     out = {}
     grads = np.arange(24).reshape(4, 6)
@@ -44,7 +44,7 @@ FAST_PATHS = textwrap.dedent("""
     out["message_qubits"] = int(((qr.message_bits(4, 6, 16) + 1) // 2).sum(axis=1).max())
     out["superdense_send"] = qr.superdense_send(np.array([1, 0, 1, 1, 0], dtype=np.uint8)).tolist()
     out["vga_total"] = qr.vga_aggregate(np.array([[1, 2], [3, 4], [5, 6]]), bits=4, seed=0).total.tolist()
-    g, h = alignment.aligned_pair(64, 0.3, seed=0)
+    g, h = gapip.aligned_pair(64, 0.3, seed=0)
     out["gapip"] = qr.gapip.gapip(g, h, 0.3, seed=1).verdict
     out["gapip_classical"] = qr.gapip.gapip(g, h, 0.3, protocol="classical", seed=1).verdict
     m = qr.random_matching(64, 1.0, seed=0)

@@ -176,10 +176,10 @@ def gapip_scaling(
 ) -> GapIPScaling:
     """Run GapIP at each ``tau`` on ``trials`` promise instances (alternating ``<g,h> = ±tau``).
 
-    Quantum cost: mean over the trials of :func:`qring_edu.gapip.gapip` with the quantum ``protocol``
-    and its ``confidence`` intervals (the iteration stops adaptively). Classical: the cheaper of
-    sketch and vector, the sketch sized with the same family (``"exact"``: exact binomial tail;
-    otherwise Hoeffding), fixed in advance. Accuracies: fraction of correct verdicts. The default
+    Quantum cost: mean over the trials of :func:`qring_edu.gapip.gapip` with the quantum
+    ``protocol`` and its ``confidence`` intervals (the iteration stops adaptively). Classical:
+    the cheaper of sketch and vector, the sketch sized with the same family (``"exact"``: exact
+    binomial tail; otherwise Hoeffding), fixed in advance. Accuracies: fraction of correct verdicts. The default
     ``"chernoff"`` (the chapter's first sweep) pairs conservative Chernoff intervals with the
     Hoeffding sketch: compare within ``"hoeffding"`` or ``"exact"``.
 

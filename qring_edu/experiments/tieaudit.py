@@ -179,9 +179,9 @@ def disagreement_fraction(signs, matching) -> float:
 
 
 def outcome_index(matching, P: int) -> np.ndarray:
-    """Computational-basis index the circuits of :func:`qring_edu.tieaudit_circuit` report for each outcome
-    of :func:`qring_edu.tieaudit.outcome_probabilities`: ``i`` for "+" of pair ``(i, j)``, ``j`` for "-", ``k`` for
-    unmatched ``k``.
+    """Computational-basis index that the circuits of :func:`qring_edu.tieaudit_circuit` report
+    for each outcome of :func:`qring_edu.tieaudit.outcome_probabilities`: ``i`` for "+" of pair
+    ``(i, j)``, ``j`` for "-", ``k`` for unmatched ``k``.
 
     Examples
     --------
@@ -997,8 +997,8 @@ def noise_sweep(
     eps: float = 0.05,
     seed: int = 0,
 ) -> NoiseSweep:
-    """For each noise level: :func:`qring_edu.tieaudit.tieaudit` through ``Depolarizing(noise)`` (at noise
-    0 the trusted channel) and the naive estimate ``(1 - mean(Y)/alpha)/2`` of as many copies,
+    """For each noise level: :func:`qring_edu.tieaudit.tieaudit` through ``Depolarizing(noise)``
+    (at noise 0 the trusted channel) and the naive estimate ``(1 - mean(Y)/alpha)/2`` of as many copies,
     read as if ``eta = 1``.
 
     Examples

@@ -155,7 +155,9 @@ def plot_audit_explorer(ex: AuditExplorer) -> Figure:
     ax_e.set_xlim(-0.05, 1.05)
     ax_e.set_xlabel("estimate of f and its interval")
     extra = {"uniform": "", "data_only": ", data-only attack", "knows_twirl": ", twirl known"}
-    ax_e.set_title(f"estimates (ε = {ex.eps:g}, noise = {ex.noise:g}{extra[ex.attack]})", fontsize=9)
+    ax_e.set_title(
+        f"estimates (ε = {ex.eps:g}, noise = {ex.noise:g}{extra[ex.attack]})", fontsize=9
+    )
     ax_e.legend(fontsize=8, loc="lower right")
     return fig
 

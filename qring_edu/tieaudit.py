@@ -52,8 +52,8 @@ Guarantees: ``bound="hoeffding"``/``"bernstein"`` (:func:`tieaudit_copies`), the
 (:mod:`qring_edu.experiments.tieaudit`) and the classical protocols' intervals assume
 independent copies with a known attenuation ``eta``. :func:`tieaudit_interval` (Freedman) holds
 whatever the source does copy by copy: it may adapt to past outcomes and labels or entangle the
-copies. It assumes only fresh secret labels and twirls, and a source that destroys the signal
-widens the interval instead of falsifying it.
+copies. It assumes fresh secret labels and twirls, trusted local operations and a known
+``alpha``; a source that destroys the signal widens the interval instead of falsifying it.
 
 References: Bar-Yossef, Jayram, Kerenidis, SIAM J. Comput. 38 (2008) 366–384; Gavinsky, Kempe,
 Kerenidis, Raz, de Wolf, SIAM J. Comput. 38 (2008) 1695–1708; Freedman, Ann. Probab. 3 (1975)

@@ -40,14 +40,16 @@ from .experiments.claims import CLAIM_KEYS, Claim, reproduce_claims
 from .experiments.gapip import GapIPScaling, gapip_sample_qiskit, gapip_scaling
 from .experiments.tieaudit import (
     TieAuditScaling,
-    classical_worst_failure,
     random_matching,
-    ratio_bias,
     signs_with_disagreement,
     tieaudit_crossover,
-    tieaudit_failure_probability,
     tieaudit_sample_qiskit,
     tieaudit_scaling,
+)
+from .experiments.tieaudit_noise import ratio_bias
+from .experiments.tieaudit_plans import (
+    classical_worst_failure,
+    tieaudit_failure_probability,
     tieaudit_worst_failure,
 )
 from .experiments.training import LearnerComparison, compare_learners

@@ -49,7 +49,7 @@ alpha`` exactly, and every copy travels as ``I/P``. The client then reports
 Pauli part.
 
 Guarantees: ``bound="hoeffding"``/``"bernstein"`` (:func:`tieaudit_copies`), the exact plans
-(:mod:`qring_edu.experiments.tieaudit`) and the classical protocols' intervals assume
+(:mod:`qring_edu.experiments.tieaudit_plans`) and the classical protocols' intervals assume
 independent copies with a known attenuation ``eta``. :func:`tieaudit_interval` (Freedman) holds
 whatever the source does copy by copy: it may adapt to past outcomes and labels or entangle the
 copies. It assumes fresh secret labels and twirls, trusted local operations and a known
@@ -409,7 +409,7 @@ def classical_subset_size(P: int, alpha: float, eps: float, delta: float = 0.05)
     Hoeffding at ``delta/2`` holds for the pairs inside (a sample without replacement of
     ``M``); fewer than ``m_0`` arrive with probability ``<= exp(-m_0/4)`` (Chernoff, negatively
     associated indicators). The exact plan needs about 2.1 times fewer bits
-    (:func:`qring_edu.experiments.tieaudit.exact_subset_size`).
+    (:func:`qring_edu.experiments.tieaudit_plans.exact_subset_size`).
 
     Examples
     --------

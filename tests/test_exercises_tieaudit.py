@@ -152,7 +152,8 @@ def test_doctests_of_the_chapter_modules():
 
     from qring_edu.exercises import tieaudit
     from qring_edu.experiments import tieaudit as experiments
+    from qring_edu.experiments import tieaudit_noise, tieaudit_plans
 
-    for module in (tieaudit, experiments):
+    for module in (tieaudit, experiments, tieaudit_noise, tieaudit_plans):
         result = doctest.testmod(module, raise_on_error=False, verbose=False)
         assert result.failed == 0 and result.attempted > 0, module.__name__

@@ -42,7 +42,7 @@ from qring_edu.exercises import (
     vga as ex4,
 )
 from qring_edu.exercises._base import as_integer, as_number, close, compare_integer, compare_number
-from qring_edu.experiments import bottleneck, claims, holevo, superdense_ring, tieaudit, vga
+from qring_edu.experiments import bottleneck, claims, holevo, superdense_ring, tieaudit_noise, vga
 from qring_edu.experiments._base import Table, compare_ledgers
 from qring_edu.figures._base import plot_circuits
 from qring_edu.holevo import binary_entropy
@@ -262,7 +262,7 @@ def test_result_tables_hold_the_results_numbers():
     )
     grid = vga.epsilon_grid(0.1, 0.5, max_used=100)
     assert grid.table().column("ε at d = 100 used copies") == tuple(grid.epsilon[:, -1])
-    noise = tieaudit.noise_sweep((0.0, 0.3), log2_P=6, eps=0.2)
+    noise = tieaudit_noise.noise_sweep((0.0, 0.3), log2_P=6, eps=0.2)
     assert noise.table().column("copies") == tuple(int(c) for c in noise.copies)
     assert "<table" in noise._repr_html_() and "<table" in st._repr_html_()
 

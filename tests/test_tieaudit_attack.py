@@ -10,13 +10,12 @@ import pytest
 from qiskit.quantum_info import DensityMatrix, Kraus, Operator, random_clifford
 
 from qring_edu.experiments.tieaudit import (
-    dephasing_sweep,
     disagreement_fraction,
     outcome_index,
     random_matching,
-    ratio_bias,
     signs_with_disagreement,
 )
+from qring_edu.experiments.tieaudit_noise import dephasing_sweep, ratio_bias
 from qring_edu.tieaudit import (
     DataOnlyAttack,
     Dephasing,

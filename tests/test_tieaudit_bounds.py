@@ -10,12 +10,11 @@ import numpy as np
 import pytest
 from scipy.stats import multinomial
 
-from qring_edu.experiments.tieaudit import (
+from qring_edu.experiments.tieaudit import random_matching, signs_with_disagreement
+from qring_edu.experiments.tieaudit_plans import (
     classical_worst_failure,
     exact_copies,
     exact_subset_size,
-    random_matching,
-    signs_with_disagreement,
     tieaudit_failure_probability,
     tieaudit_worst_failure,
 )

@@ -13,16 +13,18 @@ import numpy as np
 import pytest
 
 from qring_edu.experiments.tieaudit import (
-    ConstantSource,
-    LabelWalk,
-    OutcomeWalk,
-    PoolTracking,
-    adaptive_coverage,
     disagreement_fraction,
     random_matching,
     signs_with_disagreement,
     tieaudit_noise_crossover,
     tieaudit_noise_threshold,
+)
+from qring_edu.experiments.tieaudit_noise import (
+    ConstantSource,
+    LabelWalk,
+    OutcomeWalk,
+    PoolTracking,
+    adaptive_coverage,
     wald_ratio_interval,
 )
 from qring_edu.tieaudit import (

@@ -10,6 +10,8 @@ import pytest
 
 from qring_edu import tieaudit as ta
 from qring_edu.experiments import tieaudit as exp
+from qring_edu.experiments import tieaudit_noise as exp_noise
+from qring_edu.experiments import tieaudit_plans as exp_plans
 
 # ---------------------------------------------------------------------------------------------
 # TieAudit: plans and crossovers
@@ -20,25 +22,25 @@ def test_copy_plans_rows_are_the_planners_and_exact_failures():
     """At a cheap size: every row's copies come from its planner and its failure is the exact
     worst case (the chapter's alpha = 0.1 numbers are asserted in its hidden cells and in
     tests/test_tieaudit_bounds.py)."""
-    plans = exp.tieaudit_copy_plans(0.5, 0.1, 0.05)
+    plans = exp_plans.tieaudit_copy_plans(0.5, 0.1, 0.05)
     by = {r.method: r for r in plans}
     for name, bound in (
         ("Hoeffding", "hoeffding"),
         ("Bernstein", "bernstein"),
         ("exact plan", "exact"),
     ):
-        planned = exp.exact_copies(0.5, 0.1, 0.05) if bound == "exact" else None
+        planned = exp_plans.exact_copies(0.5, 0.1, 0.05) if bound == "exact" else None
         assert by[name].copies == (planned or ta.tieaudit_copies(0.5, 0.1, 0.05, bound=bound))
     n_e = by["exact plan"].copies
     assert by["0.9 × exact plan"].copies == int(0.9 * n_e)
     assert by["normal approximation"].copies == math.ceil(1.959963984540054**2 / (4 * 0.5 * 0.01))
     assert math.isclose(
         by["Hoeffding"].failure,
-        exp.tieaudit_failure_probability(by["Hoeffding"].copies, 0.5, 0.1, 0.5),
+        exp_plans.tieaudit_failure_probability(by["Hoeffding"].copies, 0.5, 0.1, 0.5),
     )
     assert math.isnan(by["Hoeffding"].worst_f)
     for name in ("Bernstein", "exact plan", "0.9 × exact plan"):
-        assert (by[name].failure, by[name].worst_f) == exp.tieaudit_worst_failure(
+        assert (by[name].failure, by[name].worst_f) == exp_plans.tieaudit_worst_failure(
             by[name].copies, 0.5, 0.1
         )
     assert by["exact plan"].failure <= 0.05 < by["0.9 × exact plan"].failure
@@ -49,9 +51,9 @@ def test_copy_plans_rows_are_the_planners_and_exact_failures():
 
 
 def test_copies_curve_slopes():
-    c = exp.tieaudit_copies_curve(eps=0.1, exact_alphas=(1.0, 0.5))
+    c = exp_plans.tieaudit_copies_curve(eps=0.1, exact_alphas=(1.0, 0.5))
     assert abs(c.slope("hoeffding") + 2) < 0.01 and abs(c.slope("bernstein") + 1) < 0.02
-    assert list(c.exact) == [exp.exact_copies(a, 0.1) for a in (1.0, 0.5)]
+    assert list(c.exact) == [exp_plans.exact_copies(a, 0.1) for a in (1.0, 0.5)]
     assert -1.2 < c.slope("exact") < -0.8
     with pytest.raises(ValueError, match="which"):
         c.slope("chernoff")
@@ -71,9 +73,9 @@ def test_exact_crossover_equals_the_comparison_of_exact_plans():
     comparing the exact plans themselves around the crossover."""
     for n in (15, 16):
         P = 2**n
-        q = exp.exact_copies(1.0, 0.05) * n
-        k = exp.exact_subset_size(P, 1.0, 0.05)
-        fails = exp.classical_worst_failure(P, 1.0, q, 0.05)[0] > 0.05
+        q = exp_plans.exact_copies(1.0, 0.05) * n
+        k = exp_plans.exact_subset_size(P, 1.0, 0.05)
+        fails = exp_plans.classical_worst_failure(P, 1.0, q, 0.05)[0] > 0.05
         assert (q < k) == fails == (n == 16)
 
 
@@ -111,7 +113,7 @@ def test_tieaudit_scaling_bound():
 
 
 def test_attack_sweep_known_twirl_fooled_secret_twirl_holds():
-    s = exp.tieaudit_attack_sweep((0.0, 0.3, 0.6), log2_P=10, seeds=6)
+    s = exp_noise.tieaudit_attack_sweep((0.0, 0.3, 0.6), log2_P=10, seeds=6)
     assert np.allclose(s.mean_attenuation("knows_twirl"), 1.0)
     assert np.all(s.within("knows_twirl")[1:] == 0) and np.all(s.covered("knows_twirl")[1:] == 0)
     assert np.all(s.mean("knows_twirl")[1:] > s.f + s.eps)
@@ -124,14 +126,14 @@ def test_attack_sweep_known_twirl_fooled_secret_twirl_holds():
     assert math.isclose(s.data_overlap, (sig.sum() / 2**10) ** 2)
     assert len(s.table()) == 9 and len(s.table().columns) == 6
     with pytest.raises(ValueError, match="cases"):
-        exp.tieaudit_attack_sweep((0.1,), cases=("sneaky",))
+        exp_noise.tieaudit_attack_sweep((0.1,), cases=("sneaky",))
 
 
 def test_dephasing_sweep_bias_and_twirl():
-    d = exp.dephasing_sweep((0.0, 0.05, 0.1), log2_P=10, seeds=3)
+    d = exp_noise.dephasing_sweep((0.0, 0.05, 0.1), log2_P=10, seeds=3)
     assert d.bias[0] == 0 and d.bias[1] < -0.05 and d.bias[2] < d.bias[1]
     assert np.all(np.abs(d.twirled - d.f) <= d.eps)
     assert np.all(np.abs(d.plain[1:] - (d.f + d.bias[1:])) < 0.04)
     assert 0.3 < d.f < 0.45 and len(d.table()) == 3
     with pytest.raises(ValueError, match="min_distance"):
-        exp.dephasing_sweep((0.1,), log2_P=4, min_distance=5)
+        exp_noise.dephasing_sweep((0.1,), log2_P=4, min_distance=5)

@@ -7,8 +7,10 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from qring_edu.experiments import tieaudit as exp
-from qring_edu.experiments.tieaudit import audit_explorer, noise_sweep, tieaudit_curves
+from qring_edu.experiments import tieaudit_noise as exp_noise
+from qring_edu.experiments import tieaudit_plans as exp_plans
+from qring_edu.experiments.tieaudit import audit_explorer, tieaudit_curves
+from qring_edu.experiments.tieaudit_noise import noise_sweep
 from qring_edu.figures import tieaudit as figs
 from qring_edu.tieaudit import tieaudit_circuit
 from qring_edu.widgets import LiveFigure
@@ -83,12 +85,12 @@ def test_scaling_widget_bound_menu():
 
 
 def test_new_figures_are_figures():
-    curve = exp.tieaudit_copies_curve(eps=0.1, exact_alphas=(1.0, 0.5))
+    curve = exp_plans.tieaudit_copies_curve(eps=0.1, exact_alphas=(1.0, 0.5))
     for f in (
         figs.plot_copies_vs_alpha(curve),
-        figs.plot_attack_sweep(exp.tieaudit_attack_sweep((0.0, 0.4), log2_P=8, seeds=2)),
+        figs.plot_attack_sweep(exp_noise.tieaudit_attack_sweep((0.0, 0.4), log2_P=8, seeds=2)),
         figs.plot_dephasing_sweep(
-            exp.dephasing_sweep((0.0, 0.05), log2_P=8, seeds=1, min_distance=4)
+            exp_noise.dephasing_sweep((0.0, 0.05), log2_P=8, seeds=1, min_distance=4)
         ),
         figs.plot_audit_explorer(audit_explorer(4, attack="knows_twirl", noise=0.3)),
         figs.plot_tieaudit_scaling(tieaudit_curves(0.05)),

@@ -34,7 +34,7 @@ import qring_edu as q
 from qring_edu import gapip as gp
 from qring_edu import tieaudit as ta
 from qring_edu.experiments import gapip as exp_al
-from qring_edu.experiments import tieaudit as exp_ta
+from qring_edu.experiments import tieaudit_plans as exp_plans
 from qring_edu.experiments.superdense_ring import channel_statistics, overlap_sweep
 from qring_edu.experiments.training import learner_comparison, training_comparison
 
@@ -234,10 +234,10 @@ def alignment_c(alpha: float = 0.25, eps: float = 0.05, delta: float = 0.05):
     out = {}
     for bound in ("hoeffding", "bernstein", "exact"):
         if bound == "exact":
-            N = exp_ta.exact_copies(alpha, eps, delta)
+            N = exp_plans.exact_copies(alpha, eps, delta)
         else:
             N = ta.tieaudit_copies(alpha, eps, delta, bound=bound)
-        out[bound] = (N, exp_ta.tieaudit_worst_failure(N, alpha, eps)[0])
+        out[bound] = (N, exp_plans.tieaudit_worst_failure(N, alpha, eps)[0])
     return out
 
 

@@ -18,10 +18,10 @@ import numpy as np
 from ..experiments.tieaudit import (
     disagreement_fraction,
     random_matching,
-    ratio_bias,
     signs_with_disagreement,
     tieaudit_crossover,
 )
+from ..experiments.tieaudit_noise import ratio_bias
 from ..tieaudit import (
     Dephasing,
     check_matching,
@@ -357,7 +357,7 @@ def check_y_variance(answer, alpha: float, f: float) -> Feedback:
 def check_ratio_bias(answer, signs, matching, noise: float) -> Feedback:
     """Many-copies bias ``f_w - f`` of the ratio estimator under dephasing ``noise`` (each pair
     ``(i, j)`` weighted by ``(1 - 2 noise)^|i XOR j|``). Reference:
-    :func:`qring_edu.experiments.tieaudit.ratio_bias`; absolute tolerance 1e-4.
+    :func:`qring_edu.experiments.tieaudit_noise.ratio_bias`; absolute tolerance 1e-4.
 
     Examples
     --------

@@ -17,14 +17,9 @@ from ._base import plain_log_x
 from .gapip import COLOURS, plot_circuit
 
 if TYPE_CHECKING:  # annotations only: the results come from the floors below
-    from ..experiments.tieaudit import (
-        AttackSweep,
-        AuditExplorer,
-        CopiesCurve,
-        DephasingSweep,
-        NoiseSweep,
-        TieAuditScaling,
-    )
+    from ..experiments.tieaudit import AuditExplorer, TieAuditScaling
+    from ..experiments.tieaudit_noise import AttackSweep, DephasingSweep, NoiseSweep
+    from ..experiments.tieaudit_plans import CopiesCurve
 
 __all__ = [
     "plot_circuit",
@@ -169,7 +164,7 @@ def plot_noise_sweep(sweep: NoiseSweep) -> Figure:
 
     Examples
     --------
-    >>> from qring_edu.experiments.tieaudit import noise_sweep
+    >>> from qring_edu.experiments.tieaudit_noise import noise_sweep
     >>> from qring_edu.figures.tieaudit import plot_noise_sweep
     >>> fig = plot_noise_sweep(noise_sweep((0.0, 0.2, 0.4), log2_P=8, eps=0.1))
     >>> fig.axes[0].get_xlabel()
@@ -217,7 +212,7 @@ def plot_copies_vs_alpha(curve: CopiesCurve) -> Figure:
 
     Examples
     --------
-    >>> from qring_edu.experiments.tieaudit import tieaudit_copies_curve
+    >>> from qring_edu.experiments.tieaudit_plans import tieaudit_copies_curve
     >>> from qring_edu.figures.tieaudit import plot_copies_vs_alpha
     >>> curve = tieaudit_copies_curve((1.0, 0.3, 0.1, 0.03), 0.2, exact_alphas=(1.0,))
     >>> fig = plot_copies_vs_alpha(curve)
@@ -267,7 +262,7 @@ def plot_attack_sweep(sweep: AttackSweep) -> Figure:
 
     Examples
     --------
-    >>> from qring_edu.experiments.tieaudit import tieaudit_attack_sweep
+    >>> from qring_edu.experiments.tieaudit_noise import tieaudit_attack_sweep
     >>> from qring_edu.figures.tieaudit import plot_attack_sweep
     >>> fig = plot_attack_sweep(tieaudit_attack_sweep((0.0, 0.5), log2_P=6, seeds=2))
     >>> len(fig.axes)                                   # estimates, attenuation
@@ -311,7 +306,7 @@ def plot_dephasing_sweep(sweep: DephasingSweep) -> Figure:
 
     Examples
     --------
-    >>> from qring_edu.experiments.tieaudit import dephasing_sweep
+    >>> from qring_edu.experiments.tieaudit_noise import dephasing_sweep
     >>> from qring_edu.figures.tieaudit import plot_dephasing_sweep
     >>> fig = plot_dephasing_sweep(dephasing_sweep((0.0, 0.1), log2_P=6, min_distance=4, seeds=1))
     >>> fig.axes[0].get_xlabel()

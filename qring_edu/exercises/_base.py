@@ -393,7 +393,7 @@ def forbidden(*names: str, namespace: dict | None = None):
     ----------
     *names : str
         Names of functions of ``qring_edu`` or of one of its modules (e.g. ``"sketch_bits"``,
-        which lives in ``qring_edu.alignment``).
+        which lives in ``qring_edu.gapip``).
     namespace : dict, optional
         A globals dictionary whose bindings to those functions are replaced too.
 

@@ -46,9 +46,10 @@ if str(BENCH) not in sys.path:  # the timing helpers are a sibling module
 from timing import Timing, max_rss, mem_available, time_pair, traced  # noqa: E402  (shared helpers)
 
 from qring_edu import ring_allreduce  # noqa: E402
-from qring_edu.alignment import gapip  # noqa: E402
-from qring_edu.experiments.alignment import aligned_pair  # noqa: E402
-from qring_edu.sign_audit import random_matching, signs_with_disagreement, tieaudit  # noqa: E402
+from qring_edu.experiments.gapip import aligned_pair  # noqa: E402
+from qring_edu.experiments.tieaudit import random_matching, signs_with_disagreement  # noqa: E402
+from qring_edu.gapip import gapip  # noqa: E402
+from qring_edu.tieaudit import tieaudit  # noqa: E402
 from qring_edu.vga import vga_aggregate  # noqa: E402
 
 GiB = 2**30

@@ -32,9 +32,10 @@ import math
 import numpy as np
 
 import qring_edu as q
-from qring_edu import alignment as gp
-from qring_edu import sign_audit as ta
-from qring_edu.experiments import alignment as exp_al
+from qring_edu import gapip as gp
+from qring_edu import tieaudit as ta
+from qring_edu.experiments import gapip as exp_al
+from qring_edu.experiments import tieaudit_plans as exp_plans
 from qring_edu.experiments.superdense_ring import channel_statistics, overlap_sweep
 from qring_edu.experiments.training import learner_comparison, training_comparison
 
@@ -206,7 +207,8 @@ def iae_constant(tau: float, P: int = 2**16, trials: int = 20, seed: int = 0) ->
     costs = []
     for t in range(trials):
         g, h = exp_al.aligned_pair(P, tau if t % 2 == 0 else -tau, seed=seed + t)
-        costs.append(gp.gapip(g, h, tau, seed=seed + 1000 + t).cost)
+        quantum = gp.AmplitudeEstimation("chernoff")  # the chapter's first protocol
+        costs.append(gp.gapip(g, h, tau, protocol=quantum, seed=seed + 1000 + t).cost)
     return float(np.mean(costs)) * tau / gp.n_register_qubits(P)
 
 
@@ -232,8 +234,11 @@ def alignment_c(alpha: float = 0.25, eps: float = 0.05, delta: float = 0.05):
     """{bound: (copies, exact worst-case failure probability)}."""
     out = {}
     for bound in ("hoeffding", "bernstein", "exact"):
-        N = ta.tieaudit_copies(alpha, eps, delta, bound=bound)[0]
-        out[bound] = (N, ta.tieaudit_worst_failure(N, alpha, eps)[0])
+        if bound == "exact":
+            N = exp_plans.exact_copies(alpha, eps, delta)
+        else:
+            N = ta.tieaudit_copies(alpha, eps, delta, bound=bound)
+        out[bound] = (N, exp_plans.tieaudit_worst_failure(N, alpha, eps)[0])
     return out
 
 
@@ -251,7 +256,11 @@ def alignment_d(
     Per copy: matched with probability alpha, then Y = +-1 with E[Y] = eta (1 - 2 f) for data and
     eta for tests (f = 0), eta = 0 inside the block and 1 outside. Returns the failure rates
     P(|f_hat - f| > eps) with the tests at secret random positions and with the tests last."""
-    data, test = ta.tieaudit_copies(alpha, eps, delta, noise)
+    # As many tests as data, each group planned at delta/2 for the ratio estimator (t = eps alpha
+    # eta/(1 + eps); the smaller of Hoeffding and Bernstein): the fixed-count design examined here.
+    L, t_ = math.log(4 / delta), eps * alpha * (1 - noise) / (1 + eps)
+    bernstein = L * (2 * alpha + 2 * (1 + alpha) * t_ / 3) / t_**2
+    data = test = math.ceil(min(2 * L / t_**2, bernstein))
     n = data + test
     L = int(round(noise * n))
     rng = np.random.default_rng(seed)

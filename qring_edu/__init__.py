@@ -19,10 +19,10 @@ Qiskit path. This package re-exports the names a reader meets first; everything 
 importable from its module.
 """
 
-from .alignment import Decision, gapip
 from .costmodel import iteration_time, ring_time
 from .distillation import Distillation, distill
 from .fixedpoint import FixedPoint, fixed_point, modular_sum
+from .gapip import Decision, gapip
 from .holevo import (
     accessible_information,
     bb84_ensemble,
@@ -40,13 +40,13 @@ from .ledger import Ledger
 from .noise import Link, depolarizing_capacities
 from .protection import FEC, Distill, Protection, expected_net_factor
 from .ring import AllReduceResult, chunk_bounds, message_bits, ring_allreduce, ring_schedule
-from .sign_audit import Estimate, tieaudit
 from .superdense import (
     superdense_circuit,
     superdense_outcome_probabilities,
     superdense_send,
     superdense_send_qiskit,
 )
+from .tieaudit import Estimate, tieaudit
 from .training import TrainingRun, train_data_parallel
 from .transports import Classical, Protected, Superdense
 from .vga import VGAResult, vga_aggregate

@@ -195,7 +195,7 @@ SHORTCUT: dict[str, tuple[dict[int, str], float]] = {
             ),
             # q2 0/2: the library's sketch length
             1: (
-                "from qring_edu.alignment import sketch_bits\n"
+                "from qring_edu.gapip import sketch_bits\n"
                 "def sign_sketch_bits(tau, delta):\n    return sketch_bits(tau, delta)\n\n"
                 "sketch_bits_007 = sign_sketch_bits(0.07, 0.01)"
             ),

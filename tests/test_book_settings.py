@@ -18,10 +18,11 @@ import pytest
 
 import qring_edu as qr
 from qring_edu import dense_coding_threshold, isotropic_capacity
-from qring_edu.exercises import alignment as ex5
 from qring_edu.exercises import bottleneck as ex1
+from qring_edu.exercises import gapip as ex_gapip
 from qring_edu.exercises import holevo as ex2
 from qring_edu.exercises import superdense_ring as ex3
+from qring_edu.exercises import tieaudit as ex_tieaudit
 from qring_edu.exercises import training as ex3t
 from qring_edu.exercises import vga as ex4
 from qring_edu.holevo import binary_entropy, superdense_ensemble, two_state_chi, two_state_ensemble
@@ -399,14 +400,14 @@ def test_chapter5_worked_answers(check, right, wrong, args):
         (ex1.check_chunk_sent, 2, 1, (), dict(P=5, k=3, s=2, phase="all-gather")),
         (ex1.check_link_bits, 32000, 32001, (), dict(P=6, d=1200, bits=16)),
         (ex1.check_link_bits, 128, 120, (), dict(P=4, d=10, bits=8)),
-        (ex5.check_overlap, 0.65, 0.3, (0.3,), {}),
-        (ex5.check_not_ah_probability, math.sin(5 * math.acos(0.4)) ** 2, 0.5, (-0.2, 2), {}),
-        (ex5.check_sketch_bits, 1474, 1473, (0.1, 0.05), {}),
-        (ex5.check_expected_y, 0.25, 0.5, (0.5, 0.25), {}),
-        (ex5.check_tieaudit_qubits, 1850, 185, (1024, 0.1, 0.05), {}),
-        (ex5.check_crossover, 8192, 4096, (0.1,), {}),
-        (ex5.check_crossover, 13, 12, (0.1,), {}),
-        (ex5.check_calibrated_estimate, 0.25, 0.35, (0.3, 0.6), {}),
+        (ex_gapip.check_overlap, 0.65, 0.3, (0.3,), {}),
+        (ex_gapip.check_not_ah_probability, math.sin(5 * math.acos(0.4)) ** 2, 0.5, (-0.2, 2), {}),
+        (ex_gapip.check_sketch_bits, 1474, 1473, (0.1, 0.05), {}),
+        (ex_tieaudit.check_expected_y, 0.25, 0.5, (0.5, 0.25), {}),
+        (ex_tieaudit.check_tieaudit_qubits, 1850, 185, (1024, 0.1, 0.05), {}),
+        (ex_tieaudit.check_crossover, 8192, 4096, (0.1,), {}),
+        (ex_tieaudit.check_crossover, 13, 12, (0.1,), {}),
+        (ex_tieaudit.check_calibrated_estimate, 0.25, 0.35, (0.3, 0.6), {}),
     ],
 )
 def test_chapters_1_and_5_worked_answers(check, right, wrong, args, kwargs):
@@ -420,11 +421,16 @@ def test_chapters_1_and_5_worked_answers(check, right, wrong, args, kwargs):
 @pytest.mark.parametrize(
     "check, right, wrong, args",
     [
-        (ex5.check_vector_bits, 2304, 5909, (2**8, 0.05)),
-        (ex5.check_phase_estimation_qubits, 77, 50, (1000, 4)),
-        (ex5.check_y_variance, 0.0975, 0.1, (0.1, 0.25)),
-        (ex5.check_test_overlap, 0.25, 0.5, ([1, 1, -1, 1, 1, -1, 1, 1],)),
-        (ex5.check_ratio_bias, 0.1098, 0.6098, ([1, -1, 1, 1, 1, 1, 1, 1], [[0, 1], [2, 5]], 0.1)),
+        (ex_gapip.check_vector_bits, 2304, 5909, (2**8, 0.05)),
+        (ex_gapip.check_phase_estimation_qubits, 77, 50, (1000, 4)),
+        (ex_tieaudit.check_y_variance, 0.0975, 0.1, (0.1, 0.25)),
+        (ex_tieaudit.check_test_overlap, 0.25, 0.5, ([1, 1, -1, 1, 1, -1, 1, 1],)),
+        (
+            ex_tieaudit.check_ratio_bias,
+            0.1098,
+            0.6098,
+            ([1, -1, 1, 1, 1, 1, 1, 1], [[0, 1], [2, 5]], 0.1),
+        ),
     ],
 )
 def test_chapter6_worked_answers(check, right, wrong, args):
@@ -448,8 +454,8 @@ def test_chapter6_worked_solutions_of_the_code_exercises_pass():
         a, b = psi[matching[:, 0]], psi[matching[:, 1]]
         return (a + b) ** 2 / 2, (a - b) ** 2 / 2  # |<(i ± j)/sqrt2|psi>|^2
 
-    assert ex5.check_pingpong_probability(my_not_ah_probability).passed
-    assert ex5.check_tieaudit_measurement(my_outcomes).passed
+    assert ex_gapip.check_pingpong_probability(my_not_ah_probability).passed
+    assert ex_tieaudit.check_tieaudit_measurement(my_outcomes).passed
     nb = _chapter6()
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     for line in (

@@ -13,9 +13,7 @@ import numpy as np
 import pytest
 
 from qring_edu import vga_epsilon
-from qring_edu.alignment import classical_bits
 from qring_edu.experiments import claims as claims_module
-from qring_edu.experiments.alignment import tieaudit_crossover
 from qring_edu.experiments.claims import (
     CLAIM_KEYS,
     CLAIM_ROWS,
@@ -36,6 +34,7 @@ from qring_edu.experiments.claims import (
     verdict_from,
     vga_claim,
 )
+from qring_edu.experiments.tieaudit import tieaudit_crossover
 from qring_edu.figures import claims as figures_module
 from qring_edu.figures.claims import (
     HEADERS,
@@ -45,6 +44,7 @@ from qring_edu.figures.claims import (
     claims_table_markdown,
     verdict_label,
 )
+from qring_edu.gapip import classical_bits
 from qring_edu.vga import KnownPads
 from qring_edu.vga_security import detection_probability
 

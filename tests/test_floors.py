@@ -24,10 +24,10 @@ from matplotlib.figure import Figure
 
 from qring_edu import costmodel, dense_coding_threshold, isotropic_capacity, ring_allreduce
 from qring_edu.exercises import (
-    alignment as ex5,
+    bottleneck as ex1,
 )
 from qring_edu.exercises import (
-    bottleneck as ex1,
+    gapip as ex_gapip,
 )
 from qring_edu.exercises import (
     holevo as ex2,
@@ -36,10 +36,13 @@ from qring_edu.exercises import (
     superdense_ring as ex3,
 )
 from qring_edu.exercises import (
+    tieaudit as ex_tieaudit,
+)
+from qring_edu.exercises import (
     vga as ex4,
 )
 from qring_edu.exercises._base import as_integer, as_number, close, compare_integer, compare_number
-from qring_edu.experiments import alignment, bottleneck, claims, holevo, superdense_ring, vga
+from qring_edu.experiments import bottleneck, claims, holevo, superdense_ring, tieaudit_noise, vga
 from qring_edu.experiments._base import Table, compare_ledgers
 from qring_edu.figures._base import plot_circuits
 from qring_edu.holevo import binary_entropy
@@ -60,7 +63,8 @@ def test_experiments_import_neither_matplotlib_nor_ipywidgets():
     code = (
         "import json, sys\n"
         "import qring_edu\n"
-        "from qring_edu.experiments import alignment, bottleneck, claims, holevo, superdense_ring, vga\n"
+        "from qring_edu.experiments import bottleneck, claims, gapip, holevo, superdense_ring, "
+        "tieaudit, vga\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
         "('matplotlib', 'ipywidgets', 'IPython'))))"
     )
@@ -100,13 +104,13 @@ NUMERIC_CHECKERS = [
     (ex4.check_transcript_count, dict(workers=4, bits=3), 512),
     (ex4.check_known_pads_survival, dict(tests=20, workers=4), (9 / 16) ** 20),
     (ex4.check_ghz_copies_delivered, dict(entries=1000, bits=16, test_fraction=0.5), 32000),
-    (ex5.check_overlap, dict(c=0.3), 0.65),
-    (ex5.check_not_ah_probability, dict(c=-0.2, k=2), math.sin(5 * math.acos(0.4)) ** 2),
-    (ex5.check_sketch_bits, dict(tau=0.1, delta=0.05), 1474),
-    (ex5.check_expected_y, dict(alpha=0.5, f=0.25), 0.25),
-    (ex5.check_tieaudit_qubits, dict(P=1024, eps=0.1, delta=0.05), 1850),
-    (ex5.check_crossover, dict(eps=0.1), 8192),
-    (ex5.check_calibrated_estimate, dict(mean_data=0.3, mean_test=0.6), 0.25),
+    (ex_gapip.check_overlap, dict(c=0.3), 0.65),
+    (ex_gapip.check_not_ah_probability, dict(c=-0.2, k=2), math.sin(5 * math.acos(0.4)) ** 2),
+    (ex_gapip.check_sketch_bits, dict(tau=0.1, delta=0.05), 1474),
+    (ex_tieaudit.check_expected_y, dict(alpha=0.5, f=0.25), 0.25),
+    (ex_tieaudit.check_tieaudit_qubits, dict(P=1024, eps=0.1, delta=0.05), 1850),
+    (ex_tieaudit.check_crossover, dict(eps=0.1), 8192),
+    (ex_tieaudit.check_calibrated_estimate, dict(mean_data=0.3, mean_test=0.6), 0.25),
 ]
 IDS = [c.__name__ for c, _, _ in NUMERIC_CHECKERS]
 
@@ -260,7 +264,7 @@ def test_result_tables_hold_the_results_numbers():
     )
     grid = vga.epsilon_grid(0.1, SplitWorker(), max_used=100)
     assert grid.table().column("ε at d = 100 used copies") == tuple(grid.epsilon[:, -1])
-    noise = alignment.noise_sweep((0.0, 0.3), log2_P=6, eps=0.2)
+    noise = tieaudit_noise.noise_sweep((0.0, 0.3), log2_P=6, eps=0.2)
     assert noise.table().column("copies") == tuple(int(c) for c in noise.copies)
     assert "<table" in noise._repr_html_() and "<table" in st._repr_html_()
 

@@ -5,7 +5,7 @@ Floors, lowest first:
 
 0. **core** — ``_validate``, ``_result``, ``fixedpoint``, ``ledger``, ``states``;
 1. **protocols** — every other module directly in ``qring_edu/`` (``ring``, ``superdense``,
-   ``holevo``, ``vga``, ``alignment``, ``sign_audit``, ``costmodel``, ``training``, ``ddp``, and
+   ``holevo``, ``vga``, ``gapip``, ``tieaudit``, ``costmodel``, ``training``, ``ddp``, and
    any protocol module added later);
 2. **experiments** — ``qring_edu.experiments.*``;
 3. **presentation** — ``qring_edu.figures.*``, ``qring_edu.widgets.*``, ``qring_edu.exercises.*``.

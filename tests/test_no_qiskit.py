@@ -34,9 +34,10 @@ FAST_PATHS = textwrap.dedent("""
     import numpy as np
     import qring_edu as qr
     from qring_edu import states
-    from qring_edu.experiments import alignment, bottleneck, claims, holevo, superdense_ring, vga
+    from qring_edu.experiments import bottleneck, claims, holevo, superdense_ring, vga
+    from qring_edu.experiments import gapip as gapip_experiments
     from qring_edu.experiments import noisy_links, training, vga_security
-    from qring_edu.sign_audit import random_matching, signs_with_disagreement
+    from qring_edu.experiments.tieaudit import random_matching, signs_with_disagreement
 
     out = {}
     grads = np.arange(24).reshape(4, 6)
@@ -48,7 +49,7 @@ FAST_PATHS = textwrap.dedent("""
     out["vga_total"] = qr.vga_aggregate(np.array([[1, 2], [3, 4], [5, 6]]), bits=4, seed=0).total.tolist()
     out["vga_pads_row"] = qr.vga.zero_sum_pads(3, 4, 8, seed=1, worker=2).tolist()
     out["vga_epsilon"] = qr.vga_epsilon(800, 0.5, 0.1, detection=0.25)
-    g, h = alignment.aligned_pair(64, 0.3, seed=0)
+    g, h = gapip_experiments.aligned_pair(64, 0.3, seed=0)
     out["gapip"] = qr.gapip(g, h, 0.3, seed=1).verdict
     out["gapip_classical"] = qr.gapip(g, h, 0.3, protocol="classical", seed=1).verdict
     m = random_matching(64, 1.0, seed=0)

@@ -7,31 +7,23 @@ real number, never a string or a bool (:func:`~qring_edu.exercises._base.as_numb
 per chapter slug: :mod:`.qubits` (chapter 0), :mod:`.bottleneck`, :mod:`.holevo`,
 :mod:`.superdense_ring` (and :mod:`.training`, its training section), :mod:`.vga` (both VGA
 chapters),
-:mod:`.alignment`.
+:mod:`.gapip`, :mod:`.tieaudit`.
 """
 
 from ._base import Feedback
-from .alignment import (
-    check_calibrated_estimate,
-    check_crossover,
-    check_expected_y,
-    check_not_ah_probability,
-    check_overlap,
-    check_phase_estimation_qubits,
-    check_pingpong_probability,
-    check_ratio_bias,
-    check_sketch_bits,
-    check_test_overlap,
-    check_tieaudit_measurement,
-    check_tieaudit_qubits,
-    check_vector_bits,
-    check_y_variance,
-)
 from .bottleneck import (
     check_chunk_sent,
     check_link_bits,
     check_model_comm_time,
     check_ring_vs_ps_speedup,
+)
+from .gapip import (
+    check_not_ah_probability,
+    check_overlap,
+    check_phase_estimation_qubits,
+    check_pingpong_probability,
+    check_sketch_bits,
+    check_vector_bits,
 )
 from .holevo import (
     check_capacity_threshold,
@@ -62,6 +54,16 @@ from .superdense_ring import (
     check_superdense_coding,
     check_superdense_qubits,
     check_symbol_error_rate,
+)
+from .tieaudit import (
+    check_calibrated_estimate,
+    check_crossover,
+    check_expected_y,
+    check_ratio_bias,
+    check_test_overlap,
+    check_tieaudit_measurement,
+    check_tieaudit_qubits,
+    check_y_variance,
 )
 from .training import (
     check_bandwidth_ratio,

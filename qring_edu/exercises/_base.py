@@ -544,7 +544,7 @@ def forbidden(*names: str, student=None):
     ----------
     *names : str
         Names of functions of ``qring_edu`` or of one of its loaded modules (e.g.
-        ``"sketch_bits"``).
+        ``"sketch_bits"``, which lives in ``qring_edu.gapip``).
     student : callable or tuple of callables, optional
         The answer under test (e.g. the student's ``link_bits``), inspected before the block.
 

@@ -49,8 +49,8 @@ from types import MappingProxyType
 import numpy as np
 
 from .._validate import check_choice, check_float, check_int
-from ..alignment import GAPIP_CONFIDENCES, classical_bits, gapip
 from ..costmodel import allreduce_cut_bound
+from ..gapip import GAPIP_CONFIDENCES, AmplitudeEstimation, classical_bits, gapip
 from ..holevo import (
     dense_coding_capacity,
     encoded_ensemble,
@@ -60,8 +60,8 @@ from ..holevo import (
 )
 from ..noise import depolarizing_capacities
 from ..ring import message_bits, ring_allreduce
-from ..sign_audit import tieaudit_copies, tieaudit_cost
 from ..states import isotropic_state
+from ..tieaudit import tieaudit_copies, tieaudit_cost
 from ..training import gradient_budget
 from ..vga import KnownPads, vga_aggregate
 from ..vga_security import (
@@ -74,8 +74,9 @@ from ..vga_security import (
     vga_epsilon_floor,
 )
 from ._base import loglog_slope, rng
-from .alignment import DEFAULT_LOG2_P, aligned_pair, tieaudit_scaling
+from .gapip import aligned_pair
 from .noisy_links import scheme_ledger
+from .tieaudit import DEFAULT_LOG2_P, tieaudit_crossover, tieaudit_scaling
 from .training import learner_comparison
 
 __all__ = [
@@ -875,7 +876,7 @@ def gapip_comparison(
     delta: float = 0.05,
     seed: int = 0,
 ) -> GapIPComparison:
-    """GapIP_τ's quantum protocol (:func:`~qring_edu.gapip`, iterative amplitude estimation) and
+    """GapIP_τ's quantum protocol (:func:`~qring_edu.gapip.gapip`, iterative amplitude estimation) and
     the cheaper classical protocol (sketch or the whole vector), sized with the same family of
     bounds ``confidence`` ("hoeffding", "exact"; "chernoff" is the earlier mix: Chernoff
     half-widths on the quantum side, the Hoeffding sketch on the classical one).
@@ -908,14 +909,9 @@ def gapip_comparison(
         for trial in range(trials):
             c = tau if trial % 2 == 0 else -tau
             g, h = aligned_pair(P, c, seed=rng(seed, t_i, trial))
+            quantum = AmplitudeEstimation(confidence)
             dq = gapip(
-                g,
-                h,
-                float(tau),
-                protocol="quantum",
-                delta=delta,
-                confidence=confidence,
-                seed=rng(seed, t_i, trial, 1),
+                g, h, float(tau), protocol=quantum, delta=delta, seed=rng(seed, t_i, trial, 1)
             )
             costs.append(dq.cost)
             ok += dq.verdict == ("aligned" if c > 0 else "conflicting")
@@ -1091,10 +1087,10 @@ def tieaudit_crossover_log2(
     delta: float = 0.05,
     max_log2_P: int = 60,
 ) -> int:
-    """Smallest ``n`` such that at ``P = 2^n`` the quantum TieAudit protocol sends fewer qubits
-    than the classical one sends bits, both planned with ``bound`` ("bernstein" — the smaller of
-    Bernstein and Hoeffding on each side — or "hoeffding"; see
-    :func:`~qring_edu.sign_audit.tieaudit_cost`); 0 if none up to ``2^max_log2_P``.
+    """``log2`` of :func:`~qring_edu.experiments.tieaudit.tieaudit_crossover`: the smallest
+    ``n`` such that at ``P = 2^n`` the quantum TieAudit protocol sends fewer qubits than the
+    one-way classical one sends bits, both planned with ``bound`` ("bernstein" or "hoeffding");
+    0 if none up to ``2^max_log2_P``.
 
     Examples
     --------
@@ -1104,15 +1100,8 @@ def tieaudit_crossover_log2(
     27
     """
     check_choice(bound, "bound", ("bernstein", "hoeffding"))
-    for n in range(1, check_int(max_log2_P, "max_log2_P", 1, 60) + 1):
-        P = 2**n
-        quantum = tieaudit_cost(P, eps, alpha=alpha, delta=delta, bound=bound)
-        classical = tieaudit_cost(
-            P, eps, protocol="classical", alpha=alpha, delta=delta, bound=bound
-        )
-        if quantum < classical:
-            return n
-    return 0
+    P = tieaudit_crossover(eps, alpha, delta, max_log2_P, bound=bound)
+    return P.bit_length() - 1 if P else 0
 
 
 def _judge_tieaudit(v: Mapping[str, float]) -> tuple[str, str]:
@@ -1131,7 +1120,10 @@ def _judge_tieaudit(v: Mapping[str, float]) -> tuple[str, str]:
             "exponential against a proven classical lower bound only for coverage α ≤ 1/4 at "
             "constant ε (Gavinsky et al. 2007: Ω(√(P/α)) bits, one-way, shared randomness); at "
             "α = 1 the classical column is our protocol, not a bound. The advantage is "
-            "asymptotic: the crossover P depends on α and on the bound family"
+            "asymptotic: the crossover P depends on α and on the bound family. It is one-way: "
+            "a client that may send r of its pairs gets the answer in r (2 log2 P + 1) = "
+            f"{v['two_message_max']:,.0f} bits at P = 2^{v['log2_P_max']:.0f} (two messages, "
+            "O(log P/ε²))"
         )
     return verdict_from(failed, limits)
 
@@ -1157,7 +1149,9 @@ def tieaudit_claim(seed: int = 0, eps: float = 0.05) -> Claim:
     Exponential against a proven classical lower bound only for coverage α ≤ 1/4 at constant
     ε (Gavinsky et al. 2007: Ω(√(P/α)) bits, one-way, shared randomness); at α = 1 the
     classical column is our protocol, not a bound. The advantage is asymptotic: the
-    crossover P depends on α and on the bound family.
+    crossover P depends on α and on the bound family. It is one-way: a client that may send
+    r of its pairs gets the answer in r (2 log2 P + 1) = 36,162 bits at P = 2^24 (two
+    messages, O(log P/ε²)).
     """
     seed = check_int(seed, "seed", 0)
     eps = check_float(eps, "eps", 0.0, 1.0, lo_open=True, hi_open=True)
@@ -1182,11 +1176,14 @@ def tieaudit_claim(seed: int = 0, eps: float = 0.05) -> Claim:
         "trials": r.trials,
         "log2_P_min": int(DEFAULT_LOG2_P[0]),
         "log2_P_max": int(DEFAULT_LOG2_P[-1]),
+        "two_message_max": tieaudit_cost(
+            2 ** DEFAULT_LOG2_P[-1], eps, protocol="two_message", alpha=alpha
+        ),
     }
     for a in TIEAUDIT_ALPHAS:
         for bound in ("bernstein", "hoeffding"):
             v[f"crossover_{bound}_a{a:g}"] = tieaudit_crossover_log2(eps, a, bound=bound)
-            v[f"copies_{bound}_a{a:g}"] = tieaudit_copies(a, eps, bound=bound)[0]
+            v[f"copies_{bound}_a{a:g}"] = tieaudit_copies(a, eps, bound=bound)
 
     def xs(bound: str) -> str:
         return ", ".join(

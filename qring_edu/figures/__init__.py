@@ -4,18 +4,29 @@ They build ``matplotlib.figure.Figure`` objects directly (no pyplot global state
 nothing and never display anything. One module per chapter slug: :mod:`.bottleneck` (chapter 1),
 :mod:`.holevo` (chapter 2), :mod:`.superdense_ring` and :mod:`.training` (chapter 3 and its
 training section), :mod:`.vga` and :mod:`.vga_security` (the VGA chapters),
-:mod:`.alignment` (chapter 5); :mod:`.claims` renders the claims table as HTML/Markdown strings;
-shared helpers (the circuit drawer) in :mod:`._base`.
+:mod:`.gapip` and :mod:`.tieaudit`; :mod:`.claims` renders the claims table as HTML/Markdown
+strings; shared helpers (the circuit drawer) in :mod:`._base`.
 """
 
-from . import alignment, bottleneck, claims, holevo, superdense_ring, training, vga, vga_security
+from . import (
+    bottleneck,
+    claims,
+    gapip,
+    holevo,
+    superdense_ring,
+    tieaudit,
+    training,
+    vga,
+    vga_security,
+)
 
 __all__ = [
-    "alignment",
     "bottleneck",
     "claims",
+    "gapip",
     "holevo",
     "superdense_ring",
+    "tieaudit",
     "training",
     "vga",
     "vga_security",

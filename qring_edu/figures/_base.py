@@ -19,7 +19,7 @@ from matplotlib.figure import Figure
 if TYPE_CHECKING:  # annotations only: Qiskit is imported by whoever built the circuits
     from qiskit import QuantumCircuit
 
-__all__ = ["plot_circuits", "nonempty", "fmt_seconds"]
+__all__ = ["plot_circuits", "nonempty", "fmt_seconds", "plain_log_x"]
 
 
 def nonempty(items, name: str, what: str) -> list:
@@ -118,3 +118,20 @@ def fmt_seconds(t: float) -> str:
     if t >= 1e-3:
         return f"{t * 1e3:.2f} ms"
     return f"{t * 1e6:.1f} µs"
+
+
+def plain_log_x(ax) -> None:
+    """Label a log x axis with plain numbers (``0.01``, ``0.1``; no ``3×10⁰`` minor labels).
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> ax = Figure().subplots()
+    >>> ax.semilogx([0.01, 1], [0, 1]) and plain_log_x(ax)
+    >>> ax.xaxis.get_major_formatter()(0.1, 0)
+    '0.1'
+    """
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())

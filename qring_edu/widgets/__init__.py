@@ -2,15 +2,16 @@
 
 One module per chapter slug: :mod:`.bottleneck`, :mod:`.holevo`, :mod:`.superdense_ring` (and
 :mod:`.training`, its training section),
-:mod:`.vga`, :mod:`.alignment`; every factory is ``LiveFigure(experiment, figure)`` with its
+:mod:`.vga`, :mod:`.gapip`, :mod:`.tieaudit`; every factory is ``LiveFigure(experiment, figure)`` with its
 controls (:mod:`._base`).
 """
 
 from ._base import LIVE_HINT, LiveFigure, figure_to_png
-from .alignment import gapip_widget, tieaudit_explorer_widget, tieaudit_scaling_widget
 from .bottleneck import alpha_beta_widget, ring_schedule_widget
+from .gapip import gapip_widget
 from .holevo import dense_coding_widget, ensemble_designer_widget, ledger_floor_widget
 from .superdense_ring import iteration_time_widget, overlap_widget, superdense_channel_widget
+from .tieaudit import tieaudit_explorer_widget, tieaudit_scaling_widget
 from .training import learner_training_widget, superdense_training_widget
 from .vga import vga_attack_widget, vga_epsilon_widget, vga_privacy_widget
 

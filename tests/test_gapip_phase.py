@@ -10,23 +10,31 @@ import pytest
 from qiskit.quantum_info import Operator
 from scipy.stats import binom
 
-from qring_edu.alignment import (
+from qring_edu.experiments.gapip import aligned_pair, gapip_probability, gapip_sample_qiskit
+from qring_edu.gapip import (
     GAPIP_PROTOCOLS,
-    _interval,
-    _run_sketch,
+    AmplitudeEstimation,
+    Classical,
+    PhaseEstimation,
+    Sketch,
     alignment_angle,
     alignment_state,
     classical_bits,
     controlled_reflection_circuit,
     gapip,
     gapip_circuit,
-    gapip_probability,
-    gapip_sample_qiskit,
     n_register_qubits,
     reflection_circuit,
     sketch_bits,
 )
-from qring_edu.experiments.alignment import aligned_pair
+
+FAMILY = {("quantum", c): AmplitudeEstimation(c) for c in ("chernoff", "hoeffding", "exact")} | {
+    ("phase_estimation", c): PhaseEstimation(c) for c in ("chernoff", "hoeffding", "exact")
+}
+FAMILY |= {
+    ("classical", c): Classical("exact" if c == "exact" else "hoeffding")
+    for c in ("chernoff", "hoeffding", "exact")
+}
 
 
 def _pair(c):
@@ -84,7 +92,7 @@ def test_phase_estimation_circuit_counts_passes():
 
 def test_phase_estimation_cost_and_rounds_accounting():
     g, h = aligned_pair(100, 0.2, seed=3)
-    d = gapip(g, h, 0.2, protocol="phase_estimation", confidence="hoeffding", seed=5)
+    d = gapip(g, h, 0.2, protocol=PhaseEstimation("hoeffding"), seed=5)
     n = n_register_qubits(100)
     assert d.protocol == "phase_estimation" and d.unit == "qubits"
     assert d.steps[0].k == 1 and all(s.k >= 1 for s in d.steps)
@@ -108,7 +116,7 @@ def test_decisions_correct_for_every_family(protocol, confidence):
     for t in range(40):
         c = tau if t % 2 == 0 else -tau
         g, h = aligned_pair(256, c, seed=t)
-        d = gapip(g, h, tau, protocol=protocol, confidence=confidence, seed=100 + t)
+        d = gapip(g, h, tau, protocol=FAMILY[protocol, confidence], seed=100 + t)
         wrong += d.verdict != ("aligned" if c > 0 else "conflicting")
     assert wrong <= 6
 
@@ -117,7 +125,8 @@ def _mean_cost(tau, protocol, confidence, trials=20, P=2**10):
     costs = []
     for t in range(trials):
         g, h = aligned_pair(P, tau if t % 2 == 0 else -tau, seed=t)
-        costs.append(gapip(g, h, tau, protocol=protocol, confidence=confidence, seed=50 + t).cost)
+        value = FAMILY[protocol, confidence]
+        costs.append(gapip(g, h, tau, protocol=value, seed=50 + t).cost)
     return float(np.mean(costs))
 
 
@@ -127,19 +136,13 @@ def test_phase_estimation_costs_about_twice_amplitude_estimation():
         assert 1.3 < r < 2.8, (conf, r)
 
 
-def test_interval_families():
-    # Hoeffding: 2 exp(-2 N e^2) = level; "chernoff" is sqrt(6) times wider.
-    lo, hi = _interval(30, 100, 0.01, "hoeffding")
-    assert math.isclose(hi - 0.3, math.sqrt(math.log(200) / 200))
-    clo, chi = _interval(30, 100, 0.01, "chernoff")
-    assert math.isclose((chi - 0.3) / (hi - 0.3), math.sqrt(6))
-    # Clopper-Pearson covers with probability >= 1 - level at every p (checked exactly).
-    N, level = 60, 0.05
-    ints = [_interval(x, N, level, "exact") for x in range(N + 1)]
-    for p in np.linspace(0.01, 0.99, 41):
-        cover = sum(binom.pmf(x, N, p) for x, (a, b) in enumerate(ints) if a <= p <= b)
-        assert cover >= 1 - level - 1e-12
-    assert _interval(0, N, level, "exact")[0] == 0.0 and _interval(N, N, level, "exact")[1] == 1.0
+def test_interval_families_order_the_costs():
+    # Chernoff's half-width is sqrt(6) times Hoeffding's (6 times the shots per step, fewer
+    # steps); Clopper-Pearson is the tightest of the three.
+    chernoff = _mean_cost(0.05, "quantum", "chernoff")
+    hoeffding = _mean_cost(0.05, "quantum", "hoeffding")
+    exact = _mean_cost(0.05, "quantum", "exact")
+    assert exact < hoeffding < chernoff and chernoff / hoeffding > 2
 
 
 def test_exact_sketch_length():
@@ -154,16 +157,16 @@ def test_exact_sketch_length():
     exact_k = sketch_bits(0.02, bound="exact")
     assert classical_bits(2**16, 0.02, bound="exact") == ("sketch", exact_k)
     g, h = aligned_pair(2**16, 0.02, seed=0)
-    d = gapip(g, h, 0.02, protocol="classical", confidence="exact", seed=0)
+    d = gapip(g, h, 0.02, protocol=Classical("exact"), seed=0)
     assert d.protocol == "sketch" and d.cost == sketch_bits(0.02, bound="exact")
 
 
 def test_exact_sketch_error_rate_is_at_most_delta():
     tau, delta = 0.1, 0.05
-    k = sketch_bits(tau, delta, bound="exact")
-    rng = np.random.default_rng(0)
-    g, h = _pair(-tau)  # conflicting: an error is agree >= 1/2
-    errors = sum(_run_sketch(g, h, k, rng) >= 0.5 for _ in range(2000))
+    g, h = _pair(-tau)  # conflicting: an error is "aligned"
+    runs = [gapip(g, h, tau, protocol=Sketch("exact"), delta=delta, seed=s) for s in range(2000)]
+    assert runs[0].cost == sketch_bits(tau, delta, bound="exact")
+    errors = sum(d.verdict == "aligned" for d in runs)
     assert errors / 2000 <= delta + 3 * math.sqrt(delta * (1 - delta) / 2000)
 
 
@@ -182,8 +185,10 @@ def test_crossover_with_consistent_bounds_at_P_2_16():
 
 def test_bad_phase_estimation_input():
     g, h = _pair(0.3)
+    with pytest.raises(TypeError):
+        gapip(g, h, 0.3, confidence="exact")  # the family is part of the protocol's value
     with pytest.raises(ValueError, match="confidence"):
-        gapip(g, h, 0.3, confidence="bayes")
+        AmplitudeEstimation("bayes")
     with pytest.raises(ValueError, match="power K"):
         gapip_probability(g, h, 0, protocol="phase_estimation")
     with pytest.raises(ValueError, match="protocol"):

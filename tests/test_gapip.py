@@ -1,4 +1,4 @@
-"""GapIP_τ (qring_edu.alignment): encoding, three simulation paths, protocols, costs, bad input."""
+"""GapIP_τ (qring_edu.gapip): encoding, three simulation paths, protocols, costs, bad input."""
 
 from __future__ import annotations
 
@@ -7,21 +7,23 @@ import math
 import numpy as np
 import pytest
 
-from qring_edu.alignment import (
+from qring_edu.experiments.gapip import aligned_pair, gapip_probability, gapip_sample_qiskit
+from qring_edu.gapip import (
+    MIN_TAU,
+    AmplitudeEstimation,
+    Classical,
     Decision,
+    PhaseEstimation,
+    Sketch,
     alignment_angle,
     alignment_state,
     classical_bits,
     gapip,
     gapip_circuit,
-    gapip_probability,
-    gapip_sample_qiskit,
     n_register_qubits,
-    sign_sketch,
     sketch_bits,
     vector_bits,
 )
-from qring_edu.experiments.alignment import aligned_pair
 
 
 def test_register_and_encoding_overlap():
@@ -99,6 +101,8 @@ def test_quantum_cost_and_rounds_accounting():
     # Deterministic given the seed, short repr.
     assert repr(d) == repr(gapip(g, h, 0.2, seed=5))
     assert repr(d).startswith("Decision(verdict='aligned', cost=")
+    # A name means its value with the default (Hoeffding) intervals.
+    assert repr(gapip(g, h, 0.2, protocol=AmplitudeEstimation(), seed=5)) == repr(d)
 
 
 def test_classical_costs():
@@ -114,11 +118,15 @@ def test_classical_costs():
     assert d.rounds == 1 and abs(d.estimate + 0.02) < 0.02
 
 
-def test_sketch_agreement_probability():
-    g, h = aligned_pair(64, 0.5, seed=0)
-    r = np.random.default_rng(1).standard_normal((20000, 64))
-    agree = np.mean(sign_sketch(g, r) == sign_sketch(h, r))
-    assert abs(agree - (1 - math.acos(0.5) / math.pi)) < 0.015
+@pytest.mark.parametrize("P", [16, 2**14])  # explicit Gaussian rows, and one binomial draw
+def test_sketch_estimate_follows_the_agreement_probability(P):
+    # The estimate inverts P(agree) = 1 - arccos(c)/pi; at tau = 0.05 the sketch has 5,909 bits.
+    g, h = aligned_pair(P, 0.5, seed=0)
+    ests = [gapip(g, h, 0.05, protocol="sketch", seed=s).estimate for s in range(20)]
+    assert abs(np.mean(ests) - 0.5) < 0.01
+    # Far beyond explicit rows: tau = 1e-4 needs 1.5e9 bits and takes one draw.
+    d = gapip(g, h, 1e-4, protocol=Sketch(), seed=1)
+    assert d.cost == sketch_bits(1e-4) > 10**9 and d.verdict == "aligned"
 
 
 def test_large_P_is_fast():
@@ -131,11 +139,17 @@ def test_bad_input():
     g = np.ones(4)
     with pytest.raises(ValueError, match="same length"):
         gapip(g, np.ones(5), 0.1)
-    with pytest.raises(ValueError, match="zero vector"):
+    with pytest.raises(ValueError, match="g must be a non-zero"):
         gapip(np.zeros(4), g, 0.1)
-    with pytest.raises(ValueError, match="h is the zero vector"):
+    with pytest.raises(ValueError, match="h must be a non-zero"):
         gapip(g, np.zeros(4), 0.1)
-    for tau in (0.0, 1.0, -0.2, 1.5):
+    with pytest.raises(ValueError, match="confidence"):
+        PhaseEstimation("bayes")
+    with pytest.raises(ValueError, match="bound"):
+        Classical("chernoff")
+    with pytest.raises(ValueError, match="protocol"):
+        gapip(g, g, 0.1, protocol=("quantum", "exact"))
+    for tau in (0.0, 1.0, -0.2, 1.5, 1e-300, MIN_TAU / 2):
         with pytest.raises(ValueError, match="tau"):
             gapip(g, g, tau)
     with pytest.raises(TypeError, match="tau"):
@@ -152,6 +166,10 @@ def test_bad_input():
         gapip(g, g, 0.1, seed=-1)
     with pytest.raises(ValueError, match="at least 1"):
         gapip([], [], 0.1)
+    with pytest.raises(ValueError, match="k"):
+        gapip_probability(g, g, 10**16)
+    with pytest.raises(ValueError, match="k"):
+        gapip_probability(g, g, 10**5, method="statevector")
 
 
 def test_decision_is_frozen():

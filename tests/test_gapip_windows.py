@@ -1,7 +1,5 @@
-"""Chapter 6 experiments: the pass schedule, the GapIP
-comparison with one family of bounds on both sides and its windows, the TieAudit copy plans,
-copies against coverage, crossovers per family, the data-only attack sweep and the dephasing
-sweep (qring_edu.experiments.alignment)."""
+"""GapIP experiments (qring_edu.experiments.gapip): the pass schedule, the simulation paths, the
+scaling families and the comparison with one family of bounds on both sides and its windows."""
 
 from __future__ import annotations
 
@@ -11,10 +9,9 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from qring_edu import alignment as gp
-from qring_edu import sign_audit as ta
-from qring_edu.experiments import alignment as exp
-from qring_edu.experiments.alignment import aligned_pair
+from qring_edu import gapip as gp
+from qring_edu.experiments import gapip as exp
+from qring_edu.experiments.gapip import aligned_pair
 
 # ---------------------------------------------------------------------------------------------
 # GapIP
@@ -31,7 +28,8 @@ def test_schedule_matches_gapips_accounting(protocol, power):
     sc = exp.gapip_schedule(P, power, protocol)
     n = gp.n_register_qubits(P)
     g, h = aligned_pair(P, 0.2, seed=1)
-    d = gp.gapip(g, h, 0.2, protocol=protocol, confidence="hoeffding", seed=5)
+    value = gp.PhaseEstimation() if protocol == "phase_estimation" else gp.AmplitudeEstimation()
+    d = gp.gapip(g, h, 0.2, protocol=value, seed=5)
     per_shot = {s.k: s.qubits // s.shots for s in d.steps}
     if protocol == "quantum":
         assert (sc.passes, sc.width, sc.multiple) == (2 * power + 1, n, 2 * power + 1)
@@ -45,7 +43,7 @@ def test_schedule_matches_gapips_accounting(protocol, power):
     assert passes[0] == "server" and all(a != b for a, b in zip(passes, passes[1:]))
     theta = gp.alignment_angle(g, h)
     assert math.isclose(
-        gp.gapip_probability(g, h, power, protocol=protocol),
+        exp.gapip_probability(g, h, power, protocol=protocol),
         math.sin(sc.multiple * theta) ** 2,
         abs_tol=1e-12,
     )
@@ -168,123 +166,3 @@ def test_comparison_bad_input():
 def test_classical_cost_table_exact_column():
     t = exp.classical_cost_table(2**16, (0.1,), exact=True)
     assert t.column("sketch (exact)") == (665,) and t.column("sketch (Hoeffding)") == (1474,)
-
-
-# ---------------------------------------------------------------------------------------------
-# TieAudit: plans and crossovers
-# ---------------------------------------------------------------------------------------------
-
-
-def test_copy_plans_rows_are_the_planners_and_exact_failures():
-    """At a cheap size: every row's copies come from its planner and its failure is the exact
-    worst case (the chapter's alpha = 0.1 numbers are asserted in its hidden cells and in
-    tests/test_sign_audit_bounds.py)."""
-    plans = exp.tieaudit_copy_plans(0.5, 0.1, 0.05)
-    by = {r.method: r for r in plans}
-    for name, bound in (
-        ("Hoeffding", "hoeffding"),
-        ("Bernstein", "bernstein"),
-        ("exact plan", "exact"),
-    ):
-        assert by[name].copies == ta.tieaudit_copies(0.5, 0.1, 0.05, bound=bound)[0]
-    n_e = by["exact plan"].copies
-    assert by["0.9 × exact plan"].copies == int(0.9 * n_e)
-    assert by["normal approximation"].copies == math.ceil(1.959963984540054**2 / (4 * 0.5 * 0.01))
-    assert math.isclose(
-        by["Hoeffding"].failure,
-        ta.tieaudit_failure_probability(by["Hoeffding"].copies, 0.5, 0.1, 0.5),
-    )
-    assert math.isnan(by["Hoeffding"].worst_f)
-    for name in ("Bernstein", "exact plan", "0.9 × exact plan"):
-        assert (by[name].failure, by[name].worst_f) == ta.tieaudit_worst_failure(
-            by[name].copies, 0.5, 0.1
-        )
-    assert by["exact plan"].failure <= 0.05 < by["0.9 × exact plan"].failure
-    assert by["Bernstein"].failure < by["exact plan"].failure
-    assert len(plans.table()) == 5 and f"exact plan={n_e}" in repr(plans)
-    with pytest.raises(ValueError, match="method"):
-        plans.plan("chernoff")
-
-
-def test_copies_curve_slopes():
-    c = exp.tieaudit_copies_curve(eps=0.1, exact_alphas=(1.0, 0.5))
-    assert abs(c.slope("hoeffding") + 2) < 0.01 and abs(c.slope("bernstein") + 1) < 0.02
-    assert list(c.exact) == [ta.tieaudit_copies(a, 0.1, bound="exact")[0] for a in (1.0, 0.5)]
-    assert -1.2 < c.slope("exact") < -0.8
-    with pytest.raises(ValueError, match="which"):
-        c.slope("chernoff")
-
-
-def test_crossover_families():
-    assert exp.tieaudit_crossover(0.05) == 2**16 == exp.tieaudit_crossover(0.05, bound="exact")
-    assert exp.tieaudit_crossover(0.05, 0.1, bound="hoeffding") == 2**27
-    assert exp.tieaudit_crossover(0.05, 0.1) == 2**20
-    assert exp.tieaudit_crossover(0.02) == 2**19 == exp.tieaudit_crossover(0.02, bound="hoeffding")
-    with pytest.raises(ValueError, match="bound"):
-        exp.tieaudit_crossover(0.05, bound="chernoff")
-
-
-def test_exact_crossover_equals_the_comparison_of_exact_plans():
-    """The one-evaluation test (does a classical subset of the quantum size fail?) agrees with
-    comparing the exact plans themselves around the crossover."""
-    for n in (15, 16):
-        P = 2**n
-        q = ta.tieaudit_cost(P, 0.05, bound="exact")
-        k = ta.classical_subset_size(P, 1.0, 0.05, bound="exact")
-        fails = ta.classical_worst_failure(P, 1.0, q, 0.05)[0] > 0.05
-        assert (q < k) == fails == (n == 16)
-
-
-def test_crossover_table_at_the_theorems_boundary():
-    """The alpha = 1/4 row of the audit13 report's table (eps = delta = 0.05; the chapter shows
-    the rows alpha = 1 and 0.1): Hoeffding 2^23, Bernstein and exact 2^18. Seconds (exact plan)."""
-    t = exp.tieaudit_crossover_table((0.25,))
-    assert t.crossovers == ((2**23, 2**18, 2**18),)
-    assert t.table().rows[0] == (0.25, "2^23", "2^18", "2^18")
-    assert t.crossover(0.25, "exact") == 2**18
-    with pytest.raises(ValueError, match="alpha"):
-        t.crossover(0.5, "exact")
-    with pytest.raises(ValueError, match="bounds"):
-        exp.tieaudit_crossover_table((1.0,), bounds=("chernoff",))
-
-
-def test_tieaudit_scaling_bound():
-    h = exp.tieaudit_scaling((10, 20), 0.05, alpha=0.25, run_max_log2_P=0, bound="hoeffding")
-    b = exp.tieaudit_scaling((10, 20), 0.05, alpha=0.25, run_max_log2_P=0)
-    assert h.copies == 11_805 and b.copies == 3_075 and b.bound == "bernstein"
-    assert np.array_equal(h.classical_cost, b.classical_cost)
-    assert np.all(b.quantum_cost < h.quantum_cost) and "bound='hoeffding'" in repr(h)
-    with pytest.raises(ValueError, match="bound"):
-        exp.tieaudit_scaling((10, 20), 0.05, bound="exact")
-
-
-# ---------------------------------------------------------------------------------------------
-# TieAudit: attack and dephasing sweeps
-# ---------------------------------------------------------------------------------------------
-
-
-def test_attack_sweep_fixed_strings_fooled_random_strings_hold():
-    s = exp.tieaudit_attack_sweep((0.0, 0.3, 0.6), log2_P=10, seeds=6)
-    assert np.allclose(s.mean_attenuation("fixed", "data_only"), 1.0)
-    assert np.all(s.within("fixed", "data_only")[1:] == 0)
-    assert np.all(s.mean("fixed", "data_only")[1:] > s.f + s.eps)
-    for case in (("random", "data_only"), ("random", "uniform"), ("fixed", "uniform")):
-        assert np.all(s.within(*case) >= 5 / 6), case
-    assert np.allclose(s.mean_attenuation("random", "data_only"), 1 - s.noises, atol=0.03)
-    # The adversary's acceptance of a data copy: the squared overlap with |psi_1>.
-    m = ta.random_matching(2**10, 1.0, seed=0)
-    sig = ta.signs_with_disagreement(m, 2**10, 0.2, seed=1)
-    assert math.isclose(s.data_overlap, (sig.sum() / 2**10) ** 2)
-    assert len(s.table()) == 3 and len(s.table().columns) == 7
-    with pytest.raises(ValueError, match="attack"):
-        exp.tieaudit_attack_sweep((0.1,), cases=(("fixed", "sneaky"),))
-
-
-def test_dephasing_sweep_bias_and_twirl():
-    d = exp.dephasing_sweep((0.0, 0.05, 0.1), log2_P=10, seeds=3)
-    assert d.bias[0] == 0 and d.bias[1] < -0.05 and d.bias[2] < d.bias[1]
-    assert np.all(np.abs(d.twirled - d.f) <= d.eps)
-    assert np.all(np.abs(d.plain[1:] - (d.f + d.bias[1:])) < 0.03)
-    assert 0.3 < d.f < 0.45 and len(d.table()) == 3
-    with pytest.raises(ValueError, match="min_distance"):
-        exp.dephasing_sweep((0.1,), log2_P=4, min_distance=5)

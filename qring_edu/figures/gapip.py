@@ -1,4 +1,4 @@
-"""Figures of chapter 6, *Alignment and sign auditing* (presentation floor).
+"""Figures of the GapIP chapter (book/06_alignment.ipynb; presentation floor).
 
 Pure functions: library results in, a new ``matplotlib.figure.Figure`` out; nothing is displayed
 and no pyplot state is touched.
@@ -12,26 +12,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, NullFormatter
 
-from ._base import plot_circuits
+from ._base import plain_log_x, plot_circuits
 
 if TYPE_CHECKING:  # annotations only: the results come from the floors below
     from qiskit import QuantumCircuit
 
-    from ..alignment import Decision
-    from ..experiments.alignment import (
-        AttackSweep,
-        AuditExplorer,
-        CopiesCurve,
-        DephasingSweep,
-        GapIPComparison,
-        GapIPCurves,
-        GapIPScaling,
-        GapIPSchedule,
-        NoiseSweep,
-        TieAuditScaling,
-    )
+    from ..experiments.gapip import GapIPComparison, GapIPCurves, GapIPScaling, GapIPSchedule
+    from ..gapip import Decision
 
 __all__ = [
     "COLOURS",
@@ -40,16 +28,11 @@ __all__ = [
     "plot_iae_run",
     "plot_gapip_scaling",
     "plot_gapip_curves",
-    "plot_tieaudit_scaling",
-    "plot_audit_explorer",
-    "plot_noise_sweep",
     "plot_gapip_pingpong",
     "plot_gapip_comparison",
-    "plot_copies_vs_alpha",
-    "plot_attack_sweep",
-    "plot_dephasing_sweep",
 ]
 
+#: Colours of the two chapters (GapIP and TieAudit).
 COLOURS = {
     "quantum": "#d95f0e",
     "classical": "#2c7fb8",
@@ -58,12 +41,6 @@ COLOURS = {
     "conflicting": "#d7191c",
     "neutral": "#969696",
 }
-
-
-def _plain_log_x(ax) -> None:
-    """Log x axis labelled with plain numbers (no 3×10⁰ minor labels)."""
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    ax.xaxis.set_minor_formatter(NullFormatter())
 
 
 def plot_circuit(
@@ -76,7 +53,7 @@ def plot_circuit(
     --------
     >>> import numpy as np
     >>> from qring_edu import gapip_circuit
-    >>> from qring_edu.figures.alignment import plot_circuit
+    >>> from qring_edu.figures.gapip import plot_circuit
     >>> g = h = np.ones(3) / np.sqrt(3)
     >>> fig = plot_circuit(gapip_circuit(g, h, 1), "GapIP, k = 1")
     >>> fig.axes[0].get_title()
@@ -92,7 +69,7 @@ def plot_rotation(tau: float, k_max: int = 12) -> Figure:
 
     Examples
     --------
-    >>> from qring_edu.figures.alignment import plot_rotation
+    >>> from qring_edu.figures.gapip import plot_rotation
     >>> fig = plot_rotation(0.2, k_max=6)
     >>> len(fig.axes[0].lines) >= 2                     # tau = +0.2 and -0.2
     True
@@ -122,17 +99,17 @@ def plot_rotation(tau: float, k_max: int = 12) -> Figure:
 
 def plot_iae_run(decision: Decision, tau: float) -> Figure:
     """The confidence interval for ``a = sin^2 theta`` after each step of a quantum
-    :func:`~qring_edu.gapip` decision (amplitude or phase estimation), against the qubits sent
+    :func:`~qring_edu.gapip.gapip` decision (amplitude or phase estimation), against the qubits sent
     so far (each step's recorded ``IAEStep.qubits``), with the decision threshold
     ``3/4 - tau^2/4`` and the two promise values ``threshold ± tau/2``.
 
     Examples
     --------
     >>> from qring_edu import gapip
-    >>> from qring_edu.experiments.alignment import aligned_pair
-    >>> from qring_edu.figures.alignment import plot_iae_run
+    >>> from qring_edu.experiments.gapip import aligned_pair
+    >>> from qring_edu.figures.gapip import plot_iae_run
     >>> g, h = aligned_pair(64, 0.3, seed=0)
-    >>> fig = plot_iae_run(gapip(g, h, 0.3, confidence="hoeffding", seed=1), 0.3)
+    >>> fig = plot_iae_run(gapip(g, h, 0.3, seed=1), 0.3)
     >>> len(fig.axes) >= 1
     True
     """
@@ -184,8 +161,8 @@ def plot_gapip_scaling(result: GapIPScaling, *, highlight_tau: float | None = No
 
     Examples
     --------
-    >>> from qring_edu.experiments.alignment import gapip_scaling
-    >>> from qring_edu.figures.alignment import plot_gapip_scaling
+    >>> from qring_edu.experiments.gapip import gapip_scaling
+    >>> from qring_edu.figures.gapip import plot_gapip_scaling
     >>> result = gapip_scaling((0.4, 0.2, 0.1), 2**8, trials=2, confidence="hoeffding")
     >>> fig = plot_gapip_scaling(result, highlight_tau=0.2)
     >>> fig.axes[0].get_xscale(), fig.axes[0].get_yscale()
@@ -214,7 +191,7 @@ def plot_gapip_scaling(result: GapIPScaling, *, highlight_tau: float | None = No
             lw=1.2,
             label=f"τ = {highlight_tau:g}",
         )
-    _plain_log_x(ax)
+    plain_log_x(ax)
     ax.set_xlabel("1/τ")
     ax.set_ylabel("communication per decision")
     ax.set_title(f"GapIP at P = 2^{int(round(math.log2(result.P)))}, δ = {result.delta:g}")
@@ -231,7 +208,7 @@ def plot_gapip_scaling(result: GapIPScaling, *, highlight_tau: float | None = No
     )
     ax2.axhline(1 - result.delta, color="k", lw=0.8, ls=":", label="1 − δ")
     ax2.set_xscale("log")
-    _plain_log_x(ax2)
+    plain_log_x(ax2)
     ax2.set_ylim(0.5, 1.03)
     ax2.set_xlabel("1/τ")
     ax2.set_ylabel(f"fraction correct ({result.trials} instances)")
@@ -242,13 +219,13 @@ def plot_gapip_scaling(result: GapIPScaling, *, highlight_tau: float | None = No
 
 
 def plot_gapip_curves(result: GapIPCurves) -> Figure:
-    """:func:`plot_gapip_scaling` of a :class:`~qring_edu.experiments.alignment.GapIPCurves`,
+    """:func:`plot_gapip_scaling` of a :class:`~qring_edu.experiments.gapip.GapIPCurves`,
     with its ``tau`` marked.
 
     Examples
     --------
-    >>> from qring_edu.experiments.alignment import gapip_curves
-    >>> from qring_edu.figures.alignment import plot_gapip_curves
+    >>> from qring_edu.experiments.gapip import gapip_curves
+    >>> from qring_edu.figures.gapip import plot_gapip_curves
     >>> fig = plot_gapip_curves(gapip_curves(0.1, log2_P=8, trials=2, points=3))
     >>> len(fig.axes) >= 1
     True
@@ -256,179 +233,15 @@ def plot_gapip_curves(result: GapIPCurves) -> Figure:
     return plot_gapip_scaling(result.scaling, highlight_tau=result.tau)
 
 
-def plot_tieaudit_scaling(result: TieAuditScaling) -> Figure:
-    """Cost of TieAudit against ``P`` (log-log): quantum qubits ``N log2 P``, classical bits
-    ``Θ(sqrt P)`` (capped at ``P``), the crossover marked.
-
-    Examples
-    --------
-    >>> from qring_edu.experiments.alignment import tieaudit_curves
-    >>> from qring_edu.figures.alignment import plot_tieaudit_scaling
-    >>> fig = plot_tieaudit_scaling(tieaudit_curves(0.05))
-    >>> fig.axes[0].get_xscale()
-    'log'
-    """
-    fig = Figure(figsize=(8, 3.8), layout="constrained")
-    ax = fig.subplots()
-    ax.loglog(
-        result.Ps,
-        result.quantum_cost,
-        "o-",
-        color=COLOURS["quantum"],
-        base=2,
-        label=f"quantum: {result.copies:,} copies × log₂P qubits "
-        f"({result.bound.capitalize()} plan)",
-    )
-    ax.loglog(
-        result.Ps,
-        result.classical_cost,
-        "s-",
-        color=COLOURS["classical"],
-        base=2,
-        label=f"classical subset: slope {result.classical_slope:.2f}",
-    )
-    ax.loglog(
-        result.Ps,
-        result.Ps,
-        ":",
-        color=COLOURS["neutral"],
-        base=2,
-        label="send every sign (P bits)",
-    )
-    if result.crossover_P:
-        ax.axvline(
-            result.crossover_P,
-            color="k",
-            lw=1,
-            ls="--",
-            label=f"crossover P = 2^{int(math.log2(result.crossover_P))}",
-        )
-    ax.set_xlabel("P (coordinates)")
-    ax.set_ylabel("communication (qubits or bits)")
-    ax.set_title(f"TieAudit at ε = {result.eps:g}, α = {result.alpha:g}, δ = {result.delta:g}")
-    ax.legend(fontsize=8, loc="upper left")
-    ax.grid(alpha=0.3, which="both")
-    return fig
-
-
-def plot_audit_explorer(ex: AuditExplorer) -> Figure:
-    """The TieAudit explorer: the sign pattern with the matching drawn as arcs (green: agree, red:
-    disagree), the Born-rule distribution of the client's outcome ``Y``, and the three protocols'
-    estimates of ``f`` with the ``±eps`` band.
-
-    Examples
-    --------
-    >>> from qring_edu.experiments.alignment import audit_explorer
-    >>> from qring_edu.figures.alignment import plot_audit_explorer
-    >>> fig = plot_audit_explorer(audit_explorer(log2_P=4, seed=0))
-    >>> len(fig.axes)
-    3
-    """
-    P = ex.signs.size
-    fig = Figure(figsize=(11, 3.9), layout="constrained")
-    gs = fig.add_gridspec(1, 3, width_ratios=[2.3, 1, 1.2])
-    ax, ax_y, ax_e = (fig.add_subplot(gs[0, i]) for i in range(3))
-    colours = np.where(ex.signs > 0, "#4575b4", "#fdae61")
-    ax.bar(np.arange(P), ex.signs, color=colours, width=0.8)
-    for i, j in ex.matching:
-        lo, hi = sorted((int(i), int(j)))
-        agree = ex.signs[lo] == ex.signs[hi]
-        mid, half = (lo + hi) / 2, (hi - lo) / 2
-        t = np.linspace(0, np.pi, 40)
-        ax.plot(
-            mid + half * np.cos(t),
-            1.1 + np.sin(t) * (0.1 + 0.75 * half / P),
-            color=COLOURS["aligned" if agree else "conflicting"],
-            lw=1.2,
-        )
-    ax.set_ylim(-1.2, 2.0)
-    ax.set_yticks([-1, 1])
-    ax.set_xlabel("coordinate i")
-    ax.set_ylabel("sign s_i")
-    ax.set_title(f"P = {P}, {len(ex.matching)} pairs (α = {ex.alpha:.3g}), true f = {ex.f:.3f}")
-    labels = ["Y = +1", "Y = 0", "Y = −1"]
-    vals = [ex.p_plus, 1 - ex.p_plus - ex.p_minus, ex.p_minus]
-    ax_y.bar(labels, vals, color=[COLOURS["aligned"], COLOURS["neutral"], COLOURS["conflicting"]])
-    ax_y.set_ylim(0, 1)
-    ax_y.set_title(f"one copy: E[Y] = {ex.p_plus - ex.p_minus:+.3f}")
-    ax_y.grid(axis="y", alpha=0.3)
-    names = [e.protocol.replace("entanglement_assisted", "ent.-assisted") for e in ex.estimates]
-    ys = np.arange(len(ex.estimates))
-    ax_e.axvspan(ex.f - ex.eps, ex.f + ex.eps, color=COLOURS["neutral"], alpha=0.25, label="f ± ε")
-    ax_e.axvline(ex.f, color="k", lw=1)
-    cols = [COLOURS["quantum"], COLOURS["ea"], COLOURS["classical"]]
-    for y, e, c in zip(ys, ex.estimates, cols):
-        ax_e.plot(e.value, y, "o", color=c, ms=8)
-        ax_e.annotate(
-            f"{e.cost:,} {e.unit}",
-            (e.value, y),
-            textcoords="offset points",
-            xytext=(0, 8),
-            ha="center",
-            fontsize=8,
-        )
-    ax_e.set_yticks(ys, names)
-    ax_e.set_ylim(-0.6, len(ys) - 0.3)
-    ax_e.set_xlim(-0.05, 1.05)
-    ax_e.set_xlabel("estimate of f")
-    extra = "" if ex.attack == "uniform" else ", data-only attack"
-    extra += ", fixed tests" if ex.test_strings == "fixed" else ""
-    ax_e.set_title(f"estimates (ε = {ex.eps:g}, noise = {ex.noise:g}{extra})", fontsize=9)
-    ax_e.legend(fontsize=8, loc="lower right")
-    return fig
-
-
-def plot_noise_sweep(sweep: NoiseSweep) -> Figure:
-    """Estimates of ``f`` against the depolarising probability: with hidden test copies (ratio
-    estimator) and naive (assuming no noise), with the ``±eps`` band; right: copies needed.
-
-    Examples
-    --------
-    >>> from qring_edu.experiments.alignment import noise_sweep
-    >>> from qring_edu.figures.alignment import plot_noise_sweep
-    >>> fig = plot_noise_sweep(noise_sweep((0.0, 0.2, 0.4), log2_P=8, eps=0.1))
-    >>> fig.axes[0].get_xlabel()
-    'depolarising probability (noise)'
-    """
-    fig = Figure(figsize=(10, 3.6), layout="constrained")
-    ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.6, 1]})
-    x = sweep.noises
-    ax.fill_between(
-        x,
-        sweep.f - sweep.eps,
-        sweep.f + sweep.eps,
-        color=COLOURS["neutral"],
-        alpha=0.25,
-        label="f ± ε",
-    )
-    ax.plot(x, sweep.naive, "s--", color=COLOURS["classical"], label="naive: f̂ = (1 − Ȳ/α)/2")
-    ax.plot(
-        x,
-        sweep.calibrated,
-        "o-",
-        color=COLOURS["quantum"],
-        label="hidden test copies: f̂ = (1 − Ȳ_data/Ȳ_test)/2",
-    )
-    ax.set_xlabel("depolarising probability (noise)")
-    ax.set_ylabel("estimate of f")
-    ax.set_title(f"Noise pulls the naive estimate to 1/2 (true f = {sweep.f:.3f})")
-    ax.legend(fontsize=8, loc="upper left")
-    ax.grid(alpha=0.3)
-    ax2.semilogy(x, sweep.copies, "o-", color=COLOURS["quantum"])
-    ax2.set_xlabel("depolarising probability (noise)")
-    ax2.set_ylabel("copies (data + test)")
-    ax2.set_title("price of calibration")
-    ax2.grid(alpha=0.3, which="both")
-    return fig
-
-
 _LANES = {"server": 1.0, "client": 0.0}
+
+
 _PARTY_COLOURS = {"server": "#2c7fb8", "client": "#1a9641"}
 
 
 def plot_gapip_pingpong(schedules: Sequence[GapIPSchedule]) -> Figure:
     """The ping-pong of quantum GapIP, one panel per schedule
-    (:func:`~qring_edu.experiments.alignment.gapip_schedule`): two lanes, the server (holds
+    (:func:`~qring_edu.experiments.gapip.gapip_schedule`): two lanes, the server (holds
     ``g``) on top and the client (holds ``h``) below; time runs left to right; a box is an
     operation on the register (on its party's lane), an arrow is one pass of the register,
     labelled with its number and the qubits that cross. The title gives the totals and the
@@ -436,8 +249,8 @@ def plot_gapip_pingpong(schedules: Sequence[GapIPSchedule]) -> Figure:
 
     Examples
     --------
-    >>> from qring_edu.experiments.alignment import gapip_schedule
-    >>> from qring_edu.figures.alignment import plot_gapip_pingpong
+    >>> from qring_edu.experiments.gapip import gapip_schedule
+    >>> from qring_edu.figures.gapip import plot_gapip_pingpong
     >>> fig = plot_gapip_pingpong([gapip_schedule(3, 1), gapip_schedule(3, 2, "phase_estimation")])
     >>> len(fig.axes)                                   # one panel per schedule
     2
@@ -548,8 +361,8 @@ def plot_gapip_comparison(
 
     Examples
     --------
-    >>> from qring_edu.experiments.alignment import gapip_comparison
-    >>> from qring_edu.figures.alignment import plot_gapip_comparison
+    >>> from qring_edu.experiments.gapip import gapip_comparison
+    >>> from qring_edu.figures.gapip import plot_gapip_comparison
     >>> families = (("quantum", "hoeffding"), ("quantum", "exact"))
     >>> result = gapip_comparison((0.3, 0.1), 2**8, trials=2, families=families)
     >>> fig = plot_gapip_comparison(result)
@@ -608,7 +421,7 @@ def plot_gapip_comparison(
             ls="-.",
             label="P = 4/τ² (Gap-Hamming boundary)",
         )
-        _plain_log_x(ax)
+        plain_log_x(ax)
         ax.set_xlabel("1/τ")
         ax.set_title(
             f"{'Hoeffding' if conf == 'hoeffding' else 'exact'} bounds on both sides "
@@ -624,158 +437,4 @@ def plot_gapip_comparison(
         list(handles.values()), list(handles.keys()), loc="outside lower center", ncol=4, fontsize=8
     )
     axes[0].set_ylabel(f"communication per decision (mean of {result.trials})")
-    return fig
-
-
-def plot_copies_vs_alpha(curve: CopiesCurve) -> Figure:
-    """Noiseless TieAudit copies against the coverage ``alpha`` (log-log): Hoeffding's plan
-    (slope about -2: it only knows that ``Y`` lies in ``[-1, 1]``), Bernstein's (slope about -1:
-    ``Var Y <= alpha``) and the exact plans.
-
-    Examples
-    --------
-    >>> from qring_edu.experiments.alignment import tieaudit_copies_curve
-    >>> from qring_edu.figures.alignment import plot_copies_vs_alpha
-    >>> curve = tieaudit_copies_curve((1.0, 0.3, 0.1, 0.03), 0.2, exact_alphas=(1.0,))
-    >>> fig = plot_copies_vs_alpha(curve)
-    >>> fig.axes[0].get_xscale(), fig.axes[0].get_yscale()
-    ('log', 'log')
-    """
-    fig = Figure(figsize=(7.5, 3.8), layout="constrained")
-    ax = fig.subplots()
-    ax.loglog(
-        curve.alphas,
-        curve.hoeffding,
-        "-",
-        color=COLOURS["classical"],
-        label=f"Hoeffding (slope {curve.slope('hoeffding'):.2f})",
-    )
-    ax.loglog(
-        curve.alphas,
-        curve.bernstein,
-        "-",
-        color=COLOURS["quantum"],
-        label=f"Bernstein (slope {curve.slope('bernstein'):.2f})",
-    )
-    ax.loglog(curve.exact_alphas, curve.exact, "o", color="k", label="exact plan")
-    for a, n in zip(curve.exact_alphas, curve.exact):
-        ax.annotate(f"{int(n):,}", (a, n), textcoords="offset points", xytext=(6, -10), fontsize=8)
-    ax.invert_xaxis()
-    _plain_log_x(ax)
-    ax.set_xlabel("coverage α = 2|M|/P (smaller to the right)")
-    ax.set_ylabel("copies N")
-    ax.set_title(f"Copies for ε = {curve.eps:g}, δ = {curve.delta:g}: the 1/α² is Hoeffding's")
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8, loc="upper left")
-    return fig
-
-
-_CASE_STYLE = {
-    ("fixed", "uniform"): ("#969696", "s--", "fixed tests, noise on every copy"),
-    ("fixed", "data_only"): ("#d7191c", "o-", "fixed tests, data-only attack"),
-    ("random", "uniform"): ("#2c7fb8", "s--", "random tests, noise on every copy"),
-    ("random", "data_only"): ("#1a9641", "o-", "random tests, data-only attack"),
-}
-
-
-def plot_attack_sweep(sweep: AttackSweep) -> Figure:
-    """Left: mean estimate of ``f`` against the noise for each case (test strings fixed or
-    random; noise on every copy or only on the copies the adversary does not identify as tests),
-    with the ``f ± eps`` band. Right: the tests' estimate of the attenuation, with the true
-    ``1 - noise`` of a channel acting on every copy.
-
-    Examples
-    --------
-    >>> from qring_edu.experiments.alignment import tieaudit_attack_sweep
-    >>> from qring_edu.figures.alignment import plot_attack_sweep
-    >>> fig = plot_attack_sweep(tieaudit_attack_sweep((0.0, 0.5), log2_P=6, seeds=2))
-    >>> len(fig.axes)                                   # estimates, attenuation
-    2
-    """
-    fig = Figure(figsize=(10, 3.8), layout="constrained")
-    ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.5, 1]})
-    x = sweep.noises
-    ax.fill_between(
-        x,
-        sweep.f - sweep.eps,
-        sweep.f + sweep.eps,
-        color=COLOURS["neutral"],
-        alpha=0.25,
-        label="f ± ε",
-    )
-    for case in sweep.cases:
-        colour, style, label = _CASE_STYLE[case]
-        ax.plot(x, sweep.mean(*case), style, color=colour, ms=5, label=label)
-        ax2.plot(x, sweep.mean_attenuation(*case), style, color=colour, ms=5, label=label)
-    ax2.plot(x, 1 - x, ":", color="k", lw=1, label="1 − noise")
-    seeds = sweep.estimates.shape[2]
-    ax.set_xlabel("depolarising probability (noise)")
-    ax.set_ylabel(f"mean f̂ over {seeds} runs")
-    ax.set_title(f"The data-only attack (P = {sweep.P}, true f = {sweep.f:.3f})")
-    ax.legend(fontsize=7.5, loc="upper left")
-    ax.grid(alpha=0.3)
-    ax2.set_xlabel("depolarising probability (noise)")
-    ax2.set_ylabel("λ̂ from the test copies")
-    ax2.set_title("what the tests report")
-    ax2.set_ylim(0, 1.08)
-    ax2.legend(fontsize=7, loc="lower left")
-    ax2.grid(alpha=0.3)
-    return fig
-
-
-def plot_dephasing_sweep(sweep: DephasingSweep) -> Figure:
-    """Estimates of ``f`` under dephasing against its probability: the ratio estimator with
-    padded test strings (it converges to ``f + bias``, drawn as a line) and with the Clifford
-    twirl (unbiased), with the ``f ± eps`` band.
-
-    Examples
-    --------
-    >>> from qring_edu.experiments.alignment import dephasing_sweep
-    >>> from qring_edu.figures.alignment import plot_dephasing_sweep
-    >>> fig = plot_dephasing_sweep(dephasing_sweep((0.0, 0.1), log2_P=6, min_distance=4, seeds=1))
-    >>> fig.axes[0].get_xlabel()
-    'dephasing probability p per qubit'
-    """
-    fig = Figure(figsize=(7.5, 3.6), layout="constrained")
-    ax = fig.subplots()
-    x = sweep.noises
-    ax.fill_between(
-        x,
-        sweep.f - sweep.eps,
-        sweep.f + sweep.eps,
-        color=COLOURS["neutral"],
-        alpha=0.25,
-        label="f ± ε",
-    )
-    ax.plot(
-        x,
-        sweep.f + sweep.bias,
-        "-",
-        color=COLOURS["conflicting"],
-        lw=1,
-        label="f + ratio bias (many-copies limit)",
-    )
-    ax.plot(
-        x,
-        sweep.plain,
-        "o",
-        color=COLOURS["conflicting"],
-        label=f"ratio estimator, Z pads (mean of {sweep.seeds})",
-    )
-    ax.plot(
-        x,
-        sweep.twirled,
-        "s",
-        color=COLOURS["classical"],
-        label=f"ratio estimator, Clifford twirl (mean of {sweep.seeds})",
-    )
-    ax.set_xlabel("dephasing probability p per qubit")
-    ax.set_ylabel("estimate of f")
-    ax.set_title(
-        f"Dephasing biases the ratio (P = {sweep.P}, pairs at distance ≥ "
-        f"{sweep.min_distance} disagree)",
-        fontsize=10,
-    )
-    ax.legend(fontsize=8, loc="lower left")
-    ax.grid(alpha=0.3)
     return fig

@@ -1,0 +1,791 @@
+"""Experiments of the GapIP chapter (book/06_alignment.ipynb): scaling laws of GapIP_τ, the
+simulation paths of one shot, the pass schedule of the ping-pong, and the cost windows with one
+family of bounds on both sides.
+
+Pure: every number comes from :mod:`qring_edu.gapip`; results are frozen dataclasses (figures:
+:mod:`qring_edu.figures.gapip`). Shared by the chapter, the claims page, the tests and ``make
+bench``.
+
+* :func:`aligned_pair`: promise instances with ``<g, h> = c`` exactly.
+* :func:`gapip_scaling`: communication against ``1/tau`` at fixed ``P`` for a quantum protocol
+  (mean over promise instances, half with ``<g, h> = tau``, half with ``-tau``) and the
+  classical one, with accuracies and fitted log-log slopes.
+* :func:`classical_cost_table`, :func:`gapip_probability`, :func:`gapip_sample_qiskit`,
+  :func:`gapip_paths`: the classical costs, and the probability of "not a_h" four ways.
+* :func:`gapip_schedule`: the passes of one shot (who applies what, how many qubits cross).
+* :func:`gapip_comparison`: quantum against classical over a grid of τ, one family of bounds on
+  both sides, with the window where quantum is cheaper.
+* :func:`gapip_curves`: what the chapter's widget computes.
+
+Fits are least squares on ``log(cost)``; a slope ``s`` means ``cost ∝ (1/tau)^s``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import field
+
+import numpy as np
+
+from .._result import result
+from .._validate import check_choice, check_float, check_int, check_seed
+from ..gapip import (
+    GAPIP_CONFIDENCES,
+    AmplitudeEstimation,
+    Classical,
+    PhaseEstimation,
+    alignment_angle,
+    alignment_state,
+    classical_bits,
+    gapip,
+    gapip_circuit,
+    gapip_prepare,
+    n_register_qubits,
+    sketch_bits,
+    vector_bits,
+)
+from ._base import Table, loglog_slope, rng
+
+__all__ = [
+    "GapIPScaling",
+    "aligned_pair",
+    "gapip_scaling",
+    "DEFAULT_TAUS",
+    "classical_cost_table",
+    "gapip_probability",
+    "gapip_sample_qiskit",
+    "GapIPPaths",
+    "gapip_paths",
+    "MAX_WIDGET_LOG2_P",
+    "GapIPCurves",
+    "gapip_curves",
+    "QUANTUM_GAPIP_PROTOCOLS",
+    "GAPIP_FAMILIES",
+    "GapIPSchedule",
+    "gapip_schedule",
+    "GapIPComparison",
+    "gapip_comparison",
+]
+
+#: τ from 0.4 down to 0.02, nine log-spaced values.
+DEFAULT_TAUS = tuple(float(t) for t in np.geomspace(0.4, 0.02, 9))
+
+
+def aligned_pair(P: int, c: float, seed=None) -> tuple[np.ndarray, np.ndarray]:
+    """Random unit vectors ``g, h`` of length ``P`` with ``<g, h> = c`` exactly (up to rounding).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> g, h = aligned_pair(16, 0.3, seed=0)
+    >>> g.shape, round(float(np.linalg.norm(g)), 12), round(float(g @ h), 12)
+    ((16,), 1.0, 0.3)
+    """
+    P = check_int(P, "P", 2)
+    c = check_float(c, "c", -1.0, 1.0)
+    check_seed(seed)
+    gen = np.random.default_rng(seed)
+    g = gen.standard_normal(P)
+    g /= np.linalg.norm(g)
+    u = gen.standard_normal(P)
+    u -= (u @ g) * g
+    u /= np.linalg.norm(u)
+    return g, c * g + math.sqrt(1.0 - c * c) * u
+
+
+@result(show=("quantum_slope", "classical_slope"))
+class GapIPScaling:
+    """Result of :func:`gapip_scaling` (arrays indexed like ``taus``).
+
+    Examples
+    --------
+    >>> s = gapip_scaling((0.4, 0.2), 2**8, trials=2, confidence="hoeffding")
+    >>> round(s.quantum_slope, 6), round(s.classical_slope, 3)
+    (0.0, 2.052)
+    >>> s.classical_kind, [round(float(a), 2) for a in s.quantum_accuracy]
+    (('sketch', 'sketch'), [1.0, 1.0])
+    """
+
+    P: int
+    delta: float
+    taus: np.ndarray = field(repr=False)
+    quantum_cost: np.ndarray = field(repr=False)  # mean qubits per decision
+    classical_cost: np.ndarray = field(repr=False)  # bits (deterministic)
+    classical_kind: tuple[str, ...] = field(repr=False)
+    quantum_accuracy: np.ndarray = field(repr=False)
+    classical_accuracy: np.ndarray = field(repr=False)
+    trials: int = 0
+    confidence: str = "chernoff"  # family of bounds (quantum intervals and sketch length)
+    protocol: str = "quantum"  # "quantum" (amplitude estimation) or "phase_estimation"
+
+    @property
+    def quantum_slope(self) -> float:
+        return loglog_slope(1.0 / self.taus, self.quantum_cost)
+
+    @property
+    def classical_slope(self) -> float:
+        return loglog_slope(1.0 / self.taus, self.classical_cost)
+
+    @property
+    def crossover_tau(self) -> float:
+        """τ where the two fitted power laws meet (an extrapolation when it lies outside the
+        measured range): ``A tau^-a = B tau^-b``."""
+        lx = np.log(1.0 / self.taus)
+        a, la = np.polyfit(lx, np.log(self.quantum_cost), 1)
+        b, lb = np.polyfit(lx, np.log(self.classical_cost), 1)
+        if b <= a:
+            return float("nan")
+        return float(math.exp(-(la - lb) / (b - a)))
+
+
+#: The two quantum GapIP protocols (``gapip(protocol=...)``).
+QUANTUM_GAPIP_PROTOCOLS = ("quantum", "phase_estimation")
+
+
+def _sketch_bound(confidence: str) -> str:
+    """The sketch bound of a family: ``"exact"`` for exact intervals, else Hoeffding's."""
+    return "exact" if confidence == "exact" else "hoeffding"
+
+
+def _quantum(protocol: str, confidence: str):
+    """The protocol value of a family ``(protocol, confidence)``."""
+    check_choice(protocol, "protocol", QUANTUM_GAPIP_PROTOCOLS)
+    value = AmplitudeEstimation if protocol == "quantum" else PhaseEstimation
+    return value(check_choice(confidence, "confidence", GAPIP_CONFIDENCES))
+
+
+def _check_taus(taus, at_least: int = 2) -> np.ndarray:
+    if isinstance(taus, (str, bytes)) or not hasattr(taus, "__iter__"):
+        raise TypeError(f"taus must be a sequence of margins, got {type(taus).__name__}")
+    values = [check_float(t, "taus", 0.0, 1.0, lo_open=True, hi_open=True) for t in taus]
+    if len(values) < at_least:
+        raise ValueError(f"taus must hold at least {at_least} values")
+    return np.asarray(values)
+
+
+def gapip_scaling(
+    taus: Sequence[float] = DEFAULT_TAUS,
+    P: int = 2**16,
+    *,
+    trials: int = 20,
+    delta: float = 0.05,
+    seed: int = 0,
+    confidence: str = "chernoff",
+    protocol: str = "quantum",
+) -> GapIPScaling:
+    """Run GapIP at each ``tau`` on ``trials`` promise instances (alternating ``<g,h> = ±tau``).
+
+    Quantum cost: mean over the trials of :func:`qring_edu.gapip.gapip` with the quantum
+    ``protocol`` and its ``confidence`` intervals (the iteration stops adaptively). Classical:
+    the cheaper of sketch and vector, the sketch sized with the same family (``"exact"``: exact
+    binomial tail; otherwise Hoeffding), fixed in advance. Accuracies: fraction of correct verdicts. The default
+    ``"chernoff"`` (the chapter's first sweep) pairs conservative Chernoff intervals with the
+    Hoeffding sketch: compare within ``"hoeffding"`` or ``"exact"``.
+
+    Examples
+    --------
+    >>> s = gapip_scaling((0.4, 0.1), 2**8, trials=2, confidence="hoeffding")
+    >>> s.taus.tolist(), s.quantum_cost.shape
+    ([0.4, 0.1], (2,))
+    >>> bool(s.quantum_cost[1] > s.quantum_cost[0])          # a smaller margin costs more qubits
+    True
+    """
+    taus_arr = _check_taus(taus)
+    P = check_int(P, "P", 2)
+    trials = check_int(trials, "trials", 2, 10_000)
+    quantum = _quantum(protocol, confidence)
+    check_seed(seed)
+    bound = _sketch_bound(confidence)
+    classical = Classical(bound)
+    q_cost, c_cost, kinds, q_acc, c_acc = [], [], [], [], []
+    for t_i, tau in enumerate(taus_arr):
+        kind, bits = classical_bits(P, tau, delta, bound=bound)
+        costs, ok_q, ok_c = [], 0, 0
+        for trial in range(trials):
+            c = tau if trial % 2 == 0 else -tau
+            g, h = aligned_pair(P, c, seed=rng(seed, t_i, trial))
+            truth = "aligned" if c > 0 else "conflicting"
+            dq = gapip(g, h, tau, protocol=quantum, delta=delta, seed=rng(seed, t_i, trial, 1))
+            dc = gapip(g, h, tau, protocol=classical, delta=delta, seed=rng(seed, t_i, trial, 2))
+            costs.append(dq.cost)
+            ok_q += dq.verdict == truth
+            ok_c += dc.verdict == truth
+        q_cost.append(float(np.mean(costs)))
+        c_cost.append(float(bits))
+        kinds.append(kind)
+        q_acc.append(ok_q / trials)
+        c_acc.append(ok_c / trials)
+    return GapIPScaling(
+        P,
+        float(delta),
+        taus_arr,
+        np.array(q_cost),
+        np.array(c_cost),
+        tuple(kinds),
+        np.array(q_acc),
+        np.array(c_acc),
+        trials,
+        confidence,
+        protocol,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# GapIP: the classical protocols' costs, and the four simulation paths
+# --------------------------------------------------------------------------------------------
+def classical_cost_table(
+    P: int = 2**16,
+    taus: Sequence[float] = (0.4, 0.1, 0.02),
+    delta: float = 0.05,
+    *,
+    exact: bool = False,
+) -> Table:
+    """Bits of the two classical GapIP protocols at each margin τ: the sign sketch
+    (:func:`qring_edu.gapip.sketch_bits`, Hoeffding; with ``exact=True`` also the exact
+    binomial length), sending the quantised vector (:func:`qring_edu.gapip.vector_bits`), and
+    which one the classical protocol uses (:func:`qring_edu.gapip.classical_bits`, the
+    cheaper, Hoeffding family).
+
+    Examples
+    --------
+    >>> print(classical_cost_table(2**16, [0.4]))
+      τ  sketch bits  vector bits  classical uses
+    0.4           88      655,360  sketch
+    >>> print(classical_cost_table(2**16, [0.1], exact=True))
+      τ  sketch (Hoeffding)  sketch (exact)  vector bits  classical uses
+    0.1               1,474             665      786,432  sketch
+    """
+    P = check_int(P, "P", 2)
+    rows = []
+    for tau in _check_taus(taus, at_least=1):
+        kind, _ = classical_bits(P, tau, delta)
+        extra = (sketch_bits(tau, delta, bound="exact"),) if exact else ()
+        rows.append((float(tau), sketch_bits(tau, delta)) + extra + (vector_bits(P, tau), kind))
+    if exact:
+        return Table(
+            ("τ", "sketch (Hoeffding)", "sketch (exact)", "vector bits", "classical uses"),
+            tuple(rows),
+            ("g", ",d", ",d", ",d", ""),
+        )
+    return Table(
+        ("τ", "sketch bits", "vector bits", "classical uses"), tuple(rows), ("g", ",d", ",d", "")
+    )
+
+
+def _reflect(state: np.ndarray, axis: np.ndarray) -> np.ndarray:
+    """``(2|a><a| - 1) state`` for a real unit vector ``a``."""
+    return 2.0 * axis * (axis @ state) - state
+
+
+def gapip_probability(
+    g, h, k: int, *, method: str = "subspace", protocol: str = "quantum"
+) -> float:
+    """Probability that a shot of :func:`qring_edu.gapip.gapip` ends in "not a_h": ``sin^2((2k+1)
+    theta)`` after ``k >= 0`` iterations (``"quantum"``), ``sin^2(K theta)`` for power ``k = K
+    >= 1`` of ``controlled-(R_h R_g)`` (``"phase_estimation"``, the control's "-"), three ways.
+
+    ``method``: ``"subspace"`` (the protocol's fast path, the closed form; ``k <= 10^15``),
+    ``"statevector"`` (NumPy on all ``2^n`` amplitudes, times 2 for the control; ``k <= 10^4``)
+    or ``"qiskit"`` (:func:`qring_edu.gapip_circuit` evolved as a ``Statevector``; ``k <= 64``).
+
+    Examples
+    --------
+    >>> g, h = [1.0, 0.0], [0.6, 0.8]           # <g, h> = 0.6, cos(theta) = 0.8
+    >>> round(gapip_probability(g, h, 1), 6)     # sin^2(3 theta)
+    0.876096
+    >>> round(gapip_probability(g, h, 2, protocol="phase_estimation", method="statevector"), 6)
+    0.9216
+    """
+    method = check_choice(method, "method", ("subspace", "statevector", "qiskit"))
+    pe = check_choice(protocol, "protocol", QUANTUM_GAPIP_PROTOCOLS) == "phase_estimation"
+    hi = {"subspace": 10**15, "statevector": 10**4}.get(method, 64)
+    k = check_int(k, "k (the power K of controlled-G)" if pe else "k", int(pe), hi)
+    gn, hn = gapip_prepare(g, h)
+    if method == "subspace":
+        return float(math.sin((k if pe else 2 * k + 1) * alignment_angle(gn, hn)) ** 2)
+    if method == "statevector":
+        ag, ah = alignment_state(gn), alignment_state(hn)
+        state = ag.copy()
+        for _ in range(k):  # phase estimation: the |1> branch of the control (first R_g included)
+            state = _reflect(_reflect(state, ag), ah) if pe else _reflect(_reflect(state, ah), ag)
+        return float(np.sum((ag - state) ** 2) / 4.0 if pe else 1.0 - (ah @ state) ** 2)
+    from qiskit.quantum_info import Statevector
+
+    probs = Statevector(gapip_circuit(gn, hn, k, measure=False, protocol=protocol)).probabilities()
+    return float(probs.reshape(2, -1)[1].sum() if pe else 1.0 - probs[0])  # control: qubit n
+
+
+def gapip_sample_qiskit(
+    g, h, k: int, shots: int = 1000, seed=None, *, protocol: str = "quantum"
+) -> int:
+    """Run :func:`qring_edu.gapip_circuit` on ``AerSimulator`` (decomposed to ``u``/``cx``
+    first) for ``shots`` shots; return how many ended in "not a_h" (``"quantum"``: any outcome
+    but ``0...0``; ``"phase_estimation"``: control "-").
+
+    Examples
+    --------
+    >>> gapip_sample_qiskit([1.0, 0.0], [1.0, 0.0], 0, shots=50, seed=1)   # theta = 0
+    0
+    """
+    from qiskit import transpile
+    from qiskit_aer import AerSimulator
+
+    shots = check_int(shots, "shots", 1, 10**6)
+    check_seed(seed)
+    sim_seed = int(np.random.default_rng(seed).integers(2**31))
+    qc = transpile(
+        gapip_circuit(g, h, k, protocol=protocol),
+        basis_gates=["u", "cx"],
+        optimization_level=1,
+        seed_transpiler=0,
+    )
+    counts = AerSimulator(seed_simulator=sim_seed).run(qc, shots=shots).result().get_counts()
+    return shots - int(counts.get("0" * qc.num_clbits, 0))
+
+
+@result(show=("max_exact_gap",))
+class GapIPPaths:
+    """``P("not a_h")`` after k iterations (``protocol="phase_estimation"``: ``P(control "-")``
+    with power ``K = k``), for each k in ``ks``, computed four ways: the exact 2-D subspace (fast
+    path), the full state vector, the Qiskit circuit evolved as a ``Statevector``, and Aer
+    sampling ``shots`` shots (shape (n,) each).
+
+    Examples
+    --------
+    >>> g, h = aligned_pair(4, 0.5, seed=1)
+    >>> paths = gapip_paths(g, h, ks=(0, 1), shots=200)
+    >>> paths.subspace.round(4).tolist(), paths.statevector.round(4).tolist()
+    ([0.4375, 0.6836], [0.4375, 0.6836])
+    >>> paths.aer.tolist()                                             # sampled: close, not equal
+    [0.44, 0.665]
+    """
+
+    ks: np.ndarray = field(repr=False)
+    subspace: np.ndarray = field(repr=False)
+    statevector: np.ndarray = field(repr=False)
+    qiskit: np.ndarray = field(repr=False)
+    aer: np.ndarray = field(repr=False)
+    shots: int = 0
+    protocol: str = "quantum"
+
+    def table(self) -> Table:
+        """One row per k (or K): the three exact values (6 decimals) and the Aer frequency (4)."""
+        rows = zip(self.ks, self.subspace, self.statevector, self.qiskit, self.aer)
+        key = "K" if self.protocol == "phase_estimation" else "k"
+        return Table(
+            (key, "subspace", "statevector", "qiskit", f"Aer ({self.shots} shots)"),
+            tuple(rows),
+            ("d", ".6f", ".6f", ".6f", ".4f"),
+        )
+
+    @property
+    def max_exact_gap(self) -> float:
+        """Largest difference between the subspace and the Qiskit path."""
+        return float(np.max(np.abs(self.subspace - self.qiskit)))
+
+    def _repr_html_(self) -> str:
+        return self.table()._repr_html_()
+
+
+def gapip_paths(
+    g, h, ks: Sequence[int] = range(4), *, shots: int = 4000, protocol: str = "quantum"
+) -> GapIPPaths:
+    """Run :func:`gapip_probability` with each method and :func:`gapip_sample_qiskit`
+    (``seed = k``) for each k (small P only:
+    the circuits have ``ceil(log2(P + 1))`` qubits, one more for phase estimation's control;
+    ``protocol="phase_estimation"`` takes powers ``K >= 1``).
+
+    Examples
+    --------
+    >>> g, h = aligned_pair(6, -0.2, seed=2)
+    >>> paths = gapip_paths(g, h, ks=(1, 2), shots=100, protocol="phase_estimation")
+    >>> bool(abs(paths.subspace - paths.qiskit).max() < 1e-9)         # exact paths agree
+    True
+    """
+    check_choice(protocol, "protocol", QUANTUM_GAPIP_PROTOCOLS)
+    lo = 1 if protocol == "phase_estimation" else 0
+    ks = [check_int(k, "ks", lo) for k in ks]
+    shots = check_int(shots, "shots", 1)
+    exact = {
+        m: [gapip_probability(g, h, k, method=m, protocol=protocol) for k in ks]
+        for m in ("subspace", "statevector", "qiskit")
+    }
+    aer = [gapip_sample_qiskit(g, h, k, shots=shots, seed=k, protocol=protocol) / shots for k in ks]
+    return GapIPPaths(
+        np.array(ks),
+        np.array(exact["subspace"]),
+        np.array(exact["statevector"]),
+        np.array(exact["qiskit"]),
+        np.array(aer),
+        shots,
+        protocol,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# GapIP: cost curves and accuracy (the GapIP widget)
+# --------------------------------------------------------------------------------------------
+#: Largest P the interactive GapIP curves simulate (each point runs the protocols on ``trials``
+#: instances), so a widget stays responsive.
+MAX_WIDGET_LOG2_P = 18
+
+
+@result
+class GapIPCurves:
+    """GapIP cost curves over ``tau`` in ``[tau_min, 0.4]`` with the selected ``tau`` marked.
+
+    Examples
+    --------
+    >>> curves = gapip_curves(0.1, log2_P=8, trials=2, points=3)
+    >>> curves.tau, curves.scaling.taus.round(3).tolist()
+    (0.1, [0.4, 0.2, 0.1])
+    """
+
+    tau: float
+    scaling: GapIPScaling = field(repr=False)
+
+
+def gapip_curves(
+    tau: float = 0.05,
+    log2_P: int = 16,
+    trials: int = 8,
+    seed: int = 0,
+    *,
+    points: int = 7,
+    confidence: str = "hoeffding",
+    protocol: str = "quantum",
+) -> GapIPCurves:
+    """Run :func:`gapip_scaling` on ``points`` log-spaced values from 0.4 down to
+    ``min(tau, 0.4 / 2)`` (so the curve always spans at least a factor 2) at ``P = 2^log2_P``,
+    with the family ``confidence`` on both sides and the quantum ``protocol``.
+
+    Examples
+    --------
+    >>> curves = gapip_curves(0.3, log2_P=8, trials=2, points=3)
+    >>> curves.scaling.taus.round(3).tolist()                          # spans a factor of 2 at least
+    [0.4, 0.283, 0.2]
+    """
+    tau = check_float(tau, "tau", 0.0, 1.0, lo_open=True, hi_open=True)
+    log2_P = check_int(log2_P, "log2_P", 1, MAX_WIDGET_LOG2_P)
+    trials = check_int(trials, "trials", 2, 200)
+    points = check_int(points, "points", 2, 20)
+    tau_min = min(tau, 0.2)
+    taus = np.geomspace(0.4, tau_min, points) if tau_min < 0.4 else np.array([0.4, 0.2])
+    return GapIPCurves(
+        tau,
+        gapip_scaling(
+            taus, 2**log2_P, trials=trials, seed=seed, confidence=confidence, protocol=protocol
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# GapIP: the passes of one shot (the ping-pong diagram)
+# --------------------------------------------------------------------------------------------
+@result(show=("passes", "qubits"))
+class GapIPSchedule:
+    """What happens in one shot of a quantum GapIP protocol, in order.
+
+    ``events``: tuples ``(kind, party, label)``; ``kind`` is ``"op"`` (``party`` acts on the
+    register: ``label`` names the operation) or ``"pass"`` (``party`` sends the register to the
+    other one; ``label`` is the qubit count). ``register``: ``n = ceil(log2(P + 1))``;
+    ``width``: qubits per pass (``n``, or ``n + 1`` with phase estimation's control qubit);
+    ``multiple``: the shot measures ``sin^2(multiple · theta)``.
+
+    Examples
+    --------
+    >>> gapip_schedule(3, 1)
+    GapIPSchedule(protocol='quantum', P=3, power=1, register=2, width=2, multiple=3, passes=3, qubits=6)
+    """
+
+    protocol: str
+    P: int
+    power: int
+    register: int
+    width: int
+    multiple: int
+    events: tuple[tuple[str, str, str], ...] = field(repr=False)
+
+    @property
+    def passes(self) -> int:
+        return sum(kind == "pass" for kind, _, _ in self.events)
+
+    @property
+    def qubits(self) -> int:
+        """Qubits that cross in this shot: every pass, the whole register (and control)."""
+        return self.passes * self.width
+
+
+def gapip_schedule(P: int, power: int, protocol: str = "quantum") -> GapIPSchedule:
+    """The pass schedule of one shot (:func:`qring_edu.gapip.gapip`'s counting rule).
+
+    ``"quantum"`` (amplitude estimation, ``power = k >= 0`` iterations): the server prepares
+    ``|a_g>`` and sends it; ``k`` times the client applies ``R_h`` and sends the register back
+    and the server applies ``R_g`` and returns it; the client applies ``U_h^dagger`` and measures:
+    ``2k + 1`` passes of ``n`` qubits, probability ``sin^2((2k + 1) theta)``.
+    ``"phase_estimation"`` (``power = K >= 1``): the server prepares ``|a_g>`` and a control in
+    ``|+>`` (its first controlled-``R_g`` acts trivially and is skipped); the client applies
+    controlled-``R_h``; ``K - 1`` times the server controlled-``R_g`` and the client
+    controlled-``R_h``; the client measures the control in the X basis: ``2K - 1`` passes of
+    ``n + 1`` qubits, probability ``sin^2(K theta)``. At most 12 for drawing.
+
+    Examples
+    --------
+    >>> s = gapip_schedule(3, 1)                        # P = 3, one amplitude-estimation iteration
+    >>> s
+    GapIPSchedule(protocol='quantum', P=3, power=1, register=2, width=2, multiple=3, passes=3, qubits=6)
+    >>> gapip_schedule(3, 2, "phase_estimation")
+    GapIPSchedule(protocol='phase_estimation', P=3, power=2, register=2, width=3, multiple=2, passes=3, qubits=9)
+    """
+    P = check_int(P, "P", 1)
+    check_choice(protocol, "protocol", QUANTUM_GAPIP_PROTOCOLS)
+    n = n_register_qubits(P)
+    events: list[tuple[str, str, str]] = []
+    if protocol == "phase_estimation":
+        K = check_int(power, "power (K of phase estimation)", 1, 12)
+        width = n + 1
+        events.append(("op", "server", "prepare |a_g⟩, control |+⟩"))
+        events.append(("pass", "server", f"{width} qubits"))
+        events.append(("op", "client", "c-R_h"))
+        for _ in range(K - 1):
+            events += [
+                ("pass", "client", f"{width} qubits"),
+                ("op", "server", "c-R_g"),
+                ("pass", "server", f"{width} qubits"),
+                ("op", "client", "c-R_h"),
+            ]
+        events.append(("op", "client", "measure control (X basis)"))
+        return GapIPSchedule(protocol, P, K, n, width, K, tuple(events))
+    k = check_int(power, "power (k iterations)", 0, 12)
+    events.append(("op", "server", "prepare |a_g⟩"))
+    events.append(("pass", "server", f"{n} qubits"))
+    for _ in range(k):
+        events += [
+            ("op", "client", "R_h"),
+            ("pass", "client", f"{n} qubits"),
+            ("op", "server", "R_g"),
+            ("pass", "server", f"{n} qubits"),
+        ]
+    events.append(("op", "client", "measure {|a_h⟩, rest}"))
+    return GapIPSchedule(protocol, P, k, n, n, 2 * k + 1, tuple(events))
+
+
+# --------------------------------------------------------------------------------------------
+# GapIP: quantum against classical, one family of bounds on both sides
+# --------------------------------------------------------------------------------------------
+#: (protocol, confidence) of the comparison: amplitude and phase estimation, each with
+#: Hoeffding intervals (against the Hoeffding sketch) and exact intervals (against the exact
+#: binomial sketch).
+GAPIP_FAMILIES = (
+    ("quantum", "hoeffding"),
+    ("quantum", "exact"),
+    ("phase_estimation", "hoeffding"),
+    ("phase_estimation", "exact"),
+)
+
+_PROTOCOL_NAMES = {"quantum": "amplitude estimation", "phase_estimation": "phase estimation"}
+_FAMILY_NAMES = {
+    "hoeffding": "Hoeffding",
+    "exact": "exact",
+    "chernoff": "old mix (Chernoff vs Hoeffding sketch)",
+}
+
+
+def _crossings(taus: np.ndarray, log_ratio: np.ndarray) -> list[float]:
+    """Margins where ``log_ratio`` changes sign between neighbouring grid points, linearly
+    interpolated in ``log tau`` (the grid may run in either direction)."""
+    out = []
+    for i in range(len(taus) - 1):
+        a, b = log_ratio[i], log_ratio[i + 1]
+        if (a < 0) != (b < 0):
+            x0, x1 = math.log(taus[i]), math.log(taus[i + 1])
+            out.append(float(math.exp(x0 + (x1 - x0) * a / (a - b))))
+    return out
+
+
+@result
+class GapIPComparison:
+    """Result of :func:`gapip_comparison` (arrays indexed like ``taus``).
+
+    ``quantum_cost[i]``: mean qubits per decision of family ``families[i] = (protocol,
+    confidence)``; ``quantum_accuracy[i]``: fraction of correct verdicts. ``sketch_bits[j]``:
+    the sketch length with ``bounds[j]`` (``"hoeffding"`` or ``"exact"``), ``vector_bits``: the
+    send-the-vector cost; the classical cost of a family is the cheaper of the two
+    (:meth:`classical_cost`). ``classical_accuracy[j]``: the classical protocol's fraction of
+    correct verdicts (nan when it was not run).
+
+    Examples
+    --------
+    >>> c = gapip_comparison((0.3, 0.1), 2**8, trials=2, families=(("quantum", "hoeffding"),))
+    >>> c
+    GapIPComparison(P=256, delta=0.05, trials=2)
+    >>> c.families, c.quantum_cost.shape
+    ((('quantum', 'hoeffding'),), (1, 2))
+    """
+
+    P: int
+    delta: float
+    trials: int
+    taus: np.ndarray = field(repr=False)
+    families: tuple[tuple[str, str], ...] = field(repr=False)
+    quantum_cost: np.ndarray = field(repr=False)
+    quantum_accuracy: np.ndarray = field(repr=False)
+    bounds: tuple[str, ...] = field(repr=False)
+    sketch_bits: np.ndarray = field(repr=False)
+    vector_bits: np.ndarray = field(repr=False)
+    classical_accuracy: np.ndarray = field(repr=False)
+
+    def _family(self, protocol: str, confidence: str) -> int:
+        key = (protocol, confidence)
+        if key not in self.families:
+            raise ValueError(f"(protocol, confidence) must be one of {self.families}, got {key}")
+        return self.families.index(key)
+
+    def quantum(self, protocol: str = "quantum", confidence: str = "hoeffding") -> np.ndarray:
+        """Mean qubits per decision of one family."""
+        return self.quantum_cost[self._family(protocol, confidence)]
+
+    def sketch(self, confidence: str = "hoeffding") -> np.ndarray:
+        """Sketch bits with the family's bound (``"chernoff"`` uses the Hoeffding sketch)."""
+        bound = _sketch_bound(confidence)
+        if bound not in self.bounds:
+            raise ValueError(f"bound must be one of {self.bounds}, got {bound!r}")
+        return self.sketch_bits[self.bounds.index(bound)]
+
+    def classical_cost(self, confidence: str = "hoeffding") -> np.ndarray:
+        """The classical protocol's bits in a family: ``min(sketch, vector)``."""
+        return np.minimum(self.sketch(confidence), self.vector_bits)
+
+    def ratio(self, protocol: str = "quantum", confidence: str = "hoeffding") -> np.ndarray:
+        """Quantum qubits / classical bits, same family on both sides (< 1: quantum cheaper)."""
+        return self.quantum(protocol, confidence) / self.classical_cost(confidence)
+
+    def window(
+        self, protocol: str = "quantum", confidence: str = "hoeffding"
+    ) -> tuple[float, float]:
+        """``(lower, upper)`` ends of the range of τ where the quantum protocol is cheaper,
+        interpolated between grid points (log-log). ``nan`` for an end outside the grid (quantum
+        already cheaper at the grid's edge) or when it is never cheaper (both ``nan``)."""
+        order = np.argsort(self.taus)[::-1]  # largest tau first
+        taus = self.taus[order]
+        lr = np.log(self.ratio(protocol, confidence)[order])
+        if np.all(lr >= 0):
+            return float("nan"), float("nan")
+        cross = _crossings(taus, lr)
+        upper = max(cross) if lr[0] >= 0 else float("nan")
+        lower = min(cross) if lr[-1] >= 0 else float("nan")
+        return lower, upper
+
+    def slope(
+        self,
+        protocol: str = "quantum",
+        confidence: str = "hoeffding",
+        *,
+        tau_min: float = 0.02,
+        classical: bool = False,
+    ) -> float:
+        """log-log slope of cost against ``1/tau`` over the grid points with ``tau >= tau_min``
+        (the classical side: the family's sketch)."""
+        keep = self.taus >= tau_min
+        y = self.sketch(confidence) if classical else self.quantum(protocol, confidence)
+        return loglog_slope(1.0 / self.taus[keep], y[keep])
+
+    def table(self) -> Table:
+        """One row per family: where the quantum protocol is cheaper, and the best ratio."""
+        rows = []
+        for protocol, confidence in self.families:
+            lo, hi = self.window(protocol, confidence)
+            r = self.ratio(protocol, confidence)
+            if math.isnan(hi) and math.isnan(lo) and np.all(r >= 1):
+                where = "never on this grid"
+            else:
+                left = f"{lo:.2g}" if not math.isnan(lo) else f"≤ {self.taus.min():.2g}"
+                right = f"{hi:.2g}" if not math.isnan(hi) else f"≥ {self.taus.max():.2g}"
+                where = f"{left} < τ < {right}"
+            rows.append(
+                (_PROTOCOL_NAMES[protocol], _FAMILY_NAMES[confidence], where, float(r.min()))
+            )
+        return Table(
+            (
+                "quantum protocol",
+                "bounds (both sides)",
+                "quantum cheaper for",
+                "best quantum/classical",
+            ),
+            tuple(rows),
+            ("", "", "", ".2f"),
+        )
+
+    def _repr_html_(self) -> str:
+        return self.table()._repr_html_()
+
+
+def gapip_comparison(
+    taus: Sequence[float],
+    P: int = 2**16,
+    *,
+    trials: int = 8,
+    delta: float = 0.05,
+    seed: int = 0,
+    families: Sequence[tuple[str, str]] = GAPIP_FAMILIES,
+    run_classical: bool = True,
+) -> GapIPComparison:
+    """Quantum against classical GapIP over the margins ``taus`` at dimension ``P``.
+
+    For each ``tau`` the same ``trials`` promise instances (alternating ``<g, h> = ±tau``) are
+    decided by every family ``(protocol, confidence)``: its mean cost (every qubit that crosses)
+    and accuracy. The classical side of a family is ``min(sketch, P b)``, the sketch sized with the
+    family's bound (``"exact"``: exact binomial tail; ``"hoeffding"`` and the old ``"chernoff"``:
+    Hoeffding); with ``run_classical`` the classical protocol is run on the same instances too.
+    Seeds: instance ``rng(seed, i, trial)``, family ``f`` ``rng(seed, i, trial, 1 + f)``,
+    classical ``rng(seed, i, trial, 100 + j)``.
+
+    Examples
+    --------
+    >>> c = gapip_comparison((0.3, 0.1), 2**8, trials=2, families=(("quantum", "hoeffding"),))
+    >>> c.classical_cost("hoeffding").tolist(), c.window()      # large margins: never cheaper
+    ([160.0, 1474.0], (nan, nan))
+    """
+    taus_arr = _check_taus(taus)
+    P = check_int(P, "P", 2)
+    trials = check_int(trials, "trials", 1, 10_000)
+    delta = check_float(delta, "delta", 0.0, 0.5, lo_open=True, hi_open=True)
+    check_seed(seed)
+    fams = tuple((p, c) for p, c in families)
+    values = [_quantum(p, c) for p, c in fams]
+    if not fams:
+        raise ValueError("families must list at least one (protocol, confidence) pair")
+    bounds = tuple(b for b in ("hoeffding", "exact") if any(_sketch_bound(c) == b for _, c in fams))
+    T = taus_arr.size
+    q_cost = np.zeros((len(fams), T))
+    q_acc = np.zeros((len(fams), T))
+    sk = np.array([[sketch_bits(t, delta, bound=b) for t in taus_arr] for b in bounds], float)
+    vec = np.array([vector_bits(P, t) for t in taus_arr], float)
+    c_acc = np.full((len(bounds), T), np.nan)
+    for i, tau in enumerate(taus_arr):
+        costs = np.zeros((len(fams), trials))
+        ok = np.zeros((len(fams), trials))
+        ok_c = np.zeros((len(bounds), trials))
+        for trial in range(trials):
+            c = tau if trial % 2 == 0 else -tau
+            g, h = aligned_pair(P, c, seed=rng(seed, i, trial))
+            truth = "aligned" if c > 0 else "conflicting"
+            for f, value in enumerate(values):
+                d = gapip(g, h, tau, protocol=value, delta=delta, seed=rng(seed, i, trial, 1 + f))
+                costs[f, trial] = d.cost
+                ok[f, trial] = d.verdict == truth
+            if run_classical:
+                for j, b in enumerate(bounds):
+                    value = Classical(b)
+                    d = gapip(
+                        g, h, tau, protocol=value, delta=delta, seed=rng(seed, i, trial, 100 + j)
+                    )
+                    ok_c[j, trial] = d.verdict == truth
+        q_cost[:, i] = costs.mean(axis=1)
+        q_acc[:, i] = ok.mean(axis=1)
+        if run_classical:
+            c_acc[:, i] = ok_c.mean(axis=1)
+    return GapIPComparison(
+        P, float(delta), trials, taus_arr, fams, q_cost, q_acc, bounds, sk, vec, c_acc
+    )

@@ -1,0 +1,677 @@
+"""Experiments of the TieAudit chapter (book/06_alignment.ipynb): instances, costs against ``P``
+and the crossovers per family of bounds, one-way against two-message communication, the noise
+threshold and its crossover, and what the chapter's widgets compute.
+
+Pure: every number comes from :mod:`qring_edu.tieaudit`; results are frozen dataclasses
+(figures: :mod:`qring_edu.figures.tieaudit`). The exact plans live in
+:mod:`qring_edu.experiments.tieaudit_plans`, the verified protocol against noise, attacks and
+adaptive sources in :mod:`qring_edu.experiments.tieaudit_noise`.
+
+* :func:`random_matching`, :func:`signs_with_disagreement`, :func:`disagreement_fraction`,
+  :func:`outcome_index`, :func:`tieaudit_sample_qiskit`: instances and the circuits sampled.
+* :func:`tieaudit_scaling`, :func:`tieaudit_crossover`, :func:`tieaudit_crossover_table`: costs
+  and crossovers per family (Hoeffding, Bernstein, exact).
+* :func:`message_comparison`: one-way quantum and classical against the two-message protocol.
+* :func:`tieaudit_noise_threshold`, :func:`tieaudit_noise_crossover`: per-pair Werner noise.
+* :func:`audit_explorer`, :func:`tieaudit_curves`: the widgets' computations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import field
+
+import numpy as np
+
+from .._result import result
+from .._validate import check_choice, check_float, check_int, check_seed
+from ..tieaudit import (
+    DataOnlyAttack,
+    Depolarizing,
+    Estimate,
+    LocalDepolarizing,
+    check_matching,
+    check_signs,
+    classical_subset_size,
+    copy_y_law,
+    tieaudit,
+    tieaudit_circuit,
+    tieaudit_copies,
+    tieaudit_cost,
+)
+from ._base import Table, loglog_slope, rng
+from .tieaudit_plans import classical_worst_failure, exact_copies
+
+__all__ = [
+    "random_matching",
+    "signs_with_disagreement",
+    "disagreement_fraction",
+    "outcome_index",
+    "tieaudit_sample_qiskit",
+    "DEFAULT_LOG2_P",
+    "TIEAUDIT_FAMILIES",
+    "TieAuditScaling",
+    "tieaudit_crossover",
+    "tieaudit_scaling",
+    "tieaudit_curves",
+    "TieAuditCrossovers",
+    "tieaudit_crossover_table",
+    "MessageComparison",
+    "message_comparison",
+    "tieaudit_noise_threshold",
+    "tieaudit_noise_crossover",
+    "ATTACK_CASES",
+    "attack_channel",
+    "AuditExplorer",
+    "audit_explorer",
+]
+
+#: log2 P = 8, 10, ..., 24.
+DEFAULT_LOG2_P = tuple(range(8, 25, 2))
+
+
+def _check_eps(eps) -> float:
+    return check_float(eps, "eps", 0.0, 1.0, lo_open=True, hi_open=True)
+
+
+def _check_delta(delta) -> float:
+    return check_float(delta, "delta", 0.0, 0.5, lo_open=True, hi_open=True)
+
+
+def _check_alpha(alpha) -> float:
+    return check_float(alpha, "alpha", 0.0, 1.0, lo_open=True)
+
+
+def _truth(s: np.ndarray, m: np.ndarray) -> float:
+    return float(np.mean(s[m[:, 0]] != s[m[:, 1]]))
+
+
+# --------------------------------------------------------------------------------------------
+# Instances
+# --------------------------------------------------------------------------------------------
+
+
+def random_matching(P: int, alpha: float = 1.0, seed=None) -> np.ndarray:
+    """A uniformly random matching of ``round(alpha P / 2)`` pairs (at least one) of ``P = 2^n``
+    coordinates, shape ``(m, 2)``.
+
+    Examples
+    --------
+    >>> random_matching(16, 0.5, seed=0).shape
+    (4, 2)
+    """
+    P = check_int(P, "P", 2, 2**30)
+    if P & (P - 1):
+        raise ValueError(f"P must be a power of two, got {P}")
+    alpha = _check_alpha(alpha)
+    check_seed(seed)
+    m = max(1, int(round(alpha * P / 2)))
+    perm = np.random.default_rng(seed).permutation(P)[: 2 * m]
+    return perm.reshape(m, 2).astype(np.int64)
+
+
+def signs_with_disagreement(matching, P: int, f: float, seed=None) -> np.ndarray:
+    """Random signs of length ``P`` such that exactly ``round(f m)`` matched pairs disagree.
+
+    Examples
+    --------
+    >>> m = random_matching(64, 1.0, seed=1)
+    >>> disagreement_fraction(signs_with_disagreement(m, 64, 0.25, seed=2), m)
+    0.25
+    """
+    P = check_int(P, "P", 2, 2**30)
+    m = check_matching(matching, P)
+    f = check_float(f, "f", 0.0, 1.0)
+    check_seed(seed)
+    gen = np.random.default_rng(seed)
+    s = gen.choice(np.array([-1, 1], dtype=np.int8), size=P)
+    flip = np.zeros(len(m), dtype=bool)
+    flip[gen.permutation(len(m))[: int(round(f * len(m)))]] = True
+    s[m[:, 1]] = np.where(flip, -s[m[:, 0]], s[m[:, 0]])
+    return s
+
+
+def disagreement_fraction(signs, matching) -> float:
+    """The true ``f``: fraction of pairs ``(i, j)`` of the matching with ``s_i != s_j``.
+
+    Examples
+    --------
+    >>> disagreement_fraction([1, -1, 1, 1], [[0, 1], [2, 3]])
+    0.5
+    """
+    s = check_signs(signs)
+    m = check_matching(matching, s.size)
+    return float(np.mean(s[m[:, 0]] != s[m[:, 1]]))
+
+
+def outcome_index(matching, P: int) -> np.ndarray:
+    """Computational-basis index that the circuits of :func:`qring_edu.tieaudit_circuit` report
+    for each outcome of :func:`qring_edu.tieaudit.outcome_probabilities`: ``i`` for "+" of pair
+    ``(i, j)``, ``j`` for "-", ``k`` for unmatched ``k``.
+
+    Examples
+    --------
+    >>> outcome_index([[0, 3]], 4).tolist()
+    [0, 3, 1, 2]
+    """
+    m = check_matching(matching, P)
+    unmatched = np.ones(P, dtype=bool)
+    unmatched[m.ravel()] = False
+    return np.concatenate([m.ravel(), np.flatnonzero(unmatched)])
+
+
+def tieaudit_sample_qiskit(
+    signs, matching, shots: int = 1000, *, protocol: str = "quantum", seed=None
+) -> np.ndarray:
+    """Sample the client's outcomes of :func:`qring_edu.tieaudit_circuit` on ``AerSimulator``
+    (decomposed to ``u``/``cx`` first); counts in the order of
+    :func:`qring_edu.tieaudit.outcome_probabilities`.
+
+    Examples
+    --------
+    >>> tieaudit_sample_qiskit([1, 1], [[0, 1]], 100, seed=0).tolist()   # agree: always "+"
+    [100, 0]
+    """
+    from qiskit import transpile
+    from qiskit_aer import AerSimulator
+
+    s = check_signs(signs)
+    m = check_matching(matching, s.size)
+    shots = check_int(shots, "shots", 1, 10**6)
+    check_seed(seed)
+    n = s.size.bit_length() - 1
+    sim_seed = int(np.random.default_rng(seed).integers(2**31))
+    qc = transpile(
+        tieaudit_circuit(s, m, protocol=protocol),
+        basis_gates=["u", "cx"],
+        optimization_level=1,
+        seed_transpiler=0,
+    )
+    counts = AerSimulator(seed_simulator=sim_seed).run(qc, shots=shots).result().get_counts()
+    by_index = np.zeros(s.size, dtype=np.int64)
+    for key, c in counts.items():
+        by_index[int(key, 2) >> (n if protocol != "quantum" else 0)] += c  # client's clbits
+    return by_index[outcome_index(m, s.size)]
+
+
+# --------------------------------------------------------------------------------------------
+# Costs against P: scaling, crossovers per family, one-way against two messages
+# --------------------------------------------------------------------------------------------
+#: Families of bounds of the crossovers: how the quantum copies and the classical subset are
+#: planned (Bernstein gives the classical side nothing beyond Hoeffding).
+TIEAUDIT_FAMILIES = ("hoeffding", "bernstein", "exact")
+
+
+def _quantum_plan(alpha: float, eps: float, delta: float, bound: str) -> int:
+    """Noiseless copies of one family (a trusted channel, independent copies)."""
+    if bound == "exact":
+        return exact_copies(alpha, eps, delta)
+    return tieaudit_copies(alpha, eps, delta, bound=bound)
+
+
+@result(show=("copies", "classical_slope"))
+class TieAuditScaling:
+    """Result of :func:`tieaudit_scaling` (arrays indexed like ``Ps``): planned costs (qubits,
+    bits), and for the sizes that were run the largest error and the fraction within ``eps``
+    (nan where not run).
+
+    Examples
+    --------
+    >>> s = tieaudit_scaling((8, 10), 0.1, trials=1)
+    >>> s
+    TieAuditScaling(eps=0.1, alpha=1, delta=0.05, crossover_P=8192, trials=1, bound='bernstein', copies=185, classical_slope=nan)
+    >>> s.Ps.tolist(), s.quantum_cost.tolist()
+    ([256, 1024], [1480.0, 1850.0])
+    """
+
+    eps: float
+    alpha: float
+    delta: float
+    Ps: np.ndarray = field(repr=False)
+    quantum_cost: np.ndarray = field(repr=False)
+    classical_cost: np.ndarray = field(repr=False)
+    quantum_error: np.ndarray = field(repr=False)
+    classical_error: np.ndarray = field(repr=False)
+    quantum_within: np.ndarray = field(repr=False)
+    classical_within: np.ndarray = field(repr=False)
+    crossover_P: int = 0
+    trials: int = 0
+    bound: str = "bernstein"
+
+    @property
+    def copies(self) -> int:
+        """Copies of the quantum protocol (independent of ``P``)."""
+        return _quantum_plan(self.alpha, self.eps, self.delta, self.bound)
+
+    @property
+    def classical_slope(self) -> float:
+        """log-log slope of the classical cost where it is below ``P`` (nan: fewer than 2 sizes)."""
+        keep = self.classical_cost < self.Ps
+        if keep.sum() < 2:
+            return float("nan")
+        return loglog_slope(self.Ps[keep], self.classical_cost[keep])
+
+    @property
+    def quantum_per_log2P(self) -> np.ndarray:
+        """Quantum cost divided by ``log2 P`` (constant = the number of copies)."""
+        return self.quantum_cost / np.log2(self.Ps)
+
+    @property
+    def quantum_slope_vs_logP(self) -> float:
+        """log-log slope of the quantum cost against ``log2 P`` (1 means ``∝ log P``)."""
+        return loglog_slope(np.log2(self.Ps), self.quantum_cost)
+
+
+def tieaudit_crossover(
+    eps: float,
+    alpha: float = 1.0,
+    delta: float = 0.05,
+    max_log2_P: int = 60,
+    *,
+    bound: str = "bernstein",
+) -> int:
+    """Smallest ``P = 2^n`` at which the quantum protocol (noiseless channel) sends fewer qubits
+    than the one-way classical protocol sends bits, both planned with the family ``bound`` (0 if
+    none up to ``2^max_log2_P``).
+
+    ``"hoeffding"``: Hoeffding copies against the Hoeffding subset; ``"bernstein"``: Bernstein
+    copies against the same subset; ``"exact"``: :func:`exact_copies` against the exact subset
+    plan. In the exact family, ``q = N log2 P`` qubits win iff a classical subset of ``q``
+    coordinates still fails the guarantee, ``classical_worst_failure(P, alpha, q, eps) > delta``
+    (sizes with ``q >= P`` are skipped: sending every sign is cheaper).
+
+    Examples
+    --------
+    >>> tieaudit_crossover(0.05)
+    65536
+    >>> tieaudit_crossover(0.05, alpha=0.1, bound="hoeffding") == 2**27
+    True
+    """
+    eps, alpha, delta = _check_eps(eps), _check_alpha(alpha), _check_delta(delta)
+    max_log2_P = check_int(max_log2_P, "max_log2_P", 1, 60)
+    check_choice(bound, "bound", TIEAUDIT_FAMILIES)
+    copies = _quantum_plan(alpha, eps, delta, bound)
+    for n in range(1, max_log2_P + 1):
+        P, q = 2**n, copies * n
+        if bound == "exact":
+            if q < min(P, 2**30) and classical_worst_failure(P, alpha, q, eps)[0] > delta:
+                return P
+        elif q < classical_subset_size(P, alpha, eps, delta):
+            return P
+    return 0
+
+
+def tieaudit_scaling(
+    log2_P: Sequence[int] = DEFAULT_LOG2_P,
+    eps: float = 0.05,
+    *,
+    alpha: float = 1.0,
+    delta: float = 0.05,
+    f: float = 0.3,
+    run_max_log2_P: int = 16,
+    trials: int = 5,
+    seed: int = 0,
+    bound: str = "bernstein",
+) -> TieAuditScaling:
+    """Planned costs of the quantum and the one-way classical protocols for ``P = 2^n``, ``n`` in
+    ``log2_P`` (``bound``: ``"hoeffding"`` or ``"bernstein"`` plans both sides as
+    :func:`tieaudit_crossover` does). For ``n <= run_max_log2_P`` both protocols are also run
+    (:func:`qring_edu.tieaudit.tieaudit`, with its own Bernstein plan) ``trials`` times on random
+    instances (coverage ``alpha``, ``round(f m)`` disagreeing pairs) and their errors recorded.
+
+    Examples
+    --------
+    >>> s = tieaudit_scaling((8, 10, 30), 0.1, run_max_log2_P=8, trials=2)
+    >>> s.classical_cost.tolist(), s.crossover_P
+    ([256.0, 950.0, 972057.0], 8192)
+    """
+    ns = [check_int(n, "log2_P", 1, 40) for n in log2_P]
+    if len(ns) < 2:
+        raise ValueError("log2_P must hold at least two sizes")
+    eps, alpha, delta = _check_eps(eps), _check_alpha(alpha), _check_delta(delta)
+    run_max = check_int(run_max_log2_P, "run_max_log2_P", 0, 26)
+    trials = check_int(trials, "trials", 1, 10_000)
+    check_choice(bound, "bound", ("hoeffding", "bernstein"))
+    check_seed(seed)
+    Ps = np.array([2**n for n in ns], dtype=np.int64)
+    copies = _quantum_plan(alpha, eps, delta, bound)
+    qc = np.array([copies * n for n in ns], float)
+    cc = np.array([classical_subset_size(int(P), alpha, eps, delta) for P in Ps], float)
+    q_err, c_err, q_in, c_in = (np.full(len(ns), np.nan) for _ in range(4))
+    for idx, n in enumerate(ns):
+        if n > run_max:
+            continue
+        eq, ec = [], []
+        for trial in range(trials):
+            m = random_matching(2**n, alpha, seed=rng(seed, n, trial))
+            s = signs_with_disagreement(m, 2**n, f, seed=rng(seed, n, trial, 1))
+            e_q = tieaudit(s, m, eps, delta=delta, seed=rng(seed, n, trial, 2))
+            e_c = tieaudit(
+                s, m, eps, protocol="classical", delta=delta, seed=rng(seed, n, trial, 3)
+            )
+            eq.append(abs(e_q.value - _truth(s, m)))
+            ec.append(abs(e_c.value - _truth(s, m)))
+        q_err[idx], c_err[idx] = max(eq), max(ec)
+        q_in[idx], c_in[idx] = np.mean(np.array(eq) <= eps), np.mean(np.array(ec) <= eps)
+    cross = tieaudit_crossover(eps, alpha, delta, bound=bound)
+    return TieAuditScaling(
+        eps, alpha, delta, Ps, qc, cc, q_err, c_err, q_in, c_in, cross, trials, bound
+    )
+
+
+def tieaudit_curves(
+    eps: float = 0.05, alpha: float = 1.0, delta: float = 0.05, bound: str = "bernstein"
+) -> TieAuditScaling:
+    """Planned costs for ``P = 2^8 .. 2^30`` (nothing is run), both sides planned with
+    ``bound`` (``"hoeffding"`` or ``"bernstein"``).
+
+    Examples
+    --------
+    >>> curves = tieaudit_curves(0.05)
+    >>> int(curves.Ps[0]), int(curves.Ps[-1]), curves.crossover_P
+    (256, 1073741824, 65536)
+    """
+    return tieaudit_scaling(
+        range(8, 31, 2), eps, alpha=alpha, delta=delta, run_max_log2_P=0, bound=bound
+    )
+
+
+@result(show=("quantum_over_two_message",))
+class MessageComparison:
+    """Result of :func:`message_comparison` (arrays indexed like ``Ps``): bits or qubits of the
+    quantum protocol (trusted noiseless channel, Bernstein plan), the one-way classical protocol
+    and the two-message classical protocol.
+
+    Examples
+    --------
+    >>> c = message_comparison((16, 24), alpha=0.25)
+    >>> c
+    MessageComparison(eps=0.05, delta=0.05, alpha=0.25, quantum_over_two_message=(2.02, 2.041))
+    >>> c.quantum.tolist(), c.two_message.tolist()
+    ([49200, 73800], [24354, 36162])
+    """
+
+    eps: float
+    delta: float
+    alpha: float
+    Ps: np.ndarray = field(repr=False)
+    quantum: np.ndarray = field(repr=False)
+    one_way: np.ndarray = field(repr=False)
+    two_message: np.ndarray = field(repr=False)
+
+    @property
+    def quantum_over_two_message(self) -> tuple[float, ...]:
+        return tuple(float(x) for x in self.quantum / self.two_message)
+
+    def table(self) -> Table:
+        rows = tuple(
+            (f"2^{int(P).bit_length() - 1}", int(q), int(c), int(t))
+            for P, q, c, t in zip(self.Ps, self.quantum, self.one_way, self.two_message)
+        )
+        return Table(
+            ("P", "quantum (qubits)", "one-way classical (bits)", "two messages (bits)"),
+            rows,
+            ("", ",d", ",d", ",d"),
+        )
+
+    def _repr_html_(self) -> str:
+        return self.table()._repr_html_()
+
+
+def message_comparison(
+    log2_P: Sequence[int] = DEFAULT_LOG2_P,
+    eps: float = 0.05,
+    delta: float = 0.05,
+    *,
+    alpha: float = 1.0,
+) -> MessageComparison:
+    """The quantum protocol and the one-way classical protocol (:func:`qring_edu.tieaudit_cost`)
+    against the two-message classical protocol (:func:`qring_edu.tieaudit.two_message_bits`), for
+    ``P = 2^n``: the exponential separation holds for one-way communication only.
+
+    Examples
+    --------
+    >>> print(message_comparison((24,), alpha=0.25).table())
+    P     quantum (qubits)  one-way classical (bits)  two messages (bits)
+    2^24            73,800                   485,200               36,162
+    """
+    ns = [check_int(n, "log2_P", 1, 500) for n in log2_P]
+    if not ns:
+        raise ValueError("log2_P must hold at least one size")
+    eps, delta, alpha = _check_eps(eps), _check_delta(delta), _check_alpha(alpha)
+    Ps = np.array([2**n for n in ns], dtype=object if max(ns) > 62 else np.int64)
+    cost = {
+        p: np.array([tieaudit_cost(2**n, eps, protocol=p, alpha=alpha, delta=delta) for n in ns])
+        for p in ("quantum", "classical", "two_message")
+    }
+    return MessageComparison(
+        eps, delta, alpha, Ps, cost["quantum"], cost["classical"], cost["two_message"]
+    )
+
+
+def tieaudit_noise_threshold() -> float:
+    """Per-pair fidelity ``F* = 2^(-1/4) ≈ 0.8409`` above which the quantum protocols keep an
+    advantage over one-way classical ones, asymptotically (``P -> ∞`` at fixed ``eps, delta,
+    alpha``).
+
+    Derivation. Each copy uses ``n = log2 P`` qubits or pairs. With per-pair Werner noise of
+    fidelity ``F`` (:class:`~qring_edu.tieaudit.LocalDepolarizing`) the twirled attenuation is
+    ``eta = ((4F)^n - 1)/(4^n - 1) ≈ F^n``. A copy has signal-to-noise ratio ``alpha eta^2``
+    (``E[Y] = alpha eta g``, ``E[Y^2] = alpha``), so ``N ∝ log(1/delta)/(alpha eta^2 eps^2)``
+    copies. The quantum cost is then ``n N ∝ log2(P) F^(-2n) = log2(P) P^(-2 log2 F)``. One-way
+    classical protocols need ``Theta(sqrt(P))`` bits at constant ``eps``. Their ratio
+    ``log2(P) P^(-2 log2 F - 1/2)`` tends to 0 iff ``-2 log2 F < 1/2``, i.e. ``F > 2^(-1/4)``. At
+    the threshold quantum loses by a ``log P`` factor; ``eps, delta, alpha`` move only the
+    crossover (:func:`tieaudit_noise_crossover`), which near the
+    threshold lies at astronomically large ``P``.
+
+    Examples
+    --------
+    >>> round(tieaudit_noise_threshold(), 4)
+    0.8409
+    """
+    return 2.0**-0.25
+
+
+def tieaudit_noise_crossover(
+    fidelity: float,
+    eps: float = 0.1,
+    delta: float = 0.05,
+    alpha: float = 1.0,
+    max_log2_P: int = 400,
+) -> int:
+    """Smallest ``n = log2 P`` at which the verified quantum protocol under per-pair Werner noise
+    of ``fidelity`` (:class:`~qring_edu.tieaudit.LocalDepolarizing`: ``n`` times the Freedman plan
+    for the twirled ``eta``) sends less than the one-way classical protocol
+    (:func:`~qring_edu.tieaudit.classical_subset_size`); 0 if none up to ``max_log2_P``. Below
+    :func:`~qring_edu.tieaudit.tieaudit_noise_threshold` the answer is 0 for every large enough
+    ``max_log2_P``.
+
+    Examples
+    --------
+    >>> [tieaudit_noise_crossover(F) for F in (1.0, 0.95, 0.9, 0.84)]
+    [18, 27, 53, 0]
+    """
+    fidelity = check_float(fidelity, "fidelity", 0.25, 1.0)
+    eps, delta, alpha = _check_eps(eps), _check_delta(delta), _check_alpha(alpha)
+    max_log2_P = check_int(max_log2_P, "max_log2_P", 1, 500)
+    channel = LocalDepolarizing(fidelity)
+    for n in range(1, max_log2_P + 1):
+        eta = channel.eta(2**n)
+        if eta <= 0.0:
+            continue
+        try:
+            copies = tieaudit_copies(alpha, eps, delta, eta=eta, bound="freedman")
+        except ValueError:  # more than MAX_COPIES: the signal is gone for good
+            return 0
+        if n * copies < classical_subset_size(2**n, alpha, eps, delta):
+            return n
+    return 0
+
+
+# --------------------------------------------------------------------------------------------
+# Crossovers per family
+# --------------------------------------------------------------------------------------------
+@result
+class TieAuditCrossovers:
+    """Crossover ``P`` (smallest power of two where quantum TieAudit is cheaper, 0 if none)
+    for each coverage in ``alphas`` and each family in ``bounds``: ``crossovers[i][j]``.
+
+    Examples
+    --------
+    >>> t = tieaudit_crossover_table((1.0, 0.5), bounds=("hoeffding", "bernstein"))
+    >>> t.crossovers
+    ((65536, 65536), (524288, 131072))
+    """
+
+    eps: float
+    delta: float
+    alphas: tuple[float, ...]
+    bounds: tuple[str, ...]
+    crossovers: tuple[tuple[int, ...], ...] = field(repr=False)
+
+    def crossover(self, alpha: float, bound: str) -> int:
+        if alpha not in self.alphas or bound not in self.bounds:
+            raise ValueError(
+                f"alpha must be one of {self.alphas} and bound one of "
+                f"{self.bounds}, got {alpha!r}, {bound!r}"
+            )
+        return self.crossovers[self.alphas.index(alpha)][self.bounds.index(bound)]
+
+    def table(self) -> Table:
+        def p2(P: int) -> str:
+            return f"2^{P.bit_length() - 1}" if P else "none"
+
+        rows = tuple(
+            (a,) + tuple(p2(P) for P in row) for a, row in zip(self.alphas, self.crossovers)
+        )
+        names = {"hoeffding": "Hoeffding", "bernstein": "Bernstein", "exact": "exact"}
+        return Table(
+            ("coverage α",) + tuple(names[b] for b in self.bounds),
+            rows,
+            ("g",) + ("",) * len(self.bounds),
+        )
+
+    def _repr_html_(self) -> str:
+        return self.table()._repr_html_()
+
+
+def tieaudit_crossover_table(
+    alphas: Sequence[float] = (1.0, 0.25, 0.1),
+    eps: float = 0.05,
+    delta: float = 0.05,
+    *,
+    bounds: Sequence[str] = TIEAUDIT_FAMILIES,
+) -> TieAuditCrossovers:
+    """:func:`tieaudit_crossover` for every coverage and family (the exact family takes a few
+    seconds per coverage).
+
+    Examples
+    --------
+    >>> print(tieaudit_crossover_table((1.0, 0.5), bounds=("hoeffding", "bernstein")).table())
+    coverage α  Hoeffding  Bernstein
+             1  2^16       2^16
+           0.5  2^19       2^17
+    """
+    al = tuple(_check_alpha(a) for a in alphas)
+    bs = tuple(check_choice(b, "bounds", TIEAUDIT_FAMILIES) for b in bounds)
+    if not al or not bs:
+        raise ValueError("alphas and bounds must each hold at least one value")
+    table = tuple(tuple(tieaudit_crossover(eps, a, delta, bound=b) for b in bs) for a in al)
+    return TieAuditCrossovers(float(eps), float(delta), al, bs, table)
+
+
+# --------------------------------------------------------------------------------------------
+# The explorer (the chapter's widget)
+# --------------------------------------------------------------------------------------------
+#: Channels of the explorer and the attack sweep, by name: noise on every copy, the data-only
+#: attack under the secret twirl, and the same attack with the twirl known (or fixed tests).
+ATTACK_CASES = ("uniform", "data_only", "knows_twirl")
+
+
+def attack_channel(case: str, noise: float):
+    """The channel of an attack case of :data:`ATTACK_CASES` at strength ``noise`` in ``[0, 1)``:
+    ``"uniform"``, :class:`~qring_edu.tieaudit.Depolarizing` (``None``, the trusted channel, at
+    noise 0); ``"data_only"`` and ``"knows_twirl"``, :class:`~qring_edu.tieaudit.DataOnlyAttack`.
+
+    Examples
+    --------
+    >>> attack_channel("knows_twirl", 0.3), attack_channel("uniform", 0.0)
+    (DataOnlyAttack(noise=0.3, knows_twirl=True), None)
+    """
+    check_choice(case, "attack", ATTACK_CASES)
+    noise = check_float(noise, "noise", 0.0, 1.0, hi_open=True)
+    if case == "uniform":
+        return None if noise == 0.0 else Depolarizing(noise)
+    return DataOnlyAttack(noise, knows_twirl=case == "knows_twirl")
+
+
+@result(show=("values",))
+class AuditExplorer:
+    """One TieAudit instance and the three one-way protocols' estimates on it; ``p_plus``,
+    ``p_minus``: the law of ``Y`` on one data copy through the channel.
+
+    Examples
+    --------
+    >>> ex = audit_explorer(log2_P=5, alpha=0.75, f=0.25, eps=0.1, seed=0)
+    >>> ex
+    AuditExplorer(eps=0.1, noise=0, f=0.25, alpha=0.75, attack='uniform', values=(0.2164, 0.2164, 0.25))
+    >>> len(ex.signs), len(ex.matching), [e.protocol for e in ex.estimates]
+    (32, 12, ['quantum', 'entanglement_assisted', 'classical'])
+    """
+
+    signs: np.ndarray = field(repr=False)
+    matching: np.ndarray = field(repr=False)
+    eps: float = 0.1
+    noise: float = 0.0
+    f: float = 0.0
+    alpha: float = 1.0
+    p_plus: float = field(default=0.0, repr=False)
+    p_minus: float = field(default=0.0, repr=False)
+    estimates: tuple[Estimate, ...] = field(default=(), repr=False)
+    attack: str = "uniform"
+
+    @property
+    def values(self) -> tuple[float, ...]:
+        """The estimates of ``f``, one per protocol."""
+        return tuple(e.value for e in self.estimates)
+
+
+def audit_explorer(
+    log2_P: int = 5,
+    alpha: float = 0.75,
+    f: float = 0.25,
+    eps: float = 0.1,
+    noise: float = 0.0,
+    seed: int = 0,
+    *,
+    attack: str = "uniform",
+) -> AuditExplorer:
+    """Build an instance (random matching of coverage ``alpha``, ``round(f m)`` disagreeing
+    pairs) and run the quantum, entanglement-assisted and classical protocols at accuracy
+    ``eps``. The quantum protocols go through the channel of ``attack`` (:data:`ATTACK_CASES`)
+    at strength ``noise``; ``"uniform"`` at noise 0 is the trusted noiseless channel. The
+    entanglement-assisted protocol meets the attack under its twirl (no source can know its
+    frame) and the classical one a noiseless classical channel.
+
+    Examples
+    --------
+    >>> ex = audit_explorer(log2_P=4, f=0.5, eps=0.2, noise=0.1, seed=3)
+    >>> [round(v, 3) for v in ex.values], round(ex.f, 3)
+    ([0.543, 0.543, 0.5], 0.5)
+    """
+    log2_P, seed = check_int(log2_P, "log2_P", 1, 12), check_int(seed, "seed", 0)
+    P = 2**log2_P
+    m = random_matching(P, alpha, seed=seed)
+    s = signs_with_disagreement(m, P, f, seed=seed + 1)
+    channel = attack_channel(attack, noise)
+    ea_channel = attack_channel("data_only", noise) if attack == "knows_twirl" else channel
+    p_plus, p_minus = copy_y_law(s, m, channel)
+    ests = (
+        tieaudit(s, m, eps, channel=channel, seed=seed),
+        tieaudit(s, m, eps, protocol="entanglement_assisted", channel=ea_channel, seed=seed),
+        tieaudit(s, m, eps, protocol="classical", seed=seed),
+    )
+    return AuditExplorer(
+        s, m, float(eps), float(noise), _truth(s, m), 2 * len(m) / P, p_plus, p_minus, ests, attack
+    )

@@ -1,0 +1,134 @@
+"""Widgets of the TieAudit chapter (book/06_alignment.ipynb; presentation floor): factories only.
+
+Each factory wires controls to one experiment of :mod:`qring_edu.experiments.tieaudit` and one
+figure of :mod:`qring_edu.figures.tieaudit` through :class:`~qring_edu.widgets.LiveFigure`;
+nothing here computes or displays anything.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+
+from ..experiments.tieaudit import audit_explorer, tieaudit_curves
+from ..figures.tieaudit import plot_audit_explorer, plot_tieaudit_scaling
+from ._base import LiveFigure, wide_descriptions
+
+__all__ = ["tieaudit_explorer_widget", "tieaudit_scaling_widget"]
+
+
+def tieaudit_explorer_widget(
+    log2_P: int = 5,
+    alpha: float = 0.75,
+    f: float = 0.25,
+    eps: float = 0.1,
+    noise: float = 0.0,
+    seed: int = 0,
+    *,
+    attack: str = "uniform",
+) -> LiveFigure:
+    """Pick the size, the matched fraction, the disagreement ``f``, ``eps``, the noise and who
+    applies it (every copy, or an adversary sparing the copies it recognises as tests, with the
+    twirl secret or known): the sign pattern with the matching, the distribution of ``Y`` and
+    the three estimates with their intervals.
+
+    Examples
+    --------
+    >>> live = tieaudit_explorer_widget(log2_P=4)
+    >>> len(live.result.matching), round(live.result.f, 3)
+    (6, 0.333)
+    >>> live.controls["eps"].value = 0.0
+    >>> live.error
+    'eps must be in (0, 1), got 0'
+    """
+    controls = {
+        "log2_P": widgets.IntSlider(value=log2_P, min=2, max=7, description="log₂ P"),
+        "alpha": widgets.FloatSlider(
+            value=alpha, min=0.05, max=1.0, step=0.05, description="matched fraction α"
+        ),
+        "f": widgets.FloatSlider(
+            value=f, min=0.0, max=1.0, step=0.05, description="disagreement f"
+        ),
+        "eps": widgets.FloatText(value=eps, step=0.01, description="ε"),
+        "noise": widgets.FloatSlider(
+            value=noise, min=0.0, max=0.8, step=0.05, description="depolarising noise"
+        ),
+        "seed": widgets.IntText(value=seed, description="seed"),
+        "attack": widgets.Dropdown(
+            options=[
+                ("noise on every copy", "uniform"),
+                ("data-only attack, twirl secret", "data_only"),
+                ("data-only attack, twirl known", "knows_twirl"),
+            ],
+            value=attack,
+            description="channel",
+        ),
+    }
+    wide_descriptions(controls)
+    w = LiveFigure(
+        audit_explorer,
+        plot_audit_explorer,
+        controls,
+        title="TieAudit: signs, matching, measurement, estimates",
+    )
+    return w.explore(
+        tieaudit_explorer_widget,
+        dict(
+            log2_P=log2_P,
+            alpha=alpha,
+            f=f,
+            eps=eps,
+            noise=noise,
+            seed=seed,
+            attack=attack,
+        ),
+        {
+            "alpha": sorted({0.1, 0.25, 0.5, 0.75, 1.0, alpha}),
+            "f": sorted({0.0, 0.25, 0.5, 0.75, 1.0, f}),
+        },
+    )
+
+
+def tieaudit_scaling_widget(
+    eps: float = 0.05, alpha: float = 1.0, delta: float = 0.05, *, bound: str = "bernstein"
+) -> LiveFigure:
+    """Sliders for ``eps``, ``alpha`` and ``delta`` and a menu for the family of bounds
+    (Bernstein or Hoeffding; the exact planners take seconds per size): TieAudit cost against
+    ``P`` and the crossover.
+
+    Examples
+    --------
+    >>> live = tieaudit_scaling_widget()
+    >>> live.result.crossover_P
+    65536
+    >>> live.controls["alpha"].value = 0.25
+    >>> live.result.crossover_P
+    262144
+    """
+    controls = {
+        "eps": widgets.FloatLogSlider(
+            value=eps, base=10, min=-2.3, max=-0.5, step=0.05, description="ε", readout_format=".3f"
+        ),
+        "alpha": widgets.FloatSlider(
+            value=alpha, min=0.05, max=1.0, step=0.05, description="matched fraction α"
+        ),
+        "delta": widgets.FloatLogSlider(
+            value=delta, base=10, min=-4, max=-0.5, step=0.1, description="δ", readout_format=".4f"
+        ),
+        "bound": widgets.Dropdown(
+            options=[("Bernstein", "bernstein"), ("Hoeffding", "hoeffding")],
+            value=bound,
+            description="bounds",
+        ),
+    }
+    wide_descriptions(controls)
+    w = LiveFigure(
+        tieaudit_curves, plot_tieaudit_scaling, controls, title="TieAudit: communication against P"
+    )
+    return w.explore(
+        tieaudit_scaling_widget,
+        dict(eps=eps, alpha=alpha, delta=delta, bound=bound),
+        {
+            "eps": sorted({0.01, 0.02, 0.05, 0.1, 0.2, eps}),
+            "alpha": sorted({0.1, 0.25, 0.5, 0.75, 1.0, alpha}),
+        },
+    )

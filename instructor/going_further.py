@@ -27,17 +27,21 @@ Items, by chapter (the letters of the chapter's "Going further" paragraph):
 from __future__ import annotations
 
 import argparse
+import importlib
 import math
 
 import numpy as np
 
 import qring_edu as q
-from qring_edu import gapip as gp
-from qring_edu import tieaudit as ta
 from qring_edu.experiments import gapip as exp_al
 from qring_edu.experiments import tieaudit_plans as exp_plans
 from qring_edu.experiments.superdense_ring import channel_statistics, overlap_sweep
 from qring_edu.experiments.training import learner_comparison, training_comparison
+
+# the module (qring_edu.gapip, the package attribute, is the function)
+gp = importlib.import_module("qring_edu.gapip")
+# the module (qring_edu.tieaudit, the package attribute, is the function)
+ta = importlib.import_module("qring_edu.tieaudit")
 
 IAE_SHOTS = gp.IAE_SHOTS
 

@@ -21,16 +21,25 @@ time and the number of states are logged at the end of the build ("qring explore
 
 from __future__ import annotations
 
+import hashlib
 import html
+import importlib
+import io
 import json
 import posixpath
 import re
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
+import ipywidgets as widgets
 from docutils import nodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
+
+from qring_edu.widgets import _base
+from qring_edu.widgets._base import ExplorerSpec, LiveFigure
 
 _HERE = Path(__file__).resolve().parent
 STATIC = _HERE / "explorer_static"
@@ -46,21 +55,145 @@ def _esc(text) -> str:
     return html.escape(str(text), quote=True)
 
 
+# ---------------------------------------------------------------------------------------------
+# Rendering an explorer's settings (the widget's own compute, plot and PNG)
+# ---------------------------------------------------------------------------------------------
+def state_id(spec: ExplorerSpec, setting: Mapping[str, Any]) -> str:
+    """Short stable name of one setting of an explorer (16 hex digits of a SHA-256 of the
+    factory, its arguments and the setting); the build names the setting's PNG after it.
+
+    """
+    key = json.dumps(
+        [spec.factory, dict(spec.kwargs), dict(setting)], sort_keys=True, separators=(",", ":")
+    )
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+
+def explorer_widget(spec: ExplorerSpec) -> LiveFigure:
+    """Rebuild the widget an explorer specification describes (``factory(**kwargs)``)."""
+    module, _, name = spec.factory.partition(":")
+    if not module.startswith("qring_edu.") or not name.isidentifier():
+        raise ValueError(f"spec.factory must name a qring_edu widget factory, got {spec.factory!r}")
+    factory = getattr(importlib.import_module(module), name)
+    widget = factory(**dict(spec.kwargs))
+    if not isinstance(widget, LiveFigure):
+        raise ValueError(f"spec.factory {spec.factory!r} did not return a LiveFigure")
+    return widget
+
+
+def compact_png(png: bytes) -> bytes:
+    """The same picture as a 256-colour palette PNG, about a third of the bytes.
+
+    On white (the figures are opaque; a transparent pixel becomes white), colours reduced by
+    Pillow's fast octree without dithering: deterministic, and the figures' flat colours and
+    anti-aliased lines look the same. The explorers' pictures are stored this way, so the book's
+    many settings stay small.
+
+    """
+    from PIL import Image
+
+    with Image.open(io.BytesIO(png)) as image:
+        rgba = image.convert("RGBA")
+    white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+    rgb = Image.alpha_composite(white, rgba).convert("RGB")
+    palette = rgb.quantize(colors=256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    buf = io.BytesIO()
+    palette.save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def render_state(widget: LiveFigure, setting: Mapping[str, Any]) -> bytes | None:
+    """The PNG of ``widget`` at one setting of its explorer, or ``None`` if it has no picture.
+
+    Sets the controls in the widget's order (so a control whose range follows another one,
+    such as the ring's step after P, is set after it), with one redraw at the end: the same
+    compute, plot and :func:`figure_to_png` as moving the live controls, stored as
+    :func:`compact_png`. ``None`` when a control
+    does not take the value (outside the range its neighbours leave it) or the library refuses
+    the setting (the live widget would show the error message).
+
+    """
+    unknown = [n for n in setting if n not in widget.controls]
+    if unknown:
+        raise ValueError(f"setting names {unknown!r}, not controls of this widget")
+    widget._batch = True
+    try:
+        for name, control in widget.controls.items():
+            if name in setting:
+                try:
+                    control.value = setting[name]
+                except Exception:  # traitlets refuses the value  # noqa: BLE001
+                    return None
+    finally:
+        widget._batch = False
+    if not all(_base._same(widget.controls[n].value, v) for n, v in setting.items()):
+        return None
+    widget.refresh()
+    return None if widget.error else compact_png(bytes(widget.image.value))
+
+
+def _display(control, value) -> str:
+    """How a control shows ``value`` (its readout, option label or text)."""
+    if isinstance(control, _base._CHOICES):
+        return next(
+            (label for label, v in _base._options(control) if _base._same(v, value)), str(value)
+        )
+    if isinstance(control, widgets.Checkbox):
+        return "on" if value else "off"
+    if isinstance(control, widgets.Text):
+        return repr(value)
+    fmt = getattr(control, "readout_format", "")
+    if isinstance(control, (widgets.IntSlider,) + _base._BOXES[:1]):
+        return str(int(value))
+    try:
+        return format(value, fmt or "g")
+    except (ValueError, TypeError):
+        return str(value)
+
+
+def explorer_controls(widget: LiveFigure) -> tuple[list[dict], list[dict]]:
+    """The explorer's controls and the fixed ones, as the page shows them.
+
+    Returns ``(moved, fixed)``: for each grid control ``{"name", "label", "kind" ("range" for a
+    slider or number box, "select" otherwise), ``"values"``, ``"labels"``, ``"default"`` (index of
+    the current value)}``; for every other control ``{"name", "label", "value"}`` (its current
+    value as shown).
+
+    """
+    spec = widget.explorer
+    if spec is None:
+        raise ValueError("widget has no explorer: its factory does not call LiveFigure.explore")
+    grid = dict(spec.grid)
+    moved, fixed = [], []
+    for name, control in widget.controls.items():
+        label = control.description or name
+        if name in grid:
+            values = list(grid[name])
+            ranged = isinstance(control, _base._SLIDERS + _base._BOXES)
+            moved.append(
+                {
+                    "name": name,
+                    "label": label,
+                    "kind": "range" if ranged else "select",
+                    "values": values,
+                    "labels": [_display(control, v) for v in values],
+                    "default": next(
+                        i for i, v in enumerate(values) if _base._same(v, control.value)
+                    ),
+                }
+            )
+        else:
+            fixed.append({"name": name, "label": label, "value": _display(control, control.value)})
+    return moved, fixed
+
+
 def render_explorer(spec_json: str, outdir: Path, page_dir: str, index: int) -> str:
     """Render every state of one explorer into ``outdir/IMAGE_DIR``; return its HTML.
 
     ``page_dir`` is the folder of the page in the output (relative to ``outdir``), for the
     images' relative URLs; ``index`` numbers the explorers of a page (unique element ids).
     """
-    from qring_edu.widgets._base import (
-        EXPLORER_HINT,
-        ExplorerSpec,
-        compact_png,
-        explorer_controls,
-        explorer_widget,
-        render_state,
-        state_id,
-    )
+    from qring_edu.widgets._base import EXPLORER_HINT, ExplorerSpec
 
     start, cpu = time.perf_counter(), time.process_time()
     spec = ExplorerSpec.from_json(spec_json)

@@ -19,20 +19,16 @@ prefer the live widget view.
 Explorers. A factory declares which controls the HTML book lets the reader move, and over which
 values, with :meth:`LiveFigure.explore`: an :class:`ExplorerSpec` (the factory, its keyword
 arguments, one grid of values per control). The static HTML then carries that specification in a
-``data-qring-explorer`` attribute, and the book's build (``book/_tools/explorer.py``) renders
-every setting of the grid with :func:`render_state` -- the same compute, plot and
-:func:`figure_to_png` as the live widget -- into the HTML's images, named by :func:`state_id`.
-One helper per job: :func:`explorer_grid` checks one control's grid, :meth:`ExplorerSpec.settings`
-lists the settings, :func:`explorer_widget` rebuilds the widget from a specification,
-:func:`explorer_controls` describes the controls for the page.
+``data-qring-explorer`` attribute, and the book's build (``book/_tools/explorer.py``, not part of
+the installed package) renders every setting of the grid with the widget's own compute, plot and
+:func:`figure_to_png` into the HTML's images. :func:`explorer_grid` checks one control's grid and
+:meth:`ExplorerSpec.settings` lists the settings.
 """
 
 from __future__ import annotations
 
 import base64
-import hashlib
 import html
-import importlib
 import io
 import itertools
 import json
@@ -56,11 +52,6 @@ __all__ = [
     "EXPLORER_HINT",
     "ExplorerSpec",
     "explorer_grid",
-    "explorer_widget",
-    "explorer_controls",
-    "render_state",
-    "state_id",
-    "compact_png",
     "parse_number",
     "parse_numbers",
     "parse_integers",
@@ -501,167 +492,6 @@ class ExplorerSpec:
         """Every setting of the grid (control name -> value), the last control varying fastest."""
         names = [n for n, _ in self.grid]
         return [dict(zip(names, combo)) for combo in itertools.product(*(v for _, v in self.grid))]
-
-
-def state_id(spec: ExplorerSpec, setting: Mapping[str, Any]) -> str:
-    """Short stable name of one setting of an explorer (16 hex digits of a SHA-256 of the
-    factory, its arguments and the setting); the build names the setting's PNG after it.
-
-    Examples
-    --------
-    >>> from qring_edu.widgets import dense_coding_widget
-    >>> spec = dense_coding_widget().explorer
-    >>> a, b = spec.settings()[:2]
-    >>> len(state_id(spec, a)), state_id(spec, a) == state_id(spec, dict(a)), state_id(spec, a) == state_id(spec, b)
-    (16, True, False)
-    """
-    key = json.dumps(
-        [spec.factory, dict(spec.kwargs), dict(setting)], sort_keys=True, separators=(",", ":")
-    )
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
-
-
-def explorer_widget(spec: ExplorerSpec) -> LiveFigure:
-    """Rebuild the widget an explorer specification describes (``factory(**kwargs)``).
-
-    Examples
-    --------
-    >>> from qring_edu.widgets import dense_coding_widget
-    >>> w = explorer_widget(dense_coding_widget(pair_fidelity=0.9).explorer)
-    >>> w.values()
-    {'pair_fidelity': 0.9}
-    """
-    module, _, name = spec.factory.partition(":")
-    if not module.startswith("qring_edu.") or not name.isidentifier():
-        raise ValueError(f"spec.factory must name a qring_edu widget factory, got {spec.factory!r}")
-    factory = getattr(importlib.import_module(module), name)
-    widget = factory(**dict(spec.kwargs))
-    if not isinstance(widget, LiveFigure):
-        raise ValueError(f"spec.factory {spec.factory!r} did not return a LiveFigure")
-    return widget
-
-
-def compact_png(png: bytes) -> bytes:
-    """The same picture as a 256-colour palette PNG, about a third of the bytes.
-
-    On white (the figures are opaque; a transparent pixel becomes white), colours reduced by
-    Pillow's fast octree without dithering: deterministic, and the figures' flat colours and
-    anti-aliased lines look the same. The explorers' pictures are stored this way, so the book's
-    many settings stay small.
-
-    Examples
-    --------
-    >>> from qring_edu.widgets import dense_coding_widget
-    >>> png = bytes(dense_coding_widget().image.value)
-    >>> small = compact_png(png)
-    >>> small[:4], len(small) < len(png) / 2, compact_png(png) == small
-    (b'\\x89PNG', True, True)
-    """
-    from PIL import Image
-
-    with Image.open(io.BytesIO(png)) as image:
-        rgba = image.convert("RGBA")
-    white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
-    rgb = Image.alpha_composite(white, rgba).convert("RGB")
-    palette = rgb.quantize(colors=256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
-    buf = io.BytesIO()
-    palette.save(buf, format="PNG")
-    return buf.getvalue()
-
-
-def render_state(widget: LiveFigure, setting: Mapping[str, Any]) -> bytes | None:
-    """The PNG of ``widget`` at one setting of its explorer, or ``None`` if it has no picture.
-
-    Sets the controls in the widget's order (so a control whose range follows another one,
-    such as the ring's step after P, is set after it), with one redraw at the end: the same
-    compute, plot and :func:`figure_to_png` as moving the live controls, stored as
-    :func:`compact_png`. ``None`` when a control
-    does not take the value (outside the range its neighbours leave it) or the library refuses
-    the setting (the live widget would show the error message).
-
-    Examples
-    --------
-    >>> from qring_edu.widgets import ring_schedule_widget
-    >>> w = ring_schedule_widget(workers=4, step=3)
-    >>> render_state(w, {"workers": 2, "step": 1})[:4]
-    b'\\x89PNG'
-    >>> render_state(w, {"workers": 2, "step": 5}) is None   # step <= 2(P - 1)
-    True
-    """
-    unknown = [n for n in setting if n not in widget.controls]
-    if unknown:
-        raise ValueError(f"setting names {unknown!r}, not controls of this widget")
-    widget._batch = True
-    try:
-        for name, control in widget.controls.items():
-            if name in setting:
-                try:
-                    control.value = setting[name]
-                except Exception:  # traitlets refuses the value  # noqa: BLE001
-                    return None
-    finally:
-        widget._batch = False
-    if not all(_same(widget.controls[n].value, v) for n, v in setting.items()):
-        return None
-    widget.refresh()
-    return None if widget.error else compact_png(bytes(widget.image.value))
-
-
-def _display(control, value) -> str:
-    """How a control shows ``value`` (its readout, option label or text)."""
-    if isinstance(control, _CHOICES):
-        return next((label for label, v in _options(control) if _same(v, value)), str(value))
-    if isinstance(control, widgets.Checkbox):
-        return "on" if value else "off"
-    if isinstance(control, widgets.Text):
-        return repr(value)
-    fmt = getattr(control, "readout_format", "")
-    if isinstance(control, (widgets.IntSlider,) + _BOXES[:1]):
-        return str(int(value))
-    try:
-        return format(value, fmt or "g")
-    except (ValueError, TypeError):
-        return str(value)
-
-
-def explorer_controls(widget: LiveFigure) -> tuple[list[dict], list[dict]]:
-    """The explorer's controls and the fixed ones, as the page shows them.
-
-    Returns ``(moved, fixed)``: for each grid control ``{"name", "label", "kind" ("range" for a
-    slider or number box, "select" otherwise), ``"values"``, ``"labels"``, ``"default"`` (index of
-    the current value)}``; for every other control ``{"name", "label", "value"}`` (its current
-    value as shown).
-
-    Examples
-    --------
-    >>> from qring_edu.widgets import dense_coding_widget
-    >>> moved, fixed = explorer_controls(dense_coding_widget())
-    >>> moved[0]["label"], moved[0]["kind"], fixed
-    ('pair fidelity F', 'range', [])
-    """
-    spec = widget.explorer
-    if spec is None:
-        raise ValueError("widget has no explorer: its factory does not call LiveFigure.explore")
-    grid = dict(spec.grid)
-    moved, fixed = [], []
-    for name, control in widget.controls.items():
-        label = control.description or name
-        if name in grid:
-            values = list(grid[name])
-            ranged = isinstance(control, _SLIDERS + _BOXES)
-            moved.append(
-                {
-                    "name": name,
-                    "label": label,
-                    "kind": "range" if ranged else "select",
-                    "values": values,
-                    "labels": [_display(control, v) for v in values],
-                    "default": next(i for i, v in enumerate(values) if _same(v, control.value)),
-                }
-            )
-        else:
-            fixed.append({"name": name, "label": label, "value": _display(control, control.value)})
-    return moved, fixed
 
 
 # ---------------------------------------------------------------------------------------------

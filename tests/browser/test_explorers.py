@@ -6,12 +6,12 @@ ArrowRight at a time; a ``<select>`` option by option). After each move the test
 
 * the picture changed (a new ``data-state`` and ``src``) and loaded;
 * its state id is the id of the setting the controls show (recomputed here with
-  :func:`qring_edu.widgets._base.state_id` from the explorer's specification) and its file is
+  ``state_id`` of book/_tools/explorer.py from the explorer's specification) and its file is
   ``_images/qring_explorer/<id>.png``;
 * the text beside it names that setting.
 
 Then every picture seen is compared byte for byte with the figure the library renders for that
-setting now (:func:`~qring_edu.widgets._base.render_state`, once per setting for both modes).
+setting now (``render_state`` of book/_tools/explorer.py, once per setting for both modes).
 No console error, no request leaving the book. A screenshot of the first explorer of each page is
 kept (``explorer-<page>.png`` in the screenshot folder).
 """
@@ -19,12 +19,17 @@ kept (``explorer-<page>.png`` in the screenshot folder).
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
-from qring_edu.widgets._base import ExplorerSpec, explorer_widget, render_state, state_id
+from qring_edu.widgets._base import ExplorerSpec
 
 from ._book import ROOT, toc_pages
+
+sys.path.insert(0, str(ROOT / "book" / "_tools"))
+from explorer import explorer_widget, render_state, state_id  # noqa: E402  (the build's code)
+
 from .test_book_html import NAV_TIMEOUT_MS, _page_url, watched_page
 
 

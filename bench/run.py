@@ -54,9 +54,9 @@ RING_P, RING_D, RING_BITS, RING_F = 8, 2**20, 16, 0.99
 SYMBOL_F = 0.9
 AER_SYMBOLS = 2_000
 FAST_SYMBOLS = 2**22
-TARGET_RING_RATIO = 1.25  # superdense / classical wall time, at most
+TARGET_RING_RATIO = 2.0  # superdense / classical wall time, at most
 TARGET_THROUGHPUT = 10_000.0  # fast / Aer symbols per second, at least
-TARGET_MEMORY = 4.0  # traced peak / input bytes, at most
+TARGET_MEMORY = 2.5  # traced peak / input bytes, at most
 ACC_ENSEMBLES_PER_SIZE = 3  # random ensembles per size n = 2..8
 TARGET_ACC_SECONDS = 1.0  # accessible_information per qubit ensemble (absolute)
 TARGET_ACC_GAP = 1e-4  # shortfall against a high-effort reference, bits

@@ -144,7 +144,7 @@ def analyse_ensemble(
     ``ensemble`` (an :class:`~qring_edu.holevo.Ensemble` of dimension 2); angles in radians.
     ``accessible``: a precomputed :func:`qring_edu.optimal_measurement` of this ensemble.
 
-    The chosen measurement is :func:`qring_edu.bloch_measurement` ``(meas_theta, meas_phi)``.
+    The chosen measurement is :func:`qring_edu.holevo.bloch_measurement` ``(meas_theta, meas_phi)``.
     Returns an :class:`EnsembleAnalysis` (bits throughout).
 
     Examples

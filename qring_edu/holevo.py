@@ -396,7 +396,7 @@ def dense_coding_capacity(rho_ab, *, alice_qubit: int = 0) -> float:
 def isotropic_capacity(pair_fidelity: float) -> float:
     """``2 - H(F, (1-F)/3, (1-F)/3, (1-F)/3)``: dense-coding capacity of the isotropic pair, bits.
 
-    :func:`dense_coding_capacity` of :func:`qring_edu.isotropic_state` ``(F)``, in closed form;
+    :func:`dense_coding_capacity` of :func:`qring_edu.superdense.isotropic_state` ``(F)``, in closed form;
     ``pair_fidelity`` ``F`` in ``[1/4, 1]``. It is 2 at ``F = 1``, 1 at ``F ≈ 0.8107``
     (:func:`dense_coding_threshold`) and 0 at ``F = 1/4``.
 
@@ -654,7 +654,7 @@ def superdense_ensemble(pair_fidelity: float = 1.0) -> Ensemble:
     Message order ``m = 2x + z``, labels ``"xz"`` = ``"00", "01", "10", "11"`` (the Qiskit count
     key Bob decodes). With ``pair_fidelity = 1`` the pair is |Φ+⟩ and the states are the Bell
     states ``Φ+, Φ−, Ψ+, Ψ−`` (up to sign): χ = accessible information = 2 bits. With
-    ``F < 1`` the pair is :func:`qring_edu.isotropic_state` ``(F)`` and χ equals
+    ``F < 1`` the pair is :func:`qring_edu.superdense.isotropic_state` ``(F)`` and χ equals
     :func:`isotropic_capacity` ``(F)``.
 
     Examples

@@ -276,6 +276,12 @@ class Noise:
     ``sent``: photons sent online (the symbols plus the lost ones, each sent again on a fresh
     pair); ``positions``: indices of the erring symbols (distinct, in no particular order);
     ``codes``: their Paulis (1 = X, 2 = Z, 3 = Y), aligned with ``positions``.
+
+    Examples
+    --------
+    >>> noise = draw_noise(8, Link(0.5, transmission=0.5).errors, np.random.default_rng(1), 0.5)
+    >>> noise.sent >= 8, len(noise.positions) == len(noise.codes)
+    (True, True)
     """
 
     sent: int

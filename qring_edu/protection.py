@@ -682,6 +682,15 @@ class ProtectionReport:
     probability at most ``2**-hash_bits`` per rejected transmission. So P(wrong) ≤
     ``2**-hash_bits E[rejected]``, and ``E[rejected] ≤ blocks · q / (1 - q)`` with ``q`` the
     rejection probability of a full block (a shortened block is rejected less often).
+
+    Examples
+    --------
+    >>> from qring_edu import ring_allreduce
+    >>> g = np.arange(4 * 64).reshape(4, 64)
+    >>> r = ring_allreduce(g, transport="superdense", pair_fidelity=0.99, protection="fec", seed=0)
+    >>> report = r.link_report
+    >>> report.blocks > 0, report.rejected <= report.transmissions, report.undetected_bound < 1e-6
+    (True, True, True)
     """
 
     protection: Protection = field(repr=False)
@@ -717,6 +726,12 @@ class NetFactor:
     ``symbol_error``: the decoded symbol error rate; ``classical``: the fair classical baseline
     on the *same* channel — the same code sent as classical bits (a reliable scheme), or
     uncoded bits (factor 1) for an unreliable one; ``advantage``: ``online / classical``.
+
+    Examples
+    --------
+    >>> f = expected_net_factor(Protection(fec=FEC()), link=Link(0.99))
+    >>> round(f.online, 3), round(f.classical, 3), round(f.advantage, 2)
+    (1.647, 0.968, 1.7)
     """
 
     scheme: str

@@ -159,7 +159,12 @@ def test_api_page_uses_the_import_path_users_use():
     }
     for kind, path in _DIRECTIVE.findall(text):
         name = path.rsplit(".", 1)[-1]
+        # (qring_edu.gapip and qring_edu.tieaudit are the functions; their modules have the same
+        # names, so those two are documented under the module: qring_edu.gapip.gapip)
+        module_named_alike = f"qring_edu.{name}" in sys.modules
         if kind != "data" and name in top and getattr(qring_edu, name).__name__ == name:
+            if module_named_alike:
+                continue
             home = getattr(qring_edu, name).__module__
             if _resolve(path) == (home, name):
                 assert path == f"qring_edu.{name}", path

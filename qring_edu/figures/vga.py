@@ -364,6 +364,13 @@ def plot_epsilon_grid(grid: EpsilonGrid) -> Figure:
     return fig
 
 
+def _source_tick(result: VGAResult) -> str:
+    """Two-line tick label: the source's class, then its parameter and the test fraction."""
+    source = result.source
+    params = [f"{k} = {v:g}" for k, v in vars(source).items()]
+    return f"{type(source).__name__}\n" + ", ".join([*params, f"f = {result.test_fraction:g}"])
+
+
 def plot_source_comparison(results: Sequence[VGAResult]) -> Figure:
     """One bar group per result: failed-test rate, acceptance, the source's accuracy.
 
@@ -390,7 +397,7 @@ def plot_source_comparison(results: Sequence[VGAResult]) -> Figure:
     ax.bar(x, acc, 0.25, color="#1a9850", label="accepted (1 = yes)")
     ax.bar(x + 0.25, guess, 0.25, color="#4d4d4d", label="source's accuracy on inputs")
     ax.set_xticks(x)
-    ax.set_xticklabels([f"{r.source!r}\nf = {r.test_fraction:g}" for r in results])
+    ax.set_xticklabels([_source_tick(r) for r in results], fontsize=9)
     ax.set_ylim(0, 1.25)
     ax.legend(fontsize=8, frameon=False, loc="upper left", ncols=3)
     ax.set_ylabel("rate")

@@ -66,7 +66,7 @@ def vga_attack_widget(
     """Attack playground: pick the source, the test fraction and the number of entries (used
     register-copies): acceptance rate, attacker's accuracy and epsilon against the test fraction
     (epsilon with the detection of the attack the source makes,
-    :data:`qring_edu.experiments.vga.SOURCE_ATTACK`).
+    :func:`qring_edu.experiments.vga.source_attack`).
 
     Examples
     --------

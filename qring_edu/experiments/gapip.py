@@ -287,7 +287,7 @@ def gapip_probability(
 
     ``method``: ``"subspace"`` (the protocol's fast path, the closed form; ``k <= 10^15``),
     ``"statevector"`` (NumPy on all ``2^n`` amplitudes, times 2 for the control; ``k <= 10^4``)
-    or ``"qiskit"`` (:func:`qring_edu.gapip_circuit` evolved as a ``Statevector``; ``k <= 64``).
+    or ``"qiskit"`` (:func:`qring_edu.gapip.gapip_circuit` evolved as a ``Statevector``; ``k <= 64``).
 
     Examples
     --------
@@ -319,7 +319,7 @@ def gapip_probability(
 def gapip_sample_qiskit(
     g, h, k: int, shots: int = 1000, seed=None, *, protocol: str = "quantum"
 ) -> int:
-    """Run :func:`qring_edu.gapip_circuit` on ``AerSimulator`` (decomposed to ``u``/``cx``
+    """Run :func:`qring_edu.gapip.gapip_circuit` on ``AerSimulator`` (decomposed to ``u``/``cx``
     first) for ``shots`` shots; return how many ended in "not a_h" (``"quantum"``: any outcome
     but ``0...0``; ``"phase_estimation"``: control "-").
 

@@ -145,7 +145,7 @@ def disagreement_fraction(signs, matching) -> float:
 
 
 def outcome_index(matching, P: int) -> np.ndarray:
-    """Computational-basis index that the circuits of :func:`qring_edu.tieaudit_circuit` report
+    """Computational-basis index that the circuits of :func:`qring_edu.tieaudit.tieaudit_circuit` report
     for each outcome of :func:`qring_edu.tieaudit.outcome_probabilities`: ``i`` for "+" of pair
     ``(i, j)``, ``j`` for "-", ``k`` for unmatched ``k``.
 
@@ -163,7 +163,7 @@ def outcome_index(matching, P: int) -> np.ndarray:
 def tieaudit_sample_qiskit(
     signs, matching, shots: int = 1000, *, protocol: str = "quantum", seed=None
 ) -> np.ndarray:
-    """Sample the client's outcomes of :func:`qring_edu.tieaudit_circuit` on ``AerSimulator``
+    """Sample the client's outcomes of :func:`qring_edu.tieaudit.tieaudit_circuit` on ``AerSimulator``
     (decomposed to ``u``/``cx`` first); counts in the order of
     :func:`qring_edu.tieaudit.outcome_probabilities`.
 
@@ -425,7 +425,7 @@ def message_comparison(
     *,
     alpha: float = 1.0,
 ) -> MessageComparison:
-    """The quantum protocol and the one-way classical protocol (:func:`qring_edu.tieaudit_cost`)
+    """The quantum protocol and the one-way classical protocol (:func:`qring_edu.tieaudit.tieaudit_cost`)
     against the two-message classical protocol (:func:`qring_edu.tieaudit.two_message_bits`), for
     ``P = 2^n``: the exponential separation holds for one-way communication only.
 
@@ -484,7 +484,7 @@ def tieaudit_noise_crossover(
     of ``fidelity`` (:class:`~qring_edu.tieaudit.LocalDepolarizing`: ``n`` times the Freedman plan
     for the twirled ``eta``) sends less than the one-way classical protocol
     (:func:`~qring_edu.tieaudit.classical_subset_size`); 0 if none up to ``max_log2_P``. Below
-    :func:`~qring_edu.tieaudit.tieaudit_noise_threshold` the answer is 0 for every large enough
+    :func:`~qring_edu.experiments.tieaudit.tieaudit_noise_threshold` the answer is 0 for every large enough
     ``max_log2_P``.
 
     Examples

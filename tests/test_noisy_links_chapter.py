@@ -215,6 +215,13 @@ def test_figures_draw_the_results():
         )
 
 
+def test_net_factor_figure_reports_the_code_s_rejections():
+    # at F = 0.99 the code RS(255, 199) rejects 2.37 % of the blocks (byte error 1 - F_eff**4)
+    fig = figs.plot_net_factors(nl.net_factor_sweep(0.99, "fec", fidelities=[0.99]))
+    text = "\n".join(t.get_text() for t in fig.axes[1].texts)
+    assert "RS(255, 199)" in text and "blocks re-sent: 2.37%" in text
+
+
 # -- widgets ----------------------------------------------------------------------------------
 def _png(widget: LiveFigure) -> bytes:
     return bytes(widget.image.value)

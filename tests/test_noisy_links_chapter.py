@@ -288,6 +288,12 @@ def test_check_compose_fidelity_correct_wrong_crashing():
     assert "function itself" in ex.check_compose_fidelity(0.98).message
     text = ex.check_compose_fidelity(lambda a, b: "0.9")
     assert not text.passed and "without quotes" in text.message
+    from qring_edu.noise import effective_fidelity
+
+    def shortcut(a, b):
+        return effective_fidelity(a, b)
+
+    assert not ex.check_compose_fidelity(shortcut).passed  # the library's own is switched off
 
 
 def test_check_dejmps_round_correct_wrong_crashing():
@@ -298,6 +304,12 @@ def test_check_dejmps_round_correct_wrong_crashing():
     assert not crash.passed and "IndexError" in crash.message
     shape = ex.check_dejmps_round(lambda p: (1.0, [1.0, 0.0]))
     assert not shape.passed and "four" in shape.message
+
+    def shortcut(p, _distill=qr.distill):
+        return _dejmps(p) if _distill else None
+
+    refused = ex.check_dejmps_round(shortcut)  # holds the library's distill: refused
+    assert not refused.passed and "distill" in refused.message
     assert "pair (success, p_out)" in ex.check_dejmps_round(lambda p: 3).message
     assert "Not attempted" in ex.check_dejmps_round(None).message
 

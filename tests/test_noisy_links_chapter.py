@@ -215,6 +215,13 @@ def test_figures_draw_the_results():
         )
 
 
+def test_net_factor_figure_reports_the_code_s_rejections():
+    # at F = 0.99 the code RS(255, 199) rejects 2.37 % of the blocks (byte error 1 - F_eff**4)
+    fig = figs.plot_net_factors(nl.net_factor_sweep(0.99, "fec", fidelities=[0.99]))
+    text = "\n".join(t.get_text() for t in fig.axes[1].texts)
+    assert "RS(255, 199)" in text and "blocks re-sent: 2.37%" in text
+
+
 # -- widgets ----------------------------------------------------------------------------------
 def _png(widget: LiveFigure) -> bytes:
     return bytes(widget.image.value)
@@ -281,6 +288,12 @@ def test_check_compose_fidelity_correct_wrong_crashing():
     assert "function itself" in ex.check_compose_fidelity(0.98).message
     text = ex.check_compose_fidelity(lambda a, b: "0.9")
     assert not text.passed and "without quotes" in text.message
+    from qring_edu.noise import effective_fidelity
+
+    def shortcut(a, b):
+        return effective_fidelity(a, b)
+
+    assert not ex.check_compose_fidelity(shortcut).passed  # the library's own is switched off
 
 
 def test_check_dejmps_round_correct_wrong_crashing():
@@ -291,6 +304,12 @@ def test_check_dejmps_round_correct_wrong_crashing():
     assert not crash.passed and "IndexError" in crash.message
     shape = ex.check_dejmps_round(lambda p: (1.0, [1.0, 0.0]))
     assert not shape.passed and "four" in shape.message
+
+    def shortcut(p, _distill=qr.distill):
+        return _dejmps(p) if _distill else None
+
+    refused = ex.check_dejmps_round(shortcut)  # holds the library's distill: refused
+    assert not refused.passed and "distill" in refused.message
     assert "pair (success, p_out)" in ex.check_dejmps_round(lambda p: 3).message
     assert "Not attempted" in ex.check_dejmps_round(None).message
 

@@ -61,12 +61,15 @@ def check_compose_fidelity(answer, *, trials: int = 25, seed: int = 0) -> Feedba
 
     Called on ``(1, 1)``, ``(1, F)``, ``(F, 1)``, ``(0.25, F)`` and ``trials`` random pairs in
     [0.25, 1]² (seeded), each compared with :func:`qring_edu.noise.effective_fidelity` to within 1e-9.
+    The reader builds it: a function that calls or holds ``effective_fidelity`` is refused.
 
     Examples
     --------
-    >>> from qring_edu.noise import effective_fidelity
-    >>> check_compose_fidelity(effective_fidelity)
+    >>> check_compose_fidelity(lambda pair, channel: pair * channel + (1 - pair) * (1 - channel) / 3)
     Feedback(passed=True, message='compose(F_pair, F_ch): correct on 29 cases.')
+    >>> from qring_edu.noise import effective_fidelity
+    >>> check_compose_fidelity(effective_fidelity).passed     # the library's own: switched off
+    False
     >>> print(check_compose_fidelity(lambda pair, channel: pair * channel).message)
     compose(F_pair, F_ch): for F_pair = 0.25, F_ch = 0.8 you returned 0.2, expected 0.25. You kept only 'no error at all'. Two equal Paulis cancel (X·X = I): add the probability that both are the same one of X, Y, Z.
     """
@@ -82,7 +85,7 @@ def check_compose_fidelity(answer, *, trials: int = 25, seed: int = 0) -> Feedba
     cases = [(1.0, 1.0), (1.0, 0.9), (0.9, 1.0), (0.25, 0.8)]
     cases += [tuple(float(v) for v in rng.uniform(0.25, 1.0, 2)) for _ in range(trials)]
     for Fp, Fc in cases:
-        got, fb = call_reader(answer, Fp, Fc, name=what)
+        got, fb = call_reader(answer, Fp, Fc, name=what, forbid=("effective_fidelity",))
         if fb is not None:
             return fb
         value, fb = as_number(got, f"{what} returned")
@@ -139,7 +142,7 @@ def check_dejmps_round(answer, *, trials: int = 10, seed: int = 0) -> Feedback:
         p = np.array(depolarizing(F).probabilities)
         for r in (1, 2, 3):
             shown = "(" + ", ".join(f"{v:.6g}" for v in p) + ")"
-            got, fb = call_reader(answer, p.copy(), name=what)
+            got, fb = call_reader(answer, p.copy(), name=what, forbid=("distill",))
             if fb is not None:
                 return fb
             try:

@@ -13,6 +13,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter, ScalarFormatter
 
+from ..protection import QUBITS_PER_SYMBOL
 from ._base import plot_circuits
 
 if TYPE_CHECKING:  # annotations only: the results come from the experiments floor
@@ -276,7 +277,8 @@ def plot_net_factors(sweep: NetFactorSweep) -> Figure:
         ]
         if p.code is not None:
             c = p.code
-            q = c.failure_probability(p.symbol_error)
+            # the code counts wrong bytes: a byte (four symbols) is right iff all four are
+            q = c.failure_probability(1.0 - (1.0 - p.symbol_error) ** QUBITS_PER_SYMBOL)
             lines += [
                 f"code: RS({c.n}, {c.k}) over GF(2^8)",
                 f"corrects t = {c.t} bytes",

@@ -251,7 +251,7 @@ class DistillationRun:
 def sample_production(output_pairs: int, succ, protocol: str, rng) -> tuple[int, list[int], int]:
     """Sampled cost of ``output_pairs`` distilled pairs: ``(raw pairs, attempts per round, bits)``.
 
-    ``succ``: the rounds' success probabilities (:attr:`Distillation.success_probabilities`).
+    ``succ``: the rounds' success probabilities (``Distillation.success_probabilities``).
     Backwards from the last round: a round that must deliver N pairs makes ``N +
     NegativeBinomial(N, p)`` attempts of two pairs each, announcing ``ANNOUNCE_BITS`` per attempt
     (and ``TWIRL_BITS`` per kept pair for BBPSSW).

@@ -127,6 +127,13 @@ def test_ring_code_refuses_shortcuts_and_bad_returns():
     text = check_ring_code(lambda g, b, send: (_ring()(g, b, send), "done")[1])
     assert not text.passed and "str" in text.message
 
+    def library(grads, bits, send):  # sends the right messages, returns the library's result
+        _ring()(grads, bits, send)
+        return ring_allreduce(grads, bits=bits).outputs
+
+    refused = check_ring_code(library)
+    assert not refused.passed and "ring_allreduce" in refused.message
+
     def chatty(grads, bits, send):
         while True:
             send(0, grads[0, :1])
@@ -192,7 +199,9 @@ def test_ring_time_code_names_the_slip(fn, words):
 
 def test_ring_time_code_correct_crashing_and_not_attempted():
     assert check_ring_time_code(_time).passed
-    assert check_ring_time_code(lambda *a: ring_time(*a)).passed
+    calls = check_ring_time_code(lambda *a: ring_time(*a))  # the library's function is off
+    assert not calls.passed and "ring_time" in calls.message
+    assert not check_ring_time_code(ring_time).passed
 
     def crashing(P, d, bits, alpha, beta):
         chunk = d // (P - P)

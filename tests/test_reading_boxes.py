@@ -116,9 +116,11 @@ def _box_cell(nb) -> int:
 
 def _with_markers(source: str) -> str:
     """The box with its hand-typed reading-time paragraph replaced by the markers (what a
-    chapter author does once)."""
+    chapter author does once); a box that has them already gets them emptied."""
     if rb.END in source:
-        return source
+        return re.sub(
+            r"(<!-- reading-box[^\n]*-->\n).*?(<!-- /reading-box -->)", r"\1\2", source, flags=re.S
+        )
     lines = source.split("\n")
     start = next(
         i for i, ln in enumerate(lines) if re.search(r"\{admonition\}\s*Before you start", ln)

@@ -8,7 +8,8 @@ frozen dataclasses (figures: :mod:`qring_edu.figures.bottleneck`).
 * :func:`ring_schedule_table` — every message of the schedule, step by step;
 * :func:`cost_sweep`, :func:`alpha_beta_costs` — α–β times for a range of worker counts;
 * :func:`link_bits_sweep` — bits on the busiest link, measured by running the ring;
-* :func:`model_comm_table` — the per-iteration communication of :data:`~qring_edu.MODEL_SIZES`;
+* :func:`model_comm_table` — the per-iteration communication of
+  :data:`~qring_edu.costmodel.MODEL_SIZES`;
 * :func:`overlap_table` — how much of the classical ring bucketed all-reduce hides behind the
   backward pass (:func:`qring_edu.costmodel.bucketed_iteration_time`).
 """
@@ -193,9 +194,10 @@ def ring_schedule_table(workers: int) -> Table:
 class CostSweep(Tabular):
     """α–β times (seconds) of one all-reduce of ``d`` words of ``bits`` bits, for each P in
     ``workers`` (shape (n,)): ``ring`` (:func:`qring_edu.ring_time`), ``parameter_server``
-    (:func:`qring_edu.parameter_server_time`), ``bound`` = lower-bound bits × beta (bandwidth
-    only, :func:`qring_edu.allreduce_lower_bound_bits`) and ``latency`` = the ring's latency term
-    ``2 (P-1) alpha`` (its time with beta = 0). ``chosen`` is the highlighted P (or None).
+    (:func:`qring_edu.costmodel.parameter_server_time`), ``bound`` = lower-bound bits × beta
+    (bandwidth only, :func:`qring_edu.costmodel.allreduce_lower_bound_bits`) and ``latency`` = the
+    ring's latency term ``2 (P-1) alpha`` (its time with beta = 0). ``chosen`` is the highlighted P
+    (or None).
     ``alpha`` in seconds per message, ``beta`` in seconds per bit.
 
     Examples
@@ -309,7 +311,7 @@ def alpha_beta_costs(
     bandwidth_gbps: float = 100.0,
 ) -> CostSweep:
     """The α–β widget's computation: a sweep over P = 2..128 for ``model`` (a key of
-    :data:`qring_edu.MODEL_SIZES`), highlighting ``workers``.
+    :data:`qring_edu.costmodel.MODEL_SIZES`), highlighting ``workers``.
 
     ``alpha_us``: per-message latency in microseconds (>= 0); ``bandwidth_gbps``: link bandwidth
     in Gbit/s (> 0), so ``beta = 1 / (bandwidth * 1e9)`` s/bit.
@@ -344,9 +346,10 @@ class LinkBitsSweep:
     """Bits on the busiest link for one all-reduce of ``d`` words of ``bits`` bits.
 
     ``ring``: measured by running :func:`qring_edu.ring_allreduce` (ledger, maximum over links);
-    ``bound``: :func:`qring_edu.allreduce_lower_bound_bits`; ``parameter_server``: bits into the
-    server per direction, ``P d b`` (from :func:`qring_edu.parameter_server_time` with alpha = 0,
-    beta = 1, which counts both directions). All shape (n,), one entry per P in ``workers``.
+    ``bound``: :func:`qring_edu.costmodel.allreduce_lower_bound_bits`; ``parameter_server``: bits
+    into the server per direction, ``P d b`` (from :func:`qring_edu.costmodel.parameter_server_time`
+    with alpha = 0, beta = 1, which counts both directions). All shape (n,), one entry per P in
+    ``workers``.
 
     Examples
     --------

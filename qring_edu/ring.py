@@ -34,6 +34,7 @@ from .transports import Protected, as_transport
 __all__ = [
     "RingStep",
     "ring_schedule",
+    "sent_chunk",
     "chunk_bounds",
     "message_bits",
     "ring_pass",
@@ -63,8 +64,18 @@ class RingStep(NamedTuple):
 
 
 def sent_chunk(sender: int, step: int, workers: int) -> int:
-    """The chunk ``sender`` sends at global ``step``: ``(k - s) mod P`` in reduce-scatter,
-    ``(k + 1 - (s - P + 1)) mod P`` in all-gather."""
+    """The chunk ``sender`` (k, taken mod P, so ``k - 1`` names the previous worker) sends at
+    global ``step`` (s, 0 <= s < 2(P - 1)) of the ring of ``workers`` (P): ``(k - s) mod P`` in
+    reduce-scatter, ``(k + 1 - (s - P + 1)) mod P`` in all-gather.
+
+    Examples
+    --------
+    >>> [sent_chunk(k, 0, 3) for k in range(3)], [sent_chunk(k, 2, 3) for k in range(3)]
+    ([0, 1, 2], [1, 2, 0])
+    """
+    workers = check_int(workers, "workers", 2, 1 << 16)
+    sender = check_int(sender, "sender", -workers, workers - 1)
+    step = check_int(step, "step", 0, 2 * workers - 3)
     if step < workers - 1:
         return (sender - step) % workers
     return (sender + 1 - (step - workers + 1)) % workers

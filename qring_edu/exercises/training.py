@@ -3,7 +3,7 @@
 Every ``check_<name>(answer, ...)`` compares the reader's answer with the library and returns a
 :class:`~qring_edu.exercises.Feedback`; ``answer=None`` means "not attempted" and nothing raises.
 :func:`check_parameter_shift` is code-graded: it runs the reader's function on seeded instances
-of the variational classifier against :func:`qring_edu.vqc_score_gradient` and reports the first
+of the variational classifier against :func:`qring_edu.vqc.vqc_score_gradient` and reports the first
 failing case with a hint (a function that raises gives a readable message).
 """
 
@@ -80,7 +80,7 @@ def check_parameter_shift(answer, *, seed: int = 0, samples: int = 3) -> Feedbac
 
     For ``j`` in 0, 7 and 17 and a seeded ``theta`` the checker calls the reader's function with
     a ``score`` that records where it is evaluated, and compares the result with the library's
-    exact gradient :func:`qring_edu.vqc_score_gradient` (absolute tolerance 1e-9). It fails,
+    exact gradient :func:`qring_edu.vqc.vqc_score_gradient` (absolute tolerance 1e-9). It fails,
     with a hint, on the first wrong ``j``, and names the usual mistakes: a result twice too large
     (the ½ is missing), a shift s other than π/2 without the factor 1/(2 sin s), evaluation
     points θ ± ε (finite differences), the wrong parameter shifted, and ``theta`` changed in
@@ -244,7 +244,7 @@ def check_crossover_params(
 ) -> Feedback:
     """Gradient size d at which the classical ring's bandwidth term equals its latency term,
     ``ceil(d/P) b beta = alpha``, i.e. ``d* = P alpha / (b beta)``
-    (:attr:`qring_edu.GradientBudget.crossover_params`). Relative tolerance 1e-6.
+    (:attr:`qring_edu.training.GradientBudget.crossover_params`). Relative tolerance 1e-6.
 
     Examples
     --------
@@ -289,8 +289,8 @@ def check_bandwidth_ratio(
     beta: float = 1e-11,
 ) -> Feedback:
     """The classical ring's bandwidth term over its latency term for a gradient of ``n_params``
-    entries, ``ceil(d/P) b beta / alpha`` (:attr:`qring_edu.GradientBudget.bandwidth_ratio`).
-    Relative tolerance 1e-6.
+    entries, ``ceil(d/P) b beta / alpha``
+    (:attr:`qring_edu.training.GradientBudget.bandwidth_ratio`). Relative tolerance 1e-6.
 
     Examples
     --------

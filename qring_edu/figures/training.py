@@ -212,7 +212,7 @@ def plot_learner_training(result: LearnerTraining) -> Figure:
 
 
 def plot_vqc_circuit(circuit: QuantumCircuit, title: str = "") -> Figure:
-    """Draw the variational classifier's circuit (:func:`qring_edu.vqc_circuit`) with Qiskit's
+    """Draw the variational classifier's circuit (:func:`qring_edu.vqc.vqc_circuit`) with Qiskit's
     ``"mpl"`` drawer on one line (:func:`~qring_edu.figures._base.plot_circuits`).
 
     Examples

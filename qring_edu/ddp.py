@@ -291,10 +291,9 @@ def _reduce(state: RingHookState, tensor, bucket_index: int, *, mean: bool) -> N
     x = tensor.detach().reshape(-1).numpy()
     words = codec.encode(x)
     if state.private:
-        # TODO(vga branch): zero_sum_pads(P, d, bits, pad_seed, worker=r) draws this row alone;
-        # the signature on lib28 has no single-row option, so all P rows are drawn for now.
+        # every rank derives the same pad seed and draws its own row of the zero-sum pads
         pad_seed = np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, _PAD_STREAM))
-        words += zero_sum_pads(P, d, bits, np.random.default_rng(pad_seed))[r]
+        words += zero_sum_pads(P, d, bits, pad_seed, worker=r)
         words &= np.uint32(word_mask(bits))  # the sum wrapped modulo 2**32; reduce mod 2**b
         state.ghz_copies += d * bits
     ring_pass([words], [r], P, bits, _exchange(state, root, d))

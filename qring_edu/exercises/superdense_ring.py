@@ -742,7 +742,7 @@ def check_idle_head(
     """How long (ms) the classical link idles at the start of an iteration, before the first
     gradient bucket is ready: the forward pass plus the first bucket's share of the backward
     pass, ``compute (1 - phi + phi / B)`` (the ``ready[0]`` of
-    :func:`qring_edu.bucketed_iteration_time`). Relative tolerance 1e-6.
+    :func:`qring_edu.costmodel.bucketed_iteration_time`). Relative tolerance 1e-6.
 
     Examples
     --------

@@ -473,9 +473,9 @@ def _link_settings(workers, model, bits, bandwidth_gbps, latency_us, qubit_cost)
 @result(show=("ratio", "gain", "binding"))
 class OverlapComparison(Tabular):
     """One training iteration with bucketed, overlapped all-reduce
-    (:func:`qring_edu.bucketed_iteration_time`, ``method="simulate"``) for both transports.
+    (:func:`qring_edu.costmodel.bucketed_iteration_time`, ``method="simulate"``) for both transports.
 
-    ``classical`` / ``superdense``: the two :class:`~qring_edu.BucketedIteration` (with link 0's
+    ``classical`` / ``superdense``: the two :class:`~qring_edu.costmodel.BucketedIteration` (with link 0's
     ``schedule`` and the buckets' ``ready`` times). ``halved``: the classical schedule with
     ``beta_qubit / 2`` per bit, i.e. the superdense ring's messages on the same clock but without
     the pair distribution (its critical path, exact when every message has an even number of
@@ -590,7 +590,7 @@ def overlap_comparison(
 ) -> OverlapComparison:
     """One iteration of ``MODEL_SIZES[model]`` parameters on ``workers`` workers with ``buckets``
     gradient buckets all-reduced as the backward pass produces them, classical vs superdense
-    ring, on the same links (:func:`qring_edu.bucketed_iteration_time`, event simulation).
+    ring, on the same links (:func:`qring_edu.costmodel.bucketed_iteration_time`, event simulation).
 
     ``compute_ms``: forward + backward time (ms), of which ``backward_fraction`` is the backward
     pass; ``bandwidth_gbps``: classical link rate (``beta = 1e-9 / bandwidth_gbps`` s per bit);
@@ -631,7 +631,7 @@ def overlap_comparison(
 @result(show=("best_ratio",))
 class OverlapSweep:
     """Overlapped iteration times over a grid of compute times, for several bucket counts
-    (:func:`overlap_sweep`, closed form of :func:`qring_edu.bucketed_iteration_time`).
+    (:func:`overlap_sweep`, closed form of :func:`qring_edu.costmodel.bucketed_iteration_time`).
 
     ``x``: compute time in units of W, shape (n,). ``buckets``: the bucket counts B, one row of
     every 2-D array per B. ``link_time``: W per B (classical link time of one iteration),
@@ -639,7 +639,7 @@ class OverlapSweep:
     ``slow`` is the superdense ring with ``beta_qubit = slow_cost * beta``. ``idle``: the
     classical link's idle time; ``tail_gain``: classical tail − superdense tail (s).
     ``old_ratio``: the non-overlapped model's ratio (:func:`qring_edu.iteration_time`) at the
-    same compute times. ``best``: :func:`qring_edu.bucketed_best_ratio` per B.
+    same compute times. ``best``: :func:`qring_edu.costmodel.bucketed_best_ratio` per B.
 
     Examples
     --------

@@ -636,7 +636,7 @@ def plot_overlap_ratio(sweep: OverlapSweep, slow_buckets: int | None = None) -> 
 
     Solid lines: the bucketed, overlapped model for both transports (B = 1 is the
     non-overlapped model of :func:`qring_edu.iteration_time`, up to one α); dotted lines of the
-    same colour: its ideal best ratio :func:`qring_edu.bucketed_best_ratio`. Grey bands: savings
+    same colour: its ideal best ratio :func:`qring_edu.costmodel.bucketed_best_ratio`. Grey bands: savings
     of 5 % and 10 % or more. Dashed: the superdense ring with qubits ``slow_cost`` times as slow
     as bits, for ``slow_buckets`` buckets (default: B = 5 if swept, else the first B).
 

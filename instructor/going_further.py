@@ -11,7 +11,7 @@ Items, by chapter (the letters of the chapter's "Going further" paragraph):
 
 * superdense_ring (a): bit error rate of ``x`` at F = 0.97 on Aer circuits (``channel_statistics``).
 * superdense_ring (b): at 10 Gbit/s, the compute time with the largest saving for 1, 5 and 25
-  buckets (``overlap_sweep``, grid step 0.01 W) against ``qr.bucketed_best_ratio``.
+  buckets (``overlap_sweep``, grid step 0.01 W) against ``costmodel.bucketed_best_ratio``.
 * superdense_ring (c): ``ahead=0`` and ``ahead=1`` at 10 Gbit/s, 20 ms of compute, all backward.
 * training (a): lowest pair fidelity from which on the final accuracy stays within one percentage
   point of the classical run (P = 4, seeds 0, 1, 2; P = 2 and 6, seed 0; 100 steps, 16 bits).
@@ -32,7 +32,7 @@ import math
 
 import numpy as np
 
-import qring_edu as q
+from qring_edu import costmodel
 from qring_edu.experiments import gapip as exp_al
 from qring_edu.experiments import tieaudit_plans as exp_plans
 from qring_edu.experiments.superdense_ring import channel_statistics, overlap_sweep
@@ -74,21 +74,21 @@ def superdense_b(bandwidth_gbps: float = 10.0, buckets=(1, 5, 25)):
     for j, B in enumerate(buckets):
         r, W = sw.ratio[j], float(sw.link_time[j])
         x = float(xs[r.argmin()])
-        out[B] = (W * 1e3, float(r.min()), x, x * W * 1e3, q.bucketed_best_ratio(B))
+        out[B] = (W * 1e3, float(r.min()), x, x * W * 1e3, costmodel.bucketed_best_ratio(B))
     return out
 
 
 def superdense_c():
     """ResNet-50, P = 8, 16 bits, 5 us, 10 Gbit/s, 5 buckets, 20 ms of compute, all backward."""
-    d = q.MODEL_SIZES["ResNet-50"]
+    d = costmodel.MODEL_SIZES["ResNet-50"]
     kw = dict(buckets=5, backward_fraction=1.0)
     sd = {
-        k: q.bucketed_iteration_time(
+        k: costmodel.bucketed_iteration_time(
             20e-3, 8, d, 16, 5e-6, 1 / 10e9, transport="superdense", ahead=k, **kw
         )
         for k in (0, 1)
     }
-    cl = q.bucketed_iteration_time(20e-3, 8, d, 16, 5e-6, 1 / 10e9, **kw)
+    cl = costmodel.bucketed_iteration_time(20e-3, 8, d, 16, 5e-6, 1 / 10e9, **kw)
     return sd, cl
 
 
@@ -126,7 +126,7 @@ def training_b(fidelities=(1.0, 0.999, 0.99, 0.95)):
         for m in cmp.models:
             out[bits, m, "classical"] = cmp.run(m).final_accuracy
             for F in fidelities:
-                out[bits, m, F] = cmp.run(m, "superdense", F).final_accuracy
+                out[bits, m, F] = cmp.run(m, F).final_accuracy
     return out
 
 
@@ -331,7 +331,7 @@ def main() -> None:
     print("alignment (d)", ad)
 
     if args.check:  # the values instructor/guide.md states
-        assert f"{sa['aer'][0]:.4f}" == "0.0185" and f"{sa['fast'][0]:.4f}" == "0.0207"
+        assert f"{sa['aer'][0]:.4f}" == "0.0205" and f"{sa['fast'][0]:.4f}" == "0.0199"
         assert all(abs(sa[k][0] - 0.02) <= 2 * math.sqrt(0.02 * 0.98 / sa[k][2]) for k in sa)
         want_b = {
             1: (71.6, 0.667, 0.5, 35.8, 0.6667),
@@ -343,21 +343,25 @@ def main() -> None:
         assert round(cl.total * 1e3, 2) == 75.91 and round(sd[0].total * 1e3, 2) == 71.93
         assert abs(sd[0].total - sd[1].total) < 1e-8
         assert (round(sd[0].online * 1e3, 2), round(sd[0].distribution * 1e3, 2)) == (36.13, 35.80)
-        assert ta_ == {(4, 0): 0.998, (4, 1): 1.0, (4, 2): 0.999, (2, 0): 0.999, (6, 0): 0.999}
-        assert raw[4, 0, 0.99][1] >= raw[4, 0, 0.99][0] - 0.01 > raw[4, 0, 0.995][1]
+        assert ta_ == {(4, 0): 0.995, (4, 1): 1.0, (4, 2): 0.999, (2, 0): 0.998, (6, 0): 0.999}
+        assert (round(raw[4, 1, 0.999][0], 3), round(raw[4, 1, 0.999][1], 3)) == (0.973, 0.954)
+        assert (round(raw[4, 0, 0.955][1], 3), round(raw[4, 0, 0.96][1], 3)) == (0.888, 0.828)
+        assert raw[4, 0, 0.96][0] == 0.925
         want_tb = {
-            (16, "mlp", 0.99): 0.923,
-            (24, "mlp", 0.99): 0.944,
-            (16, "mlp", 0.95): 0.875,
-            (24, "mlp", 0.95): 0.848,
-            (16, "vqc", 0.99): 0.727,
-            (24, "vqc", 0.99): 0.798,
-            (16, "vqc", 0.95): 0.396,
-            (24, "vqc", 0.95): 0.493,
-            (16, "mlp", 0.999): 0.941,
-            (24, "mlp", 0.999): 0.908,
-            (16, "vqc", 0.999): 0.912,
-            (24, "vqc", 0.999): 0.917,
+            (16, "mlp", 0.99): 0.880,
+            (24, "mlp", 0.99): 0.904,
+            (16, "mlp", 0.95): 0.834,
+            (24, "mlp", 0.95): 0.858,
+            (16, "vqc", 0.99): 0.788,
+            (24, "vqc", 0.99): 0.691,
+            (16, "vqc", 0.95): 0.587,
+            (24, "vqc", 0.95): 0.463,
+            (16, "mlp", 0.999): 0.931,
+            (24, "mlp", 0.999): 0.935,
+            (16, "vqc", 0.999): 0.952,
+            (24, "vqc", 0.999): 0.968,
+            (16, "mlp", "classical"): 0.925,
+            (16, "vqc", "classical"): 0.988,
         }
         assert all(round(tb[k], 3) == v for k, v in want_tb.items())
         assert all(200 <= c_iae <= 300 and 8 <= c_mlae <= 20 for _, c_mlae, c_iae, _ in aa)

@@ -91,7 +91,7 @@ PARTIAL: dict[str, tuple[dict[int, str | None], float]] = {
             ),
             # q4 2/3: the attack read right, the honest total summed without the protocol
             3: (
-                "attack = vga_aggregate(inputs, bits=BITS, test_fraction=0.3, source='known_pads',"
+                "attack = vga_aggregate(inputs, bits=BITS, test_fraction=0.3, source=KnownPads(),"
                 " seed=21)\nattack_detected = not attack.accepted\n"
                 "failed_tests = attack.tests_failed\nhonest_total = inputs.sum(axis=0)"
             ),
@@ -138,10 +138,10 @@ SHORTCUT: dict[str, tuple[dict[int, str], float]] = {
             ),
             # q4 1/3: the library's timing functions (the number is right, the function is not)
             3: (
-                "import qring_edu as qr\n"
+                "from qring_edu.costmodel import parameter_server_time, ring_time\n"
                 "def speedup(P, d, bits, alpha, beta):\n"
-                "    return (qr.parameter_server_time(P, d, bits, alpha, beta)\n"
-                "            / qr.ring_time(P, d, bits, alpha, beta))\n\n"
+                "    return (parameter_server_time(P, d, bits, alpha, beta)\n"
+                "            / ring_time(P, d, bits, alpha, beta))\n\n"
                 "speedup_bert = speedup(24, 340_000_000, 16, 20e-6, 4e-11)"
             ),
         },
@@ -151,10 +151,11 @@ SHORTCUT: dict[str, tuple[dict[int, str], float]] = {
         {
             # q2 0/3: error rates read off the library's outcome table
             1: (
+                "from qring_edu import superdense_outcome_probabilities\n"
                 "def symbol_error(F):\n"
-                "    return 1 - superdense_outcome_probabilities(0, 0, pair_fidelity=F)[(0, 0)]\n\n"
+                "    return 1 - superdense_outcome_probabilities(0, 0, link=Link(F))[(0, 0)]\n\n"
                 "def bit_error(F):\n"
-                "    p = superdense_outcome_probabilities(0, 0, pair_fidelity=F)\n"
+                "    p = superdense_outcome_probabilities(0, 0, link=Link(F))\n"
                 "    return p[(0, 1)] + p[(1, 1)]"
             ),
             # q4 0/3: the library's capacity and threshold
@@ -188,7 +189,7 @@ SHORTCUT: dict[str, tuple[dict[int, str], float]] = {
         {
             # q1 1/3: the library's fit (the two slopes are right, the function is not)
             0: (
-                "from qring_edu import loglog_slope\n"
+                "from qring_edu.experiments._base import loglog_slope\n"
                 "def fit_slope(x, y):\n    return loglog_slope(x, y)\n\n"
                 "gapip_quantum_slope = fit_slope(1 / scan.taus, scan.quantum_cost)\n"
                 "gapip_classical_slope = fit_slope(1 / scan.taus, scan.classical_cost)"
@@ -244,10 +245,11 @@ BYPASS: dict[str, dict[int, str]] = {
     "a2_superdense_holevo": {
         1: _REBIND
         + (
+            "from qring_edu import superdense_outcome_probabilities\n"
             "def symbol_error(F, _p=superdense_outcome_probabilities):\n"
-            "    return 1 - _p(0, 0, pair_fidelity=F)[(0, 0)]\n\n"
+            "    return 1 - _p(0, 0, link=Link(F))[(0, 0)]\n\n"
             "def bit_error(F, *, _p=superdense_outcome_probabilities):\n"
-            "    p = _p(0, 0, pair_fidelity=F)\n"
+            "    p = _p(0, 0, link=Link(F))\n"
             "    return p[(0, 1)] + p[(1, 1)]"
         ),
         3: (
@@ -277,13 +279,13 @@ BYPASS: dict[str, dict[int, str]] = {
     "a4_gapip_tieaudit": {
         0: _REBIND
         + (
-            "from qring_edu import loglog_slope\n"
+            "from qring_edu.experiments._base import loglog_slope\n"
             "def fit_slope(x, y, _f=loglog_slope):\n    return _f(x, y)\n\n"
             "gapip_quantum_slope = fit_slope(1 / scan.taus, scan.quantum_cost)\n"
             "gapip_classical_slope = fit_slope(1 / scan.taus, scan.classical_cost)"
         ),
         1: (
-            "from qring_edu.alignment import sketch_bits\n"
+            "from qring_edu.gapip import sketch_bits\n"
             "def sign_sketch_bits(tau, delta, *, _s=sketch_bits):\n    return _s(tau, delta)\n\n"
             "sketch_bits_007 = sign_sketch_bits(0.07, 0.01)"
         ),
@@ -347,7 +349,7 @@ def _tests(source_nb, hidden: bool) -> list[str]:
             is_hidden = "hidden: true" in cell.source
             if is_hidden == hidden:
                 body = re.sub(
-                    r'(?s)^""" # BEGIN TEST CONFIG.*?""" # END TEST CONFIG\n', "", cell.source
+                    r'(?s)^"""\s*# BEGIN TEST CONFIG.*?"""\s*# END TEST CONFIG\n', "", cell.source
                 )
                 out.append(body.strip())
     return out

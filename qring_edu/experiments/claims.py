@@ -91,6 +91,7 @@ __all__ = [
     "GapIPComparison",
     "claim_row",
     "judge",
+    "judge_optimal",
     "verdict_from",
     "reproduce_claims",
     "gapip_comparison",
@@ -423,7 +424,18 @@ def halving_claim(seed: int = 0) -> Claim:
 CUT_WORKERS = (2, 8, 64)
 
 
-def _judge_optimal(v: Mapping[str, float]) -> tuple[str, str]:
+def judge_optimal(v: Mapping[str, float]) -> tuple[str, str]:
+    """The judge of the optimality row (:func:`optimality_claim`): ``(verdict, reason)`` from
+    its ``values``.
+
+    Examples
+    --------
+    >>> v = dict(optimality_claim(trials=2).values)
+    >>> judge_optimal(v)[0]
+    'partly'
+    >>> judge_optimal({**v, "chi_max": 2.1})[0]
+    'does not hold'
+    """
     failed, limits = [], []
     if not (
         abs(v["chi"] - 2) < 1e-9
@@ -454,7 +466,7 @@ def _judge_optimal(v: Mapping[str, float]) -> tuple[str, str]:
     return verdict_from(failed, limits)
 
 
-@claim_row("optimal", _judge_optimal)
+@claim_row("optimal", judge_optimal)
 def optimality_claim(seed: int = 0, trials: int = 100) -> Claim:
     """χ of the four superdense-coded Bell states, the bits a Bell measurement extracts, the dense
     coding capacity of |Φ+⟩, the largest χ over ``trials`` random encodings of one qubit (8
@@ -878,7 +890,7 @@ def gapip_comparison(
 ) -> GapIPComparison:
     """GapIP_τ's quantum protocol (:func:`~qring_edu.gapip.gapip`, iterative amplitude estimation) and
     the cheaper classical protocol (sketch or the whole vector), sized with the same family of
-    bounds ``confidence`` ("hoeffding", "exact"; "chernoff" is the earlier mix: Chernoff
+    bounds ``confidence`` ("hoeffding", "exact"; "chernoff" mixes two families: Chernoff
     half-widths on the quantum side, the Hoeffding sketch on the classical one).
 
     ``trials`` promise instances per τ, alternating ``<g, h> = +tau`` and ``-tau``; instance
@@ -958,8 +970,8 @@ def _judge_gapip(v: Mapping[str, float]) -> tuple[str, str]:
             f"sides, at P = {_pow2(v['log2_P'])} the quantum protocol is cheaper only in a window "
             f"of τ whose ends depend on the constants (upper end τ ≈ {_tau(uppers[0])}–"
             f"{_tau(uppers[1])}): above it the sign sketch is cheaper, below it sending the "
-            "vector. The earlier single crossover extrapolated fitted power laws with Chernoff "
-            "bounds on the quantum side and Hoeffding on the classical side"
+            "vector. A single crossover extrapolated from fitted power laws with Chernoff "
+            "bounds on the quantum side and Hoeffding on the classical side mixes two families"
         )
     return verdict_from(failed, limits)
 
@@ -969,7 +981,7 @@ def gapip_claim(seed: int = 0, trials: int = 10, old_trials: int = 3) -> Claim:
     """GapIP_τ at P = 2^16 over :data:`GAPIP_TAUS` (0.4 to 2.5e-4), with the same bound family on
     both sides (:func:`gapip_comparison`, "hoeffding" and "exact", ``trials`` instances per τ):
     slopes against 1/τ over τ ≥ 0.02 and the window where the quantum protocol is cheaper; and
-    the earlier mix ("chernoff", ``old_trials`` instances per τ): its best ratio.
+    the mixed families ("chernoff", ``old_trials`` instances per τ): its best ratio.
 
     Supported when the slopes are ≈ 1 (quantum, 0.85 … 1.5: Õ allows logarithmic factors, which
     steepen the slope over this range) and ≈ 2 (classical, 1.85 … 2.1), the quantum protocol is
@@ -1051,7 +1063,7 @@ def gapip_claim(seed: int = 0, trials: int = 10, old_trials: int = 3) -> Claim:
         f"{v[h + '_quantum_slope']:.2f}, classical {v[h + '_classical_slope']:.2f} "
         f"(Hoeffding), {v[e + '_quantum_slope']:.2f} and {v[e + '_classical_slope']:.2f} "
         f"(exact). Quantum cheaper than min(sketch, vector) only for {window}. "
-        f"Earlier mix (Chernoff vs Hoeffding, {old_trials} instances per τ): quantum "
+        f"Mixed families (Chernoff vs Hoeffding, {old_trials} instances per τ): quantum "
         f"{old_text}. Wrong decisions: {v['errors']} of {v['decisions']:,}"
     )
     return _make(

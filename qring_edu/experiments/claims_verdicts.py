@@ -1,0 +1,205 @@
+"""The claims table's verdicts and its row registry (book/claims.ipynb; the rows are in
+:mod:`qring_edu.experiments.claims` and :mod:`qring_edu.experiments.claims_audits`).
+
+A row is a function ``f(seed=0, **options) -> Claim`` registered with :func:`claim_row` together
+with its *judge*, a pure function of the row's numbers that returns the verdict (one of
+:data:`VERDICTS`) and the reason (:func:`verdict_from`), so the verdict logic can be tested on
+modified numbers (:func:`judge`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from .._validate import check_choice
+
+__all__ = ["VERDICTS", "Claim", "ClaimRow", "CLAIM_ROWS", "claim_row", "judge", "verdict_from"]
+
+#: The three verdicts, from best to worst.
+VERDICTS = ("holds", "partly", "does not hold")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One row of the claims table.
+
+    ``claim``: the paper's claim in words; ``paper_figure``: the figure it states; ``computed``:
+    what the library measured (text, fixed precision); ``verdict``: one of :data:`VERDICTS`;
+    ``reason``: why the verdict is "partly" or "does not hold" (what the book proves and what it
+    does not; "" when it holds); ``caveat``: what else the numbers do not show, or where the book
+    reconstructs a detail; ``chapter``: the document name of the chapter that develops it (e.g.
+    ``"03_superdense_ring"``); ``values``: the raw numbers behind ``computed`` (read-only), from
+    which :func:`judge` re-derives the verdict.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.claims import halving_claim
+    >>> row = halving_claim()
+    >>> row.key, row.verdict, row.chapter
+    ('halving', 'holds', '03_superdense_ring')
+    >>> row.values["qubits_per_link"] * 2 == row.values["bits_per_link"]
+    True
+    """
+
+    key: str
+    claim: str
+    paper_figure: str
+    computed: str
+    verdict: str
+    chapter: str
+    reason: str = ""
+    caveat: str = ""
+    values: Mapping[str, float] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        check_choice(self.verdict, "verdict", VERDICTS)
+        if (self.verdict == "holds") != (not self.reason):
+            raise ValueError(
+                "reason must be empty exactly when the verdict is 'holds', got "
+                f"verdict {self.verdict!r} with reason {self.reason!r}"
+            )
+
+    @property
+    def holds(self) -> bool:
+        """``verdict == "holds"`` (the boolean of earlier releases)."""
+        return self.verdict == "holds"
+
+    @property
+    def supported(self) -> bool:
+        """Whether no computed number contradicts the claim (``verdict != "does not hold"``)."""
+        return self.verdict != "does not hold"
+
+    def __repr__(self) -> str:
+        return f"Claim(key={self.key!r}, verdict={self.verdict!r}, computed={self.computed!r})"
+
+
+# --------------------------------------------------------------------------------------------
+# The verdict logic and the row registry
+# --------------------------------------------------------------------------------------------
+def verdict_from(failed: Sequence[str], limits: Sequence[str]) -> tuple[str, str]:
+    """``(verdict, reason)`` from the failed checks and the limits of what the book proves.
+
+    Any failed check gives "does not hold" (reason: the failed checks); otherwise any limit
+    gives "partly" (reason: the limits); otherwise "holds" with no reason.
+
+    Examples
+    --------
+    >>> verdict_from([], [])
+    ('holds', '')
+    >>> verdict_from([], ["asymptotic only"])
+    ('partly', 'Asymptotic only.')
+    >>> verdict_from(["slope 1.6, not 2"], ["asymptotic only"])
+    ('does not hold', 'Contradicted by the computation: slope 1.6, not 2.')
+    """
+
+    def sentences(parts: Sequence[str]) -> str:
+        text = "; ".join(p.strip().rstrip(".") for p in parts)
+        return text + "."
+
+    if failed:
+        return "does not hold", "Contradicted by the computation: " + sentences(failed)
+    if limits:
+        text = sentences(limits)
+        return "partly", text[:1].upper() + text[1:]
+    return "holds", ""
+
+
+@dataclass(frozen=True)
+class ClaimRow:
+    """A registered row: ``compute(seed, **options) -> Claim`` and ``judge(values) -> (verdict,
+    reason)``.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.claims import CLAIM_ROWS
+    >>> row = CLAIM_ROWS["halving"]
+    >>> row.key, row.compute.__name__
+    ('halving', 'halving_claim')
+    >>> row.judge(row.compute(0).values)
+    ('holds', '')
+    """
+
+    key: str
+    compute: Callable[..., Claim]
+    judge: Callable[[Mapping[str, float]], tuple[str, str]]
+
+
+#: The registered rows, in table order (:func:`claim_row`).
+CLAIM_ROWS: dict[str, ClaimRow] = {}
+
+
+def claim_row(key: str, judge: Callable[[Mapping[str, float]], tuple[str, str]]):
+    """Register the decorated function ``f(seed=0, **options) -> Claim`` as the row ``key``
+    (appended to the table) with its ``judge``. Adding a row to the table is one such function.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.claims import CLAIM_ROWS, Claim, claim_row, reproduce_claims
+    >>> def even_judge(values):
+    ...     return ("holds", "") if values["n"] % 2 == 0 else ("does not hold", "n is odd")
+    >>> @claim_row("even", even_judge)
+    ... def even_claim(seed=0):
+    ...     values = {"n": 4.0}
+    ...     verdict, reason = even_judge(values)
+    ...     return Claim("even", "n is even", "n = 4", "n = 4", verdict, "01_bottleneck", reason,
+    ...                  values=values)
+    >>> [c.verdict for c in reproduce_claims(keys=["even"])]
+    ['holds']
+    >>> del CLAIM_ROWS["even"]                          # leave the book's table as it was
+    """
+
+    def register(compute: Callable[..., Claim]) -> Callable[..., Claim]:
+        if key in CLAIM_ROWS:
+            raise ValueError(f"claim row {key!r} is already registered")
+        CLAIM_ROWS[key] = ClaimRow(key, compute, judge)
+        return compute
+
+    return register
+
+
+def judge(key: str, values: Mapping[str, float]) -> tuple[str, str]:
+    """The verdict and reason of row ``key`` for the numbers ``values`` (e.g. a row's
+    ``Claim.values``, possibly modified). The row functions use the same judges.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.claims import halving_claim
+    >>> v = dict(halving_claim(0).values)
+    >>> judge("halving", v)
+    ('holds', '')
+    >>> v["qubits_per_link"] += 1
+    >>> judge("halving", v)[0]
+    'does not hold'
+    """
+    key = check_choice(key, "key", tuple(CLAIM_ROWS))
+    return CLAIM_ROWS[key].judge(values)
+
+
+def _make(key: str, values: Mapping[str, float], **fields) -> Claim:
+    verdict, reason = CLAIM_ROWS[key].judge(values)
+    return Claim(key=key, verdict=verdict, reason=reason, values=values, **fields)
+
+
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def _pow2(n: int) -> str:
+    """``2**n`` as text with a superscript exponent, e.g. ``"2¹⁶"`` (no TeX on the page)."""
+    return "2" + str(int(round(n))).translate(_SUPERSCRIPT)
+
+
+def _sci(x: float, digits: int = 1) -> str:
+    """``x`` in scientific notation as text, e.g. ``_sci(3.358e-5) == "3.4 × 10⁻⁵"``."""
+    mantissa, exponent = f"{x:.{digits}e}".split("e")
+    return f"{mantissa} × 10" + str(int(exponent)).translate(_SUPERSCRIPT)
+
+
+def _tau(t: float) -> str:
+    """A window end: 0.014 above 10⁻³, 3.7 × 10⁻⁴ below (two significant digits)."""
+    return f"{t:.3f}" if t >= 1e-3 else _sci(t)
+
+
+def _values(**kw) -> Mapping[str, float]:
+    return MappingProxyType(dict(kw))

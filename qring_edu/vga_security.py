@@ -217,6 +217,13 @@ def even_y_settings(n_tests: int, workers: int, seed=None) -> np.ndarray:
     return y
 
 
+def _y_settings(y_settings) -> np.ndarray:
+    y = np.asarray(y_settings)
+    if y.dtype.kind not in "biu" or np.any((y != 0) & (y != 1)):
+        raise TypeError(f"y_settings must be booleans (True = measure Y), got {y_settings!r}")
+    return y.astype(bool)
+
+
 def ghz_test_pass_probability(y_settings, *, phases=None, ghz_phase=None) -> np.ndarray:
     """Exact pass probability of GHZ tests with the given settings; float64 (n,).
 
@@ -235,7 +242,7 @@ def ghz_test_pass_probability(y_settings, *, phases=None, ghz_phase=None) -> np.
     """
     if phases is not None and ghz_phase is not None:
         raise ValueError("give phases (a product copy) or ghz_phase (a GHZ copy), not both")
-    y = np.atleast_2d(np.asarray(y_settings, dtype=bool))
+    y = np.atleast_2d(_y_settings(y_settings))
     two_m = y.sum(axis=1)
     if np.any(two_m % 2):
         raise ValueError("y_settings must have an even number of Y's in every row")
@@ -243,7 +250,9 @@ def ghz_test_pass_probability(y_settings, *, phases=None, ghz_phase=None) -> np.
         theta = check_float(0.0 if ghz_phase is None else ghz_phase, "ghz_phase")
         return np.full(y.shape[0], (1.0 + math.cos(theta)) / 2.0)
     sign = np.where((two_m // 2) % 2 == 0, 1.0, -1.0)
-    phi = np.broadcast_to(np.atleast_2d(np.asarray(phases, dtype=float)), y.shape)
+    phi = np.reshape([check_float(p, "phases") for p in np.ravel(phases)], np.shape(phases))
+    if phi.ndim > 2 or (phi.ndim and phi.shape[-1] != y.shape[1]):
+        raise ValueError(f"phases must have one angle per worker ({y.shape[1]}), got {phases!r}")
     prod = np.prod(np.where(y, np.sin(phi), np.cos(phi)), axis=1)
     return np.clip((1.0 + sign * prod) / 2.0, 0.0, 1.0)
 
@@ -265,9 +274,13 @@ def ghz_test_circuit(y_settings, *, phases=None, flip: bool = False):
     """
     from qiskit import QuantumCircuit
 
-    y = [bool(v) for v in np.asarray(y_settings).reshape(-1)]
+    y = [bool(v) for v in _y_settings(y_settings).reshape(-1)]
     if len(y) < 2 or sum(y) % 2:
         raise ValueError("y_settings must name P >= 2 workers with an even number of Y's")
+    if not isinstance(flip, (bool, np.bool_)):
+        raise TypeError(f"flip must be True or False, got {flip!r}")
+    if phases is not None and np.size(phases) != len(y):
+        raise ValueError(f"phases must have one angle per worker ({len(y)}), got {phases!r}")
     if phases is not None and flip:
         raise ValueError("flip applies to a GHZ copy: give phases (a product copy) or flip")
     P = len(y)
@@ -279,9 +292,9 @@ def ghz_test_circuit(y_settings, *, phases=None, flip: bool = False):
         if flip:
             qc.z(0)
     else:
-        for j, phi in enumerate(np.asarray(phases, dtype=float).reshape(P)):
+        for j, phi in enumerate(np.ravel(phases)):
             qc.h(j)
-            qc.p(float(phi), j)
+            qc.p(check_float(phi, "phases"), j)
     qc.barrier()
     for j, is_y in enumerate(y):
         if is_y:
@@ -662,14 +675,16 @@ def vga_state_outcome_probabilities(state, x, bits: int) -> np.ndarray:
     [(0, 3), (1, 2), (2, 1), (3, 0)]
     """
     bits = check_int(bits, "bits", 1, MAX_EXACT_QUBITS)
-    xs = [int(v) for v in np.asarray(x, dtype=np.int64).reshape(-1)]
+    xs = [check_int(v, "x") for v in np.ravel(x)]
     workers = len(xs)
     if workers < 2 or workers * bits > MAX_EXACT_QUBITS:
         raise ValueError(
             f"x must name P >= 2 workers with P * bits <= {MAX_EXACT_QUBITS}, got P = "
             f"{workers}, bits = {bits}"
         )
-    psi = np.asarray(state, dtype=complex).reshape(-1)
+    psi = np.asarray(state).reshape(-1)
+    if psi.dtype.kind not in "iufc" or not np.all(np.isfinite(psi)):
+        raise ValueError("state must be a finite vector of numbers")
     if psi.size != 1 << (workers * bits) or abs(np.linalg.norm(psi) - 1) > 1e-6:
         raise ValueError(
             f"state must be a unit vector of length 2**(P*bits) = {1 << (workers * bits)}, "
@@ -845,7 +860,7 @@ def transcript_distance(
     0.234375
     """
     bits = check_int(bits, "bits", 1, MAX_EXACT_QUBITS)
-    xs = [int(v) % (1 << bits) for v in np.asarray(x, dtype=np.int64).reshape(-1)]
+    xs = [check_int(v, "x") % (1 << bits) for v in np.ravel(x)]
     workers = len(xs)
     if workers < 2:
         raise ValueError(f"x must name P >= 2 workers, got {workers}")

@@ -240,6 +240,15 @@ class Estimate:
     attenuation: float = field(default=1.0, repr=False)
     alpha: float = field(default=1.0, repr=False)
 
+    def __post_init__(self):
+        for name in ("value", "lo", "hi", "attenuation"):
+            check_float(getattr(self, name), name)
+        for name in ("cost", "copies", "test_copies", "ebits"):
+            check_int(getattr(self, name), name, 0)
+        check_choice(self.unit, "unit", ("bits", "qubits"))
+        check_choice(self.protocol, "protocol", TIEAUDIT_PROTOCOLS)
+        _check_alpha(self.alpha)
+
 
 # --- input checks and the instance ---------------------------------------------------------
 
@@ -541,8 +550,8 @@ def tieaudit_interval(
     """
     ND = check_int(data_copies, "data_copies", 0, MAX_COPIES)
     NT = check_int(test_copies, "test_copies", 0, MAX_COPIES)
-    A = check_int(data_sum, "data_sum", -ND, ND)
-    B = check_int(test_sum, "test_sum", -NT, NT)
+    A = check_int(data_sum, "data_sum (a sum of data_copies outcomes +-1)", -ND, ND)
+    B = check_int(test_sum, "test_sum (a sum of test_copies outcomes +-1)", -NT, NT)
     N = check_int(ND + NT, "data_copies + test_copies (the copies)", 1)
     alpha, delta = _check_alpha(alpha), _check_delta(delta)
     q = check_float(test_fraction, "test_fraction", 0.0, 1.0, lo_open=True, hi_open=True)

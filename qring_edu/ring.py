@@ -186,6 +186,11 @@ def ring_pass(
         received = exchange(step, sends)
         for row, k in zip(rows, ranks):
             mine = row[chunk(sent_chunk(k - 1, step, P))]  # the chunk rank-1 just sent
+            if np.shape(received.get(k) if isinstance(received, dict) else None) != mine.shape:
+                raise ValueError(
+                    f"exchange must return {{rank: words}} with the {mine.size} words rank "
+                    f"{k} receives at step {step} of the ring of workers = {P}"
+                )
             if step < P - 1:
                 mine += received[k]
                 mine &= mask  # the sum modulo 2**bits

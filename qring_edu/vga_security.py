@@ -627,8 +627,8 @@ def amplified_leak_probability(n_copies: int, bad_copies: int, amplification: in
     [0.25, 0.06231, 0.01548]
     """
     n = check_int(n_copies, "n_copies", 1)
-    b = check_int(bad_copies, "bad_copies", 0, n)
-    k = check_int(amplification, "amplification", 1, min(n, MAX_AMPLIFICATION))
+    b = check_int(bad_copies, "bad_copies (<= n_copies)", 0, n)
+    k = check_int(amplification, "amplification (<= n_copies)", 1, min(n, MAX_AMPLIFICATION))
     return float(math.prod((b - i) / (n - i) for i in range(k)))
 
 

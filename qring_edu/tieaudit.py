@@ -308,7 +308,10 @@ def _check_eps(eps) -> float:
 
 
 def _check_delta(delta) -> float:
-    return check_float(delta, "delta", 0.0, 0.5, lo_open=True, hi_open=True)
+    d = check_float(delta, "delta", 0.0, 0.5, lo_open=True, hi_open=True)
+    if d < 1e-300:  # log(2 / delta) overflows near 1e-308
+        raise ValueError(f"delta must be at least 1e-300, got {d:g}")
+    return d
 
 
 def _check_alpha(alpha) -> float:
@@ -397,7 +400,7 @@ def tieaudit_copies(
     if log_n > 300 * math.log(10):
         raise ValueError(
             f"bound={bound!r} at alpha = {alpha:g}, eta = {eta:g}, eps = {eps:g} would need about "
-            f"10^{log_n / math.log(10):.0f} copies: ask for a larger eps, alpha or eta"
+            f"10^{log_n / math.log(10):.0f} copies: ask for a larger eps, delta, alpha or eta"
         )
     if log_n > 45.0:  # beyond 10^19 copies the rounding of exp(log_n) does not matter
         return int(math.ceil(math.exp(log_n)))

@@ -510,6 +510,11 @@ def bucketed_iteration_time(
     schedule: tuple = ()
     if method == "simulate":
         total, schedule = _simulate(*args)
+        if total is None:
+            raise ValueError(
+                f"method='simulate' found no steady state in 500 iterations for workers = {P}, "
+                f"buckets = {len(sizes)}; use method='formula'"
+            )
     else:
         total = _formula(*args, D)
     dist = sum(D)

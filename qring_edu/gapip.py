@@ -194,7 +194,7 @@ class IAEStep:
 
     def __post_init__(self):
         check_int(self.k, "k", 0)
-        check_int(self.ones, "ones", 0, check_int(self.shots, "shots", 1))
+        check_int(self.ones, "ones (<= shots)", 0, check_int(self.shots, "shots", 1))
         check_float(self.a_lo, "a_lo (<= a_hi)", 0.0, check_float(self.a_hi, "a_hi", 0.0, 1.0))
         check_int(self.qubits, "qubits", 0)
 
@@ -270,7 +270,10 @@ def _check_tau(tau) -> float:
 
 
 def _check_delta(delta) -> float:
-    return check_float(delta, "delta", 0.0, 0.5, lo_open=True, hi_open=True)
+    d = check_float(delta, "delta", 0.0, 0.5, lo_open=True, hi_open=True)
+    if d < 1e-300:  # log(2 / delta) overflows near 1e-308
+        raise ValueError(f"delta must be at least 1e-300, got {d:g}")
+    return d
 
 
 def n_register_qubits(P: int) -> int:

@@ -639,6 +639,8 @@ def encoded_ensemble(
         raise TypeError("encodings must be a sequence of unitary matrices") from None
     if not mats:
         raise ValueError("encodings must contain at least one unitary")
+    if not all(np.all(np.isfinite(u)) for u in mats):
+        raise ValueError("encodings must be finite; they contain NaN or Inf")
     k = 2 ** len(qargs)
     states = []
     for i, u in enumerate(mats):

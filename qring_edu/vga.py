@@ -426,7 +426,7 @@ def _check_inputs(inputs, bits: int) -> np.ndarray:
     lo, hi = -(1 << (bits - 1)), (1 << bits) - 1
     if (low := int(arr.min())) < lo or (high := int(arr.max())) > hi:
         bad = low if low < lo else high
-        raise ValueError(f"inputs must be {bits}-bit words in {lo}..{hi}, got {bad}")
+        raise ValueError(f"inputs must be words of bits = {bits} bits, in {lo}..{hi}, got {bad}")
     return arr.astype(np.int64, copy=False)
 
 

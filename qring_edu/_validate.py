@@ -348,6 +348,45 @@ def check_packed_bits(value: Any, n_bits: Any, name: str = "data") -> tuple[np.n
     return arr.astype(np.uint8, copy=False), n_bits
 
 
+#: The most memory one array built from a size argument may take: larger sizes are refused up
+#: front with a ValueError naming the argument, rather than failing later with a MemoryError.
+MAX_BYTES = 2**31
+
+
+def check_memory(n_bytes: float, name: str, value: Any) -> None:
+    """Refuse ``value`` of the argument ``name`` if it needs more than :data:`MAX_BYTES`.
+
+    Examples
+    --------
+    >>> from qring_edu._validate import check_memory
+    >>> check_memory(8 * 10**12, "d", 10**12)
+    Traceback (most recent call last):
+    ...
+    ValueError: d = 1000000000000 needs 7.45e+03 GiB of memory; the limit is 2 GiB
+    """
+    if n_bytes > MAX_BYTES:
+        raise ValueError(
+            f"{name} = {value} needs {n_bytes / 2**30:.3g} GiB of memory; "
+            f"the limit is {MAX_BYTES / 2**30:g} GiB"
+        )
+
+
+def check_name(value: Any, name: str = "name") -> str:
+    """A label argument (shown in messages or plots) must be a string.
+
+    Examples
+    --------
+    >>> from qring_edu._validate import check_name
+    >>> check_name(3)
+    Traceback (most recent call last):
+    ...
+    TypeError: name must be a string, got int 3
+    """
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a string, got {type(value).__name__} {value!r}")
+    return value
+
+
 def _range_text(lo: int | None, hi: int | None) -> str:
     if lo is not None and hi is not None:
         return f"{lo}..{hi}"

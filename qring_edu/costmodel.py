@@ -19,7 +19,7 @@ import numpy as np
 
 from ._result import result
 from ._validate import check_bits, check_choice, check_float, check_int
-from .ring import message_bits
+from .ring import MAX_D, message_bits
 
 __all__ = [
     "ring_time",
@@ -51,7 +51,11 @@ MAX_SIMULATED_MESSAGES, MAX_BUCKETS = 10**6, 10**5
 
 
 def _check_ring(workers, d, bits) -> tuple[int, int, int]:
-    return check_int(workers, "P (number of workers)", 2), check_int(d, "d", 1), check_bits(bits)
+    return (
+        check_int(workers, "P (number of workers)", 2),
+        check_int(d, "d", 1, MAX_D),
+        check_bits(bits),
+    )
 
 
 def _check_common(workers, d, bits, alpha, beta):
@@ -500,10 +504,17 @@ def bucketed_iteration_time(
     units = [link_units(P, n, bits, transport=transport) for n in sizes]
     online = sum(2 * (P - 1) * alpha + beta_u * u for u in units)
     D = [alpha + beta_u * u if transport == "superdense" else 0.0 for u in units]
+    if not math.isfinite(compute + max(ready) + online + sum(D)):
+        raise ValueError("compute, alpha, beta, beta_qubit: the iteration time overflows")
     args = (P, sizes, ready, compute, bits, alpha, beta_u, transport, ahead)
     schedule: tuple = ()
     if method == "simulate":
         total, schedule = _simulate(*args)
+        if total is None:
+            raise ValueError(
+                f"method='simulate' found no steady state in 500 iterations for workers = {P}, "
+                f"buckets = {len(sizes)}; use method='formula'"
+            )
     else:
         total = _formula(*args, D)
     dist = sum(D)

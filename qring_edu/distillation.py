@@ -24,7 +24,7 @@ from dataclasses import field
 import numpy as np
 
 from ._result import result
-from ._validate import check_choice, check_fidelity, check_int, generator
+from ._validate import as_numeric_array, check_choice, check_fidelity, check_int, generator
 from .noise import PAULI_NAMES, PauliErrors, depolarizing, entropy
 from .states import PAULIS
 
@@ -182,7 +182,7 @@ def distill(pair_fidelity: float, *, rounds: int = 1, protocol: str = "dejmps") 
     False
     """
     F = check_fidelity(pair_fidelity, "pair_fidelity")
-    rounds = check_int(rounds, "rounds", 0)
+    rounds = check_int(rounds, "rounds", 0, 64)
     protocol = _check_protocol(protocol)
     p, succ = _recurrence(F, rounds, protocol)
     # Expected attempts per output pair, from the last round backwards.
@@ -262,7 +262,19 @@ def sample_production(output_pairs: int, succ, protocol: str, rng) -> tuple[int,
     >>> raw, attempts, bits                     # a certain round: 10 attempts, 20 raw pairs
     (20, [10], 20)
     """
-    need = output_pairs
+    need = check_int(output_pairs, "output_pairs", 0)
+    succ = as_numeric_array(succ, "succ")
+    if succ.ndim != 1 or not np.all((succ > 0) & (succ <= 1)):
+        raise ValueError(
+            f"succ must be a 1-D array of success probabilities in (0, 1], got {succ!r}"
+        )
+    protocol = _check_protocol(protocol)
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {rng!r}")
+    if need * 2.0 ** len(succ) / max(np.prod(succ), 1e-300) > 2**60:
+        raise ValueError(
+            f"output_pairs = {need} over {len(succ)} rounds needs more than 2**60 raw pairs"
+        )
     attempts, bits = [], 0
     for s in reversed(succ):
         tries = need + (int(rng.negative_binomial(need, s)) if need > 0 and s < 1.0 else 0)
@@ -291,7 +303,7 @@ def distill_sample(
     """
     F = check_fidelity(pair_fidelity, "pair_fidelity")
     output_pairs = check_int(output_pairs, "output_pairs", 0)
-    rounds = check_int(rounds, "rounds", 0)
+    rounds = check_int(rounds, "rounds", 0, 64)
     protocol = _check_protocol(protocol)
     rng = generator(seed)
     if rounds > 0 and F <= 0.5:

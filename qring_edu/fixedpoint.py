@@ -274,7 +274,7 @@ def fixed_point(workers: int, bits: int, max_abs: float) -> FixedPoint:
     ...
     ValueError: bits = 4 is too small for float gradients from P = 8 workers: need 2**(bits-1) - 1 >= P, i.e. bits >= 5
     """
-    workers = check_int(workers, "P (number of workers)", 2)
+    workers = check_int(workers, "P (number of workers)", 2, 2**31 - 1)
     bits = check_bits(bits)
     max_abs = check_float(max_abs, "max_abs", 0.0, lo_open=True)
     cap = ((1 << (bits - 1)) - 1) // workers

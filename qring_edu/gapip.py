@@ -53,7 +53,14 @@ from dataclasses import field
 import numpy as np
 
 from ._result import result
-from ._validate import as_numeric_array, check_choice, check_float, check_int, check_seed
+from ._validate import (
+    as_numeric_array,
+    check_choice,
+    check_float,
+    check_int,
+    check_name,
+    check_seed,
+)
 
 __all__ = [
     "Decision",
@@ -185,6 +192,12 @@ class IAEStep:
     a_hi: float
     qubits: int = 0
 
+    def __post_init__(self):
+        check_int(self.k, "k", 0)
+        check_int(self.ones, "ones (<= shots)", 0, check_int(self.shots, "shots", 1))
+        check_float(self.a_lo, "a_lo (<= a_hi)", 0.0, check_float(self.a_hi, "a_hi", 0.0, 1.0))
+        check_int(self.qubits, "qubits", 0)
+
 
 @result
 class Decision:
@@ -206,6 +219,16 @@ class Decision:
     unit: str
     estimate: float
     steps: tuple[IAEStep, ...] = field(default=(), repr=False)
+
+    def __post_init__(self):
+        check_choice(self.verdict, "verdict", ("aligned", "conflicting"))
+        check_int(self.cost, "cost", 0)
+        check_int(self.rounds, "rounds", 0)
+        check_choice(self.protocol, "protocol", GAPIP_PROTOCOLS)
+        check_choice(self.unit, "unit", ("bits", "qubits"))
+        check_float(self.estimate, "estimate")
+        if not isinstance(self.steps, tuple) or not all(isinstance(s, IAEStep) for s in self.steps):
+            raise TypeError(f"steps must be a tuple of IAEStep, got {self.steps!r}")
 
 
 # --- input checks and the encoding ----------------------------------------------------------
@@ -247,7 +270,10 @@ def _check_tau(tau) -> float:
 
 
 def _check_delta(delta) -> float:
-    return check_float(delta, "delta", 0.0, 0.5, lo_open=True, hi_open=True)
+    d = check_float(delta, "delta", 0.0, 0.5, lo_open=True, hi_open=True)
+    if d < 1e-300:  # log(2 / delta) overflows near 1e-308
+        raise ValueError(f"delta must be at least 1e-300, got {d:g}")
+    return d
 
 
 def n_register_qubits(P: int) -> int:
@@ -302,6 +328,8 @@ def _check_shot(k, protocol, hi: int) -> tuple[int, bool]:
 def _reflection(v, label: str, controlled: bool):
     from qiskit import QuantumCircuit
     from qiskit.circuit.library import StatePreparation
+
+    check_name(label, "label")
 
     state = alignment_state(v)
     n = int(state.size).bit_length() - 1
@@ -385,6 +413,8 @@ def gapip_circuit(g, h, k: int, *, measure: bool = True, protocol: str = "quantu
         )
     n = n_register_qubits(gn.size)
     wires = list(range(n + pe))
+    if not isinstance(measure, (bool, np.bool_)):
+        raise TypeError(f"measure must be True or False, got {measure!r}")
     qc = QuantumCircuit(n + pe, (1 if pe else n) if measure else 0)
     qc.append(StatePreparation(alignment_state(gn), label="U_g"), range(n))
     if pe:

@@ -21,7 +21,14 @@ from dataclasses import field
 import numpy as np
 
 from ._result import result
-from ._validate import as_numeric_array, check_fidelity, check_float, check_int, check_seed
+from ._validate import (
+    as_numeric_array,
+    check_fidelity,
+    check_float,
+    check_int,
+    check_name,
+    check_seed,
+)
 from .states import ATOL, as_density_matrix, bloch_vector, embed_operator, partial_trace
 from .states import as_array as _raw
 from .states import from_bloch as _from_bloch
@@ -532,7 +539,10 @@ class Ensemble:
 
 
 def _make_ensemble(name: str, probs, states, labels) -> Ensemble:
+    check_name(name)
     p, rhos = _check_ensemble(probs, states)
+    if isinstance(labels, str) or np.ndim(labels) != 1:
+        raise TypeError(f"labels must be a sequence of strings, got {labels!r}")
     labels = tuple(str(lab) for lab in labels)
     if len(labels) != p.size:
         raise ValueError(f"labels must have one entry per state ({p.size}), got {len(labels)}")
@@ -618,10 +628,9 @@ def encoded_ensemble(
             f"shared_state must be a state of qubits (dimension a power of 2), "
             f"got dimension {rho.shape[0]}"
         )
-    try:
-        qargs = [int(q) for q in alice_qubits]
-    except (TypeError, ValueError):
-        raise TypeError("alice_qubits must be a sequence of qubit indices") from None
+    if np.ndim(alice_qubits) != 1:
+        raise TypeError(f"alice_qubits must be a sequence of qubit indices, got {alice_qubits!r}")
+    qargs = [check_int(q, "alice_qubits", 0, n - 1) for q in alice_qubits]
     if not qargs or len(set(qargs)) != len(qargs) or min(qargs) < 0 or max(qargs) >= n:
         raise ValueError(f"alice_qubits must be distinct qubit indices in 0..{n - 1}, got {qargs}")
     try:
@@ -630,6 +639,8 @@ def encoded_ensemble(
         raise TypeError("encodings must be a sequence of unitary matrices") from None
     if not mats:
         raise ValueError("encodings must contain at least one unitary")
+    if not all(np.all(np.isfinite(u)) for u in mats):
+        raise ValueError("encodings must be finite; they contain NaN or Inf")
     k = 2 ** len(qargs)
     states = []
     for i, u in enumerate(mats):

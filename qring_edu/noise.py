@@ -46,7 +46,7 @@ import numbers
 import numpy as np
 
 from ._result import result
-from ._validate import check_fidelity, check_float, check_int
+from ._validate import check_fidelity, check_float, check_int, check_memory, check_name
 
 __all__ = [
     "PAULI_NAMES",
@@ -135,7 +135,7 @@ def depolarizing(fidelity: float, name: str = "fidelity") -> PauliErrors:
     >>> depolarizing(0.97)
     PauliErrors(probabilities=(0.97, 0.01, 0.01, 0.01), fidelity=0.97)
     """
-    F = check_fidelity(fidelity, name)
+    F = check_fidelity(fidelity, check_name(name))
     q = (1.0 - F) / 3.0
     return PauliErrors((F, q, q, q))
 
@@ -265,7 +265,9 @@ def message_rng(seed: np.random.SeedSequence, step: int, sender: int) -> np.rand
     >>> bool(a == message_rng(root, 3, 0).integers(1 << 30)), bool(a == message_rng(root, 3, 1).integers(1 << 30))
     (True, False)
     """
-    key = (*seed.spawn_key, int(step), int(sender))
+    if not isinstance(seed, np.random.SeedSequence):
+        raise TypeError(f"seed must be a numpy.random.SeedSequence, got {seed!r}")
+    key = (*seed.spawn_key, check_int(step, "step", 0), check_int(sender, "sender", 0))
     return np.random.default_rng(np.random.SeedSequence(seed.entropy, spawn_key=key))
 
 
@@ -311,6 +313,13 @@ def draw_noise(
     if not isinstance(errors, PauliErrors):
         raise TypeError(f"errors must be a PauliErrors, got {errors!r}")
     eta = check_float(transmission, "transmission", 0.0, 1.0, lo_open=True)
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {rng!r}")
+    check_memory(9 * n * (1.0 - errors.probabilities[0]), "n_symbols", n)  # positions and codes
+    if n / eta > 2**62:
+        raise ValueError(
+            f"transmission = {eta:g} is too small: {n} symbols would need {n / eta:.3g} photons"
+        )
     lost = int(rng.negative_binomial(n, eta)) if (eta < 1.0 and n) else 0
     p = np.asarray(errors.probabilities)
     k = int(rng.binomial(n, 1.0 - p[0])) if p[0] < 1.0 else 0
@@ -339,6 +348,18 @@ def flip_bits(words: np.ndarray, bits: int, positions: np.ndarray, codes: np.nda
     >>> w.tolist()                                    # bits 0, 1 of word 0; bit 4 = bit 1 of word 1
     [3, 2]
     """
+    if not (isinstance(words, np.ndarray) and words.ndim == 1 and words.dtype.kind == "u"):
+        raise TypeError(f"words must be a 1-D array of unsigned integers, got {words!r}")
+    bits = check_int(bits, "bits", 1, 8 * words.dtype.itemsize)
+    positions, codes = np.asarray(positions), np.asarray(codes)
+    for name, arr, hi in (
+        ("positions", positions, (words.size * bits - 1) // 2),
+        ("codes", codes, 3),
+    ):
+        if arr.ndim != 1 or arr.dtype.kind not in "iu" or arr.shape != positions.shape:
+            raise TypeError(f"{name} must be a 1-D integer array like positions, got {arr!r}")
+        if arr.size and (arr.min() < (name == "codes") or arr.max() > hi):
+            raise ValueError(f"{name} must be in {int(name == 'codes')}..{hi}")
     # A frame code is its symbol's flip pattern (bit 0: x, bit 1: z), so shifted to the symbol's
     # first stream bit it is the symbol's mask within its word. Distinct symbols flip distinct
     # bits: the masks of one word add up to their XOR (and np.add.at is fast, xor.at is not).

@@ -29,7 +29,16 @@ from dataclasses import field
 import numpy as np
 
 from ._result import result
-from ._validate import check_choice, check_fidelity, check_float, check_int
+from ._validate import (
+    check_bit_array,
+    check_choice,
+    check_fidelity,
+    check_float,
+    check_int,
+    check_memory,
+    check_name,
+    check_packed_bits,
+)
 from .distillation import DISTILL_PROTOCOLS, Distillation, distill
 from .noise import Link, PauliErrors
 
@@ -200,6 +209,8 @@ def byte_error(errors: PauliErrors) -> float:
     >>> round(byte_error(depolarizing(0.99)), 6)
     0.039404
     """
+    if not isinstance(errors, PauliErrors):
+        raise TypeError(f"errors must be a PauliErrors, got {errors!r}")
     return 1.0 - errors.fidelity**QUBITS_PER_SYMBOL
 
 
@@ -274,8 +285,9 @@ def fec_code(
     if factor[best] <= 1e-3 or sf[best] > 0.5:
         raise ValueError(
             f"byte_error {p:.4g} is too high for a Reed–Solomon code of block_length {n}: even "
-            f"the best t ({best}) rejects {sf[best]:.1%} of the blocks; use a higher fidelity "
-            "or distillation"
+            f"the best t ({best}) rejects {sf[best]:.1%} of the blocks and carries "
+            f"{factor[best]:.3g} bits per channel use (uses_per_byte {uses:g}); use a higher "
+            "fidelity or distillation"
         )
     return FECCode(n=n, t=best, hash_bits=hb)
 
@@ -372,7 +384,13 @@ def fec_transmit(
     (53, True, True)
     """
     decoder = check_choice(decoder, "decoder", DECODERS)
-    sizes = _block_lengths(check_int(n_bytes, "n_bytes", 0), code)
+    if not isinstance(code, FECCode):
+        raise TypeError(f"code must be a FECCode (of fec_code), got {code!r}")
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {rng!r}")
+    n_bytes = check_int(n_bytes, "n_bytes", 0)
+    check_memory(n_bytes, "n_bytes", n_bytes)
+    sizes = _block_lengths(n_bytes, code)
     p_byte = byte_error(errors)
     q = code.failure_probability(p_byte)
     if q > MAX_REJECTION:
@@ -461,8 +479,15 @@ def toeplitz_hash(data: np.ndarray, key: np.ndarray, hash_bits: int) -> np.ndarr
     [171, 114]
     """
 
-    bits = np.unpackbits(np.asarray(data, dtype=np.uint8), bitorder="little").astype(np.int64)
-    m = bits.size
+    data, m = check_packed_bits(data, None, "data")
+    hash_bits = _check_hash_bits(hash_bits)
+    check_memory(8 * hash_bits * m, "data", f"{data.size} bytes")
+    key = check_bit_array(key, "key")
+    if key.size < hash_bits + m - 1:
+        raise ValueError(
+            f"key must have at least hash_bits + 8 len(data) - 1 = {hash_bits + m - 1} bits, got {key.size}"
+        )
+    bits = np.unpackbits(data, bitorder="little").astype(np.int64)
     i = np.arange(hash_bits)[:, None]
     j = np.arange(m)[None, :]
     T = key[i - j + m - 1]
@@ -650,17 +675,20 @@ class Protection:
 SCHEMES = ("none", "distill", "fec", "distill+fec")
 
 
-def protection(value: str | Protection = "none") -> Protection:
-    """A :class:`Protection` from a shorthand name (defaults for every part) or itself.
+def protection(value: str | Protection = "none", name: str = "value") -> Protection:
+    """A :class:`Protection` from a shorthand name (defaults for every part) or itself;
+    ``name`` is the argument's name in the error message.
 
     Examples
     --------
     >>> protection("fec")
     Protection(distill=None, fec=FEC(block_length=255, correctable=None, hash_bits=64, decoder='model'), scheme='fec')
     """
+    check_name(name)
     if isinstance(value, Protection):
         return value
-    scheme = check_choice(value, "protection", SCHEMES)
+    label = name if "protection" in name else f"{name} (the protection scheme)"
+    scheme = check_choice(value, label, SCHEMES)
     return Protection(
         distill=Distill() if "distill" in scheme else None,
         fec=FEC() if "fec" in scheme else None,
@@ -766,7 +794,7 @@ def expected_net_factor(scheme: str | Protection = "fec", *, link: Link = Link()
     >>> round(nf.online, 4), round(nf.classical, 4), round(nf.advantage, 3), nf.reliable
     (1.4612, 0.7915, 1.846, True)
     """
-    prot = protection(scheme)
+    prot = protection(scheme, "scheme")
     if not isinstance(link, Link):
         raise TypeError(f"link must be a qring_edu.noise.Link, got {link!r}")
     eta = link.transmission

@@ -29,6 +29,7 @@ from ._validate import as_numeric_array, check_bits, check_float, check_int, see
 from .fixedpoint import FixedPoint, fixed_point, to_signed, to_words, word_mask
 from .ledger import Ledger
 from .protection import ProtectionReport
+from .protection import protection as protection_of
 from .transports import Protected, as_transport
 
 __all__ = [
@@ -81,6 +82,10 @@ def sent_chunk(sender: int, step: int, workers: int) -> int:
     return (sender + 1 - (step - workers + 1)) % workers
 
 
+#: Largest ring (workers) and vector (d entries) the functions of this module accept.
+MAX_WORKERS, MAX_D = 1 << 10, 1 << 50
+
+
 def ring_schedule(workers: int) -> list[RingStep]:
     """Every message of the ring all-reduce of ``workers`` workers, in step order.
 
@@ -92,7 +97,7 @@ def ring_schedule(workers: int) -> list[RingStep]:
     >>> [(s.phase, s.step, s.sender, s.chunk) for s in steps[:3]]
     [('reduce-scatter', 0, 0, 0), ('reduce-scatter', 0, 1, 1), ('reduce-scatter', 0, 2, 2)]
     """
-    P = check_int(workers, "workers", 2, 1 << 16)
+    P = check_int(workers, "workers (the schedule lists 2 P (P - 1) messages)", 2, 256)
     return [
         RingStep(
             "reduce-scatter" if s < P - 1 else "all-gather", s, k, (k + 1) % P, sent_chunk(k, s, P)
@@ -113,8 +118,8 @@ def chunk_bounds(d: int, workers: int) -> np.ndarray:
     >>> chunk_bounds(2, 3)                               # d < P: the last chunk is empty
     array([0, 1, 2, 2])
     """
-    d = check_int(d, "d", 1)
-    workers = check_int(workers, "workers", 2)
+    d = check_int(d, "d", 1, MAX_D)
+    workers = check_int(workers, "workers", 2, MAX_WORKERS)
     sizes = np.full(workers, d // workers, dtype=np.int64)
     sizes[: d % workers] += 1
     return np.concatenate([[0], np.cumsum(sizes)])
@@ -136,7 +141,7 @@ def message_bits(workers: int, d: int, bits: int) -> np.ndarray:
     >>> int(message_bits(4, 1000, 16).sum(axis=1).max())   # = 2 (P-1) (d/P) b when P | d
     24000
     """
-    P = check_int(workers, "workers", 2, 1 << 16)
+    P = check_int(workers, "workers", 2, MAX_WORKERS)
     sizes = np.diff(chunk_bounds(d, P))
     bits = check_bits(bits)
     chunks = np.array([[sent_chunk(k, s, P) for s in range(2 * (P - 1))] for k in range(P)])
@@ -167,7 +172,20 @@ def ring_pass(
     >>> [r.tolist() for r in rows]
     [[11, 22], [11, 22]]
     """
-    P = workers
+    P = check_int(workers, "workers", 2, MAX_WORKERS)
+    bits = check_bits(bits)
+    if not (
+        isinstance(rows, (list, tuple))
+        and rows
+        and all(isinstance(r, np.ndarray) and r.ndim == 1 and r.dtype.kind == "u" for r in rows)
+        and len({r.size for r in rows}) == 1
+    ):
+        raise TypeError("rows must be a list of 1-D unsigned integer arrays of one length")
+    if np.ndim(ranks) != 1 or len(ranks) != len(rows):
+        raise TypeError(f"ranks must be a sequence of {len(rows)} worker indices, got {ranks!r}")
+    ranks = [check_int(k, "ranks", 0, P - 1) for k in ranks]
+    if not callable(exchange):
+        raise TypeError(f"exchange must be a function (step, sends) -> received, got {exchange!r}")
     bounds = chunk_bounds(rows[0].size, P)
     mask = rows[0].dtype.type(word_mask(bits))
 
@@ -179,6 +197,11 @@ def ring_pass(
         received = exchange(step, sends)
         for row, k in zip(rows, ranks):
             mine = row[chunk(sent_chunk(k - 1, step, P))]  # the chunk rank-1 just sent
+            if np.shape(received.get(k) if isinstance(received, dict) else None) != mine.shape:
+                raise ValueError(
+                    f"exchange must return {{rank: words}} with the {mine.size} words rank "
+                    f"{k} receives at step {step} of the ring of workers = {P}"
+                )
             if step < P - 1:
                 mine += received[k]
                 mine &= mask  # the sum modulo 2**bits
@@ -286,6 +309,7 @@ def ring_allreduce(
     """
     arr = _check_grads(grads)
     link_given = dict(link)
+    protection = protection_of(protection, "protection")
     transport = as_transport(transport, protection_scheme=protection, **link_given)
     bits = check_bits(bits)
     root = seed_sequence(seed)
@@ -330,6 +354,12 @@ def ring_allreduce(
     return AllReduceResult(outputs, ledger, transport, bits, codec)
 
 
+def _check_result(result):
+    if not isinstance(result, AllReduceResult):
+        raise TypeError(f"result must be an AllReduceResult (of ring_allreduce), got {result!r}")
+    return result
+
+
 def net_online_factors(result: AllReduceResult) -> np.ndarray:
     """Per link: classical ring bits / (online qubits + online classical bits), shape (P,).
 
@@ -343,7 +373,7 @@ def net_online_factors(result: AllReduceResult) -> np.ndarray:
     >>> net_online_factors(r).tolist()
     [2.0, 2.0, 2.0]
     """
-    P, d = result.outputs.shape
+    P, d = _check_result(result).outputs.shape
     classical = message_bits(P, d, result.bits).sum(axis=1)
     uses = result.ledger.per_link("online_qubits") + result.ledger.per_link("online_bits")
     return classical / np.maximum(uses, 1)
@@ -357,7 +387,7 @@ def net_online_factor(result: AllReduceResult) -> float:
     >>> net_online_factor(ring_allreduce(np.ones((4, 400), dtype=int), transport="superdense"))
     2.0
     """
-    P, d = result.outputs.shape
+    P, d = _check_result(result).outputs.shape
     classical = message_bits(P, d, result.bits).sum(axis=1)
     uses = result.ledger.per_link("online_qubits") + result.ledger.per_link("online_bits")
     return float(classical.max() / max(int(uses.max()), 1))

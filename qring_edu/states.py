@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import check_fidelity, check_float, check_int
+from ._validate import as_numeric_array, check_fidelity, check_float, check_int, check_name
 
 __all__ = [
     "ATOL",
@@ -69,7 +69,7 @@ def as_array(value):
     return value
 
 
-def as_density_matrix(state, name: str = "rho") -> np.ndarray:
+def as_density_matrix(state, name: str = "state") -> np.ndarray:
     """A valid density matrix (complex, shape (d, d)) from a state vector or a density matrix.
 
     A vector ``ψ`` (shape (d,), norm 1 within 1e-6) becomes ``|ψ⟩⟨ψ|``; a matrix must be
@@ -82,6 +82,7 @@ def as_density_matrix(state, name: str = "rho") -> np.ndarray:
     array([[1., 0.],
            [0., 0.]])
     """
+    check_name(name)
     try:
         arr = np.asarray(as_array(state), dtype=complex)
     except (TypeError, ValueError):
@@ -136,8 +137,16 @@ def partial_trace(rho, keep) -> np.ndarray:
     array([[0.5, 0. ],
            [0. , 0.5]])
     """
-    rho = np.asarray(rho)
+    rho = np.asarray(as_array(rho))
+    if rho.ndim != 2 or rho.shape[0] != rho.shape[1] or rho.dtype.kind not in "iufc":
+        raise ValueError(
+            f"rho must be a square matrix of numbers, got {rho.dtype} shape {rho.shape}"
+        )
+    if not np.all(np.isfinite(rho)):
+        raise ValueError("rho must be finite; it contains NaN or Inf")
     n = _n_qubits(rho.shape[0], "rho")
+    if np.ndim(keep) != 1:
+        raise TypeError(f"keep must be a sequence of qubit indices, got {keep!r}")
     keep = sorted({check_int(q, "keep", 0, n - 1) for q in keep})
     # Row index bits in C order are (b_{n-1}, ..., b_0): qubit q is axis n-1-q (rows) and
     # 2n-1-q (columns). Traced qubits share one einsum letter between the two axes.
@@ -167,12 +176,19 @@ def embed_operator(u, qargs, n: int) -> np.ndarray:
            [0, 0, 0, 1],
            [0, 0, 1, 0]])
     """
-    n = check_int(n, "n", 1)
+    n = check_int(n, "n", 1, 12)  # the result takes 16 * 4**n bytes: 256 MiB at n = 12
+    if np.ndim(qargs) != 1:
+        raise TypeError(f"qargs must be a sequence of qubit indices, got {qargs!r}")
     qargs = [check_int(q, "qargs", 0, n - 1) for q in qargs]
     k = len(qargs)
     if k == 0 or len(set(qargs)) != k:
         raise ValueError(f"qargs must be distinct qubit indices in 0..{n - 1}, got {qargs}")
-    u = np.asarray(as_array(u), dtype=complex)
+    try:
+        u = np.asarray(as_array(u), dtype=complex)
+    except (TypeError, ValueError):
+        raise TypeError(f"u must be a matrix of numbers, got {u!r}") from None
+    if not np.all(np.isfinite(u)):
+        raise ValueError("u must be finite; it contains NaN or Inf")
     if u.shape != (2**k, 2**k):
         raise ValueError(f"u must have shape ({2**k}, {2**k}) for {k} qubit(s), got {u.shape}")
     # Axes of the identity tensor: outputs (q_{n-1} .. q_0), then inputs; axis j of u's output
@@ -255,7 +271,7 @@ def from_bloch(r) -> np.ndarray:
     array([[1., 0.],
            [0., 0.]])
     """
-    r = np.asarray(r, dtype=float)
+    r = as_numeric_array(r, "r").astype(float)
     if r.shape != (3,):
         raise ValueError(f"r must be a Bloch vector of shape (3,), got shape {r.shape}")
     if np.linalg.norm(r) > 1 + 1e-9:

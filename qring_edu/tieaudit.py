@@ -240,6 +240,15 @@ class Estimate:
     attenuation: float = field(default=1.0, repr=False)
     alpha: float = field(default=1.0, repr=False)
 
+    def __post_init__(self):
+        for name in ("value", "lo", "hi", "attenuation"):
+            check_float(getattr(self, name), name)
+        for name in ("cost", "copies", "test_copies", "ebits"):
+            check_int(getattr(self, name), name, 0)
+        check_choice(self.unit, "unit", ("bits", "qubits"))
+        check_choice(self.protocol, "protocol", TIEAUDIT_PROTOCOLS)
+        _check_alpha(self.alpha)
+
 
 # --- input checks and the instance ---------------------------------------------------------
 
@@ -299,7 +308,10 @@ def _check_eps(eps) -> float:
 
 
 def _check_delta(delta) -> float:
-    return check_float(delta, "delta", 0.0, 0.5, lo_open=True, hi_open=True)
+    d = check_float(delta, "delta", 0.0, 0.5, lo_open=True, hi_open=True)
+    if d < 1e-300:  # log(2 / delta) overflows near 1e-308
+        raise ValueError(f"delta must be at least 1e-300, got {d:g}")
+    return d
 
 
 def _check_alpha(alpha) -> float:
@@ -388,7 +400,7 @@ def tieaudit_copies(
     if log_n > 300 * math.log(10):
         raise ValueError(
             f"bound={bound!r} at alpha = {alpha:g}, eta = {eta:g}, eps = {eps:g} would need about "
-            f"10^{log_n / math.log(10):.0f} copies: ask for a larger eps, alpha or eta"
+            f"10^{log_n / math.log(10):.0f} copies: ask for a larger eps, delta, alpha or eta"
         )
     if log_n > 45.0:  # beyond 10^19 copies the rounding of exp(log_n) does not matter
         return int(math.ceil(math.exp(log_n)))
@@ -541,8 +553,8 @@ def tieaudit_interval(
     """
     ND = check_int(data_copies, "data_copies", 0, MAX_COPIES)
     NT = check_int(test_copies, "test_copies", 0, MAX_COPIES)
-    A = check_int(data_sum, "data_sum", -ND, ND)
-    B = check_int(test_sum, "test_sum", -NT, NT)
+    A = check_int(data_sum, "data_sum (a sum of data_copies outcomes +-1)", -ND, ND)
+    B = check_int(test_sum, "test_sum (a sum of test_copies outcomes +-1)", -NT, NT)
     N = check_int(ND + NT, "data_copies + test_copies (the copies)", 1)
     alpha, delta = _check_alpha(alpha), _check_delta(delta)
     q = check_float(test_fraction, "test_fraction", 0.0, 1.0, lo_open=True, hi_open=True)

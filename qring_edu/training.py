@@ -20,10 +20,18 @@ from typing import ClassVar
 import numpy as np
 
 from ._result import result
-from ._validate import check_bits, check_choice, check_float, check_int, check_seed
+from ._validate import (
+    as_numeric_array,
+    check_bits,
+    check_choice,
+    check_float,
+    check_int,
+    check_seed,
+)
 from .costmodel import link_units, ring_time
 from .noise import Link
-from .ring import ring_allreduce
+from .protection import protection as protection_of
+from .ring import MAX_D, ring_allreduce
 from .transports import Protected, Superdense, as_transport
 from .vqc import VQC_LAYERS, VQC_QUBITS, vqc_loss_accuracy, vqc_loss_and_grad, vqc_n_parameters
 
@@ -96,6 +104,16 @@ def mlp_loss_and_grad(w: np.ndarray, X: np.ndarray, y: np.ndarray, hidden: int):
     >>> round(loss, 6), grad.shape
     (0.693147, (22,))
     """
+    w, X = as_numeric_array(w, "w"), as_numeric_array(X, "X")
+    if w.shape != (n_parameters(hidden),):
+        raise ValueError(
+            f"w must have shape ({n_parameters(hidden)},) for hidden = {hidden}, got {w.shape}"
+        )
+    if X.ndim != 2 or X.shape[1] != 2:
+        raise ValueError(f"X must have shape (n, 2), got {X.shape}")
+    y = np.asarray(y)
+    if y.shape != X.shape[:1] or y.dtype.kind not in "iu" or np.any((y != 0) & (y != 1)):
+        raise ValueError(f"y must be {X.shape[0]} labels 0 or 1 (integers), one per row of X")
     h2 = 2 * hidden
     W1, b1 = w[:h2].reshape(2, hidden), w[h2 : h2 + hidden]
     W2, b2 = w[h2 + hidden : 2 * h2 + hidden].reshape(hidden, 2), w[2 * h2 + hidden :]
@@ -285,6 +303,7 @@ def train_data_parallel(
         raise ValueError(
             f"steps * workers too large: the histories would need {gib:.1f} GiB (<= 1)"
         )
+    protection = protection_of(protection, "protection")
     if callable(transport) or (isinstance(transport, str) and transport == "exact"):
         # Nothing crosses a link: link keywords only at their noiseless values (as "classical").
         as_transport("classical", protection_scheme=protection, **link)
@@ -425,7 +444,7 @@ def gradient_budget(
     >>> round(vqc.crossover_params), vqc.saving < 1e-4
     (250000, True)
     """
-    d = check_int(n_params, "n_params", 1)
+    d = check_int(n_params, "n_params", 1, MAX_D)
     P = check_int(workers, "workers", 2)
     bits = check_bits(bits)
     alpha = check_float(alpha, "alpha", 0.0)

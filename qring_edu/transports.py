@@ -27,7 +27,7 @@ from typing import ClassVar
 import numpy as np
 
 from ._result import result
-from ._validate import check_choice
+from ._validate import check_choice, check_int
 from .distillation import sample_production
 from .ledger import Ledger
 from .noise import Link, PauliErrors, draw_noise, flip_bits, message_rng
@@ -58,7 +58,7 @@ def symbols(n_bits: int) -> int:
     >>> symbols(16), symbols(17)
     (8, 9)
     """
-    return (int(n_bits) + 1) // 2
+    return (check_int(n_bits, "n_bits", 0) + 1) // 2
 
 
 @result
@@ -307,7 +307,9 @@ def as_transport(transport="classical", *, protection_scheme="none", **link):
     """
     if isinstance(transport, (Classical, Superdense, Protected)):
         given = sorted(link) + (
-            [] if protection(protection_scheme).scheme == "none" else ["protection"]
+            []
+            if protection(protection_scheme, "protection_scheme").scheme == "none"
+            else ["protection"]
         )
         if given:
             raise TypeError(
@@ -334,9 +336,9 @@ def as_transport(transport="classical", *, protection_scheme="none", **link):
                 f"{', '.join(noisy)} {verb} only to transport='superdense' "
                 "(the classical network is error-free)"
             )
-        if protection(protection_scheme).scheme != "none":
+        if protection(protection_scheme, "protection_scheme").scheme != "none":
             raise ValueError("protection applies only to transport='superdense'")
         return Classical()
     inner = Superdense(Link(**link))
-    prot = protection(protection_scheme)
+    prot = protection(protection_scheme, "protection_scheme")
     return inner if prot.scheme == "none" else Protected(inner, prot)

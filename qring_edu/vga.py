@@ -40,6 +40,7 @@ from ._result import result
 from ._validate import (
     as_numeric_array,
     check_bits,
+    check_fidelity,
     check_float,
     check_int,
     check_seed,
@@ -425,7 +426,7 @@ def _check_inputs(inputs, bits: int) -> np.ndarray:
     lo, hi = -(1 << (bits - 1)), (1 << bits) - 1
     if (low := int(arr.min())) < lo or (high := int(arr.max())) > hi:
         bad = low if low < lo else high
-        raise ValueError(f"inputs must be {bits}-bit words in {lo}..{hi}, got {bad}")
+        raise ValueError(f"inputs must be words of bits = {bits} bits, in {lo}..{hi}, got {bad}")
     return arr.astype(np.int64, copy=False)
 
 
@@ -626,6 +627,7 @@ def vga_ring_allreduce(
     (True, [-4, -1, 2], 8)
     """
     check_seed(seed)
+    check_fidelity(pair_fidelity, "pair_fidelity")
     rng = np.random.default_rng(seed)
     options = dict(bits=bits, test_fraction=test_fraction, source=source, tolerance=tolerance)
     vga = vga_aggregate(inputs, amplification=amplification, seed=rng, **options)
@@ -669,7 +671,11 @@ def sample_sum_shift(flips, seed=None) -> np.ndarray:
     >>> sample_sum_shift(flips, seed=0).tolist()
     [0, 2, 1]
     """
-    flips, rng = np.asarray(flips, dtype=bool), np.random.default_rng(seed)
+    check_seed(seed)
+    flips, rng = np.asarray(flips), np.random.default_rng(seed)
+    if flips.ndim != 2 or flips.dtype.kind not in "biu" or np.any((flips != 0) & (flips != 1)):
+        raise ValueError(f"flips must be a 2-D array of booleans (n, bits), got {flips!r}")
+    flips = flips.astype(bool)
     n, b = flips.shape
     t = np.zeros(n, dtype=np.int64)
     for k in range(b):
@@ -708,6 +714,8 @@ def vga_circuit(x, bits: int, *, pads=None, flips=None, measure: bool = True):
     from qiskit.circuit.library import QFTGate
 
     bits = check_bits(bits)
+    if not isinstance(measure, (bool, np.bool_)):
+        raise TypeError(f"measure must be True or False, got {measure!r}")
     xs = _words_of(x, bits, "x")
     P = len(xs)
     if pads is not None and flips is not None:

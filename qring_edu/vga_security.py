@@ -217,6 +217,13 @@ def even_y_settings(n_tests: int, workers: int, seed=None) -> np.ndarray:
     return y
 
 
+def _y_settings(y_settings) -> np.ndarray:
+    y = np.asarray(y_settings)
+    if y.dtype.kind not in "biu" or np.any((y != 0) & (y != 1)):
+        raise TypeError(f"y_settings must be booleans (True = measure Y), got {y_settings!r}")
+    return y.astype(bool)
+
+
 def ghz_test_pass_probability(y_settings, *, phases=None, ghz_phase=None) -> np.ndarray:
     """Exact pass probability of GHZ tests with the given settings; float64 (n,).
 
@@ -235,7 +242,7 @@ def ghz_test_pass_probability(y_settings, *, phases=None, ghz_phase=None) -> np.
     """
     if phases is not None and ghz_phase is not None:
         raise ValueError("give phases (a product copy) or ghz_phase (a GHZ copy), not both")
-    y = np.atleast_2d(np.asarray(y_settings, dtype=bool))
+    y = np.atleast_2d(_y_settings(y_settings))
     two_m = y.sum(axis=1)
     if np.any(two_m % 2):
         raise ValueError("y_settings must have an even number of Y's in every row")
@@ -243,7 +250,9 @@ def ghz_test_pass_probability(y_settings, *, phases=None, ghz_phase=None) -> np.
         theta = check_float(0.0 if ghz_phase is None else ghz_phase, "ghz_phase")
         return np.full(y.shape[0], (1.0 + math.cos(theta)) / 2.0)
     sign = np.where((two_m // 2) % 2 == 0, 1.0, -1.0)
-    phi = np.broadcast_to(np.atleast_2d(np.asarray(phases, dtype=float)), y.shape)
+    phi = np.reshape([check_float(p, "phases") for p in np.ravel(phases)], np.shape(phases))
+    if phi.ndim > 2 or (phi.ndim and phi.shape[-1] != y.shape[1]):
+        raise ValueError(f"phases must have one angle per worker ({y.shape[1]}), got {phases!r}")
     prod = np.prod(np.where(y, np.sin(phi), np.cos(phi)), axis=1)
     return np.clip((1.0 + sign * prod) / 2.0, 0.0, 1.0)
 
@@ -265,9 +274,13 @@ def ghz_test_circuit(y_settings, *, phases=None, flip: bool = False):
     """
     from qiskit import QuantumCircuit
 
-    y = [bool(v) for v in np.asarray(y_settings).reshape(-1)]
+    y = [bool(v) for v in _y_settings(y_settings).reshape(-1)]
     if len(y) < 2 or sum(y) % 2:
         raise ValueError("y_settings must name P >= 2 workers with an even number of Y's")
+    if not isinstance(flip, (bool, np.bool_)):
+        raise TypeError(f"flip must be True or False, got {flip!r}")
+    if phases is not None and np.size(phases) != len(y):
+        raise ValueError(f"phases must have one angle per worker ({len(y)}), got {phases!r}")
     if phases is not None and flip:
         raise ValueError("flip applies to a GHZ copy: give phases (a product copy) or flip")
     P = len(y)
@@ -279,9 +292,9 @@ def ghz_test_circuit(y_settings, *, phases=None, flip: bool = False):
         if flip:
             qc.z(0)
     else:
-        for j, phi in enumerate(np.asarray(phases, dtype=float).reshape(P)):
+        for j, phi in enumerate(np.ravel(phases)):
             qc.h(j)
-            qc.p(float(phi), j)
+            qc.p(check_float(phi, "phases"), j)
     qc.barrier()
     for j, is_y in enumerate(y):
         if is_y:
@@ -408,7 +421,7 @@ def ghz_witness(fail_probability: float) -> GHZWitness:
 # The finite-copy guarantee (Zhu & Hayashi)
 # --------------------------------------------------------------------------------------------
 def _check_significance(significance) -> float:
-    return check_float(significance, "significance", 0.0, 1.0, lo_open=True, hi_open=True)
+    return check_float(significance, "significance", 1e-300, 1.0, hi_open=True)
 
 
 def ghz_verified_infidelity(n_tests: int, significance: float) -> float:
@@ -456,6 +469,8 @@ def ghz_verification_tests(infidelity: float, significance: float) -> int:
     """
     eps = check_float(infidelity, "infidelity", 0.0, 1.0, lo_open=True, hi_open=True)
     delta = _check_significance(significance)
+    if delta * eps < 1e-300:
+        raise ValueError(f"infidelity {eps:g} at significance {delta:g} needs over 1e300 tests")
     first = math.ceil((1.0 - delta) / (GHZ_TEST_SPECTRAL_GAP * delta * eps) - 1e-9)
     return max(1, min(first, math.ceil(1.0 / (delta * eps) - 1.0 - 1e-9)))
 
@@ -614,8 +629,8 @@ def amplified_leak_probability(n_copies: int, bad_copies: int, amplification: in
     [0.25, 0.06231, 0.01548]
     """
     n = check_int(n_copies, "n_copies", 1)
-    b = check_int(bad_copies, "bad_copies", 0, n)
-    k = check_int(amplification, "amplification", 1, min(n, MAX_AMPLIFICATION))
+    b = check_int(bad_copies, "bad_copies (<= n_copies)", 0, n)
+    k = check_int(amplification, "amplification (<= n_copies)", 1, min(n, MAX_AMPLIFICATION))
     return float(math.prod((b - i) / (n - i) for i in range(k)))
 
 
@@ -662,15 +677,16 @@ def vga_state_outcome_probabilities(state, x, bits: int) -> np.ndarray:
     [(0, 3), (1, 2), (2, 1), (3, 0)]
     """
     bits = check_int(bits, "bits", 1, MAX_EXACT_QUBITS)
-    xs = [int(v) for v in np.asarray(x, dtype=np.int64).reshape(-1)]
+    xs = [check_int(v, "x") for v in np.ravel(x)]
     workers = len(xs)
     if workers < 2 or workers * bits > MAX_EXACT_QUBITS:
         raise ValueError(
             f"x must name P >= 2 workers with P * bits <= {MAX_EXACT_QUBITS}, got P = "
             f"{workers}, bits = {bits}"
         )
-    psi = np.asarray(state, dtype=complex).reshape(-1)
-    if psi.size != 1 << (workers * bits) or abs(np.linalg.norm(psi) - 1) > 1e-6:
+    psi = np.asarray(state).reshape(-1)
+    norm = np.linalg.norm(psi) if psi.dtype.kind in "iufc" else np.nan
+    if psi.size != 1 << (workers * bits) or not abs(norm - 1) <= 1e-6:
         raise ValueError(
             f"state must be a unit vector of length 2**(P*bits) = {1 << (workers * bits)}, "
             f"got length {psi.size}"
@@ -845,7 +861,7 @@ def transcript_distance(
     0.234375
     """
     bits = check_int(bits, "bits", 1, MAX_EXACT_QUBITS)
-    xs = [int(v) % (1 << bits) for v in np.asarray(x, dtype=np.int64).reshape(-1)]
+    xs = [check_int(v, "x") % (1 << bits) for v in np.ravel(x)]
     workers = len(xs)
     if workers < 2:
         raise ValueError(f"x must name P >= 2 workers, got {workers}")

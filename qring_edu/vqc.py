@@ -237,6 +237,8 @@ def parameter_shift(score, params, index: int, *, shift: float = SHIFT):
     p = as_numeric_array(params, "params").astype(np.float64)
     if p.ndim != 1:
         raise ValueError(f"params must be 1-D (one parameter vector), got shape {p.shape}")
+    if p.size == 0:
+        raise ValueError("params must hold at least one parameter, got an empty array")
     index = check_int(index, "index", 0, p.size - 1)
     shift = check_float(shift, "shift")
     if abs(math.sin(shift)) < 1e-12:

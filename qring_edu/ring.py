@@ -65,9 +65,9 @@ class RingStep(NamedTuple):
 
 
 def sent_chunk(sender: int, step: int, workers: int) -> int:
-    """The chunk ``sender`` (k, taken mod P, so ``k - 1`` names the previous worker) sends at
-    global ``step`` (s, 0 <= s < 2(P - 1)) of the ring of ``workers`` (P): ``(k - s) mod P`` in
-    reduce-scatter, ``(k + 1 - (s - P + 1)) mod P`` in all-gather.
+    """The chunk ``sender`` (k, 0 <= k < P) sends at global ``step`` (s, 0 <= s < 2(P - 1)) of
+    the ring of ``workers`` (P): ``(k - s) mod P`` in reduce-scatter, ``(k + 1 - (s - P + 1))
+    mod P`` in all-gather.
 
     Examples
     --------
@@ -75,7 +75,7 @@ def sent_chunk(sender: int, step: int, workers: int) -> int:
     ([0, 1, 2], [1, 2, 0])
     """
     workers = check_int(workers, "workers", 2, 1 << 16)
-    sender = check_int(sender, "sender", -workers, workers - 1)
+    sender = check_int(sender, "sender", 0, workers - 1)
     step = check_int(step, "step", 0, 2 * workers - 3)
     if step < workers - 1:
         return (sender - step) % workers
@@ -196,7 +196,7 @@ def ring_pass(
         sends = {k: row[chunk(sent_chunk(k, step, P))] for row, k in zip(rows, ranks)}
         received = exchange(step, sends)
         for row, k in zip(rows, ranks):
-            mine = row[chunk(sent_chunk(k - 1, step, P))]  # the chunk rank-1 just sent
+            mine = row[chunk(sent_chunk((k - 1) % P, step, P))]  # the chunk rank-1 just sent
             if np.shape(received.get(k) if isinstance(received, dict) else None) != mine.shape:
                 raise ValueError(
                     f"exchange must return {{rank: words}} with the {mine.size} words rank "

@@ -183,10 +183,11 @@ def test_reality_check_arithmetic():
         assert row.pairs == link_units(8, d, 16, transport="superdense")
         assert row.pairs_fec == pytest.approx(link_units(8, d, 16) / fec)
         assert row.rate_needed == pytest.approx(row.pairs_fec / 0.1)
-        assert row.orders == pytest.approx(math.log10(row.rate_needed / 39.0))
-        assert row.days_at_rate == pytest.approx(row.pairs_fec / 39.0 / 86400)
+        assert row.orders == pytest.approx(math.log10(row.rate_needed / 182.0))
+        assert row.days_at_rate == pytest.approx(row.pairs_fec / 182.0 / 86400)
     assert r.memory_error == memory_dephasing(0.1, 3600.0).error_rate
-    assert r.pair_rate == 39.0 and r.coherence_time == 3600.0
+    assert r.pair_rate == 182.0 and r.coherence_time == 3600.0
+    assert all(h.fidelity for h in nl.HARDWARE if h.unit == "pairs/s")  # a rate with its fidelity
     assert {h.source for h in nl.HARDWARE} <= _bib_keys()
     with pytest.raises(ValueError, match="models"):
         nl.reality_check(["AlexNet"])

@@ -234,9 +234,13 @@ class FixedPoint:
             words &= np.uint32(word_mask(self.bits))
         return words
 
-    def decode(self, words: np.ndarray, dtype=np.float64) -> np.ndarray:
-        """``uint32`` words -> floats: ``signed(words) / s`` (:func:`to_signed`), as ``dtype``."""
-        return (to_signed(words, self.bits) / self.scale).astype(dtype, copy=False)
+    def decode(self, words: np.ndarray, dtype=np.float64, *, out: np.ndarray | None = None):
+        """``uint32`` words -> floats: ``signed(words) / s`` (:func:`to_signed`), as ``dtype``,
+        or written into ``out`` (a float array of the words' shape; one temporary fewer)."""
+        if out is None:
+            return (to_signed(words, self.bits) / self.scale).astype(dtype, copy=False)
+        # computed in float64 and rounded once into out: the same values as the line above
+        return np.divide(to_signed(words, self.bits), self.scale, out=out, casting="unsafe")
 
 
 def fixed_point(workers: int, bits: int, max_abs: float) -> FixedPoint:

@@ -350,7 +350,7 @@ def ring_allreduce(
     else:
         outputs = np.empty((P, d), dtype=np.float32 if arr.dtype == np.float32 else np.float64)
         for k in range(P):
-            outputs[k] = codec.decode(words[k], dtype=outputs.dtype)
+            codec.decode(words[k], out=outputs[k])
     return AllReduceResult(outputs, ledger, transport, bits, codec)
 
 

@@ -154,7 +154,7 @@ def run(out: Callable[[str], None], repeats: int) -> list[tuple[str, str, str, b
         2**16,
         trials=20,
         seed=0,
-        families=GAPIP_FAMILIES + (("quantum", "chernoff"),),
+        families=GAPIP_FAMILIES,
     )
     elapsed = time.perf_counter() - t0
     out(

@@ -73,9 +73,10 @@ def test_gapip_paths_for_phase_estimation():
 
 def test_gapip_scaling_families():
     taus = (0.3, 0.1)
-    old = exp.gapip_scaling(taus, 2**10, trials=4, seed=0)
-    same = exp.gapip_scaling(taus, 2**10, trials=4, seed=0, confidence="chernoff")
-    assert np.array_equal(old.quantum_cost, same.quantum_cost) and old.confidence == "chernoff"
+    default = exp.gapip_scaling(taus, 2**10, trials=4, seed=0)
+    same = exp.gapip_scaling(taus, 2**10, trials=4, seed=0, confidence="hoeffding")
+    assert np.array_equal(default.quantum_cost, same.quantum_cost)
+    assert default.confidence == "hoeffding"
     ex = exp.gapip_scaling(
         taus, 2**10, trials=4, seed=0, confidence="exact", protocol="phase_estimation"
     )
@@ -83,6 +84,8 @@ def test_gapip_scaling_families():
     assert list(ex.classical_cost) == [gp.sketch_bits(t, bound="exact") for t in taus]
     with pytest.raises(ValueError, match="confidence"):
         exp.gapip_scaling(taus, 2**10, trials=4, confidence="tight")
+    with pytest.raises(ValueError, match="confidence"):  # no sketch is sized with Chernoff
+        exp.gapip_scaling(taus, 2**10, trials=4, confidence="chernoff")
     with pytest.raises(ValueError, match="taus"):
         exp.gapip_scaling((0.3, 1.5), 2**10, trials=4)
 
@@ -95,14 +98,13 @@ def comparison():
         2**16,
         trials=12,
         seed=1,
-        families=exp.GAPIP_FAMILIES + (("quantum", "chernoff"),),
+        families=exp.GAPIP_FAMILIES,
     )
 
 
 def test_windows_with_one_family_on_both_sides(comparison):
     """Upper crossover tau ~ 0.014-0.018 for amplitude estimation (a range over the families),
-    lower for phase estimation; a lower end where the vector wins again; the old Chernoff mix
-    never wins."""
+    lower for phase estimation; a lower end where the vector wins again."""
     lo_h, hi_h = comparison.window("quantum", "hoeffding")
     lo_e, hi_e = comparison.window("quantum", "exact")
     assert 0.015 <= hi_h <= 0.022 and 0.011 <= hi_e <= 0.017 and hi_e < hi_h
@@ -112,15 +114,11 @@ def test_windows_with_one_family_on_both_sides(comparison):
         assert hi_p < hi and lo_p > (lo_h if conf == "hoeffding" else lo_e)
         ratio = comparison.quantum("phase_estimation", conf) / comparison.quantum("quantum", conf)
         assert 1.5 <= np.median(ratio) <= 2.3
-    assert np.all(comparison.ratio("quantum", "chernoff") > 1)
-    assert math.isnan(comparison.window("quantum", "chernoff")[0])
-    assert "never" in comparison.table().rows[-1][2]
 
 
 def test_comparison_costs_and_accuracy(comparison):
     c = comparison
     assert np.array_equal(c.classical_cost("exact"), np.minimum(c.sketch("exact"), c.vector_bits))
-    assert np.array_equal(c.sketch("chernoff"), c.sketch("hoeffding"))
     # The vector takes over well below the Gap-Hamming boundary 2/sqrt(P).
     assert np.all(c.vector_bits[c.taus > 2 / 256] > c.sketch("hoeffding")[c.taus > 2 / 256])
     # Each decision errs with probability <= delta: the error counts stay below the binomial
@@ -133,6 +131,10 @@ def test_comparison_costs_and_accuracy(comparison):
     assert abs(c.slope(confidence="exact", classical=True) - 2) < 0.05
     with pytest.raises(ValueError, match="protocol, confidence"):
         c.quantum("phase_estimation", "chernoff")
+    with pytest.raises(ValueError, match="confidence"):
+        c.sketch("chernoff")
+    with pytest.raises(ValueError, match="confidence"):
+        exp.gapip_comparison((0.3, 0.1), 2**8, trials=2, families=(("quantum", "chernoff"),))
 
 
 def test_comparison_window_interpolation():

@@ -95,9 +95,7 @@ def test_new_figures_are_figures():
     texts = [t.get_text() for ax in pp.axes for t in ax.texts]
     assert sum(t.startswith("pass ") for t in texts) == 5 + 3
     assert "R_h" in texts and "c-R_g" in texts and len(pp.axes) == 2
-    cmp_ = exp.gapip_comparison(
-        (0.3, 0.05, 0.01), 2**10, trials=2, families=exp.GAPIP_FAMILIES + (("quantum", "chernoff"),)
-    )
+    cmp_ = exp.gapip_comparison((0.3, 0.05, 0.01), 2**10, trials=2, families=exp.GAPIP_FAMILIES)
     fig = figs.plot_gapip_comparison(cmp_)
     assert len(fig.axes) == 2 and fig.legends and isinstance(fig, Figure)
     with pytest.raises(ValueError, match="schedules"):

@@ -31,7 +31,6 @@ import numpy as np
 from .._result import result
 from .._validate import check_choice, check_float, check_int, check_seed
 from ..gapip import (
-    GAPIP_CONFIDENCES,
     AmplitudeEstimation,
     Classical,
     PhaseEstimation,
@@ -116,7 +115,7 @@ class GapIPScaling:
     quantum_accuracy: np.ndarray = field(repr=False)
     classical_accuracy: np.ndarray = field(repr=False)
     trials: int = 0
-    confidence: str = "chernoff"  # family of bounds (quantum intervals and sketch length)
+    confidence: str = "hoeffding"  # family of bounds (quantum intervals and sketch length)
     protocol: str = "quantum"  # "quantum" (amplitude estimation) or "phase_estimation"
 
     @property
@@ -127,32 +126,17 @@ class GapIPScaling:
     def classical_slope(self) -> float:
         return loglog_slope(1.0 / self.taus, self.classical_cost)
 
-    @property
-    def crossover_tau(self) -> float:
-        """τ where the two fitted power laws meet (an extrapolation when it lies outside the
-        measured range): ``A tau^-a = B tau^-b``."""
-        lx = np.log(1.0 / self.taus)
-        a, la = np.polyfit(lx, np.log(self.quantum_cost), 1)
-        b, lb = np.polyfit(lx, np.log(self.classical_cost), 1)
-        if b <= a:
-            return float("nan")
-        return float(math.exp(-(la - lb) / (b - a)))
-
 
 #: The two quantum GapIP protocols (``gapip(protocol=...)``).
 QUANTUM_GAPIP_PROTOCOLS = ("quantum", "phase_estimation")
 
 
-def _sketch_bound(confidence: str) -> str:
-    """The sketch bound of a family: ``"exact"`` for exact intervals, else Hoeffding's."""
-    return "exact" if confidence == "exact" else "hoeffding"
-
-
 def _quantum(protocol: str, confidence: str):
-    """The protocol value of a family ``(protocol, confidence)``."""
+    """The protocol value of a family ``(protocol, confidence)``: the families that size the
+    sketch too (Hoeffding's bound or the exact binomial tail), so both sides use one family."""
     check_choice(protocol, "protocol", QUANTUM_GAPIP_PROTOCOLS)
     value = AmplitudeEstimation if protocol == "quantum" else PhaseEstimation
-    return value(check_choice(confidence, "confidence", GAPIP_CONFIDENCES))
+    return value(check_choice(confidence, "confidence", ("hoeffding", "exact")))
 
 
 def _check_taus(taus, at_least: int = 2) -> np.ndarray:
@@ -171,17 +155,16 @@ def gapip_scaling(
     trials: int = 20,
     delta: float = 0.05,
     seed: int = 0,
-    confidence: str = "chernoff",
+    confidence: str = "hoeffding",
     protocol: str = "quantum",
 ) -> GapIPScaling:
     """Run GapIP at each ``tau`` on ``trials`` promise instances (alternating ``<g,h> = ±tau``).
 
     Quantum cost: mean over the trials of :func:`qring_edu.gapip.gapip` with the quantum
     ``protocol`` and its ``confidence`` intervals (the iteration stops adaptively). Classical:
-    the cheaper of sketch and vector, the sketch sized with the same family (``"exact"``: exact
-    binomial tail; otherwise Hoeffding), fixed in advance. Accuracies: fraction of correct verdicts. The default
-    ``"chernoff"`` (the chapter's first sweep) pairs conservative Chernoff intervals with the
-    Hoeffding sketch: compare within ``"hoeffding"`` or ``"exact"``.
+    the cheaper of sketch and vector, the sketch sized with the same family (``"hoeffding"``:
+    Hoeffding's bound; ``"exact"``: exact binomial tail), fixed in advance. Accuracies: fraction
+    of correct verdicts.
 
     Examples
     --------
@@ -196,7 +179,7 @@ def gapip_scaling(
     trials = check_int(trials, "trials", 2, 10_000)
     quantum = _quantum(protocol, confidence)
     check_seed(seed)
-    bound = _sketch_bound(confidence)
+    bound = confidence
     classical = Classical(bound)
     q_cost, c_cost, kinds, q_acc, c_acc = [], [], [], [], []
     for t_i, tau in enumerate(taus_arr):
@@ -585,11 +568,7 @@ GAPIP_FAMILIES = (
 )
 
 _PROTOCOL_NAMES = {"quantum": "amplitude estimation", "phase_estimation": "phase estimation"}
-_FAMILY_NAMES = {
-    "hoeffding": "Hoeffding",
-    "exact": "exact",
-    "chernoff": "old mix (Chernoff vs Hoeffding sketch)",
-}
+_FAMILY_NAMES = {"hoeffding": "Hoeffding", "exact": "exact"}
 
 
 def _crossings(taus: np.ndarray, log_ratio: np.ndarray) -> list[float]:
@@ -647,11 +626,10 @@ class GapIPComparison:
         return self.quantum_cost[self._family(protocol, confidence)]
 
     def sketch(self, confidence: str = "hoeffding") -> np.ndarray:
-        """Sketch bits with the family's bound (``"chernoff"`` uses the Hoeffding sketch)."""
-        bound = _sketch_bound(confidence)
-        if bound not in self.bounds:
-            raise ValueError(f"bound must be one of {self.bounds}, got {bound!r}")
-        return self.sketch_bits[self.bounds.index(bound)]
+        """Sketch bits with the family's bound."""
+        if confidence not in self.bounds:
+            raise ValueError(f"confidence must be one of {self.bounds}, got {confidence!r}")
+        return self.sketch_bits[self.bounds.index(confidence)]
 
     def classical_cost(self, confidence: str = "hoeffding") -> np.ndarray:
         """The classical protocol's bits in a family: ``min(sketch, vector)``."""
@@ -736,8 +714,7 @@ def gapip_comparison(
     For each ``tau`` the same ``trials`` promise instances (alternating ``<g, h> = ±tau``) are
     decided by every family ``(protocol, confidence)``: its mean cost (every qubit that crosses)
     and accuracy. The classical side of a family is ``min(sketch, P b)``, the sketch sized with the
-    family's bound (``"exact"``: exact binomial tail; ``"hoeffding"`` and the old ``"chernoff"``:
-    Hoeffding); with ``run_classical`` the classical protocol is run on the same instances too.
+    family's bound (``"exact"``: exact binomial tail; ``"hoeffding"``: Hoeffding); with ``run_classical`` the classical protocol is run on the same instances too.
     Seeds: instance ``rng(seed, i, trial)``, family ``f`` ``rng(seed, i, trial, 1 + f)``,
     classical ``rng(seed, i, trial, 100 + j)``.
 
@@ -756,7 +733,7 @@ def gapip_comparison(
     values = [_quantum(p, c) for p, c in fams]
     if not fams:
         raise ValueError("families must list at least one (protocol, confidence) pair")
-    bounds = tuple(b for b in ("hoeffding", "exact") if any(_sketch_bound(c) == b for _, c in fams))
+    bounds = tuple(b for b in ("hoeffding", "exact") if any(c == b for _, c in fams))
     T = taus_arr.size
     q_cost = np.zeros((len(fams), T))
     q_acc = np.zeros((len(fams), T))

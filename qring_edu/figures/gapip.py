@@ -355,9 +355,8 @@ def plot_gapip_comparison(
     on both sides): amplitude estimation and phase estimation (mean qubits), the classical
     ``min(sketch, P b)`` with the sketch and the send-the-vector cost drawn thin, the windows
     where each quantum protocol is cheaper shaded, and the Gap-Hamming boundary
-    ``P = 4/tau^2`` (below it, to the right, the ``Omega(1/tau^2)`` lower bound no longer
-    applies). In the Hoeffding panel the old mix (Chernoff intervals against the Hoeffding
-    sketch) is drawn too when the comparison holds it.
+    ``P = 4/tau^2`` (below it, to the right, the ``Omega(1/tau^2)`` lower bound does not
+    apply).
 
     Examples
     --------
@@ -393,15 +392,6 @@ def plot_gapip_comparison(
             )
             lo, hi = result.window(protocol, conf)
             _shade_window(ax, lo, hi, (x.min(), x.max()), colour, f"{name} cheaper")
-        if conf == "hoeffding" and ("quantum", "chernoff") in result.families:
-            ax.loglog(
-                x,
-                result.quantum("quantum", "chernoff"),
-                "-",
-                color=COLOURS["neutral"],
-                lw=1,
-                label="old: Chernoff intervals (amplitude est.)",
-            )
         ax.loglog(
             x,
             result.classical_cost(conf),

@@ -63,7 +63,7 @@ class Claim:
 
     @property
     def holds(self) -> bool:
-        """``verdict == "holds"`` (the boolean of earlier releases)."""
+        """``verdict == "holds"``."""
         return self.verdict == "holds"
 
     @property

@@ -52,7 +52,7 @@ def plot_circuit(
     Examples
     --------
     >>> import numpy as np
-    >>> from qring_edu import gapip_circuit
+    >>> from qring_edu.gapip import gapip_circuit
     >>> from qring_edu.figures.gapip import plot_circuit
     >>> g = h = np.ones(3) / np.sqrt(3)
     >>> fig = plot_circuit(gapip_circuit(g, h, 1), "GapIP, k = 1")

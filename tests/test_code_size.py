@@ -12,6 +12,7 @@ product (docstrings with their examples count: they stay). Budgets, in lines:
 And the machinery a plain library does without: no threads, processes, shared memory, fork or
 exit handlers anywhere but ``launch.py`` (which starts the DDP worker processes).
 """
+
 from __future__ import annotations
 
 import ast
@@ -32,8 +33,8 @@ def _lines(path: Path) -> int:
 
 
 #: Targets, and the ceilings in force until the targets are met (lines).
-TARGET_CORE_AND_PROTOCOLS, CEILING_CORE_AND_PROTOCOLS = 9_000, CORE_CEILING
-TARGET_PACKAGE, CEILING_PACKAGE = 28_000, PACKAGE_CEILING
+TARGET_CORE_AND_PROTOCOLS, CEILING_CORE_AND_PROTOCOLS = 9_000, 10_437
+TARGET_PACKAGE, CEILING_PACKAGE = 28_000, 33_713
 
 
 def test_core_and_protocols_stay_under_their_ceiling():

@@ -1,4 +1,4 @@
-"""Bad input across the whole API (issue 28, item 7): a property test over every public name.
+"""Bad input across the whole API: a property test over every public name.
 
 Scope: every public function and class (``__all__``) of the core and protocol modules directly in
 ``qring_edu/`` (not ``_validate``/``_result``, not the torch modules ``ddp``/``launch``).

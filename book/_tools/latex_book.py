@@ -20,9 +20,10 @@ compiles it with XeLaTeX. This extension does what the LaTeX side needs beyond t
   paragraphs, emphasis, lists, tables, and images embedded as ``data:`` URIs. An HTML output
   with exactly one image (a widget's static preview of its default state) becomes a figure: the
   image, its first paragraph (the widget's title) as caption, the rest as legend.
-* **Numbering.** Chapters whose file is named ``NN_slug`` (the book's chapters) are
-  numbered 1, 2, ...; every other top-level page (introduction, notation, claims, performance,
-  instructor guide, references) is an unnumbered chapter, as in the HTML book. A page listed
+* **Numbering.** The chapters ``_toc.yml`` numbers (a part with ``numbered: true``) are
+  numbered 1, 2, ... as in the HTML book; every other page of the table of contents
+  (introduction, chapter 0, reference pages, instructor guide, assignments) is an unnumbered
+  chapter. A part (``parts:``) is a LaTeX ``\part``. A page listed
   under a chapter in ``_toc.yml`` (``sections:``, e.g. ``book/03_training``) is a section of that
   chapter and shares its number, whatever its file name.
 * **Solutions.** Every ``{solution}`` (a collapsed dropdown in HTML) moves to a chapter
@@ -48,8 +49,6 @@ from sphinx.util import logging
 _HERE = Path(__file__).resolve().parent
 logger = logging.getLogger(__name__)
 
-# Chapter files (book/NN_slug.ipynb); other top-level pages are unnumbered.
-NUMBERED_CHAPTER = re.compile(r"(^|/)\d\d[a-z]?_[^/]*$")
 SOLUTIONS_TITLE = "Solutions to the exercises"
 SOLUTIONS_DOCNAME = "_qring_solutions"
 # Folder (inside the LaTeX output folder) for images decoded from HTML outputs.
@@ -89,10 +88,30 @@ _PREAMBLE = r"""
 % Exercise and solution boxes start on a new page rather than leave their title bar alone at
 % the foot of one (\qringkeep before each, see BookStructure).
 \usepackage{needspace}
+% Figures, tables and equations numbered within their numbered chapter ("Fig. 3.2"), as in the
+% HTML book (see _number_as_html); after sphinx.sty's own setting, made at \begin{document}.
+\AtBeginDocument{%
+  \counterwithin*{figure}{chapter}\counterwithin*{table}{chapter}%
+  \counterwithin*{equation}{chapter}%
+  \def\qringprefix{\ifnum\value{chapter}>0 \arabic{chapter}.\fi}%
+  \def\thefigure{\qringprefix\arabic{figure}}\def\thetable{\qringprefix\arabic{table}}%
+  \def\theequation{\qringprefix\arabic{equation}}}
 \newcommand{\qringkeep}{\needspace{6\baselineskip}}
 \usepackage{newunicodechar}
 \newfontfamily\qringsymbolfont{DejaVu Sans}
 """
+
+
+def _number_as_html(app) -> None:
+    """Exercises, figures and equations numbered "chapter.n", as in the HTML book.
+
+    With ``parts:`` in ``_toc.yml``, sphinx-jupyterbook-latex sets ``numfig_secnum_depth`` to 2
+    for LaTeX, which numbers exercises by chapter *and section* ("Exercise 1.10.3" where the HTML
+    says "Exercise 1.3"). Back at 1, Sphinx no longer resets LaTeX's figure and equation counters
+    at each chapter; the preamble does (``\\counterwithin``, see ``_PREAMBLE``).
+    """
+    if app.builder.format == "latex" and app.config.numfig_secnum_depth > 1:
+        app.config.numfig_secnum_depth = 1
 
 
 def _latex_macro(name: str, spec) -> str:
@@ -506,18 +525,20 @@ def _raw(latex: str) -> nodes.raw:
     return nodes.raw("", latex, format="latex")
 
 
-def _chapter_files(document) -> list[addnodes.start_of_file]:
+def _chapter_files(document, docnames) -> list[addnodes.start_of_file]:
     """Top-level documents of the assembled book (their nested pages are sections).
 
     Found top down through ``children``: Sphinx's ``inline_all_toctrees`` moves a page's nodes
     into its ``start_of_file`` without updating their ``parent``, so walking up from a section
     page (``sections:`` in ``_toc.yml``, e.g. ``book/03_training``) would not meet its chapter.
+    A part of ``_toc.yml`` (``parts:``) is a ``start_of_file`` too, named after its caption
+    (sphinx-jupyterbook-latex), which is no document of the book: its pages are the chapters.
     """
     found: list[addnodes.start_of_file] = []
 
     def walk(node) -> None:
         for child in node.children:
-            if isinstance(child, addnodes.start_of_file):
+            if isinstance(child, addnodes.start_of_file) and child["docname"] in docnames:
                 found.append(child)  # its own nested pages are sections of this chapter
             elif isinstance(child, nodes.Element):
                 walk(child)
@@ -540,13 +561,15 @@ class BookStructure(SphinxPostTransform):
     def run(self, **kwargs) -> None:
         if self.document.get("docname") != self.config.root_doc:
             return
-        chapters = _chapter_files(self.document)
+        chapters = _chapter_files(self.document, self.env.all_docs)
         if not chapters:
             return
         self._open_root_chapter()
         number: dict[str, int] = {}
         for start in chapters:
-            numbered = bool(NUMBERED_CHAPTER.search(start["docname"]))
+            # numbered as in the HTML book: the chapters of a `numbered: true` part
+            secnumber = self.env.toc_secnumbers.get(start["docname"], {}).get("")
+            numbered = secnumber is not None and len(secnumber) == 1
             if numbered:
                 number[start["docname"]] = len(number) + 1
             start.parent.insert(
@@ -705,6 +728,7 @@ def _bibliography_docnames(env) -> set[str]:
 def setup(app):
     # after sphinx-jupyterbook-latex (priority 500), which sets the LaTeX theme and preamble
     app.connect("config-inited", _configure_latex, priority=900)
+    app.connect("builder-inited", _number_as_html, priority=900)
     app.add_post_transform(HtmlOutputsForLatex)
     app.add_post_transform(BookStructure)
     app.add_post_transform(ProofsForLatex)

@@ -242,10 +242,12 @@ def test_every_figure_caption(variants, pdf):
     captions = widget_captions + _figure_captions()
     missing = [c for c in captions if _count(variants, c) == 0]
     assert not missing, f"figure captions missing from the PDF: {missing}"
-    # each caption is a numbered figure ("Fig. 3.2: <caption>") of the LaTeX source
+    # each caption is a numbered figure of the LaTeX source: "Fig. 3.2: <caption>" in chapter 3,
+    # "Fig. 2: <caption>" outside the numbered chapters (as in the HTML book)
     tex = pdf.with_suffix(".tex").read_text(encoding="utf-8")
     assert tex.count("\\caption{") >= len(captions)
-    numbered = re.findall(r"Fig\. \d+\.\d+: ", variants[0])
+    numbered = re.findall(r"Fig\. (?:\d+\.)?\d+: ", variants[0])
+    assert re.search(r"Fig\. \d+\.\d+: ", variants[0]), "no figure numbered by its chapter"
     assert len(numbered) >= len(captions)
 
 
@@ -270,8 +272,16 @@ def test_every_exercise_has_its_solution_at_the_end(variants):
     assert body.count("Solution on page") == len(labels)
     assert 0 < last_exercise < first, "a solution is still next to its exercise"
     assert "solutions to the exercises" in body[last_exercise:first].lower()
-    numbers = [int(n) for n in re.findall(r"Solution to Exercise (\d+)", body[first:])]
-    assert numbers == list(range(1, len(labels) + 1))
+    # numbered as in the HTML book: "N" outside the numbered chapters, "C.N" in chapter C; in
+    # order, each chapter counting from 1
+    numbers = re.findall(r"Solution to Exercise (\d+(?:\.\d+)?)\b", body[first:])
+    assert len(numbers) == len(labels)
+    keys = [tuple(int(x) for x in n.split(".")) for n in numbers]
+    for key, nxt in zip(keys, keys[1:]):
+        if len(nxt) == 2 and (len(key) == 1 or nxt[0] != key[0]):
+            assert nxt[1] == 1, f"Exercise {nxt} after {key}"
+        else:
+            assert nxt[:-1] == key[:-1] and nxt[-1] == key[-1] + 1, f"Exercise {nxt} after {key}"
 
 
 def test_no_raw_tex_or_undefined_reference(variants):
@@ -294,26 +304,29 @@ def test_latex_log_is_clean(pdf):
     assert not re.search(r"Reference `[^']+' on page \d+ undefined", log)
 
 
-def _chapters(node, top: bool = True) -> list[tuple[str, list[str]]]:
-    """(file, its section files) of every chapter of _toc.yml, in order."""
+def _numbered_chapters(node, numbered: bool = False) -> list[tuple[str, list[str]]]:
+    """(file, its section files) of every chapter _toc.yml numbers (``numbered: true`` on the
+    book or on its part), in order."""
+    numbered = numbered or bool(node.get("numbered"))
     out = []
     for child in node.get("chapters") or []:
-        out.append((child["file"], _toc_files({"chapters": child.get("sections") or []})))
+        if numbered:
+            out.append((child["file"], _toc_files({"chapters": child.get("sections") or []})))
     for part in node.get("parts") or []:
-        out += _chapters(part)
+        out += _numbered_chapters(part, numbered)
     return out
 
 
 def test_solutions_are_filed_under_the_pdfs_chapter_numbers(pdf):
     """The solutions chapter heads each group "Chapter N: <title>" with the number the PDF gives
-    that chapter: numbered chapters are the _toc.yml chapters named NN_slug, and a section page
-    listed under a chapter (``sections:``) is part of it, not a chapter of its own."""
+    that chapter: numbered chapters are those _toc.yml numbers, and a section page listed under a
+    chapter (``sections:``) is part of it, not a chapter of its own."""
     toc = yaml.safe_load(TOC.read_text(encoding="utf-8"))
     numbered = [
         (_title(_source(f)), [_title(_source(s)) for s in secs])
-        for f, secs in _chapters(toc)
-        if re.search(r"(^|/)\d\d[a-z]?_[^/]*$", f)
+        for f, secs in _numbered_chapters(toc)
     ]
+    assert numbered, "_toc.yml numbers no chapter"
     tex = pdf.with_suffix(".tex").read_text(encoding="utf-8")
     filed = re.findall(r"\\section\{Chapter (\d+): ([^}]*)\}", tex)
     assert filed, "no per-chapter sections in the solutions chapter"

@@ -26,6 +26,8 @@ compiles it with XeLaTeX. This extension does what the LaTeX side needs beyond t
   chapter. A part (``parts:``) is a LaTeX ``\part``. A page listed
   under a chapter in ``_toc.yml`` (``sections:``, e.g. ``book/03_training``) is a section of that
   chapter and shares its number, whatever its file name.
+* **HTML-only pages.** The pages listed in ``qring_latex_exclude`` (``_config.yml``: the API
+  reference) are left out of the PDF, which is the book; a link to them becomes its text.
 * **Solutions.** Every ``{solution}`` (a collapsed dropdown in HTML) moves to a chapter
   "Solutions to the exercises" placed before the references, one section per chapter; each
   exercise gets a link to the page of its solution, and each solution's title links back.
@@ -658,6 +660,31 @@ class BookStructure(SphinxPostTransform):
             self.document += [_raw("\\qringunnumbered"), part]
 
 
+class HtmlOnlyPages(SphinxPostTransform):
+    """Leave the pages of ``qring_latex_exclude`` out of the PDF; links to them become text.
+
+    A link into such a page (in the assembled book its ``refuri`` is ``%docname#anchor``) would
+    point at a label the PDF does not have: it keeps its text (e.g. the function's name in code
+    type) without the link.
+    """
+
+    default_priority = 790  # before BookStructure numbers the chapters
+    builders = ("latex",)
+
+    def run(self, **kwargs) -> None:
+        excluded = set(self.config.qring_latex_exclude)
+        if not excluded or self.document.get("docname") != self.config.root_doc:
+            return
+        for start in list(self.document.findall(addnodes.start_of_file)):
+            if start.get("docname") in excluded:
+                start.parent.remove(start)
+        prefixes = tuple(f"%{name}#" for name in excluded) + tuple(f"%{name}" for name in excluded)
+        for ref in list(self.document.findall(nodes.reference)):
+            uri = ref.get("refuri", "")
+            if uri.startswith(prefixes) and ref.parent is not None:
+                ref.replace_self(ref.children or [nodes.Text(ref.astext())])
+
+
 class ProofsForLatex(SphinxPostTransform):
     """A proof as running text: "Proof." in italics, an end mark, no empty admonition box.
 
@@ -730,6 +757,8 @@ def setup(app):
     app.connect("config-inited", _configure_latex, priority=900)
     app.connect("builder-inited", _number_as_html, priority=900)
     app.add_post_transform(HtmlOutputsForLatex)
+    app.add_config_value("qring_latex_exclude", [], "env", [list])
+    app.add_post_transform(HtmlOnlyPages)
     app.add_post_transform(BookStructure)
     app.add_post_transform(ProofsForLatex)
     app.add_post_transform(TableWidthsForLatex)

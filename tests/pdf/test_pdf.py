@@ -32,6 +32,7 @@ import yaml
 from browser._book import (  # the one reader of _toc.yml (tests/browser/_book.py)
     TOC,
     _toc_files,
+    book_config,
     toc_pages,
 )
 
@@ -51,7 +52,9 @@ def _source(name: str) -> Path:
     raise FileNotFoundError(name)
 
 
-TOC_PAGES = [_source(f) for f in toc_pages()]
+# the pages of the HTML book only (the API reference) are not in the PDF
+HTML_ONLY = set(book_config()["sphinx"]["config"].get("qring_latex_exclude", []))
+TOC_PAGES = [_source(f) for f in toc_pages() if f not in HTML_ONLY]
 
 
 def _notebook(path: Path) -> dict | None:
@@ -231,10 +234,21 @@ def test_sources_are_found():
 
 @pytest.mark.parametrize("page", TOC_PAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_page_title(variants, page):
+    """Every page of the PDF is in its contents and has its heading."""
     for piece in _title_pieces(_title(page)):
         assert _count(variants, piece) >= 2, (
             f"{piece!r}: not in the PDF as contents entry and heading"
         )
+
+
+def test_html_only_pages_are_left_out(pdf):
+    assert HTML_ONLY, "_config.yml names no HTML-only page"
+    tex = pdf.with_suffix(".tex").read_text(encoding="utf-8")
+    chapters = re.findall(r"\\chapter\{([^}]*)\}", tex)
+    assert len(chapters) >= 10
+    for name in HTML_ONLY:
+        assert _title(_source(name)) not in chapters, f"{name} (HTML only) is a chapter of the PDF"
+    assert not re.search(r"hyperref\[\\detokenize\{(%s):" % "|".join(HTML_ONLY), tex)
 
 
 def test_every_figure_caption(variants, pdf):

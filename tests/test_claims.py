@@ -55,7 +55,7 @@ EXPECTED = {
     "halving": "holds",
     "optimal": "partly",
     "lifetime": "holds",
-    "vga": "partly",
+    "vga": "not established",
     "gapip": "partly",
     "tieaudit": "partly",
     "learner": "holds",
@@ -76,7 +76,7 @@ def rows(claims) -> dict[str, Claim]:
 # ---------------------------------------------------------------------------------------------
 # The rows and their verdicts
 # ---------------------------------------------------------------------------------------------
-def test_rows_in_order_with_three_verdicts(claims):
+def test_rows_in_order_with_their_verdicts(claims):
     assert [c.key for c in claims] == list(CLAIM_KEYS) == list(EXPECTED)
     assert {c.key: c.verdict for c in claims} == EXPECTED
     for c in claims:
@@ -84,6 +84,10 @@ def test_rows_in_order_with_three_verdicts(claims):
         assert (BOOK / f"{c.chapter}.ipynb").is_file(), c.chapter
         assert bool(c.reason) == (c.verdict != "holds")
         assert c.holds == (c.verdict == "holds") and c.supported
+        # the noisy-link row is the book's question; the others are the paper's claims
+        assert c.source == ("book" if c.key == "noisy" else "paper")
+        if c.verdict in ("partly", "not established"):
+            assert "Missing:" in c.reason or "missing is" in c.reason, c.key
         assert "$" not in c.computed + c.reason + c.caveat
         with pytest.raises(TypeError):
             c.values["new"] = 1.0  # read-only
@@ -170,7 +174,8 @@ def test_partly_is_decided_by_the_numbers(rows):
         exact_upper=math.nan,
     )
     assert judge("gapip", v) == ("holds", "")
-    # vga: the beta = 0 floor appears in the reason only when it is at least 1/2
+    # vga: composable security is not established whatever the numbers; the beta = 0 floor
+    # appears in the reason only when it is at least 1/2
     assert "with β = 0, ε ≥ 0.5" in rows["vga"].reason
     assert "β = 0" not in judge("vga", _modified(rows["vga"], epsilon_floor_beta0=0.1))[1]
     # noisy: reliable schemes at the full factor two (a noiseless link) would make it hold
@@ -194,6 +199,14 @@ def test_verdict_from_and_claim_validation():
         "partly",
         "Narrow scope; asymptotic.",
     )
+    assert verdict_from([], ["narrow"], ["no proof"]) == (
+        "not established",
+        "No proof; narrow.",
+    )
+    assert verdict_from(["x wrong"], ["narrow"], ["no proof"]) == (
+        "does not hold",
+        "Contradicted by the computation: x wrong.",
+    )
     assert verdict_from(["x wrong"], ["narrow"]) == (
         "does not hold",
         "Contradicted by the computation: x wrong.",
@@ -208,6 +221,9 @@ def test_verdict_from_and_claim_validation():
     c = Claim(verdict="partly", reason="r", **fields)
     assert not c.holds and c.supported and "verdict='partly'" in repr(c)
     assert not Claim(verdict="does not hold", reason="r", **fields).supported
+    assert Claim(verdict="not established", reason="r", **fields).supported
+    with pytest.raises(ValueError, match="source"):
+        Claim(verdict="holds", source="summary", **fields)
 
 
 def test_a_row_is_one_registered_function():
@@ -310,7 +326,8 @@ def test_vga_epsilons_per_attack_floor_and_fidelity():
     assert v["tested_registers"] == 400 and 0.950 < v["fidelity_bound"] < 0.951
     assert "3.4 × 10⁻⁵" in c.computed and "7.1 × 10⁻⁸" in c.computed
     assert "1.5 × 10⁻¹³" in c.computed and "F ≥ 0.950" in c.computed
-    assert c.verdict == "partly" and "Not composable security" in c.reason
+    assert c.verdict == "not established" and "not established" in c.reason
+    assert "2× copy overhead holds by construction" in c.caveat
     for item in claims_module.VGA_NOT_COVERED:
         assert item in c.reason
 
@@ -427,11 +444,14 @@ def test_html_table_colour_codes_the_verdicts(claims):
         n = sum(c.verdict == verdict for c in claims)
         assert html.count(f'class="qring-verdict {css}" style="color:{colour}"') == n
         assert html.count(f"{mark} {verdict}</strong>") == n
-    assert len({s[1] for s in VERDICT_STYLE.values()}) == 3 and tuple(VERDICT_STYLE) == VERDICTS
+    assert len({s[1] for s in VERDICT_STYLE.values()}) == 4 and tuple(VERDICT_STYLE) == VERDICTS
     for c in claims:
         assert chapter_label(c.chapter) in html
         if c.reason:
             assert html_module.escape(c.reason) in html
+    assert html.count("the book&#x27;s question, not a claim of the paper") == sum(
+        c.source == "book" for c in claims
+    )
     # escaping: a claim with markup-like text stays text
     odd = Claim("x", "a < b & c", "fig", "1", "does not hold", "notes", reason="r <i>")
     out = claims_table_html([odd])

@@ -233,7 +233,9 @@ def _judge_gapip(v: Mapping[str, float]) -> tuple[str, str]:
             f"of τ whose ends depend on the constants (upper end τ ≈ {_tau(uppers[0])}–"
             f"{_tau(uppers[1])}): above it the sign sketch is cheaper, below it sending the "
             "vector. A single crossover extrapolated from fitted power laws with Chernoff "
-            "bounds on the quantum side and Hoeffding on the classical side mixes two families"
+            "bounds on the quantum side and Hoeffding on the classical side mixes two families. "
+            "Missing: a classical lower bound of order τ⁻² (the book has only its sketch) and "
+            "the constants at the paper's sizes"
         )
     return verdict_from(failed, limits)
 
@@ -397,7 +399,7 @@ def _judge_tieaudit(v: Mapping[str, float]) -> tuple[str, str]:
             "asymptotic: the crossover P depends on α and on the bound family. It is one-way: "
             "a client that may send r of its pairs gets the answer in r (2 log2 P + 1) = "
             f"{v['two_message_max']:,.0f} bits at P = 2^{v['log2_P_max']:.0f} (two messages, "
-            "O(log P/ε²))"
+            "O(log P/ε²)). Missing: a classical lower bound for α > 1/4"
         )
     return verdict_from(failed, limits)
 
@@ -425,7 +427,7 @@ def tieaudit_claim(seed: int = 0, eps: float = 0.05) -> Claim:
     classical column is our protocol, not a bound. The advantage is asymptotic: the
     crossover P depends on α and on the bound family. It is one-way: a client that may send
     r of its pairs gets the answer in r (2 log2 P + 1) = 36,162 bits at P = 2^24 (two
-    messages, O(log P/ε²)).
+    messages, O(log P/ε²)). Missing: a classical lower bound for α > 1/4.
     """
     seed = check_int(seed, "seed", 0)
     eps = check_float(eps, "eps", 0.0, 1.0, lo_open=True, hi_open=True)

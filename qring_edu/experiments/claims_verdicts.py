@@ -17,18 +17,22 @@ from .._validate import check_choice
 
 __all__ = ["VERDICTS", "Claim", "ClaimRow", "CLAIM_ROWS", "claim_row", "judge", "verdict_from"]
 
-#: The three verdicts, from best to worst.
-VERDICTS = ("holds", "partly", "does not hold")
+#: The four verdicts, from best to worst: the numbers support the claim as stated; they support
+#: it but the book proves less (each limit names what is missing); part of the claim is not
+#: established by the book at all (neither shown nor refuted); a number contradicts it.
+VERDICTS = ("holds", "partly", "not established", "does not hold")
 
 
 @dataclass(frozen=True)
 class Claim:
     """One row of the claims table.
 
-    ``claim``: the paper's claim in words; ``paper_figure``: the figure it states; ``computed``:
+    ``claim``: the claim in words; ``source``: ``"paper"`` for the paper's claims, ``"book"``
+    for a question the book asks of them (the paper does not state it); ``paper_figure``: the
+    figure the paper states; ``computed``:
     what the library measured (text, fixed precision); ``verdict``: one of :data:`VERDICTS`;
-    ``reason``: why the verdict is "partly" or "does not hold" (what the book proves and what it
-    does not; "" when it holds); ``caveat``: what else the numbers do not show, or where the book
+    ``reason``: why the verdict is not "holds" (what the book proves, and the missing proof or
+    check; "" when it holds); ``caveat``: what else the numbers do not show, or where the book
     reconstructs a detail; ``chapter``: the document name of the chapter that develops it (e.g.
     ``"03_superdense_ring"``); ``values``: the raw numbers behind ``computed`` (read-only), from
     which :func:`judge` re-derives the verdict.
@@ -51,10 +55,12 @@ class Claim:
     chapter: str
     reason: str = ""
     caveat: str = ""
+    source: str = "paper"
     values: Mapping[str, float] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         check_choice(self.verdict, "verdict", VERDICTS)
+        check_choice(self.source, "source", ("paper", "book"))
         if (self.verdict == "holds") != (not self.reason):
             raise ValueError(
                 "reason must be empty exactly when the verdict is 'holds', got "
@@ -78,11 +84,17 @@ class Claim:
 # --------------------------------------------------------------------------------------------
 # The verdict logic and the row registry
 # --------------------------------------------------------------------------------------------
-def verdict_from(failed: Sequence[str], limits: Sequence[str]) -> tuple[str, str]:
-    """``(verdict, reason)`` from the failed checks and the limits of what the book proves.
+def verdict_from(
+    failed: Sequence[str], limits: Sequence[str], unestablished: Sequence[str] = ()
+) -> tuple[str, str]:
+    """``(verdict, reason)`` from the failed checks, the parts of the claim the book does not
+    establish, and the limits of what it proves.
 
-    Any failed check gives "does not hold" (reason: the failed checks); otherwise any limit
-    gives "partly" (reason: the limits); otherwise "holds" with no reason.
+    Any failed check gives "does not hold" (reason: the failed checks); otherwise any part not
+    established gives "not established"; otherwise any limit gives "partly"; otherwise "holds"
+    with no reason. The reason lists the unestablished parts, then the limits. Each entry names
+    what is missing (the proof or the check that would change the verdict): the judges hold these
+    limits as text, the numbers decide which of them apply.
 
     Examples
     --------
@@ -90,19 +102,24 @@ def verdict_from(failed: Sequence[str], limits: Sequence[str]) -> tuple[str, str
     ('holds', '')
     >>> verdict_from([], ["asymptotic only"])
     ('partly', 'Asymptotic only.')
+    >>> verdict_from([], ["asymptotic only"], ["no composable proof"])
+    ('not established', 'No composable proof; asymptotic only.')
     >>> verdict_from(["slope 1.6, not 2"], ["asymptotic only"])
     ('does not hold', 'Contradicted by the computation: slope 1.6, not 2.')
     """
 
-    def sentences(parts: Sequence[str]) -> str:
-        text = "; ".join(p.strip().rstrip(".") for p in parts)
-        return text + "."
+    def joined(parts: Sequence[str]) -> str:
+        return "; ".join(p.strip().rstrip(".") for p in parts) + "."
+
+    def capitalised(text: str) -> str:
+        return text[:1].upper() + text[1:]
 
     if failed:
-        return "does not hold", "Contradicted by the computation: " + sentences(failed)
+        return "does not hold", "Contradicted by the computation: " + joined(failed)
+    if unestablished:
+        return "not established", capitalised(joined([*unestablished, *limits]))
     if limits:
-        text = sentences(limits)
-        return "partly", text[:1].upper() + text[1:]
+        return "partly", capitalised(joined(limits))
     return "holds", ""
 
 

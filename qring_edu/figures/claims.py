@@ -19,6 +19,7 @@ __all__ = [
     "claims_table_html",
     "claims_table_markdown",
     "chapter_label",
+    "claim_origin",
     "verdict_label",
     "HEADERS",
     "VERDICT_STYLE",
@@ -34,6 +35,7 @@ _WIDTHS = ("18%", "18%", "34%", "30%")
 VERDICT_STYLE = {
     "holds": ("\u2714", "#1a7f37", "qring-verdict-holds"),  # ✔
     "partly": ("\u25d0", "#b35c00", "qring-verdict-partly"),  # ◐
+    "not established": ("\u25cb", "#57606a", "qring-verdict-open"),  # ○
     "does not hold": ("\u2718", "#c62828", "qring-verdict-fails"),  # ✘
 }
 
@@ -51,6 +53,24 @@ def chapter_label(doc: str) -> str:
     """
     m = re.match(r"(\d+)_", doc)
     return f"Chapter {int(m.group(1))}" if m else doc
+
+
+def claim_origin(claim: Claim) -> str:
+    """Where a row comes from, under the claim: its chapter, and for a question the book asks
+    (``source == "book"``) that it is not a claim of the paper.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.claims import noisy_claim
+    >>> claim_origin(noisy_claim())
+    "Chapter 4 · the book's question, not a claim of the paper"
+    """
+    if not isinstance(claim, Claim):
+        raise TypeError(f"claim must be a Claim, got {type(claim).__name__}")
+    label = chapter_label(claim.chapter)
+    return label + (
+        " · the book's question, not a claim of the paper" if claim.source == "book" else ""
+    )
 
 
 def verdict_label(verdict: str) -> str:
@@ -107,7 +127,7 @@ def claims_table_html(claims: Sequence[Claim]) -> str:
             verdict += f'<br><span style="font-size:0.92em"><em>Caveat.</em> {esc(c.caveat)}</span>'
         claim = (
             f"<strong>{i}. {esc(c.claim)}</strong>"
-            f'<br><span style="font-size:0.92em">{esc(chapter_label(c.chapter))}</span>'
+            f'<br><span style="font-size:0.92em">{esc(claim_origin(c))}</span>'
         )
         cells = (claim, esc(c.paper_figure), esc(c.computed), verdict)
         body.append(
@@ -153,7 +173,7 @@ def claims_table_markdown(claims: Sequence[Claim]) -> str:
             )
             if x
         )
-        claim = f"{i}. {c.claim} ({chapter_label(c.chapter)})"
+        claim = f"{i}. {c.claim} ({claim_origin(c)})"
         lines.append(
             "| " + " | ".join(cell(x) for x in (claim, c.paper_figure, c.computed, verdict)) + " |"
         )

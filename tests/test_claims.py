@@ -1,5 +1,5 @@
 """The paper's claims checked (qring_edu.experiments.claims) and their table
-(qring_edu.figures.claims): three verdicts, judges that can fail, the numbers behind each row."""
+(qring_edu.figures.claims): four verdicts, judges that can fail, the numbers behind each row."""
 
 from __future__ import annotations
 

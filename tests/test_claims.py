@@ -188,6 +188,10 @@ def test_partly_is_decided_by_the_numbers(rows):
     )
     assert judge("noisy", v) == ("holds", "")
     assert "1.46 (fec)" in rows["noisy"].reason
+    # and against the fair classical baseline (the same code over the same channel)
+    v = rows["noisy"].values
+    assert 0.79 < v["fec_classical"] < 0.80 and 1.84 < v["fec_factor"] / v["fec_classical"] < 1.85
+    assert "advantage is 1.85 (fec)" in rows["noisy"].reason
     # the holding rows stay holding on their own numbers
     for key in ("halving", "lifetime", "learner"):
         assert judge(key, rows[key].values) == ("holds", "")

@@ -23,7 +23,7 @@ compiles it with XeLaTeX. This extension does what the LaTeX side needs beyond t
 * **Numbering.** The chapters ``_toc.yml`` numbers (a part with ``numbered: true``) are
   numbered 1, 2, ... as in the HTML book; every other page of the table of contents
   (introduction, chapter 0, reference pages, instructor guide, assignments) is an unnumbered
-  chapter. A part (``parts:``) is a LaTeX ``\part``. A page listed
+  chapter. A part (``parts:``) is a LaTeX ``\\part``. A page listed
   under a chapter in ``_toc.yml`` (``sections:``, e.g. ``book/03_training``) is a section of that
   chapter and shares its number, whatever its file name.
 * **HTML-only pages.** The pages listed in ``qring_latex_exclude`` (``_config.yml``: the API

@@ -142,3 +142,131 @@ def test_povm_on_the_trine():
     pretty_good = [2 / 3 * rho for rho in trine_ensemble().states]
     assert not check_povm(pretty_good, ensemble="trine", optimal=True).passed
     assert check_povm(pretty_good).passed
+
+
+# --- ex-holevo-1 with unequal probabilities, ex-holevo-chi-code (χ from eigenvalues) ---------
+
+SKEWED = (1 / 2, 1 / 6, 1 / 6, 1 / 6)
+
+
+def test_chi_bb84_with_unequal_probabilities():
+    from qring_edu.holevo import binary_entropy
+
+    # average state diag(2/3, 1/3): χ = h(1/3)
+    assert check_chi_bb84(binary_entropy(1 / 3), probs=SKEWED).passed
+    wrong_uniform = check_chi_bb84(1.0, probs=SKEWED)
+    assert not wrong_uniform.passed and "equal probabilities" in wrong_uniform.message
+    assert "H(X)" in check_chi_bb84(1 + 0.5 * math.log2(3), probs=SKEWED).message
+    assert "invalid" in check_chi_bb84(0.9, probs=(0.5, 0.5, 0.5, 0.5)).message
+    assert "invalid" in check_chi_bb84(0.9, probs=(1.0, 0.0)).message
+    # a non-diagonal average state: the entropy of the diagonal is a recognised slip
+    tilted = (0.5, 1 / 6, 1 / 3, 0.0)
+    diag_h = binary_entropy(1 / 3)
+    fb = check_chi_bb84(diag_h, probs=tilted)
+    assert not fb.passed and "eigenvalues" in fb.message
+
+
+def _entropy(rho):
+    lam = np.linalg.eigvalsh(rho)
+    lam = lam[lam > 1e-12]
+    return float(-(lam * np.log2(lam)).sum())
+
+
+def _my_chi(probs, states):
+    average = np.einsum("x,xij->ij", probs, states)
+    return _entropy(average) - sum(p * _entropy(r) for p, r in zip(probs, states))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7])
+def test_chi_code_correct_answer_passes(seed):
+    from qring_edu.exercises.holevo import check_chi_code
+
+    fb = check_chi_code(_my_chi, seed=seed)
+    assert fb.passed, fb.message
+
+
+def test_chi_code_wrong_answers_fail_with_a_hint():
+    from qring_edu.exercises.holevo import check_chi_code
+
+    def nats(probs, states):
+        return _my_chi(probs, states) * math.log(2)
+
+    def average_only(probs, states):
+        return _entropy(np.einsum("x,xij->ij", probs, states))
+
+    def unweighted(probs, states):
+        s = [_entropy(r) for r in states]
+        return _entropy(np.einsum("x,xij->ij", probs, states)) - float(np.mean(s))
+
+    def diagonal(probs, states):
+        def h(rho):
+            q = np.diag(rho).real
+            q = q[q > 1e-12]
+            return float(-(q * np.log2(q)).sum())
+
+        return h(np.einsum("x,xij->ij", probs, states)) - sum(
+            p * h(r) for p, r in zip(probs, states)
+        )
+
+    def no_zero_guard(probs, states):
+        def h(rho):
+            lam = np.linalg.eigvalsh(rho)
+            return float(-(lam * np.log2(lam)).sum())
+
+        return h(np.einsum("x,xij->ij", probs, states)) - sum(
+            p * h(r) for p, r in zip(probs, states)
+        )
+
+    for fn, hint in (
+        (nats, "np.log2"),
+        (average_only, "alone"),
+        (unweighted, "weight"),
+        (diagonal, "eigenvalues"),
+        (no_zero_guard, "0 · log 0"),
+    ):
+        with np.errstate(all="ignore"):
+            fb = check_chi_code(fn)
+        assert not fb.passed and hint in fb.message, (fn.__name__, fb.message)
+    assert not check_chi_code(lambda probs, states: 0.5).passed
+
+
+def test_chi_code_refuses_the_library_and_restores_it():
+    import qring_edu as qr
+    from qring_edu.exercises.holevo import check_chi_code
+
+    def calls_entropy(probs, states):
+        average = np.einsum("x,xij->ij", probs, states)
+        return qr.von_neumann_entropy(average) - sum(
+            p * qr.von_neumann_entropy(r) for p, r in zip(probs, states)
+        )
+
+    def alias(probs, states, _chi=qr.holevo_chi):
+        return _chi(probs, states)
+
+    for fn, name in (
+        (qr.holevo_chi, "holevo_chi"),
+        (calls_entropy, "von_neumann_entropy"),
+        (alias, "holevo_chi"),
+        (lambda p, s: qr.holevo_chi(p, s), "holevo_chi"),
+    ):
+        fb = check_chi_code(fn)
+        assert not fb.passed and f"{name} is not allowed" in fb.message, fb.message
+    # switched off only while the reader's function runs
+    assert abs(qr.holevo_chi([0.5, 0.5], [[1, 0], [0, 1]]) - 1.0) < 1e-12
+    assert qr.von_neumann_entropy(np.eye(2) / 2) == 1.0
+
+
+def test_chi_code_not_attempted_and_bad_input():
+    from qring_edu.exercises.holevo import check_chi_code
+
+    def stub(probs, states):
+        raise NotImplementedError
+
+    for answer in (None, stub, lambda p, s: None):
+        fb = check_chi_code(answer)
+        assert not fb.passed and "Not attempted" in fb.message
+    assert "expected your function" in check_chi_code(0.5).message
+    assert "invalid" in check_chi_code(_my_chi, seed=-1).message
+    crash = check_chi_code(lambda p, s: 1 / 0)
+    assert not crash.passed and "ZeroDivisionError" in crash.message
+    assert "expected a number" in check_chi_code(lambda p, s: "0.5").message

@@ -40,9 +40,6 @@ GLOSSARY = BOOK / "glossary.md"
 # first use ({term}`...`) or define it there (bold), then delete its line here; the test fails on
 # a line that is no longer needed. Chapter 0 (00_qubits) never appears here.
 FIRST_USE_ALLOWLIST: dict[str, str] = {
-    "cut-set bound": "02_holevo",
-    "interactive protocol": "02_holevo",
-    "quantum mutual information": "02_holevo",
     "BBPSSW protocol": "04_noisy_links",
     "bilateral CNOT": "04_noisy_links",
     "heralded": "04_noisy_links",

@@ -28,6 +28,7 @@ from .gapip import (
 from .holevo import (
     check_capacity_threshold,
     check_chi_bb84,
+    check_chi_code,
     check_dense_capacity,
     check_max_bits,
     check_povm,
@@ -98,6 +99,7 @@ __all__ = [
     # chapter 2
     "check_capacity_threshold",
     "check_chi_bb84",
+    "check_chi_code",
     "check_dense_capacity",
     "check_max_bits",
     "check_povm",

@@ -24,16 +24,27 @@ from ..holevo import (
     holevo_chi,
     isotropic_capacity,
     mutual_information,
+    shannon_entropy,
     trine_ensemble,
     two_state_accessible,
     two_state_chi,
     von_neumann_entropy,
 )
 from ..states import bell_state, isotropic_state
-from ._base import Feedback, as_number, bad_parameters, close, failed, not_attempted, passed
+from ._base import (
+    Feedback,
+    as_number,
+    bad_parameters,
+    call_reader,
+    close,
+    failed,
+    not_attempted,
+    passed,
+)
 
 __all__ = [
     "check_chi_bb84",
+    "check_chi_code",
     "check_two_state_chi",
     "check_max_bits",
     "check_capacity_threshold",
@@ -55,10 +66,11 @@ _ENSEMBLES = {"BB84": bb84_ensemble, "trine": trine_ensemble}
 # --------------------------------------------------------------------------------------------
 
 
-def check_chi_bb84(answer) -> Feedback:
-    """χ of the BB84 ensemble (|0⟩, |1⟩, |+⟩, |−⟩ with probability 1/4 each), in bits.
-    Tolerance 1e-3. Reference: :func:`qring_edu.holevo_chi` of
-    :func:`qring_edu.holevo.bb84_ensemble`, = 1.
+def check_chi_bb84(answer, probs=(0.25, 0.25, 0.25, 0.25)) -> Feedback:
+    """χ in bits of the BB84 states |0⟩, |1⟩, |+⟩, |−⟩ sent with probabilities ``probs`` (in
+    that order; four non-negative numbers summing to 1, default 1/4 each). Tolerance 1e-3.
+    Reference: :func:`qring_edu.holevo_chi` with the states of
+    :func:`qring_edu.holevo.bb84_ensemble`.
 
     Examples
     --------
@@ -67,36 +79,218 @@ def check_chi_bb84(answer) -> Feedback:
     True
     >>> print(check_chi_bb84(2).message)
     χ of the BB84 ensemble: 2 is H(X) = log2 4, the entropy of the label. χ uses the entropy of the average *quantum* state, which is at most log2 d = 1 for a qubit.
+    >>> check_chi_bb84(0.9183, probs=(1 / 2, 1 / 6, 1 / 6, 1 / 6)).passed
+    True
+    >>> print(check_chi_bb84(1.0, probs=(1 / 2, 1 / 6, 1 / 6, 1 / 6)).message)
+    χ of the BB84 ensemble with probabilities (0.5, 0.1667, 0.1667, 0.1667): 1 is χ for equal probabilities, where the average state is I/2. Compute the average state Σ p_x ρ_x with these probabilities and its eigenvalues.
     """
-    what = "χ of the BB84 ensemble"
+    try:
+        p = np.asarray(probs, dtype=float)
+        if p.shape != (4,) or not np.all(np.isfinite(p)) or np.any(p < 0):
+            raise ValueError(f"probs must be four non-negative numbers, got {probs!r}")
+        if abs(p.sum() - 1) > 1e-9:
+            raise ValueError(f"probs must sum to 1, got {p.sum():g}")
+    except (TypeError, ValueError) as exc:
+        return bad_parameters(exc)
+    uniform = np.allclose(p, 0.25)
+    what = "χ of the BB84 ensemble" + (
+        "" if uniform else " with probabilities (" + ", ".join(f"{x:.4g}" for x in p) + ")"
+    )
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    expected = holevo_chi(*bb84_ensemble())
+    states = bb84_ensemble().states
+    expected = holevo_chi(p, states)
+    label_entropy = shannon_entropy(p)
     if abs(value - expected) <= 1e-3:
+        avg = "I/2" if uniform else "Σ p_x ρ_x"
         return passed(
-            f"{what}: correct, {expected:.4f} bit. The average state is I/2 and every "
-            "state is pure, so χ = S(I/2) − 0 = 1."
+            f"{what}: correct, {expected:.4f} bit. Every state is pure, so χ = S({avg}) − 0 "
+            f"= {expected:.4f}."
         )
-    if abs(value - 2.0) <= 1e-3:
+    if abs(value - label_entropy) <= 1e-3:
         return failed(
-            f"{what}: {value:g} is H(X) = log2 4, the entropy of the label. χ uses the "
-            "entropy of the average *quantum* state, which is at most log2 d = 1 for a "
+            f"{what}: {value:g} is H(X) = {'log2 4' if uniform else f'{label_entropy:.4g}'}, "
+            "the entropy of the label. χ uses "
+            "the entropy of the average *quantum* state, which is at most log2 d = 1 for a "
             "qubit."
         )
-    if abs(value - 0.5) <= 1e-3:
+    if uniform and abs(value - 0.5) <= 1e-3:
         return failed(
             f"{what}: {value:g} is the accessible information (the best measurement), "
             "not χ. χ = S(Σ p_x ρ_x) − Σ p_x S(ρ_x)."
+        )
+    if not uniform and abs(value - 1.0) <= 1e-3:
+        return failed(
+            f"{what}: 1 is χ for equal probabilities, where the average state is I/2. Compute "
+            "the average state Σ p_x ρ_x with these probabilities and its eigenvalues."
         )
     if abs(value) <= 1e-3:
         return failed(
             f"{what}: {value:g} — the states are pure (S(ρ_x) = 0), but the average "
             "state is not. Compute S(Σ p_x ρ_x)."
         )
+    avg = np.einsum("i,ijk->jk", p, states)
+    diag = np.clip(np.diag(avg).real, 0, None)
+    if abs(value - shannon_entropy(diag / diag.sum())) <= 1e-3:
+        return failed(
+            f"{what}: {value:g} is the entropy of the diagonal of the average state; S uses "
+            "its eigenvalues (the average state is not diagonal here)."
+        )
     return failed(
         f"{what}: {value:g} is not right (tolerance 1e-3). Compute the average state "
         "Σ p_x ρ_x, its eigenvalues, and subtract the (zero) entropies of the pure states."
+    )
+
+
+def _random_state(rng: np.random.Generator, d: int, rank: int) -> np.ndarray:
+    """A random density matrix of dimension ``d`` and rank ``rank``: G G† / Tr, G Gaussian."""
+    g = rng.normal(size=(d, rank)) + 1j * rng.normal(size=(d, rank))
+    rho = g @ g.conj().T
+    return rho / np.trace(rho).real
+
+
+def _chi_cases(seed: int) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """The ensembles :func:`check_chi_code` tries: ``(description, probs, states)``."""
+    rng = np.random.default_rng(seed)
+    cases = [
+        (
+            "two orthogonal qubit states |0⟩, |1⟩ with p = (0.5, 0.5)",
+            np.array([0.5, 0.5]),
+            np.array([np.diag([1.0, 0.0]), np.diag([0.0, 1.0])], dtype=complex),
+        ),
+        ("one state only (p = 1)", np.array([1.0]), np.array([np.eye(2) / 2], dtype=complex)),
+    ]
+    for name, d, ranks in (
+        ("three random pure qubit states", 2, (1, 1, 1)),
+        ("four random mixed qubit states", 2, (2, 2, 2, 2)),
+        ("three random two-qubit states of ranks 1, 2 and 3", 4, (1, 2, 3)),
+        ("five random qutrit states, pure and mixed", 3, (1, 3, 2, 1, 3)),
+    ):
+        p = rng.dirichlet(np.ones(len(ranks)))
+        cases.append((name, p, np.array([_random_state(rng, d, r) for r in ranks])))
+    return cases
+
+
+def _entropy_slip(rho: np.ndarray, *, log=np.log2, diagonal: bool = False) -> float:
+    """Entropy of ``rho``'s eigenvalues (or its diagonal) with the logarithm ``log``."""
+    lam = np.diag(rho).real if diagonal else np.linalg.eigvalsh(rho)
+    lam = lam[lam > 1e-12]
+    return float(-(lam * log(lam)).sum())
+
+
+def check_chi_code(fn, *, seed: int = 0) -> Feedback:
+    """Code-graded: the reader's ``my_chi(probs, states) -> float``, the Holevo quantity
+    ``χ = S(Σ_x p_x ρ_x) − Σ_x p_x S(ρ_x)`` in bits, from eigenvalues (``probs``: shape (m,);
+    ``states``: shape (m, d, d), complex density matrices).
+
+    Called on six ensembles (two orthogonal states, a single state, random pure and mixed
+    qubit states, rank-deficient two-qubit states and qutrit states; seeded by ``seed``), with
+    :func:`qring_edu.holevo_chi` and :func:`qring_edu.von_neumann_entropy` switched off (a
+    function that calls or holds either fails with a message naming it), and compared with
+    :func:`qring_edu.holevo_chi` to within 1e-6. Natural logarithms, the diagonal instead of the
+    eigenvalues, the average state's entropy alone, unweighted averages, ``H(X)`` and
+    ``0 · log 0`` computed as NaN get a hint.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qring_edu.exercises.holevo import check_chi_code
+    >>> def entropy(rho):
+    ...     lam = np.linalg.eigvalsh(rho)
+    ...     lam = lam[lam > 1e-12]
+    ...     return float(-(lam * np.log2(lam)).sum())
+    >>> def my_chi(probs, states):
+    ...     average = np.einsum("x,xij->ij", probs, states)
+    ...     return entropy(average) - sum(p * entropy(r) for p, r in zip(probs, states))
+    >>> check_chi_code(my_chi).passed
+    True
+    >>> def average_only(probs, states):
+    ...     return entropy(np.einsum("x,xij->ij", probs, states))
+    >>> print(check_chi_code(average_only).message)
+    my_chi(probs, states): on one state only (p = 1) you returned 1, expected 0. That is S(Σ p_x ρ_x) alone: subtract the average entropy of the states, Σ p_x S(ρ_x) (it is 0 only for pure states).
+    >>> import qring_edu as qr
+    >>> print(check_chi_code(qr.holevo_chi).message)
+    holevo_chi uses holevo_chi (itself): holevo_chi is not allowed in this question: compute the answer yourself.
+    """
+    what = "my_chi(probs, states)"
+    if fn is None:
+        return failed(
+            f"Not attempted yet: write your function for {what} and pass it (its name, "
+            "without parentheses) instead of None."
+        )
+    if not callable(fn):
+        return failed(
+            f"{what}: expected your function itself (its name, without parentheses), "
+            f"got {type(fn).__name__}."
+        )
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        return bad_parameters(ValueError(f"seed must be an integer >= 0, got {seed!r}"))
+    for i, (name, p, rhos) in enumerate(_chi_cases(int(seed))):
+        want = holevo_chi(p, rhos)
+        got, fb = call_reader(
+            fn,
+            p.copy(),
+            rhos.copy(),
+            name=what,
+            case=name,
+            forbid=("holevo_chi", "von_neumann_entropy"),
+        )
+        if fb is not None:
+            return fb
+        if got is None and i == 0:
+            return not_attempted(what + " (your function returns None)")
+        if isinstance(got, (numbers.Real, np.ndarray)) and np.ndim(got) == 0 and np.isnan(got):
+            return failed(
+                f"{what}: on {name} you returned nan. An eigenvalue 0 (or a tiny negative one "
+                "from rounding) makes λ log2 λ nan; 0 · log 0 counts as 0, so keep only the "
+                "eigenvalues above 1e-12."
+            )
+        value, fb = as_number(got, f"{what} on {name}")
+        if fb is not None:
+            return fb
+        if abs(value - want) <= 1e-6:
+            continue
+        avg = np.einsum("x,xij->ij", p, rhos)
+        mean_s = [_entropy_slip(r) for r in rhos]
+        s_avg = _entropy_slip(avg)
+        slips = (
+            (want * math.log(2), "χ in nats: use np.log2, information in this book is in bits."),
+            (
+                _entropy_slip(avg, diagonal=True)
+                - sum(px * _entropy_slip(r, diagonal=True) for px, r in zip(p, rhos)),
+                "computed from the diagonals of the matrices; S(ρ) uses the eigenvalues "
+                "(np.linalg.eigvalsh), and a diagonal is a spectrum only in the eigenbasis.",
+            ),
+            (
+                s_avg,
+                "S(Σ p_x ρ_x) alone: subtract the average entropy of the states, Σ p_x S(ρ_x) "
+                "(it is 0 only for pure states).",
+            ),
+            (
+                s_avg - float(np.mean(mean_s)),
+                "subtracts the plain mean of the S(ρ_x); weight each by its probability p_x.",
+            ),
+            (
+                _entropy_slip(rhos.mean(axis=0)) - float(np.dot(p, mean_s)),
+                "uses the plain mean of the states; the average state is Σ p_x ρ_x, weighted.",
+            ),
+            (shannon_entropy(p), "H(X), the entropy of the probabilities, not of the states."),
+            (-want, "χ with the wrong sign: χ = S(average) − Σ p_x S(ρ_x) ≥ 0."),
+        )
+        for wrong, hint in slips:
+            if abs(value - wrong) <= 1e-6:
+                return failed(
+                    f"{what}: on {name} you returned {value:.6g}, expected {want:.6g}. "
+                    f"That is {hint}"
+                )
+        return failed(
+            f"{what}: on {name} you returned {value:.6g}, expected {want:.6g}. Form the average "
+            "state Σ p_x ρ_x, take the entropy of its eigenvalues, and subtract Σ p_x S(ρ_x)."
+        )
+    return passed(
+        f"{what}: correct on all six ensembles (up to {max(len(c[1]) for c in _chi_cases(0))} "
+        "states, dimensions 2 to 4)."
     )
 
 

@@ -172,3 +172,40 @@ def test_erasure_channel_against_stim(eta):
     assert abs(stim_rate - lib_rate) <= SIGMAS * sd * math.sqrt(1 + 1 / eta)
     c_e = depolarizing_capacities(1.0, transmission=eta).entanglement_assisted
     assert c_e == pytest.approx(2 * eta) and abs(info / 4 - c_e) <= SIGMAS * 2 * sd
+
+
+# -- figure and widget ------------------------------------------------------------------------
+def test_loss_figure_draws_both_baselines_and_the_break_even():
+    from qring_edu.figures.noisy_links import plot_loss
+
+    s = nl.loss_sweep(0.99)
+    ax = plot_loss(s).axes[0]
+    flat = [ln for ln in ax.get_lines() if np.ptp(ln.get_ydata()) == 0 and len(ln.get_ydata()) == 2]
+    levels = sorted(float(ln.get_ydata()[0]) for ln in flat)
+    assert levels == pytest.approx(sorted([1.0, s.classical]))  # the two classical baselines
+    assert any(np.allclose(ln.get_xdata(), s.break_even_km) for ln in ax.get_lines())
+    # a link already below eta = 1/2 has no break-even line
+    lossy = plot_loss(nl.loss_sweep(0.99, source_efficiency=0.45)).axes[0]
+    assert not any(np.allclose(ln.get_xdata(), s.break_even_km) for ln in lossy.get_lines())
+
+
+def test_net_factor_figure_reports_the_fair_baseline():
+    from qring_edu.figures.noisy_links import plot_net_factors
+
+    fig = plot_net_factors(nl.net_factor_sweep(0.99, "fec", fidelities=[0.98, 0.99]))
+    text = "\n".join(t.get_text() for t in fig.axes[1].texts)
+    assert "classical baseline: 0.7915" in text and "advantage over it: 1.8460" in text
+
+
+def test_loss_widget_recomputes():
+    from qring_edu.widgets.noisy_links import loss_widget
+
+    w = loss_widget()
+    assert w.error == "" and w.result.break_even_km == pytest.approx(15.05, abs=0.01)
+    before = bytes(w.image.value)
+    w.controls["efficiency"].value = 0.45
+    assert w.result.perfect[0] == pytest.approx(0.9) and bytes(w.image.value) != before
+    w.controls["channel_fidelity"].value = 1.0
+    r = w.result  # a noiseless channel: the code costs only its checksum and acknowledgements
+    assert np.all(r.fec < r.perfect) and np.all(r.fec > 0.95 * r.perfect)
+    assert w.explorer is not None

@@ -209,3 +209,17 @@ def test_loss_widget_recomputes():
     r = w.result  # a noiseless channel: the code costs only its checksum and acknowledgements
     assert np.all(r.fec < r.perfect) and np.all(r.fec > 0.95 * r.perfect)
     assert w.explorer is not None
+
+
+def test_fec_crossover_against_the_coded_classical_baseline():
+    """Against the same code over classical bits on the same channel, the break-even falls from
+    F = 0.975 to about 0.948: the advantage crosses 1 there."""
+    F = nl.fec_crossover(1.0, baseline="coded")
+    assert 0.94 < F < nl.fec_crossover(1.0) - 0.02
+    adv = [
+        qr.expected_net_factor("fec", link=Link(channel_fidelity=f)).advantage
+        for f in (F - 1e-4, F + 1e-4)
+    ]
+    assert adv[0] < 1.0 < adv[1]
+    with pytest.raises(ValueError, match="baseline"):
+        nl.fec_crossover(1.0, baseline="bits")

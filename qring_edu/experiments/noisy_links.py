@@ -472,18 +472,27 @@ def _bisect(f, lo: float, hi: float, iters: int = 60) -> float:
 
 
 def fec_crossover(
-    target: float = 1.0, *, block_length: int = 255, scheme: str = "fec", rounds: int = 1
+    target: float = 1.0,
+    *,
+    baseline: str = "noiseless",
+    block_length: int = 255,
+    scheme: str = "fec",
+    rounds: int = 1,
 ) -> float:
     """The channel fidelity (pairs over the same channel) at which the expected online factor
-    of ``scheme`` (``"fec"`` or ``"distill+fec"``) reaches ``target`` (in (0, 2)), by bisection on
-    [0.5, 1]; where no code fits the factor counts as 0.
+    of ``scheme`` (``"fec"`` or ``"distill+fec"``) reaches ``target`` (in (0, 2)) times the
+    classical ``baseline``: ``"noiseless"`` (one bit per use) or ``"coded"`` (the same code
+    sent as classical bits over the same channel, :attr:`NetFactor.advantage
+    <qring_edu.protection.NetFactor.advantage>`). Bisection on [0.5, 1]; where no code fits the
+    factor counts as 0.
 
     Examples
     --------
-    >>> round(fec_crossover(1.0), 3)
-    0.975
+    >>> round(fec_crossover(1.0), 3), round(fec_crossover(1.0, baseline="coded"), 3)
+    (0.975, 0.948)
     """
     target = check_float(target, "target", 0.0, 2.0, lo_open=True)
+    baseline = check_choice(baseline, "baseline", ("noiseless", "coded"))
     scheme = check_choice(scheme, "scheme", ("fec", "distill+fec"))
     n = check_int(block_length, "block_length", 9, 255)
     rounds = check_int(rounds, "rounds", 1, 20)
@@ -491,10 +500,12 @@ def fec_crossover(
 
     def f(F):
         nf = _net_factor(prot, Link(channel_fidelity=F))
-        return (0.0 if nf is None else nf.online) - target
+        if nf is None:
+            return -target
+        return (nf.online if baseline == "noiseless" else nf.advantage) - target
 
     if f(1.0) < 0:
-        top = f"{f(1.0) + target:.4f} (the noiseless factor of block_length {n})"
+        top = f"{f(1.0) + target:.4f} (its value at F = 1, block_length {n})"
         raise ValueError(f"target must be at most {top}, got {target:g}")
     return _bisect(f, 0.5 + 1e-9, 1.0)
 

@@ -55,6 +55,7 @@ __all__ = [
     "memory_dephasing",
     "effective_fidelity",
     "Link",
+    "fibre_transmission",
     "message_rng",
     "Noise",
     "draw_noise",
@@ -249,6 +250,38 @@ class Link:
     def noiseless(self) -> bool:
         """Every symbol arrives, right: no Pauli error and no loss."""
         return self.errors.error_rate == 0.0 and self.transmission == 1.0
+
+
+def fibre_transmission(
+    distance_km: float,
+    *,
+    attenuation_db_per_km: float = 0.2,
+    source_efficiency: float = 1.0,
+    detector_efficiency: float = 1.0,
+) -> float:
+    """The link's transmission η: the probability that a photon sent over ``distance_km`` of
+    fibre is detected at the far end,
+
+        η = source_efficiency · 10^(−attenuation_db_per_km · distance_km / 10) · detector_efficiency.
+
+    ``attenuation_db_per_km``: 0.2 dB/km is the conventional round figure for telecom fibre at
+    1550 nm (so 10^(−0.02 L)); ``source_efficiency``: probability that the node puts its photon
+    into the fibre; ``detector_efficiency``: probability that an arriving photon is detected.
+    Each factor is a heralded loss: the receiver knows which photons did not arrive
+    (``Link(transmission=η)``; book/04_noisy_links.ipynb).
+
+    Examples
+    --------
+    >>> round(fibre_transmission(50.0), 6)                   # 10 dB: a tenth arrives
+    0.1
+    >>> round(fibre_transmission(0.0, source_efficiency=0.5, detector_efficiency=0.9), 3)
+    0.45
+    """
+    L = check_float(distance_km, "distance_km", 0.0)
+    alpha = check_float(attenuation_db_per_km, "attenuation_db_per_km", 0.0)
+    src = check_float(source_efficiency, "source_efficiency", 0.0, 1.0, lo_open=True)
+    det = check_float(detector_efficiency, "detector_efficiency", 0.0, 1.0, lo_open=True)
+    return src * det * 10.0 ** (-alpha * L / 10.0)
 
 
 def message_rng(seed: np.random.SeedSequence, step: int, sender: int) -> np.random.Generator:

@@ -216,13 +216,13 @@ class Protected:
         if code is None:  # distilled pairs, uncoded stream
             n = symbols(words.size * bits)
             noise = draw_noise(n, errors, rng, eta)
-            sent, acks = noise.sent, 0
+            sent, acks, arrived = noise.sent, 0, n
             if noise.positions.size:
                 received = words.copy()
                 flip_bits(received, bits, noise.positions, noise.codes)
         else:
             received, out = _coded(words, bits, code, errors, rng, self.protection, seed, sender)
-            sent = _delivered(out.qubits, eta, rng)
+            sent, arrived = _delivered(out.qubits, eta, rng), out.qubits
             acks = out.ack_bits
             extra = {
                 "blocks": out.blocks,
@@ -245,6 +245,7 @@ class Protected:
             ebits=sent,
             offline_qubits=_delivered(raw, eta, rng),
             offline_bits=announced + key,
+            lost=sent - arrived,  # heralded losses: each burnt its pair and was sent again
             **extra,
         )
         return received

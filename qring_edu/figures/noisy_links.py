@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # annotations only: the results come from the experiments flo
     from ..experiments.noisy_links import (
         CapacitySweep,
         DistillationSweep,
+        LossSweep,
         NetFactorSweep,
         ProtectedTraining,
     )
@@ -30,6 +31,7 @@ __all__ = [
     "plot_capacities",
     "plot_distillation",
     "plot_net_factors",
+    "plot_loss",
     "plot_protected_training",
 ]
 
@@ -42,6 +44,7 @@ COLOURS = {
     "bound": "#b22222",
     "assisted": "#7b3fa0",
     "unassisted": "#444444",
+    "coded classical": "#6d6d6d",
 }
 
 
@@ -190,7 +193,8 @@ _LABELS = {
 def plot_net_factors(sweep: NetFactorSweep) -> Figure:
     """Net online factor (classical ring bits per online channel use) of the four schemes
     against the channel fidelity, with the bound C_E(F_eff), BSST's C_E(F), the unassisted C(F)
-    and the classical ring's 1. "none" and "distill" keep the factor 2 but deliver wrong data
+    and both classical baselines: noiseless bits (1) and the same code sent as classical bits
+    over the same channel. "none" and "distill" keep the factor 2 but deliver wrong data
     (grey/orange dotted); the chosen scheme is drawn thick and its value at the chosen F marked.
     Right: the chosen point's numbers.
 
@@ -239,7 +243,15 @@ def plot_net_factors(sweep: NetFactorSweep) -> Figure:
         ls=":",
         label="$C(F)$: the qubit channel without entanglement",
     )
-    ax.axhline(1.0, color="k", lw=0.9, label="classical ring: 1")
+    ax.axhline(1.0, color="k", lw=0.9, label="classical ring, noiseless bits: 1")
+    ax.plot(
+        F,
+        sweep.classical,
+        color=COLOURS["coded classical"],
+        lw=1.6,
+        ls=(0, (6, 2, 1, 2)),
+        label="classical ring, same code, bits over the same channel",
+    )
     for s in ("none", "distill", "fec", "distill+fec"):
         lw = 3.0 if s == sweep.scheme else 1.6
         ls = "-" if sweep.reliable[s] else (0, (1, 1.5))
@@ -272,6 +284,8 @@ def plot_net_factors(sweep: NetFactorSweep) -> Figure:
             f"online factor: {p.online:.4f}",
             f"lifetime factor: {p.lifetime:.4f}",
             f"bound C_E: {p.bound:.4f}",
+            f"classical baseline: {p.classical:.4f}",
+            f"advantage over it: {p.advantage:.4f}",
             f"symbol error: {p.symbol_error:.4g}",
             "data: correct" if p.reliable else "data: WRONG (nothing corrects it)",
         ]
@@ -300,6 +314,73 @@ def plot_net_factors(sweep: NetFactorSweep) -> Figure:
         fontsize=8.5,
         family="monospace",
         transform=ax_t.transAxes,
+    )
+    fig.tight_layout()
+    return fig
+
+
+def plot_loss(sweep: LossSweep) -> Figure:
+    """Net online factor against fibre distance (bottom axis) and transmission η (top axis):
+    a link whose only imperfection is loss (``2 η``, also ``C_E`` of the pure erasure channel),
+    the "fec" scheme on the lossy depolarising link and its bound ``η C_E(F_eff)``, and the two
+    classical baselines (noiseless bits: 1; the same code sent as bits over the same channel),
+    which loss does not touch (a bright pulse is dimmed, not erased). A dotted line marks the
+    distance at which ``2 η = 1``.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.noisy_links import loss_sweep
+    >>> from qring_edu.figures.noisy_links import plot_loss
+    >>> fig = plot_loss(loss_sweep(0.99, distances=[0.0, 10.0, 20.0]))
+    >>> fig.axes[0].get_xlabel()
+    'fibre length L (km)'
+    """
+    L, eta = sweep.distances, sweep.transmissions
+    fig = Figure(figsize=(8.0, 4.6))
+    ax = fig.add_subplot()
+    ax.plot(
+        L, sweep.perfect, color=COLOURS["assisted"], lw=2.2, label=r"loss only: $2\eta$ ($= C_E$)"
+    )
+    ax.plot(
+        L, sweep.bound, color=COLOURS["bound"], lw=1.4, ls="--",
+        label=rf"bound $\eta\,C_E(F_\mathrm{{eff}})$, $F$ = {sweep.channel_fidelity:g}",
+    )  # fmt: skip
+    ax.plot(
+        L, sweep.fec, color=COLOURS["fec"], lw=2.2,
+        label=f"fec on the lossy link, $F$ = {sweep.channel_fidelity:g}",
+    )  # fmt: skip
+    ax.axhline(1.0, color="k", lw=0.9, label="classical ring, noiseless bits: 1")
+    ax.axhline(
+        sweep.classical, color=COLOURS["coded classical"], lw=1.6, ls=(0, (6, 2, 1, 2)),
+        label="classical ring, same code, bits over the same channel",
+    )  # fmt: skip
+    if np.isfinite(sweep.break_even_km):
+        ax.axvline(sweep.break_even_km, color="k", lw=0.8, ls=":")
+        ax.annotate(
+            rf"$\eta = 1/2$: {sweep.break_even_km:.1f} km",
+            (sweep.break_even_km, 0.08), xytext=(4, 0), textcoords="offset points", fontsize=8,
+        )  # fmt: skip
+    ax.set_xlim(L.min(), L.max())
+    ax.set_ylim(0, 2.1)
+    ax.set_xlabel("fibre length L (km)")
+    ax.set_ylabel("net online factor (bits per photon sent)")
+    # the top axis: eta at each distance (fibre_transmission, inverted for the tick positions)
+    e0, a = sweep.efficiency, sweep.attenuation_db_per_km
+    if a > 0 and L.max() > L.min():
+        top = ax.secondary_xaxis(
+            "top",
+            functions=(
+                lambda x: e0 * 10.0 ** (-a * np.asarray(x) / 10.0),
+                lambda y: -10.0 / a * np.log10(np.clip(np.asarray(y), 1e-300, None) / e0),
+            ),
+        )
+        ticks = [t for t in (1.0, 0.8, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1) if eta.min() <= t <= eta.max()]
+        top.set_xticks(ticks)
+        top.set_xlabel(r"transmission $\eta$")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="upper right")
+    ax.set_title(
+        f"Photons get lost: source × detector efficiency {e0:.2f}, {a:g} dB/km", fontsize=10
     )
     fig.tight_layout()
     return fig

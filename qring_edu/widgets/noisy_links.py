@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from ..experiments.noisy_links import net_factor_sweep, protected_training
-from ..figures.noisy_links import plot_net_factors, plot_protected_training
+from ..experiments.noisy_links import loss_sweep, net_factor_sweep, protected_training
+from ..figures.noisy_links import plot_loss, plot_net_factors, plot_protected_training
 from ..protection import SCHEMES
 from ._base import LiveFigure, wide_descriptions
 
-__all__ = ["net_factor_widget", "protected_training_widget"]
+__all__ = ["net_factor_widget", "loss_widget", "protected_training_widget"]
 
 
 def net_factor_widget(
@@ -68,6 +68,55 @@ def net_factor_widget(
         {
             "channel_fidelity": sorted({0.95, 0.97, 0.98, 0.99, 0.999, channel_fidelity}),
             "scheme": None,
+        },
+    )
+
+
+def loss_widget(channel_fidelity: float = 0.99, efficiency: float = 1.0) -> LiveFigure:
+    """Channel fidelity and source × detector efficiency (η at zero distance) -> the net
+    online factor against fibre length (0.2 dB/km) and transmission η, with both classical
+    baselines (closed forms, well under a second per setting).
+
+    Examples
+    --------
+    >>> from qring_edu.widgets.noisy_links import loss_widget
+    >>> live = loss_widget()
+    >>> live.result
+    LossSweep(channel_fidelity=0.99, source_efficiency=1, detector_efficiency=1, attenuation_db_per_km=0.2, break_even_km=15.05)
+    >>> live.controls["efficiency"].value = 0.45
+    >>> live.result.break_even_km
+    nan
+    """
+    controls = {
+        "channel_fidelity": widgets.FloatSlider(
+            value=channel_fidelity,
+            min=0.98,
+            max=1.0,
+            step=0.001,
+            readout_format=".3f",
+            description="fidelity F",
+        ),
+        "efficiency": widgets.FloatSlider(
+            value=efficiency,
+            min=0.05,
+            max=1.0,
+            step=0.01,
+            readout_format=".2f",
+            description="source × detector efficiency",
+        ),
+    }
+    wide_descriptions(controls)
+
+    def compute(channel_fidelity, efficiency):
+        return loss_sweep(channel_fidelity, source_efficiency=efficiency)
+
+    w = LiveFigure(compute, plot_loss, controls, title="Net online factor of a lossy link")
+    return w.explore(
+        loss_widget,
+        dict(channel_fidelity=channel_fidelity, efficiency=efficiency),
+        {
+            "channel_fidelity": sorted({0.98, 0.99, 0.995, 0.999, 1.0, channel_fidelity}),
+            "efficiency": sorted({0.1, 0.25, 0.45, 0.6, 0.8, 1.0, efficiency}),
         },
     )
 

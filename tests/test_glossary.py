@@ -42,7 +42,6 @@ GLOSSARY = BOOK / "glossary.md"
 FIRST_USE_ALLOWLIST: dict[str, str] = {
     "BBPSSW protocol": "04_noisy_links",
     "bilateral CNOT": "04_noisy_links",
-    "heralded": "04_noisy_links",
     "recurrence protocol": "04_noisy_links",
     "error exponent": "05_vga",
     "ideal functionality": "05_vga",

@@ -415,7 +415,7 @@ def test_chapters_1_and_5_worked_answers(check, right, wrong, args, kwargs):
 
 
 # ---------------------------------------------------------------------------------------------
-# Chapter 6 (alignment and sign auditing): the new exercises' worked answers, the worked
+# Chapters 7 and 8 (GapIP, TieAudit): the new exercises' worked answers, the worked
 # solutions of the two code-graded exercises, and the reading time stated at the top
 # ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(

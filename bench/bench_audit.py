@@ -7,7 +7,7 @@
 * one quantum TieAudit estimate at P = 2^20, eps = 0.05 (target: within 5 s), and the ratio to
   the classical subset protocol's simulation time; the verified protocol (hidden tests, twirl,
   Freedman interval) through a depolarising channel;
-* the scaling experiments shared with chapter 6 and the tests: GapIP log-log slopes at P = 2^16
+* the scaling experiments shared with chapters 7 and 8 and the tests: GapIP log-log slopes at P = 2^16
   (quantum near 1, classical near 2; Hoeffding bounds on both sides) and the TieAudit crossover
   and classical slope;
 * the full GapIP comparison (the chapter shows a smaller grid): P = 2^16, 25 margins from 0.4 to
@@ -147,7 +147,7 @@ def run(out: Callable[[str], None], repeats: int) -> list[tuple[str, str, str, b
         )
     )
 
-    # The full comparison (chapter 6 shows 19 margins x 10 instances).
+    # The full comparison (chapter 7 shows 19 margins x 10 instances).
     t0 = time.perf_counter()
     cmp_ = gapip_comparison(
         np.geomspace(0.4, 1e-4, 25),

@@ -1,4 +1,4 @@
-"""GapIP_τ: margin-based alignment testing between a server and a client (book/06_alignment.ipynb).
+"""GapIP_τ: margin-based alignment testing between a server and a client (book/07_gapip.ipynb).
 
 The server holds ``g`` (e.g. the aggregated gradient), the client its own ``h``: real vectors of
 length ``P``, normalised here. Promise: ``c = <g, h>`` is either ``>= tau`` ("aligned") or

@@ -1,4 +1,4 @@
-"""TieAudit_ε: sign-consistency auditing over a hidden matching (book/06_alignment.ipynb).
+"""TieAudit_ε: sign-consistency auditing over a hidden matching (book/08_tieaudit.ipynb).
 
 The server holds signs ``s in {±1}^P``, ``P = 2^n``; the client a private matching ``M`` of
 ``m`` disjoint pairs covering the fraction ``alpha = 2m/P`` of the coordinates (hidden-matching

@@ -415,7 +415,7 @@ def test_chapters_1_and_5_worked_answers(check, right, wrong, args, kwargs):
 
 
 # ---------------------------------------------------------------------------------------------
-# Chapter 6 (alignment and sign auditing): the new exercises' worked answers, the worked
+# Chapters 7 and 8 (GapIP, TieAudit): the new exercises' worked answers, the worked
 # solutions of the two code-graded exercises, and the reading time stated at the top
 # ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
@@ -433,11 +433,11 @@ def test_chapters_1_and_5_worked_answers(check, right, wrong, args, kwargs):
         ),
     ],
 )
-def test_chapter6_worked_answers(check, right, wrong, args):
+def test_chapters_7_8_worked_answers(check, right, wrong, args):
     assert check(right, *args).passed and not check(wrong, *args).passed
 
 
-def test_chapter6_worked_solutions_of_the_code_exercises_pass():
+def test_chapters_7_8_worked_solutions_of_the_code_exercises_pass():
     """The solutions printed in the chapter's dropdowns (copied verbatim)."""
 
     def my_not_ah_probability(g, h, k):
@@ -456,8 +456,7 @@ def test_chapter6_worked_solutions_of_the_code_exercises_pass():
 
     assert ex_gapip.check_pingpong_probability(my_not_ah_probability).passed
     assert ex_tieaudit.check_tieaudit_measurement(my_outcomes).passed
-    nb = _chapter6()
-    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    text = "\n".join(c.source for c in _chapters_7_8() if c.cell_type == "markdown")
     for line in (
         "state = 2 * a_h * (a_h @ state) - state  # client: R_h",
         "return (a + b) ** 2 / 2, (a - b) ** 2 / 2",
@@ -465,45 +464,15 @@ def test_chapter6_worked_solutions_of_the_code_exercises_pass():
         assert line in text
 
 
-def _chapter6():
+def _chapters_7_8():
+    """The cells of the GapIP and TieAudit chapters, in order."""
     from pathlib import Path
 
     import nbformat
 
-    return nbformat.read(Path(__file__).resolve().parent.parent / "book" / "06_alignment.ipynb", 4)
-
-
-def test_chapter6_reading_time_matches_the_text():
-    """'About N minutes: W words ... C code cells and F figures': recount (visible markdown and
-    code cells before the exercises, PNG outputs), 200 words a minute plus half a minute each."""
-    if _boxed("06_alignment.ipynb"):
-        pytest.skip("the reading box is written by the tool (tests/test_reading_boxes.py)")
-    import re
-
-    nb = _chapter6()
-    words = cells = figures = 0
-    for c in nb.cells:
-        if "remove-cell" in c.metadata.get("tags", []):
-            continue
-        if c.cell_type == "markdown" and c.source.lstrip().startswith("## Exercises"):
-            break
-        if c.cell_type == "markdown":
-            text = "\n".join(
-                line
-                for line in _unrole(c.source).splitlines()
-                if not re.match(r"\s*(```|:::|:[a-z]+:)", line)
-            )
-            words += len(text.split())
-        else:
-            cells += 1
-            figures += sum("image/png" in o.get("data", {}) for o in c.get("outputs", []))
-    stated = re.search(
-        r"About (\d+) minutes: ([\d,]+) words of text at 200 words per\s+minute, "
-        r"plus half a minute for each of the (\d+) code cells and (\d+) figures",
-        "\n".join(c.source for c in nb.cells if c.cell_type == "markdown"),
-    )
-    assert stated, "the reading-time sentence is missing"
-    minutes, w, n_cells, n_figs = (int(v.replace(",", "")) for v in stated.groups())
-    assert (n_cells, n_figs) == (cells, figures)
-    assert abs(w - words) <= 0.03 * words
-    assert abs(minutes - (words / 200 + 0.5 * (cells + figures))) <= 5
+    book = Path(__file__).resolve().parent.parent / "book"
+    return [
+        c
+        for name in ("07_gapip", "08_tieaudit")
+        for c in nbformat.read(book / f"{name}.ipynb", 4).cells
+    ]

@@ -473,7 +473,7 @@ def test_markdown_table(claims):
 
 
 def test_renderers_reject_non_claims():
-    assert chapter_label("06_alignment") == "Chapter 6" and chapter_label("notes") == "notes"
+    assert chapter_label("07_gapip") == "Chapter 7" and chapter_label("notes") == "notes"
     assert verdict_label("partly") == "◐ partly"
     with pytest.raises(ValueError, match="verdict must be one of"):
         verdict_label("maybe")

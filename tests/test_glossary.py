@@ -46,7 +46,6 @@ FIRST_USE_ALLOWLIST: dict[str, str] = {
     "error exponent": "05_vga",
     "ideal functionality": "05_vga",
     "total-variation distance": "05_vga",
-    "union bound": "06_alignment",
 }
 
 

@@ -128,7 +128,7 @@ __all__ = [
     "check_last_announcement",
     "check_phase_angle",
     "check_transcript_count",
-    # chapter 6 (alignment and sign auditing)
+    # chapters 7 and 8 (GapIP, TieAudit)
     "check_calibrated_estimate",
     "check_crossover",
     "check_expected_y",

@@ -1,4 +1,4 @@
-"""Exercise checkers of the TieAudit chapter (book/06_alignment.ipynb; presentation floor).
+"""Exercise checkers of the TieAudit chapter (book/08_tieaudit.ipynb; presentation floor).
 
 Every ``check_<name>(answer, ...)`` compares the student's answer with the library and returns a
 :class:`~qring_edu.exercises.Feedback`. ``answer=None`` means "not attempted"; any other input,

@@ -336,9 +336,9 @@ def gapip_claim(seed: int = 0, trials: int = 10, old_trials: int = 3) -> Claim:
         claim="GapIP_τ: quadratic quantum advantage for margin-based alignment testing",
         paper_figure="quantum Õ(τ⁻¹ log P) qubits vs classical Õ(min(τ⁻², P)) bits",
         computed=computed,
-        chapter="06_alignment",
+        chapter="07_gapip",
         caveat="Iterative amplitude estimation and the sign sketch are the book's choices "
-        "(phase estimation works too, chapter 6). The "
+        "(phase estimation works too, chapter 7). The "
         "window ends come from local power-law fits to the mean quantum cost of "
         f"{trials} instances per τ: moving every mean by ±2 standard errors moves the "
         f"upper end within {_tau(band_hi[0])}–{_tau(band_hi[1])} and the lower end within "
@@ -483,7 +483,7 @@ def tieaudit_claim(seed: int = 0, eps: float = 0.05) -> Claim:
         claim="TieAudit_ε: exponential quantum advantage for sign-consistency auditing",
         paper_figure="quantum O(ε⁻² log P) qubits vs classical one-way Ω(√P) bits",
         computed=computed,
-        chapter="06_alignment",
+        chapter="08_tieaudit",
         caveat="Quantum copies from a Bernstein-type bound, O(log(1/δ)/(α ε²)); the classical "
         "column is our random-subset protocol, O(√(P/α)/ε) bits, and the lower bound has "
         "no proven 1/ε factor.",

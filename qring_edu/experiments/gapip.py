@@ -1,4 +1,4 @@
-"""Experiments of the GapIP chapter (book/06_alignment.ipynb): scaling laws of GapIP_τ, the
+"""Experiments of the GapIP chapter (book/07_gapip.ipynb): scaling laws of GapIP_τ, the
 simulation paths of one shot, the pass schedule of the ping-pong, and the cost windows with one
 family of bounds on both sides.
 

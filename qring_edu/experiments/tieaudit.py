@@ -1,4 +1,4 @@
-"""Experiments of the TieAudit chapter (book/06_alignment.ipynb): instances, costs against ``P``
+"""Experiments of the TieAudit chapter (book/08_tieaudit.ipynb): instances, costs against ``P``
 and the crossovers per family of bounds, one-way against two-message communication, the noise
 threshold and its crossover, and what the chapter's widgets compute.
 

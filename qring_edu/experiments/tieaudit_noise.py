@@ -1,4 +1,4 @@
-"""Experiments of the TieAudit chapter (book/06_alignment.ipynb) on untrusted channels: the
+"""Experiments of the TieAudit chapter (book/08_tieaudit.ipynb) on untrusted channels: the
 verified protocol (hidden tests, twirl, Freedman interval) against depolarising noise, the
 data-only attack and dephasing, what goes wrong without the twirl, and the coverage of the
 intervals against sources that adapt copy by copy.

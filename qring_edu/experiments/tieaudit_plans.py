@@ -1,4 +1,4 @@
-"""Experiments of the TieAudit chapter (book/06_alignment.ipynb): the exact law of the
+"""Experiments of the TieAudit chapter (book/08_tieaudit.ipynb): the exact law of the
 estimators and the exact plans, against Hoeffding's and Bernstein's (independent copies, a
 trusted noiseless channel).
 

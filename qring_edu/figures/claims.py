@@ -43,7 +43,7 @@ _CELL = "padding:0.35em 0.5em;border-top:1px solid #ccc;vertical-align:top;text-
 
 
 def chapter_label(doc: str) -> str:
-    """``"06_alignment"`` -> ``"Chapter 6"`` (the leading number of a chapter notebook's name);
+    """``"07_gapip"`` -> ``"Chapter 7"`` (the leading number of a chapter notebook's name);
     other names are returned unchanged.
 
     Examples

@@ -1,4 +1,4 @@
-"""Figures of the GapIP chapter (book/06_alignment.ipynb; presentation floor).
+"""Figures of the GapIP chapter (book/07_gapip.ipynb; presentation floor).
 
 Pure functions: library results in, a new ``matplotlib.figure.Figure`` out; nothing is displayed
 and no pyplot state is touched.

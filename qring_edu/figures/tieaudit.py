@@ -1,4 +1,4 @@
-"""Figures of the TieAudit chapter (book/06_alignment.ipynb; presentation floor).
+"""Figures of the TieAudit chapter (book/08_tieaudit.ipynb; presentation floor).
 
 Pure functions: library results in, a new ``matplotlib.figure.Figure`` out; nothing is displayed
 and no pyplot state is touched. The colours and the circuit drawer are the GapIP chapter's

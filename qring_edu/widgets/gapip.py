@@ -1,4 +1,4 @@
-"""Widgets of the GapIP chapter (book/06_alignment.ipynb; presentation floor): factories only.
+"""Widgets of the GapIP chapter (book/07_gapip.ipynb; presentation floor): factories only.
 
 The factory wires controls to one experiment of :mod:`qring_edu.experiments.gapip` and one
 figure of :mod:`qring_edu.figures.gapip` through :class:`~qring_edu.widgets.LiveFigure`; nothing

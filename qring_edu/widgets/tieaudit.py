@@ -1,4 +1,4 @@
-"""Widgets of the TieAudit chapter (book/06_alignment.ipynb; presentation floor): factories only.
+"""Widgets of the TieAudit chapter (book/08_tieaudit.ipynb; presentation floor): factories only.
 
 Each factory wires controls to one experiment of :mod:`qring_edu.experiments.tieaudit` and one
 figure of :mod:`qring_edu.figures.tieaudit` through :class:`~qring_edu.widgets.LiveFigure`;

@@ -73,7 +73,7 @@ def _draw_runs(ax_loss, ax_acc, ax_div, runs, labels, *, legend_loss: bool = Tru
             style,
             lw=1.4,
             color=line.get_color(),
-            label=f"{label}: final max|w_k−w_0| = {run.divergence:.3g}",
+            label=f"{label}: final spread {spread[-1]:.3g}",  # the plotted quantity's value
         )
     ax_loss.set_ylabel("training loss (cross-entropy)")
     ax_acc.set_ylabel("training accuracy")
@@ -91,8 +91,9 @@ def plot_training_runs(runs: Sequence[TrainingRun], labels: Sequence[str] | None
 
     Left: training loss (mean over replicas; the band spans the replicas' min..max). Middle:
     training accuracy (mean). Right: spread of the replicas' losses (max − min) per step, zero
-    while all replicas hold identical weights; the legend gives each run's final weight
-    divergence ``max |w_k − w_0|``.
+    while all replicas hold identical weights; the legend gives each run's final spread (the
+    weight divergence ``max |w_k − w_0|`` is :attr:`~qring_edu.TrainingRun.divergence`, in
+    :func:`~qring_edu.experiments.training.training_table`).
 
     Examples
     --------
@@ -112,7 +113,7 @@ def plot_training_runs(runs: Sequence[TrainingRun], labels: Sequence[str] | None
     _draw_runs(ax_loss, ax_acc, ax_div, runs, labels)
     ax_loss.set_title("Loss")
     ax_acc.set_title("Accuracy")
-    ax_div.set_title("Replica disagreement")
+    ax_div.set_title("Replica disagreement: loss spread")
     fig.suptitle(f"Data-parallel training, P = {runs[0].workers} workers", fontsize=11)
     fig.tight_layout()
     return fig
@@ -174,7 +175,7 @@ def plot_learner_comparison(result: LearnerComparison) -> Figure:
         )
         row[0].set_title(f"{title}\nLoss", fontsize=9, loc="left")
         row[1].set_title("Accuracy", fontsize=9)
-        row[2].set_title("Replica disagreement", fontsize=9)
+        row[2].set_title("Replica disagreement: loss spread", fontsize=9)
     fig.suptitle(
         f"Both learners over both rings, P = {result.workers} workers, "
         f"{result.steps} steps, seed {result.seed}",

@@ -22,7 +22,12 @@ from ._base import nonempty, plot_circuits
 if TYPE_CHECKING:  # annotations only: the results come from the floors below
     from qiskit import QuantumCircuit
 
-    from ..experiments.training import LearnerComparison, LearnerTraining, TrainingComparison
+    from ..experiments.training import (
+        CompressionComparison,
+        LearnerComparison,
+        LearnerTraining,
+        TrainingComparison,
+    )
     from ..training import TrainingRun
 
 __all__ = [
@@ -32,6 +37,7 @@ __all__ = [
     "plot_learner_training",
     "plot_vqc_circuit",
     "plot_ddp_hook_flow",
+    "plot_compression",
 ]
 
 #: One colour per transport / role, as in :mod:`qring_edu.figures.superdense_ring`.
@@ -439,4 +445,62 @@ def plot_ddp_hook_flow(workers: int = 4) -> Figure:
         f"The ring as a DDP communication hook: one bucket on rank r of P = {P}", fontsize=12.5
     )
     fig.tight_layout()
+    return fig
+
+
+def plot_compression(result: CompressionComparison) -> Figure:
+    """Classical compression beside the superdense ring
+    (:class:`~qring_edu.experiments.training.CompressionComparison`).
+
+    Left: online channel uses per link and training step (log scale; classical bits in blue,
+    qubits in orange; the ring's classical header bits hatched on top). Right: held-out accuracy
+    of rank 0's replica, every run from the same seeds.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.training import CompressionComparison, CompressionRun
+    >>> from qring_edu.figures.training import plot_compression
+    >>> runs = (CompressionRun("built-in", "bits", 1e5, None, 0.97, True),
+    ...         CompressionRun("superdense", "qubits", 2.5e4, 256.0, 0.97, True))
+    >>> fig = plot_compression(CompressionComparison(2, 20, 5, 4482, runs, {}))
+    >>> fig.axes[0].get_xscale(), len(fig.axes)
+    ('log', 2)
+    """
+    runs = nonempty(result.runs, "result.runs", "CompressionRun")
+    fig = Figure(figsize=(11, 0.42 * len(runs) + 1.4), layout="constrained")
+    ax_use, ax_acc = fig.subplots(1, 2, sharey=True, width_ratios=(3, 1))
+    y = np.arange(len(runs))[::-1]
+    for yi, run in zip(y, runs):
+        colour = COLOURS["superdense" if run.carried == "qubits" else "classical"]
+        ax_use.barh(yi, run.per_link, color=colour, height=0.7)
+        if run.header_bits:
+            ax_use.barh(
+                yi,
+                run.header_bits,
+                left=run.per_link,
+                height=0.7,
+                color="none",
+                edgecolor=COLOURS["header"],
+                hatch="////",
+                lw=0.5,
+            )
+        ax_use.text(
+            run.per_link * 1.05, yi, f"{run.per_link:,.0f} {run.carried}", va="center", fontsize=8
+        )
+        ax_acc.plot(run.accuracy, yi, "o", color=colour)
+    ax_use.set_yticks(y, [r.label for r in runs], fontsize=8)
+    ax_use.set_xscale("log")
+    top = max(r.per_link + (r.header_bits or 0) for r in runs)
+    ax_use.set_xlim(min(r.per_link for r in runs) / 2, top * 6)
+    ax_use.set_xlabel("online channel uses per link and step (hatched: header bits)")
+    ax_acc.set_xlabel("held-out accuracy")
+    accs = [r.accuracy for r in runs]
+    ax_acc.set_xlim(min(accs) - 0.01, max(accs) + 0.01)
+    for ax in (ax_use, ax_acc):
+        ax.grid(axis="x", alpha=0.3)
+    fig.suptitle(
+        f"{result.n_params:,} parameters, P = {result.workers}, {result.steps} steps "
+        f"(traffic counted after {result.warmup} warm-up steps)",
+        fontsize=10,
+    )
     return fig

@@ -22,12 +22,8 @@ from ._base import nonempty, plot_circuits
 if TYPE_CHECKING:  # annotations only: the results come from the floors below
     from qiskit import QuantumCircuit
 
-    from ..experiments.training import (
-        CompressionComparison,
-        LearnerComparison,
-        LearnerTraining,
-        TrainingComparison,
-    )
+    from ..experiments import training as experiments
+    from ..experiments.training import LearnerComparison, LearnerTraining, TrainingComparison
     from ..training import TrainingRun
 
 __all__ = [
@@ -331,16 +327,21 @@ def plot_ddp_hook_flow(workers: int = 4) -> Figure:
         fontsize=11.5,
         weight="bold",
     )
-    _box(
-        ax,
-        3.3,
-        3.05,
-        2.3,
-        0.75,
-        "1. header: an all-reduce\n(MAX) of 4 numbers\nper bucket",
-        "#f0f0f0",
-        fontsize=9,
+    # fmt: off
+    steps = (  # (x, y, width, height, text, colour): the hook's boxes and what follows them
+        (3.3, 3.05, 2.3, 0.75, "1. header: an all-reduce\n(MAX) of 4 numbers\nper bucket", "#f0f0f0"),
+        (3.3, 1.45, 2.3, 0.75, "2. encode: b-bit words at\nthe scale of the largest |g|,\nP chunks",
+         "#f0f0f0"),
+        (8.75, 3.3, 2.05, 0.8, "4. decode, ÷ P:\nthe averaged bucket\n(error ≤ M/(2m), M: the scale)",
+         "#f0f0f0"),
+        (8.75, 1.95, 2.05, 0.8, "Future of the bucket\n→ DDP copies it into\nthe .grad tensors",
+         COLOURS["future"]),
+        (8.75, 0.6, 2.05, 0.8, "optimizer.step()\n(model, loss, optimizer\nunchanged)",
+         COLOURS["compute"]),
     )
+    # fmt: on
+    for x, y, w, h, text, colour in steps:
+        _box(ax, x, y, w, h, text, colour, fontsize=9)
     ax.text(
         4.45,
         2.93,
@@ -349,16 +350,6 @@ def plot_ddp_hook_flow(workers: int = 4) -> Figure:
         va="top",
         fontsize=8.5,
         color=COLOURS["header"],
-    )
-    _box(
-        ax,
-        3.3,
-        1.45,
-        2.3,
-        0.75,
-        "2. encode: b-bit words at\nthe scale of the largest |g|,\nP chunks",
-        "#f0f0f0",
-        fontsize=9,
     )
     _arrow(ax, (4.45, 2.45), (4.45, 2.22))
     # the ring of P ranks
@@ -408,38 +399,8 @@ def plot_ddp_hook_flow(workers: int = 4) -> Figure:
     )
     _arrow(ax, (5.6, 1.82), (cx - rad - 0.3, cy - 0.2))
     # 4. decode -> future -> optimizer
-    _box(
-        ax,
-        8.75,
-        3.3,
-        2.05,
-        0.8,
-        "4. decode, ÷ P:\nthe averaged bucket\n(error ≤ M/(2m), M: the scale)",
-        "#f0f0f0",
-        fontsize=9,
-    )
     _arrow(ax, (cx + rad + 0.25, cy + 0.2), (8.72, 3.6))
-    _box(
-        ax,
-        8.75,
-        1.95,
-        2.05,
-        0.8,
-        "Future of the bucket\n→ DDP copies it into\nthe .grad tensors",
-        COLOURS["future"],
-        fontsize=9,
-    )
     _arrow(ax, (9.78, 3.28), (9.78, 2.78))
-    _box(
-        ax,
-        8.75,
-        0.6,
-        2.05,
-        0.8,
-        "optimizer.step()\n(model, loss, optimizer\nunchanged)",
-        COLOURS["compute"],
-        fontsize=9,
-    )
     _arrow(ax, (9.78, 1.93), (9.78, 1.43))
     ax.set_title(
         f"The ring as a DDP communication hook: one bucket on rank r of P = {P}", fontsize=12.5
@@ -448,59 +409,33 @@ def plot_ddp_hook_flow(workers: int = 4) -> Figure:
     return fig
 
 
-def plot_compression(result: CompressionComparison) -> Figure:
-    """Classical compression beside the superdense ring
-    (:class:`~qring_edu.experiments.training.CompressionComparison`).
-
-    Left: online channel uses per link and training step (log scale; classical bits in blue,
-    qubits in orange; the ring's classical header bits hatched on top). Right: held-out accuracy
-    of rank 0's replica, every run from the same seeds.
+def plot_compression(result: experiments.CompressionComparison) -> Figure:
+    """Online channel uses per link and training step of each run of a
+    :class:`~qring_edu.experiments.training.CompressionComparison` (log scale; classical bits
+    blue, qubits orange), each bar labelled with its count and the run's held-out accuracy.
 
     Examples
     --------
     >>> from qring_edu.experiments.training import CompressionComparison, CompressionRun
     >>> from qring_edu.figures.training import plot_compression
-    >>> runs = (CompressionRun("built-in", "bits", 1e5, None, 0.97, True),
-    ...         CompressionRun("superdense", "qubits", 2.5e4, 256.0, 0.97, True))
-    >>> fig = plot_compression(CompressionComparison(2, 20, 5, 4482, runs, {}))
-    >>> fig.axes[0].get_xscale(), len(fig.axes)
-    ('log', 2)
+    >>> run = CompressionRun("superdense", "qubits", 2.5e4, 256.0, 0.97, True)
+    >>> plot_compression(CompressionComparison(2, 20, 5, 4482, (run,), {})).axes[0].get_xscale()
+    'log'
     """
-    runs = nonempty(result.runs, "result.runs", "CompressionRun")
-    fig = Figure(figsize=(11, 0.42 * len(runs) + 1.4), layout="constrained")
-    ax_use, ax_acc = fig.subplots(1, 2, sharey=True, width_ratios=(3, 1))
-    y = np.arange(len(runs))[::-1]
-    for yi, run in zip(y, runs):
+    runs = nonempty(result.runs, "result.runs", "CompressionRun")[::-1]
+    fig = Figure(figsize=(10, 0.4 * len(runs) + 1.2), layout="constrained")
+    ax = fig.subplots()
+    for y, run in enumerate(runs):
         colour = COLOURS["superdense" if run.carried == "qubits" else "classical"]
-        ax_use.barh(yi, run.per_link, color=colour, height=0.7)
-        if run.header_bits:
-            ax_use.barh(
-                yi,
-                run.header_bits,
-                left=run.per_link,
-                height=0.7,
-                color="none",
-                edgecolor=COLOURS["header"],
-                hatch="////",
-                lw=0.5,
-            )
-        ax_use.text(
-            run.per_link * 1.05, yi, f"{run.per_link:,.0f} {run.carried}", va="center", fontsize=8
-        )
-        ax_acc.plot(run.accuracy, yi, "o", color=colour)
-    ax_use.set_yticks(y, [r.label for r in runs], fontsize=8)
-    ax_use.set_xscale("log")
-    top = max(r.per_link + (r.header_bits or 0) for r in runs)
-    ax_use.set_xlim(min(r.per_link for r in runs) / 2, top * 6)
-    ax_use.set_xlabel("online channel uses per link and step (hatched: header bits)")
-    ax_acc.set_xlabel("held-out accuracy")
-    accs = [r.accuracy for r in runs]
-    ax_acc.set_xlim(min(accs) - 0.01, max(accs) + 0.01)
-    for ax in (ax_use, ax_acc):
-        ax.grid(axis="x", alpha=0.3)
-    fig.suptitle(
-        f"{result.n_params:,} parameters, P = {result.workers}, {result.steps} steps "
-        f"(traffic counted after {result.warmup} warm-up steps)",
+        ax.barh(y, run.per_link, color=colour)
+        text = f"{run.per_link:,.0f} {run.carried}, accuracy {run.accuracy:.3f}"
+        ax.text(run.per_link * 1.05, y, text, va="center", fontsize=8)
+    ax.set_yticks(range(len(runs)), [r.label for r in runs], fontsize=8)
+    ax.set_xscale("log")
+    ax.set_xlim(min(r.per_link for r in runs) / 2, max(r.per_link for r in runs) * 12)
+    ax.set_xlabel(f"online channel uses per link and step (after {result.warmup} warm-up steps)")
+    ax.set_title(
+        f"{result.n_params:,} parameters, P = {result.workers}, {result.steps} steps, same seeds",
         fontsize=10,
     )
     return fig

@@ -179,6 +179,7 @@ def _reader(
     in_place=False,
     crash=None,
     phi_minus=False,
+    on_bob=False,
 ):
     """A reader's three functions, right or with one realistic mistake."""
     from qiskit import QuantumCircuit
@@ -199,9 +200,9 @@ def _reader(
             return qc.nonexistent_gate(0)
         a, b = (z, x) if swap_roles else (x, z)
         if a:
-            qc.x(0)
+            qc.x(1 if on_bob else 0)
         if b:
-            qc.z(0)
+            qc.z(1 if on_bob else 0)
         return None if in_place else qc
 
     def decode_message(qc):
@@ -215,6 +216,31 @@ def _reader(
         return qc
 
     return create_bell_pair, encode_message, decode_message
+
+
+def test_encoding_on_bobs_qubit_makes_the_same_states_but_fails():
+    """(X⊗I)|Φ+⟩ = (I⊗X)|Φ+⟩ and likewise for Z: the states cannot tell, the checker must."""
+    from qiskit.quantum_info import Statevector
+
+    create, encode, _ = _reader()
+    create_b, encode_b, _ = _reader(on_bob=True)
+    for x, z in ((0, 1), (1, 0), (1, 1)):
+        alice, bob = encode(create(), x, z), encode_b(create_b(), x, z)
+        assert abs(abs(Statevector(alice).inner(Statevector(bob))) - 1) < 1e-12
+    fb = check_superdense_coding(_reader(on_bob=True), seeds=(0,), shots=8)
+    assert not fb.passed and "qubit 1" in fb.message
+
+
+def test_alice_gates_from_another_bell_pair():
+    # |Ψ+⟩ = (X⊗I)|Φ+⟩ already carries an X: to send (1, 1) Alice needs only Z
+    assert check_alice_gates(["z"], 1, 1, pair=(1, 0)).passed
+    assert check_alice_gates(["x"], 1, 1, pair=(0, 1)).passed
+    assert check_alice_gates([], 1, 1, pair=(1, 1)).passed
+    assert check_alice_gates(["y"], 0, 0, pair=(1, 1)).passed  # Y = iXZ: a global phase
+    fb = check_alice_gates(["x", "z"], 1, 1, pair=(1, 0))
+    assert not fb.passed and '"01"' in fb.message  # the pair's X and Alice's X cancel
+    for bad in ((2, 0), [1, 0], "10"):
+        assert not check_alice_gates(["z"], 1, 1, pair=bad).passed
 
 
 def test_superdense_coding_checker_passes_correct_code():
@@ -232,6 +258,7 @@ def test_superdense_coding_checker_passes_correct_code():
         (dict(skip_h=True), "(0, 0)", ["random"]),
         (dict(no_cnot=True), "create_bell_pair", ["product state"]),
         (dict(phi_minus=True), "create_bell_pair", ["|Φ−⟩"]),
+        (dict(on_bob=True), "(0, 1)", ["qubit 1", "Bob"]),
     ],
 )
 def test_superdense_coding_checker_names_the_first_failing_message(mistake, first_case, words):

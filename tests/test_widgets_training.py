@@ -74,3 +74,20 @@ def test_figures_are_figures():
         figs.plot_training_runs([run], ["a", "b"])
     with pytest.raises(ValueError, match="workers"):
         figs.plot_ddp_hook_flow(1)
+
+
+def test_disagreement_panel_legend_reports_the_plotted_loss_spread():
+    """The right panel plots the replicas' loss spread; its legend must give that curve's final
+    value, not the weight divergence (which can differ by orders of magnitude)."""
+    runs = [
+        qr.train_data_parallel(transport="superdense", pair_fidelity=0.95, steps=20, seed=0),
+        qr.train_data_parallel(transport="classical", steps=20, seed=0),
+    ]
+    fig = figs.plot_training_runs(runs, ["noisy", "classical"])
+    ax = fig.axes[2]
+    for line, text, run in zip(ax.get_lines(), ax.get_legend().get_texts(), runs):
+        spread = run.losses.max(axis=1) - run.losses.min(axis=1)
+        assert line.get_ydata()[-1] == spread[-1]
+        assert text.get_text().endswith(f"{spread[-1]:.3g}")
+    noisy_spread = runs[0].losses[-1].max() - runs[0].losses[-1].min()
+    assert runs[0].divergence > 0 and f"{runs[0].divergence:.3g}" != f"{noisy_spread:.3g}"

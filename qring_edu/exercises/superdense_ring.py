@@ -10,7 +10,6 @@ runs and reports the first failing case. Tolerances are stated in each docstring
 from __future__ import annotations
 
 import functools
-import numbers
 
 import numpy as np
 
@@ -153,26 +152,19 @@ def _run_aer(circuits, seed: int, shots: int) -> list[dict]:
 
 
 def _bell_feedback(state, states) -> Feedback:
-    for m, ref in states.items():
-        if _same_state(state, ref):
-            return failed(
-                f"create_bell_pair prepares {_BELL_NAMES[m]}, not |Φ+⟩ = (|00⟩ + |11⟩)/√2"
-                ": an extra X or Z on one qubit. Use only H on qubit 0 and CNOT 0 → 1."
-            )
-    amps = np.round(state.data, 6)
-    if np.count_nonzero(amps) == 1:
-        return failed(
-            "create_bell_pair leaves a basis state (no superposition): start with H "
-            "on qubit 0, then CNOT with control 0 and target 1."
-        )
-    if np.count_nonzero(amps) == 2 and abs(amps[0]) > 0 and (abs(amps[1]) > 0 or abs(amps[2]) > 0):
-        return failed(
-            "create_bell_pair makes a product state: after H on qubit 0 the CNOT "
-            "(control 0, target 1) entangles the two qubits."
-        )
+    wrong = next((m for m, ref in states.items() if _same_state(state, ref)), None)
+    amps = np.count_nonzero(np.round(state.data, 6))
+    if wrong is not None:
+        hint = f"prepares {_BELL_NAMES[wrong]}: an extra X or Z on one qubit"
+    elif amps == 1:
+        hint = "leaves a basis state (no superposition): start with H on qubit 0"
+    elif amps == 2 and abs(state.data[3]) < 1e-6:
+        hint = "makes a product state: after H on qubit 0 the CNOT entangles the two qubits"
+    else:
+        hint = "does not prepare |Φ+⟩"
     return failed(
-        "create_bell_pair does not prepare |Φ+⟩ = (|00⟩ + |11⟩)/√2: H on qubit 0, "
-        "then CNOT with control 0 and target 1."
+        f"create_bell_pair {hint}. |Φ+⟩ = (|00⟩ + |11⟩)/√2 needs H on qubit 0, then CNOT with "
+        "control 0 and target 1."
     )
 
 
@@ -191,7 +183,8 @@ def check_superdense_coding(answer, *, seeds=(0, 1, 2), shots: int = 64) -> Feed
 
     (A function may also modify ``qc`` in place and return ``None``.) For each message
     ``(x, z)`` in the order 00, 01, 10, 11 the checker compares the state after
-    ``create_bell_pair`` with |Φ+⟩ and after ``encode_message`` with the library's encoded state
+    ``create_bell_pair`` with |Φ+⟩, requires that ``encode_message`` adds gates on qubit 0 only
+    (barriers aside), compares the state after it with the library's encoded state
     (:func:`qring_edu.superdense_circuit`, up to a global phase), then the exact distribution of
     the count key with :func:`qring_edu.superdense_outcome_probabilities` (within 1e-9); then it
     runs the whole circuit ``shots`` times on Aer for every seed in ``seeds`` (messages in a
@@ -260,11 +253,19 @@ def check_superdense_coding(answer, *, seeds=(0, 1, 2), shots: int = 64) -> Feed
             return None, fb
         if not _same_state(state, states[(0, 0)]):
             return None, _bell_feedback(state, states)
+        before = len(qc.data)
         out, fb = call_reader(encode, qc, x, z, name="encode_message")
         if fb is None:
             qc, state, fb = _circuit_state(out, qc, f"encode_message(qc, {x}, {z})")
         if fb is not None:
             return None, fb
+        added = [inst for inst in qc.data[before:] if inst.operation.name != "barrier"]
+        if any(qc.find_bit(q).index != 0 for inst in added for q in inst.qubits):  # B: Bob's lab
+            return None, failed(
+                f"Message (x, z) = ({x}, {z}): encode_message acts on qubit 1, Bob's B. "
+                "Alice holds only qubit 0 and only it crosses the link; the same Pauli on B "
+                "may make the same Bell state, but Alice cannot reach B."
+            )
         if not _same_state(state, states[(x, z)]):
             sent = next((m for m, ref in states.items() if _same_state(state, ref)), None)
             if sent is None:
@@ -360,10 +361,6 @@ def check_superdense_coding(answer, *, seeds=(0, 1, 2), shots: int = 64) -> Feed
 _GATES = {"i": "id", "identity": "id"} | {g: g for g in ("id", "x", "y", "z", "h", "s", "sdg", "t")}
 
 
-def _is_int(value) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-
-
 # Superdense coding
 def _encoding_reference(x: int, z: int):
     """Alice's encoding unitary on A as the library builds it (the gates between the barriers)."""
@@ -372,12 +369,14 @@ def _encoding_reference(x: int, z: int):
     return Operator(_sections(x, z, 1, 1))
 
 
-def check_alice_gates(answer, x: int, z: int) -> Feedback:
-    """Which gates must Alice apply to her qubit A, in order, to send ``(x, z)``?
+def check_alice_gates(answer, x: int, z: int, *, pair: tuple[int, int] = (0, 0)) -> Feedback:
+    """Which gates must Alice apply to her qubit A, in order, so that Bob decodes ``(x, z)``?
 
-    ``answer``: a list of gate names applied first to last, e.g. ``["x", "z"]``; ``[]`` for the
-    identity. Names: i/id, x, y, z, h, s, sdg, t (case-insensitive). The answer passes when its
-    unitary equals the library's encoding ``Z**z X**x`` up to a global phase (Qiskit's
+    ``pair``: the Bell state the pair was shared in, named by the message it stands for,
+    ``Z**pz X**px`` on A applied to |Φ+⟩ (``(0, 0)``: |Φ+⟩, ``(1, 0)``: |Ψ+⟩, ...); Bob decodes as
+    usual. ``answer``: a list of gate names applied first to last, e.g. ``["x", "z"]``; ``[]`` for
+    the identity. Names: i/id, x, y, z, h, s, sdg, t (case-insensitive). The answer passes when
+    its unitary equals ``Z**z X**x (Z**pz X**px)^-1`` up to a global phase (Qiskit's
     ``Operator.equiv``, absolute tolerance 1e-9), so equivalent sequences such as ``["y"]`` for
     ``(1, 1)`` also pass, with a note.
 
@@ -386,23 +385,23 @@ def check_alice_gates(answer, x: int, z: int) -> Feedback:
     >>> from qring_edu.exercises.superdense_ring import check_alice_gates
     >>> check_alice_gates(["x", "z"], 1, 1).passed
     True
+    >>> check_alice_gates(["z"], 1, 1, pair=(1, 0)).passed   # |Ψ+⟩ already carries the X
+    True
     >>> print(check_alice_gates(["x"], 0, 1).message)
-    Alice's gates for (x, z) = (0, 1): your gates send "10" instead of "01". X on A flips x (Bob's B outcome), Z flips z (Bob's A outcome), Y flips both.
+    Alice's gates for (x, z) = (0, 1): your gates make Bob read "10" instead of "01". X on A flips x (Bob's B outcome), Z flips z (Bob's A outcome), Y flips both.
     """
     try:
-        reference = _encoding_reference(x, z)
+        if pair not in _BELL_NAMES:
+            raise ValueError(f"pair must be a tuple (px, pz) of bits 0 or 1, got {pair!r}")
+        reference = _encoding_reference(*pair).adjoint().compose(_encoding_reference(x, z))
     except (ValueError, TypeError) as exc:
         return bad_parameters(exc)
-    what = f"Alice's gates for (x, z) = ({x}, {z})"
+    px, pz = pair
+    shared = "" if pair == (0, 0) else f" from the pair {_BELL_NAMES[pair]}"
+    what = f"Alice's gates for (x, z) = ({x}, {z}){shared}"
     if answer is None:
         return not_attempted(what)
-    if isinstance(answer, str):
-        answer = [answer] if answer.strip().lower() in _GATES else None
-        if answer is None:
-            return failed(
-                f'{what}: give a list of gate names, e.g. ["x", "z"] '
-                "(one string per gate, in the order Alice applies them)."
-            )
+    answer = [answer] if isinstance(answer, str) else answer  # one gate name: a list of one
     if not isinstance(answer, (list, tuple)):
         return failed(
             f'{what}: expected a list of gate names such as ["x", "z"], '
@@ -426,26 +425,23 @@ def check_alice_gates(answer, x: int, z: int) -> Feedback:
     for name in names:
         getattr(circuit, name)(0)
     if Operator(circuit).equiv(reference, atol=1e-9):  # equal up to a global phase
-        canonical = ["x"] * x + ["z"] * z
+        canonical = ["x"] * (x ^ px) + ["z"] * (z ^ pz)
         if [n for n in names if n != "id"] == canonical:
-            return passed(
-                f"{what}: correct — X**x then Z**z maps |Φ+⟩ to the Bell state Bob "
-                f'decodes as "{x}{z}".'
-            )
+            return passed(f'{what}: correct — Bob receives the Bell state he decodes as "{x}{z}".')
         return passed(
             f"{what}: correct up to a global phase (same Bell state, same decoding). "
-            f"The library applies {canonical or 'nothing'}."
+            f"The shortest answer is {canonical or 'nothing'}."
         )
     if any(n in ("h", "s", "sdg", "t") for n in names):
         return failed(
-            f"{what}: not a Pauli encoding. H, S and T do not map |Φ+⟩ to another Bell "
+            f"{what}: not a Pauli encoding. H, S and T do not map a Bell state to another Bell "
             "state, so Bob's Bell measurement cannot decode the message with certainty. "
             "Use only X and Z."
         )
-    flips_x = sum(n in ("x", "y") for n in names) % 2
-    flips_z = sum(n in ("z", "y") for n in names) % 2
+    flips_x = (sum(n in ("x", "y") for n in names) + px) % 2  # the pair's own flips count too
+    flips_z = (sum(n in ("z", "y") for n in names) + pz) % 2
     return failed(
-        f'{what}: your gates send "{flips_x}{flips_z}" instead of "{x}{z}". '
+        f'{what}: your gates make Bob read "{flips_x}{flips_z}" instead of "{x}{z}". '
         "X on A flips x (Bob's B outcome), Z flips z (Bob's A outcome), Y flips both."
     )
 
@@ -642,8 +638,7 @@ def check_flip_damage(answer, P: int, bits: int, max_abs: float, t: int) -> Feed
     """
     try:
         codec = fixed_point(P, bits, max_abs)
-        if not _is_int(t) or not 0 <= t < codec.bits:
-            raise ValueError(f"t must be an integer in 0..{codec.bits - 1}")
+        check_int(t, "t", 0, codec.bits - 1)
     except (ValueError, TypeError) as exc:
         return bad_parameters(exc)
     flipped = codec.decode(np.array([1 << t], dtype=np.uint32))[0]

@@ -635,7 +635,8 @@ def plot_overlap_ratio(sweep: OverlapSweep, slow_buckets: int | None = None) -> 
     :class:`~qring_edu.experiments.superdense_ring.OverlapSweep`.
 
     Solid lines: the bucketed, overlapped model for both transports (B = 1 is the
-    non-overlapped model of :func:`qring_edu.iteration_time`, up to one α); dotted lines of the
+    non-overlapped model of :func:`qring_edu.iteration_time`, up to one α), with a qubit costing
+    the link the time of a bit (β_q = β, stated in the legend); dotted lines of the
     same colour: its ideal best ratio :func:`qring_edu.costmodel.bucketed_best_ratio`. Grey bands: savings
     of 5 % and 10 % or more. Dashed: the superdense ring with qubits ``slow_cost`` times as slow
     as bits, for ``slow_buckets`` buckets (default: B = 5 if swept, else the first B).
@@ -667,7 +668,9 @@ def plot_overlap_ratio(sweep: OverlapSweep, slow_buckets: int | None = None) -> 
     ratio = sweep.ratio
     for i, B in enumerate(sweep.buckets):
         c = colours[i % len(colours)]
-        label = f"B = {B} bucket" + ("s" if B > 1 else " (= the non-overlapped model)")
+        label = (
+            f"B = {B} bucket" + ("s" if B > 1 else " (= the non-overlapped model)") + ", β_q = β"
+        )
         ax.plot(sweep.x, ratio[i], color=c, lw=1.6, label=label)
         ax.axhline(
             sweep.best[i], color=c, ls=":", lw=1, label=f"ideal best, B = {B}: {sweep.best[i]:.3f}"
@@ -679,7 +682,7 @@ def plot_overlap_ratio(sweep: OverlapSweep, slow_buckets: int | None = None) -> 
         "--",
         color=colours[i % len(colours)],
         lw=1.2,
-        label=f"B = {slow_buckets}, a qubit takes {sweep.slow_cost:g} × a bit's link time",
+        label=f"B = {slow_buckets}, β_q = {sweep.slow_cost:g}β (a qubit's link time / a bit's)",
     )
     ax.set_xlabel("compute per iteration / W (W: classical link time of one iteration)")
     ax.set_ylabel("superdense / classical iteration time")

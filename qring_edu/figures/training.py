@@ -22,6 +22,7 @@ from ._base import nonempty, plot_circuits
 if TYPE_CHECKING:  # annotations only: the results come from the floors below
     from qiskit import QuantumCircuit
 
+    from ..experiments import training as experiments
     from ..experiments.training import LearnerComparison, LearnerTraining, TrainingComparison
     from ..training import TrainingRun
 
@@ -32,6 +33,7 @@ __all__ = [
     "plot_learner_training",
     "plot_vqc_circuit",
     "plot_ddp_hook_flow",
+    "plot_compression",
 ]
 
 #: One colour per transport / role, as in :mod:`qring_edu.figures.superdense_ring`.
@@ -73,7 +75,7 @@ def _draw_runs(ax_loss, ax_acc, ax_div, runs, labels, *, legend_loss: bool = Tru
             style,
             lw=1.4,
             color=line.get_color(),
-            label=f"{label}: final max|w_k−w_0| = {run.divergence:.3g}",
+            label=f"{label}: final spread {spread[-1]:.3g}",  # the plotted quantity's value
         )
     ax_loss.set_ylabel("training loss (cross-entropy)")
     ax_acc.set_ylabel("training accuracy")
@@ -91,8 +93,9 @@ def plot_training_runs(runs: Sequence[TrainingRun], labels: Sequence[str] | None
 
     Left: training loss (mean over replicas; the band spans the replicas' min..max). Middle:
     training accuracy (mean). Right: spread of the replicas' losses (max − min) per step, zero
-    while all replicas hold identical weights; the legend gives each run's final weight
-    divergence ``max |w_k − w_0|``.
+    while all replicas hold identical weights; the legend gives each run's final spread (the
+    weight divergence ``max |w_k − w_0|`` is :attr:`~qring_edu.TrainingRun.divergence`, in
+    :func:`~qring_edu.experiments.training.training_table`).
 
     Examples
     --------
@@ -112,7 +115,7 @@ def plot_training_runs(runs: Sequence[TrainingRun], labels: Sequence[str] | None
     _draw_runs(ax_loss, ax_acc, ax_div, runs, labels)
     ax_loss.set_title("Loss")
     ax_acc.set_title("Accuracy")
-    ax_div.set_title("Replica disagreement")
+    ax_div.set_title("Replica disagreement: loss spread")
     fig.suptitle(f"Data-parallel training, P = {runs[0].workers} workers", fontsize=11)
     fig.tight_layout()
     return fig
@@ -174,7 +177,7 @@ def plot_learner_comparison(result: LearnerComparison) -> Figure:
         )
         row[0].set_title(f"{title}\nLoss", fontsize=9, loc="left")
         row[1].set_title("Accuracy", fontsize=9)
-        row[2].set_title("Replica disagreement", fontsize=9)
+        row[2].set_title("Replica disagreement: loss spread", fontsize=9)
     fig.suptitle(
         f"Both learners over both rings, P = {result.workers} workers, "
         f"{result.steps} steps, seed {result.seed}",
@@ -324,16 +327,21 @@ def plot_ddp_hook_flow(workers: int = 4) -> Figure:
         fontsize=11.5,
         weight="bold",
     )
-    _box(
-        ax,
-        3.3,
-        3.05,
-        2.3,
-        0.75,
-        "1. header: an all-reduce\n(MAX) of 4 numbers\nper bucket",
-        "#f0f0f0",
-        fontsize=9,
+    # fmt: off
+    steps = (  # (x, y, width, height, text, colour): the hook's boxes and what follows them
+        (3.3, 3.05, 2.3, 0.75, "1. header: an all-reduce\n(MAX) of 4 numbers\nper bucket", "#f0f0f0"),
+        (3.3, 1.45, 2.3, 0.75, "2. encode: b-bit words at\nthe scale of the largest |g|,\nP chunks",
+         "#f0f0f0"),
+        (8.75, 3.3, 2.05, 0.8, "4. decode, ÷ P:\nthe averaged bucket\n(error ≤ M/(2m), M: the scale)",
+         "#f0f0f0"),
+        (8.75, 1.95, 2.05, 0.8, "Future of the bucket\n→ DDP copies it into\nthe .grad tensors",
+         COLOURS["future"]),
+        (8.75, 0.6, 2.05, 0.8, "optimizer.step()\n(model, loss, optimizer\nunchanged)",
+         COLOURS["compute"]),
     )
+    # fmt: on
+    for x, y, w, h, text, colour in steps:
+        _box(ax, x, y, w, h, text, colour, fontsize=9)
     ax.text(
         4.45,
         2.93,
@@ -342,16 +350,6 @@ def plot_ddp_hook_flow(workers: int = 4) -> Figure:
         va="top",
         fontsize=8.5,
         color=COLOURS["header"],
-    )
-    _box(
-        ax,
-        3.3,
-        1.45,
-        2.3,
-        0.75,
-        "2. encode: b-bit words at\nthe scale of the largest |g|,\nP chunks",
-        "#f0f0f0",
-        fontsize=9,
     )
     _arrow(ax, (4.45, 2.45), (4.45, 2.22))
     # the ring of P ranks
@@ -401,41 +399,43 @@ def plot_ddp_hook_flow(workers: int = 4) -> Figure:
     )
     _arrow(ax, (5.6, 1.82), (cx - rad - 0.3, cy - 0.2))
     # 4. decode -> future -> optimizer
-    _box(
-        ax,
-        8.75,
-        3.3,
-        2.05,
-        0.8,
-        "4. decode, ÷ P:\nthe averaged bucket\n(error ≤ M/(2m), M: the scale)",
-        "#f0f0f0",
-        fontsize=9,
-    )
     _arrow(ax, (cx + rad + 0.25, cy + 0.2), (8.72, 3.6))
-    _box(
-        ax,
-        8.75,
-        1.95,
-        2.05,
-        0.8,
-        "Future of the bucket\n→ DDP copies it into\nthe .grad tensors",
-        COLOURS["future"],
-        fontsize=9,
-    )
     _arrow(ax, (9.78, 3.28), (9.78, 2.78))
-    _box(
-        ax,
-        8.75,
-        0.6,
-        2.05,
-        0.8,
-        "optimizer.step()\n(model, loss, optimizer\nunchanged)",
-        COLOURS["compute"],
-        fontsize=9,
-    )
     _arrow(ax, (9.78, 1.93), (9.78, 1.43))
     ax.set_title(
         f"The ring as a DDP communication hook: one bucket on rank r of P = {P}", fontsize=12.5
     )
     fig.tight_layout()
+    return fig
+
+
+def plot_compression(result: experiments.CompressionComparison) -> Figure:
+    """Online channel uses per link and training step of each run of a
+    :class:`~qring_edu.experiments.training.CompressionComparison` (log scale; classical bits
+    blue, qubits orange), each bar labelled with its count and the run's held-out accuracy.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.training import CompressionComparison, CompressionRun
+    >>> from qring_edu.figures.training import plot_compression
+    >>> run = CompressionRun("superdense", "qubits", 2.5e4, 256.0, 0.97, True)
+    >>> plot_compression(CompressionComparison(2, 20, 5, 4482, (run,), {})).axes[0].get_xscale()
+    'log'
+    """
+    runs = nonempty(result.runs, "result.runs", "CompressionRun")[::-1]
+    fig = Figure(figsize=(10, 0.4 * len(runs) + 1.2), layout="constrained")
+    ax = fig.subplots()
+    for y, run in enumerate(runs):
+        colour = COLOURS["superdense" if run.carried == "qubits" else "classical"]
+        ax.barh(y, run.per_link, color=colour)
+        text = f"{run.per_link:,.0f} {run.carried}, accuracy {run.accuracy:.3f}"
+        ax.text(run.per_link * 1.05, y, text, va="center", fontsize=8)
+    ax.set_yticks(range(len(runs)), [r.label for r in runs], fontsize=8)
+    ax.set_xscale("log")
+    ax.set_xlim(min(r.per_link for r in runs) / 2, max(r.per_link for r in runs) * 12)
+    ax.set_xlabel(f"online channel uses per link and step (after {result.warmup} warm-up steps)")
+    ax.set_title(
+        f"{result.n_params:,} parameters, P = {result.workers}, {result.steps} steps, same seeds",
+        fontsize=10,
+    )
     return fig

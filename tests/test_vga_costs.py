@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from qring_edu.experiments.vga_security import (
+    BONAWITZ_ROUNDS,
     GHZ_EXPERIMENTS,
     PHOTONIC_GHZ,
-    BONAWITZ_ROUNDS,
     aggregation_costs,
     dropout_comparison,
     ghz_distribution,

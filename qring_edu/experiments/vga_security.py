@@ -369,6 +369,7 @@ def dropout_comparison(
 #: MaskedInputCollection, Unmasking); our reading of the paper, not stated in its abstract.
 BONAWITZ_ROUNDS = 4
 
+
 @result
 class AggregationCosts:
     """Resources of one aggregation of d b-bit values over P workers, on a grid of (P, d).

@@ -1,5 +1,5 @@
-"""What VGA's verification proves, and what it does not (protocols layer; book/05_vga.ipynb and
-the VGA security chapter that follows it).
+"""What VGA's verification proves, and what it does not (protocols layer; book/05_vga.ipynb for
+the GHZ test and the sampling bound, book/06_vga_security.ipynb beyond it).
 
 The protocol itself is :mod:`qring_edu.vga`. This module holds the analysis: the GHZ test
 (settings, pass probabilities, circuits, its averaged pass operator), the per-register

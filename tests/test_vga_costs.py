@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from qring_edu.experiments.vga_security import (
+    BONAWITZ_ROUNDS,
     GHZ_EXPERIMENTS,
     PHOTONIC_GHZ,
     aggregation_costs,
@@ -28,6 +29,10 @@ def test_costs_by_hand_at_small_P():
     assert (c.ghz_used[i, 0], c.ghz_tested[i, 0], c.ghz_delivered[i, 0]) == (160, 160, 320)
     assert (c.all_pairs_key_bits[i, 0], c.ring_key_bits[i, 0]) == (960, 640)
     assert c.masked_bits_per_worker[i, 0] == 160
+    # Bonawitz (our reading): 4 rounds of one upload and one reply per worker; each worker
+    # Shamir-shares two secrets with each of the other three
+    assert (c.bonawitz_messages[i, 0], c.bonawitz_shares[i, 0]) == (32, 24)
+    assert (c.bonawitz_messages[0, 0], c.bonawitz_shares[0, 0]) == (16, 4)
     # P = 2: one pair whichever the topology; P = 3: three pairs either way
     assert c.all_pairs_key_bits[0, 0] == c.ring_key_bits[0, 0] == 160
     assert c.all_pairs_key_bits[1, 0] == c.ring_key_bits[1, 0] == 480
@@ -51,6 +56,9 @@ def test_costs_agree_with_a_run_and_grow_as_the_text_says():
             assert c.ghz_delivered[i, j] == n * 16 == 2 * d * 16  # independent of P
             assert c.all_pairs_key_bits[i, j] == p * (p - 1) // 2 * d * 16
             assert c.ring_key_bits[i, j] == p * d * 16
+            # Bonawitz's counts grow with P (the shares quadratically), not with d
+            assert c.bonawitz_messages[i, j] == 2 * BONAWITZ_ROUNDS * p
+            assert c.bonawitz_shares[i, j] == 2 * p * (p - 1)
     assert c.all_pairs_key_bits[2, 1] == 3_225_600_000_000  # exact Python ints at any size
     table = c.table()
     assert table.column("P") == (4, 4, 16, 16, 64, 64) and len(table) == 6

@@ -1,4 +1,4 @@
-"""Experiments of the VGA security chapter (slug ``vga_security``, after book/05_vga.ipynb):
+"""Experiments of the VGA security chapter (slug ``vga_security``, book/06_vga_security.ipynb):
 beyond the sampling bound (the finite-copy fidelity guarantee, partially bad copies, privacy
 amplification), and VGA in context: what a dropout costs, what VGA costs next to its
 competitors, and the published GHZ distribution numbers.
@@ -34,6 +34,7 @@ __all__ = [
     "dropout_comparison",
     "AggregationCosts",
     "aggregation_costs",
+    "BONAWITZ_ROUNDS",
     "scheme_table",
     "PHOTONIC_GHZ",
     "GHZ_EXPERIMENTS",
@@ -364,6 +365,11 @@ def dropout_comparison(
 
 
 # -- What VGA costs next to its competitors ------------------------------------------------------
+#: Rounds of Bonawitz et al. 2017's honest-but-curious protocol (AdvertiseKeys, ShareKeys,
+#: MaskedInputCollection, Unmasking); our reading of the paper, not stated in its abstract.
+BONAWITZ_ROUNDS = 4
+
+
 @result
 class AggregationCosts:
     """Resources of one aggregation of d b-bit values over P workers, on a grid of (P, d).
@@ -378,7 +384,13 @@ class AggregationCosts:
       holds ``(P - 1) d b``), ``ring_key_bits = P d b`` (each worker shares a pad with its two
       ring neighbours; one pair when P = 2). QKD's own overhead (sifting, error correction,
       privacy amplification, the authentication key) is out of scope;
-    * ``masked_bits_per_worker = d b``: the masked vector each worker sends in every scheme.
+    * ``masked_bits_per_worker = d b``: the masked vector each worker sends in every scheme;
+    * Bonawitz et al. 2017 (computational; our reading of its honest-but-curious version, whose
+      round structure the abstract does not state): :data:`BONAWITZ_ROUNDS` = 4 rounds through
+      the server, each one upload per worker and one server reply, the last reply the sum:
+      ``bonawitz_messages = 8 P``; the Shamir shares that let the sum survive dropouts travel
+      inside them, two secrets per worker to each of the others: ``bonawitz_shares =
+      2 P (P - 1)``. Independent of d: the masks are expanded from seeds by a PRG.
 
     A GHZ copy and a key bit are different resources, and what it costs to make either (GHZ
     distribution, QKD) is not counted here: the table compares what each scheme consumes.
@@ -388,6 +400,8 @@ class AggregationCosts:
     >>> costs = aggregation_costs(workers=(4,), entries=(10,), bits=16)
     >>> int(costs.ghz_delivered[0, 0]), int(costs.all_pairs_key_bits[0, 0]), int(costs.ring_key_bits[0, 0])
     (320, 960, 640)
+    >>> int(costs.bonawitz_messages[0, 0]), int(costs.bonawitz_shares[0, 0])
+    (32, 24)
     """
 
     bits: int
@@ -400,6 +414,8 @@ class AggregationCosts:
     all_pairs_key_bits: np.ndarray = field(repr=False)
     ring_key_bits: np.ndarray = field(repr=False)
     masked_bits_per_worker: np.ndarray = field(repr=False)
+    bonawitz_messages: np.ndarray = field(repr=False)
+    bonawitz_shares: np.ndarray = field(repr=False)
 
     def table(self) -> Table:
         """One row per (P, d): the counts above."""
@@ -413,6 +429,8 @@ class AggregationCosts:
                 int(self.all_pairs_key_bits[i, j]),
                 int(self.ring_key_bits[i, j]),
                 int(self.masked_bits_per_worker[i, j]),
+                int(self.bonawitz_messages[i, j]),
+                int(self.bonawitz_shares[i, j]),
             )
             for i, p in enumerate(self.workers)
             for j, d in enumerate(self.entries)
@@ -426,11 +444,13 @@ class AggregationCosts:
             "QKD key bits, all pairs",
             "QKD key bits, ring of masks",
             "masked bits sent per worker",
+            f"Bonawitz: messages ({BONAWITZ_ROUNDS} rounds)",
+            "Shamir shares",
         )
         title = (
             f"one aggregation of d {self.bits}-bit values, VGA test fraction {self.test_fraction:g}"
         )
-        return Table(columns, rows, ("d", ",d") + (".3g",) * 6, title=title)
+        return Table(columns, rows, ("d", ",d") + (".3g",) * 6 + (",d", ",d"), title=title)
 
     def _repr_html_(self) -> str:
         return self.table()._repr_html_()
@@ -446,14 +466,14 @@ def aggregation_costs(
     --------
     >>> print(aggregation_costs(workers=(4,), entries=(10,)).table())
     one aggregation of d 16-bit values, VGA test fraction 0.5
-    P   d  VGA: GHZ copies used  tested  delivered  QKD key bits, all pairs  QKD key bits, ring of masks  masked bits sent per worker
-    4  10                   160     160        320                      960                          640                          160
+    P   d  VGA: GHZ copies used  tested  delivered  QKD key bits, all pairs  QKD key bits, ring of masks  masked bits sent per worker  Bonawitz: messages (4 rounds)  Shamir shares
+    4  10                   160     160        320                      960                          640                          160                             32             24
     """
     ps = tuple(check_int(p, "workers", 2, 10**6) for p in np.atleast_1d(workers).tolist())
     ds = tuple(check_int(d, "entries", 1, 10**15) for d in np.atleast_1d(entries).tolist())
     bits = check_bits(bits)
     f = check_float(test_fraction, "test_fraction", 0.0, 1.0, hi_open=True)
-    grid = np.zeros((6, len(ps), len(ds)), dtype=object)
+    grid = np.zeros((8, len(ps), len(ds)), dtype=object)
     for i, p in enumerate(ps):
         for j, d in enumerate(ds):
             n, t = vga_copy_counts(d, f)
@@ -466,8 +486,10 @@ def aggregation_costs(
                 pairs * d * bits,
                 ring_pairs * d * bits,
                 d * bits,
+                2 * BONAWITZ_ROUNDS * p,
+                2 * p * (p - 1),
             )
-    return AggregationCosts(bits, f, ps, ds, *(grid[k] for k in range(6)))
+    return AggregationCosts(bits, f, ps, ds, *(grid[k] for k in range(8)))
 
 
 def scheme_table() -> Table:

@@ -17,12 +17,10 @@ from qring_edu.experiments import claims as claims_module
 from qring_edu.experiments.claims import (
     CLAIM_KEYS,
     CLAIM_ROWS,
-    GAPIP_TAUS,
     VERDICTS,
     Claim,
-    GapIPComparison,
     claim_row,
-    gapip_comparison,
+    gapip_claim,
     halving_claim,
     judge,
     lifetime_claim,
@@ -34,6 +32,7 @@ from qring_edu.experiments.claims import (
     verdict_from,
     vga_claim,
 )
+from qring_edu.experiments.gapip import COMPARISON_TAUS, gapip_comparison
 from qring_edu.experiments.tieaudit import tieaudit_crossover
 from qring_edu.figures import claims as figures_module
 from qring_edu.figures.claims import (
@@ -44,7 +43,6 @@ from qring_edu.figures.claims import (
     claims_table_markdown,
     verdict_label,
 )
-from qring_edu.gapip import classical_bits
 from qring_edu.vga import KnownPads
 from qring_edu.vga_security import detection_probability
 
@@ -65,7 +63,7 @@ EXPECTED = {
 
 @pytest.fixture(scope="module")
 def claims() -> list[Claim]:
-    return reproduce_claims(seed=0, options={"gapip": {"trials": 6, "old_trials": 2}})
+    return reproduce_claims(seed=0, options={"gapip": {"trials": 6}})
 
 
 @pytest.fixture(scope="module")
@@ -269,12 +267,8 @@ def test_bad_arguments():
         reproduce_claims(keys=["halving"], options={"nope": {}})
     with pytest.raises(ValueError, match="key must be one of"):
         judge("nope", {})
-    with pytest.raises(ValueError):
-        gapip_comparison(2**10, confidence="bayes")
-    with pytest.raises(ValueError, match="decreasing"):
-        gapip_comparison(2**10, taus=(0.1, 0.2))
-    with pytest.raises(ValueError):
-        gapip_comparison(2**10, taus=(0.2, 0.1), trials=1)
+    with pytest.raises(ValueError, match="trials"):
+        gapip_claim(trials=1)
     with pytest.raises(ValueError):
         tieaudit_crossover_log2(0.05, bound="exact")
 
@@ -344,60 +338,24 @@ def test_gapip_same_family_window(rows):
         assert 1.95 <= v[f"{fam}_classical_slope"] <= 2.05
         lo, hi = v[f"{fam}_lower"], v[f"{fam}_upper"]
         assert 1e-4 < lo < 1e-3 and 0.01 < hi < 0.025 and not v[f"{fam}_never_cheaper"]
-        assert v[f"{fam}_upper_band_min"] < hi < v[f"{fam}_upper_band_max"]
-        assert v[f"{fam}_lower_band_min"] < lo < v[f"{fam}_lower_band_max"]
+        assert v[f"{fam}_best_ratio"] < 1
     # exact bounds help the classical side more: its window is narrower at the top
     assert v["exact_upper"] < v["hoeffding_upper"]
-    assert v["old_never_cheaper"] and v["old_best_ratio"] > 1
+    assert v["decisions"] == 2 * len(COMPARISON_TAUS) * 6
     assert v["errors"] <= 2 * v["delta"] * v["decisions"]
     assert "upper end τ ≈ " in c.reason and "asymptotic" in c.reason
 
 
-def _synthetic(P, taus, quantum, confidence="hoeffding"):
-    """A GapIPComparison with given mean quantum costs and the real classical costs."""
-    taus = np.asarray(taus, float)
-    bound = "exact" if confidence == "exact" else "hoeffding"
-    cls = [classical_bits(P, float(t), bound=bound) for t in taus]
-    return GapIPComparison(
-        P,
-        0.05,
-        confidence,
-        10,
-        taus,
-        np.asarray(quantum, float),
-        np.zeros(len(taus)),
-        np.array([b for _, b in cls], float),
-        tuple(k for k, _ in cls),
-        np.ones(len(taus)),
-    )
-
-
-def test_gapip_window_finds_the_crossings_of_a_known_power_law():
-    P, taus = 2**16, np.asarray(GAPIP_TAUS)
-    upper = 0.015
-    a = classical_bits(P, upper)[1] * upper  # quantum = a / tau meets the sketch at 0.015
-    r = _synthetic(P, taus, a / taus)
-    lo, hi = r.window
-    assert abs(hi / upper - 1) < 0.02
-    # at the lower end the fitted law meets the send-the-vector cost
-    assert classical_bits(P, lo)[0] == "vector"
-    assert abs(math.log(a / lo / classical_bits(P, lo)[1])) < 0.05
-    assert not r.never_cheaper and np.all(r.ratio[(taus > lo) & (taus < hi)] < 1)
-    # twice the classical cost everywhere: never cheaper, no window
-    r = _synthetic(P, taus, 2 * np.array([classical_bits(P, t)[1] for t in taus]))
-    assert r.never_cheaper and all(math.isnan(x) for x in r.window)
-    # cheaper down to the smallest tau of the grid: no lower end
-    r = _synthetic(P, taus[:8], a / taus[:8])  # down to 0.0054
-    assert math.isnan(r.window[0]) and abs(r.window[1] / upper - 1) < 0.02
-
-
-def test_gapip_comparison_is_paired_and_seeded():
-    a = gapip_comparison(2**10, confidence="hoeffding", taus=(0.3, 0.1), trials=2, seed=3)
-    b = gapip_comparison(2**10, confidence="hoeffding", taus=(0.3, 0.1), trials=2, seed=3)
-    e = gapip_comparison(2**10, confidence="exact", taus=(0.3, 0.1), trials=2, seed=3)
-    assert np.array_equal(a.quantum_cost, b.quantum_cost)
-    assert np.all(e.classical_cost < a.classical_cost)  # exact sketch shorter than Hoeffding's
-    assert a.slopes(0.1)[1] > 1.5
+def test_gapip_row_is_the_chapters_comparison(rows):
+    """The claims row prints the windows and slopes of chapter 7's comparison (one source)."""
+    v = rows["gapip"].values
+    r = gapip_comparison(COMPARISON_TAUS, 2**16, trials=6, seed=0)  # all four families
+    for fam in ("hoeffding", "exact"):
+        assert (v[f"{fam}_lower"], v[f"{fam}_upper"]) == r.window("quantum", fam)
+        assert v[f"{fam}_quantum_slope"] == r.slope("quantum", fam)
+        assert v[f"{fam}_classical_slope"] == r.slope("quantum", fam, classical=True)
+        assert v[f"{fam}_best_ratio"] == r.ratio("quantum", fam).min()
+    assert (v["tau_max"], v["tau_min"], v["n_taus"]) == (0.4, COMPARISON_TAUS[-1], 19)
 
 
 def test_tieaudit_crossovers_per_alpha_and_bound():

@@ -28,7 +28,8 @@ in table order. The rows (``Claim.key``):
 ``"vga"``       VGA: 2× GHZ copies, the soundness error :func:`~qring_edu.vga_epsilon` for the
                 detection of each attack, the β = 0 floor, the finite-copy fidelity guarantee;
 ``"gapip"``     GapIP_τ with the same family of bounds on both sides: slopes and the window of τ
-                where the quantum protocol is cheaper (:func:`gapip_comparison`);
+                where the quantum protocol is cheaper (chapter 7's
+                :func:`~qring_edu.experiments.gapip.gapip_comparison`);
 ``"tieaudit"``  TieAudit_ε: quantum ∝ log P against classical ∝ √P, crossovers per coverage α and
                 bound family;
 ``"learner"``   the halving does not depend on the learner: an MLP and a variational quantum
@@ -71,10 +72,7 @@ from ..vga_security import (
     vga_epsilon_floor,
 )
 from .claims_audits import (  # noqa: F401  (the audit rows register on import; re-exported)
-    GAPIP_TAUS,
-    GapIPComparison,
     gapip_claim,
-    gapip_comparison,
     tieaudit_claim,
     tieaudit_crossover_log2,
 )

@@ -1,6 +1,7 @@
 """The GapIP and TieAudit rows of the claims table (book/claims.ipynb): each audit protocol
 against its classical competitor with the same family of bounds on both sides
-(:func:`gapip_comparison`, :func:`tieaudit_claim`). Registered with
+(:func:`gapip_claim`, computed by the chapter's
+:func:`~qring_edu.experiments.gapip.gapip_comparison`; :func:`tieaudit_claim`). Registered with
 :func:`~qring_edu.experiments.claims_verdicts.claim_row`; the table is
 :func:`qring_edu.experiments.claims.reproduce_claims`.
 """
@@ -8,206 +9,26 @@ against its classical competitor with the same family of bounds on both sides
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
 
 import numpy as np
 
 from .._validate import check_choice, check_float, check_int
-from ..gapip import GAPIP_CONFIDENCES, AmplitudeEstimation, classical_bits, gapip
 from ..tieaudit import tieaudit_copies, tieaudit_cost
-from ._base import loglog_slope, rng
 from .claims_verdicts import Claim, _make, _pow2, _sci, _tau, _values, claim_row, verdict_from
-from .gapip import aligned_pair
+from .gapip import COMPARISON_TAUS, GAPIP_FAMILIES, gapip_comparison
 from .tieaudit import DEFAULT_LOG2_P, tieaudit_crossover, tieaudit_scaling
 
 __all__ = [
-    "GAPIP_TAUS",
-    "GapIPComparison",
-    "gapip_comparison",
     "gapip_claim",
     "tieaudit_claim",
     "tieaudit_crossover_log2",
 ]
 
-#: τ grid of the GapIP row: 13 log-spaced values from 0.4 down to 2.5e-4 (both ends of the
-#: window in which the quantum protocol is cheaper at P = 2^16 lie inside it).
-GAPIP_TAUS = tuple(float(t) for t in np.geomspace(0.4, 2.5e-4, 13))
-
 
 # --------------------------------------------------------------------------------------------
 # 5. GapIP
 # --------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class GapIPComparison:
-    """Result of :func:`gapip_comparison`: GapIP_τ's quantum protocol (iterative amplitude
-    estimation) against the cheaper classical one, both sized with the bound family
-    ``confidence``. Arrays indexed like ``taus`` (decreasing).
-
-    Examples
-    --------
-    >>> from qring_edu.experiments.claims import gapip_comparison
-    >>> r = gapip_comparison(2**10, taus=(0.3, 0.1), trials=2)
-    >>> r
-    GapIPComparison(P=1024, confidence='hoeffding', taus=0.3..0.1, trials=2, window=(nan, nan))
-    >>> r.ratio.round(2).tolist()                     # quantum qubits / classical bits per tau
-    [7.42, 1.43]
-    """
-
-    P: int
-    delta: float
-    confidence: str
-    trials: int
-    taus: np.ndarray = field(repr=False)
-    quantum_cost: np.ndarray = field(repr=False)  # mean qubits per decision
-    quantum_se: np.ndarray = field(repr=False)  # standard error of that mean
-    classical_cost: np.ndarray = field(repr=False)  # bits (deterministic)
-    classical_kind: tuple[str, ...] = field(repr=False)
-    quantum_accuracy: np.ndarray = field(repr=False)
-
-    @property
-    def ratio(self) -> np.ndarray:
-        """Mean quantum qubits / classical bits per τ (< 1: quantum cheaper)."""
-        return self.quantum_cost / self.classical_cost
-
-    def slopes(self, tau_min: float = 0.02) -> tuple[float, float]:
-        """Log-log slopes of the quantum and the classical cost against ``1/tau`` over
-        ``tau >= tau_min`` (where the classical protocol is the sketch)."""
-        keep = self.taus >= tau_min
-        return (
-            loglog_slope(1.0 / self.taus[keep], self.quantum_cost[keep]),
-            loglog_slope(1.0 / self.taus[keep], self.classical_cost[keep]),
-        )
-
-    def _crossing(self, i: int) -> float:
-        """τ between ``taus[i]`` and ``taus[i+1]`` where a power law fitted to the mean quantum
-        cost at up to four grid points around them meets the exact classical cost."""
-        lo, hi = max(0, i - 1), min(len(self.taus), i + 3)
-        slope, icpt = np.polyfit(np.log(self.taus[lo:hi]), np.log(self.quantum_cost[lo:hi]), 1)
-        fine = np.geomspace(self.taus[i], self.taus[i + 1], 65)
-        bound = "exact" if self.confidence == "exact" else "hoeffding"
-        c = np.array(
-            [classical_bits(self.P, float(t), self.delta, bound=bound)[1] for t in fine], float
-        )
-        g = icpt + slope * np.log(fine) - np.log(c)  # log(fitted quantum / classical)
-        flip = np.nonzero(np.sign(g[:-1]) != np.sign(g[1:]))[0]
-        if flip.size == 0:  # the local fit does not cross here: interpolate the means
-            fine = self.taus[[i, i + 1]]
-            g = np.log(self.ratio[[i, i + 1]])
-            j = 0
-        else:
-            j = int(flip[0])
-        w = g[j] / (g[j] - g[j + 1])
-        return float(math.exp((1 - w) * math.log(fine[j]) + w * math.log(fine[j + 1])))
-
-    @property
-    def window(self) -> tuple[float, float]:
-        """``(lower, upper)``: the τ range where the quantum protocol is cheaper. ``upper`` is
-        the first crossing coming from large τ (above it the sketch is cheaper), ``lower`` the
-        first coming from small τ (below it sending the vector is cheaper); ``nan`` if the
-        quantum protocol is cheaper at that end of the grid (the window reaches beyond it);
-        ``(nan, nan)`` with :attr:`never_cheaper` if it is cheaper nowhere."""
-        cheaper = self.ratio < 1
-        if not cheaper.any():
-            return (math.nan, math.nan)
-        first, last = int(np.argmax(cheaper)), len(cheaper) - 1 - int(np.argmax(cheaper[::-1]))
-        upper = math.nan if first == 0 else self._crossing(first - 1)
-        lower = math.nan if last == len(cheaper) - 1 else self._crossing(last)
-        return (lower, upper)
-
-    @property
-    def never_cheaper(self) -> bool:
-        return not bool(np.any(self.ratio < 1))
-
-    def window_band(self, z: float = 2.0) -> tuple[tuple[float, float], tuple[float, float]]:
-        """``((lower_min, lower_max), (upper_min, upper_max))``: the window ends when every mean
-        quantum cost moves by ``z`` standard errors (down: a wider window; up: a narrower one)."""
-        z = check_float(z, "z", 0.0)
-        wide = replace(
-            self, quantum_cost=np.maximum(self.quantum_cost - z * self.quantum_se, 1e-9)
-        ).window
-        narrow = replace(self, quantum_cost=self.quantum_cost + z * self.quantum_se).window
-        return (
-            (min(wide[0], narrow[0]), max(wide[0], narrow[0])),
-            (min(wide[1], narrow[1]), max(wide[1], narrow[1])),
-        )
-
-    def __repr__(self) -> str:
-        lo, hi = self.window
-        return (
-            f"GapIPComparison(P={self.P}, confidence={self.confidence!r}, "
-            f"taus={self.taus[0]:.3g}..{self.taus[-1]:.3g}, trials={self.trials}, "
-            f"window=({lo:.3g}, {hi:.3g}))"
-        )
-
-
-def gapip_comparison(
-    P: int = 2**16,
-    *,
-    confidence: str = "hoeffding",
-    taus: Sequence[float] = GAPIP_TAUS,
-    trials: int = 10,
-    delta: float = 0.05,
-    seed: int = 0,
-) -> GapIPComparison:
-    """GapIP_τ's quantum protocol (:func:`~qring_edu.gapip.gapip`, iterative amplitude estimation) and
-    the cheaper classical protocol (sketch or the whole vector), sized with the same family of
-    bounds ``confidence`` ("hoeffding", "exact"; "chernoff" mixes two families: Chernoff
-    half-widths on the quantum side, the Hoeffding sketch on the classical one).
-
-    ``trials`` promise instances per τ, alternating ``<g, h> = +tau`` and ``-tau``; instance
-    ``(t_i, trial)`` is the same for every ``confidence`` (a paired comparison). The quantum cost
-    is the mean over the instances; the classical cost is fixed in advance.
-
-    Examples
-    --------
-    >>> r = gapip_comparison(2**10, taus=(0.3, 0.1, 0.03), trials=2)
-    >>> r.classical_kind, r.quantum_accuracy.tolist()
-    (('sketch', 'sketch', 'vector'), [1.0, 1.0, 1.0])
-    """
-    P = check_int(P, "P", 2)
-    confidence = check_choice(confidence, "confidence", GAPIP_CONFIDENCES)
-    taus_arr = np.asarray(
-        [check_float(t, "taus", 0.0, 1.0, lo_open=True, hi_open=True) for t in taus]
-    )
-    if taus_arr.size < 2 or np.any(np.diff(taus_arr) >= 0):
-        raise ValueError("taus must hold at least two values in decreasing order")
-    trials = check_int(trials, "trials", 2, 10_000)
-    delta = check_float(delta, "delta", 0.0, 0.5, lo_open=True, hi_open=True)
-    seed = check_int(seed, "seed", 0)
-    bound = "exact" if confidence == "exact" else "hoeffding"
-    mean, se, c_cost, kinds, acc = [], [], [], [], []
-    for t_i, tau in enumerate(taus_arr):
-        kind, bits = classical_bits(P, float(tau), delta, bound=bound)
-        costs, ok = [], 0
-        for trial in range(trials):
-            c = tau if trial % 2 == 0 else -tau
-            g, h = aligned_pair(P, c, seed=rng(seed, t_i, trial))
-            quantum = AmplitudeEstimation(confidence)
-            dq = gapip(
-                g, h, float(tau), protocol=quantum, delta=delta, seed=rng(seed, t_i, trial, 1)
-            )
-            costs.append(dq.cost)
-            ok += dq.verdict == ("aligned" if c > 0 else "conflicting")
-        mean.append(float(np.mean(costs)))
-        se.append(float(np.std(costs, ddof=1) / math.sqrt(trials)))
-        c_cost.append(float(bits))
-        kinds.append(kind)
-        acc.append(ok / trials)
-    return GapIPComparison(
-        P,
-        delta,
-        confidence,
-        trials,
-        taus_arr,
-        np.array(mean),
-        np.array(se),
-        np.array(c_cost),
-        tuple(kinds),
-        np.array(acc),
-    )
-
-
 def _judge_gapip(v: Mapping[str, float]) -> tuple[str, str]:
     failed, limits = [], []
     for fam in ("hoeffding", "exact"):
@@ -241,11 +62,13 @@ def _judge_gapip(v: Mapping[str, float]) -> tuple[str, str]:
 
 
 @claim_row("gapip", _judge_gapip)
-def gapip_claim(seed: int = 0, trials: int = 10, old_trials: int = 3) -> Claim:
-    """GapIP_τ at P = 2^16 over :data:`GAPIP_TAUS` (0.4 to 2.5e-4), with the same bound family on
-    both sides (:func:`gapip_comparison`, "hoeffding" and "exact", ``trials`` instances per τ):
-    slopes against 1/τ over τ ≥ 0.02 and the window where the quantum protocol is cheaper; and
-    the mixed families ("chernoff", ``old_trials`` instances per τ): its best ratio.
+def gapip_claim(seed: int = 0, trials: int = 10) -> Claim:
+    """GapIP_τ at P = 2^16 over :data:`~qring_edu.experiments.gapip.COMPARISON_TAUS` (0.4 to
+    1e-4), computed by the chapter's
+    :func:`~qring_edu.experiments.gapip.gapip_comparison` (amplitude estimation, the same bound
+    family on both sides, "hoeffding" and "exact", ``trials`` instances per τ): slopes against
+    1/τ over τ ≥ 0.02 and the window where the quantum protocol is cheaper. With the defaults the
+    numbers are those of book/07_gapip.ipynb.
 
     Supported when the slopes are ≈ 1 (quantum, 0.85 … 1.5: Õ allows logarithmic factors, which
     steepen the slope over this range) and ≈ 2 (classical, 1.85 … 2.1), the quantum protocol is
@@ -256,79 +79,57 @@ def gapip_claim(seed: int = 0, trials: int = 10, old_trials: int = 3) -> Claim:
     Examples
     --------
     >>> from qring_edu.experiments.claims import gapip_claim
-    >>> row = gapip_claim(trials=2, old_trials=2)       # 2 s; the table uses 10 and 3 instances
+    >>> row = gapip_claim(trials=2)       # 1 s; the table uses 10 instances per τ
     >>> row.key, row.verdict
     ('gapip', 'partly')
     """
     seed = check_int(seed, "seed", 0)
     trials = check_int(trials, "trials", 2, 10_000)
-    old_trials = check_int(old_trials, "old_trials", 2, 10_000)
     log2_P = 16
-    fams = {
-        fam: gapip_comparison(2**log2_P, confidence=fam, trials=trials, seed=seed)
-        for fam in ("hoeffding", "exact")
-    }
-    old = gapip_comparison(2**log2_P, confidence="chernoff", trials=old_trials, seed=seed)
+    r = gapip_comparison(
+        COMPARISON_TAUS,
+        2**log2_P,
+        trials=trials,
+        seed=seed,
+        families=GAPIP_FAMILIES[:2],  # amplitude estimation, both families: the chapter's seeds
+        run_classical=False,
+    )
     v = {
         "log2_P": log2_P,
-        "delta": fams["hoeffding"].delta,
+        "delta": r.delta,
         "trials": trials,
-        "old_trials": old_trials,
-        "n_taus": len(GAPIP_TAUS),
-        "tau_max": GAPIP_TAUS[0],
-        "tau_min": GAPIP_TAUS[-1],
+        "n_taus": len(COMPARISON_TAUS),
+        "tau_max": COMPARISON_TAUS[0],
+        "tau_min": COMPARISON_TAUS[-1],
+        "decisions": int(r.quantum_accuracy.size * trials),
+        "errors": int(round(float(np.sum(1 - r.quantum_accuracy)) * trials)),
     }
-    for fam, r in fams.items():
-        qs, cs = r.slopes(0.02)
-        lo, hi = r.window
-        (lo_a, lo_b), (hi_a, hi_b) = r.window_band(2.0)
+    for _, fam in GAPIP_FAMILIES[:2]:
+        lo, hi = r.window("quantum", fam)
+        ratio = r.ratio("quantum", fam)
         v.update(
             {
-                f"{fam}_quantum_slope": qs,
-                f"{fam}_classical_slope": cs,
+                f"{fam}_quantum_slope": r.slope("quantum", fam),
+                f"{fam}_classical_slope": r.slope("quantum", fam, classical=True),
                 f"{fam}_lower": lo,
                 f"{fam}_upper": hi,
-                f"{fam}_upper_band_min": hi_a,
-                f"{fam}_upper_band_max": hi_b,
-                f"{fam}_lower_band_min": lo_a,
-                f"{fam}_lower_band_max": lo_b,
-                f"{fam}_never_cheaper": r.never_cheaper,
-                f"{fam}_best_ratio": float(r.ratio.min()),
+                f"{fam}_never_cheaper": bool(np.all(ratio >= 1)),
+                f"{fam}_best_ratio": float(ratio.min()),
             }
         )
-    runs = (*fams.values(), old)
-    v["decisions"] = int(sum(r.trials * len(r.taus) for r in runs))
-    v["errors"] = int(round(sum(float(np.sum(1 - r.quantum_accuracy)) * r.trials for r in runs)))
-    v["old_best_ratio"] = float(old.ratio.min())
-    v["old_best_tau"] = float(old.taus[int(np.argmin(old.ratio))])
-    v["old_never_cheaper"] = old.never_cheaper
     h, e = "hoeffding", "exact"
-    band_hi = (
-        min(v[h + "_upper_band_min"], v[e + "_upper_band_min"]),
-        max(v[h + "_upper_band_max"], v[e + "_upper_band_max"]),
-    )
-    band_lo = (
-        min(v[h + "_lower_band_min"], v[e + "_lower_band_min"]),
-        max(v[h + "_lower_band_max"], v[e + "_lower_band_max"]),
-    )
     window = "; ".join(
         f"{_tau(v[f'{fam}_lower'])} < τ < {_tau(v[f'{fam}_upper'])} ({name})"
         for fam, name in ((h, "Hoeffding"), (e, "exact binomial"))
     )
-    old_text = (
-        f"never cheaper (at best {v['old_best_ratio']:.2f}× dearer, at τ = {v['old_best_tau']:.4f})"
-        if old.never_cheaper
-        else f"cheaper at some τ (ratio {v['old_best_ratio']:.2f})"
-    )
     computed = (
-        f"P = {_pow2(log2_P)}, δ = {v['delta']:g}, τ = {GAPIP_TAUS[0]:g} … "
-        f"{_sci(GAPIP_TAUS[-1])} ({len(GAPIP_TAUS)} values, {trials} instances each), "
+        f"P = {_pow2(log2_P)}, δ = {v['delta']:g}, τ = {COMPARISON_TAUS[0]:g} … "
+        f"{_sci(COMPARISON_TAUS[-1])} ({len(COMPARISON_TAUS)} values, {trials} instances each), "
         f"the same family of bounds on both sides: slopes vs 1/τ over τ ≥ 0.02 quantum "
         f"{v[h + '_quantum_slope']:.2f}, classical {v[h + '_classical_slope']:.2f} "
         f"(Hoeffding), {v[e + '_quantum_slope']:.2f} and {v[e + '_classical_slope']:.2f} "
         f"(exact). Quantum cheaper than min(sketch, vector) only for {window}. "
-        f"Mixed families (Chernoff vs Hoeffding, {old_trials} instances per τ): quantum "
-        f"{old_text}. Wrong decisions: {v['errors']} of {v['decisions']:,}"
+        f"Wrong decisions: {v['errors']} of {v['decisions']:,}"
     )
     return _make(
         "gapip",
@@ -338,11 +139,9 @@ def gapip_claim(seed: int = 0, trials: int = 10, old_trials: int = 3) -> Claim:
         computed=computed,
         chapter="07_gapip",
         caveat="Iterative amplitude estimation and the sign sketch are the book's choices "
-        "(phase estimation works too, chapter 7). The "
-        "window ends come from local power-law fits to the mean quantum cost of "
-        f"{trials} instances per τ: moving every mean by ±2 standard errors moves the "
-        f"upper end within {_tau(band_hi[0])}–{_tau(band_hi[1])} and the lower end within "
-        f"{_tau(band_lo[0])}–{_tau(band_lo[1])} (both families).",
+        "(phase estimation works too, at about twice the cost, chapter 7). The window ends are "
+        "interpolated between the grid's margins from the mean quantum cost of "
+        f"{trials} instances per τ, as in chapter 7.",
     )
 
 

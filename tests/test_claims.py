@@ -462,9 +462,7 @@ def test_intro_states_the_verdicts_with_library_numbers():
     from qring_edu.vga_security import vga_epsilon_floor
 
     text = _page("intro.md")
-    assert (
-        "(coming)" not in text and "composably\n  $\\varepsilon$-secure. *Not established*" in text
-    )
+    assert "(coming)" not in text and "composably $\\varepsilon$-secure. *Not established*" in text
     for verdict in (
         "*Holds*, exactly",
         "*Partly*: this makes the halving optimal among transports of the ring's messages",

@@ -11,7 +11,8 @@ product (docstrings with their examples count: they stay). Budgets, in lines:
   and the rise is recorded here: photon loss on the link (``noise.fibre_transmission``, lost
   photons on the protected transport's ledger: +34 core), the loss sweep and run, the
   compression figure, VGA's costs next to QKD masks and Bonawitz, and the χ exercise checker
-  (+699 package lines; 201 lines of duplicated GapIP window code left at the same time: +498 net).
+  (+699 package lines; 201 lines of duplicated GapIP window code left at the same time: +498 net);
+  TieAudit's noise threshold as curves, a figure and an explorer (+163 package lines net).
 
 And the machinery a plain library does without: no threads, processes, shared memory, fork or
 exit handlers anywhere but ``launch.py`` (which starts the DDP worker processes).
@@ -38,7 +39,7 @@ def _lines(path: Path) -> int:
 
 #: Targets, and the ceilings in force until the targets are met (lines).
 TARGET_CORE_AND_PROTOCOLS, CEILING_CORE_AND_PROTOCOLS = 9_000, 10_471
-TARGET_PACKAGE, CEILING_PACKAGE = 28_000, 34_211
+TARGET_PACKAGE, CEILING_PACKAGE = 28_000, 34_374
 
 
 def test_core_and_protocols_stay_under_their_ceiling():

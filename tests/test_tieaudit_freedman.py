@@ -16,6 +16,7 @@ from qring_edu.experiments.tieaudit import (
     disagreement_fraction,
     random_matching,
     signs_with_disagreement,
+    noise_threshold_curves,
     tieaudit_noise_crossover,
     tieaudit_noise_threshold,
 )
@@ -159,6 +160,32 @@ def test_noise_threshold_and_crossover():
     assert got == [18, 27, 53, 189, 0, 0]  # log2 P; 0: none below 2^400
     # A smaller eps pushes every crossover out (quantum ∝ 1/eps^2, classical ∝ 1/eps).
     assert tieaudit_noise_crossover(0.9, eps=0.05) > 53
+
+
+def test_threshold_curves_grow_like_the_derivation_says():
+    """The costs behind the chapter's figure: above F* the quantum curve's slope in log2(cost)
+    per doubling of P tends to -2 log2 F < 1/2 (the classical slope), so it crosses; at F* the
+    two slopes agree and quantum stays above by its log P factor; below F* it is steeper."""
+    r = noise_threshold_curves(0.9, max_log2_P=400)
+    n = r.log2_P
+    assert r.crossover_log2_P == tieaudit_noise_crossover(0.9) == 53
+    assert np.all(r.quantum[n >= 53] < r.classical[n >= 53])
+    assert np.all(r.quantum[n < 53] >= r.classical[n < 53])
+
+    def slope(cost):  # log2(cost) per unit of n, over n = 300 ... 400
+        return (math.log2(cost[399]) - math.log2(cost[299])) / 100
+
+    assert abs(slope(r.classical) - 0.5) < 0.01
+    assert abs(slope(r.quantum) + 2 * math.log2(0.9)) < 0.01  # 0.304
+    assert abs(slope(r.at_threshold) - 0.5) < 0.01 and np.all(r.at_threshold > r.classical)
+    assert slope(r.noiseless) < 0.01  # log2 P only
+    assert slope(noise_threshold_curves(0.8, max_log2_P=400).quantum) > 0.6  # -2 log2 0.8 = 0.64
+    # The crossover runs off as F falls to F*: none at 0.845 up to 2^500.
+    assert list(r.crossovers) == sorted(r.crossovers, reverse=True)
+    assert dict(zip(r.fidelities, r.crossovers))[0.85] == 431
+    assert tieaudit_noise_crossover(0.845, max_log2_P=500) == 0
+    with pytest.raises(ValueError, match="fidelity"):
+        noise_threshold_curves(0.2)
 
 
 def test_bad_interval_input():

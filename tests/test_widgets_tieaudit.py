@@ -14,7 +14,11 @@ from qring_edu.experiments.tieaudit_noise import noise_sweep
 from qring_edu.figures import tieaudit as figs
 from qring_edu.tieaudit import tieaudit_circuit
 from qring_edu.widgets import LiveFigure
-from qring_edu.widgets.tieaudit import tieaudit_explorer_widget, tieaudit_scaling_widget
+from qring_edu.widgets.tieaudit import (
+    noise_threshold_widget,
+    tieaudit_explorer_widget,
+    tieaudit_scaling_widget,
+)
 
 
 def _png(widget: LiveFigure) -> bytes:
@@ -39,6 +43,17 @@ def test_tieaudit_scaling_widget():
     before = _png(w)
     w.controls["eps"].value = 0.02
     assert w.result.crossover_P > 2**16 and _png(w) != before
+
+
+def test_noise_threshold_widget():
+    w = noise_threshold_widget()
+    assert w.error == "" and w.result.crossover_log2_P == 53
+    before = _png(w)
+    w.controls["fidelity"].value = 0.84  # below F*: no crossover
+    assert w.result.crossover_log2_P == 0 and _png(w) != before
+    w.controls["eps"].value = 0.02  # finer audits move the crossover, not the threshold
+    w.controls["fidelity"].value = 0.9
+    assert w.result.crossover_log2_P > 53 and w.error == ""
 
 
 def test_compute_functions():

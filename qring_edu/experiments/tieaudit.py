@@ -12,12 +12,14 @@ adaptive sources in :mod:`qring_edu.experiments.tieaudit_noise`.
 * :func:`tieaudit_scaling`, :func:`tieaudit_crossover`, :func:`tieaudit_crossover_table`: costs
   and crossovers per family (Hoeffding, Bernstein, exact).
 * :func:`message_comparison`: one-way quantum and classical against the two-message protocol.
-* :func:`tieaudit_noise_threshold`, :func:`tieaudit_noise_crossover`: per-pair Werner noise.
+* :func:`tieaudit_noise_threshold`, :func:`tieaudit_noise_crossover`,
+  :func:`noise_threshold_curves`: per-pair Werner noise.
 * :func:`audit_explorer`, :func:`tieaudit_curves`: the widgets' computations.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import field
 
@@ -25,11 +27,14 @@ import numpy as np
 
 from .._result import result
 from .._validate import check_choice, check_float, check_int, check_seed
-from ..tieaudit import (
+from ..tieaudit import (  # the protocol's own checks of eps, delta and alpha
     DataOnlyAttack,
     Depolarizing,
     Estimate,
     LocalDepolarizing,
+    _check_alpha,
+    _check_delta,
+    _check_eps,
     check_matching,
     check_signs,
     classical_subset_size,
@@ -60,6 +65,9 @@ __all__ = [
     "message_comparison",
     "tieaudit_noise_threshold",
     "tieaudit_noise_crossover",
+    "THRESHOLD_FIDELITIES",
+    "NoiseThreshold",
+    "noise_threshold_curves",
     "ATTACK_CASES",
     "attack_channel",
     "AuditExplorer",
@@ -68,18 +76,6 @@ __all__ = [
 
 #: log2 P = 8, 10, ..., 24.
 DEFAULT_LOG2_P = tuple(range(8, 25, 2))
-
-
-def _check_eps(eps) -> float:
-    return check_float(eps, "eps", 0.0, 1.0, lo_open=True, hi_open=True)
-
-
-def _check_delta(delta) -> float:
-    return check_float(delta, "delta", 0.0, 0.5, lo_open=True, hi_open=True)
-
-
-def _check_alpha(alpha) -> float:
-    return check_float(alpha, "alpha", 0.0, 1.0, lo_open=True)
 
 
 def _truth(s: np.ndarray, m: np.ndarray) -> float:
@@ -473,6 +469,17 @@ def tieaudit_noise_threshold() -> float:
     return 2.0**-0.25
 
 
+def _noisy_qubits(fidelity: float, n: int, eps: float, delta: float, alpha: float) -> float:
+    """Qubits of the verified protocol at ``P = 2^n`` under per-pair Werner noise: ``n`` times
+    the Freedman plan for the twirled ``eta``; ``inf`` where no plan exists (no signal, or more
+    than ``10^300`` copies)."""
+    eta = LocalDepolarizing(fidelity).eta(2**n)
+    try:
+        return n * float(tieaudit_copies(alpha, eps, delta, eta=eta, bound="freedman"))
+    except ValueError:  # eta <= 0, or the plan is astronomically large
+        return math.inf
+
+
 def tieaudit_noise_crossover(
     fidelity: float,
     eps: float = 0.1,
@@ -484,8 +491,7 @@ def tieaudit_noise_crossover(
     of ``fidelity`` (:class:`~qring_edu.tieaudit.LocalDepolarizing`: ``n`` times the Freedman plan
     for the twirled ``eta``) sends less than the one-way classical protocol
     (:func:`~qring_edu.tieaudit.classical_subset_size`); 0 if none up to ``max_log2_P``. Below
-    :func:`~qring_edu.experiments.tieaudit.tieaudit_noise_threshold` the answer is 0 for every large enough
-    ``max_log2_P``.
+    :func:`tieaudit_noise_threshold` the answer is 0 for every ``max_log2_P``.
 
     Examples
     --------
@@ -495,18 +501,96 @@ def tieaudit_noise_crossover(
     fidelity = check_float(fidelity, "fidelity", 0.25, 1.0)
     eps, delta, alpha = _check_eps(eps), _check_delta(delta), _check_alpha(alpha)
     max_log2_P = check_int(max_log2_P, "max_log2_P", 1, 500)
-    channel = LocalDepolarizing(fidelity)
     for n in range(1, max_log2_P + 1):
-        eta = channel.eta(2**n)
-        if eta <= 0.0:
-            continue
-        try:
-            copies = tieaudit_copies(alpha, eps, delta, eta=eta, bound="freedman")
-        except ValueError:  # more than MAX_COPIES: the signal is gone for good
-            return 0
-        if n * copies < classical_subset_size(2**n, alpha, eps, delta):
+        if _noisy_qubits(fidelity, n, eps, delta, alpha) < classical_subset_size(
+            2**n, alpha, eps, delta
+        ):
             return n
     return 0
+
+
+#: Fidelities of the crossover panel of :func:`noise_threshold_curves`.
+THRESHOLD_FIDELITIES = (0.85, 0.855, 0.86, 0.87, 0.88, 0.9, 0.92, 0.95, 0.98, 1.0)
+
+
+@result(show=("crossover_log2_P",))
+class NoiseThreshold:
+    """Result of :func:`noise_threshold_curves`: costs against ``n = log2 P`` (``log2_P``) of
+    the verified quantum protocol at the per-pair ``fidelity`` (``quantum``, qubits), without
+    noise (``noiseless``), at the threshold ``F* = 2^(-1/4)`` (``at_threshold``) and of the
+    one-way classical protocol (``classical``, bits); ``crossovers[i]``: the crossover ``n`` at
+    ``fidelities[i]`` (0: none up to ``n = 500``). Costs are floats (``inf``: no plan).
+
+    Examples
+    --------
+    >>> r = noise_threshold_curves(0.9, max_log2_P=60)
+    >>> r.crossover_log2_P, int(r.quantum[52]) < int(r.classical[52])
+    (53, True)
+    """
+
+    fidelity: float
+    eps: float
+    delta: float
+    alpha: float
+    log2_P: np.ndarray = field(repr=False)
+    quantum: np.ndarray = field(repr=False)
+    noiseless: np.ndarray = field(repr=False)
+    at_threshold: np.ndarray = field(repr=False)
+    classical: np.ndarray = field(repr=False)
+    fidelities: tuple[float, ...] = field(repr=False)
+    crossovers: tuple[int, ...] = field(repr=False)
+
+    @property
+    def crossover_log2_P(self) -> int:
+        """First ``n`` where ``quantum < classical`` on the grid (0 if none)."""
+        below = np.flatnonzero(self.quantum < self.classical)
+        return int(self.log2_P[below[0]]) if below.size else 0
+
+
+def noise_threshold_curves(
+    fidelity: float = 0.9,
+    eps: float = 0.1,
+    delta: float = 0.05,
+    alpha: float = 1.0,
+    *,
+    max_log2_P: int = 200,
+) -> NoiseThreshold:
+    """The noise threshold seen in costs: for ``n = 1 … max_log2_P``, the qubits of the
+    verified protocol under per-pair Werner noise (``n N``, ``N`` the Freedman plan for
+    ``eta = ((4F)^n - 1)/(4^n - 1) ≈ P^(log2 F)``) at ``fidelity``, at 1 and at ``F*``, the bits
+    of the one-way classical protocol, and the crossovers at :data:`THRESHOLD_FIDELITIES`.
+
+    Examples
+    --------
+    >>> r = noise_threshold_curves(0.95, max_log2_P=40)
+    >>> r.crossover_log2_P, dict(zip(r.fidelities, r.crossovers))[0.86]
+    (27, 189)
+    """
+    fidelity = check_float(fidelity, "fidelity", 0.25, 1.0)
+    eps, delta, alpha = _check_eps(eps), _check_delta(delta), _check_alpha(alpha)
+    max_log2_P = check_int(max_log2_P, "max_log2_P", 1, 500)
+    ns = np.arange(1, max_log2_P + 1)
+
+    def qubits(F: float) -> np.ndarray:
+        return np.array([_noisy_qubits(F, int(n), eps, delta, alpha) for n in ns])
+
+    classical = np.array([float(classical_subset_size(2 ** int(n), alpha, eps, delta)) for n in ns])
+    crossovers = tuple(
+        tieaudit_noise_crossover(F, eps, delta, alpha, max_log2_P=500) for F in THRESHOLD_FIDELITIES
+    )
+    return NoiseThreshold(
+        fidelity,
+        eps,
+        delta,
+        alpha,
+        ns,
+        qubits(fidelity),
+        qubits(1.0),
+        qubits(tieaudit_noise_threshold()),
+        classical,
+        THRESHOLD_FIDELITIES,
+        crossovers,
+    )
 
 
 # --------------------------------------------------------------------------------------------

@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 from matplotlib.figure import Figure
 
+from ..experiments.tieaudit import tieaudit_noise_threshold
 from ._base import plain_log_x
 from .gapip import COLOURS, plot_circuit
 
 if TYPE_CHECKING:  # annotations only: the results come from the floors below
-    from ..experiments.tieaudit import AuditExplorer, TieAuditScaling
+    from ..experiments.tieaudit import AuditExplorer, NoiseThreshold, TieAuditScaling
     from ..experiments.tieaudit_noise import AttackSweep, DephasingSweep, NoiseSweep
     from ..experiments.tieaudit_plans import CopiesCurve
 
@@ -29,6 +30,7 @@ __all__ = [
     "plot_copies_vs_alpha",
     "plot_attack_sweep",
     "plot_dephasing_sweep",
+    "plot_noise_threshold",
 ]
 
 
@@ -157,6 +159,11 @@ def plot_audit_explorer(ex: AuditExplorer) -> Figure:
     return fig
 
 
+def _band(ax, x, f: float, eps: float) -> None:
+    """The ``f ± eps`` band every estimate should stay in."""
+    ax.fill_between(x, f - eps, f + eps, color=COLOURS["neutral"], alpha=0.25, label="f ± ε")
+
+
 def plot_noise_sweep(sweep: NoiseSweep) -> Figure:
     """Estimates of ``f`` against the depolarising probability: the verified protocol (hidden
     tests, twirl) with its Freedman interval, and the naive reading (assuming no noise), with the
@@ -173,14 +180,7 @@ def plot_noise_sweep(sweep: NoiseSweep) -> Figure:
     fig = Figure(figsize=(10, 3.6), layout="constrained")
     ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.6, 1]})
     x = sweep.noises
-    ax.fill_between(
-        x,
-        sweep.f - sweep.eps,
-        sweep.f + sweep.eps,
-        color=COLOURS["neutral"],
-        alpha=0.25,
-        label="f ± ε",
-    )
+    _band(ax, x, sweep.f, sweep.eps)
     ax.plot(x, sweep.naive, "s--", color=COLOURS["classical"], label="naive: f̂ = (1 − Ȳ/α)/2")
     ax.fill_between(
         x, sweep.lo, sweep.hi, color=COLOURS["quantum"], alpha=0.15, label="Freedman interval"
@@ -271,14 +271,7 @@ def plot_attack_sweep(sweep: AttackSweep) -> Figure:
     fig = Figure(figsize=(10, 3.8), layout="constrained")
     ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.5, 1]})
     x = sweep.noises
-    ax.fill_between(
-        x,
-        sweep.f - sweep.eps,
-        sweep.f + sweep.eps,
-        color=COLOURS["neutral"],
-        alpha=0.25,
-        label="f ± ε",
-    )
+    _band(ax, x, sweep.f, sweep.eps)
     for case in sweep.cases:
         colour, style, label = _CASE_STYLE[case]
         ax.plot(x, sweep.mean(case), style, color=colour, ms=5, label=label)
@@ -315,14 +308,7 @@ def plot_dephasing_sweep(sweep: DephasingSweep) -> Figure:
     fig = Figure(figsize=(7.5, 3.6), layout="constrained")
     ax = fig.subplots()
     x = sweep.noises
-    ax.fill_between(
-        x,
-        sweep.f - sweep.eps,
-        sweep.f + sweep.eps,
-        color=COLOURS["neutral"],
-        alpha=0.25,
-        label="f ± ε",
-    )
+    _band(ax, x, sweep.f, sweep.eps)
     ax.plot(
         x,
         sweep.f + sweep.bias,
@@ -354,4 +340,58 @@ def plot_dephasing_sweep(sweep: DephasingSweep) -> Figure:
     )
     ax.legend(fontsize=8, loc="lower left")
     ax.grid(alpha=0.3)
+    return fig
+
+
+def plot_noise_threshold(r: NoiseThreshold) -> Figure:
+    """Left: qubits of the verified protocol against ``n = log2 P`` under per-pair Werner noise
+    (at ``r.fidelity``, without noise and at ``F* = 2^(-1/4)``) and the one-way classical bits,
+    log scale, the crossover marked. Right: the crossover ``n`` against the fidelity, with the
+    threshold ``F*`` where it runs off to infinity.
+
+    Examples
+    --------
+    >>> from qring_edu.experiments.tieaudit import noise_threshold_curves
+    >>> from qring_edu.figures.tieaudit import plot_noise_threshold
+    >>> fig = plot_noise_threshold(noise_threshold_curves(0.9, max_log2_P=80))
+    >>> fig.axes[1].get_xlabel()
+    'per-pair fidelity F'
+    """
+    f_star = tieaudit_noise_threshold()
+    fig = Figure(figsize=(10, 3.8), layout="constrained")
+    ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.5, 1]})
+    n = r.log2_P
+    ax.semilogy(n, r.classical, "-", color=COLOURS["classical"], label="classical one-way (bits)")
+    ax.semilogy(n, r.noiseless, "--", color=COLOURS["neutral"], label="quantum, F = 1")
+    ax.semilogy(n, r.at_threshold, ":", color="k", label=f"quantum, F = F* = {f_star:.3f}")
+    ax.semilogy(
+        n, r.quantum, "-", color=COLOURS["quantum"], lw=2, label=f"quantum, F = {r.fidelity:g}"
+    )
+    if r.crossover_log2_P:
+        ax.axvline(r.crossover_log2_P, color=COLOURS["quantum"], lw=1, ls="--")
+        ax.annotate(
+            f"crossover P = 2^{r.crossover_log2_P}",
+            (r.crossover_log2_P, r.classical[r.crossover_log2_P - 1]),
+            textcoords="offset points",
+            xytext=(6, -14),
+            fontsize=8,
+        )
+    ax.set_xlabel("n = log₂ P")
+    ax.set_ylabel("communication (qubits or bits)")
+    ax.set_title(f"Per-pair noise, ε = {r.eps:g}, α = {r.alpha:g}, δ = {r.delta:g}", fontsize=10)
+    ax.legend(fontsize=8, loc="upper left")
+    ax.grid(alpha=0.3, which="both")
+    shown = [(F, c) for F, c in zip(r.fidelities, r.crossovers) if c]
+    ax2.semilogy([F for F, _ in shown], [c for _, c in shown], "o-", color=COLOURS["quantum"])
+    ax2.axvline(f_star, color="k", ls=":", label=f"F* = 2^(−1/4) ≈ {f_star:.3f}")
+    if r.crossover_log2_P:
+        ax2.plot([r.fidelity], [r.crossover_log2_P], "s", color="k", ms=8, label="this fidelity")
+    ax2.set_yticks([20, 50, 100, 200, 400], ["20", "50", "100", "200", "400"])
+    ax2.minorticks_off()
+    ax2.set_xlim(f_star - 0.01, 1.005)
+    ax2.set_xlabel("per-pair fidelity F")
+    ax2.set_ylabel("crossover n = log₂ P")
+    ax2.set_title("the crossover runs off as F → F*", fontsize=10)
+    ax2.legend(fontsize=8, loc="upper right")
+    ax2.grid(alpha=0.3, which="both")
     return fig

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from ..experiments.tieaudit import audit_explorer, tieaudit_curves
-from ..figures.tieaudit import plot_audit_explorer, plot_tieaudit_scaling
+from ..experiments.tieaudit import audit_explorer, noise_threshold_curves, tieaudit_curves
+from ..figures.tieaudit import plot_audit_explorer, plot_noise_threshold, plot_tieaudit_scaling
 from ._base import LiveFigure, wide_descriptions
 
-__all__ = ["tieaudit_explorer_widget", "tieaudit_scaling_widget"]
+__all__ = ["tieaudit_explorer_widget", "tieaudit_scaling_widget", "noise_threshold_widget"]
 
 
 def tieaudit_explorer_widget(
@@ -130,5 +130,44 @@ def tieaudit_scaling_widget(
         {
             "eps": sorted({0.01, 0.02, 0.05, 0.1, 0.2, eps}),
             "alpha": sorted({0.1, 0.25, 0.5, 0.75, 1.0, alpha}),
+        },
+    )
+
+
+def noise_threshold_widget(fidelity: float = 0.9, eps: float = 0.1) -> LiveFigure:
+    """Sliders for the per-pair fidelity ``F`` and ``eps``: the verified protocol's qubits
+    against ``log2 P`` beside the classical bits, and the crossover against ``F``, which runs off
+    to infinity at ``F* = 2^(-1/4)``.
+
+    Examples
+    --------
+    >>> live = noise_threshold_widget()
+    >>> live.result.crossover_log2_P
+    53
+    >>> live.controls["fidelity"].value = 0.95
+    >>> live.result.crossover_log2_P
+    27
+    """
+    controls = {
+        "fidelity": widgets.FloatSlider(
+            value=fidelity, min=0.8, max=1.0, step=0.01, description="per-pair fidelity F"
+        ),
+        "eps": widgets.Dropdown(
+            options=sorted({0.02, 0.05, 0.1, 0.2, eps}), value=eps, description="ε"
+        ),
+    }
+    wide_descriptions(controls)
+    w = LiveFigure(
+        noise_threshold_curves,
+        plot_noise_threshold,
+        controls,
+        title="TieAudit under per-pair noise: the threshold F*",
+    )
+    return w.explore(
+        noise_threshold_widget,
+        dict(fidelity=fidelity, eps=eps),
+        {
+            "fidelity": sorted({0.8, 0.84, 0.86, 0.88, 0.9, 0.95, 1.0, fidelity}),
+            "eps": sorted({0.02, 0.05, 0.1, 0.2, eps}),
         },
     )

@@ -17,7 +17,12 @@ from .._validate import check_choice, check_float, check_int
 from ..tieaudit import tieaudit_copies, tieaudit_cost
 from .claims_verdicts import Claim, _make, _pow2, _sci, _tau, _values, claim_row, verdict_from
 from .gapip import COMPARISON_TAUS, GAPIP_FAMILIES, gapip_comparison
-from .tieaudit import DEFAULT_LOG2_P, tieaudit_crossover, tieaudit_scaling
+from .tieaudit import (
+    DEFAULT_LOG2_P,
+    tieaudit_crossover,
+    tieaudit_noise_threshold,
+    tieaudit_scaling,
+)
 
 __all__ = [
     "gapip_claim",
@@ -196,7 +201,9 @@ def _judge_tieaudit(v: Mapping[str, float]) -> tuple[str, str]:
             "asymptotic: the crossover P depends on α and on the bound family. It is one-way: "
             "a client that may send r of its pairs gets the answer in r (2 log2 P + 1) = "
             f"{v['two_message_max']:,.0f} bits at P = 2^{v['log2_P_max']:.0f} (two messages, "
-            "O(log P/ε²)). Missing: a classical lower bound for α > 1/4"
+            "O(log P/ε²)). With noise on each of a copy's log2 P pairs it survives only above "
+            f"the per-pair fidelity 2^(−1/4) ≈ {v['noise_threshold']:.3f}. Missing: a classical "
+            "lower bound for α > 1/4"
         )
     return verdict_from(failed, limits)
 
@@ -224,7 +231,9 @@ def tieaudit_claim(seed: int = 0, eps: float = 0.05) -> Claim:
     classical column is our protocol, not a bound. The advantage is asymptotic: the
     crossover P depends on α and on the bound family. It is one-way: a client that may send
     r of its pairs gets the answer in r (2 log2 P + 1) = 36,162 bits at P = 2^24 (two
-    messages, O(log P/ε²)). Missing: a classical lower bound for α > 1/4.
+    messages, O(log P/ε²)). With noise on each of a copy's log2 P pairs it survives only
+    above the per-pair fidelity 2^(−1/4) ≈ 0.841. Missing: a classical lower bound for α >
+    1/4.
     """
     seed = check_int(seed, "seed", 0)
     eps = check_float(eps, "eps", 0.0, 1.0, lo_open=True, hi_open=True)
@@ -249,6 +258,7 @@ def tieaudit_claim(seed: int = 0, eps: float = 0.05) -> Claim:
         "trials": r.trials,
         "log2_P_min": int(DEFAULT_LOG2_P[0]),
         "log2_P_max": int(DEFAULT_LOG2_P[-1]),
+        "noise_threshold": tieaudit_noise_threshold(),
         "two_message_max": tieaudit_cost(
             2 ** DEFAULT_LOG2_P[-1], eps, protocol="two_message", alpha=alpha
         ),

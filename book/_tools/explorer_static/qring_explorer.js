@@ -54,7 +54,7 @@
       });
       var state = states[idx.join(",")];
       var text = controls.map(function (c, k) { return c.label + " = " + c.labels[idx[k]]; })
-                         .join(", ");
+                         .join("; ");
       img.src = data.prefix + state.id + ".png";
       img.setAttribute("data-state", state.id);
       img.alt = img.alt.split(": ")[0] + ": " + text;

@@ -72,9 +72,9 @@ ASK_VERBS = (
     "shrink", "push", "set", "add", "select", "load", "put", "shorten", "lengthen", "try",
     "drag", "increase", "decrease", "vary", "shift", "aim", "slide", "enter", "design",
 )  # fmt: skip
+_VERBS = "|".join(ASK_VERBS)
 _ASK = re.compile(
-    r"^\W*(?:(?:and|or|then|now|also|first|next)\s+)*(?:%s)\b|\b(?:you\s+can|if\s+you)\b"
-    % "|".join(ASK_VERBS),
+    rf"^\W*(?:(?:and|or|then|now|also|first|next)\s+)*(?:{_VERBS})\b|\b(?:you\s+can|if\s+you)\b",
     re.I,
 )
 _GREEK = {
@@ -222,17 +222,13 @@ def test_the_shown_prompt_asks_only_for_the_explorers_controls(chapter, index, n
     text = prompt(chapter, index)
     assert text, f"{chapter} cell {index}: no **Try it** paragraph before {name}"
     clauses = asks(text)
-    named = {
-        n for n, pats in terms.items() for p in pats for clause in clauses if p.search(clause)
-    }
+    named = {n for n, pats in terms.items() for p in pats for clause in clauses if p.search(clause)}
     # a term that also names a grid control is not held against the prompt ("fidelity")
     moved_words = {p.pattern for n in grid for p in terms[n]}
     outside = {
         n
         for n in named - grid
-        if any(
-            p.pattern not in moved_words and any(p.search(c) for c in clauses) for p in terms[n]
-        )
+        if any(p.pattern not in moved_words and any(p.search(c) for c in clauses) for p in terms[n])
     }
     assert not outside, (
         f"{chapter} cell {index} ({name}): the shown prompt asks for {sorted(outside)}, which "
@@ -254,7 +250,9 @@ def test_terms_recognise_the_ways_the_book_names_controls():
     assert any(p.search("set $\\alpha$") for p in latency)
     assert not any(p.search("set $\\alphax$") for p in latency)
     ring = W.ring_schedule_widget()
-    assert any(p.search("Type a value of **d** smaller") for p in control_terms("d", ring.controls["d"]))
+    assert any(
+        p.search("Type a value of **d** smaller") for p in control_terms("d", ring.controls["d"])
+    )
     assert asks("Move **P**. The ring shows it; type a value of **d** (for example 3).") == [
         "Move **P**.",
         "type a value of **d**.",
@@ -262,3 +260,20 @@ def test_terms_recognise_the_ways_the_book_names_controls():
     assert asks("It pays $1/\\alpha$ (or $1/\\alpha^2$ if you switch the menu).") == [
         "or $1/\\alpha^2$ if you switch the menu"
     ]
+
+
+def test_live_only_prompts_are_hidden_and_next_to_their_widget():
+    """The "In Jupyter or Colab you can also ..." cells are tagged remove-cell (the book drops
+    them) and come right before the widget they are about."""
+    at = {(c, i) for c, i, *_ in WIDGETS}
+    count = 0
+    for path in CHAPTERS:
+        nb = nbformat.read(path, 4)
+        for i, cell in enumerate(nb.cells):
+            if cell.cell_type != "markdown" or not cell.source.startswith("In Jupyter or Colab"):
+                continue
+            count += 1
+            assert HIDDEN in cell.metadata.get("tags", []), f"{path.name} cell {i} is shown"
+            nxt = next(j for j in range(i + 1, len(nb.cells)) if nb.cells[j].cell_type == "code")
+            assert (path.name, nxt) in at, f"{path.name} cell {i}: no widget follows it"
+    assert count >= 14

@@ -97,7 +97,7 @@ GARBAGE = ["three", "", [1, 2], True, float("nan"), np.array([1.0, 2.0]), object
         (check_ea_entropy_bound, dict(n_qubits=3, bob_entropy=5), 8, 5),
         (check_ea_entropy_bound, dict(n_qubits=3, bob_entropy=5, which="each"), 2, 5),
         (check_ea_entropy_bound, dict(n_qubits=3, bob_entropy=1, which="each"), 0, -2),
-        (check_pair_entropy, dict(pair_fidelity=0.9), 0.6275, 1.3725),
+        (check_pair_entropy, dict(pair_fidelity=0.85), 0.8476, 1.1524),
         (check_dephased_capacity, dict(pair_fidelity=0.7), 1.1187, 0.6432),
         (check_cut_set_qubits, {}, 2.72e9, 5.1e9),
         (check_vga_bits_in, {}, 15 * 340e6 * 16, 340e6 * 16),

@@ -223,6 +223,28 @@ def test_explorer_controls_labels_and_fixed():
     assert {"name": "workers", "label": "workers P", "value": "4"} in fixed
 
 
+def test_typed_values_show_as_typed_without_python_quotes(tmp_path):
+    # a text box's value is shown as the reader would type it, moved or fixed
+    _, fixed = explorer_controls(W.ring_schedule_widget(workers=4, step=3, d="10"))
+    assert {"name": "d", "label": "d", "value": "10"} in fixed
+    moved, _ = explorer_controls(W.ledger_floor_widget(d="1000", bits=16))
+    assert next(c for c in moved if c["name"] == "d")["labels"] == ["10", "1000", "100000"]
+    # the setting's text separates controls by "; " (a typed value may hold commas)
+    sys.path.insert(0, str(ROOT / "book" / "_tools"))
+    import explorer
+
+    w = W.vga_privacy_widget()
+    match = explorer._SPEC.search(w.static_html())
+    out = explorer.render_explorer(html.unescape(match.group(1)), tmp_path, "book", 1)
+    shown = re.search(r'class="qring-explorer-setting"[^>]*>Setting shown: <span>([^<]*)<', out)
+    assert html.unescape(shown.group(1)) == "inputs b = 3, 3, 0; source = honest"
+    fixed = re.search(r'class="qring-explorer-fixed">[^<]*<span>([^<]*)<', out).group(1)
+    assert "inputs a = 1, 2, 3;" in html.unescape(fixed)
+    states = json.loads(html.unescape(re.search(r'data-qring-states="([^"]*)"', out).group(1)))
+    assert states["controls"][0]["labels"] == ["3, 3, 0", "0, 0, 2", "1, 1, 1"]
+    assert not re.search(r"= '|\['", html.unescape(out))  # no Python string anywhere
+
+
 # ---------------------------------------------------------------------------------------------
 # the build's side: book/_tools/explorer.py
 

@@ -133,7 +133,7 @@ def render_state(widget: LiveFigure, setting: Mapping[str, Any]) -> bytes | None
 
 
 def _display(control, value) -> str:
-    """How a control shows ``value`` (its readout, option label or text)."""
+    """How a control shows ``value`` (its readout, option label, or its text as typed)."""
     if isinstance(control, _base._CHOICES):
         return next(
             (label for label, v in _base._options(control) if _base._same(v, value)), str(value)
@@ -141,7 +141,7 @@ def _display(control, value) -> str:
     if isinstance(control, widgets.Checkbox):
         return "on" if value else "off"
     if isinstance(control, widgets.Text):
-        return repr(value)
+        return str(value)  # as typed, without Python's quotes
     fmt = getattr(control, "readout_format", "")
     if isinstance(control, (widgets.IntSlider,) + _base._BOXES[:1]):
         return str(int(value))
@@ -276,7 +276,8 @@ def render_explorer(spec_json: str, outdir: Path, page_dir: str, index: int) -> 
         parts.append("</div>")
     parts.append("</div>")
     default = states[default_key]
-    setting_text = ", ".join(f"{c['label']} = {c['labels'][c['default']]}" for c in moved)
+    # "; " between controls: a typed value may hold commas ("inputs b = 3, 3, 0; source = honest")
+    setting_text = "; ".join(f"{c['label']} = {c['labels'][c['default']]}" for c in moved)
     parts.append(
         f'<img class="qring-explorer-image" src="{_esc(prefix + default["id"])}.png" '
         f'data-state="{default["id"]}" alt="{_esc(widget.title)}: {_esc(setting_text)}">'

@@ -18,7 +18,9 @@ exercise has no kind. ``--table`` prints the numbers of every notebook given, bo
 ``tests/test_reading_boxes.py`` runs the check over every chapter that has the markers.
 
 **Words** are the prose a reader reads. In the visible markdown cells (not tagged
-``remove-cell``) the tool removes, before counting:
+``remove-cell``; hidden markdown, such as the live-only prompts "In Jupyter or Colab you can
+also ..." next to a widget, is in the notebook but not in the book) the tool removes, before
+counting:
 
 * worked solutions (``{solution}``) and every collapsed block (a directive with ``:class:
   dropdown``, ``{dropdown}``, ``{toggle}``), with all they contain;

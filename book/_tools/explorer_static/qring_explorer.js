@@ -15,6 +15,7 @@
       return root.querySelector('[data-control="' + k + '"]');
     });
     var img = root.querySelector("img.qring-explorer-image");
+    var title = root.querySelector(".qring-explorer-title").textContent;
     var settingText = root.querySelector(".qring-explorer-setting span");
     var fixedText = root.querySelector(".qring-explorer-fixed span");
     var keys = Object.keys(states).map(function (k) { return k.split(",").map(Number); });
@@ -54,10 +55,10 @@
       });
       var state = states[idx.join(",")];
       var text = controls.map(function (c, k) { return c.label + " = " + c.labels[idx[k]]; })
-                         .join(", ");
+                         .join("; ");
       img.src = data.prefix + state.id + ".png";
       img.setAttribute("data-state", state.id);
-      img.alt = img.alt.split(": ")[0] + ": " + text;
+      img.alt = title + ": " + text;   // the title may itself hold ": " (TieAudit: ...)
       settingText.textContent = text;
       if (fixedText) fixedText.textContent = state.fixed;
     }

@@ -243,6 +243,9 @@ def test_typed_values_show_as_typed_without_python_quotes(tmp_path):
     states = json.loads(html.unescape(re.search(r'data-qring-states="([^"]*)"', out).group(1)))
     assert states["controls"][0]["labels"] == ["3, 3, 0", "0, 0, 2", "1, 1, 1"]
     assert not re.search(r"= '|\['", html.unescape(out))  # no Python string anywhere
+    # the static preview (the PDF's legend) names the settings the same way
+    preview = html.unescape(W.ring_schedule_widget(workers=4, step=3, d="10").static_html())
+    assert "step = 3; d = 10." in preview and "= '" not in preview
 
 
 # ---------------------------------------------------------------------------------------------

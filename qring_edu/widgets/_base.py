@@ -220,7 +220,7 @@ class LiveFigure(widgets.VBox):
         explorer's specification, ``data-qring-explorer``, when :meth:`explore` declared one)."""
         data = base64.b64encode(self.image.value).decode("ascii")
         title = f"<p><b>{html.escape(self.title)}</b></p>" if self.title else ""
-        settings = ", ".join(f"{k} = {v!r}" for k, v in self.values().items())
+        settings = "; ".join(f"{k} = {v}" for k, v in self.values().items())  # as typed
         spec = (
             ""
             if self.explorer is None

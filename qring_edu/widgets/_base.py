@@ -56,7 +56,6 @@ __all__ = [
     "parse_numbers",
     "parse_integers",
     "wide_descriptions",
-    "slider",
 ]
 
 LIVE_HINT = (

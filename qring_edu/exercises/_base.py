@@ -13,7 +13,10 @@ Code-graded ("build it yourself") exercises take the reader's *function* as the 
 checker calls it on seeded random instances and compares with the library. :func:`call_reader`
 is the one way to call it: ``None``, or the chapter's stub that still raises
 ``NotImplementedError``, is "not attempted"; a non-callable or a function that raises becomes a
-failing :class:`Feedback` naming the exception and the instance, never a traceback.
+failing :class:`Feedback` naming the exception and the instance, never a traceback; the first
+failing instance is reported, with a hint. Tolerances are stated in each checker's docstring;
+the *other* arguments of a checker describe the exercise (set by the book or the instructor)
+and are validated like library arguments.
 """
 
 from __future__ import annotations

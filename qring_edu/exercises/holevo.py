@@ -1,10 +1,5 @@
-"""Exercise checkers of chapter 2, *The Holevo bound* (presentation floor).
-
-Every ``check_<name>(answer, ...)`` compares the student's answer with the library and returns a
-:class:`~qring_edu.exercises.Feedback`. ``answer=None`` means "not attempted"; any other input,
-however malformed, gives a failing feedback with a hint — nothing raises on student input and
-nothing is evaluated (numbers follow :func:`~qring_edu.exercises._base.as_number`).
-Tolerances are stated in each docstring. Information is in bits.
+"""Exercise checkers of chapter 2, *The Holevo bound* (presentation floor). The rules every checker
+keeps are in :mod:`~qring_edu.exercises._base`. Information is in bits.
 """
 
 from __future__ import annotations

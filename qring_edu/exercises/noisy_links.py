@@ -1,14 +1,7 @@
-"""Exercise checkers of the chapter *Noisy links* (presentation floor).
+"""Exercise checkers of the chapter *Noisy links* (presentation floor). The rules every checker
+keeps are in :mod:`~qring_edu.exercises._base`.
 
-Every ``check_<name>(answer, ...)`` compares the student's answer with the library and returns a
-:class:`~qring_edu.exercises.Feedback`. ``answer=None`` means "not attempted"; anything else,
-however malformed, gives a failing feedback with a hint — nothing raises and nothing is
-evaluated (numbers follow :func:`~qring_edu.exercises._base.as_number`).
-
-Two checkers grade code the reader wrote ("build it yourself"): they call the reader's function
-on seeded random instances, compare with the library and report the first failing case with a
-hint; a function that raises gets a readable message naming the input, never a traceback.
-Tolerances are stated in each docstring.
+Two checkers grade code the reader wrote ("build it yourself") on seeded random instances.
 """
 
 from __future__ import annotations

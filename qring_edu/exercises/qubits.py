@@ -1,16 +1,10 @@
-"""Exercise checkers of chapter 0, *Qubits for this book* (presentation floor).
-
-Every ``check_<name>(answer, ...)`` compares the reader's answer with the library and returns a
-:class:`~qring_edu.exercises.Feedback`. ``answer=None`` means "not attempted"; any other input,
-however malformed, gives a failing feedback with a hint: nothing raises on the reader's input
-and nothing is evaluated (numbers follow :func:`~qring_edu.exercises._base.as_number`).
+"""Exercise checkers of chapter 0, *Qubits for this book* (presentation floor). The rules every
+checker keeps are in :mod:`~qring_edu.exercises._base`.
 
 Three checkers grade code the reader wrote ("build it yourself"): a gate on one qubit of two, the
-partial trace and the von Neumann entropy. They call the reader's function
-(:func:`~qring_edu.exercises._base.call_reader`) on fixed and seeded random instances, with the
-library's own function switched off (:func:`~qring_edu.exercises._base.forbidden`), and compare
-with the library; the first failing instance is reported with a hint. Tolerances are stated in
-each docstring. Qubit order as in :mod:`qring_edu.states`: qubit 0 is the least significant.
+partial trace and the von Neumann entropy, with the library's own function switched off
+(:func:`~qring_edu.exercises._base.forbidden`). Qubit order as in :mod:`qring_edu.states`:
+qubit 0 is the least significant.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
-"""Exercise checkers of chapter 5, *Verified GHZ aggregation* (presentation floor).
-
-Every ``check_<name>(answer, ...)`` compares the student's answer with the library and returns a
-:class:`~qring_edu.exercises.Feedback`. ``answer=None`` means "not attempted"; any other input,
-however malformed, gives a failing feedback with a hint — nothing raises and nothing is evaluated.
-Tolerances are stated in each docstring.
+"""Exercise checkers of chapter 5, *Verified GHZ aggregation* (presentation floor). The rules every
+checker keeps are in :mod:`~qring_edu.exercises._base`.
 
 Two checkers grade *code* ("build it yourself"): :func:`check_ghz_test` runs the reader's GHZ-test
 circuit and pass rule on random settings and copies against :func:`qring_edu.vga_security.ghz_test_circuit`
 and :func:`qring_edu.vga_security.ghz_test_pass_probability`; :func:`check_zero_sum_pads` runs the reader's
-pad sampler against the properties of :func:`qring_edu.vga.zero_sum_pads`. Both report the first
-failing case with a hint (:func:`~qring_edu.exercises._base.call_reader`).
+pad sampler against the properties of :func:`qring_edu.vga.zero_sum_pads`.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from dataclasses import field
 import numpy as np
 
 from .._result import result
-from .._validate import check_choice, check_float, check_int, check_seed
+from .._validate import check_choice, check_delta, check_float, check_int, check_seed
 from ..gapip import (
     AmplitudeEstimation,
     Classical,
@@ -733,7 +733,7 @@ def gapip_comparison(
     taus_arr = _check_taus(taus)
     P = check_int(P, "P", 2)
     trials = check_int(trials, "trials", 1, 10_000)
-    delta = check_float(delta, "delta", 0.0, 0.5, lo_open=True, hi_open=True)
+    delta = check_delta(delta)
     check_seed(seed)
     fams = tuple((p, c) for p, c in families)
     values = [_quantum(p, c) for p, c in fams]

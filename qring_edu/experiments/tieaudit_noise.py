@@ -20,7 +20,7 @@ from dataclasses import field
 import numpy as np
 
 from .._result import result
-from .._validate import check_choice, check_float, check_int, check_seed
+from .._validate import check_choice, check_delta, check_float, check_int, check_seed
 from ..tieaudit import (
     TEST_FRACTION,
     Dephasing,
@@ -55,10 +55,6 @@ __all__ = [
 
 def _check_eps(eps) -> float:
     return check_float(eps, "eps", 0.0, 1.0, lo_open=True, hi_open=True)
-
-
-def _check_delta(delta) -> float:
-    return check_float(delta, "delta", 0.0, 0.5, lo_open=True, hi_open=True)
 
 
 def _check_alpha(alpha) -> float:
@@ -519,7 +515,7 @@ def wald_ratio_interval(
         np.asarray(x, dtype=float)
         for x in (data_sum, data_landed, data_copies, test_sum, test_landed, test_copies)
     )
-    z = norm.isf(_check_delta(delta) / 2.0)
+    z = norm.isf(check_delta(delta) / 2.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         md, mt = A / ND, B / NT
         vd = (KA / ND - md**2) * ND / np.maximum(ND - 1, 1)
@@ -627,7 +623,7 @@ def adaptive_coverage(
         raise TypeError(f"source must be one of {names}, got {source!r}")
     copies = check_int(copies, "copies", 2, 100_000)
     trials = check_int(trials, "trials", 1, 100_000)
-    alpha, delta = _check_alpha(alpha), _check_delta(delta)
+    alpha, delta = _check_alpha(alpha), check_delta(delta)
     f = check_float(f, "f", 0.0, 1.0)
     check_seed(seed)
     if not isinstance(fixed_tests, (bool, np.bool_)):

@@ -44,7 +44,7 @@ from ..gapip import (
     sketch_bits,
     vector_bits,
 )
-from ._base import Table, loglog_slope, rng
+from ._base import Table, Tabular, loglog_slope, rng
 
 __all__ = [
     "GapIPScaling",
@@ -329,7 +329,7 @@ def gapip_sample_qiskit(
 
 
 @result(show=("max_exact_gap",))
-class GapIPPaths:
+class GapIPPaths(Tabular):
     """``P("not a_h")`` after k iterations (``protocol="phase_estimation"``: ``P(control "-")``
     with power ``K = k``), for each k in ``ks``, computed four ways: the exact 2-D subspace (fast
     path), the full state vector, the Qiskit circuit evolved as a ``Statevector``, and Aer
@@ -367,9 +367,6 @@ class GapIPPaths:
     def max_exact_gap(self) -> float:
         """Largest difference between the subspace and the Qiskit path."""
         return float(np.max(np.abs(self.subspace - self.qiskit)))
-
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
 
 
 def gapip_paths(
@@ -589,7 +586,7 @@ def _crossings(taus: np.ndarray, log_ratio: np.ndarray) -> list[float]:
 
 
 @result
-class GapIPComparison:
+class GapIPComparison(Tabular):
     """Result of :func:`gapip_comparison` (arrays indexed like ``taus``).
 
     ``quantum_cost[i]``: mean qubits per decision of family ``families[i] = (protocol,
@@ -699,9 +696,6 @@ class GapIPComparison:
             tuple(rows),
             ("", "", "", ".2f"),
         )
-
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
 
 
 def gapip_comparison(

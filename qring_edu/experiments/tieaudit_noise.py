@@ -32,7 +32,7 @@ from ..tieaudit import (
     tieaudit_copies,
     tieaudit_interval,
 )
-from ._base import Table, rng
+from ._base import Table, Tabular, rng
 from .tieaudit import ATTACK_CASES, attack_channel, random_matching, signs_with_disagreement
 
 __all__ = [
@@ -97,7 +97,7 @@ def ratio_bias(signs, matching, channel) -> float:
 # Noise, the data-only attack, dephasing
 # --------------------------------------------------------------------------------------------
 @result(show=("max_calibrated_error", "max_naive_error"))
-class NoiseSweep:
+class NoiseSweep(Tabular):
     """Quantum TieAudit on one instance at several depolarising strengths: the verified estimate
     and interval (hidden tests, twirl, Freedman) and the naive reading (the noiseless estimator
     on as many noisy copies).
@@ -143,9 +143,6 @@ class NoiseSweep:
             (".1f", ".4f", ".4f", ".4f", ".4f", ",d"),
         )
 
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
-
 
 def noise_sweep(
     noises: Sequence[float] = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5),
@@ -189,7 +186,7 @@ def noise_sweep(
 
 
 @result
-class AttackSweep:
+class AttackSweep(Tabular):
     """Quantum TieAudit on one instance through the channel of each case of :data:`ATTACK_CASES`,
     for each noise level and seed: ``estimates[c, i, r]`` (``f_hat``), ``lo``/``hi`` (the
     interval), ``attenuation[c, i, r]`` (the tests' ``eta_hat``; 1 without tests, at noise 0 in
@@ -257,9 +254,6 @@ class AttackSweep:
             (".1f", "", ".3f", ".0%", ".0%", ".3f"),
         )
 
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
-
 
 def tieaudit_attack_sweep(
     noises: Sequence[float] = (0.0, 0.2, 0.4, 0.6, 0.8),
@@ -304,7 +298,7 @@ def tieaudit_attack_sweep(
 
 
 @result(show=("largest_bias",))
-class DephasingSweep:
+class DephasingSweep(Tabular):
     """Dephasing on one instance whose far pairs (Hamming distance ``|i XOR j| >=
     min_distance``) disagree: ``bias`` (:func:`ratio_bias`, the many-copies limit of ``f_hat -
     f`` without the twirl), the mean ``f_hat`` over ``seeds`` runs without the twirl (``plain``)
@@ -338,9 +332,6 @@ class DephasingSweep:
             tuple(rows),
             (".3f", "+.4f", ".4f", ".4f"),
         )
-
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
 
 
 def dephasing_sweep(

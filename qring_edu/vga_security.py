@@ -49,7 +49,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from ._result import result
-from ._validate import check_bits, check_choice, check_float, check_int, check_seed
+from ._validate import check_bits, check_choice, check_float, check_int, generator
 from .holevo import as_density_matrix
 from .vga import (
     MAX_AMPLIFICATION,
@@ -211,8 +211,7 @@ def even_y_settings(n_tests: int, workers: int, seed=None) -> np.ndarray:
     """
     workers = check_int(workers, "workers", 2, 10**4)
     n_tests = check_int(n_tests, "n_tests (at most 10**8 settings in all)", 0, 10**8 // workers)
-    check_seed(seed)
-    y = np.random.default_rng(seed).integers(0, 2, (n_tests, workers), dtype=np.int8).astype(bool)
+    y = generator(seed).integers(0, 2, (n_tests, workers), dtype=np.int8).astype(bool)
     y[:, -1] = np.logical_xor.reduce(y[:, :-1], axis=1)
     return y
 

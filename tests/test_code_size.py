@@ -19,7 +19,8 @@ product (docstrings with their examples count: they stay). Budgets, in lines:
   failure-probability check ``_validate.check_delta`` (it was in five modules) and
   ``_validate.generator`` for the random protocols' seeds (core -6, package -14);
   sixteen experiment results take ``_repr_html_`` from the ``Tabular`` mixin (package -48);
-  ``_validate.generator`` in ``even_y_settings`` too (core -1).
+  ``_validate.generator`` in ``even_y_settings`` too (core -1); and one style of section banner,
+  the one-line ``# -- Title ---`` (74 three-line banners; core -24, package -148: layout only).
 
 And the machinery a plain library does without: no threads, processes, shared memory, fork or
 exit handlers anywhere but ``launch.py`` (which starts the DDP worker processes).
@@ -45,8 +46,8 @@ def _lines(path: Path) -> int:
 
 
 #: Targets, and the ceilings in force until the targets are met (lines).
-TARGET_CORE_AND_PROTOCOLS, CEILING_CORE_AND_PROTOCOLS = 9_000, 10_464
-TARGET_PACKAGE, CEILING_PACKAGE = 28_000, 34_019
+TARGET_CORE_AND_PROTOCOLS, CEILING_CORE_AND_PROTOCOLS = 9_000, 10_440
+TARGET_PACKAGE, CEILING_PACKAGE = 28_000, 33_871
 
 
 def test_core_and_protocols_stay_under_their_ceiling():

@@ -274,9 +274,7 @@ def check_model_comm_time(
     )
 
 
-# ---------------------------------------------------------------------------------------------
-# Code-graded exercises: the reader's own ring
-# ---------------------------------------------------------------------------------------------
+# -- Code-graded exercises: the reader's own ring --------------------------------------------------
 #: The instances :func:`check_ring_code` runs, in order, as (P, d, bits): small readable rings
 #: first, then uneven chunks (P does not divide d), empty chunks (d < P), odd word sizes and a
 #: larger ring. Every instance's words are uniform in 0 .. 2**bits - 1, so sums overflow.
@@ -690,9 +688,7 @@ def check_ring_time_code(fn) -> Feedback:
     )
 
 
-# ---------------------------------------------------------------------------------------------
-# Step checkers of the reasoning exercises
-# ---------------------------------------------------------------------------------------------
+# -- Step checkers of the reasoning exercises ------------------------------------------------------
 def check_overlap_tail(
     answer,
     model: str = "BERT-Large",

@@ -75,9 +75,7 @@ def _show(m: np.ndarray) -> str:
     return str(m.tolist())
 
 
-# --------------------------------------------------------------------------------------------
-# One qubit
-# --------------------------------------------------------------------------------------------
+# -- One qubit -------------------------------------------------------------------------------------
 def check_plus_probability(answer, theta: float = 100.0, phi: float = 60.0) -> Feedback:
     """Probability of the outcome ``|+⟩`` when ``cos(θ/2)|0⟩ + e^{iφ} sin(θ/2)|1⟩`` (angles in
     **degrees**) is measured in the X basis: ``(1 + sin θ cos φ)/2``. Reference:
@@ -132,9 +130,7 @@ def check_plus_probability(answer, theta: float = 100.0, phi: float = 60.0) -> F
     )
 
 
-# --------------------------------------------------------------------------------------------
-# Several qubits: the book's order
-# --------------------------------------------------------------------------------------------
+# -- Several qubits: the book's order --------------------------------------------------------------
 def check_basis_index(answer, bits=(1, 0, 1, 1)) -> Feedback:
     """Index of the basis state in which qubit q is ``bits[q]``, in a state vector of length
     ``2**n`` with the book's order (qubit 0 least significant): ``Σ_q bits[q] 2**q``. Exact.
@@ -242,9 +238,7 @@ def check_on_qubit(fn, *, trials: int = 3, seed: int = 0) -> Feedback:
     )
 
 
-# --------------------------------------------------------------------------------------------
-# Density matrices
-# --------------------------------------------------------------------------------------------
+# -- Density matrices ------------------------------------------------------------------------------
 def _partial_trace_cases(trials: int, seed: int) -> list[tuple[str, np.ndarray]]:
     """Named two-qubit density matrices for :func:`check_partial_trace`."""
     rng = np.random.default_rng(seed)

@@ -201,9 +201,7 @@ def check_ghz_copies_delivered(answer, entries: int, bits: int, test_fraction: f
     )
 
 
-# --------------------------------------------------------------------------------------------
-# Build it yourself: the GHZ test
-# --------------------------------------------------------------------------------------------
+# -- Build it yourself: the GHZ test ---------------------------------------------------------------
 _COPIES = ("GHZ", "phase-flipped GHZ", "product of equator states (a known-pads copy)")
 
 
@@ -463,9 +461,7 @@ def check_ghz_test(ghz_test, passes, *, cases: int = 16, seed: int = 0) -> Feedb
     return passed(msg)
 
 
-# --------------------------------------------------------------------------------------------
-# Build it yourself: zero-sum pads
-# --------------------------------------------------------------------------------------------
+# -- Build it yourself: zero-sum pads --------------------------------------------------------------
 #: (P, d, b) of the shape, range and sum checks of :func:`check_zero_sum_pads`.
 _PAD_SHAPES = ((2, 5, 3), (3, 4, 2), (4, 7, 8), (5, 3, 16))
 #: (P, d, b) of the uniformity checks: every set of P - 1 rows jointly uniform.
@@ -584,9 +580,7 @@ def check_zero_sum_pads(zero_sum_pads, *, seed: int = 0) -> Feedback:
     )
 
 
-# --------------------------------------------------------------------------------------------
-# Step checkers of the reasoning exercises
-# --------------------------------------------------------------------------------------------
+# -- Step checkers of the reasoning exercises ------------------------------------------------------
 def check_dropout_sums(answer, workers: int, bits: int) -> Feedback:
     """Worker dropout: P - 1 of P workers announced; how many values of the sum (mod 2**b) are
     consistent with their announcements? All ``2**b`` (any P - 1 announcements are uniform and

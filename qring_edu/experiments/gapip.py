@@ -215,9 +215,7 @@ def gapip_scaling(
     )
 
 
-# --------------------------------------------------------------------------------------------
-# GapIP: the classical protocols' costs, and the four simulation paths
-# --------------------------------------------------------------------------------------------
+# -- GapIP: the classical protocols' costs, and the four simulation paths --------------------------
 def classical_cost_table(
     P: int = 2**16,
     taus: Sequence[float] = (0.4, 0.1, 0.02),
@@ -404,9 +402,7 @@ def gapip_paths(
     )
 
 
-# --------------------------------------------------------------------------------------------
-# GapIP: cost curves and accuracy (the GapIP widget)
-# --------------------------------------------------------------------------------------------
+# -- GapIP: cost curves and accuracy (the GapIP widget) --------------------------------------------
 #: Largest P the interactive GapIP curves simulate (each point runs the protocols on ``trials``
 #: instances), so a widget stays responsive.
 MAX_WIDGET_LOG2_P = 18
@@ -461,9 +457,7 @@ def gapip_curves(
     )
 
 
-# --------------------------------------------------------------------------------------------
-# GapIP: the passes of one shot (the ping-pong diagram)
-# --------------------------------------------------------------------------------------------
+# -- GapIP: the passes of one shot (the ping-pong diagram) -----------------------------------------
 @result(show=("passes", "qubits"))
 class GapIPSchedule:
     """What happens in one shot of a quantum GapIP protocol, in order.
@@ -552,9 +546,7 @@ def gapip_schedule(P: int, power: int, protocol: str = "quantum") -> GapIPSchedu
     return GapIPSchedule(protocol, P, k, n, n, 2 * k + 1, tuple(events))
 
 
-# --------------------------------------------------------------------------------------------
-# GapIP: quantum against classical, one family of bounds on both sides
-# --------------------------------------------------------------------------------------------
+# -- GapIP: quantum against classical, one family of bounds on both sides --------------------------
 #: (protocol, confidence) of the comparison: amplitude and phase estimation, each with
 #: Hoeffding intervals (against the Hoeffding sketch) and exact intervals (against the exact
 #: binomial sketch).

@@ -93,9 +93,7 @@ def ratio_bias(signs, matching, channel) -> float:
     return float((w @ d) / w.sum() - d.mean())
 
 
-# --------------------------------------------------------------------------------------------
-# Noise, the data-only attack, dephasing
-# --------------------------------------------------------------------------------------------
+# -- Noise, the data-only attack, dephasing --------------------------------------------------------
 @result(show=("max_calibrated_error", "max_naive_error"))
 class NoiseSweep(Tabular):
     """Quantum TieAudit on one instance at several depolarising strengths: the verified estimate
@@ -405,9 +403,7 @@ def dephasing_sweep(
     )
 
 
-# --------------------------------------------------------------------------------------------
-# Adaptive sources: the Freedman interval against an independent-copies interval
-# --------------------------------------------------------------------------------------------
+# -- Adaptive sources: the Freedman interval against an independent-copies interval ----------------
 @result
 class ConstantSource:
     """Attenuation ``eta`` on every copy (the independent-copies model).

@@ -49,9 +49,7 @@ def _check_alpha(alpha) -> float:
     return check_float(alpha, "alpha", 0.0, 1.0, lo_open=True)
 
 
-# --------------------------------------------------------------------------------------------
-# Exact failure probabilities and the exact plans (independent copies, noiseless channel)
-# --------------------------------------------------------------------------------------------
+# -- Exact failure probabilities and the exact plans (independent copies, noiseless channel) -------
 #: Largest ``copies * alpha`` of the exact worst-case search (it visits every lattice jump).
 MAX_EXACT_MEAN = 10**5
 
@@ -324,9 +322,7 @@ def exact_subset_size(P: int, alpha: float, eps: float, delta: float = 0.05) -> 
     return _exact_subset_size(P, alpha, eps, delta)
 
 
-# --------------------------------------------------------------------------------------------
-# Copy plans, copies against alpha, crossovers per family
-# --------------------------------------------------------------------------------------------
+# -- Copy plans, copies against alpha, crossovers per family ---------------------------------------
 @result
 class CopyPlan:
     """One way of planning the noiseless copies: ``copies`` and the exact probability that the

@@ -241,9 +241,7 @@ class LiveFigure(widgets.VBox):
         return bundle
 
 
-# ---------------------------------------------------------------------------------------------
-# Explorers of the HTML book: a grid of settings, each rendered by the build
-# ---------------------------------------------------------------------------------------------
+# -- Explorers of the HTML book: a grid of settings, each rendered by the build --------------------
 _SLIDERS = (widgets.IntSlider, widgets.FloatSlider, widgets.FloatLogSlider)
 _CHOICES = (widgets.Dropdown, widgets.ToggleButtons, widgets.RadioButtons, widgets.Select)
 _BOXES = (widgets.IntText, widgets.FloatText, widgets.BoundedIntText, widgets.BoundedFloatText)
@@ -494,9 +492,7 @@ class ExplorerSpec:
         return [dict(zip(names, combo)) for combo in itertools.product(*(v for _, v in self.grid))]
 
 
-# ---------------------------------------------------------------------------------------------
-# Reading text boxes
-# ---------------------------------------------------------------------------------------------
+# -- Reading text boxes ----------------------------------------------------------------------------
 #: Digits grouped by thousands: "10,000", "1,234,567.5" (a lone comma such as "1,5" is refused).
 _GROUPED = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?([eE][+-]?\d+)?")
 

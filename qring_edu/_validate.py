@@ -138,6 +138,15 @@ def check_float(
     return value
 
 
+def check_delta(delta: Any) -> float:
+    """A failure probability ``delta`` in (0, 1/2), at least 1e-300 (``log(2 / delta)`` must
+    stay finite: it overflows near 1e-308)."""
+    d = check_float(delta, "delta", 0.0, 0.5, lo_open=True, hi_open=True)
+    if d < 1e-300:
+        raise ValueError(f"delta must be at least 1e-300, got {d:g}")
+    return d
+
+
 def check_bits(bits: Any, name: str = "bits") -> int:
     """Word size in bits, ``MIN_BITS <= bits <= MAX_BITS`` (2 to 32), as ``int``.
 

@@ -56,10 +56,11 @@ from ._result import result
 from ._validate import (
     as_numeric_array,
     check_choice,
+    check_delta,
     check_float,
     check_int,
     check_name,
-    check_seed,
+    generator,
 )
 
 __all__ = [
@@ -267,13 +268,6 @@ def gapip_prepare(g, h) -> tuple[np.ndarray, np.ndarray]:
 
 def _check_tau(tau) -> float:
     return check_float(tau, "tau", MIN_TAU, 1.0, hi_open=True)
-
-
-def _check_delta(delta) -> float:
-    d = check_float(delta, "delta", 0.0, 0.5, lo_open=True, hi_open=True)
-    if d < 1e-300:  # log(2 / delta) overflows near 1e-308
-        raise ValueError(f"delta must be at least 1e-300, got {d:g}")
-    return d
 
 
 def n_register_qubits(P: int) -> int:
@@ -546,7 +540,7 @@ def sketch_bits(tau: float, delta: float = 0.05, *, bound: str = "hoeffding") ->
     >>> sketch_bits(0.1, 0.05), sketch_bits(0.1, 0.05, bound="exact")
     (1474, 665)
     """
-    tau, delta = _check_tau(tau), _check_delta(delta)
+    tau, delta = _check_tau(tau), check_delta(delta)
     if check_choice(bound, "bound", ("hoeffding", "exact")) == "exact":
         return _exact_sketch_bits(tau, delta)
     return _hoeffding_sketch_bits(tau, delta)
@@ -635,10 +629,9 @@ def gapip(g, h, tau: float, *, protocol="quantum", delta: float = 0.05, seed=Non
     ('aligned', 'qubits', True)
     """
     gn, hn = gapip_prepare(g, h)
-    tau, delta = _check_tau(tau), _check_delta(delta)
+    tau, delta = _check_tau(tau), check_delta(delta)
     proto = _protocol_value(protocol)
-    check_seed(seed)
-    rng = np.random.default_rng(seed)
+    rng = generator(seed)
     P = gn.size
     if isinstance(proto, Classical):
         kind = classical_bits(P, tau, delta, bound=proto.bound)[0]

@@ -27,7 +27,7 @@ from ._validate import (
     check_float,
     check_int,
     check_name,
-    check_seed,
+    generator,
 )
 from .states import ATOL, as_density_matrix, bloch_vector, embed_operator, partial_trace
 from .states import as_array as _raw
@@ -343,8 +343,7 @@ def optimal_measurement(
     starts = check_int(starts, "starts", 1, 10_000)  # each start is an ascent of its own
     tol = check_float(tol, "tol", 0.0, lo_open=True)
     max_iter = check_int(max_iter, "max_iter", 1, 10**6)
-    check_seed(seed)
-    rng = np.random.default_rng(seed)
+    rng = generator(seed)
     inits = []
     for r in rhos:  # measuring in a state's eigenbasis is often optimal or close to it
         _, U = np.linalg.eigh(r)

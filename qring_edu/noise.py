@@ -405,9 +405,7 @@ def flip_bits(words: np.ndarray, bits: int, positions: np.ndarray, codes: np.nda
     words ^= flips[:-1]
 
 
-# --------------------------------------------------------------------------------------------
-# Capacities (book/02_holevo.ipynb, book/04_noisy_links.ipynb)
-# --------------------------------------------------------------------------------------------
+# -- Capacities (book/02_holevo.ipynb, book/04_noisy_links.ipynb) ----------------------------------
 
 
 def _h2(p: float) -> float:

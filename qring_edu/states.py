@@ -52,9 +52,7 @@ _SIGMA = np.stack([PAULIS["X"], PAULIS["Y"], PAULIS["Z"]])
 BELL_LABELS = ("phi+", "phi-", "psi+", "psi-")
 
 
-# ---------------------------------------------------------------------------------------------
-# States and operators as arrays
-# ---------------------------------------------------------------------------------------------
+# -- States and operators as arrays ----------------------------------------------------------------
 def as_array(value):
     """``value`` itself, or the ``data`` array of a Qiskit ``quantum_info`` object.
 
@@ -203,9 +201,7 @@ def embed_operator(u, qargs, n: int) -> np.ndarray:
     return np.moveaxis(t, list(range(k)), targets).reshape(2**n, 2**n)
 
 
-# ---------------------------------------------------------------------------------------------
-# Bell pairs and the isotropic state
-# ---------------------------------------------------------------------------------------------
+# -- Bell pairs and the isotropic state ------------------------------------------------------------
 _S = 1 / np.sqrt(2)
 _BELL = {
     "phi+": np.array([_S, 0, 0, _S], dtype=complex),
@@ -246,9 +242,7 @@ def isotropic_state(pair_fidelity: float) -> np.ndarray:
     return sum(w * np.outer(_BELL[k], _BELL[k].conj()) for w, k in zip(weights, BELL_LABELS))
 
 
-# ---------------------------------------------------------------------------------------------
-# The Bloch sphere
-# ---------------------------------------------------------------------------------------------
+# -- The Bloch sphere ------------------------------------------------------------------------------
 def pure_qubit(theta: float, phi: float) -> np.ndarray:
     """``cos(θ/2)|0⟩ + e^{iφ} sin(θ/2)|1⟩``: the pure state with Bloch angles (θ, φ), radians.
 

@@ -68,7 +68,14 @@ from dataclasses import field
 import numpy as np
 
 from ._result import result
-from ._validate import as_numeric_array, check_choice, check_float, check_int, check_seed
+from ._validate import (
+    as_numeric_array,
+    check_choice,
+    check_delta,
+    check_float,
+    check_int,
+    generator,
+)
 
 __all__ = [
     "TIEAUDIT_PROTOCOLS",
@@ -307,13 +314,6 @@ def _check_eps(eps) -> float:
     return check_float(eps, "eps", 0.0, 1.0, lo_open=True, hi_open=True)
 
 
-def _check_delta(delta) -> float:
-    d = check_float(delta, "delta", 0.0, 0.5, lo_open=True, hi_open=True)
-    if d < 1e-300:  # log(2 / delta) overflows near 1e-308
-        raise ValueError(f"delta must be at least 1e-300, got {d:g}")
-    return d
-
-
 def _check_alpha(alpha) -> float:
     return check_float(alpha, "alpha", 0.0, 1.0, lo_open=True)
 
@@ -393,7 +393,7 @@ def tieaudit_copies(
     >>> tieaudit_copies(1.0, 0.1, eta=0.5, bound="freedman")
     3001
     """
-    alpha, eps, delta = _check_alpha(alpha), _check_eps(eps), _check_delta(delta)
+    alpha, eps, delta = _check_alpha(alpha), _check_eps(eps), check_delta(delta)
     eta = check_float(eta, "eta", 0.0, 1.0, lo_open=True)
     check_choice(bound, "bound", TIEAUDIT_BOUNDS)
     log_n = _log_plan(alpha, eta, eps, math.log(2.0 / delta), bound)
@@ -429,7 +429,7 @@ def classical_subset_size(P: int, alpha: float, eps: float, delta: float = 0.05)
     (60651, 4096)
     """
     P, alpha = _check_P(P), _check_alpha(alpha)
-    eps, delta = _check_eps(eps), _check_delta(delta)
+    eps, delta = _check_eps(eps), check_delta(delta)
     m = alpha * P / 2.0
     m0 = _hoeffding_pairs(eps, 4.0 / delta, math.floor(m / 2.0) + 1)
     if m < 2 * m0:  # fewer than 2 m_0 pairs in M: send every sign
@@ -460,7 +460,7 @@ def two_message_bits(P: int, eps: float, delta: float = 0.05, *, alpha: float = 
     >>> two_message_bits(2**24, 0.05)                         # 738 pairs x (2 x 24 + 1) bits
     36162
     """
-    P, eps, delta = _check_P(P), _check_eps(eps), _check_delta(delta)
+    P, eps, delta = _check_P(P), _check_eps(eps), check_delta(delta)
     m = max(1, int(round(_check_alpha(alpha) * P / 2.0)))
     return _hoeffding_pairs(eps, 2.0 / delta, m) * (2 * (P.bit_length() - 1) + 1)
 
@@ -503,7 +503,7 @@ def tieaudit_cost(
     (73800, 36162)
     """
     P, eps = _check_P(P), _check_eps(eps)
-    alpha, delta = _check_alpha(alpha), _check_delta(delta)
+    alpha, delta = _check_alpha(alpha), check_delta(delta)
     check_choice(protocol, "protocol", TIEAUDIT_PROTOCOLS)
     channel = _check_channel(channel, protocol)
     if protocol == "classical":
@@ -556,7 +556,7 @@ def tieaudit_interval(
     A = check_int(data_sum, "data_sum (a sum of data_copies outcomes +-1)", -ND, ND)
     B = check_int(test_sum, "test_sum (a sum of test_copies outcomes +-1)", -NT, NT)
     N = check_int(ND + NT, "data_copies + test_copies (the copies)", 1)
-    alpha, delta = _check_alpha(alpha), _check_delta(delta)
+    alpha, delta = _check_alpha(alpha), check_delta(delta)
     q = check_float(test_fraction, "test_fraction", 0.0, 1.0, lo_open=True, hi_open=True)
     L, w = math.log(2.0 / delta), N * q * (1.0 - q) * alpha  # V(g) = w (q + (1 - q) g^2)
     d0, d1 = q * A, -(1.0 - q) * B  # D(g) = d0 + d1 g
@@ -826,11 +826,10 @@ def tieaudit(
     """
     s = check_signs(signs)
     m = check_matching(matching, s.size)
-    eps, delta = _check_eps(eps), _check_delta(delta)
+    eps, delta = _check_eps(eps), check_delta(delta)
     check_choice(protocol, "protocol", TIEAUDIT_PROTOCOLS)
     channel = _check_channel(channel, protocol)
-    check_seed(seed)
-    rng = np.random.default_rng(seed)
+    rng = generator(seed)
     P, pairs = s.size, len(m)
     n, alpha = P.bit_length() - 1, 2.0 * pairs / P
     differ = s[m[:, 0]] != s[m[:, 1]]

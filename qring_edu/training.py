@@ -26,7 +26,7 @@ from ._validate import (
     check_choice,
     check_float,
     check_int,
-    check_seed,
+    generator,
 )
 from .costmodel import link_units, ring_time
 from .noise import Link
@@ -67,8 +67,7 @@ def make_moons(n_samples: int, *, noise: float = 0.15, seed=None) -> tuple[np.nd
     """
     n_samples = check_int(n_samples, "n_samples", 2, 10**8)
     noise = check_float(noise, "noise", 0.0)
-    check_seed(seed)
-    rng = np.random.default_rng(seed)
+    rng = generator(seed)
     n0 = n_samples // 2
     t0 = rng.uniform(0, np.pi, n0)
     t1 = rng.uniform(0, np.pi, n_samples - n0)

@@ -43,7 +43,7 @@ from ._validate import (
     check_fidelity,
     check_float,
     check_int,
-    check_seed,
+    generator,
     seed_sequence,
 )
 from .fixedpoint import to_signed, word_mask
@@ -491,7 +491,7 @@ def vga_aggregate(
     f = check_float(test_fraction, "test_fraction", 0.0, 1.0, hi_open=True)
     tolerance = check_float(tolerance, "tolerance", 0.0, 1.0, hi_open=True)
     k = check_int(amplification, "amplification", 1, MAX_AMPLIFICATION)
-    check_seed(seed)
+    rng = generator(seed)
     P, d = x.shape
     announced = np.ones(P, dtype=bool)
     announced[[check_int(j, "dropped", 0, P - 1) for j in np.atleast_1d(dropped).tolist()]] = 0
@@ -499,7 +499,6 @@ def vga_aggregate(
         raise ValueError(f"dropped must leave at least one of the {P} workers, got {dropped}")
     n, t = vga_copy_counts(d, f, amplification=k)
     _check_size(P, d, n, bits, f)
-    rng = np.random.default_rng(seed)
     mask = np.uint32(word_mask(bits))
 
     # 1. Delivery: N register-copies; only the source knows which qubit GHZ states it spoiled.
@@ -591,8 +590,7 @@ def vga_restart(
     >>> run.first.complete, run.survivors, run.total.tolist()      # (8, 10) mod 16, signed
     (False, (1, 2), [-8, -6])
     """
-    check_seed(seed)
-    rng = np.random.default_rng(seed)
+    rng = generator(seed)
     options = dict(bits=bits, test_fraction=test_fraction, source=source, tolerance=tolerance)
     first = vga_aggregate(inputs, dropped=dropped, seed=rng, **options)
     if first.announced.sum() < 2:
@@ -626,9 +624,8 @@ def vga_ring_allreduce(
     >>> run.accepted, run.total.tolist(), run.ledger.ring_online_qubits
     (True, [-4, -1, 2], 8)
     """
-    check_seed(seed)
+    rng = generator(seed)
     check_fidelity(pair_fidelity, "pair_fidelity")
-    rng = np.random.default_rng(seed)
     options = dict(bits=bits, test_fraction=test_fraction, source=source, tolerance=tolerance)
     vga = vga_aggregate(inputs, amplification=amplification, seed=rng, **options)
     ring = ring_allreduce(
@@ -671,8 +668,7 @@ def sample_sum_shift(flips, seed=None) -> np.ndarray:
     >>> sample_sum_shift(flips, seed=0).tolist()
     [0, 2, 1]
     """
-    check_seed(seed)
-    flips, rng = np.asarray(flips), np.random.default_rng(seed)
+    flips, rng = np.asarray(flips), generator(seed)
     if flips.ndim != 2 or flips.dtype.kind not in "biu" or np.any((flips != 0) & (flips != 1)):
         raise ValueError(f"flips must be a 2-D array of booleans (n, bits), got {flips!r}")
     flips = flips.astype(bool)
@@ -778,11 +774,10 @@ def vga_aggregate_qiskit(inputs, *, bits: int = 2, source=Honest(), seed=None): 
     bits = check_bits(bits)
     x = _check_inputs(inputs, bits)
     source = _as_source(source)
-    check_seed(seed)
+    rng = generator(seed)
     P, d = x.shape
     check_int(d, "d (entries)", 1, 20_000)
     _words_of(x[:, 0], bits, "inputs")
-    rng = np.random.default_rng(seed)
     spoiled = source.deliver(d, bits, rng)
     groups: dict = {}
     for e in range(d):

@@ -11,8 +11,18 @@ product (docstrings with their examples count: they stay). Budgets, in lines:
   and the rise is recorded here: photon loss on the link (``noise.fibre_transmission``, lost
   photons on the protected transport's ledger: +34 core), the loss sweep and run, the
   compression figure, VGA's costs next to QKD masks and Bonawitz, and the χ exercise checker
-  (+699 package lines; 201 lines of duplicated GapIP window code left at the same time: +498 net);
-  TieAudit's noise threshold as curves, a figure and an explorer (+163 package lines net).
+  (+699 package lines; 201 lines of duplicated GapIP window code left at the same time: +498 net).
+  Lowered since, as repeats were folded into one place: the code-graded exercises' "not a
+  function", NaN-entropy and random-state helpers into ``exercises/_base.py`` (package -4); the
+  widgets' float sliders built by one ``widgets._base.slider`` (package -73); the exercise modules'
+  restated checker rules and their ``_close`` wrappers (package -52); the
+  failure-probability check ``_validate.check_delta`` (it was in five modules) and
+  ``_validate.generator`` for the random protocols' seeds (core -6, package -14);
+  sixteen experiment results take ``_repr_html_`` from the ``Tabular`` mixin (package -48);
+  ``_validate.generator`` in ``even_y_settings`` too (core -1); and one style of section banner,
+  the one-line ``# -- Title ---`` (74 three-line banners; core -24, package -148: layout only).
+  Raised by TieAudit's noise threshold as curves, a figure and an explorer, and its mention in
+  the claims row (package +172 net).
 
 And the machinery a plain library does without: no threads, processes, shared memory, fork or
 exit handlers anywhere but ``launch.py`` (which starts the DDP worker processes).
@@ -38,8 +48,8 @@ def _lines(path: Path) -> int:
 
 
 #: Targets, and the ceilings in force until the targets are met (lines).
-TARGET_CORE_AND_PROTOCOLS, CEILING_CORE_AND_PROTOCOLS = 9_000, 10_471
-TARGET_PACKAGE, CEILING_PACKAGE = 28_000, 34_374
+TARGET_CORE_AND_PROTOCOLS, CEILING_CORE_AND_PROTOCOLS = 9_000, 10_440
+TARGET_PACKAGE, CEILING_PACKAGE = 28_000, 34_043
 
 
 def test_core_and_protocols_stay_under_their_ceiling():

@@ -14,9 +14,9 @@ import pytest
 
 from qring_edu.experiments.tieaudit import (
     disagreement_fraction,
+    noise_threshold_curves,
     random_matching,
     signs_with_disagreement,
-    noise_threshold_curves,
     tieaudit_noise_crossover,
     tieaudit_noise_threshold,
 )

@@ -13,7 +13,10 @@ Code-graded ("build it yourself") exercises take the reader's *function* as the 
 checker calls it on seeded random instances and compares with the library. :func:`call_reader`
 is the one way to call it: ``None``, or the chapter's stub that still raises
 ``NotImplementedError``, is "not attempted"; a non-callable or a function that raises becomes a
-failing :class:`Feedback` naming the exception and the instance, never a traceback.
+failing :class:`Feedback` naming the exception and the instance, never a traceback; the first
+failing instance is reported, with a hint. Tolerances are stated in each checker's docstring;
+the *other* arguments of a checker describe the exercise (set by the book or the instructor)
+and are validated like library arguments.
 """
 
 from __future__ import annotations
@@ -355,6 +358,39 @@ def call_reader(
                 + (f", on {case}" if case else "")
                 + ". Fix your function and run the check again."
             )
+
+
+def not_a_function(fn, what: str) -> Feedback | None:
+    """Feedback for a code-graded answer that is not a function (``None``: not attempted)."""
+    if fn is None:
+        return failed(
+            f"Not attempted yet: write your function for {what} and pass it (its name, "
+            "without parentheses) instead of None."
+        )
+    if not callable(fn):
+        return failed(
+            f"{what}: expected your function itself (its name, without parentheses), "
+            f"got {type(fn).__name__}."
+        )
+    return None
+
+
+def nan_entropy(got, what: str, case: str) -> Feedback | None:
+    """The hint for an entropy that came out NaN (``0 · log 0`` computed as NaN), else None."""
+    if isinstance(got, (numbers.Real, np.ndarray)) and np.ndim(got) == 0 and np.isnan(got):
+        return failed(
+            f"{what}: on {case} you returned nan. An eigenvalue 0 (or a tiny negative one "
+            "from rounding) makes λ log2 λ nan; 0 · log 0 counts as 0, so keep only the "
+            "eigenvalues above 1e-12."
+        )
+    return None
+
+
+def random_density(rng: np.random.Generator, d: int, rank: int | None = None) -> np.ndarray:
+    """A random d x d density matrix ``G G† / Tr`` (G complex Gaussian, d x rank; default full)."""
+    g = rng.normal(size=(d, rank or d)) + 1j * rng.normal(size=(d, rank or d))
+    rho = g @ g.conj().T
+    return rho / np.trace(rho).real
 
 
 def _short(value) -> str:

@@ -1,17 +1,9 @@
-"""Exercise checkers of chapter 1, *The communication bottleneck* (presentation floor).
+"""Exercise checkers of chapter 1, *The communication bottleneck* (presentation floor). The rules
+every checker keeps are in :mod:`~qring_edu.exercises._base`.
 
-Each ``check_<name>(answer, ...)`` compares a student's answer with the library's own computation
-(:func:`qring_edu.ring_schedule`, the ledger of :func:`qring_edu.ring_allreduce`,
-:mod:`qring_edu.costmodel`) and returns a :class:`~qring_edu.exercises._base.Feedback`.
-``answer=None`` means "not attempted"; strings, booleans, arrays and other non-numbers fail with a
-hint and never raise. The *other* arguments describe the exercise (set by the book or the
-instructor) and are validated like library arguments (``ValueError``/``TypeError``).
-
-Code-graded exercises ("build it yourself"): :func:`check_ring_code` and
-:func:`check_ring_time_code` take the reader's *function*, call it on seeded random instances
-and compare it with the library (:func:`qring_edu.ring_allreduce`, :func:`qring_edu.ring_time`).
-The first failing case is reported with a hint; a function that raises gets a readable message
-naming the line of the reader's function, never a traceback; ``None`` means "not attempted".
+The library's own computation is :func:`qring_edu.ring_schedule`, the ledger of
+:func:`qring_edu.ring_allreduce` and :mod:`qring_edu.costmodel`. The code-graded
+:func:`check_ring_code` and :func:`check_ring_time_code` take the reader's *function*.
 """
 
 from __future__ import annotations
@@ -282,9 +274,7 @@ def check_model_comm_time(
     )
 
 
-# ---------------------------------------------------------------------------------------------
-# Code-graded exercises: the reader's own ring
-# ---------------------------------------------------------------------------------------------
+# -- Code-graded exercises: the reader's own ring --------------------------------------------------
 #: The instances :func:`check_ring_code` runs, in order, as (P, d, bits): small readable rings
 #: first, then uneven chunks (P does not divide d), empty chunks (d < P), odd word sizes and a
 #: larger ring. Every instance's words are uniform in 0 .. 2**bits - 1, so sums overflow.
@@ -698,9 +688,7 @@ def check_ring_time_code(fn) -> Feedback:
     )
 
 
-# ---------------------------------------------------------------------------------------------
-# Step checkers of the reasoning exercises
-# ---------------------------------------------------------------------------------------------
+# -- Step checkers of the reasoning exercises ------------------------------------------------------
 def check_overlap_tail(
     answer,
     model: str = "BERT-Large",

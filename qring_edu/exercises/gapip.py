@@ -1,12 +1,7 @@
-"""Exercise checkers of the GapIP chapter (book/07_gapip.ipynb; presentation floor).
+"""Exercise checkers of the GapIP chapter (book/07_gapip.ipynb; presentation floor). The rules every
+checker keeps are in :mod:`~qring_edu.exercises._base`.
 
-Every ``check_<name>(answer, ...)`` compares the student's answer with the library and returns a
-:class:`~qring_edu.exercises.Feedback`. ``answer=None`` means "not attempted"; any other input,
-however malformed, gives a failing feedback with a hint: nothing raises and nothing is
-evaluated (numbers follow :func:`~qring_edu.exercises._base.as_number`). Tolerances are stated in
-each docstring. :func:`check_pingpong_probability` grades *code*: it calls the reader's function
-(:func:`~qring_edu.exercises._base.call_reader`) on seeded random instances and reports the
-first failing one with a hint.
+:func:`check_pingpong_probability` grades *code*: the reader's function on seeded random instances.
 """
 
 from __future__ import annotations
@@ -41,10 +36,6 @@ __all__ = [
 ]
 
 
-def _close(answer, value: float, tol: float) -> bool:
-    return close(answer, value, tol=tol)
-
-
 def check_overlap(answer, c: float) -> Feedback:
     """``<a_g|a_h>`` when ``<g, h> = c`` (unit vectors). Reference: the library's states
     (``(1 + c)/2``); absolute tolerance 1e-6.
@@ -64,12 +55,12 @@ def check_overlap(answer, c: float) -> Feedback:
         return bad_parameters(exc)
     what = f"<a_g|a_h> for <g,h> = {c:g}"
     fb = compare_number(answer, expected, tol=1e-6, what=what)
-    if not fb.passed and _close(answer, c, 1e-6):
+    if not fb.passed and close(answer, c, tol=1e-6):
         return failed(
             f"{what}: {c:g} is <g,h> itself; remember the offset state |P> in both "
             "|a_g> and |a_h>, and the 1/sqrt(2) normalisation."
         )
-    if not fb.passed and _close(answer, (1 + c) / 2 * 2, 1e-6):
+    if not fb.passed and close(answer, (1 + c) / 2 * 2, tol=1e-6):
         return failed(f"{what}: you forgot the factor 1/2 from the two 1/sqrt(2) prefactors.")
     return fb
 
@@ -97,13 +88,13 @@ def check_not_ah_probability(answer, c: float, k: int) -> Feedback:
     if fb.passed or answer is None:
         return fb
     theta = math.acos((1 + c) / 2)
-    if _close(answer, math.cos((2 * k + 1) * theta) ** 2, 1e-4):
+    if close(answer, math.cos((2 * k + 1) * theta) ** 2, tol=1e-4):
         return failed(
             f"{what}: that is the probability of the outcome a_h; the question asks "
             "for the complement."
         )
-    if _close(answer, math.sin(2 * k * theta) ** 2, 1e-4) or _close(
-        answer, math.sin((k + 1) * theta) ** 2, 1e-4
+    if close(answer, math.sin(2 * k * theta) ** 2, tol=1e-4) or close(
+        answer, math.sin((k + 1) * theta) ** 2, tol=1e-4
     ):
         return failed(
             f"{what}: count the angles again: the state starts at angle θ from "
@@ -133,12 +124,12 @@ def check_sketch_bits(answer, tau: float, delta: float) -> Feedback:
     fb = compare_number(answer, expected, tol=0.0, what=what)
     if fb.passed or answer is None:
         return fb
-    if _close(answer, math.log(1 / delta) / (2 * (tau / math.pi) ** 2), 1.0):
+    if close(answer, math.log(1 / delta) / (2 * (tau / math.pi) ** 2), tol=1.0):
         return failed(
             f"{what}: close — the agreement gap is arcsin(τ)/π, not τ/π, and the "
             "count is rounded up."
         )
-    if _close(answer, math.log(1 / delta) / (2 * (math.asin(tau) / math.pi) ** 2), 1.0):
+    if close(answer, math.log(1 / delta) / (2 * (math.asin(tau) / math.pi) ** 2), tol=1.0):
         return failed(f"{what}: round up to the next integer.")
     return fb
 

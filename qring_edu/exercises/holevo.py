@@ -1,10 +1,5 @@
-"""Exercise checkers of chapter 2, *The Holevo bound* (presentation floor).
-
-Every ``check_<name>(answer, ...)`` compares the student's answer with the library and returns a
-:class:`~qring_edu.exercises.Feedback`. ``answer=None`` means "not attempted"; any other input,
-however malformed, gives a failing feedback with a hint — nothing raises on student input and
-nothing is evaluated (numbers follow :func:`~qring_edu.exercises._base.as_number`).
-Tolerances are stated in each docstring. Information is in bits.
+"""Exercise checkers of chapter 2, *The Holevo bound* (presentation floor). The rules every checker
+keeps are in :mod:`~qring_edu.exercises._base`. Information is in bits.
 """
 
 from __future__ import annotations
@@ -38,8 +33,11 @@ from ._base import (
     call_reader,
     close,
     failed,
+    nan_entropy,
+    not_a_function,
     not_attempted,
     passed,
+    random_density,
 )
 
 __all__ = [
@@ -61,9 +59,7 @@ __all__ = [
 _ENSEMBLES = {"BB84": bb84_ensemble, "trine": trine_ensemble}
 
 
-# --------------------------------------------------------------------------------------------
-# χ
-# --------------------------------------------------------------------------------------------
+# -- χ ---------------------------------------------------------------------------------------------
 
 
 def check_chi_bb84(answer, probs=(0.25, 0.25, 0.25, 0.25)) -> Feedback:
@@ -143,13 +139,6 @@ def check_chi_bb84(answer, probs=(0.25, 0.25, 0.25, 0.25)) -> Feedback:
     )
 
 
-def _random_state(rng: np.random.Generator, d: int, rank: int) -> np.ndarray:
-    """A random density matrix of dimension ``d`` and rank ``rank``: G G† / Tr, G Gaussian."""
-    g = rng.normal(size=(d, rank)) + 1j * rng.normal(size=(d, rank))
-    rho = g @ g.conj().T
-    return rho / np.trace(rho).real
-
-
 def _chi_cases(seed: int) -> list[tuple[str, np.ndarray, np.ndarray]]:
     """The ensembles :func:`check_chi_code` tries: ``(description, probs, states)``."""
     rng = np.random.default_rng(seed)
@@ -168,7 +157,7 @@ def _chi_cases(seed: int) -> list[tuple[str, np.ndarray, np.ndarray]]:
         ("five random qutrit states, pure and mixed", 3, (1, 3, 2, 1, 3)),
     ):
         p = rng.dirichlet(np.ones(len(ranks)))
-        cases.append((name, p, np.array([_random_state(rng, d, r) for r in ranks])))
+        cases.append((name, p, np.array([random_density(rng, d, r) for r in ranks])))
     return cases
 
 
@@ -214,16 +203,9 @@ def check_chi_code(fn, *, seed: int = 0) -> Feedback:
     holevo_chi uses holevo_chi (itself): holevo_chi is not allowed in this question: compute the answer yourself.
     """
     what = "my_chi(probs, states)"
-    if fn is None:
-        return failed(
-            f"Not attempted yet: write your function for {what} and pass it (its name, "
-            "without parentheses) instead of None."
-        )
-    if not callable(fn):
-        return failed(
-            f"{what}: expected your function itself (its name, without parentheses), "
-            f"got {type(fn).__name__}."
-        )
+    fb = not_a_function(fn, what)
+    if fb is not None:
+        return fb
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
         return bad_parameters(ValueError(f"seed must be an integer >= 0, got {seed!r}"))
     for i, (name, p, rhos) in enumerate(_chi_cases(int(seed))):
@@ -240,12 +222,9 @@ def check_chi_code(fn, *, seed: int = 0) -> Feedback:
             return fb
         if got is None and i == 0:
             return not_attempted(what + " (your function returns None)")
-        if isinstance(got, (numbers.Real, np.ndarray)) and np.ndim(got) == 0 and np.isnan(got):
-            return failed(
-                f"{what}: on {name} you returned nan. An eigenvalue 0 (or a tiny negative one "
-                "from rounding) makes λ log2 λ nan; 0 · log 0 counts as 0, so keep only the "
-                "eigenvalues above 1e-12."
-            )
+        fb = nan_entropy(got, what, name)
+        if fb is not None:
+            return fb
         value, fb = as_number(got, f"{what} on {name}")
         if fb is not None:
             return fb
@@ -337,9 +316,7 @@ def check_two_state_chi(answer, overlap: float = 0.6) -> Feedback:
     )
 
 
-# --------------------------------------------------------------------------------------------
-# The entanglement-assisted bound
-# --------------------------------------------------------------------------------------------
+# -- The entanglement-assisted bound ---------------------------------------------------------------
 
 
 def check_max_bits(answer, n_qubits: int) -> Feedback:
@@ -388,9 +365,7 @@ def check_max_bits(answer, n_qubits: int) -> Feedback:
     )
 
 
-# --------------------------------------------------------------------------------------------
-# Dense coding with noisy pairs
-# --------------------------------------------------------------------------------------------
+# -- Dense coding with noisy pairs -----------------------------------------------------------------
 
 
 def check_capacity_threshold(answer) -> Feedback:
@@ -474,9 +449,7 @@ def check_dense_capacity(answer, pair_fidelity: float = 0.9) -> Feedback:
     )
 
 
-# --------------------------------------------------------------------------------------------
-# POVMs
-# --------------------------------------------------------------------------------------------
+# -- POVMs -----------------------------------------------------------------------------------------
 
 
 def _povm_elements(answer, d: int) -> tuple[list[np.ndarray] | None, str]:
@@ -595,9 +568,7 @@ def check_povm(
     )
 
 
-# --------------------------------------------------------------------------------------------
-# Step checkers of the reasoning exercises
-# --------------------------------------------------------------------------------------------
+# -- Step checkers of the reasoning exercises ------------------------------------------------------
 
 
 def check_ea_entropy_bound(

@@ -1,14 +1,7 @@
-"""Exercise checkers of the chapter *Noisy links* (presentation floor).
+"""Exercise checkers of the chapter *Noisy links* (presentation floor). The rules every checker
+keeps are in :mod:`~qring_edu.exercises._base`.
 
-Every ``check_<name>(answer, ...)`` compares the student's answer with the library and returns a
-:class:`~qring_edu.exercises.Feedback`. ``answer=None`` means "not attempted"; anything else,
-however malformed, gives a failing feedback with a hint — nothing raises and nothing is
-evaluated (numbers follow :func:`~qring_edu.exercises._base.as_number`).
-
-Two checkers grade code the reader wrote ("build it yourself"): they call the reader's function
-on seeded random instances, compare with the library and report the first failing case with a
-hint; a function that raises gets a readable message naming the input, never a traceback.
-Tolerances are stated in each docstring.
+Two checkers grade code the reader wrote ("build it yourself") on seeded random instances.
 """
 
 from __future__ import annotations
@@ -53,9 +46,7 @@ def _not_callable(answer, what: str) -> Feedback | None:
     return None
 
 
-# --------------------------------------------------------------------------------------------
-# Build it yourself
-# --------------------------------------------------------------------------------------------
+# -- Build it yourself -----------------------------------------------------------------------------
 def check_compose_fidelity(answer, *, trials: int = 25, seed: int = 0) -> Feedback:
     """The reader's ``compose(pair_fidelity, channel_fidelity) -> F_eff``.
 
@@ -189,9 +180,7 @@ def check_dejmps_round(answer, *, trials: int = 10, seed: int = 0) -> Feedback:
     return passed(f"{what}: correct on {trials} fidelities, three rounds each.")
 
 
-# --------------------------------------------------------------------------------------------
-# Numbers
-# --------------------------------------------------------------------------------------------
+# -- Numbers ---------------------------------------------------------------------------------------
 def check_assisted_ratio(answer, channel_fidelity: float = 0.95) -> Feedback:
     """``C_E / C`` of the depolarising channel of fidelity ``channel_fidelity`` (to within 1e-3).
 
@@ -251,9 +240,7 @@ def check_raw_pairs(
     return failed(f"raw pairs per output pair: {value:g} is not right. {hint}")
 
 
-# --------------------------------------------------------------------------------------------
-# Steps of the reasoning exercises
-# --------------------------------------------------------------------------------------------
+# -- Steps of the reasoning exercises --------------------------------------------------------------
 def check_online_symbol_error(answer, channel_fidelity: float = 0.99) -> Feedback:
     """Symbol error rate with perfect pairs (F_pair = 1) on a channel of fidelity
     ``channel_fidelity``: ``1 − F_ch`` (to within 1e-9).

@@ -1,22 +1,15 @@
-"""Exercise checkers of chapter 0, *Qubits for this book* (presentation floor).
-
-Every ``check_<name>(answer, ...)`` compares the reader's answer with the library and returns a
-:class:`~qring_edu.exercises.Feedback`. ``answer=None`` means "not attempted"; any other input,
-however malformed, gives a failing feedback with a hint: nothing raises on the reader's input
-and nothing is evaluated (numbers follow :func:`~qring_edu.exercises._base.as_number`).
+"""Exercise checkers of chapter 0, *Qubits for this book* (presentation floor). The rules every
+checker keeps are in :mod:`~qring_edu.exercises._base`.
 
 Three checkers grade code the reader wrote ("build it yourself"): a gate on one qubit of two, the
-partial trace and the von Neumann entropy. They call the reader's function
-(:func:`~qring_edu.exercises._base.call_reader`) on fixed and seeded random instances, with the
-library's own function switched off (:func:`~qring_edu.exercises._base.forbidden`), and compare
-with the library; the first failing instance is reported with a hint. Tolerances are stated in
-each docstring. Qubit order as in :mod:`qring_edu.states`: qubit 0 is the least significant.
+partial trace and the von Neumann entropy, with the library's own function switched off
+(:func:`~qring_edu.exercises._base.forbidden`). Qubit order as in :mod:`qring_edu.states`:
+qubit 0 is the least significant.
 """
 
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 
@@ -31,8 +24,11 @@ from ._base import (
     call_reader,
     compare_integer,
     failed,
+    nan_entropy,
+    not_a_function,
     not_attempted,
     passed,
+    random_density,
 )
 
 __all__ = [
@@ -46,21 +42,6 @@ __all__ = [
 ]
 
 _H = np.array([[1, 1], [1, -1]], dtype=complex) / np.sqrt(2)
-
-
-def _not_callable(fn, what: str) -> Feedback | None:
-    """Feedback for an answer that is not a function (``None``: not attempted)."""
-    if fn is None:
-        return failed(
-            f"Not attempted yet: write your function for {what} and pass it (its name, "
-            "without parentheses) instead of None."
-        )
-    if not callable(fn):
-        return failed(
-            f"{what}: expected your function itself (its name, without parentheses), "
-            f"got {type(fn).__name__}."
-        )
-    return None
 
 
 def _call_without(name: str, fn, *args, what: str, case: str):
@@ -86,13 +67,6 @@ def _random_unitary(rng: np.random.Generator) -> np.ndarray:
     return q * (np.diag(r) / np.abs(np.diag(r)))
 
 
-def _random_density(rng: np.random.Generator, d: int, rank: int | None = None) -> np.ndarray:
-    """A random d x d density matrix ``G G† / Tr`` of the given rank (default full)."""
-    g = rng.normal(size=(d, rank or d)) + 1j * rng.normal(size=(d, rank or d))
-    rho = g @ g.conj().T
-    return rho / np.trace(rho).real
-
-
 def _show(m: np.ndarray) -> str:
     """A small matrix, rounded, as nested lists (real if it is real)."""
     m = np.round(m, 4) + 0.0
@@ -101,9 +75,7 @@ def _show(m: np.ndarray) -> str:
     return str(m.tolist())
 
 
-# --------------------------------------------------------------------------------------------
-# One qubit
-# --------------------------------------------------------------------------------------------
+# -- One qubit -------------------------------------------------------------------------------------
 def check_plus_probability(answer, theta: float = 100.0, phi: float = 60.0) -> Feedback:
     """Probability of the outcome ``|+⟩`` when ``cos(θ/2)|0⟩ + e^{iφ} sin(θ/2)|1⟩`` (angles in
     **degrees**) is measured in the X basis: ``(1 + sin θ cos φ)/2``. Reference:
@@ -158,9 +130,7 @@ def check_plus_probability(answer, theta: float = 100.0, phi: float = 60.0) -> F
     )
 
 
-# --------------------------------------------------------------------------------------------
-# Several qubits: the book's order
-# --------------------------------------------------------------------------------------------
+# -- Several qubits: the book's order --------------------------------------------------------------
 def check_basis_index(answer, bits=(1, 0, 1, 1)) -> Feedback:
     """Index of the basis state in which qubit q is ``bits[q]``, in a state vector of length
     ``2**n`` with the book's order (qubit 0 least significant): ``Σ_q bits[q] 2**q``. Exact.
@@ -222,7 +192,7 @@ def check_on_qubit(fn, *, trials: int = 3, seed: int = 0) -> Feedback:
     on_qubit(u, qubit): for u = X on qubit 0 your matrix acts on the wrong qubit: it equals the operator for qubit 1. Qubit 0 is the least significant bit of the index, so it is the *right* factor of np.kron: np.kron(I, u) for qubit 0.
     """
     what = "on_qubit(u, qubit)"
-    fb = _not_callable(fn, what)
+    fb = not_a_function(fn, what)
     if fb is not None:
         return fb
     try:
@@ -268,9 +238,7 @@ def check_on_qubit(fn, *, trials: int = 3, seed: int = 0) -> Feedback:
     )
 
 
-# --------------------------------------------------------------------------------------------
-# Density matrices
-# --------------------------------------------------------------------------------------------
+# -- Density matrices ------------------------------------------------------------------------------
 def _partial_trace_cases(trials: int, seed: int) -> list[tuple[str, np.ndarray]]:
     """Named two-qubit density matrices for :func:`check_partial_trace`."""
     rng = np.random.default_rng(seed)
@@ -280,7 +248,7 @@ def _partial_trace_cases(trials: int, seed: int) -> list[tuple[str, np.ndarray]]
         ("|0⟩_A |+⟩_B", np.outer(zero_plus, zero_plus).astype(complex)),
         ("the isotropic state at F = 0.8", isotropic_state(0.8)),
     ]
-    cases += [(f"a random mixed state ({i + 1})", _random_density(rng, 4)) for i in range(trials)]
+    cases += [(f"a random mixed state ({i + 1})", random_density(rng, 4)) for i in range(trials)]
     return cases
 
 
@@ -309,7 +277,7 @@ def check_partial_trace(fn, *, trials: int = 3, seed: int = 0) -> Feedback:
     my_partial_trace(rho, keep): on |0⟩_A |+⟩_B keeping qubit 0 you returned [[0.5, 0.5], [0.5, 0.5]], the state of qubit 1. Index i = a + 2 b: Alice's bit a is i % 2, Bob's bit b is i // 2; reshape(2, 2, 2, 2) puts b first.
     """
     what = "my_partial_trace(rho, keep)"
-    fb = _not_callable(fn, what)
+    fb = not_a_function(fn, what)
     if fb is not None:
         return fb
     try:
@@ -371,10 +339,10 @@ def _entropy_cases(trials: int, seed: int) -> list[tuple[str, np.ndarray]]:
         ("the isotropic state at F = 0.9", isotropic_state(0.9)),
     ]
     cases += [
-        (f"a random rank-2 state of 2 qubits ({i + 1})", _random_density(rng, 4, 2))
+        (f"a random rank-2 state of 2 qubits ({i + 1})", random_density(rng, 4, 2))
         for i in range(trials)
     ]
-    cases.append(("a random state of 3 qubits", _random_density(rng, 8)))
+    cases.append(("a random state of 3 qubits", random_density(rng, 8)))
     return cases
 
 
@@ -406,7 +374,7 @@ def check_entropy(fn, *, trials: int = 2, seed: int = 0) -> Feedback:
     my_entropy(rho): on |+⟩⟨+| you returned 1, expected 0. That is the entropy of the diagonal of ρ (the Z-basis outcome probabilities); S(ρ) uses the eigenvalues (np.linalg.eigvalsh).
     """
     what = "my_entropy(rho)"
-    fb = _not_callable(fn, what)
+    fb = not_a_function(fn, what)
     if fb is not None:
         return fb
     try:
@@ -420,12 +388,9 @@ def check_entropy(fn, *, trials: int = 2, seed: int = 0) -> Feedback:
             return fb
         if got is None and i == 0:
             return not_attempted(what + " (your function returns None)")
-        if isinstance(got, (numbers.Real, np.ndarray)) and np.ndim(got) == 0 and np.isnan(got):
-            return failed(
-                f"{what}: on {name} you returned nan. An eigenvalue 0 (or a tiny negative one "
-                "from rounding) makes λ log2 λ nan; 0 · log 0 counts as 0, so keep only the "
-                "eigenvalues above 1e-12."
-            )
+        fb = nan_entropy(got, what, name)
+        if fb is not None:
+            return fb
         value, fb = as_number(got, f"{what} on {name}")
         if fb is not None:
             return fb

@@ -1,10 +1,8 @@
-"""Exercise checkers of chapter 3, *The superdense ring* (presentation floor).
+"""Exercise checkers of chapter 3, *The superdense ring* (presentation floor). The rules every
+checker keeps are in :mod:`~qring_edu.exercises._base`.
 
-Every ``check_<name>(answer, ...)`` compares the answer with the library and returns a
-:class:`~qring_edu.exercises.Feedback`: ``None`` means "not attempted", malformed input a failing
-feedback with a hint (nothing raises, no text is evaluated). The code-graded
-:func:`check_superdense_coding` runs the reader's functions on every message and on seeded Aer
-runs and reports the first failing case. Tolerances are stated in each docstring.
+The code-graded :func:`check_superdense_coding` runs the reader's functions on every message and
+on seeded Aer runs.
 """
 
 from __future__ import annotations

@@ -1,12 +1,7 @@
-"""Exercise checkers of the TieAudit chapter (book/08_tieaudit.ipynb; presentation floor).
+"""Exercise checkers of the TieAudit chapter (book/08_tieaudit.ipynb; presentation floor). The rules
+every checker keeps are in :mod:`~qring_edu.exercises._base`.
 
-Every ``check_<name>(answer, ...)`` compares the student's answer with the library and returns a
-:class:`~qring_edu.exercises.Feedback`. ``answer=None`` means "not attempted"; any other input,
-however malformed, gives a failing feedback with a hint: nothing raises and nothing is
-evaluated (numbers follow :func:`~qring_edu.exercises._base.as_number`). Tolerances are stated in
-each docstring. :func:`check_tieaudit_measurement` grades *code*: it calls the reader's function
-(:func:`~qring_edu.exercises._base.call_reader`) on seeded random instances and reports the
-first failing one with a hint.
+:func:`check_tieaudit_measurement` grades *code*: the reader's function on seeded random instances.
 """
 
 from __future__ import annotations
@@ -52,10 +47,6 @@ __all__ = [
 ]
 
 
-def _close(answer, value: float, tol: float) -> bool:
-    return close(answer, value, tol=tol)
-
-
 def check_expected_y(answer, alpha: float, f: float) -> Feedback:
     """``E[Y]`` of one copy when a fraction ``alpha`` of coordinates is matched and a fraction
     ``f`` of pairs disagree. Reference ``alpha (1 - 2 f)``; absolute tolerance 1e-6.
@@ -77,9 +68,9 @@ def check_expected_y(answer, alpha: float, f: float) -> Feedback:
     expected = alpha * (1 - 2 * f)
     what = f"E[Y] at α = {alpha:g}, f = {f:g}"
     fb = compare_number(answer, expected, tol=1e-6, what=what)
-    if not fb.passed and _close(answer, 1 - 2 * f, 1e-6) and alpha != 1:
+    if not fb.passed and close(answer, 1 - 2 * f, tol=1e-6) and alpha != 1:
         return failed(f"{what}: unmatched outcomes give Y = 0 and happen with probability 1 − α.")
-    if not fb.passed and _close(answer, alpha * (1 - f), 1e-6):
+    if not fb.passed and close(answer, alpha * (1 - f), tol=1e-6):
         return failed(f"{what}: that is P(Y = +1); subtract P(Y = −1).")
     return fb
 
@@ -103,7 +94,7 @@ def check_tieaudit_qubits(answer, P: int, eps: float, delta: float) -> Feedback:
         return bad_parameters(exc)
     what = f"quantum TieAudit qubits at P = {P}, ε = {eps:g}, δ = {delta:g}"
     fb = compare_number(answer, expected, tol=0.0, what=what)
-    if not fb.passed and _close(answer, expected // (P.bit_length() - 1), 0.0):
+    if not fb.passed and close(answer, expected // (P.bit_length() - 1), tol=0.0):
         return failed(f"{what}: that is the number of copies; each copy is log₂P qubits.")
     return fb
 
@@ -157,7 +148,7 @@ def check_calibrated_estimate(answer, mean_data: float, mean_test: float) -> Fee
     expected = (1 - mean_data / mean_test) / 2
     what = f"f̂ from Ȳ_data = {mean_data:g}, Ȳ_test = {mean_test:g}"
     fb = compare_number(answer, expected, tol=1e-6, what=what)
-    if not fb.passed and _close(answer, (1 - mean_data) / 2, 1e-6):
+    if not fb.passed and close(answer, (1 - mean_data) / 2, tol=1e-6):
         return failed(
             f"{what}: that ignores the attenuation; divide by the test copies' mean "
             "(which estimates α η)."

@@ -1,10 +1,7 @@
 """Exercise checkers of the section *Training over the ring* of chapter 3 (presentation floor).
-
-Every ``check_<name>(answer, ...)`` compares the reader's answer with the library and returns a
-:class:`~qring_edu.exercises.Feedback`; ``answer=None`` means "not attempted" and nothing raises.
+The rules every checker keeps are in :mod:`~qring_edu.exercises._base`.
 :func:`check_parameter_shift` is code-graded: it runs the reader's function on seeded instances
-of the variational classifier against :func:`qring_edu.vqc.vqc_score_gradient` and reports the first
-failing case with a hint (a function that raises gives a readable message).
+of the variational classifier against :func:`qring_edu.vqc.vqc_score_gradient`.
 """
 
 from __future__ import annotations

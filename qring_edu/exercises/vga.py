@@ -1,15 +1,10 @@
-"""Exercise checkers of chapter 5, *Verified GHZ aggregation* (presentation floor).
-
-Every ``check_<name>(answer, ...)`` compares the student's answer with the library and returns a
-:class:`~qring_edu.exercises.Feedback`. ``answer=None`` means "not attempted"; any other input,
-however malformed, gives a failing feedback with a hint — nothing raises and nothing is evaluated.
-Tolerances are stated in each docstring.
+"""Exercise checkers of chapter 5, *Verified GHZ aggregation* (presentation floor). The rules every
+checker keeps are in :mod:`~qring_edu.exercises._base`.
 
 Two checkers grade *code* ("build it yourself"): :func:`check_ghz_test` runs the reader's GHZ-test
 circuit and pass rule on random settings and copies against :func:`qring_edu.vga_security.ghz_test_circuit`
 and :func:`qring_edu.vga_security.ghz_test_pass_probability`; :func:`check_zero_sum_pads` runs the reader's
-pad sampler against the properties of :func:`qring_edu.vga.zero_sum_pads`. Both report the first
-failing case with a hint (:func:`~qring_edu.exercises._base.call_reader`).
+pad sampler against the properties of :func:`qring_edu.vga.zero_sum_pads`.
 """
 
 from __future__ import annotations
@@ -206,9 +201,7 @@ def check_ghz_copies_delivered(answer, entries: int, bits: int, test_fraction: f
     )
 
 
-# --------------------------------------------------------------------------------------------
-# Build it yourself: the GHZ test
-# --------------------------------------------------------------------------------------------
+# -- Build it yourself: the GHZ test ---------------------------------------------------------------
 _COPIES = ("GHZ", "phase-flipped GHZ", "product of equator states (a known-pads copy)")
 
 
@@ -468,9 +461,7 @@ def check_ghz_test(ghz_test, passes, *, cases: int = 16, seed: int = 0) -> Feedb
     return passed(msg)
 
 
-# --------------------------------------------------------------------------------------------
-# Build it yourself: zero-sum pads
-# --------------------------------------------------------------------------------------------
+# -- Build it yourself: zero-sum pads --------------------------------------------------------------
 #: (P, d, b) of the shape, range and sum checks of :func:`check_zero_sum_pads`.
 _PAD_SHAPES = ((2, 5, 3), (3, 4, 2), (4, 7, 8), (5, 3, 16))
 #: (P, d, b) of the uniformity checks: every set of P - 1 rows jointly uniform.
@@ -589,9 +580,7 @@ def check_zero_sum_pads(zero_sum_pads, *, seed: int = 0) -> Feedback:
     )
 
 
-# --------------------------------------------------------------------------------------------
-# Step checkers of the reasoning exercises
-# --------------------------------------------------------------------------------------------
+# -- Step checkers of the reasoning exercises ------------------------------------------------------
 def check_dropout_sums(answer, workers: int, bits: int) -> Feedback:
     """Worker dropout: P - 1 of P workers announced; how many values of the sum (mod 2**b) are
     consistent with their announcements? All ``2**b`` (any P - 1 announcements are uniform and

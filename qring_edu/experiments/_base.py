@@ -210,9 +210,7 @@ class Rows(Tabular):
         raise ValueError(f"{name} must be one of {held}, got {value!r}")
 
 
-# ---------------------------------------------------------------------------------------------
-# Two ledgers of the same all-reduce
-# ---------------------------------------------------------------------------------------------
+# -- Two ledgers of the same all-reduce ------------------------------------------------------------
 @result(show=("workers", "max_classical_bits", "max_online_qubits"))
 class LedgerComparison(Tabular):
     """The classical and the superdense ledger of one all-reduce, per directed link.
@@ -356,9 +354,7 @@ def compare_ledgers(classical: Ledger, superdense: Ledger) -> LedgerComparison:
     )
 
 
-# ---------------------------------------------------------------------------------------------
-# Small shared checks
-# ---------------------------------------------------------------------------------------------
+# -- Small shared checks ---------------------------------------------------------------------------
 def rng(*parts: int) -> np.random.Generator:
     """An independent, reproducible stream for one (experiment, size, trial, role).
 

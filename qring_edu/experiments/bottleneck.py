@@ -56,9 +56,7 @@ __all__ = [
 MAX_LINK_WORDS = 10**6
 
 
-# ---------------------------------------------------------------------------------------------
-# The ring schedule, replayed step by step
-# ---------------------------------------------------------------------------------------------
+# -- The ring schedule, replayed step by step ------------------------------------------------------
 @result(show=("total_steps", "phase"))
 class RingState:
     """What every worker holds after ``step`` synchronous steps of the ring all-reduce.
@@ -187,9 +185,7 @@ def ring_schedule_table(workers: int) -> Table:
     return Table(("step", "phase") + links, tuple(rows), ("d", "") + ("",) * P)
 
 
-# ---------------------------------------------------------------------------------------------
-# α–β costs: ring vs parameter server vs the lower bound
-# ---------------------------------------------------------------------------------------------
+# -- α–β costs: ring vs parameter server vs the lower bound ----------------------------------------
 @result(show=("workers_range",))
 class CostSweep(Tabular):
     """α–β times (seconds) of one all-reduce of ``d`` words of ``bits`` bits, for each P in
@@ -338,9 +334,7 @@ def alpha_beta_costs(
     )
 
 
-# ---------------------------------------------------------------------------------------------
-# Per-link bits from the ledger
-# ---------------------------------------------------------------------------------------------
+# -- Per-link bits from the ledger -----------------------------------------------------------------
 @result(show=("workers_range",))
 class LinkBitsSweep:
     """Bits on the busiest link for one all-reduce of ``d`` words of ``bits`` bits.
@@ -417,9 +411,7 @@ def link_bits_sweep(
     )
 
 
-# ---------------------------------------------------------------------------------------------
-# Real model sizes
-# ---------------------------------------------------------------------------------------------
+# -- Real model sizes ------------------------------------------------------------------------------
 @result
 class ModelCommRow:
     """Per-iteration gradient synchronisation of one model on a ring of ``workers`` workers.
@@ -541,9 +533,7 @@ def model_comm_table(
     return ModelCommTable(tuple(rows))
 
 
-# ---------------------------------------------------------------------------------------------
-# Overlap with the backward pass (the classical ring only; chapter 3 compares both transports)
-# ---------------------------------------------------------------------------------------------
+# -- Overlap with the backward pass (the classical ring only; chapter 3 compares both transports) ---
 @result(show=("hidden",))
 class OverlapRow:
     """One iteration of the classical ring with ``buckets`` gradient buckets (``None``: the

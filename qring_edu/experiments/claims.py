@@ -140,9 +140,7 @@ def _ring_pair(workers: int, d: int, bits: int, seed: int):
     return classical.ledger, quantum.ledger, correct
 
 
-# --------------------------------------------------------------------------------------------
-# 1. Halving
-# --------------------------------------------------------------------------------------------
+# -- 1. Halving ------------------------------------------------------------------------------------
 def _judge_halving(v: Mapping[str, float]) -> tuple[str, str]:
     failed = []
     if not (v["links_exactly_half"] == v["P"] and 2 * v["qubits_per_link"] == v["bits_per_link"]):
@@ -228,9 +226,7 @@ def halving_claim(seed: int = 0) -> Claim:
     )
 
 
-# --------------------------------------------------------------------------------------------
-# 2. Optimality of the factor two
-# --------------------------------------------------------------------------------------------
+# -- 2. Optimality of the factor two ---------------------------------------------------------------
 #: Ring sizes at which the optimality row compares the superdense ring with the cut-set floor.
 CUT_WORKERS = (2, 8, 64)
 
@@ -357,9 +353,7 @@ def optimality_claim(seed: int = 0, trials: int = 100) -> Claim:
     )
 
 
-# --------------------------------------------------------------------------------------------
-# 3. Lifetime channel use
-# --------------------------------------------------------------------------------------------
+# -- 3. Lifetime channel use -----------------------------------------------------------------------
 def _judge_lifetime(v: Mapping[str, float]) -> tuple[str, str]:
     failed = []
     if not (
@@ -447,9 +441,7 @@ def lifetime_claim(seed: int = 0) -> Claim:
     )
 
 
-# --------------------------------------------------------------------------------------------
-# 4. VGA
-# --------------------------------------------------------------------------------------------
+# -- 4. VGA ----------------------------------------------------------------------------------------
 #: What the book's VGA guarantees do not cover (the module docstring of qring_edu.vga_security).
 VGA_NOT_COVERED = (
     "partially bad copies",
@@ -591,9 +583,7 @@ def vga_claim(seed: int = 0) -> Claim:
     )
 
 
-# --------------------------------------------------------------------------------------------
-# 7. The learner
-# --------------------------------------------------------------------------------------------
+# -- 7. The learner --------------------------------------------------------------------------------
 def _judge_learner(v: Mapping[str, float]) -> tuple[str, str]:
     failed = []
     for m in ("mlp", "vqc"):
@@ -682,9 +672,7 @@ def learner_claim(seed: int = 0, steps: int = 100) -> Claim:
     )
 
 
-# --------------------------------------------------------------------------------------------
-# 8. The factor two on a noisy link
-# --------------------------------------------------------------------------------------------
+# -- 8. The factor two on a noisy link -------------------------------------------------------------
 def _judge_noisy(v: Mapping[str, float]) -> tuple[str, str]:
     failed, limits = [], []
     for scheme in ("fec", "distill+fec"):

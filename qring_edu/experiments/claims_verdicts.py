@@ -81,9 +81,7 @@ class Claim:
         return f"Claim(key={self.key!r}, verdict={self.verdict!r}, computed={self.computed!r})"
 
 
-# --------------------------------------------------------------------------------------------
-# The verdict logic and the row registry
-# --------------------------------------------------------------------------------------------
+# -- The verdict logic and the row registry --------------------------------------------------------
 def verdict_from(
     failed: Sequence[str], limits: Sequence[str], unestablished: Sequence[str] = ()
 ) -> tuple[str, str]:

@@ -29,7 +29,7 @@ from dataclasses import field
 import numpy as np
 
 from .._result import result
-from .._validate import check_choice, check_float, check_int, check_seed
+from .._validate import check_choice, check_delta, check_float, check_int, check_seed
 from ..gapip import (
     AmplitudeEstimation,
     Classical,
@@ -44,7 +44,7 @@ from ..gapip import (
     sketch_bits,
     vector_bits,
 )
-from ._base import Table, loglog_slope, rng
+from ._base import Table, Tabular, loglog_slope, rng
 
 __all__ = [
     "GapIPScaling",
@@ -215,9 +215,7 @@ def gapip_scaling(
     )
 
 
-# --------------------------------------------------------------------------------------------
-# GapIP: the classical protocols' costs, and the four simulation paths
-# --------------------------------------------------------------------------------------------
+# -- GapIP: the classical protocols' costs, and the four simulation paths --------------------------
 def classical_cost_table(
     P: int = 2**16,
     taus: Sequence[float] = (0.4, 0.1, 0.02),
@@ -329,7 +327,7 @@ def gapip_sample_qiskit(
 
 
 @result(show=("max_exact_gap",))
-class GapIPPaths:
+class GapIPPaths(Tabular):
     """``P("not a_h")`` after k iterations (``protocol="phase_estimation"``: ``P(control "-")``
     with power ``K = k``), for each k in ``ks``, computed four ways: the exact 2-D subspace (fast
     path), the full state vector, the Qiskit circuit evolved as a ``Statevector``, and Aer
@@ -368,9 +366,6 @@ class GapIPPaths:
         """Largest difference between the subspace and the Qiskit path."""
         return float(np.max(np.abs(self.subspace - self.qiskit)))
 
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
-
 
 def gapip_paths(
     g, h, ks: Sequence[int] = range(4), *, shots: int = 4000, protocol: str = "quantum"
@@ -407,9 +402,7 @@ def gapip_paths(
     )
 
 
-# --------------------------------------------------------------------------------------------
-# GapIP: cost curves and accuracy (the GapIP widget)
-# --------------------------------------------------------------------------------------------
+# -- GapIP: cost curves and accuracy (the GapIP widget) --------------------------------------------
 #: Largest P the interactive GapIP curves simulate (each point runs the protocols on ``trials``
 #: instances), so a widget stays responsive.
 MAX_WIDGET_LOG2_P = 18
@@ -464,9 +457,7 @@ def gapip_curves(
     )
 
 
-# --------------------------------------------------------------------------------------------
-# GapIP: the passes of one shot (the ping-pong diagram)
-# --------------------------------------------------------------------------------------------
+# -- GapIP: the passes of one shot (the ping-pong diagram) -----------------------------------------
 @result(show=("passes", "qubits"))
 class GapIPSchedule:
     """What happens in one shot of a quantum GapIP protocol, in order.
@@ -555,9 +546,7 @@ def gapip_schedule(P: int, power: int, protocol: str = "quantum") -> GapIPSchedu
     return GapIPSchedule(protocol, P, k, n, n, 2 * k + 1, tuple(events))
 
 
-# --------------------------------------------------------------------------------------------
-# GapIP: quantum against classical, one family of bounds on both sides
-# --------------------------------------------------------------------------------------------
+# -- GapIP: quantum against classical, one family of bounds on both sides --------------------------
 #: (protocol, confidence) of the comparison: amplitude and phase estimation, each with
 #: Hoeffding intervals (against the Hoeffding sketch) and exact intervals (against the exact
 #: binomial sketch).
@@ -589,7 +578,7 @@ def _crossings(taus: np.ndarray, log_ratio: np.ndarray) -> list[float]:
 
 
 @result
-class GapIPComparison:
+class GapIPComparison(Tabular):
     """Result of :func:`gapip_comparison` (arrays indexed like ``taus``).
 
     ``quantum_cost[i]``: mean qubits per decision of family ``families[i] = (protocol,
@@ -700,9 +689,6 @@ class GapIPComparison:
             ("", "", "", ".2f"),
         )
 
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
-
 
 def gapip_comparison(
     taus: Sequence[float] = COMPARISON_TAUS,
@@ -733,7 +719,7 @@ def gapip_comparison(
     taus_arr = _check_taus(taus)
     P = check_int(P, "P", 2)
     trials = check_int(trials, "trials", 1, 10_000)
-    delta = check_float(delta, "delta", 0.0, 0.5, lo_open=True, hi_open=True)
+    delta = check_delta(delta)
     check_seed(seed)
     fams = tuple((p, c) for p, c in families)
     values = [_quantum(p, c) for p, c in fams]

@@ -93,9 +93,7 @@ DESIGNER_PRESETS: dict[str, tuple[str, tuple[tuple[float, float], ...]]] = {
 }
 
 
-# ---------------------------------------------------------------------------------------------
-# One qubit ensemble: χ, I_acc, and a chosen measurement
-# ---------------------------------------------------------------------------------------------
+# -- One qubit ensemble: χ, I_acc, and a chosen measurement ----------------------------------------
 @result(show=("name", "accessible_value"))
 class EnsembleAnalysis:
     """Information quantities of a qubit ensemble (bits).
@@ -335,9 +333,7 @@ def ensembles_table(ensembles: Sequence[Ensemble], *, accessible: bool = False) 
     return Table(head, tuple(rows), ("", "d", ".4f", ".4f") + ((".4f",) if accessible else ()))
 
 
-# ---------------------------------------------------------------------------------------------
-# Known ensembles and two pure states
-# ---------------------------------------------------------------------------------------------
+# -- Known ensembles and two pure states -----------------------------------------------------------
 @result
 class KnownEnsemble:
     """χ and accessible information (bits) of a textbook ensemble, computed by the library, next
@@ -489,9 +485,7 @@ def two_state_sweep(overlaps: Sequence[float] = tuple(np.linspace(0.0, 1.0, 11))
     )
 
 
-# ---------------------------------------------------------------------------------------------
-# Dense coding with a noisy pair
-# ---------------------------------------------------------------------------------------------
+# -- Dense coding with a noisy pair ----------------------------------------------------------------
 @result
 class DenseCodingSweep:
     """Dense-coding capacity of the isotropic pair against its fidelity F (bits per qubit sent).
@@ -592,9 +586,7 @@ def dense_coding_table(fidelities: Sequence[float] = (1.0, 0.95, 0.9, 0.8, 0.7, 
     )
 
 
-# ---------------------------------------------------------------------------------------------
-# The ring's ledger against the Holevo floor
-# ---------------------------------------------------------------------------------------------
+# -- The ring's ledger against the Holevo floor ----------------------------------------------------
 @result(show=("workers_range",))
 class LedgerFloorSweep:
     """Per-link communication of one all-reduce of ``d`` words of ``bits`` bits, for each P in
@@ -682,9 +674,7 @@ def ledger_floor_sweep(
     )
 
 
-# ---------------------------------------------------------------------------------------------
-# The cut-set bound for every all-reduce protocol
-# ---------------------------------------------------------------------------------------------
+# -- The cut-set bound for every all-reduce protocol -----------------------------------------------
 @result(show=("workers_range",))
 class CutSetSweep(Tabular):
     """What enters each worker in one all-reduce of ``d`` words of ``bits`` bits, for each P in

@@ -70,9 +70,7 @@ def _shots_and_rng(shots, seed) -> tuple[int, np.random.Generator]:
     return shots, np.random.default_rng(seed_sequence(seed))
 
 
-# ---------------------------------------------------------------------------------------------
-# One qubit
-# ---------------------------------------------------------------------------------------------
+# -- One qubit -------------------------------------------------------------------------------------
 @result(show=("p0", "f0"))
 class QubitMeasurement:
     """One qubit ``cos(θ/2)|0⟩ + e^{iφ} sin(θ/2)|1⟩`` measured ``shots`` times in ``basis``.
@@ -191,9 +189,7 @@ def measure_qubit(
     )
 
 
-# ---------------------------------------------------------------------------------------------
-# A Bell pair after Alice's gates
-# ---------------------------------------------------------------------------------------------
+# -- A Bell pair after Alice's gates ---------------------------------------------------------------
 @result(show=("name", "agreement", "sampled_agreement"))
 class BellPairRun:
     """A shared pair after Alice applies ``X^x`` then ``Z^z`` to her qubit A (qubit 0), both

@@ -70,9 +70,7 @@ MAX_SYMBOLS = 10_000_000
 MAX_AER_SYMBOLS = 20_000
 
 
-# --------------------------------------------------------------------------------------------
-# The channel: exact vs fast path vs Aer
-# --------------------------------------------------------------------------------------------
+# -- The channel: exact vs fast path vs Aer --------------------------------------------------------
 def outcome_table(pair_fidelity: float = 1.0) -> Table:
     """Exact distribution of Bob's decoded message for each message Alice sends, from the Qiskit
     density-matrix evolution (:func:`qring_edu.superdense_outcome_probabilities`): one row per
@@ -397,9 +395,7 @@ def symbol_error_sweep(
     )
 
 
-# --------------------------------------------------------------------------------------------
-# Iteration time
-# --------------------------------------------------------------------------------------------
+# -- Iteration time --------------------------------------------------------------------------------
 @result(show=("speedup",))
 class IterationComparison:
     """Iteration-time model (:func:`qring_edu.iteration_time`) for both transports.
@@ -458,9 +454,7 @@ def iteration_comparison(
     )
 
 
-# --------------------------------------------------------------------------------------------
-# Overlapped, bucketed iterations: both transports alike
-# --------------------------------------------------------------------------------------------
+# -- Overlapped, bucketed iterations: both transports alike ----------------------------------------
 def _link_settings(workers, model, bits, bandwidth_gbps, latency_us, qubit_cost):
     model = check_choice(model, "model", tuple(MODEL_SIZES))
     bandwidth = check_float(bandwidth_gbps, "bandwidth_gbps", 0.0, lo_open=True)

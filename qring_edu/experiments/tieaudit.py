@@ -26,14 +26,13 @@ from dataclasses import field
 import numpy as np
 
 from .._result import result
-from .._validate import check_choice, check_float, check_int, check_seed
+from .._validate import check_choice, check_delta, check_float, check_int, check_seed
 from ..tieaudit import (  # the protocol's own checks of eps, delta and alpha
     DataOnlyAttack,
     Depolarizing,
     Estimate,
     LocalDepolarizing,
     _check_alpha,
-    _check_delta,
     _check_eps,
     check_matching,
     check_signs,
@@ -283,7 +282,7 @@ def tieaudit_crossover(
     >>> tieaudit_crossover(0.05, alpha=0.1, bound="hoeffding") == 2**27
     True
     """
-    eps, alpha, delta = _check_eps(eps), _check_alpha(alpha), _check_delta(delta)
+    eps, alpha, delta = _check_eps(eps), _check_alpha(alpha), check_delta(delta)
     max_log2_P = check_int(max_log2_P, "max_log2_P", 1, 60)
     check_choice(bound, "bound", TIEAUDIT_FAMILIES)
     copies = _quantum_plan(alpha, eps, delta, bound)
@@ -324,7 +323,7 @@ def tieaudit_scaling(
     ns = [check_int(n, "log2_P", 1, 40) for n in log2_P]
     if len(ns) < 2:
         raise ValueError("log2_P must hold at least two sizes")
-    eps, alpha, delta = _check_eps(eps), _check_alpha(alpha), _check_delta(delta)
+    eps, alpha, delta = _check_eps(eps), _check_alpha(alpha), check_delta(delta)
     run_max = check_int(run_max_log2_P, "run_max_log2_P", 0, 26)
     trials = check_int(trials, "trials", 1, 10_000)
     check_choice(bound, "bound", ("hoeffding", "bernstein"))
@@ -434,7 +433,7 @@ def message_comparison(
     ns = [check_int(n, "log2_P", 1, 500) for n in log2_P]
     if not ns:
         raise ValueError("log2_P must hold at least one size")
-    eps, delta, alpha = _check_eps(eps), _check_delta(delta), _check_alpha(alpha)
+    eps, delta, alpha = _check_eps(eps), check_delta(delta), _check_alpha(alpha)
     Ps = np.array([2**n for n in ns], dtype=object if max(ns) > 62 else np.int64)
     cost = {
         p: np.array([tieaudit_cost(2**n, eps, protocol=p, alpha=alpha, delta=delta) for n in ns])
@@ -499,7 +498,7 @@ def tieaudit_noise_crossover(
     [18, 27, 53, 0]
     """
     fidelity = check_float(fidelity, "fidelity", 0.25, 1.0)
-    eps, delta, alpha = _check_eps(eps), _check_delta(delta), _check_alpha(alpha)
+    eps, delta, alpha = _check_eps(eps), check_delta(delta), _check_alpha(alpha)
     max_log2_P = check_int(max_log2_P, "max_log2_P", 1, 500)
     for n in range(1, max_log2_P + 1):
         if _noisy_qubits(fidelity, n, eps, delta, alpha) < classical_subset_size(
@@ -567,7 +566,7 @@ def noise_threshold_curves(
     (27, 189)
     """
     fidelity = check_float(fidelity, "fidelity", 0.25, 1.0)
-    eps, delta, alpha = _check_eps(eps), _check_delta(delta), _check_alpha(alpha)
+    eps, delta, alpha = _check_eps(eps), check_delta(delta), _check_alpha(alpha)
     max_log2_P = check_int(max_log2_P, "max_log2_P", 1, 500)
     ns = np.arange(1, max_log2_P + 1)
 

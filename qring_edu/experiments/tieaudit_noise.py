@@ -20,7 +20,7 @@ from dataclasses import field
 import numpy as np
 
 from .._result import result
-from .._validate import check_choice, check_float, check_int, check_seed
+from .._validate import check_choice, check_delta, check_float, check_int, check_seed
 from ..tieaudit import (
     TEST_FRACTION,
     Dephasing,
@@ -32,7 +32,7 @@ from ..tieaudit import (
     tieaudit_copies,
     tieaudit_interval,
 )
-from ._base import Table, rng
+from ._base import Table, Tabular, rng
 from .tieaudit import ATTACK_CASES, attack_channel, random_matching, signs_with_disagreement
 
 __all__ = [
@@ -55,10 +55,6 @@ __all__ = [
 
 def _check_eps(eps) -> float:
     return check_float(eps, "eps", 0.0, 1.0, lo_open=True, hi_open=True)
-
-
-def _check_delta(delta) -> float:
-    return check_float(delta, "delta", 0.0, 0.5, lo_open=True, hi_open=True)
 
 
 def _check_alpha(alpha) -> float:
@@ -97,11 +93,9 @@ def ratio_bias(signs, matching, channel) -> float:
     return float((w @ d) / w.sum() - d.mean())
 
 
-# --------------------------------------------------------------------------------------------
-# Noise, the data-only attack, dephasing
-# --------------------------------------------------------------------------------------------
+# -- Noise, the data-only attack, dephasing --------------------------------------------------------
 @result(show=("max_calibrated_error", "max_naive_error"))
-class NoiseSweep:
+class NoiseSweep(Tabular):
     """Quantum TieAudit on one instance at several depolarising strengths: the verified estimate
     and interval (hidden tests, twirl, Freedman) and the naive reading (the noiseless estimator
     on as many noisy copies).
@@ -147,9 +141,6 @@ class NoiseSweep:
             (".1f", ".4f", ".4f", ".4f", ".4f", ",d"),
         )
 
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
-
 
 def noise_sweep(
     noises: Sequence[float] = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5),
@@ -193,7 +184,7 @@ def noise_sweep(
 
 
 @result
-class AttackSweep:
+class AttackSweep(Tabular):
     """Quantum TieAudit on one instance through the channel of each case of :data:`ATTACK_CASES`,
     for each noise level and seed: ``estimates[c, i, r]`` (``f_hat``), ``lo``/``hi`` (the
     interval), ``attenuation[c, i, r]`` (the tests' ``eta_hat``; 1 without tests, at noise 0 in
@@ -261,9 +252,6 @@ class AttackSweep:
             (".1f", "", ".3f", ".0%", ".0%", ".3f"),
         )
 
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
-
 
 def tieaudit_attack_sweep(
     noises: Sequence[float] = (0.0, 0.2, 0.4, 0.6, 0.8),
@@ -308,7 +296,7 @@ def tieaudit_attack_sweep(
 
 
 @result(show=("largest_bias",))
-class DephasingSweep:
+class DephasingSweep(Tabular):
     """Dephasing on one instance whose far pairs (Hamming distance ``|i XOR j| >=
     min_distance``) disagree: ``bias`` (:func:`ratio_bias`, the many-copies limit of ``f_hat -
     f`` without the twirl), the mean ``f_hat`` over ``seeds`` runs without the twirl (``plain``)
@@ -342,9 +330,6 @@ class DephasingSweep:
             tuple(rows),
             (".3f", "+.4f", ".4f", ".4f"),
         )
-
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
 
 
 def dephasing_sweep(
@@ -418,9 +403,7 @@ def dephasing_sweep(
     )
 
 
-# --------------------------------------------------------------------------------------------
-# Adaptive sources: the Freedman interval against an independent-copies interval
-# --------------------------------------------------------------------------------------------
+# -- Adaptive sources: the Freedman interval against an independent-copies interval ----------------
 @result
 class ConstantSource:
     """Attenuation ``eta`` on every copy (the independent-copies model).
@@ -519,7 +502,7 @@ def wald_ratio_interval(
         np.asarray(x, dtype=float)
         for x in (data_sum, data_landed, data_copies, test_sum, test_landed, test_copies)
     )
-    z = norm.isf(_check_delta(delta) / 2.0)
+    z = norm.isf(check_delta(delta) / 2.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         md, mt = A / ND, B / NT
         vd = (KA / ND - md**2) * ND / np.maximum(ND - 1, 1)
@@ -627,7 +610,7 @@ def adaptive_coverage(
         raise TypeError(f"source must be one of {names}, got {source!r}")
     copies = check_int(copies, "copies", 2, 100_000)
     trials = check_int(trials, "trials", 1, 100_000)
-    alpha, delta = _check_alpha(alpha), _check_delta(delta)
+    alpha, delta = _check_alpha(alpha), check_delta(delta)
     f = check_float(f, "f", 0.0, 1.0)
     check_seed(seed)
     if not isinstance(fixed_tests, (bool, np.bool_)):

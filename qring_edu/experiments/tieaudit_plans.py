@@ -22,7 +22,7 @@ from dataclasses import field
 import numpy as np
 
 from .._result import result
-from .._validate import check_choice, check_float, check_int
+from .._validate import check_choice, check_delta, check_float, check_int
 from ..tieaudit import classical_subset_size, tieaudit_copies
 from ._base import Rows, Table, loglog_slope
 
@@ -45,17 +45,11 @@ def _check_eps(eps) -> float:
     return check_float(eps, "eps", 0.0, 1.0, lo_open=True, hi_open=True)
 
 
-def _check_delta(delta) -> float:
-    return check_float(delta, "delta", 0.0, 0.5, lo_open=True, hi_open=True)
-
-
 def _check_alpha(alpha) -> float:
     return check_float(alpha, "alpha", 0.0, 1.0, lo_open=True)
 
 
-# --------------------------------------------------------------------------------------------
-# Exact failure probabilities and the exact plans (independent copies, noiseless channel)
-# --------------------------------------------------------------------------------------------
+# -- Exact failure probabilities and the exact plans (independent copies, noiseless channel) -------
 #: Largest ``copies * alpha`` of the exact worst-case search (it visits every lattice jump).
 MAX_EXACT_MEAN = 10**5
 
@@ -174,7 +168,7 @@ def exact_copies(alpha: float, eps: float, delta: float = 0.05) -> int:
     >>> exact_copies(1.0, 0.2)
     25
     """
-    alpha, eps, delta = _check_alpha(alpha), _check_eps(eps), _check_delta(delta)
+    alpha, eps, delta = _check_alpha(alpha), _check_eps(eps), check_delta(delta)
     if 1.8 / (eps * eps) > MAX_EXACT_MEAN:
         raise ValueError(
             f"eps = {eps:g} needs more than {MAX_EXACT_MEAN:,} matched copies for the exact "
@@ -322,15 +316,13 @@ def exact_subset_size(P: int, alpha: float, eps: float, delta: float = 0.05) -> 
     P = check_int(P, "P", 2, 2**30)
     if P & (P - 1):
         raise ValueError(f"P must be a power of two, got {P}")
-    alpha, eps, delta = _check_alpha(alpha), _check_eps(eps), _check_delta(delta)
+    alpha, eps, delta = _check_alpha(alpha), _check_eps(eps), check_delta(delta)
     if 1.8 / (eps * eps) > MAX_EXACT_MEAN:
         raise ValueError(f"eps = {eps:g} is too small for the exact plan; use the Hoeffding plan")
     return _exact_subset_size(P, alpha, eps, delta)
 
 
-# --------------------------------------------------------------------------------------------
-# Copy plans, copies against alpha, crossovers per family
-# --------------------------------------------------------------------------------------------
+# -- Copy plans, copies against alpha, crossovers per family ---------------------------------------
 @result
 class CopyPlan:
     """One way of planning the noiseless copies: ``copies`` and the exact probability that the
@@ -405,7 +397,7 @@ def tieaudit_copy_plans(alpha: float = 0.1, eps: float = 0.05, delta: float = 0.
     """
     from scipy.stats import norm
 
-    alpha, eps, delta = _check_alpha(alpha), _check_eps(eps), _check_delta(delta)
+    alpha, eps, delta = _check_alpha(alpha), _check_eps(eps), check_delta(delta)
     n_h = tieaudit_copies(alpha, eps, delta, bound="hoeffding")
     rows = [
         CopyPlan("Hoeffding", n_h, tieaudit_failure_probability(n_h, alpha, eps, 0.5), math.nan)

@@ -46,7 +46,7 @@ from ..vga_security import (
     vga_outcome_probabilities,
     vga_state_outcome_probabilities,
 )
-from ._base import Table
+from ._base import Table, Tabular
 
 __all__ = [
     "source_attack",
@@ -248,7 +248,7 @@ def _ghz_register_state(workers: int, bits: int) -> np.ndarray:
 
 
 @result(show=("same_sum",))
-class ExactPrivacy:
+class ExactPrivacy(Tabular):
     """The exact transcript laws of two input sets, and their exact distance from the ideal.
 
     ``joint_a[u, v]``: probability that ``(m_0, m_1) = (u, v)`` for inputs a (``(2**b, 2**b)``),
@@ -305,9 +305,6 @@ class ExactPrivacy:
             title=f"TV between the transcripts of a and b: {self.between:.6f}",
         )
 
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
-
 
 def exact_privacy(
     inputs_a: Sequence[int] = (1, 2, 3),
@@ -358,7 +355,7 @@ def exact_privacy(
 
 # -- The circuits against the fast path ----------------------------------------------------------
 @result(show=("aer_p_value", "fast_p_value"))
-class TranscriptPaths:
+class TranscriptPaths(Tabular):
     """Transcripts of one column of inputs, ``samples`` runs each on the Aer circuits
     (:func:`qring_edu.vga.vga_aggregate_qiskit`) and on the fast path
     (:func:`qring_edu.vga_aggregate`), against the exact law
@@ -403,9 +400,6 @@ class TranscriptPaths:
         ]
         columns = ("path", "transcripts off the sum", "chi-squared p vs exact")
         return Table(columns, tuple(rows), ("", "d", ".3f"))
-
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
 
 
 def transcript_paths(
@@ -505,7 +499,7 @@ def _witness_states(workers: int, rng: np.random.Generator) -> list[tuple[str, n
 
 
 @result
-class WitnessTable:
+class WitnessTable(Tabular):
     """Fidelity with GHZ and failure probability of the GHZ test for named P-qubit states.
 
     ``rows``: ``(state, fidelity, fail_probability, bound)``: :func:`ghz_fidelity
@@ -541,9 +535,6 @@ class WitnessTable:
         return Table(
             columns, rows, ("", ".4f", ".4f", ".4f", ""), title=f"P = {self.workers} qubits"
         )
-
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
 
 
 def witness_table(workers: int = 4, seed: int = 0) -> WitnessTable:
@@ -584,7 +575,7 @@ DETECTION_ROWS = (
 
 
 @result
-class DetectionTable:
+class DetectionTable(Tabular):
     """Per attack: what it leaks, its per-register detection and the ε it gives.
 
     ``rows``: ``(attack, leaks, detection, epsilon)``, detection from
@@ -617,9 +608,6 @@ class DetectionTable:
         columns = ("attack", "what the source learns", "detection per register δ", eps)
         title = f"P = {self.workers} workers, b = {self.bits} bits"
         return Table(columns, rows, ("", "", ".4f", ".3e"), title=title)
-
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
 
 
 def detection_table(
@@ -657,7 +645,7 @@ def detection_table(
 
 # -- ε against copies and test fraction ----------------------------------------------------------
 @result
-class EpsilonGrid:
+class EpsilonGrid(Tabular):
     """``epsilon[i, k]`` = :func:`qring_edu.vga_epsilon` for ``used[k]`` used copies at test
     fraction ``fractions[i]`` (``n_copies = ceil(used / (1 - f))``), with the per-register
     ``detection`` of ``attack`` (P = ``workers``, b = ``bits``); ``overhead[i] = 1/(1-f)``.
@@ -700,9 +688,6 @@ class EpsilonGrid:
         title = f"{self.label}, β = {self.bad_fraction:g}"
         return Table(columns, rows, (".2f", ".2f", ".2e"), title=title)
 
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
-
 
 def epsilon_grid(
     bad_fraction: float,
@@ -736,7 +721,7 @@ def epsilon_grid(
 
 
 @result
-class FractionSweep:
+class FractionSweep(Tabular):
     """ε against the test fraction at a fixed budget of ``n_copies`` delivered copies.
 
     ``epsilon[i, j]`` for ``attacks[i]`` (detection ``detections[i]``) and test fraction
@@ -782,9 +767,6 @@ class FractionSweep:
         columns += ("f = 1/2: share of best exponent",)
         title = f"N = {self.n_copies} delivered copies, β = {self.bad_fraction:g}"
         return Table(columns, rows, ("", ".4f", ".1f", ".2e", ".2e", ".0%"), title=title)
-
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
 
 
 def fraction_sweep(

@@ -21,7 +21,7 @@ from .._validate import check_bits, check_float, check_int, check_seed
 from ..fixedpoint import modular_sum
 from ..vga import KnownPads, vga_aggregate, vga_copy_counts, vga_restart
 from ..vga_security import amplified_leak_probability, ghz_verified_infidelity, rotated_ghz_leak
-from ._base import Table, loglog_slope
+from ._base import Table, Tabular, loglog_slope
 
 __all__ = [
     "PartialCopySweep",
@@ -45,7 +45,7 @@ __all__ = [
 
 # -- Partially bad copies: leak ~ t, failure ~ t**2 / 2 ------------------------------------------
 @result(show=("leak_slope", "fail_slope"))
-class PartialCopySweep:
+class PartialCopySweep(Tabular):
     """:func:`qring_edu.vga_security.rotated_ghz_leak` over a range of rotation angles.
 
     Per angle: ``trace_distance`` t from the GHZ state, ``fail_probability`` of the register's
@@ -90,9 +90,6 @@ class PartialCopySweep:
         columns = ("trace distance t", "P(fail) per test", "leak (TV)", "P(fail) / leak")
         title = f"rotated GHZ copy, P = {self.workers}, b = {self.bits}"
         return Table(columns, tuple(rows), (".4f", ".2e", ".4f", ".4f"), title=title)
-
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
 
 
 def partial_copy_sweep(angles=None, workers: int = 2, bits: int = 1) -> PartialCopySweep:
@@ -165,7 +162,7 @@ def finite_copy_curve(max_tests: int = 100_000, significances=(0.05, 0.01)) -> F
 
 # -- Privacy amplification -----------------------------------------------------------------------
 @result
-class AmplificationSweep:
+class AmplificationSweep(Tabular):
     """Leaked entries against the amplification k (each entry's pad the sum of k registers').
 
     Per k: ``measured[i]`` (fraction of entries whose every pad the source knows, one run of
@@ -210,9 +207,6 @@ class AmplificationSweep:
             f"{self.attack_fraction:.0%} of the registers attacked"
         )
         return Table(columns, rows, ("d", ".4f", ".4f", ".4f", ",d", ""), title=title)
-
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
 
 
 def amplification_sweep(
@@ -269,7 +263,7 @@ def amplification_sweep(
 
 # -- Dropout -------------------------------------------------------------------------------------
 @result(show=("hit_rate",))
-class DropoutComparison:
+class DropoutComparison(Tabular):
     """A VGA round with dropped workers, and its restart among the survivors.
 
     ``lost_totals``: int64 (d,), what the survivors compute from the announcements they
@@ -324,9 +318,6 @@ class DropoutComparison:
         title = f"P = {self.workers}, worker(s) {list(self.dropped)} drop out before announcing"
         return Table(columns, rows, ("", "", ",d"), title=title)
 
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
-
 
 def dropout_comparison(
     workers: int = 4, entries: int = 2000, bits: int = 8, dropped=(3,), seed: int = 0
@@ -371,7 +362,7 @@ BONAWITZ_ROUNDS = 4
 
 
 @result
-class AggregationCosts:
+class AggregationCosts(Tabular):
     """Resources of one aggregation of d b-bit values over P workers, on a grid of (P, d).
 
     Per grid point (arrays of shape (len(workers), len(entries))):
@@ -451,9 +442,6 @@ class AggregationCosts:
             f"one aggregation of d {self.bits}-bit values, VGA test fraction {self.test_fraction:g}"
         )
         return Table(columns, rows, ("d", ",d") + (".3g",) * 6 + (",d", ",d"), title=title)
-
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
 
 
 def aggregation_costs(
@@ -582,7 +570,7 @@ GHZ_EXPERIMENTS = (
 
 
 @result
-class GHZDistribution:
+class GHZDistribution(Tabular):
     """The published GHZ rates and fidelities, and how long one aggregation's copies would take.
 
     ``copies``: qubit GHZ copies one aggregation needs (``ghz_delivered`` of
@@ -625,9 +613,6 @@ class GHZDistribution:
         return Table(
             ("N photons", "fidelity", "count rate (Hz)"), self.photonic, ("d", ".3f", ".3g")
         )
-
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
 
 
 def ghz_distribution(

@@ -67,9 +67,7 @@ _STATE_COLOURS = (
 )
 
 
-# ---------------------------------------------------------------------------------------------
-# Bloch discs
-# ---------------------------------------------------------------------------------------------
+# -- Bloch discs -----------------------------------------------------------------------------------
 def _disc(ax, axes: tuple[int, int], labels: tuple[str, str, str, str], title: str) -> None:
     ax.add_patch(Circle((0, 0), 1.0, fill=False, edgecolor="#888888", linewidth=1))
     ax.axhline(0, color="#dddddd", linewidth=0.8, zorder=0)
@@ -204,9 +202,7 @@ def plot_ensemble_analysis(a: EnsembleAnalysis) -> Figure:
     return fig
 
 
-# ---------------------------------------------------------------------------------------------
-# Known ensembles and two pure states
-# ---------------------------------------------------------------------------------------------
+# -- Known ensembles and two pure states -----------------------------------------------------------
 def plot_known_ensembles(rows: Sequence[KnownEnsemble]) -> Figure:
     """χ and accessible information of each ensemble (bars, computed by the library) with the
     textbook values (black ticks). The gap between the two bars is information that no
@@ -308,9 +304,7 @@ def plot_two_state_sweep(sweep: TwoStateSweep) -> Figure:
     return fig
 
 
-# ---------------------------------------------------------------------------------------------
-# Dense coding with noisy pairs
-# ---------------------------------------------------------------------------------------------
+# -- Dense coding with noisy pairs -----------------------------------------------------------------
 def plot_dense_coding(sweep: DenseCodingSweep) -> Figure:
     """Capacity C(F) = 2 − H(F, (1−F)/3, (1−F)/3, (1−F)/3) of dense coding over the isotropic pair
     (bits per qubit sent) against the fidelity F, with the classical 1 bit per qubit, the
@@ -393,9 +387,7 @@ def plot_dense_coding(sweep: DenseCodingSweep) -> Figure:
     return fig
 
 
-# ---------------------------------------------------------------------------------------------
-# The ring's ledger against the Holevo floor
-# ---------------------------------------------------------------------------------------------
+# -- The ring's ledger against the Holevo floor ----------------------------------------------------
 def plot_ledger_floor(sweep: LedgerFloorSweep) -> Figure:
     """Per busiest link, from the ledgers of :func:`qring_edu.ring_allreduce`: classical bits,
     superdense online qubits (and offline distribution qubits), the floor for transports of the
@@ -496,9 +488,7 @@ def plot_ledger_floor(sweep: LedgerFloorSweep) -> Figure:
     return fig
 
 
-# ---------------------------------------------------------------------------------------------
-# The cut-set bound for every all-reduce protocol
-# ---------------------------------------------------------------------------------------------
+# -- The cut-set bound for every all-reduce protocol -----------------------------------------------
 def plot_cut_set(sweep: CutSetSweep) -> Figure:
     """What enters each worker in one all-reduce, in units of one gradient d·b, against P.
 
@@ -607,9 +597,7 @@ def plot_cut_set(sweep: CutSetSweep) -> Figure:
     return fig
 
 
-# ---------------------------------------------------------------------------------------------
-# The systems of the entanglement-assisted proof
-# ---------------------------------------------------------------------------------------------
+# -- The systems of the entanglement-assisted proof ------------------------------------------------
 def _party(ax, x: float, y: float, w: float, h: float, name: str, colour: str) -> None:
     ax.add_patch(
         FancyBboxPatch(

@@ -39,9 +39,7 @@ _BELL_ORDER = ("Φ+", "Φ−", "Ψ+", "Ψ−")
 _GATES = {(0, 0): "no gate", (0, 1): "Z", (1, 0): "X", (1, 1): "X, then Z"}
 
 
-# ---------------------------------------------------------------------------------------------
-# One qubit
-# ---------------------------------------------------------------------------------------------
+# -- One qubit -------------------------------------------------------------------------------------
 def _bloch_sphere(ax, bloch: np.ndarray, basis: str) -> None:
     """Wireframe Bloch sphere with the state's arrow and the measured axis (3-D axes)."""
     t = np.linspace(0, 2 * np.pi, 121)
@@ -148,9 +146,7 @@ def plot_qubit_measurement(run: QubitMeasurement) -> Figure:
     return fig
 
 
-# ---------------------------------------------------------------------------------------------
-# Two qubits
-# ---------------------------------------------------------------------------------------------
+# -- Two qubits ------------------------------------------------------------------------------------
 def _joint_outcomes(ax, run: BellPairRun) -> None:
     """2 x 2 table of the sampled joint outcomes (Alice's bit down, Bob's across)."""
     labels = ("0", "1") if run.basis == "Z" else ("+", "−")

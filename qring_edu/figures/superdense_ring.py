@@ -510,9 +510,7 @@ def plot_iteration_comparison(result: IterationComparison) -> Figure:
     return plot_iteration_timeline(result.classical, result.superdense, unit="ms")
 
 
-# --------------------------------------------------------------------------------------------
-# Overlapped, bucketed iterations
-# --------------------------------------------------------------------------------------------
+# -- Overlapped, bucketed iterations ---------------------------------------------------------------
 def _draw_overlap(ax, result: OverlapComparison) -> None:
     cl, sd = result.classical, result.superdense
     ms = 1e3

@@ -241,9 +241,7 @@ class LiveFigure(widgets.VBox):
         return bundle
 
 
-# ---------------------------------------------------------------------------------------------
-# Explorers of the HTML book: a grid of settings, each rendered by the build
-# ---------------------------------------------------------------------------------------------
+# -- Explorers of the HTML book: a grid of settings, each rendered by the build --------------------
 _SLIDERS = (widgets.IntSlider, widgets.FloatSlider, widgets.FloatLogSlider)
 _CHOICES = (widgets.Dropdown, widgets.ToggleButtons, widgets.RadioButtons, widgets.Select)
 _BOXES = (widgets.IntText, widgets.FloatText, widgets.BoundedIntText, widgets.BoundedFloatText)
@@ -494,9 +492,7 @@ class ExplorerSpec:
         return [dict(zip(names, combo)) for combo in itertools.product(*(v for _, v in self.grid))]
 
 
-# ---------------------------------------------------------------------------------------------
-# Reading text boxes
-# ---------------------------------------------------------------------------------------------
+# -- Reading text boxes ----------------------------------------------------------------------------
 #: Digits grouped by thousands: "10,000", "1,234,567.5" (a lone comma such as "1,5" is refused).
 _GROUPED = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?([eE][+-]?\d+)?")
 
@@ -649,3 +645,24 @@ def wide_descriptions(controls: Mapping[str, widgets.Widget]) -> None:
 
     for control in controls.values():
         control.style = {"description_width": "initial"}
+
+
+def slider(
+    description: str, value, lo, hi, step, fmt: str = ".2f", *, log: bool = False
+) -> widgets.FloatSlider | widgets.FloatLogSlider:
+    """A float slider from ``lo`` to ``hi`` in steps of ``step``, its value shown as ``fmt``;
+    ``log=True``: a base-10 log slider, ``lo``, ``hi`` and ``step`` are then exponents.
+
+    Examples
+    --------
+    >>> from qring_edu.widgets._base import slider
+    >>> s = slider("fidelity F", 0.99, 0.98, 1.0, 0.001, ".3f")
+    >>> s.value, s.min, s.max, s.readout_format
+    (0.99, 0.98, 1.0, '.3f')
+    >>> slider("compute (ms)", 20.0, 0, 3, 0.05, ".3g", log=True).base
+    10.0
+    """
+    kind, base = (widgets.FloatLogSlider, {"base": 10}) if log else (widgets.FloatSlider, {})
+    return kind(
+        value=value, min=lo, max=hi, step=step, readout_format=fmt, description=description, **base
+    )

@@ -13,7 +13,7 @@ import ipywidgets as widgets
 
 from ..experiments.gapip import MAX_WIDGET_LOG2_P, gapip_curves
 from ..figures.gapip import plot_gapip_curves
-from ._base import LiveFigure, wide_descriptions
+from ._base import LiveFigure, slider, wide_descriptions
 
 __all__ = ["gapip_widget"]
 
@@ -41,15 +41,7 @@ def gapip_widget(
     [0.4, 0.356, 0.317, 0.283, 0.252, 0.224, 0.2]
     """
     controls = {
-        "tau": widgets.FloatLogSlider(
-            value=tau,
-            base=10,
-            min=-2,
-            max=math.log10(0.4),
-            step=0.05,
-            description="τ (smallest margin)",
-            readout_format=".3f",
-        ),
+        "tau": slider("τ (smallest margin)", tau, -2, math.log10(0.4), 0.05, ".3f", log=True),
         "log2_P": widgets.IntSlider(
             value=log2_P, min=4, max=MAX_WIDGET_LOG2_P, description="log₂ P"
         ),

@@ -16,9 +16,7 @@ from ._base import LiveFigure, parse_number, parse_numbers
 __all__ = ["ensemble_designer_widget", "dense_coding_widget", "ledger_floor_widget"]
 
 
-# ---------------------------------------------------------------------------------------------
-# Widget factories
-# ---------------------------------------------------------------------------------------------
+# -- Widget factories ------------------------------------------------------------------------------
 class _PresetLiveFigure(LiveFigure):
     """A LiveFigure whose ``preset`` dropdown rewrites several controls and then redraws once."""
 

@@ -12,7 +12,7 @@ import ipywidgets as widgets
 from ..experiments.noisy_links import loss_sweep, net_factor_sweep, protected_training
 from ..figures.noisy_links import plot_loss, plot_net_factors, plot_protected_training
 from ..protection import SCHEMES
-from ._base import LiveFigure, wide_descriptions
+from ._base import LiveFigure, slider, wide_descriptions
 
 __all__ = ["net_factor_widget", "loss_widget", "protected_training_widget"]
 
@@ -36,14 +36,7 @@ def net_factor_widget(
     NetFactorSweep(scheme='distill+fec', channel_fidelity=0.99, block_length=255, rounds=1, pair_fidelity=None, factor=1.519)
     """
     controls = {
-        "channel_fidelity": widgets.FloatSlider(
-            value=channel_fidelity,
-            min=0.9,
-            max=1.0,
-            step=0.001,
-            readout_format=".3f",
-            description="fidelity F",
-        ),
+        "channel_fidelity": slider("fidelity F", channel_fidelity, 0.9, 1.0, 0.001, ".3f"),
         "scheme": widgets.Dropdown(options=list(SCHEMES), value=scheme, description="scheme"),
         "block_length": widgets.IntSlider(
             value=block_length, min=32, max=255, step=1, description="block length n (bytes)"
@@ -88,22 +81,8 @@ def loss_widget(channel_fidelity: float = 0.99, efficiency: float = 1.0) -> Live
     nan
     """
     controls = {
-        "channel_fidelity": widgets.FloatSlider(
-            value=channel_fidelity,
-            min=0.98,
-            max=1.0,
-            step=0.001,
-            readout_format=".3f",
-            description="fidelity F",
-        ),
-        "efficiency": widgets.FloatSlider(
-            value=efficiency,
-            min=0.05,
-            max=1.0,
-            step=0.01,
-            readout_format=".2f",
-            description="source × detector efficiency",
-        ),
+        "channel_fidelity": slider("fidelity F", channel_fidelity, 0.98, 1.0, 0.001, ".3f"),
+        "efficiency": slider("source × detector efficiency", efficiency, 0.05, 1.0, 0.01),
     }
     wide_descriptions(controls)
 
@@ -135,14 +114,7 @@ def protected_training_widget(
     ProtectedTraining(channel_fidelity=0.99, protection='fec', identical=True, unprotected_loss=0.5879)
     """
     controls = {
-        "channel_fidelity": widgets.FloatSlider(
-            value=channel_fidelity,
-            min=0.95,
-            max=1.0,
-            step=0.001,
-            readout_format=".3f",
-            description="fidelity F",
-        ),
+        "channel_fidelity": slider("fidelity F", channel_fidelity, 0.95, 1.0, 0.001, ".3f"),
         "protection": widgets.Dropdown(
             options=list(SCHEMES), value=protection, description="protection"
         ),

@@ -22,7 +22,7 @@ from ..figures.superdense_ring import (
     plot_outcome_distributions,
     plot_overlap_timeline,
 )
-from ._base import LiveFigure, wide_descriptions
+from ._base import LiveFigure, slider, wide_descriptions
 
 __all__ = ["superdense_channel_widget", "iteration_time_widget", "overlap_widget"]
 
@@ -95,27 +95,11 @@ def iteration_time_widget(
     1.0
     """
     controls = {
-        "compute_ms": widgets.FloatLogSlider(
-            value=compute_ms,
-            base=10,
-            min=0,
-            max=4,
-            step=0.05,
-            readout_format=".3g",
-            description="compute (ms)",
-        ),
+        "compute_ms": slider("compute (ms)", compute_ms, 0, 4, 0.05, ".3g", log=True),
         "workers": widgets.IntSlider(value=workers, min=2, max=64, description="workers P"),
         "model": widgets.Dropdown(options=list(MODEL_SIZES), value=model, description="model"),
         "bits": widgets.Dropdown(options=[8, 16, 32], value=16, description="bits per word"),
-        "bandwidth_gbps": widgets.FloatLogSlider(
-            value=100.0,
-            base=10,
-            min=0,
-            max=3,
-            step=0.05,
-            readout_format=".3g",
-            description="link Gbit/s",
-        ),
+        "bandwidth_gbps": slider("link Gbit/s", 100.0, 0, 3, 0.05, ".3g", log=True),
         "qubit_cost": widgets.FloatText(value=1.0, step=0.25, description="β qubit / β bit"),
     }
     wide_descriptions(controls)
@@ -157,47 +141,16 @@ def overlap_widget(
     (0.8686, 'critical path')
     """
     controls = {
-        "compute_ms": widgets.FloatLogSlider(
-            value=compute_ms,
-            base=10,
-            min=0,
-            max=3,
-            step=0.05,
-            readout_format=".3g",
-            description="compute (ms)",
-        ),
-        "bandwidth_gbps": widgets.FloatLogSlider(
-            value=bandwidth_gbps,
-            base=10,
-            min=0,
-            max=3,
-            step=0.05,
-            readout_format=".3g",
-            description="link Gbit/s",
-        ),
-        "latency_us": widgets.FloatLogSlider(
-            value=latency_us,
-            base=10,
-            min=0,
-            max=3,
-            step=0.1,
-            readout_format=".3g",
-            description="α (µs)",
-        ),
+        "compute_ms": slider("compute (ms)", compute_ms, 0, 3, 0.05, ".3g", log=True),
+        "bandwidth_gbps": slider("link Gbit/s", bandwidth_gbps, 0, 3, 0.05, ".3g", log=True),
+        "latency_us": slider("α (µs)", latency_us, 0, 3, 0.1, ".3g", log=True),
         "buckets": widgets.IntSlider(value=buckets, min=1, max=25, description="buckets B"),
         "qubit_cost": widgets.ToggleButtons(
             options=[("β_q = β", 1.0), ("β_q = 2β", 2.0)],
             value=qubit_cost,
             description="qubit time",
         ),
-        "backward_fraction": widgets.FloatSlider(
-            value=backward_fraction,
-            min=0.0,
-            max=1.0,
-            step=0.05,
-            readout_format=".2f",
-            description="backward share",
-        ),
+        "backward_fraction": slider("backward share", backward_fraction, 0.0, 1.0, 0.05),
     }
     wide_descriptions(controls)
     w = LiveFigure(

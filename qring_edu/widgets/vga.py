@@ -13,7 +13,7 @@ from ..experiments import vga as _experiments
 from ..figures.vga import plot_attack_sweep, plot_epsilon_grid, plot_exact_privacy
 from ..vga import Dephasing, Eavesdropper, Honest, KnownPads
 from ..vga_security import KnownPadBits, SplitWorker
-from ._base import LiveFigure, parse_integers, wide_descriptions
+from ._base import LiveFigure, parse_integers, slider, wide_descriptions
 
 __all__ = [
     "SOURCE_CHOICES",
@@ -82,19 +82,11 @@ def vga_attack_widget(
         "source": widgets.Dropdown(
             options=list(SOURCE_CHOICES), value=source, description="source"
         ),
-        "test_fraction": widgets.FloatSlider(
-            value=test_fraction, min=0.0, max=0.9, step=0.05, description="test fraction f"
-        ),
+        "test_fraction": slider("test fraction f", test_fraction, 0.0, 0.9, 0.05),
         "entries": widgets.IntSlider(value=entries, min=1, max=64, description="used copies d"),
-        "eavesdrop_fraction": widgets.FloatSlider(
-            value=0.25, min=0.0, max=1.0, step=0.05, description="attacked fraction"
-        ),
-        "noise": widgets.FloatSlider(
-            value=0.02, min=0.0, max=0.3, step=0.01, description="dephasing p"
-        ),
-        "tolerance": widgets.FloatSlider(
-            value=0.0, min=0.0, max=0.5, step=0.01, description="tolerance"
-        ),
+        "eavesdrop_fraction": slider("attacked fraction", 0.25, 0.0, 1.0, 0.05),
+        "noise": slider("dephasing p", 0.02, 0.0, 0.3, 0.01),
+        "tolerance": slider("tolerance", 0.0, 0.0, 0.5, 0.01),
     }
     wide_descriptions(controls)
 
@@ -145,9 +137,7 @@ def vga_privacy_widget(
             value=source,
             description="source",
         ),
-        "eavesdrop_fraction": widgets.FloatSlider(
-            value=0.25, min=0.0, max=1.0, step=0.05, description="eavesdropped fraction q"
-        ),
+        "eavesdrop_fraction": slider("eavesdropped fraction q", 0.25, 0.0, 1.0, 0.05),
         "amplification": widgets.IntSlider(
             value=1, min=1, max=3, description="registers per entry k"
         ),
@@ -193,9 +183,7 @@ def vga_epsilon_widget(
         ),
         "workers": widgets.IntSlider(value=workers, min=2, max=8, description="workers P"),
         "bits": widgets.IntSlider(value=bits, min=2, max=16, description="bits b"),
-        "bad_fraction": widgets.FloatSlider(
-            value=bad_fraction, min=0.0, max=0.5, step=0.01, description="bad fraction β"
-        ),
+        "bad_fraction": slider("bad fraction β", bad_fraction, 0.0, 0.5, 0.01),
     }
     wide_descriptions(controls)
 

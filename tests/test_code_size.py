@@ -22,7 +22,8 @@ product (docstrings with their examples count: they stay). Budgets, in lines:
   ``_validate.generator`` in ``even_y_settings`` too (core -1); and one style of section banner,
   the one-line ``# -- Title ---`` (74 three-line banners; core -24, package -148: layout only).
   Raised by TieAudit's noise threshold as curves, a figure and an explorer, and its mention in
-  the claims row (package +172 net).
+  the claims row (package +172 net); lowered again as the TieAudit presentation modules took
+  the same helpers (``check_delta``, ``Tabular``, ``slider``, one-line banners: package -28).
 
 And the machinery a plain library does without: no threads, processes, shared memory, fork or
 exit handlers anywhere but ``launch.py`` (which starts the DDP worker processes).
@@ -49,7 +50,7 @@ def _lines(path: Path) -> int:
 
 #: Targets, and the ceilings in force until the targets are met (lines).
 TARGET_CORE_AND_PROTOCOLS, CEILING_CORE_AND_PROTOCOLS = 9_000, 10_440
-TARGET_PACKAGE, CEILING_PACKAGE = 28_000, 34_043
+TARGET_PACKAGE, CEILING_PACKAGE = 28_000, 34_015
 
 
 def test_core_and_protocols_stay_under_their_ceiling():

@@ -27,7 +27,7 @@ import numpy as np
 
 from .._result import result
 from .._validate import check_choice, check_delta, check_float, check_int, check_seed
-from ..tieaudit import (  # the protocol's own checks of eps, delta and alpha
+from ..tieaudit import (  # the protocol's own checks of eps and alpha
     DataOnlyAttack,
     Depolarizing,
     Estimate,
@@ -43,7 +43,7 @@ from ..tieaudit import (  # the protocol's own checks of eps, delta and alpha
     tieaudit_copies,
     tieaudit_cost,
 )
-from ._base import Table, loglog_slope, rng
+from ._base import Table, Tabular, loglog_slope, rng
 from .tieaudit_plans import classical_worst_failure, exact_copies
 
 __all__ = [
@@ -81,9 +81,7 @@ def _truth(s: np.ndarray, m: np.ndarray) -> float:
     return float(np.mean(s[m[:, 0]] != s[m[:, 1]]))
 
 
-# --------------------------------------------------------------------------------------------
-# Instances
-# --------------------------------------------------------------------------------------------
+# -- Instances -----------------------------------------------------------------------------------
 
 
 def random_matching(P: int, alpha: float = 1.0, seed=None) -> np.ndarray:
@@ -189,9 +187,7 @@ def tieaudit_sample_qiskit(
     return by_index[outcome_index(m, s.size)]
 
 
-# --------------------------------------------------------------------------------------------
-# Costs against P: scaling, crossovers per family, one-way against two messages
-# --------------------------------------------------------------------------------------------
+# -- Costs against P: scaling, crossovers per family, one-way against two messages ---------------
 #: Families of bounds of the crossovers: how the quantum copies and the classical subset are
 #: planned (Bernstein gives the classical side nothing beyond Hoeffding).
 TIEAUDIT_FAMILIES = ("hoeffding", "bernstein", "exact")
@@ -372,7 +368,7 @@ def tieaudit_curves(
 
 
 @result(show=("quantum_over_two_message",))
-class MessageComparison:
+class MessageComparison(Tabular):
     """Result of :func:`message_comparison` (arrays indexed like ``Ps``): bits or qubits of the
     quantum protocol (trusted noiseless channel, Bernstein plan), the one-way classical protocol
     and the two-message classical protocol.
@@ -408,9 +404,6 @@ class MessageComparison:
             rows,
             ("", ",d", ",d", ",d"),
         )
-
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
 
 
 def message_comparison(
@@ -592,11 +585,9 @@ def noise_threshold_curves(
     )
 
 
-# --------------------------------------------------------------------------------------------
-# Crossovers per family
-# --------------------------------------------------------------------------------------------
+# -- Crossovers per family -----------------------------------------------------------------------
 @result
-class TieAuditCrossovers:
+class TieAuditCrossovers(Tabular):
     """Crossover ``P`` (smallest power of two where quantum TieAudit is cheaper, 0 if none)
     for each coverage in ``alphas`` and each family in ``bounds``: ``crossovers[i][j]``.
 
@@ -635,9 +626,6 @@ class TieAuditCrossovers:
             ("g",) + ("",) * len(self.bounds),
         )
 
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
-
 
 def tieaudit_crossover_table(
     alphas: Sequence[float] = (1.0, 0.25, 0.1),
@@ -664,9 +652,7 @@ def tieaudit_crossover_table(
     return TieAuditCrossovers(float(eps), float(delta), al, bs, table)
 
 
-# --------------------------------------------------------------------------------------------
-# The explorer (the chapter's widget)
-# --------------------------------------------------------------------------------------------
+# -- The explorer (the chapter's widget) ---------------------------------------------------------
 #: Channels of the explorer and the attack sweep, by name: noise on every copy, the data-only
 #: attack under the secret twirl, and the same attack with the twirl known (or fixed tests).
 ATTACK_CASES = ("uniform", "data_only", "knows_twirl")

@@ -11,7 +11,7 @@ import ipywidgets as widgets
 
 from ..experiments.tieaudit import audit_explorer, noise_threshold_curves, tieaudit_curves
 from ..figures.tieaudit import plot_audit_explorer, plot_noise_threshold, plot_tieaudit_scaling
-from ._base import LiveFigure, wide_descriptions
+from ._base import LiveFigure, slider, wide_descriptions
 
 __all__ = ["tieaudit_explorer_widget", "tieaudit_scaling_widget", "noise_threshold_widget"]
 
@@ -42,16 +42,10 @@ def tieaudit_explorer_widget(
     """
     controls = {
         "log2_P": widgets.IntSlider(value=log2_P, min=2, max=7, description="log₂ P"),
-        "alpha": widgets.FloatSlider(
-            value=alpha, min=0.05, max=1.0, step=0.05, description="matched fraction α"
-        ),
-        "f": widgets.FloatSlider(
-            value=f, min=0.0, max=1.0, step=0.05, description="disagreement f"
-        ),
+        "alpha": slider("matched fraction α", alpha, 0.05, 1.0, 0.05),
+        "f": slider("disagreement f", f, 0.0, 1.0, 0.05),
         "eps": widgets.FloatText(value=eps, step=0.01, description="ε"),
-        "noise": widgets.FloatSlider(
-            value=noise, min=0.0, max=0.8, step=0.05, description="depolarising noise"
-        ),
+        "noise": slider("depolarising noise", noise, 0.0, 0.8, 0.05),
         "seed": widgets.IntText(value=seed, description="seed"),
         "attack": widgets.Dropdown(
             options=[
@@ -105,15 +99,9 @@ def tieaudit_scaling_widget(
     262144
     """
     controls = {
-        "eps": widgets.FloatLogSlider(
-            value=eps, base=10, min=-2.3, max=-0.5, step=0.05, description="ε", readout_format=".3f"
-        ),
-        "alpha": widgets.FloatSlider(
-            value=alpha, min=0.05, max=1.0, step=0.05, description="matched fraction α"
-        ),
-        "delta": widgets.FloatLogSlider(
-            value=delta, base=10, min=-4, max=-0.5, step=0.1, description="δ", readout_format=".4f"
-        ),
+        "eps": slider("ε", eps, -2.3, -0.5, 0.05, ".3f", log=True),
+        "alpha": slider("matched fraction α", alpha, 0.05, 1.0, 0.05),
+        "delta": slider("δ", delta, -4, -0.5, 0.1, ".4f", log=True),
         "bound": widgets.Dropdown(
             options=[("Bernstein", "bernstein"), ("Hoeffding", "hoeffding")],
             value=bound,
@@ -149,9 +137,7 @@ def noise_threshold_widget(fidelity: float = 0.9, eps: float = 0.1) -> LiveFigur
     27
     """
     controls = {
-        "fidelity": widgets.FloatSlider(
-            value=fidelity, min=0.8, max=1.0, step=0.01, description="per-pair fidelity F"
-        ),
+        "fidelity": slider("per-pair fidelity F", fidelity, 0.8, 1.0, 0.01),
         "eps": widgets.Dropdown(
             options=sorted({0.02, 0.05, 0.1, 0.2, eps}), value=eps, description="ε"
         ),

@@ -1,4 +1,4 @@
-"""The ring all-reduce as a PyTorch DDP communication hook (book/03_training.ipynb).
+"""The ring all-reduce as a PyTorch DDP communication hook (book/03_training, book/appendix_ddp).
 
 ``DistributedDataParallel`` hands every gradient *bucket* (a flat float tensor) to a
 communication hook, which returns a ``torch.futures.Future`` of the averaged bucket (Li et al.

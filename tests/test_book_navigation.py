@@ -21,6 +21,7 @@ GUIDE = BOOK / "instructor_guide.md"  # the public page
 PRIVATE_GUIDE = BOOK.parent / "instructor" / "guide.md"  # solutions, hidden tests, rubrics
 GLOSSARY = BOOK / "glossary.md"
 CHAPTERS = sorted(p.stem for p in BOOK.glob("0*.ipynb")) + ["claims"]
+APPENDICES = sorted(p.stem for p in BOOK.glob("appendix_*.ipynb"))  # their exercises count too
 TERM = re.compile(r"\{term\}`([^`<]*?)(?:\s*<([^>`]+)>)?`")
 
 
@@ -99,7 +100,7 @@ def test_every_going_further_item_has_a_solution_and_rubric_in_the_guide():
 
 def _chapter_labels() -> dict[str, str]:
     labels = {}
-    for name in CHAPTERS:
+    for name in CHAPTERS + APPENDICES:
         for label in re.findall(r"^:label: (\S+)|^\((\S+)\)=", _markdown(name), re.M):
             labels[label[0] or label[1]] = name
     return labels

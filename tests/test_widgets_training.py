@@ -91,3 +91,37 @@ def test_disagreement_panel_legend_reports_the_plotted_loss_spread():
         assert text.get_text().endswith(f"{spread[-1]:.3g}")
     noisy_spread = runs[0].losses[-1].max() - runs[0].losses[-1].min()
     assert runs[0].divergence > 0 and f"{runs[0].divergence:.3g}" != f"{noisy_spread:.3g}"
+
+
+def test_compression_explorer_selects_from_one_training():
+    """The compression explorer trains once; each of its settings (baseline run x headers
+    counted or not) is a different picture of the same runs. The superdense ring halves the
+    composed run's channel uses exactly, and its classical headers, which it does not halve,
+    erode that factor of two."""
+    from qring_edu.widgets.training import compression_widget
+
+    w = compression_widget(steps=12)
+    cmp = w.result.comparison
+    assert w.error == "" and w.result.baseline == cmp.runs[0].label and cmp.steps == 12
+    pngs = set()
+    for setting in w.explorer.settings():
+        for name, value in setting.items():
+            w.controls[name].value = value
+        assert w.error == "" and w.result.comparison is cmp  # selected, never retrained
+        pngs.add(_png(w))
+    assert len(pngs) == len(w.explorer.settings()) == len(cmp.runs) * 2
+    w.controls["headers"].value = False
+    w.controls["baseline"].value = "PowerSGD rank 1 over the classical ring"
+    ratio = dict(zip([r.label for r in cmp.runs], w.result.ratios))
+    w.controls["headers"].value = True
+    with_headers = dict(zip([r.label for r in cmp.runs], w.result.ratios))
+    composed = "PowerSGD rank 1 over the superdense ring"
+    assert ratio[composed] == 2.0 and 1.5 < with_headers[composed] < 2.0
+    header = cmp.run(composed).header_bits
+    assert with_headers[composed] == (8_224 + header) / (4_112 + header)
+    gloo = "built-in all-reduce (gloo)"  # no ring, no headers: its traffic does not move
+    assert w.result.traffic[0] == cmp.run(gloo).per_link
+    with pytest.raises(ValueError, match="PowerSGD rank 1 \\(gloo\\)"):  # names the options
+        compression_widget(baseline="gloo", steps=12)
+    with pytest.raises(ValueError, match="steps"):
+        compression_widget(steps=1)

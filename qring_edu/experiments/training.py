@@ -52,6 +52,7 @@ __all__ = [
     "ddp_private_table",
     "CompressionRun",
     "CompressionComparison",
+    "CompressionView",
     "compression_comparison",
     "COMPRESSION_RUNS",
 ]
@@ -697,6 +698,31 @@ class CompressionComparison(Tabular):
             tuple((r.label, r.per_link, r.carried, r.header_bits, r.accuracy) for r in self.runs),
             ("", ",.0f", "", ",.0f", ".3f"),
         )
+
+    def against(self, baseline: str, headers: bool = False) -> CompressionView:
+        """Every run's traffic next to the run called ``baseline`` (:class:`CompressionView`)."""
+        base = self.runs.index(self.run(baseline))
+        t = tuple(r.per_link + bool(headers) * (r.header_bits or 0) for r in self.runs)
+        return CompressionView(self, baseline, bool(headers), t, tuple(t[base] / x for x in t))
+
+
+@result
+class CompressionView:
+    """:meth:`CompressionComparison.against`: ``baseline`` (a run's label), ``headers`` (counted
+    or not) and per run ``traffic`` (per link and step, with the headers if counted) and ``ratios``.
+
+    Examples
+    --------
+    >>> runs = (CompressionRun("gloo", "bits", 1e3, None, 0.9, True), CompressionRun("ring", "qubits", 100.0, 25.0, 0.9, True))
+    >>> CompressionComparison(2, 20, 5, 10, runs, {}).against("gloo", headers=True)
+    CompressionView(baseline='gloo', headers=True, traffic=(1000, 125), ratios=(1, 8))
+    """
+
+    comparison: CompressionComparison = field(repr=False)
+    baseline: str
+    headers: bool
+    traffic: tuple
+    ratios: tuple
 
 
 class _Counted:

@@ -409,10 +409,15 @@ def plot_ddp_hook_flow(workers: int = 4) -> Figure:
     return fig
 
 
-def plot_compression(result: experiments.CompressionComparison) -> Figure:
+def plot_compression(
+    result: experiments.CompressionComparison | experiments.CompressionView,
+) -> Figure:
     """Online channel uses per link and training step of each run of a
     :class:`~qring_edu.experiments.training.CompressionComparison` (log scale; classical bits
-    blue, qubits orange), each bar labelled with its count and the run's held-out accuracy.
+    blue, qubits orange), each bar labelled with its count, its ratio to the baseline run (the
+    outlined bar) and the run's held-out accuracy. Given a
+    :class:`~qring_edu.experiments.training.CompressionView` it draws that view (its baseline;
+    the classical headers as a grey tail if they count), else the view against the first run.
 
     Examples
     --------
@@ -422,20 +427,30 @@ def plot_compression(result: experiments.CompressionComparison) -> Figure:
     >>> plot_compression(CompressionComparison(2, 20, 5, 4482, (run,), {})).axes[0].get_xscale()
     'log'
     """
-    runs = nonempty(result.runs, "result.runs", "CompressionRun")[::-1]
-    fig = Figure(figsize=(10, 0.4 * len(runs) + 1.2), layout="constrained")
+    runs = nonempty(getattr(result, "comparison", result).runs, "result.runs", "CompressionRun")
+    view = result if hasattr(result, "ratios") else result.against(runs[0].label)
+    cmp = view.comparison
+    fig = Figure(figsize=(10, 0.4 * len(runs) + 1.4), layout="constrained")
     ax = fig.subplots()
-    for y, run in enumerate(runs):
+    for y, k in enumerate(reversed(range(len(runs)))):
+        run, total, ratio = runs[k], view.traffic[k], view.ratios[k]
         colour = COLOURS["superdense" if run.carried == "qubits" else "classical"]
-        ax.barh(y, run.per_link, color=colour)
-        text = f"{run.per_link:,.0f} {run.carried}, accuracy {run.accuracy:.3f}"
-        ax.text(run.per_link * 1.05, y, text, va="center", fontsize=8)
-    ax.set_yticks(range(len(runs)), [r.label for r in runs], fontsize=8)
+        base = run.label == view.baseline
+        ax.barh(y, run.per_link, color=colour, edgecolor="black" if base else colour, lw=1.5)
+        ax.barh(y, total - run.per_link, left=run.per_link, color=COLOURS["header"])
+        header = f" + {total - run.per_link:,.0f} header bits" if total > run.per_link else ""
+        times = f"{ratio:.1f}× fewer" if ratio >= 1 else f"{1 / ratio:.1f}× more"
+        times = "baseline" if base else "as many" if round(ratio, 3) == 1 else times
+        text = f"{run.per_link:,.0f} {run.carried}{header} ({times}), accuracy {run.accuracy:.3f}"
+        ax.text(total * 1.05, y, text, va="center", fontsize=8)
+    ax.set_yticks(range(len(runs)), [r.label for r in runs[::-1]], fontsize=8)
     ax.set_xscale("log")
-    ax.set_xlim(min(r.per_link for r in runs) / 2, max(r.per_link for r in runs) * 12)
-    ax.set_xlabel(f"online channel uses per link and step (after {result.warmup} warm-up steps)")
+    ax.set_xlim(min(view.traffic) / 2, max(view.traffic) * 30)
+    counted = "online bits or qubits + classical headers" if view.headers else "online channel uses"
+    ax.set_xlabel(f"{counted} per link and step (after {cmp.warmup} warm-up steps)")
     ax.set_title(
-        f"{result.n_params:,} parameters, P = {result.workers}, {result.steps} steps, same seeds",
+        f"{cmp.n_params:,} parameters, P = {cmp.workers}, {cmp.steps} steps, same seeds; "
+        f"ratios against {view.baseline}",
         fontsize=10,
     )
     return fig

@@ -12,7 +12,7 @@ from .gapip import gapip_widget
 from .holevo import dense_coding_widget, ensemble_designer_widget, ledger_floor_widget
 from .superdense_ring import iteration_time_widget, overlap_widget, superdense_channel_widget
 from .tieaudit import tieaudit_explorer_widget, tieaudit_scaling_widget
-from .training import learner_training_widget, superdense_training_widget
+from .training import compression_widget, learner_training_widget, superdense_training_widget
 from .vga import vga_attack_widget, vga_epsilon_widget, vga_privacy_widget
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "overlap_widget",
     "superdense_channel_widget",
     # chapter 3, training section
+    "compression_widget",
     "learner_training_widget",
     "superdense_training_widget",
     # chapter 4

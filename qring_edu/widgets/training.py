@@ -8,14 +8,20 @@ nothing here computes or displays anything.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import ipywidgets as widgets
 
-from ..experiments.training import learner_training, training_comparison
-from ..figures.training import plot_learner_training, plot_training_comparison
+from ..experiments.training import compression_comparison, learner_training, training_comparison
+from ..figures.training import plot_compression, plot_learner_training, plot_training_comparison
 from ..training import TRAINING_MODELS
 from ._base import LiveFigure, wide_descriptions
 
-__all__ = ["superdense_training_widget", "learner_training_widget"]
+__all__ = ["superdense_training_widget", "learner_training_widget", "compression_widget"]
+
+#: The compression runs already trained, by (workers, steps, seed): training takes about a second
+#: per step, so a widget trains once and its controls only choose what is drawn.
+_compressions = lru_cache(maxsize=4)(compression_comparison)
 
 
 def superdense_training_widget(
@@ -119,4 +125,46 @@ def learner_training_widget(
             steps=steps,
         ),
         {"model": None, "pair_fidelity": sorted({0.95, 0.98, 0.99, 0.995, 1.0, pair_fidelity})},
+    )
+
+
+def compression_widget(
+    baseline: str = "built-in all-reduce (gloo)",
+    headers: bool = False,
+    workers: int = 2,
+    steps: int = 30,
+    seed: int = 0,
+) -> LiveFigure:
+    """Baseline run and whether the classical headers count -> every run of
+    :func:`~qring_edu.experiments.training.compression_comparison` with its channel uses per
+    link and step and its ratio to the baseline
+    (:meth:`~qring_edu.experiments.training.CompressionComparison.against`). The runs are
+    trained once, when the widget is made; the controls only redraw.
+
+    Examples
+    --------
+    >>> from qring_edu.widgets.training import compression_widget
+    >>> live = compression_widget(steps=12)
+    >>> round(live.result.ratios[7], 2)             # PowerSGD rank 1 over the superdense ring
+    34.88
+    >>> live.controls["headers"].value = True       # its 768 header bits are classical
+    >>> round(live.result.ratios[7], 1)
+    29.4
+    """
+    cmp = _compressions(workers=workers, steps=steps, seed=seed)
+    cmp.against(baseline, headers)  # a bad baseline or flag: a readable error, before a control
+    controls = {
+        "baseline": widgets.Dropdown(
+            options=[r.label for r in cmp.runs], value=baseline, description="ratios against"
+        ),
+        "headers": widgets.Checkbox(value=headers, description="count the classical headers"),
+    }
+    wide_descriptions(controls)
+    w = LiveFigure(
+        cmp.against, plot_compression, controls, title="Compression, measured and composed"
+    )
+    return w.explore(
+        compression_widget,
+        dict(baseline=baseline, headers=headers, workers=workers, steps=steps, seed=seed),
+        {"baseline": None, "headers": None},
     )

@@ -155,9 +155,9 @@ def compression_widget(
     cmp.against(baseline, headers)  # a bad baseline or flag: a readable error, before a control
     controls = {
         "baseline": widgets.Dropdown(
-            options=[r.label for r in cmp.runs], value=baseline, description="ratios against"
+            options=[r.label for r in cmp.runs], value=baseline, description="baseline"
         ),
-        "headers": widgets.Checkbox(value=headers, description="count the classical headers"),
+        "headers": widgets.Checkbox(value=headers, description="classical headers"),
     }
     wide_descriptions(controls)
     w = LiveFigure(

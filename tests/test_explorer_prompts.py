@@ -150,10 +150,13 @@ def _factory(name: str):
 
 
 def widget_cells():
-    """(chapter, index of the code cell, factory name, keyword arguments) of every widget."""
+    """(chapter, index of the code cell, factory name, keyword arguments) of every widget: a cell
+    that is one call of a ``*_widget`` factory, or one name bound earlier to such a call (the
+    widget is built in one cell and shown in a later one)."""
     found = []
     for path in CHAPTERS:
         nb = nbformat.read(path, 4)
+        bound = {}  # name -> (factory, kwargs) of `name = factory(...)` lines
         for i, cell in enumerate(nb.cells):
             if cell.cell_type != "code" or HIDDEN in cell.metadata.get("tags", []):
                 continue
@@ -161,17 +164,28 @@ def widget_cells():
                 tree = ast.parse(cell.source)
             except SyntaxError:
                 continue
+            for node in tree.body:
+                if isinstance(node, ast.Assign) and _widget_call(node.value):
+                    for target in node.targets:
+                        if isinstance(target, ast.Name):
+                            bound[target.id] = _widget_call(node.value)
             body = tree.body
             if len(body) != 1 or not isinstance(body[0], ast.Expr):
                 continue
-            call = body[0].value
-            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
-                continue
-            if not call.func.id.endswith("_widget"):
-                continue
-            kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
-            found.append((path.name, i, call.func.id, kwargs))
+            value = body[0].value
+            shown = bound.get(value.id) if isinstance(value, ast.Name) else _widget_call(value)
+            if shown:
+                found.append((path.name, i, *shown))
     return found
+
+
+def _widget_call(node):
+    """``(name, kwargs)`` if ``node`` calls a ``*_widget`` factory by name, else None."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+        return None
+    if not node.func.id.endswith("_widget"):
+        return None
+    return node.func.id, {k.arg: ast.literal_eval(k.value) for k in node.keywords}
 
 
 def prompt(chapter: str, index: int) -> str:
@@ -190,9 +204,6 @@ def prompt(chapter: str, index: int) -> str:
     return "\n\n".join(paragraphs[tried[-1] :]) if tried else ""
 
 
-#: Chapters another branch is editing; their prompts are fixed when it is merged (the
-#: coordinator's note of session 35 gives the new text). Remove a chapter once it passes.
-PENDING = {"03_training.ipynb"}
 WIDGETS = widget_cells()
 
 
@@ -203,15 +214,7 @@ def test_every_chapter_widget_is_found():
 
 @pytest.mark.parametrize(
     "chapter, index, name, kwargs",
-    [
-        pytest.param(
-            *w,
-            marks=[pytest.mark.xfail(strict=True, reason="prompt edited on another branch")]
-            if w[0] in PENDING
-            else [],
-        )
-        for w in WIDGETS
-    ],
+    WIDGETS,
     ids=[f"{c[:2]}-{n}" for c, _, n, _ in WIDGETS],
 )
 def test_the_shown_prompt_asks_only_for_the_explorers_controls(chapter, index, name, kwargs):

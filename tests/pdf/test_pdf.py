@@ -287,16 +287,20 @@ def test_every_exercise_has_its_solution_at_the_end(variants):
     assert body.count("Solution on page") == len(labels)
     assert 0 < last_exercise < first, "a solution is still next to its exercise"
     assert "solutions to the exercises" in body[last_exercise:first].lower()
-    # numbered as in the HTML book: "N" outside the numbered chapters, "C.N" in chapter C; in
-    # order, each chapter counting from 1
+    # numbered as in the HTML book: "N" outside the numbered chapters (one count over all those
+    # pages: chapter 0, then the appendix), "C.N" in chapter C; in order, each chapter from 1
     numbers = re.findall(r"Solution to Exercise (\d+(?:\.\d+)?)\b", body[first:])
     assert len(numbers) == len(labels)
     keys = [tuple(int(x) for x in n.split(".")) for n in numbers]
-    for key, nxt in zip(keys, keys[1:]):
-        if len(nxt) == 2 and (len(key) == 1 or nxt[0] != key[0]):
+    plain = 0  # the last "N" seen
+    for key, nxt in zip([()] + keys, keys):
+        if len(nxt) == 1:
+            assert nxt[0] == plain + 1, f"Exercise {nxt} after {key}"
+            plain = nxt[0]
+        elif len(key) != 2 or nxt[0] != key[0]:
             assert nxt[1] == 1, f"Exercise {nxt} after {key}"
         else:
-            assert nxt[:-1] == key[:-1] and nxt[-1] == key[-1] + 1, f"Exercise {nxt} after {key}"
+            assert nxt[0] == key[0] and nxt[1] == key[1] + 1, f"Exercise {nxt} after {key}"
 
 
 def test_no_raw_tex_or_undefined_reference(variants):

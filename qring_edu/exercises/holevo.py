@@ -649,7 +649,7 @@ def check_ea_entropy_bound(
     return failed(f"{what}: {value:g} is not right (tolerance 1e-6).")
 
 
-def check_pair_entropy(answer, pair_fidelity: float = 0.9) -> Feedback:
+def check_pair_entropy(answer, pair_fidelity: float = 0.85) -> Feedback:
     """``S(ρ_AB)`` in bits of the isotropic pair of fidelity F: its eigenvalues are
     ``F, (1−F)/3, (1−F)/3, (1−F)/3``. Reference: :func:`qring_edu.von_neumann_entropy` of
     :func:`qring_edu.states.isotropic_state`. Tolerance 1e-3.

@@ -25,7 +25,7 @@ product (docstrings with their examples count: they stay). Budgets, in lines:
   the claims row (package +172 net); lowered again as the TieAudit presentation modules took
   the same helpers (``check_delta``, ``Tabular``, ``slider``, one-line banners: package -28).
   Raised by the compression figure as an explorer of one training
-  (``CompressionComparison.against``, its view, ``compression_widget``: package +90).
+  (``CompressionComparison.against``, its view, ``compression_widget``: package +90; +88 once the figure took the view only).
 
 And the machinery a plain library does without: no threads, processes, shared memory, fork or
 exit handlers anywhere but ``launch.py`` (which starts the DDP worker processes).
@@ -52,7 +52,7 @@ def _lines(path: Path) -> int:
 
 #: Targets, and the ceilings in force until the targets are met (lines).
 TARGET_CORE_AND_PROTOCOLS, CEILING_CORE_AND_PROTOCOLS = 9_000, 10_440
-TARGET_PACKAGE, CEILING_PACKAGE = 28_000, 34_105
+TARGET_PACKAGE, CEILING_PACKAGE = 28_000, 34_103
 
 
 def test_core_and_protocols_stay_under_their_ceiling():

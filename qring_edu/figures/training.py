@@ -409,27 +409,25 @@ def plot_ddp_hook_flow(workers: int = 4) -> Figure:
     return fig
 
 
-def plot_compression(
-    result: experiments.CompressionComparison | experiments.CompressionView,
-) -> Figure:
+def plot_compression(view: experiments.CompressionView) -> Figure:
     """Online channel uses per link and training step of each run of a
     :class:`~qring_edu.experiments.training.CompressionComparison` (log scale; classical bits
     blue, qubits orange), each bar labelled with its count, its ratio to the baseline run (the
-    outlined bar) and the run's held-out accuracy. Given a
-    :class:`~qring_edu.experiments.training.CompressionView` it draws that view (its baseline;
-    the classical headers as a grey tail if they count), else the view against the first run.
+    outlined bar) and the run's held-out accuracy: one
+    :class:`~qring_edu.experiments.training.CompressionView` (the classical headers as a grey
+    tail if they count).
 
     Examples
     --------
     >>> from qring_edu.experiments.training import CompressionComparison, CompressionRun
     >>> from qring_edu.figures.training import plot_compression
     >>> run = CompressionRun("superdense", "qubits", 2.5e4, 256.0, 0.97, True)
-    >>> plot_compression(CompressionComparison(2, 20, 5, 4482, (run,), {})).axes[0].get_xscale()
+    >>> view = CompressionComparison(2, 20, 5, 4482, (run,), {}).against(run.label)
+    >>> plot_compression(view).axes[0].get_xscale()
     'log'
     """
-    runs = nonempty(getattr(result, "comparison", result).runs, "result.runs", "CompressionRun")
-    view = result if hasattr(result, "ratios") else result.against(runs[0].label)
     cmp = view.comparison
+    runs = nonempty(cmp.runs, "view.comparison.runs", "CompressionRun")
     fig = Figure(figsize=(10, 0.4 * len(runs) + 1.4), layout="constrained")
     ax = fig.subplots()
     for y, k in enumerate(reversed(range(len(runs)))):

@@ -152,7 +152,7 @@ def compression_widget(
     29.4
     """
     cmp = _compressions(workers=workers, steps=steps, seed=seed)
-    cmp.against(baseline, headers)  # a bad baseline or flag: a readable error, before a control
+    cmp.run(baseline)  # a bad baseline: a readable error, before a control shows it
     controls = {
         "baseline": widgets.Dropdown(
             options=[r.label for r in cmp.runs], value=baseline, description="baseline"

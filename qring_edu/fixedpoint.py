@@ -4,13 +4,12 @@ Words are ``bits``-bit two's-complement integers stored as unsigned residues in 
 buffers; every sum is taken modulo ``2**bits``. Floats are quantised with a scale ``s`` chosen so
 that the sum of ``P`` encoded values can never overflow the signed range.
 
-Scale. The natural choice ``s = (2**(bits-1) - 1) / (P * max_abs)`` fails: with round-to-nearest that
-scale can overflow: for ``P = 4, bits = 4`` every worker at ``+max_abs`` encodes
-``round(7/4) = 2`` and the sum ``8`` wraps to ``-8``. We therefore use the integer per-worker cap
-``m = floor((2**(bits-1) - 1) / P)`` and ``s = m / max_abs``: each encoded value lies in
-``[-m, m]``, so ``|sum| <= P m <= 2**(bits-1) - 1`` always, and the per-entry error of the decoded
-sum is at most ``P / (2 s)``. The two scales agree up to the factor ``m P / (2**(bits-1) - 1)``,
-which is ``1 - O(P / 2**bits)``.
+Scale. ``s = (2**(bits-1) - 1) / (P max_abs)`` can overflow with round-to-nearest (``P = 4,
+bits = 4``: each worker at ``+max_abs`` encodes ``round(7/4) = 2``, the sum ``8`` wraps to
+``-8``). So the per-worker cap is the integer ``m = floor((2**(bits-1) - 1) / P)``, ``s = m /
+max_abs``: ``|sum| <= P m <= 2**(bits-1) - 1`` always, and the decoded sum is off by at most
+``P / (2 s)`` per entry. The scales differ by the factor ``m P / (2**(bits-1) - 1) = 1 - O(P /
+2**bits)``.
 """
 
 from __future__ import annotations
@@ -44,27 +43,8 @@ def _integer_array(values, name: str) -> np.ndarray:
 
 
 def to_words(values: np.ndarray, bits: int) -> np.ndarray:
-    """Integers -> residues modulo ``2**bits`` as ``uint32`` (two's complement for negatives).
-
-    ``word = value mod 2**bits``, so ``-1`` becomes ``2**bits - 1``: the unsigned residue of the
-    two's-complement word. Bits above ``bits`` are discarded.
-
-    Parameters
-    ----------
-    values : array_like of int, any shape
-        Integers (a float dtype is refused: it would be truncated silently).
-    bits : int
-        Word size, 2 to 32.
-
-    Returns
-    -------
-    numpy.ndarray of uint32, same shape
-        The residues, in ``0 .. 2**bits - 1``.
-
-    Raises
-    ------
-    TypeError
-        If ``values`` is not an integer array.
+    """Integers (any shape; a float dtype is a ``TypeError``) -> ``value mod 2**bits`` as
+    ``uint32`` in ``0 .. 2**bits - 1``: ``-1`` becomes ``2**bits - 1``, the two's-complement word.
 
     Examples
     --------
@@ -79,29 +59,15 @@ def to_words(values: np.ndarray, bits: int) -> np.ndarray:
 
 
 def to_signed(words: np.ndarray, bits: int) -> np.ndarray:
-    """Residues modulo ``2**bits`` -> signed ints in ``[-2**(bits-1), 2**(bits-1) - 1]`` (int64).
-
-    The inverse of :func:`to_words`: a word whose top bit (bit ``bits - 1``) is set stands for
-    ``word - 2**bits``. Bits above ``bits`` are discarded.
-
-    Parameters
-    ----------
-    words : array_like of int, any shape
-        Residues (only the low ``bits`` bits are read).
-    bits : int
-        Word size, 2 to 32.
-
-    Returns
-    -------
-    numpy.ndarray of int64, same shape
+    """Residues modulo ``2**bits`` (any shape; only the low ``bits`` bits are read) -> signed
+    int64 in ``[-2**(bits-1), 2**(bits-1) - 1]``, the inverse of :func:`to_words`: a word with
+    bit ``bits - 1`` set stands for ``word - 2**bits``.
 
     Examples
     --------
-    >>> from qring_edu.fixedpoint import to_signed, to_words
+    >>> from qring_edu.fixedpoint import to_signed
     >>> to_signed([15, 5, 8, 7], bits=4).tolist()
     [-1, 5, -8, 7]
-    >>> to_signed(to_words([-3, 3], 8), 8).tolist()
-    [-3, 3]
     """
     bits = check_bits(bits)
     # Sign-extend in 32 bits: shift the word's top bit to bit 31, then shift back arithmetically.
@@ -115,29 +81,8 @@ def to_signed(words: np.ndarray, bits: int) -> np.ndarray:
 
 
 def modular_sum(values, bits: int) -> np.ndarray:
-    """Reference all-reduce of integers: ``sum(values, axis=0) mod 2**bits``, signed (int64).
-
-    This is what every worker must end with after a ring all-reduce of integer words: the sum
-    wraps around like ``bits``-bit two's-complement arithmetic.
-
-    Parameters
-    ----------
-    values : array_like of int, shape (P, d)
-        One row per worker.
-    bits : int
-        Word size, 2 to 32.
-
-    Returns
-    -------
-    numpy.ndarray of int64, shape (d,)
-        The signed sums, in ``[-2**(bits-1), 2**(bits-1) - 1]``.
-
-    Raises
-    ------
-    TypeError
-        If ``values`` is not an integer array.
-    ValueError
-        If ``values`` is not 2-D.
+    """Reference all-reduce of integers ``values`` (P, d): ``sum(values, axis=0) mod 2**bits``,
+    signed (int64, shape (d,)), what every worker ends with after a ring all-reduce.
 
     Examples
     --------
@@ -160,33 +105,15 @@ def modular_sum(values, bits: int) -> np.ndarray:
 class FixedPoint:
     """The fixed-point code the ``P`` workers agree on before training (:func:`fixed_point`).
 
-    A float ``x`` with ``|x| <= max_abs`` is sent as the word ``round(x s) mod 2**bits``; each
-    encoded value lies in ``[-m, m]`` with ``m = floor((2**(bits-1) - 1) / P)``, so the sum of
-    ``P`` of them never overflows the signed range, and the decoded sum is off by at most
-    ``error_bound = P / (2 s)`` per entry.
-
-    Attributes
-    ----------
-    bits : int
-        Word size.
-    workers : int
-        ``P``, the number of values summed.
-    max_abs : float
-        The clipping bound: inputs with ``|x| > max_abs`` are refused.
-    cap : int
-        ``m``, the largest encoded magnitude per worker.
-    scale : float
-        ``s = m / max_abs``, words per unit.
-    error_bound : float
-        ``P / (2 s)``, the bound on ``|decoded sum - true sum|`` per entry.
+    A float ``x`` with ``|x| <= max_abs`` is sent as the word ``round(x s) mod 2**bits``, in
+    ``[-m, m]``. Fields: ``bits``, ``workers`` (P), ``max_abs`` (the clipping bound), ``cap``
+    (``m = floor((2**(bits-1) - 1) / P)``) and ``scale`` (``s = m / max_abs``, words per unit).
 
     Examples
     --------
     >>> import numpy as np
     >>> from qring_edu import fixed_point
     >>> code = fixed_point(workers=4, bits=8, max_abs=1.0)
-    >>> code
-    FixedPoint(bits=8, workers=4, max_abs=1.0, cap=31, scale=31.0)
     >>> words = code.encode(np.array([0.5, -1.0]))
     >>> words.tolist()
     [16, 225]
@@ -208,11 +135,8 @@ class FixedPoint:
         return self.workers / (2.0 * self.scale)
 
     def encode(self, x: np.ndarray) -> np.ndarray:
-        """Floats -> ``uint32`` words: ``round(x * s) mod 2**bits`` (round half to even).
-
-        ``x``: floats of any shape with ``|x| <= max_abs``; a larger or non-finite value is a
-        ``ValueError``.
-        """
+        """Floats (any shape, ``|x| <= max_abs``, else ``ValueError``) -> ``uint32`` words
+        ``round(x * s) mod 2**bits`` (round half to even)."""
         x = np.asarray(x)
         # Two reductions, no temporaries: a NaN makes max/min NaN and the comparison False.
         if x.size and not (np.max(x) <= self.max_abs and -np.min(x) <= self.max_abs):
@@ -246,37 +170,15 @@ class FixedPoint:
 def fixed_point(workers: int, bits: int, max_abs: float) -> FixedPoint:
     """The overflow-free fixed-point code for summing ``workers`` values with ``|x| <= max_abs``.
 
-    Cap ``m = floor((2**(bits-1) - 1) / P)`` and scale ``s = m / max_abs`` (see the module
-    docstring for why this, not ``(2**(bits-1) - 1) / (P max_abs)``, is used).
-
-    Parameters
-    ----------
-    workers : int
-        ``P >= 2``, the number of values that will be summed.
-    bits : int
-        Word size, 2 to 32.
-    max_abs : float
-        The clipping bound the workers agree on in advance, ``> 0``.
-
-    Returns
-    -------
-    FixedPoint
-
-    Raises
-    ------
-    ValueError
-        If ``bits`` is too small to give each worker at least one level
-        (``2**(bits-1) - 1 >= workers``), or an argument is out of range.
+    ``workers`` P >= 2, ``bits`` 2..32 with ``2**(bits-1) - 1 >= P`` (at least one level per
+    worker), ``max_abs > 0`` agreed in advance. Cap ``m = floor((2**(bits-1) - 1) / P)``, scale
+    ``s = m / max_abs`` (the module docstring says why not ``(2**(bits-1) - 1) / (P max_abs)``).
 
     Examples
     --------
     >>> from qring_edu import fixed_point
     >>> fixed_point(workers=4, bits=8, max_abs=2.0)
     FixedPoint(bits=8, workers=4, max_abs=2.0, cap=31, scale=15.5)
-    >>> fixed_point(workers=8, bits=4, max_abs=1.0)
-    Traceback (most recent call last):
-    ...
-    ValueError: bits = 4 is too small for float gradients from P = 8 workers: need 2**(bits-1) - 1 >= P, i.e. bits >= 5
     """
     workers = check_int(workers, "P (number of workers)", 2, 2**31 - 1)
     bits = check_bits(bits)

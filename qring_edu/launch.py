@@ -1,13 +1,8 @@
 """Start P local processes joined by a gloo process group (tests, the book, benchmarks).
 
-:func:`launch_local` runs a function on ``world_size`` fresh Python interpreters on this machine,
-each a rank of a ``torch.distributed`` gloo group on a free localhost port, and returns their
-results in rank order. :func:`free_port` is the port picker it uses; the benchmarks that start
-their own gloo workers use it too (``bench/``), so there is one copy.
-
-The parent process needs no torch: only the children import it (the ``torch`` extra,
-``pip install "qring_edu[torch]"``). This is the only module of the package that starts
-processes.
+:func:`free_port` is also the port picker of the benchmarks' own gloo workers (``bench/``). Only
+the children import torch (the ``torch`` extra, ``pip install "qring_edu[torch]"``). This is the
+only module of the package that starts processes.
 """
 
 from __future__ import annotations
@@ -28,10 +23,9 @@ __all__ = ["free_port", "launch_local"]
 
 
 def free_port() -> int:
-    """A TCP port on 127.0.0.1 that was free a moment ago (the OS picks it: bind to port 0).
-
-    Another process may take it before it is used; the rendezvous then fails with an "address in
-    use" error instead of joining the wrong group.
+    """A TCP port on 127.0.0.1 that was free a moment ago (the OS picks it: bind to port 0); if
+    another process takes it first, the rendezvous fails ("address in use"), never joins the
+    wrong group.
 
     Examples
     --------
@@ -81,34 +75,16 @@ def launch_local(
     timeout: float = 120.0,
     pg_timeout: float = 30.0,
 ) -> list[Any]:
-    """Run ``fn(rank, world_size, *args)`` in ``world_size`` fresh Python processes joined by gloo.
+    """Run ``fn(rank, world_size, *args)`` in ``world_size`` (>= 2) fresh Python processes
+    joined by gloo; return the results in rank order.
 
-    Each process is a new interpreter (``python -c``, so the caller's ``__main__`` is never
-    re-executed: this works from scripts, pytest and notebooks alike) with the caller's
-    ``sys.path``; it sets one torch thread, joins a gloo process group on a free localhost port
-    (:func:`free_port`) with a timeout of ``pg_timeout`` seconds, and calls ``fn``. ``fn`` must
-    be a module-level function of an importable module; ``args`` and the return value must be
-    picklable.
-
-    Parameters
-    ----------
-    fn : callable
-        ``fn(rank, world_size, *args)``, run once per rank.
-    world_size : int >= 2
-        Number of processes (ranks).
-    args : tuple
-        Extra positional arguments, the same for every rank.
-    timeout : float > 0
-        Seconds the parent waits for all ranks.
-    pg_timeout : float > 0
-        The process group's timeout: a rank waiting longer than this for a peer raises.
-
-    Returns
-    -------
-    list
-        ``fn``'s results in rank order. Raises ``RuntimeError`` with the failing rank's output if
-        a rank fails, ``TimeoutError`` if the ranks are not all done within ``timeout`` seconds;
-        in both cases every remaining process is killed.
+    Each process is a new interpreter (``python -c``: the caller's ``__main__`` is never
+    re-executed, so this works from scripts, pytest and notebooks) with the caller's
+    ``sys.path`` and one torch thread; it joins a gloo group on a :func:`free_port` whose peers
+    time out after ``pg_timeout`` seconds, then calls ``fn``, a module-level function of an
+    importable module (``args`` and the result must pickle). A failing rank raises
+    ``RuntimeError`` with its output, ranks not done within ``timeout`` seconds
+    ``TimeoutError``; either way every remaining process is killed.
 
     Examples
     --------
@@ -120,25 +96,20 @@ def launch_local(
     pg_timeout = check_float(pg_timeout, "pg_timeout", 0.0, lo_open=True)
     if not callable(fn):
         raise TypeError(f"fn must be callable, got {type(fn).__name__}")
-    call = pickle.dumps((fn, tuple(args)))
-    port = free_port()
+    common = {
+        "sys_path": list(sys.path),
+        "call": pickle.dumps((fn, tuple(args))),
+        "world_size": world_size,
+        "port": free_port(),
+        "pg_timeout": pg_timeout,
+    }
     with tempfile.TemporaryDirectory(prefix="qring_ddp_") as tmp:
         procs, logs, results = [], [], []
         try:
             for rank in range(world_size):
                 payload = os.path.join(tmp, f"payload{rank}.pkl")
                 with open(payload, "wb") as f:
-                    pickle.dump(
-                        {
-                            "sys_path": list(sys.path),
-                            "call": call,
-                            "rank": rank,
-                            "world_size": world_size,
-                            "port": port,
-                            "pg_timeout": pg_timeout,
-                        },
-                        f,
-                    )
+                    pickle.dump({**common, "rank": rank}, f)
                 results.append(os.path.join(tmp, f"result{rank}.pkl"))
                 log = open(os.path.join(tmp, f"log{rank}.txt"), "wb")
                 logs.append(log)
@@ -155,11 +126,7 @@ def launch_local(
             while any(p.poll() is None for p in procs):
                 failed = [k for k, p in enumerate(procs) if p.poll() not in (None, 0)]
                 if failed:
-                    k = failed[0]
-                    raise RuntimeError(
-                        f"launch_local: rank {k} failed (exit code "
-                        f"{procs[k].returncode}):\n{_tail(logs[k].name)}"
-                    )
+                    raise _failure(failed[0], procs, logs)
                 if time.monotonic() > deadline:
                     late = [k for k, p in enumerate(procs) if p.poll() is None]
                     raise TimeoutError(
@@ -169,10 +136,7 @@ def launch_local(
                 time.sleep(0.02)
             for k, p in enumerate(procs):
                 if p.returncode != 0 or not os.path.exists(results[k]):
-                    raise RuntimeError(
-                        f"launch_local: rank {k} failed (exit code "
-                        f"{p.returncode}):\n{_tail(logs[k].name)}"
-                    )
+                    raise _failure(k, procs, logs)
             out = []
             for path in results:
                 with open(path, "rb") as f:
@@ -187,7 +151,8 @@ def launch_local(
                 log.close()
 
 
-def _tail(path: str, lines: int = 40) -> str:
-    with open(path, "rb") as f:
-        text = f.read().decode(errors="replace")
-    return "\n".join(text.splitlines()[-lines:])
+def _failure(k: int, procs, logs, lines: int = 40) -> RuntimeError:
+    """The error of rank ``k``: its exit code and the last ``lines`` lines of its output."""
+    with open(logs[k].name, "rb") as f:
+        tail = "\n".join(f.read().decode(errors="replace").splitlines()[-lines:])
+    return RuntimeError(f"launch_local: rank {k} failed (exit code {procs[k].returncode}):\n{tail}")

@@ -2,18 +2,16 @@
 
 Currencies, all counted per directed link ``(k, (k+1) % P)`` of the ring:
 
-* ``online_bits``    classical bits sent during the all-reduce (classical transport);
+* ``online_bits``    classical bits sent during the all-reduce (the classical transport, and a
+  quantum link's side traffic: acknowledgements, retransmission requests);
 * ``online_qubits``  qubits sent during the all-reduce (superdense transport, 2 bits per qubit);
 * ``ebits``          pre-shared Bell pairs consumed on that link (one per online qubit);
-* ``offline_qubits`` qubits sent *before* the all-reduce to distribute those pairs (one each;
-  with distillation, one per *raw* pair, so more than the pairs consumed);
-* ``offline_bits``   classical bits sent before the all-reduce (distillation's announcements,
-  the checksum key of a protected link; :mod:`qring_edu.protection`).
+* ``offline_qubits`` qubits sent *before* the all-reduce to distribute those pairs (one per
+  *raw* pair: with distillation more than the pairs consumed);
+* ``offline_bits``   classical bits sent before (distillation's announcements, the checksum
+  key of a protected link; :mod:`qring_edu.protection`).
 
-``online_bits`` also counts the classical side traffic of a quantum link (acknowledgements and
-retransmission requests of error protection), on the link whose messages it serves.
-
-The ledger keeps counters only (O(P) memory), never copies of the messages.
+Counters only (O(P) memory), never copies of the messages.
 """
 
 from __future__ import annotations
@@ -26,49 +24,26 @@ _CURRENCIES = ("online_bits", "online_qubits", "ebits", "offline_qubits", "offli
 
 
 class Ledger:
-    """Per-link channel use of one collective operation.
+    """Per-link channel use of one collective operation of ``workers`` (P) workers over
+    ``steps`` synchronous steps (``2 (P - 1)`` for the ring); ``transport`` is a label.
 
-    ``links[k] == (k, (k + 1) % P)``. Each query takes ``link=None`` (the maximum over links:
-    the critical path of a synchronous ring) or a link tuple ``(k, (k+1) % P)``.
-    ``step_units[s]`` is the largest message of synchronous step ``s`` in its own currency
-    (bits for classical, qubits for superdense), which is what the α–β time model needs.
-
-    Parameters
-    ----------
-    workers : int
-        ``P``, the number of workers (and of directed links).
-    transport : str
-        ``"classical"`` or ``"superdense"`` (a label; the counters hold every currency).
-    steps : int
-        Synchronous steps of the schedule, ``2 (P - 1)`` for the ring.
-
-    Attributes
-    ----------
-    links : list of tuple of int
-        The directed links ``[(0, 1), (1, 2), ..., (P-1, 0)]``.
-    step_units : numpy.ndarray of int64, shape (steps,)
-        The largest message of each step (bits or qubits).
-    messages : int
-        Messages recorded.
+    ``links``: ``[(0, 1), ..., (P-1, 0)]``; ``messages``: messages recorded; ``step_units[s]``:
+    the largest message of step ``s`` in its own currency (bits or qubits), for the α–β time
+    model. Each query takes ``link=None`` (the maximum over links: the critical path of a
+    synchronous ring) or a link ``(k, (k+1) % P)``.
 
     Examples
     --------
-    Each of the 3 links of a ring all-reduce of ``d = 6`` words of 8 bits carries
-    ``2 (P - 1) (d / P) b = 2 * 2 * 2 * 8 = 64`` bits; the superdense ring sends half as many
-    qubits, over as many pre-shared pairs, and spent one qubit per pair distributing them:
+    3 links, ``d = 6`` words of 8 bits: ``2 (P - 1) (d / P) b = 64`` bits per link, or half as
+    many qubits over as many pairs, each distributed by one qubit:
 
-    >>> import numpy as np
     >>> import qring_edu as qr
     >>> grads = np.arange(18).reshape(3, 6)
     >>> qr.ring_allreduce(grads, bits=8).ledger
     Ledger(P=3, transport='classical', steps=4, online_bits=64, online_qubits=0, ebits=0, offline_qubits=0)
     >>> ledger = qr.ring_allreduce(grads, bits=8, transport="superdense").ledger
-    >>> ledger.links
-    [(0, 1), (1, 2), (2, 0)]
     >>> ledger.online_qubits(), ledger.ebits((2, 0)), ledger.lifetime_uses()
     (32, 32, 64)
-    >>> ledger.per_link("offline_qubits").tolist()
-    [32, 32, 32]
     """
 
     def __init__(self, workers: int, transport: str, steps: int):
@@ -99,12 +74,8 @@ class Ledger:
 
         ``events``: other counts of the message that are not channel uses (code blocks,
         rejected blocks, lost photons), by name; :meth:`events` sums them."""
-        c = self._counts
-        c["online_bits"][sender] += bits
-        c["online_qubits"][sender] += qubits
-        c["ebits"][sender] += ebits
-        c["offline_qubits"][sender] += offline_qubits
-        c["offline_bits"][sender] += offline_bits
+        for c, n in zip(_CURRENCIES, (bits, qubits, ebits, offline_qubits, offline_bits)):
+            self._counts[c][sender] += n
         for name, n in events.items():
             self._events.setdefault(name, np.zeros(self.workers, dtype=np.int64))[sender] += n
         self._sent[sender] += 1
@@ -124,9 +95,9 @@ class Ledger:
         counts = self._counts[currency]
         if link is None:
             return int(counts.max())
-        if isinstance(link, (str, bytes)):  # "01" would otherwise unpack to (0, 1)
-            raise TypeError(f"link must be None or a pair (k, (k+1) % P), got {link!r}")
         try:
+            if isinstance(link, (str, bytes)):  # "01" would otherwise unpack to (0, 1)
+                raise TypeError
             src, dst = (int(v) for v in link)
         except (TypeError, ValueError):
             raise TypeError(f"link must be None or a pair (k, (k+1) % P), got {link!r}") from None
@@ -138,24 +109,23 @@ class Ledger:
         return int(counts[src])
 
     def online_bits(self, link=None) -> int:
-        """Classical bits sent online over ``link`` (``None``: maximum over links)."""
+        """Classical bits sent online over ``link`` (``None``: the maximum over links)."""
         return self._get("online_bits", link)
 
     def online_qubits(self, link=None) -> int:
-        """Qubits sent online over ``link`` (``None``: maximum over links)."""
+        """Qubits sent online over ``link``."""
         return self._get("online_qubits", link)
 
     def ebits(self, link=None) -> int:
-        """Pre-shared Bell pairs consumed on ``link`` (``None``: maximum over links)."""
+        """Pre-shared Bell pairs consumed on ``link``."""
         return self._get("ebits", link)
 
     def offline_qubits(self, link=None) -> int:
-        """Qubits sent offline to distribute the pairs used on ``link`` (``None``: maximum)."""
+        """Qubits sent offline to distribute the pairs used on ``link``."""
         return self._get("offline_qubits", link)
 
     def offline_bits(self, link=None) -> int:
-        """Classical bits sent offline for ``link`` (distillation announcements, checksum key;
-        ``None``: maximum over links)."""
+        """Classical bits sent offline for ``link`` (distillation announcements, checksum key)."""
         return self._get("offline_bits", link)
 
     def lifetime_uses(self, link=None) -> int:
@@ -172,11 +142,8 @@ class Ledger:
         return self._counts[currency].copy()
 
     def ring_time(self, alpha: float, beta: float) -> float:
-        """α–β time of the schedule: ``sum over steps of (alpha + beta * largest message)``.
-
-        ``alpha``: seconds of latency per step; ``beta``: seconds per bit (classical) or per
-        qubit (superdense) on one link.
-        """
+        """α–β time of the schedule: ``sum over steps of (alpha + beta * largest message)``;
+        ``alpha`` seconds per step, ``beta`` seconds per bit or qubit on one link."""
         return float(self.steps * alpha + beta * self.step_units.sum())
 
     def as_dict(self, link=None) -> dict[str, int]:

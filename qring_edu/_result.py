@@ -9,22 +9,6 @@ properties named in ``show``, in that order, each value written short:
 * other values by their own ``repr``.
 
 So a result prints the same on every machine and fits a line; the data stay in the fields.
-
-Examples
---------
->>> import numpy as np
->>> from dataclasses import field
->>> @result(show=("mean",))
-... class Run:
-...     samples: np.ndarray
-...     seed: int
-...     note: str = field(default="", repr=False)
-...
-...     @property
-...     def mean(self) -> float:
-...         return float(self.samples.mean())
->>> Run(np.array([0.1, 0.2, 0.3]), seed=7)
-Run(samples=array(3,) float64, seed=7, mean=0.2)
 """
 
 from __future__ import annotations
@@ -69,12 +53,18 @@ def result(cls=None, *, show: tuple[str, ...] = ()):
 
     Examples
     --------
-    >>> @result
-    ... class Point:
-    ...     x: float
-    ...     y: float
-    >>> Point(1 / 3, 2.0)
-    Point(x=0.3333, y=2)
+    >>> from dataclasses import field
+    >>> @result(show=("mean",))
+    ... class Run:
+    ...     samples: np.ndarray
+    ...     rate: float
+    ...     note: str = field(default="", repr=False)
+    ...
+    ...     @property
+    ...     def mean(self) -> float:
+    ...         return float(self.samples.mean())
+    >>> Run(np.array([0.1, 0.2, 0.3]), rate=1 / 3)
+    Run(samples=array(3,) float64, rate=0.3333, mean=0.2)
     """
 
     def wrap(klass):

@@ -1,40 +1,21 @@
-"""The noise of a quantum link: Pauli errors, the link value, and the one noise draw per message.
+"""The noise of a quantum link: Pauli errors, the :class:`Link` value, and the one noise draw
+per message (book/04_noisy_links.ipynb).
 
-Link model (book/04_noisy_links.ipynb)
---------------------------------------
-A directed link ``(k, k+1)`` of the ring is described by one frozen value, :class:`Link`:
-
-* ``channel_fidelity`` ``F_ch``: every qubit that crosses the link goes through a
-  **depolarising channel**, X, Y or Z each with probability ``(1 - F_ch)/3``;
-* ``pair_fidelity`` ``F_pair``: the pre-shared Bell pairs are Werner (isotropic) states of this
-  fidelity; ``None`` means each pair was distributed fresh over the link, so ``F_pair = F_ch``
-  (the channel on one half of |Φ+⟩ is the same Pauli channel on the other half);
-* ``storage_time`` ``t`` and ``coherence_time`` ``T2``: while a pair waits, both halves dephase
-  (each suffers Z with probability ``(1 - exp(-t/T2))/2``);
-* ``transmission`` ``η``: the online qubit is a photon that arrives with probability η; a loss is
-  heralded (the receiver knows), burns its pair and is sent again on a fresh pair.
-
-Every error is a Pauli on Alice's qubit up to a phase, so the errors **compose** by multiplying
+Every error is a Pauli on Alice's qubit up to a phase, so errors **compose** by multiplying
 Paulis: the decoded 2-bit symbol of superdense coding suffers ``E = E_pair · E_memory · E_channel``
 (:meth:`Link.symbol_errors`). With a Werner pair and no memory the result is depolarising with
 
     F_eff = F_pair F_ch + (1 - F_pair)(1 - F_ch)/3            (F_pair = F_ch = F: F² + (1-F)²/3).
 
-Pauli codes and bit order
--------------------------
-A Pauli error is stored by its *frame code*: bit 0 flips the decoded ``x``, bit 1 flips ``z``;
-0 = I, 1 = X, 2 = Z, 3 = Y, and :class:`PauliErrors` lists probabilities in that order. A message
+Pauli codes and bit order. A Pauli error is stored by its *frame code*: bit 0 flips the decoded
+``x``, bit 1 flips ``z``; 0 = I, 1 = X, 2 = Z, 3 = Y, the order of :class:`PauliErrors`. A message
 is a bit stream: bit ``p`` is bit ``p mod b`` of word ``p div b``, symbol ``j`` carries stream bits
 ``2j`` (``x``) and ``2j + 1`` (``z``); a stream of odd length is padded with one zero bit.
 
-The noise draw
---------------
 Every message draws its noise from its own generator, :func:`message_rng` ``(seed, step,
-sender)``, in one vectorised call of :func:`draw_noise` (how many photons were lost; how many
-symbols err, then which, then which Pauli). So the same message gets the same noise wherever
-it is simulated — in :func:`qring_edu.ring_allreduce`, in the DDP hook, in any order.
-:func:`flip_bits` turns the Paulis into bit flips of the message's words: the one place the
-library does that.
+sender)``, in one call of :func:`draw_noise`, so it gets the same noise wherever it is simulated
+(:func:`qring_edu.ring_allreduce`, the DDP hook, any order). :func:`flip_bits` turns the Paulis
+into bit flips: the one place the library does that.
 """
 
 from __future__ import annotations
@@ -182,19 +163,24 @@ def effective_fidelity(pair_fidelity: float, channel_fidelity: float) -> float:
 
 @result
 class Link:
-    """One directed link of the ring, as one frozen value (see the module docstring).
+    """One directed link ``(k, k+1)`` of the ring, as one frozen value. Its five parameters are
+    described here once; every function that takes them as keywords refers here.
 
     Parameters
     ----------
     pair_fidelity : float in [0.25, 1] or None
-        Werner fidelity of the pre-shared pairs; ``None``: distributed fresh over this link,
-        ``F_pair = channel_fidelity``.
+        ``F_pair``, Werner (isotropic) fidelity of the pre-shared pairs; ``None``: each pair is
+        distributed fresh over this link, ``F_pair = F_ch`` (the channel on one half of |Φ+⟩ is
+        the same Pauli channel on the other half).
     channel_fidelity : float in [0.25, 1]
-        Depolarising channel on every qubit that crosses the link.
+        ``F_ch``: every qubit that crosses the link is depolarised, X, Y or Z each with
+        probability ``(1 - F_ch)/3``.
     storage_time, coherence_time : float
-        How long a pair waits and the memories' T2 (same unit; ``coherence_time=inf``: perfect).
+        ``t`` a pair waits, ``T2`` of the memories (same unit; ``inf``: perfect): each half
+        suffers Z with probability ``(1 - exp(-t/T2))/2``.
     transmission : float in (0, 1]
-        Probability η that a photon sent over the link arrives (heralded loss otherwise).
+        η: the online qubit is a photon that arrives with probability η; a loss is heralded,
+        burns its pair and is sent again on a fresh pair.
 
     Examples
     --------
@@ -212,20 +198,18 @@ class Link:
     transmission: float = 1.0
 
     def __post_init__(self):
-        if self.pair_fidelity is not None:
-            object.__setattr__(self, "pair_fidelity", check_fidelity(self.pair_fidelity))
-        object.__setattr__(
-            self, "channel_fidelity", check_fidelity(self.channel_fidelity, "channel_fidelity")
-        )
-        object.__setattr__(
-            self, "storage_time", check_float(self.storage_time, "storage_time", 0.0)
-        )
-        object.__setattr__(self, "coherence_time", _coherence_time(self.coherence_time))
-        object.__setattr__(
-            self,
-            "transmission",
-            check_float(self.transmission, "transmission", 0.0, 1.0, lo_open=True),
-        )
+        pair = self.pair_fidelity
+        for name, value in (
+            ("pair_fidelity", None if pair is None else check_fidelity(pair)),
+            ("channel_fidelity", check_fidelity(self.channel_fidelity, "channel_fidelity")),
+            ("storage_time", check_float(self.storage_time, "storage_time", 0.0)),
+            ("coherence_time", _coherence_time(self.coherence_time)),
+            (
+                "transmission",
+                check_float(self.transmission, "transmission", 0.0, 1.0, lo_open=True),
+            ),
+        ):
+            object.__setattr__(self, name, value)
 
     @property
     def pair(self) -> float:
@@ -264,18 +248,14 @@ def fibre_transmission(
 
         η = source_efficiency · 10^(−attenuation_db_per_km · distance_km / 10) · detector_efficiency.
 
-    ``attenuation_db_per_km``: 0.2 dB/km is the conventional round figure for telecom fibre at
-    1550 nm (so 10^(−0.02 L)); ``source_efficiency``: probability that the node puts its photon
-    into the fibre; ``detector_efficiency``: probability that an arriving photon is detected.
-    Each factor is a heralded loss: the receiver knows which photons did not arrive
-    (``Link(transmission=η)``; book/04_noisy_links.ipynb).
+    0.2 dB/km is the conventional round figure for telecom fibre at 1550 nm; the efficiencies
+    are the probabilities that the node puts its photon into the fibre and that an arriving
+    photon is detected. Each factor is a heralded loss (``Link(transmission=η)``).
 
     Examples
     --------
-    >>> round(fibre_transmission(50.0), 6)                   # 10 dB: a tenth arrives
-    0.1
-    >>> round(fibre_transmission(0.0, source_efficiency=0.5, detector_efficiency=0.9), 3)
-    0.45
+    >>> round(fibre_transmission(50.0, detector_efficiency=0.9), 6)   # 10 dB, then 90 %
+    0.09
     """
     L = check_float(distance_km, "distance_km", 0.0)
     alpha = check_float(attenuation_db_per_km, "attenuation_db_per_km", 0.0)
@@ -285,11 +265,10 @@ def fibre_transmission(
 
 
 def message_rng(seed: np.random.SeedSequence, step: int, sender: int) -> np.random.Generator:
-    """The generator of one message's noise: its own stream, named by its place in the schedule.
-
-    ``seed``: the call's root (:func:`qring_edu._validate.seed_sequence`); the message sent by
-    ``sender`` at synchronous ``step`` draws from ``SeedSequence(seed.entropy, spawn_key=
-    seed.spawn_key + (step, sender))``. No other message, and no order of simulation, changes it.
+    """The generator of one message's noise, named by its place in the schedule: the message
+    ``sender`` sends at ``step`` draws from ``SeedSequence(seed.entropy, spawn_key=
+    seed.spawn_key + (step, sender))`` (``seed``: the call's root,
+    :func:`qring_edu._validate.seed_sequence`).
 
     Examples
     --------
@@ -309,8 +288,8 @@ class Noise:
     """What happened to the symbols of one message (:func:`draw_noise`).
 
     ``sent``: photons sent online (the symbols plus the lost ones, each sent again on a fresh
-    pair); ``positions``: indices of the erring symbols (distinct, in no particular order);
-    ``codes``: their Paulis (1 = X, 2 = Z, 3 = Y), aligned with ``positions``.
+    pair); ``positions``: the erring symbols (distinct, in no particular order); ``codes``: their
+    Paulis (1 = X, 2 = Z, 3 = Y).
 
     Examples
     --------
@@ -368,11 +347,9 @@ def draw_noise(
 def flip_bits(words: np.ndarray, bits: int, positions: np.ndarray, codes: np.ndarray) -> None:
     """Apply Pauli errors to a message, in place: the one place Paulis become bit flips.
 
-    ``words``: the message, 1-D unsigned integers of ``bits`` bits each (stream bit ``p`` is bit
-    ``p mod bits`` of word ``p div bits``). Symbol ``j`` carries stream bits ``2j`` (x, flipped by
-    X and Y) and ``2j + 1`` (z, flipped by Z and Y); a flip of the padding bit of an odd stream
-    changes nothing. ``positions``: distinct symbol indices (as :func:`draw_noise` gives them);
-    ``codes``: their Paulis (1 = X, 2 = Z, 3 = Y).
+    ``words``: the message, 1-D unsigned integers of ``bits`` bits each, in the module's bit
+    order (X and Y flip a symbol's x, Z and Y its z; a flip of the padding bit of an odd stream
+    changes nothing); ``positions``, ``codes``: the erring symbols, as :class:`Noise` gives them.
 
     Examples
     --------
@@ -406,10 +383,6 @@ def flip_bits(words: np.ndarray, bits: int, positions: np.ndarray, codes: np.nda
 
 
 # -- Capacities (book/02_holevo.ipynb, book/04_noisy_links.ipynb) ----------------------------------
-
-
-def _h2(p: float) -> float:
-    return entropy([p, 1.0 - p])
 
 
 @result(show=("ratio",))
@@ -460,6 +433,6 @@ def depolarizing_capacities(channel_fidelity: float, *, transmission: float = 1.
     return Capacities(
         channel_fidelity=F,
         transmission=eta,
-        classical=eta * (1.0 - _h2(2.0 * q)),
+        classical=eta * (1.0 - entropy([2.0 * q, 1.0 - 2.0 * q])),
         entanglement_assisted=eta * (2.0 - entropy([F, q, q, q])),
     )

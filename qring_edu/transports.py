@@ -1,21 +1,12 @@
 """Transports: how one message of the ring crosses its link (book/03_superdense_ring.ipynb).
 
-A transport is a small frozen value with one method, ``send``: it records what the message
-costs on the ledger and returns the words as the receiver gets them, its own noise applied.
-
-* :class:`Classical` — the words cross as bits (``b`` bits a word), error-free.
-* :class:`Superdense` — over a :class:`~qring_edu.noise.Link`: a message of ``k`` bits crosses as
-  ``ceil(k/2)`` qubits, each over one Bell pair pre-shared on that directed link (distributed
-  earlier by sending one half, one qubit, over the same link). The ledger counts the qubits
-  online, the pairs consumed and the qubits that distributed them; the link's Pauli errors flip
-  bits of the words (:func:`qring_edu.noise.flip_bits`), a lost photon is sent again on a fresh
-  pair.
-* :class:`Protected` — a superdense transport whose pairs are distilled and/or whose stream is
-  coded (:mod:`qring_edu.protection`), every extra qubit, pair and bit on the ledger.
-
-Every message draws its noise from its own stream, :func:`qring_edu.noise.message_rng` ``(seed,
-step, sender)``, so it gets the same noise wherever it is simulated. :func:`as_transport` reads
-the shorthand ``"classical"`` / ``"superdense"`` with link keywords.
+A transport is a small frozen value with one method, ``send(words, *, bits, step, sender, seed,
+ledger)``: it records what the message costs on the :class:`~qring_edu.ledger.Ledger` and
+returns the words as the receiver gets them, its own noise applied (drawn from the message's
+stream :func:`qring_edu.noise.message_rng` ``(seed, step, sender)``). :class:`Classical` sends
+bits, :class:`Superdense` qubits over a :class:`~qring_edu.noise.Link`, :class:`Protected` adds
+distillation and/or coding (:mod:`qring_edu.protection`). :func:`as_transport` reads the
+shorthand ``"classical"`` / ``"superdense"`` with link keywords.
 """
 
 from __future__ import annotations
@@ -87,10 +78,9 @@ class Classical:
 class Superdense:
     """Superdense coding over the pre-shared pairs of a :class:`~qring_edu.noise.Link`.
 
-    ``send`` of a message of ``k`` bits: ``n = ceil(k/2)`` symbols; the message's noise is one
-    draw (:func:`~qring_edu.noise.draw_noise`) from its own stream; ``sent = n + lost`` photons
-    cross online, each consuming a pair, and each pair's half was sent offline until it arrived.
-    Returns a noisy copy (or the words themselves when nothing erred).
+    A message of ``k`` bits is ``n = ceil(k/2)`` symbols with one noise draw
+    (:func:`~qring_edu.noise.draw_noise`); ``sent = n + lost`` photons cross online, each
+    consuming a pair whose half was sent offline until it arrived.
 
     Examples
     --------
@@ -143,17 +133,12 @@ def _delivered(pairs: int, eta: float, rng) -> int:
 class Protected:
     """A superdense transport with error protection: distilled pairs and/or a coded stream.
 
-    * Distillation (offline): each pair consumed online was distilled from raw pairs; the raw
-      pairs (each half sent until it arrived) are ``offline_qubits``, the announcements
-      ``offline_bits``; the online symbols suffer the distilled pairs' errors composed with the
-      channel's.
-    * Coding (online): the message's bytes travel in Reed–Solomon blocks with a keyed checksum,
-      rejected blocks are sent again (:func:`~qring_edu.protection.fec_transmit`); parity,
-      checksum and retransmitted qubits are ``online_qubits`` (and ``ebits``), acknowledgements
-      ``online_bits``; the checksum key of each link (agreed offline once per run) is
-      ``offline_bits``. The fast model returns the words sent (accepted blocks are the sent ones
-      but with probability ``ProtectionReport.undetected_bound``); ``decoder="galois"`` returns
-      what a real decoder accepted.
+    Distillation: the raw pairs are ``offline_qubits``, the announcements ``offline_bits``; the
+    symbols suffer the distilled pairs' errors composed with the channel's. Coding
+    (:func:`~qring_edu.protection.fec_transmit`): parity, checksum and retransmitted qubits are
+    ``online_qubits`` (and ``ebits``), acknowledgements ``online_bits``, each link's checksum
+    key ``offline_bits``. The fast model returns the words sent (wrong with probability at most
+    ``ProtectionReport.undetected_bound``), ``decoder="galois"`` what a real decoder accepted.
 
     Examples
     --------
@@ -276,26 +261,15 @@ def _coded(words, bits, code: FECCode, errors: PauliErrors, rng, prot: Protectio
     return got.sum(axis=1, dtype=words.dtype), out
 
 
-_LINK_KEYWORDS = (
-    "pair_fidelity",
-    "channel_fidelity",
-    "storage_time",
-    "coherence_time",
-    "transmission",
-)
 _LINK_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Link)}
 
 
 def as_transport(transport="classical", *, protection_scheme="none", **link):
-    """A transport from a value or from the shorthand ``"classical"`` / ``"superdense"``.
-
-    ``transport``: a :class:`Classical`, :class:`Superdense` or :class:`Protected` value
-    (returned as is: then no other keyword may be given), or a shorthand name. With
-    ``"superdense"`` the link keywords ``pair_fidelity``, ``channel_fidelity``,
-    ``storage_time``, ``coherence_time``, ``transmission`` build its :class:`~qring_edu.noise.Link`
-    and ``protection_scheme`` (a name or a :class:`~qring_edu.protection.Protection`) wraps it.
-    With ``"classical"`` a link keyword is accepted only at its noiseless value (the classical
-    network is error-free); anything else is a ``ValueError`` naming it.
+    """A transport from a value (returned as is; no other keyword then) or from the shorthand
+    ``"classical"`` / ``"superdense"``: the link keywords (the parameters of
+    :class:`~qring_edu.noise.Link`) build the superdense link and ``protection_scheme`` (a name or
+    a :class:`~qring_edu.protection.Protection`) wraps it. The error-free classical network takes
+    a link keyword only at its noiseless value.
 
     Examples
     --------
@@ -324,10 +298,10 @@ def as_transport(transport="classical", *, protection_scheme="none", **link):
             f"Superdense(link), Protected(...)), got {transport!r}"
         )
     name = check_choice(transport, "transport", TRANSPORTS)
-    unknown = sorted(set(link) - set(_LINK_KEYWORDS))
+    unknown = sorted(set(link) - set(_LINK_DEFAULTS))
     if unknown:
         raise TypeError(
-            f"unknown keyword {unknown[0]!r}: the link keywords are {', '.join(_LINK_KEYWORDS)}"
+            f"unknown keyword {unknown[0]!r}: the link keywords are {', '.join(_LINK_DEFAULTS)}"
         )
     if name == "classical":
         if not Link(**link).noiseless:  # all keywords together: storage_time needs a finite T2

@@ -1,19 +1,12 @@
 """Ring all-reduce over any transport (book/01_bottleneck.ipynb, book/03_superdense_ring.ipynb).
 
-P workers sit on a ring; worker k sends only to worker (k+1) mod P. Each worker's vector of d
-words is cut into P chunks whose sizes differ by at most one (the first ``d mod P`` chunks are one
-word longer; chunks are empty when d < P).
-
-* Reduce-scatter, steps s = 0 .. P-2: worker k sends chunk (k - s) mod P to worker k+1, which
-  adds it into its own copy. Afterwards worker k holds the fully reduced chunk (k + 1) mod P.
-* All-gather, steps s = 0 .. P-2 (global steps P-1 .. 2P-3): worker k sends chunk
-  (k + 1 - s) mod P to worker k+1, which overwrites its copy.
-
-2(P-1) synchronous steps; when P divides d each directed link carries 2(P-1)(d/P)·b bits, the
-bandwidth-optimal amount (Patarasuk & Yuan 2009). :func:`ring_pass` is the loop, written once:
-:func:`ring_allreduce` runs it for all P workers in one process, the DDP hook
-(:mod:`qring_edu.ddp`) for its own rank over real messages. How a message crosses its link is
-the transport's business (:mod:`qring_edu.transports`).
+P workers sit on a ring; worker k sends only to worker (k+1) mod P, its vector of d words cut
+into P chunks (:func:`chunk_bounds`). Reduce-scatter (P-1 steps: the receiver adds the chunk),
+then all-gather (P-1 steps: the receiver overwrites its copy), :func:`sent_chunk`. When P divides
+d each directed link carries 2(P-1)(d/P)·b bits, the bandwidth-optimal amount (Patarasuk & Yuan
+2009). :func:`ring_pass` is the loop, written once: :func:`ring_allreduce` runs it for all P
+workers in one process, the DDP hook (:mod:`qring_edu.ddp`) for its own rank. How a message
+crosses its link is the transport's business (:mod:`qring_edu.transports`).
 """
 
 from __future__ import annotations
@@ -109,7 +102,7 @@ def ring_schedule(workers: int) -> list[RingStep]:
 
 def chunk_bounds(d: int, workers: int) -> np.ndarray:
     """Offsets of the P chunks of a length-d vector, shape (P + 1,): chunk c is
-    ``[offsets[c], offsets[c+1])``. Sizes differ by at most one.
+    ``[offsets[c], offsets[c+1])``. The first ``d mod P`` chunks are one word longer.
 
     Examples
     --------
@@ -126,11 +119,9 @@ def chunk_bounds(d: int, workers: int) -> np.ndarray:
 
 
 def message_bits(workers: int, d: int, bits: int) -> np.ndarray:
-    """Size in bits of every message of the ring, per directed link, shape ``(P, 2(P-1))``:
-    entry ``[k, s]`` is what worker k sends at step s (the one place the library computes it).
-
-    Row sums are the classical bits per link; ``((m + 1) // 2).sum(axis=1)`` the online qubits
-    per link of the superdense ring (a message of k bits crosses as ceil(k/2) qubits).
+    """Size in bits of every message of the ring, shape ``(P, 2(P-1))``: entry ``[k, s]`` is
+    what worker k sends at step s. Row sums are the classical bits per link,
+    ``((m + 1) // 2).sum(axis=1)`` the superdense ring's online qubits per link.
 
     Examples
     --------
@@ -282,11 +273,9 @@ def ring_allreduce(
     grads : array-like, shape (P, d)
         Row k is worker k's vector; P >= 2, d >= 1; integers or finite floats.
     transport : transport value or {"classical", "superdense"}
-        :class:`~qring_edu.transports.Classical`, :class:`~qring_edu.transports.Superdense`,
-        :class:`~qring_edu.transports.Protected`, or the shorthand with link keywords
-        (``pair_fidelity``, ``channel_fidelity``, ``storage_time``, ``coherence_time``,
-        ``transmission``) and ``protection`` ("none", "distill", "fec", "distill+fec" or a
-        :class:`~qring_edu.protection.Protection`): see :func:`~qring_edu.transports.as_transport`.
+        A value of :mod:`qring_edu.transports`, or the shorthand with the link keywords (the
+        parameters of :class:`~qring_edu.noise.Link`) and ``protection`` ("none", "distill",
+        "fec", "distill+fec" or a :class:`~qring_edu.protection.Protection`).
     bits : int in 2..32
         Word size b. Integers are summed exactly modulo 2**b and returned signed (two's
         complement); floats are encoded with :func:`~qring_edu.fixedpoint.fixed_point`.
@@ -294,8 +283,7 @@ def ring_allreduce(
         The clipping bound agreed in advance for floats; default ``max |grads|`` (1 if all zero).
         Values with ``|x| > max_abs`` raise ``ValueError``. Not allowed with integer input.
     seed : int, sequence of ints, SeedSequence, Generator or None
-        The root of the noise: the message ``sender`` sends at ``step`` draws from its own stream
-        ``(seed, step, sender)`` (:func:`~qring_edu.noise.message_rng`).
+        The root of the noise (:func:`~qring_edu.noise.message_rng`).
 
     Examples
     --------
@@ -308,9 +296,8 @@ def ring_allreduce(
     (False, True)
     """
     arr = _check_grads(grads)
-    link_given = dict(link)
     protection = protection_of(protection, "protection")
-    transport = as_transport(transport, protection_scheme=protection, **link_given)
+    transport = as_transport(transport, protection_scheme=protection, **link)
     bits = check_bits(bits)
     root = seed_sequence(seed)
     P, d = arr.shape
@@ -331,17 +318,10 @@ def ring_allreduce(
             words[k] = codec.encode(arr[k])
     ledger = Ledger(P, transport.name, 2 * (P - 1))
 
-    def exchange(step: int, sends: dict) -> dict:
+    def exchange(step: int, sends: dict) -> dict:  # worker j's message goes to j + 1
         return {
-            k: transport.send(
-                sends[(k - 1) % P],
-                bits=bits,
-                step=step,
-                sender=(k - 1) % P,
-                seed=root,
-                ledger=ledger,
-            )
-            for k in sends
+            (j + 1) % P: transport.send(w, bits=bits, step=step, sender=j, seed=root, ledger=ledger)
+            for j, w in sends.items()
         }
 
     ring_pass(list(words), range(P), P, bits, exchange)
@@ -354,18 +334,19 @@ def ring_allreduce(
     return AllReduceResult(outputs, ledger, transport, bits, codec)
 
 
-def _check_result(result):
+def _classical_and_online(result) -> tuple[np.ndarray, np.ndarray]:
+    """Per link: the classical ring's bits and the run's online channel uses, shape (P,) each."""
     if not isinstance(result, AllReduceResult):
         raise TypeError(f"result must be an AllReduceResult (of ring_allreduce), got {result!r}")
-    return result
+    P, d = result.outputs.shape
+    uses = result.ledger.per_link("online_qubits") + result.ledger.per_link("online_bits")
+    return message_bits(P, d, result.bits).sum(axis=1), uses
 
 
 def net_online_factors(result: AllReduceResult) -> np.ndarray:
-    """Per link: classical ring bits / (online qubits + online classical bits), shape (P,).
-
-    The classical ring's bits on each link (:func:`message_bits`) over the channel uses the run
-    spent online on it (payload, parity, checksum, retransmitted and lost photons, plus
-    acknowledgements).
+    """Per link: classical ring bits (:func:`message_bits`) / the channel uses the run spent
+    online (qubits: payload, parity, checksum, retransmitted and lost; bits: acknowledgements),
+    shape (P,).
 
     Examples
     --------
@@ -373,9 +354,7 @@ def net_online_factors(result: AllReduceResult) -> np.ndarray:
     >>> net_online_factors(r).tolist()
     [2.0, 2.0, 2.0]
     """
-    P, d = _check_result(result).outputs.shape
-    classical = message_bits(P, d, result.bits).sum(axis=1)
-    uses = result.ledger.per_link("online_qubits") + result.ledger.per_link("online_bits")
+    classical, uses = _classical_and_online(result)
     return classical / np.maximum(uses, 1)
 
 
@@ -387,7 +366,5 @@ def net_online_factor(result: AllReduceResult) -> float:
     >>> net_online_factor(ring_allreduce(np.ones((4, 400), dtype=int), transport="superdense"))
     2.0
     """
-    P, d = _check_result(result).outputs.shape
-    classical = message_bits(P, d, result.bits).sum(axis=1)
-    uses = result.ledger.per_link("online_qubits") + result.ledger.per_link("online_bits")
+    classical, uses = _classical_and_online(result)
     return float(classical.max() / max(int(uses.max()), 1))

@@ -1,22 +1,11 @@
 """qring_edu: quantum ring all-reduce, the reference library of the book.
 
-Four floors; imports point downward only (``tests/test_import_layers.py`` enforces it):
-
-1. core: :mod:`~qring_edu.fixedpoint`, :mod:`~qring_edu.ledger`, :mod:`~qring_edu.states`,
-   argument checks and result types;
-2. protocols, one module per protocol: :mod:`~qring_edu.noise` (the link and its noise),
-   :mod:`~qring_edu.transports`, :mod:`~qring_edu.ring`, :mod:`~qring_edu.superdense`,
-   :mod:`~qring_edu.distillation`, :mod:`~qring_edu.protection`, :mod:`~qring_edu.holevo`,
-   :mod:`~qring_edu.vga` (its analysis: :mod:`~qring_edu.vga_security`), GapIP and TieAudit,
-   :mod:`~qring_edu.costmodel`, :mod:`~qring_edu.training`, :mod:`~qring_edu.vqc`,
-   :mod:`~qring_edu.ddp` (PyTorch, imported on demand);
-3. experiments, one module per chapter: :mod:`qring_edu.experiments` (imported on demand);
-4. presentation: :mod:`qring_edu.figures`, :mod:`qring_edu.widgets`, :mod:`qring_edu.exercises`
-   (imported on demand; they need matplotlib and ipywidgets).
-
-``import qring_edu`` needs NumPy and SciPy only; Qiskit is imported inside the functions of the
-Qiskit path. This package re-exports the names a reader meets first; everything else is
-importable from its module.
+Four floors, imports pointing downward only (ARCHITECTURE.md): core (fixed-point words, the
+ledger, states, argument checks, result types), protocols (one module each, in this package),
+:mod:`qring_edu.experiments` (one module per chapter), and the presentation floor
+(:mod:`qring_edu.figures`, :mod:`qring_edu.widgets`, :mod:`qring_edu.exercises`: matplotlib and
+ipywidgets). ``import qring_edu`` needs NumPy and SciPy only; Qiskit and PyTorch are imported on
+demand. This package re-exports the names a reader meets first; the rest live in their modules.
 """
 
 from .costmodel import iteration_time, ring_time

@@ -1,29 +1,16 @@
 """Superdense coding over a noisy link (book/03_superdense_ring.ipynb, book/04_noisy_links.ipynb).
 
-Protocol. Alice (qubit A) and Bob (qubit B) share |Φ+⟩ = (|00⟩ + |11⟩)/√2. To send the two bits
-``(x, z)`` Alice applies ``X**x`` then ``Z**z`` to A and sends A to Bob; Bob applies CNOT(A→B) and
-H(A) and measures: A gives ``z``, B gives ``x``.
+Alice (qubit A) and Bob (qubit B) share |Φ+⟩. To send ``(x, z)`` Alice applies ``X**x`` then
+``Z**z`` to A and sends A; Bob applies CNOT(A→B) and H(A) and measures: A gives ``z``, B ``x``.
+Stream bits ``b_{2j}``, ``b_{2j+1}`` are symbol j's ``x``, ``z`` (an odd stream is padded with
+one zero bit). The link's noise (:class:`~qring_edu.noise.Link`) is a Pauli on A: X flips ``x``,
+Z flips ``z``, Y both; a lost photon is sent again on a fresh pair, never a wrong bit.
 
-Bit order. A stream of bits ``b_0 b_1 b_2 ...`` is cut into symbols ``j = 0, 1, ...`` with
-``x = b_{2j}`` and ``z = b_{2j+1}``; an odd stream is padded with one zero bit. In the Qiskit
-circuits qubit 0 is A and qubit 1 is B, clbit 0 receives ``z`` and clbit 1 receives ``x``, so a
-Qiskit count key (little-endian, clbit 1 printed first) reads ``f"{x}{z}"``.
-
-Noise (:class:`~qring_edu.noise.Link`). A Werner pair of fidelity F,
-``F |Φ+⟩⟨Φ+| + (1-F)/3 (|Φ-⟩⟨Φ-| + |Ψ+⟩⟨Ψ+| + |Ψ-⟩⟨Ψ-|)``, equals |Φ+⟩ followed by a random
-Pauli on one half: X, Y, Z each with probability (1-F)/3. X flips ``x``, Z flips ``z``, Y flips
-both. Memory dephasing of both halves and the depolarising channel on the travelling qubit add
-Paulis that compose with it (:meth:`~qring_edu.noise.Link.symbol_errors`). A lost photon is sent
-again on a fresh pair: loss costs pairs and photons, never a wrong bit.
-
-Two simulation paths, cross-checked in the tests (and against Stim):
-
-* the **fast path** (:func:`superdense_send`) draws each symbol's composed Pauli
-  (:func:`~qring_edu.noise.draw_noise`) and flips the bits it hits;
-* the **Qiskit path** builds the circuit with every noise where it physically acts
-  (:func:`superdense_circuit`), evolves density matrices exactly
-  (:func:`superdense_outcome_probabilities`) or samples them with Aer
-  (:func:`superdense_send_qiskit`).
+Two paths, cross-checked in the tests (and against Stim): the **fast path**
+(:func:`superdense_send`) draws each symbol's composed Pauli and flips the bits it hits; the
+**Qiskit path** puts every noise where it physically acts (:func:`superdense_circuit`) and
+evolves density matrices exactly (:func:`superdense_outcome_probabilities`) or samples them
+with Aer (:func:`superdense_send_qiskit`).
 """
 
 from __future__ import annotations
@@ -58,16 +45,12 @@ def _check_link(link) -> Link:
 
 
 def superdense_send(bits, *, link: Link = Link(), seed=None) -> np.ndarray:
-    """Send a bit stream by superdense coding over ``link`` (fast path); the bits Bob decodes.
+    """Send a bit stream (1-D 0/1, length n) by superdense coding over ``link`` (fast path);
+    return the ``uint8`` bits Bob decodes, length n.
 
-    ``bits``: 1-D array of 0/1 of length n, sent as ``ceil(n/2)`` symbols (symbol ``j`` carries
-    ``x = bits[2j]``, ``z = bits[2j+1]``). Returns a ``uint8`` array of length n (the padding
-    bit of an odd stream is dropped); equal to the input when the link is noiseless. The noise
-    is one :func:`~qring_edu.noise.draw_noise` from ``numpy.random.default_rng(seed)`` (``seed``:
-    int, sequence of ints, ``SeedSequence``, ``Generator`` or None): the same draw a ring
-    message makes from its own stream, so with ``seed=SeedSequence(root.entropy,
-    spawn_key=(step, sender))`` (:func:`~qring_edu.noise.message_rng`) this function and the
-    message ``sender`` sends at ``step`` of a ring seeded with ``root`` agree bit for bit.
+    The noise is one :func:`~qring_edu.noise.draw_noise` from ``default_rng(seed)``: with
+    ``seed=SeedSequence(root.entropy, spawn_key=(step, sender))`` it is the draw of the message
+    ``sender`` sends at ``step`` of a ring seeded with ``root`` (:func:`~qring_edu.noise.message_rng`).
 
     Examples
     --------
@@ -98,11 +81,12 @@ def _aer_error(errors: PauliErrors):
     return pauli_error([(PAULI_NAMES[c], p) for c, p in enumerate(errors.probabilities) if p > 0])
 
 
-def _link_noises(link: Link) -> tuple[PauliErrors, float, PauliErrors]:
-    """(pair error on B, each half's memory Z probability, channel error on A)."""
+def _link_noises(link: Link) -> tuple[PauliErrors, PauliErrors | None, PauliErrors]:
+    """(pair error on B, each half's memory error or None, channel error on A)."""
     t, T2 = link.storage_time, link.coherence_time
     half = 0.0 if T2 == math.inf else 0.5 * (1.0 - math.exp(-t / T2))
-    return depolarizing(link.pair), half, depolarizing(link.channel_fidelity)
+    memory = PauliErrors((1.0 - half, 0.0, half, 0.0)) if half > 0 else None
+    return depolarizing(link.pair), memory, depolarizing(link.channel_fidelity)
 
 
 def superdense_circuit(
@@ -110,12 +94,10 @@ def superdense_circuit(
 ) -> QuantumCircuit:
     """The superdense-coding circuit sending ``(x, z)`` over ``link``.
 
-    Qubit 0 is Alice's A, qubit 1 is Bob's B. |Φ+⟩ is prepared with H and CNOT; the pair's noise
-    acts on the half that crossed the link (B), each half dephases in memory, Alice encodes
-    ``X**x`` then ``Z**z``, the encoded qubit A crosses the depolarising channel; Bob decodes with
-    CNOT(A→B), H(A) and measures A into clbit 0 (``z``) and B into clbit 1 (``x``), so a count key
-    reads ``f"{x}{z}"``. Every noise is an Aer Pauli error on the qubit it physically hits;
-    the fast path's composition into one Pauli on A is what the tests check.
+    Qubit 0 is Alice's A, qubit 1 Bob's B. The pair's noise acts on the half that crossed the
+    link (B), each half dephases in memory, the encoded A crosses the depolarising channel, each
+    an Aer Pauli error. A is measured into clbit 0 (``z``), B into clbit 1 (``x``), so a count
+    key reads ``f"{x}{z}"``.
 
     Examples
     --------
@@ -132,14 +114,13 @@ def superdense_circuit(
     link = _check_link(link)
     if not isinstance(measure, bool):
         raise TypeError(f"measure must be True or False, got {measure!r}")
-    pair, half, channel = _link_noises(link)
+    pair, memory, channel = _link_noises(link)
     qc = QuantumCircuit(2, 2 if measure else 0, name=f"superdense({x},{z})")
     qc.h(0)
     qc.cx(0, 1)
     if pair.error_rate > 0:
         qc.append(_aer_error(pair), [1])  # B's half crossed the link
-    if half > 0:
-        memory = PauliErrors((1.0 - half, 0.0, half, 0.0))
+    if memory is not None:
         qc.append(_aer_error(memory), [0])
         qc.append(_aer_error(memory), [1])
     qc.barrier(label="pair shared")
@@ -196,7 +177,7 @@ def superdense_outcome_probabilities(x: int, z: int, *, link: Link = Link()) -> 
 
     circuit = superdense_circuit(x, z, link=Link(), measure=False)  # validates x, z
     link = _check_link(link)
-    pair, half, channel = _link_noises(link)
+    pair, memory, channel = _link_noises(link)
     rho = DensityMatrix.from_label("00")
     pieces = iter(circuit.data)
     for inst in pieces:  # the pair: H, CNOT
@@ -204,9 +185,8 @@ def superdense_outcome_probabilities(x: int, z: int, *, link: Link = Link()) -> 
             break
         rho = rho.evolve(inst.operation, [circuit.find_bit(q).index for q in inst.qubits])
     rho = rho.evolve(_kraus(pair), [1])
-    if half > 0:
-        memory = _kraus(PauliErrors((1.0 - half, 0.0, half, 0.0)))
-        rho = rho.evolve(memory, [0]).evolve(memory, [1])
+    if memory is not None:
+        rho = rho.evolve(_kraus(memory), [0]).evolve(_kraus(memory), [1])
     for inst in pieces:  # Alice's encoding, the channel, Bob's decoding
         if inst.operation.name == "barrier":
             rho = rho.evolve(_kraus(channel), [0])
@@ -217,11 +197,8 @@ def superdense_outcome_probabilities(x: int, z: int, *, link: Link = Link()) -> 
 
 
 def superdense_send_qiskit(bits, *, link: Link = Link(), seed=None) -> np.ndarray:
-    """Send a bit stream with one Aer circuit per symbol (the slow reference path).
-
-    Same interface and bit order as :func:`superdense_send`; every symbol is a
-    :func:`superdense_circuit` run for one shot on ``AerSimulator`` (all circuits in one batch,
-    ``seed_simulator`` derived from ``seed``).
+    """:func:`superdense_send` with one :func:`superdense_circuit` per symbol, run for one shot
+    on ``AerSimulator`` (one batch, ``seed_simulator`` derived from ``seed``): the slow reference.
 
     Examples
     --------

@@ -68,11 +68,9 @@ def as_array(value):
 
 
 def as_density_matrix(state, name: str = "state") -> np.ndarray:
-    """A valid density matrix (complex, shape (d, d)) from a state vector or a density matrix.
-
-    A vector ``ψ`` (shape (d,), norm 1 within 1e-6) becomes ``|ψ⟩⟨ψ|``; a matrix must be
-    Hermitian (:data:`ATOL`), of unit trace and positive semidefinite (both within 1e-6).
-    Raises ``ValueError``/``TypeError`` naming ``name`` otherwise.
+    """A valid density matrix (complex, (d, d)): a vector ``ψ`` (d,) of norm 1 becomes
+    ``|ψ⟩⟨ψ|``; a matrix must be Hermitian (:data:`ATOL`), of unit trace and positive
+    semidefinite (norm, trace and eigenvalues within 1e-6).
 
     Examples
     --------
@@ -121,12 +119,8 @@ def _n_qubits(dim: int, name: str) -> int:
 
 
 def partial_trace(rho, keep) -> np.ndarray:
-    """Reduced state of the qubits ``keep`` of an n-qubit density matrix (qubit 0 least
-    significant, as in Qiskit); the result orders the kept qubits the same way.
-
-    ``rho``: array (2**n, 2**n); ``keep``: distinct qubit indices in 0..n-1. Returns an array of
-    shape ``(2**k, 2**k)`` with ``k = len(keep)``. The input is not validated as a state (callers
-    pass a checked density matrix).
+    """Reduced state, ``(2**k, 2**k)``, of the k qubits ``keep`` (distinct, in 0..n-1) of an
+    n-qubit matrix ``rho`` (not validated as a state), the kept qubits in the same order.
 
     Examples
     --------
@@ -151,20 +145,17 @@ def partial_trace(rho, keep) -> np.ndarray:
     letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
     rows = [letters[i] for i in range(n)]
     cols = [letters[n + i] if (n - 1 - i) in keep else letters[i] for i in range(n)]
-    out = [rows[n - 1 - q] for q in sorted(keep, reverse=True)] + [
-        cols[n - 1 - q] for q in sorted(keep, reverse=True)
-    ]
+    kept = [n - 1 - q for q in reversed(keep)]
+    out = [rows[i] for i in kept] + [cols[i] for i in kept]
     t = np.einsum("".join(rows + cols) + "->" + "".join(out), rho.reshape([2] * (2 * n)))
     k = len(keep)
     return t.reshape(2**k, 2**k)
 
 
 def embed_operator(u, qargs, n: int) -> np.ndarray:
-    """The ``2**n x 2**n`` operator that applies ``u`` to the qubits ``qargs`` of n qubits and the
-    identity to the others (Qiskit order; ``qargs[0]`` is the least significant qubit of ``u``,
-    as in ``Operator.compose(u, qargs=...)``).
-
-    ``u``: array ``(2**k, 2**k)`` with ``k = len(qargs)``; ``qargs``: distinct indices in 0..n-1.
+    """The ``2**n x 2**n`` operator that applies ``u`` ``(2**k, 2**k)`` to the k distinct qubits
+    ``qargs`` of n and the identity to the others (``qargs[0]`` is the least significant qubit of
+    ``u``, as in Qiskit's ``Operator.compose(u, qargs=...)``).
 
     Examples
     --------
@@ -212,9 +203,8 @@ _BELL = {
 
 
 def bell_state(name: str = "phi+") -> np.ndarray:
-    """A Bell state as a vector of shape (4,) (qubit 0 = A): ``"phi+"``, ``"phi-"``, ``"psi+"``
-    or ``"psi-"`` (:data:`BELL_LABELS`). ``X^x Z^z`` on A maps ``Φ+`` to them in that order,
-    up to a sign (``Z X Φ+ = Ψ-``).
+    """A Bell state (4,) by its name in :data:`BELL_LABELS`; ``X^x Z^z`` on A maps ``Φ+`` to them
+    in that order, up to a sign (``Z X Φ+ = Ψ-``).
 
     Examples
     --------
@@ -227,9 +217,8 @@ def bell_state(name: str = "phi+") -> np.ndarray:
 
 
 def isotropic_state(pair_fidelity: float) -> np.ndarray:
-    """The two-qubit isotropic (Werner) state of fidelity F, shape (4, 4):
-    ``F Φ+ + (1-F)/3 (Φ- + Ψ+ + Ψ-)`` (qubit 0 = A), for F in [1/4, 1]. It equals ``|Φ+⟩``
-    followed by a Pauli on A: X, Y, Z each with probability (1-F)/3.
+    """The isotropic (Werner) state of fidelity F in [1/4, 1], (4, 4): ``F Φ+ + (1-F)/3 (Φ- + Ψ+
+    + Ψ-)``, i.e. ``|Φ+⟩`` followed by X, Y, Z on A each with probability (1-F)/3.
 
     Examples
     --------
@@ -274,8 +263,8 @@ def from_bloch(r) -> np.ndarray:
 
 
 def bloch_vector(rho) -> np.ndarray:
-    """Bloch vector ``(Tr ρX, Tr ρY, Tr ρZ)`` of a qubit state (vector or density matrix),
-    shape (3,), real; its length is 1 for pure states and < 1 for mixed ones.
+    """Bloch vector ``(Tr ρX, Tr ρY, Tr ρZ)``, (3,), of a qubit state (vector or density matrix):
+    length 1 for pure states, < 1 for mixed ones.
 
     Examples
     --------

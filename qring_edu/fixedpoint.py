@@ -20,13 +20,7 @@ import numpy as np
 
 from ._validate import as_numeric_array, check_bits, check_float, check_int
 
-__all__ = [
-    "FixedPoint",
-    "fixed_point",
-    "to_words",
-    "to_signed",
-    "modular_sum",
-]
+__all__ = ["FixedPoint", "fixed_point", "to_words", "to_signed", "modular_sum"]
 
 
 def word_mask(bits: int) -> int:

@@ -16,14 +16,7 @@ from typing import ClassVar
 import numpy as np
 
 from ._result import result
-from ._validate import (
-    as_numeric_array,
-    check_bits,
-    check_choice,
-    check_float,
-    check_int,
-    generator,
-)
+from ._validate import as_numeric_array, check_bits, check_choice, check_float, check_int, generator
 from .costmodel import link_units, ring_time
 from .noise import Link
 from .protection import protection as protection_of

@@ -39,6 +39,8 @@ __all__ = ["TRANSPORTS", "Classical", "Superdense", "Protected", "as_transport",
 TRANSPORTS = ("classical", "superdense")
 #: A schedule step no ring reaches: the stream of a protected link's checksum key.
 KEY_STEP = 1 << 30
+#: The counts of a coded message that are not channel uses (events of ``Ledger.record``).
+EVENTS = ("blocks", "transmissions", "rejected")
 
 
 def symbols(n_bits: int) -> int:
@@ -188,9 +190,7 @@ class Protected:
             errors=errors,
             distillation=dist,
             code=code,
-            blocks=ledger.events("blocks"),
-            transmissions=ledger.events("transmissions"),
-            rejected=ledger.events("rejected"),
+            **{k: ledger.events(k) for k in EVENTS},
         )
 
     def send(self, words, *, bits, step, sender, seed, ledger: Ledger) -> np.ndarray:
@@ -209,11 +209,7 @@ class Protected:
             received, out = _coded(words, bits, code, errors, rng, self.protection, seed, sender)
             sent, arrived = _delivered(out.qubits, eta, rng), out.qubits
             acks = out.ack_bits
-            extra = {
-                "blocks": out.blocks,
-                "transmissions": out.transmissions,
-                "rejected": out.rejected,
-            }
+            extra = {k: getattr(out, k) for k in EVENTS}
         raw, announced = sent, 0
         if dist is not None:
             raw, _, announced = sample_production(
@@ -246,6 +242,7 @@ def _coded(words, bits, code: FECCode, errors: PauliErrors, rng, prot: Protectio
     )
     stream = ((words[:, None] >> np.arange(bits, dtype=words.dtype)) & 1).astype(np.uint8)
     payload = np.packbits(stream.ravel(), bitorder="little")
+    detail = rng.spawn(1)[0]
     out = fec_transmit(
         n_bytes,
         code,
@@ -254,7 +251,7 @@ def _coded(words, bits, code: FECCode, errors: PauliErrors, rng, prot: Protectio
         payload=payload,
         decoder="galois",
         hash_key=key,
-        detail_rng=rng.spawn(1)[0],
+        detail_rng=detail,
     )
     got = np.unpackbits(out.received, bitorder="little")[: words.size * bits]
     got = got.reshape(words.size, bits).astype(words.dtype) << np.arange(bits, dtype=words.dtype)

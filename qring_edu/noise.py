@@ -3,9 +3,8 @@ per message (book/04_noisy_links.ipynb).
 
 Every error is a Pauli on Alice's qubit up to a phase, so errors **compose** by multiplying
 Paulis: the decoded 2-bit symbol of superdense coding suffers ``E = E_pair · E_memory · E_channel``
-(:meth:`Link.symbol_errors`). With a Werner pair and no memory the result is depolarising with
-
-    F_eff = F_pair F_ch + (1 - F_pair)(1 - F_ch)/3            (F_pair = F_ch = F: F² + (1-F)²/3).
+(:meth:`Link.symbol_errors`); with a Werner pair and no memory it is depolarising, of fidelity
+:func:`effective_fidelity` (``F² + (1-F)²/3`` when ``F_pair = F_ch = F``).
 
 Pauli codes and bit order. A Pauli error is stored by its *frame code*: bit 0 flips the decoded
 ``x``, bit 1 flips ``z``; 0 = I, 1 = X, 2 = Z, 3 = Y, the order of :class:`PauliErrors`. A message
@@ -58,10 +57,8 @@ def entropy(p) -> float:
 
 @result(show=("fidelity",))
 class PauliErrors:
-    """A Pauli error on one qubit (equivalently a Bell-diagonal pair), by frame code.
-
-    ``probabilities``: ``(p_I, p_X, p_Z, p_Y)``, non-negative, summing to 1. As a pair, the
-    same numbers are the Bell-diagonal coefficients on ``(Φ+, Ψ+, Φ−, Ψ−)``.
+    """A Pauli error on one qubit, ``probabilities`` ``(p_I, p_X, p_Z, p_Y)`` (>= 0, sum 1); as a
+    pair, the Bell-diagonal coefficients on ``(Φ+, Ψ+, Φ−, Ψ−)``.
 
     Examples
     --------
@@ -101,11 +98,8 @@ class PauliErrors:
         return PauliErrors(tuple(out))
 
     def capacity(self) -> float:
-        """Capacity of the decoded 4-ary symbol channel, bits per qubit: ``2 - H(p)``.
-
-        It equals the dense-coding capacity ``1 + S(ρ_B) - S(ρ_AB)`` of the Bell-diagonal pair
-        with these coefficients: no code over the decoded stream delivers more bits per online
-        qubit."""
+        """Capacity of the decoded 4-ary symbol channel, bits per qubit: ``2 - H(p)``, equal to
+        the dense-coding capacity ``1 + S(ρ_B) - S(ρ_AB)`` of the Bell-diagonal pair."""
         return 2.0 - entropy(self.probabilities)
 
 
@@ -129,11 +123,9 @@ def _coherence_time(value) -> float:
 
 
 def memory_dephasing(storage_time: float = 0.0, coherence_time: float = math.inf) -> PauliErrors:
-    """Net error of a pair whose two halves each wait ``storage_time`` in a memory of coherence
-    time ``coherence_time`` (same unit; ``inf`` = a perfect memory).
-
-    Each half suffers Z with probability ``p = (1 - exp(-t/T2))/2``; ``Z_B|Φ+⟩ = Z_A|Φ+⟩``, so
-    the pair suffers a net Z on Alice's half with probability ``2p(1-p) = (1 - exp(-2t/T2))/2``.
+    """Net error of a pair whose halves each wait ``t`` in memories of coherence time ``T2``
+    (:class:`Link`): as ``Z_B|Φ+⟩ = Z_A|Φ+⟩``, a Z on A with probability ``2p(1-p) = (1 -
+    exp(-2t/T2))/2``, where ``p = (1 - exp(-t/T2))/2`` is each half's.
 
     Examples
     --------
@@ -204,10 +196,7 @@ class Link:
             ("channel_fidelity", check_fidelity(self.channel_fidelity, "channel_fidelity")),
             ("storage_time", check_float(self.storage_time, "storage_time", 0.0)),
             ("coherence_time", _coherence_time(self.coherence_time)),
-            (
-                "transmission",
-                check_float(self.transmission, "transmission", 0.0, 1.0, lo_open=True),
-            ),
+            ("transmission", check_float(self.transmission, "transmission", 0, 1, lo_open=True)),
         ):
             object.__setattr__(self, name, value)
 

@@ -40,9 +40,8 @@ __all__ = [
 
 
 class RingStep(NamedTuple):
-    """One message of the schedule: at ``step`` (0 .. 2P-3) of ``phase``, ``sender`` sends
-    ``chunk`` to ``receiver = (sender + 1) % P``, which adds it (reduce-scatter) or overwrites
-    its copy (all-gather).
+    """One message of the schedule: at ``step`` (0 .. 2P-3) of ``phase`` (reduce-scatter or
+    all-gather), ``sender`` sends ``chunk`` to ``receiver = (sender + 1) % P``.
 
     Examples
     --------
@@ -204,10 +203,8 @@ def ring_pass(
 class AllReduceResult:
     """Outcome of :func:`ring_allreduce`.
 
-    ``outputs``: array (P, d), worker k's copy of the sum (rows identical unless a noisy link
-    corrupted a message): signed int64 residues modulo ``2**bits`` for integer input, the input's
-    float type (float32 or float64) for floats. ``ledger``: channel use per link. ``transport``:
-    the transport value. ``codec``: the fixed-point code for floats (``None`` for integers).
+    ``outputs`` (P, d): worker k's copy of the sum (signed int64 residues mod ``2**bits`` for
+    integers, the input's float type for floats); ``codec``: the fixed-point code (floats only).
 
     Examples
     --------
@@ -280,8 +277,8 @@ def ring_allreduce(
         Word size b. Integers are summed exactly modulo 2**b and returned signed (two's
         complement); floats are encoded with :func:`~qring_edu.fixedpoint.fixed_point`.
     max_abs : float > 0, optional
-        The clipping bound agreed in advance for floats; default ``max |grads|`` (1 if all zero).
-        Values with ``|x| > max_abs`` raise ``ValueError``. Not allowed with integer input.
+        Floats only: the clipping bound agreed in advance (``|x| > max_abs`` is a
+        ``ValueError``); default ``max |grads|`` (1 if all zero).
     seed : int, sequence of ints, SeedSequence, Generator or None
         The root of the noise (:func:`~qring_edu.noise.message_rng`).
 

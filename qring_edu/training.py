@@ -85,11 +85,9 @@ def mlp_loss_and_grad(w: np.ndarray, X: np.ndarray, y: np.ndarray, hidden: int):
 
     Examples
     --------
-    All-zero parameters predict ½ for each class: loss ``ln 2``.
-
     >>> X, y = make_moons(6, seed=0)
     >>> loss, grad, acc = mlp_loss_and_grad(np.zeros(n_parameters(4)), X, y, 4)
-    >>> round(loss, 6), grad.shape
+    >>> round(loss, 6), grad.shape                 # zero parameters predict 1/2: ln 2
     (0.693147, (22,))
     """
     w, X = as_numeric_array(w, "w"), as_numeric_array(X, "X")

@@ -277,12 +277,9 @@ def as_transport(transport="classical", *, protection_scheme="none", **link):
     ...
     ValueError: pair_fidelity=0.9 applies only to transport='superdense' (the classical network is error-free)
     """
+    prot = protection(protection_scheme, "protection_scheme")
     if isinstance(transport, (Classical, Superdense, Protected)):
-        given = sorted(link) + (
-            []
-            if protection(protection_scheme, "protection_scheme").scheme == "none"
-            else ["protection"]
-        )
+        given = sorted(link) + ([] if prot.scheme == "none" else ["protection"])
         if given:
             raise TypeError(
                 f"{', '.join(given)} go with the shorthand transport='superdense' only; "
@@ -308,9 +305,8 @@ def as_transport(transport="classical", *, protection_scheme="none", **link):
                 f"{', '.join(noisy)} {verb} only to transport='superdense' "
                 "(the classical network is error-free)"
             )
-        if protection(protection_scheme, "protection_scheme").scheme != "none":
+        if prot.scheme != "none":
             raise ValueError("protection applies only to transport='superdense'")
         return Classical()
     inner = Superdense(Link(**link))
-    prot = protection(protection_scheme, "protection_scheme")
     return inner if prot.scheme == "none" else Protected(inner, prot)

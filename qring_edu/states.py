@@ -67,6 +67,17 @@ def as_array(value):
     return value
 
 
+def _complex_array(value, name: str, what: str) -> np.ndarray:
+    """``value`` (or a Qiskit object's data) as a finite complex array, else ``name must be what``."""
+    try:
+        arr = np.asarray(as_array(value), dtype=complex)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be {what}") from None
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite; it contains NaN or Inf")
+    return arr
+
+
 def as_density_matrix(state, name: str = "state") -> np.ndarray:
     """A valid density matrix (complex, (d, d)): a vector ``ψ`` (d,) of norm 1 becomes
     ``|ψ⟩⟨ψ|``; a matrix must be Hermitian (:data:`ATOL`), of unit trace and positive
@@ -78,13 +89,7 @@ def as_density_matrix(state, name: str = "state") -> np.ndarray:
     array([[1., 0.],
            [0., 0.]])
     """
-    check_name(name)
-    try:
-        arr = np.asarray(as_array(state), dtype=complex)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a state vector or a density matrix of numbers") from None
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite; it contains NaN or Inf")
+    arr = _complex_array(state, check_name(name), "a state vector or a density matrix of numbers")
     if arr.ndim == 1:
         norm = np.linalg.norm(arr)
         if arr.size < 1 or abs(norm - 1) > 1e-6:
@@ -172,12 +177,7 @@ def embed_operator(u, qargs, n: int) -> np.ndarray:
     k = len(qargs)
     if k == 0 or len(set(qargs)) != k:
         raise ValueError(f"qargs must be distinct qubit indices in 0..{n - 1}, got {qargs}")
-    try:
-        u = np.asarray(as_array(u), dtype=complex)
-    except (TypeError, ValueError):
-        raise TypeError(f"u must be a matrix of numbers, got {u!r}") from None
-    if not np.all(np.isfinite(u)):
-        raise ValueError("u must be finite; it contains NaN or Inf")
+    u = _complex_array(u, "u", f"a matrix of numbers, got {u!r}")
     if u.shape != (2**k, 2**k):
         raise ValueError(f"u must have shape ({2**k}, {2**k}) for {k} qubit(s), got {u.shape}")
     # Axes of the identity tensor: outputs (q_{n-1} .. q_0), then inputs; axis j of u's output

@@ -41,7 +41,6 @@ def check_int(value: Any, name: str, lo: int | None = None, hi: int | None = Non
 
     Examples
     --------
-    >>> from qring_edu._validate import check_int
     >>> check_int(1, "P (number of workers)", 2)
     Traceback (most recent call last):
     ...
@@ -69,7 +68,6 @@ def check_float(
 
     Examples
     --------
-    >>> from qring_edu._validate import check_float
     >>> check_float(1.0, "tau", 0.0, 1.0, lo_open=True, hi_open=True)
     Traceback (most recent call last):
     ...
@@ -105,7 +103,6 @@ def check_bits(bits: Any, name: str = "bits") -> int:
 
     Examples
     --------
-    >>> from qring_edu._validate import check_bits
     >>> check_bits(64)
     Traceback (most recent call last):
     ...
@@ -115,12 +112,10 @@ def check_bits(bits: Any, name: str = "bits") -> int:
 
 
 def check_fidelity(value: Any, name: str = "pair_fidelity") -> float:
-    """Fidelity of a pre-shared pair with |Φ+⟩, in ``[0.25, 1]`` (:data:`MIN_FIDELITY`), as
-    ``float``.
+    """A pair's fidelity with |Φ+⟩, in ``[0.25, 1]`` (:data:`MIN_FIDELITY`), as ``float``.
 
     Examples
     --------
-    >>> from qring_edu._validate import check_fidelity
     >>> check_fidelity(0.2, "channel_fidelity")
     Traceback (most recent call last):
     ...
@@ -134,7 +129,6 @@ def check_choice(value: Any, name: str, choices: tuple[str, ...]) -> str:
 
     Examples
     --------
-    >>> from qring_edu._validate import check_choice
     >>> check_choice("quantum", "transport", ("classical", "superdense"))
     Traceback (most recent call last):
     ...
@@ -155,7 +149,6 @@ def seed_sequence(seed: Any, name: str = "seed") -> np.random.SeedSequence:
 
     Examples
     --------
-    >>> from qring_edu._validate import seed_sequence
     >>> seed_sequence(7).entropy, seed_sequence([7, 2, 0]).entropy
     (7, [7, 2, 0])
     """
@@ -177,7 +170,6 @@ def generator(seed: Any, name: str = "seed") -> np.random.Generator:
 
     Examples
     --------
-    >>> from qring_edu._validate import generator
     >>> bool(generator([3, 1]).integers(100) == np.random.default_rng([3, 1]).integers(100))
     True
     """
@@ -192,7 +184,6 @@ def check_seed(seed: Any, name: str = "seed") -> None:
 
     Examples
     --------
-    >>> from qring_edu._validate import check_seed
     >>> check_seed(-1)
     Traceback (most recent call last):
     ...
@@ -209,7 +200,6 @@ def as_numeric_array(value: Any, name: str) -> np.ndarray:
 
     Examples
     --------
-    >>> from qring_edu._validate import as_numeric_array
     >>> as_numeric_array([1.0, float("nan")], "grads")
     Traceback (most recent call last):
     ...
@@ -240,7 +230,6 @@ def check_bit_array(value: Any, name: str = "bits") -> np.ndarray:
 
     Examples
     --------
-    >>> from qring_edu._validate import check_bit_array
     >>> check_bit_array([0, 2])
     Traceback (most recent call last):
     ...
@@ -289,7 +278,6 @@ def check_memory(n_bytes: float, name: str, value: Any) -> None:
 
     Examples
     --------
-    >>> from qring_edu._validate import check_memory
     >>> check_memory(8 * 10**12, "d", 10**12)
     Traceback (most recent call last):
     ...
@@ -307,7 +295,6 @@ def check_name(value: Any, name: str = "name") -> str:
 
     Examples
     --------
-    >>> from qring_edu._validate import check_name
     >>> check_name(3)
     Traceback (most recent call last):
     ...

@@ -42,7 +42,6 @@ def to_words(values: np.ndarray, bits: int) -> np.ndarray:
 
     Examples
     --------
-    >>> from qring_edu.fixedpoint import to_words
     >>> to_words([-1, 5, -8, 16], bits=4).tolist()
     [15, 5, 8, 0]
     """
@@ -59,7 +58,6 @@ def to_signed(words: np.ndarray, bits: int) -> np.ndarray:
 
     Examples
     --------
-    >>> from qring_edu.fixedpoint import to_signed
     >>> to_signed([15, 5, 8, 7], bits=4).tolist()
     [-1, 5, -8, 7]
     """
@@ -82,7 +80,6 @@ def modular_sum(values, bits: int) -> np.ndarray:
     --------
     ``7 + 1 = 8`` wraps to ``-8`` in 4-bit words:
 
-    >>> from qring_edu import modular_sum
     >>> modular_sum([[7, -8, 3], [1, -1, 2]], bits=4).tolist()
     [-8, 7, 5]
     """
@@ -105,8 +102,6 @@ class FixedPoint:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from qring_edu import fixed_point
     >>> code = fixed_point(workers=4, bits=8, max_abs=1.0)
     >>> words = code.encode(np.array([0.5, -1.0]))
     >>> words.tolist()
@@ -170,7 +165,6 @@ def fixed_point(workers: int, bits: int, max_abs: float) -> FixedPoint:
 
     Examples
     --------
-    >>> from qring_edu import fixed_point
     >>> fixed_point(workers=4, bits=8, max_abs=2.0)
     FixedPoint(bits=8, workers=4, max_abs=2.0, cap=31, scale=15.5)
     """

@@ -78,13 +78,12 @@ def launch_local(
     """Run ``fn(rank, world_size, *args)`` in ``world_size`` (>= 2) fresh Python processes
     joined by gloo; return the results in rank order.
 
-    Each process is a new interpreter (``python -c``: the caller's ``__main__`` is never
-    re-executed, so this works from scripts, pytest and notebooks) with the caller's
-    ``sys.path`` and one torch thread; it joins a gloo group on a :func:`free_port` whose peers
-    time out after ``pg_timeout`` seconds, then calls ``fn``, a module-level function of an
-    importable module (``args`` and the result must pickle). A failing rank raises
-    ``RuntimeError`` with its output, ranks not done within ``timeout`` seconds
-    ``TimeoutError``; either way every remaining process is killed.
+    Each rank is a new interpreter (``python -c``: the caller's ``__main__`` is never re-run, so
+    this works from scripts, pytest and notebooks) with the caller's ``sys.path`` and one torch
+    thread, joined on a :func:`free_port` (peers time out after ``pg_timeout`` s). ``fn``: a
+    module-level function of an importable module; ``args`` and results must pickle. A failing
+    rank raises ``RuntimeError`` with its output, a late one (``timeout`` s) ``TimeoutError``;
+    either way every remaining process is killed.
 
     Examples
     --------

@@ -407,9 +407,8 @@ class Capacities:
 
 
 def depolarizing_capacities(channel_fidelity: float, *, transmission: float = 1.0) -> Capacities:
-    """Unassisted and entanglement-assisted classical capacities of the depolarising channel of
-    fidelity ``F`` (X, Y, Z each ``(1 - F)/3``), after a heralded loss that lets a fraction
-    ``transmission`` of the photons through. See :class:`Capacities`.
+    """:class:`Capacities` of the depolarising channel of fidelity ``F`` after a heralded loss
+    that lets a fraction ``transmission`` of the photons through.
 
     Examples
     --------

@@ -128,8 +128,6 @@ def message_bits(workers: int, d: int, bits: int) -> np.ndarray:
     array([[15, 10, 10, 15],
            [10, 15, 10, 10],
            [10, 10, 15, 10]])
-    >>> int(message_bits(4, 1000, 16).sum(axis=1).max())   # = 2 (P-1) (d/P) b when P | d
-    24000
     """
     P = check_int(workers, "workers", 2, MAX_WORKERS)
     sizes = np.diff(chunk_bounds(d, P))

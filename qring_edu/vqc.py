@@ -276,9 +276,7 @@ def vqc_loss_and_grad(params, X, y, *, qubits: int = VQC_QUBITS, layers: int = V
 
     Examples
     --------
-    >>> from qring_edu.training import make_moons
-    >>> X, y = make_moons(50, seed=0)
-    >>> loss, grad, acc = vqc_loss_and_grad(np.zeros(18), X, y)
+    >>> loss, grad, acc = vqc_loss_and_grad(np.zeros(18), [[0.0, 0.5], [1.0, -0.2]], [0, 1])
     >>> grad.shape, bool(loss > 0), 0.0 <= acc <= 1.0
     ((18,), True, True)
     """
@@ -294,9 +292,7 @@ def vqc_loss_accuracy(params, X, y, *, qubits: int = VQC_QUBITS, layers: int = V
 
     Examples
     --------
-    >>> from qring_edu.training import make_moons
-    >>> X, y = make_moons(50, seed=0)
-    >>> loss, acc = vqc_loss_accuracy(np.zeros((3, 18)), X, y)
+    >>> loss, acc = vqc_loss_accuracy(np.zeros((3, 18)), [[0.0, 0.5], [1.0, -0.2]], [0, 1])
     >>> loss.shape, bool(np.all(loss == loss[0]))
     ((3,), True)
     """

@@ -179,19 +179,14 @@ def superdense_outcome_probabilities(x: int, z: int, *, link: Link = Link()) -> 
     link = _check_link(link)
     pair, memory, channel = _link_noises(link)
     rho = DensityMatrix.from_label("00")
-    pieces = iter(circuit.data)
-    for inst in pieces:  # the pair: H, CNOT
+    shared = [(pair, 1)] + ([] if memory is None else [(memory, 0), (memory, 1)])
+    noises = iter([shared, [(channel, 0)]])  # at the barriers: pair shared, then A sent
+    for inst in circuit.data:
         if inst.operation.name == "barrier":
-            break
-        rho = rho.evolve(inst.operation, [circuit.find_bit(q).index for q in inst.qubits])
-    rho = rho.evolve(_kraus(pair), [1])
-    if memory is not None:
-        rho = rho.evolve(_kraus(memory), [0]).evolve(_kraus(memory), [1])
-    for inst in pieces:  # Alice's encoding, the channel, Bob's decoding
-        if inst.operation.name == "barrier":
-            rho = rho.evolve(_kraus(channel), [0])
-            continue
-        rho = rho.evolve(inst.operation, [circuit.find_bit(q).index for q in inst.qubits])
+            for errors, qubit in next(noises):
+                rho = rho.evolve(_kraus(errors), [qubit])
+        else:
+            rho = rho.evolve(inst.operation, [circuit.find_bit(q).index for q in inst.qubits])
     probs = rho.probabilities_dict(decimals=15)  # key "q1 q0" = "x z"
     return {(int(k[0]), int(k[1])): float(probs.get(k, 0.0)) for k in ("00", "01", "10", "11")}
 

@@ -110,15 +110,9 @@ class Superdense:
             return words
         rng = message_rng(seed, step, sender)
         noise = draw_noise(n, self.link.errors, rng, self.link.transmission)
-        offline = _delivered(noise.sent, self.link.transmission, rng)
-        ledger.record(
-            sender,
-            step,
-            qubits=noise.sent,
-            ebits=noise.sent,
-            offline_qubits=offline,
-            lost=noise.sent - n,
-        )
+        sent = noise.sent  # the symbols and the lost photons, each on its own pair
+        offline = _delivered(sent, self.link.transmission, rng)
+        ledger.record(sender, step, qubits=sent, ebits=sent, offline_qubits=offline, lost=sent - n)
         if noise.positions.size == 0:
             return words
         out = words.copy()

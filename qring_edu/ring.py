@@ -244,13 +244,6 @@ class AllReduceResult:
         return t.report(self.ledger) if isinstance(t, Protected) else None
 
 
-def _check_grads(grads) -> np.ndarray:
-    arr = as_numeric_array(grads, "grads")
-    if arr.ndim != 2 or arr.shape[0] < 2 or arr.shape[1] < 1:
-        raise ValueError(f"grads must have shape (P, d) with P >= 2 and d >= 1, got {arr.shape}")
-    return arr
-
-
 def ring_allreduce(
     grads,
     *,
@@ -290,7 +283,9 @@ def ring_allreduce(
     >>> bool((noisy.outputs == clean.outputs).all()), bool((fixed.outputs == clean.outputs).all())
     (False, True)
     """
-    arr = _check_grads(grads)
+    arr = as_numeric_array(grads, "grads")
+    if arr.ndim != 2 or arr.shape[0] < 2 or arr.shape[1] < 1:
+        raise ValueError(f"grads must have shape (P, d) with P >= 2 and d >= 1, got {arr.shape}")
     protection = protection_of(protection, "protection")
     transport = as_transport(transport, protection_scheme=protection, **link)
     bits = check_bits(bits)
@@ -301,16 +296,13 @@ def ring_allreduce(
         raise ValueError("max_abs applies to float grads only; integers are summed exactly")
     words = np.empty((P, d), dtype=np.uint32)
     codec = None
-    if is_int:
-        for k in range(P):
-            words[k] = to_words(arr[k], bits)
-    else:
+    if not is_int:
         if max_abs is None:
             largest = float(max(np.max(arr), -np.min(arr)))
             max_abs = largest if largest > 0 else 1.0
         codec = fixed_point(P, bits, check_float(max_abs, "max_abs", 0.0, lo_open=True))
-        for k in range(P):  # row by row: temporaries of one row, not of the whole input
-            words[k] = codec.encode(arr[k])
+    for k in range(P):  # row by row: temporaries of one row, not of the whole input
+        words[k] = to_words(arr[k], bits) if is_int else codec.encode(arr[k])
     ledger = Ledger(P, transport.name, 2 * (P - 1))
 
     def exchange(step: int, sends: dict) -> dict:  # worker j's message goes to j + 1

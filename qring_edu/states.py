@@ -11,8 +11,7 @@ Conventions (the same as Qiskit's, so results compare directly with ``qiskit.qua
 * **Bloch sphere.** ``ρ = (I + r·σ)/2`` with ``r = (Tr ρX, Tr ρY, Tr ρZ)``; the direction with
   polar angle θ and azimuth φ (radians) is ``n = (sin θ cos φ, sin θ sin φ, cos θ)``.
 
-Qiskit objects (``Statevector``, ``DensityMatrix``, ``Operator``) are accepted wherever a state or
-an operator is, by reading their ``data`` array; Qiskit itself is never imported here.
+Qiskit objects are accepted wherever a state or an operator is (:func:`as_array`).
 """
 
 from __future__ import annotations
@@ -54,7 +53,8 @@ BELL_LABELS = ("phi+", "phi-", "psi+", "psi-")
 
 # -- States and operators as arrays ----------------------------------------------------------------
 def as_array(value):
-    """``value`` itself, or the ``data`` array of a Qiskit ``quantum_info`` object.
+    """``value`` itself, or the ``data`` array of a Qiskit ``quantum_info`` object
+    (``Statevector``, ``DensityMatrix``, ``Operator``; Qiskit itself is never imported here).
 
     Examples
     --------

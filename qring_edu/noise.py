@@ -11,10 +11,8 @@ Pauli codes and bit order. A Pauli error is stored by its *frame code*: bit 0 fl
 is a bit stream: bit ``p`` is bit ``p mod b`` of word ``p div b``, symbol ``j`` carries stream bits
 ``2j`` (``x``) and ``2j + 1`` (``z``); a stream of odd length is padded with one zero bit.
 
-Every message draws its noise from its own generator, :func:`message_rng` ``(seed, step,
-sender)``, in one call of :func:`draw_noise`, so it gets the same noise wherever it is simulated
-(:func:`qring_edu.ring_allreduce`, the DDP hook, any order). :func:`flip_bits` turns the Paulis
-into bit flips: the one place the library does that.
+Every message draws its noise from its own generator (:func:`message_rng`) in one call of
+:func:`draw_noise`; :func:`flip_bits` turns the Paulis into bit flips.
 """
 
 from __future__ import annotations
@@ -297,12 +295,12 @@ def draw_noise(
 ) -> Noise:
     """The one noise draw of a message of ``n_symbols`` superdense symbols.
 
-    ``errors``: the Pauli error of one decoded symbol (:attr:`Link.errors`); ``transmission``:
-    the photons' arrival probability η. Three vectorised draws from ``rng``, in this order: the
-    lost photons, ``NegativeBinomial(n, η)`` (each symbol is sent until it arrives); the number
-    of erring symbols, ``K ~ Binomial(n, 1 - p_I)``; which ``K`` symbols (uniform, without
-    replacement) and which Pauli each suffers (X, Z, Y with probabilities proportional to
-    ``p_X, p_Z, p_Y``). Each symbol thus errs independently with probability ``1 - p_I``.
+    ``errors``: the Pauli error of one decoded symbol (:attr:`Link.errors`); ``transmission``: η.
+    Three vectorised draws from ``rng``, in this order: the lost photons, ``NegativeBinomial(n,
+    η)`` (each symbol is sent until it arrives); ``K ~ Binomial(n, 1 - p_I)`` erring symbols;
+    which ``K`` (uniform, without replacement) and which Pauli each suffers (X, Z, Y in
+    proportion to ``p_X, p_Z, p_Y``). So each symbol errs independently with probability
+    ``1 - p_I``.
 
     Examples
     --------

@@ -215,8 +215,5 @@ def superdense_send_qiskit(bits, *, link: Link = Link(), seed=None) -> np.ndarra
     ]
     sim_seed = int(rng.integers(2**31 - 1))
     result = AerSimulator().run(circuits, shots=1, seed_simulator=sim_seed).result()
-    received = np.empty_like(padded)
-    for j in range(len(circuits)):
-        (key,) = result.get_counts(j).keys()
-        received[2 * j], received[2 * j + 1] = int(key[0]), int(key[1])
-    return received[: data.size]
+    keys = [next(iter(result.get_counts(j))) for j in range(len(circuits))]  # one shot: "xz"
+    return np.array([int(b) for key in keys for b in key], dtype=np.uint8)[: data.size]

@@ -180,12 +180,11 @@ class VQC:
 class TrainingRun:
     """History of :func:`train_data_parallel`.
 
-    ``transport``: ``"classical"``, ``"superdense"``, ``"exact"`` or ``"custom"``; ``link``: the
-    superdense ring's :class:`~qring_edu.noise.Link` (or ``None``); ``protection``: its scheme.
-    ``losses``/``accuracies`` (steps + 1, P): replica k's on the whole training set, before step
-    0 and after every step; ``weights`` (P, n_params): the final replicas; ``online_bits`` ..
-    ``offline_bits``: the :class:`~qring_edu.ledger.Ledger` currencies on the busiest link, summed
-    over the steps (0 for ``"exact"`` and custom all-reduces).
+    ``transport``: ``"classical"``, ``"superdense"``, ``"exact"`` or ``"custom"``; ``link``,
+    ``protection``: the superdense ring's (or ``None``, ``"none"``). ``losses``/``accuracies``
+    (steps + 1, P): replica k's on the training set, before step 0 and after every step;
+    ``weights`` (P, n_params): the final replicas; ``online_bits`` .. ``offline_bits``: the
+    ledger's currencies on the busiest link, summed over the steps (0 without a ring).
 
     Examples
     --------

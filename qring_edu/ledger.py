@@ -34,11 +34,8 @@ class Ledger:
 
     Examples
     --------
-    3 links, ``d = 6`` words of 8 bits: ``2 (P - 1) (d / P) b = 64`` bits per link, or half as
-    many qubits over as many pairs, each distributed by one qubit:
-
     >>> import qring_edu as qr
-    >>> grads = np.arange(18).reshape(3, 6)
+    >>> grads = np.arange(18).reshape(3, 6)          # 2 (P - 1) (d / P) b = 64 bits per link
     >>> qr.ring_allreduce(grads, bits=8).ledger
     Ledger(P=3, transport='classical', steps=4, online_bits=64, online_qubits=0, ebits=0, offline_qubits=0)
     >>> ledger = qr.ring_allreduce(grads, bits=8, transport="superdense").ledger

@@ -358,10 +358,9 @@ def train_data_parallel(
 @result(show=("bandwidth_ratio", "saving", "crossover_params"))
 class GradientBudget:
     """What one all-reduce of a model's gradient costs on the ring (:func:`gradient_budget`):
-    ``link_bits`` / ``link_qubits`` on the busiest link (classical / superdense ring); seconds
-    from :func:`qring_edu.costmodel.ring_time`: ``latency = 2 (P-1) alpha``, ``classical_time``,
-    ``superdense_time``. At ``crossover_params`` the superdense ring saves about a quarter, far
-    above it about half, far below it almost nothing.
+    ``link_bits`` / ``link_qubits`` on the busiest link; seconds (:func:`~qring_edu.ring_time`):
+    ``latency = 2 (P-1) alpha``, ``classical_time``, ``superdense_time``. The superdense ring
+    saves about a quarter at ``crossover_params``, half far above it, almost nothing far below.
 
     Examples
     --------

@@ -116,11 +116,8 @@ def launch_local(
                     f"from qring_edu.launch import _child_main; "
                     f"_child_main({payload!r}, {results[rank]!r})"
                 )
-                procs.append(
-                    subprocess.Popen(
-                        [sys.executable, "-c", code], stdout=log, stderr=subprocess.STDOUT
-                    )
-                )
+                cmd = [sys.executable, "-c", code]
+                procs.append(subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT))
             deadline = time.monotonic() + timeout
             while any(p.poll() is None for p in procs):
                 failed = [k for k, p in enumerate(procs) if p.poll() not in (None, 0)]

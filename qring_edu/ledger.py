@@ -67,10 +67,8 @@ class Ledger:
         offline_bits: int = 0,
         **events: int,
     ) -> None:
-        """Add one message sent by ``sender`` over link ``(sender, sender+1)`` at ``step``.
-
-        ``events``: other counts of the message that are not channel uses (code blocks,
-        rejected blocks, lost photons), by name; :meth:`events` sums them."""
+        """Add one message sent by ``sender`` over link ``(sender, sender+1)`` at ``step``, with
+        its ``events``: counts that are not channel uses (blocks, lost photons; :meth:`events`)."""
         for c, n in zip(_CURRENCIES, (bits, qubits, ebits, offline_qubits, offline_bits)):
             self._counts[c][sender] += n
         for name, n in events.items():

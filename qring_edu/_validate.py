@@ -90,8 +90,7 @@ def check_float(
 
 
 def check_delta(delta: Any) -> float:
-    """A failure probability ``delta`` in (0, 1/2), at least 1e-300 (``log(2 / delta)`` must
-    stay finite: it overflows near 1e-308)."""
+    """A failure probability ``delta`` in (0, 1/2), >= 1e-300 (``log(2 / delta)`` stays finite)."""
     d = check_float(delta, "delta", 0.0, 0.5, lo_open=True, hi_open=True)
     if d < 1e-300:
         raise ValueError(f"delta must be at least 1e-300, got {d:g}")

@@ -68,7 +68,7 @@ def as_array(value):
 
 
 def _complex_array(value, name: str, what: str) -> np.ndarray:
-    """``value`` (or a Qiskit object's data) as a finite complex array, else ``name must be what``."""
+    """``value`` (or a Qiskit object's data) as a finite complex array; else "name must be what"."""
     try:
         arr = np.asarray(as_array(value), dtype=complex)
     except (TypeError, ValueError):

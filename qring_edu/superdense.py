@@ -48,9 +48,9 @@ def superdense_send(bits, *, link: Link = Link(), seed=None) -> np.ndarray:
     """Send a bit stream (1-D 0/1, length n) by superdense coding over ``link`` (fast path);
     return the ``uint8`` bits Bob decodes, length n.
 
-    The noise is one :func:`~qring_edu.noise.draw_noise` from ``default_rng(seed)``: with
-    ``seed=SeedSequence(root.entropy, spawn_key=(step, sender))`` it is the draw of the message
-    ``sender`` sends at ``step`` of a ring seeded with ``root`` (:func:`~qring_edu.noise.message_rng`).
+    The noise is one :func:`~qring_edu.noise.draw_noise` from ``default_rng(seed)``; with
+    ``seed=SeedSequence(root.entropy, spawn_key=(step, sender))`` it is the draw of that message
+    of a ring seeded with ``root`` (:func:`~qring_edu.noise.message_rng`).
 
     Examples
     --------

@@ -1,14 +1,12 @@
-"""Experiments of chapter 3, *The superdense ring*: the state after each gate of superdense
-coding, the noisy superdense channel three ways, the two rings' ledgers, the iteration-time
-models (non-overlapped, and bucketed with the same overlap for both transports), and the
-cut-set floor for any all-reduce protocol.
+"""Experiments of chapter 3, *The superdense ring* (book/03_superdense_ring.ipynb): the state
+after each gate of superdense coding, the noisy channel three ways (exact, fast path, Aer), the
+two rings' ledgers and iteration times (non-overlapped, and bucketed with the same overlap for
+both transports), and chapter 2's cut-set floor. Training: :mod:`.training`.
 
-Pure: every number comes from :mod:`qring_edu.superdense`, :mod:`qring_edu.ring` and
-:mod:`qring_edu.costmodel`; results are frozen dataclasses (figures:
-:mod:`qring_edu.figures.superdense_ring`). Training over the rings is the section's own slug:
-:mod:`qring_edu.experiments.training` (``training_comparison``, ``training_table`` and the DDP
-tables moved there; their old names here still work for one release, with a
-``DeprecationWarning``).
+Times: ``compute_ms`` forward + backward (ms), ``bandwidth_gbps`` the classical link rate
+(``beta = 1e-9 / bandwidth_gbps`` s per bit), ``latency_us`` = ``alpha`` (µs per message),
+``qubit_cost`` a qubit's link time in bits' (``beta_qubit = qubit_cost * beta``; 2 = the two bits
+it carries).
 
 Message order: the two-bit message ``(x, z)`` has index ``m = 2 x + z`` and label ``"xz"`` (the
 Qiskit count key of :func:`qring_edu.superdense_circuit`).
@@ -71,6 +69,12 @@ MAX_AER_SYMBOLS = 20_000
 
 
 # -- The channel: exact vs fast path vs Aer --------------------------------------------------------
+def _exact(link: Link) -> np.ndarray:
+    """``[m, o]``: P(Bob decodes o | Alice sent m), density-matrix evolution, shape (4, 4)."""
+    probs = [superdense_outcome_probabilities(m >> 1, m & 1, link=link) for m in range(4)]
+    return np.array([[p[(o >> 1, o & 1)] for o in range(4)] for p in probs])
+
+
 def outcome_table(pair_fidelity: float = 1.0) -> Table:
     """Exact distribution of Bob's decoded message for each message Alice sends, from the Qiskit
     density-matrix evolution (:func:`qring_edu.superdense_outcome_probabilities`): one row per
@@ -85,13 +89,9 @@ def outcome_table(pair_fidelity: float = 1.0) -> Table:
     "10"  0.100  0.100  0.700  0.100
     "11"  0.100  0.100  0.100  0.700
     """
-    link, rows = Link(pair_fidelity), []
-    for m, label in enumerate(MESSAGE_LABELS):
-        probs = superdense_outcome_probabilities(m >> 1, m & 1, link=link)
-        rows.append((f'"{label}"', *(probs[(o >> 1, o & 1)] for o in range(4))))
-    return Table(
-        ("sent",) + tuple(f'"{o}"' for o in MESSAGE_LABELS), tuple(rows), ("",) + (".3f",) * 4
-    )
+    labels = tuple(f'"{o}"' for o in MESSAGE_LABELS)
+    rows = tuple((m, *p) for m, p in zip(labels, _exact(Link(pair_fidelity)).tolist()))
+    return Table(("sent",) + labels, rows, ("",) + (".3f",) * 4)
 
 
 _ROOTS = ((1.0, "{}"), (1 / np.sqrt(2), "({})/√2"), (0.5, "({})/2"))
@@ -150,11 +150,9 @@ def ket_label(amplitudes, tol: float = 1e-9) -> str:
 def superdense_state_table() -> Table:
     """The state after each gate of superdense coding, for each of the four messages.
 
-    One row per gate of :func:`qring_edu.superdense_circuit` (without the measurement): the pair
-    (H and CNOT), Alice's X**x and Z**z on A (only where the message asks for it), Bob's CNOT and
-    H. One column per message ``"xz"``. States are Qiskit ``Statevector`` labels
-    ``|q1 q0⟩ = |B A⟩`` (qubit 1, Bob's B, written first; :func:`ket_label`): after the last
-    gate the label is the Qiskit count key Bob reads, ``"xz"``. Qiskit path (imported here).
+    One row per gate of :func:`qring_edu.superdense_circuit` (Alice's X and Z only where the
+    message asks for them), one column per message ``"xz"``; states as :func:`ket_label` of the
+    Qiskit ``Statevector``, ``|q1 q0⟩ = |B A⟩``. Qiskit path (imported here).
 
     Examples
     --------
@@ -170,25 +168,16 @@ def superdense_state_table() -> Table:
     """
     from qiskit.quantum_info import Statevector
 
-    labels = (
-        "start",
-        "H on A",
-        "CNOT A→B: |Φ+⟩",
-        "Alice: X^x on A",
-        "Alice: Z^z on A",
-        "Bob: CNOT A→B",
-        "Bob: H on A",
-    )
+    labels = ("start", "H on A", "CNOT A→B: |Φ+⟩", "Alice: X^x on A", "Alice: Z^z on A")
+    labels += ("Bob: CNOT A→B", "Bob: H on A")
     columns = []
     for m in range(4):
         x, z = m >> 1, m & 1
         circuit = superdense_circuit(x, z, measure=False)
-        gates = iter(
-            [
-                (inst.operation, [circuit.find_bit(q).index for q in inst.qubits])
-                for inst in circuit.data
-                if inst.operation.name != "barrier"
-            ]
+        gates = (
+            (inst.operation, [circuit.find_bit(q).index for q in inst.qubits])
+            for inst in circuit.data
+            if inst.operation.name != "barrier"
         )
         state = Statevector.from_label("00")
         cells = [ket_label(state.data)]
@@ -213,10 +202,8 @@ def superdense_state_table() -> Table:
 class ChannelStats(Tabular):
     """Decoded-outcome statistics of superdense coding over isotropic pairs of fidelity F.
 
-    ``exact[m, o]``: P(Bob decodes o | Alice sent m), from density-matrix evolution, shape (4, 4).
-    ``fast_counts[m, o]``: counts from the fast path on uniformly random symbols, shape (4, 4).
-    ``aer_counts``: the same from one Aer circuit per symbol, or ``None`` if not sampled.
-    Indices ``m, o = 2 x + z`` (labels "00", "01", "10", "11" read "xz").
+    ``exact[m, o]``: P(Bob decodes o | Alice sent m), shape (4, 4); ``fast_counts[m, o]`` and
+    ``aer_counts`` (``None`` if not sampled): sampled counts of the fast path and of Aer.
 
     Examples
     --------
@@ -250,13 +237,10 @@ class ChannelStats(Tabular):
         """Fraction of Aer symbols decoded wrongly (``None`` if Aer was not run)."""
         return self._rate(self.aer_counts)
 
-    @property
-    def fast_symbols(self) -> int:
-        return int(self.fast_counts.sum())
-
-    @property
-    def aer_symbols(self) -> int:
-        return 0 if self.aer_counts is None else int(self.aer_counts.sum())
+    fast_symbols = property(lambda self: int(self.fast_counts.sum()), doc="Fast-path symbols.")
+    aer_symbols = property(
+        lambda self: 0 if self.aer_counts is None else int(self.aer_counts.sum()), doc="Aer's."
+    )
 
     def table(self) -> Table:
         """Symbol error rate of each path: exact, fast path, Aer (if run), with the sampled paths'
@@ -288,12 +272,10 @@ def _count_messages(sent: np.ndarray, received: np.ndarray) -> np.ndarray:
 def channel_statistics(
     pair_fidelity: float = 0.9, n_symbols: int = 2000, seed: int = 0, *, aer_symbols: int = 0
 ) -> ChannelStats:
-    """Send uniformly random symbols three ways and tabulate what Bob decodes.
-
-    ``n_symbols`` random two-bit symbols go through the fast path
+    """``n_symbols`` uniformly random two-bit symbols through the fast path
     (:func:`qring_edu.superdense_send`), ``aer_symbols`` others through one Aer circuit each
-    (:func:`qring_edu.superdense_send_qiskit`); the exact table comes from
-    :func:`qring_edu.superdense_outcome_probabilities`. Deterministic given ``seed``.
+    (:func:`qring_edu.superdense_send_qiskit`), next to the exact table
+    (:func:`qring_edu.superdense_outcome_probabilities`).
 
     Examples
     --------
@@ -305,15 +287,7 @@ def channel_statistics(
     (4000, (4, 4))
     """
     link = Link(pair_fidelity)
-    exact = np.array(
-        [
-            [
-                superdense_outcome_probabilities(m >> 1, m & 1, link=link)[(o >> 1, o & 1)]
-                for o in range(4)
-            ]
-            for m in range(4)
-        ]
-    )
+    exact = _exact(link)
     n_symbols = check_int(n_symbols, "n_symbols", 1, MAX_SYMBOLS)
     aer_symbols = check_int(aer_symbols, "aer_symbols", 0, MAX_AER_SYMBOLS)
     seed = check_int(seed, "seed", 0)
@@ -429,33 +403,26 @@ def iteration_comparison(
     latency_us: float = 5.0,
     qubit_cost: float = 1.0,
 ) -> IterationComparison:
-    """Iteration time of a model of ``MODEL_SIZES[model]`` parameters on ``workers`` workers.
-
-    ``compute_ms``: forward + backward time (ms); ``bandwidth_gbps``: classical link rate, so
-    ``beta = 1e-9 / bandwidth_gbps`` seconds per bit; ``latency_us``: ``alpha`` in µs;
-    ``qubit_cost``: link time of one qubit in units of one bit's (``beta_qubit = qubit_cost *
-    beta``; 1 = a qubit is as cheap as a bit, 2 = it costs as much as the two bits it carries).
+    """Non-overlapped iteration time of ``MODEL_SIZES[model]`` parameters on ``workers`` workers,
+    both rings (units: the module docstring).
 
     Examples
     --------
     >>> iteration_comparison(20.0).speedup > 1
     True
     """
-    model = check_choice(model, "model", tuple(MODEL_SIZES))
-    compute_ms = check_float(compute_ms, "compute_ms (compute time in ms)", 0.0)
-    bandwidth = check_float(bandwidth_gbps, "bandwidth_gbps", 0.0, lo_open=True)
-    latency = check_float(latency_us, "latency_us", 0.0)
-    qubit_cost = check_float(qubit_cost, "qubit_cost (link time per qubit / per bit)", 0.0)
-    beta = 1e-9 / bandwidth
-    args = (compute_ms * 1e-3, workers, MODEL_SIZES[model], bits, latency * 1e-6, beta)
+    _, d, beta, alpha, beta_q = _link_settings(model, bandwidth_gbps, latency_us, qubit_cost)
+    compute = check_float(compute_ms, "compute_ms (compute time in ms)", 0.0) * 1e-3
+    args = (compute, workers, d, bits, alpha, beta)
     return IterationComparison(
         iteration_time(*args, transport="classical"),
-        iteration_time(*args, transport="superdense", beta_qubit=qubit_cost * beta),
+        iteration_time(*args, transport="superdense", beta_qubit=beta_q),
     )
 
 
 # -- Overlapped, bucketed iterations: both transports alike ----------------------------------------
-def _link_settings(workers, model, bits, bandwidth_gbps, latency_us, qubit_cost):
+def _link_settings(model, bandwidth_gbps, latency_us, qubit_cost):
+    """(model, d, beta, alpha, beta_qubit) in seconds and bits from the settings' units."""
     model = check_choice(model, "model", tuple(MODEL_SIZES))
     bandwidth = check_float(bandwidth_gbps, "bandwidth_gbps", 0.0, lo_open=True)
     latency = check_float(latency_us, "latency_us", 0.0)
@@ -466,20 +433,11 @@ def _link_settings(workers, model, bits, bandwidth_gbps, latency_us, qubit_cost)
 
 @result(show=("ratio", "gain", "binding"))
 class OverlapComparison(Tabular):
-    """One training iteration with bucketed, overlapped all-reduce
-    (:func:`qring_edu.costmodel.bucketed_iteration_time`, ``method="simulate"``) for both transports.
-
-    ``classical`` / ``superdense``: the two :class:`~qring_edu.costmodel.BucketedIteration` (with link 0's
-    ``schedule`` and the buckets' ``ready`` times). ``halved``: the classical schedule with
-    ``beta_qubit / 2`` per bit, i.e. the superdense ring's messages on the same clock but without
-    the pair distribution (its critical path, exact when every message has an even number of
-    bits). ``backward_fraction``: the share of the compute in the backward pass. Times in seconds.
-
-    The superdense iteration is ``max(halved.total, online + distribution)`` (the link must carry
-    both), so the saving is ``gain = min(critical_path_gain, link_gain)`` with
-    ``critical_path_gain = classical.total - halved.total`` and ``link_gain = classical.total -
-    (superdense.online + superdense.distribution)``; with ``beta_qubit = beta`` the latter is the
-    classical link's idle time minus one ``alpha`` per bucket.
+    """One iteration with bucketed, overlapped all-reduce for both transports (seconds):
+    ``classical`` / ``superdense`` :class:`~qring_edu.costmodel.BucketedIteration` and
+    ``halved``, the classical schedule at ``beta_qubit / 2`` per bit (the superdense critical
+    path without the pair distribution). The superdense iteration is ``max(halved.total, online
+    + distribution)``, so ``gain = min(critical_path_gain, link_gain)``.
 
     Examples
     --------
@@ -511,63 +469,39 @@ class OverlapComparison(Tabular):
         """Superdense iteration time / classical iteration time."""
         return self.superdense.total / self.classical.total if self.classical.total else 1.0
 
-    @property
-    def gain(self) -> float:
-        """Seconds the superdense ring saves per iteration (negative: it is slower)."""
-        return self.classical.total - self.superdense.total
-
-    @property
-    def link_time(self) -> float:
-        """W: classical link time of one iteration (the ring's messages on the busiest link)."""
-        return self.classical.online
-
-    @property
-    def critical_path_gain(self) -> float:
-        """What halving the messages shortens the critical path: ``classical - halved``."""
-        return self.classical.total - self.halved.total
-
-    @property
-    def link_gain(self) -> float:
-        """What the link's capacity allows: ``classical.total - (online + distribution)`` of the
-        superdense ring (= classical idle time − B α when a qubit costs a bit's time)."""
-        return self.classical.total - (self.superdense.online + self.superdense.distribution)
-
-    @property
-    def binding(self) -> str:
-        """Which bound sets the gain: ``"critical path"`` or ``"link time"``."""
-        return "critical path" if self.critical_path_gain <= self.link_gain else "link time"
+    gain = property(
+        lambda self: self.classical.total - self.superdense.total,
+        doc="Seconds the superdense ring saves per iteration (negative: it is slower).",
+    )
+    link_time = property(
+        lambda self: self.classical.online, doc="W: the classical busiest link's time."
+    )
+    critical_path_gain = property(
+        lambda self: self.classical.total - self.halved.total, doc="``classical - halved``."
+    )
+    link_gain = property(
+        lambda self: self.classical.total - (self.superdense.online + self.superdense.distribution),
+        doc="``classical.total - (online + distribution)`` of the superdense ring.",
+    )
+    binding = property(
+        lambda self: "critical path" if self.critical_path_gain <= self.link_gain else "link time",
+        doc='Which bound sets the gain: ``"critical path"`` or ``"link time"``.',
+    )
 
     def table(self) -> Table:
-        """Both iterations: total, tail after the last gradient, online and distribution link
-        time, and idle link time (ms); the setting as the title."""
+        """Both iterations: total, tail after the last gradient, online, distribution and idle
+        link time (ms); the setting as the title."""
+        names = ("total", "tail", "online", "distribution", "idle")
         rows = tuple(
-            (
-                name,
-                it.total * 1e3,
-                it.tail * 1e3,
-                it.online * 1e3,
-                it.distribution * 1e3,
-                it.idle * 1e3,
-            )
+            (name, *(getattr(it, n) * 1e3 for n in names))
             for name, it in (("classical", self.classical), ("superdense", self.superdense))
         )
         title = (
             f"{self.model}, P = {self.workers}, B = {self.classical.buckets}, "
             f"{1e-9 / self.beta:g} Gbit/s, compute {self.classical.compute * 1e3:g} ms"
         )
-        return Table(
-            (
-                "ring",
-                "iteration (ms)",
-                "tail (ms)",
-                "online link (ms)",
-                "distribution (ms)",
-                "idle link (ms)",
-            ),
-            rows,
-            ("", ".2f", ".2f", ".2f", ".2f", ".2f"),
-            title=title,
-        )
+        head = ("ring", "iteration (ms)", "tail (ms)", "online link (ms)", "distribution (ms)")
+        return Table(head + ("idle link (ms)",), rows, ("",) + (".2f",) * 5, title=title)
 
 
 def overlap_comparison(
@@ -582,23 +516,17 @@ def overlap_comparison(
     model: str = "ResNet-50",
     bits: int = 16,
 ) -> OverlapComparison:
-    """One iteration of ``MODEL_SIZES[model]`` parameters on ``workers`` workers with ``buckets``
-    gradient buckets all-reduced as the backward pass produces them, classical vs superdense
-    ring, on the same links (:func:`qring_edu.costmodel.bucketed_iteration_time`, event simulation).
-
-    ``compute_ms``: forward + backward time (ms), of which ``backward_fraction`` is the backward
-    pass; ``bandwidth_gbps``: classical link rate (``beta = 1e-9 / bandwidth_gbps`` s per bit);
-    ``latency_us``: ``alpha`` in µs; ``qubit_cost``: link time of a qubit in units of a bit's
-    (``beta_qubit = qubit_cost * beta``).
+    """One iteration of ``MODEL_SIZES[model]`` parameters on ``workers`` workers, ``buckets``
+    buckets all-reduced as the backward pass (``backward_fraction`` of the compute) produces them,
+    both rings on the same links (:func:`qring_edu.costmodel.bucketed_iteration_time`,
+    ``method="simulate"``; units: the module docstring).
 
     Examples
     --------
     >>> overlap_comparison(20.0)
     OverlapComparison(model='ResNet-50', workers=8, ratio=0.9667, gain=0.0007156, binding='critical path')
     """
-    model, d, beta, alpha, beta_q = _link_settings(
-        workers, model, bits, bandwidth_gbps, latency_us, qubit_cost
-    )
+    model, d, beta, alpha, beta_q = _link_settings(model, bandwidth_gbps, latency_us, qubit_cost)
     compute = check_float(compute_ms, "compute_ms (compute time in ms)", 0.0) * 1e-3
     backward_fraction = check_float(backward_fraction, "backward_fraction", 0.0, 1.0)
     kw = dict(buckets=buckets, backward_fraction=backward_fraction, method="simulate")
@@ -624,16 +552,12 @@ def overlap_comparison(
 
 @result(show=("best_ratio",))
 class OverlapSweep:
-    """Overlapped iteration times over a grid of compute times, for several bucket counts
-    (:func:`overlap_sweep`, closed form of :func:`qring_edu.costmodel.bucketed_iteration_time`).
-
-    ``x``: compute time in units of W, shape (n,). ``buckets``: the bucket counts B, one row of
-    every 2-D array per B. ``link_time``: W per B (classical link time of one iteration),
-    shape (nB,). ``classical`` / ``superdense`` / ``slow``: iteration times (s), shape (nB, n);
-    ``slow`` is the superdense ring with ``beta_qubit = slow_cost * beta``. ``idle``: the
-    classical link's idle time; ``tail_gain``: classical tail − superdense tail (s).
-    ``old_ratio``: the non-overlapped model's ratio (:func:`qring_edu.iteration_time`) at the
-    same compute times. ``best``: :func:`qring_edu.costmodel.bucketed_best_ratio` per B.
+    """Overlapped iteration times (s) of :func:`overlap_sweep`, shape (nB, n): one row per bucket
+    count of ``buckets``, one column per compute time ``x`` (n,) in units of W, the classical
+    link time of one iteration (``link_time``, (nB,)). ``classical``, ``superdense``, ``slow``
+    (superdense at ``beta_qubit = slow_cost * beta``), ``idle`` (classical link), ``tail_gain``
+    (classical − superdense tail), ``old_ratio`` (non-overlapped, :func:`qring_edu.iteration_time`)
+    and ``best`` (:func:`qring_edu.costmodel.bucketed_best_ratio` per B).
 
     Examples
     --------
@@ -662,20 +586,9 @@ class OverlapSweep:
     old_ratio: np.ndarray = field(repr=False, default=None)
     best: tuple = field(default=(), repr=False)
 
-    @property
-    def ratio(self) -> np.ndarray:
-        """Superdense / classical iteration time, shape (nB, n)."""
-        return self.superdense / self.classical
-
-    @property
-    def slow_ratio(self) -> np.ndarray:
-        """The same with the slower qubits, shape (nB, n)."""
-        return self.slow / self.classical
-
-    @property
-    def gain(self) -> np.ndarray:
-        """Seconds saved per iteration, shape (nB, n)."""
-        return self.classical - self.superdense
+    ratio = property(lambda self: self.superdense / self.classical, doc="Superdense / classical.")
+    slow_ratio = property(lambda self: self.slow / self.classical, doc="The same, slower qubits.")
+    gain = property(lambda self: self.classical - self.superdense, doc="Seconds saved.")
 
     @property
     def best_ratio(self) -> tuple:
@@ -695,12 +608,9 @@ def overlap_sweep(
     slow_cost: float = 2.0,
     backward_fraction: float = BACKWARD_FRACTION,
 ) -> OverlapSweep:
-    """Ratio of overlapped iteration times, superdense / classical, against compute / W.
-
-    ``x``: compute times in units of W (default 121 points in [0, 3]); W is the classical link
-    time of one iteration for each bucket count (``alpha`` per message included).
-    ``slow_cost``: the qubit cost of the extra superdense curve (``beta_qubit = slow_cost *
-    beta``; 2 = a qubit costs the link the time of the two bits it carries).
+    """Overlapped iteration times of both rings (closed form of
+    :func:`qring_edu.costmodel.bucketed_iteration_time`) against compute / W, ``x`` (default 121
+    points in [0, 3]); ``slow_cost``: the ``qubit_cost`` of the extra superdense curve.
 
     Examples
     --------
@@ -708,7 +618,7 @@ def overlap_sweep(
     >>> [round(float(r), 3) for r in sw.ratio[0]]
     [1.003, 0.708, 0.97]
     """
-    model, d, beta, alpha, _ = _link_settings(workers, model, bits, bandwidth_gbps, latency_us, 1.0)
+    model, d, beta, alpha, _ = _link_settings(model, bandwidth_gbps, latency_us, 1.0)
     slow_cost = check_float(slow_cost, "slow_cost (link time per qubit / per bit)", 0.0)
     x = np.linspace(0.0, 3.0, 121) if x is None else np.asarray(x, dtype=float)
     if x.ndim != 1 or x.size == 0 or not np.all(np.isfinite(x)) or np.any(x < 0):
@@ -716,58 +626,22 @@ def overlap_sweep(
     buckets = tuple(check_int(B, "buckets (each bucket count)", 1, d) for B in buckets)
     if not buckets:
         raise ValueError("buckets must name at least one bucket count")
-    shape = (len(buckets), x.size)
-    out = {k: np.empty(shape) for k in ("cl", "sd", "slow", "idle", "tail", "old")}
-    link_time = np.empty(len(buckets))
     kw = dict(backward_fraction=backward_fraction, method="formula")
+
+    def at(c, B, **options):
+        return bucketed_iteration_time(c, workers, d, bits, alpha, beta, buckets=B, **kw, **options)
+
+    link_time = np.array([at(0.0, B).online for B in buckets])
+    out = np.empty((6, len(buckets), x.size))
     for i, B in enumerate(buckets):
-        W = bucketed_iteration_time(0.0, workers, d, bits, alpha, beta, buckets=B, **kw).online
-        link_time[i] = W
-        for j, c in enumerate(x * W):
-            cl = bucketed_iteration_time(c, workers, d, bits, alpha, beta, buckets=B, **kw)
-            sd = bucketed_iteration_time(
-                c, workers, d, bits, alpha, beta, buckets=B, transport="superdense", **kw
-            )
-            slow = bucketed_iteration_time(
-                c,
-                workers,
-                d,
-                bits,
-                alpha,
-                beta,
-                buckets=B,
-                transport="superdense",
-                beta_qubit=slow_cost * beta,
-                **kw,
-            )
+        for j, c in enumerate(x * link_time[i]):
+            cl, sd = at(c, B), at(c, B, transport="superdense")
+            slow = at(c, B, transport="superdense", beta_qubit=slow_cost * beta)
             old = (
                 iteration_time(c, workers, d, bits, alpha, beta, transport="superdense").total
                 / iteration_time(c, workers, d, bits, alpha, beta).total
             )
-            for key, value in (
-                ("cl", cl.total),
-                ("sd", sd.total),
-                ("slow", slow.total),
-                ("idle", cl.idle),
-                ("tail", cl.tail - sd.tail),
-                ("old", old),
-            ):
-                out[key][i, j] = value
-    return OverlapSweep(
-        model=model,
-        workers=int(workers),
-        bits=int(bits),
-        alpha=alpha,
-        beta=beta,
-        slow_cost=slow_cost,
-        x=x,
-        buckets=buckets,
-        link_time=link_time,
-        classical=out["cl"],
-        superdense=out["sd"],
-        slow=out["slow"],
-        idle=out["idle"],
-        tail_gain=out["tail"],
-        old_ratio=out["old"],
-        best=tuple(bucketed_best_ratio(B, backward_fraction) for B in buckets),
-    )
+            out[:, i, j] = cl.total, sd.total, slow.total, cl.idle, cl.tail - sd.tail, old
+    best = tuple(bucketed_best_ratio(B, backward_fraction) for B in buckets)
+    settings = (model, int(workers), int(bits), alpha, beta, slow_cost, x, buckets, link_time)
+    return OverlapSweep(*settings, *out, best)

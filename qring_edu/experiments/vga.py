@@ -1,13 +1,10 @@
-"""Experiments of chapter 5, *Verified GHZ aggregation* (book/05_vga.ipynb): the attack
-playground, exact privacy, the circuits against the fast path, the sources side by side, the GHZ
-test as a witness, the detection of each attack and the soundness error ε it gives, the β = 0
-floor.
+"""Experiments of chapter 5, *Verified GHZ aggregation* (book/05_vga.ipynb): attacks, exact
+privacy, circuits against the fast path, the GHZ test as a witness, and the soundness error ε.
 
-Pure: every number comes from :mod:`qring_edu.vga` and :mod:`qring_edu.vga_security`; results
-are frozen dataclasses (figures: :mod:`qring_edu.figures.vga`). Transcript order: worker j's
-announcement ``m_j`` is a word in ``0 .. 2**bits - 1``; joint histograms index ``(m_0, m_1)`` as
-(row, column). No detection probability is ever assumed: every ε comes from
-:func:`qring_edu.vga_security.detection_probability` for a named attack (a value).
+Numbers come from :mod:`qring_edu.vga` and :mod:`qring_edu.vga_security`. Worker j announces a
+word ``m_j`` in ``0 .. 2**bits - 1``. Every ε comes from
+:func:`qring_edu.vga_security.detection_probability` of a named attack (no detection assumed);
+``bad_fraction`` is β, ``test_fraction`` f, ``n_copies`` N (GHZ copies delivered).
 """
 
 from __future__ import annotations
@@ -122,12 +119,10 @@ def attack_label(attack) -> str:
 # -- Attack playground ---------------------------------------------------------------------------
 @result(show=("acceptance_at_f", "accuracy_at_f", "epsilon_at_f"))
 class AttackSweep:
-    """Acceptance rate, attacker accuracy and ε against the test fraction for one source.
-
-    Per test fraction ``fractions[i]`` (sorted; includes ``test_fraction``): ``acceptance`` (runs
-    accepted), ``accuracy`` (mean fraction of inputs the source guessed exactly), ``fail_rate``
-    (failed / run tests, pooled), ``epsilon`` (:func:`qring_edu.vga_epsilon` for the run's
-    register-copies, ``bad_fraction`` and the ``detection`` of ``attack``).
+    """Per test fraction ``fractions[i]`` (sorted, with ``test_fraction``): ``acceptance``
+    (share of runs accepted), ``accuracy`` (share of inputs the source guessed exactly),
+    ``fail_rate`` (failed / run tests) and ``epsilon`` (:func:`qring_edu.vga_epsilon` with the
+    ``detection`` of ``attack``).
 
     Examples
     --------
@@ -156,17 +151,9 @@ class AttackSweep:
             getattr(self, name)[int(np.argmin(np.abs(self.fractions - self.test_fraction)))]
         )
 
-    @property
-    def acceptance_at_f(self) -> float:
-        return self.at("acceptance")
-
-    @property
-    def accuracy_at_f(self) -> float:
-        return self.at("accuracy")
-
-    @property
-    def epsilon_at_f(self) -> float:
-        return self.at("epsilon")
+    acceptance_at_f = property(lambda self: self.at("acceptance"), doc="At test_fraction.")
+    accuracy_at_f = property(lambda self: self.at("accuracy"), doc="At test_fraction.")
+    epsilon_at_f = property(lambda self: self.at("epsilon"), doc="At test_fraction.")
 
 
 def attack_sweep(
@@ -183,10 +170,8 @@ def attack_sweep(
     seed: int = 0,
 ) -> AttackSweep:
     """Run :func:`qring_edu.vga_aggregate` ``runs`` times per test fraction in
-    ``{0, 0.1, ..., 0.9} + {test_fraction}`` on random inputs (P = ``workers``, d = ``entries``).
-
-    ``attack``: the attack whose detection the ε curve uses (default :func:`source_attack`).
-    Deterministic in ``seed``.
+    ``{0, 0.1, ..., 0.9} + {test_fraction}`` on random inputs (P = ``workers``, d = ``entries``);
+    ε uses the detection of ``attack`` (default :func:`source_attack`).
 
     Examples
     --------
@@ -249,16 +234,13 @@ def _ghz_register_state(workers: int, bits: int) -> np.ndarray:
 
 @result(show=("same_sum",))
 class ExactPrivacy(Tabular):
-    """The exact transcript laws of two input sets, and their exact distance from the ideal.
+    """The exact transcript laws of two input sets a and b, and their distance from the ideal.
 
-    ``joint_a[u, v]``: probability that ``(m_0, m_1) = (u, v)`` for inputs a (``(2**b, 2**b)``),
-    ``sums_a[s]``: probability that ``sum_j m_j = s mod 2**b``, both from the genuine GHZ state
-    (:func:`qring_edu.vga_security.vga_state_outcome_probabilities`); what an outsider sees is
-    this law for every source (the attacking sources draw their pads uniformly). ``between``:
-    total-variation distance of the two laws (0 for equal sums, 1 otherwise). ``distance_a``,
-    ``distance_b``: :func:`qring_edu.vga_security.transcript_distance` for ``source`` (the transcript *joint
-    with what the attacker holds*; ``method`` "exact", or "closed_form" beyond the enumeration
-    limit).
+    ``joint_a[u, v]`` (2**b, 2**b): P((m_0, m_1) = (u, v)); ``sums_a[s]``: P(Σ m_j = s mod 2**b),
+    both from the GHZ state (:func:`qring_edu.vga_security.vga_state_outcome_probabilities`), the
+    law an outsider sees for every source. ``between``: their total-variation distance;
+    ``distance_a``: :func:`qring_edu.vga_security.transcript_distance` for ``source`` (joint with
+    what the attacker holds; ``method`` "exact" or "closed_form").
 
     Examples
     --------
@@ -282,20 +264,18 @@ class ExactPrivacy(Tabular):
     sums_a: np.ndarray = field(repr=False)
     sums_b: np.ndarray = field(repr=False)
 
-    @property
-    def same_sum(self) -> bool:
-        m = (1 << self.bits) - 1
-        return int(self.inputs_a.sum()) & m == int(self.inputs_b.sum()) & m
+    same_sum = property(
+        lambda self: (int(self.inputs_a.sum()) - int(self.inputs_b.sum())) % (1 << self.bits) == 0,
+        doc="Both sets have the same sum mod 2**b.",
+    )
 
     def table(self) -> Table:
         """Per input set: the announced sum and the distance from the ideal for the source."""
         m = (1 << self.bits) - 1
+        sets = (("a", self.inputs_a, self.distance_a), ("b", self.inputs_b, self.distance_b))
         rows = tuple(
             (name, ", ".join(str(int(v)) for v in x), int(x.sum()) & m, dist)
-            for name, x, dist in (
-                ("a", self.inputs_a, self.distance_a),
-                ("b", self.inputs_b, self.distance_b),
-            )
+            for name, x, dist in sets
         )
         column = f"TV from ideal ({type(self.source).__name__}, joint with attacker)"
         return Table(
@@ -314,10 +294,9 @@ def exact_privacy(
     source=Honest(),  # noqa: B008
     amplification: int = 1,
 ) -> ExactPrivacy:
-    """Exact privacy of one entry for two input sets: their transcript laws (from the GHZ state),
-    the distance between them, and each set's distance from the ideal for ``source``
-    (:class:`~qring_edu.vga.Honest`, :class:`~qring_edu.vga.KnownPads` or
-    :class:`~qring_edu.vga.Eavesdropper`). P >= 2 words per set, ``P * bits <= 12``, ``bits`` in
+    """:class:`ExactPrivacy` of one entry for two input sets, ``source`` one of
+    :class:`~qring_edu.vga.Honest`, :class:`~qring_edu.vga.KnownPads`,
+    :class:`~qring_edu.vga.Eavesdropper`: P >= 2 words per set, ``P * bits <= 12``, ``bits`` in
     1..6, ``amplification`` k in 1..8. Nothing is sampled.
 
     Examples
@@ -361,9 +340,8 @@ class TranscriptPaths(Tabular):
     (:func:`qring_edu.vga_aggregate`), against the exact law
     (:func:`qring_edu.vga_security.vga_outcome_probabilities`).
 
-    ``exact``, ``aer_counts``, ``fast_counts``: shape ``(2**(b P),)``, transcript
-    ``(m_0, ..., m_{P-1})`` at code ``sum_j m_j 2**(b j)``. ``*_p_value``: chi-squared goodness
-    of fit on the exact support; ``table()`` also counts transcripts off the support.
+    ``exact``, ``aer_counts``, ``fast_counts``: shape ``(2**(b P),)``, transcript at code
+    ``sum_j m_j 2**(b j)``; ``*_p_value``: chi-squared goodness of fit on the exact support.
 
     Examples
     --------
@@ -384,13 +362,8 @@ class TranscriptPaths(Tabular):
         expected = self.exact[support] * self.samples
         return int(counts[~support].sum()), float(chisquare(counts[support], expected).pvalue)
 
-    @property
-    def aer_p_value(self) -> float:
-        return self._fit(self.aer_counts)[1]
-
-    @property
-    def fast_p_value(self) -> float:
-        return self._fit(self.fast_counts)[1]
+    aer_p_value = property(lambda self: self._fit(self.aer_counts)[1], doc="Aer's p-value.")
+    fast_p_value = property(lambda self: self._fit(self.fast_counts)[1], doc="Fast path's.")
 
     def table(self) -> Table:
         """Per path: transcripts off the sum and the chi-squared p-value against the exact law."""
@@ -500,13 +473,10 @@ def _witness_states(workers: int, rng: np.random.Generator) -> list[tuple[str, n
 
 @result
 class WitnessTable(Tabular):
-    """Fidelity with GHZ and failure probability of the GHZ test for named P-qubit states.
-
-    ``rows``: ``(state, fidelity, fail_probability, bound)``: :func:`ghz_fidelity
-    <qring_edu.vga_security.ghz_fidelity>`, 1 - :func:`ghz_state_pass_probability
-    <qring_edu.vga_security.ghz_state_pass_probability>` (setting by setting) and the witness
-    ``max(0, 1 - 2 P(fail))`` (:func:`qring_edu.vga_security.ghz_witness`); ``fidelity >= bound`` for every
-    state, with equality when the state has no ``|GHZ->`` component.
+    """``rows``: ``(state, fidelity, fail_probability, bound)`` of named P-qubit states: the
+    fidelity with GHZ, the GHZ test's failure probability and the witness bound
+    ``max(0, 1 - 2 P(fail))`` (:mod:`qring_edu.vga_security`); equal to F without a ``|GHZ->``
+    component.
 
     Examples
     --------
@@ -576,11 +546,8 @@ DETECTION_ROWS = (
 
 @result
 class DetectionTable(Tabular):
-    """Per attack: what it leaks, its per-register detection and the ε it gives.
-
-    ``rows``: ``(attack, leaks, detection, epsilon)``, detection from
-    :func:`qring_edu.vga_security.detection_probability` (P = ``workers``, b = ``bits``), ε =
-    :func:`qring_edu.vga_epsilon` at ``(n_copies, test_fraction, bad_fraction)``.
+    """``rows``: ``(attack, leaks, detection, epsilon)`` per attack: what it leaks, its
+    per-register detection and :func:`qring_edu.vga_epsilon` at the table's setting.
 
     Examples
     --------
@@ -646,9 +613,9 @@ def detection_table(
 # -- ε against copies and test fraction ----------------------------------------------------------
 @result
 class EpsilonGrid(Tabular):
-    """``epsilon[i, k]`` = :func:`qring_edu.vga_epsilon` for ``used[k]`` used copies at test
-    fraction ``fractions[i]`` (``n_copies = ceil(used / (1 - f))``), with the per-register
-    ``detection`` of ``attack`` (P = ``workers``, b = ``bits``); ``overhead[i] = 1/(1-f)``.
+    """``epsilon[i, k]``: :func:`qring_edu.vga_epsilon` for ``used[k]`` used copies
+    (``n_copies = ceil(used / (1 - f))``) at test fraction ``fractions[i]``, with the
+    ``detection`` of ``attack``.
 
     Examples
     --------
@@ -669,17 +636,13 @@ class EpsilonGrid(Tabular):
     fractions: np.ndarray = field(repr=False)
     epsilon: np.ndarray = field(repr=False)
 
-    @property
-    def overhead(self) -> np.ndarray:
-        return 1.0 / (1.0 - self.fractions)
+    overhead = property(lambda self: 1.0 / (1.0 - self.fractions), doc="1 / (1 - f).")
 
     @property
     def label(self) -> str:
         """The attack and its detection."""
-        return (
-            f"{attack_label(self.attack)}: δ = {self.detection:.4g} "
-            f"(P = {self.workers}, b = {self.bits})"
-        )
+        where = f"(P = {self.workers}, b = {self.bits})"
+        return f"{attack_label(self.attack)}: δ = {self.detection:.4g} {where}"
 
     def table(self) -> Table:
         """Per test fraction: the copy overhead and ε at the largest number of used copies."""
@@ -698,8 +661,7 @@ def epsilon_grid(
     max_used: int = 400,
     fractions=(0.25, 0.5, 0.75),
 ) -> EpsilonGrid:
-    """ε for 20 used-copy counts from 10 to ``max_used`` (log-spaced) and each test fraction,
-    with the detection of ``attack`` (required: no detection is assumed).
+    """ε for 20 used-copy counts from 10 to ``max_used`` (log-spaced) and each test fraction.
 
     Examples
     --------
@@ -722,12 +684,8 @@ def epsilon_grid(
 
 @result
 class FractionSweep(Tabular):
-    """ε against the test fraction at a fixed budget of ``n_copies`` delivered copies.
-
-    ``epsilon[i, j]`` for ``attacks[i]`` (detection ``detections[i]``) and test fraction
-    ``fractions[j]``. ``best_fraction(i)``: the fraction with the smallest ε;
-    ``exponent_share(i, f)``: ``log eps(f) / log eps(best)``, the share of the best error
-    exponent that fraction f reaches.
+    """``epsilon[i, j]``: ε for ``attacks[i]`` (detection ``detections[i]``) at test fraction
+    ``fractions[j]``, with ``n_copies`` delivered copies.
 
     Examples
     --------
@@ -744,9 +702,11 @@ class FractionSweep(Tabular):
     epsilon: np.ndarray = field(repr=False)
 
     def best_fraction(self, i: int) -> float:
+        """The test fraction with the smallest ε for ``attacks[i]``."""
         return float(self.fractions[int(np.argmin(self.epsilon[i]))])
 
     def exponent_share(self, i: int, fraction: float = 0.5) -> float:
+        """``log ε(fraction) / log ε(best)``: the share of the best error exponent reached."""
         j = int(np.argmin(np.abs(self.fractions - fraction)))
         return float(math.log(self.epsilon[i, j]) / math.log(self.epsilon[i].min()))
 
@@ -799,13 +759,10 @@ def fraction_sweep(
 # -- β = 0: the floor 1 - f ----------------------------------------------------------------------
 @result
 class EpsilonFloor:
-    """ε against the number of delivered copies, with no bad used copy allowed (β = 0) and with
-    ``bad_fraction``, for several attacks; and the detection-free floor.
-
-    ``epsilon_zero[i, k]``: :func:`qring_edu.vga_epsilon` at ``(n_copies[k], test_fraction, 0)``
-    for ``attacks[i]``; ``epsilon_beta[i, k]``: the same at ``bad_fraction``; ``floor_zero[k]``,
-    ``floor_beta[k]``: :func:`qring_edu.vga_security.vga_epsilon_floor` (one bad copy more than allowed,
-    never tested: a bound for every detection).
+    """``epsilon_zero[i, k]``: :func:`qring_edu.vga_epsilon` at ``(n_copies[k], test_fraction,
+    0)`` for ``attacks[i]``; ``epsilon_beta``: the same at ``bad_fraction``; ``floor_zero``,
+    ``floor_beta``: :func:`qring_edu.vga_security.vga_epsilon_floor`, the bound for every
+    detection.
 
     Examples
     --------
@@ -824,9 +781,7 @@ class EpsilonFloor:
     floor_zero: np.ndarray = field(repr=False)
     floor_beta: np.ndarray = field(repr=False)
 
-    @property
-    def labels(self) -> tuple[str, ...]:
-        return tuple(attack_label(a) for a in self.attacks)
+    labels = property(lambda self: tuple(map(attack_label, self.attacks)), doc="Attack labels.")
 
 
 def epsilon_floor_sweep(
@@ -838,8 +793,7 @@ def epsilon_floor_sweep(
     workers: int = 4,
     bits: int = 8,
 ) -> EpsilonFloor:
-    """ε at β = 0 and at ``bad_fraction`` for 16 even copy counts from 2 to ``max_copies``, for
-    each attack's detection.
+    """ε at β = 0 and at ``bad_fraction`` for 16 even copy counts from 2 to ``max_copies``.
 
     Examples
     --------

@@ -1,15 +1,7 @@
-"""Helpers shared by the experiments of every chapter (experiments floor).
-
-* :class:`Table` — the table every result offers (``result.table()``): plain values, one format
-  per column, a fixed-width text form (its ``repr``) and an HTML form (``_repr_html_``), so a
-  notebook cell shows ``result.table()`` instead of formatting rows in a loop;
-* :class:`Tabular` — the mixin that shows a result's ``table()`` in a notebook, and
-  :class:`Rows`, a result made of records;
-* :class:`LedgerComparison` / :func:`compare_ledgers` — the classical and the superdense ledger of
-  the same all-reduce, link by link (chapters 2 and 3);
-* :func:`rng` — one independent, reproducible random stream per (experiment, size, trial, role);
-* :func:`worker_counts` — the list of ring sizes a sweep runs over, validated once;
-* :func:`loglog_slope` — least-squares slope of a log-log fit.
+"""Helpers shared by the experiments of every chapter: :class:`Table` (what ``result.table()``
+returns: text ``repr`` and ``_repr_html_``), the mixin :class:`Tabular` and the record result
+:class:`Rows`, the two ledgers of one all-reduce link by link (:func:`compare_ledgers`, chapters
+2 and 3), and small checks (:func:`rng`, :func:`worker_counts`, :func:`loglog_slope`).
 """
 
 from __future__ import annotations
@@ -200,14 +192,16 @@ class Rows(Tabular):
         return self.rows[i]
 
     def _find(self, **key):
-        """The first row whose attributes equal ``key`` (one ``name=value``); a ValueError naming
-        the argument and the values the rows hold otherwise."""
-        ((name, value),) = key.items()
-        for r in self.rows:
-            if getattr(r, name) == value:
-                return r
-        held = ", ".join(repr(getattr(r, name)) for r in self.rows)
-        raise ValueError(f"{name} must be one of {held}, got {value!r}")
+        """The first row whose attributes equal ``key`` (``name=value`` pairs); a ValueError
+        naming the arguments and the values the rows hold otherwise."""
+        names, wanted = tuple(key), tuple(key.values())
+        held = [tuple(getattr(r, n) for n in names) for r in self.rows]
+        if wanted in held:
+            return self.rows[held.index(wanted)]
+        if len(names) == 1:  # name the value, not a 1-tuple
+            held, wanted = [h[0] for h in held], wanted[0]
+        allowed = ", ".join(map(repr, held))
+        raise ValueError(f"{' and '.join(names)} must be one of {allowed}, got {wanted!r}")
 
 
 # -- Two ledgers of the same all-reduce ------------------------------------------------------------
@@ -238,36 +232,16 @@ class LedgerComparison(Tabular):
     ebits: np.ndarray = field(repr=False)
     offline_qubits: np.ndarray = field(repr=False)
 
-    @property
-    def workers(self) -> int:
-        """P, the number of links."""
-        return len(self.links)
+    workers = property(lambda self: len(self.links), doc="P, the number of links.")
+    max_classical_bits = property(lambda self: int(self.classical_bits.max()), doc="Busiest.")
+    max_online_qubits = property(lambda self: int(self.online_qubits.max()), doc="Busiest link.")
+    floor = property(lambda self: self.classical_bits / 2, doc="Classical bits / 2 per link.")
+    excess = property(lambda self: self.online_qubits - self.floor, doc="Online qubits − floor.")
+    lifetime = property(
+        lambda self: self.online_qubits + self.offline_qubits, doc="Online + offline qubits."
+    )
 
-    @property
-    def max_classical_bits(self) -> int:
-        """Classical bits on the busiest link."""
-        return int(self.classical_bits.max())
-
-    @property
-    def max_online_qubits(self) -> int:
-        """Online qubits on the busiest link."""
-        return int(self.online_qubits.max())
-
-    @property
-    def floor(self) -> np.ndarray:
-        """Classical bits / 2 per link: the fewest qubits that can carry them."""
-        return self.classical_bits / 2
-
-    @property
-    def excess(self) -> np.ndarray:
-        """Online qubits − floor per link (½ per odd-length message)."""
-        return self.online_qubits - self.floor
-
-    @property
-    def lifetime(self) -> np.ndarray:
-        """Online + offline qubits per link."""
-        return self.online_qubits + self.offline_qubits
-
+    _DEFAULT = ("link", "classical_bits", "online_qubits", "floor", "offline_qubits")
     _COLUMNS = {
         "link": ("link", ""),
         "classical_bits": ("classical bits", "d"),
@@ -279,16 +253,7 @@ class LedgerComparison(Tabular):
         "lifetime": ("lifetime uses", "d"),
     }
 
-    def table(
-        self,
-        columns: Sequence[str] = (
-            "link",
-            "classical_bits",
-            "online_qubits",
-            "floor",
-            "offline_qubits",
-        ),
-    ) -> Table:
+    def table(self, columns: Sequence[str] = _DEFAULT) -> Table:
         """One row per link; ``columns`` from ``link``, ``classical_bits``, ``online_qubits``,
         ``floor``, ``excess``, ``ebits``, ``offline_qubits``, ``lifetime``."""
         for c in columns:
@@ -296,13 +261,8 @@ class LedgerComparison(Tabular):
                 raise ValueError(
                     f"columns must be chosen from {', '.join(self._COLUMNS)}, got {c!r}"
                 )
-        values = {
-            "link": [f"{a}->{b}" for a, b in self.links],
-            "floor": self.floor,
-            "excess": self.excess,
-            "lifetime": self.lifetime,
-        }
-        rows = zip(*[values[c] if c in values else getattr(self, c) for c in columns])
+        links = [f"{a}->{b}" for a, b in self.links]
+        rows = zip(*[links if c == "link" else getattr(self, c) for c in columns])
         return Table(
             tuple(self._COLUMNS[c][0] for c in columns),
             tuple(rows),
@@ -313,8 +273,6 @@ class LedgerComparison(Tabular):
 def compare_ledgers(classical: Ledger, superdense: Ledger) -> LedgerComparison:
     """Line up a classical and a superdense :class:`~qring_edu.ledger.Ledger` of the same ring
     (same number of workers) link by link.
-
-    Returns a :class:`LedgerComparison`; ledgers of different ring sizes are a ``ValueError``.
 
     Examples
     --------

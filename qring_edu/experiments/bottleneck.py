@@ -1,17 +1,9 @@
-"""Experiments of chapter 1, *The communication bottleneck*: the ring schedule replayed step by
-step, α–β costs of ring vs parameter server, per-link bits from the ledger and real model sizes.
+"""Experiments of chapter 1, *The communication bottleneck* (book/01_bottleneck.ipynb): the ring
+schedule replayed step by step, α–β costs of ring vs parameter server, per-link bits from the
+ledger, real model sizes and bucketed overlap with the backward pass.
 
-Pure: every number comes from :mod:`qring_edu.ring` and :mod:`qring_edu.costmodel`; results are
-frozen dataclasses (figures: :mod:`qring_edu.figures.bottleneck`).
-
-* :func:`ring_state` — whose gradients each worker's copy of each chunk holds after ``step`` steps;
-* :func:`ring_schedule_table` — every message of the schedule, step by step;
-* :func:`cost_sweep`, :func:`alpha_beta_costs` — α–β times for a range of worker counts;
-* :func:`link_bits_sweep` — bits on the busiest link, measured by running the ring;
-* :func:`model_comm_table` — the per-iteration communication of
-  :data:`~qring_edu.costmodel.MODEL_SIZES`;
-* :func:`overlap_table` — how much of the classical ring bucketed all-reduce hides behind the
-  backward pass (:func:`qring_edu.costmodel.bucketed_iteration_time`).
+Numbers come from :mod:`qring_edu.ring` and :mod:`qring_edu.costmodel`. Units: ``alpha`` s per
+message, ``beta`` s per bit, ``bandwidth_gbps`` Gbit/s (``beta = 1 / (bandwidth 1e9)``).
 """
 
 from __future__ import annotations
@@ -85,15 +77,11 @@ class RingState:
     messages: tuple[RingStep, ...] = field(repr=False)
     offsets: np.ndarray = field(repr=False)
 
-    @property
-    def total_steps(self) -> int:
-        """2 (P - 1) synchronous steps in all."""
-        return 2 * (self.workers - 1)
-
-    @property
-    def phase(self) -> str:
-        """Phase of the step just completed: ``"start"``, ``"reduce-scatter"`` or ``"all-gather"``."""
-        return self.messages[0].phase if self.messages else "start"
+    total_steps = property(lambda self: 2 * (self.workers - 1), doc="2 (P - 1) steps in all.")
+    phase = property(
+        lambda self: self.messages[0].phase if self.messages else "start",
+        doc='Of the step just completed: "start", "reduce-scatter" or "all-gather".',
+    )
 
     @property
     def phase_step(self) -> int | None:
@@ -103,15 +91,8 @@ class RingState:
         s = self.messages[0].step
         return s if s < self.workers - 1 else s - (self.workers - 1)
 
-    @property
-    def counts(self) -> np.ndarray:
-        """Number of gradients in worker k's copy of chunk c, shape (P, P), values 1..P."""
-        return self.contains.sum(axis=2)
-
-    @property
-    def chunk_sizes(self) -> np.ndarray:
-        """Words per chunk, shape (P,)."""
-        return np.diff(self.offsets)
+    counts = property(lambda self: self.contains.sum(axis=2), doc="Gradients in [k, c], 1..P.")
+    chunk_sizes = property(lambda self: np.diff(self.offsets), doc="Words per chunk, (P,).")
 
     def message_bits(self) -> np.ndarray:
         """Bits sent on link (k, k+1) in the step just completed, shape (P,) (zeros at the start);
@@ -188,13 +169,11 @@ def ring_schedule_table(workers: int) -> Table:
 # -- α–β costs: ring vs parameter server vs the lower bound ----------------------------------------
 @result(show=("workers_range",))
 class CostSweep(Tabular):
-    """α–β times (seconds) of one all-reduce of ``d`` words of ``bits`` bits, for each P in
-    ``workers`` (shape (n,)): ``ring`` (:func:`qring_edu.ring_time`), ``parameter_server``
-    (:func:`qring_edu.costmodel.parameter_server_time`), ``bound`` = lower-bound bits × beta
-    (bandwidth only, :func:`qring_edu.costmodel.allreduce_lower_bound_bits`) and ``latency`` = the
-    ring's latency term ``2 (P-1) alpha`` (its time with beta = 0). ``chosen`` is the highlighted P
-    (or None).
-    ``alpha`` in seconds per message, ``beta`` in seconds per bit.
+    """α–β times (s) of one all-reduce of ``d`` words of ``bits`` bits per P in ``workers`` (n,):
+    ``ring`` (:func:`qring_edu.ring_time`), ``parameter_server``
+    (:func:`qring_edu.costmodel.parameter_server_time`), ``bound`` (lower-bound bits × beta,
+    :func:`qring_edu.costmodel.allreduce_lower_bound_bits`) and ``latency`` (``2 (P-1) alpha``);
+    ``chosen``: the highlighted P or None.
 
     Examples
     --------
@@ -224,12 +203,7 @@ class CostSweep(Tabular):
         idx = np.flatnonzero(self.workers == workers)
         if idx.size == 0:
             raise ValueError(f"workers must be one of the swept values, got {workers!r}")
-        i = int(idx[0])
-        return {
-            "ring": float(self.ring[i]),
-            "parameter_server": float(self.parameter_server[i]),
-            "bound": float(self.bound[i]),
-        }
+        return {k: float(getattr(self, k)[idx[0]]) for k in ("ring", "parameter_server", "bound")}
 
     @property
     def speedup(self) -> float | None:
@@ -241,18 +215,10 @@ class CostSweep(Tabular):
 
     def table(self) -> Table:
         """One row per P: ring and server times (ms), their ratio, the ring's latency part (ms)."""
-        rows = zip(
-            self.workers,
-            self.ring * 1e3,
-            self.parameter_server * 1e3,
-            self.parameter_server / self.ring,
-            self.latency * 1e3,
-        )
-        return Table(
-            ("P", "ring (ms)", "server (ms)", "server/ring", "ring latency (ms)"),
-            tuple(rows),
-            ("d", ".2f", ".2f", ".1f", ".2f"),
-        )
+        ps, ring = self.parameter_server, self.ring
+        rows = tuple(zip(self.workers, ring * 1e3, ps * 1e3, ps / ring, self.latency * 1e3))
+        head = ("P", "ring (ms)", "server (ms)", "server/ring", "ring latency (ms)")
+        return Table(head, rows, ("d", ".2f", ".2f", ".1f", ".2f"))
 
 
 def cost_sweep(
@@ -265,9 +231,7 @@ def cost_sweep(
     label: str = "",
     chosen: int | None = None,
 ) -> CostSweep:
-    """Evaluate the α–β model for every P in ``workers`` (each an integer >= 2).
-
-    ``alpha``: seconds per message (>= 0); ``beta``: seconds per bit (>= 0).
+    """Evaluate the α–β model for every P in ``workers`` (each >= 2; ``alpha``, ``beta`` >= 0).
 
     Examples
     --------
@@ -337,13 +301,10 @@ def alpha_beta_costs(
 # -- Per-link bits from the ledger -----------------------------------------------------------------
 @result(show=("workers_range",))
 class LinkBitsSweep:
-    """Bits on the busiest link for one all-reduce of ``d`` words of ``bits`` bits.
-
-    ``ring``: measured by running :func:`qring_edu.ring_allreduce` (ledger, maximum over links);
-    ``bound``: :func:`qring_edu.costmodel.allreduce_lower_bound_bits`; ``parameter_server``: bits
-    into the server per direction, ``P d b`` (from :func:`qring_edu.costmodel.parameter_server_time`
-    with alpha = 0, beta = 1, which counts both directions). All shape (n,), one entry per P in
-    ``workers``.
+    """Bits on the busiest link of one all-reduce of ``d`` words of ``bits`` bits, per P in
+    ``workers`` (n,): ``ring`` (the ledger of :func:`qring_edu.ring_allreduce`), ``bound``
+    (:func:`qring_edu.costmodel.allreduce_lower_bound_bits`) and ``parameter_server`` (``P d b``
+    into the server per direction).
 
     Examples
     --------
@@ -365,24 +326,8 @@ class LinkBitsSweep:
 def link_bits_sweep(
     d: int, bits: int, workers: Sequence[int] = tuple(range(2, 17))
 ) -> LinkBitsSweep:
-    """Run the classical ring on zero gradients of shape (P, d) for each P and read the ledger.
-
-    ``P * d`` is capped at :data:`MAX_LINK_WORDS` (10**6) so the sweep stays fast.
-
-    Parameters
-    ----------
-    d : int
-        Gradient entries, ``>= 1``.
-    bits : int
-        Word size.
-    workers : sequence of int
-        Ring sizes ``P >= 2``.
-
-    Returns
-    -------
-    LinkBitsSweep
-        Per ``P``: the busiest link's bits (``ring``), the bandwidth bound
-        ``2 (P-1)/P d bits`` (``bound``) and the parameter server's bits on its link.
+    """Run the classical ring on zero gradients of shape (P, d) for each P (``P >= 2``, ``P d <=``
+    :data:`MAX_LINK_WORDS`) and read the ledger.
 
     Examples
     --------
@@ -390,8 +335,6 @@ def link_bits_sweep(
     >>> sweep = link_bits_sweep(60, 16, workers=range(2, 6))
     >>> sweep
     LinkBitsSweep(d=60, bits=16, workers_range=(2, 5))
-    >>> sweep.ring.tolist()              # meets the bound: P divides 60
-    [960, 1280, 1440, 1536]
     >>> sweep.parameter_server.tolist()
     [1920.0, 2880.0, 3840.0, 4800.0]
     """
@@ -414,17 +357,9 @@ def link_bits_sweep(
 # -- Real model sizes ------------------------------------------------------------------------------
 @result
 class ModelCommRow:
-    """Per-iteration gradient synchronisation of one model on a ring of ``workers`` workers.
-
-    ``link_bits``: bits on the busiest link (``ring_time`` with alpha = 0, beta = 1 s/bit);
-    ``ring_s`` / ``ps_s``: α–β seconds of the ring / a single parameter server with latency
-    ``alpha`` (s) and bandwidth ``bandwidth_gbps`` (Gbit/s).
-
-    Attributes
-    ----------
-    model : str
-    params, bits, workers : int
-    alpha, bandwidth_gbps, link_bits, ring_s, ps_s : float
+    """Per-iteration gradient synchronisation of one model on a ring of ``workers`` workers:
+    ``link_bits`` on the busiest link; ``ring_s`` / ``ps_s``: α–β seconds of the ring / a single
+    parameter server.
 
     Examples
     --------
@@ -447,12 +382,7 @@ class ModelCommRow:
 
 @result(show=("models",))
 class ModelCommTable(Rows):
-    """The rows of :func:`model_comm_table` (iterable, indexable like a list of
-    :class:`ModelCommRow`), with :meth:`table`.
-
-    Attributes
-    ----------
-    rows : tuple of ModelCommRow
+    """The rows of :func:`model_comm_table` (:class:`ModelCommRow`).
 
     Examples
     --------
@@ -470,20 +400,13 @@ class ModelCommTable(Rows):
 
     def row(self, model: str, bits: int) -> ModelCommRow:
         """The row of ``model`` at word size ``bits``."""
-        for r in self.rows:
-            if r.model == model and r.bits == bits:
-                return r
-        raise ValueError(f"no row for model={model!r}, bits={bits!r}")
+        return self._find(model=model, bits=bits)
 
     def table(self) -> Table:
         """Model, parameters, word size, gigabytes on the busiest link, ring and server seconds."""
-        return Table(
-            ("model", "parameters", "bits", "GB per link", "ring (s)", "server (s)"),
-            tuple(
-                (r.model, r.params, r.bits, r.link_bits / 8e9, r.ring_s, r.ps_s) for r in self.rows
-            ),
-            ("", ",d", "d", ".2f", ".3f", ".1f"),
-        )
+        rows = tuple((r.model, r.params, r.bits, r.link_bits / 8e9, r.ring_s, r.ps_s) for r in self)
+        head = ("model", "parameters", "bits", "GB per link", "ring (s)", "server (s)")
+        return Table(head, rows, ("", ",d", "d", ".2f", ".3f", ".1f"))
 
 
 def model_comm_table(
@@ -494,8 +417,6 @@ def model_comm_table(
     models: Sequence[str] | None = None,
 ) -> ModelCommTable:
     """One row per (model, word size): :data:`MODEL_SIZES` on a ring of ``workers`` workers.
-
-    ``alpha`` in seconds per message, ``bandwidth_gbps`` in Gbit/s (beta = 1 / (bandwidth 1e9)).
 
     Examples
     --------
@@ -540,14 +461,8 @@ class OverlapRow:
     non-overlapped model, one all-reduce after the whole compute, :func:`qring_edu.iteration_time`).
 
     Seconds: ``total`` (the steady-state iteration), ``tail`` (``total - compute``: the part of the
-    communication left after the last gradient is ready). ``hidden`` = ``1 - tail / ring``: the
-    share of one whole-gradient all-reduce (``ring``, :func:`qring_edu.ring_time`) that runs
-    during the backward pass.
-
-    Attributes
-    ----------
-    buckets : int or None
-    compute, ring, total, tail, hidden : float
+    communication left after the last gradient is ready), ``ring`` (one whole-gradient
+    all-reduce, :func:`qring_edu.ring_time`).
 
     Examples
     --------
@@ -571,13 +486,7 @@ class OverlapRow:
 
 @result
 class OverlapTable(Rows):
-    """The rows of :func:`overlap_table` (iterable like a list of :class:`OverlapRow`).
-
-    Attributes
-    ----------
-    rows : tuple of OverlapRow
-    model : str
-    workers, bits : int
+    """The rows of :func:`overlap_table` (:class:`OverlapRow`) of ``model`` on ``workers``.
 
     Examples
     --------
@@ -597,10 +506,7 @@ class OverlapTable(Rows):
 
     def row(self, buckets: int | None) -> OverlapRow:
         """The row with ``buckets`` buckets (``None``: the non-overlapped model)."""
-        for r in self.rows:
-            if r.buckets == buckets:
-                return r
-        raise ValueError(f"no row for buckets={buckets!r}")
+        return self._find(buckets=buckets)
 
     def table(self) -> Table:
         """Schedule, iteration time, time after the backward pass (ms) and the share hidden."""
@@ -632,10 +538,7 @@ def overlap_table(
 ) -> OverlapTable:
     """The classical ring with and without overlap: one row for the non-overlapped model
     (:func:`qring_edu.iteration_time`) and one per bucket count in ``buckets``
-    (:func:`qring_edu.costmodel.bucketed_iteration_time`, ``method="formula"``: B near-equal
-    buckets ready evenly over the backward pass, 2/3 of ``compute`` seconds).
-
-    ``alpha`` in seconds per message, ``bandwidth_gbps`` in Gbit/s, ``compute`` in seconds.
+    (:func:`qring_edu.costmodel.bucketed_iteration_time`, ``method="formula"``); ``compute`` s.
 
     Examples
     --------
@@ -652,19 +555,10 @@ def overlap_table(
     bandwidth = check_float(bandwidth_gbps, "bandwidth_gbps", 0.0, lo_open=True)
     compute = check_float(compute, "compute", 0.0)
     d, beta = MODEL_SIZES[model], 1.0 / (bandwidth * 1e9)
-    ring = ring_time(workers, d, bits, alpha, beta)
-    plain = iteration_time(compute, workers, d, bits, alpha, beta)
+    args = (compute, workers, d, bits, alpha, beta)
+    ring, plain = ring_time(*args[1:]), iteration_time(*args)
     rows = [OverlapRow(None, compute, ring, plain.total, plain.total - compute)]
     for b in buckets:
-        it = bucketed_iteration_time(
-            compute,
-            workers,
-            d,
-            bits,
-            alpha,
-            beta,
-            buckets=check_int(b, "buckets", 1, d),
-            method="formula",
-        )
+        it = bucketed_iteration_time(*args, buckets=check_int(b, "buckets", 1, d), method="formula")
         rows.append(OverlapRow(int(b), compute, ring, it.total, it.tail))
     return OverlapTable(tuple(rows), model=model, workers=workers, bits=bits)

@@ -139,9 +139,7 @@ def ring_state(workers: int, step: int, d: int | None = None, bits: int = 16) ->
             else:
                 contains[m.receiver, m.chunk] = before[m.sender, m.chunk]
         last = batch
-    return RingState(
-        workers=P, d=d, bits=bits, step=step, contains=contains, messages=last, offsets=offsets
-    )
+    return RingState(P, d, bits, step, contains, last, offsets)
 
 
 def ring_schedule_table(workers: int) -> Table:
@@ -248,19 +246,14 @@ def cost_sweep(
         chosen = check_int(chosen, "P (number of workers)", 2)
         if chosen not in ps:
             ps = sorted(set(ps) | {chosen})
-    return CostSweep(
-        label=label or f"d = {d:,}",
-        d=d,
-        bits=bits,
-        alpha=alpha,
-        beta=beta,
-        workers=np.array(ps, dtype=np.int64),
-        ring=np.array([ring_time(p, d, bits, alpha, beta) for p in ps]),
-        parameter_server=np.array([parameter_server_time(p, d, bits, alpha, beta) for p in ps]),
-        bound=np.array([allreduce_lower_bound_bits(p, d, bits) * beta for p in ps]),
-        latency=np.array([ring_time(p, d, bits, alpha, 0.0) for p in ps]),
-        chosen=chosen,
-    )
+    times = [
+        [ring_time(p, d, bits, alpha, beta) for p in ps],
+        [parameter_server_time(p, d, bits, alpha, beta) for p in ps],
+        [allreduce_lower_bound_bits(p, d, bits) * beta for p in ps],
+        [ring_time(p, d, bits, alpha, 0.0) for p in ps],  # the latency term
+    ]
+    settings = (label or f"d = {d:,}", d, bits, alpha, beta, np.array(ps, dtype=np.int64))
+    return CostSweep(*settings, *map(np.array, times), chosen)
 
 
 def alpha_beta_costs(
@@ -344,14 +337,9 @@ def link_bits_sweep(
     ring = [
         ring_allreduce(np.zeros((p, d), dtype=np.int64), bits=bits).ledger.online_bits() for p in ps
     ]
-    return LinkBitsSweep(
-        d=d,
-        bits=bits,
-        workers=np.array(ps, dtype=np.int64),
-        ring=np.array(ring, dtype=np.int64),
-        bound=np.array([allreduce_lower_bound_bits(p, d, bits) for p in ps]),
-        parameter_server=np.array([parameter_server_time(p, d, bits, 0.0, 1.0) / 2 for p in ps]),
-    )
+    bound = np.array([allreduce_lower_bound_bits(p, d, bits) for p in ps])
+    server = np.array([parameter_server_time(p, d, bits, 0.0, 1.0) / 2 for p in ps])
+    return LinkBitsSweep(d, bits, *(np.array(v, dtype=np.int64) for v in (ps, ring)), bound, server)
 
 
 # -- Real model sizes ------------------------------------------------------------------------------
@@ -436,21 +424,10 @@ def model_comm_table(
     rows = []
     for name in names:
         d = MODEL_SIZES[name]
-        for b in bits:
-            b = check_bits(b)
-            rows.append(
-                ModelCommRow(
-                    model=name,
-                    params=d,
-                    bits=b,
-                    workers=workers,
-                    alpha=alpha,
-                    bandwidth_gbps=bandwidth,
-                    link_bits=ring_time(workers, d, b, 0.0, 1.0),
-                    ring_s=ring_time(workers, d, b, alpha, beta),
-                    ps_s=parameter_server_time(workers, d, b, alpha, beta),
-                )
-            )
+        for b in map(check_bits, bits):
+            times = [f(workers, d, b, alpha, beta) for f in (ring_time, parameter_server_time)]
+            link_bits = ring_time(workers, d, b, 0.0, 1.0)
+            rows.append(ModelCommRow(name, d, b, workers, alpha, bandwidth, link_bits, *times))
     return ModelCommTable(tuple(rows))
 
 

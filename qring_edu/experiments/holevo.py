@@ -141,17 +141,10 @@ def analyse_ensemble(
         raise ValueError(f"ensemble must be a qubit ensemble (dim 2), got dim {ensemble.dim}")
     povm = bloch_measurement(meas_theta, meas_phi)
     acc = optimal_measurement(*ensemble) if accessible is None else accessible
-    dirs, weights = _povm_directions(acc.povm)
+    angles, bloch = (float(meas_theta), float(meas_phi)), ensemble.bloch_vectors()
+    chi, measured = holevo_chi(*ensemble), mutual_information(*ensemble, povm)
     return EnsembleAnalysis(
-        ensemble=ensemble,
-        chi=holevo_chi(*ensemble),
-        accessible=acc,
-        measured=mutual_information(*ensemble, povm),
-        meas_theta=float(meas_theta),
-        meas_phi=float(meas_phi),
-        bloch=ensemble.bloch_vectors(),
-        povm_directions=dirs,
-        povm_weights=weights,
+        ensemble, chi, acc, measured, *angles, bloch, *_povm_directions(acc.povm)
     )
 
 
@@ -417,16 +410,10 @@ def two_state_sweep(overlaps: Sequence[float] = tuple(np.linspace(0.0, 1.0, 11))
     cs = np.array([check_float(c, "overlaps", 0.0, 1.0) for c in overlaps])
     if cs.size == 0:
         raise ValueError("overlaps must contain at least one value")
-    ens = [two_state_ensemble(c) for c in cs]
-    fine = np.linspace(0.0, 1.0, 201)
-    return TwoStateSweep(
-        overlaps=cs,
-        chi=np.array([holevo_chi(*e) for e in ens]),
-        accessible=np.array([accessible_information(*e) for e in ens]),
-        fine=fine,
-        chi_formula=np.array([two_state_chi(c) for c in fine]),
-        accessible_formula=np.array([two_state_accessible(c) for c in fine]),
-    )
+    ens, fine = [two_state_ensemble(c) for c in cs], np.linspace(0.0, 1.0, 201)
+    numeric = [np.array([f(*e) for e in ens]) for f in (holevo_chi, accessible_information)]
+    formula = [np.array([f(c) for c in fine]) for f in (two_state_chi, two_state_accessible)]
+    return TwoStateSweep(cs, *numeric, fine, *formula)
 
 
 # -- Dense coding with a noisy pair ----------------------------------------------------------------
@@ -470,16 +457,10 @@ def dense_coding_sweep(pair_fidelity: float = 0.9) -> DenseCodingSweep:
     >>> sweep, sweep.fidelities.size
     (DenseCodingSweep(pair_fidelity=0.9, chosen_capacity=1.373, chosen_chi=1.373, threshold=0.8107), 301)
     """
-    F = check_fidelity(pair_fidelity)
-    fs = np.linspace(0.25, 1.0, 301)
-    return DenseCodingSweep(
-        pair_fidelity=F,
-        chosen_capacity=dense_coding_capacity(isotropic_state(F)),
-        chosen_chi=holevo_chi(*superdense_ensemble(F)),
-        threshold=dense_coding_threshold(1.0),
-        fidelities=fs,
-        capacity=np.array([isotropic_capacity(f) for f in fs]),
-    )
+    F, fs = check_fidelity(pair_fidelity), np.linspace(0.25, 1.0, 301)
+    chosen = (dense_coding_capacity(isotropic_state(F)), holevo_chi(*superdense_ensemble(F)))
+    curve = np.array([isotropic_capacity(f) for f in fs])
+    return DenseCodingSweep(F, *chosen, dense_coding_threshold(1.0), fs, curve)
 
 
 def dense_coding_table(fidelities: Sequence[float] = (1.0, 0.95, 0.9, 0.8, 0.7, 0.5)) -> Table:
@@ -558,25 +539,15 @@ def ledger_floor_sweep(
     d = check_int(d, "d", 1)
     bits = check_bits(bits)
     ps = worker_counts(workers, max_words=MAX_LEDGER_WORDS, d=d)
-    classical, online, offline, per_msg = [], [], [], []
+    counts = []
     for p in ps:
         zeros = np.zeros((p, d), dtype=np.int64)
         cl = ring_allreduce(zeros, bits=bits).ledger
         sd = ring_allreduce(zeros, bits=bits, transport="superdense").ledger
-        classical.append(cl.online_bits())
-        online.append(sd.online_qubits())
-        offline.append(sd.offline_qubits())
-        per_msg.append(int(((message_bits(p, d, bits) + 1) // 2).sum(axis=1).max()))
-    return LedgerFloorSweep(
-        d=d,
-        bits=bits,
-        workers=np.array(ps, dtype=np.int64),
-        classical_bits=np.array(classical, dtype=np.int64),
-        online_qubits=np.array(online, dtype=np.int64),
-        offline_qubits=np.array(offline, dtype=np.int64),
-        message_floor=np.array(per_msg, dtype=np.int64),
-        cut_floor=allreduce_cut_bound(2, d, bits).qubits,
-    )
+        per_msg = int(((message_bits(p, d, bits) + 1) // 2).sum(axis=1).max())
+        counts.append((p, cl.online_bits(), sd.online_qubits(), sd.offline_qubits(), per_msg))
+    columns = [np.array(c, dtype=np.int64) for c in zip(*counts)]
+    return LedgerFloorSweep(d, bits, *columns, allreduce_cut_bound(2, d, bits).qubits)
 
 
 # -- The cut-set bound for every all-reduce protocol -----------------------------------------------
@@ -673,12 +644,6 @@ def cut_set_sweep(
             f"workers * d * bits must stay below 2**62 (int64 counts), got P = {max(ps)}"
         )
     cuts = [allreduce_cut_bound(p, d, bits) for p in ps]
-    return CutSetSweep(
-        d=d,
-        bits=bits,
-        information=cuts[0].information,
-        workers=np.array(ps, dtype=np.int64),
-        classical_ring=np.array([c.classical_ring for c in cuts], dtype=np.int64),
-        superdense_ring=np.array([c.superdense_ring for c in cuts], dtype=np.int64),
-        vga_bits_in=np.array([c.vga_bits_in for c in cuts], dtype=np.int64),
-    )
+    names = ("classical_ring", "superdense_ring", "vga_bits_in")
+    counts = [np.array([getattr(c, n) for c in cuts], dtype=np.int64) for n in names]
+    return CutSetSweep(d, bits, cuts[0].information, np.array(ps, dtype=np.int64), *counts)

@@ -303,13 +303,8 @@ def compare_ledgers(classical: Ledger, superdense: Ledger) -> LedgerComparison:
             f"classical and superdense must have the same number of workers, got "
             f"{classical.workers} and {superdense.workers}"
         )
-    return LedgerComparison(
-        links=tuple(classical.links),
-        classical_bits=classical.per_link("online_bits"),
-        online_qubits=superdense.per_link("online_qubits"),
-        ebits=superdense.per_link("ebits"),
-        offline_qubits=superdense.per_link("offline_qubits"),
-    )
+    quantum = [superdense.per_link(k) for k in ("online_qubits", "ebits", "offline_qubits")]
+    return LedgerComparison(tuple(classical.links), classical.per_link("online_bits"), *quantum)
 
 
 # -- Small shared checks ---------------------------------------------------------------------------

@@ -121,16 +121,8 @@ def measure_qubit(
     psi = pure_qubit(theta, phi)
     probs = np.abs(_BRAS[basis] @ psi) ** 2
     probs = probs / probs.sum()  # rounding only: the basis is orthonormal and ψ has norm 1
-    outcomes = rng.choice(2, size=shots, p=probs)
-    return QubitMeasurement(
-        theta=theta,
-        phi=phi,
-        basis=basis,
-        shots=shots,
-        state=psi,
-        probabilities=probs,
-        counts=np.bincount(outcomes, minlength=2),
-    )
+    counts = np.bincount(rng.choice(2, size=shots, p=probs), minlength=2)
+    return QubitMeasurement(theta, phi, basis, shots, psi, probs, counts)
 
 
 # -- A Bell pair after Alice's gates ---------------------------------------------------------------
@@ -224,13 +216,4 @@ def run_bell_pair(
     probs = probs / probs.sum()
     joint = rng.choice(4, size=shots, p=probs)
     counts = np.bincount(joint, minlength=4).reshape(2, 2).T  # [a, b] from index a + 2 b
-    return BellPairRun(
-        x=x,
-        z=z,
-        pair_fidelity=F,
-        basis=basis,
-        shots=shots,
-        rho=rho,
-        probabilities=probs.reshape(2, 2).T,
-        counts=counts,
-    )
+    return BellPairRun(x, z, F, basis, shots, rho, probs.reshape(2, 2).T, counts)

@@ -299,12 +299,7 @@ def channel_statistics(
         sent_aer = rng.integers(0, 2, size=2 * aer_symbols, dtype=np.uint8)
         received_aer = superdense_send_qiskit(sent_aer, link=link, seed=seed)
         aer_counts = _count_messages(sent_aer, received_aer)
-    return ChannelStats(
-        pair_fidelity=link.pair,
-        exact=exact,
-        fast_counts=_count_messages(sent, received),
-        aer_counts=aer_counts,
-    )
+    return ChannelStats(link.pair, exact, _count_messages(sent, received), aer_counts)
 
 
 @result
@@ -359,14 +354,8 @@ def symbol_error_sweep(
         channel_statistics(f, 1, seed + 1000 + i, aer_symbols=aer_symbols).aer_error_rate
         for i, f in enumerate(aer_fids)
     ]
-    return ErrorRateSweep(
-        fids,
-        np.asarray(fast, dtype=float),
-        int(n_symbols),
-        aer_fids,
-        np.asarray(aer, dtype=float),
-        int(aer_symbols),
-    )
+    fast, aer = (np.asarray(rates, dtype=float) for rates in (fast, aer))
+    return ErrorRateSweep(fids, fast, int(n_symbols), aer_fids, aer, int(aer_symbols))
 
 
 # -- Iteration time --------------------------------------------------------------------------------
@@ -535,19 +524,8 @@ def overlap_comparison(
         compute, workers, d, bits, alpha, beta, transport="superdense", beta_qubit=beta_q, **kw
     )
     halved = bucketed_iteration_time(compute, workers, d, bits, alpha, beta_q / 2, **kw)
-    return OverlapComparison(
-        model=model,
-        workers=int(workers),
-        d=d,
-        bits=int(bits),
-        alpha=alpha,
-        beta=beta,
-        beta_qubit=beta_q,
-        backward_fraction=backward_fraction,
-        classical=classical,
-        superdense=superdense,
-        halved=halved,
-    )
+    settings = (model, int(workers), d, int(bits), alpha, beta, beta_q, backward_fraction)
+    return OverlapComparison(*settings, classical, superdense, halved)
 
 
 @result(show=("best_ratio",))

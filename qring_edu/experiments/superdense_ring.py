@@ -122,29 +122,20 @@ def ket_label(amplitudes, tol: float = 1e-9) -> str:
         raise ValueError("amplitudes must not all be zero")
     mods = np.array([abs(a) for _, a in nonzero])
     kets = [f"|{i:0{n}b}⟩" for i, _ in nonzero]
+    phases = ((1, "+"), (-1, "-"), (1j, "+i"), (-1j, "-i"))
     for modulus, wrap in _ROOTS:
-        if np.allclose(mods, modulus, atol=tol) and len(nonzero) * modulus**2 > 1 - 1e-6:
-            terms = []
-            for ket, (_, a) in zip(kets, nonzero):
-                unit = a / modulus
-                for value, sign in ((1, "+"), (-1, "-"), (1j, "+i"), (-1j, "-i")):
-                    if abs(unit - value) < 1e-6:
-                        terms.append((sign, ket))
-                        break
-                else:
-                    break
-            else:
-                body = " ".join(
-                    f"{s} {k}" if i else (k if s == "+" else f"{s}{k}")
-                    for i, (s, k) in enumerate(terms)
-                )
-                return wrap.format(body) if len(terms) > 1 or modulus != 1 else body
-    parts = []
-    for ket, (_, a) in zip(kets, nonzero):
-        parts.append(
-            f"({a.real:.3f}{a.imag:+.3f}i){ket}" if abs(a.imag) > tol else f"{a.real:.3f}{ket}"
-        )
-    return " + ".join(parts)
+        if not np.allclose(mods, modulus, atol=tol) or len(nonzero) * modulus**2 <= 1 - 1e-6:
+            continue
+        units = [a / modulus for _, a in nonzero]
+        signs = [next((s for v, s in phases if abs(u - v) < 1e-6), None) for u in units]
+        if None not in signs:  # every term is ±1 or ±i times the common modulus
+            body = " ".join(f"{s} {k}" for s, k in zip(signs, kets))
+            body = body[2:] if signs[0] == "+" else body.replace(" ", "", 1)  # "-|0⟩", not "- |0⟩"
+            return wrap.format(body) if len(kets) > 1 or modulus != 1 else body
+    return " + ".join(
+        f"({a.real:.3f}{a.imag:+.3f}i){k}" if abs(a.imag) > tol else f"{a.real:.3f}{k}"
+        for k, (_, a) in zip(kets, nonzero)
+    )
 
 
 def superdense_state_table() -> Table:

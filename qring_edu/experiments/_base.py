@@ -262,12 +262,9 @@ class LedgerComparison(Tabular):
                     f"columns must be chosen from {', '.join(self._COLUMNS)}, got {c!r}"
                 )
         links = [f"{a}->{b}" for a, b in self.links]
-        rows = zip(*[links if c == "link" else getattr(self, c) for c in columns])
-        return Table(
-            tuple(self._COLUMNS[c][0] for c in columns),
-            tuple(rows),
-            tuple(self._COLUMNS[c][1] for c in columns),
-        )
+        rows = tuple(zip(*[links if c == "link" else getattr(self, c) for c in columns]))
+        head = tuple(self._COLUMNS[c][0] for c in columns)
+        return Table(head, rows, tuple(self._COLUMNS[c][1] for c in columns))
 
 
 def compare_ledgers(classical: Ledger, superdense: Ledger) -> LedgerComparison:

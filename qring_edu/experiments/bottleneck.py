@@ -487,21 +487,20 @@ class OverlapTable(Rows):
 
     def table(self) -> Table:
         """Schedule, iteration time, time after the backward pass (ms) and the share hidden."""
-        return Table(
-            ("schedule", "iteration (ms)", "after the backward pass (ms)", "all-reduce hidden (%)"),
-            tuple(
-                (
-                    "no overlap"
-                    if r.buckets is None
-                    else f"{r.buckets} bucket{'s' if r.buckets > 1 else ''}",
-                    r.total * 1e3,
-                    r.tail * 1e3,
-                    100 * r.hidden,
-                )
-                for r in self.rows
-            ),
-            ("", ".2f", ".2f", ".0f"),
+
+        def schedule(b):
+            return "no overlap" if b is None else f"{b} bucket{'s' if b > 1 else ''}"
+
+        rows = tuple(
+            (schedule(r.buckets), r.total * 1e3, r.tail * 1e3, 100 * r.hidden) for r in self
         )
+        head = (
+            "schedule",
+            "iteration (ms)",
+            "after the backward pass (ms)",
+            "all-reduce hidden (%)",
+        )
+        return Table(head, rows, ("", ".2f", ".2f", ".0f"))
 
 
 def overlap_table(

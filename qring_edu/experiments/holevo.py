@@ -597,11 +597,8 @@ class CutSetSweep(Tabular):
             for P, c, q, r, v in zip(*columns, self.vga_bits_in)
         )
         head = ("P", "classical ring (bits)", "superdense ring (qubits)", "cut-set floor (qubits)")
-        return Table(
-            head + ("ring ÷ floor", "GHZ sum (bits in)"),
-            rows,
-            ("d", ",d", ",d", ",.0f", ".3f", ",d"),
-        )
+        head += ("ring ÷ floor", "GHZ sum (bits in)")
+        return Table(head, rows, ("d", ",d", ",d", ",.0f", ".3f", ",d"))
 
     def capacity_in(self, which: str) -> np.ndarray:
         """``2 q + c`` entering the busiest worker (bits), per P, for ``which`` of

@@ -246,11 +246,8 @@ class ChannelStats(Tabular):
                 continue
             se = np.sqrt(r * (1 - r) / n)
             rows.append((name, n, rate, (rate - r) / se if se > 0 else None))
-        return Table(
-            ("path", "symbols", "symbol error rate", "standard errors from exact"),
-            tuple(rows),
-            ("", ",d", ".4f", "+.2f"),
-        )
+        head = ("path", "symbols", "symbol error rate", "standard errors from exact")
+        return Table(head, tuple(rows), ("", ",d", ".4f", "+.2f"))
 
 
 def _count_messages(sent: np.ndarray, received: np.ndarray) -> np.ndarray:

@@ -135,11 +135,8 @@ def training_table(runs: Mapping[str, TrainingRun]) -> Table:
         if not isinstance(run, TrainingRun):
             raise TypeError(f"runs must map labels to TrainingRun, got {type(run).__name__}")
         rows.append((str(label), run.final_loss, run.final_accuracy, run.divergence))
-    return Table(
-        ("run", "final loss", "final accuracy", "replica divergence max|w_k - w_0|"),
-        tuple(rows),
-        ("", ".4f", ".3f", ".3g"),
-    )
+    head = ("run", "final loss", "final accuracy", "replica divergence max|w_k - w_0|")
+    return Table(head, tuple(rows), ("", ".4f", ".3f", ".3g"))
 
 
 @result(show=("model", "pair_fidelity", "identical", "accuracy", "classical_accuracy"))
@@ -251,11 +248,8 @@ class LearnerComparison(Tabular):
             for r in self.runs
         )
         left = ("model", "parameters", "transport", "F", "final loss", "final accuracy")
-        return Table(
-            (*left, "divergence", "online bits / step", "online qubits / step"),
-            rows,
-            ("", "d", "", "g", ".4f", ".3f", ".3g", ",.0f", ",.0f"),
-        )
+        head = (*left, "divergence", "online bits / step", "online qubits / step")
+        return Table(head, rows, ("", "d", "", "g", ".4f", ".3f", ".3g", ",.0f", ",.0f"))
 
 
 def learner_comparison(
@@ -342,17 +336,13 @@ class LearnerBudget(Tabular):
         """One row per learner: parameters, busiest link's bits and qubits per step, the
         bandwidth term over the latency term of the classical ring, the superdense saving, and
         the gradient size at which the two terms are equal."""
+        names = "n_params link_bits link_qubits bandwidth_ratio saving crossover_params".split()
         rows = tuple(
-            (m, b.n_params, b.link_bits, b.link_qubits, b.bandwidth_ratio, b.saving)
-            + (b.crossover_params,)
-            for m, b in zip(self.models, self.budgets)
+            (m, *(getattr(b, n) for n in names)) for m, b in zip(self.models, self.budgets)
         )
         left = ("model", "parameters", "link bits / step", "link qubits / step")
-        return Table(
-            (*left, "bandwidth ÷ latency", "superdense saving", "parameters where equal"),
-            rows,
-            ("", "d", ",d", ",d", ".2g", ".2g", ",.0f"),
-        )
+        head = (*left, "bandwidth ÷ latency", "superdense saving", "parameters where equal")
+        return Table(head, rows, ("", "d", ",d", ",d", ".2g", ".2g", ",.0f"))
 
 
 def learner_budget(
@@ -509,12 +499,9 @@ def ddp_demo(
     runs += [(f"superdense F={f:g}", Superdense(Link(pair_fidelity=f)), False) for f in fids]
     if private:
         runs.append(("private", Classical(), True))
-    per_rank = launch_local(
-        _demo_worker,
-        world_size,
-        (runs, steps, bits, hidden, n_samples, batch_size, lr, seed),
-        timeout=check_float(timeout, "timeout", 0.0, lo_open=True),
-    )
+    timeout = check_float(timeout, "timeout", 0.0, lo_open=True)
+    settings = (runs, steps, bits, hidden, n_samples, batch_size, lr, seed)
+    per_rank = launch_local(_demo_worker, world_size, settings, timeout=timeout)
     labels = tuple(r[0] for r in runs)
 
     def worst(key, label, reference):  # max |x - reference| over the ranks
@@ -652,11 +639,9 @@ class CompressionComparison(Tabular):
 
     def table(self) -> Table:
         """One row per run: online bits or qubits per link and step, headers, accuracy."""
-        return Table(
-            ("run", "online per link and step", "carried as", "header bits", "accuracy"),
-            tuple((r.label, r.per_link, r.carried, r.header_bits, r.accuracy) for r in self.runs),
-            ("", ",.0f", "", ",.0f", ".3f"),
-        )
+        rows = tuple((r.label, r.per_link, r.carried, r.header_bits, r.accuracy) for r in self.runs)
+        head = ("run", "online per link and step", "carried as", "header bits", "accuracy")
+        return Table(head, rows, ("", ",.0f", "", ",.0f", ".3f"))
 
     def against(self, baseline: str, headers: bool = False) -> CompressionView:
         """Every run's traffic next to the run called ``baseline`` (:class:`CompressionView`)."""
@@ -828,11 +813,9 @@ def compression_comparison(
     warmup = check_int(warmup, "warmup", 2, steps - 1)
     hidden = check_int(hidden, "hidden", 1, 4096)
     seed = check_int(seed, "seed", 0)
+    timeout = check_float(timeout, "timeout", 0.0, lo_open=True)
     per_rank = launch_local(
-        _compression_worker,
-        workers,
-        (steps, warmup, hidden, seed),
-        timeout=check_float(timeout, "timeout", 0.0, lo_open=True),
+        _compression_worker, workers, (steps, warmup, hidden, seed), timeout=timeout
     )
     runs, weights = [], {}
     for label, _, ring in COMPRESSION_RUNS:

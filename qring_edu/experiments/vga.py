@@ -196,22 +196,21 @@ def attack_sweep(
     attack = source_attack(source) if attack is None else attack
     detection = detection_probability(attack, workers, bits=bits)
     rng = np.random.default_rng(seed)
-    acc, guess, fail, eps = [], [], [], []
     options = dict(bits=bits, source=source, tolerance=tolerance, seed=rng)
-    for frac in fractions:
-        accepted = correct = failed = tests = 0
-        for _ in range(runs):
-            x = rng.integers(0, 2**bits, size=(workers, entries))
-            res = vga_aggregate(x, test_fraction=float(frac), **options)
-            accepted += res.accepted
-            correct += res.attacker_accuracy
-            failed += res.tests_failed
-            tests += res.tests
-        acc.append(accepted / runs)
-        guess.append(correct / runs)
-        fail.append(failed / tests if tests else 0.0)
-        n_copies = vga_copy_counts(entries, float(frac))[0]
-        eps.append(vga_epsilon(n_copies, float(frac), beta, detection=detection))
+
+    def run(frac):
+        x = rng.integers(0, 2**bits, size=(workers, entries))
+        return vga_aggregate(x, test_fraction=frac, **options)
+
+    acc, guess, fail, eps = [], [], [], []
+    for frac in map(float, fractions):
+        res = [run(frac) for _ in range(runs)]
+        tests = sum(r.tests for r in res)
+        acc.append(sum(r.accepted for r in res) / runs)
+        guess.append(sum(r.attacker_accuracy for r in res) / runs)
+        fail.append(sum(r.tests_failed for r in res) / tests if tests else 0.0)
+        n_copies = vga_copy_counts(entries, frac)[0]
+        eps.append(vga_epsilon(n_copies, frac, beta, detection=detection))
     curves = [np.array(v) for v in (acc, guess, fail, eps)]
     settings = (source, workers, bits, entries, runs, f, attack, detection, beta)
     return AttackSweep(*settings, fractions, *curves)
@@ -277,13 +276,10 @@ class ExactPrivacy(Tabular):
             (name, ", ".join(str(int(v)) for v in x), int(x.sum()) & m, dist)
             for name, x, dist in sets
         )
-        column = f"TV from ideal ({type(self.source).__name__}, joint with attacker)"
-        return Table(
-            ("inputs", "words", "sum mod 2^b", column),
-            rows,
-            ("", "", "d", ".6f"),
-            title=f"TV between the transcripts of a and b: {self.between:.6f}",
-        )
+        head = ("inputs", "words", "sum mod 2^b")
+        head += (f"TV from ideal ({type(self.source).__name__}, joint with attacker)",)
+        title = f"TV between the transcripts of a and b: {self.between:.6f}"
+        return Table(head, rows, ("", "", "d", ".6f"), title=title)
 
 
 def exact_privacy(

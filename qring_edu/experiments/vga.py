@@ -426,20 +426,22 @@ def sources_table(results: Mapping[str, VGAResult], inputs) -> Table:
     for label, r in results.items():
         if not isinstance(r, VGAResult):
             raise TypeError(f"results must map labels to VGAResult, got {type(r).__name__}")
-        rows.append(
-            (
-                str(label),
-                r.tests_failed / r.tests if r.tests else None,
-                str(r.accepted),
-                float(np.mean(r.total == modular_sum(x, r.bits))),
-                float(r.attacker_accuracy),
-            )
-        )
+        failed = r.tests_failed / r.tests if r.tests else None
+        exact = float(np.mean(r.total == modular_sum(x, r.bits)))
+        rows.append((str(label), failed, str(r.accepted), exact, float(r.attacker_accuracy)))
     columns = ("source", "failed tests", "accepted", "exact sums", "source's accuracy")
     return Table(columns, tuple(rows), ("", ".2%", "", ".2%", ".2%"))
 
 
 # -- The GHZ test as a fidelity witness, on named states -----------------------------------------
+def _row(rows: tuple, key, name: str) -> tuple:
+    """The first row whose first entry equals ``key``; a ValueError naming ``name`` otherwise."""
+    for r in rows:
+        if r[0] == key:
+            return r
+    raise ValueError(f"{name} must be one of {', '.join(repr(r[0]) for r in rows)}, got {key!r}")
+
+
 def _witness_states(workers: int, rng: np.random.Generator) -> list[tuple[str, np.ndarray]]:
     """Named P-qubit states (vectors, or a density matrix), worker j = bit j."""
     dim = 1 << workers
@@ -485,11 +487,7 @@ class WitnessTable(Tabular):
 
     def row(self, state: str) -> tuple:
         """The row of one named state."""
-        for r in self.rows:
-            if r[0] == state:
-                return r
-        names = ", ".join(repr(r[0]) for r in self.rows)
-        raise ValueError(f"state must be one of {names}, got {state!r}")
+        return _row(self.rows, state, "state")
 
     def table(self) -> Table:
         # tight: F = 1 - 2 P(fail) exactly (the unclipped witness), i.e. no |GHZ-> component
@@ -498,9 +496,8 @@ class WitnessTable(Tabular):
             for name, f, p, b in self.rows
         )
         columns = ("state", "fidelity F", "P(test fails)", "witness 1 - 2 P(fail)", "tight")
-        return Table(
-            columns, rows, ("", ".4f", ".4f", ".4f", ""), title=f"P = {self.workers} qubits"
-        )
+        formats, title = ("", ".4f", ".4f", ".4f", ""), f"P = {self.workers} qubits"
+        return Table(columns, rows, formats, title=title)
 
 
 def witness_table(workers: int = 4, seed: int = 0) -> WitnessTable:
@@ -560,10 +557,7 @@ class DetectionTable(Tabular):
 
     def epsilon(self, attack) -> float:
         """ε of one attack of the table (an attack value, e.g. ``SplitWorker()``)."""
-        for a, _, _, eps in self.rows:
-            if a == attack:
-                return eps
-        raise ValueError(f"attack must be one of the table's, got {attack!r}")
+        return _row(self.rows, attack, "attack")[3]
 
     def table(self) -> Table:
         rows = tuple((attack_label(a), leaks, det, eps) for a, leaks, det, eps in self.rows)
@@ -598,12 +592,10 @@ def detection_table(
     rows = []
     for attack, leaks in DETECTION_ROWS:
         det = detection_probability(attack, workers, bits=bits)
-        rows.append(
-            (attack, leaks, det, vga_epsilon(n_copies, test_fraction, bad_fraction, detection=det))
-        )
-    return DetectionTable(
-        workers, bits, n_copies, float(test_fraction), float(bad_fraction), tuple(rows)
-    )
+        eps = vga_epsilon(n_copies, test_fraction, bad_fraction, detection=det)
+        rows.append((attack, leaks, det, eps))
+    setting = (workers, bits, n_copies, float(test_fraction), float(bad_fraction))
+    return DetectionTable(*setting, tuple(rows))
 
 
 # -- ε against copies and test fraction ----------------------------------------------------------
@@ -708,16 +700,10 @@ class FractionSweep(Tabular):
 
     def table(self) -> Table:
         j = int(np.argmin(np.abs(self.fractions - 0.5)))
+        eps = [(float(e.min()), float(e[j])) for e in self.epsilon]
         rows = tuple(
-            (
-                attack_label(a),
-                float(self.detections[i]),
-                self.best_fraction(i),
-                float(self.epsilon[i].min()),
-                float(self.epsilon[i, j]),
-                self.exponent_share(i),
-            )
-            for i, a in enumerate(self.attacks)
+            (attack_label(a), float(d), self.best_fraction(i), *eps[i], self.exponent_share(i))
+            for i, (a, d) in enumerate(zip(self.attacks, self.detections))
         )
         columns = ("attack", "δ", "best f", "ε at best f", "ε at f = 1/2")
         columns += ("f = 1/2: share of best exponent",)
@@ -744,9 +730,8 @@ def fraction_sweep(
     """
     n = check_int(n_copies, "n_copies", 2, 100_000)
     beta = check_float(bad_fraction, "bad_fraction", 0.0, 1.0, hi_open=True)
-    fr = np.asarray(
-        [check_float(v, "fractions", 0.0, 1.0, lo_open=True, hi_open=True) for v in fractions]
-    )
+    fr = [check_float(v, "fractions", 0.0, 1.0, lo_open=True, hi_open=True) for v in fractions]
+    fr = np.asarray(fr)
     dets = [detection_probability(a, workers, bits=bits) for a in attacks]
     eps = [[vga_epsilon(n, f, beta, detection=d) for f in fr.tolist()] for d in dets]
     return FractionSweep(n, beta, tuple(attacks), np.array(dets), fr, np.array(eps))
@@ -802,9 +787,9 @@ def epsilon_floor_sweep(
     max_copies = check_int(max_copies, "max_copies", 4, 20_000)
     ns = np.unique(2 * np.round(np.geomspace(1, max_copies // 2, 16)).astype(int)).tolist()
     dets = [detection_probability(a, workers, bits=bits) for a in attacks]
-    zero = np.array([[vga_epsilon(n, f, 0.0, detection=d) for n in ns] for d in dets])
-    at_beta = np.array([[vga_epsilon(n, f, beta, detection=d) for n in ns] for d in dets])
+    eps = [
+        np.array([[vga_epsilon(n, f, b, detection=d) for n in ns] for d in dets])
+        for b in (0.0, beta)
+    ]
     floors = [np.array([vga_epsilon_floor(n, f, b) for n in ns]) for b in (0.0, beta)]
-    return EpsilonFloor(
-        f, beta, tuple(attacks), np.array(dets), np.array(ns), zero, at_beta, *floors
-    )
+    return EpsilonFloor(f, beta, tuple(attacks), np.array(dets), np.array(ns), *eps, *floors)

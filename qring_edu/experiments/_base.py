@@ -158,26 +158,15 @@ class Tabular:
 
 @result
 class Rows(Tabular):
-    """A result made of records, one per row: iterable, indexable and sized like the tuple
-    ``rows`` (not in the ``repr``); a subclass defines :meth:`table`.
-
-    Attributes
-    ----------
-    rows : tuple
-        The records, one per row (frozen dataclasses).
+    """A result made of records (frozen dataclasses), one per row: iterable, indexable and sized
+    like the tuple ``rows`` (not in the ``repr``); a subclass defines :meth:`table`.
 
     Examples
     --------
-    :func:`qring_edu.experiments.bottleneck.model_comm_table` returns such a result:
-
     >>> from qring_edu.experiments.bottleneck import model_comm_table
     >>> rows = model_comm_table(models=["ResNet-50"], bits=[16, 32])
     >>> len(rows), rows[0].bits, [r.bits for r in rows]
     (2, 16, [16, 32])
-    >>> print(rows.table())
-    model      parameters  bits  GB per link  ring (s)  server (s)
-    ResNet-50  25,557,032    16         0.10     0.009         0.3
-    ResNet-50  25,557,032    32         0.20     0.016         0.5
     """
 
     rows: tuple = field(repr=False)
@@ -273,9 +262,6 @@ def compare_ledgers(classical: Ledger, superdense: Ledger) -> LedgerComparison:
 
     Examples
     --------
-    ``d = 7`` words of 5 bits on 3 workers: chunks of 3, 2, 2 words, so the messages have 15 or
-    10 bits and the odd ones cost half a qubit more than the floor:
-
     >>> import numpy as np
     >>> from qring_edu import ring_allreduce
     >>> zeros = np.zeros((3, 7), dtype=np.int64)
@@ -283,8 +269,6 @@ def compare_ledgers(classical: Ledger, superdense: Ledger) -> LedgerComparison:
     ...                       ring_allreduce(zeros, bits=5, transport="superdense").ledger)
     >>> cmp
     LedgerComparison(workers=3, max_classical_bits=50, max_online_qubits=26)
-    >>> cmp.excess.tolist()
-    [1.0, 0.5, 0.5]
     >>> print(cmp.table())
     link  classical bits  online qubits  Holevo floor  offline qubits
     0->1              50             26          25.0              26

@@ -530,8 +530,6 @@ def ledger_floor_sweep(
     --------
     >>> from qring_edu.experiments.holevo import ledger_floor_sweep
     >>> sweep = ledger_floor_sweep(d=10, bits=5, workers=[2, 3, 4])
-    >>> sweep.classical_bits.tolist(), sweep.online_qubits.tolist()
-    ([50, 70, 80], [26, 36, 42])
     >>> sweep.message_floor.tolist(), sweep.cut_floor
     ([26, 36, 42], 25.0)
     """
@@ -630,8 +628,6 @@ def cut_set_sweep(
     >>> sweep = cut_set_sweep(d=8000, workers=[2, 4, 8])
     >>> sweep, sweep.information
     (CutSetSweep(d=8000, bits=16, information=1.28e+05, workers_range=(2, 8)), 128000.0)
-    >>> sweep.superdense_ring.tolist(), sweep.vga_bits_in.tolist()
-    ([64000, 96000, 112000], [128000, 384000, 896000])
     """
     d = check_int(d, "d", 1)
     bits = check_bits(bits)

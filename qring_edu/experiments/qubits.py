@@ -111,8 +111,6 @@ def measure_qubit(
     >>> run = measure_qubit(np.pi / 2, np.pi / 2, basis="X", shots=100, seed=0)
     >>> run.probabilities.round(12) + 0.0     # |+i⟩ gives a fair coin in the X basis
     array([0.5, 0.5])
-    >>> int(run.counts.sum())
-    100
     """
     theta = check_float(theta, "theta")
     phi = check_float(phi, "phi")

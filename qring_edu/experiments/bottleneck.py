@@ -273,16 +273,8 @@ def alpha_beta_costs(
     bandwidth = check_float(
         bandwidth_gbps, "bandwidth_gbps (link bandwidth in Gbit/s)", 0.0, lo_open=True
     )
-    beta = 1.0 / (bandwidth * 1e9)
-    return cost_sweep(
-        MODEL_SIZES[model],
-        bits,
-        alpha,
-        beta,
-        workers=tuple(range(2, 129)),
-        label=model,
-        chosen=workers,
-    )
+    clock = (MODEL_SIZES[model], bits, alpha, 1.0 / (bandwidth * 1e9))
+    return cost_sweep(*clock, workers=tuple(range(2, 129)), label=model, chosen=workers)
 
 
 # -- Per-link bits from the ledger -----------------------------------------------------------------
@@ -410,11 +402,8 @@ def model_comm_table(
     alpha = check_float(alpha, "alpha", 0.0)
     bandwidth = check_float(bandwidth_gbps, "bandwidth_gbps", 0.0, lo_open=True)
     beta = 1.0 / (bandwidth * 1e9)
-    names = (
-        list(MODEL_SIZES)
-        if models is None
-        else [check_choice(m, "models", tuple(MODEL_SIZES)) for m in models]
-    )
+    names = list(MODEL_SIZES) if models is None else models
+    names = [check_choice(m, "models", tuple(MODEL_SIZES)) for m in names]
     rows = []
     for name in names:
         d = MODEL_SIZES[name]
@@ -488,13 +477,8 @@ class OverlapTable(Rows):
         rows = tuple(
             (schedule(r.buckets), r.total * 1e3, r.tail * 1e3, 100 * r.hidden) for r in self
         )
-        head = (
-            "schedule",
-            "iteration (ms)",
-            "after the backward pass (ms)",
-            "all-reduce hidden (%)",
-        )
-        return Table(head, rows, ("", ".2f", ".2f", ".0f"))
+        head = ("schedule", "iteration (ms)", "after the backward pass (ms)")
+        return Table(head + ("all-reduce hidden (%)",), rows, ("", ".2f", ".2f", ".0f"))
 
 
 def overlap_table(

@@ -230,12 +230,9 @@ def design_ensemble(
 def _designed_ensemble(probs: tuple, thetas: tuple, phis: tuple, radius: float):
     """The designer's ensemble and its optimal measurement, cached: moving only the measurement
     direction must not re-run the POVM optimisation (it is deterministic, seed 0)."""
+    radii = [radius] * len(thetas)
     ens = bloch_ensemble(
-        np.radians(thetas),
-        np.radians(phis),
-        list(probs),
-        radii=[radius] * len(thetas),
-        name="your ensemble",
+        np.radians(thetas), np.radians(phis), list(probs), radii=radii, name="your ensemble"
     )
     return ens, optimal_measurement(*ens)
 
@@ -354,23 +351,18 @@ def known_ensembles(overlap: float = 0.5) -> KnownEnsembles:
     [0.5, 0.585, 0.645, 2.0]
     """
     c = check_float(overlap, "overlap", 0.0, 1.0)
+    two = (two_state_ensemble(c), two_state_chi(c), two_state_accessible(c))
     cases = [
         ("BB84", bb84_ensemble(), 1.0, 0.5),
         ("trine", trine_ensemble(), 1.0, math.log2(3) - 1),
-        (
-            f"two states\nc = {c:g}",
-            two_state_ensemble(c),
-            two_state_chi(c),
-            two_state_accessible(c),
-        ),
+        (f"two states\nc = {c:g}", *two),
         ("Bell states\n(superdense)", superdense_ensemble(), 2.0, 2.0),
     ]
-    return KnownEnsembles(
-        tuple(
-            KnownEnsemble(name, holevo_chi(*ens), accessible_information(*ens), chi, acc)
-            for name, ens, chi, acc in cases
-        )
-    )
+    rows = [
+        (name, holevo_chi(*ens), accessible_information(*ens), *known)
+        for name, ens, *known in cases
+    ]
+    return KnownEnsembles(tuple(KnownEnsemble(*row) for row in rows))
 
 
 @result(show=("points",))

@@ -720,6 +720,7 @@ def _compression_worker(
 
     from ..ddp import RingGroup, RingHookState, ring_hook
 
+    Linear, Tanh = torch.nn.Linear, torch.nn.Tanh
     X, y = (torch.from_numpy(a) for a in make_moons(4000, noise=0.2, seed=seed))
     Xt, yt = (torch.from_numpy(a) for a in make_moons(2000, noise=0.2, seed=seed + 1))
     X, Xt = X.float(), Xt.float()
@@ -730,11 +731,7 @@ def _compression_worker(
     for label, low_rank, ring in COMPRESSION_RUNS:
         torch.manual_seed(seed)
         net = torch.nn.Sequential(
-            torch.nn.Linear(2, hidden),
-            torch.nn.Tanh(),
-            torch.nn.Linear(hidden, hidden),
-            torch.nn.Tanh(),
-            torch.nn.Linear(hidden, 2),
+            Linear(2, hidden), Tanh(), Linear(hidden, hidden), Tanh(), Linear(hidden, 2)
         )
         n_params = sum(p.numel() for p in net.parameters())
         builtin = _link_words_bits(world_size, [n_params], sender)  # per step, no hook
@@ -762,13 +759,10 @@ def _compression_worker(
         end = _traffic(state, group, steps * builtin, sender)
         with torch.no_grad():
             accuracy = float((net(Xt).argmax(dim=1) == yt).double().mean())
-        out[label] = dict(
-            per_link=(end[0] - start[0]) / (steps - warmup),
-            header=(end[1] - start[1]) / (steps - warmup),
-            accuracy=accuracy,
-            weights=_flat(net.parameters()),
-            n_params=n_params,
-        )
+        per_link, header = ((e - s) / (steps - warmup) for e, s in zip(end, start))
+        weights = _flat(net.parameters())
+        out[label] = dict(per_link=per_link, header=header, accuracy=accuracy, weights=weights)
+    out["n_params"] = n_params
     return out
 
 
@@ -821,5 +815,5 @@ def compression_comparison(
         header = None if ring is None else max(g["header"] for g in got)
         per_link, identical = max(g["per_link"] for g in got), bool(np.all(w == w[0]))
         runs.append(CompressionRun(label, carried, per_link, header, got[0]["accuracy"], identical))
-    n_params = int(per_rank[0][COMPRESSION_RUNS[0][0]]["n_params"])
+    n_params = int(per_rank[0]["n_params"])
     return CompressionComparison(workers, steps, warmup, n_params, tuple(runs), weights)

@@ -113,11 +113,7 @@ class Table:
         out = ([self.title] if self.title else []) + [line(self.columns)]
         return "\n".join(out + [line(r) for r in cells])
 
-    def __repr__(self) -> str:
-        return self.text()
-
-    def __str__(self) -> str:
-        return self.text()
+    __repr__ = __str__ = text
 
     def _repr_html_(self) -> str:
         esc = html.escape
@@ -198,11 +194,10 @@ class Rows(Tabular):
 class LedgerComparison(Tabular):
     """The classical and the superdense ledger of one all-reduce, per directed link.
 
-    Arrays of shape (P,), one entry per link ``(k, k+1)``: ``classical_bits`` (online bits of the
-    classical ring), ``online_qubits``, ``ebits`` and ``offline_qubits`` (superdense ring).
-    ``floor`` = classical bits / 2 (the entanglement-assisted Holevo bound: no protocol sends
-    fewer qubits for those bits); ``excess`` = online qubits − floor (half a qubit per message
-    with an odd number of bits); ``lifetime`` = online + offline qubits.
+    Arrays of shape (P,), one entry per link ``(k, k+1)``: ``classical_bits`` (classical ring),
+    ``online_qubits``, ``ebits`` and ``offline_qubits`` (superdense ring). ``floor`` = classical
+    bits / 2 (the entanglement-assisted Holevo bound); ``excess`` = online qubits − floor (½ per
+    message with an odd number of bits).
 
     Examples
     --------

@@ -53,12 +53,10 @@ MAX_LINK_WORDS = 10**6
 class RingState:
     """What every worker holds after ``step`` synchronous steps of the ring all-reduce.
 
-    ``contains[k, c, j]`` (bool, shape (P, P, P)) is True when worker k's copy of chunk c already
-    includes worker j's gradient. Initially ``contains[k, c, j] = (j == k)``; after the
-    2(P-1) steps every entry is True. ``messages`` are the messages of the step just completed
-    (global step ``step - 1``; empty when ``step == 0``). ``offsets`` (shape (P + 1,)) are the
-    chunk boundaries of a length-``d`` vector from :func:`qring_edu.chunk_bounds`, so chunk c has
-    ``offsets[c+1] - offsets[c]`` words of ``bits`` bits.
+    ``contains[k, c, j]`` (bool, (P, P, P)): worker k's copy of chunk c already includes worker
+    j's gradient (``j == k`` at the start, everywhere after 2(P-1) steps). ``messages``: those of
+    the step just completed (none at step 0). ``offsets`` (P + 1,): the chunk boundaries
+    (:func:`qring_edu.chunk_bounds`).
 
     Examples
     --------
@@ -107,10 +105,8 @@ class RingState:
 def ring_state(workers: int, step: int, d: int | None = None, bits: int = 16) -> RingState:
     """Replay the first ``step`` synchronous steps of :func:`qring_edu.ring_schedule`.
 
-    ``workers``: P >= 2; ``step``: 0 .. 2(P-1); ``d``: entries per gradient (default P, one word
-    per chunk); ``bits``: word size b (2..32), used only for the message sizes.
-    Reduce-scatter messages *add* the sender's partial sum into the receiver's copy (set union of
-    the contributions); all-gather messages *overwrite* it.
+    ``step``: 0 .. 2(P-1); ``d``: entries per gradient (default P); ``bits``: for the message
+    sizes. Reduce-scatter messages *add* into the receiver's copy, all-gather messages *overwrite*.
 
     Examples
     --------
@@ -258,10 +254,7 @@ def alpha_beta_costs(
     bandwidth_gbps: float = 100.0,
 ) -> CostSweep:
     """The α–β widget's computation: a sweep over P = 2..128 for ``model`` (a key of
-    :data:`qring_edu.costmodel.MODEL_SIZES`), highlighting ``workers``.
-
-    ``alpha_us``: per-message latency in microseconds (>= 0); ``bandwidth_gbps``: link bandwidth
-    in Gbit/s (> 0), so ``beta = 1 / (bandwidth * 1e9)`` s/bit.
+    :data:`qring_edu.costmodel.MODEL_SIZES`), highlighting ``workers``; ``alpha_us`` in µs.
 
     Examples
     --------

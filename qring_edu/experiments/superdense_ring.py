@@ -317,9 +317,7 @@ def symbol_error_sweep(
     seed: int = 0,
 ) -> ErrorRateSweep:
     """Symbol error rate of the fast path at each F in ``fidelities`` (``n_symbols`` each) and of
-    the Aer path at each F in ``aer_fidelities`` (``aer_symbols`` each).
-
-    Seeds derive from ``seed``; every point uses its own seed, so points are independent.
+    the Aer path at each F in ``aer_fidelities`` (``aer_symbols`` each), each from its own seed.
 
     Examples
     --------

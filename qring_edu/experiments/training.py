@@ -215,10 +215,7 @@ class LearnerComparison(Tabular):
             if r.model == model and _pair(r) == pair_fidelity:
                 return r
         allowed = ", ".join(f"{F:g}" for F in self.fidelities)
-        raise ValueError(
-            f"pair_fidelity must be None (the classical run) or one of {allowed} (the "
-            f"fidelities of this comparison), got {pair_fidelity!r}"
-        )
+        raise ValueError(f"pair_fidelity must be None or one of {allowed}, got {pair_fidelity!r}")
 
     def runs_of(self, model: str) -> tuple[TrainingRun, ...]:
         """``model``'s runs: the classical one, then the superdense ones in ``fidelities`` order."""
@@ -782,10 +779,8 @@ def compression_comparison(
     hidden-2 tanh MLP (float32) on two moons (4,000 points, noise 0.2; SGD with momentum,
     batches of 32 per worker, the same seeds) once per all-reduce of :data:`COMPRESSION_RUNS`;
     PowerSGD's all-reduces run over gloo or over a ring (:class:`qring_edu.ddp.RingGroup`).
-    Traffic per link and step counts from step ``warmup`` on (PowerSGD's plain warm-up before):
-    the ring's ledger of each rank's incoming link, or over gloo what a bandwidth-optimal ring of
-    32-bit words would carry (:func:`qring_edu.ring.message_bits`). Accuracy: rank 0's replica
-    on 2,000 held-out points.
+    Traffic per link and step from step ``warmup`` on: the ring's ledger of each rank's incoming
+    link, or over gloo what a ring of 32-bit words would carry (:func:`qring_edu.ring.message_bits`).
 
     Examples
     --------

@@ -332,12 +332,9 @@ def exact_privacy(
 @result(show=("aer_p_value", "fast_p_value"))
 class TranscriptPaths(Tabular):
     """Transcripts of one column of inputs, ``samples`` runs each on the Aer circuits
-    (:func:`qring_edu.vga.vga_aggregate_qiskit`) and on the fast path
-    (:func:`qring_edu.vga_aggregate`), against the exact law
-    (:func:`qring_edu.vga_security.vga_outcome_probabilities`).
-
-    ``exact``, ``aer_counts``, ``fast_counts``: shape ``(2**(b P),)``, transcript at code
-    ``sum_j m_j 2**(b j)``; ``*_p_value``: chi-squared goodness of fit on the exact support.
+    (:func:`qring_edu.vga.vga_aggregate_qiskit`) and on the fast path, against the exact law
+    (:func:`qring_edu.vga_security.vga_outcome_probabilities`): ``exact``, ``aer_counts``,
+    ``fast_counts`` (2**(b P),), transcript at code ``sum_j m_j 2**(b j)``.
 
     Examples
     --------

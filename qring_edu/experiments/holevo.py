@@ -210,19 +210,13 @@ def design_ensemble(
         raise ValueError(
             f"probs must have 1 to {MAX_DESIGNER_STATES} entries (one per state), got {len(p)}"
         )
-    n = len(p)
-    angles = [(theta0, phi0), (theta1, phi1), (theta2, phi2), (theta3, phi3)][:n]
-    for i, (t, f) in enumerate(angles):
-        check_float(t, f"theta{i}")
-        check_float(f, f"phi{i}")
+    angles = [(theta0, phi0), (theta1, phi1), (theta2, phi2), (theta3, phi3)][: len(p)]
+    thetas = tuple(check_float(t, f"theta{i}") for i, (t, _) in enumerate(angles))
+    phis = tuple(check_float(f, f"phi{i}") for i, (_, f) in enumerate(angles))
     radius = check_float(radius, "radius", 0.0, 1.0)
-    meas = (
-        math.radians(check_float(meas_theta, "meas_theta")),
-        math.radians(check_float(meas_phi, "meas_phi")),
-    )
-    ens, acc = _designed_ensemble(
-        tuple(p), tuple(float(a[0]) for a in angles), tuple(float(a[1]) for a in angles), radius
-    )
+    meas = {"meas_theta": meas_theta, "meas_phi": meas_phi}
+    meas = [math.radians(check_float(v, name)) for name, v in meas.items()]
+    ens, acc = _designed_ensemble(tuple(p), thetas, phis, radius)
     return analyse_ensemble(ens, *meas, accessible=acc)
 
 

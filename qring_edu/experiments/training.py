@@ -230,15 +230,12 @@ class LearnerComparison(Tabular):
         a, b = self.run(model), self.run(model, 1.0)
         return bool(np.array_equal(a.weights, b.weights) and np.array_equal(a.losses, b.losses))
 
-    @property
-    def identical_at_1(self) -> tuple:
-        """``(model, identical(model))`` per model."""
-        return tuple((m, self.identical(m)) for m in self.models)
+    identical_at_1 = property(
+        lambda self: tuple((m, self.identical(m)) for m in self.models), doc="Per model."
+    )
 
     def table(self) -> Table:
-        """One row per run: model, parameters, transport, F (blank for the classical runs),
-        final loss and accuracy, divergence ``max |w_k - w_0|``, the busiest link's online bits
-        and qubits per step."""
+        """One row per run: F blank for the classical runs; the busiest link's traffic per step."""
         rows = tuple(
             (r.model, r.n_params, r.transport, _pair(r), r.final_loss, r.final_accuracy)
             + (r.divergence, r.online_bits_per_step, r.online_qubits_per_step)

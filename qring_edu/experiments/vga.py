@@ -147,9 +147,8 @@ class AttackSweep:
 
     def at(self, name: str) -> float:
         """Value of ``name`` ("acceptance", "accuracy", "fail_rate", "epsilon") at test_fraction."""
-        return float(
-            getattr(self, name)[int(np.argmin(np.abs(self.fractions - self.test_fraction)))]
-        )
+        i = int(np.argmin(np.abs(self.fractions - self.test_fraction)))
+        return float(getattr(self, name)[i])
 
     acceptance_at_f = property(lambda self: self.at("acceptance"), doc="At test_fraction.")
     accuracy_at_f = property(lambda self: self.at("accuracy"), doc="At test_fraction.")
@@ -444,8 +443,7 @@ def _witness_states(workers: int, rng: np.random.Generator) -> list[tuple[str, n
     dim = 1 << workers
     ghz = np.zeros(dim)
     ghz[0] = ghz[-1] = 2**-0.5
-    flipped = ghz.copy()
-    flipped[-1] = -flipped[-1]
+    flipped = ghz * np.where(np.arange(dim) == dim - 1, -1, 1)  # |GHZ->
     phases = rng.uniform(0, 2 * np.pi, workers)
     phases[-1] = -phases[:-1].sum()  # zero-sum phases: a known-pads copy
     product = np.ones(1)

@@ -38,19 +38,14 @@ __all__ = [
 
 #: The measurement bases of the chapter: the computational basis and the Hadamard basis.
 BASES = ("Z", "X")
-
 #: What outcome 0 and outcome 1 mean in each basis.
 OUTCOME_LABELS = {"Z": ("0", "1"), "X": ("+", "−")}
-
 #: Printed names of the Bell states of :data:`qring_edu.states.BELL_LABELS`.
 BELL_NAMES = {"phi+": "Φ+", "phi-": "Φ−", "psi+": "Ψ+", "psi-": "Ψ−"}
-
 #: Most shots one call samples (each shot is one draw of the generator).
 MAX_SHOTS = 1_000_000
-
-_H = np.array([[1, 1], [1, -1]], dtype=complex) / np.sqrt(2)
-#: Rows are the bras of each basis: ⟨0|, ⟨1| and ⟨+|, ⟨−|.
-_BRAS = {"Z": np.eye(2, dtype=complex), "X": _H}
+# Rows are the bras of each basis: ⟨0|, ⟨1| and ⟨+|, ⟨−| (H).
+_BRAS = {"Z": np.eye(2, dtype=complex), "X": np.array([[1, 1], [1, -1]], dtype=complex) / 2**0.5}
 
 
 def _shots_and_rng(shots, seed) -> tuple[int, np.random.Generator]:
@@ -84,11 +79,10 @@ class QubitMeasurement:
     frequencies = property(lambda self: self.counts / self.shots, doc="Sampled, shape (2,).")
     labels = property(lambda self: OUTCOME_LABELS[self.basis], doc="The outcomes' names.")
 
-    @property
-    def standard_errors(self) -> np.ndarray:
-        """Standard error ``sqrt(p(1 − p)/shots)`` of each sampled frequency, shape (2,)."""
-        p = self.probabilities
-        return np.sqrt(p * (1 - p) / self.shots)
+    standard_errors = property(
+        lambda self: np.sqrt(self.probabilities * (1 - self.probabilities) / self.shots),
+        doc="Standard error ``sqrt(p(1 − p)/shots)`` of each sampled frequency, shape (2,).",
+    )
 
     @property
     def bloch(self) -> np.ndarray:

@@ -207,26 +207,20 @@ class ChannelStats(Tabular):
     fast_counts: np.ndarray = field(repr=False)
     aer_counts: np.ndarray | None = field(repr=False, default=None)
 
-    @property
-    def exact_error_rate(self) -> float:
-        """Symbol error rate for uniformly random messages: ``1 - mean_m exact[m, m]``."""
-        return float(1.0 - np.mean(np.diag(self.exact)))
+    exact_error_rate = property(
+        lambda self: float(1.0 - np.mean(np.diag(self.exact))),
+        doc="Symbol error rate for uniformly random messages: ``1 - mean_m exact[m, m]``.",
+    )
 
     @staticmethod
     def _rate(counts: np.ndarray | None) -> float | None:
+        """Share of the symbols decoded wrongly; ``None`` if none was sampled."""
         if counts is None or counts.sum() == 0:
             return None
         return float(1.0 - np.trace(counts) / counts.sum())
 
-    @property
-    def fast_error_rate(self) -> float:
-        """Fraction of fast-path symbols decoded wrongly."""
-        return self._rate(self.fast_counts)
-
-    @property
-    def aer_error_rate(self) -> float | None:
-        """Fraction of Aer symbols decoded wrongly (``None`` if Aer was not run)."""
-        return self._rate(self.aer_counts)
+    fast_error_rate = property(lambda self: self._rate(self.fast_counts), doc="Fast path's.")
+    aer_error_rate = property(lambda self: self._rate(self.aer_counts), doc="Aer's, or None.")
 
     fast_symbols = property(lambda self: int(self.fast_counts.sum()), doc="Fast-path symbols.")
     aer_symbols = property(
@@ -273,7 +267,6 @@ def channel_statistics(
     (0.2, 0.1993)
     """
     link = Link(pair_fidelity)
-    exact = _exact(link)
     n_symbols = check_int(n_symbols, "n_symbols", 1, MAX_SYMBOLS)
     aer_symbols = check_int(aer_symbols, "aer_symbols", 0, MAX_AER_SYMBOLS)
     seed = check_int(seed, "seed", 0)
@@ -285,7 +278,7 @@ def channel_statistics(
         sent_aer = rng.integers(0, 2, size=2 * aer_symbols, dtype=np.uint8)
         received_aer = superdense_send_qiskit(sent_aer, link=link, seed=seed)
         aer_counts = _count_messages(sent_aer, received_aer)
-    return ChannelStats(link.pair, exact, _count_messages(sent, received), aer_counts)
+    return ChannelStats(link.pair, _exact(link), _count_messages(sent, received), aer_counts)
 
 
 @result

@@ -203,13 +203,9 @@ def design_ensemble(
     try:
         p = [float(v) for v in probs]
     except (TypeError, ValueError):
-        raise TypeError(
-            f"probs must be a sequence of numbers, got {type(probs).__name__}"
-        ) from None
+        raise TypeError(f"probs must be numbers, got {type(probs).__name__}") from None
     if not 1 <= len(p) <= MAX_DESIGNER_STATES:
-        raise ValueError(
-            f"probs must have 1 to {MAX_DESIGNER_STATES} entries (one per state), got {len(p)}"
-        )
+        raise ValueError(f"probs must have 1 to {MAX_DESIGNER_STATES} entries, got {len(p)}")
     angles = [(theta0, phi0), (theta1, phi1), (theta2, phi2), (theta3, phi3)][: len(p)]
     thetas = tuple(check_float(t, f"theta{i}") for i, (t, _) in enumerate(angles))
     phis = tuple(check_float(f, f"phi{i}") for i, (_, f) in enumerate(angles))
@@ -250,10 +246,7 @@ def ensemble_table(ensemble: Ensemble, *, keep: Sequence[int] | None = None) -> 
         if len(keep) != 1:
             raise ValueError(f"keep must name exactly one qubit, got {keep}")
     elif ensemble.dim != 2:
-        raise ValueError(
-            f"ensemble must be a qubit ensemble (dim 2) unless keep names a qubit, "
-            f"got dim {ensemble.dim}"
-        )
+        raise ValueError(f"ensemble must have dim 2 unless keep names a qubit, got {ensemble.dim}")
     rows = []
     for label, p, rho in zip(ensemble.labels, ensemble.probs, ensemble.states):
         r = bloch_vector(partial_trace(rho, keep) if keep else rho)
@@ -619,9 +612,7 @@ def cut_set_sweep(
     bits = check_bits(bits)
     ps = worker_counts(workers)
     if (max(ps) - 1) * d * bits >= MAX_CUT_BITS:
-        raise ValueError(
-            f"workers * d * bits must stay below 2**62 (int64 counts), got P = {max(ps)}"
-        )
+        raise ValueError(f"workers * d * bits must be < 2**62 (int64), got P = {max(ps)}")
     cuts = [allreduce_cut_bound(p, d, bits) for p in ps]
     names = ("classical_ring", "superdense_ring", "vga_bits_in")
     counts = [np.array([getattr(c, n) for c in cuts], dtype=np.int64) for n in names]

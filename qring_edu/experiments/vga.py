@@ -188,10 +188,7 @@ def attack_sweep(
     check_seed(seed)
     fractions = np.unique(np.round(np.append(np.arange(10) / 10, f), 6))
     if runs * fractions.size * entries * workers > MAX_WORK:
-        raise ValueError(
-            f"runs * entries * workers is too large for a live widget (at most "
-            f"{MAX_WORK // fractions.size} per fraction)"
-        )
+        raise ValueError(f"runs * entries * workers must be at most {MAX_WORK // fractions.size}")
     attack = source_attack(source) if attack is None else attack
     detection = detection_probability(attack, workers, bits=bits)
     rng = np.random.default_rng(seed)

@@ -88,17 +88,14 @@ class Table:
         j = self.columns.index(name)
         return tuple(row[j] for row in self.rows)
 
-    def _cell(self, value: Any, spec: str) -> str:
-        if value is None:
-            return "–"
-        return format(value, spec) if spec else str(value)
-
     def _numeric(self, j: int) -> bool:
         return all(isinstance(r[j], numbers.Number) or r[j] is None for r in self.rows)
 
     def cells(self) -> list[list[str]]:
-        """Every cell as the text it prints, row by row."""
-        return [[self._cell(v, f) for v, f in zip(row, self.formats)] for row in self.rows]
+        """Every cell as the text it prints, row by row (``format(value, spec)``, None as –)."""
+        return [
+            ["–" if v is None else format(v, f) for v, f in zip(r, self.formats)] for r in self.rows
+        ]
 
     def text(self) -> str:
         """The fixed-width text table (two spaces between columns)."""

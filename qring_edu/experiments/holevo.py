@@ -68,6 +68,10 @@ __all__ = [
 
 #: The ensemble designer offers this many states (one θ and one φ slider each).
 MAX_DESIGNER_STATES = 4
+#: Largest P * d the ledger sweep simulates, so a typo cannot freeze a kernel.
+MAX_LEDGER_WORDS = 2_000_000
+#: Largest ``(P - 1) d b`` of :func:`cut_set_sweep`: its counts are int64 arrays.
+MAX_CUT_BITS = 2**62
 
 #: Presets of the ensemble designer: probabilities (text) and (θ, φ) in degrees per state.
 #: The trine's third state at θ = 240° in the x–z plane is (θ, φ) = (120°, 180°).
@@ -495,10 +499,6 @@ class LedgerFloorSweep:
     workers_range = property(lambda self: (int(self.workers[0]), int(self.workers[-1])), doc="P.")
 
 
-#: Largest P * d the ledger sweep simulates, so a typo cannot freeze a kernel.
-MAX_LEDGER_WORDS = 2_000_000
-
-
 def ledger_floor_sweep(
     d: int = 1000, bits: int = 16, workers: Sequence[int] = tuple(range(2, 13))
 ) -> LedgerFloorSweep:
@@ -586,10 +586,6 @@ class CutSetSweep(Tabular):
             "vga": self.vga_bits_in,
         }
         return counts[check_choice(which, "which", tuple(counts))].astype(float)
-
-
-#: Largest ``(P - 1) d b`` of :func:`cut_set_sweep`: its counts are int64 arrays.
-MAX_CUT_BITS = 2**62
 
 
 def cut_set_sweep(

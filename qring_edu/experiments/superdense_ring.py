@@ -66,6 +66,7 @@ MESSAGE_LABELS = ("00", "01", "10", "11")
 #: Upper limit on sampled symbols per call, so a typo cannot freeze a kernel.
 MAX_SYMBOLS = 10_000_000
 MAX_AER_SYMBOLS = 20_000
+_ROOTS = ((1.0, "{}"), (1 / np.sqrt(2), "({})/√2"), (0.5, "({})/2"))
 
 
 # -- The channel: exact vs fast path vs Aer --------------------------------------------------------
@@ -92,9 +93,6 @@ def outcome_table(pair_fidelity: float = 1.0) -> Table:
     labels = tuple(f'"{o}"' for o in MESSAGE_LABELS)
     rows = tuple((m, *p) for m, p in zip(labels, _exact(Link(pair_fidelity)).tolist()))
     return Table(("sent",) + labels, rows, ("",) + (".3f",) * 4)
-
-
-_ROOTS = ((1.0, "{}"), (1 / np.sqrt(2), "({})/√2"), (0.5, "({})/2"))
 
 
 def ket_label(amplitudes, tol: float = 1e-9) -> str:

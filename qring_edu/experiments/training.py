@@ -63,6 +63,18 @@ def _pair(run: TrainingRun) -> float | None:
 LEARNER_FIDELITIES = (1.0, 0.999, 0.99, 0.95)
 #: Keywords of :func:`qring_edu.train_data_parallel` that describe the quantum link.
 LINK_KEYWORDS = tuple(f.name for f in fields(Link) if f.name != "pair_fidelity") + ("protection",)
+#: The runs of :func:`compression_comparison`: (label, PowerSGD rank or None, ring or None).
+COMPRESSION_RUNS = (
+    ("built-in all-reduce (gloo)", None, None),
+    ("PowerSGD rank 1 (gloo)", 1, None),
+    ("PowerSGD rank 4 (gloo)", 4, None),
+    ("classical ring, 16 bits", None, ("classical", 16)),
+    ("classical ring, 8 bits", None, ("classical", 8)),
+    ("superdense ring, 16 bits", None, ("superdense", 16)),
+    ("PowerSGD rank 1 over the classical ring", 1, ("classical", 16)),
+    ("PowerSGD rank 1 over the superdense ring", 1, ("superdense", 16)),
+    ("PowerSGD rank 1 over the classical ring, 8 bits", 1, ("classical", 8)),
+)
 
 
 # One learner over the two rings
@@ -671,20 +683,6 @@ class _Counted:
     def allreduce(self, tensors, opts):
         self.sizes += [t.numel() for t in tensors]
         return self.group.allreduce(tensors, opts)
-
-
-#: The runs of :func:`compression_comparison`: (label, PowerSGD rank or None, ring or None).
-COMPRESSION_RUNS = (
-    ("built-in all-reduce (gloo)", None, None),
-    ("PowerSGD rank 1 (gloo)", 1, None),
-    ("PowerSGD rank 4 (gloo)", 4, None),
-    ("classical ring, 16 bits", None, ("classical", 16)),
-    ("classical ring, 8 bits", None, ("classical", 8)),
-    ("superdense ring, 16 bits", None, ("superdense", 16)),
-    ("PowerSGD rank 1 over the classical ring", 1, ("classical", 16)),
-    ("PowerSGD rank 1 over the superdense ring", 1, ("superdense", 16)),
-    ("PowerSGD rank 1 over the classical ring, 8 bits", 1, ("classical", 8)),
-)
 
 
 def _link_words_bits(world_size: int, sizes, sender: int) -> int:

@@ -71,6 +71,14 @@ __all__ = [
 #: Largest amount of simulated work per call (runs * fractions * entries * workers).
 MAX_WORK = 2_000_000
 MAX_SAMPLES = 200_000
+#: The attacks of :func:`detection_table` and what each leaks.
+DETECTION_ROWS = (
+    (KnownPads(), "every input of the entry"),
+    (KnownPadBits(1), "the lowest bit of every input"),
+    (Eavesdropper(), "every input of the entry (later)"),
+    (SplitWorker(), "one worker's lowest input bit"),
+    (Dephasing(), "nothing (the sum is shifted)"),
+)
 
 
 def source_attack(source):
@@ -519,16 +527,6 @@ def witness_table(workers: int = 4, seed: int = 0) -> WitnessTable:
 
 
 # -- Detection, attack by attack, and the ε each gives -------------------------------------------
-#: The attacks of :func:`detection_table` and what each leaks.
-DETECTION_ROWS = (
-    (KnownPads(), "every input of the entry"),
-    (KnownPadBits(1), "the lowest bit of every input"),
-    (Eavesdropper(), "every input of the entry (later)"),
-    (SplitWorker(), "one worker's lowest input bit"),
-    (Dephasing(), "nothing (the sum is shifted)"),
-)
-
-
 @result
 class DetectionTable(Tabular):
     """``rows``: ``(attack, leaks, detection, epsilon)`` per attack: what it leaks, its

@@ -172,16 +172,12 @@ def superdense_state_table() -> Table:
         cells = [ket_label(state.data)]
         # the circuit's gates in order; Alice's X / Z appear only when x / z is 1
         for name in ("h", "cx", "x" if x else None, "z" if z else None, "cx", "h"):
-            if name is None:
-                cells.append(None)
-                continue
-            op, qubits = next(gates)
-            if op.name != name:  # the library's circuit no longer has the gates of this table
-                raise RuntimeError(
-                    f"unexpected gate {op.name!r} in superdense_circuit, expected {name!r}"
-                )
-            state = state.evolve(op, qargs=qubits)
-            cells.append(ket_label(state.data))
+            if name is not None:
+                op, qubits = next(gates)
+                if op.name != name:  # the library's circuit no longer has the gates of this table
+                    raise RuntimeError(f"superdense_circuit has {op.name!r} where {name!r} was")
+                state = state.evolve(op, qargs=qubits)
+            cells.append(None if name is None else ket_label(state.data))
         columns.append(cells)
     rows = tuple((label, *(col[i] for col in columns)) for i, label in enumerate(labels))
     return Table(("after",) + tuple(f'"{m}"' for m in MESSAGE_LABELS), rows, ("",) * 5)
@@ -244,8 +240,7 @@ class ChannelStats(Tabular):
 
 def _count_messages(sent: np.ndarray, received: np.ndarray) -> np.ndarray:
     """(4, 4) counts of (sent message, decoded message) over a symbol stream (x = even bits)."""
-    m_sent = 2 * sent[0::2].astype(np.int64) + sent[1::2]
-    m_recv = 2 * received[0::2].astype(np.int64) + received[1::2]
+    m_sent, m_recv = (2 * b[0::2].astype(np.int64) + b[1::2] for b in (sent, received))
     return np.bincount(4 * m_sent + m_recv, minlength=16).reshape(4, 4)
 
 

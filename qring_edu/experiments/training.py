@@ -335,8 +335,7 @@ class LearnerBudget(Tabular):
 
     def budget(self, model: str) -> GradientBudget:
         """The budget of ``model``."""
-        model = check_choice(model, "model", self.models)
-        return self.budgets[self.models.index(model)]
+        return self.budgets[self.models.index(check_choice(model, "model", self.models))]
 
     def table(self) -> Table:
         """One row per learner: parameters, busiest link's bits and qubits per step, the

@@ -404,9 +404,8 @@ def transcript_paths(
     def counts(t):
         return np.bincount(sum(t[j] << (bits * j) for j in range(x.size)), minlength=size)
 
-    return TranscriptPaths(
-        tuple(int(v) for v in x), bits, samples, exact, counts(aer), counts(fast)
-    )
+    inputs = tuple(int(v) for v in x)
+    return TranscriptPaths(inputs, bits, samples, exact, counts(aer), counts(fast))
 
 
 # -- Sources side by side ------------------------------------------------------------------------

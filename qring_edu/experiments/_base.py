@@ -38,10 +38,8 @@ def _plain(value: Any) -> Any:
 @dataclass(frozen=True)
 class Table:
     """A small table of results: ``columns`` (headers), ``rows`` (tuples of plain Python values,
-    one per column) and ``formats`` (one ``format()`` spec per column, ``""`` = ``str``).
-
-    ``None`` prints as ``–``. Numeric columns are right-aligned. ``repr`` is the fixed-width text
-    table (what a plain-text reader and nbval see); ``_repr_html_`` the same table in HTML.
+    one per column) and ``formats`` (one ``format()`` spec per column). ``None`` prints as ``–``;
+    numeric columns are right-aligned. ``repr``: fixed-width text; ``_repr_html_``: HTML.
 
     Examples
     --------

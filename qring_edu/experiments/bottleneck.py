@@ -410,12 +410,9 @@ def model_comm_table(
 # -- Overlap with the backward pass (the classical ring only; chapter 3 compares both transports) ---
 @result(show=("hidden",))
 class OverlapRow:
-    """One iteration of the classical ring with ``buckets`` gradient buckets (``None``: the
-    non-overlapped model, one all-reduce after the whole compute, :func:`qring_edu.iteration_time`).
-
-    Seconds: ``total`` (the steady-state iteration), ``tail`` (``total - compute``: the part of the
-    communication left after the last gradient is ready), ``ring`` (one whole-gradient
-    all-reduce, :func:`qring_edu.ring_time`).
+    """One iteration of the classical ring with ``buckets`` buckets (``None``: not overlapped,
+    :func:`qring_edu.iteration_time`), in seconds: ``total``, ``tail`` (``total - compute``, after
+    the last gradient) and ``ring`` (one whole-gradient all-reduce, :func:`qring_edu.ring_time`).
 
     Examples
     --------

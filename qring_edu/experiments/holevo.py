@@ -473,11 +473,9 @@ def dense_coding_table(fidelities: Sequence[float] = (1.0, 0.95, 0.9, 0.8, 0.7, 
 class LedgerFloorSweep:
     """The busiest link of one all-reduce of ``d`` words of ``bits`` bits, per P in ``workers``
     (n,), from the ledgers of :func:`qring_edu.ring_allreduce`: ``classical_bits``,
-    ``online_qubits`` and ``offline_qubits``. ``floor`` = ``classical_bits / 2``: the fewest
-    qubits any transport of the ring's messages could send (entanglement-assisted Holevo bound);
-    ``message_floor``: Σ ⌈k/2⌉ over the link's k-bit messages (whole qubits);
-    ``cut_floor`` = d·b/2: the cut-set bound on the qubits into a worker for any all-reduce
-    protocol that receives only qubits (:func:`qring_edu.costmodel.allreduce_cut_bound`).
+    ``online_qubits`` and ``offline_qubits``. ``floor`` = ``classical_bits / 2`` (the
+    entanglement-assisted Holevo bound); ``message_floor``: Σ ⌈k/2⌉ over the k-bit messages;
+    ``cut_floor`` = d·b/2, the cut-set bound (:func:`qring_edu.costmodel.allreduce_cut_bound`).
 
     Examples
     --------

@@ -592,11 +592,9 @@ def ddp_private_table(demo) -> Table:
 
 @result
 class CompressionRun:
-    """One run of :func:`compression_comparison`: ``label``; ``carried`` (``"bits"`` or
-    ``"qubits"``: what crosses a link online); ``per_link`` (online bits or qubits per link and
-    training step after the warm-up, the busiest link); ``header_bits`` (the ring's classical
-    headers per link and step; ``None`` over gloo); ``accuracy`` (rank 0's replica on a
-    held-out set); ``identical`` (every replica ends with the same weights).
+    """One run of :func:`compression_comparison`: ``carried`` (``"bits"`` or ``"qubits"``),
+    ``per_link`` and ``header_bits`` (``None`` over gloo) per link and step after the warm-up,
+    ``accuracy`` (rank 0 on held-out points), ``identical`` (every replica's final weights).
 
     Examples
     --------

@@ -319,8 +319,7 @@ def exact_privacy(
     dist = [
         transcript_distance(x, bits, source=source, amplification=k, method=method) for x in (a, b)
     ]
-    psi = _ghz_register_state(a.size, bits)
-    size = 1 << bits
+    psi, size = _ghz_register_state(a.size, bits), 1 << bits
     codes = np.arange(1 << (a.size * bits))
     digits = [(codes >> (bits * j)) & (size - 1) for j in range(a.size)]
     total = sum(digits) % size

@@ -160,10 +160,8 @@ def ring_schedule_table(workers: int) -> Table:
 @result(show=("workers_range",))
 class CostSweep(Tabular):
     """α–β times (s) of one all-reduce of ``d`` words of ``bits`` bits per P in ``workers`` (n,):
-    ``ring`` (:func:`qring_edu.ring_time`), ``parameter_server``
-    (:func:`qring_edu.costmodel.parameter_server_time`), ``bound`` (lower-bound bits × beta,
-    :func:`qring_edu.costmodel.allreduce_lower_bound_bits`) and ``latency`` (``2 (P-1) alpha``);
-    ``chosen``: the highlighted P or None.
+    ``ring``, ``parameter_server``, ``bound`` (lower-bound bits × beta,
+    :func:`qring_edu.costmodel.allreduce_lower_bound_bits`) and ``latency`` (``2 (P-1) alpha``).
 
     Examples
     --------

@@ -89,13 +89,11 @@ DESIGNER_PRESETS: dict[str, tuple[str, tuple[tuple[float, float], ...]]] = {
 # -- One qubit ensemble: χ, I_acc, and a chosen measurement ----------------------------------------
 @result(show=("name", "accessible_value"))
 class EnsembleAnalysis:
-    """Information quantities of a qubit ensemble (bits).
-
-    ``chi``: :func:`qring_edu.holevo_chi`; ``accessible``: :func:`qring_edu.optimal_measurement`;
-    ``measured``: mutual information of :func:`qring_edu.holevo.bloch_measurement` ``(meas_theta,
-    meas_phi)``. ``bloch``: the states' Bloch vectors (n, 3). ``povm_directions`` (m, 3),
-    ``povm_weights`` (m,): the optimal POVM as ``E_k = w_k (I + m_k·σ)/2`` (weights below 1e-3
-    dropped, elements along one direction merged).
+    """Information quantities of a qubit ensemble (bits): ``chi`` (:func:`qring_edu.holevo_chi`),
+    ``accessible`` (:func:`qring_edu.optimal_measurement`), ``measured`` (mutual information of
+    :func:`qring_edu.holevo.bloch_measurement` ``(meas_theta, meas_phi)``), ``bloch`` (n, 3), and
+    the optimal POVM as ``E_k = w_k (I + m_k·σ)/2``: ``povm_directions`` (m, 3), ``povm_weights``
+    (m,) (weights below 1e-3 dropped, elements along one direction merged).
 
     Examples
     --------
@@ -404,10 +402,9 @@ def two_state_sweep(overlaps: Sequence[float] = tuple(np.linspace(0.0, 1.0, 11))
 class DenseCodingSweep:
     """Dense-coding capacity of the isotropic pair against its fidelity F (bits per qubit sent).
 
-    ``fidelities``/``capacity`` (n,): ``C(F) = 2 − H(F, (1−F)/3 ×3)``
-    (:func:`qring_edu.isotropic_capacity`). At ``pair_fidelity``: ``chosen_capacity``
-    (:func:`qring_edu.dense_coding_capacity`) and ``chosen_chi``, χ of the four encoded states
-    (:func:`qring_edu.holevo.superdense_ensemble`), equal. ``threshold``: F where C = 1.
+    ``fidelities``/``capacity`` (n,): ``C(F) = 2 − H(F, (1−F)/3 ×3)``. At ``pair_fidelity``:
+    ``chosen_capacity`` (:func:`qring_edu.dense_coding_capacity`) and ``chosen_chi`` (χ of the
+    four encoded states), equal. ``threshold``: F where C = 1.
 
     Examples
     --------
@@ -529,11 +526,10 @@ def ledger_floor_sweep(
 @result(show=("workers_range",))
 class CutSetSweep(Tabular):
     """What enters a worker in one all-reduce of ``d`` words of ``bits`` bits, per P in
-    ``workers`` (n,), from :func:`qring_edu.costmodel.allreduce_cut_bound`: ``classical_ring``
-    (bits) and ``superdense_ring`` (online qubits) into the busiest worker; ``vga_bits_in``,
-    ``(P-1) d b`` classical bits (and no online qubit) of VGA's GHZ sum; ``information`` (d·b):
-    the cut-set bound ``2 q + c >= information`` on the q qubits and c bits into a worker in any
-    all-reduce protocol (any rounds, topology and pre-shared entanglement).
+    ``workers`` (n,) (:func:`qring_edu.costmodel.allreduce_cut_bound`): ``classical_ring`` bits,
+    ``superdense_ring`` online qubits, ``vga_bits_in`` = ``(P-1) d b`` bits of VGA's GHZ sum;
+    ``information`` (d·b): ``2 q + c >= information`` for the q qubits and c bits into a worker in
+    any all-reduce protocol (any rounds, topology and pre-shared entanglement).
 
     Examples
     --------

@@ -179,10 +179,8 @@ def run_bell_pair(
     seed=0,
 ) -> BellPairRun:
     """Alice applies ``X^x`` then ``Z^z`` (x, z in {0, 1}) to her half of the isotropic pair
-    ``ρ_F`` (``pair_fidelity`` F in [1/4, 1]); both measure in ``basis``, ``shots`` times.
-
-    ``ρ = U ρ_F U†`` with ``U = Z^z X^x`` on qubit 0; the joint probabilities are the diagonal of
-    ``(B ⊗ B) ρ (B ⊗ B)†`` with ``B = I`` (Z) or ``H`` (X).
+    ``ρ_F`` (``pair_fidelity`` F in [1/4, 1]); both measure in ``basis``, ``shots`` times: the
+    joint probabilities are the diagonal of ``(B ⊗ B) ρ (B ⊗ B)†``, ``B = I`` (Z) or ``H`` (X).
 
     Examples
     --------

@@ -390,9 +390,8 @@ def _link_settings(model, bandwidth_gbps, latency_us, qubit_cost):
 class OverlapComparison(Tabular):
     """One iteration with bucketed, overlapped all-reduce for both transports (seconds):
     ``classical`` / ``superdense`` :class:`~qring_edu.costmodel.BucketedIteration` and
-    ``halved``, the classical schedule at ``beta_qubit / 2`` per bit (the superdense critical
-    path without the pair distribution). The superdense iteration is ``max(halved.total, online
-    + distribution)``, so ``gain = min(critical_path_gain, link_gain)``.
+    ``halved``, the classical schedule at ``beta_qubit / 2`` per bit. The superdense iteration
+    is ``max(halved.total, online + distribution)``: ``gain = min(critical_path_gain, link_gain)``.
 
     Examples
     --------
@@ -493,12 +492,10 @@ def overlap_comparison(
 
 @result(show=("best_ratio",))
 class OverlapSweep:
-    """Overlapped iteration times (s) of :func:`overlap_sweep`, shape (nB, n): one row per bucket
-    count of ``buckets``, one column per compute time ``x`` (n,) in units of W, the classical
-    link time of one iteration (``link_time``, (nB,)). ``classical``, ``superdense``, ``slow``
-    (superdense at ``beta_qubit = slow_cost * beta``), ``idle`` (classical link), ``tail_gain``
-    (classical − superdense tail), ``old_ratio`` (non-overlapped, :func:`qring_edu.iteration_time`)
-    and ``best`` (:func:`qring_edu.costmodel.bucketed_best_ratio` per B).
+    """Overlapped iteration times (s), shape (nB, n): per bucket count of ``buckets`` and compute
+    time ``x`` in units of W (``link_time``, (nB,)): ``classical``, ``superdense``, ``slow`` (at
+    ``slow_cost``), ``idle`` (classical link), ``tail_gain`` (classical − superdense tail),
+    ``old_ratio`` (non-overlapped) and ``best`` (:func:`qring_edu.costmodel.bucketed_best_ratio`).
 
     Examples
     --------

@@ -379,9 +379,8 @@ def learner_budget(
 # The DDP hook over real processes (qring_edu.ddp): the demo and the compression comparison
 @result
 class DDPDemo:
-    """Result of :func:`ddp_demo`, per run ``label``: ``losses`` (steps + 1, P) (each replica's
-    loss on the training set before step 0 and after each step), ``reports`` (the P
-    :class:`qring_edu.ddp.LinkReport`; none for ``"built-in"``), ``grad_error`` (max |hook
+    """Result of :func:`ddp_demo`, per run ``label``: ``losses`` (steps + 1, P), ``reports`` (the
+    P :class:`qring_edu.ddp.LinkReport`; none for ``"built-in"``), ``grad_error`` (max |hook
     average - built-in average| of the first gradient), ``divergence`` (final max |w_k - w_0|).
 
     Examples
@@ -471,8 +470,7 @@ def ddp_demo(
     per all-reduce: gloo's built-in (``"built-in"``), :func:`qring_edu.ddp.ring_hook` on
     ``Classical()`` and on ``Superdense(Link(pair_fidelity=F))`` for each F of
     ``pair_fidelities``, and with ``private=True`` the classical hook with zero-sum pads
-    (``"private"``; ``steps x n_params x bits`` GHZ copies per rank). Worker k holds the points
-    ``k, k + P, ...``; its mini-batches come from a generator seeded by ``(seed, k)``.
+    (``"private"``). Worker k holds the points ``k, k + P, ...``, batches seeded by ``(seed, k)``.
 
     Examples
     --------

@@ -127,10 +127,9 @@ def attack_label(attack) -> str:
 # -- Attack playground ---------------------------------------------------------------------------
 @result(show=("acceptance_at_f", "accuracy_at_f", "epsilon_at_f"))
 class AttackSweep:
-    """Per test fraction ``fractions[i]`` (sorted, with ``test_fraction``): ``acceptance``
-    (share of runs accepted), ``accuracy`` (share of inputs the source guessed exactly),
-    ``fail_rate`` (failed / run tests) and ``epsilon`` (:func:`qring_edu.vga_epsilon` with the
-    ``detection`` of ``attack``).
+    """Per test fraction ``fractions[i]``: ``acceptance`` (share of runs accepted), ``accuracy``
+    (share of inputs the source guessed), ``fail_rate`` (failed / run tests) and ``epsilon``
+    (:func:`qring_edu.vga_epsilon` with the ``detection`` of ``attack``).
 
     Examples
     --------
@@ -237,13 +236,10 @@ def _ghz_register_state(workers: int, bits: int) -> np.ndarray:
 
 @result(show=("same_sum",))
 class ExactPrivacy(Tabular):
-    """The exact transcript laws of two input sets a and b, and their distance from the ideal.
-
-    ``joint_a[u, v]`` (2**b, 2**b): P((m_0, m_1) = (u, v)); ``sums_a[s]``: P(Σ m_j = s mod 2**b),
-    both from the GHZ state (:func:`qring_edu.vga_security.vga_state_outcome_probabilities`), the
-    law an outsider sees for every source. ``between``: their total-variation distance;
-    ``distance_a``: :func:`qring_edu.vga_security.transcript_distance` for ``source`` (joint with
-    what the attacker holds; ``method`` "exact" or "closed_form").
+    """Transcript laws of input sets a and b from the GHZ state (what an outsider sees for every
+    source, :func:`qring_edu.vga_security.vga_state_outcome_probabilities`): ``joint_a[u, v]`` =
+    P((m_0, m_1) = (u, v)), ``sums_a[s]`` = P(Σ m_j = s mod 2**b); ``between``: their
+    total-variation distance; ``distance_a``: :func:`qring_edu.vga_security.transcript_distance`.
 
     Examples
     --------

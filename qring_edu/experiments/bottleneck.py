@@ -121,17 +121,15 @@ def ring_state(workers: int, step: int, d: int | None = None, bits: int = 16) ->
     contains = np.zeros((P, P, P), dtype=bool)
     contains[np.arange(P), :, np.arange(P)] = True  # worker k's copies hold gradient k
     schedule = ring_schedule(P)
-    last: tuple[RingStep, ...] = ()
-    for t in range(step):
-        batch = tuple(m for m in schedule if m.step == t)
+    batches = [tuple(m for m in schedule if m.step == t) for t in range(step)]
+    for batch in batches:
         before = contains.copy()  # all messages of one step leave simultaneously
         for m in batch:
             if m.phase == "reduce-scatter":
                 contains[m.receiver, m.chunk] |= before[m.sender, m.chunk]
             else:
                 contains[m.receiver, m.chunk] = before[m.sender, m.chunk]
-        last = batch
-    return RingState(P, d, bits, step, contains, last, offsets)
+    return RingState(P, d, bits, step, contains, batches[-1] if batches else (), offsets)
 
 
 def ring_schedule_table(workers: int) -> Table:

@@ -162,8 +162,7 @@ def _povm_directions(povm: np.ndarray, min_weight: float = 1e-3) -> tuple[np.nda
     """Bloch directions (m, 3) and weights (m,) of rank-one qubit POVM elements
     ``E_k = w_k (I + m_k·σ)/2``. Elements lighter than ``min_weight`` are dropped and elements
     along the same direction (the optimiser may split one element in two) are merged."""
-    dirs: list[np.ndarray] = []
-    weights: list[float] = []
+    dirs, weights = [], []
     for e in povm:
         w = float(np.trace(e).real)
         if w < min_weight:

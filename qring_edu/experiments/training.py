@@ -379,8 +379,9 @@ def learner_budget(
 # The DDP hook over real processes (qring_edu.ddp): the demo and the compression comparison
 @result
 class DDPDemo:
-    """Result of :func:`ddp_demo`, per run ``label``: ``losses`` (steps + 1, P), ``reports`` (the
-    P :class:`qring_edu.ddp.LinkReport`; none for ``"built-in"``), ``grad_error`` (max |hook
+    """Result of :func:`ddp_demo`, per run ``label``: ``losses`` (steps + 1, P: each replica's loss
+    on the training set before step 0 and after each step), ``reports`` (the P
+    :class:`qring_edu.ddp.LinkReport`; none for ``"built-in"``), ``grad_error`` (max |hook
     average - built-in average| of the first gradient), ``divergence`` (final max |w_k - w_0|).
 
     Examples

@@ -247,7 +247,7 @@ def ensemble_table(ensemble: Ensemble, *, keep: Sequence[int] | None = None) -> 
         if len(keep) != 1:
             raise ValueError(f"keep must name exactly one qubit, got {keep}")
     elif ensemble.dim != 2:
-        raise ValueError(f"ensemble must have dim 2 unless keep names a qubit, got {ensemble.dim}")
+        raise ValueError(f"ensemble must be a qubit ensemble (or keep set), got dim {ensemble.dim}")
     rows = []
     for label, p, rho in zip(ensemble.labels, ensemble.probs, ensemble.states):
         r = bloch_vector(partial_trace(rho, keep) if keep else rho)

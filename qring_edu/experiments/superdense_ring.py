@@ -226,10 +226,8 @@ class ChannelStats(Tabular):
         distance from the exact rate in binomial standard errors ``sqrt(r (1 - r) / n)``."""
         r = self.exact_error_rate
         rows = [("exact", None, r, None)]
-        for name, rate, n in (
-            ("fast path", self.fast_error_rate, self.fast_symbols),
-            ("Aer", self.aer_error_rate, self.aer_symbols),
-        ):
+        fast = ("fast path", self.fast_error_rate, self.fast_symbols)
+        for name, rate, n in (fast, ("Aer", self.aer_error_rate, self.aer_symbols)):
             if rate is None:
                 continue
             se = np.sqrt(r * (1 - r) / n)

@@ -195,7 +195,8 @@ def attack_sweep(
     check_seed(seed)
     fractions = np.unique(np.round(np.append(np.arange(10) / 10, f), 6))
     if runs * fractions.size * entries * workers > MAX_WORK:
-        raise ValueError(f"runs * entries * workers must be at most {MAX_WORK // fractions.size}")
+        limit = MAX_WORK // fractions.size
+        raise ValueError(f"runs * entries * workers is too large (at most {limit} per fraction)")
     attack = source_attack(source) if attack is None else attack
     detection = detection_probability(attack, workers, bits=bits)
     rng = np.random.default_rng(seed)

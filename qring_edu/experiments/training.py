@@ -771,7 +771,7 @@ def compression_comparison(
     batches of 32 per worker, the same seeds) once per all-reduce of :data:`COMPRESSION_RUNS`;
     PowerSGD's all-reduces run over gloo or over a ring (:class:`qring_edu.ddp.RingGroup`).
     Traffic per link and step from step ``warmup`` on: the ring's ledger of each rank's incoming
-    link, or over gloo what a ring of 32-bit words would carry (:func:`qring_edu.ring.message_bits`).
+    link, or over gloo what a ring of 32-bit words carries (:func:`qring_edu.ring.message_bits`).
 
     Examples
     --------

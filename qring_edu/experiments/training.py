@@ -226,8 +226,10 @@ class LearnerComparison(Tabular):
         for r in self.runs:
             if r.model == model and _pair(r) == pair_fidelity:
                 return r
-        allowed = ", ".join(f"{F:g}" for F in self.fidelities)
-        raise ValueError(f"pair_fidelity must be None or one of {allowed}, got {pair_fidelity!r}")
+        allowed = "None (the classical run) or one of " + ", ".join(
+            f"{F:g}" for F in self.fidelities
+        )
+        raise ValueError(f"pair_fidelity must be {allowed}, got {pair_fidelity!r}")
 
     def runs_of(self, model: str) -> tuple[TrainingRun, ...]:
         """``model``'s runs: the classical one, then the superdense ones in ``fidelities`` order."""

@@ -1,15 +1,7 @@
-"""Helpers shared by the experiments of every chapter (experiments floor).
-
-* :class:`Table` — the table every result offers (``result.table()``): plain values, one format
-  per column, a fixed-width text form (its ``repr``) and an HTML form (``_repr_html_``), so a
-  notebook cell shows ``result.table()`` instead of formatting rows in a loop;
-* :class:`Tabular` — the mixin that shows a result's ``table()`` in a notebook, and
-  :class:`Rows`, a result made of records;
-* :class:`LedgerComparison` / :func:`compare_ledgers` — the classical and the superdense ledger of
-  the same all-reduce, link by link (chapters 2 and 3);
-* :func:`rng` — one independent, reproducible random stream per (experiment, size, trial, role);
-* :func:`worker_counts` — the list of ring sizes a sweep runs over, validated once;
-* :func:`loglog_slope` — least-squares slope of a log-log fit.
+"""Helpers shared by the experiments of every chapter: :class:`Table` (what ``result.table()``
+returns: text ``repr`` and ``_repr_html_``), the mixin :class:`Tabular` and the record result
+:class:`Rows`, the two ledgers of one all-reduce link by link (:func:`compare_ledgers`, chapters
+2 and 3), and small checks (:func:`rng`, :func:`worker_counts`, :func:`loglog_slope`).
 """
 
 from __future__ import annotations
@@ -46,10 +38,8 @@ def _plain(value: Any) -> Any:
 @dataclass(frozen=True)
 class Table:
     """A small table of results: ``columns`` (headers), ``rows`` (tuples of plain Python values,
-    one per column) and ``formats`` (one ``format()`` spec per column, ``""`` = ``str``).
-
-    ``None`` prints as ``–``. Numeric columns are right-aligned. ``repr`` is the fixed-width text
-    table (what a plain-text reader and nbval see); ``_repr_html_`` the same table in HTML.
+    one per column) and ``formats`` (one ``format()`` spec per column). ``None`` prints as ``–``;
+    numeric columns are right-aligned. ``repr``: fixed-width text; ``_repr_html_``: HTML.
 
     Examples
     --------
@@ -96,17 +86,14 @@ class Table:
         j = self.columns.index(name)
         return tuple(row[j] for row in self.rows)
 
-    def _cell(self, value: Any, spec: str) -> str:
-        if value is None:
-            return "–"
-        return format(value, spec) if spec else str(value)
-
     def _numeric(self, j: int) -> bool:
         return all(isinstance(r[j], numbers.Number) or r[j] is None for r in self.rows)
 
     def cells(self) -> list[list[str]]:
-        """Every cell as the text it prints, row by row."""
-        return [[self._cell(v, f) for v, f in zip(row, self.formats)] for row in self.rows]
+        """Every cell as the text it prints, row by row (``format(value, spec)``, None as –)."""
+        return [
+            ["–" if v is None else format(v, f) for v, f in zip(r, self.formats)] for r in self.rows
+        ]
 
     def text(self) -> str:
         """The fixed-width text table (two spaces between columns)."""
@@ -121,11 +108,7 @@ class Table:
         out = ([self.title] if self.title else []) + [line(self.columns)]
         return "\n".join(out + [line(r) for r in cells])
 
-    def __repr__(self) -> str:
-        return self.text()
-
-    def __str__(self) -> str:
-        return self.text()
+    __repr__ = __str__ = text
 
     def _repr_html_(self) -> str:
         esc = html.escape
@@ -166,26 +149,15 @@ class Tabular:
 
 @result
 class Rows(Tabular):
-    """A result made of records, one per row: iterable, indexable and sized like the tuple
-    ``rows`` (not in the ``repr``); a subclass defines :meth:`table`.
-
-    Attributes
-    ----------
-    rows : tuple
-        The records, one per row (frozen dataclasses).
+    """A result made of records (frozen dataclasses), one per row: iterable, indexable and sized
+    like the tuple ``rows`` (not in the ``repr``); a subclass defines :meth:`table`.
 
     Examples
     --------
-    :func:`qring_edu.experiments.bottleneck.model_comm_table` returns such a result:
-
     >>> from qring_edu.experiments.bottleneck import model_comm_table
     >>> rows = model_comm_table(models=["ResNet-50"], bits=[16, 32])
     >>> len(rows), rows[0].bits, [r.bits for r in rows]
     (2, 16, [16, 32])
-    >>> print(rows.table())
-    model      parameters  bits  GB per link  ring (s)  server (s)
-    ResNet-50  25,557,032    16         0.10     0.009         0.3
-    ResNet-50  25,557,032    32         0.20     0.016         0.5
     """
 
     rows: tuple = field(repr=False)
@@ -200,14 +172,16 @@ class Rows(Tabular):
         return self.rows[i]
 
     def _find(self, **key):
-        """The first row whose attributes equal ``key`` (one ``name=value``); a ValueError naming
-        the argument and the values the rows hold otherwise."""
-        ((name, value),) = key.items()
-        for r in self.rows:
-            if getattr(r, name) == value:
-                return r
-        held = ", ".join(repr(getattr(r, name)) for r in self.rows)
-        raise ValueError(f"{name} must be one of {held}, got {value!r}")
+        """The first row whose attributes equal ``key`` (``name=value`` pairs); a ValueError
+        naming the arguments and the values the rows hold otherwise."""
+        names, wanted = tuple(key), tuple(key.values())
+        held = [tuple(getattr(r, n) for n in names) for r in self.rows]
+        if wanted in held:
+            return self.rows[held.index(wanted)]
+        if len(names) == 1:  # name the value, not a 1-tuple
+            held, wanted = [h[0] for h in held], wanted[0]
+        allowed = ", ".join(map(repr, held))
+        raise ValueError(f"{' and '.join(names)} must be one of {allowed}, got {wanted!r}")
 
 
 # -- Two ledgers of the same all-reduce ------------------------------------------------------------
@@ -215,11 +189,10 @@ class Rows(Tabular):
 class LedgerComparison(Tabular):
     """The classical and the superdense ledger of one all-reduce, per directed link.
 
-    Arrays of shape (P,), one entry per link ``(k, k+1)``: ``classical_bits`` (online bits of the
-    classical ring), ``online_qubits``, ``ebits`` and ``offline_qubits`` (superdense ring).
-    ``floor`` = classical bits / 2 (the entanglement-assisted Holevo bound: no protocol sends
-    fewer qubits for those bits); ``excess`` = online qubits − floor (half a qubit per message
-    with an odd number of bits); ``lifetime`` = online + offline qubits.
+    Arrays of shape (P,), one entry per link ``(k, k+1)``: ``classical_bits`` (classical ring),
+    ``online_qubits``, ``ebits`` and ``offline_qubits`` (superdense ring). ``floor`` = classical
+    bits / 2 (the entanglement-assisted Holevo bound); ``excess`` = online qubits − floor (½ per
+    message with an odd number of bits).
 
     Examples
     --------
@@ -238,36 +211,16 @@ class LedgerComparison(Tabular):
     ebits: np.ndarray = field(repr=False)
     offline_qubits: np.ndarray = field(repr=False)
 
-    @property
-    def workers(self) -> int:
-        """P, the number of links."""
-        return len(self.links)
+    workers = property(lambda self: len(self.links), doc="P, the number of links.")
+    max_classical_bits = property(lambda self: int(self.classical_bits.max()), doc="Busiest.")
+    max_online_qubits = property(lambda self: int(self.online_qubits.max()), doc="Busiest link.")
+    floor = property(lambda self: self.classical_bits / 2, doc="Classical bits / 2 per link.")
+    excess = property(lambda self: self.online_qubits - self.floor, doc="Online qubits − floor.")
+    lifetime = property(
+        lambda self: self.online_qubits + self.offline_qubits, doc="Online + offline qubits."
+    )
 
-    @property
-    def max_classical_bits(self) -> int:
-        """Classical bits on the busiest link."""
-        return int(self.classical_bits.max())
-
-    @property
-    def max_online_qubits(self) -> int:
-        """Online qubits on the busiest link."""
-        return int(self.online_qubits.max())
-
-    @property
-    def floor(self) -> np.ndarray:
-        """Classical bits / 2 per link: the fewest qubits that can carry them."""
-        return self.classical_bits / 2
-
-    @property
-    def excess(self) -> np.ndarray:
-        """Online qubits − floor per link (½ per odd-length message)."""
-        return self.online_qubits - self.floor
-
-    @property
-    def lifetime(self) -> np.ndarray:
-        """Online + offline qubits per link."""
-        return self.online_qubits + self.offline_qubits
-
+    _DEFAULT = ("link", "classical_bits", "online_qubits", "floor", "offline_qubits")
     _COLUMNS = {
         "link": ("link", ""),
         "classical_bits": ("classical bits", "d"),
@@ -279,16 +232,7 @@ class LedgerComparison(Tabular):
         "lifetime": ("lifetime uses", "d"),
     }
 
-    def table(
-        self,
-        columns: Sequence[str] = (
-            "link",
-            "classical_bits",
-            "online_qubits",
-            "floor",
-            "offline_qubits",
-        ),
-    ) -> Table:
+    def table(self, columns: Sequence[str] = _DEFAULT) -> Table:
         """One row per link; ``columns`` from ``link``, ``classical_bits``, ``online_qubits``,
         ``floor``, ``excess``, ``ebits``, ``offline_qubits``, ``lifetime``."""
         for c in columns:
@@ -296,31 +240,18 @@ class LedgerComparison(Tabular):
                 raise ValueError(
                     f"columns must be chosen from {', '.join(self._COLUMNS)}, got {c!r}"
                 )
-        values = {
-            "link": [f"{a}->{b}" for a, b in self.links],
-            "floor": self.floor,
-            "excess": self.excess,
-            "lifetime": self.lifetime,
-        }
-        rows = zip(*[values[c] if c in values else getattr(self, c) for c in columns])
-        return Table(
-            tuple(self._COLUMNS[c][0] for c in columns),
-            tuple(rows),
-            tuple(self._COLUMNS[c][1] for c in columns),
-        )
+        links = [f"{a}->{b}" for a, b in self.links]
+        rows = tuple(zip(*[links if c == "link" else getattr(self, c) for c in columns]))
+        head = tuple(self._COLUMNS[c][0] for c in columns)
+        return Table(head, rows, tuple(self._COLUMNS[c][1] for c in columns))
 
 
 def compare_ledgers(classical: Ledger, superdense: Ledger) -> LedgerComparison:
     """Line up a classical and a superdense :class:`~qring_edu.ledger.Ledger` of the same ring
     (same number of workers) link by link.
 
-    Returns a :class:`LedgerComparison`; ledgers of different ring sizes are a ``ValueError``.
-
     Examples
     --------
-    ``d = 7`` words of 5 bits on 3 workers: chunks of 3, 2, 2 words, so the messages have 15 or
-    10 bits and the odd ones cost half a qubit more than the floor:
-
     >>> import numpy as np
     >>> from qring_edu import ring_allreduce
     >>> zeros = np.zeros((3, 7), dtype=np.int64)
@@ -328,8 +259,6 @@ def compare_ledgers(classical: Ledger, superdense: Ledger) -> LedgerComparison:
     ...                       ring_allreduce(zeros, bits=5, transport="superdense").ledger)
     >>> cmp
     LedgerComparison(workers=3, max_classical_bits=50, max_online_qubits=26)
-    >>> cmp.excess.tolist()
-    [1.0, 0.5, 0.5]
     >>> print(cmp.table())
     link  classical bits  online qubits  Holevo floor  offline qubits
     0->1              50             26          25.0              26
@@ -345,13 +274,8 @@ def compare_ledgers(classical: Ledger, superdense: Ledger) -> LedgerComparison:
             f"classical and superdense must have the same number of workers, got "
             f"{classical.workers} and {superdense.workers}"
         )
-    return LedgerComparison(
-        links=tuple(classical.links),
-        classical_bits=classical.per_link("online_bits"),
-        online_qubits=superdense.per_link("online_qubits"),
-        ebits=superdense.per_link("ebits"),
-        offline_qubits=superdense.per_link("offline_qubits"),
-    )
+    quantum = [superdense.per_link(k) for k in ("online_qubits", "ebits", "offline_qubits")]
+    return LedgerComparison(tuple(classical.links), classical.per_link("online_bits"), *quantum)
 
 
 # -- Small shared checks ---------------------------------------------------------------------------

@@ -1,17 +1,9 @@
-"""Experiments of chapter 1, *The communication bottleneck*: the ring schedule replayed step by
-step, α–β costs of ring vs parameter server, per-link bits from the ledger and real model sizes.
+"""Experiments of chapter 1, *The communication bottleneck* (book/01_bottleneck.ipynb): the ring
+schedule replayed step by step, α–β costs of ring vs parameter server, per-link bits from the
+ledger, real model sizes and bucketed overlap with the backward pass.
 
-Pure: every number comes from :mod:`qring_edu.ring` and :mod:`qring_edu.costmodel`; results are
-frozen dataclasses (figures: :mod:`qring_edu.figures.bottleneck`).
-
-* :func:`ring_state` — whose gradients each worker's copy of each chunk holds after ``step`` steps;
-* :func:`ring_schedule_table` — every message of the schedule, step by step;
-* :func:`cost_sweep`, :func:`alpha_beta_costs` — α–β times for a range of worker counts;
-* :func:`link_bits_sweep` — bits on the busiest link, measured by running the ring;
-* :func:`model_comm_table` — the per-iteration communication of
-  :data:`~qring_edu.costmodel.MODEL_SIZES`;
-* :func:`overlap_table` — how much of the classical ring bucketed all-reduce hides behind the
-  backward pass (:func:`qring_edu.costmodel.bucketed_iteration_time`).
+Numbers come from :mod:`qring_edu.ring` and :mod:`qring_edu.costmodel`. Units: ``alpha`` s per
+message, ``beta`` s per bit, ``bandwidth_gbps`` Gbit/s (``beta = 1 / (bandwidth 1e9)``).
 """
 
 from __future__ import annotations
@@ -61,12 +53,10 @@ MAX_LINK_WORDS = 10**6
 class RingState:
     """What every worker holds after ``step`` synchronous steps of the ring all-reduce.
 
-    ``contains[k, c, j]`` (bool, shape (P, P, P)) is True when worker k's copy of chunk c already
-    includes worker j's gradient. Initially ``contains[k, c, j] = (j == k)``; after the
-    2(P-1) steps every entry is True. ``messages`` are the messages of the step just completed
-    (global step ``step - 1``; empty when ``step == 0``). ``offsets`` (shape (P + 1,)) are the
-    chunk boundaries of a length-``d`` vector from :func:`qring_edu.chunk_bounds`, so chunk c has
-    ``offsets[c+1] - offsets[c]`` words of ``bits`` bits.
+    ``contains[k, c, j]`` (bool, (P, P, P)): worker k's copy of chunk c already includes worker
+    j's gradient (``j == k`` at the start, everywhere after 2(P-1) steps). ``messages``: those of
+    the step just completed (none at step 0). ``offsets`` (P + 1,): the chunk boundaries
+    (:func:`qring_edu.chunk_bounds`).
 
     Examples
     --------
@@ -85,33 +75,19 @@ class RingState:
     messages: tuple[RingStep, ...] = field(repr=False)
     offsets: np.ndarray = field(repr=False)
 
-    @property
-    def total_steps(self) -> int:
-        """2 (P - 1) synchronous steps in all."""
-        return 2 * (self.workers - 1)
+    total_steps = property(lambda self: 2 * (self.workers - 1), doc="2 (P - 1) steps in all.")
+    phase = property(
+        lambda self: self.messages[0].phase if self.messages else "start",
+        doc='Of the step just completed: "start", "reduce-scatter" or "all-gather".',
+    )
 
-    @property
-    def phase(self) -> str:
-        """Phase of the step just completed: ``"start"``, ``"reduce-scatter"`` or ``"all-gather"``."""
-        return self.messages[0].phase if self.messages else "start"
+    phase_step = property(
+        lambda self: self.messages[0].step % (self.workers - 1) if self.messages else None,
+        doc="Index s of the step just completed inside its phase (0 .. P-2), None at the start.",
+    )
 
-    @property
-    def phase_step(self) -> int | None:
-        """Index s of the step just completed inside its phase (0 .. P-2), None at the start."""
-        if not self.messages:
-            return None
-        s = self.messages[0].step
-        return s if s < self.workers - 1 else s - (self.workers - 1)
-
-    @property
-    def counts(self) -> np.ndarray:
-        """Number of gradients in worker k's copy of chunk c, shape (P, P), values 1..P."""
-        return self.contains.sum(axis=2)
-
-    @property
-    def chunk_sizes(self) -> np.ndarray:
-        """Words per chunk, shape (P,)."""
-        return np.diff(self.offsets)
+    counts = property(lambda self: self.contains.sum(axis=2), doc="Gradients in [k, c], 1..P.")
+    chunk_sizes = property(lambda self: np.diff(self.offsets), doc="Words per chunk, (P,).")
 
     def message_bits(self) -> np.ndarray:
         """Bits sent on link (k, k+1) in the step just completed, shape (P,) (zeros at the start);
@@ -129,10 +105,8 @@ class RingState:
 def ring_state(workers: int, step: int, d: int | None = None, bits: int = 16) -> RingState:
     """Replay the first ``step`` synchronous steps of :func:`qring_edu.ring_schedule`.
 
-    ``workers``: P >= 2; ``step``: 0 .. 2(P-1); ``d``: entries per gradient (default P, one word
-    per chunk); ``bits``: word size b (2..32), used only for the message sizes.
-    Reduce-scatter messages *add* the sender's partial sum into the receiver's copy (set union of
-    the contributions); all-gather messages *overwrite* it.
+    ``step``: 0 .. 2(P-1); ``d``: entries per gradient (default P); ``bits``: for the message
+    sizes. Reduce-scatter messages *add* into the receiver's copy, all-gather messages *overwrite*.
 
     Examples
     --------
@@ -145,22 +119,17 @@ def ring_state(workers: int, step: int, d: int | None = None, bits: int = 16) ->
     bits = check_bits(bits)
     offsets = chunk_bounds(d, P)
     contains = np.zeros((P, P, P), dtype=bool)
-    for k in range(P):
-        contains[k, :, k] = True
+    contains[np.arange(P), :, np.arange(P)] = True  # worker k's copies hold gradient k
     schedule = ring_schedule(P)
-    last: tuple[RingStep, ...] = ()
-    for t in range(step):
-        batch = tuple(m for m in schedule if m.step == t)
+    batches = [tuple(m for m in schedule if m.step == t) for t in range(step)]
+    for batch in batches:
         before = contains.copy()  # all messages of one step leave simultaneously
         for m in batch:
             if m.phase == "reduce-scatter":
                 contains[m.receiver, m.chunk] |= before[m.sender, m.chunk]
             else:
                 contains[m.receiver, m.chunk] = before[m.sender, m.chunk]
-        last = batch
-    return RingState(
-        workers=P, d=d, bits=bits, step=step, contains=contains, messages=last, offsets=offsets
-    )
+    return RingState(P, d, bits, step, contains, batches[-1] if batches else (), offsets)
 
 
 def ring_schedule_table(workers: int) -> Table:
@@ -188,13 +157,9 @@ def ring_schedule_table(workers: int) -> Table:
 # -- α–β costs: ring vs parameter server vs the lower bound ----------------------------------------
 @result(show=("workers_range",))
 class CostSweep(Tabular):
-    """α–β times (seconds) of one all-reduce of ``d`` words of ``bits`` bits, for each P in
-    ``workers`` (shape (n,)): ``ring`` (:func:`qring_edu.ring_time`), ``parameter_server``
-    (:func:`qring_edu.costmodel.parameter_server_time`), ``bound`` = lower-bound bits × beta
-    (bandwidth only, :func:`qring_edu.costmodel.allreduce_lower_bound_bits`) and ``latency`` = the
-    ring's latency term ``2 (P-1) alpha`` (its time with beta = 0). ``chosen`` is the highlighted P
-    (or None).
-    ``alpha`` in seconds per message, ``beta`` in seconds per bit.
+    """α–β times (s) of one all-reduce of ``d`` words of ``bits`` bits per P in ``workers`` (n,):
+    ``ring``, ``parameter_server``, ``bound`` (lower-bound bits × beta,
+    :func:`qring_edu.costmodel.allreduce_lower_bound_bits`) and ``latency`` (``2 (P-1) alpha``).
 
     Examples
     --------
@@ -224,35 +189,20 @@ class CostSweep(Tabular):
         idx = np.flatnonzero(self.workers == workers)
         if idx.size == 0:
             raise ValueError(f"workers must be one of the swept values, got {workers!r}")
-        i = int(idx[0])
-        return {
-            "ring": float(self.ring[i]),
-            "parameter_server": float(self.parameter_server[i]),
-            "bound": float(self.bound[i]),
-        }
+        return {k: float(getattr(self, k)[idx[0]]) for k in ("ring", "parameter_server", "bound")}
 
     @property
     def speedup(self) -> float | None:
         """Parameter-server time / ring time at the chosen P."""
-        if self.chosen is None:
-            return None
-        t = self.at(self.chosen)
-        return t["parameter_server"] / t["ring"]
+        t = None if self.chosen is None else self.at(self.chosen)
+        return None if t is None else t["parameter_server"] / t["ring"]
 
     def table(self) -> Table:
         """One row per P: ring and server times (ms), their ratio, the ring's latency part (ms)."""
-        rows = zip(
-            self.workers,
-            self.ring * 1e3,
-            self.parameter_server * 1e3,
-            self.parameter_server / self.ring,
-            self.latency * 1e3,
-        )
-        return Table(
-            ("P", "ring (ms)", "server (ms)", "server/ring", "ring latency (ms)"),
-            tuple(rows),
-            ("d", ".2f", ".2f", ".1f", ".2f"),
-        )
+        ps, ring = self.parameter_server, self.ring
+        rows = tuple(zip(self.workers, ring * 1e3, ps * 1e3, ps / ring, self.latency * 1e3))
+        head = ("P", "ring (ms)", "server (ms)", "server/ring", "ring latency (ms)")
+        return Table(head, rows, ("d", ".2f", ".2f", ".1f", ".2f"))
 
 
 def cost_sweep(
@@ -265,9 +215,7 @@ def cost_sweep(
     label: str = "",
     chosen: int | None = None,
 ) -> CostSweep:
-    """Evaluate the α–β model for every P in ``workers`` (each an integer >= 2).
-
-    ``alpha``: seconds per message (>= 0); ``beta``: seconds per bit (>= 0).
+    """Evaluate the α–β model for every P in ``workers`` (each >= 2; ``alpha``, ``beta`` >= 0).
 
     Examples
     --------
@@ -284,19 +232,14 @@ def cost_sweep(
         chosen = check_int(chosen, "P (number of workers)", 2)
         if chosen not in ps:
             ps = sorted(set(ps) | {chosen})
-    return CostSweep(
-        label=label or f"d = {d:,}",
-        d=d,
-        bits=bits,
-        alpha=alpha,
-        beta=beta,
-        workers=np.array(ps, dtype=np.int64),
-        ring=np.array([ring_time(p, d, bits, alpha, beta) for p in ps]),
-        parameter_server=np.array([parameter_server_time(p, d, bits, alpha, beta) for p in ps]),
-        bound=np.array([allreduce_lower_bound_bits(p, d, bits) * beta for p in ps]),
-        latency=np.array([ring_time(p, d, bits, alpha, 0.0) for p in ps]),
-        chosen=chosen,
-    )
+    times = [
+        [ring_time(p, d, bits, alpha, beta) for p in ps],
+        [parameter_server_time(p, d, bits, alpha, beta) for p in ps],
+        [allreduce_lower_bound_bits(p, d, bits) * beta for p in ps],
+        [ring_time(p, d, bits, alpha, 0.0) for p in ps],  # the latency term
+    ]
+    settings = (label or f"d = {d:,}", d, bits, alpha, beta, np.array(ps, dtype=np.int64))
+    return CostSweep(*settings, *map(np.array, times), chosen)
 
 
 def alpha_beta_costs(
@@ -307,10 +250,7 @@ def alpha_beta_costs(
     bandwidth_gbps: float = 100.0,
 ) -> CostSweep:
     """The α–β widget's computation: a sweep over P = 2..128 for ``model`` (a key of
-    :data:`qring_edu.costmodel.MODEL_SIZES`), highlighting ``workers``.
-
-    ``alpha_us``: per-message latency in microseconds (>= 0); ``bandwidth_gbps``: link bandwidth
-    in Gbit/s (> 0), so ``beta = 1 / (bandwidth * 1e9)`` s/bit.
+    :data:`qring_edu.costmodel.MODEL_SIZES`), highlighting ``workers``; ``alpha_us`` in µs.
 
     Examples
     --------
@@ -322,28 +262,17 @@ def alpha_beta_costs(
     bandwidth = check_float(
         bandwidth_gbps, "bandwidth_gbps (link bandwidth in Gbit/s)", 0.0, lo_open=True
     )
-    beta = 1.0 / (bandwidth * 1e9)
-    return cost_sweep(
-        MODEL_SIZES[model],
-        bits,
-        alpha,
-        beta,
-        workers=tuple(range(2, 129)),
-        label=model,
-        chosen=workers,
-    )
+    clock = (MODEL_SIZES[model], bits, alpha, 1.0 / (bandwidth * 1e9))
+    return cost_sweep(*clock, workers=tuple(range(2, 129)), label=model, chosen=workers)
 
 
 # -- Per-link bits from the ledger -----------------------------------------------------------------
 @result(show=("workers_range",))
 class LinkBitsSweep:
-    """Bits on the busiest link for one all-reduce of ``d`` words of ``bits`` bits.
-
-    ``ring``: measured by running :func:`qring_edu.ring_allreduce` (ledger, maximum over links);
-    ``bound``: :func:`qring_edu.costmodel.allreduce_lower_bound_bits`; ``parameter_server``: bits
-    into the server per direction, ``P d b`` (from :func:`qring_edu.costmodel.parameter_server_time`
-    with alpha = 0, beta = 1, which counts both directions). All shape (n,), one entry per P in
-    ``workers``.
+    """Bits on the busiest link of one all-reduce of ``d`` words of ``bits`` bits, per P in
+    ``workers`` (n,): ``ring`` (the ledger of :func:`qring_edu.ring_allreduce`), ``bound``
+    (:func:`qring_edu.costmodel.allreduce_lower_bound_bits`) and ``parameter_server`` (``P d b``
+    into the server per direction).
 
     Examples
     --------
@@ -365,24 +294,8 @@ class LinkBitsSweep:
 def link_bits_sweep(
     d: int, bits: int, workers: Sequence[int] = tuple(range(2, 17))
 ) -> LinkBitsSweep:
-    """Run the classical ring on zero gradients of shape (P, d) for each P and read the ledger.
-
-    ``P * d`` is capped at :data:`MAX_LINK_WORDS` (10**6) so the sweep stays fast.
-
-    Parameters
-    ----------
-    d : int
-        Gradient entries, ``>= 1``.
-    bits : int
-        Word size.
-    workers : sequence of int
-        Ring sizes ``P >= 2``.
-
-    Returns
-    -------
-    LinkBitsSweep
-        Per ``P``: the busiest link's bits (``ring``), the bandwidth bound
-        ``2 (P-1)/P d bits`` (``bound``) and the parameter server's bits on its link.
+    """Run the classical ring on zero gradients of shape (P, d) for each P (``P >= 2``, ``P d <=``
+    :data:`MAX_LINK_WORDS`) and read the ledger.
 
     Examples
     --------
@@ -390,8 +303,6 @@ def link_bits_sweep(
     >>> sweep = link_bits_sweep(60, 16, workers=range(2, 6))
     >>> sweep
     LinkBitsSweep(d=60, bits=16, workers_range=(2, 5))
-    >>> sweep.ring.tolist()              # meets the bound: P divides 60
-    [960, 1280, 1440, 1536]
     >>> sweep.parameter_server.tolist()
     [1920.0, 2880.0, 3840.0, 4800.0]
     """
@@ -401,30 +312,17 @@ def link_bits_sweep(
     ring = [
         ring_allreduce(np.zeros((p, d), dtype=np.int64), bits=bits).ledger.online_bits() for p in ps
     ]
-    return LinkBitsSweep(
-        d=d,
-        bits=bits,
-        workers=np.array(ps, dtype=np.int64),
-        ring=np.array(ring, dtype=np.int64),
-        bound=np.array([allreduce_lower_bound_bits(p, d, bits) for p in ps]),
-        parameter_server=np.array([parameter_server_time(p, d, bits, 0.0, 1.0) / 2 for p in ps]),
-    )
+    bound = np.array([allreduce_lower_bound_bits(p, d, bits) for p in ps])
+    server = np.array([parameter_server_time(p, d, bits, 0.0, 1.0) / 2 for p in ps])
+    return LinkBitsSweep(d, bits, *(np.array(v, dtype=np.int64) for v in (ps, ring)), bound, server)
 
 
 # -- Real model sizes ------------------------------------------------------------------------------
 @result
 class ModelCommRow:
-    """Per-iteration gradient synchronisation of one model on a ring of ``workers`` workers.
-
-    ``link_bits``: bits on the busiest link (``ring_time`` with alpha = 0, beta = 1 s/bit);
-    ``ring_s`` / ``ps_s``: α–β seconds of the ring / a single parameter server with latency
-    ``alpha`` (s) and bandwidth ``bandwidth_gbps`` (Gbit/s).
-
-    Attributes
-    ----------
-    model : str
-    params, bits, workers : int
-    alpha, bandwidth_gbps, link_bits, ring_s, ps_s : float
+    """Per-iteration gradient synchronisation of one model on a ring of ``workers`` workers:
+    ``link_bits`` on the busiest link; ``ring_s`` / ``ps_s``: α–β seconds of the ring / a single
+    parameter server.
 
     Examples
     --------
@@ -447,12 +345,7 @@ class ModelCommRow:
 
 @result(show=("models",))
 class ModelCommTable(Rows):
-    """The rows of :func:`model_comm_table` (iterable, indexable like a list of
-    :class:`ModelCommRow`), with :meth:`table`.
-
-    Attributes
-    ----------
-    rows : tuple of ModelCommRow
+    """The rows of :func:`model_comm_table` (:class:`ModelCommRow`).
 
     Examples
     --------
@@ -470,20 +363,13 @@ class ModelCommTable(Rows):
 
     def row(self, model: str, bits: int) -> ModelCommRow:
         """The row of ``model`` at word size ``bits``."""
-        for r in self.rows:
-            if r.model == model and r.bits == bits:
-                return r
-        raise ValueError(f"no row for model={model!r}, bits={bits!r}")
+        return self._find(model=model, bits=bits)
 
     def table(self) -> Table:
         """Model, parameters, word size, gigabytes on the busiest link, ring and server seconds."""
-        return Table(
-            ("model", "parameters", "bits", "GB per link", "ring (s)", "server (s)"),
-            tuple(
-                (r.model, r.params, r.bits, r.link_bits / 8e9, r.ring_s, r.ps_s) for r in self.rows
-            ),
-            ("", ",d", "d", ".2f", ".3f", ".1f"),
-        )
+        rows = tuple((r.model, r.params, r.bits, r.link_bits / 8e9, r.ring_s, r.ps_s) for r in self)
+        head = ("model", "parameters", "bits", "GB per link", "ring (s)", "server (s)")
+        return Table(head, rows, ("", ",d", "d", ".2f", ".3f", ".1f"))
 
 
 def model_comm_table(
@@ -495,8 +381,6 @@ def model_comm_table(
 ) -> ModelCommTable:
     """One row per (model, word size): :data:`MODEL_SIZES` on a ring of ``workers`` workers.
 
-    ``alpha`` in seconds per message, ``bandwidth_gbps`` in Gbit/s (beta = 1 / (bandwidth 1e9)).
-
     Examples
     --------
     >>> rows = model_comm_table(models=["GPT-2 XL"], bits=[16])
@@ -507,47 +391,24 @@ def model_comm_table(
     alpha = check_float(alpha, "alpha", 0.0)
     bandwidth = check_float(bandwidth_gbps, "bandwidth_gbps", 0.0, lo_open=True)
     beta = 1.0 / (bandwidth * 1e9)
-    names = (
-        list(MODEL_SIZES)
-        if models is None
-        else [check_choice(m, "models", tuple(MODEL_SIZES)) for m in models]
-    )
+    names = list(MODEL_SIZES) if models is None else models
+    names = [check_choice(m, "models", tuple(MODEL_SIZES)) for m in names]
     rows = []
     for name in names:
         d = MODEL_SIZES[name]
-        for b in bits:
-            b = check_bits(b)
-            rows.append(
-                ModelCommRow(
-                    model=name,
-                    params=d,
-                    bits=b,
-                    workers=workers,
-                    alpha=alpha,
-                    bandwidth_gbps=bandwidth,
-                    link_bits=ring_time(workers, d, b, 0.0, 1.0),
-                    ring_s=ring_time(workers, d, b, alpha, beta),
-                    ps_s=parameter_server_time(workers, d, b, alpha, beta),
-                )
-            )
+        for b in map(check_bits, bits):
+            times = [f(workers, d, b, alpha, beta) for f in (ring_time, parameter_server_time)]
+            link_bits = ring_time(workers, d, b, 0.0, 1.0)
+            rows.append(ModelCommRow(name, d, b, workers, alpha, bandwidth, link_bits, *times))
     return ModelCommTable(tuple(rows))
 
 
 # -- Overlap with the backward pass (the classical ring only; chapter 3 compares both transports) ---
 @result(show=("hidden",))
 class OverlapRow:
-    """One iteration of the classical ring with ``buckets`` gradient buckets (``None``: the
-    non-overlapped model, one all-reduce after the whole compute, :func:`qring_edu.iteration_time`).
-
-    Seconds: ``total`` (the steady-state iteration), ``tail`` (``total - compute``: the part of the
-    communication left after the last gradient is ready). ``hidden`` = ``1 - tail / ring``: the
-    share of one whole-gradient all-reduce (``ring``, :func:`qring_edu.ring_time`) that runs
-    during the backward pass.
-
-    Attributes
-    ----------
-    buckets : int or None
-    compute, ring, total, tail, hidden : float
+    """One iteration of the classical ring with ``buckets`` buckets (``None``: not overlapped,
+    :func:`qring_edu.iteration_time`), in seconds: ``total``, ``tail`` (``total - compute``, after
+    the last gradient) and ``ring`` (one whole-gradient all-reduce, :func:`qring_edu.ring_time`).
 
     Examples
     --------
@@ -571,13 +432,7 @@ class OverlapRow:
 
 @result
 class OverlapTable(Rows):
-    """The rows of :func:`overlap_table` (iterable like a list of :class:`OverlapRow`).
-
-    Attributes
-    ----------
-    rows : tuple of OverlapRow
-    model : str
-    workers, bits : int
+    """The rows of :func:`overlap_table` (:class:`OverlapRow`) of ``model`` on ``workers``.
 
     Examples
     --------
@@ -597,28 +452,19 @@ class OverlapTable(Rows):
 
     def row(self, buckets: int | None) -> OverlapRow:
         """The row with ``buckets`` buckets (``None``: the non-overlapped model)."""
-        for r in self.rows:
-            if r.buckets == buckets:
-                return r
-        raise ValueError(f"no row for buckets={buckets!r}")
+        return self._find(buckets=buckets)
 
     def table(self) -> Table:
         """Schedule, iteration time, time after the backward pass (ms) and the share hidden."""
-        return Table(
-            ("schedule", "iteration (ms)", "after the backward pass (ms)", "all-reduce hidden (%)"),
-            tuple(
-                (
-                    "no overlap"
-                    if r.buckets is None
-                    else f"{r.buckets} bucket{'s' if r.buckets > 1 else ''}",
-                    r.total * 1e3,
-                    r.tail * 1e3,
-                    100 * r.hidden,
-                )
-                for r in self.rows
-            ),
-            ("", ".2f", ".2f", ".0f"),
+
+        def schedule(b):
+            return "no overlap" if b is None else f"{b} bucket{'s' if b > 1 else ''}"
+
+        rows = tuple(
+            (schedule(r.buckets), r.total * 1e3, r.tail * 1e3, 100 * r.hidden) for r in self
         )
+        head = ("schedule", "iteration (ms)", "after the backward pass (ms)")
+        return Table(head + ("all-reduce hidden (%)",), rows, ("", ".2f", ".2f", ".0f"))
 
 
 def overlap_table(
@@ -632,18 +478,13 @@ def overlap_table(
 ) -> OverlapTable:
     """The classical ring with and without overlap: one row for the non-overlapped model
     (:func:`qring_edu.iteration_time`) and one per bucket count in ``buckets``
-    (:func:`qring_edu.costmodel.bucketed_iteration_time`, ``method="formula"``: B near-equal
-    buckets ready evenly over the backward pass, 2/3 of ``compute`` seconds).
-
-    ``alpha`` in seconds per message, ``bandwidth_gbps`` in Gbit/s, ``compute`` in seconds.
+    (:func:`qring_edu.costmodel.bucketed_iteration_time`, ``method="formula"``); ``compute`` s.
 
     Examples
     --------
     >>> t = overlap_table()
     >>> [round(r.total * 1e3, 2) for r in t]
     [27.23, 27.23, 23.65, 21.5, 20.36]
-    >>> round(t.row(5).tail * 1e3, 2), round(t.row(5).hidden, 3)
-    (1.5, 0.792)
     """
     model = check_choice(model, "model", tuple(MODEL_SIZES))
     workers = check_int(workers, "P (number of workers)", 2)
@@ -652,19 +493,10 @@ def overlap_table(
     bandwidth = check_float(bandwidth_gbps, "bandwidth_gbps", 0.0, lo_open=True)
     compute = check_float(compute, "compute", 0.0)
     d, beta = MODEL_SIZES[model], 1.0 / (bandwidth * 1e9)
-    ring = ring_time(workers, d, bits, alpha, beta)
-    plain = iteration_time(compute, workers, d, bits, alpha, beta)
+    args = (compute, workers, d, bits, alpha, beta)
+    ring, plain = ring_time(*args[1:]), iteration_time(*args)
     rows = [OverlapRow(None, compute, ring, plain.total, plain.total - compute)]
     for b in buckets:
-        it = bucketed_iteration_time(
-            compute,
-            workers,
-            d,
-            bits,
-            alpha,
-            beta,
-            buckets=check_int(b, "buckets", 1, d),
-            method="formula",
-        )
+        it = bucketed_iteration_time(*args, buckets=check_int(b, "buckets", 1, d), method="formula")
         rows.append(OverlapRow(int(b), compute, ring, it.total, it.tail))
     return OverlapTable(tuple(rows), model=model, workers=workers, bits=bits)

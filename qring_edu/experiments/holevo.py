@@ -1,20 +1,9 @@
-"""Experiments of chapter 2, *The Holevo bound*: ensembles, χ, accessible information, dense coding
-and the Holevo floor of the ring's ledger.
+"""Experiments of chapter 2, *The Holevo bound* (book/02_holevo.ipynb): χ and accessible
+information of qubit ensembles, dense coding over the isotropic pair, the ring's ledger against
+the Holevo floor and the cut-set bound (:func:`qring_edu.costmodel.allreduce_cut_bound`).
 
-Pure: every number comes from :mod:`qring_edu.holevo` or from :func:`qring_edu.ring_allreduce`;
-results are frozen dataclasses (figures: :mod:`qring_edu.figures.holevo`). Information in bits.
-
-* :func:`analyse_ensemble`, :func:`design_ensemble` — χ, the optimal measurement and the mutual
-  information of one projective measurement of a qubit ensemble;
-* :func:`ensemble_table`, :func:`ensembles_table` — the states of an ensemble, and χ (and I_acc)
-  of several ensembles, as tables;
-* :func:`known_ensembles` — χ and I_acc of BB84, the trine, two pure states and the Bell states;
-* :func:`two_state_sweep` — χ and I_acc of two pure states against their overlap;
-* :func:`dense_coding_sweep`, :func:`dense_coding_table` — dense coding over the isotropic pair;
-* :func:`ledger_floor_sweep`, :func:`compare_ledgers` — the ring's online qubits against the floor
-  for transports of the ring's messages;
-* :func:`cut_set_sweep` — the cut-set bound for *every* all-reduce protocol against the two rings
-  and VGA's GHZ sum (:func:`qring_edu.costmodel.allreduce_cut_bound`).
+Numbers come from :mod:`qring_edu.holevo` and :func:`qring_edu.ring_allreduce`; information in
+bits, angles in radians unless a name says degrees.
 """
 
 from __future__ import annotations
@@ -27,7 +16,7 @@ from dataclasses import field
 import numpy as np
 
 from .._result import result
-from .._validate import check_bits, check_fidelity, check_float, check_int
+from .._validate import check_bits, check_choice, check_fidelity, check_float, check_int
 from ..costmodel import MODEL_SIZES, allreduce_cut_bound
 from ..holevo import (
     AccessibleInformation,
@@ -79,6 +68,10 @@ __all__ = [
 
 #: The ensemble designer offers this many states (one θ and one φ slider each).
 MAX_DESIGNER_STATES = 4
+#: Largest P * d the ledger sweep simulates, so a typo cannot freeze a kernel.
+MAX_LEDGER_WORDS = 2_000_000
+#: Largest ``(P - 1) d b`` of :func:`cut_set_sweep`: its counts are int64 arrays.
+MAX_CUT_BITS = 2**62
 
 #: Presets of the ensemble designer: probabilities (text) and (θ, φ) in degrees per state.
 #: The trine's third state at θ = 240° in the x–z plane is (θ, φ) = (120°, 180°).
@@ -96,14 +89,11 @@ DESIGNER_PRESETS: dict[str, tuple[str, tuple[tuple[float, float], ...]]] = {
 # -- One qubit ensemble: χ, I_acc, and a chosen measurement ----------------------------------------
 @result(show=("name", "accessible_value"))
 class EnsembleAnalysis:
-    """Information quantities of a qubit ensemble (bits).
-
-    ``chi``: :func:`qring_edu.holevo_chi`; ``accessible``: :func:`qring_edu.optimal_measurement`
-    (value and optimal POVM); ``measured``: mutual information of the projective measurement along
-    the Bloch direction ``(meas_theta, meas_phi)`` (radians), :func:`qring_edu.holevo.bloch_measurement`.
-    ``bloch``: Bloch vectors of the states, shape (n, 3). ``povm_directions`` (m, 3) and
-    ``povm_weights`` (m,): the optimal POVM's rank-one elements ``E_k = w_k (I + m_k·σ)/2``
-    (elements with ``w_k < 1e-3`` dropped, elements along one direction merged).
+    """Information quantities of a qubit ensemble (bits): ``chi`` (:func:`qring_edu.holevo_chi`),
+    ``accessible`` (:func:`qring_edu.optimal_measurement`), ``measured`` (mutual information of
+    :func:`qring_edu.holevo.bloch_measurement` ``(meas_theta, meas_phi)``), ``bloch`` (n, 3), and
+    the optimal POVM as ``E_k = w_k (I + m_k·σ)/2``: ``povm_directions`` (m, 3), ``povm_weights``
+    (m,) (weights below 1e-3 dropped, elements along one direction merged).
 
     Examples
     --------
@@ -138,12 +128,8 @@ def analyse_ensemble(
     *,
     accessible: AccessibleInformation | None = None,
 ) -> EnsembleAnalysis:
-    """χ, the optimal measurement and the chosen measurement's mutual information of a qubit
-    ``ensemble`` (an :class:`~qring_edu.holevo.Ensemble` of dimension 2); angles in radians.
-    ``accessible``: a precomputed :func:`qring_edu.optimal_measurement` of this ensemble.
-
-    The chosen measurement is :func:`qring_edu.holevo.bloch_measurement` ``(meas_theta, meas_phi)``.
-    Returns an :class:`EnsembleAnalysis` (bits throughout).
+    """:class:`EnsembleAnalysis` of a qubit :class:`~qring_edu.holevo.Ensemble`;
+    ``accessible``: its :func:`qring_edu.optimal_measurement` if already computed.
 
     Examples
     --------
@@ -153,34 +139,30 @@ def analyse_ensemble(
     >>> analyse_ensemble(bb84_ensemble(), np.pi / 2, 0.0)      # measured along +x
     EnsembleAnalysis(chi=1, measured=0.5, name='BB84', accessible_value=0.5)
     """
-    if not isinstance(ensemble, Ensemble):
-        raise TypeError(
-            f"ensemble must be a qring_edu.holevo.Ensemble, got {type(ensemble).__name__}"
-        )
-    if ensemble.dim != 2:
+    if _ensemble(ensemble).dim != 2:
         raise ValueError(f"ensemble must be a qubit ensemble (dim 2), got dim {ensemble.dim}")
     povm = bloch_measurement(meas_theta, meas_phi)
     acc = optimal_measurement(*ensemble) if accessible is None else accessible
-    dirs, weights = _povm_directions(acc.povm)
+    angles, bloch = (float(meas_theta), float(meas_phi)), ensemble.bloch_vectors()
+    chi, measured = holevo_chi(*ensemble), mutual_information(*ensemble, povm)
     return EnsembleAnalysis(
-        ensemble=ensemble,
-        chi=holevo_chi(*ensemble),
-        accessible=acc,
-        measured=mutual_information(*ensemble, povm),
-        meas_theta=float(meas_theta),
-        meas_phi=float(meas_phi),
-        bloch=ensemble.bloch_vectors(),
-        povm_directions=dirs,
-        povm_weights=weights,
+        ensemble, chi, acc, measured, *angles, bloch, *_povm_directions(acc.povm)
     )
+
+
+def _ensemble(ensemble, name: str = "ensemble") -> Ensemble:
+    if not isinstance(ensemble, Ensemble):
+        raise TypeError(
+            f"{name} must be a qring_edu.holevo.Ensemble, got {type(ensemble).__name__}"
+        )
+    return ensemble
 
 
 def _povm_directions(povm: np.ndarray, min_weight: float = 1e-3) -> tuple[np.ndarray, np.ndarray]:
     """Bloch directions (m, 3) and weights (m,) of rank-one qubit POVM elements
     ``E_k = w_k (I + m_k·σ)/2``. Elements lighter than ``min_weight`` are dropped and elements
     along the same direction (the optimiser may split one element in two) are merged."""
-    dirs: list[np.ndarray] = []
-    weights: list[float] = []
+    dirs, weights = [], []
     for e in povm:
         w = float(np.trace(e).real)
         if w < min_weight:
@@ -210,11 +192,9 @@ def design_ensemble(
     meas_theta: float = 0.0,
     meas_phi: float = 0.0,
 ) -> EnsembleAnalysis:
-    """The ensemble designer's computation. Angles in **degrees**.
-
-    The number n of entries of ``probs`` (1 to 4) is the number of states; state i has Bloch
-    angles ``(theta_i, phi_i)`` and Bloch length ``radius`` (in [0, 1]; 1 = pure). Errors in the
-    probabilities (not summing to 1, negative) come from :func:`qring_edu.holevo.bloch_ensemble`.
+    """The ensemble designer's computation, angles in **degrees**: one state per entry of
+    ``probs`` (1 to 4), state i at Bloch angles ``(theta_i, phi_i)`` and length ``radius`` in
+    [0, 1] (:func:`qring_edu.holevo.bloch_ensemble`).
 
     Examples
     --------
@@ -224,26 +204,16 @@ def design_ensemble(
     try:
         p = [float(v) for v in probs]
     except (TypeError, ValueError):
-        raise TypeError(
-            f"probs must be a sequence of numbers, got {type(probs).__name__}"
-        ) from None
+        raise TypeError(f"probs must be numbers, got {type(probs).__name__}") from None
     if not 1 <= len(p) <= MAX_DESIGNER_STATES:
-        raise ValueError(
-            f"probs must have 1 to {MAX_DESIGNER_STATES} entries (one per state), got {len(p)}"
-        )
-    n = len(p)
-    angles = [(theta0, phi0), (theta1, phi1), (theta2, phi2), (theta3, phi3)][:n]
-    for i, (t, f) in enumerate(angles):
-        check_float(t, f"theta{i}")
-        check_float(f, f"phi{i}")
+        raise ValueError(f"probs must have 1 to {MAX_DESIGNER_STATES} entries, got {len(p)}")
+    angles = [(theta0, phi0), (theta1, phi1), (theta2, phi2), (theta3, phi3)][: len(p)]
+    thetas = tuple(check_float(t, f"theta{i}") for i, (t, _) in enumerate(angles))
+    phis = tuple(check_float(f, f"phi{i}") for i, (_, f) in enumerate(angles))
     radius = check_float(radius, "radius", 0.0, 1.0)
-    meas = (
-        math.radians(check_float(meas_theta, "meas_theta")),
-        math.radians(check_float(meas_phi, "meas_phi")),
-    )
-    ens, acc = _designed_ensemble(
-        tuple(p), tuple(float(a[0]) for a in angles), tuple(float(a[1]) for a in angles), radius
-    )
+    meas = {"meas_theta": meas_theta, "meas_phi": meas_phi}
+    meas = [math.radians(check_float(v, name)) for name, v in meas.items()]
+    ens, acc = _designed_ensemble(tuple(p), thetas, phis, radius)
     return analyse_ensemble(ens, *meas, accessible=acc)
 
 
@@ -251,21 +221,16 @@ def design_ensemble(
 def _designed_ensemble(probs: tuple, thetas: tuple, phis: tuple, radius: float):
     """The designer's ensemble and its optimal measurement, cached: moving only the measurement
     direction must not re-run the POVM optimisation (it is deterministic, seed 0)."""
+    radii = [radius] * len(thetas)
     ens = bloch_ensemble(
-        np.radians(thetas),
-        np.radians(phis),
-        list(probs),
-        radii=[radius] * len(thetas),
-        name="your ensemble",
+        np.radians(thetas), np.radians(phis), list(probs), radii=radii, name="your ensemble"
     )
     return ens, optimal_measurement(*ens)
 
 
 def ensemble_table(ensemble: Ensemble, *, keep: Sequence[int] | None = None) -> Table:
     """One row per state of a qubit ensemble: label, probability and Bloch vector (rounded to
-    1e-9, so ±0 prints as 0). With ``keep`` (one qubit index of a multi-qubit ensemble) the Bloch
-    vector is that of the reduced state of qubit ``keep[0]`` (Qiskit order; e.g. Bob's qubit 1
-    of the superdense ensemble).
+    1e-9). With ``keep = [q]``: the Bloch vector of qubit q's reduced state (Qiskit order).
 
     Examples
     --------
@@ -276,41 +241,26 @@ def ensemble_table(ensemble: Ensemble, *, keep: Sequence[int] | None = None) -> 
     |+>    0.25  +1  +0  +0
     |->    0.25  -1  +0  +0
     """
-    if not isinstance(ensemble, Ensemble):
-        raise TypeError(
-            f"ensemble must be a qring_edu.holevo.Ensemble, got {type(ensemble).__name__}"
-        )
+    _ensemble(ensemble)
     if keep is not None:
         keep = [check_int(q, "keep", 0) for q in keep]
         if len(keep) != 1:
             raise ValueError(f"keep must name exactly one qubit, got {keep}")
     elif ensemble.dim != 2:
-        raise ValueError(
-            f"ensemble must be a qubit ensemble (dim 2) unless keep names a qubit, "
-            f"got dim {ensemble.dim}"
-        )
+        raise ValueError(f"ensemble must be a qubit ensemble (or keep set), got dim {ensemble.dim}")
     rows = []
     for label, p, rho in zip(ensemble.labels, ensemble.probs, ensemble.states):
         r = bloch_vector(partial_trace(rho, keep) if keep else rho)
         r = np.round(r, 9) + 0.0  # + 0.0 turns -0.0 into 0.0
         rows.append((f"|{label}>", float(p), *(float(v) for v in r)))
-    head = (
-        ("state", "p", "x", "y", "z")
-        if keep is None
-        else (
-            "message",
-            "p",
-            f"x (qubit {keep[0]})",
-            f"y (qubit {keep[0]})",
-            f"z (qubit {keep[0]})",
-        )
-    )
+    q = "" if keep is None else f" (qubit {keep[0]})"
+    head = ("state" if keep is None else "message", "p", *(f"{a}{q}" for a in "xyz"))
     return Table(head, tuple(rows), ("", ".2f", "+.0f", "+.0f", "+.0f"))
 
 
 def ensembles_table(ensembles: Sequence[Ensemble], *, accessible: bool = False) -> Table:
-    """One row per ensemble: number of states, ``S(average state)`` and χ (and, with
-    ``accessible``, I_acc by :func:`qring_edu.accessible_information`), 4 decimals.
+    """One row per ensemble: states, ``S(average state)``, χ and with ``accessible`` I_acc
+    (:func:`qring_edu.accessible_information`).
 
     Examples
     --------
@@ -323,10 +273,7 @@ def ensembles_table(ensembles: Sequence[Ensemble], *, accessible: bool = False) 
         raise TypeError(f"accessible must be True or False, got {accessible!r}")
     rows = []
     for ens in ensembles:
-        if not isinstance(ens, Ensemble):
-            raise TypeError(
-                f"ensembles must hold qring_edu.holevo.Ensemble, got {type(ens).__name__}"
-            )
+        _ensemble(ens, "ensembles")
         row = (ens.name, ens.size, von_neumann_entropy(ens.average_state()), holevo_chi(*ens))
         rows.append(row + ((accessible_information(*ens),) if accessible else ()))
     head = ("ensemble", "states", "S(average)", "χ") + (("I_acc",) if accessible else ())
@@ -338,12 +285,6 @@ def ensembles_table(ensembles: Sequence[Ensemble], *, accessible: bool = False) 
 class KnownEnsemble:
     """χ and accessible information (bits) of a textbook ensemble, computed by the library, next
     to the textbook values ``chi_expected`` and ``accessible_expected``.
-
-    Attributes
-    ----------
-    name : str
-    chi, accessible, chi_expected, accessible_expected : float
-        Bits.
 
     Examples
     --------
@@ -361,11 +302,7 @@ class KnownEnsemble:
 
 @result(show=("names",))
 class KnownEnsembles(Rows):
-    """The rows of :func:`known_ensembles` (iterable like a list of :class:`KnownEnsemble`).
-
-    Attributes
-    ----------
-    rows : tuple of KnownEnsemble
+    """The rows of :func:`known_ensembles` (:class:`KnownEnsemble`).
 
     Examples
     --------
@@ -381,18 +318,14 @@ class KnownEnsembles(Rows):
     Bell states (superdense)  2.0000  2.0000
     """
 
-    @property
-    def names(self) -> tuple[str, ...]:
-        """The ensembles' names, on one line each."""
-        return tuple(r.name.replace("\n", " ") for r in self.rows)
+    names = property(
+        lambda self: tuple(r.name.replace("\n", " ") for r in self.rows), doc="One line each."
+    )
 
     def table(self) -> Table:
-        """Name, χ and I_acc (computed), 4 decimals."""
-        return Table(
-            ("ensemble", "χ", "I_acc"),
-            tuple((r.name.replace("\n", " "), r.chi, r.accessible) for r in self.rows),
-            ("", ".4f", ".4f"),
-        )
+        """Name, χ and I_acc (computed)."""
+        rows = tuple(zip(self.names, (r.chi for r in self), (r.accessible for r in self)))
+        return Table(("ensemble", "χ", "I_acc"), rows, ("", ".4f", ".4f"))
 
 
 def known_ensembles(overlap: float = 0.5) -> KnownEnsembles:
@@ -406,41 +339,25 @@ def known_ensembles(overlap: float = 0.5) -> KnownEnsembles:
     [0.5, 0.585, 0.645, 2.0]
     """
     c = check_float(overlap, "overlap", 0.0, 1.0)
+    two = (two_state_ensemble(c), two_state_chi(c), two_state_accessible(c))
     cases = [
         ("BB84", bb84_ensemble(), 1.0, 0.5),
         ("trine", trine_ensemble(), 1.0, math.log2(3) - 1),
-        (
-            f"two states\nc = {c:g}",
-            two_state_ensemble(c),
-            two_state_chi(c),
-            two_state_accessible(c),
-        ),
+        (f"two states\nc = {c:g}", *two),
         ("Bell states\n(superdense)", superdense_ensemble(), 2.0, 2.0),
     ]
-    return KnownEnsembles(
-        tuple(
-            KnownEnsemble(
-                name=name,
-                chi=holevo_chi(*ens),
-                accessible=accessible_information(*ens),
-                chi_expected=chi,
-                accessible_expected=acc,
-            )
-            for name, ens, chi, acc in cases
-        )
-    )
+    rows = [
+        (name, holevo_chi(*ens), accessible_information(*ens), *known)
+        for name, ens, *known in cases
+    ]
+    return KnownEnsembles(tuple(KnownEnsemble(*row) for row in rows))
 
 
 @result(show=("points",))
 class TwoStateSweep:
-    """Two equiprobable pure states against their overlap c (shape (n,) each, bits):
-    numerical ``chi`` and ``accessible`` from the library; ``chi_formula`` = h((1+c)/2) and
-    ``accessible_formula`` = 1 − h((1 − sqrt(1−c²))/2) on a fine grid ``fine``.
-
-    Attributes
-    ----------
-    overlaps, chi, accessible : numpy.ndarray, shape (n,)
-    fine, chi_formula, accessible_formula : numpy.ndarray, shape (201,)
+    """Two equiprobable pure states against their overlap c (bits): numerical ``chi`` and
+    ``accessible`` at ``overlaps`` (n,); ``chi_formula`` = h((1+c)/2) and ``accessible_formula``
+    = 1 − h((1 − sqrt(1−c²))/2) on the grid ``fine`` (201,).
 
     Examples
     --------
@@ -473,16 +390,10 @@ def two_state_sweep(overlaps: Sequence[float] = tuple(np.linspace(0.0, 1.0, 11))
     cs = np.array([check_float(c, "overlaps", 0.0, 1.0) for c in overlaps])
     if cs.size == 0:
         raise ValueError("overlaps must contain at least one value")
-    ens = [two_state_ensemble(c) for c in cs]
-    fine = np.linspace(0.0, 1.0, 201)
-    return TwoStateSweep(
-        overlaps=cs,
-        chi=np.array([holevo_chi(*e) for e in ens]),
-        accessible=np.array([accessible_information(*e) for e in ens]),
-        fine=fine,
-        chi_formula=np.array([two_state_chi(c) for c in fine]),
-        accessible_formula=np.array([two_state_accessible(c) for c in fine]),
-    )
+    ens, fine = [two_state_ensemble(c) for c in cs], np.linspace(0.0, 1.0, 201)
+    numeric = [np.array([f(*e) for e in ens]) for f in (holevo_chi, accessible_information)]
+    formula = [np.array([f(c) for c in fine]) for f in (two_state_chi, two_state_accessible)]
+    return TwoStateSweep(cs, *numeric, fine, *formula)
 
 
 # -- Dense coding with a noisy pair ----------------------------------------------------------------
@@ -490,13 +401,9 @@ def two_state_sweep(overlaps: Sequence[float] = tuple(np.linspace(0.0, 1.0, 11))
 class DenseCodingSweep:
     """Dense-coding capacity of the isotropic pair against its fidelity F (bits per qubit sent).
 
-    ``fidelities``/``capacity``: the curve ``C(F) = 2 − H(F, (1−F)/3 ×3)``
-    (:func:`qring_edu.isotropic_capacity`), shape (n,). At the chosen ``pair_fidelity``:
-    ``chosen_capacity`` from :func:`qring_edu.dense_coding_capacity` of
-    :func:`qring_edu.states.isotropic_state`, ``chosen_chi`` = χ of the four superdense-coded noisy
-    states (:func:`qring_edu.holevo.superdense_ensemble`), equal to it. ``threshold``: F where
-    C = 1 (:func:`qring_edu.dense_coding_threshold`). ``useful`` = max(C, 1): what the link can
-    carry per qubit when Alice may also ignore the pair and send one plain bit.
+    ``fidelities``/``capacity`` (n,): ``C(F) = 2 − H(F, (1−F)/3 ×3)``. At ``pair_fidelity``:
+    ``chosen_capacity`` (:func:`qring_edu.dense_coding_capacity`) and ``chosen_chi`` (χ of the
+    four encoded states), equal. ``threshold``: F where C = 1.
 
     Examples
     --------
@@ -511,21 +418,16 @@ class DenseCodingSweep:
     fidelities: np.ndarray = field(repr=False)
     capacity: np.ndarray = field(repr=False)
 
-    @property
-    def useful(self) -> float:
-        return max(self.chosen_capacity, 1.0)
-
-    @property
-    def helps(self) -> bool:
-        """True when the noisy pair beats the plain bit per qubit (F above the threshold)."""
-        return self.chosen_capacity > 1.0
+    useful = property(
+        lambda self: max(self.chosen_capacity, 1.0),
+        doc="max(C, 1): bits per qubit when Alice may also send one plain bit instead.",
+    )
+    helps = property(lambda self: self.chosen_capacity > 1.0, doc="C > 1: the pair beats a bit.")
 
 
 def dense_coding_sweep(pair_fidelity: float = 0.9) -> DenseCodingSweep:
-    """The dense-coding widget's computation (``pair_fidelity`` in [0.25, 1]).
-
-    :func:`qring_edu.isotropic_capacity` on 301 fidelities from 1/4 to 1, the chosen fidelity's
-    capacity and χ (bits per qubit sent), and the 1-bit threshold.
+    """The dense-coding widget's computation: the curve on 301 fidelities from 1/4 to 1 and the
+    values at ``pair_fidelity`` in [0.25, 1].
 
     Examples
     --------
@@ -534,23 +436,16 @@ def dense_coding_sweep(pair_fidelity: float = 0.9) -> DenseCodingSweep:
     >>> sweep, sweep.fidelities.size
     (DenseCodingSweep(pair_fidelity=0.9, chosen_capacity=1.373, chosen_chi=1.373, threshold=0.8107), 301)
     """
-    F = check_fidelity(pair_fidelity)
-    fs = np.linspace(0.25, 1.0, 301)
-    return DenseCodingSweep(
-        pair_fidelity=F,
-        chosen_capacity=dense_coding_capacity(isotropic_state(F)),
-        chosen_chi=holevo_chi(*superdense_ensemble(F)),
-        threshold=dense_coding_threshold(1.0),
-        fidelities=fs,
-        capacity=np.array([isotropic_capacity(f) for f in fs]),
-    )
+    F, fs = check_fidelity(pair_fidelity), np.linspace(0.25, 1.0, 301)
+    chosen = (dense_coding_capacity(isotropic_state(F)), holevo_chi(*superdense_ensemble(F)))
+    curve = np.array([isotropic_capacity(f) for f in fs])
+    return DenseCodingSweep(F, *chosen, dense_coding_threshold(1.0), fs, curve)
 
 
 def dense_coding_table(fidelities: Sequence[float] = (1.0, 0.95, 0.9, 0.8, 0.7, 0.5)) -> Table:
-    """Four ways to the dense-coding rate of the isotropic pair, one row per fidelity F:
-    :func:`qring_edu.dense_coding_capacity` of the state, the closed form
-    :func:`qring_edu.isotropic_capacity`, χ of the four encoded states and the mutual information
-    of Bob's Bell measurement on them (all equal), 4 decimals.
+    """Four equal ways to the dense-coding rate of the isotropic pair, one row per fidelity F:
+    :func:`qring_edu.dense_coding_capacity`, :func:`qring_edu.isotropic_capacity`, χ of the four
+    encoded states and the mutual information of Bob's Bell measurement on them.
 
     Examples
     --------
@@ -561,44 +456,22 @@ def dense_coding_table(fidelities: Sequence[float] = (1.0, 0.95, 0.9, 0.8, 0.7, 
     """
     bell = superdense_ensemble().states  # projectors onto the four Bell states
     rows = []
-    for F in fidelities:
-        F = check_fidelity(F, "fidelities")
+    for F in (check_fidelity(F, "fidelities") for F in fidelities):
         noisy = superdense_ensemble(F)
-        rows.append(
-            (
-                F,
-                dense_coding_capacity(isotropic_state(F)),
-                isotropic_capacity(F),
-                holevo_chi(*noisy),
-                mutual_information(*noisy, bell),
-            )
-        )
-    return Table(
-        (
-            "F",
-            "C = dense_coding_capacity",
-            "2 - H(F, (1-F)/3 x3)",
-            "χ(encoded)",
-            "I(Bell measurement)",
-        ),
-        tuple(rows),
-        (".2f", ".4f", ".4f", ".4f", ".4f"),
-    )
+        exact = (dense_coding_capacity(isotropic_state(F)), isotropic_capacity(F))
+        rows.append((F, *exact, holevo_chi(*noisy), mutual_information(*noisy, bell)))
+    head = ("F", "C = dense_coding_capacity", "2 - H(F, (1-F)/3 x3)", "χ(encoded)")
+    return Table(head + ("I(Bell measurement)",), tuple(rows), (".2f",) + (".4f",) * 4)
 
 
 # -- The ring's ledger against the Holevo floor ----------------------------------------------------
 @result(show=("workers_range",))
 class LedgerFloorSweep:
-    """Per-link communication of one all-reduce of ``d`` words of ``bits`` bits, for each P in
-    ``workers`` (shape (n,) each), read from the ledgers of :func:`qring_edu.ring_allreduce`
-    (busiest link): ``classical_bits`` (classical transport), ``online_qubits`` and
-    ``offline_qubits`` (superdense transport). ``floor`` = ``classical_bits / 2``: the fewest
-    qubits any *transport of the ring's messages* could send (entanglement-assisted Holevo bound,
-    message by message). ``message_floor``: Σ over that link's messages of ⌈k/2⌉ for a k-bit
-    message — the same bound with whole qubits, from :func:`qring_edu.ring.message_bits`.
-    ``cut_floor`` = d·b/2: the cut-set bound on the qubits into each worker for *any* all-reduce
-    protocol that receives only qubits (:func:`qring_edu.costmodel.allreduce_cut_bound`); on the
-    ring each worker has one incoming link.
+    """The busiest link of one all-reduce of ``d`` words of ``bits`` bits, per P in ``workers``
+    (n,), from the ledgers of :func:`qring_edu.ring_allreduce`: ``classical_bits``,
+    ``online_qubits`` and ``offline_qubits``. ``floor`` = ``classical_bits / 2`` (the
+    entanglement-assisted Holevo bound); ``message_floor``: Σ ⌈k/2⌉ over the k-bit messages;
+    ``cut_floor`` = d·b/2, the cut-set bound (:func:`qring_edu.costmodel.allreduce_cut_bound`).
 
     Examples
     --------
@@ -616,16 +489,8 @@ class LedgerFloorSweep:
     message_floor: np.ndarray = field(repr=False)
     cut_floor: float = 0.0
 
-    @property
-    def floor(self) -> np.ndarray:
-        """``classical_bits / 2`` per P."""
-        return self.classical_bits / 2
-
+    floor = property(lambda self: self.classical_bits / 2, doc="``classical_bits / 2`` per P.")
     workers_range = property(lambda self: (int(self.workers[0]), int(self.workers[-1])), doc="P.")
-
-
-#: Largest P * d the ledger sweep simulates, so a typo cannot freeze a kernel.
-MAX_LEDGER_WORDS = 2_000_000
 
 
 def ledger_floor_sweep(
@@ -634,18 +499,10 @@ def ledger_floor_sweep(
     """Run the classical and the superdense ring on zero gradients of shape (P, d) for each P and
     read their ledgers (``d`` >= 1 words, ``bits`` in 2..32, each P >= 2, P·d <= 2·10**6).
 
-    Returns a :class:`LedgerFloorSweep`: per P, the busiest link's classical bits, online and
-    offline qubits, the per-message floor (``ceil(k/2)`` qubits per k-bit message) and the
-    cut-set floor ``d bits / 2``.
-
     Examples
     --------
-    5-bit words make odd messages, so the online qubits exceed half the classical bits:
-
     >>> from qring_edu.experiments.holevo import ledger_floor_sweep
     >>> sweep = ledger_floor_sweep(d=10, bits=5, workers=[2, 3, 4])
-    >>> sweep.classical_bits.tolist(), sweep.online_qubits.tolist()
-    ([50, 70, 80], [26, 36, 42])
     >>> sweep.message_floor.tolist(), sweep.cut_floor
     ([26, 36, 42], 25.0)
     """
@@ -653,45 +510,25 @@ def ledger_floor_sweep(
     d = check_int(d, "d", 1)
     bits = check_bits(bits)
     ps = worker_counts(workers, max_words=MAX_LEDGER_WORDS, d=d)
-    classical, online, offline, per_msg = [], [], [], []
+    counts = []
     for p in ps:
         zeros = np.zeros((p, d), dtype=np.int64)
         cl = ring_allreduce(zeros, bits=bits).ledger
         sd = ring_allreduce(zeros, bits=bits, transport="superdense").ledger
-        classical.append(cl.online_bits())
-        online.append(sd.online_qubits())
-        offline.append(sd.offline_qubits())
-        per_msg.append(int(((message_bits(p, d, bits) + 1) // 2).sum(axis=1).max()))
-    return LedgerFloorSweep(
-        d=d,
-        bits=bits,
-        workers=np.array(ps, dtype=np.int64),
-        classical_bits=np.array(classical, dtype=np.int64),
-        online_qubits=np.array(online, dtype=np.int64),
-        offline_qubits=np.array(offline, dtype=np.int64),
-        message_floor=np.array(per_msg, dtype=np.int64),
-        cut_floor=allreduce_cut_bound(2, d, bits).qubits,
-    )
+        per_msg = int(((message_bits(p, d, bits) + 1) // 2).sum(axis=1).max())
+        counts.append((p, cl.online_bits(), sd.online_qubits(), sd.offline_qubits(), per_msg))
+    columns = [np.array(c, dtype=np.int64) for c in zip(*counts)]
+    return LedgerFloorSweep(d, bits, *columns, allreduce_cut_bound(2, d, bits).qubits)
 
 
 # -- The cut-set bound for every all-reduce protocol -----------------------------------------------
 @result(show=("workers_range",))
 class CutSetSweep(Tabular):
-    """What enters each worker in one all-reduce of ``d`` words of ``bits`` bits, for each P in
-    ``workers`` (arrays of shape (n,)), from :func:`qring_edu.costmodel.allreduce_cut_bound`:
-
-    * ``classical_ring`` (bits) and ``superdense_ring`` (online qubits) into the busiest worker,
-      over its one incoming link (= the ledgers of :func:`qring_edu.ring_allreduce`);
-    * ``vga_bits_in``: classical bits a worker receives in VGA's GHZ sum, ``(P-1) d b`` (it
-      receives no online qubit);
-    * ``information`` (= d·b for exact sums): the cut-set bound, ``2 q + c >= information`` for
-      the q qubits and c classical bits that enter a worker in *any* all-reduce protocol (any
-      rounds, topology and pre-shared entanglement). ``cut_qubits`` = information / 2: the
-      bound with qubits only.
-
-    ``ring_message_floor`` = ``classical_ring / 2``: the floor for transports of the ring's
-    messages. ``capacity_in(which)``: ``2 q + c`` into a worker, for ``"classical"``,
-    ``"superdense"`` or ``"vga"``.
+    """What enters a worker in one all-reduce of ``d`` words of ``bits`` bits, per P in
+    ``workers`` (n,) (:func:`qring_edu.costmodel.allreduce_cut_bound`): ``classical_ring`` bits,
+    ``superdense_ring`` online qubits, ``vga_bits_in`` = ``(P-1) d b`` bits of VGA's GHZ sum;
+    ``information`` (d·b): ``2 q + c >= information`` for the q qubits and c bits into a worker in
+    any all-reduce protocol (any rounds, topology and pre-shared entanglement).
 
     Examples
     --------
@@ -708,70 +545,40 @@ class CutSetSweep(Tabular):
     superdense_ring: np.ndarray = field(repr=False)
     vga_bits_in: np.ndarray = field(repr=False)
 
-    @property
-    def cut_qubits(self) -> float:
-        return self.information / 2
-
-    @property
-    def floor_qubits(self) -> float:
-        """The cut-set floor with qubits only, ``information / 2`` (= :attr:`cut_qubits`)."""
-        return self.information / 2
-
-    @property
-    def floor_bits(self) -> float:
-        """The cut-set floor with classical bits only, ``information`` (= d·b)."""
-        return float(self.information)
-
-    @property
-    def superdense_ratio(self) -> np.ndarray:
-        """Superdense ring's qubits into the busiest worker / the floor (2 (P-1)/P when P | d)."""
-        return self.superdense_ring / self.floor_qubits
+    cut_qubits = floor_qubits = property(
+        lambda self: self.information / 2, doc="The cut-set floor with qubits only."
+    )
+    floor_bits = property(lambda self: float(self.information), doc="The floor with bits only.")
+    superdense_ratio = property(
+        lambda self: self.superdense_ring / self.floor_qubits,
+        doc="Superdense ring's qubits in / the floor (2 (P-1)/P when P | d).",
+    )
+    ring_message_floor = property(
+        lambda self: self.classical_ring / 2, doc="The floor for transports of the ring's messages."
+    )
+    workers_range = property(lambda self: (int(self.workers[0]), int(self.workers[-1])), doc="P.")
 
     def table(self) -> Table:
         """One row per P: the rings' bits and qubits into the busiest worker, the floor in
         qubits, the ratio, and the GHZ sum's classical bits in."""
+        columns = (self.workers, self.classical_ring, self.superdense_ring, self.superdense_ratio)
         rows = tuple(
             (int(P), int(c), int(q), self.floor_qubits, float(r), int(v))
-            for P, c, q, r, v in zip(
-                self.workers,
-                self.classical_ring,
-                self.superdense_ring,
-                self.superdense_ratio,
-                self.vga_bits_in,
-            )
+            for P, c, q, r, v in zip(*columns, self.vga_bits_in)
         )
-        return Table(
-            (
-                "P",
-                "classical ring (bits)",
-                "superdense ring (qubits)",
-                "cut-set floor (qubits)",
-                "ring ÷ floor",
-                "GHZ sum (bits in)",
-            ),
-            rows,
-            ("d", ",d", ",d", ",.0f", ".3f", ",d"),
-        )
-
-    workers_range = property(lambda self: (int(self.workers[0]), int(self.workers[-1])), doc="P.")
-
-    @property
-    def ring_message_floor(self) -> np.ndarray:
-        return self.classical_ring / 2
+        head = ("P", "classical ring (bits)", "superdense ring (qubits)", "cut-set floor (qubits)")
+        head += ("ring ÷ floor", "GHZ sum (bits in)")
+        return Table(head, rows, ("d", ",d", ",d", ",.0f", ".3f", ",d"))
 
     def capacity_in(self, which: str) -> np.ndarray:
-        """``2 q + c`` entering the busiest worker (bits), per P."""
-        if which == "classical":
-            return self.classical_ring.astype(float)
-        if which == "superdense":
-            return 2.0 * self.superdense_ring
-        if which == "vga":
-            return self.vga_bits_in.astype(float)
-        raise ValueError(f"which must be 'classical', 'superdense' or 'vga', got {which!r}")
-
-
-#: Largest ``(P - 1) d b`` of :func:`cut_set_sweep`: its counts are int64 arrays.
-MAX_CUT_BITS = 2**62
+        """``2 q + c`` entering the busiest worker (bits), per P, for ``which`` of
+        ``"classical"``, ``"superdense"``, ``"vga"``."""
+        counts = {
+            "classical": self.classical_ring,
+            "superdense": 2 * self.superdense_ring,
+            "vga": self.vga_bits_in,
+        }
+        return counts[check_choice(which, "which", tuple(counts))].astype(float)
 
 
 def cut_set_sweep(
@@ -780,11 +587,8 @@ def cut_set_sweep(
     workers: Sequence[int] = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64),
 ) -> CutSetSweep:
     """:func:`qring_edu.costmodel.allreduce_cut_bound` for each P in ``workers`` (each >= 2,
-    d >= 1 words of ``bits`` bits; default ResNet-50 with 16-bit words). No ring is simulated:
-    the rings' counts are closed forms (:func:`qring_edu.costmodel.link_units`), so real model
-    sizes and large rings are cheap.
-
-    Returns a :class:`CutSetSweep`: arrays of shape ``(len(workers),)``, counts per worker.
+    d >= 1 words of ``bits`` bits; default ResNet-50 with 16-bit words). Closed forms
+    (:func:`qring_edu.costmodel.link_units`), no ring simulated: real model sizes are cheap.
 
     Examples
     --------
@@ -792,23 +596,13 @@ def cut_set_sweep(
     >>> sweep = cut_set_sweep(d=8000, workers=[2, 4, 8])
     >>> sweep, sweep.information
     (CutSetSweep(d=8000, bits=16, information=1.28e+05, workers_range=(2, 8)), 128000.0)
-    >>> sweep.superdense_ring.tolist(), sweep.vga_bits_in.tolist()
-    ([64000, 96000, 112000], [128000, 384000, 896000])
     """
     d = check_int(d, "d", 1)
     bits = check_bits(bits)
     ps = worker_counts(workers)
     if (max(ps) - 1) * d * bits >= MAX_CUT_BITS:
-        raise ValueError(
-            f"workers * d * bits must stay below 2**62 (int64 counts), got P = {max(ps)}"
-        )
+        raise ValueError(f"workers * d * bits must be < 2**62 (int64), got P = {max(ps)}")
     cuts = [allreduce_cut_bound(p, d, bits) for p in ps]
-    return CutSetSweep(
-        d=d,
-        bits=bits,
-        information=cuts[0].information,
-        workers=np.array(ps, dtype=np.int64),
-        classical_ring=np.array([c.classical_ring for c in cuts], dtype=np.int64),
-        superdense_ring=np.array([c.superdense_ring for c in cuts], dtype=np.int64),
-        vga_bits_in=np.array([c.vga_bits_in for c in cuts], dtype=np.int64),
-    )
+    names = ("classical_ring", "superdense_ring", "vga_bits_in")
+    counts = [np.array([getattr(c, n) for c in cuts], dtype=np.int64) for n in names]
+    return CutSetSweep(d, bits, cuts[0].information, np.array(ps, dtype=np.int64), *counts)

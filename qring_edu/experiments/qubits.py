@@ -1,21 +1,9 @@
-"""Experiments of chapter 0, *Qubits for this book*: one qubit measured in a chosen basis, and a
-Bell pair after Alice's gates, measured by both parties.
+"""Experiments of chapter 0, *Qubits for this book* (book/00_qubits.ipynb): one qubit measured
+in the Z or the X basis, and a Bell pair after Alice's gates, measured by both parties.
 
-Pure NumPy on the core helpers of :mod:`qring_edu.states` (states, the partial trace) and the
-entropy of :mod:`qring_edu.holevo`; results are frozen dataclasses (figures:
-:mod:`qring_edu.figures.qubits`, widgets: :mod:`qring_edu.widgets.qubits`).
-
-* :func:`measure_qubit` — the Born rule of ``cos(θ/2)|0⟩ + e^{iφ} sin(θ/2)|1⟩`` in the Z or the X
-  basis, and outcomes sampled with a seeded NumPy generator;
-* :func:`run_bell_pair` — ``|Φ+⟩`` (or the isotropic pair of fidelity F) after Alice applies
-  ``X^x`` and then ``Z^z`` to her qubit, both qubits measured in the Z or the X basis: the joint
-  outcome probabilities, sampled counts, how often the two bits agree, the reduced states and
-  the entropies.
-
-Conventions of :mod:`qring_edu.states`: qubit 0 is Alice's A and the least significant bit, so
-the amplitude of ``|a⟩_A |b⟩_B`` sits at index ``a + 2 b``. A measurement in the X basis is a
-Hadamard on the qubit followed by a measurement in the Z basis: outcome 0 is ``|+⟩``, outcome 1
-is ``|−⟩``. Angles are in radians.
+Conventions of :mod:`qring_edu.states`: qubit 0 is Alice's A and the least significant bit
+(``|a⟩_A |b⟩_B`` at index ``a + 2 b``); in the X basis outcome 0 is ``|+⟩`` and 1 is ``|−⟩``.
+Angles in radians; ``shots``: 1 to :data:`MAX_SHOTS` draws of a generator seeded by ``seed``.
 """
 
 from __future__ import annotations
@@ -50,19 +38,14 @@ __all__ = [
 
 #: The measurement bases of the chapter: the computational basis and the Hadamard basis.
 BASES = ("Z", "X")
-
 #: What outcome 0 and outcome 1 mean in each basis.
 OUTCOME_LABELS = {"Z": ("0", "1"), "X": ("+", "−")}
-
 #: Printed names of the Bell states of :data:`qring_edu.states.BELL_LABELS`.
 BELL_NAMES = {"phi+": "Φ+", "phi-": "Φ−", "psi+": "Ψ+", "psi-": "Ψ−"}
-
 #: Most shots one call samples (each shot is one draw of the generator).
 MAX_SHOTS = 1_000_000
-
-_H = np.array([[1, 1], [1, -1]], dtype=complex) / np.sqrt(2)
-#: Rows are the bras of each basis: ⟨0|, ⟨1| and ⟨+|, ⟨−|.
-_BRAS = {"Z": np.eye(2, dtype=complex), "X": _H}
+# Rows are the bras of each basis: ⟨0|, ⟨1| and ⟨+|, ⟨−| (H).
+_BRAS = {"Z": np.eye(2, dtype=complex), "X": np.array([[1, 1], [1, -1]], dtype=complex) / 2**0.5}
 
 
 def _shots_and_rng(shots, seed) -> tuple[int, np.random.Generator]:
@@ -73,21 +56,8 @@ def _shots_and_rng(shots, seed) -> tuple[int, np.random.Generator]:
 # -- One qubit -------------------------------------------------------------------------------------
 @result(show=("p0", "f0"))
 class QubitMeasurement:
-    """One qubit ``cos(θ/2)|0⟩ + e^{iφ} sin(θ/2)|1⟩`` measured ``shots`` times in ``basis``.
-
-    Attributes
-    ----------
-    theta, phi : float
-        Bloch angles, radians.
-    basis : str
-        ``"Z"`` (outcomes ``|0⟩``, ``|1⟩``) or ``"X"`` (outcomes ``|+⟩``, ``|−⟩``).
-    shots : int
-    state : numpy.ndarray, shape (2,), complex
-        The state vector.
-    probabilities : numpy.ndarray, shape (2,)
-        Born rule: ``|⟨e_k|ψ⟩|²`` for the basis vectors ``e_0``, ``e_1``.
-    counts : numpy.ndarray, shape (2,), int
-        How often each outcome was sampled; they sum to ``shots``.
+    """One qubit ``cos(θ/2)|0⟩ + e^{iφ} sin(θ/2)|1⟩`` (``state``, (2,)) measured ``shots`` times
+    in ``basis``: ``probabilities`` (2,) by the Born rule and sampled ``counts`` (2,).
 
     Examples
     --------
@@ -104,26 +74,15 @@ class QubitMeasurement:
     probabilities: np.ndarray = field(repr=False)
     counts: np.ndarray = field(repr=False)
 
-    @property
-    def p0(self) -> float:
-        """Probability of outcome 0 (``|0⟩`` or ``|+⟩``)."""
-        return float(self.probabilities[0])
+    p0 = property(lambda self: float(self.probabilities[0]), doc="Probability of outcome 0.")
+    f0 = property(lambda self: float(self.counts[0] / self.shots), doc="Frequency of outcome 0.")
+    frequencies = property(lambda self: self.counts / self.shots, doc="Sampled, shape (2,).")
+    labels = property(lambda self: OUTCOME_LABELS[self.basis], doc="The outcomes' names.")
 
-    @property
-    def f0(self) -> float:
-        """Sampled frequency of outcome 0."""
-        return float(self.counts[0] / self.shots)
-
-    @property
-    def frequencies(self) -> np.ndarray:
-        """Sampled frequencies of the two outcomes, shape (2,)."""
-        return self.counts / self.shots
-
-    @property
-    def standard_errors(self) -> np.ndarray:
-        """Standard error ``sqrt(p(1 − p)/shots)`` of each sampled frequency, shape (2,)."""
-        p = self.probabilities
-        return np.sqrt(p * (1 - p) / self.shots)
+    standard_errors = property(
+        lambda self: np.sqrt(self.probabilities * (1 - self.probabilities) / self.shots),
+        doc="Standard error ``sqrt(p(1 − p)/shots)`` of each sampled frequency, shape (2,).",
+    )
 
     @property
     def bloch(self) -> np.ndarray:
@@ -131,34 +90,13 @@ class QubitMeasurement:
         t, f = self.theta, self.phi
         return np.array([np.sin(t) * np.cos(f), np.sin(t) * np.sin(f), np.cos(t)])
 
-    @property
-    def labels(self) -> tuple[str, str]:
-        """The outcomes' names in this basis (``"0", "1"`` or ``"+", "−"``)."""
-        return OUTCOME_LABELS[self.basis]
-
 
 def measure_qubit(
     theta: float, phi: float = 0.0, *, basis: str = "Z", shots: int = 1000, seed=0
 ) -> QubitMeasurement:
-    """Measure ``cos(θ/2)|0⟩ + e^{iφ} sin(θ/2)|1⟩`` ``shots`` times in ``basis``.
-
-    The probabilities follow the Born rule, ``p_k = |⟨e_k|ψ⟩|²`` with ``e_0, e_1 = |0⟩, |1⟩``
-    (``basis="Z"``) or ``|+⟩, |−⟩`` (``basis="X"``): ``p_0 = cos²(θ/2)`` in Z and
-    ``p_0 = (1 + sin θ cos φ)/2`` in X. The outcomes are drawn independently with
-    ``numpy.random.default_rng(seed).choice(2, size=shots, p=p)``.
-
-    Parameters
-    ----------
-    theta, phi : float
-        Bloch angles in radians (:func:`qring_edu.states.pure_qubit`).
-    basis : {"Z", "X"}
-    shots : int
-        1 to :data:`MAX_SHOTS`.
-    seed : int, sequence of ints, SeedSequence, Generator or None
-
-    Returns
-    -------
-    QubitMeasurement
+    """Measure :func:`qring_edu.states.pure_qubit` ``(theta, phi)`` ``shots`` times in ``basis``
+    (``"Z"`` or ``"X"``): ``p_k = |⟨e_k|ψ⟩|²``, so ``p_0 = cos²(θ/2)`` in Z and
+    ``p_0 = (1 + sin θ cos φ)/2`` in X; independent draws.
 
     Examples
     --------
@@ -167,8 +105,6 @@ def measure_qubit(
     >>> run = measure_qubit(np.pi / 2, np.pi / 2, basis="X", shots=100, seed=0)
     >>> run.probabilities.round(12) + 0.0     # |+i⟩ gives a fair coin in the X basis
     array([0.5, 0.5])
-    >>> int(run.counts.sum())
-    100
     """
     theta = check_float(theta, "theta")
     phi = check_float(phi, "phi")
@@ -177,41 +113,16 @@ def measure_qubit(
     psi = pure_qubit(theta, phi)
     probs = np.abs(_BRAS[basis] @ psi) ** 2
     probs = probs / probs.sum()  # rounding only: the basis is orthonormal and ψ has norm 1
-    outcomes = rng.choice(2, size=shots, p=probs)
-    return QubitMeasurement(
-        theta=theta,
-        phi=phi,
-        basis=basis,
-        shots=shots,
-        state=psi,
-        probabilities=probs,
-        counts=np.bincount(outcomes, minlength=2),
-    )
+    counts = np.bincount(rng.choice(2, size=shots, p=probs), minlength=2)
+    return QubitMeasurement(theta, phi, basis, shots, psi, probs, counts)
 
 
 # -- A Bell pair after Alice's gates ---------------------------------------------------------------
 @result(show=("name", "agreement", "sampled_agreement"))
 class BellPairRun:
-    """A shared pair after Alice applies ``X^x`` then ``Z^z`` to her qubit A (qubit 0), both
-    qubits measured ``shots`` times in ``basis``.
-
-    The pair starts as the isotropic state of fidelity ``pair_fidelity``
-    (:func:`qring_edu.states.isotropic_state`; ``|Φ+⟩`` at F = 1).
-
-    Attributes
-    ----------
-    x, z : int
-        0 or 1: whether Alice applied X, and then Z.
-    pair_fidelity : float
-    basis : str
-        ``"Z"`` or ``"X"``, the same for both qubits.
-    shots : int
-    rho : numpy.ndarray, shape (4, 4), complex
-        The pair's density matrix after Alice's gates (index ``a + 2 b``).
-    probabilities : numpy.ndarray, shape (2, 2)
-        ``probabilities[a, b]``: Alice's outcome a and Bob's outcome b.
-    counts : numpy.ndarray, shape (2, 2), int
-        Sampled joint outcomes, summing to ``shots``.
+    """The isotropic pair of fidelity ``pair_fidelity`` after Alice applies ``X^x`` then ``Z^z``
+    to her qubit A (``rho``, (4, 4)), both qubits measured ``shots`` times in ``basis``:
+    ``probabilities[a, b]`` and sampled ``counts[a, b]`` of Alice's a and Bob's b.
 
     Examples
     --------
@@ -228,15 +139,10 @@ class BellPairRun:
     probabilities: np.ndarray = field(repr=False)
     counts: np.ndarray = field(repr=False)
 
-    @property
-    def label(self) -> str:
-        """The Bell state ``Z^z X^x`` maps ``|Φ+⟩`` to: ``BELL_LABELS[2 x + z]``."""
-        return BELL_LABELS[2 * self.x + self.z]
-
-    @property
-    def name(self) -> str:
-        """The printed name of :attr:`label` (``"Φ+"``, ``"Φ−"``, ``"Ψ+"``, ``"Ψ−"``)."""
-        return BELL_NAMES[self.label]
+    label = property(
+        lambda self: BELL_LABELS[2 * self.x + self.z], doc="The Bell state ``Z^z X^x |Φ+⟩``."
+    )
+    name = property(lambda self: BELL_NAMES[self.label], doc="``label`` printed (``Φ+`` …).")
 
     @property
     def bell_weights(self) -> np.ndarray:
@@ -245,45 +151,22 @@ class BellPairRun:
             [(bell_state(k).conj() @ self.rho @ bell_state(k)).real for k in BELL_LABELS]
         )
 
-    @property
-    def agreement(self) -> float:
-        """Probability that Alice's and Bob's bits are equal."""
-        return float(np.trace(self.probabilities))
-
-    @property
-    def sampled_agreement(self) -> float:
-        """Fraction of the shots in which the two bits were equal."""
-        return float(np.trace(self.counts) / self.shots)
-
-    @property
-    def alice_ones(self) -> float:
-        """Sampled fraction of shots in which Alice's bit was 1."""
-        return float(self.counts[1, :].sum() / self.shots)
-
-    @property
-    def bob_ones(self) -> float:
-        """Sampled fraction of shots in which Bob's bit was 1."""
-        return float(self.counts[:, 1].sum() / self.shots)
-
-    @property
-    def alice_state(self) -> np.ndarray:
-        """Alice's reduced state ``Tr_B ρ``, shape (2, 2)."""
-        return partial_trace(self.rho, [0])
-
-    @property
-    def bob_state(self) -> np.ndarray:
-        """Bob's reduced state ``Tr_A ρ``, shape (2, 2)."""
-        return partial_trace(self.rho, [1])
-
-    @property
-    def entropy(self) -> float:
-        """``S(ρ_AB)`` in bits: 0 for a Bell state."""
-        return von_neumann_entropy(self.rho)
-
-    @property
-    def alice_entropy(self) -> float:
-        """``S(ρ_A)`` in bits: 1 for every isotropic pair, whatever Alice applied."""
-        return von_neumann_entropy(self.alice_state)
+    agreement = property(lambda self: float(np.trace(self.probabilities)), doc="P(a = b).")
+    sampled_agreement = property(
+        lambda self: float(np.trace(self.counts) / self.shots), doc="Share of shots with a = b."
+    )
+    alice_ones = property(
+        lambda self: float(self.counts[1, :].sum() / self.shots), doc="Share of shots with a = 1."
+    )
+    bob_ones = property(
+        lambda self: float(self.counts[:, 1].sum() / self.shots), doc="Share of shots with b = 1."
+    )
+    alice_state = property(lambda self: partial_trace(self.rho, [0]), doc="``Tr_B ρ``, (2, 2).")
+    bob_state = property(lambda self: partial_trace(self.rho, [1]), doc="``Tr_A ρ``, (2, 2).")
+    entropy = property(lambda self: von_neumann_entropy(self.rho), doc="``S(ρ_AB)``, bits.")
+    alice_entropy = property(
+        lambda self: von_neumann_entropy(self.alice_state), doc="``S(ρ_A)``: 1 bit, always."
+    )
 
 
 def run_bell_pair(
@@ -295,30 +178,9 @@ def run_bell_pair(
     shots: int = 1000,
     seed=0,
 ) -> BellPairRun:
-    """Alice applies ``X^x`` and then ``Z^z`` to her half of a shared pair; then Alice and Bob
-    both measure their qubit in ``basis``, ``shots`` times.
-
-    ``ρ = U ρ_F U†`` with ``U = Z^z X^x`` on qubit 0 (:func:`qring_edu.states.embed_operator`)
-    and ``ρ_F`` = :func:`qring_edu.states.isotropic_state` ``(pair_fidelity)``. The joint
-    probabilities are the diagonal of ``(B ⊗ B) ρ (B ⊗ B)†`` with ``B = I`` (Z basis) or ``B = H``
-    (X basis); the joint outcomes are drawn with
-    ``numpy.random.default_rng(seed).choice(4, size=shots, p=...)`` and split into Alice's bit
-    ``a = i mod 2`` and Bob's ``b = i // 2``.
-
-    Parameters
-    ----------
-    x, z : int
-        0 or 1.
-    pair_fidelity : float
-        In [1/4, 1].
-    basis : {"Z", "X"}
-    shots : int
-        1 to :data:`MAX_SHOTS`.
-    seed : int, sequence of ints, SeedSequence, Generator or None
-
-    Returns
-    -------
-    BellPairRun
+    """Alice applies ``X^x`` then ``Z^z`` (x, z in {0, 1}) to her half of the isotropic pair
+    ``ρ_F`` (``pair_fidelity`` F in [1/4, 1]); both measure in ``basis``, ``shots`` times: the
+    joint probabilities are the diagonal of ``(B ⊗ B) ρ (B ⊗ B)†``, ``B = I`` (Z) or ``H`` (X).
 
     Examples
     --------
@@ -344,13 +206,4 @@ def run_bell_pair(
     probs = probs / probs.sum()
     joint = rng.choice(4, size=shots, p=probs)
     counts = np.bincount(joint, minlength=4).reshape(2, 2).T  # [a, b] from index a + 2 b
-    return BellPairRun(
-        x=x,
-        z=z,
-        pair_fidelity=F,
-        basis=basis,
-        shots=shots,
-        rho=rho,
-        probabilities=probs.reshape(2, 2).T,
-        counts=counts,
-    )
+    return BellPairRun(x, z, F, basis, shots, rho, probs.reshape(2, 2).T, counts)

@@ -1,14 +1,12 @@
-"""Experiments of chapter 3, *The superdense ring*: the state after each gate of superdense
-coding, the noisy superdense channel three ways, the two rings' ledgers, the iteration-time
-models (non-overlapped, and bucketed with the same overlap for both transports), and the
-cut-set floor for any all-reduce protocol.
+"""Experiments of chapter 3, *The superdense ring* (book/03_superdense_ring.ipynb): the state
+after each gate of superdense coding, the noisy channel three ways (exact, fast path, Aer), the
+two rings' ledgers and iteration times (non-overlapped, and bucketed with the same overlap for
+both transports), and chapter 2's cut-set floor. Training: :mod:`qring_edu.experiments.training`.
 
-Pure: every number comes from :mod:`qring_edu.superdense`, :mod:`qring_edu.ring` and
-:mod:`qring_edu.costmodel`; results are frozen dataclasses (figures:
-:mod:`qring_edu.figures.superdense_ring`). Training over the rings is the section's own slug:
-:mod:`qring_edu.experiments.training` (``training_comparison``, ``training_table`` and the DDP
-tables moved there; their old names here still work for one release, with a
-``DeprecationWarning``).
+Times: ``compute_ms`` forward + backward (ms), ``bandwidth_gbps`` the classical link rate
+(``beta = 1e-9 / bandwidth_gbps`` s per bit), ``latency_us`` = ``alpha`` (µs per message),
+``qubit_cost`` a qubit's link time in bits' (``beta_qubit = qubit_cost * beta``; 2 = the two bits
+it carries).
 
 Message order: the two-bit message ``(x, z)`` has index ``m = 2 x + z`` and label ``"xz"`` (the
 Qiskit count key of :func:`qring_edu.superdense_circuit`).
@@ -68,9 +66,16 @@ MESSAGE_LABELS = ("00", "01", "10", "11")
 #: Upper limit on sampled symbols per call, so a typo cannot freeze a kernel.
 MAX_SYMBOLS = 10_000_000
 MAX_AER_SYMBOLS = 20_000
+_ROOTS = ((1.0, "{}"), (1 / np.sqrt(2), "({})/√2"), (0.5, "({})/2"))
 
 
 # -- The channel: exact vs fast path vs Aer --------------------------------------------------------
+def _exact(link: Link) -> np.ndarray:
+    """``[m, o]``: P(Bob decodes o | Alice sent m), density-matrix evolution, shape (4, 4)."""
+    probs = [superdense_outcome_probabilities(m >> 1, m & 1, link=link) for m in range(4)]
+    return np.array([[p[(o >> 1, o & 1)] for o in range(4)] for p in probs])
+
+
 def outcome_table(pair_fidelity: float = 1.0) -> Table:
     """Exact distribution of Bob's decoded message for each message Alice sends, from the Qiskit
     density-matrix evolution (:func:`qring_edu.superdense_outcome_probabilities`): one row per
@@ -85,16 +90,9 @@ def outcome_table(pair_fidelity: float = 1.0) -> Table:
     "10"  0.100  0.100  0.700  0.100
     "11"  0.100  0.100  0.100  0.700
     """
-    link, rows = Link(pair_fidelity), []
-    for m, label in enumerate(MESSAGE_LABELS):
-        probs = superdense_outcome_probabilities(m >> 1, m & 1, link=link)
-        rows.append((f'"{label}"', *(probs[(o >> 1, o & 1)] for o in range(4))))
-    return Table(
-        ("sent",) + tuple(f'"{o}"' for o in MESSAGE_LABELS), tuple(rows), ("",) + (".3f",) * 4
-    )
-
-
-_ROOTS = ((1.0, "{}"), (1 / np.sqrt(2), "({})/√2"), (0.5, "({})/2"))
+    labels = tuple(f'"{o}"' for o in MESSAGE_LABELS)
+    rows = tuple((m, *p) for m, p in zip(labels, _exact(Link(pair_fidelity)).tolist()))
+    return Table(("sent",) + labels, rows, ("",) + (".3f",) * 4)
 
 
 def ket_label(amplitudes, tol: float = 1e-9) -> str:
@@ -122,39 +120,28 @@ def ket_label(amplitudes, tol: float = 1e-9) -> str:
         raise ValueError("amplitudes must not all be zero")
     mods = np.array([abs(a) for _, a in nonzero])
     kets = [f"|{i:0{n}b}⟩" for i, _ in nonzero]
+    phases = ((1, "+"), (-1, "-"), (1j, "+i"), (-1j, "-i"))
     for modulus, wrap in _ROOTS:
-        if np.allclose(mods, modulus, atol=tol) and len(nonzero) * modulus**2 > 1 - 1e-6:
-            terms = []
-            for ket, (_, a) in zip(kets, nonzero):
-                unit = a / modulus
-                for value, sign in ((1, "+"), (-1, "-"), (1j, "+i"), (-1j, "-i")):
-                    if abs(unit - value) < 1e-6:
-                        terms.append((sign, ket))
-                        break
-                else:
-                    break
-            else:
-                body = " ".join(
-                    f"{s} {k}" if i else (k if s == "+" else f"{s}{k}")
-                    for i, (s, k) in enumerate(terms)
-                )
-                return wrap.format(body) if len(terms) > 1 or modulus != 1 else body
-    parts = []
-    for ket, (_, a) in zip(kets, nonzero):
-        parts.append(
-            f"({a.real:.3f}{a.imag:+.3f}i){ket}" if abs(a.imag) > tol else f"{a.real:.3f}{ket}"
-        )
-    return " + ".join(parts)
+        if not np.allclose(mods, modulus, atol=tol) or len(nonzero) * modulus**2 <= 1 - 1e-6:
+            continue
+        units = [a / modulus for _, a in nonzero]
+        signs = [next((s for v, s in phases if abs(u - v) < 1e-6), None) for u in units]
+        if None not in signs:  # every term is ±1 or ±i times the common modulus
+            body = " ".join(f"{s} {k}" for s, k in zip(signs, kets))
+            body = body[2:] if signs[0] == "+" else body.replace(" ", "", 1)  # "-|0⟩", not "- |0⟩"
+            return wrap.format(body) if len(kets) > 1 or modulus != 1 else body
+    return " + ".join(
+        f"({a.real:.3f}{a.imag:+.3f}i){k}" if abs(a.imag) > tol else f"{a.real:.3f}{k}"
+        for k, (_, a) in zip(kets, nonzero)
+    )
 
 
 def superdense_state_table() -> Table:
     """The state after each gate of superdense coding, for each of the four messages.
 
-    One row per gate of :func:`qring_edu.superdense_circuit` (without the measurement): the pair
-    (H and CNOT), Alice's X**x and Z**z on A (only where the message asks for it), Bob's CNOT and
-    H. One column per message ``"xz"``. States are Qiskit ``Statevector`` labels
-    ``|q1 q0⟩ = |B A⟩`` (qubit 1, Bob's B, written first; :func:`ket_label`): after the last
-    gate the label is the Qiskit count key Bob reads, ``"xz"``. Qiskit path (imported here).
+    One row per gate of :func:`qring_edu.superdense_circuit` (Alice's X and Z only where the
+    message asks for them), one column per message ``"xz"``; states as :func:`ket_label` of the
+    Qiskit ``Statevector``, ``|q1 q0⟩ = |B A⟩``. Qiskit path (imported here).
 
     Examples
     --------
@@ -170,40 +157,27 @@ def superdense_state_table() -> Table:
     """
     from qiskit.quantum_info import Statevector
 
-    labels = (
-        "start",
-        "H on A",
-        "CNOT A→B: |Φ+⟩",
-        "Alice: X^x on A",
-        "Alice: Z^z on A",
-        "Bob: CNOT A→B",
-        "Bob: H on A",
-    )
+    labels = ("start", "H on A", "CNOT A→B: |Φ+⟩", "Alice: X^x on A", "Alice: Z^z on A")
+    labels += ("Bob: CNOT A→B", "Bob: H on A")
     columns = []
     for m in range(4):
         x, z = m >> 1, m & 1
         circuit = superdense_circuit(x, z, measure=False)
-        gates = iter(
-            [
-                (inst.operation, [circuit.find_bit(q).index for q in inst.qubits])
-                for inst in circuit.data
-                if inst.operation.name != "barrier"
-            ]
+        gates = (
+            (inst.operation, [circuit.find_bit(q).index for q in inst.qubits])
+            for inst in circuit.data
+            if inst.operation.name != "barrier"
         )
         state = Statevector.from_label("00")
         cells = [ket_label(state.data)]
         # the circuit's gates in order; Alice's X / Z appear only when x / z is 1
         for name in ("h", "cx", "x" if x else None, "z" if z else None, "cx", "h"):
-            if name is None:
-                cells.append(None)
-                continue
-            op, qubits = next(gates)
-            if op.name != name:  # the library's circuit no longer has the gates of this table
-                raise RuntimeError(
-                    f"unexpected gate {op.name!r} in superdense_circuit, expected {name!r}"
-                )
-            state = state.evolve(op, qargs=qubits)
-            cells.append(ket_label(state.data))
+            if name is not None:
+                op, qubits = next(gates)
+                if op.name != name:  # the library's circuit no longer has the gates of this table
+                    raise RuntimeError(f"superdense_circuit has {op.name!r} where {name!r} was")
+                state = state.evolve(op, qargs=qubits)
+            cells.append(None if name is None else ket_label(state.data))
         columns.append(cells)
     rows = tuple((label, *(col[i] for col in columns)) for i, label in enumerate(labels))
     return Table(("after",) + tuple(f'"{m}"' for m in MESSAGE_LABELS), rows, ("",) * 5)
@@ -213,10 +187,8 @@ def superdense_state_table() -> Table:
 class ChannelStats(Tabular):
     """Decoded-outcome statistics of superdense coding over isotropic pairs of fidelity F.
 
-    ``exact[m, o]``: P(Bob decodes o | Alice sent m), from density-matrix evolution, shape (4, 4).
-    ``fast_counts[m, o]``: counts from the fast path on uniformly random symbols, shape (4, 4).
-    ``aer_counts``: the same from one Aer circuit per symbol, or ``None`` if not sampled.
-    Indices ``m, o = 2 x + z`` (labels "00", "01", "10", "11" read "xz").
+    ``exact[m, o]``: P(Bob decodes o | Alice sent m), shape (4, 4); ``fast_counts[m, o]`` and
+    ``aer_counts`` (``None`` if not sampled): sampled counts of the fast path and of Aer.
 
     Examples
     --------
@@ -229,71 +201,54 @@ class ChannelStats(Tabular):
     fast_counts: np.ndarray = field(repr=False)
     aer_counts: np.ndarray | None = field(repr=False, default=None)
 
-    @property
-    def exact_error_rate(self) -> float:
-        """Symbol error rate for uniformly random messages: ``1 - mean_m exact[m, m]``."""
-        return float(1.0 - np.mean(np.diag(self.exact)))
+    exact_error_rate = property(
+        lambda self: float(1.0 - np.mean(np.diag(self.exact))),
+        doc="Symbol error rate for uniformly random messages: ``1 - mean_m exact[m, m]``.",
+    )
 
     @staticmethod
     def _rate(counts: np.ndarray | None) -> float | None:
+        """Share of the symbols decoded wrongly; ``None`` if none was sampled."""
         if counts is None or counts.sum() == 0:
             return None
         return float(1.0 - np.trace(counts) / counts.sum())
 
-    @property
-    def fast_error_rate(self) -> float:
-        """Fraction of fast-path symbols decoded wrongly."""
-        return self._rate(self.fast_counts)
+    fast_error_rate = property(lambda self: self._rate(self.fast_counts), doc="Fast path's.")
+    aer_error_rate = property(lambda self: self._rate(self.aer_counts), doc="Aer's, or None.")
 
-    @property
-    def aer_error_rate(self) -> float | None:
-        """Fraction of Aer symbols decoded wrongly (``None`` if Aer was not run)."""
-        return self._rate(self.aer_counts)
-
-    @property
-    def fast_symbols(self) -> int:
-        return int(self.fast_counts.sum())
-
-    @property
-    def aer_symbols(self) -> int:
-        return 0 if self.aer_counts is None else int(self.aer_counts.sum())
+    fast_symbols = property(lambda self: int(self.fast_counts.sum()), doc="Fast-path symbols.")
+    aer_symbols = property(
+        lambda self: 0 if self.aer_counts is None else int(self.aer_counts.sum()), doc="Aer's."
+    )
 
     def table(self) -> Table:
         """Symbol error rate of each path: exact, fast path, Aer (if run), with the sampled paths'
         distance from the exact rate in binomial standard errors ``sqrt(r (1 - r) / n)``."""
         r = self.exact_error_rate
         rows = [("exact", None, r, None)]
-        for name, rate, n in (
-            ("fast path", self.fast_error_rate, self.fast_symbols),
-            ("Aer", self.aer_error_rate, self.aer_symbols),
-        ):
+        fast = ("fast path", self.fast_error_rate, self.fast_symbols)
+        for name, rate, n in (fast, ("Aer", self.aer_error_rate, self.aer_symbols)):
             if rate is None:
                 continue
             se = np.sqrt(r * (1 - r) / n)
             rows.append((name, n, rate, (rate - r) / se if se > 0 else None))
-        return Table(
-            ("path", "symbols", "symbol error rate", "standard errors from exact"),
-            tuple(rows),
-            ("", ",d", ".4f", "+.2f"),
-        )
+        head = ("path", "symbols", "symbol error rate", "standard errors from exact")
+        return Table(head, tuple(rows), ("", ",d", ".4f", "+.2f"))
 
 
 def _count_messages(sent: np.ndarray, received: np.ndarray) -> np.ndarray:
     """(4, 4) counts of (sent message, decoded message) over a symbol stream (x = even bits)."""
-    m_sent = 2 * sent[0::2].astype(np.int64) + sent[1::2]
-    m_recv = 2 * received[0::2].astype(np.int64) + received[1::2]
+    m_sent, m_recv = (2 * b[0::2].astype(np.int64) + b[1::2] for b in (sent, received))
     return np.bincount(4 * m_sent + m_recv, minlength=16).reshape(4, 4)
 
 
 def channel_statistics(
     pair_fidelity: float = 0.9, n_symbols: int = 2000, seed: int = 0, *, aer_symbols: int = 0
 ) -> ChannelStats:
-    """Send uniformly random symbols three ways and tabulate what Bob decodes.
-
-    ``n_symbols`` random two-bit symbols go through the fast path
+    """``n_symbols`` uniformly random two-bit symbols through the fast path
     (:func:`qring_edu.superdense_send`), ``aer_symbols`` others through one Aer circuit each
-    (:func:`qring_edu.superdense_send_qiskit`); the exact table comes from
-    :func:`qring_edu.superdense_outcome_probabilities`. Deterministic given ``seed``.
+    (:func:`qring_edu.superdense_send_qiskit`), next to the exact table
+    (:func:`qring_edu.superdense_outcome_probabilities`).
 
     Examples
     --------
@@ -301,19 +256,8 @@ def channel_statistics(
     >>> stats = channel_statistics(0.8, n_symbols=4000, seed=3)
     >>> round(stats.exact_error_rate, 4), round(stats.fast_error_rate, 4)
     (0.2, 0.1993)
-    >>> int(stats.fast_counts.sum()), stats.exact.shape      # rows: sent symbol, columns: decoded
-    (4000, (4, 4))
     """
     link = Link(pair_fidelity)
-    exact = np.array(
-        [
-            [
-                superdense_outcome_probabilities(m >> 1, m & 1, link=link)[(o >> 1, o & 1)]
-                for o in range(4)
-            ]
-            for m in range(4)
-        ]
-    )
     n_symbols = check_int(n_symbols, "n_symbols", 1, MAX_SYMBOLS)
     aer_symbols = check_int(aer_symbols, "aer_symbols", 0, MAX_AER_SYMBOLS)
     seed = check_int(seed, "seed", 0)
@@ -325,12 +269,7 @@ def channel_statistics(
         sent_aer = rng.integers(0, 2, size=2 * aer_symbols, dtype=np.uint8)
         received_aer = superdense_send_qiskit(sent_aer, link=link, seed=seed)
         aer_counts = _count_messages(sent_aer, received_aer)
-    return ChannelStats(
-        pair_fidelity=link.pair,
-        exact=exact,
-        fast_counts=_count_messages(sent, received),
-        aer_counts=aer_counts,
-    )
+    return ChannelStats(link.pair, _exact(link), _count_messages(sent, received), aer_counts)
 
 
 @result
@@ -341,12 +280,8 @@ class ErrorRateSweep:
     --------
     >>> from qring_edu.experiments.superdense_ring import symbol_error_sweep
     >>> sweep = symbol_error_sweep([0.7, 0.9, 1.0], 2000, seed=0)
-    >>> sweep.fidelities.tolist(), sweep.fast_symbols
-    ([0.7, 0.9, 1.0], 2000)
     >>> [round(r, 4) for r in sweep.fast_rates.tolist()]                      # close to 1 - F
     [0.297, 0.099, 0.0]
-    >>> sweep.aer_rates.size                             # no Aer points asked for
-    0
     """
 
     fidelities: np.ndarray
@@ -366,9 +301,7 @@ def symbol_error_sweep(
     seed: int = 0,
 ) -> ErrorRateSweep:
     """Symbol error rate of the fast path at each F in ``fidelities`` (``n_symbols`` each) and of
-    the Aer path at each F in ``aer_fidelities`` (``aer_symbols`` each).
-
-    Seeds derive from ``seed``; every point uses its own seed, so points are independent.
+    the Aer path at each F in ``aer_fidelities`` (``aer_symbols`` each), each from its own seed.
 
     Examples
     --------
@@ -385,14 +318,8 @@ def symbol_error_sweep(
         channel_statistics(f, 1, seed + 1000 + i, aer_symbols=aer_symbols).aer_error_rate
         for i, f in enumerate(aer_fids)
     ]
-    return ErrorRateSweep(
-        fids,
-        np.asarray(fast, dtype=float),
-        int(n_symbols),
-        aer_fids,
-        np.asarray(aer, dtype=float),
-        int(aer_symbols),
-    )
+    fast, aer = (np.asarray(rates, dtype=float) for rates in (fast, aer))
+    return ErrorRateSweep(fids, fast, int(n_symbols), aer_fids, aer, int(aer_symbols))
 
 
 # -- Iteration time --------------------------------------------------------------------------------
@@ -429,33 +356,26 @@ def iteration_comparison(
     latency_us: float = 5.0,
     qubit_cost: float = 1.0,
 ) -> IterationComparison:
-    """Iteration time of a model of ``MODEL_SIZES[model]`` parameters on ``workers`` workers.
-
-    ``compute_ms``: forward + backward time (ms); ``bandwidth_gbps``: classical link rate, so
-    ``beta = 1e-9 / bandwidth_gbps`` seconds per bit; ``latency_us``: ``alpha`` in µs;
-    ``qubit_cost``: link time of one qubit in units of one bit's (``beta_qubit = qubit_cost *
-    beta``; 1 = a qubit is as cheap as a bit, 2 = it costs as much as the two bits it carries).
+    """Non-overlapped iteration time of ``MODEL_SIZES[model]`` parameters on ``workers`` workers,
+    both rings (units: the module docstring).
 
     Examples
     --------
     >>> iteration_comparison(20.0).speedup > 1
     True
     """
-    model = check_choice(model, "model", tuple(MODEL_SIZES))
-    compute_ms = check_float(compute_ms, "compute_ms (compute time in ms)", 0.0)
-    bandwidth = check_float(bandwidth_gbps, "bandwidth_gbps", 0.0, lo_open=True)
-    latency = check_float(latency_us, "latency_us", 0.0)
-    qubit_cost = check_float(qubit_cost, "qubit_cost (link time per qubit / per bit)", 0.0)
-    beta = 1e-9 / bandwidth
-    args = (compute_ms * 1e-3, workers, MODEL_SIZES[model], bits, latency * 1e-6, beta)
+    _, d, beta, alpha, beta_q = _link_settings(model, bandwidth_gbps, latency_us, qubit_cost)
+    compute = check_float(compute_ms, "compute_ms (compute time in ms)", 0.0) * 1e-3
+    args = (compute, workers, d, bits, alpha, beta)
     return IterationComparison(
         iteration_time(*args, transport="classical"),
-        iteration_time(*args, transport="superdense", beta_qubit=qubit_cost * beta),
+        iteration_time(*args, transport="superdense", beta_qubit=beta_q),
     )
 
 
 # -- Overlapped, bucketed iterations: both transports alike ----------------------------------------
-def _link_settings(workers, model, bits, bandwidth_gbps, latency_us, qubit_cost):
+def _link_settings(model, bandwidth_gbps, latency_us, qubit_cost):
+    """(model, d, beta, alpha, beta_qubit) in seconds and bits from the settings' units."""
     model = check_choice(model, "model", tuple(MODEL_SIZES))
     bandwidth = check_float(bandwidth_gbps, "bandwidth_gbps", 0.0, lo_open=True)
     latency = check_float(latency_us, "latency_us", 0.0)
@@ -466,28 +386,15 @@ def _link_settings(workers, model, bits, bandwidth_gbps, latency_us, qubit_cost)
 
 @result(show=("ratio", "gain", "binding"))
 class OverlapComparison(Tabular):
-    """One training iteration with bucketed, overlapped all-reduce
-    (:func:`qring_edu.costmodel.bucketed_iteration_time`, ``method="simulate"``) for both transports.
-
-    ``classical`` / ``superdense``: the two :class:`~qring_edu.costmodel.BucketedIteration` (with link 0's
-    ``schedule`` and the buckets' ``ready`` times). ``halved``: the classical schedule with
-    ``beta_qubit / 2`` per bit, i.e. the superdense ring's messages on the same clock but without
-    the pair distribution (its critical path, exact when every message has an even number of
-    bits). ``backward_fraction``: the share of the compute in the backward pass. Times in seconds.
-
-    The superdense iteration is ``max(halved.total, online + distribution)`` (the link must carry
-    both), so the saving is ``gain = min(critical_path_gain, link_gain)`` with
-    ``critical_path_gain = classical.total - halved.total`` and ``link_gain = classical.total -
-    (superdense.online + superdense.distribution)``; with ``beta_qubit = beta`` the latter is the
-    classical link's idle time minus one ``alpha`` per bucket.
+    """One iteration with bucketed, overlapped all-reduce for both transports (seconds):
+    ``classical`` / ``superdense`` :class:`~qring_edu.costmodel.BucketedIteration` and
+    ``halved``, the classical schedule at ``beta_qubit / 2`` per bit. The superdense iteration
+    is ``max(halved.total, online + distribution)``: ``gain = min(critical_path_gain, link_gain)``.
 
     Examples
     --------
     >>> from qring_edu.experiments.superdense_ring import overlap_comparison
-    >>> cmp = overlap_comparison(20.0, buckets=5)
-    >>> round(cmp.ratio, 4), cmp.binding
-    (0.9667, 'critical path')
-    >>> print(cmp.table())
+    >>> print(overlap_comparison(20.0, buckets=5).table())
     ResNet-50, P = 8, B = 5, 100 Gbit/s, compute 20 ms
     ring        iteration (ms)  tail (ms)  online link (ms)  distribution (ms)  idle link (ms)
     classical            21.50       1.50              7.51               0.00           14.00
@@ -511,63 +418,39 @@ class OverlapComparison(Tabular):
         """Superdense iteration time / classical iteration time."""
         return self.superdense.total / self.classical.total if self.classical.total else 1.0
 
-    @property
-    def gain(self) -> float:
-        """Seconds the superdense ring saves per iteration (negative: it is slower)."""
-        return self.classical.total - self.superdense.total
-
-    @property
-    def link_time(self) -> float:
-        """W: classical link time of one iteration (the ring's messages on the busiest link)."""
-        return self.classical.online
-
-    @property
-    def critical_path_gain(self) -> float:
-        """What halving the messages shortens the critical path: ``classical - halved``."""
-        return self.classical.total - self.halved.total
-
-    @property
-    def link_gain(self) -> float:
-        """What the link's capacity allows: ``classical.total - (online + distribution)`` of the
-        superdense ring (= classical idle time − B α when a qubit costs a bit's time)."""
-        return self.classical.total - (self.superdense.online + self.superdense.distribution)
-
-    @property
-    def binding(self) -> str:
-        """Which bound sets the gain: ``"critical path"`` or ``"link time"``."""
-        return "critical path" if self.critical_path_gain <= self.link_gain else "link time"
+    gain = property(
+        lambda self: self.classical.total - self.superdense.total,
+        doc="Seconds the superdense ring saves per iteration (negative: it is slower).",
+    )
+    link_time = property(
+        lambda self: self.classical.online, doc="W: the classical busiest link's time."
+    )
+    critical_path_gain = property(
+        lambda self: self.classical.total - self.halved.total, doc="``classical - halved``."
+    )
+    link_gain = property(
+        lambda self: self.classical.total - (self.superdense.online + self.superdense.distribution),
+        doc="``classical.total - (online + distribution)`` of the superdense ring.",
+    )
+    binding = property(
+        lambda self: "critical path" if self.critical_path_gain <= self.link_gain else "link time",
+        doc='Which bound sets the gain: ``"critical path"`` or ``"link time"``.',
+    )
 
     def table(self) -> Table:
-        """Both iterations: total, tail after the last gradient, online and distribution link
-        time, and idle link time (ms); the setting as the title."""
+        """Both iterations: total, tail after the last gradient, online, distribution and idle
+        link time (ms); the setting as the title."""
+        names = ("total", "tail", "online", "distribution", "idle")
         rows = tuple(
-            (
-                name,
-                it.total * 1e3,
-                it.tail * 1e3,
-                it.online * 1e3,
-                it.distribution * 1e3,
-                it.idle * 1e3,
-            )
+            (name, *(getattr(it, n) * 1e3 for n in names))
             for name, it in (("classical", self.classical), ("superdense", self.superdense))
         )
         title = (
             f"{self.model}, P = {self.workers}, B = {self.classical.buckets}, "
             f"{1e-9 / self.beta:g} Gbit/s, compute {self.classical.compute * 1e3:g} ms"
         )
-        return Table(
-            (
-                "ring",
-                "iteration (ms)",
-                "tail (ms)",
-                "online link (ms)",
-                "distribution (ms)",
-                "idle link (ms)",
-            ),
-            rows,
-            ("", ".2f", ".2f", ".2f", ".2f", ".2f"),
-            title=title,
-        )
+        head = ("ring", "iteration (ms)", "tail (ms)", "online link (ms)", "distribution (ms)")
+        return Table(head + ("idle link (ms)",), rows, ("",) + (".2f",) * 5, title=title)
 
 
 def overlap_comparison(
@@ -582,23 +465,17 @@ def overlap_comparison(
     model: str = "ResNet-50",
     bits: int = 16,
 ) -> OverlapComparison:
-    """One iteration of ``MODEL_SIZES[model]`` parameters on ``workers`` workers with ``buckets``
-    gradient buckets all-reduced as the backward pass produces them, classical vs superdense
-    ring, on the same links (:func:`qring_edu.costmodel.bucketed_iteration_time`, event simulation).
-
-    ``compute_ms``: forward + backward time (ms), of which ``backward_fraction`` is the backward
-    pass; ``bandwidth_gbps``: classical link rate (``beta = 1e-9 / bandwidth_gbps`` s per bit);
-    ``latency_us``: ``alpha`` in µs; ``qubit_cost``: link time of a qubit in units of a bit's
-    (``beta_qubit = qubit_cost * beta``).
+    """One iteration of ``MODEL_SIZES[model]`` parameters on ``workers`` workers, ``buckets``
+    buckets all-reduced as the backward pass (``backward_fraction`` of the compute) produces them,
+    both rings on the same links (:func:`qring_edu.costmodel.bucketed_iteration_time`,
+    ``method="simulate"``; units: the module docstring).
 
     Examples
     --------
     >>> overlap_comparison(20.0)
     OverlapComparison(model='ResNet-50', workers=8, ratio=0.9667, gain=0.0007156, binding='critical path')
     """
-    model, d, beta, alpha, beta_q = _link_settings(
-        workers, model, bits, bandwidth_gbps, latency_us, qubit_cost
-    )
+    model, d, beta, alpha, beta_q = _link_settings(model, bandwidth_gbps, latency_us, qubit_cost)
     compute = check_float(compute_ms, "compute_ms (compute time in ms)", 0.0) * 1e-3
     backward_fraction = check_float(backward_fraction, "backward_fraction", 0.0, 1.0)
     kw = dict(buckets=buckets, backward_fraction=backward_fraction, method="simulate")
@@ -607,33 +484,16 @@ def overlap_comparison(
         compute, workers, d, bits, alpha, beta, transport="superdense", beta_qubit=beta_q, **kw
     )
     halved = bucketed_iteration_time(compute, workers, d, bits, alpha, beta_q / 2, **kw)
-    return OverlapComparison(
-        model=model,
-        workers=int(workers),
-        d=d,
-        bits=int(bits),
-        alpha=alpha,
-        beta=beta,
-        beta_qubit=beta_q,
-        backward_fraction=backward_fraction,
-        classical=classical,
-        superdense=superdense,
-        halved=halved,
-    )
+    settings = (model, int(workers), d, int(bits), alpha, beta, beta_q, backward_fraction)
+    return OverlapComparison(*settings, classical, superdense, halved)
 
 
 @result(show=("best_ratio",))
 class OverlapSweep:
-    """Overlapped iteration times over a grid of compute times, for several bucket counts
-    (:func:`overlap_sweep`, closed form of :func:`qring_edu.costmodel.bucketed_iteration_time`).
-
-    ``x``: compute time in units of W, shape (n,). ``buckets``: the bucket counts B, one row of
-    every 2-D array per B. ``link_time``: W per B (classical link time of one iteration),
-    shape (nB,). ``classical`` / ``superdense`` / ``slow``: iteration times (s), shape (nB, n);
-    ``slow`` is the superdense ring with ``beta_qubit = slow_cost * beta``. ``idle``: the
-    classical link's idle time; ``tail_gain``: classical tail − superdense tail (s).
-    ``old_ratio``: the non-overlapped model's ratio (:func:`qring_edu.iteration_time`) at the
-    same compute times. ``best``: :func:`qring_edu.costmodel.bucketed_best_ratio` per B.
+    """Overlapped iteration times (s), shape (nB, n): per bucket count of ``buckets`` and compute
+    time ``x`` in units of W (``link_time``, (nB,)): ``classical``, ``superdense``, ``slow`` (at
+    ``slow_cost``), ``idle`` (classical link), ``tail_gain`` (classical − superdense tail),
+    ``old_ratio`` (non-overlapped) and ``best`` (:func:`qring_edu.costmodel.bucketed_best_ratio`).
 
     Examples
     --------
@@ -662,20 +522,9 @@ class OverlapSweep:
     old_ratio: np.ndarray = field(repr=False, default=None)
     best: tuple = field(default=(), repr=False)
 
-    @property
-    def ratio(self) -> np.ndarray:
-        """Superdense / classical iteration time, shape (nB, n)."""
-        return self.superdense / self.classical
-
-    @property
-    def slow_ratio(self) -> np.ndarray:
-        """The same with the slower qubits, shape (nB, n)."""
-        return self.slow / self.classical
-
-    @property
-    def gain(self) -> np.ndarray:
-        """Seconds saved per iteration, shape (nB, n)."""
-        return self.classical - self.superdense
+    ratio = property(lambda self: self.superdense / self.classical, doc="Superdense / classical.")
+    slow_ratio = property(lambda self: self.slow / self.classical, doc="The same, slower qubits.")
+    gain = property(lambda self: self.classical - self.superdense, doc="Seconds saved.")
 
     @property
     def best_ratio(self) -> tuple:
@@ -695,12 +544,9 @@ def overlap_sweep(
     slow_cost: float = 2.0,
     backward_fraction: float = BACKWARD_FRACTION,
 ) -> OverlapSweep:
-    """Ratio of overlapped iteration times, superdense / classical, against compute / W.
-
-    ``x``: compute times in units of W (default 121 points in [0, 3]); W is the classical link
-    time of one iteration for each bucket count (``alpha`` per message included).
-    ``slow_cost``: the qubit cost of the extra superdense curve (``beta_qubit = slow_cost *
-    beta``; 2 = a qubit costs the link the time of the two bits it carries).
+    """Overlapped iteration times of both rings (closed form of
+    :func:`qring_edu.costmodel.bucketed_iteration_time`) against compute / W, ``x`` (default 121
+    points in [0, 3]); ``slow_cost``: the ``qubit_cost`` of the extra superdense curve.
 
     Examples
     --------
@@ -708,7 +554,7 @@ def overlap_sweep(
     >>> [round(float(r), 3) for r in sw.ratio[0]]
     [1.003, 0.708, 0.97]
     """
-    model, d, beta, alpha, _ = _link_settings(workers, model, bits, bandwidth_gbps, latency_us, 1.0)
+    model, d, beta, alpha, _ = _link_settings(model, bandwidth_gbps, latency_us, 1.0)
     slow_cost = check_float(slow_cost, "slow_cost (link time per qubit / per bit)", 0.0)
     x = np.linspace(0.0, 3.0, 121) if x is None else np.asarray(x, dtype=float)
     if x.ndim != 1 or x.size == 0 or not np.all(np.isfinite(x)) or np.any(x < 0):
@@ -716,58 +562,22 @@ def overlap_sweep(
     buckets = tuple(check_int(B, "buckets (each bucket count)", 1, d) for B in buckets)
     if not buckets:
         raise ValueError("buckets must name at least one bucket count")
-    shape = (len(buckets), x.size)
-    out = {k: np.empty(shape) for k in ("cl", "sd", "slow", "idle", "tail", "old")}
-    link_time = np.empty(len(buckets))
     kw = dict(backward_fraction=backward_fraction, method="formula")
+
+    def at(c, B, **options):
+        return bucketed_iteration_time(c, workers, d, bits, alpha, beta, buckets=B, **kw, **options)
+
+    link_time = np.array([at(0.0, B).online for B in buckets])
+    out = np.empty((6, len(buckets), x.size))
     for i, B in enumerate(buckets):
-        W = bucketed_iteration_time(0.0, workers, d, bits, alpha, beta, buckets=B, **kw).online
-        link_time[i] = W
-        for j, c in enumerate(x * W):
-            cl = bucketed_iteration_time(c, workers, d, bits, alpha, beta, buckets=B, **kw)
-            sd = bucketed_iteration_time(
-                c, workers, d, bits, alpha, beta, buckets=B, transport="superdense", **kw
-            )
-            slow = bucketed_iteration_time(
-                c,
-                workers,
-                d,
-                bits,
-                alpha,
-                beta,
-                buckets=B,
-                transport="superdense",
-                beta_qubit=slow_cost * beta,
-                **kw,
-            )
+        for j, c in enumerate(x * link_time[i]):
+            cl, sd = at(c, B), at(c, B, transport="superdense")
+            slow = at(c, B, transport="superdense", beta_qubit=slow_cost * beta)
             old = (
                 iteration_time(c, workers, d, bits, alpha, beta, transport="superdense").total
                 / iteration_time(c, workers, d, bits, alpha, beta).total
             )
-            for key, value in (
-                ("cl", cl.total),
-                ("sd", sd.total),
-                ("slow", slow.total),
-                ("idle", cl.idle),
-                ("tail", cl.tail - sd.tail),
-                ("old", old),
-            ):
-                out[key][i, j] = value
-    return OverlapSweep(
-        model=model,
-        workers=int(workers),
-        bits=int(bits),
-        alpha=alpha,
-        beta=beta,
-        slow_cost=slow_cost,
-        x=x,
-        buckets=buckets,
-        link_time=link_time,
-        classical=out["cl"],
-        superdense=out["sd"],
-        slow=out["slow"],
-        idle=out["idle"],
-        tail_gain=out["tail"],
-        old_ratio=out["old"],
-        best=tuple(bucketed_best_ratio(B, backward_fraction) for B in buckets),
-    )
+            out[:, i, j] = cl.total, sd.total, slow.total, cl.idle, cl.tail - sd.tail, old
+    best = tuple(bucketed_best_ratio(B, backward_fraction) for B in buckets)
+    settings = (model, int(workers), int(bits), alpha, beta, slow_cost, x, buckets, link_time)
+    return OverlapSweep(*settings, *out, best)

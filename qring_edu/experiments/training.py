@@ -1,13 +1,9 @@
-"""Experiments of the section *Training over the ring* of chapter 3: the same data-parallel run
-over the classical and the superdense ring, both learners (the MLP and the variational quantum
-classifier) over both rings at several pair fidelities, their gradients on the α–β clock, the
-PyTorch DDP demo over real processes and its tables, and classical compression (torch's
-PowerSGD) measured against and composed with the superdense ring.
+"""Experiments of *Training over the ring* (book/03_training.ipynb): both learners (MLP, VQC)
+over both rings, their gradients on the α–β clock, the PyTorch DDP demo and PowerSGD composed
+with the superdense ring.
 
-Pure: every number comes from :mod:`qring_edu.training` (and :mod:`qring_edu.vqc` through it)
-or, for the DDP runs, from :mod:`qring_edu.ddp` in the processes :mod:`qring_edu.launch` starts
-(torch is imported inside the functions those processes run); results are frozen dataclasses
-(figures: :mod:`qring_edu.figures.training`). No matplotlib, no ipywidgets.
+Numbers come from :mod:`qring_edu.training` or, for the DDP runs, from :mod:`qring_edu.ddp` in
+the processes :mod:`qring_edu.launch` starts (torch is imported inside those functions).
 """
 
 from __future__ import annotations
@@ -67,6 +63,18 @@ def _pair(run: TrainingRun) -> float | None:
 LEARNER_FIDELITIES = (1.0, 0.999, 0.99, 0.95)
 #: Keywords of :func:`qring_edu.train_data_parallel` that describe the quantum link.
 LINK_KEYWORDS = tuple(f.name for f in fields(Link) if f.name != "pair_fidelity") + ("protection",)
+#: The runs of :func:`compression_comparison`: (label, PowerSGD rank or None, ring or None).
+COMPRESSION_RUNS = (
+    ("built-in all-reduce (gloo)", None, None),
+    ("PowerSGD rank 1 (gloo)", 1, None),
+    ("PowerSGD rank 4 (gloo)", 4, None),
+    ("classical ring, 16 bits", None, ("classical", 16)),
+    ("classical ring, 8 bits", None, ("classical", 8)),
+    ("superdense ring, 16 bits", None, ("superdense", 16)),
+    ("PowerSGD rank 1 over the classical ring", 1, ("classical", 16)),
+    ("PowerSGD rank 1 over the superdense ring", 1, ("superdense", 16)),
+    ("PowerSGD rank 1 over the classical ring, 8 bits", 1, ("classical", 8)),
+)
 
 
 # One learner over the two rings
@@ -84,25 +92,13 @@ class TrainingComparison:
     classical: TrainingRun = field(repr=False)
     superdense: TrainingRun = field(repr=False)
 
-    @property
-    def identical(self) -> bool:
-        """True when the final weights of the two runs are bit-for-bit equal."""
-        return bool(np.array_equal(self.classical.weights, self.superdense.weights))
-
-    @property
-    def classical_loss(self) -> float:
-        """Final loss over the classical ring."""
-        return self.classical.final_loss
-
-    @property
-    def superdense_loss(self) -> float:
-        """Final loss over the superdense ring."""
-        return self.superdense.final_loss
-
-    @property
-    def divergence(self) -> float:
-        """Replica divergence of the superdense run, ``max |w_k - w_0|``."""
-        return self.superdense.divergence
+    identical = property(
+        lambda self: bool(np.array_equal(self.classical.weights, self.superdense.weights)),
+        doc="True when the final weights of the two runs are bit-for-bit equal.",
+    )
+    classical_loss = property(lambda self: self.classical.final_loss, doc="Final loss.")
+    superdense_loss = property(lambda self: self.superdense.final_loss, doc="Final loss.")
+    divergence = property(lambda self: self.superdense.divergence, doc="max |w_k - w_0|.")
 
 
 def training_comparison(
@@ -121,10 +117,17 @@ def training_comparison(
     >>> training_comparison(1.0, 2, steps=3).identical
     True
     """
-    common = dict(workers=workers, steps=steps, bits=bits, seed=seed)
+    return TrainingComparison(
+        *_both_rings(pair_fidelity, workers=workers, steps=steps, bits=bits, seed=seed)
+    )
+
+
+def _both_rings(pair_fidelity, **common) -> tuple[TrainingRun, TrainingRun]:
+    """The same run over the classical ring and over the superdense ring at ``pair_fidelity``."""
     classical = train_data_parallel(transport="classical", **common)
-    superdense = train_data_parallel(transport="superdense", pair_fidelity=pair_fidelity, **common)
-    return TrainingComparison(classical, superdense)
+    return classical, train_data_parallel(
+        transport="superdense", pair_fidelity=pair_fidelity, **common
+    )
 
 
 def training_table(runs: Mapping[str, TrainingRun]) -> Table:
@@ -144,11 +147,8 @@ def training_table(runs: Mapping[str, TrainingRun]) -> Table:
         if not isinstance(run, TrainingRun):
             raise TypeError(f"runs must map labels to TrainingRun, got {type(run).__name__}")
         rows.append((str(label), run.final_loss, run.final_accuracy, run.divergence))
-    return Table(
-        ("run", "final loss", "final accuracy", "replica divergence max|w_k - w_0|"),
-        tuple(rows),
-        ("", ".4f", ".3f", ".3g"),
-    )
+    head = ("run", "final loss", "final accuracy", "replica divergence max|w_k - w_0|")
+    return Table(head, tuple(rows), ("", ".4f", ".3f", ".3g"))
 
 
 @result(show=("model", "pair_fidelity", "identical", "accuracy", "classical_accuracy"))
@@ -192,21 +192,16 @@ def learner_training(
     True
     """
     model = check_choice(model, "model", TRAINING_MODELS)
-    common = dict(model=model, workers=workers, steps=steps, seed=seed)
-    reference = train_data_parallel(**common)
-    run = train_data_parallel(transport="superdense", pair_fidelity=pair_fidelity, **common)
-    return LearnerTraining(reference, run)
+    return LearnerTraining(
+        *_both_rings(pair_fidelity, model=model, workers=workers, steps=steps, seed=seed)
+    )
 
 
 # Both learners over both rings
 @result(show=("identical_at_1",))
 class LearnerComparison(Tabular):
-    """Training runs of several learners over the classical ring and the superdense ring at
-    several pair fidelities, with the same data, initial parameters and batches per learner
-    (:func:`learner_comparison`).
-
-    ``runs``: one :class:`~qring_edu.TrainingRun` per ``(model, pair fidelity)``, in the order
-    ``for model in models: classical, then superdense at each of fidelities``.
+    """Runs of :func:`learner_comparison`: one :class:`~qring_edu.TrainingRun` per ``(model,
+    pair fidelity)`` in ``runs``, per model the classical run, then superdense at each fidelity.
 
     Examples
     --------
@@ -231,11 +226,10 @@ class LearnerComparison(Tabular):
         for r in self.runs:
             if r.model == model and _pair(r) == pair_fidelity:
                 return r
-        allowed = ", ".join(f"{F:g}" for F in self.fidelities)
-        raise ValueError(
-            f"pair_fidelity must be None (the classical run) or one of {allowed} (the "
-            f"fidelities of this comparison), got {pair_fidelity!r}"
+        allowed = "None (the classical run) or one of " + ", ".join(
+            f"{F:g}" for F in self.fidelities
         )
+        raise ValueError(f"pair_fidelity must be {allowed}, got {pair_fidelity!r}")
 
     def runs_of(self, model: str) -> tuple[TrainingRun, ...]:
         """``model``'s runs: the classical one, then the superdense ones in ``fidelities`` order."""
@@ -250,26 +244,20 @@ class LearnerComparison(Tabular):
         a, b = self.run(model), self.run(model, 1.0)
         return bool(np.array_equal(a.weights, b.weights) and np.array_equal(a.losses, b.losses))
 
-    @property
-    def identical_at_1(self) -> tuple:
-        """``(model, identical(model))`` per model."""
-        return tuple((m, self.identical(m)) for m in self.models)
+    identical_at_1 = property(
+        lambda self: tuple((m, self.identical(m)) for m in self.models), doc="Per model."
+    )
 
     def table(self) -> Table:
-        """One row per run: model, parameters, transport, F (blank for the classical runs),
-        final loss and accuracy, divergence ``max |w_k - w_0|``, the busiest link's online bits
-        and qubits per step."""
+        """One row per run: F blank for the classical runs; the busiest link's traffic per step."""
         rows = tuple(
             (r.model, r.n_params, r.transport, _pair(r), r.final_loss, r.final_accuracy)
             + (r.divergence, r.online_bits_per_step, r.online_qubits_per_step)
             for r in self.runs
         )
         left = ("model", "parameters", "transport", "F", "final loss", "final accuracy")
-        return Table(
-            (*left, "divergence", "online bits / step", "online qubits / step"),
-            rows,
-            ("", "d", "", "g", ".4f", ".3f", ".3g", ",.0f", ",.0f"),
-        )
+        head = (*left, "divergence", "online bits / step", "online qubits / step")
+        return Table(head, rows, ("", "d", "", "g", ".4f", ".3f", ".3g", ",.0f", ",.0f"))
 
 
 def learner_comparison(
@@ -287,10 +275,7 @@ def learner_comparison(
     ``seed``: the same data, initial parameters and batches for every run of a model).
 
     ``train_kw`` go to every run (e.g. ``bits``, ``lr``), except the link keywords
-    (``channel_fidelity``, ``storage_time``, ``coherence_time``, ``transmission``,
-    ``protection``), which describe the quantum link and go to the superdense runs.
-    ``len(models) * (1 + len(fidelities))`` runs (the chapter's default: 10 runs of 100 steps,
-    a few seconds).
+    (``LINK_KEYWORDS``: the fields of ``Link`` and ``protection``) go to the superdense runs.
 
     Examples
     --------
@@ -330,9 +315,8 @@ def learner_comparison(
 # The learners' gradients on the α–β clock
 @result(show=("savings",))
 class LearnerBudget(Tabular):
-    """:func:`qring_edu.training.gradient_budget` of each learner's gradient
-    (:func:`learner_budget`): ``models`` and one :class:`~qring_edu.training.GradientBudget` per
-    model in ``budgets``.
+    """One :class:`~qring_edu.training.GradientBudget` per model of ``models``
+    (:func:`learner_budget`).
 
     Examples
     --------
@@ -346,31 +330,26 @@ class LearnerBudget(Tabular):
     models: tuple[str, ...]
     budgets: tuple[GradientBudget, ...] = field(repr=False)
 
-    @property
-    def savings(self) -> tuple:
-        """``(model, fraction of the all-reduce time the superdense ring saves)`` per model."""
-        return tuple((m, b.saving) for m, b in zip(self.models, self.budgets))
+    savings = property(
+        lambda self: tuple((m, b.saving) for m, b in zip(self.models, self.budgets)),
+        doc="``(model, share of the all-reduce time the superdense ring saves)`` per model.",
+    )
 
     def budget(self, model: str) -> GradientBudget:
         """The budget of ``model``."""
-        model = check_choice(model, "model", self.models)
-        return self.budgets[self.models.index(model)]
+        return self.budgets[self.models.index(check_choice(model, "model", self.models))]
 
     def table(self) -> Table:
         """One row per learner: parameters, busiest link's bits and qubits per step, the
         bandwidth term over the latency term of the classical ring, the superdense saving, and
         the gradient size at which the two terms are equal."""
+        names = "n_params link_bits link_qubits bandwidth_ratio saving crossover_params".split()
         rows = tuple(
-            (m, b.n_params, b.link_bits, b.link_qubits, b.bandwidth_ratio, b.saving)
-            + (b.crossover_params,)
-            for m, b in zip(self.models, self.budgets)
+            (m, *(getattr(b, n) for n in names)) for m, b in zip(self.models, self.budgets)
         )
         left = ("model", "parameters", "link bits / step", "link qubits / step")
-        return Table(
-            (*left, "bandwidth ÷ latency", "superdense saving", "parameters where equal"),
-            rows,
-            ("", "d", ",d", ",d", ".2g", ".2g", ",.0f"),
-        )
+        head = (*left, "bandwidth ÷ latency", "superdense saving", "parameters where equal")
+        return Table(head, rows, ("", "d", ",d", ",d", ".2g", ".2g", ",.0f"))
 
 
 def learner_budget(
@@ -381,10 +360,8 @@ def learner_budget(
     alpha: float = 10e-6,
     beta: float = 1e-11,
 ) -> LearnerBudget:
-    """Per-step ring cost of each learner's gradient (:func:`qring_edu.training.gradient_budget`): the
-    MLP of :func:`qring_edu.train_data_parallel` (2-16-2, 82 parameters) and the default VQC
-    (3 qubits x 3 layers, 18 angles). ``alpha``/``beta``: seconds per message and per bit
-    (classical) or qubit (superdense), by default the book's 10 µs and 100 Gbit/s.
+    """:func:`qring_edu.training.gradient_budget` of the MLP (82 parameters) and the VQC (18
+    angles); ``alpha``/``beta``: seconds per message and per bit or qubit.
 
     Examples
     --------
@@ -404,16 +381,10 @@ def learner_budget(
 # The DDP hook over real processes (qring_edu.ddp): the demo and the compression comparison
 @result
 class DDPDemo:
-    """Result of :func:`ddp_demo`: the same training run under several all-reduces.
-
-    ``labels``: run names (``"built-in"`` = gloo's all-reduce without a hook, then
-    ``"classical"`` and ``"superdense F=..."`` with :func:`qring_edu.ddp.ring_hook`, and
-    ``"private"``, the classical transport with zero-sum pads, if asked for).
-    ``losses[label]``: array (steps + 1, P), replica k's loss on the whole training set before
-    step 0 and after every step. ``reports[label]``: the P :class:`qring_edu.ddp.LinkReport`
-    (none for the built-in run). ``grad_error[label]``: max |hook average - built-in average|
-    over the first step's gradient. ``divergence[label]``: max |w_k - w_0| over replicas and
-    parameters at the end. ``n_params``: parameters of the network (one gradient bucket).
+    """Result of :func:`ddp_demo`, per run ``label``: ``losses`` (steps + 1, P: each replica's loss
+    on the training set before step 0 and after each step), ``reports`` (the P
+    :class:`qring_edu.ddp.LinkReport`; none for ``"built-in"``), ``grad_error`` (max |hook
+    average - built-in average| of the first gradient), ``divergence`` (final max |w_k - w_0|).
 
     Examples
     --------
@@ -497,22 +468,15 @@ def ddp_demo(
     private: bool = False,
     timeout: float = 300.0,
 ) -> DDPDemo:
-    """Train the chapter's network (2-``hidden``-2 tanh MLP, float64, two moons) under real DDP.
-
-    Starts ``world_size`` gloo processes (:func:`qring_edu.launch.launch_local`) which train the
-    same network from the same weights on the same mini-batches several times: with gloo's
-    built-in all-reduce, with :func:`qring_edu.ddp.ring_hook` on the classical transport, and
-    on the superdense transport with pairs of each fidelity in ``pair_fidelities``
-    (``Superdense(Link(pair_fidelity=F))``); with ``private=True`` also the classical transport
-    with zero-sum pads, whose losses equal the classical run's exactly. Worker k holds the
-    points ``k, k + P, ...`` and draws mini-batches of ``batch_size`` from them with a generator
-    seeded by ``(seed, k)``.
+    """Train the 2-``hidden``-2 tanh MLP (float64, two moons) in ``world_size`` gloo processes
+    (:func:`qring_edu.launch.launch_local`), from the same weights on the same mini-batches, once
+    per all-reduce: gloo's built-in (``"built-in"``), :func:`qring_edu.ddp.ring_hook` on
+    ``Classical()`` and on ``Superdense(Link(pair_fidelity=F))`` for each F of
+    ``pair_fidelities``, and with ``private=True`` the classical hook with zero-sum pads
+    (``"private"``). Worker k holds the points ``k, k + P, ...``, batches seeded by ``(seed, k)``.
 
     Examples
     --------
-    The private run (zero-sum pads) trains exactly as the classical hook, and its pads use
-    ``steps x n_params x bits`` qubit GHZ copies per rank:
-
     >>> demo = ddp_demo(world_size=3, pair_fidelities=(), steps=2, private=True)
     >>> demo
     DDPDemo(world_size=3, steps=2, bits=16, n_params=82, labels=('built-in', 'classical', 'private'))
@@ -541,12 +505,9 @@ def ddp_demo(
     runs += [(f"superdense F={f:g}", Superdense(Link(pair_fidelity=f)), False) for f in fids]
     if private:
         runs.append(("private", Classical(), True))
-    per_rank = launch_local(
-        _demo_worker,
-        world_size,
-        (runs, steps, bits, hidden, n_samples, batch_size, lr, seed),
-        timeout=check_float(timeout, "timeout", 0.0, lo_open=True),
-    )
+    timeout = check_float(timeout, "timeout", 0.0, lo_open=True)
+    settings = (runs, steps, bits, hidden, n_samples, batch_size, lr, seed)
+    per_rank = launch_local(_demo_worker, world_size, settings, timeout=timeout)
     labels = tuple(r[0] for r in runs)
 
     def worst(key, label, reference):  # max |x - reference| over the ranks
@@ -568,14 +529,11 @@ def ddp_loss_table(demo, steps: Sequence[int] = (0, 10, 40)) -> Table:
 
     Examples
     --------
-    >>> losses = {"built-in": np.array([[0.7, 0.7], [0.5, 0.5]]),
-    ...           "classical": np.array([[0.7, 0.7], [0.5, 0.5]])}
-    >>> demo = DDPDemo(world_size=2, steps=1, bits=16, n_params=3, labels=("built-in", "classical"),
-    ...                losses=losses, reports={}, grad_error={"built-in": 0.0, "classical": 1e-6},
-    ...                divergence={"built-in": 0.0, "classical": 0.0})
-    >>> print(ddp_loss_table(demo, steps=(0, 1)))       # a hand-made demo; ddp_demo runs processes
+    >>> from types import SimpleNamespace as NS
+    >>> demo = NS(labels=("classical",), losses={"classical": np.array([[0.7, 0.7], [0.5, 0.5]])},
+    ...           grad_error={"classical": 1e-6}, divergence={"classical": 0.0})
+    >>> print(ddp_loss_table(demo, steps=(0, 1)))
     run        mean loss at step 0  mean loss at step 1  max|avg grad - built-in|  max|w_1 - w_0|
-    built-in                0.7000               0.5000                   0.0e+00               0
     classical               0.7000               0.5000                   1.0e-06               0
     """
     rows = []
@@ -588,41 +546,37 @@ def ddp_loss_table(demo, steps: Sequence[int] = (0, 10, 40)) -> Table:
     return Table(head, tuple(rows), ("",) + (".4f",) * len(steps) + (".1e", ".3g"))
 
 
+def _per_link(demo, names: str, head: tuple, formats: tuple) -> Table:
+    """One row per (run, rank) of ``demo``: the rank's incoming link and its report's ``names``."""
+    rows = tuple(
+        (label, f"{rep.link[0]}->{rep.link[1]}", *(getattr(rep, n) for n in names.split()))
+        for label, reports in demo.reports.items()
+        for rep in reports
+    )
+    return Table(("run", "link", *head), rows, ("", "", *formats))
+
+
 def ddp_ledger_table(demo) -> Table:
-    """One row per (run, rank) of a :class:`DDPDemo`: what crossed that rank's incoming link
-    over the whole run (online bits and qubits, pairs, offline qubits, side bits of the
-    headers, bits flipped by the link's noise).
+    """One row per (run, rank) of a :class:`DDPDemo`: what crossed the rank's incoming link over
+    the whole run (side bits: the headers'; flipped bits: by the link's noise).
 
     Examples
     --------
-    >>> from qring_edu.ddp import LinkReport
-    >>> report = LinkReport(rank=1, link=(0, 1), transport="superdense", online_bits=0,
-    ...                     online_qubits=48, ebits=48, offline_qubits=48, offline_bits=0,
-    ...                     side_bits=32, data_bits=96, flipped_bits=0, buckets=1)
-    >>> demo = DDPDemo(world_size=2, steps=1, bits=16, n_params=3, labels=("superdense F=1",),
-    ...                losses={}, reports={"superdense F=1": (report,)}, grad_error={}, divergence={})
-    >>> print(ddp_ledger_table(demo))                    # a hand-made demo; ddp_demo runs processes
+    >>> from types import SimpleNamespace as NS
+    >>> rep = NS(link=(0, 1), online_bits=0, online_qubits=48, ebits=48, offline_qubits=48,
+    ...          side_bits=32, flipped_bits=0)
+    >>> print(ddp_ledger_table(NS(reports={"superdense F=1": (rep,)})))
     run             link  online bits  online qubits  pairs  offline qubits  side bits  flipped bits
     superdense F=1  0->1            0             48     48              48         32             0
     """
-    rows = [
-        (label, f"{rep.link[0]}->{rep.link[1]}", rep.online_bits, rep.online_qubits, rep.ebits)
-        + (rep.offline_qubits, rep.side_bits, rep.flipped_bits)
-        for label, reports in demo.reports.items()
-        for rep in reports
-    ]
-    head = ("run", "link", "online bits", "online qubits", "pairs", "offline qubits")
-    return Table(
-        head + ("side bits", "flipped bits"),
-        tuple(rows),
-        ("", "", ",d", ",d", ",d", ",d", ",d", "d"),
-    )
+    names = "online_bits online_qubits ebits offline_qubits side_bits flipped_bits"
+    head = ("online bits", "online qubits", "pairs", "offline qubits", "side bits", "flipped bits")
+    return _per_link(demo, names, head, (",d",) * 5 + ("d",))
 
 
 def ddp_private_table(demo) -> Table:
-    """One row per (run, rank) of a :class:`DDPDemo`: the online bits of that rank's incoming
-    link and the qubit GHZ copies its pads used (``d x b`` per bucket of d entries of b bits;
-    zero for runs without ``private=True``).
+    """One row per (run, rank) of a :class:`DDPDemo`: the online bits of the rank's incoming
+    link and the GHZ copies its pads used (``d x b`` per bucket of d entries of b bits).
 
     Examples
     --------
@@ -632,23 +586,16 @@ def ddp_private_table(demo) -> Table:
     run      link  online bits  GHZ copies used
     private  1->0       52,480           52,480
     """
-    rows = [
-        (label, f"{rep.link[0]}->{rep.link[1]}", rep.online_bits, rep.ghz_copies)
-        for label, reports in demo.reports.items()
-        for rep in reports
-    ]
-    return Table(
-        ("run", "link", "online bits", "GHZ copies used"), tuple(rows), ("", "", ",d", ",d")
+    return _per_link(
+        demo, "online_bits ghz_copies", ("online bits", "GHZ copies used"), (",d",) * 2
     )
 
 
 @result
 class CompressionRun:
-    """One run of :func:`compression_comparison`: ``label``; ``carried`` (``"bits"`` or
-    ``"qubits"``: what crosses a link online); ``per_link`` (online bits or qubits per link and
-    training step after the warm-up, the busiest link); ``header_bits`` (the ring's classical
-    headers per link and step; ``None`` over gloo); ``accuracy`` (rank 0's replica on a
-    held-out set); ``identical`` (every replica ends with the same weights).
+    """One run of :func:`compression_comparison`: ``carried`` (``"bits"`` or ``"qubits"``),
+    ``per_link`` and ``header_bits`` (``None`` over gloo) per link and step after the warm-up,
+    ``accuracy`` (rank 0 on held-out points), ``identical`` (every replica's final weights).
 
     Examples
     --------
@@ -672,8 +619,7 @@ class CompressionComparison(Tabular):
     Examples
     --------
     >>> run = CompressionRun("built-in all-reduce (gloo)", "bits", 143424.0, None, 0.99, True)
-    >>> cmp = CompressionComparison(workers=2, steps=150, warmup=10, n_params=4482, runs=(run,),
-    ...                             weights={})
+    >>> cmp = CompressionComparison(2, 150, 10, 4482, runs=(run,), weights={})
     >>> print(cmp.table())
     run                         online per link and step  carried as  header bits  accuracy
     built-in all-reduce (gloo)                   143,424  bits                  –     0.990
@@ -693,11 +639,9 @@ class CompressionComparison(Tabular):
 
     def table(self) -> Table:
         """One row per run: online bits or qubits per link and step, headers, accuracy."""
-        return Table(
-            ("run", "online per link and step", "carried as", "header bits", "accuracy"),
-            tuple((r.label, r.per_link, r.carried, r.header_bits, r.accuracy) for r in self.runs),
-            ("", ",.0f", "", ",.0f", ".3f"),
-        )
+        rows = tuple((r.label, r.per_link, r.carried, r.header_bits, r.accuracy) for r in self.runs)
+        head = ("run", "online per link and step", "carried as", "header bits", "accuracy")
+        return Table(head, rows, ("", ",.0f", "", ",.0f", ".3f"))
 
     def against(self, baseline: str, headers: bool = False) -> CompressionView:
         """Every run's traffic next to the run called ``baseline`` (:class:`CompressionView`)."""
@@ -739,20 +683,6 @@ class _Counted:
         return self.group.allreduce(tensors, opts)
 
 
-#: The runs of :func:`compression_comparison`: (label, PowerSGD rank or None, ring or None).
-COMPRESSION_RUNS = (
-    ("built-in all-reduce (gloo)", None, None),
-    ("PowerSGD rank 1 (gloo)", 1, None),
-    ("PowerSGD rank 4 (gloo)", 4, None),
-    ("classical ring, 16 bits", None, ("classical", 16)),
-    ("classical ring, 8 bits", None, ("classical", 8)),
-    ("superdense ring, 16 bits", None, ("superdense", 16)),
-    ("PowerSGD rank 1 over the classical ring", 1, ("classical", 16)),
-    ("PowerSGD rank 1 over the superdense ring", 1, ("superdense", 16)),
-    ("PowerSGD rank 1 over the classical ring, 8 bits", 1, ("classical", 8)),
-)
-
-
 def _link_words_bits(world_size: int, sizes, sender: int) -> int:
     """Bits of 32-bit words a ring all-reduce of vectors of ``sizes`` moves over one link."""
     return sum(int(message_bits(world_size, n, 32)[sender].sum()) for n in sizes if n > 0)
@@ -780,6 +710,7 @@ def _compression_worker(
 
     from ..ddp import RingGroup, RingHookState, ring_hook
 
+    Linear, Tanh = torch.nn.Linear, torch.nn.Tanh
     X, y = (torch.from_numpy(a) for a in make_moons(4000, noise=0.2, seed=seed))
     Xt, yt = (torch.from_numpy(a) for a in make_moons(2000, noise=0.2, seed=seed + 1))
     X, Xt = X.float(), Xt.float()
@@ -790,11 +721,7 @@ def _compression_worker(
     for label, low_rank, ring in COMPRESSION_RUNS:
         torch.manual_seed(seed)
         net = torch.nn.Sequential(
-            torch.nn.Linear(2, hidden),
-            torch.nn.Tanh(),
-            torch.nn.Linear(hidden, hidden),
-            torch.nn.Tanh(),
-            torch.nn.Linear(hidden, 2),
+            Linear(2, hidden), Tanh(), Linear(hidden, hidden), Tanh(), Linear(hidden, 2)
         )
         n_params = sum(p.numel() for p in net.parameters())
         builtin = _link_words_bits(world_size, [n_params], sender)  # per step, no hook
@@ -822,13 +749,10 @@ def _compression_worker(
         end = _traffic(state, group, steps * builtin, sender)
         with torch.no_grad():
             accuracy = float((net(Xt).argmax(dim=1) == yt).double().mean())
-        out[label] = dict(
-            per_link=(end[0] - start[0]) / (steps - warmup),
-            header=(end[1] - start[1]) / (steps - warmup),
-            accuracy=accuracy,
-            weights=_flat(net.parameters()),
-            n_params=n_params,
-        )
+        per_link, header = ((e - s) / (steps - warmup) for e, s in zip(end, start))
+        weights = _flat(net.parameters())
+        out[label] = dict(per_link=per_link, header=header, accuracy=accuracy, weights=weights)
+    out["n_params"] = n_params
     return out
 
 
@@ -841,29 +765,15 @@ def compression_comparison(
     seed: int = 0,
     timeout: float = 300.0,
 ) -> CompressionComparison:
-    """Classical compression, measured and composed with the superdense ring.
+    """Classical compression (torch's PowerSGD, Vogels et al. 2019) measured against and
+    composed with the superdense ring (book/03_training.ipynb).
 
     ``workers`` gloo processes (:func:`qring_edu.launch.launch_local`) train the same 2-hidden-
-    hidden-2 tanh MLP (float32, the example's model at ``hidden=64``) data-parallel on two moons
-    (4,000 points, noise 0.2; SGD with momentum, mini-batches of 32 per worker, the same seeds
-    in every run) with each all-reduce of :data:`COMPRESSION_RUNS`: gloo's built-in all-reduce;
-    torch's own PowerSGD hook (Vogels et al. 2019; error feedback, warm start) at rank 1 and 4;
-    the ring hook (:func:`qring_edu.ddp.ring_hook`) on the classical ring with 16- and 8-bit
-    words and on the superdense ring (perfect pairs); and torch's PowerSGD hook whose
-    all-reduces (the factors P and Q, and the tensors it leaves uncompressed) run over the
-    classical or the superdense ring (:class:`qring_edu.ddp.RingGroup`), and over the classical
-    ring with 8-bit words. PowerSGD's first ``warmup`` steps are plain all-reduces, so traffic is
-    counted from step ``warmup`` on.
-
-    The superdense ring halves the channel uses of whatever it carries, so it composes with
-    compression: the factors cross as half as many qubits as the classical ring's bits. Halving
-    the word size halves the classical count too: the 8-bit rows are the classical competitors
-    of the superdense rows (same count, 8 instead of 16 bits of resolution per word).
-
-    Traffic per link and step: for the ring runs, the ledger of each rank's incoming link (the
-    busiest link); over gloo, what a bandwidth-optimal ring of 32-bit words would carry for the
-    same vectors (:func:`qring_edu.ring.message_bits`), since gloo's own algorithm is not
-    observable. Accuracy: rank 0's replica on 2,000 held-out points.
+    hidden-2 tanh MLP (float32) on two moons (4,000 points, noise 0.2; SGD with momentum,
+    batches of 32 per worker, the same seeds) once per all-reduce of :data:`COMPRESSION_RUNS`;
+    PowerSGD's all-reduces run over gloo or over a ring (:class:`qring_edu.ddp.RingGroup`).
+    Traffic per link and step from step ``warmup`` on: the ring's ledger of each rank's incoming
+    link, or over gloo what a ring of 32-bit words carries (:func:`qring_edu.ring.message_bits`).
 
     Examples
     --------
@@ -881,11 +791,9 @@ def compression_comparison(
     warmup = check_int(warmup, "warmup", 2, steps - 1)
     hidden = check_int(hidden, "hidden", 1, 4096)
     seed = check_int(seed, "seed", 0)
+    timeout = check_float(timeout, "timeout", 0.0, lo_open=True)
     per_rank = launch_local(
-        _compression_worker,
-        workers,
-        (steps, warmup, hidden, seed),
-        timeout=check_float(timeout, "timeout", 0.0, lo_open=True),
+        _compression_worker, workers, (steps, warmup, hidden, seed), timeout=timeout
     )
     runs, weights = [], {}
     for label, _, ring in COMPRESSION_RUNS:
@@ -895,5 +803,5 @@ def compression_comparison(
         header = None if ring is None else max(g["header"] for g in got)
         per_link, identical = max(g["per_link"] for g in got), bool(np.all(w == w[0]))
         runs.append(CompressionRun(label, carried, per_link, header, got[0]["accuracy"], identical))
-    n_params = int(per_rank[0][COMPRESSION_RUNS[0][0]]["n_params"])
+    n_params = int(per_rank[0]["n_params"])
     return CompressionComparison(workers, steps, warmup, n_params, tuple(runs), weights)

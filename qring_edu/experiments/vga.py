@@ -1,13 +1,10 @@
-"""Experiments of chapter 5, *Verified GHZ aggregation* (book/05_vga.ipynb): the attack
-playground, exact privacy, the circuits against the fast path, the sources side by side, the GHZ
-test as a witness, the detection of each attack and the soundness error ε it gives, the β = 0
-floor.
+"""Experiments of chapter 5, *Verified GHZ aggregation* (book/05_vga.ipynb): attacks, exact
+privacy, circuits against the fast path, the GHZ test as a witness, and the soundness error ε.
 
-Pure: every number comes from :mod:`qring_edu.vga` and :mod:`qring_edu.vga_security`; results
-are frozen dataclasses (figures: :mod:`qring_edu.figures.vga`). Transcript order: worker j's
-announcement ``m_j`` is a word in ``0 .. 2**bits - 1``; joint histograms index ``(m_0, m_1)`` as
-(row, column). No detection probability is ever assumed: every ε comes from
-:func:`qring_edu.vga_security.detection_probability` for a named attack (a value).
+Numbers come from :mod:`qring_edu.vga` and :mod:`qring_edu.vga_security`. Worker j announces a
+word ``m_j`` in ``0 .. 2**bits - 1``. Every ε comes from
+:func:`qring_edu.vga_security.detection_probability` of a named attack (no detection assumed);
+``bad_fraction`` is β, ``test_fraction`` f, ``n_copies`` N (GHZ copies delivered).
 """
 
 from __future__ import annotations
@@ -74,6 +71,14 @@ __all__ = [
 #: Largest amount of simulated work per call (runs * fractions * entries * workers).
 MAX_WORK = 2_000_000
 MAX_SAMPLES = 200_000
+#: The attacks of :func:`detection_table` and what each leaks.
+DETECTION_ROWS = (
+    (KnownPads(), "every input of the entry"),
+    (KnownPadBits(1), "the lowest bit of every input"),
+    (Eavesdropper(), "every input of the entry (later)"),
+    (SplitWorker(), "one worker's lowest input bit"),
+    (Dephasing(), "nothing (the sum is shifted)"),
+)
 
 
 def source_attack(source):
@@ -122,12 +127,9 @@ def attack_label(attack) -> str:
 # -- Attack playground ---------------------------------------------------------------------------
 @result(show=("acceptance_at_f", "accuracy_at_f", "epsilon_at_f"))
 class AttackSweep:
-    """Acceptance rate, attacker accuracy and ε against the test fraction for one source.
-
-    Per test fraction ``fractions[i]`` (sorted; includes ``test_fraction``): ``acceptance`` (runs
-    accepted), ``accuracy`` (mean fraction of inputs the source guessed exactly), ``fail_rate``
-    (failed / run tests, pooled), ``epsilon`` (:func:`qring_edu.vga_epsilon` for the run's
-    register-copies, ``bad_fraction`` and the ``detection`` of ``attack``).
+    """Per test fraction ``fractions[i]``: ``acceptance`` (share of runs accepted), ``accuracy``
+    (share of inputs the source guessed), ``fail_rate`` (failed / run tests) and ``epsilon``
+    (:func:`qring_edu.vga_epsilon` with the ``detection`` of ``attack``).
 
     Examples
     --------
@@ -152,21 +154,12 @@ class AttackSweep:
 
     def at(self, name: str) -> float:
         """Value of ``name`` ("acceptance", "accuracy", "fail_rate", "epsilon") at test_fraction."""
-        return float(
-            getattr(self, name)[int(np.argmin(np.abs(self.fractions - self.test_fraction)))]
-        )
+        i = int(np.argmin(np.abs(self.fractions - self.test_fraction)))
+        return float(getattr(self, name)[i])
 
-    @property
-    def acceptance_at_f(self) -> float:
-        return self.at("acceptance")
-
-    @property
-    def accuracy_at_f(self) -> float:
-        return self.at("accuracy")
-
-    @property
-    def epsilon_at_f(self) -> float:
-        return self.at("epsilon")
+    acceptance_at_f = property(lambda self: self.at("acceptance"), doc="At test_fraction.")
+    accuracy_at_f = property(lambda self: self.at("accuracy"), doc="At test_fraction.")
+    epsilon_at_f = property(lambda self: self.at("epsilon"), doc="At test_fraction.")
 
 
 def attack_sweep(
@@ -183,10 +176,8 @@ def attack_sweep(
     seed: int = 0,
 ) -> AttackSweep:
     """Run :func:`qring_edu.vga_aggregate` ``runs`` times per test fraction in
-    ``{0, 0.1, ..., 0.9} + {test_fraction}`` on random inputs (P = ``workers``, d = ``entries``).
-
-    ``attack``: the attack whose detection the ε curve uses (default :func:`source_attack`).
-    Deterministic in ``seed``.
+    ``{0, 0.1, ..., 0.9} + {test_fraction}`` on random inputs (P = ``workers``, d = ``entries``);
+    ε uses the detection of ``attack`` (default :func:`source_attack`).
 
     Examples
     --------
@@ -204,29 +195,26 @@ def attack_sweep(
     check_seed(seed)
     fractions = np.unique(np.round(np.append(np.arange(10) / 10, f), 6))
     if runs * fractions.size * entries * workers > MAX_WORK:
-        raise ValueError(
-            f"runs * entries * workers is too large for a live widget (at most "
-            f"{MAX_WORK // fractions.size} per fraction)"
-        )
+        limit = MAX_WORK // fractions.size
+        raise ValueError(f"runs * entries * workers is too large (at most {limit} per fraction)")
     attack = source_attack(source) if attack is None else attack
     detection = detection_probability(attack, workers, bits=bits)
     rng = np.random.default_rng(seed)
-    acc, guess, fail, eps = [], [], [], []
     options = dict(bits=bits, source=source, tolerance=tolerance, seed=rng)
-    for frac in fractions:
-        accepted = correct = failed = tests = 0
-        for _ in range(runs):
-            x = rng.integers(0, 2**bits, size=(workers, entries))
-            res = vga_aggregate(x, test_fraction=float(frac), **options)
-            accepted += res.accepted
-            correct += res.attacker_accuracy
-            failed += res.tests_failed
-            tests += res.tests
-        acc.append(accepted / runs)
-        guess.append(correct / runs)
-        fail.append(failed / tests if tests else 0.0)
-        n_copies = vga_copy_counts(entries, float(frac))[0]
-        eps.append(vga_epsilon(n_copies, float(frac), beta, detection=detection))
+
+    def run(frac):
+        x = rng.integers(0, 2**bits, size=(workers, entries))
+        return vga_aggregate(x, test_fraction=frac, **options)
+
+    acc, guess, fail, eps = [], [], [], []
+    for frac in map(float, fractions):
+        res = [run(frac) for _ in range(runs)]
+        tests = sum(r.tests for r in res)
+        acc.append(sum(r.accepted for r in res) / runs)
+        guess.append(sum(r.attacker_accuracy for r in res) / runs)
+        fail.append(sum(r.tests_failed for r in res) / tests if tests else 0.0)
+        n_copies = vga_copy_counts(entries, frac)[0]
+        eps.append(vga_epsilon(n_copies, frac, beta, detection=detection))
     curves = [np.array(v) for v in (acc, guess, fail, eps)]
     settings = (source, workers, bits, entries, runs, f, attack, detection, beta)
     return AttackSweep(*settings, fractions, *curves)
@@ -249,16 +237,10 @@ def _ghz_register_state(workers: int, bits: int) -> np.ndarray:
 
 @result(show=("same_sum",))
 class ExactPrivacy(Tabular):
-    """The exact transcript laws of two input sets, and their exact distance from the ideal.
-
-    ``joint_a[u, v]``: probability that ``(m_0, m_1) = (u, v)`` for inputs a (``(2**b, 2**b)``),
-    ``sums_a[s]``: probability that ``sum_j m_j = s mod 2**b``, both from the genuine GHZ state
-    (:func:`qring_edu.vga_security.vga_state_outcome_probabilities`); what an outsider sees is
-    this law for every source (the attacking sources draw their pads uniformly). ``between``:
-    total-variation distance of the two laws (0 for equal sums, 1 otherwise). ``distance_a``,
-    ``distance_b``: :func:`qring_edu.vga_security.transcript_distance` for ``source`` (the transcript *joint
-    with what the attacker holds*; ``method`` "exact", or "closed_form" beyond the enumeration
-    limit).
+    """Transcript laws of input sets a and b from the GHZ state (what an outsider sees for every
+    source, :func:`qring_edu.vga_security.vga_state_outcome_probabilities`): ``joint_a[u, v]`` =
+    P((m_0, m_1) = (u, v)), ``sums_a[s]`` = P(Σ m_j = s mod 2**b); ``between``: their
+    total-variation distance; ``distance_a``: :func:`qring_edu.vga_security.transcript_distance`.
 
     Examples
     --------
@@ -282,28 +264,23 @@ class ExactPrivacy(Tabular):
     sums_a: np.ndarray = field(repr=False)
     sums_b: np.ndarray = field(repr=False)
 
-    @property
-    def same_sum(self) -> bool:
-        m = (1 << self.bits) - 1
-        return int(self.inputs_a.sum()) & m == int(self.inputs_b.sum()) & m
+    same_sum = property(
+        lambda self: (int(self.inputs_a.sum()) - int(self.inputs_b.sum())) % (1 << self.bits) == 0,
+        doc="Both sets have the same sum mod 2**b.",
+    )
 
     def table(self) -> Table:
         """Per input set: the announced sum and the distance from the ideal for the source."""
         m = (1 << self.bits) - 1
+        sets = (("a", self.inputs_a, self.distance_a), ("b", self.inputs_b, self.distance_b))
         rows = tuple(
             (name, ", ".join(str(int(v)) for v in x), int(x.sum()) & m, dist)
-            for name, x, dist in (
-                ("a", self.inputs_a, self.distance_a),
-                ("b", self.inputs_b, self.distance_b),
-            )
+            for name, x, dist in sets
         )
-        column = f"TV from ideal ({type(self.source).__name__}, joint with attacker)"
-        return Table(
-            ("inputs", "words", "sum mod 2^b", column),
-            rows,
-            ("", "", "d", ".6f"),
-            title=f"TV between the transcripts of a and b: {self.between:.6f}",
-        )
+        head = ("inputs", "words", "sum mod 2^b")
+        head += (f"TV from ideal ({type(self.source).__name__}, joint with attacker)",)
+        title = f"TV between the transcripts of a and b: {self.between:.6f}"
+        return Table(head, rows, ("", "", "d", ".6f"), title=title)
 
 
 def exact_privacy(
@@ -314,10 +291,9 @@ def exact_privacy(
     source=Honest(),  # noqa: B008
     amplification: int = 1,
 ) -> ExactPrivacy:
-    """Exact privacy of one entry for two input sets: their transcript laws (from the GHZ state),
-    the distance between them, and each set's distance from the ideal for ``source``
-    (:class:`~qring_edu.vga.Honest`, :class:`~qring_edu.vga.KnownPads` or
-    :class:`~qring_edu.vga.Eavesdropper`). P >= 2 words per set, ``P * bits <= 12``, ``bits`` in
+    """:class:`ExactPrivacy` of one entry for two input sets, ``source`` one of
+    :class:`~qring_edu.vga.Honest`, :class:`~qring_edu.vga.KnownPads`,
+    :class:`~qring_edu.vga.Eavesdropper`: P >= 2 words per set, ``P * bits <= 12``, ``bits`` in
     1..6, ``amplification`` k in 1..8. Nothing is sampled.
 
     Examples
@@ -340,8 +316,7 @@ def exact_privacy(
     dist = [
         transcript_distance(x, bits, source=source, amplification=k, method=method) for x in (a, b)
     ]
-    psi = _ghz_register_state(a.size, bits)
-    size = 1 << bits
+    psi, size = _ghz_register_state(a.size, bits), 1 << bits
     codes = np.arange(1 << (a.size * bits))
     digits = [(codes >> (bits * j)) & (size - 1) for j in range(a.size)]
     total = sum(digits) % size
@@ -357,13 +332,9 @@ def exact_privacy(
 @result(show=("aer_p_value", "fast_p_value"))
 class TranscriptPaths(Tabular):
     """Transcripts of one column of inputs, ``samples`` runs each on the Aer circuits
-    (:func:`qring_edu.vga.vga_aggregate_qiskit`) and on the fast path
-    (:func:`qring_edu.vga_aggregate`), against the exact law
-    (:func:`qring_edu.vga_security.vga_outcome_probabilities`).
-
-    ``exact``, ``aer_counts``, ``fast_counts``: shape ``(2**(b P),)``, transcript
-    ``(m_0, ..., m_{P-1})`` at code ``sum_j m_j 2**(b j)``. ``*_p_value``: chi-squared goodness
-    of fit on the exact support; ``table()`` also counts transcripts off the support.
+    (:func:`qring_edu.vga.vga_aggregate_qiskit`) and on the fast path, against the exact law
+    (:func:`qring_edu.vga_security.vga_outcome_probabilities`): ``exact``, ``aer_counts``,
+    ``fast_counts`` (2**(b P),), transcript at code ``sum_j m_j 2**(b j)``.
 
     Examples
     --------
@@ -384,13 +355,8 @@ class TranscriptPaths(Tabular):
         expected = self.exact[support] * self.samples
         return int(counts[~support].sum()), float(chisquare(counts[support], expected).pvalue)
 
-    @property
-    def aer_p_value(self) -> float:
-        return self._fit(self.aer_counts)[1]
-
-    @property
-    def fast_p_value(self) -> float:
-        return self._fit(self.fast_counts)[1]
+    aer_p_value = property(lambda self: self._fit(self.aer_counts)[1], doc="Aer's p-value.")
+    fast_p_value = property(lambda self: self._fit(self.fast_counts)[1], doc="Fast path's.")
 
     def table(self) -> Table:
         """Per path: transcripts off the sum and the chi-squared p-value against the exact law."""
@@ -434,9 +400,8 @@ def transcript_paths(
     def counts(t):
         return np.bincount(sum(t[j] << (bits * j) for j in range(x.size)), minlength=size)
 
-    return TranscriptPaths(
-        tuple(int(v) for v in x), bits, samples, exact, counts(aer), counts(fast)
-    )
+    inputs = tuple(int(v) for v in x)
+    return TranscriptPaths(inputs, bits, samples, exact, counts(aer), counts(fast))
 
 
 # -- Sources side by side ------------------------------------------------------------------------
@@ -457,27 +422,28 @@ def sources_table(results: Mapping[str, VGAResult], inputs) -> Table:
     for label, r in results.items():
         if not isinstance(r, VGAResult):
             raise TypeError(f"results must map labels to VGAResult, got {type(r).__name__}")
-        rows.append(
-            (
-                str(label),
-                r.tests_failed / r.tests if r.tests else None,
-                str(r.accepted),
-                float(np.mean(r.total == modular_sum(x, r.bits))),
-                float(r.attacker_accuracy),
-            )
-        )
+        failed = r.tests_failed / r.tests if r.tests else None
+        exact = float(np.mean(r.total == modular_sum(x, r.bits)))
+        rows.append((str(label), failed, str(r.accepted), exact, float(r.attacker_accuracy)))
     columns = ("source", "failed tests", "accepted", "exact sums", "source's accuracy")
     return Table(columns, tuple(rows), ("", ".2%", "", ".2%", ".2%"))
 
 
 # -- The GHZ test as a fidelity witness, on named states -----------------------------------------
+def _row(rows: tuple, key, name: str) -> tuple:
+    """The first row whose first entry equals ``key``; a ValueError naming ``name`` otherwise."""
+    for r in rows:
+        if r[0] == key:
+            return r
+    raise ValueError(f"{name} must be one of {', '.join(repr(r[0]) for r in rows)}, got {key!r}")
+
+
 def _witness_states(workers: int, rng: np.random.Generator) -> list[tuple[str, np.ndarray]]:
     """Named P-qubit states (vectors, or a density matrix), worker j = bit j."""
     dim = 1 << workers
     ghz = np.zeros(dim)
     ghz[0] = ghz[-1] = 2**-0.5
-    flipped = ghz.copy()
-    flipped[-1] = -flipped[-1]
+    flipped = ghz * np.where(np.arange(dim) == dim - 1, -1, 1)  # |GHZ->
     phases = rng.uniform(0, 2 * np.pi, workers)
     phases[-1] = -phases[:-1].sum()  # zero-sum phases: a known-pads copy
     product = np.ones(1)
@@ -500,13 +466,10 @@ def _witness_states(workers: int, rng: np.random.Generator) -> list[tuple[str, n
 
 @result
 class WitnessTable(Tabular):
-    """Fidelity with GHZ and failure probability of the GHZ test for named P-qubit states.
-
-    ``rows``: ``(state, fidelity, fail_probability, bound)``: :func:`ghz_fidelity
-    <qring_edu.vga_security.ghz_fidelity>`, 1 - :func:`ghz_state_pass_probability
-    <qring_edu.vga_security.ghz_state_pass_probability>` (setting by setting) and the witness
-    ``max(0, 1 - 2 P(fail))`` (:func:`qring_edu.vga_security.ghz_witness`); ``fidelity >= bound`` for every
-    state, with equality when the state has no ``|GHZ->`` component.
+    """``rows``: ``(state, fidelity, fail_probability, bound)`` of named P-qubit states: the
+    fidelity with GHZ, the GHZ test's failure probability and the witness bound
+    ``max(0, 1 - 2 P(fail))`` (:mod:`qring_edu.vga_security`); equal to F without a ``|GHZ->``
+    component.
 
     Examples
     --------
@@ -519,11 +482,7 @@ class WitnessTable(Tabular):
 
     def row(self, state: str) -> tuple:
         """The row of one named state."""
-        for r in self.rows:
-            if r[0] == state:
-                return r
-        names = ", ".join(repr(r[0]) for r in self.rows)
-        raise ValueError(f"state must be one of {names}, got {state!r}")
+        return _row(self.rows, state, "state")
 
     def table(self) -> Table:
         # tight: F = 1 - 2 P(fail) exactly (the unclipped witness), i.e. no |GHZ-> component
@@ -532,9 +491,8 @@ class WitnessTable(Tabular):
             for name, f, p, b in self.rows
         )
         columns = ("state", "fidelity F", "P(test fails)", "witness 1 - 2 P(fail)", "tight")
-        return Table(
-            columns, rows, ("", ".4f", ".4f", ".4f", ""), title=f"P = {self.workers} qubits"
-        )
+        formats, title = ("", ".4f", ".4f", ".4f", ""), f"P = {self.workers} qubits"
+        return Table(columns, rows, formats, title=title)
 
 
 def witness_table(workers: int = 4, seed: int = 0) -> WitnessTable:
@@ -564,23 +522,10 @@ def witness_table(workers: int = 4, seed: int = 0) -> WitnessTable:
 
 
 # -- Detection, attack by attack, and the ε each gives -------------------------------------------
-#: The attacks of :func:`detection_table` and what each leaks.
-DETECTION_ROWS = (
-    (KnownPads(), "every input of the entry"),
-    (KnownPadBits(1), "the lowest bit of every input"),
-    (Eavesdropper(), "every input of the entry (later)"),
-    (SplitWorker(), "one worker's lowest input bit"),
-    (Dephasing(), "nothing (the sum is shifted)"),
-)
-
-
 @result
 class DetectionTable(Tabular):
-    """Per attack: what it leaks, its per-register detection and the ε it gives.
-
-    ``rows``: ``(attack, leaks, detection, epsilon)``, detection from
-    :func:`qring_edu.vga_security.detection_probability` (P = ``workers``, b = ``bits``), ε =
-    :func:`qring_edu.vga_epsilon` at ``(n_copies, test_fraction, bad_fraction)``.
+    """``rows``: ``(attack, leaks, detection, epsilon)`` per attack: what it leaks, its
+    per-register detection and :func:`qring_edu.vga_epsilon` at the table's setting.
 
     Examples
     --------
@@ -597,10 +542,7 @@ class DetectionTable(Tabular):
 
     def epsilon(self, attack) -> float:
         """ε of one attack of the table (an attack value, e.g. ``SplitWorker()``)."""
-        for a, _, _, eps in self.rows:
-            if a == attack:
-                return eps
-        raise ValueError(f"attack must be one of the table's, got {attack!r}")
+        return _row(self.rows, attack, "attack")[3]
 
     def table(self) -> Table:
         rows = tuple((attack_label(a), leaks, det, eps) for a, leaks, det, eps in self.rows)
@@ -635,20 +577,18 @@ def detection_table(
     rows = []
     for attack, leaks in DETECTION_ROWS:
         det = detection_probability(attack, workers, bits=bits)
-        rows.append(
-            (attack, leaks, det, vga_epsilon(n_copies, test_fraction, bad_fraction, detection=det))
-        )
-    return DetectionTable(
-        workers, bits, n_copies, float(test_fraction), float(bad_fraction), tuple(rows)
-    )
+        eps = vga_epsilon(n_copies, test_fraction, bad_fraction, detection=det)
+        rows.append((attack, leaks, det, eps))
+    setting = (workers, bits, n_copies, float(test_fraction), float(bad_fraction))
+    return DetectionTable(*setting, tuple(rows))
 
 
 # -- ε against copies and test fraction ----------------------------------------------------------
 @result
 class EpsilonGrid(Tabular):
-    """``epsilon[i, k]`` = :func:`qring_edu.vga_epsilon` for ``used[k]`` used copies at test
-    fraction ``fractions[i]`` (``n_copies = ceil(used / (1 - f))``), with the per-register
-    ``detection`` of ``attack`` (P = ``workers``, b = ``bits``); ``overhead[i] = 1/(1-f)``.
+    """``epsilon[i, k]``: :func:`qring_edu.vga_epsilon` for ``used[k]`` used copies
+    (``n_copies = ceil(used / (1 - f))``) at test fraction ``fractions[i]``, with the
+    ``detection`` of ``attack``.
 
     Examples
     --------
@@ -669,17 +609,13 @@ class EpsilonGrid(Tabular):
     fractions: np.ndarray = field(repr=False)
     epsilon: np.ndarray = field(repr=False)
 
-    @property
-    def overhead(self) -> np.ndarray:
-        return 1.0 / (1.0 - self.fractions)
+    overhead = property(lambda self: 1.0 / (1.0 - self.fractions), doc="1 / (1 - f).")
 
     @property
     def label(self) -> str:
         """The attack and its detection."""
-        return (
-            f"{attack_label(self.attack)}: δ = {self.detection:.4g} "
-            f"(P = {self.workers}, b = {self.bits})"
-        )
+        where = f"(P = {self.workers}, b = {self.bits})"
+        return f"{attack_label(self.attack)}: δ = {self.detection:.4g} {where}"
 
     def table(self) -> Table:
         """Per test fraction: the copy overhead and ε at the largest number of used copies."""
@@ -698,8 +634,7 @@ def epsilon_grid(
     max_used: int = 400,
     fractions=(0.25, 0.5, 0.75),
 ) -> EpsilonGrid:
-    """ε for 20 used-copy counts from 10 to ``max_used`` (log-spaced) and each test fraction,
-    with the detection of ``attack`` (required: no detection is assumed).
+    """ε for 20 used-copy counts from 10 to ``max_used`` (log-spaced) and each test fraction.
 
     Examples
     --------
@@ -722,12 +657,8 @@ def epsilon_grid(
 
 @result
 class FractionSweep(Tabular):
-    """ε against the test fraction at a fixed budget of ``n_copies`` delivered copies.
-
-    ``epsilon[i, j]`` for ``attacks[i]`` (detection ``detections[i]``) and test fraction
-    ``fractions[j]``. ``best_fraction(i)``: the fraction with the smallest ε;
-    ``exponent_share(i, f)``: ``log eps(f) / log eps(best)``, the share of the best error
-    exponent that fraction f reaches.
+    """``epsilon[i, j]``: ε for ``attacks[i]`` (detection ``detections[i]``) at test fraction
+    ``fractions[j]``, with ``n_copies`` delivered copies.
 
     Examples
     --------
@@ -744,24 +675,20 @@ class FractionSweep(Tabular):
     epsilon: np.ndarray = field(repr=False)
 
     def best_fraction(self, i: int) -> float:
+        """The test fraction with the smallest ε for ``attacks[i]``."""
         return float(self.fractions[int(np.argmin(self.epsilon[i]))])
 
     def exponent_share(self, i: int, fraction: float = 0.5) -> float:
+        """``log ε(fraction) / log ε(best)``: the share of the best error exponent reached."""
         j = int(np.argmin(np.abs(self.fractions - fraction)))
         return float(math.log(self.epsilon[i, j]) / math.log(self.epsilon[i].min()))
 
     def table(self) -> Table:
         j = int(np.argmin(np.abs(self.fractions - 0.5)))
+        eps = [(float(e.min()), float(e[j])) for e in self.epsilon]
         rows = tuple(
-            (
-                attack_label(a),
-                float(self.detections[i]),
-                self.best_fraction(i),
-                float(self.epsilon[i].min()),
-                float(self.epsilon[i, j]),
-                self.exponent_share(i),
-            )
-            for i, a in enumerate(self.attacks)
+            (attack_label(a), float(d), self.best_fraction(i), *eps[i], self.exponent_share(i))
+            for i, (a, d) in enumerate(zip(self.attacks, self.detections))
         )
         columns = ("attack", "δ", "best f", "ε at best f", "ε at f = 1/2")
         columns += ("f = 1/2: share of best exponent",)
@@ -788,9 +715,8 @@ def fraction_sweep(
     """
     n = check_int(n_copies, "n_copies", 2, 100_000)
     beta = check_float(bad_fraction, "bad_fraction", 0.0, 1.0, hi_open=True)
-    fr = np.asarray(
-        [check_float(v, "fractions", 0.0, 1.0, lo_open=True, hi_open=True) for v in fractions]
-    )
+    fr = [check_float(v, "fractions", 0.0, 1.0, lo_open=True, hi_open=True) for v in fractions]
+    fr = np.asarray(fr)
     dets = [detection_probability(a, workers, bits=bits) for a in attacks]
     eps = [[vga_epsilon(n, f, beta, detection=d) for f in fr.tolist()] for d in dets]
     return FractionSweep(n, beta, tuple(attacks), np.array(dets), fr, np.array(eps))
@@ -799,13 +725,10 @@ def fraction_sweep(
 # -- β = 0: the floor 1 - f ----------------------------------------------------------------------
 @result
 class EpsilonFloor:
-    """ε against the number of delivered copies, with no bad used copy allowed (β = 0) and with
-    ``bad_fraction``, for several attacks; and the detection-free floor.
-
-    ``epsilon_zero[i, k]``: :func:`qring_edu.vga_epsilon` at ``(n_copies[k], test_fraction, 0)``
-    for ``attacks[i]``; ``epsilon_beta[i, k]``: the same at ``bad_fraction``; ``floor_zero[k]``,
-    ``floor_beta[k]``: :func:`qring_edu.vga_security.vga_epsilon_floor` (one bad copy more than allowed,
-    never tested: a bound for every detection).
+    """``epsilon_zero[i, k]``: :func:`qring_edu.vga_epsilon` at ``(n_copies[k], test_fraction,
+    0)`` for ``attacks[i]``; ``epsilon_beta``: the same at ``bad_fraction``; ``floor_zero``,
+    ``floor_beta``: :func:`qring_edu.vga_security.vga_epsilon_floor`, the bound for every
+    detection.
 
     Examples
     --------
@@ -824,9 +747,7 @@ class EpsilonFloor:
     floor_zero: np.ndarray = field(repr=False)
     floor_beta: np.ndarray = field(repr=False)
 
-    @property
-    def labels(self) -> tuple[str, ...]:
-        return tuple(attack_label(a) for a in self.attacks)
+    labels = property(lambda self: tuple(map(attack_label, self.attacks)), doc="Attack labels.")
 
 
 def epsilon_floor_sweep(
@@ -838,8 +759,7 @@ def epsilon_floor_sweep(
     workers: int = 4,
     bits: int = 8,
 ) -> EpsilonFloor:
-    """ε at β = 0 and at ``bad_fraction`` for 16 even copy counts from 2 to ``max_copies``, for
-    each attack's detection.
+    """ε at β = 0 and at ``bad_fraction`` for 16 even copy counts from 2 to ``max_copies``.
 
     Examples
     --------
@@ -852,9 +772,9 @@ def epsilon_floor_sweep(
     max_copies = check_int(max_copies, "max_copies", 4, 20_000)
     ns = np.unique(2 * np.round(np.geomspace(1, max_copies // 2, 16)).astype(int)).tolist()
     dets = [detection_probability(a, workers, bits=bits) for a in attacks]
-    zero = np.array([[vga_epsilon(n, f, 0.0, detection=d) for n in ns] for d in dets])
-    at_beta = np.array([[vga_epsilon(n, f, beta, detection=d) for n in ns] for d in dets])
+    eps = [
+        np.array([[vga_epsilon(n, f, b, detection=d) for n in ns] for d in dets])
+        for b in (0.0, beta)
+    ]
     floors = [np.array([vga_epsilon_floor(n, f, b) for n in ns]) for b in (0.0, beta)]
-    return EpsilonFloor(
-        f, beta, tuple(attacks), np.array(dets), np.array(ns), zero, at_beta, *floors
-    )
+    return EpsilonFloor(f, beta, tuple(attacks), np.array(dets), np.array(ns), *eps, *floors)

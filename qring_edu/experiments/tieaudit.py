@@ -1,20 +1,10 @@
-"""Experiments of the TieAudit chapter (book/08_tieaudit.ipynb): instances, costs against ``P``
-and the crossovers per family of bounds, one-way against two-message communication, the noise
-threshold and its crossover, and what the chapter's widgets compute.
-
-Pure: every number comes from :mod:`qring_edu.tieaudit`; results are frozen dataclasses
-(figures: :mod:`qring_edu.figures.tieaudit`). The exact plans live in
-:mod:`qring_edu.experiments.tieaudit_plans`, the verified protocol against noise, attacks and
-adaptive sources in :mod:`qring_edu.experiments.tieaudit_noise`.
-
-* :func:`random_matching`, :func:`signs_with_disagreement`, :func:`disagreement_fraction`,
-  :func:`outcome_index`, :func:`tieaudit_sample_qiskit`: instances and the circuits sampled.
-* :func:`tieaudit_scaling`, :func:`tieaudit_crossover`, :func:`tieaudit_crossover_table`: costs
-  and crossovers per family (Hoeffding, Bernstein, exact).
-* :func:`message_comparison`: one-way quantum and classical against the two-message protocol.
-* :func:`tieaudit_noise_threshold`, :func:`tieaudit_noise_crossover`,
-  :func:`noise_threshold_curves`: per-pair Werner noise.
-* :func:`audit_explorer`, :func:`tieaudit_curves`: the widgets' computations.
+"""Experiments of the TieAudit chapter (book/08_tieaudit.ipynb): instances
+(:func:`random_matching`, :func:`signs_with_disagreement`), costs against ``P`` and the
+crossovers per family of bounds (:func:`tieaudit_scaling`, :func:`tieaudit_crossover_table`),
+one-way against two messages (:func:`message_comparison`), the noise threshold
+(:func:`noise_threshold_curves`) and the widgets' computations. The exact plans are in
+:mod:`qring_edu.experiments.tieaudit_plans`, untrusted channels in
+:mod:`qring_edu.experiments.tieaudit_noise`; figures in :mod:`qring_edu.figures.tieaudit`.
 """
 
 from __future__ import annotations
@@ -82,8 +72,6 @@ def _truth(s: np.ndarray, m: np.ndarray) -> float:
 
 
 # -- Instances -----------------------------------------------------------------------------------
-
-
 def random_matching(P: int, alpha: float = 1.0, seed=None) -> np.ndarray:
     """A uniformly random matching of ``round(alpha P / 2)`` pairs (at least one) of ``P = 2^n``
     coordinates, shape ``(m, 2)``.
@@ -133,8 +121,7 @@ def disagreement_fraction(signs, matching) -> float:
     0.5
     """
     s = check_signs(signs)
-    m = check_matching(matching, s.size)
-    return float(np.mean(s[m[:, 0]] != s[m[:, 1]]))
+    return _truth(s, check_matching(matching, s.size))
 
 
 def outcome_index(matching, P: int) -> np.ndarray:
@@ -440,18 +427,11 @@ def message_comparison(
 def tieaudit_noise_threshold() -> float:
     """Per-pair fidelity ``F* = 2^(-1/4) ≈ 0.8409`` above which the quantum protocols keep an
     advantage over one-way classical ones, asymptotically (``P -> ∞`` at fixed ``eps, delta,
-    alpha``).
-
-    Derivation. Each copy uses ``n = log2 P`` qubits or pairs. With per-pair Werner noise of
-    fidelity ``F`` (:class:`~qring_edu.tieaudit.LocalDepolarizing`) the twirled attenuation is
-    ``eta = ((4F)^n - 1)/(4^n - 1) ≈ F^n``. A copy has signal-to-noise ratio ``alpha eta^2``
-    (``E[Y] = alpha eta g``, ``E[Y^2] = alpha``), so ``N ∝ log(1/delta)/(alpha eta^2 eps^2)``
-    copies. The quantum cost is then ``n N ∝ log2(P) F^(-2n) = log2(P) P^(-2 log2 F)``. One-way
-    classical protocols need ``Theta(sqrt(P))`` bits at constant ``eps``. Their ratio
-    ``log2(P) P^(-2 log2 F - 1/2)`` tends to 0 iff ``-2 log2 F < 1/2``, i.e. ``F > 2^(-1/4)``. At
-    the threshold quantum loses by a ``log P`` factor; ``eps, delta, alpha`` move only the
-    crossover (:func:`tieaudit_noise_crossover`), which near the
-    threshold lies at astronomically large ``P``.
+    alpha``; derivation in book/08_tieaudit.ipynb): under per-pair Werner noise
+    (:class:`~qring_edu.tieaudit.LocalDepolarizing`) ``eta = ((4F)^n - 1)/(4^n - 1) ≈ F^n``,
+    the quantum cost ``n N ∝ log2(P) P^(-2 log2 F)`` against ``Theta(sqrt(P))`` classical bits,
+    a ratio that tends to 0 iff ``F > 2^(-1/4)``. ``eps, delta, alpha`` move only the crossover
+    (:func:`tieaudit_noise_crossover`).
 
     Examples
     --------
@@ -493,10 +473,16 @@ def tieaudit_noise_crossover(
     fidelity = check_float(fidelity, "fidelity", 0.25, 1.0)
     eps, delta, alpha = _check_eps(eps), check_delta(delta), _check_alpha(alpha)
     max_log2_P = check_int(max_log2_P, "max_log2_P", 1, 500)
-    for n in range(1, max_log2_P + 1):
-        if _noisy_qubits(fidelity, n, eps, delta, alpha) < classical_subset_size(
-            2**n, alpha, eps, delta
-        ):
+    bits = (classical_subset_size(2**n, alpha, eps, delta) for n in range(1, max_log2_P + 1))
+    return _first_cheaper(fidelity, bits, eps, delta, alpha)
+
+
+def _first_cheaper(fidelity: float, bits, eps: float, delta: float, alpha: float) -> int:
+    """First ``n`` (from 1) where the noisy quantum qubits are below ``bits[n - 1]``, the
+    classical protocol's bits at ``P = 2^n`` (an iterable: read only up to the crossover); 0 if
+    none."""
+    for n, b in enumerate(bits, start=1):
+        if _noisy_qubits(fidelity, n, eps, delta, alpha) < b:
             return n
     return 0
 
@@ -562,27 +548,15 @@ def noise_threshold_curves(
     eps, delta, alpha = _check_eps(eps), check_delta(delta), _check_alpha(alpha)
     max_log2_P = check_int(max_log2_P, "max_log2_P", 1, 500)
     ns = np.arange(1, max_log2_P + 1)
-
-    def qubits(F: float) -> np.ndarray:
-        return np.array([_noisy_qubits(F, int(n), eps, delta, alpha) for n in ns])
-
-    classical = np.array([float(classical_subset_size(2 ** int(n), alpha, eps, delta)) for n in ns])
-    crossovers = tuple(
-        tieaudit_noise_crossover(F, eps, delta, alpha, max_log2_P=500) for F in THRESHOLD_FIDELITIES
+    bits = [classical_subset_size(2**n, alpha, eps, delta) for n in range(1, 501)]
+    crossovers = tuple(_first_cheaper(F, bits, eps, delta, alpha) for F in THRESHOLD_FIDELITIES)
+    quantum = (
+        np.array([_noisy_qubits(F, int(n), eps, delta, alpha) for n in ns])
+        for F in (fidelity, 1.0, tieaudit_noise_threshold())
     )
-    return NoiseThreshold(
-        fidelity,
-        eps,
-        delta,
-        alpha,
-        ns,
-        qubits(fidelity),
-        qubits(1.0),
-        qubits(tieaudit_noise_threshold()),
-        classical,
-        THRESHOLD_FIDELITIES,
-        crossovers,
-    )
+    classical = np.array([float(b) for b in bits[:max_log2_P]])
+    args = (fidelity, eps, delta, alpha, ns, *quantum, classical)
+    return NoiseThreshold(*args, THRESHOLD_FIDELITIES, crossovers)
 
 
 # -- Crossovers per family -----------------------------------------------------------------------

@@ -236,7 +236,7 @@ def test_a_row_is_one_registered_function():
     def test_row(seed: int = 0, n: int = 1) -> Claim:
         return claims_module._make(
             "test_row",
-            claims_module._values(n=n),
+            {"n": n},
             claim="c",
             paper_figure="f",
             computed=f"n = {n}",

@@ -1,43 +1,12 @@
 """The paper's headline claims (book/claims.ipynb), each checked by a library computation.
 
-:func:`reproduce_claims` runs one small, seeded experiment per claim and returns a list of
-:class:`Claim` records: the claim, the figure the paper states, what the library computes (a
-short text with fixed precision), a **verdict** in :data:`VERDICTS`, the **reason** where the
-verdict is not "holds", a caveat, the chapter that develops it and the raw numbers (``values``).
-The page ``book/claims.ipynb`` renders them with :func:`qring_edu.figures.claims.claims_table_html`.
-
-The verdicts:
-
-``"holds"``          the computed numbers support the claim as the paper states it;
-``"partly"``         they support it, but the book proves less than the paper states (a narrower
-                     scope, an asymptotic statement, a weaker security notion); ``reason`` says
-                     what is proven and what is not;
-``"does not hold"``  a computed number contradicts the claim; ``reason`` names the failed check.
-
-Each row has a *judge*, a pure function of the row's ``values`` that returns the verdict and the
-reason (:func:`judge`), so the verdict logic can be tested on modified numbers. A row is one
-function decorated with :func:`claim_row` (its key, its judge); :data:`CLAIM_KEYS` lists the rows
-in table order. The rows (``Claim.key``):
-
-``"halving"``   online qubits per link = ½ classical bits per link, up to one padding bit per
-                message (superdense vs classical :func:`~qring_edu.ring_allreduce` ledgers);
-``"optimal"``   the factor two: the entanglement-assisted Holevo bound message by message
-                (:mod:`qring_edu.holevo`) and the cut-set floor for every all-reduce protocol
-                (:func:`~qring_edu.costmodel.allreduce_cut_bound`);
-``"lifetime"``  online + offline (pair distribution) qubits = classical bits + one per odd message;
-``"vga"``       VGA: 2× GHZ copies, the soundness error :func:`~qring_edu.vga_epsilon` for the
-                detection of each attack, the β = 0 floor, the finite-copy fidelity guarantee;
-``"gapip"``     GapIP_τ with the same family of bounds on both sides: slopes and the window of τ
-                where the quantum protocol is cheaper (chapter 7's
-                :func:`~qring_edu.experiments.gapip.gapip_comparison`);
-``"tieaudit"``  TieAudit_ε: quantum ∝ log P against classical ∝ √P, crossovers per coverage α and
-                bound family;
-``"learner"``   the halving does not depend on the learner: an MLP and a variational quantum
-                classifier trained over both rings (:func:`~qring_edu.experiments.training.learner_comparison`);
-``"noisy"``     the factor two on a noisy link: each protection scheme's online factor against
-                C_E(F_eff) (:mod:`qring_edu.experiments.noisy_links`).
-
-Everything here is computation; the table is drawn by the presentation layer.
+:func:`reproduce_claims` runs one small, seeded experiment per row (:data:`CLAIM_KEYS`) and
+returns :class:`Claim` records: the claim, the figure the paper states, what the library
+computes, a verdict in :data:`VERDICTS` with its reason, a caveat, the chapter and the raw
+numbers (``values``). Each row is one function registered with :func:`claim_row` together with
+its judge, a pure function of ``values`` (:func:`judge`), so the verdict logic can be tested on
+modified numbers. The GapIP and TieAudit rows are in :mod:`qring_edu.experiments.claims_audits`;
+the page draws the table with :func:`qring_edu.figures.claims.claims_table_html`.
 """
 
 from __future__ import annotations
@@ -80,12 +49,9 @@ from .claims_verdicts import (  # noqa: F401  (the page imports them from here)
     CLAIM_ROWS,
     VERDICTS,
     Claim,
-    ClaimRow,
     _make,
     _pow2,
     _sci,
-    _tau,
-    _values,
     claim_row,
     judge,
     verdict_from,
@@ -193,7 +159,7 @@ def halving_claim(seed: int = 0) -> Claim:
         f"{int(odd[busiest])} padding bits ({int(odd[busiest])} odd messages of "
         f"{2 * (Po - 1)})"
     )
-    values = _values(
+    values = dict(
         P=P,
         d=d,
         b=b,
@@ -328,7 +294,7 @@ def optimality_claim(seed: int = 0, trials: int = 100) -> Claim:
         f"any all-reduce (d = {_pow2(math.log2(d))}, b = {b}): {floor:,.0f} qubits into "
         f"each worker; the superdense ring sends {ratio_text}"
     )
-    values = _values(
+    values = dict(
         chi=chi,
         bell_information=bell_info,
         capacity=capacity,
@@ -411,7 +377,7 @@ def lifetime_claim(seed: int = 0) -> Claim:
         f"{int(life_o[busiest] - online_o[busiest])} = {int(life_o[busiest])} = "
         f"{int(bits_o[busiest])} bits + {int(odd[busiest])} (one per odd message)"
     )
-    values = _values(
+    values = dict(
         P=P,
         online_qubits=online,
         offline_qubits=offline,
@@ -544,7 +510,7 @@ def vga_claim(seed: int = 0) -> Claim:
         f"{tested} passed register tests give F ≥ {fidelity:.3f} for a random used "
         f"register at {significance:.0%} significance"
     )
-    values = _values(
+    values = dict(
         ghz_used=honest.ghz_used,
         ghz_tested=honest.ghz_tested,
         ghz_delivered=honest.ghz_delivered,
@@ -656,7 +622,7 @@ def learner_claim(seed: int = 0, steps: int = 100) -> Claim:
     )
     return _make(
         "learner",
-        _values(**v),
+        v,
         claim="The advantage does not depend on the learner (classical or quantum model)",
         paper_figure="“without altering the underlying learning model”: the same halving for a "
         "classical and a quantum model",
@@ -735,7 +701,7 @@ def noisy_claim(seed: int = 0, fidelity: float = 0.99) -> Claim:
     )
     return _make(
         "noisy",
-        _values(**v),
+        v,
         claim="The factor two on a real (noisy) link",
         source="book",
         paper_figure="online qubits per link = ½ × classical bits (proven on noiseless links)",

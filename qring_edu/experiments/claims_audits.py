@@ -15,7 +15,7 @@ import numpy as np
 
 from .._validate import check_choice, check_float, check_int
 from ..tieaudit import tieaudit_copies, tieaudit_cost
-from .claims_verdicts import Claim, _make, _pow2, _sci, _tau, _values, claim_row, verdict_from
+from .claims_verdicts import Claim, _make, _pow2, _sci, _tau, claim_row, verdict_from
 from .gapip import COMPARISON_TAUS, GAPIP_FAMILIES, gapip_comparison
 from .tieaudit import (
     DEFAULT_LOG2_P,
@@ -134,7 +134,7 @@ def gapip_claim(seed: int = 0, trials: int = 10) -> Claim:
     )
     return _make(
         "gapip",
-        _values(**v),
+        v,
         claim="GapIP_τ: quadratic quantum advantage for margin-based alignment testing",
         paper_figure="quantum Õ(τ⁻¹ log P) qubits vs classical Õ(min(τ⁻², P)) bits",
         computed=computed,
@@ -282,7 +282,7 @@ def tieaudit_claim(seed: int = 0, eps: float = 0.05) -> Claim:
     )
     return _make(
         "tieaudit",
-        _values(**v),
+        v,
         claim="TieAudit_ε: exponential quantum advantage for sign-consistency auditing",
         paper_figure="quantum O(ε⁻² log P) qubits vs classical one-way Ω(√P) bits",
         computed=computed,

@@ -193,6 +193,8 @@ def judge(key: str, values: Mapping[str, float]) -> tuple[str, str]:
 
 
 def _make(key: str, values: Mapping[str, float], **fields) -> Claim:
+    """Row ``key`` from its numbers (kept read-only) and texts, judged by its judge."""
+    values = MappingProxyType(dict(values))
     verdict, reason = CLAIM_ROWS[key].judge(values)
     return Claim(key=key, verdict=verdict, reason=reason, values=values, **fields)
 
@@ -214,7 +216,3 @@ def _sci(x: float, digits: int = 1) -> str:
 def _tau(t: float) -> str:
     """A window end: 0.014 above 10⁻³, 3.7 × 10⁻⁴ below (two significant digits)."""
     return f"{t:.3f}" if t >= 1e-3 else _sci(t)
-
-
-def _values(**kw) -> Mapping[str, float]:
-    return MappingProxyType(dict(kw))

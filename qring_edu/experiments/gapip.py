@@ -1,21 +1,8 @@
-"""Experiments of the GapIP chapter (book/07_gapip.ipynb): scaling laws of GapIP_τ, the
-simulation paths of one shot, the pass schedule of the ping-pong, and the cost windows with one
-family of bounds on both sides.
-
-Pure: every number comes from :mod:`qring_edu.gapip`; results are frozen dataclasses (figures:
-:mod:`qring_edu.figures.gapip`). Shared by the chapter, the claims page, the tests and ``make
-bench``.
-
-* :func:`aligned_pair`: promise instances with ``<g, h> = c`` exactly.
-* :func:`gapip_scaling`: communication against ``1/tau`` at fixed ``P`` for a quantum protocol
-  (mean over promise instances, half with ``<g, h> = tau``, half with ``-tau``) and the
-  classical one, with accuracies and fitted log-log slopes.
-* :func:`classical_cost_table`, :func:`gapip_probability`, :func:`gapip_sample_qiskit`,
-  :func:`gapip_paths`: the classical costs, and the probability of "not a_h" four ways.
-* :func:`gapip_schedule`: the passes of one shot (who applies what, how many qubits cross).
-* :func:`gapip_comparison`: quantum against classical over a grid of τ, one family of bounds on
-  both sides, with the window where quantum is cheaper.
-* :func:`gapip_curves`: what the chapter's widget computes.
+"""Experiments of the GapIP chapter (book/07_gapip.ipynb): promise instances
+(:func:`aligned_pair`), cost against ``1/tau`` (:func:`gapip_scaling`, :func:`gapip_curves`),
+the probability of "not a_h" four ways (:func:`gapip_paths`), the passes of one shot
+(:func:`gapip_schedule`) and quantum against classical with one family of bounds on both sides
+(:func:`gapip_comparison`). Figures in :mod:`qring_edu.figures.gapip`.
 
 Fits are least squares on ``log(cost)``; a slope ``s`` means ``cost ∝ (1/tau)^s``.
 """
@@ -200,19 +187,9 @@ def gapip_scaling(
         kinds.append(kind)
         q_acc.append(ok_q / trials)
         c_acc.append(ok_c / trials)
-    return GapIPScaling(
-        P,
-        float(delta),
-        taus_arr,
-        np.array(q_cost),
-        np.array(c_cost),
-        tuple(kinds),
-        np.array(q_acc),
-        np.array(c_acc),
-        trials,
-        confidence,
-        protocol,
-    )
+    costs, accuracies = (np.array(q_cost), np.array(c_cost)), (np.array(q_acc), np.array(c_acc))
+    args = (P, float(delta), taus_arr, *costs, tuple(kinds), *accuracies)
+    return GapIPScaling(*args, trials, confidence, protocol)
 
 
 # -- GapIP: the classical protocols' costs, and the four simulation paths --------------------------
@@ -244,15 +221,9 @@ def classical_cost_table(
         kind, _ = classical_bits(P, tau, delta)
         extra = (sketch_bits(tau, delta, bound="exact"),) if exact else ()
         rows.append((float(tau), sketch_bits(tau, delta)) + extra + (vector_bits(P, tau), kind))
-    if exact:
-        return Table(
-            ("τ", "sketch (Hoeffding)", "sketch (exact)", "vector bits", "classical uses"),
-            tuple(rows),
-            ("g", ",d", ",d", ",d", ""),
-        )
-    return Table(
-        ("τ", "sketch bits", "vector bits", "classical uses"), tuple(rows), ("g", ",d", ",d", "")
-    )
+    sketch = ("sketch (Hoeffding)", "sketch (exact)") if exact else ("sketch bits",)
+    columns = ("τ", *sketch, "vector bits", "classical uses")
+    return Table(columns, tuple(rows), ("g",) + (",d",) * (len(sketch) + 1) + ("",))
 
 
 def _reflect(state: np.ndarray, axis: np.ndarray) -> np.ndarray:
@@ -391,15 +362,8 @@ def gapip_paths(
         for m in ("subspace", "statevector", "qiskit")
     }
     aer = [gapip_sample_qiskit(g, h, k, shots=shots, seed=k, protocol=protocol) / shots for k in ks]
-    return GapIPPaths(
-        np.array(ks),
-        np.array(exact["subspace"]),
-        np.array(exact["statevector"]),
-        np.array(exact["qiskit"]),
-        np.array(aer),
-        shots,
-        protocol,
-    )
+    paths = (np.array(x) for x in (ks, *exact.values(), aer))  # subspace, statevector, qiskit
+    return GapIPPaths(*paths, shots, protocol)
 
 
 # -- GapIP: cost curves and accuracy (the GapIP widget) --------------------------------------------
@@ -515,35 +479,20 @@ def gapip_schedule(P: int, power: int, protocol: str = "quantum") -> GapIPSchedu
     """
     P = check_int(P, "P", 1)
     check_choice(protocol, "protocol", QUANTUM_GAPIP_PROTOCOLS)
+    pe = protocol == "phase_estimation"
+    name = "power (K of phase estimation)" if pe else "power (k iterations)"
+    power = check_int(power, name, int(pe), 12)
     n = n_register_qubits(P)
-    events: list[tuple[str, str, str]] = []
-    if protocol == "phase_estimation":
-        K = check_int(power, "power (K of phase estimation)", 1, 12)
-        width = n + 1
-        events.append(("op", "server", "prepare |a_g⟩, control |+⟩"))
-        events.append(("pass", "server", f"{width} qubits"))
-        events.append(("op", "client", "c-R_h"))
-        for _ in range(K - 1):
-            events += [
-                ("pass", "client", f"{width} qubits"),
-                ("op", "server", "c-R_g"),
-                ("pass", "server", f"{width} qubits"),
-                ("op", "client", "c-R_h"),
-            ]
-        events.append(("op", "client", "measure control (X basis)"))
-        return GapIPSchedule(protocol, P, K, n, width, K, tuple(events))
-    k = check_int(power, "power (k iterations)", 0, 12)
-    events.append(("op", "server", "prepare |a_g⟩"))
-    events.append(("pass", "server", f"{n} qubits"))
-    for _ in range(k):
-        events += [
-            ("op", "client", "R_h"),
-            ("pass", "client", f"{n} qubits"),
-            ("op", "server", "R_g"),
-            ("pass", "server", f"{n} qubits"),
-        ]
-    events.append(("op", "client", "measure {|a_h⟩, rest}"))
-    return GapIPSchedule(protocol, P, k, n, n, 2 * k + 1, tuple(events))
+    width, c = (n + 1, "c-") if pe else (n, "")
+    sent = f"{width} qubits"
+    ping = [("op", "client", c + "R_h"), ("pass", "client", sent), ("op", "server", c + "R_g")]
+    prepare = "prepare |a_g⟩, control |+⟩" if pe else "prepare |a_g⟩"
+    events = [("op", "server", prepare), ("pass", "server", sent)]
+    events += (ping + [("pass", "server", sent)]) * (power - pe) + [("op", "client", "c-R_h")] * pe
+    events.append(("op", "client", "measure control (X basis)" if pe else "measure {|a_h⟩, rest}"))
+    return GapIPSchedule(
+        protocol, P, power, n, width, power if pe else 2 * power + 1, tuple(events)
+    )
 
 
 # -- GapIP: quantum against classical, one family of bounds on both sides --------------------------
@@ -678,16 +627,8 @@ class GapIPComparison(Tabular):
             rows.append(
                 (_PROTOCOL_NAMES[protocol], _FAMILY_NAMES[confidence], where, float(r.min()))
             )
-        return Table(
-            (
-                "quantum protocol",
-                "bounds (both sides)",
-                "quantum cheaper for",
-                "best quantum/classical",
-            ),
-            tuple(rows),
-            ("", "", "", ".2f"),
-        )
+        columns = ("quantum protocol", "bounds (both sides)", "quantum cheaper for")
+        return Table((*columns, "best quantum/classical"), tuple(rows), ("", "", "", ".2f"))
 
 
 def gapip_comparison(
@@ -744,13 +685,10 @@ def gapip_comparison(
                 d = gapip(g, h, tau, protocol=value, delta=delta, seed=rng(seed, i, trial, 1 + f))
                 costs[f, trial] = d.cost
                 ok[f, trial] = d.verdict == truth
-            if run_classical:
-                for j, b in enumerate(bounds):
-                    value = Classical(b)
-                    d = gapip(
-                        g, h, tau, protocol=value, delta=delta, seed=rng(seed, i, trial, 100 + j)
-                    )
-                    ok_c[j, trial] = d.verdict == truth
+            for j, b in enumerate(bounds if run_classical else ()):
+                seed_c = rng(seed, i, trial, 100 + j)
+                d = gapip(g, h, tau, protocol=Classical(b), delta=delta, seed=seed_c)
+                ok_c[j, trial] = d.verdict == truth
         q_cost[:, i] = costs.mean(axis=1)
         q_acc[:, i] = ok.mean(axis=1)
         if run_classical:

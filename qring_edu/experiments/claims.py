@@ -43,7 +43,6 @@ from ..vga_security import (
 from .claims_audits import (  # noqa: F401  (the audit rows register on import; re-exported)
     gapip_claim,
     tieaudit_claim,
-    tieaudit_crossover_log2,
 )
 from .claims_verdicts import (  # noqa: F401  (the page imports them from here)
     CLAIM_ROWS,

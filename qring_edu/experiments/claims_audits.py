@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .._validate import check_choice, check_float, check_int
+from .._validate import check_float, check_int
 from ..tieaudit import tieaudit_copies, tieaudit_cost
 from .claims_verdicts import Claim, _make, _pow2, _sci, _tau, claim_row, verdict_from
 from .gapip import COMPARISON_TAUS, GAPIP_FAMILIES, gapip_comparison
@@ -27,7 +27,6 @@ from .tieaudit import (
 __all__ = [
     "gapip_claim",
     "tieaudit_claim",
-    "tieaudit_crossover_log2",
 ]
 
 
@@ -153,31 +152,6 @@ TIEAUDIT_ALPHAS = (1.0, 0.25, 0.1)
 LOWER_BOUND_MAX_ALPHA = 0.25
 
 
-def tieaudit_crossover_log2(
-    eps: float,
-    alpha: float = 1.0,
-    *,
-    bound: str = "bernstein",
-    delta: float = 0.05,
-    max_log2_P: int = 60,
-) -> int:
-    """``log2`` of :func:`~qring_edu.experiments.tieaudit.tieaudit_crossover`: the smallest
-    ``n`` such that at ``P = 2^n`` the quantum TieAudit protocol sends fewer qubits than the
-    one-way classical one sends bits, both planned with ``bound`` ("bernstein" or "hoeffding");
-    0 if none up to ``2^max_log2_P``.
-
-    Examples
-    --------
-    >>> tieaudit_crossover_log2(0.05), tieaudit_crossover_log2(0.05, 0.1)
-    (16, 20)
-    >>> tieaudit_crossover_log2(0.05, 0.1, bound="hoeffding")
-    27
-    """
-    check_choice(bound, "bound", ("bernstein", "hoeffding"))
-    P = tieaudit_crossover(eps, alpha, delta, max_log2_P, bound=bound)
-    return P.bit_length() - 1 if P else 0
-
-
 def _judge_tieaudit(v: Mapping[str, float]) -> tuple[str, str]:
     failed, limits = [], []
     if abs(v["classical_slope"] - 0.5) >= 0.01:
@@ -261,7 +235,8 @@ def tieaudit_claim(seed: int = 0, eps: float = 0.05) -> Claim:
     }
     for a in TIEAUDIT_ALPHAS:
         for bound in ("bernstein", "hoeffding"):
-            v[f"crossover_{bound}_a{a:g}"] = tieaudit_crossover_log2(eps, a, bound=bound)
+            P = tieaudit_crossover(eps, a, bound=bound)
+            v[f"crossover_{bound}_a{a:g}"] = P.bit_length() - 1 if P else 0  # log2 P, 0: none
             v[f"copies_{bound}_a{a:g}"] = tieaudit_copies(a, eps, bound=bound)
 
     def xs(bound: str) -> str:

@@ -1,8 +1,8 @@
 """Experiments of the TieAudit chapter (book/08_tieaudit.ipynb): instances
 (:func:`random_matching`, :func:`signs_with_disagreement`), costs against ``P`` and the
 crossovers per family of bounds (:func:`tieaudit_scaling`, :func:`tieaudit_crossover_table`),
-one-way against two messages (:func:`message_comparison`), the noise threshold
-(:func:`noise_threshold_curves`) and the widgets' computations. The exact plans are in
+the noise threshold (:func:`noise_threshold_curves`) and the widgets' computations; one-way
+against two messages is :func:`qring_edu.tieaudit.tieaudit_cost`. The exact plans are in
 :mod:`qring_edu.experiments.tieaudit_plans`, untrusted channels in
 :mod:`qring_edu.experiments.tieaudit_noise`; figures in :mod:`qring_edu.figures.tieaudit`.
 """
@@ -31,7 +31,6 @@ from ..tieaudit import (  # the protocol's own checks of eps and alpha
     tieaudit,
     tieaudit_circuit,
     tieaudit_copies,
-    tieaudit_cost,
 )
 from ._base import Table, Tabular, loglog_slope, rng
 from .tieaudit_plans import classical_worst_failure, exact_copies
@@ -50,8 +49,6 @@ __all__ = [
     "tieaudit_curves",
     "TieAuditCrossovers",
     "tieaudit_crossover_table",
-    "MessageComparison",
-    "message_comparison",
     "tieaudit_noise_threshold",
     "tieaudit_noise_crossover",
     "THRESHOLD_FIDELITIES",
@@ -174,7 +171,7 @@ def tieaudit_sample_qiskit(
     return by_index[outcome_index(m, s.size)]
 
 
-# -- Costs against P: scaling, crossovers per family, one-way against two messages ---------------
+# -- Costs against P: scaling and crossovers per family ------------------------------------------
 #: Families of bounds of the crossovers: how the quantum copies and the classical subset are
 #: planned (Bernstein gives the classical side nothing beyond Hoeffding).
 TIEAUDIT_FAMILIES = ("hoeffding", "bernstein", "exact")
@@ -351,76 +348,6 @@ def tieaudit_curves(
     """
     return tieaudit_scaling(
         range(8, 31, 2), eps, alpha=alpha, delta=delta, run_max_log2_P=0, bound=bound
-    )
-
-
-@result(show=("quantum_over_two_message",))
-class MessageComparison(Tabular):
-    """Result of :func:`message_comparison` (arrays indexed like ``Ps``): bits or qubits of the
-    quantum protocol (trusted noiseless channel, Bernstein plan), the one-way classical protocol
-    and the two-message classical protocol.
-
-    Examples
-    --------
-    >>> c = message_comparison((16, 24), alpha=0.25)
-    >>> c
-    MessageComparison(eps=0.05, delta=0.05, alpha=0.25, quantum_over_two_message=(2.02, 2.041))
-    >>> c.quantum.tolist(), c.two_message.tolist()
-    ([49200, 73800], [24354, 36162])
-    """
-
-    eps: float
-    delta: float
-    alpha: float
-    Ps: np.ndarray = field(repr=False)
-    quantum: np.ndarray = field(repr=False)
-    one_way: np.ndarray = field(repr=False)
-    two_message: np.ndarray = field(repr=False)
-
-    @property
-    def quantum_over_two_message(self) -> tuple[float, ...]:
-        return tuple(float(x) for x in self.quantum / self.two_message)
-
-    def table(self) -> Table:
-        rows = tuple(
-            (f"2^{int(P).bit_length() - 1}", int(q), int(c), int(t))
-            for P, q, c, t in zip(self.Ps, self.quantum, self.one_way, self.two_message)
-        )
-        return Table(
-            ("P", "quantum (qubits)", "one-way classical (bits)", "two messages (bits)"),
-            rows,
-            ("", ",d", ",d", ",d"),
-        )
-
-
-def message_comparison(
-    log2_P: Sequence[int] = DEFAULT_LOG2_P,
-    eps: float = 0.05,
-    delta: float = 0.05,
-    *,
-    alpha: float = 1.0,
-) -> MessageComparison:
-    """The quantum protocol and the one-way classical protocol (:func:`qring_edu.tieaudit.tieaudit_cost`)
-    against the two-message classical protocol (:func:`qring_edu.tieaudit.two_message_bits`), for
-    ``P = 2^n``: the exponential separation holds for one-way communication only.
-
-    Examples
-    --------
-    >>> print(message_comparison((24,), alpha=0.25).table())
-    P     quantum (qubits)  one-way classical (bits)  two messages (bits)
-    2^24            73,800                   485,200               36,162
-    """
-    ns = [check_int(n, "log2_P", 1, 500) for n in log2_P]
-    if not ns:
-        raise ValueError("log2_P must hold at least one size")
-    eps, delta, alpha = _check_eps(eps), check_delta(delta), _check_alpha(alpha)
-    Ps = np.array([2**n for n in ns], dtype=object if max(ns) > 62 else np.int64)
-    cost = {
-        p: np.array([tieaudit_cost(2**n, eps, protocol=p, alpha=alpha, delta=delta) for n in ns])
-        for p in ("quantum", "classical", "two_message")
-    }
-    return MessageComparison(
-        eps, delta, alpha, Ps, cost["quantum"], cost["classical"], cost["two_message"]
     )
 
 

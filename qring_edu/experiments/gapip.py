@@ -136,6 +136,21 @@ def _check_taus(taus, at_least: int = 2) -> np.ndarray:
     return np.asarray(values)
 
 
+def _decide(P: int, tau: float, delta: float, trials: int, seed, i: int, protocols):
+    """Costs and correct verdicts, shape ``(len(protocols), trials)``, of each ``(protocol value,
+    seed tag)`` on the same ``trials`` promise instances at margin ``tau`` (alternating ``<g, h>
+    = ±tau``; instance seed ``rng(seed, i, trial)``, protocol seed ``rng(seed, i, trial, tag)``)."""
+    cost, ok = np.zeros((2, len(protocols), trials))
+    for trial in range(trials):
+        c = tau if trial % 2 == 0 else -tau
+        g, h = aligned_pair(P, c, seed=rng(seed, i, trial))
+        truth = "aligned" if c > 0 else "conflicting"
+        for f, (value, tag) in enumerate(protocols):
+            d = gapip(g, h, tau, protocol=value, delta=delta, seed=rng(seed, i, trial, tag))
+            cost[f, trial], ok[f, trial] = d.cost, d.verdict == truth
+    return cost, ok
+
+
 def gapip_scaling(
     taus: Sequence[float] = DEFAULT_TAUS,
     P: int = 2**16,
@@ -167,28 +182,15 @@ def gapip_scaling(
     trials = check_int(trials, "trials", 2, 10_000)
     quantum = _quantum(protocol, confidence)
     check_seed(seed)
-    bound = confidence
-    classical = Classical(bound)
-    q_cost, c_cost, kinds, q_acc, c_acc = [], [], [], [], []
-    for t_i, tau in enumerate(taus_arr):
-        kind, bits = classical_bits(P, tau, delta, bound=bound)
-        costs, ok_q, ok_c = [], 0, 0
-        for trial in range(trials):
-            c = tau if trial % 2 == 0 else -tau
-            g, h = aligned_pair(P, c, seed=rng(seed, t_i, trial))
-            truth = "aligned" if c > 0 else "conflicting"
-            dq = gapip(g, h, tau, protocol=quantum, delta=delta, seed=rng(seed, t_i, trial, 1))
-            dc = gapip(g, h, tau, protocol=classical, delta=delta, seed=rng(seed, t_i, trial, 2))
-            costs.append(dq.cost)
-            ok_q += dq.verdict == truth
-            ok_c += dc.verdict == truth
-        q_cost.append(float(np.mean(costs)))
-        c_cost.append(float(bits))
+    protocols = ((quantum, 1), (Classical(confidence), 2))
+    kinds, rows = [], []
+    for i, tau in enumerate(taus_arr):
+        kind, bits = classical_bits(P, tau, delta, bound=confidence)
+        cost, ok = _decide(P, tau, delta, trials, seed, i, protocols)
         kinds.append(kind)
-        q_acc.append(ok_q / trials)
-        c_acc.append(ok_c / trials)
-    costs, accuracies = (np.array(q_cost), np.array(c_cost)), (np.array(q_acc), np.array(c_acc))
-    args = (P, float(delta), taus_arr, *costs, tuple(kinds), *accuracies)
+        rows.append((float(cost[0].mean()), float(bits), ok[0].mean(), ok[1].mean()))
+    q_cost, c_cost, q_acc, c_acc = (np.array(x) for x in zip(*rows))
+    args = (P, float(delta), taus_arr, q_cost, c_cost, tuple(kinds), q_acc, c_acc)
     return GapIPScaling(*args, trials, confidence, protocol)
 
 
@@ -667,32 +669,18 @@ def gapip_comparison(
     if not fams:
         raise ValueError("families must list at least one (protocol, confidence) pair")
     bounds = tuple(b for b in ("hoeffding", "exact") if any(c == b for _, c in fams))
-    T = taus_arr.size
-    q_cost = np.zeros((len(fams), T))
-    q_acc = np.zeros((len(fams), T))
+    F, T = len(fams), taus_arr.size
+    q_cost, q_acc = np.zeros((2, F, T))
     sk = np.array([[sketch_bits(t, delta, bound=b) for t in taus_arr] for b in bounds], float)
     vec = np.array([vector_bits(P, t) for t in taus_arr], float)
     c_acc = np.full((len(bounds), T), np.nan)
+    protocols = [(value, 1 + f) for f, value in enumerate(values)]
+    protocols += [(Classical(b), 100 + j) for j, b in enumerate(bounds)] if run_classical else []
     for i, tau in enumerate(taus_arr):
-        costs = np.zeros((len(fams), trials))
-        ok = np.zeros((len(fams), trials))
-        ok_c = np.zeros((len(bounds), trials))
-        for trial in range(trials):
-            c = tau if trial % 2 == 0 else -tau
-            g, h = aligned_pair(P, c, seed=rng(seed, i, trial))
-            truth = "aligned" if c > 0 else "conflicting"
-            for f, value in enumerate(values):
-                d = gapip(g, h, tau, protocol=value, delta=delta, seed=rng(seed, i, trial, 1 + f))
-                costs[f, trial] = d.cost
-                ok[f, trial] = d.verdict == truth
-            for j, b in enumerate(bounds if run_classical else ()):
-                seed_c = rng(seed, i, trial, 100 + j)
-                d = gapip(g, h, tau, protocol=Classical(b), delta=delta, seed=seed_c)
-                ok_c[j, trial] = d.verdict == truth
-        q_cost[:, i] = costs.mean(axis=1)
-        q_acc[:, i] = ok.mean(axis=1)
+        cost, ok = _decide(P, tau, delta, trials, seed, i, protocols)
+        q_cost[:, i], q_acc[:, i] = cost[:F].mean(axis=1), ok[:F].mean(axis=1)
         if run_classical:
-            c_acc[:, i] = ok_c.mean(axis=1)
+            c_acc[:, i] = ok[F:].mean(axis=1)
     return GapIPComparison(
         P, float(delta), trials, taus_arr, fams, q_cost, q_acc, bounds, sk, vec, c_acc
     )

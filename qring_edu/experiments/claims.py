@@ -40,10 +40,7 @@ from ..vga_security import (
     vga_epsilon,
     vga_epsilon_floor,
 )
-from .claims_audits import (  # noqa: F401  (the audit rows register on import; re-exported)
-    gapip_claim,
-    tieaudit_claim,
-)
+from .claims_audits import gapip_claim, tieaudit_claim  # noqa: F401  (registered on import)
 from .claims_verdicts import (  # noqa: F401  (the page imports them from here)
     CLAIM_ROWS,
     VERDICTS,
@@ -123,10 +120,9 @@ def _judge_halving(v: Mapping[str, float]) -> tuple[str, str]:
 
 @claim_row("halving", _judge_halving)
 def halving_claim(seed: int = 0) -> Claim:
-    """Per-link online qubits (superdense) against bits (classical), in an even and an odd case.
-
-    Holds iff on every link ``2 * qubits - bits`` equals the number of odd-length messages (zero in
-    the even case, so qubits = bits / 2 exactly) and both rings return the exact sum.
+    """Per-link online qubits (superdense) against bits (classical) at :data:`EVEN_RING` and
+    :data:`ODD_RING`: holds iff ``2 qubits - bits`` = the odd-length messages on every link and
+    both rings return the exact sum.
 
     Examples
     --------
@@ -245,24 +241,14 @@ def optimality_claim(seed: int = 0, trials: int = 100) -> Claim:
     coding capacity of |Φ+⟩, the largest χ over ``trials`` random encodings of one qubit (8
     random unitaries on qubit 0 of a random 3-qubit shared state), and the cut-set floor of
     :func:`~qring_edu.costmodel.allreduce_cut_bound` against the superdense ring at P in
-    :data:`CUT_WORKERS` (d = 2^16, b = 16).
-
-    "holds" would need the ring to meet the floor at every P; it meets it only at P = 2.
+    :data:`CUT_WORKERS` (d = 2^16, b = 16), which it meets only at P = 2.
 
     Examples
     --------
-    >>> import textwrap
     >>> from qring_edu.experiments.claims import optimality_claim
     >>> row = optimality_claim(trials=5)
-    >>> row.verdict
-    'partly'
-    >>> print(textwrap.fill(row.reason, 88))
-    Optimal among transports of the ring's messages (message by message, the entanglement-
-    assisted Holevo bound). For arbitrary all-reduce protocols the book proves only the cut-
-    set floor d·b/2 qubits into (and out of) every worker, which the superdense ring meets
-    only at P = 2 (2(P − 1)/P times the floor: 1.750 at P = 8, 1.969 at P = 64); whether
-    another protocol beats the ring for P > 2 is open. Missing: a lower bound above the
-    floor for P > 2, or a protocol that meets it.
+    >>> row.verdict, "meets only at P = 2" in row.reason
+    ('partly', True)
     """
     from qiskit.quantum_info import random_statevector, random_unitary
 
@@ -336,10 +322,9 @@ def _judge_lifetime(v: Mapping[str, float]) -> tuple[str, str]:
 
 @claim_row("lifetime", _judge_lifetime)
 def lifetime_claim(seed: int = 0) -> Claim:
-    """Lifetime channel use per link: superdense online + offline qubits against classical bits.
-
-    Holds iff they are equal on every link of the even ring, and differ by exactly the padding
-    (one qubit per odd message) on every link of the odd ring.
+    """Lifetime channel use per link: superdense online + offline qubits against classical bits;
+    holds iff they are equal on every link of the even ring and differ by one qubit per odd
+    message on every link of the odd ring.
 
     Examples
     --------
@@ -456,24 +441,19 @@ def _judge_vga(v: Mapping[str, float]) -> tuple[str, str]:
 @claim_row("vga", _judge_vga)
 def vga_claim(seed: int = 0) -> Claim:
     """VGA with half of the delivered GHZ copies tested (P = 4, d = 400 entries, b = 8): copies
-    used and tested, acceptance of an honest and of a known-pads source, the exact soundness error
-    ε(N = 2d, f = ½, β = 0.1) of :func:`~qring_edu.vga_epsilon` for the detection of three
-    attacks (:func:`~qring_edu.vga_security.detection_probability`), its floor at β = 0
-    (:func:`~qring_edu.vga_security.vga_epsilon_floor`), the fidelity that N·f passed register tests guarantee
-    at 5 % significance (:func:`~qring_edu.vga_security.ghz_verified_infidelity`) and the transcript distance of
-    an honest run (:func:`~qring_edu.vga_security.transcript_distance`).
+    used and tested, acceptance of an honest and of a known-pads source, the soundness error
+    ε(N = 2d, f = ½, β = 0.1) of :func:`~qring_edu.vga_epsilon` for three attacks
+    (:func:`~qring_edu.vga_security.detection_probability`), its floor at β = 0, the fidelity
+    that N·f passed register tests guarantee at 5 % significance
+    (:func:`~qring_edu.vga_security.ghz_verified_infidelity`) and the transcript distance of an
+    honest run (:func:`~qring_edu.vga_security.transcript_distance`).
 
     Examples
     --------
-    >>> import textwrap
     >>> from qring_edu.experiments.claims import vga_claim
     >>> row = vga_claim()
-    >>> row.verdict
-    'not established'
-    >>> row.reason.startswith("Composable ε-security is not established here")
-    True
-    >>> "what the book proves: the transcript is exactly the ideal one" in row.reason
-    True
+    >>> row.verdict, row.reason.startswith("Composable ε-security is not established here")
+    ('not established', True)
     """
     seed = check_int(seed, "seed", 0)
     P, d, b, beta, f, significance = 4, 400, 8, 0.1, 0.5, 0.05
@@ -563,11 +543,11 @@ def _judge_learner(v: Mapping[str, float]) -> tuple[str, str]:
 
 @claim_row("learner", _judge_learner)
 def learner_claim(seed: int = 0, steps: int = 100) -> Claim:
-    """An MLP and the variational quantum classifier (:mod:`qring_edu.vqc`) trained data-parallel
-    on P = 4 workers for ``steps`` steps over the classical ring and over the superdense ring at
-    F = 1 and F = 0.95 (:func:`~qring_edu.experiments.training.learner_comparison`, same data and initial parameters):
-    bit-identity at F = 1, online bits and qubits per link and step against
-    :func:`~qring_edu.training.gradient_budget`, accuracies, and the time the halving saves.
+    """An MLP and the variational quantum classifier (:mod:`qring_edu.vqc`) trained on P = 4
+    workers for ``steps`` steps over the classical ring and the superdense ring at F = 1 and
+    0.95 (:func:`~qring_edu.experiments.training.learner_comparison`): bit-identity at F = 1,
+    bits and qubits per link and step against :func:`~qring_edu.training.gradient_budget`,
+    accuracies, and the time the halving saves.
 
     Examples
     --------
@@ -665,11 +645,9 @@ def _judge_noisy(v: Mapping[str, float]) -> tuple[str, str]:
 
 @claim_row("noisy", _judge_noisy)
 def noisy_claim(seed: int = 0, fidelity: float = 0.99) -> Claim:
-    """The factor two on a noisy link (chapter 4): pairs distributed over the same depolarising
-    channel of fidelity ``fidelity`` that carries the online qubits; the online factor of each
-    scheme (``none``, ``distill``, ``fec``, ``distill+fec``), the fraction of entries one
-    all-reduce corrupts, and the bound C_E(F_eff) per online qubit
-    (:func:`~qring_edu.experiments.noisy_links.scheme_ledger`).
+    """The factor two on a noisy link (chapter 4), pairs and online qubits over one depolarising
+    channel of ``fidelity``: each scheme's online factor, the fraction of entries one all-reduce
+    corrupts and the bound C_E(F_eff) (:func:`~qring_edu.experiments.noisy_links.scheme_ledger`).
 
     Examples
     --------

@@ -1,9 +1,7 @@
 """The GapIP and TieAudit rows of the claims table (book/claims.ipynb): each audit protocol
 against its classical competitor with the same family of bounds on both sides
-(:func:`gapip_claim`, computed by the chapter's
-:func:`~qring_edu.experiments.gapip.gapip_comparison`; :func:`tieaudit_claim`). Registered with
-:func:`~qring_edu.experiments.claims_verdicts.claim_row`; the table is
-:func:`qring_edu.experiments.claims.reproduce_claims`.
+(:func:`gapip_claim`, :func:`tieaudit_claim`), registered with
+:func:`~qring_edu.experiments.claims_verdicts.claim_row`.
 """
 
 from __future__ import annotations
@@ -63,18 +61,13 @@ def _judge_gapip(v: Mapping[str, float]) -> tuple[str, str]:
 
 @claim_row("gapip", _judge_gapip)
 def gapip_claim(seed: int = 0, trials: int = 10) -> Claim:
-    """GapIP_τ at P = 2^16 over :data:`~qring_edu.experiments.gapip.COMPARISON_TAUS` (0.4 to
-    1e-4), computed by the chapter's
-    :func:`~qring_edu.experiments.gapip.gapip_comparison` (amplitude estimation, the same bound
-    family on both sides, "hoeffding" and "exact", ``trials`` instances per τ): slopes against
-    1/τ over τ ≥ 0.02 and the window where the quantum protocol is cheaper. With the defaults the
-    numbers are those of book/07_gapip.ipynb.
-
-    Supported when the slopes are ≈ 1 (quantum, 0.85 … 1.5: Õ allows logarithmic factors, which
-    steepen the slope over this range) and ≈ 2 (classical, 1.85 … 2.1), the quantum protocol is
-    cheaper somewhere with one of the two families, and at most 2δ of all decisions are wrong;
-    then "partly" when the window is bounded ("holds" would need the quantum protocol cheaper over
-    the whole grid).
+    """GapIP_τ at P = 2^16 over :data:`~qring_edu.experiments.gapip.COMPARISON_TAUS` by the
+    chapter's :func:`~qring_edu.experiments.gapip.gapip_comparison` (amplitude estimation,
+    "hoeffding" and "exact" on both sides, ``trials`` instances per τ; the defaults give
+    book/07_gapip.ipynb's numbers): slopes against 1/τ over τ ≥ 0.02 and the window where the
+    quantum protocol is cheaper. Supported when the slopes are ≈ 1 (quantum, 0.85 … 1.5: Õ
+    allows logarithmic factors) and ≈ 2 (classical, 1.85 … 2.1), quantum is cheaper somewhere
+    and at most 2δ of the decisions are wrong; "partly" when the window is bounded.
 
     Examples
     --------
@@ -180,30 +173,19 @@ def _judge_tieaudit(v: Mapping[str, float]) -> tuple[str, str]:
 
 @claim_row("tieaudit", _judge_tieaudit)
 def tieaudit_claim(seed: int = 0, eps: float = 0.05) -> Claim:
-    """TieAudit_ε at coverage α = 1/4 over P = 2^8 … 2^24 (planned costs with the default
-    Bernstein-type bounds; both protocols run up to P = 2^12, 3 trials): the classical log-log
-    slope, the quantum cost per log2 P, the ratio at 2^24; and the crossover P for α in
+    """TieAudit_ε at coverage α = 1/4 over P = 2^8 … 2^24 (costs planned with Bernstein-type
+    bounds; both protocols run up to P = 2^12, 3 trials): the classical log-log slope, the
+    quantum cost per log2 P, the ratio at 2^24, and the crossover P for α in
     :data:`TIEAUDIT_ALPHAS` with Bernstein-type and with Hoeffding bounds on both sides.
-
     "partly": the lower bound behind "exponential" covers α ≤ 1/4 only, and the advantage is
-    asymptotic (the paper states it without either restriction).
+    asymptotic.
 
     Examples
     --------
-    >>> import textwrap
     >>> from qring_edu.experiments.claims import tieaudit_claim
     >>> row = tieaudit_claim()
-    >>> row.verdict
-    'partly'
-    >>> print(textwrap.fill(row.reason, 88))
-    Exponential against a proven classical lower bound only for coverage α ≤ 1/4 at constant
-    ε (Gavinsky et al. 2007: Ω(√(P/α)) bits, one-way, shared randomness); at α = 1 the
-    classical column is our protocol, not a bound. The advantage is asymptotic: the
-    crossover P depends on α and on the bound family. It is one-way: a client that may send
-    r of its pairs gets the answer in r (2 log2 P + 1) = 36,162 bits at P = 2^24 (two
-    messages, O(log P/ε²)). With noise on each of a copy's log2 P pairs it survives only
-    above the per-pair fidelity 2^(−1/4) ≈ 0.841. Missing: a classical lower bound for α >
-    1/4.
+    >>> row.verdict, row.values["crossover_bernstein_a0.25"], row.values["crossover_hoeffding_a0.1"]
+    ('partly', 18, 27)
     """
     seed = check_int(seed, "seed", 0)
     eps = check_float(eps, "eps", 0.0, 1.0, lo_open=True, hi_open=True)

@@ -192,11 +192,8 @@ class TieAuditScaling:
 
     Examples
     --------
-    >>> s = tieaudit_scaling((8, 10), 0.1, trials=1)
-    >>> s
+    >>> tieaudit_scaling((8, 10), 0.1, trials=1)
     TieAuditScaling(eps=0.1, alpha=1, delta=0.05, crossover_P=8192, trials=1, bound='bernstein', copies=185, classical_slope=nan)
-    >>> s.Ps.tolist(), s.quantum_cost.tolist()
-    ([256, 1024], [1480.0, 1850.0])
     """
 
     eps: float
@@ -247,13 +244,9 @@ def tieaudit_crossover(
 ) -> int:
     """Smallest ``P = 2^n`` at which the quantum protocol (noiseless channel) sends fewer qubits
     than the one-way classical protocol sends bits, both planned with the family ``bound`` (0 if
-    none up to ``2^max_log2_P``).
-
-    ``"hoeffding"``: Hoeffding copies against the Hoeffding subset; ``"bernstein"``: Bernstein
-    copies against the same subset; ``"exact"``: :func:`exact_copies` against the exact subset
-    plan. In the exact family, ``q = N log2 P`` qubits win iff a classical subset of ``q``
-    coordinates still fails the guarantee, ``classical_worst_failure(P, alpha, q, eps) > delta``
-    (sizes with ``q >= P`` are skipped: sending every sign is cheaper).
+    none up to ``2^max_log2_P``): Hoeffding or Bernstein copies against the Hoeffding subset,
+    or (``"exact"``) :func:`exact_copies`, whose ``q = N log2 P`` qubits win iff a subset of
+    ``q < P`` coordinates fails, ``classical_worst_failure(P, alpha, q, eps) > delta``.
 
     Examples
     --------
@@ -316,18 +309,15 @@ def tieaudit_scaling(
     for idx, n in enumerate(ns):
         if n > run_max:
             continue
-        eq, ec = [], []
+        err = np.zeros((2, trials))  # |f_hat - f| of the quantum and the classical protocol
         for trial in range(trials):
             m = random_matching(2**n, alpha, seed=rng(seed, n, trial))
             s = signs_with_disagreement(m, 2**n, f, seed=rng(seed, n, trial, 1))
-            e_q = tieaudit(s, m, eps, delta=delta, seed=rng(seed, n, trial, 2))
-            e_c = tieaudit(
-                s, m, eps, protocol="classical", delta=delta, seed=rng(seed, n, trial, 3)
-            )
-            eq.append(abs(e_q.value - _truth(s, m)))
-            ec.append(abs(e_c.value - _truth(s, m)))
-        q_err[idx], c_err[idx] = max(eq), max(ec)
-        q_in[idx], c_in[idx] = np.mean(np.array(eq) <= eps), np.mean(np.array(ec) <= eps)
+            for k, p in enumerate(("quantum", "classical")):
+                e = tieaudit(s, m, eps, protocol=p, delta=delta, seed=rng(seed, n, trial, 2 + k))
+                err[k, trial] = abs(e.value - _truth(s, m))
+        q_err[idx], c_err[idx] = err.max(axis=1)
+        q_in[idx], c_in[idx] = (err <= eps).mean(axis=1)
     cross = tieaudit_crossover(eps, alpha, delta, bound=bound)
     return TieAuditScaling(
         eps, alpha, delta, Ps, qc, cc, q_err, c_err, q_in, c_in, cross, trials, bound
@@ -387,10 +377,9 @@ def tieaudit_noise_crossover(
     max_log2_P: int = 400,
 ) -> int:
     """Smallest ``n = log2 P`` at which the verified quantum protocol under per-pair Werner noise
-    of ``fidelity`` (:class:`~qring_edu.tieaudit.LocalDepolarizing`: ``n`` times the Freedman plan
-    for the twirled ``eta``) sends less than the one-way classical protocol
-    (:func:`~qring_edu.tieaudit.classical_subset_size`); 0 if none up to ``max_log2_P``. Below
-    :func:`tieaudit_noise_threshold` the answer is 0 for every ``max_log2_P``.
+    of ``fidelity`` (``n`` times the Freedman plan for the twirled ``eta``) sends less than the
+    one-way classical protocol; 0 if none up to ``max_log2_P`` (always 0 below
+    :func:`tieaudit_noise_threshold`).
 
     Examples
     --------
@@ -514,18 +503,12 @@ class TieAuditCrossovers(Tabular):
         return self.crossovers[self.alphas.index(alpha)][self.bounds.index(bound)]
 
     def table(self) -> Table:
-        def p2(P: int) -> str:
-            return f"2^{P.bit_length() - 1}" if P else "none"
-
         rows = tuple(
-            (a,) + tuple(p2(P) for P in row) for a, row in zip(self.alphas, self.crossovers)
+            (a, *(f"2^{P.bit_length() - 1}" if P else "none" for P in row))
+            for a, row in zip(self.alphas, self.crossovers)
         )
-        names = {"hoeffding": "Hoeffding", "bernstein": "Bernstein", "exact": "exact"}
-        return Table(
-            ("coverage α",) + tuple(names[b] for b in self.bounds),
-            rows,
-            ("g",) + ("",) * len(self.bounds),
-        )
+        names = tuple(b if b == "exact" else b.capitalize() for b in self.bounds)
+        return Table(("coverage α", *names), rows, ("g",) + ("",) * len(names))
 
 
 def tieaudit_crossover_table(
@@ -583,11 +566,8 @@ class AuditExplorer:
 
     Examples
     --------
-    >>> ex = audit_explorer(log2_P=5, alpha=0.75, f=0.25, eps=0.1, seed=0)
-    >>> ex
+    >>> audit_explorer(log2_P=5, alpha=0.75, f=0.25, eps=0.1, seed=0)
     AuditExplorer(eps=0.1, noise=0, f=0.25, alpha=0.75, attack='uniform', values=(0.2164, 0.2164, 0.25))
-    >>> len(ex.signs), len(ex.matching), [e.protocol for e in ex.estimates]
-    (32, 12, ['quantum', 'entanglement_assisted', 'classical'])
     """
 
     signs: np.ndarray = field(repr=False)
@@ -617,12 +597,11 @@ def audit_explorer(
     *,
     attack: str = "uniform",
 ) -> AuditExplorer:
-    """Build an instance (random matching of coverage ``alpha``, ``round(f m)`` disagreeing
-    pairs) and run the quantum, entanglement-assisted and classical protocols at accuracy
-    ``eps``. The quantum protocols go through the channel of ``attack`` (:data:`ATTACK_CASES`)
-    at strength ``noise``; ``"uniform"`` at noise 0 is the trusted noiseless channel. The
-    entanglement-assisted protocol meets the attack under its twirl (no source can know its
-    frame) and the classical one a noiseless classical channel.
+    """A random instance (coverage ``alpha``, ``round(f m)`` disagreeing pairs) and the quantum,
+    entanglement-assisted and classical estimates at accuracy ``eps``; the quantum ones through
+    the channel of ``attack`` (:func:`attack_channel`) at strength ``noise``, the
+    entanglement-assisted one under its twirl (no source knows its frame), the classical one
+    noiseless.
 
     Examples
     --------

@@ -49,8 +49,6 @@ def test_copy_plans_rows_are_the_planners_and_exact_failures():
     assert by["exact plan"].failure <= 0.05 < by["0.9 × exact plan"].failure
     assert by["Bernstein"].failure < by["exact plan"].failure
     assert len(plans.table()) == 5
-    with pytest.raises(ValueError, match="method"):
-        plans.plan("chernoff")
 
 
 def test_copies_curve_slopes():

@@ -152,14 +152,9 @@ def claim_row(key: str, judge: Callable[[Mapping[str, float]], tuple[str, str]])
     Examples
     --------
     >>> from qring_edu.experiments.claims import CLAIM_ROWS, Claim, claim_row, reproduce_claims
-    >>> def even_judge(values):
-    ...     return ("holds", "") if values["n"] % 2 == 0 else ("does not hold", "n is odd")
-    >>> @claim_row("even", even_judge)
+    >>> @claim_row("even", lambda values: verdict_from([] if values["n"] % 2 == 0 else ["odd"], []))
     ... def even_claim(seed=0):
-    ...     values = {"n": 4.0}
-    ...     verdict, reason = even_judge(values)
-    ...     return Claim("even", "n is even", "n = 4", "n = 4", verdict, "01_bottleneck", reason,
-    ...                  values=values)
+    ...     return Claim("even", "n is even", "n = 4", "n = 4", "holds", "01_bottleneck")
     >>> [c.verdict for c in reproduce_claims(keys=["even"])]
     ['holds']
     >>> del CLAIM_ROWS["even"]                          # leave the book's table as it was

@@ -338,12 +338,6 @@ class CopyPlans(Rows):
     eps: float = 0.05
     delta: float = 0.05
 
-    def plan(self, method: str) -> CopyPlan:
-        for r in self.rows:
-            if r.method == method:
-                return r
-        raise ValueError(f"method must be one of {[r.method for r in self.rows]}, got {method!r}")
-
     def table(self) -> Table:
         rows = tuple(
             (

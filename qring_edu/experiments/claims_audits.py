@@ -53,8 +53,8 @@ def _judge_gapip(v: Mapping[str, float]) -> tuple[str, str]:
             f"sides, at P = {_pow2(v['log2_P'])} the quantum protocol is cheaper only in a window "
             f"of τ whose ends depend on the constants (upper end τ ≈ {_tau(uppers[0])}–"
             f"{_tau(uppers[1])}): above it the sign sketch is cheaper, below it sending the "
-            "vector. Missing: a classical lower bound of order τ⁻² (the book has only its sketch) and "
-            "the constants at the paper's sizes"
+            "vector. Missing: a classical lower bound of order τ⁻² (the book has only its "
+            "sketch) and the constants at the paper's sizes"
         )
     return verdict_from(failed, limits)
 

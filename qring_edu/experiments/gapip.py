@@ -237,7 +237,7 @@ def gapip_probability(
 
     ``method``: ``"subspace"`` (the protocol's fast path, the closed form; ``k <= 10^15``),
     ``"statevector"`` (NumPy on all ``2^n`` amplitudes, times 2 for the control; ``k <= 10^4``)
-    or ``"qiskit"`` (:func:`qring_edu.gapip.gapip_circuit` evolved as a ``Statevector``; ``k <= 64``).
+    or ``"qiskit"`` (:func:`qring_edu.gapip.gapip_circuit` as a ``Statevector``; ``k <= 64``).
 
     Examples
     --------
@@ -399,7 +399,7 @@ def gapip_curves(
     Examples
     --------
     >>> curves = gapip_curves(0.3, log2_P=8, trials=2, points=3)
-    >>> curves.scaling.taus.round(3).tolist()                          # spans a factor of 2 at least
+    >>> curves.scaling.taus.round(3).tolist()                # spans a factor of 2 at least
     [0.4, 0.283, 0.2]
     """
     tau = check_float(tau, "tau", 0.0, 1.0, lo_open=True, hi_open=True)

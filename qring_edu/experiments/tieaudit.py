@@ -122,9 +122,10 @@ def disagreement_fraction(signs, matching) -> float:
 
 
 def outcome_index(matching, P: int) -> np.ndarray:
-    """Computational-basis index that the circuits of :func:`qring_edu.tieaudit.tieaudit_circuit` report
-    for each outcome of :func:`qring_edu.tieaudit.outcome_probabilities`: ``i`` for "+" of pair
-    ``(i, j)``, ``j`` for "-", ``k`` for unmatched ``k``.
+    """Computational-basis index that the circuits of
+    :func:`qring_edu.tieaudit.tieaudit_circuit` report for each outcome of
+    :func:`qring_edu.tieaudit.outcome_probabilities`: ``i`` for "+" of pair ``(i, j)``, ``j`` for
+    "-", ``k`` for unmatched ``k``.
 
     Examples
     --------
@@ -140,8 +141,8 @@ def outcome_index(matching, P: int) -> np.ndarray:
 def tieaudit_sample_qiskit(
     signs, matching, shots: int = 1000, *, protocol: str = "quantum", seed=None
 ) -> np.ndarray:
-    """Sample the client's outcomes of :func:`qring_edu.tieaudit.tieaudit_circuit` on ``AerSimulator``
-    (decomposed to ``u``/``cx`` first); counts in the order of
+    """Sample the client's outcomes of :func:`qring_edu.tieaudit.tieaudit_circuit` on
+    ``AerSimulator`` (decomposed to ``u``/``cx`` first); counts in the order of
     :func:`qring_edu.tieaudit.outcome_probabilities`.
 
     Examples

@@ -134,8 +134,8 @@ def noise_sweep(
     seed: int = 0,
 ) -> NoiseSweep:
     """For each noise level: :func:`qring_edu.tieaudit.tieaudit` through ``Depolarizing(noise)``
-    (at noise 0 the trusted channel) and the naive estimate ``(1 - mean(Y)/alpha)/2`` of as many copies,
-    read as if ``eta = 1``.
+    (at noise 0 the trusted channel) and the naive estimate ``(1 - mean(Y)/alpha)/2`` of as many
+    copies, read as if ``eta = 1``.
 
     Examples
     --------

@@ -205,9 +205,6 @@ def classical_cost_table(
 
     Examples
     --------
-    >>> print(classical_cost_table(2**16, [0.4]))
-      τ  sketch bits  vector bits  classical uses
-    0.4           88      655,360  sketch
     >>> print(classical_cost_table(2**16, [0.1], exact=True))
       τ  sketch (Hoeffding)  sketch (exact)  vector bits  classical uses
     0.1               1,474             665      786,432  sketch

@@ -89,8 +89,10 @@ def odd_messages_per_link(workers: int, d: int, bits: int) -> np.ndarray:
     return (message_bits(workers, d, bits) % 2).sum(axis=1)
 
 
-def _ring_pair(workers: int, d: int, bits: int, seed: int):
-    """Classical and superdense ring all-reduce of the same random b-bit integers."""
+def _ring_links(workers: int, d: int, bits: int, seed: int):
+    """Classical and superdense ring all-reduce of the same random b-bit integers: per-link
+    classical online bits and superdense online qubits, offline qubits and ebits (shape
+    ``(P,)`` each), and whether both return the exact sum."""
     gen = np.random.default_rng([seed, workers, d, bits])
     grads = gen.integers(-(2 ** (bits - 1)), 2 ** (bits - 1), size=(workers, d))
     classical = ring_allreduce(grads, transport="classical", bits=bits)
@@ -99,7 +101,9 @@ def _ring_pair(workers: int, d: int, bits: int, seed: int):
     correct = bool(
         np.array_equal(quantum.outputs, classical.outputs) and np.all(quantum.outputs == exact)
     )
-    return classical.ledger, quantum.ledger, correct
+    q = quantum.ledger.per_link
+    bits_ = classical.ledger.per_link("online_bits")
+    return bits_, q("online_qubits"), q("offline_qubits"), q("ebits"), correct
 
 
 # -- 1. Halving ------------------------------------------------------------------------------------
@@ -133,10 +137,8 @@ def halving_claim(seed: int = 0) -> Claim:
     """
     seed = check_int(seed, "seed", 0)
     (P, d, b), (Po, do, bo) = EVEN_RING, ODD_RING
-    c_led, q_led, ok_even = _ring_pair(P, d, b, seed)
-    bits, qubits = c_led.per_link("online_bits"), q_led.per_link("online_qubits")
-    co_led, qo_led, ok_odd = _ring_pair(Po, do, bo, seed)
-    bits_o, qubits_o = co_led.per_link("online_bits"), qo_led.per_link("online_qubits")
+    bits, qubits, _, _, ok_even = _ring_links(P, d, b, seed)
+    bits_o, qubits_o, _, _, ok_odd = _ring_links(Po, do, bo, seed)
     odd = odd_messages_per_link(Po, do, bo)
     pad_o = 2 * qubits_o - bits_o  # padding bits per link
     busiest = int(np.argmax(bits_o))
@@ -330,20 +332,13 @@ def lifetime_claim(seed: int = 0) -> Claim:
     """
     seed = check_int(seed, "seed", 0)
     (P, d, b), (Po, do, bo) = EVEN_RING, ODD_RING
-    c_led, q_led, _ = _ring_pair(P, d, b, seed)
-    life = q_led.per_link("online_qubits") + q_led.per_link("offline_qubits")
-    bits = c_led.per_link("online_bits")
-    co_led, qo_led, _ = _ring_pair(Po, do, bo, seed)
-    online_o = qo_led.per_link("online_qubits")
-    life_o = online_o + qo_led.per_link("offline_qubits")
-    bits_o = co_led.per_link("online_bits")
+    bits, on, off, ebits, _ = _ring_links(P, d, b, seed)
+    bits_o, online_o, off_o, ebits_o, _ = _ring_links(Po, do, bo, seed)
+    life, life_o = on + off, online_o + off_o
     odd = odd_messages_per_link(Po, do, bo)
     busiest = int(np.argmax(bits_o))
-    online, offline = q_led.online_qubits(), q_led.offline_qubits()
-    ebits_ok = bool(
-        np.all(q_led.per_link("ebits") == q_led.per_link("online_qubits"))
-        and np.all(qo_led.per_link("ebits") == online_o)
-    )
+    online, offline = int(on.max()), int(off.max())
+    ebits_ok = bool(np.all(ebits == on) and np.all(ebits_o == online_o))
     computed = (
         f"P = {P}, d = {_pow2(math.log2(d))}, b = {b}: {online:,} online + {offline:,} "
         f"offline qubits = {int(life.max()):,} = classical bits on every link. "

@@ -1,12 +1,9 @@
-"""The paper's headline claims (book/claims.ipynb), each checked by a library computation.
-
-:func:`reproduce_claims` runs one small, seeded experiment per row (:data:`CLAIM_KEYS`) and
-returns :class:`Claim` records: the claim, the figure the paper states, what the library
-computes, a verdict in :data:`VERDICTS` with its reason, a caveat, the chapter and the raw
-numbers (``values``). Each row is one function registered with :func:`claim_row` together with
-its judge, a pure function of ``values`` (:func:`judge`), so the verdict logic can be tested on
-modified numbers. The GapIP and TieAudit rows are in :mod:`qring_edu.experiments.claims_audits`;
-the page draws the table with :func:`qring_edu.figures.claims.claims_table_html`.
+"""The paper's headline claims (book/claims.ipynb), each checked by a library computation:
+:func:`reproduce_claims` returns one :class:`Claim` per row of :data:`CLAIM_KEYS`, each row a
+function registered with :func:`claim_row` and judged from its numbers (:func:`judge`; the
+verdicts are in :mod:`qring_edu.experiments.claims_verdicts`, the GapIP and TieAudit rows in
+:mod:`qring_edu.experiments.claims_audits`). The page draws the table with
+:func:`qring_edu.figures.claims.claims_table_html`.
 """
 
 from __future__ import annotations
@@ -264,11 +261,8 @@ def optimality_claim(seed: int = 0, trials: int = 100) -> Claim:
     _, d, b = EVEN_RING
     cuts = {P: allreduce_cut_bound(P, d, b) for P in CUT_WORKERS}
     floor = cuts[CUT_WORKERS[0]].qubits
-    ratio_text = (
-        ", ".join(f"{cuts[P].superdense_ratio:.3f}×" for P in CUT_WORKERS)
-        + " the floor at P = "
-        + ", ".join(str(P) for P in CUT_WORKERS)
-    )
+    ratios = ", ".join(f"{cuts[P].superdense_ratio:.3f}×" for P in CUT_WORKERS)
+    ratio_text = f"{ratios} the floor at P = {', '.join(map(str, CUT_WORKERS))}"
     computed = (
         f"χ(four Bell states) = {chi:.4f} bits, Bell measurement extracts "
         f"{bell_info:.4f} bits, dense-coding capacity of |Φ+⟩ = {capacity:.4f}; largest χ "

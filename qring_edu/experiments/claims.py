@@ -443,11 +443,8 @@ def vga_claim(seed: int = 0) -> Claim:
     exact = (x.sum(axis=0) + 2 ** (b - 1)) % 2**b - 2 ** (b - 1)
     ratio = honest.ghz_delivered / honest.ghz_used
     N = honest.n_copies
-    det = {
-        "split": detection_probability(SplitWorker(), P, bits=b),
-        "one_qubit": detection_probability(KnownPadBits(1), P, bits=b),
-        "register": detection_probability(KnownPads(), P, bits=b),
-    }
+    attacks = {"split": SplitWorker(), "one_qubit": KnownPadBits(1), "register": KnownPads()}
+    det = {k: detection_probability(attack, P, bits=b) for k, attack in attacks.items()}
     eps = {k: vga_epsilon(N, f, beta, detection=v) for k, v in det.items()}
     floor0 = vga_epsilon_floor(N, f, 0.0)
     tested = N - int(round((1 - f) * N))

@@ -337,29 +337,25 @@ def dephasing_sweep(
     ones = np.ones(P, dtype=np.int8)
     bias, plain, twirled = [], [], []
     for i, p in enumerate(nz):
-        channel = Dephasing(float(p)) if p > 0 else None
-        bias.append(ratio_bias(s, m, Dephasing(float(p))))
-        twirled.append(
-            np.mean(
-                [
-                    tieaudit(s, m, eps, delta=delta, channel=channel, seed=rng(seed, i, r)).value
-                    for r in range(seeds)
-                ]
-            )
-        )
+        dephasing = Dephasing(float(p))
+        channel = dephasing if p > 0 else None
+        bias.append(ratio_bias(s, m, dephasing))
+        gens = (rng(seed, i, r) for r in range(seeds))
+        est = [tieaudit(s, m, eps, delta=delta, channel=channel, seed=g).value for g in gens]
+        twirled.append(np.mean(est))
         # Without the twirl: the same copies and hidden tests, each with its own pair weights.
-        N = tieaudit_copies(1.0, eps, delta, eta=Dephasing(float(p)).eta(P), bound="freedman")
-        runs = []
+        N = tieaudit_copies(1.0, eps, delta, eta=dephasing.eta(P), bound="freedman")
+        laws = [outcome_probabilities(x, m, dephasing) for x in (s, ones)]  # data, tests
+        est = []
         for r in range(seeds):
             gen = rng(seed, i, r, 1)
             test = int(gen.binomial(N, TEST_FRACTION))
             sums = []
-            for x, k in ((s, N - test), (ones, test)):
-                probs, y = outcome_probabilities(x, m, Dephasing(float(p)))
+            for (probs, y), k in zip(laws, (N - test, test)):
                 c = gen.multinomial(k, probs)
                 sums.append(int(c[y == 1].sum() - c[y == -1].sum()))
-            runs.append(tieaudit_interval(sums[0], N - test, sums[1], test, 1.0, delta)[0])
-        plain.append(float(np.mean(runs)))
+            est.append(tieaudit_interval(sums[0], N - test, sums[1], test, 1.0, delta)[0])
+        plain.append(float(np.mean(est)))
     arrays = np.array(bias), np.array(plain), np.array(twirled, float)
     return DephasingSweep(P, float(far.mean()), float(eps), min_distance, nz, *arrays, seeds)
 

@@ -281,12 +281,8 @@ def gapip_sample_qiskit(
     shots = check_int(shots, "shots", 1, 10**6)
     check_seed(seed)
     sim_seed = int(np.random.default_rng(seed).integers(2**31))
-    qc = transpile(
-        gapip_circuit(g, h, k, protocol=protocol),
-        basis_gates=["u", "cx"],
-        optimization_level=1,
-        seed_transpiler=0,
-    )
+    circuit = gapip_circuit(g, h, k, protocol=protocol)
+    qc = transpile(circuit, basis_gates=["u", "cx"], optimization_level=1, seed_transpiler=0)
     counts = AerSimulator(seed_simulator=sim_seed).run(qc, shots=shots).result().get_counts()
     return shots - int(counts.get("0" * qc.num_clbits, 0))
 
@@ -318,11 +314,8 @@ class GapIPPaths(Tabular):
         """One row per k (or K): the three exact values (6 decimals) and the Aer frequency (4)."""
         rows = zip(self.ks, self.subspace, self.statevector, self.qiskit, self.aer)
         key = "K" if self.protocol == "phase_estimation" else "k"
-        return Table(
-            (key, "subspace", "statevector", "qiskit", f"Aer ({self.shots} shots)"),
-            tuple(rows),
-            ("d", ".6f", ".6f", ".6f", ".4f"),
-        )
+        heads = (key, "subspace", "statevector", "qiskit", f"Aer ({self.shots} shots)")
+        return Table(heads, tuple(rows), ("d", ".6f", ".6f", ".6f", ".4f"))
 
     @property
     def max_exact_gap(self) -> float:

@@ -159,12 +159,8 @@ def tieaudit_sample_qiskit(
     check_seed(seed)
     n = s.size.bit_length() - 1
     sim_seed = int(np.random.default_rng(seed).integers(2**31))
-    qc = transpile(
-        tieaudit_circuit(s, m, protocol=protocol),
-        basis_gates=["u", "cx"],
-        optimization_level=1,
-        seed_transpiler=0,
-    )
+    circuit = tieaudit_circuit(s, m, protocol=protocol)
+    qc = transpile(circuit, basis_gates=["u", "cx"], optimization_level=1, seed_transpiler=0)
     counts = AerSimulator(seed_simulator=sim_seed).run(qc, shots=shots).result().get_counts()
     by_index = np.zeros(s.size, dtype=np.int64)
     for key, c in counts.items():

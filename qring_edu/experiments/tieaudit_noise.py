@@ -117,11 +117,8 @@ class NoiseSweep(Tabular):
     def table(self) -> Table:
         """One row per noise level: naive and verified estimates, the interval, copies sent."""
         rows = zip(self.noises, self.naive, self.calibrated, self.lo, self.hi, self.copies)
-        return Table(
-            ("noise", "naive f̂", "f̂ with test copies", "lo", "hi", "copies"),
-            tuple(rows),
-            (".1f", ".4f", ".4f", ".4f", ".4f", ",d"),
-        )
+        heads = ("noise", "naive f̂", "f̂ with test copies", "lo", "hi", "copies")
+        return Table(heads, tuple(rows), (".1f", ".4f", ".4f", ".4f", ".4f", ",d"))
 
 
 def noise_sweep(
@@ -216,11 +213,8 @@ class AttackSweep(Tabular):
             for i, noise in enumerate(self.noises)
             for case in self.cases
         ]
-        return Table(
-            ("noise", "channel", "mean f̂", "within ±ε", "f in [lo, hi]", "η̂"),
-            tuple(rows),
-            (".1f", "", ".3f", ".0%", ".0%", ".3f"),
-        )
+        heads = ("noise", "channel", "mean f̂", "within ±ε", "f in [lo, hi]", "η̂")
+        return Table(heads, tuple(rows), (".1f", "", ".3f", ".0%", ".0%", ".3f"))
 
 
 def tieaudit_attack_sweep(
@@ -295,11 +289,8 @@ class DephasingSweep(Tabular):
 
     def table(self) -> Table:
         rows = zip(self.noises, self.bias, self.plain, self.twirled)
-        return Table(
-            ("dephasing p", "ratio bias", "mean f̂ (no twirl)", "mean f̂ (Clifford twirl)"),
-            tuple(rows),
-            (".3f", "+.4f", ".4f", ".4f"),
-        )
+        heads = ("dephasing p", "ratio bias", "mean f̂ (no twirl)", "mean f̂ (Clifford twirl)")
+        return Table(heads, tuple(rows), (".3f", "+.4f", ".4f", ".4f"))
 
 
 def dephasing_sweep(

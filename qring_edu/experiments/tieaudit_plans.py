@@ -348,9 +348,8 @@ class CopyPlans(Rows):
             )
             for r in self.rows
         )
-        return Table(
-            ("plan", "copies N", "exact failure probability", "at f ="), rows, ("", ",d", ".2g", "")
-        )
+        heads = ("plan", "copies N", "exact failure probability", "at f =")
+        return Table(heads, rows, ("", ",d", ".2g", ""))
 
 
 def tieaudit_copy_plans(alpha: float = 0.1, eps: float = 0.05, delta: float = 0.05) -> CopyPlans:

@@ -396,8 +396,7 @@ def gapip_curves(
     log2_P = check_int(log2_P, "log2_P", 1, MAX_WIDGET_LOG2_P)
     trials = check_int(trials, "trials", 2, 200)
     points = check_int(points, "points", 2, 20)
-    tau_min = min(tau, 0.2)
-    taus = np.geomspace(0.4, tau_min, points) if tau_min < 0.4 else np.array([0.4, 0.2])
+    taus = np.geomspace(0.4, min(tau, 0.2), points)
     return GapIPCurves(
         tau,
         gapip_scaling(

@@ -155,7 +155,8 @@ def noise_sweep(
         c = rng(seed, 3, i).multinomial(e.copies, np.array(law) / sum(law))
         naive = float(np.clip((1 - (c[0] - c[1]) / e.copies / a) / 2, 0, 1))
         rows.append((naive, e.value, e.lo, e.hi, e.copies))
-    return NoiseSweep(nz, *(np.array(x) for x in zip(*rows)), _truth(s, m), float(eps))
+    columns = zip(*rows) if rows else [()] * 5  # no noise level: empty columns
+    return NoiseSweep(nz, *(np.array(x) for x in columns), _truth(s, m), float(eps))
 
 
 @result

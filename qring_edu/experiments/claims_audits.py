@@ -1,9 +1,7 @@
 """The GapIP and TieAudit rows of the claims table (book/claims.ipynb): each audit protocol
 against its classical competitor with the same family of bounds on both sides
-(:func:`gapip_claim`, computed by the chapter's
-:func:`~qring_edu.experiments.gapip.gapip_comparison`; :func:`tieaudit_claim`). Registered with
-:func:`~qring_edu.experiments.claims_verdicts.claim_row`; the table is
-:func:`qring_edu.experiments.claims.reproduce_claims`.
+(:func:`gapip_claim`, :func:`tieaudit_claim`), registered with
+:func:`~qring_edu.experiments.claims_verdicts.claim_row`.
 """
 
 from __future__ import annotations
@@ -13,9 +11,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .._validate import check_choice, check_float, check_int
+from .._validate import check_float, check_int
 from ..tieaudit import tieaudit_copies, tieaudit_cost
-from .claims_verdicts import Claim, _make, _pow2, _sci, _tau, _values, claim_row, verdict_from
+from .claims_verdicts import Claim, _make, _pow2, _sci, _tau, claim_row, verdict_from
 from .gapip import COMPARISON_TAUS, GAPIP_FAMILIES, gapip_comparison
 from .tieaudit import (
     DEFAULT_LOG2_P,
@@ -27,7 +25,6 @@ from .tieaudit import (
 __all__ = [
     "gapip_claim",
     "tieaudit_claim",
-    "tieaudit_crossover_log2",
 ]
 
 
@@ -56,26 +53,21 @@ def _judge_gapip(v: Mapping[str, float]) -> tuple[str, str]:
             f"sides, at P = {_pow2(v['log2_P'])} the quantum protocol is cheaper only in a window "
             f"of τ whose ends depend on the constants (upper end τ ≈ {_tau(uppers[0])}–"
             f"{_tau(uppers[1])}): above it the sign sketch is cheaper, below it sending the "
-            "vector. Missing: a classical lower bound of order τ⁻² (the book has only its sketch) and "
-            "the constants at the paper's sizes"
+            "vector. Missing: a classical lower bound of order τ⁻² (the book has only its "
+            "sketch) and the constants at the paper's sizes"
         )
     return verdict_from(failed, limits)
 
 
 @claim_row("gapip", _judge_gapip)
 def gapip_claim(seed: int = 0, trials: int = 10) -> Claim:
-    """GapIP_τ at P = 2^16 over :data:`~qring_edu.experiments.gapip.COMPARISON_TAUS` (0.4 to
-    1e-4), computed by the chapter's
-    :func:`~qring_edu.experiments.gapip.gapip_comparison` (amplitude estimation, the same bound
-    family on both sides, "hoeffding" and "exact", ``trials`` instances per τ): slopes against
-    1/τ over τ ≥ 0.02 and the window where the quantum protocol is cheaper. With the defaults the
-    numbers are those of book/07_gapip.ipynb.
-
-    Supported when the slopes are ≈ 1 (quantum, 0.85 … 1.5: Õ allows logarithmic factors, which
-    steepen the slope over this range) and ≈ 2 (classical, 1.85 … 2.1), the quantum protocol is
-    cheaper somewhere with one of the two families, and at most 2δ of all decisions are wrong;
-    then "partly" when the window is bounded ("holds" would need the quantum protocol cheaper over
-    the whole grid).
+    """GapIP_τ at P = 2^16 over :data:`~qring_edu.experiments.gapip.COMPARISON_TAUS` by the
+    chapter's :func:`~qring_edu.experiments.gapip.gapip_comparison` (amplitude estimation,
+    "hoeffding" and "exact" on both sides, ``trials`` instances per τ; the defaults give
+    book/07_gapip.ipynb's numbers): slopes against 1/τ over τ ≥ 0.02 and the window where the
+    quantum protocol is cheaper. Supported when the slopes are ≈ 1 (quantum, 0.85 … 1.5: Õ
+    allows logarithmic factors) and ≈ 2 (classical, 1.85 … 2.1), quantum is cheaper somewhere
+    and at most 2δ of the decisions are wrong; "partly" when the window is bounded.
 
     Examples
     --------
@@ -134,7 +126,7 @@ def gapip_claim(seed: int = 0, trials: int = 10) -> Claim:
     )
     return _make(
         "gapip",
-        _values(**v),
+        v,
         claim="GapIP_τ: quadratic quantum advantage for margin-based alignment testing",
         paper_figure="quantum Õ(τ⁻¹ log P) qubits vs classical Õ(min(τ⁻², P)) bits",
         computed=computed,
@@ -151,31 +143,6 @@ def gapip_claim(seed: int = 0, trials: int = 10) -> Claim:
 TIEAUDIT_ALPHAS = (1.0, 0.25, 0.1)
 #: Largest coverage covered by the Boolean-hidden-matching lower bound (Gavinsky et al. 2007).
 LOWER_BOUND_MAX_ALPHA = 0.25
-
-
-def tieaudit_crossover_log2(
-    eps: float,
-    alpha: float = 1.0,
-    *,
-    bound: str = "bernstein",
-    delta: float = 0.05,
-    max_log2_P: int = 60,
-) -> int:
-    """``log2`` of :func:`~qring_edu.experiments.tieaudit.tieaudit_crossover`: the smallest
-    ``n`` such that at ``P = 2^n`` the quantum TieAudit protocol sends fewer qubits than the
-    one-way classical one sends bits, both planned with ``bound`` ("bernstein" or "hoeffding");
-    0 if none up to ``2^max_log2_P``.
-
-    Examples
-    --------
-    >>> tieaudit_crossover_log2(0.05), tieaudit_crossover_log2(0.05, 0.1)
-    (16, 20)
-    >>> tieaudit_crossover_log2(0.05, 0.1, bound="hoeffding")
-    27
-    """
-    check_choice(bound, "bound", ("bernstein", "hoeffding"))
-    P = tieaudit_crossover(eps, alpha, delta, max_log2_P, bound=bound)
-    return P.bit_length() - 1 if P else 0
 
 
 def _judge_tieaudit(v: Mapping[str, float]) -> tuple[str, str]:
@@ -206,30 +173,19 @@ def _judge_tieaudit(v: Mapping[str, float]) -> tuple[str, str]:
 
 @claim_row("tieaudit", _judge_tieaudit)
 def tieaudit_claim(seed: int = 0, eps: float = 0.05) -> Claim:
-    """TieAudit_ε at coverage α = 1/4 over P = 2^8 … 2^24 (planned costs with the default
-    Bernstein-type bounds; both protocols run up to P = 2^12, 3 trials): the classical log-log
-    slope, the quantum cost per log2 P, the ratio at 2^24; and the crossover P for α in
+    """TieAudit_ε at coverage α = 1/4 over P = 2^8 … 2^24 (costs planned with Bernstein-type
+    bounds; both protocols run up to P = 2^12, 3 trials): the classical log-log slope, the
+    quantum cost per log2 P, the ratio at 2^24, and the crossover P for α in
     :data:`TIEAUDIT_ALPHAS` with Bernstein-type and with Hoeffding bounds on both sides.
-
     "partly": the lower bound behind "exponential" covers α ≤ 1/4 only, and the advantage is
-    asymptotic (the paper states it without either restriction).
+    asymptotic.
 
     Examples
     --------
-    >>> import textwrap
     >>> from qring_edu.experiments.claims import tieaudit_claim
     >>> row = tieaudit_claim()
-    >>> row.verdict
-    'partly'
-    >>> print(textwrap.fill(row.reason, 88))
-    Exponential against a proven classical lower bound only for coverage α ≤ 1/4 at constant
-    ε (Gavinsky et al. 2007: Ω(√(P/α)) bits, one-way, shared randomness); at α = 1 the
-    classical column is our protocol, not a bound. The advantage is asymptotic: the
-    crossover P depends on α and on the bound family. It is one-way: a client that may send
-    r of its pairs gets the answer in r (2 log2 P + 1) = 36,162 bits at P = 2^24 (two
-    messages, O(log P/ε²)). With noise on each of a copy's log2 P pairs it survives only
-    above the per-pair fidelity 2^(−1/4) ≈ 0.841. Missing: a classical lower bound for α >
-    1/4.
+    >>> row.verdict, row.values["crossover_bernstein_a0.25"], row.values["crossover_hoeffding_a0.1"]
+    ('partly', 18, 27)
     """
     seed = check_int(seed, "seed", 0)
     eps = check_float(eps, "eps", 0.0, 1.0, lo_open=True, hi_open=True)
@@ -261,7 +217,8 @@ def tieaudit_claim(seed: int = 0, eps: float = 0.05) -> Claim:
     }
     for a in TIEAUDIT_ALPHAS:
         for bound in ("bernstein", "hoeffding"):
-            v[f"crossover_{bound}_a{a:g}"] = tieaudit_crossover_log2(eps, a, bound=bound)
+            P = tieaudit_crossover(eps, a, bound=bound)
+            v[f"crossover_{bound}_a{a:g}"] = P.bit_length() - 1 if P else 0  # log2 P, 0: none
             v[f"copies_{bound}_a{a:g}"] = tieaudit_copies(a, eps, bound=bound)
 
     def xs(bound: str) -> str:
@@ -282,7 +239,7 @@ def tieaudit_claim(seed: int = 0, eps: float = 0.05) -> Claim:
     )
     return _make(
         "tieaudit",
-        _values(**v),
+        v,
         claim="TieAudit_ε: exponential quantum advantage for sign-consistency auditing",
         paper_figure="quantum O(ε⁻² log P) qubits vs classical one-way Ω(√P) bits",
         computed=computed,

@@ -152,14 +152,9 @@ def claim_row(key: str, judge: Callable[[Mapping[str, float]], tuple[str, str]])
     Examples
     --------
     >>> from qring_edu.experiments.claims import CLAIM_ROWS, Claim, claim_row, reproduce_claims
-    >>> def even_judge(values):
-    ...     return ("holds", "") if values["n"] % 2 == 0 else ("does not hold", "n is odd")
-    >>> @claim_row("even", even_judge)
+    >>> @claim_row("even", lambda values: verdict_from([] if values["n"] % 2 == 0 else ["odd"], []))
     ... def even_claim(seed=0):
-    ...     values = {"n": 4.0}
-    ...     verdict, reason = even_judge(values)
-    ...     return Claim("even", "n is even", "n = 4", "n = 4", verdict, "01_bottleneck", reason,
-    ...                  values=values)
+    ...     return Claim("even", "n is even", "n = 4", "n = 4", "holds", "01_bottleneck")
     >>> [c.verdict for c in reproduce_claims(keys=["even"])]
     ['holds']
     >>> del CLAIM_ROWS["even"]                          # leave the book's table as it was
@@ -193,6 +188,8 @@ def judge(key: str, values: Mapping[str, float]) -> tuple[str, str]:
 
 
 def _make(key: str, values: Mapping[str, float], **fields) -> Claim:
+    """Row ``key`` from its numbers (kept read-only) and texts, judged by its judge."""
+    values = MappingProxyType(dict(values))
     verdict, reason = CLAIM_ROWS[key].judge(values)
     return Claim(key=key, verdict=verdict, reason=reason, values=values, **fields)
 
@@ -214,7 +211,3 @@ def _sci(x: float, digits: int = 1) -> str:
 def _tau(t: float) -> str:
     """A window end: 0.014 above 10⁻³, 3.7 × 10⁻⁴ below (two significant digits)."""
     return f"{t:.3f}" if t >= 1e-3 else _sci(t)
-
-
-def _values(**kw) -> Mapping[str, float]:
-    return MappingProxyType(dict(kw))

@@ -1,21 +1,8 @@
-"""Experiments of the GapIP chapter (book/07_gapip.ipynb): scaling laws of GapIP_τ, the
-simulation paths of one shot, the pass schedule of the ping-pong, and the cost windows with one
-family of bounds on both sides.
-
-Pure: every number comes from :mod:`qring_edu.gapip`; results are frozen dataclasses (figures:
-:mod:`qring_edu.figures.gapip`). Shared by the chapter, the claims page, the tests and ``make
-bench``.
-
-* :func:`aligned_pair`: promise instances with ``<g, h> = c`` exactly.
-* :func:`gapip_scaling`: communication against ``1/tau`` at fixed ``P`` for a quantum protocol
-  (mean over promise instances, half with ``<g, h> = tau``, half with ``-tau``) and the
-  classical one, with accuracies and fitted log-log slopes.
-* :func:`classical_cost_table`, :func:`gapip_probability`, :func:`gapip_sample_qiskit`,
-  :func:`gapip_paths`: the classical costs, and the probability of "not a_h" four ways.
-* :func:`gapip_schedule`: the passes of one shot (who applies what, how many qubits cross).
-* :func:`gapip_comparison`: quantum against classical over a grid of τ, one family of bounds on
-  both sides, with the window where quantum is cheaper.
-* :func:`gapip_curves`: what the chapter's widget computes.
+"""Experiments of the GapIP chapter (book/07_gapip.ipynb): promise instances
+(:func:`aligned_pair`), cost against ``1/tau`` (:func:`gapip_scaling`, :func:`gapip_curves`),
+the probability of "not a_h" four ways (:func:`gapip_paths`), the passes of one shot
+(:func:`gapip_schedule`) and quantum against classical with one family of bounds on both sides
+(:func:`gapip_comparison`). Figures in :mod:`qring_edu.figures.gapip`.
 
 Fits are least squares on ``log(cost)``; a slope ``s`` means ``cost ∝ (1/tau)^s``.
 """
@@ -101,10 +88,8 @@ class GapIPScaling:
     Examples
     --------
     >>> s = gapip_scaling((0.4, 0.2), 2**8, trials=2, confidence="hoeffding")
-    >>> round(s.quantum_slope, 6), round(s.classical_slope, 3)
-    (0.0, 2.052)
-    >>> s.classical_kind, [round(float(a), 2) for a in s.quantum_accuracy]
-    (('sketch', 'sketch'), [1.0, 1.0])
+    >>> round(s.quantum_slope, 6), round(s.classical_slope, 3), s.classical_kind
+    (0.0, 2.052, ('sketch', 'sketch'))
     """
 
     P: int
@@ -149,6 +134,21 @@ def _check_taus(taus, at_least: int = 2) -> np.ndarray:
     return np.asarray(values)
 
 
+def _decide(P: int, tau: float, delta: float, trials: int, seed, i: int, protocols):
+    """Costs and correct verdicts, shape ``(len(protocols), trials)``, of each ``(protocol value,
+    seed tag)`` on the same ``trials`` promise instances at margin ``tau`` (alternating ``<g, h>
+    = ±tau``; instance seed ``rng(seed, i, trial)``, protocol seed ``rng(seed, i, trial, tag)``)."""
+    cost, ok = np.zeros((2, len(protocols), trials))
+    for trial in range(trials):
+        c = tau if trial % 2 == 0 else -tau
+        g, h = aligned_pair(P, c, seed=rng(seed, i, trial))
+        truth = "aligned" if c > 0 else "conflicting"
+        for f, (value, tag) in enumerate(protocols):
+            d = gapip(g, h, tau, protocol=value, delta=delta, seed=rng(seed, i, trial, tag))
+            cost[f, trial], ok[f, trial] = d.cost, d.verdict == truth
+    return cost, ok
+
+
 def gapip_scaling(
     taus: Sequence[float] = DEFAULT_TAUS,
     P: int = 2**16,
@@ -159,13 +159,10 @@ def gapip_scaling(
     confidence: str = "hoeffding",
     protocol: str = "quantum",
 ) -> GapIPScaling:
-    """Run GapIP at each ``tau`` on ``trials`` promise instances (alternating ``<g,h> = ±tau``).
-
-    Quantum cost: mean over the trials of :func:`qring_edu.gapip.gapip` with the quantum
-    ``protocol`` and its ``confidence`` intervals (the iteration stops adaptively). Classical:
-    the cheaper of sketch and vector, the sketch sized with the same family (``"hoeffding"``:
-    Hoeffding's bound; ``"exact"``: exact binomial tail), fixed in advance. Accuracies: fraction
-    of correct verdicts.
+    """Run GapIP at each ``tau`` on ``trials`` promise instances (alternating ``<g,h> = ±tau``):
+    the mean cost of the quantum ``protocol`` with ``confidence`` intervals, the classical cost
+    (the cheaper of sketch and vector, the sketch sized with the same family: ``"hoeffding"`` or
+    ``"exact"`` binomial tail), and both fractions of correct verdicts.
 
     Examples
     --------
@@ -180,39 +177,16 @@ def gapip_scaling(
     trials = check_int(trials, "trials", 2, 10_000)
     quantum = _quantum(protocol, confidence)
     check_seed(seed)
-    bound = confidence
-    classical = Classical(bound)
-    q_cost, c_cost, kinds, q_acc, c_acc = [], [], [], [], []
-    for t_i, tau in enumerate(taus_arr):
-        kind, bits = classical_bits(P, tau, delta, bound=bound)
-        costs, ok_q, ok_c = [], 0, 0
-        for trial in range(trials):
-            c = tau if trial % 2 == 0 else -tau
-            g, h = aligned_pair(P, c, seed=rng(seed, t_i, trial))
-            truth = "aligned" if c > 0 else "conflicting"
-            dq = gapip(g, h, tau, protocol=quantum, delta=delta, seed=rng(seed, t_i, trial, 1))
-            dc = gapip(g, h, tau, protocol=classical, delta=delta, seed=rng(seed, t_i, trial, 2))
-            costs.append(dq.cost)
-            ok_q += dq.verdict == truth
-            ok_c += dc.verdict == truth
-        q_cost.append(float(np.mean(costs)))
-        c_cost.append(float(bits))
+    protocols = ((quantum, 1), (Classical(confidence), 2))
+    kinds, rows = [], []
+    for i, tau in enumerate(taus_arr):
+        kind, bits = classical_bits(P, tau, delta, bound=confidence)
+        cost, ok = _decide(P, tau, delta, trials, seed, i, protocols)
         kinds.append(kind)
-        q_acc.append(ok_q / trials)
-        c_acc.append(ok_c / trials)
-    return GapIPScaling(
-        P,
-        float(delta),
-        taus_arr,
-        np.array(q_cost),
-        np.array(c_cost),
-        tuple(kinds),
-        np.array(q_acc),
-        np.array(c_acc),
-        trials,
-        confidence,
-        protocol,
-    )
+        rows.append((float(cost[0].mean()), float(bits), ok[0].mean(), ok[1].mean()))
+    q_cost, c_cost, q_acc, c_acc = (np.array(x) for x in zip(*rows))
+    args = (P, float(delta), taus_arr, q_cost, c_cost, tuple(kinds), q_acc, c_acc)
+    return GapIPScaling(*args, trials, confidence, protocol)
 
 
 # -- GapIP: the classical protocols' costs, and the four simulation paths --------------------------
@@ -231,9 +205,6 @@ def classical_cost_table(
 
     Examples
     --------
-    >>> print(classical_cost_table(2**16, [0.4]))
-      τ  sketch bits  vector bits  classical uses
-    0.4           88      655,360  sketch
     >>> print(classical_cost_table(2**16, [0.1], exact=True))
       τ  sketch (Hoeffding)  sketch (exact)  vector bits  classical uses
     0.1               1,474             665      786,432  sketch
@@ -244,15 +215,9 @@ def classical_cost_table(
         kind, _ = classical_bits(P, tau, delta)
         extra = (sketch_bits(tau, delta, bound="exact"),) if exact else ()
         rows.append((float(tau), sketch_bits(tau, delta)) + extra + (vector_bits(P, tau), kind))
-    if exact:
-        return Table(
-            ("τ", "sketch (Hoeffding)", "sketch (exact)", "vector bits", "classical uses"),
-            tuple(rows),
-            ("g", ",d", ",d", ",d", ""),
-        )
-    return Table(
-        ("τ", "sketch bits", "vector bits", "classical uses"), tuple(rows), ("g", ",d", ",d", "")
-    )
+    sketch = ("sketch (Hoeffding)", "sketch (exact)") if exact else ("sketch bits",)
+    columns = ("τ", *sketch, "vector bits", "classical uses")
+    return Table(columns, tuple(rows), ("g",) + (",d",) * (len(sketch) + 1) + ("",))
 
 
 def _reflect(state: np.ndarray, axis: np.ndarray) -> np.ndarray:
@@ -269,7 +234,7 @@ def gapip_probability(
 
     ``method``: ``"subspace"`` (the protocol's fast path, the closed form; ``k <= 10^15``),
     ``"statevector"`` (NumPy on all ``2^n`` amplitudes, times 2 for the control; ``k <= 10^4``)
-    or ``"qiskit"`` (:func:`qring_edu.gapip.gapip_circuit` evolved as a ``Statevector``; ``k <= 64``).
+    or ``"qiskit"`` (:func:`qring_edu.gapip.gapip_circuit` as a ``Statevector``; ``k <= 64``).
 
     Examples
     --------
@@ -316,12 +281,8 @@ def gapip_sample_qiskit(
     shots = check_int(shots, "shots", 1, 10**6)
     check_seed(seed)
     sim_seed = int(np.random.default_rng(seed).integers(2**31))
-    qc = transpile(
-        gapip_circuit(g, h, k, protocol=protocol),
-        basis_gates=["u", "cx"],
-        optimization_level=1,
-        seed_transpiler=0,
-    )
+    circuit = gapip_circuit(g, h, k, protocol=protocol)
+    qc = transpile(circuit, basis_gates=["u", "cx"], optimization_level=1, seed_transpiler=0)
     counts = AerSimulator(seed_simulator=sim_seed).run(qc, shots=shots).result().get_counts()
     return shots - int(counts.get("0" * qc.num_clbits, 0))
 
@@ -337,10 +298,8 @@ class GapIPPaths(Tabular):
     --------
     >>> g, h = aligned_pair(4, 0.5, seed=1)
     >>> paths = gapip_paths(g, h, ks=(0, 1), shots=200)
-    >>> paths.subspace.round(4).tolist(), paths.statevector.round(4).tolist()
-    ([0.4375, 0.6836], [0.4375, 0.6836])
-    >>> paths.aer.tolist()                                             # sampled: close, not equal
-    [0.44, 0.665]
+    >>> paths.subspace.round(4).tolist(), paths.aer.tolist()          # sampled: close, not equal
+    ([0.4375, 0.6836], [0.44, 0.665])
     """
 
     ks: np.ndarray = field(repr=False)
@@ -355,11 +314,8 @@ class GapIPPaths(Tabular):
         """One row per k (or K): the three exact values (6 decimals) and the Aer frequency (4)."""
         rows = zip(self.ks, self.subspace, self.statevector, self.qiskit, self.aer)
         key = "K" if self.protocol == "phase_estimation" else "k"
-        return Table(
-            (key, "subspace", "statevector", "qiskit", f"Aer ({self.shots} shots)"),
-            tuple(rows),
-            ("d", ".6f", ".6f", ".6f", ".4f"),
-        )
+        heads = (key, "subspace", "statevector", "qiskit", f"Aer ({self.shots} shots)")
+        return Table(heads, tuple(rows), ("d", ".6f", ".6f", ".6f", ".4f"))
 
     @property
     def max_exact_gap(self) -> float:
@@ -391,15 +347,8 @@ def gapip_paths(
         for m in ("subspace", "statevector", "qiskit")
     }
     aer = [gapip_sample_qiskit(g, h, k, shots=shots, seed=k, protocol=protocol) / shots for k in ks]
-    return GapIPPaths(
-        np.array(ks),
-        np.array(exact["subspace"]),
-        np.array(exact["statevector"]),
-        np.array(exact["qiskit"]),
-        np.array(aer),
-        shots,
-        protocol,
-    )
+    paths = (np.array(x) for x in (ks, *exact.values(), aer))  # subspace, statevector, qiskit
+    return GapIPPaths(*paths, shots, protocol)
 
 
 # -- GapIP: cost curves and accuracy (the GapIP widget) --------------------------------------------
@@ -440,15 +389,14 @@ def gapip_curves(
     Examples
     --------
     >>> curves = gapip_curves(0.3, log2_P=8, trials=2, points=3)
-    >>> curves.scaling.taus.round(3).tolist()                          # spans a factor of 2 at least
+    >>> curves.scaling.taus.round(3).tolist()                # spans a factor of 2 at least
     [0.4, 0.283, 0.2]
     """
     tau = check_float(tau, "tau", 0.0, 1.0, lo_open=True, hi_open=True)
     log2_P = check_int(log2_P, "log2_P", 1, MAX_WIDGET_LOG2_P)
     trials = check_int(trials, "trials", 2, 200)
     points = check_int(points, "points", 2, 20)
-    tau_min = min(tau, 0.2)
-    taus = np.geomspace(0.4, tau_min, points) if tau_min < 0.4 else np.array([0.4, 0.2])
+    taus = np.geomspace(0.4, min(tau, 0.2), points)
     return GapIPCurves(
         tau,
         gapip_scaling(
@@ -507,43 +455,25 @@ def gapip_schedule(P: int, power: int, protocol: str = "quantum") -> GapIPSchedu
 
     Examples
     --------
-    >>> s = gapip_schedule(3, 1)                        # P = 3, one amplitude-estimation iteration
-    >>> s
-    GapIPSchedule(protocol='quantum', P=3, power=1, register=2, width=2, multiple=3, passes=3, qubits=6)
     >>> gapip_schedule(3, 2, "phase_estimation")
     GapIPSchedule(protocol='phase_estimation', P=3, power=2, register=2, width=3, multiple=2, passes=3, qubits=9)
     """
     P = check_int(P, "P", 1)
     check_choice(protocol, "protocol", QUANTUM_GAPIP_PROTOCOLS)
+    pe = protocol == "phase_estimation"
+    name = "power (K of phase estimation)" if pe else "power (k iterations)"
+    power = check_int(power, name, int(pe), 12)
     n = n_register_qubits(P)
-    events: list[tuple[str, str, str]] = []
-    if protocol == "phase_estimation":
-        K = check_int(power, "power (K of phase estimation)", 1, 12)
-        width = n + 1
-        events.append(("op", "server", "prepare |a_g⟩, control |+⟩"))
-        events.append(("pass", "server", f"{width} qubits"))
-        events.append(("op", "client", "c-R_h"))
-        for _ in range(K - 1):
-            events += [
-                ("pass", "client", f"{width} qubits"),
-                ("op", "server", "c-R_g"),
-                ("pass", "server", f"{width} qubits"),
-                ("op", "client", "c-R_h"),
-            ]
-        events.append(("op", "client", "measure control (X basis)"))
-        return GapIPSchedule(protocol, P, K, n, width, K, tuple(events))
-    k = check_int(power, "power (k iterations)", 0, 12)
-    events.append(("op", "server", "prepare |a_g⟩"))
-    events.append(("pass", "server", f"{n} qubits"))
-    for _ in range(k):
-        events += [
-            ("op", "client", "R_h"),
-            ("pass", "client", f"{n} qubits"),
-            ("op", "server", "R_g"),
-            ("pass", "server", f"{n} qubits"),
-        ]
-    events.append(("op", "client", "measure {|a_h⟩, rest}"))
-    return GapIPSchedule(protocol, P, k, n, n, 2 * k + 1, tuple(events))
+    width, c = (n + 1, "c-") if pe else (n, "")
+    sent = f"{width} qubits"
+    ping = [("op", "client", c + "R_h"), ("pass", "client", sent), ("op", "server", c + "R_g")]
+    prepare = "prepare |a_g⟩, control |+⟩" if pe else "prepare |a_g⟩"
+    events = [("op", "server", prepare), ("pass", "server", sent)]
+    events += (ping + [("pass", "server", sent)]) * (power - pe) + [("op", "client", "c-R_h")] * pe
+    events.append(("op", "client", "measure control (X basis)" if pe else "measure {|a_h⟩, rest}"))
+    return GapIPSchedule(
+        protocol, P, power, n, width, power if pe else 2 * power + 1, tuple(events)
+    )
 
 
 # -- GapIP: quantum against classical, one family of bounds on both sides --------------------------
@@ -678,16 +608,8 @@ class GapIPComparison(Tabular):
             rows.append(
                 (_PROTOCOL_NAMES[protocol], _FAMILY_NAMES[confidence], where, float(r.min()))
             )
-        return Table(
-            (
-                "quantum protocol",
-                "bounds (both sides)",
-                "quantum cheaper for",
-                "best quantum/classical",
-            ),
-            tuple(rows),
-            ("", "", "", ".2f"),
-        )
+        columns = ("quantum protocol", "bounds (both sides)", "quantum cheaper for")
+        return Table((*columns, "best quantum/classical"), tuple(rows), ("", "", "", ".2f"))
 
 
 def gapip_comparison(
@@ -703,12 +625,11 @@ def gapip_comparison(
     """Quantum against classical GapIP over the margins ``taus`` at dimension ``P`` (default
     :data:`COMPARISON_TAUS`, the grid of the chapter and the claims page).
 
-    For each ``tau`` the same ``trials`` promise instances (alternating ``<g, h> = ±tau``) are
-    decided by every family ``(protocol, confidence)``: its mean cost (every qubit that crosses)
-    and accuracy. The classical side of a family is ``min(sketch, P b)``, the sketch sized with the
-    family's bound (``"exact"``: exact binomial tail; ``"hoeffding"``: Hoeffding); with ``run_classical`` the classical protocol is run on the same instances too.
-    Seeds: instance ``rng(seed, i, trial)``, family ``f`` ``rng(seed, i, trial, 1 + f)``,
-    classical ``rng(seed, i, trial, 100 + j)``.
+    The same ``trials`` promise instances per ``tau`` (alternating ``<g, h> = ±tau``) are decided
+    by every family ``(protocol, confidence)``: mean cost (every qubit that crosses) and
+    accuracy. A family's classical side is ``min(sketch, P b)``, the sketch sized with its bound;
+    ``run_classical`` runs the classical protocol on the instances too. Seeds: instance
+    ``rng(seed, i, trial)``, family ``f`` ``rng(seed, i, trial, 1 + f)``, classical ``100 + j``.
 
     Examples
     --------
@@ -726,35 +647,18 @@ def gapip_comparison(
     if not fams:
         raise ValueError("families must list at least one (protocol, confidence) pair")
     bounds = tuple(b for b in ("hoeffding", "exact") if any(c == b for _, c in fams))
-    T = taus_arr.size
-    q_cost = np.zeros((len(fams), T))
-    q_acc = np.zeros((len(fams), T))
+    F, T = len(fams), taus_arr.size
+    q_cost, q_acc = np.zeros((2, F, T))
     sk = np.array([[sketch_bits(t, delta, bound=b) for t in taus_arr] for b in bounds], float)
     vec = np.array([vector_bits(P, t) for t in taus_arr], float)
     c_acc = np.full((len(bounds), T), np.nan)
+    protocols = [(value, 1 + f) for f, value in enumerate(values)]
+    protocols += [(Classical(b), 100 + j) for j, b in enumerate(bounds)] if run_classical else []
     for i, tau in enumerate(taus_arr):
-        costs = np.zeros((len(fams), trials))
-        ok = np.zeros((len(fams), trials))
-        ok_c = np.zeros((len(bounds), trials))
-        for trial in range(trials):
-            c = tau if trial % 2 == 0 else -tau
-            g, h = aligned_pair(P, c, seed=rng(seed, i, trial))
-            truth = "aligned" if c > 0 else "conflicting"
-            for f, value in enumerate(values):
-                d = gapip(g, h, tau, protocol=value, delta=delta, seed=rng(seed, i, trial, 1 + f))
-                costs[f, trial] = d.cost
-                ok[f, trial] = d.verdict == truth
-            if run_classical:
-                for j, b in enumerate(bounds):
-                    value = Classical(b)
-                    d = gapip(
-                        g, h, tau, protocol=value, delta=delta, seed=rng(seed, i, trial, 100 + j)
-                    )
-                    ok_c[j, trial] = d.verdict == truth
-        q_cost[:, i] = costs.mean(axis=1)
-        q_acc[:, i] = ok.mean(axis=1)
+        cost, ok = _decide(P, tau, delta, trials, seed, i, protocols)
+        q_cost[:, i], q_acc[:, i] = cost[:F].mean(axis=1), ok[:F].mean(axis=1)
         if run_classical:
-            c_acc[:, i] = ok_c.mean(axis=1)
+            c_acc[:, i] = ok[F:].mean(axis=1)
     return GapIPComparison(
         P, float(delta), trials, taus_arr, fams, q_cost, q_acc, bounds, sk, vec, c_acc
     )

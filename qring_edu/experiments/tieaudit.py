@@ -1,20 +1,10 @@
-"""Experiments of the TieAudit chapter (book/08_tieaudit.ipynb): instances, costs against ``P``
-and the crossovers per family of bounds, one-way against two-message communication, the noise
-threshold and its crossover, and what the chapter's widgets compute.
-
-Pure: every number comes from :mod:`qring_edu.tieaudit`; results are frozen dataclasses
-(figures: :mod:`qring_edu.figures.tieaudit`). The exact plans live in
-:mod:`qring_edu.experiments.tieaudit_plans`, the verified protocol against noise, attacks and
-adaptive sources in :mod:`qring_edu.experiments.tieaudit_noise`.
-
-* :func:`random_matching`, :func:`signs_with_disagreement`, :func:`disagreement_fraction`,
-  :func:`outcome_index`, :func:`tieaudit_sample_qiskit`: instances and the circuits sampled.
-* :func:`tieaudit_scaling`, :func:`tieaudit_crossover`, :func:`tieaudit_crossover_table`: costs
-  and crossovers per family (Hoeffding, Bernstein, exact).
-* :func:`message_comparison`: one-way quantum and classical against the two-message protocol.
-* :func:`tieaudit_noise_threshold`, :func:`tieaudit_noise_crossover`,
-  :func:`noise_threshold_curves`: per-pair Werner noise.
-* :func:`audit_explorer`, :func:`tieaudit_curves`: the widgets' computations.
+"""Experiments of the TieAudit chapter (book/08_tieaudit.ipynb): instances
+(:func:`random_matching`, :func:`signs_with_disagreement`), costs against ``P`` and the
+crossovers per family of bounds (:func:`tieaudit_scaling`, :func:`tieaudit_crossover_table`),
+the noise threshold (:func:`noise_threshold_curves`) and the widgets' computations; one-way
+against two messages is :func:`qring_edu.tieaudit.tieaudit_cost`. The exact plans are in
+:mod:`qring_edu.experiments.tieaudit_plans`, untrusted channels in
+:mod:`qring_edu.experiments.tieaudit_noise`; figures in :mod:`qring_edu.figures.tieaudit`.
 """
 
 from __future__ import annotations
@@ -41,7 +31,6 @@ from ..tieaudit import (  # the protocol's own checks of eps and alpha
     tieaudit,
     tieaudit_circuit,
     tieaudit_copies,
-    tieaudit_cost,
 )
 from ._base import Table, Tabular, loglog_slope, rng
 from .tieaudit_plans import classical_worst_failure, exact_copies
@@ -60,8 +49,6 @@ __all__ = [
     "tieaudit_curves",
     "TieAuditCrossovers",
     "tieaudit_crossover_table",
-    "MessageComparison",
-    "message_comparison",
     "tieaudit_noise_threshold",
     "tieaudit_noise_crossover",
     "THRESHOLD_FIDELITIES",
@@ -82,8 +69,6 @@ def _truth(s: np.ndarray, m: np.ndarray) -> float:
 
 
 # -- Instances -----------------------------------------------------------------------------------
-
-
 def random_matching(P: int, alpha: float = 1.0, seed=None) -> np.ndarray:
     """A uniformly random matching of ``round(alpha P / 2)`` pairs (at least one) of ``P = 2^n``
     coordinates, shape ``(m, 2)``.
@@ -133,14 +118,14 @@ def disagreement_fraction(signs, matching) -> float:
     0.5
     """
     s = check_signs(signs)
-    m = check_matching(matching, s.size)
-    return float(np.mean(s[m[:, 0]] != s[m[:, 1]]))
+    return _truth(s, check_matching(matching, s.size))
 
 
 def outcome_index(matching, P: int) -> np.ndarray:
-    """Computational-basis index that the circuits of :func:`qring_edu.tieaudit.tieaudit_circuit` report
-    for each outcome of :func:`qring_edu.tieaudit.outcome_probabilities`: ``i`` for "+" of pair
-    ``(i, j)``, ``j`` for "-", ``k`` for unmatched ``k``.
+    """Computational-basis index that the circuits of
+    :func:`qring_edu.tieaudit.tieaudit_circuit` report for each outcome of
+    :func:`qring_edu.tieaudit.outcome_probabilities`: ``i`` for "+" of pair ``(i, j)``, ``j`` for
+    "-", ``k`` for unmatched ``k``.
 
     Examples
     --------
@@ -156,8 +141,8 @@ def outcome_index(matching, P: int) -> np.ndarray:
 def tieaudit_sample_qiskit(
     signs, matching, shots: int = 1000, *, protocol: str = "quantum", seed=None
 ) -> np.ndarray:
-    """Sample the client's outcomes of :func:`qring_edu.tieaudit.tieaudit_circuit` on ``AerSimulator``
-    (decomposed to ``u``/``cx`` first); counts in the order of
+    """Sample the client's outcomes of :func:`qring_edu.tieaudit.tieaudit_circuit` on
+    ``AerSimulator`` (decomposed to ``u``/``cx`` first); counts in the order of
     :func:`qring_edu.tieaudit.outcome_probabilities`.
 
     Examples
@@ -174,12 +159,8 @@ def tieaudit_sample_qiskit(
     check_seed(seed)
     n = s.size.bit_length() - 1
     sim_seed = int(np.random.default_rng(seed).integers(2**31))
-    qc = transpile(
-        tieaudit_circuit(s, m, protocol=protocol),
-        basis_gates=["u", "cx"],
-        optimization_level=1,
-        seed_transpiler=0,
-    )
+    circuit = tieaudit_circuit(s, m, protocol=protocol)
+    qc = transpile(circuit, basis_gates=["u", "cx"], optimization_level=1, seed_transpiler=0)
     counts = AerSimulator(seed_simulator=sim_seed).run(qc, shots=shots).result().get_counts()
     by_index = np.zeros(s.size, dtype=np.int64)
     for key, c in counts.items():
@@ -187,7 +168,7 @@ def tieaudit_sample_qiskit(
     return by_index[outcome_index(m, s.size)]
 
 
-# -- Costs against P: scaling, crossovers per family, one-way against two messages ---------------
+# -- Costs against P: scaling and crossovers per family ------------------------------------------
 #: Families of bounds of the crossovers: how the quantum copies and the classical subset are
 #: planned (Bernstein gives the classical side nothing beyond Hoeffding).
 TIEAUDIT_FAMILIES = ("hoeffding", "bernstein", "exact")
@@ -208,11 +189,8 @@ class TieAuditScaling:
 
     Examples
     --------
-    >>> s = tieaudit_scaling((8, 10), 0.1, trials=1)
-    >>> s
+    >>> tieaudit_scaling((8, 10), 0.1, trials=1)
     TieAuditScaling(eps=0.1, alpha=1, delta=0.05, crossover_P=8192, trials=1, bound='bernstein', copies=185, classical_slope=nan)
-    >>> s.Ps.tolist(), s.quantum_cost.tolist()
-    ([256, 1024], [1480.0, 1850.0])
     """
 
     eps: float
@@ -263,13 +241,9 @@ def tieaudit_crossover(
 ) -> int:
     """Smallest ``P = 2^n`` at which the quantum protocol (noiseless channel) sends fewer qubits
     than the one-way classical protocol sends bits, both planned with the family ``bound`` (0 if
-    none up to ``2^max_log2_P``).
-
-    ``"hoeffding"``: Hoeffding copies against the Hoeffding subset; ``"bernstein"``: Bernstein
-    copies against the same subset; ``"exact"``: :func:`exact_copies` against the exact subset
-    plan. In the exact family, ``q = N log2 P`` qubits win iff a classical subset of ``q``
-    coordinates still fails the guarantee, ``classical_worst_failure(P, alpha, q, eps) > delta``
-    (sizes with ``q >= P`` are skipped: sending every sign is cheaper).
+    none up to ``2^max_log2_P``): Hoeffding or Bernstein copies against the Hoeffding subset,
+    or (``"exact"``) :func:`exact_copies`, whose ``q = N log2 P`` qubits win iff a subset of
+    ``q < P`` coordinates fails, ``classical_worst_failure(P, alpha, q, eps) > delta``.
 
     Examples
     --------
@@ -332,18 +306,15 @@ def tieaudit_scaling(
     for idx, n in enumerate(ns):
         if n > run_max:
             continue
-        eq, ec = [], []
+        err = np.zeros((2, trials))  # |f_hat - f| of the quantum and the classical protocol
         for trial in range(trials):
             m = random_matching(2**n, alpha, seed=rng(seed, n, trial))
             s = signs_with_disagreement(m, 2**n, f, seed=rng(seed, n, trial, 1))
-            e_q = tieaudit(s, m, eps, delta=delta, seed=rng(seed, n, trial, 2))
-            e_c = tieaudit(
-                s, m, eps, protocol="classical", delta=delta, seed=rng(seed, n, trial, 3)
-            )
-            eq.append(abs(e_q.value - _truth(s, m)))
-            ec.append(abs(e_c.value - _truth(s, m)))
-        q_err[idx], c_err[idx] = max(eq), max(ec)
-        q_in[idx], c_in[idx] = np.mean(np.array(eq) <= eps), np.mean(np.array(ec) <= eps)
+            for k, p in enumerate(("quantum", "classical")):
+                e = tieaudit(s, m, eps, protocol=p, delta=delta, seed=rng(seed, n, trial, 2 + k))
+                err[k, trial] = abs(e.value - _truth(s, m))
+        q_err[idx], c_err[idx] = err.max(axis=1)
+        q_in[idx], c_in[idx] = (err <= eps).mean(axis=1)
     cross = tieaudit_crossover(eps, alpha, delta, bound=bound)
     return TieAuditScaling(
         eps, alpha, delta, Ps, qc, cc, q_err, c_err, q_in, c_in, cross, trials, bound
@@ -367,91 +338,14 @@ def tieaudit_curves(
     )
 
 
-@result(show=("quantum_over_two_message",))
-class MessageComparison(Tabular):
-    """Result of :func:`message_comparison` (arrays indexed like ``Ps``): bits or qubits of the
-    quantum protocol (trusted noiseless channel, Bernstein plan), the one-way classical protocol
-    and the two-message classical protocol.
-
-    Examples
-    --------
-    >>> c = message_comparison((16, 24), alpha=0.25)
-    >>> c
-    MessageComparison(eps=0.05, delta=0.05, alpha=0.25, quantum_over_two_message=(2.02, 2.041))
-    >>> c.quantum.tolist(), c.two_message.tolist()
-    ([49200, 73800], [24354, 36162])
-    """
-
-    eps: float
-    delta: float
-    alpha: float
-    Ps: np.ndarray = field(repr=False)
-    quantum: np.ndarray = field(repr=False)
-    one_way: np.ndarray = field(repr=False)
-    two_message: np.ndarray = field(repr=False)
-
-    @property
-    def quantum_over_two_message(self) -> tuple[float, ...]:
-        return tuple(float(x) for x in self.quantum / self.two_message)
-
-    def table(self) -> Table:
-        rows = tuple(
-            (f"2^{int(P).bit_length() - 1}", int(q), int(c), int(t))
-            for P, q, c, t in zip(self.Ps, self.quantum, self.one_way, self.two_message)
-        )
-        return Table(
-            ("P", "quantum (qubits)", "one-way classical (bits)", "two messages (bits)"),
-            rows,
-            ("", ",d", ",d", ",d"),
-        )
-
-
-def message_comparison(
-    log2_P: Sequence[int] = DEFAULT_LOG2_P,
-    eps: float = 0.05,
-    delta: float = 0.05,
-    *,
-    alpha: float = 1.0,
-) -> MessageComparison:
-    """The quantum protocol and the one-way classical protocol (:func:`qring_edu.tieaudit.tieaudit_cost`)
-    against the two-message classical protocol (:func:`qring_edu.tieaudit.two_message_bits`), for
-    ``P = 2^n``: the exponential separation holds for one-way communication only.
-
-    Examples
-    --------
-    >>> print(message_comparison((24,), alpha=0.25).table())
-    P     quantum (qubits)  one-way classical (bits)  two messages (bits)
-    2^24            73,800                   485,200               36,162
-    """
-    ns = [check_int(n, "log2_P", 1, 500) for n in log2_P]
-    if not ns:
-        raise ValueError("log2_P must hold at least one size")
-    eps, delta, alpha = _check_eps(eps), check_delta(delta), _check_alpha(alpha)
-    Ps = np.array([2**n for n in ns], dtype=object if max(ns) > 62 else np.int64)
-    cost = {
-        p: np.array([tieaudit_cost(2**n, eps, protocol=p, alpha=alpha, delta=delta) for n in ns])
-        for p in ("quantum", "classical", "two_message")
-    }
-    return MessageComparison(
-        eps, delta, alpha, Ps, cost["quantum"], cost["classical"], cost["two_message"]
-    )
-
-
 def tieaudit_noise_threshold() -> float:
     """Per-pair fidelity ``F* = 2^(-1/4) ≈ 0.8409`` above which the quantum protocols keep an
     advantage over one-way classical ones, asymptotically (``P -> ∞`` at fixed ``eps, delta,
-    alpha``).
-
-    Derivation. Each copy uses ``n = log2 P`` qubits or pairs. With per-pair Werner noise of
-    fidelity ``F`` (:class:`~qring_edu.tieaudit.LocalDepolarizing`) the twirled attenuation is
-    ``eta = ((4F)^n - 1)/(4^n - 1) ≈ F^n``. A copy has signal-to-noise ratio ``alpha eta^2``
-    (``E[Y] = alpha eta g``, ``E[Y^2] = alpha``), so ``N ∝ log(1/delta)/(alpha eta^2 eps^2)``
-    copies. The quantum cost is then ``n N ∝ log2(P) F^(-2n) = log2(P) P^(-2 log2 F)``. One-way
-    classical protocols need ``Theta(sqrt(P))`` bits at constant ``eps``. Their ratio
-    ``log2(P) P^(-2 log2 F - 1/2)`` tends to 0 iff ``-2 log2 F < 1/2``, i.e. ``F > 2^(-1/4)``. At
-    the threshold quantum loses by a ``log P`` factor; ``eps, delta, alpha`` move only the
-    crossover (:func:`tieaudit_noise_crossover`), which near the
-    threshold lies at astronomically large ``P``.
+    alpha``; derivation in book/08_tieaudit.ipynb): under per-pair Werner noise
+    (:class:`~qring_edu.tieaudit.LocalDepolarizing`) ``eta = ((4F)^n - 1)/(4^n - 1) ≈ F^n``,
+    the quantum cost ``n N ∝ log2(P) P^(-2 log2 F)`` against ``Theta(sqrt(P))`` classical bits,
+    a ratio that tends to 0 iff ``F > 2^(-1/4)``. ``eps, delta, alpha`` move only the crossover
+    (:func:`tieaudit_noise_crossover`).
 
     Examples
     --------
@@ -480,10 +374,9 @@ def tieaudit_noise_crossover(
     max_log2_P: int = 400,
 ) -> int:
     """Smallest ``n = log2 P`` at which the verified quantum protocol under per-pair Werner noise
-    of ``fidelity`` (:class:`~qring_edu.tieaudit.LocalDepolarizing`: ``n`` times the Freedman plan
-    for the twirled ``eta``) sends less than the one-way classical protocol
-    (:func:`~qring_edu.tieaudit.classical_subset_size`); 0 if none up to ``max_log2_P``. Below
-    :func:`tieaudit_noise_threshold` the answer is 0 for every ``max_log2_P``.
+    of ``fidelity`` (``n`` times the Freedman plan for the twirled ``eta``) sends less than the
+    one-way classical protocol; 0 if none up to ``max_log2_P`` (always 0 below
+    :func:`tieaudit_noise_threshold`).
 
     Examples
     --------
@@ -493,10 +386,16 @@ def tieaudit_noise_crossover(
     fidelity = check_float(fidelity, "fidelity", 0.25, 1.0)
     eps, delta, alpha = _check_eps(eps), check_delta(delta), _check_alpha(alpha)
     max_log2_P = check_int(max_log2_P, "max_log2_P", 1, 500)
-    for n in range(1, max_log2_P + 1):
-        if _noisy_qubits(fidelity, n, eps, delta, alpha) < classical_subset_size(
-            2**n, alpha, eps, delta
-        ):
+    bits = (classical_subset_size(2**n, alpha, eps, delta) for n in range(1, max_log2_P + 1))
+    return _first_cheaper(fidelity, bits, eps, delta, alpha)
+
+
+def _first_cheaper(fidelity: float, bits, eps: float, delta: float, alpha: float) -> int:
+    """First ``n`` (from 1) where the noisy quantum qubits are below ``bits[n - 1]``, the
+    classical protocol's bits at ``P = 2^n`` (an iterable: read only up to the crossover); 0 if
+    none."""
+    for n, b in enumerate(bits, start=1):
+        if _noisy_qubits(fidelity, n, eps, delta, alpha) < b:
             return n
     return 0
 
@@ -562,27 +461,15 @@ def noise_threshold_curves(
     eps, delta, alpha = _check_eps(eps), check_delta(delta), _check_alpha(alpha)
     max_log2_P = check_int(max_log2_P, "max_log2_P", 1, 500)
     ns = np.arange(1, max_log2_P + 1)
-
-    def qubits(F: float) -> np.ndarray:
-        return np.array([_noisy_qubits(F, int(n), eps, delta, alpha) for n in ns])
-
-    classical = np.array([float(classical_subset_size(2 ** int(n), alpha, eps, delta)) for n in ns])
-    crossovers = tuple(
-        tieaudit_noise_crossover(F, eps, delta, alpha, max_log2_P=500) for F in THRESHOLD_FIDELITIES
+    bits = [classical_subset_size(2**n, alpha, eps, delta) for n in range(1, 501)]
+    crossovers = tuple(_first_cheaper(F, bits, eps, delta, alpha) for F in THRESHOLD_FIDELITIES)
+    quantum = (
+        np.array([_noisy_qubits(F, int(n), eps, delta, alpha) for n in ns])
+        for F in (fidelity, 1.0, tieaudit_noise_threshold())
     )
-    return NoiseThreshold(
-        fidelity,
-        eps,
-        delta,
-        alpha,
-        ns,
-        qubits(fidelity),
-        qubits(1.0),
-        qubits(tieaudit_noise_threshold()),
-        classical,
-        THRESHOLD_FIDELITIES,
-        crossovers,
-    )
+    classical = np.array([float(b) for b in bits[:max_log2_P]])
+    args = (fidelity, eps, delta, alpha, ns, *quantum, classical)
+    return NoiseThreshold(*args, THRESHOLD_FIDELITIES, crossovers)
 
 
 # -- Crossovers per family -----------------------------------------------------------------------
@@ -613,18 +500,12 @@ class TieAuditCrossovers(Tabular):
         return self.crossovers[self.alphas.index(alpha)][self.bounds.index(bound)]
 
     def table(self) -> Table:
-        def p2(P: int) -> str:
-            return f"2^{P.bit_length() - 1}" if P else "none"
-
         rows = tuple(
-            (a,) + tuple(p2(P) for P in row) for a, row in zip(self.alphas, self.crossovers)
+            (a, *(f"2^{P.bit_length() - 1}" if P else "none" for P in row))
+            for a, row in zip(self.alphas, self.crossovers)
         )
-        names = {"hoeffding": "Hoeffding", "bernstein": "Bernstein", "exact": "exact"}
-        return Table(
-            ("coverage α",) + tuple(names[b] for b in self.bounds),
-            rows,
-            ("g",) + ("",) * len(self.bounds),
-        )
+        names = tuple(b if b == "exact" else b.capitalize() for b in self.bounds)
+        return Table(("coverage α", *names), rows, ("g",) + ("",) * len(names))
 
 
 def tieaudit_crossover_table(
@@ -682,11 +563,8 @@ class AuditExplorer:
 
     Examples
     --------
-    >>> ex = audit_explorer(log2_P=5, alpha=0.75, f=0.25, eps=0.1, seed=0)
-    >>> ex
+    >>> audit_explorer(log2_P=5, alpha=0.75, f=0.25, eps=0.1, seed=0)
     AuditExplorer(eps=0.1, noise=0, f=0.25, alpha=0.75, attack='uniform', values=(0.2164, 0.2164, 0.25))
-    >>> len(ex.signs), len(ex.matching), [e.protocol for e in ex.estimates]
-    (32, 12, ['quantum', 'entanglement_assisted', 'classical'])
     """
 
     signs: np.ndarray = field(repr=False)
@@ -716,12 +594,11 @@ def audit_explorer(
     *,
     attack: str = "uniform",
 ) -> AuditExplorer:
-    """Build an instance (random matching of coverage ``alpha``, ``round(f m)`` disagreeing
-    pairs) and run the quantum, entanglement-assisted and classical protocols at accuracy
-    ``eps``. The quantum protocols go through the channel of ``attack`` (:data:`ATTACK_CASES`)
-    at strength ``noise``; ``"uniform"`` at noise 0 is the trusted noiseless channel. The
-    entanglement-assisted protocol meets the attack under its twirl (no source can know its
-    frame) and the classical one a noiseless classical channel.
+    """A random instance (coverage ``alpha``, ``round(f m)`` disagreeing pairs) and the quantum,
+    entanglement-assisted and classical estimates at accuracy ``eps``; the quantum ones through
+    the channel of ``attack`` (:func:`attack_channel`) at strength ``noise``, the
+    entanglement-assisted one under its twirl (no source knows its frame), the classical one
+    noiseless.
 
     Examples
     --------

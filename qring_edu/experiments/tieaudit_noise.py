@@ -1,15 +1,8 @@
-"""Experiments of the TieAudit chapter (book/08_tieaudit.ipynb) on untrusted channels: the
-verified protocol (hidden tests, twirl, Freedman interval) against depolarising noise, the
-data-only attack and dephasing, what goes wrong without the twirl, and the coverage of the
-intervals against sources that adapt copy by copy.
-
-Pure: every number comes from :mod:`qring_edu.tieaudit`; results are frozen dataclasses
-(figures: :mod:`qring_edu.figures.tieaudit`).
-
-* :func:`noise_sweep`, :func:`tieaudit_attack_sweep`, :func:`dephasing_sweep`, :func:`ratio_bias`.
-* :func:`adaptive_coverage`: the Freedman interval and an independent-copies interval
-  (:func:`wald_ratio_interval`) against :class:`ConstantSource`, :class:`OutcomeWalk`,
-  :class:`LabelWalk` and :class:`PoolTracking`.
+"""TieAudit on untrusted channels (book/08_tieaudit.ipynb): the verified protocol (hidden
+tests, twirl, Freedman interval) against depolarising noise, the data-only attack and dephasing
+(:func:`noise_sweep`, :func:`tieaudit_attack_sweep`, :func:`dephasing_sweep`,
+:func:`ratio_bias`), and the coverage of its interval against sources that adapt copy by copy
+(:func:`adaptive_coverage`). Figures in :mod:`qring_edu.figures.tieaudit`.
 """
 
 from __future__ import annotations
@@ -25,6 +18,7 @@ from ..tieaudit import (
     TEST_FRACTION,
     Dephasing,
     Depolarizing,
+    _check_alpha,
     check_matching,
     check_signs,
     outcome_probabilities,
@@ -33,7 +27,7 @@ from ..tieaudit import (
     tieaudit_interval,
 )
 from ._base import Table, Tabular, rng
-from .tieaudit import ATTACK_CASES, attack_channel, random_matching, signs_with_disagreement
+from .tieaudit import ATTACK_CASES, _truth, attack_channel, random_matching, signs_with_disagreement
 
 __all__ = [
     "ratio_bias",
@@ -51,18 +45,6 @@ __all__ = [
     "AdaptiveCoverage",
     "adaptive_coverage",
 ]
-
-
-def _check_eps(eps) -> float:
-    return check_float(eps, "eps", 0.0, 1.0, lo_open=True, hi_open=True)
-
-
-def _check_alpha(alpha) -> float:
-    return check_float(alpha, "alpha", 0.0, 1.0, lo_open=True)
-
-
-def _truth(s: np.ndarray, m: np.ndarray) -> float:
-    return float(np.mean(s[m[:, 0]] != s[m[:, 1]]))
 
 
 def ratio_bias(signs, matching, channel) -> float:
@@ -135,11 +117,8 @@ class NoiseSweep(Tabular):
     def table(self) -> Table:
         """One row per noise level: naive and verified estimates, the interval, copies sent."""
         rows = zip(self.noises, self.naive, self.calibrated, self.lo, self.hi, self.copies)
-        return Table(
-            ("noise", "naive f̂", "f̂ with test copies", "lo", "hi", "copies"),
-            tuple(rows),
-            (".1f", ".4f", ".4f", ".4f", ".4f", ",d"),
-        )
+        heads = ("noise", "naive f̂", "f̂ with test copies", "lo", "hi", "copies")
+        return Table(heads, tuple(rows), (".1f", ".4f", ".4f", ".4f", ".4f", ",d"))
 
 
 def noise_sweep(
@@ -152,8 +131,8 @@ def noise_sweep(
     seed: int = 0,
 ) -> NoiseSweep:
     """For each noise level: :func:`qring_edu.tieaudit.tieaudit` through ``Depolarizing(noise)``
-    (at noise 0 the trusted channel) and the naive estimate ``(1 - mean(Y)/alpha)/2`` of as many copies,
-    read as if ``eta = 1``.
+    (at noise 0 the trusted channel) and the naive estimate ``(1 - mean(Y)/alpha)/2`` of as many
+    copies, read as if ``eta = 1``.
 
     Examples
     --------
@@ -167,20 +146,17 @@ def noise_sweep(
     m = random_matching(P, alpha, seed=seed)
     s = signs_with_disagreement(m, P, f, seed=seed + 1)
     a = 2 * len(m) / P
-    naive, cal, lo, hi, copies = [], [], [], [], []
+    rows = []  # per noise level: naive, calibrated, lo, hi, copies
     nz = np.asarray([check_float(x, "noises", 0.0, 1.0, hi_open=True) for x in noises])
     for i, noise in enumerate(nz):
         e = tieaudit(s, m, eps, channel=attack_channel("uniform", noise), seed=rng(seed, 2, i))
-        cal.append(e.value)
-        lo.append(e.lo)
-        hi.append(e.hi)
-        copies.append(e.copies)
         probs, y = outcome_probabilities(s, m, Depolarizing(noise))
         law = [probs[y == 1].sum(), probs[y == -1].sum(), probs[y == 0].sum()]
         c = rng(seed, 3, i).multinomial(e.copies, np.array(law) / sum(law))
-        naive.append(float(np.clip((1 - (c[0] - c[1]) / e.copies / a) / 2, 0, 1)))
-    arrays = (np.array(x) for x in (naive, cal, lo, hi, copies))
-    return NoiseSweep(nz, *arrays, _truth(s, m), float(eps))
+        naive = float(np.clip((1 - (c[0] - c[1]) / e.copies / a) / 2, 0, 1))
+        rows.append((naive, e.value, e.lo, e.hi, e.copies))
+    columns = zip(*rows) if rows else [()] * 5  # no noise level: empty columns
+    return NoiseSweep(nz, *(np.array(x) for x in columns), _truth(s, m), float(eps))
 
 
 @result
@@ -232,25 +208,14 @@ class AttackSweep(Tabular):
     def table(self) -> Table:
         """Per noise level and case: mean estimate, fraction within ±ε, fraction of intervals
         holding ``f``, the tests' attenuation."""
-        rows = []
-        for i, noise in enumerate(self.noises):
-            for case in self.cases:
-                c = self._case(case)
-                rows.append(
-                    (
-                        float(noise),
-                        case,
-                        float(self.estimates[c, i].mean()),
-                        float(self.within(case)[i]),
-                        float(self.covered(case)[i]),
-                        float(self.attenuation[c, i].mean()),
-                    )
-                )
-        return Table(
-            ("noise", "channel", "mean f̂", "within ±ε", "f in [lo, hi]", "η̂"),
-            tuple(rows),
-            (".1f", "", ".3f", ".0%", ".0%", ".3f"),
-        )
+        rows = [
+            (float(noise), case, float(self.mean(case)[i]), float(self.within(case)[i]))
+            + (float(self.covered(case)[i]), float(self.mean_attenuation(case)[i]))
+            for i, noise in enumerate(self.noises)
+            for case in self.cases
+        ]
+        heads = ("noise", "channel", "mean f̂", "within ±ε", "f in [lo, hi]", "η̂")
+        return Table(heads, tuple(rows), (".1f", "", ".3f", ".0%", ".0%", ".3f"))
 
 
 def tieaudit_attack_sweep(
@@ -325,11 +290,8 @@ class DephasingSweep(Tabular):
 
     def table(self) -> Table:
         rows = zip(self.noises, self.bias, self.plain, self.twirled)
-        return Table(
-            ("dephasing p", "ratio bias", "mean f̂ (no twirl)", "mean f̂ (Clifford twirl)"),
-            tuple(rows),
-            (".3f", "+.4f", ".4f", ".4f"),
-        )
+        heads = ("dephasing p", "ratio bias", "mean f̂ (no twirl)", "mean f̂ (Clifford twirl)")
+        return Table(heads, tuple(rows), (".3f", "+.4f", ".4f", ".4f"))
 
 
 def dephasing_sweep(
@@ -367,40 +329,27 @@ def dephasing_sweep(
     ones = np.ones(P, dtype=np.int8)
     bias, plain, twirled = [], [], []
     for i, p in enumerate(nz):
-        channel = Dephasing(float(p)) if p > 0 else None
-        bias.append(ratio_bias(s, m, Dephasing(float(p))))
-        twirled.append(
-            np.mean(
-                [
-                    tieaudit(s, m, eps, delta=delta, channel=channel, seed=rng(seed, i, r)).value
-                    for r in range(seeds)
-                ]
-            )
-        )
+        dephasing = Dephasing(float(p))
+        channel = dephasing if p > 0 else None
+        bias.append(ratio_bias(s, m, dephasing))
+        gens = (rng(seed, i, r) for r in range(seeds))
+        est = [tieaudit(s, m, eps, delta=delta, channel=channel, seed=g).value for g in gens]
+        twirled.append(np.mean(est))
         # Without the twirl: the same copies and hidden tests, each with its own pair weights.
-        N = tieaudit_copies(1.0, eps, delta, eta=Dephasing(float(p)).eta(P), bound="freedman")
-        runs = []
+        N = tieaudit_copies(1.0, eps, delta, eta=dephasing.eta(P), bound="freedman")
+        laws = [outcome_probabilities(x, m, dephasing) for x in (s, ones)]  # data, tests
+        est = []
         for r in range(seeds):
             gen = rng(seed, i, r, 1)
             test = int(gen.binomial(N, TEST_FRACTION))
             sums = []
-            for x, k in ((s, N - test), (ones, test)):
-                probs, y = outcome_probabilities(x, m, Dephasing(float(p)))
+            for (probs, y), k in zip(laws, (N - test, test)):
                 c = gen.multinomial(k, probs)
                 sums.append(int(c[y == 1].sum() - c[y == -1].sum()))
-            runs.append(tieaudit_interval(sums[0], N - test, sums[1], test, 1.0, delta)[0])
-        plain.append(float(np.mean(runs)))
-    return DephasingSweep(
-        P,
-        float(far.mean()),
-        float(eps),
-        min_distance,
-        nz,
-        np.array(bias),
-        np.array(plain),
-        np.array(twirled, float),
-        seeds,
-    )
+            est.append(tieaudit_interval(sums[0], N - test, sums[1], test, 1.0, delta)[0])
+        plain.append(float(np.mean(est)))
+    arrays = np.array(bias), np.array(plain), np.array(twirled, float)
+    return DephasingSweep(P, float(far.mean()), float(eps), min_distance, nz, *arrays, seeds)
 
 
 # -- Adaptive sources: the Freedman interval against an independent-copies interval ----------------
@@ -545,16 +494,9 @@ class AdaptiveCoverage:
         (``"freedman"``) or :func:`wald_ratio_interval` (``"wald_ratio"``)."""
         check_choice(which, "which", ("freedman", "wald_ratio"))
         if which == "wald_ratio":
-            nd = self.copies - self.test_copies
-            return wald_ratio_interval(
-                self.data_sum,
-                self.data_landed,
-                nd,
-                self.test_sum,
-                self.test_landed,
-                self.test_copies,
-                self.delta,
-            )
+            nd, nt = self.copies - self.test_copies, self.test_copies
+            a, ka, b, kb = self.data_sum, self.data_landed, self.test_sum, self.test_landed
+            return wald_ratio_interval(a, ka, nd, b, kb, nt, self.delta)
         out = [
             tieaudit_interval(
                 int(a), self.copies - int(nt), int(b), int(nt), self.alpha, self.delta
@@ -642,16 +584,5 @@ def adaptive_coverage(
         sums["B"] += np.where(is_test, y, 0)
         sums["KA"] += landed & ~is_test
         sums["KB"] += landed & is_test
-    return AdaptiveCoverage(
-        source,
-        copies,
-        alpha,
-        f,
-        delta,
-        trials,
-        sums["A"],
-        sums["B"],
-        sums["KA"],
-        sums["KB"],
-        past["tests"],
-    )
+    counts = (sums[k] for k in ("A", "B", "KA", "KB"))
+    return AdaptiveCoverage(source, copies, alpha, f, delta, trials, *counts, past["tests"])

@@ -1,15 +1,8 @@
-"""Experiments of the TieAudit chapter (book/08_tieaudit.ipynb): the exact law of the
-estimators and the exact plans, against Hoeffding's and Bernstein's (independent copies, a
-trusted noiseless channel).
-
-Pure: every number comes from :mod:`qring_edu.tieaudit`; results are frozen dataclasses
-(figures: :mod:`qring_edu.figures.tieaudit`).
-
-* :func:`tieaudit_failure_probability`, :func:`tieaudit_worst_failure`, :func:`exact_copies`:
-  the quantum estimate's exact failure probability and the smallest ``N`` that meets ``delta``.
-* :func:`classical_worst_failure`, :func:`exact_subset_size`: the same for the one-way classical
-  protocol.
-* :func:`tieaudit_copy_plans`, :func:`tieaudit_copies_curve`: the plans side by side.
+"""TieAudit's exact plans (book/08_tieaudit.ipynb): the exact failure probability of the
+quantum estimate (:func:`tieaudit_worst_failure`, :func:`exact_copies`) and of the one-way
+classical one (:func:`classical_worst_failure`, :func:`exact_subset_size`), against Hoeffding's
+and Bernstein's plans (:func:`tieaudit_copy_plans`, :func:`tieaudit_copies_curve`). Independent
+copies, a trusted noiseless channel; figures in :mod:`qring_edu.figures.tieaudit`.
 """
 
 from __future__ import annotations
@@ -23,7 +16,7 @@ import numpy as np
 
 from .._result import result
 from .._validate import check_choice, check_delta, check_float, check_int
-from ..tieaudit import classical_subset_size, tieaudit_copies
+from ..tieaudit import _check_alpha, _check_eps, classical_subset_size, tieaudit_copies
 from ._base import Rows, Table, loglog_slope
 
 __all__ = [
@@ -39,14 +32,6 @@ __all__ = [
     "CopiesCurve",
     "tieaudit_copies_curve",
 ]
-
-
-def _check_eps(eps) -> float:
-    return check_float(eps, "eps", 0.0, 1.0, lo_open=True, hi_open=True)
-
-
-def _check_alpha(alpha) -> float:
-    return check_float(alpha, "alpha", 0.0, 1.0, lo_open=True)
 
 
 # -- Exact failure probabilities and the exact plans (independent copies, noiseless channel) -------
@@ -132,9 +117,17 @@ def tieaudit_worst_failure(copies: int, alpha: float, eps: float) -> tuple[float
     return float(ps[i]), float(fs[i])
 
 
-def _bisect(fails, lo: int, hi: int) -> int:
-    """Smallest ``k`` in ``(lo, hi]`` with ``not fails(k)``, given ``fails(lo)`` and not
-    ``fails(hi)`` (the failure decreases with the size)."""
+def _smallest(fails, guess: float, hi: int, fallback) -> int:
+    """Smallest size ``k`` with ``not fails(k)`` (the failure decreases with the size): ``hi``
+    (else ``fallback()``, a plan that holds) bounds it above, halving from ``0.85 guess`` below,
+    then bisection."""
+    if fails(hi):
+        hi = fallback()
+    lo = max(1, int(0.85 * guess))
+    while lo > 1 and not fails(lo):
+        lo //= 2
+    if not fails(lo):
+        return lo
     while hi - lo > 1:
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if fails(mid) else (lo, mid)
@@ -150,12 +143,7 @@ def _exact_copies(alpha: float, eps: float, delta: float) -> int:
 
     guess = norm.isf(delta / 2.0) ** 2 / (4.0 * alpha * eps * eps)  # worst f = 1/2: Var Y = alpha
     hi = max(2, int(math.ceil(1.15 * guess)))
-    if fails(hi):
-        hi = tieaudit_copies(alpha, eps, delta)  # Bernstein's plan holds
-    lo = max(1, int(0.85 * guess))
-    while lo > 1 and not fails(lo):
-        lo //= 2
-    return lo if not fails(lo) else _bisect(fails, lo, hi)
+    return _smallest(fails, guess, hi, lambda: tieaudit_copies(alpha, eps, delta))  # Bernstein
 
 
 def exact_copies(alpha: float, eps: float, delta: float = 0.05) -> int:
@@ -224,9 +212,7 @@ def _classical_fail(j: np.ndarray, pj: np.ndarray, m: int, D: int, eps: float) -
     p = float(pj[j == 0].sum()) if abs(0.5 - f) > eps else 0.0
     keep = (j > 0) & (pj > 1e-300)
     jj, pp = j[keep], pj[keep]
-    if not jj.size:
-        return p
-    if D == 0 or D == m:  # every sampled pair tells the truth
+    if not jj.size or D in (0, m):  # no pair sampled, or every sampled pair tells the truth
         return p
     sd = math.sqrt(jj.max() * f * (1.0 - f)) + 1.0
     lo_x = max(0, int(jj.min() * f - 16 * sd) - 1)
@@ -294,12 +280,7 @@ def _exact_subset_size(P: int, alpha: float, eps: float, delta: float) -> int:
     need = need / (1.0 + need / m)
     guess = math.sqrt(need * P * (P - 1) / m)
     hi = min(P, int(math.ceil(1.15 * guess)) + 2)
-    if fails(hi):
-        hi = classical_subset_size(P, alpha, eps, delta)  # Hoeffding's plan holds
-    lo = max(1, int(0.85 * guess))
-    while lo > 1 and not fails(lo):
-        lo //= 2
-    return lo if not fails(lo) else _bisect(fails, lo, hi)
+    return _smallest(fails, guess, hi, lambda: classical_subset_size(P, alpha, eps, delta))
 
 
 def exact_subset_size(P: int, alpha: float, eps: float, delta: float = 0.05) -> int:
@@ -357,12 +338,6 @@ class CopyPlans(Rows):
     eps: float = 0.05
     delta: float = 0.05
 
-    def plan(self, method: str) -> CopyPlan:
-        for r in self.rows:
-            if r.method == method:
-                return r
-        raise ValueError(f"method must be one of {[r.method for r in self.rows]}, got {method!r}")
-
     def table(self) -> Table:
         rows = tuple(
             (
@@ -373,9 +348,8 @@ class CopyPlans(Rows):
             )
             for r in self.rows
         )
-        return Table(
-            ("plan", "copies N", "exact failure probability", "at f ="), rows, ("", ",d", ".2g", "")
-        )
+        heads = ("plan", "copies N", "exact failure probability", "at f =")
+        return Table(heads, rows, ("", ",d", ".2g", ""))
 
 
 def tieaudit_copy_plans(alpha: float = 0.1, eps: float = 0.05, delta: float = 0.05) -> CopyPlans:

@@ -42,6 +42,7 @@ __all__ = [
     "compare_number",
     "compare_integer",
     "compare_array",
+    "grade",
     "as_number",
     "as_integer",
     "close",
@@ -238,6 +239,25 @@ def compare_integer(answer, expected: int, *, what: str, hint: str = "") -> Feed
     return failed(f"{what}: {value} is not right." + (f" {hint}" if hint else ""))
 
 
+def grade(value, expected, what: str, right: str, hints, wrong: str, *, tol=0.0, rel=0.0):
+    """Feedback on the number ``value``: ``f"{what}: {right}"`` passes when it is within
+    ``tol + rel·|target|`` of the target ``expected``; else the first entry of ``hints``
+    (``{wrong value or tuple of wrong values: message}``, ``None`` keys skipped) it is that close to
+    fails with its message, else ``wrong`` does (``expected=None``: nothing passes).
+
+    Examples
+    --------
+    >>> from qring_edu.exercises._base import grade
+    >>> grade(8, 4, "n", "correct.", {8: "doubled."}, "wrong.").message
+    'n: doubled.'
+    """
+    for target, message in ((expected, right), *hints.items()):
+        targets = target if isinstance(target, tuple) else (target,)
+        if any(t is not None and abs(value - t) <= tol + rel * abs(t) for t in targets):
+            return Feedback(target is expected, f"{what}: {message}")
+    return failed(f"{what}: {wrong}")
+
+
 def compare_array(answer, expected, *, what: str, tol: float = 0.0) -> Feedback:
     """Pass if ``answer`` has the expected shape and every entry is within ``tol``; otherwise
     report the shape mismatch or the first wrong entry.
@@ -280,22 +300,16 @@ def call_reader(
     stop: tuple[type[BaseException], ...] = (),
     forbid: tuple[str, ...] = (),
 ):
-    """Call a function the reader wrote, for the code-graded exercises ("build it yourself"): the
-    checker runs the reader's code, never evaluates text.
+    """``function(*args)`` for the code-graded exercises: ``(result, None)`` or ``(None, failing
+    Feedback)``.
 
-    Returns ``(result, None)``, or ``(None, failing Feedback)``: "not attempted" when
-    ``function`` is ``None`` or raises ``NotImplementedError`` (the chapter's stub); a hint when it is not callable; when the call raises, the exception's
-    type and message, the line of the reader's function it came from (when the source is known)
-    and ``case``, a description of the instance. Exceptions of the types in ``stop`` (a checker's
-    own way to halt the reader's code with a reason) give their message as is. Never raises itself
-    (only ``KeyboardInterrupt`` and ``SystemExit`` pass through). ``name`` labels the function
-    in the messages (default: its ``__name__``).
-
-    ``forbid`` names the library functions the exercise asks the reader not to call ("build it
-    yourself"): the call then runs inside ``pristine().forbidden(*forbid, student=function)``
-    (:func:`forbidden`, from a fresh copy of this module, :func:`pristine`), so a function that
-    holds one of them (an alias, a default argument, a closure) or calls one fails with a message
-    naming it.
+    "Not attempted" when ``function`` is ``None`` or raises ``NotImplementedError`` (the
+    chapter's stub); a hint when it is not callable; when the call raises, the exception's type
+    and message, the line of the reader's function it came from and ``case`` (the instance).
+    Exceptions of the types in ``stop`` (the checker halting the reader's code) give their
+    message as is. Never raises (``KeyboardInterrupt`` and ``SystemExit`` pass). ``name`` labels
+    the function (default: its ``__name__``). ``forbid``: library functions the reader may not
+    call; the call runs inside ``pristine().forbidden(*forbid, student=function)``.
 
     Examples
     --------
@@ -314,17 +328,9 @@ def call_reader(
     my_time uses ring_time (the default value of my_time's argument _t): ring_time is not allowed in this question: compute the answer yourself.
     """
     label = name or getattr(function, "__name__", "your function")
-    if function is None:
-        return None, Feedback(
-            False,
-            f"Not attempted yet: write your function for {label} and "
-            "pass it (its name, without parentheses) instead of None.",
-        )
-    if not callable(function):
-        return None, failed(
-            f"{label}: expected a function (the name of the function you "
-            f"defined, without calling it), got {type(function).__name__}."
-        )
+    fb = not_a_function(function, label)
+    if fb is not None:
+        return None, fb
     if isinstance(forbid, str):
         raise TypeError(f"forbid: expected a tuple of function names, got the str {forbid!r}")
     with ExitStack() as guarded:
@@ -426,10 +432,7 @@ def _crash_site(exc: BaseException, function) -> str:
 
 class Forbidden(RuntimeError):
     """Raised when an answer uses a library function that its question forbids
-    (:func:`forbidden`).
-
-    Each copy of this module made by :func:`pristine` has its own ``Forbidden`` class (catch the
-    copy's, or ``RuntimeError``).
+    (:func:`forbidden`); each :func:`pristine` copy has its own class (or catch ``RuntimeError``).
 
     Examples
     --------
@@ -474,13 +477,11 @@ def _functions_named(names) -> dict[int, tuple[types.FunctionType, str]]:
 def _reference(student, targets: dict[int, tuple[types.FunctionType, str]]):
     """``(name, path)`` when ``student`` refers to one of ``targets``, else ``None``.
 
-    A reference is the function object itself (by identity, under any name) or a function or
-    code object with the same code (a copy made with ``types.FunctionType``). The search visits
-    the student's functions (those whose globals are the student's, e.g. a notebook's) in full:
-    the default values of their arguments (``__defaults__``, ``__kwdefaults__``), their closure
-    cells and the global names their code uses (nested functions and lambdas included); and, in
-    what it finds there, the items of tuples, lists, sets and dicts, ``functools.partial``
-    objects, bound methods, and the classes and instances the student defined.
+    A reference is the function object itself or a function or code object with the same code.
+    The search visits the student's functions (globals = the student's) in full: argument
+    defaults, closure cells and the global names their code uses (nested code included); and, in
+    what it finds there, containers, partials, bound methods, and the student's classes and
+    instances.
     """
     home = getattr(student, "__globals__", None)
     home_name = home.get("__name__") if isinstance(home, dict) else None
@@ -554,35 +555,17 @@ def forbidden(*names: str, student=None):
     :class:`Forbidden`, and, before it starts, ``student`` (the answer under test) is refused if
     it refers to one of them.
 
-    For the graded questions ("compute it without calling ``ring_allreduce``") and the checkers
-    of the "build it yourself" exercises (:func:`call_reader` with ``forbid``). Two things
-    happen:
-
-    1. *Inspection.* ``student`` (a function, or several in a tuple) is searched for the
-       forbidden function objects, by identity and under any name: the default values of its
-       arguments, its closure cells and the global names its code uses, recursively through the
-       functions, classes, partials and containers it reaches there (the helpers a student
-       wrote). A reference raises :class:`Forbidden` at once, naming the function and the way
-       it was reached (``def f(P, d, _ra=ring_allreduce)`` is refused even if the shortcut is
-       never called). So is a copy of a forbidden function's code.
-    2. *Switching off.* Each forbidden function object itself runs a stub that raises
+    1. *Inspection.* ``student`` (a function, or a tuple of them) is searched for the forbidden
+       function objects, by identity under any name, or a copy of their code, through what
+       it reaches: ``def f(P, d, _ra=ring_allreduce)`` is refused even if never called.
+    2. *Switching off.* Each forbidden function object runs a stub that raises
        :class:`Forbidden` while the block lasts (its ``__code__`` is swapped, and restored on
-       exit, also after an error). Every way of reaching it is therefore covered:
-       ``qr.ring_allreduce``, ``qring_edu.ring.ring_allreduce``, an alias in the notebook, an
-       object that holds it. Other library functions work as usual (a library function that
-       calls a forbidden one internally raises too).
+       exit), so every way of reaching it is covered: ``qr.ring_allreduce``, an alias, an object
+       that holds it, a library function that calls it.
 
-    Graders use the copy :func:`pristine` returns (``pristine().forbidden(...)``), not this
-    module's attribute, so that rebinding ``qring_edu.exercises._base.forbidden`` (for example
-    to ``contextlib.nullcontext``) in the student's code changes nothing.
-
-    Parameters
-    ----------
-    *names : str
-        Names of functions of ``qring_edu`` or of one of its loaded modules (e.g.
-        ``"sketch_bits"``, which lives in ``qring_edu.gapip``).
-    student : callable or tuple of callables, optional
-        The answer under test (e.g. the student's ``link_bits``), inspected before the block.
+    Graders use the copy :func:`pristine` returns, so that rebinding
+    ``qring_edu.exercises._base.forbidden`` in the student's code changes nothing. ``names``:
+    functions of any loaded ``qring_edu`` module (e.g. ``"sketch_bits"``).
 
     Raises
     ------
@@ -645,15 +628,10 @@ def pristine():
     """A fresh copy of this module (``qring_edu/exercises/_base.py``), executed from its file
     into a new module object that only the caller holds; graders take :func:`forbidden` from it.
 
-    A student's code runs in the same Python process as the checks that grade it, before them,
-    and can rebind any name of the imported module: ``qring_edu.exercises._base.forbidden =
-    contextlib.nullcontext`` would switch the guard off for every later ``from
-    qring_edu.exercises._base import forbidden``. The copy is made at check time from the file,
-    so what the student's code did to the imported module (``forbidden``, ``Forbidden`` and the
-    helpers the guard uses) is not in it. The file's path comes from this function's compiled
-    code, not from a module attribute. A check that runs inside the student's process cannot rule
-    everything out; that is why instructors also grade in a throwaway container and keep the
-    hidden tests private (the instructor bundle, ``make instructor``).
+    Why: the student's code runs earlier in the same process and could rebind the imported
+    module's names (``forbidden = contextlib.nullcontext``); the copy, made at check time from
+    the file this function was compiled from, has none of those changes. (It cannot rule
+    everything out: instructors also grade in a throwaway container, ``make instructor``.)
 
     Examples
     --------

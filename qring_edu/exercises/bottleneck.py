@@ -22,7 +22,7 @@ from ..costmodel import (
     ring_time,
 )
 from ..ring import chunk_bounds, message_bits, ring_allreduce, ring_schedule
-from ._base import Feedback, as_integer, as_number, call_reader, close, failed, passed
+from ._base import Feedback, as_integer, as_number, call_reader, failed, grade, passed
 
 __all__ = [
     "check_chunk_sent",
@@ -45,10 +45,6 @@ RELATIVE_TOLERANCE = 0.01
 
 #: Largest P * d for which :func:`check_link_bits` runs the ring itself (zeros of shape (P, d)).
 _MAX_RUN_SIZE = 4_000_000
-
-
-def _close(value: float, expected: float, rel: float = RELATIVE_TOLERANCE) -> bool:
-    return close(value, expected, rel=rel)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -80,28 +76,28 @@ def check_chunk_sent(
         return fb
     global_step = s if phase == "reduce-scatter" else P - 1 + s
     expected = next(m.chunk for m in ring_schedule(P) if m.sender == k and m.step == global_step)
-    if value == expected:
-        return passed(f"{what}: correct, chunk {expected}.")
-    if not 0 <= value < P:
+    if value != expected and not 0 <= value < P:
         return failed(f"{what}: chunks are numbered 0 .. {P - 1}; reduce your answer mod P.")
-    if phase == "reduce-scatter" and value == (k + s) % P:
-        return failed(
-            f"{what}: {value} is not right. Chunks travel forward (k -> k+1), so the "
-            "chunk a worker forwards moves *backwards* in index as s grows."
-        )
-    if phase == "reduce-scatter" and value == (k + 1 - s) % P:
-        return failed(
-            f"{what}: {value} is the all-gather chunk. In reduce-scatter worker k "
-            "starts by sending its own-index chunk k."
-        )
-    if phase == "all-gather" and value == (k - s) % P:
-        return failed(
-            f"{what}: {value} is the reduce-scatter chunk. In all-gather worker k "
+    if phase == "reduce-scatter":
+        hints = {
+            (k + s) % P: f"{value} is not right. Chunks travel forward (k -> k+1), so the "
+            "chunk a worker forwards moves *backwards* in index as s grows.",
+            (k + 1 - s) % P: f"{value} is the all-gather chunk. In reduce-scatter worker k "
+            "starts by sending its own-index chunk k.",
+        }
+    else:
+        hints = {
+            (k - s) % P: f"{value} is the reduce-scatter chunk. In all-gather worker k "
             "starts by sending the chunk it has fully reduced, (k + 1) mod P."
-        )
-    return failed(
-        f"{what}: {value} is not right. Hint: worker k sends at step 0 the chunk it "
-        "owns for this phase, then passes on each step what it received the step before."
+        }
+    return grade(
+        value,
+        expected,
+        what,
+        f"correct, chunk {expected}.",
+        hints,
+        f"{value} is not right. Hint: worker k sends at step 0 the chunk it "
+        "owns for this phase, then passes on each step what it received the step before.",
     )
 
 
@@ -131,32 +127,32 @@ def check_link_bits(answer, P: int = 6, d: int = 1200, bits: int = 16) -> Feedba
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    ledger = ring_allreduce(np.zeros((P, d), dtype=np.int64), bits=bits).ledger
-    expected = ledger.online_bits()
+    expected = ring_allreduce(np.zeros((P, d), dtype=np.int64), bits=bits).ledger.online_bits()
     if value == expected:
         return passed(f"{what}: correct, {expected} bits.")
     chunk = -(-d // P)
-    if _close(value, 2 * (P - 1) * d * bits, 1e-9):
-        return failed(
-            f"{what}: {value:g} counts whole vectors. Each message is one chunk of "
-            "about d/P words, not the whole gradient."
-        )
-    if _close(value, (P - 1) * chunk * bits, 1e-9) or _close(value, (P - 1) * d / P * bits, 1e-9):
-        return failed(
-            f"{what}: {value:g} counts only one phase; there are P-1 reduce-scatter "
-            "steps and P-1 all-gather steps."
-        )
-    if _close(value, 2 * (P - 1) * chunk, 1e-9) or _close(value, 2 * (P - 1) * d / P, 1e-9):
-        return failed(f"{what}: {value:g} looks like words, not bits: multiply by b = {bits}.")
-    if d % P and _close(value, allreduce_lower_bound_bits(P, d, bits), 1e-9):
-        return failed(
-            f"{what}: {value:g} is the lower bound 2(P-1)/P·d·b, but P does not "
-            "divide d: chunk sizes differ by one, and the busiest link sends some "
-            "of the longer chunks."
-        )
-    return failed(
-        f"{what}: {value:g} is not right. Count the 2(P-1) messages one link sends "
-        "and the size of each (see chunk_bounds)."
+    one_phase = f"{value:g} counts only one phase; there are P-1 reduce-scatter steps and P-1 "
+    words = f"{value:g} looks like words, not bits: multiply by b = {bits}."
+    hints = {
+        2 * (P - 1) * d * bits: f"{value:g} counts whole vectors. Each message is one chunk of "
+        "about d/P words, not the whole gradient.",
+        (P - 1) * chunk * bits: one_phase + "all-gather steps.",
+        (P - 1) * d / P * bits: one_phase + "all-gather steps.",
+        2 * (P - 1) * chunk: words,
+        2 * (P - 1) * d / P: words,
+        allreduce_lower_bound_bits(P, d, bits) if d % P else None: f"{value:g} is the lower "
+        "bound 2(P-1)/P·d·b, but P does not divide d: chunk sizes differ by one, and the "
+        "busiest link sends some of the longer chunks.",
+    }
+    return grade(
+        value,
+        None,
+        what,
+        "",
+        hints,
+        f"{value:g} is not right. Count the 2(P-1) messages one link sends "
+        "and the size of each (see chunk_bounds).",
+        rel=1e-9,
     )
 
 
@@ -192,29 +188,24 @@ def check_ring_vs_ps_speedup(
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    t_ps = parameter_server_time(P, d, bits, alpha, beta)
-    t_ring = ring_time(P, d, bits, alpha, beta)
-    expected = t_ps / t_ring
-    if _close(value, expected):
-        return passed(f"{what}: correct, {expected:.3f} (your {value:.4g}; tolerance 1 %).")
-    if value > 0 and _close(1 / value, expected):
-        return failed(
-            f"{what}: {value:.4g} is the inverse ratio: divide the server's time by the ring's."
-        )
+    expected = parameter_server_time(P, d, bits, alpha, beta) / ring_time(P, d, bits, alpha, beta)
     no_latency = parameter_server_time(P, d, bits, 0.0, beta) / ring_time(P, d, bits, 0.0, beta)
-    if alpha > 0 and _close(value, no_latency):
-        return failed(
-            f"{what}: {value:.4g} ignores the latency α: the ring pays it 2(P-1) "
-            "times, the server only twice."
-        )
-    if _close(value, P / 2) or _close(value, float(P)):
-        return failed(
-            f"{what}: {value:.4g} is a large-d limit. Use the exact formulas "
-            "2(α + P·d·b·β) and 2(P-1)(α + ⌈d/P⌉·b·β)."
-        )
-    return failed(
-        f"{what}: {value:.4g} is not right (tolerance 1 %). Server: 2(α + P·d·b·β); "
-        "ring: 2(P-1)(α + ⌈d/P⌉·b·β)."
+    hints = {
+        1 / expected: f"{value:.4g} is the inverse ratio: divide the server's time by the ring's.",
+        no_latency if alpha > 0 else None: f"{value:.4g} ignores the latency α: the ring pays "
+        "it 2(P-1) times, the server only twice.",
+        (P / 2, float(P)): f"{value:.4g} is a large-d limit. Use the exact formulas "
+        "2(α + P·d·b·β) and 2(P-1)(α + ⌈d/P⌉·b·β).",
+    }
+    return grade(
+        value,
+        expected,
+        what,
+        f"correct, {expected:.3f} (your {value:.4g}; tolerance 1 %).",
+        hints,
+        f"{value:.4g} is not right (tolerance 1 %). Server: 2(α + P·d·b·β); "
+        "ring: 2(P-1)(α + ⌈d/P⌉·b·β).",
+        rel=RELATIVE_TOLERANCE,
     )
 
 
@@ -252,25 +243,25 @@ def check_model_comm_time(
     d = MODEL_SIZES[model]
     beta = 1.0 / (bandwidth_gbps * 1e9)
     expected = ring_time(P, d, bits, alpha, beta)
-    if _close(value, expected):
-        return passed(f"{what}: correct, {expected:.4g} s (your {value:.4g}; tolerance 1 %).")
-    for factor, hint in (
-        (1e3, "milliseconds; the answer is in seconds"),
-        (1 / 8, "bytes instead of bits (or bits instead of bytes)"),
-        (8, "bytes instead of bits (or bits instead of bytes)"),
-    ):
-        if _close(value, expected * factor):
-            return failed(f"{what}: {value:.4g} looks like {hint}.")
-    if _close(value, parameter_server_time(P, d, bits, alpha, beta)):
-        return failed(f"{what}: {value:.4g} is the parameter server's time, not the ring's.")
-    if _close(value, d * bits * beta) or _close(value, d * bits * beta + alpha):
-        return failed(
-            f"{what}: {value:.4g} sends one copy of the gradient; each link carries "
-            "2(P-1) chunks of d/P words."
-        )
-    return failed(
-        f"{what}: {value:.4g} is not right (tolerance 1 %). Use "
-        "T = 2(P-1)(α + ⌈d/P⌉·b·β) with β = 1/bandwidth in s/bit."
+    units = f"{value:.4g} looks like bytes instead of bits (or bits instead of bytes)."
+    hints = {
+        expected * 1e3: f"{value:.4g} looks like milliseconds; the answer is in seconds.",
+        expected / 8: units,
+        expected * 8: units,
+        parameter_server_time(P, d, bits, alpha, beta): f"{value:.4g} is the parameter "
+        "server's time, not the ring's.",
+        (d * bits * beta, d * bits * beta + alpha): f"{value:.4g} sends one copy of the "
+        "gradient; each link carries 2(P-1) chunks of d/P words.",
+    }
+    return grade(
+        value,
+        expected,
+        what,
+        f"correct, {expected:.4g} s (your {value:.4g}; tolerance 1 %).",
+        hints,
+        f"{value:.4g} is not right (tolerance 1 %). Use "
+        "T = 2(P-1)(α + ⌈d/P⌉·b·β) with β = 1/bandwidth in s/bit.",
+        rel=RELATIVE_TOLERANCE,
     )
 
 
@@ -732,35 +723,28 @@ def check_overlap_tail(
     it = bucketed_iteration_time(compute, P, d, bits, alpha, beta, buckets=B, method="formula")
     expected = it.tail * 1e3
     whole = ring_time(P, d, bits, alpha, beta) * 1e3
-    if _close(value, expected):
-        return passed(
-            f"{what}: correct, {expected:.3f} ms (the whole all-reduce would take "
-            f"{whole:.2f} ms; {1 - expected / whole:.0%} of it is hidden)."
-        )
-    if _close(value, whole):
-        return failed(
-            f"{what}: {value:.4g} ms is the whole all-reduce, as if nothing overlapped. "
-            "Only the buckets still in flight when the backward pass ends count."
-        )
-    if _close(value, whole / B):
-        return failed(
-            f"{what}: {value:.4g} ms is the whole all-reduce divided by B. Each bucket's "
-            "all-reduce is a ring of its own and pays all 2(P - 1) latencies α: use "
-            "ring_time for d/B words."
-        )
-    if _close(value, it.total * 1e3):
-        return failed(
-            f"{what}: {value:.4g} ms is the whole iteration; the question asks for the "
-            "part after the compute."
-        )
-    if abs(value) < 1e-9:
-        return failed(
-            f"{what}: 0 would mean perfect hiding, but the last bucket is ready only at "
-            "the end of the backward pass, and its all-reduce starts then."
-        )
-    return failed(
-        f"{what}: {value:.4g} ms is not right (tolerance 1 %). Is the link free when "
-        "the last bucket becomes ready? Then what is left is that bucket's ring."
+    hints = {
+        whole: f"{value:.4g} ms is the whole all-reduce, as if nothing overlapped. "
+        "Only the buckets still in flight when the backward pass ends count.",
+        whole / B: f"{value:.4g} ms is the whole all-reduce divided by B. Each bucket's "
+        "all-reduce is a ring of its own and pays all 2(P - 1) latencies α: use "
+        "ring_time for d/B words.",
+        it.total * 1e3: f"{value:.4g} ms is the whole iteration; the question asks for the "
+        "part after the compute.",
+        0.0: "0 would mean perfect hiding, but the last bucket is ready only at "
+        "the end of the backward pass, and its all-reduce starts then.",
+    }
+    return grade(
+        value,
+        expected,
+        what,
+        f"correct, {expected:.3f} ms (the whole all-reduce would take "
+        f"{whole:.2f} ms; {1 - expected / whole:.0%} of it is hidden).",
+        hints,
+        f"{value:.4g} ms is not right (tolerance 1 %). Is the link free when "
+        "the last bucket becomes ready? Then what is left is that bucket's ring.",
+        rel=RELATIVE_TOLERANCE,
+        tol=1e-9,  # the answer 0 within rounding
     )
 
 
@@ -788,27 +772,23 @@ def check_bidirectional_link_bits(answer, P: int = 6, d: int = 1200, bits: int =
         return fb
     expected = max(int(message_bits(P, h, bits).sum(axis=1).max()) for h in ((d + 1) // 2, d // 2))
     one_way = int(message_bits(P, d, bits).sum(axis=1).max())
-    if value == expected:
-        return passed(f"{what}: correct, {expected} bits, half of the one-way ring's {one_way}.")
-    if value == one_way:
-        return failed(
-            f"{what}: {value:g} is the one-way ring. Each direction now carries only "
-            "half of the vector. (Per worker, the bits *sent* are unchanged: it sends "
-            "on both of its links.)"
-        )
-    if value == 2 * one_way:
-        return failed(
-            f"{what}: {value:g} counts both directions of a link pair; the question asks "
-            "for one directed link."
-        )
-    if value == expected // 2 or value == one_way // 4:
-        return failed(
-            f"{what}: {value:g} halves twice. Each ring all-reduces d/2 words: "
-            "2(P - 1) messages of (d/2)/P words."
-        )
-    return failed(
-        f"{what}: {value:g} is not right. Each direction runs a ring on half the vector: "
-        "2(P - 1) messages of ⌈(d/2)/P⌉ words of b bits."
+    hints = {
+        one_way: f"{value:g} is the one-way ring. Each direction now carries only "
+        "half of the vector. (Per worker, the bits *sent* are unchanged: it sends "
+        "on both of its links.)",
+        2 * one_way: f"{value:g} counts both directions of a link pair; the question asks "
+        "for one directed link.",
+        (expected // 2, one_way // 4): f"{value:g} halves twice. Each ring all-reduces d/2 "
+        "words: 2(P - 1) messages of (d/2)/P words.",
+    }
+    return grade(
+        value,
+        expected,
+        what,
+        f"correct, {expected} bits, half of the one-way ring's {one_way}.",
+        hints,
+        f"{value:g} is not right. Each direction runs a ring on half the vector: "
+        "2(P - 1) messages of ⌈(d/2)/P⌉ words of b bits.",
     )
 
 
@@ -838,22 +818,20 @@ def check_latency_crossover(
         return fb
     chunk = alpha / (bits * beta)
     expected = P * chunk
-    if _close(value, expected):
-        return passed(
-            f"{what}: correct, d* = P α / (b β) = {expected:,.0f} words: below it the "
-            f"ring is latency-bound (chunks shorter than {chunk:,.0f} words)."
-        )
-    if _close(value, chunk):
-        return failed(
-            f"{what}: {value:,.6g} is the chunk size at the crossover; the gradient has P chunks."
-        )
-    if _close(value, alpha / beta) or _close(value, P * alpha / beta):
-        return failed(f"{what}: {value:,.6g} counts bits; divide by b = {bits} bits per word.")
-    if _close(value, (P - 1) * chunk) or _close(value, expected / (P - 1)):
-        return failed(
-            f"{what}: {value:,.6g}: both terms carry the factor 2(P - 1), which cancels; "
-            "what remains is α = (d/P) b β."
-        )
-    return failed(
-        f"{what}: {value:,.6g} is not right (tolerance 1 %). Set α = (d/P)·b·β and solve for d."
+    hints = {
+        chunk: f"{value:,.6g} is the chunk size at the crossover; the gradient has P chunks.",
+        (alpha / beta, P * alpha / beta): f"{value:,.6g} counts bits; divide by b = {bits} "
+        "bits per word.",
+        ((P - 1) * chunk, expected / (P - 1)): f"{value:,.6g}: both terms carry the factor "
+        "2(P - 1), which cancels; what remains is α = (d/P) b β.",
+    }
+    return grade(
+        value,
+        expected,
+        what,
+        f"correct, d* = P α / (b β) = {expected:,.0f} words: below it the "
+        f"ring is latency-bound (chunks shorter than {chunk:,.0f} words).",
+        hints,
+        f"{value:,.6g} is not right (tolerance 1 %). Set α = (d/P)·b·β and solve for d.",
+        rel=RELATIVE_TOLERANCE,
     )

@@ -239,23 +239,32 @@ def compare_integer(answer, expected: int, *, what: str, hint: str = "") -> Feed
     return failed(f"{what}: {value} is not right." + (f" {hint}" if hint else ""))
 
 
-def grade(value, expected, what: str, right: str, hints, wrong: str, *, tol=0.0, rel=0.0):
-    """Feedback on the number ``value``: ``f"{what}: {right}"`` passes when it is within
-    ``tol + rel·|target|`` of the target ``expected``; else the first entry of ``hints``
-    (``{wrong value or tuple of wrong values: message}``, ``None`` keys skipped) it is that close to
-    fails with its message, else ``wrong`` does (``expected=None``: nothing passes).
+def grade(value: float, expected, what: str, cases: dict, *, tol=0.0, rel=0.0) -> Feedback:
+    """Feedback on the number ``value`` from the table ``cases`` ``{answer: message}``, each
+    message after ``f"{what}: "``: it passes with ``cases[expected]`` when within
+    ``tol + rel·|expected|`` of ``expected``; else it fails with the message of the first key (a
+    number or a tuple of numbers; ``None`` is skipped) it is that close to, else with
+    ``cases[...]``. Write the ``expected`` entry after the wrong answers, so that a wrong answer
+    equal to it is never reported.
 
     Examples
     --------
     >>> from qring_edu.exercises._base import grade
-    >>> grade(8, 4, "n", "correct.", {8: "doubled."}, "wrong.").message
-    'n: doubled.'
+    >>> cases = {8: "you doubled it.", 4: "correct.", ...: "not right."}
+    >>> grade(8, 4, "n", cases).message, grade(4.0, 4, "n", cases).passed
+    ('n: you doubled it.', True)
     """
-    for target, message in ((expected, right), *hints.items()):
-        targets = target if isinstance(target, tuple) else (target,)
-        if any(t is not None and abs(value - t) <= tol + rel * abs(t) for t in targets):
-            return Feedback(target is expected, f"{what}: {message}")
-    return failed(f"{what}: {wrong}")
+
+    def near(targets) -> bool:
+        targets = targets if isinstance(targets, tuple) else (targets,)
+        return any(t is not None and abs(value - t) <= tol + rel * abs(t) for t in targets)
+
+    if expected is not None and near(expected):
+        return passed(f"{what}: {cases[expected]}")
+    for key, message in cases.items():
+        if key is not ... and key != expected and near(key):
+            return failed(f"{what}: {message}")
+    return failed(f"{what}: {cases[...]}")
 
 
 def compare_array(answer, expected, *, what: str, tol: float = 0.0) -> Feedback:
@@ -328,9 +337,13 @@ def call_reader(
     my_time uses ring_time (the default value of my_time's argument _t): ring_time is not allowed in this question: compute the answer yourself.
     """
     label = name or getattr(function, "__name__", "your function")
-    fb = not_a_function(function, label)
-    if fb is not None:
-        return None, fb
+    if function is None:
+        return None, not_a_function(function, label)
+    if not callable(function):
+        return None, failed(
+            f"{label}: expected a function (the name of the function you "
+            f"defined, without calling it), got {type(function).__name__}."
+        )
     if isinstance(forbid, str):
         raise TypeError(f"forbid: expected a tuple of function names, got the str {forbid!r}")
     with ExitStack() as guarded:

@@ -78,27 +78,19 @@ def check_chunk_sent(
     expected = next(m.chunk for m in ring_schedule(P) if m.sender == k and m.step == global_step)
     if value != expected and not 0 <= value < P:
         return failed(f"{what}: chunks are numbered 0 .. {P - 1}; reduce your answer mod P.")
-    if phase == "reduce-scatter":
-        hints = {
-            (k + s) % P: f"{value} is not right. Chunks travel forward (k -> k+1), so the "
-            "chunk a worker forwards moves *backwards* in index as s grows.",
-            (k + 1 - s) % P: f"{value} is the all-gather chunk. In reduce-scatter worker k "
-            "starts by sending its own-index chunk k.",
-        }
-    else:
-        hints = {
-            (k - s) % P: f"{value} is the reduce-scatter chunk. In all-gather worker k "
-            "starts by sending the chunk it has fully reduced, (k + 1) mod P."
-        }
-    return grade(
-        value,
-        expected,
-        what,
-        f"correct, chunk {expected}.",
-        hints,
-        f"{value} is not right. Hint: worker k sends at step 0 the chunk it "
+    rs = phase == "reduce-scatter"
+    hints = {
+        (k + s) % P if rs else None: f"{value} is not right. Chunks travel forward (k -> k+1), "
+        "so the chunk a worker forwards moves *backwards* in index as s grows.",
+        (k + 1 - s) % P if rs else None: f"{value} is the all-gather chunk. In reduce-scatter "
+        "worker k starts by sending its own-index chunk k.",
+        None if rs else (k - s) % P: f"{value} is the reduce-scatter chunk. In all-gather "
+        "worker k starts by sending the chunk it has fully reduced, (k + 1) mod P.",
+        expected: f"correct, chunk {expected}.",
+        ...: f"{value} is not right. Hint: worker k sends at step 0 the chunk it "
         "owns for this phase, then passes on each step what it received the step before.",
-    )
+    }
+    return grade(value, expected, what, hints)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -143,17 +135,10 @@ def check_link_bits(answer, P: int = 6, d: int = 1200, bits: int = 16) -> Feedba
         allreduce_lower_bound_bits(P, d, bits) if d % P else None: f"{value:g} is the lower "
         "bound 2(P-1)/P·d·b, but P does not divide d: chunk sizes differ by one, and the "
         "busiest link sends some of the longer chunks.",
-    }
-    return grade(
-        value,
-        None,
-        what,
-        "",
-        hints,
-        f"{value:g} is not right. Count the 2(P-1) messages one link sends "
+        ...: f"{value:g} is not right. Count the 2(P-1) messages one link sends "
         "and the size of each (see chunk_bounds).",
-        rel=1e-9,
-    )
+    }
+    return grade(value, None, what, hints, rel=1e-9)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -196,17 +181,11 @@ def check_ring_vs_ps_speedup(
         "it 2(P-1) times, the server only twice.",
         (P / 2, float(P)): f"{value:.4g} is a large-d limit. Use the exact formulas "
         "2(α + P·d·b·β) and 2(P-1)(α + ⌈d/P⌉·b·β).",
-    }
-    return grade(
-        value,
-        expected,
-        what,
-        f"correct, {expected:.3f} (your {value:.4g}; tolerance 1 %).",
-        hints,
-        f"{value:.4g} is not right (tolerance 1 %). Server: 2(α + P·d·b·β); "
+        expected: f"correct, {expected:.3f} (your {value:.4g}; tolerance 1 %).",
+        ...: f"{value:.4g} is not right (tolerance 1 %). Server: 2(α + P·d·b·β); "
         "ring: 2(P-1)(α + ⌈d/P⌉·b·β).",
-        rel=RELATIVE_TOLERANCE,
-    )
+    }
+    return grade(value, expected, what, hints, rel=RELATIVE_TOLERANCE)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -252,17 +231,11 @@ def check_model_comm_time(
         "server's time, not the ring's.",
         (d * bits * beta, d * bits * beta + alpha): f"{value:.4g} sends one copy of the "
         "gradient; each link carries 2(P-1) chunks of d/P words.",
-    }
-    return grade(
-        value,
-        expected,
-        what,
-        f"correct, {expected:.4g} s (your {value:.4g}; tolerance 1 %).",
-        hints,
-        f"{value:.4g} is not right (tolerance 1 %). Use "
+        expected: f"correct, {expected:.4g} s (your {value:.4g}; tolerance 1 %).",
+        ...: f"{value:.4g} is not right (tolerance 1 %). Use "
         "T = 2(P-1)(α + ⌈d/P⌉·b·β) with β = 1/bandwidth in s/bit.",
-        rel=RELATIVE_TOLERANCE,
-    )
+    }
+    return grade(value, expected, what, hints, rel=RELATIVE_TOLERANCE)
 
 
 # -- Code-graded exercises: the reader's own ring --------------------------------------------------
@@ -733,19 +706,12 @@ def check_overlap_tail(
         "part after the compute.",
         0.0: "0 would mean perfect hiding, but the last bucket is ready only at "
         "the end of the backward pass, and its all-reduce starts then.",
-    }
-    return grade(
-        value,
-        expected,
-        what,
-        f"correct, {expected:.3f} ms (the whole all-reduce would take "
+        expected: f"correct, {expected:.3f} ms (the whole all-reduce would take "
         f"{whole:.2f} ms; {1 - expected / whole:.0%} of it is hidden).",
-        hints,
-        f"{value:.4g} ms is not right (tolerance 1 %). Is the link free when "
+        ...: f"{value:.4g} ms is not right (tolerance 1 %). Is the link free when "
         "the last bucket becomes ready? Then what is left is that bucket's ring.",
-        rel=RELATIVE_TOLERANCE,
-        tol=1e-9,  # the answer 0 within rounding
-    )
+    }
+    return grade(value, expected, what, hints, rel=RELATIVE_TOLERANCE, tol=1e-9)
 
 
 def check_bidirectional_link_bits(answer, P: int = 6, d: int = 1200, bits: int = 16) -> Feedback:
@@ -780,16 +746,11 @@ def check_bidirectional_link_bits(answer, P: int = 6, d: int = 1200, bits: int =
         "for one directed link.",
         (expected // 2, one_way // 4): f"{value:g} halves twice. Each ring all-reduces d/2 "
         "words: 2(P - 1) messages of (d/2)/P words.",
-    }
-    return grade(
-        value,
-        expected,
-        what,
-        f"correct, {expected} bits, half of the one-way ring's {one_way}.",
-        hints,
-        f"{value:g} is not right. Each direction runs a ring on half the vector: "
+        expected: f"correct, {expected} bits, half of the one-way ring's {one_way}.",
+        ...: f"{value:g} is not right. Each direction runs a ring on half the vector: "
         "2(P - 1) messages of ⌈(d/2)/P⌉ words of b bits.",
-    )
+    }
+    return grade(value, expected, what, hints)
 
 
 def check_latency_crossover(
@@ -824,14 +785,8 @@ def check_latency_crossover(
         "bits per word.",
         ((P - 1) * chunk, expected / (P - 1)): f"{value:,.6g}: both terms carry the factor "
         "2(P - 1), which cancels; what remains is α = (d/P) b β.",
-    }
-    return grade(
-        value,
-        expected,
-        what,
-        f"correct, d* = P α / (b β) = {expected:,.0f} words: below it the "
+        expected: f"correct, d* = P α / (b β) = {expected:,.0f} words: below it the "
         f"ring is latency-bound (chunks shorter than {chunk:,.0f} words).",
-        hints,
-        f"{value:,.6g} is not right (tolerance 1 %). Set α = (d/P)·b·β and solve for d.",
-        rel=RELATIVE_TOLERANCE,
-    )
+        ...: f"{value:,.6g} is not right (tolerance 1 %). Set α = (d/P)·b·β and solve for d.",
+    }
+    return grade(value, expected, what, hints, rel=RELATIVE_TOLERANCE)

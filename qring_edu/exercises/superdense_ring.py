@@ -23,9 +23,8 @@ from ._base import (
     as_number,
     bad_parameters,
     call_reader,
-    close,
-    compare_number,
     failed,
+    grade,
     not_attempted,
     passed,
 )
@@ -469,24 +468,20 @@ def check_symbol_error_rate(answer, pair_fidelity: float) -> Feedback:
     except (ValueError, TypeError) as exc:
         return bad_parameters(exc)
     what = f"symbol error rate at F = {pair_fidelity:g}"
-    fb = compare_number(answer, expected, tol=1e-6, what=what)
-    value, not_a_number = as_number(answer, what)
-    if fb.passed or not_a_number is not None:
+    value, fb = as_number(answer, what)
+    if fb is not None:
         return fb
     p = 1.0 - pair_fidelity
-    if abs(value - p / 3) <= 1e-6:
-        return failed(
-            f"{what}: (1 − F)/3 is the probability of one particular Pauli. Any of "
-            "X, Y or Z changes the symbol."
-        )
-    if abs(value - 2 * p / 3) <= 1e-6:
-        return failed(
-            f"{what}: 2(1 − F)/3 is the probability that one given bit (x or z) flips. "
-            "A symbol is wrong if either bit flips."
-        )
-    if abs(value - pair_fidelity) <= 1e-6:
-        return failed(f"{what}: F is the probability that the symbol arrives intact.")
-    return fb
+    cases = {
+        p / 3: "(1 − F)/3 is the probability of one particular Pauli. Any of "
+        "X, Y or Z changes the symbol.",
+        2 * p / 3: "2(1 − F)/3 is the probability that one given bit (x or z) flips. "
+        "A symbol is wrong if either bit flips.",
+        pair_fidelity: "F is the probability that the symbol arrives intact.",
+        expected: f"correct ({value:g}).",
+        ...: f"{value:g} is not right (tolerance 1e-06). Check your formula.",
+    }
+    return grade(value, expected, what, cases, tol=1e-6)
 
 
 def check_bit_error_rate(answer, pair_fidelity: float) -> Feedback:
@@ -509,16 +504,17 @@ def check_bit_error_rate(answer, pair_fidelity: float) -> Feedback:
         return bad_parameters(exc)
     expected = probs[(1, 0)] + probs[(1, 1)]
     what = f"bit error rate of x at F = {pair_fidelity:g}"
-    fb = compare_number(answer, expected, tol=1e-6, what=what)
-    value, not_a_number = as_number(answer, what)
-    if fb.passed or not_a_number is not None:
+    value, fb = as_number(answer, what)
+    if fb is not None:
         return fb
     p = 1.0 - pair_fidelity
-    if abs(value - p) <= 1e-6:
-        return failed(f"{what}: 1 − F is the symbol error rate. A Z error leaves x alone.")
-    if abs(value - p / 3) <= 1e-6:
-        return failed(f"{what}: two of the three Paulis flip x (X and Y), not one.")
-    return fb
+    cases = {
+        p: "1 − F is the symbol error rate. A Z error leaves x alone.",
+        p / 3: "two of the three Paulis flip x (X and Y), not one.",
+        expected: f"correct ({value:g}).",
+        ...: f"{value:g} is not right (tolerance 1e-06). Check your formula.",
+    }
+    return grade(value, expected, what, cases, tol=1e-6)
 
 
 # The ledger of the superdense ring
@@ -645,24 +641,18 @@ def check_flip_damage(answer, P: int, bits: int, max_abs: float, t: int) -> Feed
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    value = abs(value)
-    if abs(value - expected) <= 1e-6 * expected:
-        return passed(f"{what}: correct ({expected:.6g}).")
-    if abs(value - 2.0**t) <= 1e-6 * 2.0**t:
-        return failed(
-            f"{what}: 2**t is the change of the integer word; divide by the scale s to "
-            "get the change of the decoded value."
-        )
-    if abs(value - 2.0**t * codec.scale) <= 1e-6 * 2.0**t * codec.scale:
-        return failed(f"{what}: you multiplied by the scale s; the decoded value is word / s.")
-    if t > 0 and abs(value - 2.0 ** (t - 1) / codec.scale) <= 1e-6 * expected:
-        return failed(
-            f"{what}: off by a factor of two — bit 0 is the least significant bit, worth 2**0."
-        )
-    return failed(
-        f"{what}: {value:.6g} is not right (relative tolerance 1e-6). The word encodes "
-        f"value·s with s = cap / max_abs = {codec.scale:.6g}."
-    )
+    value, s = abs(value), codec.scale
+    cases = {
+        2.0**t: "2**t is the change of the integer word; divide by the scale s to "
+        "get the change of the decoded value.",
+        2.0**t * s: "you multiplied by the scale s; the decoded value is word / s.",
+        2.0 ** (t - 1) / s if t > 0 else None: "off by a factor of two — bit 0 is the least "
+        "significant bit, worth 2**0.",
+        expected: f"correct ({expected:.6g}).",
+        ...: f"{value:.6g} is not right (relative tolerance 1e-6). The word encodes "
+        f"value·s with s = cap / max_abs = {s:.6g}.",
+    }
+    return grade(value, expected, what, cases, rel=1e-6)
 
 
 # Step checkers of the reasoning exercises
@@ -705,28 +695,20 @@ def check_link_busy_time(
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    if close(value, expected, rel=1e-4):
-        return passed(
-            f"{what}: correct ({expected:.3f} ms). It is the classical link time "
-            f"W = {res.link_time * 1e3:.3f} ms plus one α per distribution block."
-        )
-    if close(value, res.link_time * 1e3, rel=1e-4):
-        return failed(
-            f"{what}: {value:g} ms is the classical link time W. Almost: every "
-            "distribution block also pays a latency α, B of them per iteration."
-        )
-    if close(value, sd.online * 1e3, rel=1e-4):
-        return failed(
-            f"{what}: {value:g} ms counts only the online qubits. One half of every "
-            "pair they consume crosses the same link too."
-        )
-    if close(value, sd.distribution * 1e3, rel=1e-4):
-        return failed(f"{what}: {value:g} ms is only the pair distribution; add the online qubits.")
-    return failed(
-        f"{what}: {value:g} ms is not right (relative tolerance 1e-4). A k-bit message "
+    cases = {
+        res.link_time * 1e3: f"{value:g} ms is the classical link time W. Almost: every "
+        "distribution block also pays a latency α, B of them per iteration.",
+        sd.online * 1e3: f"{value:g} ms counts only the online qubits. One half of every "
+        "pair they consume crosses the same link too.",
+        sd.distribution * 1e3: f"{value:g} ms is only the pair distribution; add the online "
+        "qubits.",
+        expected: f"correct ({expected:.3f} ms). It is the classical link time "
+        f"W = {res.link_time * 1e3:.3f} ms plus one α per distribution block.",
+        ...: f"{value:g} ms is not right (relative tolerance 1e-4). A k-bit message "
         "crosses as k/2 qubits, and each of those qubits consumed a pair whose half "
-        "crossed the link before."
-    )
+        "crossed the link before.",
+    }
+    return grade(value, expected, what, cases, rel=1e-4)
 
 
 def check_idle_head(
@@ -754,23 +736,17 @@ def check_idle_head(
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    if close(value, expected, rel=1e-6, tol=1e-12):
-        return passed(f"{what}: correct ({expected:.4g} ms).")
-    if close(value, compute_ms * (1 - backward_fraction), rel=1e-6, tol=1e-12):
-        return failed(
-            f"{what}: {value:g} ms is the forward pass only. The first bucket is ready "
-            "only after its share of the backward pass, (φ/B) of the compute."
-        )
-    if close(value, compute_ms * backward_fraction / buckets, rel=1e-6, tol=1e-12):
-        return failed(
-            f"{what}: {value:g} ms is the first bucket's backward only; the forward "
-            "pass comes first."
-        )
-    return failed(
-        f"{what}: {value:g} ms is not right (relative tolerance 1e-6). The backward "
+    cases = {
+        compute_ms * (1 - backward_fraction): f"{value:g} ms is the forward pass only. The "
+        "first bucket is ready only after its share of the backward pass, (φ/B) of the compute.",
+        compute_ms * backward_fraction / buckets: f"{value:g} ms is the first bucket's "
+        "backward only; the forward pass comes first.",
+        expected: f"correct ({expected:.4g} ms).",
+        ...: f"{value:g} ms is not right (relative tolerance 1e-6). The backward "
         "pass is the share φ of the compute, and its B buckets are ready at even "
-        "intervals after the forward pass."
-    )
+        "intervals after the forward pass.",
+    }
+    return grade(value, expected, what, cases, rel=1e-6, tol=1e-12)
 
 
 _PHASES = ("reduce-scatter", "all-gather")
@@ -823,30 +799,25 @@ def check_flip_reach(answer, P: int = 6, phase: str = "all-gather", step: int = 
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    if value == expected:
-        extra = (
-            " Every worker ends with the same wrong value: the corrupted partial sum is "
-            "completed and then broadcast."
-            if phase == "reduce-scatter"
-            else " The receiver and the workers downstream of it hold the wrong copy; the "
-            "others kept the right one, so the replicas disagree."
-        )
-        return passed(f"{what}: correct ({expected}).{extra}")
-    if phase == "all-gather" and value == P:
-        return failed(
-            f"{what}: {value:g} would be right for a flip during reduce-scatter. In "
-            "all-gather a message only overwrites copies downstream of it."
-        )
-    if phase == "all-gather" and value in (P - 1 - step + 1, P - 2 - step):
-        return failed(
-            f"{what}: {value:g} is off by one. Count the receiver of the flipped "
-            "message and every worker it forwards the chunk to in the remaining "
-            "all-gather steps (the last all-gather step is P − 2)."
-        )
-    return failed(
-        f"{what}: {value:g} is not right. Follow the corrupted chunk through the "
-        "remaining steps of ring_schedule."
+    gather = phase == "all-gather"
+    extra = (
+        " The receiver and the workers downstream of it hold the wrong copy; the "
+        "others kept the right one, so the replicas disagree."
+        if gather
+        else " Every worker ends with the same wrong value: the corrupted partial sum is "
+        "completed and then broadcast."
     )
+    cases = {
+        P if gather else None: f"{value:g} would be right for a flip during reduce-scatter. In "
+        "all-gather a message only overwrites copies downstream of it.",
+        (P - step, P - 2 - step) if gather else None: f"{value:g} is off by one. Count the "
+        "receiver of the flipped message and every worker it forwards the chunk to in the "
+        "remaining all-gather steps (the last all-gather step is P − 2).",
+        expected: f"correct ({expected}).{extra}",
+        ...: f"{value:g} is not right. Follow the corrupted chunk through the "
+        "remaining steps of ring_schedule.",
+    }
+    return grade(value, expected, what, cases)
 
 
 def _bidirectional_qubits(P: int, d: int, bits: int) -> int:

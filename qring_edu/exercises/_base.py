@@ -47,6 +47,7 @@ __all__ = [
     "as_integer",
     "close",
     "bad_parameters",
+    "checker",
     "call_reader",
     "Forbidden",
     "forbidden",
@@ -201,9 +202,34 @@ def bad_parameters(exc: Exception) -> Feedback:
     )
 
 
-def compare_number(answer, expected: float, *, tol: float, what: str) -> Feedback:
+def checker(function):
+    """Decorator of a checker: the ``ValueError`` or ``TypeError`` that its invalid exercise
+    parameters raise becomes :func:`bad_parameters` feedback.
+
+    Examples
+    --------
+    >>> from qring_edu._validate import check_float
+    >>> from qring_edu.exercises._base import checker, compare_number
+    >>> @checker
+    ... def check_half(answer, n):
+    ...     return compare_number(answer, check_float(n, "n") / 2, tol=0, what="n / 2")
+    >>> check_half(1, "two").message.startswith("The exercise parameters are invalid (n")
+    True
+    """
+
+    @functools.wraps(function)
+    def check(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except (TypeError, ValueError) as exc:
+            return bad_parameters(exc)
+
+    return check
+
+
+def compare_number(answer, expected: float, *, tol: float, what: str, hint: str = "") -> Feedback:
     """Pass if ``answer`` is a number (:func:`as_number`) within ``tol`` (absolute) of
-    ``expected``.
+    ``expected``; a wrong value fails with ``hint``.
 
     Examples
     --------
@@ -218,7 +244,8 @@ def compare_number(answer, expected: float, *, tol: float, what: str) -> Feedbac
         return fb
     if abs(value - expected) <= tol:
         return passed(f"{what}: correct ({value:g}).")
-    return failed(f"{what}: {value:g} is not right (tolerance {tol:g}). Check your formula.")
+    wrong = f"{what}: {value:g} is not right (tolerance {tol:g}). Check your formula."
+    return failed(wrong + (f" {hint}" if hint else ""))
 
 
 def compare_integer(answer, expected: int, *, what: str, hint: str = "") -> Feedback:

@@ -31,6 +31,7 @@ from ._base import (
     as_number,
     bad_parameters,
     call_reader,
+    checker,
     close,
     failed,
     nan_entropy,
@@ -62,6 +63,7 @@ _ENSEMBLES = {"BB84": bb84_ensemble, "trine": trine_ensemble}
 # -- χ ---------------------------------------------------------------------------------------------
 
 
+@checker
 def check_chi_bb84(answer, probs=(0.25, 0.25, 0.25, 0.25)) -> Feedback:
     """χ in bits of the BB84 states |0⟩, |1⟩, |+⟩, |−⟩ sent with probabilities ``probs`` (in
     that order; four non-negative numbers summing to 1, default 1/4 each). Tolerance 1e-3.
@@ -80,14 +82,11 @@ def check_chi_bb84(answer, probs=(0.25, 0.25, 0.25, 0.25)) -> Feedback:
     >>> print(check_chi_bb84(1.0, probs=(1 / 2, 1 / 6, 1 / 6, 1 / 6)).message)
     χ of the BB84 ensemble with probabilities (0.5, 0.1667, 0.1667, 0.1667): 1 is χ for equal probabilities, where the average state is I/2. Compute the average state Σ p_x ρ_x with these probabilities and its eigenvalues.
     """
-    try:
-        p = np.asarray(probs, dtype=float)
-        if p.shape != (4,) or not np.all(np.isfinite(p)) or np.any(p < 0):
-            raise ValueError(f"probs must be four non-negative numbers, got {probs!r}")
-        if abs(p.sum() - 1) > 1e-9:
-            raise ValueError(f"probs must sum to 1, got {p.sum():g}")
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    p = np.asarray(probs, dtype=float)
+    if p.shape != (4,) or not np.all(np.isfinite(p)) or np.any(p < 0):
+        raise ValueError(f"probs must be four non-negative numbers, got {probs!r}")
+    if abs(p.sum() - 1) > 1e-9:
+        raise ValueError(f"probs must sum to 1, got {p.sum():g}")
     uniform = np.allclose(p, 0.25)
     what = "χ of the BB84 ensemble" + (
         "" if uniform else " with probabilities (" + ", ".join(f"{x:.4g}" for x in p) + ")"
@@ -273,6 +272,7 @@ def check_chi_code(fn, *, seed: int = 0) -> Feedback:
     )
 
 
+@checker
 def check_two_state_chi(answer, overlap: float = 0.6) -> Feedback:
     """χ of two equiprobable pure states with overlap ``c = |⟨ψ0|ψ1⟩|`` (bits), tolerance 1e-3.
     Reference: :func:`qring_edu.holevo.two_state_chi` = h((1 + c)/2).
@@ -285,11 +285,8 @@ def check_two_state_chi(answer, overlap: float = 0.6) -> Feedback:
     >>> print(check_two_state_chi(0.6454, overlap=0.5).message)
     χ of two pure states with overlap c = 0.5: 0.6454 is the accessible information (Helstrom measurement), which is smaller than χ.
     """
-    try:
-        expected = two_state_chi(overlap)
-        acc = two_state_accessible(overlap)
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    expected = two_state_chi(overlap)
+    acc = two_state_accessible(overlap)
     what = f"χ of two pure states with overlap c = {overlap:g}"
     value, fb = as_number(answer, what)
     if fb is not None:
@@ -407,6 +404,7 @@ def check_capacity_threshold(answer) -> Feedback:
     )
 
 
+@checker
 def check_dense_capacity(answer, pair_fidelity: float = 0.9) -> Feedback:
     """Dense-coding capacity (bits per qubit sent) of the isotropic pair of fidelity
     ``pair_fidelity``: ``2 − H(F, (1−F)/3, (1−F)/3, (1−F)/3)``. Tolerance 1e-3.
@@ -419,10 +417,7 @@ def check_dense_capacity(answer, pair_fidelity: float = 0.9) -> Feedback:
     >>> check_dense_capacity("1.6344", pair_fidelity=0.95).message
     'dense-coding capacity at F = 0.95: expected a number, got str (write the number itself, without quotes).'
     """
-    try:
-        expected = isotropic_capacity(pair_fidelity)
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    expected = isotropic_capacity(pair_fidelity)
     F = float(pair_fidelity)
     what = f"dense-coding capacity at F = {F:g}"
     value, fb = as_number(answer, what)
@@ -571,6 +566,7 @@ def check_povm(
 # -- Step checkers of the reasoning exercises ------------------------------------------------------
 
 
+@checker
 def check_ea_entropy_bound(
     answer, n_qubits: int = 3, bob_entropy: float = 5.0, *, which: str = "average"
 ) -> Feedback:
@@ -591,17 +587,14 @@ def check_ea_entropy_bound(
     >>> print(check_ea_entropy_bound(5, n_qubits=2, bob_entropy=5, which="each").message)
     smallest S(σ_x) of Bob's state for one message (n = 2, S(ρ^B) = 5): 5 assumes Q adds no correlation. Entanglement between Q and B can lower the joint entropy by up to n: S(QB) ≥ S(B) − S(Q).
     """
-    try:
-        n = int(n_qubits)
-        if isinstance(n_qubits, bool) or n != n_qubits or n < 1:
-            raise ValueError(f"n_qubits must be an integer >= 1, got {n_qubits!r}")
-        sb = float(bob_entropy)
-        if not math.isfinite(sb) or sb < 0:
-            raise ValueError(f"bob_entropy must be a finite number >= 0, got {bob_entropy!r}")
-        if which not in ("average", "each"):
-            raise ValueError(f"which must be 'average' or 'each', got {which!r}")
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    n = int(n_qubits)
+    if isinstance(n_qubits, bool) or n != n_qubits or n < 1:
+        raise ValueError(f"n_qubits must be an integer >= 1, got {n_qubits!r}")
+    sb = float(bob_entropy)
+    if not math.isfinite(sb) or sb < 0:
+        raise ValueError(f"bob_entropy must be a finite number >= 0, got {bob_entropy!r}")
+    if which not in ("average", "each"):
+        raise ValueError(f"which must be 'average' or 'each', got {which!r}")
     if which == "average":
         what = f"largest S(σ) of Bob's average state (n = {n}, S(ρ^B) = {sb:g})"
         expected = n + sb
@@ -649,6 +642,7 @@ def check_ea_entropy_bound(
     return failed(f"{what}: {value:g} is not right (tolerance 1e-6).")
 
 
+@checker
 def check_pair_entropy(answer, pair_fidelity: float = 0.85) -> Feedback:
     """``S(ρ_AB)`` in bits of the isotropic pair of fidelity F: its eigenvalues are
     ``F, (1−F)/3, (1−F)/3, (1−F)/3``. Reference: :func:`qring_edu.von_neumann_entropy` of
@@ -662,10 +656,7 @@ def check_pair_entropy(answer, pair_fidelity: float = 0.85) -> Feedback:
     >>> print(check_pair_entropy(0.2864, pair_fidelity=0.95).message)
     S(ρ_AB) of the isotropic pair at F = 0.95: 0.2864 is h(F): the state has four eigenvalues, F and (1−F)/3 three times.
     """
-    try:
-        expected = von_neumann_entropy(isotropic_state(pair_fidelity))
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    expected = von_neumann_entropy(isotropic_state(pair_fidelity))
     F = float(pair_fidelity)
     what = f"S(ρ_AB) of the isotropic pair at F = {F:g}"
     value, fb = as_number(answer, what)
@@ -698,6 +689,7 @@ def _dephased_pair(F: float) -> np.ndarray:
     return F * np.outer(plus, plus.conj()) + (1 - F) * np.outer(minus, minus.conj())
 
 
+@checker
 def check_dephased_capacity(answer, pair_fidelity: float = 0.7) -> Feedback:
     """Dense-coding capacity (bits per qubit sent) of the dephased pair
     ``F Φ+ + (1 − F) Φ−`` (Z errors only): ``2 − h(F)``. Reference:
@@ -711,13 +703,10 @@ def check_dephased_capacity(answer, pair_fidelity: float = 0.7) -> Feedback:
     >>> check_dephased_capacity(1.0, pair_fidelity=0.9).passed
     False
     """
-    try:
-        F = float(pair_fidelity)
-        if not 0.0 <= F <= 1.0:
-            raise ValueError(f"pair_fidelity must be in [0, 1], got {pair_fidelity!r}")
-        expected = dense_coding_capacity(_dephased_pair(F))
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    F = float(pair_fidelity)
+    if not 0.0 <= F <= 1.0:
+        raise ValueError(f"pair_fidelity must be in [0, 1], got {pair_fidelity!r}")
+    expected = dense_coding_capacity(_dephased_pair(F))
     what = f"dense-coding capacity of the dephased pair at F = {F:g}"
     value, fb = as_number(answer, what)
     if fb is not None:
@@ -740,6 +729,7 @@ def check_dephased_capacity(answer, pair_fidelity: float = 0.7) -> Feedback:
     )
 
 
+@checker
 def check_cut_set_qubits(answer, P: int = 16, d: int = 340_000_000, bits: int = 16) -> Feedback:
     """The fewest qubits that must enter each worker in *any* all-reduce of ``d`` words of
     ``bits`` bits on ``P`` workers that receives no classical bits: ``d b / 2``
@@ -753,10 +743,7 @@ def check_cut_set_qubits(answer, P: int = 16, d: int = 340_000_000, bits: int = 
     >>> print(check_cut_set_qubits(12000, P=4, d=1000).message)
     qubits into each worker, any protocol (P = 4, d = 1,000, b = 16): 12,000 is what the superdense ring sends, (P−1)/P·d·b; the bound asks what *every* protocol must send, and is lower.
     """
-    try:
-        cut = allreduce_cut_bound(P, d, bits)
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    cut = allreduce_cut_bound(P, d, bits)
     what = f"qubits into each worker, any protocol (P = {P}, d = {d:,}, b = {bits})"
     value, fb = as_number(answer, what)
     if fb is not None:
@@ -789,6 +776,7 @@ def check_cut_set_qubits(answer, P: int = 16, d: int = 340_000_000, bits: int = 
     )
 
 
+@checker
 def check_vga_bits_in(answer, P: int = 16, d: int = 340_000_000, bits: int = 16) -> Feedback:
     """Classical bits each worker receives in VGA's GHZ sum (every worker broadcasts its d
     announcements of b bits): ``(P − 1) d b`` (:func:`qring_edu.costmodel.allreduce_cut_bound`,
@@ -802,10 +790,7 @@ def check_vga_bits_in(answer, P: int = 16, d: int = 340_000_000, bits: int = 16)
     >>> print(check_vga_bits_in(16000, P=4, d=1000).message)
     classical bits into each worker in VGA (P = 4, d = 1,000, b = 16): 16,000 is what a worker broadcasts (d·b); it hears the other P − 1 workers' announcements.
     """
-    try:
-        cut = allreduce_cut_bound(P, d, bits)
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    cut = allreduce_cut_bound(P, d, bits)
     what = f"classical bits into each worker in VGA (P = {P}, d = {d:,}, b = {bits})"
     value, fb = as_number(answer, what)
     if fb is not None:

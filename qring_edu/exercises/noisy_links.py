@@ -19,6 +19,7 @@ from ._base import (
     as_number,
     bad_parameters,
     call_reader,
+    checker,
     compare_number,
     failed,
     not_attempted,
@@ -181,6 +182,7 @@ def check_dejmps_round(answer, *, trials: int = 10, seed: int = 0) -> Feedback:
 
 
 # -- Numbers ---------------------------------------------------------------------------------------
+@checker
 def check_assisted_ratio(answer, channel_fidelity: float = 0.95) -> Feedback:
     """``C_E / C`` of the depolarising channel of fidelity ``channel_fidelity`` (to within 1e-3).
 
@@ -192,10 +194,7 @@ def check_assisted_ratio(answer, channel_fidelity: float = 0.95) -> Feedback:
     >>> check_assisted_ratio(2, channel_fidelity=0.9).passed      # 2 holds only without noise
     False
     """
-    try:
-        c = depolarizing_capacities(check_fidelity(channel_fidelity, "channel_fidelity"))
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    c = depolarizing_capacities(check_fidelity(channel_fidelity, "channel_fidelity"))
     fb = compare_number(answer, c.ratio, tol=1e-3, what="C_E / C")
     if not fb.passed and as_number(answer, "")[1] is None:
         return failed(
@@ -205,6 +204,7 @@ def check_assisted_ratio(answer, channel_fidelity: float = 0.95) -> Feedback:
     return fb
 
 
+@checker
 def check_raw_pairs(
     answer, pair_fidelity: float = 0.9, rounds: int = 2, protocol: str = "dejmps"
 ) -> Feedback:
@@ -218,14 +218,11 @@ def check_raw_pairs(
     >>> print(check_raw_pairs(2, pair_fidelity=0.9, rounds=1).message)
     raw pairs per output pair: 2 is not right. That counts only the halving; failed attempts lose both of their pairs.
     """
-    try:
-        d = distill(
-            check_fidelity(pair_fidelity),
-            rounds=check_int(rounds, "rounds", 1, 20),
-            protocol=protocol,
-        )
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    d = distill(
+        check_fidelity(pair_fidelity),
+        rounds=check_int(rounds, "rounds", 1, 20),
+        protocol=protocol,
+    )
     value, fb = as_number(answer, "raw pairs per output pair")
     if fb is not None:
         return fb
@@ -241,6 +238,7 @@ def check_raw_pairs(
 
 
 # -- Steps of the reasoning exercises --------------------------------------------------------------
+@checker
 def check_online_symbol_error(answer, channel_fidelity: float = 0.99) -> Feedback:
     """Symbol error rate with perfect pairs (F_pair = 1) on a channel of fidelity
     ``channel_fidelity``: ``1 − F_ch`` (to within 1e-9).
@@ -253,13 +251,11 @@ def check_online_symbol_error(answer, channel_fidelity: float = 0.99) -> Feedbac
     >>> check_online_symbol_error(0.0396, channel_fidelity=0.98).passed
     False
     """
-    try:
-        ref = 1.0 - effective_fidelity(1.0, check_fidelity(channel_fidelity, "channel_fidelity"))
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    ref = 1.0 - effective_fidelity(1.0, check_fidelity(channel_fidelity, "channel_fidelity"))
     return compare_number(answer, ref, tol=1e-9, what="symbol error with perfect pairs")
 
 
+@checker
 def check_fec_break_even(answer, block_length: int = 255) -> Feedback:
     """The channel fidelity (F_pair = F_ch) below which ``"fec"`` with blocks of ``block_length``
     bytes sends more online channel uses than the classical ring (factor 1); to within 0.002.
@@ -270,8 +266,5 @@ def check_fec_break_even(answer, block_length: int = 255) -> Feedback:
     >>> check_fec_break_even(0.979, block_length=128)
     Feedback(passed=True, message='break-even fidelity of fec: correct (0.979).')
     """
-    try:
-        ref = fec_crossover(1.0, block_length=block_length)
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    ref = fec_crossover(1.0, block_length=block_length)
     return compare_number(answer, ref, tol=0.002, what="break-even fidelity of fec")

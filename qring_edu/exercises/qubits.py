@@ -20,8 +20,8 @@ from ..states import PAULIS, bell_state, embed_operator, isotropic_state, partia
 from ._base import (
     Feedback,
     as_number,
-    bad_parameters,
     call_reader,
+    checker,
     compare_integer,
     failed,
     nan_entropy,
@@ -76,6 +76,7 @@ def _show(m: np.ndarray) -> str:
 
 
 # -- One qubit -------------------------------------------------------------------------------------
+@checker
 def check_plus_probability(answer, theta: float = 100.0, phi: float = 60.0) -> Feedback:
     """Probability of the outcome ``|+⟩`` when ``cos(θ/2)|0⟩ + e^{iφ} sin(θ/2)|1⟩`` (angles in
     **degrees**) is measured in the X basis: ``(1 + sin θ cos φ)/2``. Reference:
@@ -89,12 +90,9 @@ def check_plus_probability(answer, theta: float = 100.0, phi: float = 60.0) -> F
     >>> print(check_plus_probability(0.5, theta=90, phi=60).message)
     P(+) for θ = 90°, φ = 60°: 0.5 is cos²(θ/2), the probability of |0⟩ in the Z basis. In the X basis the amplitude is ⟨+|ψ⟩ = (cos(θ/2) + e^{iφ} sin(θ/2))/√2.
     """
-    try:
-        t = check_float(theta, "theta", 0.0, 180.0)
-        f = check_float(phi, "phi", 0.0, 360.0)
-        expected = measure_qubit(math.radians(t), math.radians(f), basis="X", shots=1).p0
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    t = check_float(theta, "theta", 0.0, 180.0)
+    f = check_float(phi, "phi", 0.0, 360.0)
+    expected = measure_qubit(math.radians(t), math.radians(f), basis="X", shots=1).p0
     what = f"P(+) for θ = {t:g}°, φ = {f:g}°"
     value, fb = as_number(answer, what)
     if fb is not None:
@@ -131,6 +129,7 @@ def check_plus_probability(answer, theta: float = 100.0, phi: float = 60.0) -> F
 
 
 # -- Several qubits: the book's order --------------------------------------------------------------
+@checker
 def check_basis_index(answer, bits=(1, 0, 1, 1)) -> Feedback:
     """Index of the basis state in which qubit q is ``bits[q]``, in a state vector of length
     ``2**n`` with the book's order (qubit 0 least significant): ``Σ_q bits[q] 2**q``. Exact.
@@ -143,12 +142,9 @@ def check_basis_index(answer, bits=(1, 0, 1, 1)) -> Feedback:
     >>> print(check_basis_index(3, bits=(0, 1, 1)).message)
     index of the basis state with qubits 0..2 = (0, 1, 1): 3 is not right. 3 reads qubit 0 as the most significant bit; in this book (and in Qiskit) qubit 0 is the least significant: index = Σ_q b_q 2^q.
     """
-    try:
-        items = [check_int(b, "bits", 0, 1) for b in bits]
-        if not 1 <= len(items) <= 20:
-            raise ValueError(f"bits must list 1 to 20 qubits, got {len(items)}")
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    items = [check_int(b, "bits", 0, 1) for b in bits]
+    if not 1 <= len(items) <= 20:
+        raise ValueError(f"bits must list 1 to 20 qubits, got {len(items)}")
     n = len(items)
     expected = sum(b << q for q, b in enumerate(items))
     reversed_ = sum(b << (n - 1 - q) for q, b in enumerate(items))
@@ -170,6 +166,7 @@ def check_basis_index(answer, bits=(1, 0, 1, 1)) -> Feedback:
 _NAMED_GATES = {"X": PAULIS["X"], "Z": PAULIS["Z"], "H": _H}
 
 
+@checker
 def check_on_qubit(fn, *, trials: int = 3, seed: int = 0) -> Feedback:
     """Code-graded: the reader's ``on_qubit(u, qubit) -> array (4, 4)``, the operator that
     applies the 2 x 2 gate ``u`` to ``qubit`` (0 or 1) of two qubits and nothing to the other.
@@ -195,11 +192,8 @@ def check_on_qubit(fn, *, trials: int = 3, seed: int = 0) -> Feedback:
     fb = not_a_function(fn, what)
     if fb is not None:
         return fb
-    try:
-        trials = check_int(trials, "trials", 0, 100)
-        rng = np.random.default_rng(check_int(seed, "seed", 0))
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    trials = check_int(trials, "trials", 0, 100)
+    rng = np.random.default_rng(check_int(seed, "seed", 0))
     gates = list(_NAMED_GATES.items())
     gates += [(f"a random unitary ({i + 1})", _random_unitary(rng)) for i in range(trials)]
     n = 0
@@ -252,6 +246,7 @@ def _partial_trace_cases(trials: int, seed: int) -> list[tuple[str, np.ndarray]]
     return cases
 
 
+@checker
 def check_partial_trace(fn, *, trials: int = 3, seed: int = 0) -> Feedback:
     """Code-graded: the reader's ``my_partial_trace(rho, keep) -> array (2, 2)``, the reduced
     state of qubit ``keep`` (0 = Alice's A, 1 = Bob's B) of a two-qubit density matrix ``rho``
@@ -280,12 +275,7 @@ def check_partial_trace(fn, *, trials: int = 3, seed: int = 0) -> Feedback:
     fb = not_a_function(fn, what)
     if fb is not None:
         return fb
-    try:
-        cases = _partial_trace_cases(
-            check_int(trials, "trials", 0, 100), check_int(seed, "seed", 0)
-        )
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    cases = _partial_trace_cases(check_int(trials, "trials", 0, 100), check_int(seed, "seed", 0))
     n = 0
     for name, rho in cases:
         for keep in (0, 1):
@@ -346,6 +336,7 @@ def _entropy_cases(trials: int, seed: int) -> list[tuple[str, np.ndarray]]:
     return cases
 
 
+@checker
 def check_entropy(fn, *, trials: int = 2, seed: int = 0) -> Feedback:
     """Code-graded: the reader's ``my_entropy(rho) -> float``, the von Neumann entropy
     ``S(ρ) = −Σ λ log2 λ`` in bits of a density matrix (any number of qubits).
@@ -377,10 +368,7 @@ def check_entropy(fn, *, trials: int = 2, seed: int = 0) -> Feedback:
     fb = not_a_function(fn, what)
     if fb is not None:
         return fb
-    try:
-        cases = _entropy_cases(check_int(trials, "trials", 0, 100), check_int(seed, "seed", 0))
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    cases = _entropy_cases(check_int(trials, "trials", 0, 100), check_int(seed, "seed", 0))
     for i, (name, rho) in enumerate(cases):
         want = von_neumann_entropy(rho)
         got, fb = _call_without("von_neumann_entropy", fn, rho.copy(), what=what, case=name)
@@ -423,6 +411,7 @@ def check_entropy(fn, *, trials: int = 2, seed: int = 0) -> Feedback:
     )
 
 
+@checker
 def check_mixture_entropy(answer, weight: float = 0.75) -> Feedback:
     """``S(ρ)`` in bits of the mixture ``ρ = w|0⟩⟨0| + (1 − w)|+⟩⟨+|`` with ``w = weight``.
     Reference: :func:`qring_edu.von_neumann_entropy`. Tolerance 1e-3.
@@ -435,10 +424,7 @@ def check_mixture_entropy(answer, weight: float = 0.75) -> Feedback:
     >>> print(check_mixture_entropy(1.0, weight=0.5).message)
     S(ρ) of 0.5|0⟩⟨0| + 0.5|+⟩⟨+|: 1 is h(w), the entropy of the weights. The weights are the eigenvalues only when the states are orthogonal; |0⟩ and |+⟩ overlap, so compute the eigenvalues of ρ.
     """
-    try:
-        w = check_float(weight, "weight", 0.0, 1.0)
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    w = check_float(weight, "weight", 0.0, 1.0)
     rho = w * np.diag([1.0, 0.0]) + (1 - w) * np.full((2, 2), 0.5)
     expected = von_neumann_entropy(rho)
     what = f"S(ρ) of {w:g}|0⟩⟨0| + {1 - w:g}|+⟩⟨+|"
@@ -463,6 +449,7 @@ def check_mixture_entropy(answer, weight: float = 0.75) -> Feedback:
     )
 
 
+@checker
 def check_agreement(answer, pair_fidelity: float = 0.85, basis: str = "X") -> Feedback:
     """Probability that Alice's and Bob's bits agree when both measure their half of the
     isotropic pair of fidelity F in ``basis`` (``"Z"`` or ``"X"``): ``F + (1 − F)/3`` in both
@@ -476,13 +463,10 @@ def check_agreement(answer, pair_fidelity: float = 0.85, basis: str = "X") -> Fe
     >>> print(check_agreement(0.7, pair_fidelity=0.7).message)
     P(bits agree) for the isotropic pair at F = 0.7, both measuring in the X basis: 0.7 counts only |Φ+⟩. One of the three other Bell states also gives equal bits in the X basis: which one? (Apply X⊗X to each.)
     """
-    try:
-        F = check_fidelity(pair_fidelity)
-        if basis not in BASES:
-            raise ValueError(f"basis must be one of {', '.join(map(repr, BASES))}, got {basis!r}")
-        expected = run_bell_pair(pair_fidelity=F, basis=basis, shots=1).agreement
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    F = check_fidelity(pair_fidelity)
+    if basis not in BASES:
+        raise ValueError(f"basis must be one of {', '.join(map(repr, BASES))}, got {basis!r}")
+    expected = run_bell_pair(pair_fidelity=F, basis=basis, shots=1).agreement
     what = f"P(bits agree) for the isotropic pair at F = {F:g}, both measuring in the {basis} basis"
     value, fb = as_number(answer, what)
     if fb is not None:

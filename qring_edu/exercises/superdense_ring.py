@@ -23,6 +23,7 @@ from ._base import (
     as_number,
     bad_parameters,
     call_reader,
+    checker,
     failed,
     grade,
     not_attempted,
@@ -366,6 +367,7 @@ def _encoding_reference(x: int, z: int):
     return Operator(_sections(x, z, 1, 1))
 
 
+@checker
 def check_alice_gates(answer, x: int, z: int, *, pair: tuple[int, int] = (0, 0)) -> Feedback:
     """Which gates must Alice apply to her qubit A, in order, so that Bob decodes ``(x, z)``?
 
@@ -387,12 +389,9 @@ def check_alice_gates(answer, x: int, z: int, *, pair: tuple[int, int] = (0, 0))
     >>> print(check_alice_gates(["x"], 0, 1).message)
     Alice's gates for (x, z) = (0, 1): your gates make Bob read "10" instead of "01". X on A flips x (Bob's B outcome), Z flips z (Bob's A outcome), Y flips both.
     """
-    try:
-        if pair not in _BELL_NAMES:
-            raise ValueError(f"pair must be a tuple (px, pz) of bits 0 or 1, got {pair!r}")
-        reference = _encoding_reference(*pair).adjoint().compose(_encoding_reference(x, z))
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    if pair not in _BELL_NAMES:
+        raise ValueError(f"pair must be a tuple (px, pz) of bits 0 or 1, got {pair!r}")
+    reference = _encoding_reference(*pair).adjoint().compose(_encoding_reference(x, z))
     px, pz = pair
     shared = "" if pair == (0, 0) else f" from the pair {_BELL_NAMES[pair]}"
     what = f"Alice's gates for (x, z) = ({x}, {z}){shared}"
@@ -450,6 +449,7 @@ def _exact_error_rate(pair_fidelity: float) -> float:
     return float(1.0 - np.mean(right))
 
 
+@checker
 def check_symbol_error_rate(answer, pair_fidelity: float) -> Feedback:
     """Probability that Bob decodes the wrong two-bit symbol when the pair has fidelity F.
 
@@ -463,10 +463,7 @@ def check_symbol_error_rate(answer, pair_fidelity: float) -> Feedback:
     >>> print(check_symbol_error_rate(0.01, 0.97).message)
     symbol error rate at F = 0.97: (1 − F)/3 is the probability of one particular Pauli. Any of X, Y or Z changes the symbol.
     """
-    try:
-        expected = _exact_error_rate(pair_fidelity)
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    expected = _exact_error_rate(pair_fidelity)
     what = f"symbol error rate at F = {pair_fidelity:g}"
     value, fb = as_number(answer, what)
     if fb is not None:
@@ -484,6 +481,7 @@ def check_symbol_error_rate(answer, pair_fidelity: float) -> Feedback:
     return grade(value, expected, what, cases, tol=1e-6)
 
 
+@checker
 def check_bit_error_rate(answer, pair_fidelity: float) -> Feedback:
     """Probability that one given bit of a symbol (x, say) arrives flipped at fidelity F.
 
@@ -498,10 +496,7 @@ def check_bit_error_rate(answer, pair_fidelity: float) -> Feedback:
     >>> print(check_bit_error_rate(0.03, 0.97).message)
     bit error rate of x at F = 0.97: 1 − F is the symbol error rate. A Z error leaves x alone.
     """
-    try:
-        probs = superdense_outcome_probabilities(0, 0, link=Link(pair_fidelity))
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    probs = superdense_outcome_probabilities(0, 0, link=Link(pair_fidelity))
     expected = probs[(1, 0)] + probs[(1, 1)]
     what = f"bit error rate of x at F = {pair_fidelity:g}"
     value, fb = as_number(answer, what)
@@ -548,6 +543,7 @@ def _count_feedback(answer, expected: int, what: str, hints: dict[int, str]) -> 
     )
 
 
+@checker
 def check_superdense_qubits(answer, P: int, d: int, bits: int) -> Feedback:
     """Online qubits on the busiest directed link of the superdense ring all-reduce of a
     length-``d`` vector of ``bits``-bit words on ``P`` workers (exact integer).
@@ -560,10 +556,7 @@ def check_superdense_qubits(answer, P: int, d: int, bits: int) -> Feedback:
     >>> print(check_superdense_qubits(2400, 4, 100, 16).message)
     online qubits per link (P = 4, d = 100, bits = 16): 2400 is not right. That is the classical count in bits; each qubit carries two bits.
     """
-    try:
-        counts = _link_counts(P, d, bits)
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    counts = _link_counts(P, d, bits)
     expected, cl = counts["qubits"], counts["bits"]
     what = f"online qubits per link (P = {P}, d = {d}, bits = {bits})"
     hints = {
@@ -583,6 +576,7 @@ def check_superdense_qubits(answer, P: int, d: int, bits: int) -> Feedback:
     return _count_feedback(answer, expected, what, hints)
 
 
+@checker
 def check_lifetime_uses(answer, P: int, d: int, bits: int) -> Feedback:
     """Channel uses of the busiest directed link over the pairs' whole lifetime (offline qubits
     that distribute the Bell pairs + online qubits of the superdense ring), exact integer.
@@ -595,10 +589,7 @@ def check_lifetime_uses(answer, P: int, d: int, bits: int) -> Feedback:
     >>> print(check_lifetime_uses(50, 3, 7, 5).message)
     lifetime channel uses per link (P = 3, d = 7, bits = 5): 50 is not right. That is the classical bit count. It equals the lifetime count when every message has an even number of bits; here some messages are odd and each needs a padding qubit (online and offline).
     """
-    try:
-        counts = _link_counts(P, d, bits)
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    counts = _link_counts(P, d, bits)
     expected, online = counts["lifetime"], counts["qubits"]
     what = f"lifetime channel uses per link (P = {P}, d = {d}, bits = {bits})"
     hints = {
@@ -613,6 +604,7 @@ def check_lifetime_uses(answer, P: int, d: int, bits: int) -> Feedback:
     return _count_feedback(answer, expected, what, hints)
 
 
+@checker
 def check_flip_damage(answer, P: int, bits: int, max_abs: float, t: int) -> Feedback:
     """Size of the change of a decoded value when bit ``t`` of its fixed-point word flips.
 
@@ -630,11 +622,8 @@ def check_flip_damage(answer, P: int, bits: int, max_abs: float, t: int) -> Feed
     >>> print(check_flip_damage(2**12, 8, 16, 0.5, 12).message)
     change from flipping bit 12 (P = 8, bits = 16, max_abs = 0.5): 2**t is the change of the integer word; divide by the scale s to get the change of the decoded value.
     """
-    try:
-        codec = fixed_point(P, bits, max_abs)
-        check_int(t, "t", 0, codec.bits - 1)
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    codec = fixed_point(P, bits, max_abs)
+    check_int(t, "t", 0, codec.bits - 1)
     flipped = codec.decode(np.array([1 << t], dtype=np.uint32))[0]
     expected = abs(float(flipped - codec.decode(np.array([0], dtype=np.uint32))[0]))
     what = f"change from flipping bit {t} (P = {P}, bits = {bits}, max_abs = {max_abs:g})"
@@ -656,6 +645,7 @@ def check_flip_damage(answer, P: int, bits: int, max_abs: float, t: int) -> Feed
 
 
 # Step checkers of the reasoning exercises
+@checker
 def check_link_busy_time(
     answer,
     bandwidth_gbps: float = 10.0,
@@ -680,12 +670,9 @@ def check_link_busy_time(
     >>> print(check_link_busy_time(36.1298, 10.0, 5).message)
     superdense link time per iteration (ms) for ResNet-50, P = 8, 10 Gbit/s, B = 5: 36.1298 ms counts only the online qubits. One half of every pair they consume crosses the same link too.
     """
-    try:
-        res = overlap_comparison(
-            0.0, bandwidth_gbps, latency_us, buckets, workers=workers, model=model, bits=bits
-        )
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    res = overlap_comparison(
+        0.0, bandwidth_gbps, latency_us, buckets, workers=workers, model=model, bits=bits
+    )
     sd = res.superdense
     expected = (sd.online + sd.distribution) * 1e3
     what = (
@@ -711,6 +698,7 @@ def check_link_busy_time(
     return grade(value, expected, what, cases, rel=1e-4)
 
 
+@checker
 def check_idle_head(
     answer, compute_ms: float = 20.0, buckets: int = 5, backward_fraction: float = BACKWARD_FRACTION
 ) -> Feedback:
@@ -727,10 +715,7 @@ def check_idle_head(
     >>> print(check_idle_head(20 / 3, 20.0, 5).message)
     idle link time before the first bucket (ms), compute 20 ms, B = 5: 6.66667 ms is the forward pass only. The first bucket is ready only after its share of the backward pass, (φ/B) of the compute.
     """
-    try:
-        res = overlap_comparison(compute_ms, buckets=buckets, backward_fraction=backward_fraction)
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    res = overlap_comparison(compute_ms, buckets=buckets, backward_fraction=backward_fraction)
     expected = res.classical.ready[0] * 1e3
     what = f"idle link time before the first bucket (ms), compute {compute_ms:g} ms, B = {buckets}"
     value, fb = as_number(answer, what)
@@ -774,6 +759,7 @@ def _flip_reach(P: int, phase: str, step: int) -> int:
     return sum((k, target.chunk) in tainted for k in range(P))
 
 
+@checker
 def check_flip_reach(answer, P: int = 6, phase: str = "all-gather", step: int = 1) -> Feedback:
     """How many workers end with a wrong value when one bit of the message on link 0 → 1 flips
     at ``step`` (counted from 0 within ``phase``, "reduce-scatter" or "all-gather")? Reference:
@@ -788,12 +774,9 @@ def check_flip_reach(answer, P: int = 6, phase: str = "all-gather", step: int = 
     >>> print(check_flip_reach(6, 6, "all-gather", 0).message)
     workers holding a wrong value (P = 6, flip in all-gather step 0): 6 would be right for a flip during reduce-scatter. In all-gather a message only overwrites copies downstream of it.
     """
-    try:
-        P = check_int(P, "P (number of workers)", 2)
-        phase = check_choice(phase, "phase", _PHASES)
-        step = check_int(step, "step", 0, P - 2)
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    P = check_int(P, "P (number of workers)", 2)
+    phase = check_choice(phase, "phase", _PHASES)
+    step = check_int(step, "step", 0, P - 2)
     expected = _flip_reach(P, phase, step)
     what = f"workers holding a wrong value (P = {P}, flip in {phase} step {step})"
     value, fb = as_number(answer, what)
@@ -827,6 +810,7 @@ def _bidirectional_qubits(P: int, d: int, bits: int) -> int:
     return max(link_units(P, n, bits, transport="superdense") for n in halves if n)
 
 
+@checker
 def check_bidirectional_qubits(answer, P: int = 4, d: int = 8000, bits: int = 16) -> Feedback:
     """Online qubits on the busiest directed link when the d words are all-reduced by two
     superdense rings at once, one clockwise over the first ceil(d/2) words and one
@@ -841,12 +825,9 @@ def check_bidirectional_qubits(answer, P: int = 4, d: int = 8000, bits: int = 16
     >>> print(check_bidirectional_qubits(96_000, 4, 8000, 16).message)
     online qubits per directed link, bidirectional superdense ring (P = 4, d = 8000): 96000 is not right. That is one ring carrying the whole vector over every link; with two rings each direction carries only half of it. (It is also the bits of one direction: each qubit carries two.)
     """
-    try:
-        P = check_int(P, "P (number of workers)", 2)
-        d = check_int(d, "d", 2)
-        bits = check_bits(bits)
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    P = check_int(P, "P (number of workers)", 2)
+    d = check_int(d, "d", 2)
+    bits = check_bits(bits)
     expected = _bidirectional_qubits(P, d, bits)
     one_ring = link_units(P, d, bits, transport="superdense")
     what = f"online qubits per directed link, bidirectional superdense ring (P = {P}, d = {d})"

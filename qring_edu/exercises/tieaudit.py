@@ -29,6 +29,7 @@ from ._base import (
     as_integer,
     bad_parameters,
     call_reader,
+    checker,
     close,
     compare_number,
     failed,
@@ -75,6 +76,7 @@ def check_expected_y(answer, alpha: float, f: float) -> Feedback:
     return fb
 
 
+@checker
 def check_tieaudit_qubits(answer, P: int, eps: float, delta: float) -> Feedback:
     """Qubits sent by the noiseless quantum TieAudit protocol for ``P`` coordinates, full
     matching. Reference: :func:`qring_edu.tieaudit.tieaudit_cost`; exact integer.
@@ -88,10 +90,7 @@ def check_tieaudit_qubits(answer, P: int, eps: float, delta: float) -> Feedback:
     >>> print(check_tieaudit_qubits(tieaudit_copies(1.0, 0.1, 0.05), 1024, 0.1, 0.05).message)
     quantum TieAudit qubits at P = 1024, ε = 0.1, δ = 0.05: that is the number of copies; each copy is log₂P qubits.
     """
-    try:
-        expected = tieaudit_cost(P, eps, delta=delta)
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    expected = tieaudit_cost(P, eps, delta=delta)
     what = f"quantum TieAudit qubits at P = {P}, ε = {eps:g}, δ = {delta:g}"
     fb = compare_number(answer, expected, tol=0.0, what=what)
     if not fb.passed and close(answer, expected // (P.bit_length() - 1), tol=0.0):
@@ -99,6 +98,7 @@ def check_tieaudit_qubits(answer, P: int, eps: float, delta: float) -> Feedback:
     return fb
 
 
+@checker
 def check_crossover(answer, eps: float) -> Feedback:
     """Smallest ``P = 2^n`` where quantum TieAudit (full matching, δ = 0.05) sends fewer qubits
     than the classical protocol sends bits. The answer may be ``P`` or ``n = log2 P``.
@@ -112,10 +112,7 @@ def check_crossover(answer, eps: float) -> Feedback:
     >>> print(check_crossover(2**10, 0.05).message)
     crossover at ε = 0.05: 1024 is not right. Compare N·log₂P with the classical subset size k for P = 2^n, n = 1, 2, ...
     """
-    try:
-        expected = tieaudit_crossover(eps)
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    expected = tieaudit_crossover(eps)
     what = f"crossover at ε = {eps:g}"
     value, fb = as_integer(answer, what)
     if fb is not None:
@@ -285,6 +282,7 @@ def check_tieaudit_measurement(fn, *, cases: int = 12, seed: int = 0) -> Feedbac
     )
 
 
+@checker
 def check_test_overlap(answer, signs) -> Feedback:
     """Probability that the adversary's projection onto the public test state
     ``|psi_1> = |+>^n`` accepts a data copy ``|psi_s>``: ``<psi_1|psi_s>^2 = (sum_i s_i / P)^2``
@@ -295,10 +293,7 @@ def check_test_overlap(answer, signs) -> Feedback:
     >>> check_test_overlap(0.25, [1, 1, -1, 1, 1, -1, 1, 1]).passed
     True
     """
-    try:
-        s = check_signs(signs)
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    s = check_signs(signs)
     P = s.size
     expected = float((s.astype(float).sum() / P) ** 2)
     what = f"|<psi_1|psi_s>|^2 for s = {s.tolist() if P <= 16 else f'{P} signs'}"
@@ -345,6 +340,7 @@ def check_y_variance(answer, alpha: float, f: float) -> Feedback:
     return fb
 
 
+@checker
 def check_ratio_bias(answer, signs, matching, noise: float) -> Feedback:
     """Many-copies bias ``f_w - f`` of the ratio estimator under dephasing ``noise`` (each pair
     ``(i, j)`` weighted by ``(1 - 2 noise)^|i XOR j|``). Reference:
@@ -355,13 +351,10 @@ def check_ratio_bias(answer, signs, matching, noise: float) -> Feedback:
     >>> check_ratio_bias(0.1098, [1, -1, 1, 1, 1, 1, 1, 1], [[0, 1], [2, 5]], 0.1).passed
     True
     """
-    try:
-        s = check_signs(signs)
-        m = check_matching(matching, s.size)
-        expected = ratio_bias(s, m, Dephasing(noise))
-        f = disagreement_fraction(s, m)
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    s = check_signs(signs)
+    m = check_matching(matching, s.size)
+    expected = ratio_bias(s, m, Dephasing(noise))
+    f = disagreement_fraction(s, m)
     what = f"ratio bias under dephasing p = {noise:g}"
     fb = compare_number(answer, expected, tol=1e-4, what=what)
     if fb.passed or answer is None:

@@ -20,6 +20,7 @@ from ._base import (
     as_number,
     bad_parameters,
     call_reader,
+    checker,
     close,
     compare_integer,
     failed,
@@ -189,6 +190,7 @@ def _default(name: str):
     return inspect.signature(train_data_parallel).parameters[name].default
 
 
+@checker
 def check_circuits_per_step(
     answer, batch_size: int | None = None, n_params: int | None = None
 ) -> Feedback:
@@ -206,13 +208,8 @@ def check_circuits_per_step(
     >>> print(check_circuits_per_step(16 * 2 * 18).message)
     circuit evaluations per worker and step (batch 16, 18 parameters): 576 is not right. That is the gradient alone. The loss (and the chain rule of the cross-entropy) also needs each input's unshifted score.
     """
-    try:
-        batch = check_int(
-            _default("batch_size") if batch_size is None else batch_size, "batch_size", 1
-        )
-        n = check_int(vqc_n_parameters() if n_params is None else n_params, "n_params", 1)
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    batch = check_int(_default("batch_size") if batch_size is None else batch_size, "batch_size", 1)
+    n = check_int(vqc_n_parameters() if n_params is None else n_params, "n_params", 1)
     expected = batch * (2 * n + 1)
     what = f"circuit evaluations per worker and step (batch {batch}, {n} parameters)"
     value, fb = as_number(answer, what)
@@ -236,6 +233,7 @@ def check_circuits_per_step(
     )
 
 
+@checker
 def check_crossover_params(
     answer, workers: int = 4, bits: int = 16, alpha: float = 10e-6, beta: float = 1e-11
 ) -> Feedback:
@@ -251,14 +249,11 @@ def check_crossover_params(
     >>> print(check_crossover_params(62_500).message)
     parameters where bandwidth and latency terms are equal (P = 4, b = 16): 62,500 forgets that each message carries only a chunk of d/P words.
     """
-    try:
-        P = check_int(workers, "workers", 2)
-        b = check_bits(bits)
-        a = check_float(alpha, "alpha", 0.0, lo_open=True)
-        be = check_float(beta, "beta", 0.0, lo_open=True)
-        expected = gradient_budget(1, workers=P, bits=b, alpha=a, beta=be).crossover_params
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    P = check_int(workers, "workers", 2)
+    b = check_bits(bits)
+    a = check_float(alpha, "alpha", 0.0, lo_open=True)
+    be = check_float(beta, "beta", 0.0, lo_open=True)
+    expected = gradient_budget(1, workers=P, bits=b, alpha=a, beta=be).crossover_params
     what = f"parameters where bandwidth and latency terms are equal (P = {P}, b = {b})"
     value, fb = as_number(answer, what)
     if fb is not None:
@@ -277,6 +272,7 @@ def check_crossover_params(
     )
 
 
+@checker
 def check_bandwidth_ratio(
     answer,
     n_params: int = 18,
@@ -297,10 +293,7 @@ def check_bandwidth_ratio(
     >>> print(check_bandwidth_ratio(7.2e-5).message)
     bandwidth term / latency term (18 parameters, P = 4): 7.2e-05 uses d/P = 4.5 words; chunks are whole words and the ring waits for the largest, ceil(d/P) = 5.
     """
-    try:
-        budget = gradient_budget(n_params, workers=workers, bits=bits, alpha=alpha, beta=beta)
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    budget = gradient_budget(n_params, workers=workers, bits=bits, alpha=alpha, beta=beta)
     expected = budget.bandwidth_ratio
     what = f"bandwidth term / latency term ({n_params} parameters, P = {workers})"
     value, fb = as_number(answer, what)
@@ -328,6 +321,7 @@ def check_bandwidth_ratio(
     )
 
 
+@checker
 def check_update_jump(
     answer, workers: int = 4, bits: int = 16, clip: float = 1.0, lr: float = 1.0
 ) -> Feedback:
@@ -346,11 +340,8 @@ def check_update_jump(
     >>> print(check_update_jump(2**15 / s).message)
     parameter jump from a top-bit flip (P = 4, b = 16, clip = 1): 4.0005 is the change of the sum; the update divides the sum by P.
     """
-    try:
-        codec = fixed_point(workers, bits, clip)
-        lr = check_float(lr, "lr", 0.0, lo_open=True)
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    codec = fixed_point(workers, bits, clip)
+    lr = check_float(lr, "lr", 0.0, lo_open=True)
     top = 1 << (codec.bits - 1)
     jump = abs(
         float(

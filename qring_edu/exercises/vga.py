@@ -31,6 +31,7 @@ from ._base import (
     as_number,
     bad_parameters,
     call_reader,
+    checker,
     compare_integer,
     compare_number,
     failed,
@@ -53,6 +54,7 @@ __all__ = [
 ]
 
 
+@checker
 def check_phase_angle(answer, x: int, qubit: int, bits: int) -> Feedback:
     """Phase (radians, in [0, 2 pi)) that ``Z^x`` puts on ``|1>`` of qubit ``qubit`` of a b-bit
     register: ``2 pi (x 2**qubit mod 2**b) / 2**b``. Tolerance 1e-6; answers are compared
@@ -69,12 +71,9 @@ def check_phase_angle(answer, x: int, qubit: int, bits: int) -> Feedback:
     >>> print(check_phase_angle(0.75 * math.pi, 3, 1, 3).message)
     phase on qubit 1 for x = 3, b = 3: 2.356194 rad is not right. Qubit i has weight 2**i, so Z^x multiplies |1> by exp(2 pi i x 2**i / 2**b).
     """
-    try:
-        bits = check_bits(bits)
-        qubit = check_int(qubit, "qubit", 0, bits - 1)
-        x = check_int(x, "x", 0, (1 << bits) - 1)
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    bits = check_bits(bits)
+    qubit = check_int(qubit, "qubit", 0, bits - 1)
+    x = check_int(x, "x", 0, (1 << bits) - 1)
     what = f"phase on qubit {qubit} for x = {x}, b = {bits}"
     expected = 2 * math.pi * ((x << qubit) % (1 << bits)) / (1 << bits)
     value, fb = as_number(answer, what)
@@ -89,6 +88,7 @@ def check_phase_angle(answer, x: int, qubit: int, bits: int) -> Feedback:
     )
 
 
+@checker
 def check_last_announcement(answer, others, total: int, bits: int) -> Feedback:
     """Given the announcements ``others`` of workers 0..P-2 and the sum ``total``, what must the
     last worker have announced? ``(total - sum(others)) mod 2**b``, exactly.
@@ -101,12 +101,9 @@ def check_last_announcement(answer, others, total: int, bits: int) -> Feedback:
     >>> print(check_last_announcement(3, [3, 2], 2, 2).message)
     last announcement: 3 is not right. The announcements add up to the sum modulo 2**b; give a word in 0..3.
     """
-    try:
-        bits = check_bits(bits)
-        vals = [check_int(v, "others", 0, (1 << bits) - 1) for v in others]
-        total = check_int(total, "total", -(1 << bits), (1 << bits) - 1)
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    bits = check_bits(bits)
+    vals = [check_int(v, "others", 0, (1 << bits) - 1) for v in others]
+    total = check_int(total, "total", -(1 << bits), (1 << bits) - 1)
     expected = (total - sum(vals)) % (1 << bits)
     return compare_integer(
         answer,
@@ -117,6 +114,7 @@ def check_last_announcement(answer, others, total: int, bits: int) -> Feedback:
     )
 
 
+@checker
 def check_transcript_count(answer, workers: int, bits: int) -> Feedback:
     """How many transcripts ``(m_0, ..., m_{P-1})`` are consistent with a given sum (each has the
     same probability)? ``2**(b (P - 1))``, exactly.
@@ -129,11 +127,8 @@ def check_transcript_count(answer, workers: int, bits: int) -> Feedback:
     >>> print(check_transcript_count(64, 3, 2).message)
     number of transcripts: 64 is not right. P - 1 announcements are free; the last one is fixed by the sum.
     """
-    try:
-        workers = check_int(workers, "workers", 2, 64)
-        bits = check_bits(bits)
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    workers = check_int(workers, "workers", 2, 64)
+    bits = check_bits(bits)
     return compare_integer(
         answer,
         2 ** (bits * (workers - 1)),
@@ -142,6 +137,7 @@ def check_transcript_count(answer, workers: int, bits: int) -> Feedback:
     )
 
 
+@checker
 def check_known_pads_survival(answer, tests: int, workers: int) -> Feedback:
     """Probability that a known-pads source passes ``tests`` qubit GHZ tests among ``workers``
     workers: ``(1 - delta_P)**tests`` with ``delta_P = (1 - 2**(1-P))/2``. Relative tolerance
@@ -155,11 +151,8 @@ def check_known_pads_survival(answer, tests: int, workers: int) -> Feedback:
     >>> print(check_known_pads_survival(0.5 ** 10, 10, 3).message)
     survival probability after 10 tests: 0.000976562 is not right (tolerance 9.09495e-06). Check your formula. Each test is passed with probability (1 + 2**(1-P))/2, independently.
     """
-    try:
-        tests = check_int(tests, "tests", 0, 10_000)
-        delta = known_pads_detection(workers)
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    tests = check_int(tests, "tests", 0, 10_000)
+    delta = known_pads_detection(workers)
     expected = (1.0 - delta) ** tests
     fb = compare_number(
         answer,
@@ -174,6 +167,7 @@ def check_known_pads_survival(answer, tests: int, workers: int) -> Feedback:
     return fb
 
 
+@checker
 def check_ghz_copies_delivered(answer, entries: int, bits: int, test_fraction: float) -> Feedback:
     """Qubit GHZ copies the source must deliver for ``entries`` entries of ``bits`` bits when a
     fraction ``test_fraction`` of the register-copies is tested: ``ceil(d / (1 - f)) * b``.
@@ -186,12 +180,9 @@ def check_ghz_copies_delivered(answer, entries: int, bits: int, test_fraction: f
     >>> print(check_ghz_copies_delivered(800, 100, 8, 0.5).message)
     qubit GHZ copies delivered: 800 is not right. Each entry uses one register of b qubit GHZ states, and only a fraction 1 - f of the delivered registers is used.
     """
-    try:
-        bits = check_bits(bits)
-        f = check_float(test_fraction, "test_fraction", 0.0, 1.0, hi_open=True)
-        n_copies, _ = vga_copy_counts(entries, f)
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    bits = check_bits(bits)
+    f = check_float(test_fraction, "test_fraction", 0.0, 1.0, hi_open=True)
+    n_copies, _ = vga_copy_counts(entries, f)
     return compare_integer(
         answer,
         n_copies * bits,
@@ -581,6 +572,7 @@ def check_zero_sum_pads(zero_sum_pads, *, seed: int = 0) -> Feedback:
 
 
 # -- Step checkers of the reasoning exercises ------------------------------------------------------
+@checker
 def check_dropout_sums(answer, workers: int, bits: int) -> Feedback:
     """Worker dropout: P - 1 of P workers announced; how many values of the sum (mod 2**b) are
     consistent with their announcements? All ``2**b`` (any P - 1 announcements are uniform and
@@ -594,11 +586,8 @@ def check_dropout_sums(answer, workers: int, bits: int) -> Feedback:
     >>> print(check_dropout_sums(1, 4, 8).message)
     sums consistent with P - 1 announcements: 1 is not right. Any P - 1 announcements are jointly uniform whatever the inputs, so they rule out no value of the sum.
     """
-    try:
-        check_int(workers, "workers", 2, 64)
-        bits = check_bits(bits)
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    check_int(workers, "workers", 2, 64)
+    bits = check_bits(bits)
     return compare_integer(
         answer,
         1 << bits,
@@ -631,6 +620,7 @@ def check_rectangle_pairs(answer) -> Feedback:
     )
 
 
+@checker
 def check_single_copy_escape(answer, n_copies: int, test_fraction: float) -> Feedback:
     """Probability that one bad copy among ``n_copies`` is not in the tested set of
     ``T = ceil(f N)`` copies (then every test passes and the bad copy is used):
@@ -644,10 +634,7 @@ def check_single_copy_escape(answer, n_copies: int, test_fraction: float) -> Fee
     >>> print(check_single_copy_escape(0.25, 8, 0.25).message)
     escape probability of one bad copy: 0.25 is not right (tolerance 1e-09). Check your formula. The tested set is a uniformly random T-subset of the N copies: the bad copy is outside it with probability (N - T)/N.
     """
-    try:
-        expected = vga_epsilon_floor(n_copies, test_fraction, 0.0)
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    expected = vga_epsilon_floor(n_copies, test_fraction, 0.0)
     fb = compare_number(answer, expected, tol=1e-9, what="escape probability of one bad copy")
     if not fb.passed and as_number(answer, "")[1] is None:
         return failed(
@@ -657,6 +644,7 @@ def check_single_copy_escape(answer, n_copies: int, test_fraction: float) -> Fee
     return fb
 
 
+@checker
 def check_split_worker_fail(answer, workers: int) -> Feedback:
     """Probability that one GHZ test fails on ``|+> (x) GHZ_{P-1}`` (worker 0's qubit split
     off): exactly 1/4 for every P (:func:`qring_edu.vga_security.detection_probability` of
@@ -670,10 +658,7 @@ def check_split_worker_fail(answer, workers: int) -> Feedback:
     >>> print(check_split_worker_fail(0.125, 4).message)
     failure probability of the test: 0.125 is not right (tolerance 1e-06). Check your formula. The fidelity with GHZ is 1/2 and the copy has no |GHZ->component, so the witness is tight: P(fail) = (1 - F)/2.
     """
-    try:
-        workers = check_int(workers, "workers", 2, 64)
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    workers = check_int(workers, "workers", 2, 64)
     expected = detection_probability(SplitWorker(), workers, bits=2)
     fb = compare_number(answer, expected, tol=1e-6, what="failure probability of the test")
     if not fb.passed and as_number(answer, "")[1] is None:
@@ -684,6 +669,7 @@ def check_split_worker_fail(answer, workers: int) -> Feedback:
     return fb
 
 
+@checker
 def check_amplified_leak(answer, n_copies: int, bad_copies: int, amplification: int) -> Feedback:
     """Probability that an entry leaks under privacy amplification when its k registers are a
     secret uniformly random k-subset of the N delivered ones, B of them attacked:
@@ -697,10 +683,7 @@ def check_amplified_leak(answer, n_copies: int, bad_copies: int, amplification: 
     >>> print(check_amplified_leak(0.25, 1000, 250, 2).message)
     leak probability with k = 2: 0.25 is not right (tolerance 6.23123e-05). Check your formula. The entry leaks only if all k of its registers are attacked: (B/N)((B-1)/(N-1))... for k factors.
     """
-    try:
-        expected = amplified_leak_probability(n_copies, bad_copies, amplification)
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    expected = amplified_leak_probability(n_copies, bad_copies, amplification)
     fb = compare_number(
         answer,
         expected,

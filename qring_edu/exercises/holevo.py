@@ -32,8 +32,8 @@ from ._base import (
     bad_parameters,
     call_reader,
     checker,
-    close,
     failed,
+    grade,
     nan_entropy,
     not_a_function,
     not_attempted,
@@ -97,45 +97,26 @@ def check_chi_bb84(answer, probs=(0.25, 0.25, 0.25, 0.25)) -> Feedback:
     states = bb84_ensemble().states
     expected = holevo_chi(p, states)
     label_entropy = shannon_entropy(p)
-    if abs(value - expected) <= 1e-3:
-        avg = "I/2" if uniform else "Σ p_x ρ_x"
-        return passed(
-            f"{what}: correct, {expected:.4f} bit. Every state is pure, so χ = S({avg}) − 0 "
-            f"= {expected:.4f}."
-        )
-    if abs(value - label_entropy) <= 1e-3:
-        return failed(
-            f"{what}: {value:g} is H(X) = {'log2 4' if uniform else f'{label_entropy:.4g}'}, "
-            "the entropy of the label. χ uses "
-            "the entropy of the average *quantum* state, which is at most log2 d = 1 for a "
-            "qubit."
-        )
-    if uniform and abs(value - 0.5) <= 1e-3:
-        return failed(
-            f"{what}: {value:g} is the accessible information (the best measurement), "
-            "not χ. χ = S(Σ p_x ρ_x) − Σ p_x S(ρ_x)."
-        )
-    if not uniform and abs(value - 1.0) <= 1e-3:
-        return failed(
-            f"{what}: 1 is χ for equal probabilities, where the average state is I/2. Compute "
-            "the average state Σ p_x ρ_x with these probabilities and its eigenvalues."
-        )
-    if abs(value) <= 1e-3:
-        return failed(
-            f"{what}: {value:g} — the states are pure (S(ρ_x) = 0), but the average "
-            "state is not. Compute S(Σ p_x ρ_x)."
-        )
     avg = np.einsum("i,ijk->jk", p, states)
     diag = np.clip(np.diag(avg).real, 0, None)
-    if abs(value - shannon_entropy(diag / diag.sum())) <= 1e-3:
-        return failed(
-            f"{what}: {value:g} is the entropy of the diagonal of the average state; S uses "
-            "its eigenvalues (the average state is not diagonal here)."
-        )
-    return failed(
-        f"{what}: {value:g} is not right (tolerance 1e-3). Compute the average state "
-        "Σ p_x ρ_x, its eigenvalues, and subtract the (zero) entropies of the pure states."
-    )
+    cases = {
+        label_entropy: f"{value:g} is H(X) = {'log2 4' if uniform else f'{label_entropy:.4g}'}, "
+        "the entropy of the label. χ uses the entropy of the average *quantum* state, which is "
+        "at most log2 d = 1 for a qubit.",
+        0.5 if uniform else None: f"{value:g} is the accessible information (the best "
+        "measurement), not χ. χ = S(Σ p_x ρ_x) − Σ p_x S(ρ_x).",
+        None if uniform else 1.0: "1 is χ for equal probabilities, where the average state is "
+        "I/2. Compute the average state Σ p_x ρ_x with these probabilities and its eigenvalues.",
+        0.0: f"{value:g} — the states are pure (S(ρ_x) = 0), but the average "
+        "state is not. Compute S(Σ p_x ρ_x).",
+        shannon_entropy(diag / diag.sum()): f"{value:g} is the entropy of the diagonal of the "
+        "average state; S uses its eigenvalues (the average state is not diagonal here).",
+        expected: f"correct, {expected:.4f} bit. Every state is pure, so χ = "
+        f"S({'I/2' if uniform else 'Σ p_x ρ_x'}) − 0 = {expected:.4f}.",
+        ...: f"{value:g} is not right (tolerance 1e-3). Compute the average state "
+        "Σ p_x ρ_x, its eigenvalues, and subtract the (zero) entropies of the pure states.",
+    }
+    return grade(value, expected, what, cases, tol=1e-3)
 
 
 def _chi_cases(seed: int) -> list[tuple[str, np.ndarray, np.ndarray]]:
@@ -291,26 +272,21 @@ def check_two_state_chi(answer, overlap: float = 0.6) -> Feedback:
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    if abs(value - expected) <= 1e-3:
-        return passed(f"{what}: correct, h((1 + c)/2) = {expected:.4f} bit.")
-    if abs(value - acc) <= 1e-3:
-        return failed(
-            f"{what}: {value:g} is the accessible information (Helstrom measurement), "
-            "which is smaller than χ."
-        )
     c = float(overlap)
-    for wrong, hint in (
-        ((1 - c) / 2, "an eigenvalue of the average state, not its entropy"),
-        ((1 + c) / 2, "an eigenvalue of the average state, not its entropy"),
-        (1 - c, "1 − c is not an entropy; the eigenvalues of the average state are (1 ± c)/2"),
-        (1.0, "the entropy of the label, H(X); χ is smaller when the states overlap"),
-    ):
-        if abs(value - wrong) <= 1e-3:
-            return failed(f"{what}: {value:g} is {hint}.")
-    return failed(
-        f"{what}: {value:g} is not right (tolerance 1e-3). The average state has "
-        "eigenvalues (1 ± c)/2."
-    )
+    eigen = f"{value:g} is an eigenvalue of the average state, not its entropy."
+    cases = {
+        acc: f"{value:g} is the accessible information (Helstrom measurement), "
+        "which is smaller than χ.",
+        (1 - c) / 2: eigen,
+        (1 + c) / 2: eigen,
+        1 - c: f"{value:g} is 1 − c is not an entropy; the eigenvalues of the average state "
+        "are (1 ± c)/2.",
+        1.0: f"{value:g} is the entropy of the label, H(X); χ is smaller when the states overlap.",
+        expected: f"correct, h((1 + c)/2) = {expected:.4f} bit.",
+        ...: f"{value:g} is not right (tolerance 1e-3). The average state has "
+        "eigenvalues (1 ± c)/2.",
+    }
+    return grade(value, expected, what, cases, tol=1e-3)
 
 
 # -- The entanglement-assisted bound ---------------------------------------------------------------
@@ -335,31 +311,22 @@ def check_max_bits(answer, n_qubits: int) -> Feedback:
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    if value == 2 * n:
-        return passed(
-            f"{what}: correct, 2n = {2 * n} bits (superdense coding reaches it; the "
-            "entanglement-assisted Holevo bound forbids more)."
-        )
-    if value == n:
-        return failed(
-            f"{what}: {value:g} is the limit *without* entanglement (Holevo). "
-            "Pre-shared pairs help: think of superdense coding."
-        )
-    if n > 1 and value == 2**n:
-        return failed(
-            f"{what}: {value:g} counts basis states of n qubits, not bits; bits are the "
-            "log2 of the number of distinguishable messages."
-        )
-    if value == 4**n:
-        return failed(f"{what}: {value:g} is the number of messages (4^n), not the number of bits.")
-    if value > 2 * n:
+    if value > 2 * n and value not in (2**n, 4**n):
         return failed(
             f"{what}: {value:g} exceeds the entanglement-assisted Holevo bound: "
             "χ ≤ S(Q) + S(B) − (S(B) − S(Q)) ≤ 2n."
         )
-    return failed(
-        f"{what}: {value:g} is not right. How many bits does one qubit carry in superdense coding?"
-    )
+    cases = {
+        n: f"{value:g} is the limit *without* entanglement (Holevo). "
+        "Pre-shared pairs help: think of superdense coding.",
+        2**n if n > 1 else None: f"{value:g} counts basis states of n qubits, not bits; bits "
+        "are the log2 of the number of distinguishable messages.",
+        4**n: f"{value:g} is the number of messages (4^n), not the number of bits.",
+        2 * n: f"correct, 2n = {2 * n} bits (superdense coding reaches it; the "
+        "entanglement-assisted Holevo bound forbids more).",
+        ...: f"{value:g} is not right. How many bits does one qubit carry in superdense coding?",
+    }
+    return grade(value, 2 * n, what, cases)
 
 
 # -- Dense coding with noisy pairs -----------------------------------------------------------------
@@ -383,25 +350,19 @@ def check_capacity_threshold(answer) -> Feedback:
     if fb is not None:
         return fb
     expected = dense_coding_threshold()
-    if abs(value - expected) <= 1e-3:
-        return passed(
-            f"{what}: correct, F* = {expected:.4f}. Below it, entanglement does not "
-            "beat sending plain bits."
-        )
-    if not 0.25 <= value <= 1.0:
+    if abs(value - expected) > 1e-3 and not 0.25 <= value <= 1.0:
         return failed(f"{what}: {value:g} is outside the isotropic fidelities [0.25, 1].")
-    if abs(value - 0.5) <= 1e-3:
-        return failed(
-            f"{what}: F = 1/2 is where the isotropic pair becomes entangled. Being "
-            "entangled is not enough: solve C(F) = 1."
-        )
-    if abs(value - 0.25) <= 1e-3:
-        return failed(f"{what}: F = 1/4 is the maximally mixed pair, where C = 0, not 1.")
-    return failed(
-        f"{what}: {value:g} is not right (tolerance 1e-3): C({value:.4f}) = "
+    cases = {
+        0.5: "F = 1/2 is where the isotropic pair becomes entangled. Being "
+        "entangled is not enough: solve C(F) = 1.",
+        0.25: "F = 1/4 is the maximally mixed pair, where C = 0, not 1.",
+        expected: f"correct, F* = {expected:.4f}. Below it, entanglement does not "
+        "beat sending plain bits.",
+        ...: f"{value:g} is not right (tolerance 1e-3): C({value:.4f}) = "
         f"{isotropic_capacity(value):.4f}, not 1. Solve C(F) = 1 numerically, e.g. "
-        "with scipy.optimize.brentq on [0.5, 1]."
-    )
+        "with scipy.optimize.brentq on [0.5, 1].",
+    }
+    return grade(value, expected, what, cases, tol=1e-3)
 
 
 @checker
@@ -423,25 +384,19 @@ def check_dense_capacity(answer, pair_fidelity: float = 0.9) -> Feedback:
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    if abs(value - expected) <= 1e-3:
-        return passed(f"{what}: correct, {expected:.4f} bits per qubit.")
     p = (1 - F) / 3
     wrong_h = -(F * math.log2(F) if F > 0 else 0.0) - (3 * p * math.log2(p) if p > 0 else 0.0)
-    if abs(value - wrong_h) <= 1e-3:
-        return failed(
-            f"{what}: {value:g} is the entropy H(F, (1−F)/3 ×3) = S(ρ_AB); the capacity "
-            "is log2 d_A + S(ρ_B) − S(ρ_AB) = 2 − H."
-        )
     h = -F * math.log2(F) - (1 - F) * math.log2(1 - F) if 0 < F < 1 else 0.0
-    if abs(value - (2 - h)) <= 1e-3:
-        return failed(
-            f"{what}: {value:g} uses the binary entropy h(F); the noise has four "
-            "outcomes (I, X, Y, Z), so use H(F, (1−F)/3, (1−F)/3, (1−F)/3)."
-        )
-    return failed(
-        f"{what}: {value:g} is not right (tolerance 1e-3). Use "
-        "C = 2 − H(F, (1−F)/3, (1−F)/3, (1−F)/3)."
-    )
+    cases = {
+        wrong_h: f"{value:g} is the entropy H(F, (1−F)/3 ×3) = S(ρ_AB); the capacity "
+        "is log2 d_A + S(ρ_B) − S(ρ_AB) = 2 − H.",
+        2 - h: f"{value:g} uses the binary entropy h(F); the noise has four "
+        "outcomes (I, X, Y, Z), so use H(F, (1−F)/3, (1−F)/3, (1−F)/3).",
+        expected: f"correct, {expected:.4f} bits per qubit.",
+        ...: f"{value:g} is not right (tolerance 1e-3). Use "
+        "C = 2 − H(F, (1−F)/3, (1−F)/3, (1−F)/3).",
+    }
+    return grade(value, expected, what, cases, tol=1e-3)
 
 
 # -- POVMs -----------------------------------------------------------------------------------------
@@ -604,42 +559,26 @@ def check_ea_entropy_bound(
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    if abs(value - expected) <= 1e-6:
-        if which == "average":
-            return passed(
-                f"{what}: correct, S(σ) ≤ S(σ^Q) + S(σ^B) ≤ n + S(ρ^B) = {expected:g} "
-                "(subadditivity; Alice cannot change B)."
-            )
-        return passed(
-            f"{what}: correct, S(σ_x) ≥ S(σ_x^B) − S(σ_x^Q) ≥ S(ρ^B) − n = "
-            f"{expected:g} (Araki–Lieb)."
-        )
     if which == "average":
-        if abs(value - sb) <= 1e-6:
-            return failed(f"{what}: {value:g} is S(ρ^B) alone; Q adds up to n more bits.")
-        if abs(value - (2 * n + sb)) <= 1e-6:
-            return failed(f"{what}: {value:g}: n qubits have entropy at most n (not 2n).")
-        if abs(value - n) <= 1e-6:
-            return failed(
-                f"{what}: {value:g} forgets B: σ lives on Q and B, so S(σ) ≤ S(σ^Q) + S(σ^B)."
-            )
+        cases = {
+            sb: f"{value:g} is S(ρ^B) alone; Q adds up to n more bits.",
+            2 * n + sb: f"{value:g}: n qubits have entropy at most n (not 2n).",
+            n: f"{value:g} forgets B: σ lives on Q and B, so S(σ) ≤ S(σ^Q) + S(σ^B).",
+            expected: f"correct, S(σ) ≤ S(σ^Q) + S(σ^B) ≤ n + S(ρ^B) = {expected:g} "
+            "(subadditivity; Alice cannot change B).",
+        }
     else:
-        if abs(value - (sb + n)) <= 1e-6:
-            return failed(
-                f"{what}: {value:g} is the upper bound of the average state; here you "
-                "need a lower bound: S(QB) ≥ |S(B) − S(Q)|."
-            )
-        if abs(value - sb) <= 1e-6:
-            return failed(
-                f"{what}: {value:g} assumes Q adds no correlation. Entanglement between "
-                "Q and B can lower the joint entropy by up to n: S(QB) ≥ S(B) − S(Q)."
-            )
-        if abs(value) <= 1e-6 and expected > 0:
-            return failed(
-                f"{what}: 0 is the trivial bound; Araki–Lieb gives more, "
-                "S(σ_x) ≥ S(σ_x^B) − S(σ_x^Q)."
-            )
-    return failed(f"{what}: {value:g} is not right (tolerance 1e-6).")
+        cases = {
+            sb + n: f"{value:g} is the upper bound of the average state; here you "
+            "need a lower bound: S(QB) ≥ |S(B) − S(Q)|.",
+            sb: f"{value:g} assumes Q adds no correlation. Entanglement between "
+            "Q and B can lower the joint entropy by up to n: S(QB) ≥ S(B) − S(Q).",
+            0.0: "0 is the trivial bound; Araki–Lieb gives more, S(σ_x) ≥ S(σ_x^B) − S(σ_x^Q).",
+            expected: f"correct, S(σ_x) ≥ S(σ_x^B) − S(σ_x^Q) ≥ S(ρ^B) − n = "
+            f"{expected:g} (Araki–Lieb).",
+        }
+    cases[...] = f"{value:g} is not right (tolerance 1e-6)."
+    return grade(value, expected, what, cases, tol=1e-6)
 
 
 @checker
@@ -667,20 +606,16 @@ def check_pair_entropy(answer, pair_fidelity: float = 0.85) -> Feedback:
             f"{what}: correct, {expected:.4f} bit. With S(ρ_B) = 1 the capacity is "
             f"C = 1 + 1 − {expected:.4f} = {2 - expected:.4f} bits per qubit."
         )
-    if abs(value - (2 - expected)) <= 1e-3:
-        return failed(f"{what}: {value:g} is the capacity C = 2 − S(ρ_AB), not the entropy.")
-    if 0 < F < 1 and abs(value - binary_entropy(F)) <= 1e-3:
-        return failed(
-            f"{what}: {value:g} is h(F): the state has four eigenvalues, F and (1−F)/3 three times."
-        )
-    if abs(value - 1.0) <= 1e-3:
-        return failed(
-            f"{what}: 1 is S(ρ_B) (Bob's half is I/2); the question asks for the "
-            "entropy of the pair."
-        )
-    return failed(
-        f"{what}: {value:g} is not right (tolerance 1e-3). Use H(F, (1−F)/3, (1−F)/3, (1−F)/3)."
-    )
+    cases = {
+        2 - expected: f"{value:g} is the capacity C = 2 − S(ρ_AB), not the entropy.",
+        binary_entropy(F) if 0 < F < 1 else None: f"{value:g} is h(F): the state has four "
+        "eigenvalues, F and (1−F)/3 three times.",
+        1.0: "1 is S(ρ_B) (Bob's half is I/2); the question asks for the entropy of the pair.",
+        expected: f"correct, {expected:.4f} bit. With S(ρ_B) = 1 the capacity is "
+        f"C = 1 + 1 − {expected:.4f} = {2 - expected:.4f} bits per qubit.",
+        ...: f"{value:g} is not right (tolerance 1e-3). Use H(F, (1−F)/3, (1−F)/3, (1−F)/3).",
+    }
+    return grade(value, expected, what, cases, tol=1e-3)
 
 
 def _dephased_pair(F: float) -> np.ndarray:
@@ -716,17 +651,16 @@ def check_dephased_capacity(answer, pair_fidelity: float = 0.7) -> Feedback:
             f"{what}: correct, 2 − h(F) = {expected:.4f} bits per qubit: never below 1, "
             "and equal to 1 only at F = 1/2, where the pair is separable."
         )
-    if 0.25 <= F and abs(value - isotropic_capacity(F)) <= 1e-3:
-        return failed(
-            f"{what}: {value:g} is the isotropic pair's capacity; this pair has only two "
-            "eigenvalues, F and 1 − F."
-        )
-    if abs(value - binary_entropy(F)) <= 1e-3:
-        return failed(f"{what}: {value:g} is S(ρ_AB) = h(F); the capacity is 1 + S(ρ_B) − S(ρ_AB).")
-    return failed(
-        f"{what}: {value:g} is not right (tolerance 1e-3). C = log2 d_A + S(ρ_B) − "
-        "S(ρ_AB), with S(ρ_B) = 1."
-    )
+    cases = {
+        isotropic_capacity(F) if 0.25 <= F else None: f"{value:g} is the isotropic pair's "
+        "capacity; this pair has only two eigenvalues, F and 1 − F.",
+        binary_entropy(F): f"{value:g} is S(ρ_AB) = h(F); the capacity is 1 + S(ρ_B) − S(ρ_AB).",
+        expected: f"correct, 2 − h(F) = {expected:.4f} bits per qubit: never below 1, "
+        "and equal to 1 only at F = 1/2, where the pair is separable.",
+        ...: f"{value:g} is not right (tolerance 1e-3). C = log2 d_A + S(ρ_B) − "
+        "S(ρ_AB), with S(ρ_B) = 1.",
+    }
+    return grade(value, expected, what, cases, tol=1e-3)
 
 
 @checker
@@ -748,32 +682,22 @@ def check_cut_set_qubits(answer, P: int = 16, d: int = 340_000_000, bits: int = 
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    if close(value, cut.qubits, rel=1e-6):
-        return passed(
-            f"{what}: correct, d·b/2 = {cut.qubits:,.0f}: the worker must learn d·b "
-            "bits about the others' inputs and each qubit brings at most 2. The "
-            f"superdense ring sends {cut.superdense_ring:,} "
-            f"({cut.superdense_ratio:.3f} times as many)."
-        )
-    if close(value, cut.superdense_ring, rel=1e-6):
-        return failed(
-            f"{what}: {value:,.0f} is what the superdense ring sends, (P−1)/P·d·b; the "
-            "bound asks what *every* protocol must send, and is lower."
-        )
-    if close(value, cut.information, rel=1e-6):
-        return failed(
-            f"{what}: {value:,.0f} is the information d·b the worker must learn; with "
-            "entanglement each qubit carries up to 2 bits."
-        )
-    if close(value, cut.classical_ring / 2, rel=1e-6) or close(value, cut.classical_ring, rel=1e-6):
-        return failed(
-            f"{what}: {value:,.0f} comes from the ring's schedule; the cut-set bound "
-            "holds for any protocol: count what the worker must learn."
-        )
-    return failed(
-        f"{what}: {value:,.6g} is not right. How many bits must the worker learn about "
-        "the others' inputs, and how many can one qubit bring?"
-    )
+    ring = f"{value:,.0f} comes from the ring's schedule; the cut-set bound holds for any "
+    cases = {
+        cut.superdense_ring: f"{value:,.0f} is what the superdense ring sends, (P−1)/P·d·b; the "
+        "bound asks what *every* protocol must send, and is lower.",
+        cut.information: f"{value:,.0f} is the information d·b the worker must learn; with "
+        "entanglement each qubit carries up to 2 bits.",
+        (cut.classical_ring / 2, cut.classical_ring): ring + "protocol: count what the worker "
+        "must learn.",
+        cut.qubits: f"correct, d·b/2 = {cut.qubits:,.0f}: the worker must learn d·b "
+        "bits about the others' inputs and each qubit brings at most 2. The "
+        f"superdense ring sends {cut.superdense_ring:,} "
+        f"({cut.superdense_ratio:.3f} times as many).",
+        ...: f"{value:,.6g} is not right. How many bits must the worker learn about "
+        "the others' inputs, and how many can one qubit bring?",
+    }
+    return grade(value, cut.qubits, what, cases, rel=1e-6)
 
 
 @checker
@@ -795,20 +719,14 @@ def check_vga_bits_in(answer, P: int = 16, d: int = 340_000_000, bits: int = 16)
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    if close(value, cut.vga_bits_in, rel=1e-6):
-        return passed(
-            f"{what}: correct, (P − 1)·d·b = {cut.vga_bits_in:,} bits, "
-            f"{cut.vga_bits_in / cut.information:g} times the cut-set floor d·b: no "
-            "online qubit, and far more classical bits than the floor."
-        )
-    if close(value, cut.vga_bits_out, rel=1e-6):
-        return failed(
-            f"{what}: {value:,.0f} is what a worker broadcasts (d·b); it hears the "
-            "other P − 1 workers' announcements."
-        )
-    if close(value, P * cut.information, rel=1e-6):
-        return failed(f"{what}: {value:,.0f} counts the worker's own announcement too.")
-    return failed(
-        f"{what}: {value:,.6g} is not right. Each of the other P − 1 workers announces "
-        "d words of b bits."
-    )
+    cases = {
+        cut.vga_bits_out: f"{value:,.0f} is what a worker broadcasts (d·b); it hears the "
+        "other P − 1 workers' announcements.",
+        P * cut.information: f"{value:,.0f} counts the worker's own announcement too.",
+        cut.vga_bits_in: f"correct, (P − 1)·d·b = {cut.vga_bits_in:,} bits, "
+        f"{cut.vga_bits_in / cut.information:g} times the cut-set floor d·b: no "
+        "online qubit, and far more classical bits than the floor.",
+        ...: f"{value:,.6g} is not right. Each of the other P − 1 workers announces "
+        "d words of b bits.",
+    }
+    return grade(value, cut.vga_bits_in, what, cases, rel=1e-6)

@@ -24,6 +24,7 @@ from ._base import (
     checker,
     compare_integer,
     failed,
+    grade,
     nan_entropy,
     not_a_function,
     not_attempted,
@@ -97,35 +98,21 @@ def check_plus_probability(answer, theta: float = 100.0, phi: float = 60.0) -> F
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    if abs(value - expected) <= 1e-3:
-        return passed(
-            f"{what}: correct, (1 + sin θ cos φ)/2 = {expected:.4f}. The phase φ is invisible "
-            "in the Z basis but not in the X basis."
-        )
-    z_basis = math.cos(math.radians(t) / 2) ** 2
-    slips = (
-        (
-            z_basis,
-            "cos²(θ/2), the probability of |0⟩ in the Z basis. In the X basis the amplitude is "
-            "⟨+|ψ⟩ = (cos(θ/2) + e^{iφ} sin(θ/2))/√2.",
-        ),
-        (
-            (1 + math.sin(math.radians(t))) / 2,
-            "what you get with φ = 0: the phase e^{iφ} changes the X-basis probabilities.",
-        ),
-        (1 - expected, "the probability of |−⟩, the other outcome."),
-        (
-            (1 + math.sin(t) * math.cos(f)) / 2,
-            "the formula with the angles read as radians; they are in degrees.",
-        ),
-    )
-    for wrong, hint in slips:
-        if abs(value - wrong) <= 1e-3:
-            return failed(f"{what}: {value:g} is {hint}")
-    return failed(
-        f"{what}: {value:g} is not right (tolerance 1e-3). Compute |⟨+|ψ⟩|² with "
-        "⟨+| = (⟨0| + ⟨1|)/√2."
-    )
+    r = math.radians(t)
+    cases = {
+        math.cos(r / 2) ** 2: f"{value:g} is cos²(θ/2), the probability of |0⟩ in the Z basis. "
+        "In the X basis the amplitude is ⟨+|ψ⟩ = (cos(θ/2) + e^{iφ} sin(θ/2))/√2.",
+        (1 + math.sin(r)) / 2: f"{value:g} is what you get with φ = 0: the phase e^{{iφ}} changes "
+        "the X-basis probabilities.",
+        1 - expected: f"{value:g} is the probability of |−⟩, the other outcome.",
+        (1 + math.sin(t) * math.cos(f)) / 2: f"{value:g} is the formula with the angles read as "
+        "radians; they are in degrees.",
+        expected: f"correct, (1 + sin θ cos φ)/2 = {expected:.4f}. The phase φ is invisible "
+        "in the Z basis but not in the X basis.",
+        ...: f"{value:g} is not right (tolerance 1e-3). Compute |⟨+|ψ⟩|² with "
+        "⟨+| = (⟨0| + ⟨1|)/√2.",
+    }
+    return grade(value, expected, what, cases, tol=1e-3)
 
 
 # -- Several qubits: the book's order --------------------------------------------------------------
@@ -431,22 +418,17 @@ def check_mixture_entropy(answer, weight: float = 0.75) -> Feedback:
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    if abs(value - expected) <= 1e-3:
-        lam = np.linalg.eigvalsh(rho)
-        return passed(
-            f"{what}: correct, {expected:.4f} bit (eigenvalues {lam[1]:.4f} and {lam[0]:.4f}): "
-            "less than the entropy of the weights, because the two states overlap."
-        )
-    if 0 < w < 1 and abs(value - binary_entropy(w)) <= 1e-3:
-        return failed(
-            f"{what}: {value:g} is h(w), the entropy of the weights. The weights are the "
-            "eigenvalues only when the states are orthogonal; |0⟩ and |+⟩ overlap, so compute "
-            "the eigenvalues of ρ."
-        )
-    return failed(
-        f"{what}: {value:g} is not right (tolerance 1e-3). Write ρ as a 2 x 2 matrix and use its "
-        "eigenvalues."
-    )
+    lam = np.linalg.eigvalsh(rho)
+    cases = {
+        binary_entropy(w) if 0 < w < 1 else None: f"{value:g} is h(w), the entropy of the "
+        "weights. The weights are the eigenvalues only when the states are orthogonal; |0⟩ and "
+        "|+⟩ overlap, so compute the eigenvalues of ρ.",
+        expected: f"correct, {expected:.4f} bit (eigenvalues {lam[1]:.4f} and {lam[0]:.4f}): "
+        "less than the entropy of the weights, because the two states overlap.",
+        ...: f"{value:g} is not right (tolerance 1e-3). Write ρ as a 2 x 2 matrix and use its "
+        "eigenvalues.",
+    }
+    return grade(value, expected, what, cases, tol=1e-3)
 
 
 @checker
@@ -471,21 +453,15 @@ def check_agreement(answer, pair_fidelity: float = 0.85, basis: str = "X") -> Fe
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    if abs(value - expected) <= 1e-3:
-        return passed(
-            f"{what}: correct, F + (1 − F)/3 = {expected:.4f}: two of the four Bell states give "
-            f"equal bits in the {basis} basis."
-        )
     test = "X⊗X" if basis == "X" else "Z⊗Z"
-    if abs(value - F) <= 1e-3:
-        return failed(
-            f"{what}: {value:g} counts only |Φ+⟩. One of the three other Bell states also gives "
-            f"equal bits in the {basis} basis: which one? (Apply {test} to each.)"
-        )
-    if abs(value - (1 - expected)) <= 1e-3:
-        return failed(f"{what}: {value:g} is the probability that the bits differ.")
-    return failed(
-        f"{what}: {value:g} is not right (tolerance 1e-3). ρ_F is |Φ+⟩ with probability F and "
+    cases = {
+        F: f"{value:g} counts only |Φ+⟩. One of the three other Bell states also gives "
+        f"equal bits in the {basis} basis: which one? (Apply {test} to each.)",
+        1 - expected: f"{value:g} is the probability that the bits differ.",
+        expected: f"correct, F + (1 − F)/3 = {expected:.4f}: two of the four Bell states give "
+        f"equal bits in the {basis} basis.",
+        ...: f"{value:g} is not right (tolerance 1e-3). ρ_F is |Φ+⟩ with probability F and "
         "each other Bell state with (1 − F)/3: add the weights of the Bell states whose bits "
-        f"agree in the {basis} basis."
-    )
+        f"agree in the {basis} basis.",
+    }
+    return grade(value, expected, what, cases, tol=1e-3)

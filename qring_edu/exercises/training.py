@@ -21,9 +21,9 @@ from ._base import (
     bad_parameters,
     call_reader,
     checker,
-    close,
     compare_integer,
     failed,
+    grade,
     not_attempted,
     passed,
 )
@@ -258,18 +258,14 @@ def check_crossover_params(
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    if close(value, expected, rel=1e-6):
-        return passed(f"{what}: correct ({expected:,.0f}).")
-    if close(value, a / (b * be), rel=1e-6):
-        return failed(
-            f"{what}: {value:,.0f} forgets that each message carries only a chunk of d/P words."
-        )
-    if close(value, P * a / be, rel=1e-6):
-        return failed(f"{what}: {value:,.0f} counts words, not bits: a word has b bits.")
-    return failed(
-        f"{what}: {value:g} is not right (relative tolerance 1e-6). Set the bandwidth "
-        "term of one message, (d/P)·b·β, equal to its latency α."
-    )
+    cases = {
+        a / (b * be): f"{value:,.0f} forgets that each message carries only a chunk of d/P words.",
+        P * a / be: f"{value:,.0f} counts words, not bits: a word has b bits.",
+        expected: f"correct ({expected:,.0f}).",
+        ...: f"{value:g} is not right (relative tolerance 1e-6). Set the bandwidth "
+        "term of one message, (d/P)·b·β, equal to its latency α.",
+    }
+    return grade(value, expected, what, cases, rel=1e-6)
 
 
 @checker
@@ -299,26 +295,17 @@ def check_bandwidth_ratio(
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    if close(value, expected, rel=1e-6):
-        return passed(
-            f"{what}: correct ({expected:.3g}); halving the bandwidth term saves "
-            f"{budget.saving:.2g} of the all-reduce."
-        )
-    if close(value, n_params / workers * bits * beta / alpha, rel=1e-6):
-        return failed(
-            f"{what}: {value:.3g} uses d/P = {n_params / workers:g} words; chunks are "
-            f"whole words and the ring waits for the largest, ceil(d/P) = "
-            f"{-(-n_params // workers)}."
-        )
-    if close(value, n_params * bits * beta / alpha, rel=1e-6):
-        return failed(
-            f"{what}: {value:.3g} sends the whole gradient in one message; each ring "
-            "message carries one chunk."
-        )
-    return failed(
-        f"{what}: {value:.3g} is not right (relative tolerance 1e-6). One message: "
-        "α + ceil(d/P)·b·β."
-    )
+    cases = {
+        n_params / workers * bits * beta / alpha: f"{value:.3g} uses d/P = "
+        f"{n_params / workers:g} words; chunks are whole words and the ring waits for the "
+        f"largest, ceil(d/P) = {-(-n_params // workers)}.",
+        n_params * bits * beta / alpha: f"{value:.3g} sends the whole gradient in one message; "
+        "each ring message carries one chunk.",
+        expected: f"correct ({expected:.3g}); halving the bandwidth term saves "
+        f"{budget.saving:.2g} of the all-reduce.",
+        ...: f"{value:.3g} is not right (relative tolerance 1e-6). One message: α + ceil(d/P)·b·β.",
+    }
+    return grade(value, expected, what, cases, rel=1e-6)
 
 
 @checker
@@ -355,21 +342,13 @@ def check_update_jump(
     if fb is not None:
         return fb
     value = abs(value)
-    if close(value, expected, rel=1e-6):
-        return passed(
-            f"{what}: correct ({expected:.5g}): about lr·clip, one whole clipped "
-            "gradient step in one angle."
-        )
-    if close(value, lr * jump, rel=1e-6):
-        return failed(
-            f"{what}: {value:.5g} is the change of the sum; the update divides the sum by P."
-        )
-    if close(value, lr * 2 * jump / codec.workers, rel=1e-6):
-        return failed(
-            f"{what}: off by a factor of two: the top bit of a b-bit word is worth "
-            "2**(b−1), not 2**b."
-        )
-    return failed(
-        f"{what}: {value:.5g} is not right (relative tolerance 1e-6). The word of the "
-        f"sum is value·s with s = {codec.scale:g}; the update is lr·sum/P."
-    )
+    cases = {
+        lr * jump: f"{value:.5g} is the change of the sum; the update divides the sum by P.",
+        lr * 2 * jump / codec.workers: "off by a factor of two: the top bit of a b-bit word is "
+        "worth 2**(b−1), not 2**b.",
+        expected: f"correct ({expected:.5g}): about lr·clip, one whole clipped "
+        "gradient step in one angle.",
+        ...: f"{value:.5g} is not right (relative tolerance 1e-6). The word of the "
+        f"sum is value·s with s = {codec.scale:g}; the update is lr·sum/P.",
+    }
+    return grade(value, expected, what, cases, rel=1e-6)

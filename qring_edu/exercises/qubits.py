@@ -88,8 +88,6 @@ def check_plus_probability(answer, theta: float = 100.0, phi: float = 60.0) -> F
     >>> from qring_edu.exercises.qubits import check_plus_probability
     >>> check_plus_probability(0.75, theta=90, phi=60).passed
     True
-    >>> print(check_plus_probability(0.5, theta=90, phi=60).message)
-    P(+) for θ = 90°, φ = 60°: 0.5 is cos²(θ/2), the probability of |0⟩ in the Z basis. In the X basis the amplitude is ⟨+|ψ⟩ = (cos(θ/2) + e^{iφ} sin(θ/2))/√2.
     """
     t = check_float(theta, "theta", 0.0, 180.0)
     f = check_float(phi, "phi", 0.0, 360.0)
@@ -126,8 +124,6 @@ def check_basis_index(answer, bits=(1, 0, 1, 1)) -> Feedback:
     >>> from qring_edu.exercises.qubits import check_basis_index
     >>> check_basis_index(6, bits=(0, 1, 1)).passed
     True
-    >>> print(check_basis_index(3, bits=(0, 1, 1)).message)
-    index of the basis state with qubits 0..2 = (0, 1, 1): 3 is not right. 3 reads qubit 0 as the most significant bit; in this book (and in Qiskit) qubit 0 is the least significant: index = Σ_q b_q 2^q.
     """
     items = [check_int(b, "bits", 0, 1) for b in bits]
     if not 1 <= len(items) <= 20:
@@ -172,8 +168,6 @@ def check_on_qubit(fn, *, trials: int = 3, seed: int = 0) -> Feedback:
     True
     >>> def swapped(u, qubit):
     ...     return np.kron(u, np.eye(2)) if qubit == 0 else np.kron(np.eye(2), u)
-    >>> print(check_on_qubit(swapped).message)
-    on_qubit(u, qubit): for u = X on qubit 0 your matrix acts on the wrong qubit: it equals the operator for qubit 1. Qubit 0 is the least significant bit of the index, so it is the *right* factor of np.kron: np.kron(I, u) for qubit 0.
     """
     what = "on_qubit(u, qubit)"
     fb = not_a_function(fn, what)
@@ -255,8 +249,6 @@ def check_partial_trace(fn, *, trials: int = 3, seed: int = 0) -> Feedback:
     True
     >>> def swapped(rho, keep):
     ...     return reduced(rho, 1 - keep)
-    >>> print(check_partial_trace(swapped).message)
-    my_partial_trace(rho, keep): on |0⟩_A |+⟩_B keeping qubit 0 you returned [[0.5, 0.5], [0.5, 0.5]], the state of qubit 1. Index i = a + 2 b: Alice's bit a is i % 2, Bob's bit b is i // 2; reshape(2, 2, 2, 2) puts b first.
     """
     what = "my_partial_trace(rho, keep)"
     fb = not_a_function(fn, what)
@@ -348,8 +340,6 @@ def check_entropy(fn, *, trials: int = 2, seed: int = 0) -> Feedback:
     ...     p = np.diag(rho).real
     ...     p = p[p > 1e-12]
     ...     return float(-(p * np.log2(p)).sum())
-    >>> print(check_entropy(diagonal).message)
-    my_entropy(rho): on |+⟩⟨+| you returned 1, expected 0. That is the entropy of the diagonal of ρ (the Z-basis outcome probabilities); S(ρ) uses the eigenvalues (np.linalg.eigvalsh).
     """
     what = "my_entropy(rho)"
     fb = not_a_function(fn, what)
@@ -408,8 +398,6 @@ def check_mixture_entropy(answer, weight: float = 0.75) -> Feedback:
     >>> from qring_edu.exercises.qubits import check_mixture_entropy
     >>> check_mixture_entropy(0.6009, weight=0.5).passed
     True
-    >>> print(check_mixture_entropy(1.0, weight=0.5).message)
-    S(ρ) of 0.5|0⟩⟨0| + 0.5|+⟩⟨+|: 1 is h(w), the entropy of the weights. The weights are the eigenvalues only when the states are orthogonal; |0⟩ and |+⟩ overlap, so compute the eigenvalues of ρ.
     """
     w = check_float(weight, "weight", 0.0, 1.0)
     rho = w * np.diag([1.0, 0.0]) + (1 - w) * np.full((2, 2), 0.5)
@@ -442,8 +430,6 @@ def check_agreement(answer, pair_fidelity: float = 0.85, basis: str = "X") -> Fe
     >>> from qring_edu.exercises.qubits import check_agreement
     >>> check_agreement(0.8, pair_fidelity=0.7).passed
     True
-    >>> print(check_agreement(0.7, pair_fidelity=0.7).message)
-    P(bits agree) for the isotropic pair at F = 0.7, both measuring in the X basis: 0.7 counts only |Φ+⟩. One of the three other Bell states also gives equal bits in the X basis: which one? (Apply X⊗X to each.)
     """
     F = check_fidelity(pair_fidelity)
     if basis not in BASES:

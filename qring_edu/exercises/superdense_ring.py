@@ -213,8 +213,6 @@ def check_superdense_coding(answer, *, seeds=(0, 1, 2), shots: int = 64) -> Feed
     >>> check_superdense_coding((create_bell_pair, encode_message, decode_message), seeds=(0,),
     ...                         shots=8).passed
     True
-    >>> print(check_superdense_coding(None).message)
-    Not attempted yet: replace None with your answer to superdense coding in raw Qiskit (answer = (create_bell_pair, encode_message, decode_message)).
     """
     what = "superdense coding in raw Qiskit"
     if answer is None:
@@ -386,8 +384,6 @@ def check_alice_gates(answer, x: int, z: int, *, pair: tuple[int, int] = (0, 0))
     True
     >>> check_alice_gates(["z"], 1, 1, pair=(1, 0)).passed   # |Ψ+⟩ already carries the X
     True
-    >>> print(check_alice_gates(["x"], 0, 1).message)
-    Alice's gates for (x, z) = (0, 1): your gates make Bob read "10" instead of "01". X on A flips x (Bob's B outcome), Z flips z (Bob's A outcome), Y flips both.
     """
     if pair not in _BELL_NAMES:
         raise ValueError(f"pair must be a tuple (px, pz) of bits 0 or 1, got {pair!r}")
@@ -460,8 +456,6 @@ def check_symbol_error_rate(answer, pair_fidelity: float) -> Feedback:
     >>> from qring_edu.exercises.superdense_ring import check_symbol_error_rate
     >>> check_symbol_error_rate(0.03, 0.97).passed
     True
-    >>> print(check_symbol_error_rate(0.01, 0.97).message)
-    symbol error rate at F = 0.97: (1 − F)/3 is the probability of one particular Pauli. Any of X, Y or Z changes the symbol.
     """
     expected = _exact_error_rate(pair_fidelity)
     what = f"symbol error rate at F = {pair_fidelity:g}"
@@ -493,8 +487,6 @@ def check_bit_error_rate(answer, pair_fidelity: float) -> Feedback:
     >>> from qring_edu.exercises.superdense_ring import check_bit_error_rate
     >>> check_bit_error_rate(0.02, 0.97).passed         # 2 (1 - F) / 3
     True
-    >>> print(check_bit_error_rate(0.03, 0.97).message)
-    bit error rate of x at F = 0.97: 1 − F is the symbol error rate. A Z error leaves x alone.
     """
     probs = superdense_outcome_probabilities(0, 0, link=Link(pair_fidelity))
     expected = probs[(1, 0)] + probs[(1, 1)]
@@ -553,8 +545,6 @@ def check_superdense_qubits(answer, P: int, d: int, bits: int) -> Feedback:
     >>> from qring_edu.exercises.superdense_ring import check_superdense_qubits
     >>> check_superdense_qubits(1200, 4, 100, 16).passed   # 2 (P - 1) x 25 words x 16 bits / 2
     True
-    >>> print(check_superdense_qubits(2400, 4, 100, 16).message)
-    online qubits per link (P = 4, d = 100, bits = 16): 2400 is not right. That is the classical count in bits; each qubit carries two bits.
     """
     counts = _link_counts(P, d, bits)
     expected, cl = counts["qubits"], counts["bits"]
@@ -586,8 +576,6 @@ def check_lifetime_uses(answer, P: int, d: int, bits: int) -> Feedback:
     >>> from qring_edu.exercises.superdense_ring import check_lifetime_uses
     >>> check_lifetime_uses(52, 3, 7, 5).passed          # 26 online + 26 offline qubits
     True
-    >>> print(check_lifetime_uses(50, 3, 7, 5).message)
-    lifetime channel uses per link (P = 3, d = 7, bits = 5): 50 is not right. That is the classical bit count. It equals the lifetime count when every message has an even number of bits; here some messages are odd and each needs a padding qubit (online and offline).
     """
     counts = _link_counts(P, d, bits)
     expected, online = counts["lifetime"], counts["qubits"]
@@ -619,8 +607,6 @@ def check_flip_damage(answer, P: int, bits: int, max_abs: float, t: int) -> Feed
     >>> s = fixed_point(8, 16, 0.5).scale
     >>> check_flip_damage(2**12 / s, 8, 16, 0.5, 12).passed
     True
-    >>> print(check_flip_damage(2**12, 8, 16, 0.5, 12).message)
-    change from flipping bit 12 (P = 8, bits = 16, max_abs = 0.5): 2**t is the change of the integer word; divide by the scale s to get the change of the decoded value.
     """
     codec = fixed_point(P, bits, max_abs)
     check_int(t, "t", 0, codec.bits - 1)
@@ -667,8 +653,6 @@ def check_link_busy_time(
     >>> from qring_edu.exercises.superdense_ring import check_link_busy_time
     >>> check_link_busy_time(71.9347, 10.0, 5).passed    # online 36.13 ms + distribution 35.81 ms
     True
-    >>> print(check_link_busy_time(36.1298, 10.0, 5).message)
-    superdense link time per iteration (ms) for ResNet-50, P = 8, 10 Gbit/s, B = 5: 36.1298 ms counts only the online qubits. One half of every pair they consume crosses the same link too.
     """
     res = overlap_comparison(
         0.0, bandwidth_gbps, latency_us, buckets, workers=workers, model=model, bits=bits
@@ -712,8 +696,6 @@ def check_idle_head(
     >>> from qring_edu.exercises.superdense_ring import check_idle_head
     >>> check_idle_head(20 * (1 / 3 + 2 / 3 / 5), 20.0, 5).passed
     True
-    >>> print(check_idle_head(20 / 3, 20.0, 5).message)
-    idle link time before the first bucket (ms), compute 20 ms, B = 5: 6.66667 ms is the forward pass only. The first bucket is ready only after its share of the backward pass, (φ/B) of the compute.
     """
     res = overlap_comparison(compute_ms, buckets=buckets, backward_fraction=backward_fraction)
     expected = res.classical.ready[0] * 1e3
@@ -771,8 +753,6 @@ def check_flip_reach(answer, P: int = 6, phase: str = "all-gather", step: int = 
     >>> from qring_edu.exercises.superdense_ring import check_flip_reach
     >>> check_flip_reach(4, 6, "all-gather", 1).passed   # the copies downstream of link 0 -> 1
     True
-    >>> print(check_flip_reach(6, 6, "all-gather", 0).message)
-    workers holding a wrong value (P = 6, flip in all-gather step 0): 6 would be right for a flip during reduce-scatter. In all-gather a message only overwrites copies downstream of it.
     """
     P = check_int(P, "P (number of workers)", 2)
     phase = check_choice(phase, "phase", _PHASES)
@@ -822,8 +802,6 @@ def check_bidirectional_qubits(answer, P: int = 4, d: int = 8000, bits: int = 16
     >>> from qring_edu.exercises.superdense_ring import check_bidirectional_qubits
     >>> check_bidirectional_qubits(48_000, 4, 8000, 16).passed
     True
-    >>> print(check_bidirectional_qubits(96_000, 4, 8000, 16).message)
-    online qubits per directed link, bidirectional superdense ring (P = 4, d = 8000): 96000 is not right. That is one ring carrying the whole vector over every link; with two rings each direction carries only half of it. (It is also the bits of one direction: each qubit carries two.)
     """
     P = check_int(P, "P (number of workers)", 2)
     d = check_int(d, "d", 2)

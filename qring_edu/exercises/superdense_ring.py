@@ -167,27 +167,18 @@ def _bell_feedback(state, states) -> Feedback:
 
 
 def check_superdense_coding(answer, *, seeds=(0, 1, 2), shots: int = 64) -> Feedback:
-    """Grade superdense coding written in raw Qiskit by the reader.
+    """Grade superdense coding in raw Qiskit: ``answer = (create_bell_pair, encode_message,
+    decode_message)``.
 
-    ``answer``: the tuple ``(create_bell_pair, encode_message, decode_message)`` of the reader's
-    functions:
-
-    * ``create_bell_pair()`` returns a new ``QuantumCircuit(2, 2)`` that prepares
-      |Φ+⟩ = (|00⟩ + |11⟩)/√2 (qubit 0 = Alice's A, qubit 1 = Bob's B);
-    * ``encode_message(qc, x, z)`` applies Alice's gates to qubit 0 and returns ``qc``;
-    * ``decode_message(qc)`` applies Bob's Bell measurement and returns ``qc``: CNOT 0 → 1,
-      H on 0, A measured into clbit 0 (z) and B into clbit 1 (x), so the Qiskit count key reads
-      ``"xz"`` (Qiskit prints clbit 1 first).
-
-    (A function may also modify ``qc`` in place and return ``None``.) For each message
-    ``(x, z)`` in the order 00, 01, 10, 11 the checker compares the state after
-    ``create_bell_pair`` with |Φ+⟩, requires that ``encode_message`` adds gates on qubit 0 only
-    (barriers aside), compares the state after it with the library's encoded state
-    (:func:`qring_edu.superdense_circuit`, up to a global phase), then the exact distribution of
-    the count key with :func:`qring_edu.superdense_outcome_probabilities` (within 1e-9); then it
-    runs the whole circuit ``shots`` times on Aer for every seed in ``seeds`` (messages in a
-    seeded random order) and expects the key ``"xz"`` every time. It reports the first failing
-    message with a hint (a swapped count key is the little-endian mistake).
+    ``create_bell_pair()`` returns a new ``QuantumCircuit(2, 2)`` preparing |Φ+⟩ (qubit 0 = Alice's
+    A, qubit 1 = Bob's B); ``encode_message(qc, x, z)`` applies Alice's gates to qubit 0;
+    ``decode_message(qc)`` applies Bob's Bell measurement, A into clbit 0 (z) and B into clbit 1
+    (x), so the count key reads ``"xz"``. Each may return ``qc`` or modify it in place and return
+    ``None``. For each message, stage by stage: the states against the library's circuit
+    (:func:`qring_edu.superdense_circuit`, up to a global phase), gates on qubit 0 only, and the
+    exact count-key law against :func:`qring_edu.superdense_outcome_probabilities` (1e-9); then
+    ``shots`` Aer shots per seed in ``seeds`` must all read ``"xz"``. The first failure is
+    reported with a hint.
 
     Examples
     --------
@@ -369,13 +360,10 @@ def _encoding_reference(x: int, z: int):
 def check_alice_gates(answer, x: int, z: int, *, pair: tuple[int, int] = (0, 0)) -> Feedback:
     """Which gates must Alice apply to her qubit A, in order, so that Bob decodes ``(x, z)``?
 
-    ``pair``: the Bell state the pair was shared in, named by the message it stands for,
-    ``Z**pz X**px`` on A applied to |Φ+⟩ (``(0, 0)``: |Φ+⟩, ``(1, 0)``: |Ψ+⟩, ...); Bob decodes as
-    usual. ``answer``: a list of gate names applied first to last, e.g. ``["x", "z"]``; ``[]`` for
-    the identity. Names: i/id, x, y, z, h, s, sdg, t (case-insensitive). The answer passes when
-    its unitary equals ``Z**z X**x (Z**pz X**px)^-1`` up to a global phase (Qiskit's
-    ``Operator.equiv``, absolute tolerance 1e-9), so equivalent sequences such as ``["y"]`` for
-    ``(1, 1)`` also pass, with a note.
+    ``pair``: the shared Bell state, named by its message (``Z**pz X**px`` on A applied to |Φ+⟩).
+    ``answer``: gate names first to last (i/id, x, y, z, h, s, sdg, t; ``[]`` for none). Passes when
+    the unitary equals ``Z**z X**x (Z**pz X**px)^-1`` up to a global phase (``Operator.equiv``,
+    atol 1e-9), so ``["y"]`` for ``(1, 1)`` passes too, with a note.
 
     Examples
     --------
@@ -447,9 +435,8 @@ def _exact_error_rate(pair_fidelity: float) -> float:
 
 @checker
 def check_symbol_error_rate(answer, pair_fidelity: float) -> Feedback:
-    """Probability that Bob decodes the wrong two-bit symbol when the pair has fidelity F.
-
-    Reference: the library's exact outcome distribution (``1 - F``); absolute tolerance 1e-6.
+    """Probability that Bob decodes the wrong two-bit symbol at pair fidelity F: ``1 - F``, from the
+    library's outcome law. Tolerance 1e-6.
 
     Examples
     --------
@@ -477,10 +464,8 @@ def check_symbol_error_rate(answer, pair_fidelity: float) -> Feedback:
 
 @checker
 def check_bit_error_rate(answer, pair_fidelity: float) -> Feedback:
-    """Probability that one given bit of a symbol (x, say) arrives flipped at fidelity F.
-
-    Reference: the library's exact outcome distribution (``2 (1 - F) / 3``: X or Y flips x);
-    absolute tolerance 1e-6.
+    """Probability that one given bit of a symbol (x, say) arrives flipped at fidelity F:
+    ``2 (1 - F) / 3`` (X or Y flips x), from the library's outcome law. Tolerance 1e-6.
 
     Examples
     --------
@@ -568,8 +553,8 @@ def check_superdense_qubits(answer, P: int, d: int, bits: int) -> Feedback:
 
 @checker
 def check_lifetime_uses(answer, P: int, d: int, bits: int) -> Feedback:
-    """Channel uses of the busiest directed link over the pairs' whole lifetime (offline qubits
-    that distribute the Bell pairs + online qubits of the superdense ring), exact integer.
+    """Channel uses of the busiest directed link over the pairs' whole lifetime (offline qubits that
+    distribute the pairs + online qubits), exact integer.
 
     Examples
     --------
@@ -594,11 +579,9 @@ def check_lifetime_uses(answer, P: int, d: int, bits: int) -> Feedback:
 
 @checker
 def check_flip_damage(answer, P: int, bits: int, max_abs: float, t: int) -> Feedback:
-    """Size of the change of a decoded value when bit ``t`` of its fixed-point word flips.
-
-    Reference: decode the word 0 with bit ``t`` set using the library's code
-    :func:`qring_edu.fixed_point` (``2**t / s``, the sign bit ``t = bits - 1`` gives the same
-    magnitude). Relative tolerance 1e-6; the sign of the answer is ignored.
+    """Size of the change of a decoded value when bit ``t`` of its fixed-point word flips: ``2**t / s``
+    (:func:`qring_edu.fixed_point`; the sign bit gives the same magnitude). Relative tolerance 1e-6,
+    sign ignored.
 
     Examples
     --------
@@ -642,11 +625,10 @@ def check_link_busy_time(
     model: str = "ResNet-50",
     bits: int = 16,
 ) -> Feedback:
-    """Link time (ms) per iteration that the superdense ring needs on its busiest link: its online
-    qubits plus the distribution of one half of every pair they consume, with ``buckets``
-    buckets, each message ``alpha + n beta`` and each distribution block one ``alpha`` plus one
-    ``beta`` per qubit (:func:`~qring_edu.experiments.superdense_ring.overlap_comparison`:
-    ``online + distribution``). Relative tolerance 1e-4.
+    """Link time (ms) per iteration of the superdense ring's busiest link, online qubits plus the
+    distribution of one half of every pair they consume, with ``buckets`` buckets
+    (:func:`~qring_edu.experiments.superdense_ring.overlap_comparison`: ``online + distribution``).
+    Relative tolerance 1e-4.
 
     Examples
     --------
@@ -686,9 +668,8 @@ def check_link_busy_time(
 def check_idle_head(
     answer, compute_ms: float = 20.0, buckets: int = 5, backward_fraction: float = BACKWARD_FRACTION
 ) -> Feedback:
-    """How long (ms) the classical link idles at the start of an iteration, before the first
-    gradient bucket is ready: the forward pass plus the first bucket's share of the backward
-    pass, ``compute (1 - phi + phi / B)`` (the ``ready[0]`` of
+    """How long (ms) the link idles before the first gradient bucket is ready,
+    ``compute (1 - phi + phi / B)`` (``ready[0]`` of
     :func:`qring_edu.costmodel.bucketed_iteration_time`). Relative tolerance 1e-6.
 
     Examples
@@ -743,10 +724,8 @@ def _flip_reach(P: int, phase: str, step: int) -> int:
 
 @checker
 def check_flip_reach(answer, P: int = 6, phase: str = "all-gather", step: int = 1) -> Feedback:
-    """How many workers end with a wrong value when one bit of the message on link 0 → 1 flips
-    at ``step`` (counted from 0 within ``phase``, "reduce-scatter" or "all-gather")? Reference:
-    a data-flow trace of the library's schedule (:func:`qring_edu.ring_schedule`); exact
-    integer.
+    """How many workers end with a wrong value when one bit of the message on link 0 → 1 flips at
+    ``step`` (from 0 within ``phase``)? A data-flow trace of :func:`qring_edu.ring_schedule`; exact.
 
     Examples
     --------
@@ -792,10 +771,9 @@ def _bidirectional_qubits(P: int, d: int, bits: int) -> int:
 
 @checker
 def check_bidirectional_qubits(answer, P: int = 4, d: int = 8000, bits: int = 16) -> Feedback:
-    """Online qubits on the busiest directed link when the d words are all-reduced by two
-    superdense rings at once, one clockwise over the first ceil(d/2) words and one
-    counter-clockwise over the rest, every link full-duplex (each direction its own link and its
-    own pairs). Reference: :func:`qring_edu.ring.message_bits` of each half; exact integer.
+    """Online qubits on the busiest directed link when two superdense rings run at once, clockwise over
+    the first ceil(d/2) words and counter-clockwise over the rest (full-duplex links). Reference:
+    :func:`qring_edu.ring.message_bits` of each half; exact integer.
 
     Examples
     --------

@@ -22,6 +22,7 @@ from ._base import (
     checker,
     compare_number,
     failed,
+    not_a_function,
     not_attempted,
     passed,
 )
@@ -37,23 +38,14 @@ __all__ = [
 
 
 def _not_callable(answer, what: str) -> Feedback | None:
-    if answer is None:
-        return not_attempted(what)
-    if not callable(answer):
-        return failed(
-            f"{what}: expected your function itself (its name, without parentheses), "
-            f"got {type(answer).__name__}."
-        )
-    return None
+    return not_attempted(what) if answer is None else not_a_function(answer, what)
 
 
 # -- Build it yourself -----------------------------------------------------------------------------
 def check_compose_fidelity(answer, *, trials: int = 25, seed: int = 0) -> Feedback:
-    """The reader's ``compose(pair_fidelity, channel_fidelity) -> F_eff``.
-
-    Called on ``(1, 1)``, ``(1, F)``, ``(F, 1)``, ``(0.25, F)`` and ``trials`` random pairs in
-    [0.25, 1]² (seeded), each compared with :func:`qring_edu.noise.effective_fidelity` to within 1e-9.
-    The reader builds it: a function that calls or holds ``effective_fidelity`` is refused.
+    """The reader's ``compose(pair_fidelity, channel_fidelity) -> F_eff`` on ``(1, 1)``, ``(1, F)``,
+    ``(F, 1)``, ``(0.25, F)`` and ``trials`` seeded random pairs in [0.25, 1]², against
+    :func:`qring_edu.noise.effective_fidelity` (1e-9; switched off while it runs).
 
     Examples
     --------
@@ -100,18 +92,13 @@ def check_compose_fidelity(answer, *, trials: int = 25, seed: int = 0) -> Feedba
 
 
 def check_dejmps_round(answer, *, trials: int = 10, seed: int = 0) -> Feedback:
-    """The reader's ``dejmps_round(p) -> (success, p_out)``: one DEJMPS round on two copies of
-    the Bell-diagonal pair ``p = (p_I, p_X, p_Z, p_Y)`` (coefficients on Φ+, Ψ+, Φ−, Ψ−).
-
-    For ``trials`` random Werner fidelities in (0.55, 0.99) (seeded) the reader's function is
-    applied 1, 2 and 3 times in a row (so from the second round on its input is not Werner) and
-    compared with :func:`qring_edu.distill` (``protocol="dejmps"``): every coefficient and the
-    round's success probability to within 1e-9.
+    """The reader's ``dejmps_round(p) -> (success, p_out)``: one DEJMPS round on two copies of the
+    Bell-diagonal pair ``p = (p_I, p_X, p_Z, p_Y)`` (coefficients on Φ+, Ψ+, Φ−, Ψ−), applied 1, 2
+    and 3 times in a row from ``trials`` seeded Werner fidelities in (0.55, 0.99), against
+    :func:`qring_edu.distill` (``protocol="dejmps"``; coefficients and success to within 1e-9).
 
     Examples
     --------
-    A round that always succeeds and changes nothing:
-
     >>> from qring_edu.exercises.noisy_links import check_dejmps_round
     >>> check_dejmps_round(None).passed
     False
@@ -191,13 +178,13 @@ def check_assisted_ratio(answer, channel_fidelity: float = 0.95) -> Feedback:
     False
     """
     c = depolarizing_capacities(check_fidelity(channel_fidelity, "channel_fidelity"))
-    fb = compare_number(answer, c.ratio, tol=1e-3, what="C_E / C")
-    if not fb.passed and as_number(answer, "")[1] is None:
-        return failed(
-            fb.message + " C = 1 − h(2(1−F)/3), C_E = 2 − H(F, (1−F)/3, (1−F)/3, "
-            "(1−F)/3); logarithms base 2."
-        )
-    return fb
+    return compare_number(
+        answer,
+        c.ratio,
+        tol=1e-3,
+        what="C_E / C",
+        hint="C = 1 − h(2(1−F)/3), C_E = 2 − H(F, (1−F)/3, (1−F)/3, (1−F)/3); logarithms base 2.",
+    )
 
 
 @checker

@@ -51,10 +51,8 @@ _MAX_RUN_SIZE = 4_000_000
 def check_chunk_sent(
     answer, P: int = 5, k: int = 3, s: int = 2, phase: str = "reduce-scatter"
 ) -> Feedback:
-    """Which chunk does worker ``k`` send at step ``s`` (0 .. P-2) of ``phase``?
-
-    Reference: the message of :func:`qring_edu.ring_schedule` with that sender and step
-    (reduce-scatter: (k - s) mod P; all-gather: (k + 1 - s) mod P). Exact integer answer.
+    """Which chunk does worker ``k`` send at step ``s`` (0 .. P-2) of ``phase``? Reduce-scatter:
+    (k - s) mod P; all-gather: (k + 1 - s) mod P (:func:`qring_edu.ring_schedule`). Exact.
 
     Examples
     --------
@@ -93,12 +91,9 @@ def check_chunk_sent(
 
 # ---------------------------------------------------------------------------------------------
 def check_link_bits(answer, P: int = 6, d: int = 1200, bits: int = 16) -> Feedback:
-    """Bits sent over the busiest directed link during one classical ring all-reduce of
-    ``d`` words of ``bits`` bits on ``P`` workers.
-
-    Reference: ``ledger.online_bits()`` of :func:`qring_edu.ring_allreduce` run on zero
-    gradients of shape (P, d) (P * d <= 4e6). Exact integer answer (tolerance 0).
-    When P | d it equals 2 (P-1) (d/P) bits.
+    """Bits sent over the busiest directed link in one classical ring all-reduce of ``d`` words of
+    ``bits`` bits on ``P`` workers: ``ledger.online_bits()`` of :func:`qring_edu.ring_allreduce`
+    on zeros (P * d <= 4e6); 2 (P-1) (d/P) b when P | d. Exact.
 
     Examples
     --------
@@ -146,10 +141,9 @@ def check_ring_vs_ps_speedup(
     alpha: float = 10e-6,
     beta: float = 1e-11,
 ) -> Feedback:
-    """Speed-up of the ring over a single parameter server in the α–β model:
-    ``parameter_server_time / ring_time`` (:mod:`qring_edu.costmodel`).
-
-    ``alpha`` in seconds per message, ``beta`` in seconds per bit. Relative tolerance 1 %.
+    """Speed-up of the ring over one parameter server in the α–β model,
+    ``parameter_server_time / ring_time`` (:mod:`qring_edu.costmodel`; α in s per message, β in s
+    per bit). Relative tolerance 1 %.
 
     Examples
     --------
@@ -191,10 +185,8 @@ def check_model_comm_time(
     alpha: float = 10e-6,
     bandwidth_gbps: float = 100.0,
 ) -> Feedback:
-    """Seconds one ring all-reduce of ``model``'s gradient takes (α–β model,
-    :func:`qring_edu.ring_time`, d = ``MODEL_SIZES[model]``, beta = 1 / (bandwidth · 1e9)).
-
-    ``alpha`` in seconds; answer in seconds; relative tolerance 1 %.
+    """Seconds of one ring all-reduce of ``model``'s gradient (:func:`qring_edu.ring_time`,
+    d = ``MODEL_SIZES[model]``, β = 1 / (bandwidth · 1e9), α in s). Relative tolerance 1 %.
 
     Examples
     --------
@@ -490,20 +482,14 @@ def _ring_case(fn, grads: np.ndarray, bits: int) -> Feedback | str | None:
 def check_ring_code(fn, *, seed: int = 0) -> Feedback:
     """Grade the reader's ring all-reduce ``fn(grads, bits, send) -> array (P, d)``.
 
-    ``grads``: int64 array of shape (P, d), worker k's words in row k, each in 0 .. 2**bits - 1
-    (a copy: the function may change it). ``send(k, words)``: worker k sends ``words`` (a chunk
-    of its copy, 1-D) to worker (k + 1) mod P and gets back what arrives there (a copy). The
-    function must run the ring of :func:`qring_edu.ring_schedule` (reduce-scatter, then
-    all-gather, every message through ``send``, each worker one message per step in step order;
-    empty chunks may be sent or skipped) and return every worker's final copy, words in
-    0 .. 2**bits - 1 (or the signed residues :func:`qring_edu.ring_allreduce` returns).
-
-    The checker runs :data:`RING_CODE_CASES` on seeded uniform words and compares every message
-    with the ring's and the result with ``qring_edu.ring_allreduce(grads, bits=bits).outputs``;
-    the first difference is reported with a hint (wrong chunk index at step s, additions not
-    reduced mod 2**bits, the all-gather missing or adding instead of overwriting, ...).
-    ``fn=None`` (or a function returning ``None``) means "not attempted". ``seed`` picks the
-    random words. ``ring_allreduce`` and ``ring_pass`` are switched off while ``fn`` runs.
+    ``grads``: int64 (P, d), row k worker k's words in 0 .. 2**bits - 1 (a copy). ``send(k,
+    words)``: worker k sends a 1-D chunk of its copy to (k + 1) mod P and gets back what arrives.
+    The function must run the ring of :func:`qring_edu.ring_schedule` (every message through
+    ``send``, one per worker and step; empty chunks may be skipped) and return every worker's final
+    copy (words mod 2**bits, or the signed residues of :func:`qring_edu.ring_allreduce`). On
+    :data:`RING_CODE_CASES` (seeded words) every message and the result are compared with the
+    library's; the first difference gets a hint. ``ring_allreduce`` and ``ring_pass`` are switched
+    off while ``fn`` runs.
 
     Examples
     --------
@@ -554,11 +540,9 @@ RING_TIME_CASES = (
 
 
 def check_ring_time_code(fn) -> Feedback:
-    """Grade the reader's α–β time ``fn(P, d, bits, alpha, beta) -> seconds`` of one classical
-    ring all-reduce against :func:`qring_edu.ring_time` on :data:`RING_TIME_CASES` (relative
-    tolerance 1e-9). Common slips (d/P instead of the largest chunk, one phase, the latency
-    paid once, whole vectors per step, words instead of bits, P instead of P - 1 steps) get a
-    hint. ``fn=None`` means "not attempted". ``ring_time`` is switched off while ``fn`` runs.
+    """Grade the reader's α–β time ``fn(P, d, bits, alpha, beta) -> seconds`` of one ring all-reduce
+    against :func:`qring_edu.ring_time` (switched off while it runs) on :data:`RING_TIME_CASES`
+    (relative tolerance 1e-9), with hints for the common slips.
 
     Examples
     --------
@@ -651,10 +635,10 @@ def check_overlap_tail(
     compute: float = 0.2,
     buckets: int = 10,
 ) -> Feedback:
-    """Milliseconds of classical all-reduce left after the backward pass when the gradient of
-    ``model`` is all-reduced in ``buckets`` buckets as they become ready (the ``tail`` of
-    :func:`qring_edu.costmodel.bucketed_iteration_time`, formula; ``compute`` in seconds, 2/3 of
-    it backward). Relative tolerance 1 %.
+    """Milliseconds of all-reduce left after the backward pass when ``model``'s gradient is
+    all-reduced in ``buckets`` buckets as they become ready (``tail`` of
+    :func:`qring_edu.costmodel.bucketed_iteration_time`; ``compute`` in s, 2/3 of it backward).
+    Relative tolerance 1 %.
 
     Examples
     --------
@@ -701,11 +685,8 @@ def check_overlap_tail(
 
 
 def check_bidirectional_link_bits(answer, P: int = 6, d: int = 1200, bits: int = 16) -> Feedback:
-    """Bits on the busiest *directed* link of a bidirectional ring all-reduce: the vector is
-    split in two halves (⌈d/2⌉ and ⌊d/2⌋ words), one all-reduced clockwise and one
-    counter-clockwise at the same time over full-duplex links (each half by the ring of
-    :func:`qring_edu.ring_schedule`, per-message sizes from :func:`qring_edu.ring.message_bits`).
-    Exact integer answer.
+    """Bits on the busiest *directed* link when ⌈d/2⌉ words are all-reduced clockwise and ⌊d/2⌋
+    counter-clockwise at once over full-duplex links (:func:`qring_edu.ring.message_bits`). Exact.
 
     Examples
     --------
@@ -740,9 +721,8 @@ def check_bidirectional_link_bits(answer, P: int = 6, d: int = 1200, bits: int =
 def check_latency_crossover(
     answer, P: int = 16, bits: int = 32, alpha: float = 10e-6, beta: float = 1e-11
 ) -> Feedback:
-    """The gradient size d* (words) at which the ring's latency term ``2(P-1) α`` equals its
-    bandwidth term ``2(P-1) (d/P) b β`` (chunks taken as d/P words): ``d* = P α / (b β)``.
-    Relative tolerance 1 %.
+    """Gradient size d* (words) where the ring's latency term ``2(P-1) α`` equals its bandwidth term
+    ``2(P-1) (d/P) b β``: ``d* = P α / (b β)``. Relative tolerance 1 %.
 
     Examples
     --------

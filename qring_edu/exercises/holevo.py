@@ -65,10 +65,8 @@ _ENSEMBLES = {"BB84": bb84_ensemble, "trine": trine_ensemble}
 
 @checker
 def check_chi_bb84(answer, probs=(0.25, 0.25, 0.25, 0.25)) -> Feedback:
-    """χ in bits of the BB84 states |0⟩, |1⟩, |+⟩, |−⟩ sent with probabilities ``probs`` (in
-    that order; four non-negative numbers summing to 1, default 1/4 each). Tolerance 1e-3.
-    Reference: :func:`qring_edu.holevo_chi` with the states of
-    :func:`qring_edu.holevo.bb84_ensemble`.
+    """χ in bits of the BB84 states |0⟩, |1⟩, |+⟩, |−⟩ sent with probabilities ``probs`` (four
+    non-negative numbers summing to 1), by :func:`qring_edu.holevo_chi`. Tolerance 1e-3.
 
     Examples
     --------
@@ -146,16 +144,10 @@ def _entropy_slip(rho: np.ndarray, *, log=np.log2, diagonal: bool = False) -> fl
 
 def check_chi_code(fn, *, seed: int = 0) -> Feedback:
     """Code-graded: the reader's ``my_chi(probs, states) -> float``, the Holevo quantity
-    ``χ = S(Σ_x p_x ρ_x) − Σ_x p_x S(ρ_x)`` in bits, from eigenvalues (``probs``: shape (m,);
-    ``states``: shape (m, d, d), complex density matrices).
-
-    Called on six ensembles (two orthogonal states, a single state, random pure and mixed
-    qubit states, rank-deficient two-qubit states and qutrit states; seeded by ``seed``), with
-    :func:`qring_edu.holevo_chi` and :func:`qring_edu.von_neumann_entropy` switched off (a
-    function that calls or holds either fails with a message naming it), and compared with
-    :func:`qring_edu.holevo_chi` to within 1e-6. Natural logarithms, the diagonal instead of the
-    eigenvalues, the average state's entropy alone, unweighted averages, ``H(X)`` and
-    ``0 · log 0`` computed as NaN get a hint.
+    ``χ = S(Σ_x p_x ρ_x) − Σ_x p_x S(ρ_x)`` in bits (``probs``: shape (m,); ``states``: shape
+    (m, d, d)), on six seeded ensembles (d = 2 to 4, pure and mixed), against
+    :func:`qring_edu.holevo_chi` (1e-6). :func:`qring_edu.holevo_chi` and
+    :func:`qring_edu.von_neumann_entropy` are switched off while it runs.
 
     Examples
     --------
@@ -426,13 +418,12 @@ def _povm_elements(answer, d: int) -> tuple[list[np.ndarray] | None, str]:
 def check_povm(
     answer, d: int = 2, *, ensemble: str | None = None, optimal: bool = False
 ) -> Feedback:
-    """Is ``answer`` a valid POVM on a ``d``-dimensional system, i.e. a list of ``d x d``
-    matrices E_k that are Hermitian, positive semidefinite and sum to the identity (tolerance
-    1e-6)? Each failure gets a message saying which element and which property.
+    """Is ``answer`` a POVM on ``C^d``: a list (or array of shape (m, d, d)) of Hermitian, positive
+    semidefinite d x d matrices summing to the identity (tolerance 1e-6)?
 
-    With ``ensemble`` ("BB84" or "trine") the mutual information of the POVM on that ensemble is
-    reported; with ``optimal=True`` it must also reach the accessible information
-    (:func:`qring_edu.accessible_information`) within 1e-3 bits.
+    With ``ensemble`` (``"BB84"`` or ``"trine"``) it also reports the mutual information the POVM
+    extracts (:func:`qring_edu.mutual_information`); with ``optimal=True`` it must reach the
+    accessible information (:func:`qring_edu.accessible_information`) to within 1e-3.
 
     Examples
     --------
@@ -509,12 +500,10 @@ def check_povm(
 def check_ea_entropy_bound(
     answer, n_qubits: int = 3, bob_entropy: float = 5.0, *, which: str = "average"
 ) -> Feedback:
-    """A step of the entanglement-assisted bound, for Alice sending ``n_qubits`` qubits Q to a
-    Bob whose half B of the shared state has entropy ``S(ρ^B) = bob_entropy`` bits.
-
-    ``which="average"``: the largest ``S(σ)`` of Bob's average state on QB allowed by
-    subadditivity, ``n + S(ρ^B)``. ``which="each"``: the smallest ``S(σ_x)`` allowed by the
-    Araki–Lieb inequality, ``max(S(ρ^B) − n, 0)``. Tolerance 1e-6.
+    """A step of the entanglement-assisted bound: Alice sends ``n_qubits`` qubits Q to Bob, whose half
+    B has ``S(ρ^B) = bob_entropy`` bits. ``which="average"``: the largest ``S(σ)`` of Bob's average
+    state, ``n + S(ρ^B)`` (subadditivity); ``which="each"``: the smallest ``S(σ_x)``,
+    ``max(S(ρ^B) − n, 0)`` (Araki–Lieb). Tolerance 1e-6.
 
     Examples
     --------

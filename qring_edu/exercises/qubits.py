@@ -79,9 +79,9 @@ def _show(m: np.ndarray) -> str:
 # -- One qubit -------------------------------------------------------------------------------------
 @checker
 def check_plus_probability(answer, theta: float = 100.0, phi: float = 60.0) -> Feedback:
-    """Probability of the outcome ``|+⟩`` when ``cos(θ/2)|0⟩ + e^{iφ} sin(θ/2)|1⟩`` (angles in
-    **degrees**) is measured in the X basis: ``(1 + sin θ cos φ)/2``. Reference:
-    :func:`qring_edu.experiments.qubits.measure_qubit` (``basis="X"``). Tolerance 1e-3.
+    """Probability of ``|+⟩`` when ``cos(θ/2)|0⟩ + e^{iφ} sin(θ/2)|1⟩`` (angles in **degrees**) is
+    measured in the X basis: ``(1 + sin θ cos φ)/2``
+    (:func:`qring_edu.experiments.qubits.measure_qubit`). Tolerance 1e-3.
 
     Examples
     --------
@@ -151,12 +151,9 @@ _NAMED_GATES = {"X": PAULIS["X"], "Z": PAULIS["Z"], "H": _H}
 
 @checker
 def check_on_qubit(fn, *, trials: int = 3, seed: int = 0) -> Feedback:
-    """Code-graded: the reader's ``on_qubit(u, qubit) -> array (4, 4)``, the operator that
-    applies the 2 x 2 gate ``u`` to ``qubit`` (0 or 1) of two qubits and nothing to the other.
-
-    Called on X, Z, H and ``trials`` random unitaries (seeded), on both qubits, with
-    :func:`qring_edu.states.embed_operator` switched off; compared with it entry by entry to
-    within 1e-9. The usual slip, the two factors of ``np.kron`` swapped, gets a hint.
+    """Code-graded: the reader's ``on_qubit(u, qubit) -> array (4, 4)``, the 2 x 2 gate ``u`` on
+    ``qubit`` (0 or 1) of two qubits, on X, Z, H and ``trials`` seeded random unitaries, against
+    :func:`qring_edu.states.embed_operator` (1e-9; switched off while it runs).
 
     Examples
     --------
@@ -229,14 +226,10 @@ def _partial_trace_cases(trials: int, seed: int) -> list[tuple[str, np.ndarray]]
 
 @checker
 def check_partial_trace(fn, *, trials: int = 3, seed: int = 0) -> Feedback:
-    """Code-graded: the reader's ``my_partial_trace(rho, keep) -> array (2, 2)``, the reduced
-    state of qubit ``keep`` (0 = Alice's A, 1 = Bob's B) of a two-qubit density matrix ``rho``
-    (4 x 4, index ``a + 2 b``).
-
-    Called on ``|Φ+⟩``, the product ``|0⟩_A|+⟩_B``, the isotropic pair at F = 0.8 and ``trials``
-    random mixed states (seeded), keeping each qubit in turn, with
-    :func:`qring_edu.states.partial_trace` switched off; compared with it to within 1e-9.
-    Keeping the wrong qubit gets a hint.
+    """Code-graded: the reader's ``my_partial_trace(rho, keep) -> array (2, 2)``, the state of qubit
+    ``keep`` (0 = A, 1 = B) of a 4 x 4 two-qubit ``rho`` (index ``a + 2 b``), on ``|Φ+⟩``,
+    ``|0⟩_A|+⟩_B``, the isotropic pair at F = 0.8 and ``trials`` seeded random states, against
+    :func:`qring_edu.states.partial_trace` (1e-9; switched off while it runs).
 
     Examples
     --------
@@ -317,14 +310,9 @@ def _entropy_cases(trials: int, seed: int) -> list[tuple[str, np.ndarray]]:
 
 @checker
 def check_entropy(fn, *, trials: int = 2, seed: int = 0) -> Feedback:
-    """Code-graded: the reader's ``my_entropy(rho) -> float``, the von Neumann entropy
-    ``S(ρ) = −Σ λ log2 λ`` in bits of a density matrix (any number of qubits).
-
-    Called on pure states, ``I/2``, ``I/4``, a diagonal state, the isotropic pair, ``trials``
-    random rank-2 states and a random 3-qubit state (seeded), with
-    :func:`qring_edu.von_neumann_entropy` switched off; compared with it to within 1e-6. Natural
-    logarithms, the diagonal instead of the eigenvalues and ``0 · log 0`` computed as NaN get a
-    hint.
+    """Code-graded: the reader's ``my_entropy(rho) -> float``, ``S(ρ) = −Σ λ log2 λ`` in bits, on pure,
+    maximally mixed, diagonal, rank-deficient and random states of 1 to 3 qubits (``trials``
+    seeded), against :func:`qring_edu.von_neumann_entropy` (1e-6; switched off while it runs).
 
     Examples
     --------
@@ -421,9 +409,9 @@ def check_mixture_entropy(answer, weight: float = 0.75) -> Feedback:
 
 @checker
 def check_agreement(answer, pair_fidelity: float = 0.85, basis: str = "X") -> Feedback:
-    """Probability that Alice's and Bob's bits agree when both measure their half of the
-    isotropic pair of fidelity F in ``basis`` (``"Z"`` or ``"X"``): ``F + (1 − F)/3`` in both
-    bases. Reference: :func:`qring_edu.experiments.qubits.run_bell_pair`. Tolerance 1e-3.
+    """Probability that Alice's and Bob's bits agree when both measure their half of the isotropic
+    pair of fidelity F in ``basis`` (``"Z"`` or ``"X"``): ``F + (1 − F)/3``
+    (:func:`qring_edu.experiments.qubits.run_bell_pair`). Tolerance 1e-3.
 
     Examples
     --------

@@ -70,19 +70,11 @@ def _shifts(calls, theta: np.ndarray, j: int):
 
 
 def check_parameter_shift(answer, *, seed: int = 0, samples: int = 3) -> Feedback:
-    """Grade the reader's parameter-shift rule.
-
-    ``answer``: a function ``shift_gradient(score, theta, j)`` returning ``∂score/∂θ_j`` by the
-    parameter-shift rule, where ``score(theta)`` returns the VQC's scores of ``samples`` inputs
-    (an array) and ``theta`` is the 18-angle parameter vector (3 qubits × 3 layers).
-
-    For ``j`` in 0, 7 and 17 and a seeded ``theta`` the checker calls the reader's function with
-    a ``score`` that records where it is evaluated, and compares the result with the library's
-    exact gradient :func:`qring_edu.vqc.vqc_score_gradient` (absolute tolerance 1e-9). It fails,
-    with a hint, on the first wrong ``j``, and names the usual mistakes: a result twice too large
-    (the ½ is missing), a shift s other than π/2 without the factor 1/(2 sin s), evaluation
-    points θ ± ε (finite differences), the wrong parameter shifted, and ``theta`` changed in
-    place (the caller's parameters must not move).
+    """Grade the reader's ``shift_gradient(score, theta, j)``: ``∂score/∂θ_j`` by the parameter-shift
+    rule, where ``score(theta)`` returns the VQC's scores of ``samples`` inputs and ``theta`` has 18
+    angles. For ``j`` in 0, 7 and 17 and a seeded ``theta``, against
+    :func:`qring_edu.vqc.vqc_score_gradient` (1e-9), with hints for the missing ½, a shift s ≠ π/2
+    without 1/(2 sin s), finite differences, the wrong parameter and ``theta`` changed in place.
 
     Examples
     --------
@@ -192,11 +184,9 @@ def _default(name: str):
 def check_circuits_per_step(
     answer, batch_size: int | None = None, n_params: int | None = None
 ) -> Feedback:
-    """Circuit evaluations one worker needs per training step of the VQC: for each of the
-    ``batch_size`` inputs of its mini-batch, the unshifted score (for the loss and its chain
-    rule) and two shifted scores per parameter, ``batch_size (2 n_params + 1)``. Defaults: the
-    mini-batch of :func:`qring_edu.train_data_parallel` (16) and the default VQC's 18 angles.
-    Exact integer.
+    """Circuit evaluations one worker needs per VQC training step: per input of its mini-batch, the
+    unshifted score and two shifted scores per parameter, ``batch_size (2 n_params + 1)``
+    (defaults: :func:`qring_edu.train_data_parallel`'s batch, 16, and 18 angles). Exact.
 
     Examples
     --------
@@ -304,10 +294,9 @@ def check_bandwidth_ratio(
 def check_update_jump(
     answer, workers: int = 4, bits: int = 16, clip: float = 1.0, lr: float = 1.0
 ) -> Feedback:
-    """How far one parameter of a replica moves in one step when the top bit (the sign bit) of
-    that replica's copy of one summed gradient entry flips: the sum moves by ``2**(b-1) / s``
-    (the fixed-point code :func:`qring_edu.fixed_point` with ``max_abs = clip``), and the update
-    ``w -= lr * sum / P`` by that over P. Relative tolerance 1e-6 (sign ignored).
+    """How far one parameter moves in one step when the sign bit of one summed gradient entry flips:
+    ``lr 2**(b-1) / (s P)`` (:func:`qring_edu.fixed_point` with ``max_abs = clip``). Relative
+    tolerance 1e-6, sign ignored.
 
     Examples
     --------

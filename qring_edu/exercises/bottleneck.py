@@ -272,18 +272,7 @@ def _show(words: np.ndarray, limit: int = 6) -> str:
     return f"[{items}{', ...' if words.size > limit else ''}]"
 
 
-def _diagnose_message(
-    P: int,
-    bits: int,
-    bounds,
-    k: int,
-    step: int,
-    chunk: int,
-    got: np.ndarray,
-    want: np.ndarray,
-    before,
-    messages,
-) -> str:
+def _diagnose_message(P, bits, bounds, k, step, chunk, got, want, before, messages) -> str:
     """Why worker k's message at global step ``step`` differs from the ring's."""
     mod = 1 << bits
     rs = step < P - 1

@@ -17,13 +17,7 @@ from ..experiments.tieaudit import (
     tieaudit_crossover,
 )
 from ..experiments.tieaudit_noise import ratio_bias
-from ..tieaudit import (
-    Dephasing,
-    check_matching,
-    check_signs,
-    outcome_probabilities,
-    tieaudit_cost,
-)
+from ..tieaudit import Dephasing, check_matching, check_signs, outcome_probabilities, tieaudit_cost
 from ._base import (
     Feedback,
     as_integer,

@@ -21,12 +21,14 @@ from ..tieaudit import Dephasing, check_matching, check_signs, outcome_probabili
 from ._base import (
     Feedback,
     as_integer,
+    as_number,
     bad_parameters,
     call_reader,
     checker,
     close,
     compare_number,
     failed,
+    grade,
     passed,
 )
 
@@ -60,12 +62,17 @@ def check_expected_y(answer, alpha: float, f: float) -> Feedback:
         return bad_parameters(ValueError("need 0 < alpha <= 1 and 0 <= f <= 1"))
     expected = alpha * (1 - 2 * f)
     what = f"E[Y] at α = {alpha:g}, f = {f:g}"
-    fb = compare_number(answer, expected, tol=1e-6, what=what)
-    if not fb.passed and close(answer, 1 - 2 * f, tol=1e-6) and alpha != 1:
-        return failed(f"{what}: unmatched outcomes give Y = 0 and happen with probability 1 − α.")
-    if not fb.passed and close(answer, alpha * (1 - f), tol=1e-6):
-        return failed(f"{what}: that is P(Y = +1); subtract P(Y = −1).")
-    return fb
+    value, fb = as_number(answer, what)
+    if fb is not None:
+        return fb
+    cases = {
+        1 - 2 * f if alpha != 1 else None: "unmatched outcomes give Y = 0 and happen with "
+        "probability 1 − α.",
+        alpha * (1 - f): "that is P(Y = +1); subtract P(Y = −1).",
+        expected: f"correct ({value:g}).",
+        ...: f"{value:g} is not right (tolerance 1e-06). Check your formula.",
+    }
+    return grade(value, expected, what, cases, tol=1e-6)
 
 
 @checker
@@ -283,17 +290,16 @@ def check_test_overlap(answer, signs) -> Feedback:
     P = s.size
     expected = float((s.astype(float).sum() / P) ** 2)
     what = f"|<psi_1|psi_s>|^2 for s = {s.tolist() if P <= 16 else f'{P} signs'}"
-    fb = compare_number(answer, expected, tol=1e-6, what=what)
-    if fb.passed or answer is None:
+    value, fb = as_number(answer, what)
+    if fb is not None:
         return fb
-    if close(answer, abs(s.sum()) / P, tol=1e-6):
-        return failed(f"{what}: that is the overlap itself; the probability is its square.")
-    if close(answer, 1.0, tol=1e-6):
-        return failed(
-            f"{what}: 1 is the probability for a test copy (s = all +1); this copy "
-            "carries other signs."
-        )
-    return failed(f"{what}: not right. <psi_1|psi_s> = sum_i (1/sqrt(P)) (s_i/sqrt(P)).")
+    cases = {
+        abs(s.sum()) / P: "that is the overlap itself; the probability is its square.",
+        1.0: "1 is the probability for a test copy (s = all +1); this copy carries other signs.",
+        expected: f"correct ({value:g}).",
+        ...: "not right. <psi_1|psi_s> = sum_i (1/sqrt(P)) (s_i/sqrt(P)).",
+    }
+    return grade(value, expected, what, cases, tol=1e-6)
 
 
 def check_y_variance(answer, alpha: float, f: float) -> Feedback:
@@ -313,17 +319,17 @@ def check_y_variance(answer, alpha: float, f: float) -> Feedback:
         return bad_parameters(ValueError("need 0 < alpha <= 1 and 0 <= f <= 1"))
     expected = alpha - alpha**2 * (1 - 2 * f) ** 2
     what = f"Var Y at α = {alpha:g}, f = {f:g}"
-    fb = compare_number(answer, expected, tol=1e-6, what=what)
-    if fb.passed or answer is None:
+    value, fb = as_number(answer, what)
+    if fb is not None:
         return fb
-    if close(answer, alpha, tol=1e-6):
-        return failed(f"{what}: that is E[Y^2]; subtract E[Y]^2.")
-    if close(answer, alpha * (1 - alpha), tol=1e-6):
-        return failed(
-            f"{what}: that is the variance of the indicator 'a pair outcome'; Y takes "
-            "three values, -1, 0 and +1."
-        )
-    return fb
+    cases = {
+        alpha: "that is E[Y^2]; subtract E[Y]^2.",
+        alpha * (1 - alpha): "that is the variance of the indicator 'a pair outcome'; Y takes "
+        "three values, -1, 0 and +1.",
+        expected: f"correct ({value:g}).",
+        ...: f"{value:g} is not right (tolerance 1e-06). Check your formula.",
+    }
+    return grade(value, expected, what, cases, tol=1e-6)
 
 
 @checker
@@ -342,14 +348,14 @@ def check_ratio_bias(answer, signs, matching, noise: float) -> Feedback:
     expected = ratio_bias(s, m, Dephasing(noise))
     f = disagreement_fraction(s, m)
     what = f"ratio bias under dephasing p = {noise:g}"
-    fb = compare_number(answer, expected, tol=1e-4, what=what)
-    if fb.passed or answer is None:
+    value, fb = as_number(answer, what)
+    if fb is not None:
         return fb
-    if close(answer, expected + f, tol=1e-4):
-        return failed(f"{what}: that is the weighted fraction f_w itself; the bias is f_w - f.")
-    if close(answer, -expected, tol=1e-4):
-        return failed(f"{what}: check the sign: bias = f_w - f.")
-    return failed(
-        f"{what}: not right. Weight each pair by w = (1 - 2p)^(Hamming distance of i "
-        "and j), f_w = sum w d / sum w with d = 1 for a disagreeing pair."
-    )
+    cases = {
+        expected + f: "that is the weighted fraction f_w itself; the bias is f_w - f.",
+        -expected: "check the sign: bias = f_w - f.",
+        expected: f"correct ({value:g}).",
+        ...: "not right. Weight each pair by w = (1 - 2p)^(Hamming distance of i "
+        "and j), f_w = sum w d / sum w with d = 1 for a disagreeing pair.",
+    }
+    return grade(value, expected, what, cases, tol=1e-4)

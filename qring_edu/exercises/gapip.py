@@ -23,6 +23,7 @@ from ._base import (
     compare_integer,
     compare_number,
     failed,
+    grade,
     passed,
 )
 
@@ -50,15 +51,17 @@ def check_overlap(answer, c: float) -> Feedback:
     g, h = aligned_pair(4, c, seed=0)
     expected = float(alignment_state(g) @ alignment_state(h))
     what = f"<a_g|a_h> for <g,h> = {c:g}"
-    fb = compare_number(answer, expected, tol=1e-6, what=what)
-    if not fb.passed and close(answer, c, tol=1e-6):
-        return failed(
-            f"{what}: {c:g} is <g,h> itself; remember the offset state |P> in both "
-            "|a_g> and |a_h>, and the 1/sqrt(2) normalisation."
-        )
-    if not fb.passed and close(answer, (1 + c) / 2 * 2, tol=1e-6):
-        return failed(f"{what}: you forgot the factor 1/2 from the two 1/sqrt(2) prefactors.")
-    return fb
+    value, fb = as_number(answer, what)
+    if fb is not None:
+        return fb
+    cases = {
+        c: f"{c:g} is <g,h> itself; remember the offset state |P> in both "
+        "|a_g> and |a_h>, and the 1/sqrt(2) normalisation.",
+        (1 + c) / 2 * 2: "you forgot the factor 1/2 from the two 1/sqrt(2) prefactors.",
+        expected: f"correct ({value:g}).",
+        ...: f"{value:g} is not right (tolerance 1e-06). Check your formula.",
+    }
+    return grade(value, expected, what, cases, tol=1e-6)
 
 
 @checker
@@ -76,23 +79,20 @@ def check_not_ah_probability(answer, c: float, k: int) -> Feedback:
     g, h = aligned_pair(4, c, seed=0)
     expected = gapip_probability(g, h, k, method="statevector")
     what = f'P("not a_h") for <g,h> = {c:g}, k = {k}'
-    fb = compare_number(answer, expected, tol=1e-4, what=what)
-    if fb.passed or answer is None:
+    value, fb = as_number(answer, what)
+    if fb is not None:
         return fb
     theta = math.acos((1 + c) / 2)
-    if close(answer, math.cos((2 * k + 1) * theta) ** 2, tol=1e-4):
-        return failed(
-            f"{what}: that is the probability of the outcome a_h; the question asks "
-            "for the complement."
-        )
-    if close(answer, math.sin(2 * k * theta) ** 2, tol=1e-4) or close(
-        answer, math.sin((k + 1) * theta) ** 2, tol=1e-4
-    ):
-        return failed(
-            f"{what}: count the angles again: the state starts at angle θ from "
-            "|a_h> and each iteration (two reflections) rotates by 2θ."
-        )
-    return fb
+    angles = "count the angles again: the state starts at angle θ from |a_h> and each iteration "
+    cases = {
+        math.cos((2 * k + 1) * theta) ** 2: "that is the probability of the outcome a_h; the "
+        "question asks for the complement.",
+        (math.sin(2 * k * theta) ** 2, math.sin((k + 1) * theta) ** 2): angles
+        + "(two reflections) rotates by 2θ.",
+        expected: f"correct ({value:g}).",
+        ...: f"{value:g} is not right (tolerance 0.0001). Check your formula.",
+    }
+    return grade(value, expected, what, cases, tol=1e-4)
 
 
 @checker

@@ -9,6 +9,7 @@ import numbers
 
 import numpy as np
 
+from .._validate import check_choice, check_int
 from ..costmodel import allreduce_cut_bound
 from ..holevo import (
     accessible_information,
@@ -274,6 +275,7 @@ def check_two_state_chi(answer, overlap: float = 0.6) -> Feedback:
 # -- The entanglement-assisted bound ---------------------------------------------------------------
 
 
+@checker
 def check_max_bits(answer, n_qubits: int) -> Feedback:
     """The most classical bits ``n_qubits`` qubits sent can carry (error-free) when the parties
     may share any entanglement in advance: ``2 n`` (exact integer answer).
@@ -284,9 +286,7 @@ def check_max_bits(answer, n_qubits: int) -> Feedback:
     >>> check_max_bits(4, 2).passed
     True
     """
-    if isinstance(n_qubits, bool) or not isinstance(n_qubits, numbers.Integral) or n_qubits < 1:
-        return bad_parameters(ValueError(f"n_qubits must be an integer >= 1, got {n_qubits!r}"))
-    n = int(n_qubits)
+    n = check_int(n_qubits, "n_qubits", 1)
     what = f"bits carried by {n} qubit{'s' if n > 1 else ''} with pre-shared entanglement"
     value, fb = as_number(answer, what)
     if fb is not None:
@@ -415,6 +415,7 @@ def _povm_elements(answer, d: int) -> tuple[list[np.ndarray] | None, str]:
     return elems, ""
 
 
+@checker
 def check_povm(
     answer, d: int = 2, *, ensemble: str | None = None, optimal: bool = False
 ) -> Feedback:
@@ -435,12 +436,9 @@ def check_povm(
     >>> check_povm(z_basis, ensemble="BB84", optimal=True).passed
     True
     """
-    if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 1:
-        return bad_parameters(ValueError(f"d must be an integer >= 1, got {d!r}"))
-    if ensemble is not None and ensemble not in _ENSEMBLES:
-        return bad_parameters(
-            ValueError(f"ensemble must be one of {', '.join(_ENSEMBLES)}, got {ensemble!r}")
-        )
+    d = check_int(d, "d", 1)
+    if ensemble is not None:
+        check_choice(ensemble, "ensemble", tuple(_ENSEMBLES))
     what = f"POVM on C^{d}" + (f" for the {ensemble} ensemble" if ensemble else "")
     if answer is None:
         return not_attempted(what)

@@ -6,10 +6,9 @@ every checker keeps are in :mod:`~qring_edu.exercises._base`.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
+from .._validate import check_float
 from ..experiments.tieaudit import (
     disagreement_fraction,
     random_matching,
@@ -22,7 +21,6 @@ from ._base import (
     Feedback,
     as_integer,
     as_number,
-    bad_parameters,
     call_reader,
     checker,
     close,
@@ -44,6 +42,7 @@ __all__ = [
 ]
 
 
+@checker
 def check_expected_y(answer, alpha: float, f: float) -> Feedback:
     """``E[Y]`` of one copy when a fraction ``alpha`` of coordinates is matched and a fraction
     ``f`` of pairs disagree. Reference ``alpha (1 - 2 f)``; absolute tolerance 1e-6.
@@ -54,12 +53,8 @@ def check_expected_y(answer, alpha: float, f: float) -> Feedback:
     >>> check_expected_y(0.25, 0.5, 0.25).passed                # alpha (1 - 2 f)
     True
     """
-    if (
-        not all(isinstance(v, numbers.Real) for v in (alpha, f))
-        or not (0 < alpha <= 1)
-        or not (0 <= f <= 1)
-    ):
-        return bad_parameters(ValueError("need 0 < alpha <= 1 and 0 <= f <= 1"))
+    alpha = check_float(alpha, "alpha", 0.0, 1.0, lo_open=True)
+    f = check_float(f, "f", 0.0, 1.0)
     expected = alpha * (1 - 2 * f)
     what = f"E[Y] at α = {alpha:g}, f = {f:g}"
     value, fb = as_number(answer, what)
@@ -123,6 +118,7 @@ def check_crossover(answer, eps: float) -> Feedback:
     )
 
 
+@checker
 def check_calibrated_estimate(answer, mean_data: float, mean_test: float) -> Feedback:
     """``f_hat`` from the mean ``Y`` of the data copies and of the hidden all-agree test copies
     (ratio estimator ``(1 - mean_data/mean_test)/2``); absolute tolerance 1e-6.
@@ -133,8 +129,8 @@ def check_calibrated_estimate(answer, mean_data: float, mean_test: float) -> Fee
     >>> check_calibrated_estimate(0.25, 0.3, 0.6).passed        # (1 - 0.3 / 0.6) / 2
     True
     """
-    if not all(isinstance(v, numbers.Real) for v in (mean_data, mean_test)) or mean_test <= 0:
-        return bad_parameters(ValueError("mean_test must be a positive number"))
+    mean_data = check_float(mean_data, "mean_data")
+    mean_test = check_float(mean_test, "mean_test", 0.0, lo_open=True)
     expected = (1 - mean_data / mean_test) / 2
     what = f"f̂ from Ȳ_data = {mean_data:g}, Ȳ_test = {mean_test:g}"
     fb = compare_number(answer, expected, tol=1e-6, what=what)
@@ -302,6 +298,7 @@ def check_test_overlap(answer, signs) -> Feedback:
     return grade(value, expected, what, cases, tol=1e-6)
 
 
+@checker
 def check_y_variance(answer, alpha: float, f: float) -> Feedback:
     """``Var Y`` of one TieAudit copy (``Y`` = +1 with probability ``alpha (1 - f)``, -1 with
     ``alpha f``, 0 otherwise): ``alpha - alpha^2 (1 - 2f)^2``. Absolute tolerance 1e-6.
@@ -311,12 +308,8 @@ def check_y_variance(answer, alpha: float, f: float) -> Feedback:
     >>> check_y_variance(0.0975, 0.1, 0.25).passed
     True
     """
-    if (
-        not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in (alpha, f))
-        or not (0 < alpha <= 1)
-        or not (0 <= f <= 1)
-    ):
-        return bad_parameters(ValueError("need 0 < alpha <= 1 and 0 <= f <= 1"))
+    alpha = check_float(alpha, "alpha", 0.0, 1.0, lo_open=True)
+    f = check_float(f, "f", 0.0, 1.0)
     expected = alpha - alpha**2 * (1 - 2 * f) ** 2
     what = f"Var Y at α = {alpha:g}, f = {f:g}"
     value, fb = as_number(answer, what)

@@ -236,41 +236,34 @@ def _outcome_law(circuit, workers: int) -> tuple[np.ndarray | None, str]:
         return None, f"the circuit cannot be simulated as a unitary before the measurements ({exc})"
 
 
-def _rotated(copy, y, variant: str):
+#: Wrong measurement-basis changes, for the hints: gates of an X worker, gates of a Y worker
+#: (applied in order before measuring), and what to say.
+_CIRCUIT_SLIPS = (
+    (("h",), ("h",), "for Y apply S† (qc.sdg) and then H before measuring; H alone measures X"),
+    (
+        ("h",),
+        ("s", "h"),
+        "S then H measures −Y, so every Y worker's bit comes out flipped (invisible on a "
+        "GHZ copy, visible on a product copy): use qc.sdg(j), then qc.h(j)",
+    ),
+    (("h",), ("h", "sdg"), "the order matters: first S† (qc.sdg), then H, then measure"),
+    (
+        (),
+        ("sdg",),
+        "every worker needs an H before measuring (after S† for Y); without it you measure Z",
+    ),
+    (("sdg", "h"), ("h",), "X workers get H only; Y workers get S† then H (you swapped them)"),
+)
+
+
+def _rotated(copy, y, x_gates, y_gates):
     """The copy followed by a (possibly wrong) measurement-basis change, for the hints."""
     qc = copy.copy()
     for j, is_y in enumerate(y):
-        if variant == "h_for_y":
-            qc.h(j)
-        elif variant == "s_not_sdg":
-            if is_y:
-                qc.s(j)
-            qc.h(j)
-        elif variant == "h_then_sdg":
-            qc.h(j)
-            if is_y:
-                qc.sdg(j)
-        elif variant == "no_h":
-            if is_y:
-                qc.sdg(j)
-        elif variant == "swapped":
-            if not is_y:
-                qc.sdg(j)
-            qc.h(j)
+        for gate in y_gates if is_y else x_gates:
+            getattr(qc, gate)(j)
     qc.measure(range(len(y)), range(len(y)))
     return qc
-
-
-_CIRCUIT_HINTS = {
-    "h_for_y": "for Y apply S† (qc.sdg) and then H before measuring; H alone measures X",
-    "s_not_sdg": (
-        "S then H measures −Y, so every Y worker's bit comes out flipped (invisible on a "
-        "GHZ copy, visible on a product copy): use qc.sdg(j), then qc.h(j)"
-    ),
-    "h_then_sdg": "the order matters: first S† (qc.sdg), then H, then measure",
-    "no_h": "every worker needs an H before measuring (after S† for Y); without it you measure Z",
-    "swapped": "X workers get H only; Y workers get S† then H (you swapped them)",
-}
 
 
 #: Settings on which the reader's pass rule is probed to name its mistake (m = 0, 1, 2).
@@ -364,8 +357,8 @@ def check_ghz_test(ghz_test, passes, *, cases: int = 16, seed: int = 0) -> Feedb
         ref_law, _ = _outcome_law(ref, workers)
         if not np.allclose(law, ref_law, atol=1e-9):
             hint = "X: H, then measure; Y: S† (qc.sdg), then H, then measure"
-            for variant, text_hint in _CIRCUIT_HINTS.items():
-                wrong, _ = _outcome_law(_rotated(copy, y, variant), workers)
+            for x_gates, y_gates, text_hint in _CIRCUIT_SLIPS:
+                wrong, _ = _outcome_law(_rotated(copy, y, x_gates, y_gates), workers)
                 if wrong is not None and np.allclose(law, wrong, atol=1e-9):
                     hint = text_hint
                     break

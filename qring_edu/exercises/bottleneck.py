@@ -570,43 +570,23 @@ def check_ring_time_code(fn) -> Feedback:
         if math.isclose(t, expected, rel_tol=1e-9, abs_tol=1e-18):
             continue
         n = -(-d // P)
-        slips = (
-            (
-                2 * (P - 1) * (alpha + d / P * b * beta),
-                "uses d/P words per message; the chunks have at most ⌈d/P⌉ words and the largest "
-                "one sets the pace of every step",
-            ),
-            (
-                (P - 1) * (alpha + n * b * beta),
-                "counts one phase; there are P - 1 reduce-scatter and P - 1 all-gather steps",
-            ),
-            (
-                2 * alpha + 2 * (P - 1) * n * b * beta,
-                "pays the latency α once per phase; every "
-                "one of the 2(P - 1) steps is a message and pays α",
-            ),
-            (
-                alpha + 2 * (P - 1) * n * b * beta,
-                "pays the latency α once; every one of the 2(P - 1) steps is a message and pays α",
-            ),
-            (
-                2 * (P - 1) * (alpha + d * b * beta),
-                "sends the whole vector at every step; each "
-                "message is one chunk of about d/P words",
-            ),
-            (2 * (P - 1) * (alpha + n * beta), "counts words, not bits: multiply by b"),
-            (2 * P * (alpha + n * b * beta), "has 2P steps; each phase has P - 1"),
-        )
-        for wrong, hint in slips:
-            if math.isclose(t, wrong, rel_tol=1e-9, abs_tol=1e-18):
-                return failed(
-                    f"{what}, {case}: your function returns {t:.6g} s, which {hint}. "
-                    f"Expected {expected:.6g} s."
-                )
-        return failed(
-            f"{what}, {case}: your function returns {t:.6g} s, expected {expected:.6g} "
-            "s = 2(P - 1)(α + ⌈d/P⌉·b·β)."
-        )
+        pays = "every one of the 2(P - 1) steps is a message and pays α"
+        slips = {
+            2 * (P - 1) * (alpha + d / P * b * beta): "uses d/P words per message; the chunks "
+            "have at most ⌈d/P⌉ words and the largest one sets the pace of every step",
+            (P - 1) * (alpha + n * b * beta): "counts one phase; there are P - 1 reduce-scatter "
+            "and P - 1 all-gather steps",
+            2 * alpha + 2 * (P - 1) * n * b * beta: f"pays the latency α once per phase; {pays}",
+            alpha + 2 * (P - 1) * n * b * beta: f"pays the latency α once; {pays}",
+            2 * (P - 1) * (alpha + d * b * beta): "sends the whole vector at every step; each "
+            "message is one chunk of about d/P words",
+            2 * (P - 1) * (alpha + n * beta): "counts words, not bits: multiply by b",
+            2 * P * (alpha + n * b * beta): "has 2P steps; each phase has P - 1",
+        }
+        returns = f"your function returns {t:.6g} s"
+        cases = {k: f"{returns}, which {h}. Expected {expected:.6g} s." for k, h in slips.items()}
+        cases[...] = f"{returns}, expected {expected:.6g} s = 2(P - 1)(α + ⌈d/P⌉·b·β)."
+        return grade(t, None, f"{what}, {case}", cases, tol=1e-18, rel=1e-9)
     return passed(
         f"{what}: correct on all {len(RING_TIME_CASES)} cases: "
         "T = 2(P - 1)(α + ⌈d/P⌉·b·β), as qr.ring_time."

@@ -198,40 +198,28 @@ def check_chi_code(fn, *, seed: int = 0) -> Feedback:
         avg = np.einsum("x,xij->ij", p, rhos)
         mean_s = [_entropy_slip(r) for r in rhos]
         s_avg = _entropy_slip(avg)
-        slips = (
-            (want * math.log(2), "χ in nats: use np.log2, information in this book is in bits."),
-            (
-                _entropy_slip(avg, diagonal=True)
-                - sum(px * _entropy_slip(r, diagonal=True) for px, r in zip(p, rhos)),
-                "computed from the diagonals of the matrices; S(ρ) uses the eigenvalues "
-                "(np.linalg.eigvalsh), and a diagonal is a spectrum only in the eigenbasis.",
-            ),
-            (
-                s_avg,
-                "S(Σ p_x ρ_x) alone: subtract the average entropy of the states, Σ p_x S(ρ_x) "
-                "(it is 0 only for pure states).",
-            ),
-            (
-                s_avg - float(np.mean(mean_s)),
-                "subtracts the plain mean of the S(ρ_x); weight each by its probability p_x.",
-            ),
-            (
-                _entropy_slip(rhos.mean(axis=0)) - float(np.dot(p, mean_s)),
-                "uses the plain mean of the states; the average state is Σ p_x ρ_x, weighted.",
-            ),
-            (shannon_entropy(p), "H(X), the entropy of the probabilities, not of the states."),
-            (-want, "χ with the wrong sign: χ = S(average) − Σ p_x S(ρ_x) ≥ 0."),
+        slips = {
+            want * math.log(2): "χ in nats: use np.log2, information in this book is in bits.",
+            _entropy_slip(avg, diagonal=True)
+            - sum(px * _entropy_slip(r, diagonal=True) for px, r in zip(p, rhos)): "computed "
+            "from the diagonals of the matrices; S(ρ) uses the eigenvalues (np.linalg.eigvalsh), "
+            "and a diagonal is a spectrum only in the eigenbasis.",
+            s_avg: "S(Σ p_x ρ_x) alone: subtract the average entropy of the states, Σ p_x S(ρ_x) "
+            "(it is 0 only for pure states).",
+            s_avg - float(np.mean(mean_s)): "subtracts the plain mean of the S(ρ_x); weight each "
+            "by its probability p_x.",
+            _entropy_slip(rhos.mean(axis=0)) - float(np.dot(p, mean_s)): "uses the plain mean "
+            "of the states; the average state is Σ p_x ρ_x, weighted.",
+            shannon_entropy(p): "H(X), the entropy of the probabilities, not of the states.",
+            -want: "χ with the wrong sign: χ = S(average) − Σ p_x S(ρ_x) ≥ 0.",
+        }
+        said = f"on {name} you returned {value:.6g}, expected {want:.6g}."
+        cases = {k: f"{said} That is {h}" for k, h in slips.items()}
+        cases[...] = (
+            f"{said} Form the average state Σ p_x ρ_x, take the entropy of its eigenvalues, "
+            "and subtract Σ p_x S(ρ_x)."
         )
-        for wrong, hint in slips:
-            if abs(value - wrong) <= 1e-6:
-                return failed(
-                    f"{what}: on {name} you returned {value:.6g}, expected {want:.6g}. "
-                    f"That is {hint}"
-                )
-        return failed(
-            f"{what}: on {name} you returned {value:.6g}, expected {want:.6g}. Form the average "
-            "state Σ p_x ρ_x, take the entropy of its eigenvalues, and subtract Σ p_x S(ρ_x)."
-        )
+        return grade(value, None, what, cases, tol=1e-6)
     return passed(
         f"{what}: correct on all six ensembles (up to {max(len(c[1]) for c in _chi_cases(0))} "
         "states, dimensions 2 to 4)."

@@ -351,25 +351,16 @@ def check_entropy(fn, *, trials: int = 2, seed: int = 0) -> Feedback:
             continue
         diag = np.clip(np.diag(rho).real, 0, None)
         diag = diag[diag > 1e-12]
-        slips = (
-            (want * math.log(2), "in nats: use np.log2, entropies in this book are in bits."),
-            (
-                float(-(diag * np.log2(diag)).sum()),
-                "the entropy of the diagonal of ρ (the Z-basis outcome probabilities); S(ρ) "
-                "uses the eigenvalues (np.linalg.eigvalsh).",
-            ),
-            (-want, "the sum without its minus sign: S = −Σ λ log2 λ ≥ 0."),
-        )
-        for wrong, hint in slips:
-            if abs(value - wrong) <= 1e-6:
-                return failed(
-                    f"{what}: on {name} you returned {value:.6g}, expected {want:.6g}. That is "
-                    + hint
-                )
-        return failed(
-            f"{what}: on {name} you returned {value:.6g}, expected {want:.6g} bits. "
-            "S(ρ) = −Σ λ log2 λ over the eigenvalues λ of ρ."
-        )
+        said = f"on {name} you returned {value:.6g}, expected {want:.6g}"
+        slips = {
+            want * math.log(2): "in nats: use np.log2, entropies in this book are in bits.",
+            float(-(diag * np.log2(diag)).sum()): "the entropy of the diagonal of ρ (the Z-basis "
+            "outcome probabilities); S(ρ) uses the eigenvalues (np.linalg.eigvalsh).",
+            -want: "the sum without its minus sign: S = −Σ λ log2 λ ≥ 0.",
+        }
+        slips = {k: f"{said}. That is {h}" for k, h in slips.items()}
+        slips[...] = f"{said} bits. S(ρ) = −Σ λ log2 λ over the eigenvalues λ of ρ."
+        return grade(value, None, what, slips, tol=1e-6)
     return passed(
         f"{what}: correct on {len(cases)} states (pure, maximally mixed, rank-deficient and "
         "mixed, 1 to 3 qubits)."

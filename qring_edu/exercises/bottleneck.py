@@ -47,7 +47,6 @@ RELATIVE_TOLERANCE = 0.01
 _MAX_RUN_SIZE = 4_000_000
 
 
-# ---------------------------------------------------------------------------------------------
 def check_chunk_sent(
     answer, P: int = 5, k: int = 3, s: int = 2, phase: str = "reduce-scatter"
 ) -> Feedback:
@@ -89,7 +88,6 @@ def check_chunk_sent(
     return grade(value, expected, what, hints)
 
 
-# ---------------------------------------------------------------------------------------------
 def check_link_bits(answer, P: int = 6, d: int = 1200, bits: int = 16) -> Feedback:
     """Bits sent over the busiest directed link in one classical ring all-reduce of ``d`` words of
     ``bits`` bits on ``P`` workers: ``ledger.online_bits()`` of :func:`qring_edu.ring_allreduce`
@@ -132,7 +130,6 @@ def check_link_bits(answer, P: int = 6, d: int = 1200, bits: int = 16) -> Feedba
     return grade(value, None, what, hints, rel=1e-9)
 
 
-# ---------------------------------------------------------------------------------------------
 def check_ring_vs_ps_speedup(
     answer,
     P: int = 16,
@@ -176,7 +173,6 @@ def check_ring_vs_ps_speedup(
     return grade(value, expected, what, hints, rel=RELATIVE_TOLERANCE)
 
 
-# ---------------------------------------------------------------------------------------------
 def check_model_comm_time(
     answer,
     model: str = "GPT-2 XL",

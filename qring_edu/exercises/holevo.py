@@ -62,8 +62,6 @@ _ENSEMBLES = {"BB84": bb84_ensemble, "trine": trine_ensemble}
 
 
 # -- χ ---------------------------------------------------------------------------------------------
-
-
 @checker
 def check_chi_bb84(answer, probs=(0.25, 0.25, 0.25, 0.25)) -> Feedback:
     """χ in bits of the BB84 states |0⟩, |1⟩, |+⟩, |−⟩ sent with probabilities ``probs`` (four
@@ -261,8 +259,6 @@ def check_two_state_chi(answer, overlap: float = 0.6) -> Feedback:
 
 
 # -- The entanglement-assisted bound ---------------------------------------------------------------
-
-
 @checker
 def check_max_bits(answer, n_qubits: int) -> Feedback:
     """The most classical bits ``n_qubits`` qubits sent can carry (error-free) when the parties
@@ -298,8 +294,6 @@ def check_max_bits(answer, n_qubits: int) -> Feedback:
 
 
 # -- Dense coding with noisy pairs -----------------------------------------------------------------
-
-
 def check_capacity_threshold(answer) -> Feedback:
     """The pair fidelity F at which the dense-coding capacity of the isotropic pair,
     ``C(F) = 2 − H(F, (1−F)/3, (1−F)/3, (1−F)/3)``, equals the classical 1 bit per qubit.
@@ -366,8 +360,6 @@ def check_dense_capacity(answer, pair_fidelity: float = 0.9) -> Feedback:
 
 
 # -- POVMs -----------------------------------------------------------------------------------------
-
-
 def _povm_elements(answer, d: int) -> tuple[list[np.ndarray] | None, str]:
     """Turn the answer into a list of d x d complex arrays, or explain why not."""
     if isinstance(answer, (str, bytes, dict, set)) or isinstance(answer, bool):
@@ -480,8 +472,6 @@ def check_povm(
 
 
 # -- Step checkers of the reasoning exercises ------------------------------------------------------
-
-
 @checker
 def check_ea_entropy_bound(
     answer, n_qubits: int = 3, bob_entropy: float = 5.0, *, which: str = "average"

@@ -135,8 +135,8 @@ _PINGPONG_CASES = (
 )
 
 
-def _pingpong_variants(g: np.ndarray, h: np.ndarray, k: int) -> dict[str, float]:
-    """Values that common slips produce (for the hints)."""
+def _pingpong_slips(g: np.ndarray, h: np.ndarray, k: int) -> dict:
+    """``{value a common slip produces: hint}``."""
     theta = alignment_angle(g, h)
 
     def run(a: np.ndarray, b: np.ndarray, kk: int) -> float:
@@ -146,14 +146,21 @@ def _pingpong_variants(g: np.ndarray, h: np.ndarray, k: int) -> dict[str, float]
             state = 2 * a * (a @ state) - state  # R_g
         return float(1.0 - (b @ state) ** 2 / (b @ b))
 
-    raw_g, raw_h = np.append(g, 1.0), np.append(h, 1.0)
     return {
-        "complement": math.cos((2 * k + 1) * theta) ** 2,
-        "order": math.sin((2 * k - 1) * theta) ** 2 if k else float("nan"),
-        "extra": math.sin((2 * k + 3) * theta) ** 2,
-        "angle": math.sin(2 * k * theta) ** 2,
-        "offset": run(g, h, k),
-        "norm": run(raw_g, raw_h, k),
+        math.cos((2 * k + 1) * theta) ** 2: "That is the probability of the outcome a_h; "
+        "return its complement.",
+        math.sin((2 * k - 1) * theta) ** 2 if k else None: "Each iteration starts with the "
+        "client's R_h (R_g first does nothing to |a_g>), then the server's R_g: you are one "
+        "iteration short.",
+        math.sin((2 * k + 3) * theta) ** 2: "One iteration too many: k iterations are k "
+        "applications of R_g R_h.",
+        math.sin(2 * k * theta) ** 2: "Count the angles: the state starts at angle θ from |a_h> "
+        "and each iteration rotates it by 2θ.",
+        run(g, h, k): "Include the offset basis state |P>: |a_g> = (|P> + sum_i g_i |i>)/sqrt(2).",
+        run(np.append(g, 1.0), np.append(h, 1.0), k): "Normalise |a_g> and |a_h> (the "
+        "1/sqrt(2)); a reflection 2|a><a| - 1 needs a unit vector.",
+        ...: "Build |a_g>, |a_h> (length P + 1 is enough), apply R_h then R_g k times to "
+        "|a_g>, and return 1 - <a_h|state>^2.",
     }
 
 
@@ -194,30 +201,9 @@ def check_pingpong_probability(fn) -> Feedback:
         want = gapip_probability(g, h, k)
         if abs(value - want) <= 1e-9:
             continue
-        variants = _pingpong_variants(g, h, k)
-        hints = {
-            "complement": "That is the probability of the outcome a_h; return its complement.",
-            "order": "Each iteration starts with the client's R_h (R_g first does nothing to "
-            "|a_g>), then the server's R_g: you are one iteration short.",
-            "extra": "One iteration too many: k iterations are k applications of R_g R_h.",
-            "angle": "Count the angles: the state starts at angle θ from |a_h> and each "
-            "iteration rotates it by 2θ.",
-            "offset": "Include the offset basis state |P>: |a_g> = (|P> + sum_i g_i |i>)/sqrt(2).",
-            "norm": "Normalise |a_g> and |a_h> (the 1/sqrt(2)); a reflection 2|a><a| - 1 needs a "
-            "unit vector.",
-        }
-        hint = next(
-            (
-                hints[name]
-                for name, v in variants.items()
-                if not math.isnan(v) and abs(value - v) <= 1e-9
-            ),
-            "Build |a_g>, |a_h> (length P + 1 is enough), apply R_h then R_g k times to "
-            "|a_g>, and return 1 - <a_h|state>^2.",
-        )
-        return failed(
-            f"{what}: not right on {case}: you gave {value:.9g}, expected {want:.9g}. Hint: {hint}"
-        )
+        said = f"not right on {case}: you gave {value:.9g}, expected {want:.9g}. Hint:"
+        cases = {v: f"{said} {hint}" for v, hint in _pingpong_slips(g, h, k).items()}
+        return grade(value, None, what, cases, tol=1e-9)
     return passed(
         f"{what}: correct on all {len(_PINGPONG_CASES)} instances (P = 2 to 16, k = 0 to 6)."
     )

@@ -762,13 +762,6 @@ def check_flip_reach(answer, P: int = 6, phase: str = "all-gather", step: int = 
     return grade(value, expected, what, cases)
 
 
-def _bidirectional_qubits(P: int, d: int, bits: int) -> int:
-    """Busiest directed link of two superdense rings in opposite directions, one all-reducing
-    the first ceil(d/2) words, the other the rest (ceil(k/2) qubits per k-bit message)."""
-    halves = (-(-d // 2), d // 2)
-    return max(link_units(P, n, bits, transport="superdense") for n in halves if n)
-
-
 @checker
 def check_bidirectional_qubits(answer, P: int = 4, d: int = 8000, bits: int = 16) -> Feedback:
     """Online qubits on the busiest directed link when two superdense rings run at once, clockwise over
@@ -784,7 +777,8 @@ def check_bidirectional_qubits(answer, P: int = 4, d: int = 8000, bits: int = 16
     P = check_int(P, "P (number of workers)", 2)
     d = check_int(d, "d", 2)
     bits = check_bits(bits)
-    expected = _bidirectional_qubits(P, d, bits)
+    # the busiest directed link: one ring per direction, over ceil(d/2) and floor(d/2) words
+    expected = max(link_units(P, n, bits, transport="superdense") for n in ((d + 1) // 2, d // 2))
     one_ring = link_units(P, d, bits, transport="superdense")
     what = f"online qubits per directed link, bidirectional superdense ring (P = {P}, d = {d})"
     hints = {

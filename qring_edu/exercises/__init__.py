@@ -1,13 +1,9 @@
 """Exercise checkers of the book: ``check_<name>(answer, ...) -> Feedback`` (presentation floor).
 
-``answer=None`` means "not attempted": the feedback says so and nothing raises. Student answers
-are compared as values (with stated tolerances), never evaluated as text (a code-graded checker
-calls the functions the reader wrote, :func:`~qring_edu.exercises._base.call_reader`); a numeric answer is a
-real number, never a string or a bool (:func:`~qring_edu.exercises._base.as_number`). One module
-per chapter slug: :mod:`.qubits` (chapter 0), :mod:`.bottleneck`, :mod:`.holevo`,
-:mod:`.superdense_ring` (and :mod:`.training`, its training section), :mod:`.vga` (both VGA
-chapters),
-:mod:`.gapip`, :mod:`.tieaudit`.
+One module per chapter slug (:mod:`.qubits` ... :mod:`.tieaudit`; :mod:`.training` is chapter 3's
+training section, :mod:`.vga` both VGA chapters); the rules every checker keeps (``None`` is "not
+attempted", answers compared as values, never evaluated) are in
+:mod:`~qring_edu.exercises._base`.
 """
 
 from ._base import Feedback

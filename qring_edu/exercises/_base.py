@@ -2,21 +2,13 @@
 
 A checker ``check_<name>(answer, ...) -> Feedback`` never raises on a student's answer: ``None``
 means "not attempted"; wrong shapes, types or values become a failing ``Feedback`` with a hint.
-Student input is never evaluated as code.
+Student input is never evaluated as code. A numeric answer is a finite Python or NumPy real (or
+0-d numeric array), never a bool or a string (:func:`as_number`, used by every comparison).
 
-One rule for numeric answers, in every chapter (:func:`as_number`): a number is a Python or
-NumPy real (or a 0-d numeric array), finite. Booleans are refused (``True`` is not the answer
-``1``), and so are strings, which are never parsed (``"0.5"`` gets the hint to drop the quotes).
-:func:`compare_number`, :func:`as_integer`, :func:`compare_integer` and :func:`close` all apply it.
-
-Code-graded ("build it yourself") exercises take the reader's *function* as the answer: the
-checker calls it on seeded random instances and compares with the library. :func:`call_reader`
-is the one way to call it: ``None``, or the chapter's stub that still raises
-``NotImplementedError``, is "not attempted"; a non-callable or a function that raises becomes a
-failing :class:`Feedback` naming the exception and the instance, never a traceback; the first
-failing instance is reported, with a hint. Tolerances are stated in each checker's docstring;
-the *other* arguments of a checker describe the exercise (set by the book or the instructor)
-and are validated like library arguments.
+Code-graded ("build it yourself") exercises take the reader's *function*, called through
+:func:`call_reader` on seeded instances and compared with the library; the first failing
+instance is reported with a hint. The *other* arguments of a checker describe the exercise and
+are validated like library arguments (:func:`checker`). Tolerances are in each docstring.
 """
 
 from __future__ import annotations
@@ -42,10 +34,12 @@ __all__ = [
     "compare_number",
     "compare_integer",
     "compare_array",
+    "grade",
     "as_number",
     "as_integer",
     "close",
     "bad_parameters",
+    "checker",
     "call_reader",
     "Forbidden",
     "forbidden",
@@ -58,11 +52,6 @@ class Feedback:
     """Result of a checker: ``passed`` and a message for the student.
 
     In a notebook it shows as one coloured line (``_repr_html_``: ✔ green, ✘ red).
-
-    Attributes
-    ----------
-    passed : bool
-    message : str
 
     Examples
     --------
@@ -200,9 +189,34 @@ def bad_parameters(exc: Exception) -> Feedback:
     )
 
 
-def compare_number(answer, expected: float, *, tol: float, what: str) -> Feedback:
+def checker(function):
+    """Decorator of a checker: the ``ValueError`` or ``TypeError`` that its invalid exercise
+    parameters raise becomes :func:`bad_parameters` feedback.
+
+    Examples
+    --------
+    >>> from qring_edu._validate import check_float
+    >>> from qring_edu.exercises._base import checker, compare_number
+    >>> @checker
+    ... def check_half(answer, n):
+    ...     return compare_number(answer, check_float(n, "n") / 2, tol=0, what="n / 2")
+    >>> check_half(1, "two").message.startswith("The exercise parameters are invalid (n")
+    True
+    """
+
+    @functools.wraps(function)
+    def check(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except (TypeError, ValueError) as exc:
+            return bad_parameters(exc)
+
+    return check
+
+
+def compare_number(answer, expected: float, *, tol: float, what: str, hint: str = "") -> Feedback:
     """Pass if ``answer`` is a number (:func:`as_number`) within ``tol`` (absolute) of
-    ``expected``.
+    ``expected``; a wrong value fails with ``hint``.
 
     Examples
     --------
@@ -217,7 +231,8 @@ def compare_number(answer, expected: float, *, tol: float, what: str) -> Feedbac
         return fb
     if abs(value - expected) <= tol:
         return passed(f"{what}: correct ({value:g}).")
-    return failed(f"{what}: {value:g} is not right (tolerance {tol:g}). Check your formula.")
+    wrong = f"{what}: {value:g} is not right (tolerance {tol:g}). Check your formula."
+    return failed(wrong + (f" {hint}" if hint else ""))
 
 
 def compare_integer(answer, expected: int, *, what: str, hint: str = "") -> Feedback:
@@ -238,6 +253,34 @@ def compare_integer(answer, expected: int, *, what: str, hint: str = "") -> Feed
     return failed(f"{what}: {value} is not right." + (f" {hint}" if hint else ""))
 
 
+def grade(value: float, expected, what: str, cases: dict, *, tol=0.0, rel=0.0) -> Feedback:
+    """Feedback on the number ``value`` from the table ``cases`` ``{answer: message}``, each
+    message after ``f"{what}: "``: it passes with ``cases[expected]`` when within
+    ``tol + rel·|expected|`` of ``expected``; else it fails with the message of the first key (a
+    number or a tuple of numbers; ``None`` is skipped) it is that close to, else with
+    ``cases[...]``. Write the ``expected`` entry after the wrong answers, so that a wrong answer
+    equal to it is never reported.
+
+    Examples
+    --------
+    >>> from qring_edu.exercises._base import grade
+    >>> cases = {8: "you doubled it.", 4: "correct.", ...: "not right."}
+    >>> grade(8, 4, "n", cases).message, grade(4.0, 4, "n", cases).passed
+    ('n: you doubled it.', True)
+    """
+
+    def near(targets) -> bool:
+        targets = targets if isinstance(targets, tuple) else (targets,)
+        return any(t is not None and abs(value - t) <= tol + rel * abs(t) for t in targets)
+
+    if expected is not None and near(expected):
+        return passed(f"{what}: {cases[expected]}")
+    for key, message in cases.items():
+        if key is not ... and key != expected and near(key):
+            return failed(f"{what}: {message}")
+    return failed(f"{what}: {cases[...]}")
+
+
 def compare_array(answer, expected, *, what: str, tol: float = 0.0) -> Feedback:
     """Pass if ``answer`` has the expected shape and every entry is within ``tol``; otherwise
     report the shape mismatch or the first wrong entry.
@@ -245,14 +288,9 @@ def compare_array(answer, expected, *, what: str, tol: float = 0.0) -> Feedback:
     Examples
     --------
     >>> from qring_edu.exercises._base import compare_array
-    >>> compare_array([[1, 2], [3, 4]], [[1, 2], [3, 4]], what="sums").passed
-    True
     >>> compare_array([1, 2, 5], [1, 2, 3], what="sums").message
     'sums: entry (2,) is 5, expected 3 (1 wrong entries in all).'
-    >>> compare_array([1, 2], [1, 2, 3], what="sums").message
-    'sums: expected shape (3,), got (2,).'
     """
-
     if answer is None:
         return not_attempted(what)
     expected = np.asarray(expected)
@@ -280,22 +318,16 @@ def call_reader(
     stop: tuple[type[BaseException], ...] = (),
     forbid: tuple[str, ...] = (),
 ):
-    """Call a function the reader wrote, for the code-graded exercises ("build it yourself"): the
-    checker runs the reader's code, never evaluates text.
+    """``function(*args)`` for the code-graded exercises: ``(result, None)`` or ``(None, failing
+    Feedback)``.
 
-    Returns ``(result, None)``, or ``(None, failing Feedback)``: "not attempted" when
-    ``function`` is ``None`` or raises ``NotImplementedError`` (the chapter's stub); a hint when it is not callable; when the call raises, the exception's
-    type and message, the line of the reader's function it came from (when the source is known)
-    and ``case``, a description of the instance. Exceptions of the types in ``stop`` (a checker's
-    own way to halt the reader's code with a reason) give their message as is. Never raises itself
-    (only ``KeyboardInterrupt`` and ``SystemExit`` pass through). ``name`` labels the function
-    in the messages (default: its ``__name__``).
-
-    ``forbid`` names the library functions the exercise asks the reader not to call ("build it
-    yourself"): the call then runs inside ``pristine().forbidden(*forbid, student=function)``
-    (:func:`forbidden`, from a fresh copy of this module, :func:`pristine`), so a function that
-    holds one of them (an alias, a default argument, a closure) or calls one fails with a message
-    naming it.
+    "Not attempted" when ``function`` is ``None`` or raises ``NotImplementedError`` (the
+    chapter's stub); a hint when it is not callable; when the call raises, the exception's type
+    and message, the line of the reader's function it came from and ``case`` (the instance).
+    Exceptions of the types in ``stop`` (the checker halting the reader's code) give their
+    message as is. Never raises (``KeyboardInterrupt`` and ``SystemExit`` pass). ``name`` labels
+    the function (default: its ``__name__``). ``forbid``: library functions the reader may not
+    call; the call runs inside ``pristine().forbidden(*forbid, student=function)``.
 
     Examples
     --------
@@ -315,11 +347,7 @@ def call_reader(
     """
     label = name or getattr(function, "__name__", "your function")
     if function is None:
-        return None, Feedback(
-            False,
-            f"Not attempted yet: write your function for {label} and "
-            "pass it (its name, without parentheses) instead of None.",
-        )
+        return None, not_a_function(function, label)
     if not callable(function):
         return None, failed(
             f"{label}: expected a function (the name of the function you "
@@ -426,10 +454,7 @@ def _crash_site(exc: BaseException, function) -> str:
 
 class Forbidden(RuntimeError):
     """Raised when an answer uses a library function that its question forbids
-    (:func:`forbidden`).
-
-    Each copy of this module made by :func:`pristine` has its own ``Forbidden`` class (catch the
-    copy's, or ``RuntimeError``).
+    (:func:`forbidden`); each :func:`pristine` copy has its own class (or catch ``RuntimeError``).
 
     Examples
     --------
@@ -474,13 +499,11 @@ def _functions_named(names) -> dict[int, tuple[types.FunctionType, str]]:
 def _reference(student, targets: dict[int, tuple[types.FunctionType, str]]):
     """``(name, path)`` when ``student`` refers to one of ``targets``, else ``None``.
 
-    A reference is the function object itself (by identity, under any name) or a function or
-    code object with the same code (a copy made with ``types.FunctionType``). The search visits
-    the student's functions (those whose globals are the student's, e.g. a notebook's) in full:
-    the default values of their arguments (``__defaults__``, ``__kwdefaults__``), their closure
-    cells and the global names their code uses (nested functions and lambdas included); and, in
-    what it finds there, the items of tuples, lists, sets and dicts, ``functools.partial``
-    objects, bound methods, and the classes and instances the student defined.
+    A reference is the function object itself or a function or code object with the same code.
+    The search visits the student's functions (globals = the student's) in full: argument
+    defaults, closure cells and the global names their code uses (nested code included); and, in
+    what it finds there, containers, partials, bound methods, and the student's classes and
+    instances.
     """
     home = getattr(student, "__globals__", None)
     home_name = home.get("__name__") if isinstance(home, dict) else None
@@ -554,35 +577,17 @@ def forbidden(*names: str, student=None):
     :class:`Forbidden`, and, before it starts, ``student`` (the answer under test) is refused if
     it refers to one of them.
 
-    For the graded questions ("compute it without calling ``ring_allreduce``") and the checkers
-    of the "build it yourself" exercises (:func:`call_reader` with ``forbid``). Two things
-    happen:
-
-    1. *Inspection.* ``student`` (a function, or several in a tuple) is searched for the
-       forbidden function objects, by identity and under any name: the default values of its
-       arguments, its closure cells and the global names its code uses, recursively through the
-       functions, classes, partials and containers it reaches there (the helpers a student
-       wrote). A reference raises :class:`Forbidden` at once, naming the function and the way
-       it was reached (``def f(P, d, _ra=ring_allreduce)`` is refused even if the shortcut is
-       never called). So is a copy of a forbidden function's code.
-    2. *Switching off.* Each forbidden function object itself runs a stub that raises
+    1. *Inspection.* ``student`` (a function, or a tuple of them) is searched for the forbidden
+       function objects, by identity under any name, or a copy of their code, through what
+       it reaches: ``def f(P, d, _ra=ring_allreduce)`` is refused even if never called.
+    2. *Switching off.* Each forbidden function object runs a stub that raises
        :class:`Forbidden` while the block lasts (its ``__code__`` is swapped, and restored on
-       exit, also after an error). Every way of reaching it is therefore covered:
-       ``qr.ring_allreduce``, ``qring_edu.ring.ring_allreduce``, an alias in the notebook, an
-       object that holds it. Other library functions work as usual (a library function that
-       calls a forbidden one internally raises too).
+       exit), so every way of reaching it is covered: ``qr.ring_allreduce``, an alias, an object
+       that holds it, a library function that calls it.
 
-    Graders use the copy :func:`pristine` returns (``pristine().forbidden(...)``), not this
-    module's attribute, so that rebinding ``qring_edu.exercises._base.forbidden`` (for example
-    to ``contextlib.nullcontext``) in the student's code changes nothing.
-
-    Parameters
-    ----------
-    *names : str
-        Names of functions of ``qring_edu`` or of one of its loaded modules (e.g.
-        ``"sketch_bits"``, which lives in ``qring_edu.gapip``).
-    student : callable or tuple of callables, optional
-        The answer under test (e.g. the student's ``link_bits``), inspected before the block.
+    Graders use the copy :func:`pristine` returns, so that rebinding
+    ``qring_edu.exercises._base.forbidden`` in the student's code changes nothing. ``names``:
+    functions of any loaded ``qring_edu`` module (e.g. ``"sketch_bits"``).
 
     Raises
     ------
@@ -645,15 +650,10 @@ def pristine():
     """A fresh copy of this module (``qring_edu/exercises/_base.py``), executed from its file
     into a new module object that only the caller holds; graders take :func:`forbidden` from it.
 
-    A student's code runs in the same Python process as the checks that grade it, before them,
-    and can rebind any name of the imported module: ``qring_edu.exercises._base.forbidden =
-    contextlib.nullcontext`` would switch the guard off for every later ``from
-    qring_edu.exercises._base import forbidden``. The copy is made at check time from the file,
-    so what the student's code did to the imported module (``forbidden``, ``Forbidden`` and the
-    helpers the guard uses) is not in it. The file's path comes from this function's compiled
-    code, not from a module attribute. A check that runs inside the student's process cannot rule
-    everything out; that is why instructors also grade in a throwaway container and keep the
-    hidden tests private (the instructor bundle, ``make instructor``).
+    Why: the student's code runs earlier in the same process and could rebind the imported
+    module's names (``forbidden = contextlib.nullcontext``); the copy, made at check time from
+    the file this function was compiled from, has none of those changes. (It cannot rule
+    everything out: instructors also grade in a throwaway container, ``make instructor``.)
 
     Examples
     --------

@@ -22,7 +22,7 @@ from ..costmodel import (
     ring_time,
 )
 from ..ring import chunk_bounds, message_bits, ring_allreduce, ring_schedule
-from ._base import Feedback, as_integer, as_number, call_reader, close, failed, passed
+from ._base import Feedback, as_integer, as_number, call_reader, failed, grade, passed
 
 __all__ = [
     "check_chunk_sent",
@@ -47,26 +47,17 @@ RELATIVE_TOLERANCE = 0.01
 _MAX_RUN_SIZE = 4_000_000
 
 
-def _close(value: float, expected: float, rel: float = RELATIVE_TOLERANCE) -> bool:
-    return close(value, expected, rel=rel)
-
-
-# ---------------------------------------------------------------------------------------------
 def check_chunk_sent(
     answer, P: int = 5, k: int = 3, s: int = 2, phase: str = "reduce-scatter"
 ) -> Feedback:
-    """Which chunk does worker ``k`` send at step ``s`` (0 .. P-2) of ``phase``?
-
-    Reference: the message of :func:`qring_edu.ring_schedule` with that sender and step
-    (reduce-scatter: (k - s) mod P; all-gather: (k + 1 - s) mod P). Exact integer answer.
+    """Which chunk does worker ``k`` send at step ``s`` (0 .. P-2) of ``phase``? Reduce-scatter:
+    (k - s) mod P; all-gather: (k + 1 - s) mod P (:func:`qring_edu.ring_schedule`). Exact.
 
     Examples
     --------
     >>> from qring_edu.exercises.bottleneck import check_chunk_sent
     >>> check_chunk_sent(2, P=4, k=3, s=1).passed
     True
-    >>> print(check_chunk_sent(0, P=4, k=3, s=1).message)
-    chunk sent by worker 3 at reduce-scatter step 1 (P = 4): 0 is not right. Chunks travel forward (k -> k+1), so the chunk a worker forwards moves *backwards* in index as s grows.
     >>> check_chunk_sent(None).passed
     False
     """
@@ -80,47 +71,33 @@ def check_chunk_sent(
         return fb
     global_step = s if phase == "reduce-scatter" else P - 1 + s
     expected = next(m.chunk for m in ring_schedule(P) if m.sender == k and m.step == global_step)
-    if value == expected:
-        return passed(f"{what}: correct, chunk {expected}.")
-    if not 0 <= value < P:
+    if value != expected and not 0 <= value < P:
         return failed(f"{what}: chunks are numbered 0 .. {P - 1}; reduce your answer mod P.")
-    if phase == "reduce-scatter" and value == (k + s) % P:
-        return failed(
-            f"{what}: {value} is not right. Chunks travel forward (k -> k+1), so the "
-            "chunk a worker forwards moves *backwards* in index as s grows."
-        )
-    if phase == "reduce-scatter" and value == (k + 1 - s) % P:
-        return failed(
-            f"{what}: {value} is the all-gather chunk. In reduce-scatter worker k "
-            "starts by sending its own-index chunk k."
-        )
-    if phase == "all-gather" and value == (k - s) % P:
-        return failed(
-            f"{what}: {value} is the reduce-scatter chunk. In all-gather worker k "
-            "starts by sending the chunk it has fully reduced, (k + 1) mod P."
-        )
-    return failed(
-        f"{what}: {value} is not right. Hint: worker k sends at step 0 the chunk it "
-        "owns for this phase, then passes on each step what it received the step before."
-    )
+    rs = phase == "reduce-scatter"
+    hints = {
+        (k + s) % P if rs else None: f"{value} is not right. Chunks travel forward (k -> k+1), "
+        "so the chunk a worker forwards moves *backwards* in index as s grows.",
+        (k + 1 - s) % P if rs else None: f"{value} is the all-gather chunk. In reduce-scatter "
+        "worker k starts by sending its own-index chunk k.",
+        None if rs else (k - s) % P: f"{value} is the reduce-scatter chunk. In all-gather "
+        "worker k starts by sending the chunk it has fully reduced, (k + 1) mod P.",
+        expected: f"correct, chunk {expected}.",
+        ...: f"{value} is not right. Hint: worker k sends at step 0 the chunk it "
+        "owns for this phase, then passes on each step what it received the step before.",
+    }
+    return grade(value, expected, what, hints)
 
 
-# ---------------------------------------------------------------------------------------------
 def check_link_bits(answer, P: int = 6, d: int = 1200, bits: int = 16) -> Feedback:
-    """Bits sent over the busiest directed link during one classical ring all-reduce of
-    ``d`` words of ``bits`` bits on ``P`` workers.
-
-    Reference: ``ledger.online_bits()`` of :func:`qring_edu.ring_allreduce` run on zero
-    gradients of shape (P, d) (P * d <= 4e6). Exact integer answer (tolerance 0).
-    When P | d it equals 2 (P-1) (d/P) bits.
+    """Bits sent over the busiest directed link in one classical ring all-reduce of ``d`` words of
+    ``bits`` bits on ``P`` workers: ``ledger.online_bits()`` of :func:`qring_edu.ring_allreduce`
+    on zeros (P * d <= 4e6); 2 (P-1) (d/P) b when P | d. Exact.
 
     Examples
     --------
     >>> from qring_edu.exercises.bottleneck import check_link_bits
     >>> check_link_bits(960, P=4, d=40, bits=16)
     Feedback(passed=True, message='bits on the busiest link (P = 4, d = 40, b = 16): correct, 960 bits.')
-    >>> print(check_link_bits(1280, P=4, d=40, bits=16).message)
-    bits on the busiest link (P = 4, d = 40, b = 16): 1280 is not right. Count the 2(P-1) messages one link sends and the size of each (see chunk_bounds).
     """
     P = check_int(P, "P (number of workers)", 2)
     d = check_int(d, "d", 1)
@@ -131,36 +108,28 @@ def check_link_bits(answer, P: int = 6, d: int = 1200, bits: int = 16) -> Feedba
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    ledger = ring_allreduce(np.zeros((P, d), dtype=np.int64), bits=bits).ledger
-    expected = ledger.online_bits()
+    expected = ring_allreduce(np.zeros((P, d), dtype=np.int64), bits=bits).ledger.online_bits()
     if value == expected:
         return passed(f"{what}: correct, {expected} bits.")
     chunk = -(-d // P)
-    if _close(value, 2 * (P - 1) * d * bits, 1e-9):
-        return failed(
-            f"{what}: {value:g} counts whole vectors. Each message is one chunk of "
-            "about d/P words, not the whole gradient."
-        )
-    if _close(value, (P - 1) * chunk * bits, 1e-9) or _close(value, (P - 1) * d / P * bits, 1e-9):
-        return failed(
-            f"{what}: {value:g} counts only one phase; there are P-1 reduce-scatter "
-            "steps and P-1 all-gather steps."
-        )
-    if _close(value, 2 * (P - 1) * chunk, 1e-9) or _close(value, 2 * (P - 1) * d / P, 1e-9):
-        return failed(f"{what}: {value:g} looks like words, not bits: multiply by b = {bits}.")
-    if d % P and _close(value, allreduce_lower_bound_bits(P, d, bits), 1e-9):
-        return failed(
-            f"{what}: {value:g} is the lower bound 2(P-1)/P·d·b, but P does not "
-            "divide d: chunk sizes differ by one, and the busiest link sends some "
-            "of the longer chunks."
-        )
-    return failed(
-        f"{what}: {value:g} is not right. Count the 2(P-1) messages one link sends "
-        "and the size of each (see chunk_bounds)."
-    )
+    one_phase = f"{value:g} counts only one phase; there are P-1 reduce-scatter steps and P-1 "
+    words = f"{value:g} looks like words, not bits: multiply by b = {bits}."
+    hints = {
+        2 * (P - 1) * d * bits: f"{value:g} counts whole vectors. Each message is one chunk of "
+        "about d/P words, not the whole gradient.",
+        (P - 1) * chunk * bits: one_phase + "all-gather steps.",
+        (P - 1) * d / P * bits: one_phase + "all-gather steps.",
+        2 * (P - 1) * chunk: words,
+        2 * (P - 1) * d / P: words,
+        allreduce_lower_bound_bits(P, d, bits) if d % P else None: f"{value:g} is the lower "
+        "bound 2(P-1)/P·d·b, but P does not divide d: chunk sizes differ by one, and the "
+        "busiest link sends some of the longer chunks.",
+        ...: f"{value:g} is not right. Count the 2(P-1) messages one link sends "
+        "and the size of each (see chunk_bounds).",
+    }
+    return grade(value, None, what, hints, rel=1e-9)
 
 
-# ---------------------------------------------------------------------------------------------
 def check_ring_vs_ps_speedup(
     answer,
     P: int = 16,
@@ -169,10 +138,9 @@ def check_ring_vs_ps_speedup(
     alpha: float = 10e-6,
     beta: float = 1e-11,
 ) -> Feedback:
-    """Speed-up of the ring over a single parameter server in the α–β model:
-    ``parameter_server_time / ring_time`` (:mod:`qring_edu.costmodel`).
-
-    ``alpha`` in seconds per message, ``beta`` in seconds per bit. Relative tolerance 1 %.
+    """Speed-up of the ring over one parameter server in the α–β model,
+    ``parameter_server_time / ring_time`` (:mod:`qring_edu.costmodel`; α in s per message, β in s
+    per bit). Relative tolerance 1 %.
 
     Examples
     --------
@@ -180,8 +148,6 @@ def check_ring_vs_ps_speedup(
     >>> setting = dict(P=8, d=1000, bits=16, alpha=1e-6, beta=1e-9)
     >>> check_ring_vs_ps_speedup(6.143, **setting).passed
     True
-    >>> print(check_ring_vs_ps_speedup(0.163, **setting).message)
-    parameter-server time / ring time (P = 8): 0.163 is the inverse ratio: divide the server's time by the ring's.
     """
     P = check_int(P, "P (number of workers)", 2)
     d = check_int(d, "d", 1)
@@ -192,33 +158,21 @@ def check_ring_vs_ps_speedup(
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    t_ps = parameter_server_time(P, d, bits, alpha, beta)
-    t_ring = ring_time(P, d, bits, alpha, beta)
-    expected = t_ps / t_ring
-    if _close(value, expected):
-        return passed(f"{what}: correct, {expected:.3f} (your {value:.4g}; tolerance 1 %).")
-    if value > 0 and _close(1 / value, expected):
-        return failed(
-            f"{what}: {value:.4g} is the inverse ratio: divide the server's time by the ring's."
-        )
+    expected = parameter_server_time(P, d, bits, alpha, beta) / ring_time(P, d, bits, alpha, beta)
     no_latency = parameter_server_time(P, d, bits, 0.0, beta) / ring_time(P, d, bits, 0.0, beta)
-    if alpha > 0 and _close(value, no_latency):
-        return failed(
-            f"{what}: {value:.4g} ignores the latency α: the ring pays it 2(P-1) "
-            "times, the server only twice."
-        )
-    if _close(value, P / 2) or _close(value, float(P)):
-        return failed(
-            f"{what}: {value:.4g} is a large-d limit. Use the exact formulas "
-            "2(α + P·d·b·β) and 2(P-1)(α + ⌈d/P⌉·b·β)."
-        )
-    return failed(
-        f"{what}: {value:.4g} is not right (tolerance 1 %). Server: 2(α + P·d·b·β); "
-        "ring: 2(P-1)(α + ⌈d/P⌉·b·β)."
-    )
+    hints = {
+        1 / expected: f"{value:.4g} is the inverse ratio: divide the server's time by the ring's.",
+        no_latency if alpha > 0 else None: f"{value:.4g} ignores the latency α: the ring pays "
+        "it 2(P-1) times, the server only twice.",
+        (P / 2, float(P)): f"{value:.4g} is a large-d limit. Use the exact formulas "
+        "2(α + P·d·b·β) and 2(P-1)(α + ⌈d/P⌉·b·β).",
+        expected: f"correct, {expected:.3f} (your {value:.4g}; tolerance 1 %).",
+        ...: f"{value:.4g} is not right (tolerance 1 %). Server: 2(α + P·d·b·β); "
+        "ring: 2(P-1)(α + ⌈d/P⌉·b·β).",
+    }
+    return grade(value, expected, what, hints, rel=RELATIVE_TOLERANCE)
 
 
-# ---------------------------------------------------------------------------------------------
 def check_model_comm_time(
     answer,
     model: str = "GPT-2 XL",
@@ -227,18 +181,14 @@ def check_model_comm_time(
     alpha: float = 10e-6,
     bandwidth_gbps: float = 100.0,
 ) -> Feedback:
-    """Seconds one ring all-reduce of ``model``'s gradient takes (α–β model,
-    :func:`qring_edu.ring_time`, d = ``MODEL_SIZES[model]``, beta = 1 / (bandwidth · 1e9)).
-
-    ``alpha`` in seconds; answer in seconds; relative tolerance 1 %.
+    """Seconds of one ring all-reduce of ``model``'s gradient (:func:`qring_edu.ring_time`,
+    d = ``MODEL_SIZES[model]``, β = 1 / (bandwidth · 1e9), α in s). Relative tolerance 1 %.
 
     Examples
     --------
     >>> from qring_edu.exercises.bottleneck import check_model_comm_time
     >>> check_model_comm_time(0.0073, model="ResNet-50", P=8).passed
     True
-    >>> print(check_model_comm_time(7.296, model="ResNet-50", P=8).message)
-    ring all-reduce time of ResNet-50 in seconds (P = 8, 16-bit words): 7.296 looks like milliseconds; the answer is in seconds.
     """
     model = check_choice(model, "model", tuple(MODEL_SIZES))
     P = check_int(P, "P (number of workers)", 2)
@@ -252,26 +202,20 @@ def check_model_comm_time(
     d = MODEL_SIZES[model]
     beta = 1.0 / (bandwidth_gbps * 1e9)
     expected = ring_time(P, d, bits, alpha, beta)
-    if _close(value, expected):
-        return passed(f"{what}: correct, {expected:.4g} s (your {value:.4g}; tolerance 1 %).")
-    for factor, hint in (
-        (1e3, "milliseconds; the answer is in seconds"),
-        (1 / 8, "bytes instead of bits (or bits instead of bytes)"),
-        (8, "bytes instead of bits (or bits instead of bytes)"),
-    ):
-        if _close(value, expected * factor):
-            return failed(f"{what}: {value:.4g} looks like {hint}.")
-    if _close(value, parameter_server_time(P, d, bits, alpha, beta)):
-        return failed(f"{what}: {value:.4g} is the parameter server's time, not the ring's.")
-    if _close(value, d * bits * beta) or _close(value, d * bits * beta + alpha):
-        return failed(
-            f"{what}: {value:.4g} sends one copy of the gradient; each link carries "
-            "2(P-1) chunks of d/P words."
-        )
-    return failed(
-        f"{what}: {value:.4g} is not right (tolerance 1 %). Use "
-        "T = 2(P-1)(α + ⌈d/P⌉·b·β) with β = 1/bandwidth in s/bit."
-    )
+    units = f"{value:.4g} looks like bytes instead of bits (or bits instead of bytes)."
+    hints = {
+        expected * 1e3: f"{value:.4g} looks like milliseconds; the answer is in seconds.",
+        expected / 8: units,
+        expected * 8: units,
+        parameter_server_time(P, d, bits, alpha, beta): f"{value:.4g} is the parameter "
+        "server's time, not the ring's.",
+        (d * bits * beta, d * bits * beta + alpha): f"{value:.4g} sends one copy of the "
+        "gradient; each link carries 2(P-1) chunks of d/P words.",
+        expected: f"correct, {expected:.4g} s (your {value:.4g}; tolerance 1 %).",
+        ...: f"{value:.4g} is not right (tolerance 1 %). Use "
+        "T = 2(P-1)(α + ⌈d/P⌉·b·β) with β = 1/bandwidth in s/bit.",
+    }
+    return grade(value, expected, what, hints, rel=RELATIVE_TOLERANCE)
 
 
 # -- Code-graded exercises: the reader's own ring --------------------------------------------------
@@ -324,18 +268,7 @@ def _show(words: np.ndarray, limit: int = 6) -> str:
     return f"[{items}{', ...' if words.size > limit else ''}]"
 
 
-def _diagnose_message(
-    P: int,
-    bits: int,
-    bounds,
-    k: int,
-    step: int,
-    chunk: int,
-    got: np.ndarray,
-    want: np.ndarray,
-    before,
-    messages,
-) -> str:
+def _diagnose_message(P, bits, bounds, k, step, chunk, got, want, before, messages) -> str:
     """Why worker k's message at global step ``step`` differs from the ring's."""
     mod = 1 << bits
     rs = step < P - 1
@@ -534,28 +467,20 @@ def _ring_case(fn, grads: np.ndarray, bits: int) -> Feedback | str | None:
 def check_ring_code(fn, *, seed: int = 0) -> Feedback:
     """Grade the reader's ring all-reduce ``fn(grads, bits, send) -> array (P, d)``.
 
-    ``grads``: int64 array of shape (P, d), worker k's words in row k, each in 0 .. 2**bits - 1
-    (a copy: the function may change it). ``send(k, words)``: worker k sends ``words`` (a chunk
-    of its copy, 1-D) to worker (k + 1) mod P and gets back what arrives there (a copy). The
-    function must run the ring of :func:`qring_edu.ring_schedule` (reduce-scatter, then
-    all-gather, every message through ``send``, each worker one message per step in step order;
-    empty chunks may be sent or skipped) and return every worker's final copy, words in
-    0 .. 2**bits - 1 (or the signed residues :func:`qring_edu.ring_allreduce` returns).
-
-    The checker runs :data:`RING_CODE_CASES` on seeded uniform words and compares every message
-    with the ring's and the result with ``qring_edu.ring_allreduce(grads, bits=bits).outputs``;
-    the first difference is reported with a hint (wrong chunk index at step s, additions not
-    reduced mod 2**bits, the all-gather missing or adding instead of overwriting, ...).
-    ``fn=None`` (or a function returning ``None``) means "not attempted". ``seed`` picks the
-    random words. ``ring_allreduce`` and ``ring_pass`` are switched off while ``fn`` runs.
+    ``grads``: int64 (P, d), row k worker k's words in 0 .. 2**bits - 1 (a copy). ``send(k,
+    words)``: worker k sends a 1-D chunk of its copy to (k + 1) mod P and gets back what arrives.
+    The function must run the ring of :func:`qring_edu.ring_schedule` (every message through
+    ``send``, one per worker and step; empty chunks may be skipped) and return every worker's final
+    copy (words mod 2**bits, or the signed residues of :func:`qring_edu.ring_allreduce`). On
+    :data:`RING_CODE_CASES` (seeded words) every message and the result are compared with the
+    library's; the first difference gets a hint. ``ring_allreduce`` and ``ring_pass`` are switched
+    off while ``fn`` runs.
 
     Examples
     --------
     A shortcut that never sends anything is not a ring:
 
     >>> from qring_edu.exercises.bottleneck import check_ring_code
-    >>> print(check_ring_code(lambda grads, bits, send: grads).message)
-    the ring all-reduce exercise (my_ring_allreduce), case 1 of 7 (P = 2, d = 4, b = 8), grads = [[217, 163, 130, 69], [78, 10, 19, 4]]: your function never called send: in a ring all-reduce every word travels over a link, one chunk per worker and step (a shortcut such as grads.sum(axis=0) is not a ring).
     >>> check_ring_code(None).passed
     False
     """
@@ -600,11 +525,9 @@ RING_TIME_CASES = (
 
 
 def check_ring_time_code(fn) -> Feedback:
-    """Grade the reader's α–β time ``fn(P, d, bits, alpha, beta) -> seconds`` of one classical
-    ring all-reduce against :func:`qring_edu.ring_time` on :data:`RING_TIME_CASES` (relative
-    tolerance 1e-9). Common slips (d/P instead of the largest chunk, one phase, the latency
-    paid once, whole vectors per step, words instead of bits, P instead of P - 1 steps) get a
-    hint. ``fn=None`` means "not attempted". ``ring_time`` is switched off while ``fn`` runs.
+    """Grade the reader's α–β time ``fn(P, d, bits, alpha, beta) -> seconds`` of one ring all-reduce
+    against :func:`qring_edu.ring_time` (switched off while it runs) on :data:`RING_TIME_CASES`
+    (relative tolerance 1e-9), with hints for the common slips.
 
     Examples
     --------
@@ -616,8 +539,6 @@ def check_ring_time_code(fn) -> Feedback:
     False
     >>> def even_chunks(P, d, b, alpha, beta):       # d/P words per message
     ...     return 2 * (P - 1) * (alpha + d / P * b * beta)
-    >>> print(check_ring_time_code(even_chunks).message)
-    the α–β exercise (my_ring_time), case 2 (P = 3, d = 10, b = 8, α = 2e-06 s, β = 1e-09 s/bit): your function returns 8.10667e-06 s, which uses d/P words per message; the chunks have at most ⌈d/P⌉ words and the largest one sets the pace of every step. Expected 8.128e-06 s.
     """
     what = "the α–β exercise (my_ring_time)"
     if fn is None:
@@ -645,43 +566,23 @@ def check_ring_time_code(fn) -> Feedback:
         if math.isclose(t, expected, rel_tol=1e-9, abs_tol=1e-18):
             continue
         n = -(-d // P)
-        slips = (
-            (
-                2 * (P - 1) * (alpha + d / P * b * beta),
-                "uses d/P words per message; the chunks have at most ⌈d/P⌉ words and the largest "
-                "one sets the pace of every step",
-            ),
-            (
-                (P - 1) * (alpha + n * b * beta),
-                "counts one phase; there are P - 1 reduce-scatter and P - 1 all-gather steps",
-            ),
-            (
-                2 * alpha + 2 * (P - 1) * n * b * beta,
-                "pays the latency α once per phase; every "
-                "one of the 2(P - 1) steps is a message and pays α",
-            ),
-            (
-                alpha + 2 * (P - 1) * n * b * beta,
-                "pays the latency α once; every one of the 2(P - 1) steps is a message and pays α",
-            ),
-            (
-                2 * (P - 1) * (alpha + d * b * beta),
-                "sends the whole vector at every step; each "
-                "message is one chunk of about d/P words",
-            ),
-            (2 * (P - 1) * (alpha + n * beta), "counts words, not bits: multiply by b"),
-            (2 * P * (alpha + n * b * beta), "has 2P steps; each phase has P - 1"),
-        )
-        for wrong, hint in slips:
-            if math.isclose(t, wrong, rel_tol=1e-9, abs_tol=1e-18):
-                return failed(
-                    f"{what}, {case}: your function returns {t:.6g} s, which {hint}. "
-                    f"Expected {expected:.6g} s."
-                )
-        return failed(
-            f"{what}, {case}: your function returns {t:.6g} s, expected {expected:.6g} "
-            "s = 2(P - 1)(α + ⌈d/P⌉·b·β)."
-        )
+        pays = "every one of the 2(P - 1) steps is a message and pays α"
+        slips = {
+            2 * (P - 1) * (alpha + d / P * b * beta): "uses d/P words per message; the chunks "
+            "have at most ⌈d/P⌉ words and the largest one sets the pace of every step",
+            (P - 1) * (alpha + n * b * beta): "counts one phase; there are P - 1 reduce-scatter "
+            "and P - 1 all-gather steps",
+            2 * alpha + 2 * (P - 1) * n * b * beta: f"pays the latency α once per phase; {pays}",
+            alpha + 2 * (P - 1) * n * b * beta: f"pays the latency α once; {pays}",
+            2 * (P - 1) * (alpha + d * b * beta): "sends the whole vector at every step; each "
+            "message is one chunk of about d/P words",
+            2 * (P - 1) * (alpha + n * beta): "counts words, not bits: multiply by b",
+            2 * P * (alpha + n * b * beta): "has 2P steps; each phase has P - 1",
+        }
+        returns = f"your function returns {t:.6g} s"
+        cases = {k: f"{returns}, which {h}. Expected {expected:.6g} s." for k, h in slips.items()}
+        cases[...] = f"{returns}, expected {expected:.6g} s = 2(P - 1)(α + ⌈d/P⌉·b·β)."
+        return grade(t, None, f"{what}, {case}", cases, tol=1e-18, rel=1e-9)
     return passed(
         f"{what}: correct on all {len(RING_TIME_CASES)} cases: "
         "T = 2(P - 1)(α + ⌈d/P⌉·b·β), as qr.ring_time."
@@ -699,17 +600,15 @@ def check_overlap_tail(
     compute: float = 0.2,
     buckets: int = 10,
 ) -> Feedback:
-    """Milliseconds of classical all-reduce left after the backward pass when the gradient of
-    ``model`` is all-reduced in ``buckets`` buckets as they become ready (the ``tail`` of
-    :func:`qring_edu.costmodel.bucketed_iteration_time`, formula; ``compute`` in seconds, 2/3 of
-    it backward). Relative tolerance 1 %.
+    """Milliseconds of all-reduce left after the backward pass when ``model``'s gradient is
+    all-reduced in ``buckets`` buckets as they become ready (``tail`` of
+    :func:`qring_edu.costmodel.bucketed_iteration_time`; ``compute`` in s, 2/3 of it backward).
+    Relative tolerance 1 %.
 
     Examples
     --------
     >>> from qring_edu.exercises.bottleneck import check_overlap_tail
     >>> setting = dict(model="ResNet-50", P=8, alpha=5e-6, compute=0.02, buckets=5)
-    >>> print(check_overlap_tail(1.501, **setting).message)
-    ms of all-reduce after the backward pass (ResNet-50, P = 8, B = 5 buckets, 20 ms of compute): correct, 1.501 ms (the whole all-reduce would take 7.23 ms; 79% of it is hidden).
     >>> check_overlap_tail(0.001501, **setting).passed             # seconds, not ms
     False
     """
@@ -732,52 +631,33 @@ def check_overlap_tail(
     it = bucketed_iteration_time(compute, P, d, bits, alpha, beta, buckets=B, method="formula")
     expected = it.tail * 1e3
     whole = ring_time(P, d, bits, alpha, beta) * 1e3
-    if _close(value, expected):
-        return passed(
-            f"{what}: correct, {expected:.3f} ms (the whole all-reduce would take "
-            f"{whole:.2f} ms; {1 - expected / whole:.0%} of it is hidden)."
-        )
-    if _close(value, whole):
-        return failed(
-            f"{what}: {value:.4g} ms is the whole all-reduce, as if nothing overlapped. "
-            "Only the buckets still in flight when the backward pass ends count."
-        )
-    if _close(value, whole / B):
-        return failed(
-            f"{what}: {value:.4g} ms is the whole all-reduce divided by B. Each bucket's "
-            "all-reduce is a ring of its own and pays all 2(P - 1) latencies α: use "
-            "ring_time for d/B words."
-        )
-    if _close(value, it.total * 1e3):
-        return failed(
-            f"{what}: {value:.4g} ms is the whole iteration; the question asks for the "
-            "part after the compute."
-        )
-    if abs(value) < 1e-9:
-        return failed(
-            f"{what}: 0 would mean perfect hiding, but the last bucket is ready only at "
-            "the end of the backward pass, and its all-reduce starts then."
-        )
-    return failed(
-        f"{what}: {value:.4g} ms is not right (tolerance 1 %). Is the link free when "
-        "the last bucket becomes ready? Then what is left is that bucket's ring."
-    )
+    hints = {
+        whole: f"{value:.4g} ms is the whole all-reduce, as if nothing overlapped. "
+        "Only the buckets still in flight when the backward pass ends count.",
+        whole / B: f"{value:.4g} ms is the whole all-reduce divided by B. Each bucket's "
+        "all-reduce is a ring of its own and pays all 2(P - 1) latencies α: use "
+        "ring_time for d/B words.",
+        it.total * 1e3: f"{value:.4g} ms is the whole iteration; the question asks for the "
+        "part after the compute.",
+        0.0: "0 would mean perfect hiding, but the last bucket is ready only at "
+        "the end of the backward pass, and its all-reduce starts then.",
+        expected: f"correct, {expected:.3f} ms (the whole all-reduce would take "
+        f"{whole:.2f} ms; {1 - expected / whole:.0%} of it is hidden).",
+        ...: f"{value:.4g} ms is not right (tolerance 1 %). Is the link free when "
+        "the last bucket becomes ready? Then what is left is that bucket's ring.",
+    }
+    return grade(value, expected, what, hints, rel=RELATIVE_TOLERANCE, tol=1e-9)
 
 
 def check_bidirectional_link_bits(answer, P: int = 6, d: int = 1200, bits: int = 16) -> Feedback:
-    """Bits on the busiest *directed* link of a bidirectional ring all-reduce: the vector is
-    split in two halves (⌈d/2⌉ and ⌊d/2⌋ words), one all-reduced clockwise and one
-    counter-clockwise at the same time over full-duplex links (each half by the ring of
-    :func:`qring_edu.ring_schedule`, per-message sizes from :func:`qring_edu.ring.message_bits`).
-    Exact integer answer.
+    """Bits on the busiest *directed* link when ⌈d/2⌉ words are all-reduced clockwise and ⌊d/2⌋
+    counter-clockwise at once over full-duplex links (:func:`qring_edu.ring.message_bits`). Exact.
 
     Examples
     --------
     >>> from qring_edu.exercises.bottleneck import check_bidirectional_link_bits
     >>> check_bidirectional_link_bits(480, P=4, d=40).passed
     True
-    >>> print(check_bidirectional_link_bits(960, P=4, d=40).message)
-    bits on the busiest directed link of the bidirectional ring (P = 4, d = 40, b = 16): 960 is the one-way ring. Each direction now carries only half of the vector. (Per worker, the bits *sent* are unchanged: it sends on both of its links.)
     """
     P = check_int(P, "P (number of workers)", 2)
     d = check_int(d, "d", 2)
@@ -788,36 +668,26 @@ def check_bidirectional_link_bits(answer, P: int = 6, d: int = 1200, bits: int =
         return fb
     expected = max(int(message_bits(P, h, bits).sum(axis=1).max()) for h in ((d + 1) // 2, d // 2))
     one_way = int(message_bits(P, d, bits).sum(axis=1).max())
-    if value == expected:
-        return passed(f"{what}: correct, {expected} bits, half of the one-way ring's {one_way}.")
-    if value == one_way:
-        return failed(
-            f"{what}: {value:g} is the one-way ring. Each direction now carries only "
-            "half of the vector. (Per worker, the bits *sent* are unchanged: it sends "
-            "on both of its links.)"
-        )
-    if value == 2 * one_way:
-        return failed(
-            f"{what}: {value:g} counts both directions of a link pair; the question asks "
-            "for one directed link."
-        )
-    if value == expected // 2 or value == one_way // 4:
-        return failed(
-            f"{what}: {value:g} halves twice. Each ring all-reduces d/2 words: "
-            "2(P - 1) messages of (d/2)/P words."
-        )
-    return failed(
-        f"{what}: {value:g} is not right. Each direction runs a ring on half the vector: "
-        "2(P - 1) messages of ⌈(d/2)/P⌉ words of b bits."
-    )
+    hints = {
+        one_way: f"{value:g} is the one-way ring. Each direction now carries only "
+        "half of the vector. (Per worker, the bits *sent* are unchanged: it sends "
+        "on both of its links.)",
+        2 * one_way: f"{value:g} counts both directions of a link pair; the question asks "
+        "for one directed link.",
+        (expected // 2, one_way // 4): f"{value:g} halves twice. Each ring all-reduces d/2 "
+        "words: 2(P - 1) messages of (d/2)/P words.",
+        expected: f"correct, {expected} bits, half of the one-way ring's {one_way}.",
+        ...: f"{value:g} is not right. Each direction runs a ring on half the vector: "
+        "2(P - 1) messages of ⌈(d/2)/P⌉ words of b bits.",
+    }
+    return grade(value, expected, what, hints)
 
 
 def check_latency_crossover(
     answer, P: int = 16, bits: int = 32, alpha: float = 10e-6, beta: float = 1e-11
 ) -> Feedback:
-    """The gradient size d* (words) at which the ring's latency term ``2(P-1) α`` equals its
-    bandwidth term ``2(P-1) (d/P) b β`` (chunks taken as d/P words): ``d* = P α / (b β)``.
-    Relative tolerance 1 %.
+    """Gradient size d* (words) where the ring's latency term ``2(P-1) α`` equals its bandwidth term
+    ``2(P-1) (d/P) b β``: ``d* = P α / (b β)``. Relative tolerance 1 %.
 
     Examples
     --------
@@ -825,8 +695,6 @@ def check_latency_crossover(
     >>> setting = dict(P=8, bits=16, alpha=1e-6, beta=1e-9)
     >>> check_latency_crossover(500, **setting).passed
     True
-    >>> print(check_latency_crossover(62.5, **setting).message)
-    gradient size d* where latency = bandwidth time (P = 8, b = 16): 62.5 is the chunk size at the crossover; the gradient has P chunks.
     """
     P = check_int(P, "P (number of workers)", 2)
     bits = check_bits(bits)
@@ -838,22 +706,14 @@ def check_latency_crossover(
         return fb
     chunk = alpha / (bits * beta)
     expected = P * chunk
-    if _close(value, expected):
-        return passed(
-            f"{what}: correct, d* = P α / (b β) = {expected:,.0f} words: below it the "
-            f"ring is latency-bound (chunks shorter than {chunk:,.0f} words)."
-        )
-    if _close(value, chunk):
-        return failed(
-            f"{what}: {value:,.6g} is the chunk size at the crossover; the gradient has P chunks."
-        )
-    if _close(value, alpha / beta) or _close(value, P * alpha / beta):
-        return failed(f"{what}: {value:,.6g} counts bits; divide by b = {bits} bits per word.")
-    if _close(value, (P - 1) * chunk) or _close(value, expected / (P - 1)):
-        return failed(
-            f"{what}: {value:,.6g}: both terms carry the factor 2(P - 1), which cancels; "
-            "what remains is α = (d/P) b β."
-        )
-    return failed(
-        f"{what}: {value:,.6g} is not right (tolerance 1 %). Set α = (d/P)·b·β and solve for d."
-    )
+    hints = {
+        chunk: f"{value:,.6g} is the chunk size at the crossover; the gradient has P chunks.",
+        (alpha / beta, P * alpha / beta): f"{value:,.6g} counts bits; divide by b = {bits} "
+        "bits per word.",
+        ((P - 1) * chunk, expected / (P - 1)): f"{value:,.6g}: both terms carry the factor "
+        "2(P - 1), which cancels; what remains is α = (d/P) b β.",
+        expected: f"correct, d* = P α / (b β) = {expected:,.0f} words: below it the "
+        f"ring is latency-bound (chunks shorter than {chunk:,.0f} words).",
+        ...: f"{value:,.6g} is not right (tolerance 1 %). Set α = (d/P)·b·β and solve for d.",
+    }
+    return grade(value, expected, what, hints, rel=RELATIVE_TOLERANCE)

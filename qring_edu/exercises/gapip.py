@@ -17,12 +17,13 @@ from ._base import (
     Feedback,
     as_integer,
     as_number,
-    bad_parameters,
     call_reader,
+    checker,
     close,
     compare_integer,
     compare_number,
     failed,
+    grade,
     passed,
 )
 
@@ -36,6 +37,7 @@ __all__ = [
 ]
 
 
+@checker
 def check_overlap(answer, c: float) -> Feedback:
     """``<a_g|a_h>`` when ``<g, h> = c`` (unit vectors). Reference: the library's states
     (``(1 + c)/2``); absolute tolerance 1e-6.
@@ -45,26 +47,24 @@ def check_overlap(answer, c: float) -> Feedback:
     >>> from qring_edu.exercises.gapip import check_overlap
     >>> check_overlap(0.65, 0.3).passed                         # (1 + c) / 2
     True
-    >>> print(check_overlap(0.3, 0.3).message)
-    <a_g|a_h> for <g,h> = 0.3: 0.3 is <g,h> itself; remember the offset state |P> in both |a_g> and |a_h>, and the 1/sqrt(2) normalisation.
     """
-    try:
-        g, h = aligned_pair(4, c, seed=0)
-        expected = float(alignment_state(g) @ alignment_state(h))
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    g, h = aligned_pair(4, c, seed=0)
+    expected = float(alignment_state(g) @ alignment_state(h))
     what = f"<a_g|a_h> for <g,h> = {c:g}"
-    fb = compare_number(answer, expected, tol=1e-6, what=what)
-    if not fb.passed and close(answer, c, tol=1e-6):
-        return failed(
-            f"{what}: {c:g} is <g,h> itself; remember the offset state |P> in both "
-            "|a_g> and |a_h>, and the 1/sqrt(2) normalisation."
-        )
-    if not fb.passed and close(answer, (1 + c) / 2 * 2, tol=1e-6):
-        return failed(f"{what}: you forgot the factor 1/2 from the two 1/sqrt(2) prefactors.")
-    return fb
+    value, fb = as_number(answer, what)
+    if fb is not None:
+        return fb
+    cases = {
+        c: f"{c:g} is <g,h> itself; remember the offset state |P> in both "
+        "|a_g> and |a_h>, and the 1/sqrt(2) normalisation.",
+        (1 + c) / 2 * 2: "you forgot the factor 1/2 from the two 1/sqrt(2) prefactors.",
+        expected: f"correct ({value:g}).",
+        ...: f"{value:g} is not right (tolerance 1e-06). Check your formula.",
+    }
+    return grade(value, expected, what, cases, tol=1e-6)
 
 
+@checker
 def check_not_ah_probability(answer, c: float, k: int) -> Feedback:
     """Probability that the client's final measurement says "not a_h" after ``k`` iterations
     when ``<g, h> = c``. Reference: the library's full state-vector simulation on a small
@@ -75,34 +75,27 @@ def check_not_ah_probability(answer, c: float, k: int) -> Feedback:
     >>> from qring_edu.exercises.gapip import check_not_ah_probability
     >>> check_not_ah_probability(0.6836, 0.5, 1).passed         # sin^2(3 theta)
     True
-    >>> print(check_not_ah_probability(1 - 0.6836, 0.5, 1).message)
-    P("not a_h") for <g,h> = 0.5, k = 1: that is the probability of the outcome a_h; the question asks for the complement.
     """
-    try:
-        g, h = aligned_pair(4, c, seed=0)
-        expected = gapip_probability(g, h, k, method="statevector")
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    g, h = aligned_pair(4, c, seed=0)
+    expected = gapip_probability(g, h, k, method="statevector")
     what = f'P("not a_h") for <g,h> = {c:g}, k = {k}'
-    fb = compare_number(answer, expected, tol=1e-4, what=what)
-    if fb.passed or answer is None:
+    value, fb = as_number(answer, what)
+    if fb is not None:
         return fb
     theta = math.acos((1 + c) / 2)
-    if close(answer, math.cos((2 * k + 1) * theta) ** 2, tol=1e-4):
-        return failed(
-            f"{what}: that is the probability of the outcome a_h; the question asks "
-            "for the complement."
-        )
-    if close(answer, math.sin(2 * k * theta) ** 2, tol=1e-4) or close(
-        answer, math.sin((k + 1) * theta) ** 2, tol=1e-4
-    ):
-        return failed(
-            f"{what}: count the angles again: the state starts at angle θ from "
-            "|a_h> and each iteration (two reflections) rotates by 2θ."
-        )
-    return fb
+    angles = "count the angles again: the state starts at angle θ from |a_h> and each iteration "
+    cases = {
+        math.cos((2 * k + 1) * theta) ** 2: "that is the probability of the outcome a_h; the "
+        "question asks for the complement.",
+        (math.sin(2 * k * theta) ** 2, math.sin((k + 1) * theta) ** 2): angles
+        + "(two reflections) rotates by 2θ.",
+        expected: f"correct ({value:g}).",
+        ...: f"{value:g} is not right (tolerance 0.0001). Check your formula.",
+    }
+    return grade(value, expected, what, cases, tol=1e-4)
 
 
+@checker
 def check_sketch_bits(answer, tau: float, delta: float) -> Feedback:
     """Bits of the sign-sketch protocol for margin ``tau`` and error ``delta`` (the book's
     Hoeffding choice). Reference: :func:`qring_edu.gapip.sketch_bits`; exact integer.
@@ -113,13 +106,8 @@ def check_sketch_bits(answer, tau: float, delta: float) -> Feedback:
     >>> from qring_edu.exercises.gapip import check_sketch_bits
     >>> check_sketch_bits(sketch_bits(0.1, 0.05), 0.1, 0.05).passed, sketch_bits(0.1, 0.05)
     (True, 1474)
-    >>> print(check_sketch_bits(1000, 0.1, 0.05).message)
-    sketch bits at τ = 0.1, δ = 0.05: 1000 is not right (tolerance 0). Check your formula.
     """
-    try:
-        expected = sketch_bits(tau, delta)
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    expected = sketch_bits(tau, delta)
     what = f"sketch bits at τ = {tau:g}, δ = {delta:g}"
     fb = compare_number(answer, expected, tol=0.0, what=what)
     if fb.passed or answer is None:
@@ -147,8 +135,8 @@ _PINGPONG_CASES = (
 )
 
 
-def _pingpong_variants(g: np.ndarray, h: np.ndarray, k: int) -> dict[str, float]:
-    """Values that common slips produce (for the hints)."""
+def _pingpong_slips(g: np.ndarray, h: np.ndarray, k: int) -> dict:
+    """``{value a common slip produces: hint}``."""
     theta = alignment_angle(g, h)
 
     def run(a: np.ndarray, b: np.ndarray, kk: int) -> float:
@@ -158,14 +146,21 @@ def _pingpong_variants(g: np.ndarray, h: np.ndarray, k: int) -> dict[str, float]
             state = 2 * a * (a @ state) - state  # R_g
         return float(1.0 - (b @ state) ** 2 / (b @ b))
 
-    raw_g, raw_h = np.append(g, 1.0), np.append(h, 1.0)
     return {
-        "complement": math.cos((2 * k + 1) * theta) ** 2,
-        "order": math.sin((2 * k - 1) * theta) ** 2 if k else float("nan"),
-        "extra": math.sin((2 * k + 3) * theta) ** 2,
-        "angle": math.sin(2 * k * theta) ** 2,
-        "offset": run(g, h, k),
-        "norm": run(raw_g, raw_h, k),
+        math.cos((2 * k + 1) * theta) ** 2: "That is the probability of the outcome a_h; "
+        "return its complement.",
+        math.sin((2 * k - 1) * theta) ** 2 if k else None: "Each iteration starts with the "
+        "client's R_h (R_g first does nothing to |a_g>), then the server's R_g: you are one "
+        "iteration short.",
+        math.sin((2 * k + 3) * theta) ** 2: "One iteration too many: k iterations are k "
+        "applications of R_g R_h.",
+        math.sin(2 * k * theta) ** 2: "Count the angles: the state starts at angle θ from |a_h> "
+        "and each iteration rotates it by 2θ.",
+        run(g, h, k): "Include the offset basis state |P>: |a_g> = (|P> + sum_i g_i |i>)/sqrt(2).",
+        run(np.append(g, 1.0), np.append(h, 1.0), k): "Normalise |a_g> and |a_h> (the "
+        "1/sqrt(2)); a reflection 2|a><a| - 1 needs a unit vector.",
+        ...: "Build |a_g>, |a_h> (length P + 1 is enough), apply R_h then R_g k times to "
+        "|a_g>, and return 1 - <a_h|state>^2.",
     }
 
 
@@ -206,35 +201,15 @@ def check_pingpong_probability(fn) -> Feedback:
         want = gapip_probability(g, h, k)
         if abs(value - want) <= 1e-9:
             continue
-        variants = _pingpong_variants(g, h, k)
-        hints = {
-            "complement": "That is the probability of the outcome a_h; return its complement.",
-            "order": "Each iteration starts with the client's R_h (R_g first does nothing to "
-            "|a_g>), then the server's R_g: you are one iteration short.",
-            "extra": "One iteration too many: k iterations are k applications of R_g R_h.",
-            "angle": "Count the angles: the state starts at angle θ from |a_h> and each "
-            "iteration rotates it by 2θ.",
-            "offset": "Include the offset basis state |P>: |a_g> = (|P> + sum_i g_i |i>)/sqrt(2).",
-            "norm": "Normalise |a_g> and |a_h> (the 1/sqrt(2)); a reflection 2|a><a| - 1 needs a "
-            "unit vector.",
-        }
-        hint = next(
-            (
-                hints[name]
-                for name, v in variants.items()
-                if not math.isnan(v) and abs(value - v) <= 1e-9
-            ),
-            "Build |a_g>, |a_h> (length P + 1 is enough), apply R_h then R_g k times to "
-            "|a_g>, and return 1 - <a_h|state>^2.",
-        )
-        return failed(
-            f"{what}: not right on {case}: you gave {value:.9g}, expected {want:.9g}. Hint: {hint}"
-        )
+        said = f"not right on {case}: you gave {value:.9g}, expected {want:.9g}. Hint:"
+        cases = {v: f"{said} {hint}" for v, hint in _pingpong_slips(g, h, k).items()}
+        return grade(value, None, what, cases, tol=1e-9)
     return passed(
         f"{what}: correct on all {len(_PINGPONG_CASES)} instances (P = 2 to 16, k = 0 to 6)."
     )
 
 
+@checker
 def check_phase_estimation_qubits(answer, P: int, K: int) -> Feedback:
     """Qubits that cross in one phase-estimation shot of power ``K`` for vectors of length ``P``:
     ``(n + 1)(2K - 1)``, ``n = ceil(log2(P + 1))``. Exact integer.
@@ -244,12 +219,9 @@ def check_phase_estimation_qubits(answer, P: int, K: int) -> Feedback:
     >>> check_phase_estimation_qubits(77, 1000, 4).passed
     True
     """
-    try:
-        n = n_register_qubits(P)
-        if isinstance(K, bool) or not isinstance(K, numbers.Integral) or K < 1:
-            raise ValueError(f"K must be an integer >= 1, got {K!r}")
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    n = n_register_qubits(P)
+    if isinstance(K, bool) or not isinstance(K, numbers.Integral) or K < 1:
+        raise ValueError(f"K must be an integer >= 1, got {K!r}")
     expected = (n + 1) * (2 * K - 1)
     what = f"qubits of one phase-estimation shot (P = {P}, K = {K})"
     value, fb = as_integer(answer, what)
@@ -272,6 +244,7 @@ def check_phase_estimation_qubits(answer, P: int, K: int) -> Feedback:
     )
 
 
+@checker
 def check_vector_bits(answer, P: int, tau: float) -> Feedback:
     """Bits of the send-the-vector protocol, ``P b`` with the smallest ``b`` such that
     ``L = 2^(b-1) - 1 > sqrt(P)/(2 tau)``. Reference: :func:`qring_edu.gapip.vector_bits`;
@@ -282,10 +255,7 @@ def check_vector_bits(answer, P: int, tau: float) -> Feedback:
     >>> check_vector_bits(2304, 2**8, 0.05).passed
     True
     """
-    try:
-        expected = vector_bits(P, tau)
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    expected = vector_bits(P, tau)
     what = f"send-the-vector bits at P = {P}, τ = {tau:g}"
     b = expected // P
     hint = ""

@@ -9,6 +9,7 @@ import numbers
 
 import numpy as np
 
+from .._validate import check_choice, check_int
 from ..costmodel import allreduce_cut_bound
 from ..holevo import (
     accessible_information,
@@ -31,8 +32,9 @@ from ._base import (
     as_number,
     bad_parameters,
     call_reader,
-    close,
+    checker,
     failed,
+    grade,
     nan_entropy,
     not_a_function,
     not_attempted,
@@ -60,34 +62,24 @@ _ENSEMBLES = {"BB84": bb84_ensemble, "trine": trine_ensemble}
 
 
 # -- χ ---------------------------------------------------------------------------------------------
-
-
+@checker
 def check_chi_bb84(answer, probs=(0.25, 0.25, 0.25, 0.25)) -> Feedback:
-    """χ in bits of the BB84 states |0⟩, |1⟩, |+⟩, |−⟩ sent with probabilities ``probs`` (in
-    that order; four non-negative numbers summing to 1, default 1/4 each). Tolerance 1e-3.
-    Reference: :func:`qring_edu.holevo_chi` with the states of
-    :func:`qring_edu.holevo.bb84_ensemble`.
+    """χ in bits of the BB84 states |0⟩, |1⟩, |+⟩, |−⟩ sent with probabilities ``probs`` (four
+    non-negative numbers summing to 1), by :func:`qring_edu.holevo_chi`. Tolerance 1e-3.
 
     Examples
     --------
     >>> from qring_edu.exercises.holevo import check_chi_bb84
     >>> check_chi_bb84(1.0).passed
     True
-    >>> print(check_chi_bb84(2).message)
-    χ of the BB84 ensemble: 2 is H(X) = log2 4, the entropy of the label. χ uses the entropy of the average *quantum* state, which is at most log2 d = 1 for a qubit.
     >>> check_chi_bb84(0.9183, probs=(1 / 2, 1 / 6, 1 / 6, 1 / 6)).passed
     True
-    >>> print(check_chi_bb84(1.0, probs=(1 / 2, 1 / 6, 1 / 6, 1 / 6)).message)
-    χ of the BB84 ensemble with probabilities (0.5, 0.1667, 0.1667, 0.1667): 1 is χ for equal probabilities, where the average state is I/2. Compute the average state Σ p_x ρ_x with these probabilities and its eigenvalues.
     """
-    try:
-        p = np.asarray(probs, dtype=float)
-        if p.shape != (4,) or not np.all(np.isfinite(p)) or np.any(p < 0):
-            raise ValueError(f"probs must be four non-negative numbers, got {probs!r}")
-        if abs(p.sum() - 1) > 1e-9:
-            raise ValueError(f"probs must sum to 1, got {p.sum():g}")
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    p = np.asarray(probs, dtype=float)
+    if p.shape != (4,) or not np.all(np.isfinite(p)) or np.any(p < 0):
+        raise ValueError(f"probs must be four non-negative numbers, got {probs!r}")
+    if abs(p.sum() - 1) > 1e-9:
+        raise ValueError(f"probs must sum to 1, got {p.sum():g}")
     uniform = np.allclose(p, 0.25)
     what = "χ of the BB84 ensemble" + (
         "" if uniform else " with probabilities (" + ", ".join(f"{x:.4g}" for x in p) + ")"
@@ -98,45 +90,26 @@ def check_chi_bb84(answer, probs=(0.25, 0.25, 0.25, 0.25)) -> Feedback:
     states = bb84_ensemble().states
     expected = holevo_chi(p, states)
     label_entropy = shannon_entropy(p)
-    if abs(value - expected) <= 1e-3:
-        avg = "I/2" if uniform else "Σ p_x ρ_x"
-        return passed(
-            f"{what}: correct, {expected:.4f} bit. Every state is pure, so χ = S({avg}) − 0 "
-            f"= {expected:.4f}."
-        )
-    if abs(value - label_entropy) <= 1e-3:
-        return failed(
-            f"{what}: {value:g} is H(X) = {'log2 4' if uniform else f'{label_entropy:.4g}'}, "
-            "the entropy of the label. χ uses "
-            "the entropy of the average *quantum* state, which is at most log2 d = 1 for a "
-            "qubit."
-        )
-    if uniform and abs(value - 0.5) <= 1e-3:
-        return failed(
-            f"{what}: {value:g} is the accessible information (the best measurement), "
-            "not χ. χ = S(Σ p_x ρ_x) − Σ p_x S(ρ_x)."
-        )
-    if not uniform and abs(value - 1.0) <= 1e-3:
-        return failed(
-            f"{what}: 1 is χ for equal probabilities, where the average state is I/2. Compute "
-            "the average state Σ p_x ρ_x with these probabilities and its eigenvalues."
-        )
-    if abs(value) <= 1e-3:
-        return failed(
-            f"{what}: {value:g} — the states are pure (S(ρ_x) = 0), but the average "
-            "state is not. Compute S(Σ p_x ρ_x)."
-        )
     avg = np.einsum("i,ijk->jk", p, states)
     diag = np.clip(np.diag(avg).real, 0, None)
-    if abs(value - shannon_entropy(diag / diag.sum())) <= 1e-3:
-        return failed(
-            f"{what}: {value:g} is the entropy of the diagonal of the average state; S uses "
-            "its eigenvalues (the average state is not diagonal here)."
-        )
-    return failed(
-        f"{what}: {value:g} is not right (tolerance 1e-3). Compute the average state "
-        "Σ p_x ρ_x, its eigenvalues, and subtract the (zero) entropies of the pure states."
-    )
+    cases = {
+        label_entropy: f"{value:g} is H(X) = {'log2 4' if uniform else f'{label_entropy:.4g}'}, "
+        "the entropy of the label. χ uses the entropy of the average *quantum* state, which is "
+        "at most log2 d = 1 for a qubit.",
+        0.5 if uniform else None: f"{value:g} is the accessible information (the best "
+        "measurement), not χ. χ = S(Σ p_x ρ_x) − Σ p_x S(ρ_x).",
+        None if uniform else 1.0: "1 is χ for equal probabilities, where the average state is "
+        "I/2. Compute the average state Σ p_x ρ_x with these probabilities and its eigenvalues.",
+        0.0: f"{value:g} — the states are pure (S(ρ_x) = 0), but the average "
+        "state is not. Compute S(Σ p_x ρ_x).",
+        shannon_entropy(diag / diag.sum()): f"{value:g} is the entropy of the diagonal of the "
+        "average state; S uses its eigenvalues (the average state is not diagonal here).",
+        expected: f"correct, {expected:.4f} bit. Every state is pure, so χ = "
+        f"S({'I/2' if uniform else 'Σ p_x ρ_x'}) − 0 = {expected:.4f}.",
+        ...: f"{value:g} is not right (tolerance 1e-3). Compute the average state "
+        "Σ p_x ρ_x, its eigenvalues, and subtract the (zero) entropies of the pure states.",
+    }
+    return grade(value, expected, what, cases, tol=1e-3)
 
 
 def _chi_cases(seed: int) -> list[tuple[str, np.ndarray, np.ndarray]]:
@@ -170,16 +143,10 @@ def _entropy_slip(rho: np.ndarray, *, log=np.log2, diagonal: bool = False) -> fl
 
 def check_chi_code(fn, *, seed: int = 0) -> Feedback:
     """Code-graded: the reader's ``my_chi(probs, states) -> float``, the Holevo quantity
-    ``χ = S(Σ_x p_x ρ_x) − Σ_x p_x S(ρ_x)`` in bits, from eigenvalues (``probs``: shape (m,);
-    ``states``: shape (m, d, d), complex density matrices).
-
-    Called on six ensembles (two orthogonal states, a single state, random pure and mixed
-    qubit states, rank-deficient two-qubit states and qutrit states; seeded by ``seed``), with
-    :func:`qring_edu.holevo_chi` and :func:`qring_edu.von_neumann_entropy` switched off (a
-    function that calls or holds either fails with a message naming it), and compared with
-    :func:`qring_edu.holevo_chi` to within 1e-6. Natural logarithms, the diagonal instead of the
-    eigenvalues, the average state's entropy alone, unweighted averages, ``H(X)`` and
-    ``0 · log 0`` computed as NaN get a hint.
+    ``χ = S(Σ_x p_x ρ_x) − Σ_x p_x S(ρ_x)`` in bits (``probs``: shape (m,); ``states``: shape
+    (m, d, d)), on six seeded ensembles (d = 2 to 4, pure and mixed), against
+    :func:`qring_edu.holevo_chi` (1e-6). :func:`qring_edu.holevo_chi` and
+    :func:`qring_edu.von_neumann_entropy` are switched off while it runs.
 
     Examples
     --------
@@ -196,11 +163,7 @@ def check_chi_code(fn, *, seed: int = 0) -> Feedback:
     True
     >>> def average_only(probs, states):
     ...     return entropy(np.einsum("x,xij->ij", probs, states))
-    >>> print(check_chi_code(average_only).message)
-    my_chi(probs, states): on one state only (p = 1) you returned 1, expected 0. That is S(Σ p_x ρ_x) alone: subtract the average entropy of the states, Σ p_x S(ρ_x) (it is 0 only for pure states).
     >>> import qring_edu as qr
-    >>> print(check_chi_code(qr.holevo_chi).message)
-    holevo_chi uses holevo_chi (itself): holevo_chi is not allowed in this question: compute the answer yourself.
     """
     what = "my_chi(probs, states)"
     fb = not_a_function(fn, what)
@@ -233,46 +196,35 @@ def check_chi_code(fn, *, seed: int = 0) -> Feedback:
         avg = np.einsum("x,xij->ij", p, rhos)
         mean_s = [_entropy_slip(r) for r in rhos]
         s_avg = _entropy_slip(avg)
-        slips = (
-            (want * math.log(2), "χ in nats: use np.log2, information in this book is in bits."),
-            (
-                _entropy_slip(avg, diagonal=True)
-                - sum(px * _entropy_slip(r, diagonal=True) for px, r in zip(p, rhos)),
-                "computed from the diagonals of the matrices; S(ρ) uses the eigenvalues "
-                "(np.linalg.eigvalsh), and a diagonal is a spectrum only in the eigenbasis.",
-            ),
-            (
-                s_avg,
-                "S(Σ p_x ρ_x) alone: subtract the average entropy of the states, Σ p_x S(ρ_x) "
-                "(it is 0 only for pure states).",
-            ),
-            (
-                s_avg - float(np.mean(mean_s)),
-                "subtracts the plain mean of the S(ρ_x); weight each by its probability p_x.",
-            ),
-            (
-                _entropy_slip(rhos.mean(axis=0)) - float(np.dot(p, mean_s)),
-                "uses the plain mean of the states; the average state is Σ p_x ρ_x, weighted.",
-            ),
-            (shannon_entropy(p), "H(X), the entropy of the probabilities, not of the states."),
-            (-want, "χ with the wrong sign: χ = S(average) − Σ p_x S(ρ_x) ≥ 0."),
+        slips = {
+            want * math.log(2): "χ in nats: use np.log2, information in this book is in bits.",
+            _entropy_slip(avg, diagonal=True)
+            - sum(px * _entropy_slip(r, diagonal=True) for px, r in zip(p, rhos)): "computed "
+            "from the diagonals of the matrices; S(ρ) uses the eigenvalues (np.linalg.eigvalsh), "
+            "and a diagonal is a spectrum only in the eigenbasis.",
+            s_avg: "S(Σ p_x ρ_x) alone: subtract the average entropy of the states, Σ p_x S(ρ_x) "
+            "(it is 0 only for pure states).",
+            s_avg - float(np.mean(mean_s)): "subtracts the plain mean of the S(ρ_x); weight each "
+            "by its probability p_x.",
+            _entropy_slip(rhos.mean(axis=0)) - float(np.dot(p, mean_s)): "uses the plain mean "
+            "of the states; the average state is Σ p_x ρ_x, weighted.",
+            shannon_entropy(p): "H(X), the entropy of the probabilities, not of the states.",
+            -want: "χ with the wrong sign: χ = S(average) − Σ p_x S(ρ_x) ≥ 0.",
+        }
+        said = f"on {name} you returned {value:.6g}, expected {want:.6g}."
+        cases = {k: f"{said} That is {h}" for k, h in slips.items()}
+        cases[...] = (
+            f"{said} Form the average state Σ p_x ρ_x, take the entropy of its eigenvalues, "
+            "and subtract Σ p_x S(ρ_x)."
         )
-        for wrong, hint in slips:
-            if abs(value - wrong) <= 1e-6:
-                return failed(
-                    f"{what}: on {name} you returned {value:.6g}, expected {want:.6g}. "
-                    f"That is {hint}"
-                )
-        return failed(
-            f"{what}: on {name} you returned {value:.6g}, expected {want:.6g}. Form the average "
-            "state Σ p_x ρ_x, take the entropy of its eigenvalues, and subtract Σ p_x S(ρ_x)."
-        )
+        return grade(value, None, what, cases, tol=1e-6)
     return passed(
         f"{what}: correct on all six ensembles (up to {max(len(c[1]) for c in _chi_cases(0))} "
         "states, dimensions 2 to 4)."
     )
 
 
+@checker
 def check_two_state_chi(answer, overlap: float = 0.6) -> Feedback:
     """χ of two equiprobable pure states with overlap ``c = |⟨ψ0|ψ1⟩|`` (bits), tolerance 1e-3.
     Reference: :func:`qring_edu.holevo.two_state_chi` = h((1 + c)/2).
@@ -282,43 +234,32 @@ def check_two_state_chi(answer, overlap: float = 0.6) -> Feedback:
     >>> from qring_edu.exercises.holevo import check_two_state_chi
     >>> check_two_state_chi(0.8113, overlap=0.5).passed
     True
-    >>> print(check_two_state_chi(0.6454, overlap=0.5).message)
-    χ of two pure states with overlap c = 0.5: 0.6454 is the accessible information (Helstrom measurement), which is smaller than χ.
     """
-    try:
-        expected = two_state_chi(overlap)
-        acc = two_state_accessible(overlap)
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    expected = two_state_chi(overlap)
+    acc = two_state_accessible(overlap)
     what = f"χ of two pure states with overlap c = {overlap:g}"
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    if abs(value - expected) <= 1e-3:
-        return passed(f"{what}: correct, h((1 + c)/2) = {expected:.4f} bit.")
-    if abs(value - acc) <= 1e-3:
-        return failed(
-            f"{what}: {value:g} is the accessible information (Helstrom measurement), "
-            "which is smaller than χ."
-        )
     c = float(overlap)
-    for wrong, hint in (
-        ((1 - c) / 2, "an eigenvalue of the average state, not its entropy"),
-        ((1 + c) / 2, "an eigenvalue of the average state, not its entropy"),
-        (1 - c, "1 − c is not an entropy; the eigenvalues of the average state are (1 ± c)/2"),
-        (1.0, "the entropy of the label, H(X); χ is smaller when the states overlap"),
-    ):
-        if abs(value - wrong) <= 1e-3:
-            return failed(f"{what}: {value:g} is {hint}.")
-    return failed(
-        f"{what}: {value:g} is not right (tolerance 1e-3). The average state has "
-        "eigenvalues (1 ± c)/2."
-    )
+    eigen = f"{value:g} is an eigenvalue of the average state, not its entropy."
+    cases = {
+        acc: f"{value:g} is the accessible information (Helstrom measurement), "
+        "which is smaller than χ.",
+        (1 - c) / 2: eigen,
+        (1 + c) / 2: eigen,
+        1 - c: f"{value:g} is 1 − c is not an entropy; the eigenvalues of the average state "
+        "are (1 ± c)/2.",
+        1.0: f"{value:g} is the entropy of the label, H(X); χ is smaller when the states overlap.",
+        expected: f"correct, h((1 + c)/2) = {expected:.4f} bit.",
+        ...: f"{value:g} is not right (tolerance 1e-3). The average state has "
+        "eigenvalues (1 ± c)/2.",
+    }
+    return grade(value, expected, what, cases, tol=1e-3)
 
 
 # -- The entanglement-assisted bound ---------------------------------------------------------------
-
-
+@checker
 def check_max_bits(answer, n_qubits: int) -> Feedback:
     """The most classical bits ``n_qubits`` qubits sent can carry (error-free) when the parties
     may share any entanglement in advance: ``2 n`` (exact integer answer).
@@ -328,46 +269,31 @@ def check_max_bits(answer, n_qubits: int) -> Feedback:
     >>> from qring_edu.exercises.holevo import check_max_bits
     >>> check_max_bits(4, 2).passed
     True
-    >>> print(check_max_bits(2, 2).message)
-    bits carried by 2 qubits with pre-shared entanglement: 2 is the limit *without* entanglement (Holevo). Pre-shared pairs help: think of superdense coding.
     """
-    if isinstance(n_qubits, bool) or not isinstance(n_qubits, numbers.Integral) or n_qubits < 1:
-        return bad_parameters(ValueError(f"n_qubits must be an integer >= 1, got {n_qubits!r}"))
-    n = int(n_qubits)
+    n = check_int(n_qubits, "n_qubits", 1)
     what = f"bits carried by {n} qubit{'s' if n > 1 else ''} with pre-shared entanglement"
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    if value == 2 * n:
-        return passed(
-            f"{what}: correct, 2n = {2 * n} bits (superdense coding reaches it; the "
-            "entanglement-assisted Holevo bound forbids more)."
-        )
-    if value == n:
-        return failed(
-            f"{what}: {value:g} is the limit *without* entanglement (Holevo). "
-            "Pre-shared pairs help: think of superdense coding."
-        )
-    if n > 1 and value == 2**n:
-        return failed(
-            f"{what}: {value:g} counts basis states of n qubits, not bits; bits are the "
-            "log2 of the number of distinguishable messages."
-        )
-    if value == 4**n:
-        return failed(f"{what}: {value:g} is the number of messages (4^n), not the number of bits.")
-    if value > 2 * n:
+    if value > 2 * n and value not in (2**n, 4**n):
         return failed(
             f"{what}: {value:g} exceeds the entanglement-assisted Holevo bound: "
             "χ ≤ S(Q) + S(B) − (S(B) − S(Q)) ≤ 2n."
         )
-    return failed(
-        f"{what}: {value:g} is not right. How many bits does one qubit carry in superdense coding?"
-    )
+    cases = {
+        n: f"{value:g} is the limit *without* entanglement (Holevo). "
+        "Pre-shared pairs help: think of superdense coding.",
+        2**n if n > 1 else None: f"{value:g} counts basis states of n qubits, not bits; bits "
+        "are the log2 of the number of distinguishable messages.",
+        4**n: f"{value:g} is the number of messages (4^n), not the number of bits.",
+        2 * n: f"correct, 2n = {2 * n} bits (superdense coding reaches it; the "
+        "entanglement-assisted Holevo bound forbids more).",
+        ...: f"{value:g} is not right. How many bits does one qubit carry in superdense coding?",
+    }
+    return grade(value, 2 * n, what, cases)
 
 
 # -- Dense coding with noisy pairs -----------------------------------------------------------------
-
-
 def check_capacity_threshold(answer) -> Feedback:
     """The pair fidelity F at which the dense-coding capacity of the isotropic pair,
     ``C(F) = 2 − H(F, (1−F)/3, (1−F)/3, (1−F)/3)``, equals the classical 1 bit per qubit.
@@ -376,8 +302,6 @@ def check_capacity_threshold(answer) -> Feedback:
     Examples
     --------
     >>> from qring_edu.exercises.holevo import check_capacity_threshold
-    >>> print(check_capacity_threshold(0.5).message)
-    fidelity where the dense-coding capacity equals 1 bit: F = 1/2 is where the isotropic pair becomes entangled. Being entangled is not enough: solve C(F) = 1.
     >>> check_capacity_threshold(None).passed
     False
     """
@@ -386,27 +310,22 @@ def check_capacity_threshold(answer) -> Feedback:
     if fb is not None:
         return fb
     expected = dense_coding_threshold()
-    if abs(value - expected) <= 1e-3:
-        return passed(
-            f"{what}: correct, F* = {expected:.4f}. Below it, entanglement does not "
-            "beat sending plain bits."
-        )
-    if not 0.25 <= value <= 1.0:
+    if abs(value - expected) > 1e-3 and not 0.25 <= value <= 1.0:
         return failed(f"{what}: {value:g} is outside the isotropic fidelities [0.25, 1].")
-    if abs(value - 0.5) <= 1e-3:
-        return failed(
-            f"{what}: F = 1/2 is where the isotropic pair becomes entangled. Being "
-            "entangled is not enough: solve C(F) = 1."
-        )
-    if abs(value - 0.25) <= 1e-3:
-        return failed(f"{what}: F = 1/4 is the maximally mixed pair, where C = 0, not 1.")
-    return failed(
-        f"{what}: {value:g} is not right (tolerance 1e-3): C({value:.4f}) = "
+    cases = {
+        0.5: "F = 1/2 is where the isotropic pair becomes entangled. Being "
+        "entangled is not enough: solve C(F) = 1.",
+        0.25: "F = 1/4 is the maximally mixed pair, where C = 0, not 1.",
+        expected: f"correct, F* = {expected:.4f}. Below it, entanglement does not "
+        "beat sending plain bits.",
+        ...: f"{value:g} is not right (tolerance 1e-3): C({value:.4f}) = "
         f"{isotropic_capacity(value):.4f}, not 1. Solve C(F) = 1 numerically, e.g. "
-        "with scipy.optimize.brentq on [0.5, 1]."
-    )
+        "with scipy.optimize.brentq on [0.5, 1].",
+    }
+    return grade(value, expected, what, cases, tol=1e-3)
 
 
+@checker
 def check_dense_capacity(answer, pair_fidelity: float = 0.9) -> Feedback:
     """Dense-coding capacity (bits per qubit sent) of the isotropic pair of fidelity
     ``pair_fidelity``: ``2 − H(F, (1−F)/3, (1−F)/3, (1−F)/3)``. Tolerance 1e-3.
@@ -419,39 +338,28 @@ def check_dense_capacity(answer, pair_fidelity: float = 0.9) -> Feedback:
     >>> check_dense_capacity("1.6344", pair_fidelity=0.95).message
     'dense-coding capacity at F = 0.95: expected a number, got str (write the number itself, without quotes).'
     """
-    try:
-        expected = isotropic_capacity(pair_fidelity)
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    expected = isotropic_capacity(pair_fidelity)
     F = float(pair_fidelity)
     what = f"dense-coding capacity at F = {F:g}"
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    if abs(value - expected) <= 1e-3:
-        return passed(f"{what}: correct, {expected:.4f} bits per qubit.")
     p = (1 - F) / 3
     wrong_h = -(F * math.log2(F) if F > 0 else 0.0) - (3 * p * math.log2(p) if p > 0 else 0.0)
-    if abs(value - wrong_h) <= 1e-3:
-        return failed(
-            f"{what}: {value:g} is the entropy H(F, (1−F)/3 ×3) = S(ρ_AB); the capacity "
-            "is log2 d_A + S(ρ_B) − S(ρ_AB) = 2 − H."
-        )
     h = -F * math.log2(F) - (1 - F) * math.log2(1 - F) if 0 < F < 1 else 0.0
-    if abs(value - (2 - h)) <= 1e-3:
-        return failed(
-            f"{what}: {value:g} uses the binary entropy h(F); the noise has four "
-            "outcomes (I, X, Y, Z), so use H(F, (1−F)/3, (1−F)/3, (1−F)/3)."
-        )
-    return failed(
-        f"{what}: {value:g} is not right (tolerance 1e-3). Use "
-        "C = 2 − H(F, (1−F)/3, (1−F)/3, (1−F)/3)."
-    )
+    cases = {
+        wrong_h: f"{value:g} is the entropy H(F, (1−F)/3 ×3) = S(ρ_AB); the capacity "
+        "is log2 d_A + S(ρ_B) − S(ρ_AB) = 2 − H.",
+        2 - h: f"{value:g} uses the binary entropy h(F); the noise has four "
+        "outcomes (I, X, Y, Z), so use H(F, (1−F)/3, (1−F)/3, (1−F)/3).",
+        expected: f"correct, {expected:.4f} bits per qubit.",
+        ...: f"{value:g} is not right (tolerance 1e-3). Use "
+        "C = 2 − H(F, (1−F)/3, (1−F)/3, (1−F)/3).",
+    }
+    return grade(value, expected, what, cases, tol=1e-3)
 
 
 # -- POVMs -----------------------------------------------------------------------------------------
-
-
 def _povm_elements(answer, d: int) -> tuple[list[np.ndarray] | None, str]:
     """Turn the answer into a list of d x d complex arrays, or explain why not."""
     if isinstance(answer, (str, bytes, dict, set)) or isinstance(answer, bool):
@@ -487,16 +395,16 @@ def _povm_elements(answer, d: int) -> tuple[list[np.ndarray] | None, str]:
     return elems, ""
 
 
+@checker
 def check_povm(
     answer, d: int = 2, *, ensemble: str | None = None, optimal: bool = False
 ) -> Feedback:
-    """Is ``answer`` a valid POVM on a ``d``-dimensional system, i.e. a list of ``d x d``
-    matrices E_k that are Hermitian, positive semidefinite and sum to the identity (tolerance
-    1e-6)? Each failure gets a message saying which element and which property.
+    """Is ``answer`` a POVM on ``C^d``: a list (or array of shape (m, d, d)) of Hermitian, positive
+    semidefinite d x d matrices summing to the identity (tolerance 1e-6)?
 
-    With ``ensemble`` ("BB84" or "trine") the mutual information of the POVM on that ensemble is
-    reported; with ``optimal=True`` it must also reach the accessible information
-    (:func:`qring_edu.accessible_information`) within 1e-3 bits.
+    With ``ensemble`` (``"BB84"`` or ``"trine"``) it also reports the mutual information the POVM
+    extracts (:func:`qring_edu.mutual_information`); with ``optimal=True`` it must reach the
+    accessible information (:func:`qring_edu.accessible_information`) to within 1e-3.
 
     Examples
     --------
@@ -507,15 +415,10 @@ def check_povm(
     Feedback(passed=True, message='POVM on C^2: valid, 2 Hermitian positive elements summing to I.')
     >>> check_povm(z_basis, ensemble="BB84", optimal=True).passed
     True
-    >>> print(check_povm([np.diag([1, 0]), np.diag([0, 0.5])]).message)
-    POVM on C^2: the elements sum to a matrix that differs from the identity by up to 0.5 (trace 1.5, should be 2); probabilities would not add up to 1. Rescale the elements.
     """
-    if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 1:
-        return bad_parameters(ValueError(f"d must be an integer >= 1, got {d!r}"))
-    if ensemble is not None and ensemble not in _ENSEMBLES:
-        return bad_parameters(
-            ValueError(f"ensemble must be one of {', '.join(_ENSEMBLES)}, got {ensemble!r}")
-        )
+    d = check_int(d, "d", 1)
+    if ensemble is not None:
+        check_choice(ensemble, "ensemble", tuple(_ENSEMBLES))
     what = f"POVM on C^{d}" + (f" for the {ensemble} ensemble" if ensemble else "")
     if answer is None:
         return not_attempted(what)
@@ -569,17 +472,14 @@ def check_povm(
 
 
 # -- Step checkers of the reasoning exercises ------------------------------------------------------
-
-
+@checker
 def check_ea_entropy_bound(
     answer, n_qubits: int = 3, bob_entropy: float = 5.0, *, which: str = "average"
 ) -> Feedback:
-    """A step of the entanglement-assisted bound, for Alice sending ``n_qubits`` qubits Q to a
-    Bob whose half B of the shared state has entropy ``S(ρ^B) = bob_entropy`` bits.
-
-    ``which="average"``: the largest ``S(σ)`` of Bob's average state on QB allowed by
-    subadditivity, ``n + S(ρ^B)``. ``which="each"``: the smallest ``S(σ_x)`` allowed by the
-    Araki–Lieb inequality, ``max(S(ρ^B) − n, 0)``. Tolerance 1e-6.
+    """A step of the entanglement-assisted bound: Alice sends ``n_qubits`` qubits Q to Bob, whose half
+    B has ``S(ρ^B) = bob_entropy`` bits. ``which="average"``: the largest ``S(σ)`` of Bob's average
+    state, ``n + S(ρ^B)`` (subadditivity); ``which="each"``: the smallest ``S(σ_x)``,
+    ``max(S(ρ^B) − n, 0)`` (Araki–Lieb). Tolerance 1e-6.
 
     Examples
     --------
@@ -588,20 +488,15 @@ def check_ea_entropy_bound(
     True
     >>> check_ea_entropy_bound(3, n_qubits=2, bob_entropy=5, which="each").passed
     True
-    >>> print(check_ea_entropy_bound(5, n_qubits=2, bob_entropy=5, which="each").message)
-    smallest S(σ_x) of Bob's state for one message (n = 2, S(ρ^B) = 5): 5 assumes Q adds no correlation. Entanglement between Q and B can lower the joint entropy by up to n: S(QB) ≥ S(B) − S(Q).
     """
-    try:
-        n = int(n_qubits)
-        if isinstance(n_qubits, bool) or n != n_qubits or n < 1:
-            raise ValueError(f"n_qubits must be an integer >= 1, got {n_qubits!r}")
-        sb = float(bob_entropy)
-        if not math.isfinite(sb) or sb < 0:
-            raise ValueError(f"bob_entropy must be a finite number >= 0, got {bob_entropy!r}")
-        if which not in ("average", "each"):
-            raise ValueError(f"which must be 'average' or 'each', got {which!r}")
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    n = int(n_qubits)
+    if isinstance(n_qubits, bool) or n != n_qubits or n < 1:
+        raise ValueError(f"n_qubits must be an integer >= 1, got {n_qubits!r}")
+    sb = float(bob_entropy)
+    if not math.isfinite(sb) or sb < 0:
+        raise ValueError(f"bob_entropy must be a finite number >= 0, got {bob_entropy!r}")
+    if which not in ("average", "each"):
+        raise ValueError(f"which must be 'average' or 'each', got {which!r}")
     if which == "average":
         what = f"largest S(σ) of Bob's average state (n = {n}, S(ρ^B) = {sb:g})"
         expected = n + sb
@@ -611,44 +506,29 @@ def check_ea_entropy_bound(
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    if abs(value - expected) <= 1e-6:
-        if which == "average":
-            return passed(
-                f"{what}: correct, S(σ) ≤ S(σ^Q) + S(σ^B) ≤ n + S(ρ^B) = {expected:g} "
-                "(subadditivity; Alice cannot change B)."
-            )
-        return passed(
-            f"{what}: correct, S(σ_x) ≥ S(σ_x^B) − S(σ_x^Q) ≥ S(ρ^B) − n = "
-            f"{expected:g} (Araki–Lieb)."
-        )
     if which == "average":
-        if abs(value - sb) <= 1e-6:
-            return failed(f"{what}: {value:g} is S(ρ^B) alone; Q adds up to n more bits.")
-        if abs(value - (2 * n + sb)) <= 1e-6:
-            return failed(f"{what}: {value:g}: n qubits have entropy at most n (not 2n).")
-        if abs(value - n) <= 1e-6:
-            return failed(
-                f"{what}: {value:g} forgets B: σ lives on Q and B, so S(σ) ≤ S(σ^Q) + S(σ^B)."
-            )
+        cases = {
+            sb: f"{value:g} is S(ρ^B) alone; Q adds up to n more bits.",
+            2 * n + sb: f"{value:g}: n qubits have entropy at most n (not 2n).",
+            n: f"{value:g} forgets B: σ lives on Q and B, so S(σ) ≤ S(σ^Q) + S(σ^B).",
+            expected: f"correct, S(σ) ≤ S(σ^Q) + S(σ^B) ≤ n + S(ρ^B) = {expected:g} "
+            "(subadditivity; Alice cannot change B).",
+        }
     else:
-        if abs(value - (sb + n)) <= 1e-6:
-            return failed(
-                f"{what}: {value:g} is the upper bound of the average state; here you "
-                "need a lower bound: S(QB) ≥ |S(B) − S(Q)|."
-            )
-        if abs(value - sb) <= 1e-6:
-            return failed(
-                f"{what}: {value:g} assumes Q adds no correlation. Entanglement between "
-                "Q and B can lower the joint entropy by up to n: S(QB) ≥ S(B) − S(Q)."
-            )
-        if abs(value) <= 1e-6 and expected > 0:
-            return failed(
-                f"{what}: 0 is the trivial bound; Araki–Lieb gives more, "
-                "S(σ_x) ≥ S(σ_x^B) − S(σ_x^Q)."
-            )
-    return failed(f"{what}: {value:g} is not right (tolerance 1e-6).")
+        cases = {
+            sb + n: f"{value:g} is the upper bound of the average state; here you "
+            "need a lower bound: S(QB) ≥ |S(B) − S(Q)|.",
+            sb: f"{value:g} assumes Q adds no correlation. Entanglement between "
+            "Q and B can lower the joint entropy by up to n: S(QB) ≥ S(B) − S(Q).",
+            0.0: "0 is the trivial bound; Araki–Lieb gives more, S(σ_x) ≥ S(σ_x^B) − S(σ_x^Q).",
+            expected: f"correct, S(σ_x) ≥ S(σ_x^B) − S(σ_x^Q) ≥ S(ρ^B) − n = "
+            f"{expected:g} (Araki–Lieb).",
+        }
+    cases[...] = f"{value:g} is not right (tolerance 1e-6)."
+    return grade(value, expected, what, cases, tol=1e-6)
 
 
+@checker
 def check_pair_entropy(answer, pair_fidelity: float = 0.85) -> Feedback:
     """``S(ρ_AB)`` in bits of the isotropic pair of fidelity F: its eigenvalues are
     ``F, (1−F)/3, (1−F)/3, (1−F)/3``. Reference: :func:`qring_edu.von_neumann_entropy` of
@@ -659,13 +539,8 @@ def check_pair_entropy(answer, pair_fidelity: float = 0.85) -> Feedback:
     >>> from qring_edu.exercises.holevo import check_pair_entropy
     >>> check_pair_entropy(0.3656, pair_fidelity=0.95).passed
     True
-    >>> print(check_pair_entropy(0.2864, pair_fidelity=0.95).message)
-    S(ρ_AB) of the isotropic pair at F = 0.95: 0.2864 is h(F): the state has four eigenvalues, F and (1−F)/3 three times.
     """
-    try:
-        expected = von_neumann_entropy(isotropic_state(pair_fidelity))
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    expected = von_neumann_entropy(isotropic_state(pair_fidelity))
     F = float(pair_fidelity)
     what = f"S(ρ_AB) of the isotropic pair at F = {F:g}"
     value, fb = as_number(answer, what)
@@ -676,20 +551,16 @@ def check_pair_entropy(answer, pair_fidelity: float = 0.85) -> Feedback:
             f"{what}: correct, {expected:.4f} bit. With S(ρ_B) = 1 the capacity is "
             f"C = 1 + 1 − {expected:.4f} = {2 - expected:.4f} bits per qubit."
         )
-    if abs(value - (2 - expected)) <= 1e-3:
-        return failed(f"{what}: {value:g} is the capacity C = 2 − S(ρ_AB), not the entropy.")
-    if 0 < F < 1 and abs(value - binary_entropy(F)) <= 1e-3:
-        return failed(
-            f"{what}: {value:g} is h(F): the state has four eigenvalues, F and (1−F)/3 three times."
-        )
-    if abs(value - 1.0) <= 1e-3:
-        return failed(
-            f"{what}: 1 is S(ρ_B) (Bob's half is I/2); the question asks for the "
-            "entropy of the pair."
-        )
-    return failed(
-        f"{what}: {value:g} is not right (tolerance 1e-3). Use H(F, (1−F)/3, (1−F)/3, (1−F)/3)."
-    )
+    cases = {
+        2 - expected: f"{value:g} is the capacity C = 2 − S(ρ_AB), not the entropy.",
+        binary_entropy(F) if 0 < F < 1 else None: f"{value:g} is h(F): the state has four "
+        "eigenvalues, F and (1−F)/3 three times.",
+        1.0: "1 is S(ρ_B) (Bob's half is I/2); the question asks for the entropy of the pair.",
+        expected: f"correct, {expected:.4f} bit. With S(ρ_B) = 1 the capacity is "
+        f"C = 1 + 1 − {expected:.4f} = {2 - expected:.4f} bits per qubit.",
+        ...: f"{value:g} is not right (tolerance 1e-3). Use H(F, (1−F)/3, (1−F)/3, (1−F)/3).",
+    }
+    return grade(value, expected, what, cases, tol=1e-3)
 
 
 def _dephased_pair(F: float) -> np.ndarray:
@@ -698,6 +569,7 @@ def _dephased_pair(F: float) -> np.ndarray:
     return F * np.outer(plus, plus.conj()) + (1 - F) * np.outer(minus, minus.conj())
 
 
+@checker
 def check_dephased_capacity(answer, pair_fidelity: float = 0.7) -> Feedback:
     """Dense-coding capacity (bits per qubit sent) of the dephased pair
     ``F Φ+ + (1 − F) Φ−`` (Z errors only): ``2 − h(F)``. Reference:
@@ -711,13 +583,10 @@ def check_dephased_capacity(answer, pair_fidelity: float = 0.7) -> Feedback:
     >>> check_dephased_capacity(1.0, pair_fidelity=0.9).passed
     False
     """
-    try:
-        F = float(pair_fidelity)
-        if not 0.0 <= F <= 1.0:
-            raise ValueError(f"pair_fidelity must be in [0, 1], got {pair_fidelity!r}")
-        expected = dense_coding_capacity(_dephased_pair(F))
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    F = float(pair_fidelity)
+    if not 0.0 <= F <= 1.0:
+        raise ValueError(f"pair_fidelity must be in [0, 1], got {pair_fidelity!r}")
+    expected = dense_coding_capacity(_dephased_pair(F))
     what = f"dense-coding capacity of the dephased pair at F = {F:g}"
     value, fb = as_number(answer, what)
     if fb is not None:
@@ -727,19 +596,19 @@ def check_dephased_capacity(answer, pair_fidelity: float = 0.7) -> Feedback:
             f"{what}: correct, 2 − h(F) = {expected:.4f} bits per qubit: never below 1, "
             "and equal to 1 only at F = 1/2, where the pair is separable."
         )
-    if 0.25 <= F and abs(value - isotropic_capacity(F)) <= 1e-3:
-        return failed(
-            f"{what}: {value:g} is the isotropic pair's capacity; this pair has only two "
-            "eigenvalues, F and 1 − F."
-        )
-    if abs(value - binary_entropy(F)) <= 1e-3:
-        return failed(f"{what}: {value:g} is S(ρ_AB) = h(F); the capacity is 1 + S(ρ_B) − S(ρ_AB).")
-    return failed(
-        f"{what}: {value:g} is not right (tolerance 1e-3). C = log2 d_A + S(ρ_B) − "
-        "S(ρ_AB), with S(ρ_B) = 1."
-    )
+    cases = {
+        isotropic_capacity(F) if 0.25 <= F else None: f"{value:g} is the isotropic pair's "
+        "capacity; this pair has only two eigenvalues, F and 1 − F.",
+        binary_entropy(F): f"{value:g} is S(ρ_AB) = h(F); the capacity is 1 + S(ρ_B) − S(ρ_AB).",
+        expected: f"correct, 2 − h(F) = {expected:.4f} bits per qubit: never below 1, "
+        "and equal to 1 only at F = 1/2, where the pair is separable.",
+        ...: f"{value:g} is not right (tolerance 1e-3). C = log2 d_A + S(ρ_B) − "
+        "S(ρ_AB), with S(ρ_B) = 1.",
+    }
+    return grade(value, expected, what, cases, tol=1e-3)
 
 
+@checker
 def check_cut_set_qubits(answer, P: int = 16, d: int = 340_000_000, bits: int = 16) -> Feedback:
     """The fewest qubits that must enter each worker in *any* all-reduce of ``d`` words of
     ``bits`` bits on ``P`` workers that receives no classical bits: ``d b / 2``
@@ -750,45 +619,31 @@ def check_cut_set_qubits(answer, P: int = 16, d: int = 340_000_000, bits: int = 
     >>> from qring_edu.exercises.holevo import check_cut_set_qubits
     >>> check_cut_set_qubits(8000, P=4, d=1000).passed
     True
-    >>> print(check_cut_set_qubits(12000, P=4, d=1000).message)
-    qubits into each worker, any protocol (P = 4, d = 1,000, b = 16): 12,000 is what the superdense ring sends, (P−1)/P·d·b; the bound asks what *every* protocol must send, and is lower.
     """
-    try:
-        cut = allreduce_cut_bound(P, d, bits)
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    cut = allreduce_cut_bound(P, d, bits)
     what = f"qubits into each worker, any protocol (P = {P}, d = {d:,}, b = {bits})"
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    if close(value, cut.qubits, rel=1e-6):
-        return passed(
-            f"{what}: correct, d·b/2 = {cut.qubits:,.0f}: the worker must learn d·b "
-            "bits about the others' inputs and each qubit brings at most 2. The "
-            f"superdense ring sends {cut.superdense_ring:,} "
-            f"({cut.superdense_ratio:.3f} times as many)."
-        )
-    if close(value, cut.superdense_ring, rel=1e-6):
-        return failed(
-            f"{what}: {value:,.0f} is what the superdense ring sends, (P−1)/P·d·b; the "
-            "bound asks what *every* protocol must send, and is lower."
-        )
-    if close(value, cut.information, rel=1e-6):
-        return failed(
-            f"{what}: {value:,.0f} is the information d·b the worker must learn; with "
-            "entanglement each qubit carries up to 2 bits."
-        )
-    if close(value, cut.classical_ring / 2, rel=1e-6) or close(value, cut.classical_ring, rel=1e-6):
-        return failed(
-            f"{what}: {value:,.0f} comes from the ring's schedule; the cut-set bound "
-            "holds for any protocol: count what the worker must learn."
-        )
-    return failed(
-        f"{what}: {value:,.6g} is not right. How many bits must the worker learn about "
-        "the others' inputs, and how many can one qubit bring?"
-    )
+    ring = f"{value:,.0f} comes from the ring's schedule; the cut-set bound holds for any "
+    cases = {
+        cut.superdense_ring: f"{value:,.0f} is what the superdense ring sends, (P−1)/P·d·b; the "
+        "bound asks what *every* protocol must send, and is lower.",
+        cut.information: f"{value:,.0f} is the information d·b the worker must learn; with "
+        "entanglement each qubit carries up to 2 bits.",
+        (cut.classical_ring / 2, cut.classical_ring): ring + "protocol: count what the worker "
+        "must learn.",
+        cut.qubits: f"correct, d·b/2 = {cut.qubits:,.0f}: the worker must learn d·b "
+        "bits about the others' inputs and each qubit brings at most 2. The "
+        f"superdense ring sends {cut.superdense_ring:,} "
+        f"({cut.superdense_ratio:.3f} times as many).",
+        ...: f"{value:,.6g} is not right. How many bits must the worker learn about "
+        "the others' inputs, and how many can one qubit bring?",
+    }
+    return grade(value, cut.qubits, what, cases, rel=1e-6)
 
 
+@checker
 def check_vga_bits_in(answer, P: int = 16, d: int = 340_000_000, bits: int = 16) -> Feedback:
     """Classical bits each worker receives in VGA's GHZ sum (every worker broadcasts its d
     announcements of b bits): ``(P − 1) d b`` (:func:`qring_edu.costmodel.allreduce_cut_bound`,
@@ -799,31 +654,20 @@ def check_vga_bits_in(answer, P: int = 16, d: int = 340_000_000, bits: int = 16)
     >>> from qring_edu.exercises.holevo import check_vga_bits_in
     >>> check_vga_bits_in(48000, P=4, d=1000).passed
     True
-    >>> print(check_vga_bits_in(16000, P=4, d=1000).message)
-    classical bits into each worker in VGA (P = 4, d = 1,000, b = 16): 16,000 is what a worker broadcasts (d·b); it hears the other P − 1 workers' announcements.
     """
-    try:
-        cut = allreduce_cut_bound(P, d, bits)
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    cut = allreduce_cut_bound(P, d, bits)
     what = f"classical bits into each worker in VGA (P = {P}, d = {d:,}, b = {bits})"
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    if close(value, cut.vga_bits_in, rel=1e-6):
-        return passed(
-            f"{what}: correct, (P − 1)·d·b = {cut.vga_bits_in:,} bits, "
-            f"{cut.vga_bits_in / cut.information:g} times the cut-set floor d·b: no "
-            "online qubit, and far more classical bits than the floor."
-        )
-    if close(value, cut.vga_bits_out, rel=1e-6):
-        return failed(
-            f"{what}: {value:,.0f} is what a worker broadcasts (d·b); it hears the "
-            "other P − 1 workers' announcements."
-        )
-    if close(value, P * cut.information, rel=1e-6):
-        return failed(f"{what}: {value:,.0f} counts the worker's own announcement too.")
-    return failed(
-        f"{what}: {value:,.6g} is not right. Each of the other P − 1 workers announces "
-        "d words of b bits."
-    )
+    cases = {
+        cut.vga_bits_out: f"{value:,.0f} is what a worker broadcasts (d·b); it hears the "
+        "other P − 1 workers' announcements.",
+        P * cut.information: f"{value:,.0f} counts the worker's own announcement too.",
+        cut.vga_bits_in: f"correct, (P − 1)·d·b = {cut.vga_bits_in:,} bits, "
+        f"{cut.vga_bits_in / cut.information:g} times the cut-set floor d·b: no "
+        "online qubit, and far more classical bits than the floor.",
+        ...: f"{value:,.6g} is not right. Each of the other P − 1 workers announces "
+        "d words of b bits.",
+    }
+    return grade(value, cut.vga_bits_in, what, cases, rel=1e-6)

@@ -20,10 +20,11 @@ from ..states import PAULIS, bell_state, embed_operator, isotropic_state, partia
 from ._base import (
     Feedback,
     as_number,
-    bad_parameters,
     call_reader,
+    checker,
     compare_integer,
     failed,
+    grade,
     nan_entropy,
     not_a_function,
     not_attempted,
@@ -76,61 +77,44 @@ def _show(m: np.ndarray) -> str:
 
 
 # -- One qubit -------------------------------------------------------------------------------------
+@checker
 def check_plus_probability(answer, theta: float = 100.0, phi: float = 60.0) -> Feedback:
-    """Probability of the outcome ``|+⟩`` when ``cos(θ/2)|0⟩ + e^{iφ} sin(θ/2)|1⟩`` (angles in
-    **degrees**) is measured in the X basis: ``(1 + sin θ cos φ)/2``. Reference:
-    :func:`qring_edu.experiments.qubits.measure_qubit` (``basis="X"``). Tolerance 1e-3.
+    """Probability of ``|+⟩`` when ``cos(θ/2)|0⟩ + e^{iφ} sin(θ/2)|1⟩`` (angles in **degrees**) is
+    measured in the X basis: ``(1 + sin θ cos φ)/2``
+    (:func:`qring_edu.experiments.qubits.measure_qubit`). Tolerance 1e-3.
 
     Examples
     --------
     >>> from qring_edu.exercises.qubits import check_plus_probability
     >>> check_plus_probability(0.75, theta=90, phi=60).passed
     True
-    >>> print(check_plus_probability(0.5, theta=90, phi=60).message)
-    P(+) for θ = 90°, φ = 60°: 0.5 is cos²(θ/2), the probability of |0⟩ in the Z basis. In the X basis the amplitude is ⟨+|ψ⟩ = (cos(θ/2) + e^{iφ} sin(θ/2))/√2.
     """
-    try:
-        t = check_float(theta, "theta", 0.0, 180.0)
-        f = check_float(phi, "phi", 0.0, 360.0)
-        expected = measure_qubit(math.radians(t), math.radians(f), basis="X", shots=1).p0
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    t = check_float(theta, "theta", 0.0, 180.0)
+    f = check_float(phi, "phi", 0.0, 360.0)
+    expected = measure_qubit(math.radians(t), math.radians(f), basis="X", shots=1).p0
     what = f"P(+) for θ = {t:g}°, φ = {f:g}°"
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    if abs(value - expected) <= 1e-3:
-        return passed(
-            f"{what}: correct, (1 + sin θ cos φ)/2 = {expected:.4f}. The phase φ is invisible "
-            "in the Z basis but not in the X basis."
-        )
-    z_basis = math.cos(math.radians(t) / 2) ** 2
-    slips = (
-        (
-            z_basis,
-            "cos²(θ/2), the probability of |0⟩ in the Z basis. In the X basis the amplitude is "
-            "⟨+|ψ⟩ = (cos(θ/2) + e^{iφ} sin(θ/2))/√2.",
-        ),
-        (
-            (1 + math.sin(math.radians(t))) / 2,
-            "what you get with φ = 0: the phase e^{iφ} changes the X-basis probabilities.",
-        ),
-        (1 - expected, "the probability of |−⟩, the other outcome."),
-        (
-            (1 + math.sin(t) * math.cos(f)) / 2,
-            "the formula with the angles read as radians; they are in degrees.",
-        ),
-    )
-    for wrong, hint in slips:
-        if abs(value - wrong) <= 1e-3:
-            return failed(f"{what}: {value:g} is {hint}")
-    return failed(
-        f"{what}: {value:g} is not right (tolerance 1e-3). Compute |⟨+|ψ⟩|² with "
-        "⟨+| = (⟨0| + ⟨1|)/√2."
-    )
+    r = math.radians(t)
+    cases = {
+        math.cos(r / 2) ** 2: f"{value:g} is cos²(θ/2), the probability of |0⟩ in the Z basis. "
+        "In the X basis the amplitude is ⟨+|ψ⟩ = (cos(θ/2) + e^{iφ} sin(θ/2))/√2.",
+        (1 + math.sin(r)) / 2: f"{value:g} is what you get with φ = 0: the phase e^{{iφ}} changes "
+        "the X-basis probabilities.",
+        1 - expected: f"{value:g} is the probability of |−⟩, the other outcome.",
+        (1 + math.sin(t) * math.cos(f)) / 2: f"{value:g} is the formula with the angles read as "
+        "radians; they are in degrees.",
+        expected: f"correct, (1 + sin θ cos φ)/2 = {expected:.4f}. The phase φ is invisible "
+        "in the Z basis but not in the X basis.",
+        ...: f"{value:g} is not right (tolerance 1e-3). Compute |⟨+|ψ⟩|² with "
+        "⟨+| = (⟨0| + ⟨1|)/√2.",
+    }
+    return grade(value, expected, what, cases, tol=1e-3)
 
 
 # -- Several qubits: the book's order --------------------------------------------------------------
+@checker
 def check_basis_index(answer, bits=(1, 0, 1, 1)) -> Feedback:
     """Index of the basis state in which qubit q is ``bits[q]``, in a state vector of length
     ``2**n`` with the book's order (qubit 0 least significant): ``Σ_q bits[q] 2**q``. Exact.
@@ -140,15 +124,10 @@ def check_basis_index(answer, bits=(1, 0, 1, 1)) -> Feedback:
     >>> from qring_edu.exercises.qubits import check_basis_index
     >>> check_basis_index(6, bits=(0, 1, 1)).passed
     True
-    >>> print(check_basis_index(3, bits=(0, 1, 1)).message)
-    index of the basis state with qubits 0..2 = (0, 1, 1): 3 is not right. 3 reads qubit 0 as the most significant bit; in this book (and in Qiskit) qubit 0 is the least significant: index = Σ_q b_q 2^q.
     """
-    try:
-        items = [check_int(b, "bits", 0, 1) for b in bits]
-        if not 1 <= len(items) <= 20:
-            raise ValueError(f"bits must list 1 to 20 qubits, got {len(items)}")
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    items = [check_int(b, "bits", 0, 1) for b in bits]
+    if not 1 <= len(items) <= 20:
+        raise ValueError(f"bits must list 1 to 20 qubits, got {len(items)}")
     n = len(items)
     expected = sum(b << q for q, b in enumerate(items))
     reversed_ = sum(b << (n - 1 - q) for q, b in enumerate(items))
@@ -170,13 +149,11 @@ def check_basis_index(answer, bits=(1, 0, 1, 1)) -> Feedback:
 _NAMED_GATES = {"X": PAULIS["X"], "Z": PAULIS["Z"], "H": _H}
 
 
+@checker
 def check_on_qubit(fn, *, trials: int = 3, seed: int = 0) -> Feedback:
-    """Code-graded: the reader's ``on_qubit(u, qubit) -> array (4, 4)``, the operator that
-    applies the 2 x 2 gate ``u`` to ``qubit`` (0 or 1) of two qubits and nothing to the other.
-
-    Called on X, Z, H and ``trials`` random unitaries (seeded), on both qubits, with
-    :func:`qring_edu.states.embed_operator` switched off; compared with it entry by entry to
-    within 1e-9. The usual slip, the two factors of ``np.kron`` swapped, gets a hint.
+    """Code-graded: the reader's ``on_qubit(u, qubit) -> array (4, 4)``, the 2 x 2 gate ``u`` on
+    ``qubit`` (0 or 1) of two qubits, on X, Z, H and ``trials`` seeded random unitaries, against
+    :func:`qring_edu.states.embed_operator` (1e-9; switched off while it runs).
 
     Examples
     --------
@@ -188,18 +165,13 @@ def check_on_qubit(fn, *, trials: int = 3, seed: int = 0) -> Feedback:
     True
     >>> def swapped(u, qubit):
     ...     return np.kron(u, np.eye(2)) if qubit == 0 else np.kron(np.eye(2), u)
-    >>> print(check_on_qubit(swapped).message)
-    on_qubit(u, qubit): for u = X on qubit 0 your matrix acts on the wrong qubit: it equals the operator for qubit 1. Qubit 0 is the least significant bit of the index, so it is the *right* factor of np.kron: np.kron(I, u) for qubit 0.
     """
     what = "on_qubit(u, qubit)"
     fb = not_a_function(fn, what)
     if fb is not None:
         return fb
-    try:
-        trials = check_int(trials, "trials", 0, 100)
-        rng = np.random.default_rng(check_int(seed, "seed", 0))
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    trials = check_int(trials, "trials", 0, 100)
+    rng = np.random.default_rng(check_int(seed, "seed", 0))
     gates = list(_NAMED_GATES.items())
     gates += [(f"a random unitary ({i + 1})", _random_unitary(rng)) for i in range(trials)]
     n = 0
@@ -252,15 +224,12 @@ def _partial_trace_cases(trials: int, seed: int) -> list[tuple[str, np.ndarray]]
     return cases
 
 
+@checker
 def check_partial_trace(fn, *, trials: int = 3, seed: int = 0) -> Feedback:
-    """Code-graded: the reader's ``my_partial_trace(rho, keep) -> array (2, 2)``, the reduced
-    state of qubit ``keep`` (0 = Alice's A, 1 = Bob's B) of a two-qubit density matrix ``rho``
-    (4 x 4, index ``a + 2 b``).
-
-    Called on ``|Φ+⟩``, the product ``|0⟩_A|+⟩_B``, the isotropic pair at F = 0.8 and ``trials``
-    random mixed states (seeded), keeping each qubit in turn, with
-    :func:`qring_edu.states.partial_trace` switched off; compared with it to within 1e-9.
-    Keeping the wrong qubit gets a hint.
+    """Code-graded: the reader's ``my_partial_trace(rho, keep) -> array (2, 2)``, the state of qubit
+    ``keep`` (0 = A, 1 = B) of a 4 x 4 two-qubit ``rho`` (index ``a + 2 b``), on ``|Φ+⟩``,
+    ``|0⟩_A|+⟩_B``, the isotropic pair at F = 0.8 and ``trials`` seeded random states, against
+    :func:`qring_edu.states.partial_trace` (1e-9; switched off while it runs).
 
     Examples
     --------
@@ -273,19 +242,12 @@ def check_partial_trace(fn, *, trials: int = 3, seed: int = 0) -> Feedback:
     True
     >>> def swapped(rho, keep):
     ...     return reduced(rho, 1 - keep)
-    >>> print(check_partial_trace(swapped).message)
-    my_partial_trace(rho, keep): on |0⟩_A |+⟩_B keeping qubit 0 you returned [[0.5, 0.5], [0.5, 0.5]], the state of qubit 1. Index i = a + 2 b: Alice's bit a is i % 2, Bob's bit b is i // 2; reshape(2, 2, 2, 2) puts b first.
     """
     what = "my_partial_trace(rho, keep)"
     fb = not_a_function(fn, what)
     if fb is not None:
         return fb
-    try:
-        cases = _partial_trace_cases(
-            check_int(trials, "trials", 0, 100), check_int(seed, "seed", 0)
-        )
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    cases = _partial_trace_cases(check_int(trials, "trials", 0, 100), check_int(seed, "seed", 0))
     n = 0
     for name, rho in cases:
         for keep in (0, 1):
@@ -346,15 +308,11 @@ def _entropy_cases(trials: int, seed: int) -> list[tuple[str, np.ndarray]]:
     return cases
 
 
+@checker
 def check_entropy(fn, *, trials: int = 2, seed: int = 0) -> Feedback:
-    """Code-graded: the reader's ``my_entropy(rho) -> float``, the von Neumann entropy
-    ``S(ρ) = −Σ λ log2 λ`` in bits of a density matrix (any number of qubits).
-
-    Called on pure states, ``I/2``, ``I/4``, a diagonal state, the isotropic pair, ``trials``
-    random rank-2 states and a random 3-qubit state (seeded), with
-    :func:`qring_edu.von_neumann_entropy` switched off; compared with it to within 1e-6. Natural
-    logarithms, the diagonal instead of the eigenvalues and ``0 · log 0`` computed as NaN get a
-    hint.
+    """Code-graded: the reader's ``my_entropy(rho) -> float``, ``S(ρ) = −Σ λ log2 λ`` in bits, on pure,
+    maximally mixed, diagonal, rank-deficient and random states of 1 to 3 qubits (``trials``
+    seeded), against :func:`qring_edu.von_neumann_entropy` (1e-6; switched off while it runs).
 
     Examples
     --------
@@ -370,17 +328,12 @@ def check_entropy(fn, *, trials: int = 2, seed: int = 0) -> Feedback:
     ...     p = np.diag(rho).real
     ...     p = p[p > 1e-12]
     ...     return float(-(p * np.log2(p)).sum())
-    >>> print(check_entropy(diagonal).message)
-    my_entropy(rho): on |+⟩⟨+| you returned 1, expected 0. That is the entropy of the diagonal of ρ (the Z-basis outcome probabilities); S(ρ) uses the eigenvalues (np.linalg.eigvalsh).
     """
     what = "my_entropy(rho)"
     fb = not_a_function(fn, what)
     if fb is not None:
         return fb
-    try:
-        cases = _entropy_cases(check_int(trials, "trials", 0, 100), check_int(seed, "seed", 0))
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    cases = _entropy_cases(check_int(trials, "trials", 0, 100), check_int(seed, "seed", 0))
     for i, (name, rho) in enumerate(cases):
         want = von_neumann_entropy(rho)
         got, fb = _call_without("von_neumann_entropy", fn, rho.copy(), what=what, case=name)
@@ -398,31 +351,23 @@ def check_entropy(fn, *, trials: int = 2, seed: int = 0) -> Feedback:
             continue
         diag = np.clip(np.diag(rho).real, 0, None)
         diag = diag[diag > 1e-12]
-        slips = (
-            (want * math.log(2), "in nats: use np.log2, entropies in this book are in bits."),
-            (
-                float(-(diag * np.log2(diag)).sum()),
-                "the entropy of the diagonal of ρ (the Z-basis outcome probabilities); S(ρ) "
-                "uses the eigenvalues (np.linalg.eigvalsh).",
-            ),
-            (-want, "the sum without its minus sign: S = −Σ λ log2 λ ≥ 0."),
-        )
-        for wrong, hint in slips:
-            if abs(value - wrong) <= 1e-6:
-                return failed(
-                    f"{what}: on {name} you returned {value:.6g}, expected {want:.6g}. That is "
-                    + hint
-                )
-        return failed(
-            f"{what}: on {name} you returned {value:.6g}, expected {want:.6g} bits. "
-            "S(ρ) = −Σ λ log2 λ over the eigenvalues λ of ρ."
-        )
+        said = f"on {name} you returned {value:.6g}, expected {want:.6g}"
+        slips = {
+            want * math.log(2): "in nats: use np.log2, entropies in this book are in bits.",
+            float(-(diag * np.log2(diag)).sum()): "the entropy of the diagonal of ρ (the Z-basis "
+            "outcome probabilities); S(ρ) uses the eigenvalues (np.linalg.eigvalsh).",
+            -want: "the sum without its minus sign: S = −Σ λ log2 λ ≥ 0.",
+        }
+        slips = {k: f"{said}. That is {h}" for k, h in slips.items()}
+        slips[...] = f"{said} bits. S(ρ) = −Σ λ log2 λ over the eigenvalues λ of ρ."
+        return grade(value, None, what, slips, tol=1e-6)
     return passed(
         f"{what}: correct on {len(cases)} states (pure, maximally mixed, rank-deficient and "
         "mixed, 1 to 3 qubits)."
     )
 
 
+@checker
 def check_mixture_entropy(answer, weight: float = 0.75) -> Feedback:
     """``S(ρ)`` in bits of the mixture ``ρ = w|0⟩⟨0| + (1 − w)|+⟩⟨+|`` with ``w = weight``.
     Reference: :func:`qring_edu.von_neumann_entropy`. Tolerance 1e-3.
@@ -432,76 +377,56 @@ def check_mixture_entropy(answer, weight: float = 0.75) -> Feedback:
     >>> from qring_edu.exercises.qubits import check_mixture_entropy
     >>> check_mixture_entropy(0.6009, weight=0.5).passed
     True
-    >>> print(check_mixture_entropy(1.0, weight=0.5).message)
-    S(ρ) of 0.5|0⟩⟨0| + 0.5|+⟩⟨+|: 1 is h(w), the entropy of the weights. The weights are the eigenvalues only when the states are orthogonal; |0⟩ and |+⟩ overlap, so compute the eigenvalues of ρ.
     """
-    try:
-        w = check_float(weight, "weight", 0.0, 1.0)
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    w = check_float(weight, "weight", 0.0, 1.0)
     rho = w * np.diag([1.0, 0.0]) + (1 - w) * np.full((2, 2), 0.5)
     expected = von_neumann_entropy(rho)
     what = f"S(ρ) of {w:g}|0⟩⟨0| + {1 - w:g}|+⟩⟨+|"
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    if abs(value - expected) <= 1e-3:
-        lam = np.linalg.eigvalsh(rho)
-        return passed(
-            f"{what}: correct, {expected:.4f} bit (eigenvalues {lam[1]:.4f} and {lam[0]:.4f}): "
-            "less than the entropy of the weights, because the two states overlap."
-        )
-    if 0 < w < 1 and abs(value - binary_entropy(w)) <= 1e-3:
-        return failed(
-            f"{what}: {value:g} is h(w), the entropy of the weights. The weights are the "
-            "eigenvalues only when the states are orthogonal; |0⟩ and |+⟩ overlap, so compute "
-            "the eigenvalues of ρ."
-        )
-    return failed(
-        f"{what}: {value:g} is not right (tolerance 1e-3). Write ρ as a 2 x 2 matrix and use its "
-        "eigenvalues."
-    )
+    lam = np.linalg.eigvalsh(rho)
+    cases = {
+        binary_entropy(w) if 0 < w < 1 else None: f"{value:g} is h(w), the entropy of the "
+        "weights. The weights are the eigenvalues only when the states are orthogonal; |0⟩ and "
+        "|+⟩ overlap, so compute the eigenvalues of ρ.",
+        expected: f"correct, {expected:.4f} bit (eigenvalues {lam[1]:.4f} and {lam[0]:.4f}): "
+        "less than the entropy of the weights, because the two states overlap.",
+        ...: f"{value:g} is not right (tolerance 1e-3). Write ρ as a 2 x 2 matrix and use its "
+        "eigenvalues.",
+    }
+    return grade(value, expected, what, cases, tol=1e-3)
 
 
+@checker
 def check_agreement(answer, pair_fidelity: float = 0.85, basis: str = "X") -> Feedback:
-    """Probability that Alice's and Bob's bits agree when both measure their half of the
-    isotropic pair of fidelity F in ``basis`` (``"Z"`` or ``"X"``): ``F + (1 − F)/3`` in both
-    bases. Reference: :func:`qring_edu.experiments.qubits.run_bell_pair`. Tolerance 1e-3.
+    """Probability that Alice's and Bob's bits agree when both measure their half of the isotropic
+    pair of fidelity F in ``basis`` (``"Z"`` or ``"X"``): ``F + (1 − F)/3``
+    (:func:`qring_edu.experiments.qubits.run_bell_pair`). Tolerance 1e-3.
 
     Examples
     --------
     >>> from qring_edu.exercises.qubits import check_agreement
     >>> check_agreement(0.8, pair_fidelity=0.7).passed
     True
-    >>> print(check_agreement(0.7, pair_fidelity=0.7).message)
-    P(bits agree) for the isotropic pair at F = 0.7, both measuring in the X basis: 0.7 counts only |Φ+⟩. One of the three other Bell states also gives equal bits in the X basis: which one? (Apply X⊗X to each.)
     """
-    try:
-        F = check_fidelity(pair_fidelity)
-        if basis not in BASES:
-            raise ValueError(f"basis must be one of {', '.join(map(repr, BASES))}, got {basis!r}")
-        expected = run_bell_pair(pair_fidelity=F, basis=basis, shots=1).agreement
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    F = check_fidelity(pair_fidelity)
+    if basis not in BASES:
+        raise ValueError(f"basis must be one of {', '.join(map(repr, BASES))}, got {basis!r}")
+    expected = run_bell_pair(pair_fidelity=F, basis=basis, shots=1).agreement
     what = f"P(bits agree) for the isotropic pair at F = {F:g}, both measuring in the {basis} basis"
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    if abs(value - expected) <= 1e-3:
-        return passed(
-            f"{what}: correct, F + (1 − F)/3 = {expected:.4f}: two of the four Bell states give "
-            f"equal bits in the {basis} basis."
-        )
     test = "X⊗X" if basis == "X" else "Z⊗Z"
-    if abs(value - F) <= 1e-3:
-        return failed(
-            f"{what}: {value:g} counts only |Φ+⟩. One of the three other Bell states also gives "
-            f"equal bits in the {basis} basis: which one? (Apply {test} to each.)"
-        )
-    if abs(value - (1 - expected)) <= 1e-3:
-        return failed(f"{what}: {value:g} is the probability that the bits differ.")
-    return failed(
-        f"{what}: {value:g} is not right (tolerance 1e-3). ρ_F is |Φ+⟩ with probability F and "
+    cases = {
+        F: f"{value:g} counts only |Φ+⟩. One of the three other Bell states also gives "
+        f"equal bits in the {basis} basis: which one? (Apply {test} to each.)",
+        1 - expected: f"{value:g} is the probability that the bits differ.",
+        expected: f"correct, F + (1 − F)/3 = {expected:.4f}: two of the four Bell states give "
+        f"equal bits in the {basis} basis.",
+        ...: f"{value:g} is not right (tolerance 1e-3). ρ_F is |Φ+⟩ with probability F and "
         "each other Bell state with (1 − F)/3: add the weights of the Bell states whose bits "
-        f"agree in the {basis} basis."
-    )
+        f"agree in the {basis} basis.",
+    }
+    return grade(value, expected, what, cases, tol=1e-3)

@@ -23,9 +23,9 @@ from ._base import (
     as_number,
     bad_parameters,
     call_reader,
-    close,
-    compare_number,
+    checker,
     failed,
+    grade,
     not_attempted,
     passed,
 )
@@ -167,27 +167,18 @@ def _bell_feedback(state, states) -> Feedback:
 
 
 def check_superdense_coding(answer, *, seeds=(0, 1, 2), shots: int = 64) -> Feedback:
-    """Grade superdense coding written in raw Qiskit by the reader.
+    """Grade superdense coding in raw Qiskit: ``answer = (create_bell_pair, encode_message,
+    decode_message)``.
 
-    ``answer``: the tuple ``(create_bell_pair, encode_message, decode_message)`` of the reader's
-    functions:
-
-    * ``create_bell_pair()`` returns a new ``QuantumCircuit(2, 2)`` that prepares
-      |Φ+⟩ = (|00⟩ + |11⟩)/√2 (qubit 0 = Alice's A, qubit 1 = Bob's B);
-    * ``encode_message(qc, x, z)`` applies Alice's gates to qubit 0 and returns ``qc``;
-    * ``decode_message(qc)`` applies Bob's Bell measurement and returns ``qc``: CNOT 0 → 1,
-      H on 0, A measured into clbit 0 (z) and B into clbit 1 (x), so the Qiskit count key reads
-      ``"xz"`` (Qiskit prints clbit 1 first).
-
-    (A function may also modify ``qc`` in place and return ``None``.) For each message
-    ``(x, z)`` in the order 00, 01, 10, 11 the checker compares the state after
-    ``create_bell_pair`` with |Φ+⟩, requires that ``encode_message`` adds gates on qubit 0 only
-    (barriers aside), compares the state after it with the library's encoded state
-    (:func:`qring_edu.superdense_circuit`, up to a global phase), then the exact distribution of
-    the count key with :func:`qring_edu.superdense_outcome_probabilities` (within 1e-9); then it
-    runs the whole circuit ``shots`` times on Aer for every seed in ``seeds`` (messages in a
-    seeded random order) and expects the key ``"xz"`` every time. It reports the first failing
-    message with a hint (a swapped count key is the little-endian mistake).
+    ``create_bell_pair()`` returns a new ``QuantumCircuit(2, 2)`` preparing |Φ+⟩ (qubit 0 = Alice's
+    A, qubit 1 = Bob's B); ``encode_message(qc, x, z)`` applies Alice's gates to qubit 0;
+    ``decode_message(qc)`` applies Bob's Bell measurement, A into clbit 0 (z) and B into clbit 1
+    (x), so the count key reads ``"xz"``. Each may return ``qc`` or modify it in place and return
+    ``None``. For each message, stage by stage: the states against the library's circuit
+    (:func:`qring_edu.superdense_circuit`, up to a global phase), gates on qubit 0 only, and the
+    exact count-key law against :func:`qring_edu.superdense_outcome_probabilities` (1e-9); then
+    ``shots`` Aer shots per seed in ``seeds`` must all read ``"xz"``. The first failure is
+    reported with a hint.
 
     Examples
     --------
@@ -213,8 +204,6 @@ def check_superdense_coding(answer, *, seeds=(0, 1, 2), shots: int = 64) -> Feed
     >>> check_superdense_coding((create_bell_pair, encode_message, decode_message), seeds=(0,),
     ...                         shots=8).passed
     True
-    >>> print(check_superdense_coding(None).message)
-    Not attempted yet: replace None with your answer to superdense coding in raw Qiskit (answer = (create_bell_pair, encode_message, decode_message)).
     """
     what = "superdense coding in raw Qiskit"
     if answer is None:
@@ -367,16 +356,14 @@ def _encoding_reference(x: int, z: int):
     return Operator(_sections(x, z, 1, 1))
 
 
+@checker
 def check_alice_gates(answer, x: int, z: int, *, pair: tuple[int, int] = (0, 0)) -> Feedback:
     """Which gates must Alice apply to her qubit A, in order, so that Bob decodes ``(x, z)``?
 
-    ``pair``: the Bell state the pair was shared in, named by the message it stands for,
-    ``Z**pz X**px`` on A applied to |Φ+⟩ (``(0, 0)``: |Φ+⟩, ``(1, 0)``: |Ψ+⟩, ...); Bob decodes as
-    usual. ``answer``: a list of gate names applied first to last, e.g. ``["x", "z"]``; ``[]`` for
-    the identity. Names: i/id, x, y, z, h, s, sdg, t (case-insensitive). The answer passes when
-    its unitary equals ``Z**z X**x (Z**pz X**px)^-1`` up to a global phase (Qiskit's
-    ``Operator.equiv``, absolute tolerance 1e-9), so equivalent sequences such as ``["y"]`` for
-    ``(1, 1)`` also pass, with a note.
+    ``pair``: the shared Bell state, named by its message (``Z**pz X**px`` on A applied to |Φ+⟩).
+    ``answer``: gate names first to last (i/id, x, y, z, h, s, sdg, t; ``[]`` for none). Passes when
+    the unitary equals ``Z**z X**x (Z**pz X**px)^-1`` up to a global phase (``Operator.equiv``,
+    atol 1e-9), so ``["y"]`` for ``(1, 1)`` passes too, with a note.
 
     Examples
     --------
@@ -385,15 +372,10 @@ def check_alice_gates(answer, x: int, z: int, *, pair: tuple[int, int] = (0, 0))
     True
     >>> check_alice_gates(["z"], 1, 1, pair=(1, 0)).passed   # |Ψ+⟩ already carries the X
     True
-    >>> print(check_alice_gates(["x"], 0, 1).message)
-    Alice's gates for (x, z) = (0, 1): your gates make Bob read "10" instead of "01". X on A flips x (Bob's B outcome), Z flips z (Bob's A outcome), Y flips both.
     """
-    try:
-        if pair not in _BELL_NAMES:
-            raise ValueError(f"pair must be a tuple (px, pz) of bits 0 or 1, got {pair!r}")
-        reference = _encoding_reference(*pair).adjoint().compose(_encoding_reference(x, z))
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    if pair not in _BELL_NAMES:
+        raise ValueError(f"pair must be a tuple (px, pz) of bits 0 or 1, got {pair!r}")
+    reference = _encoding_reference(*pair).adjoint().compose(_encoding_reference(x, z))
     px, pz = pair
     shared = "" if pair == (0, 0) else f" from the pair {_BELL_NAMES[pair]}"
     what = f"Alice's gates for (x, z) = ({x}, {z}){shared}"
@@ -451,74 +433,60 @@ def _exact_error_rate(pair_fidelity: float) -> float:
     return float(1.0 - np.mean(right))
 
 
+@checker
 def check_symbol_error_rate(answer, pair_fidelity: float) -> Feedback:
-    """Probability that Bob decodes the wrong two-bit symbol when the pair has fidelity F.
-
-    Reference: the library's exact outcome distribution (``1 - F``); absolute tolerance 1e-6.
+    """Probability that Bob decodes the wrong two-bit symbol at pair fidelity F: ``1 - F``, from the
+    library's outcome law. Tolerance 1e-6.
 
     Examples
     --------
     >>> from qring_edu.exercises.superdense_ring import check_symbol_error_rate
     >>> check_symbol_error_rate(0.03, 0.97).passed
     True
-    >>> print(check_symbol_error_rate(0.01, 0.97).message)
-    symbol error rate at F = 0.97: (1 − F)/3 is the probability of one particular Pauli. Any of X, Y or Z changes the symbol.
     """
-    try:
-        expected = _exact_error_rate(pair_fidelity)
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    expected = _exact_error_rate(pair_fidelity)
     what = f"symbol error rate at F = {pair_fidelity:g}"
-    fb = compare_number(answer, expected, tol=1e-6, what=what)
-    value, not_a_number = as_number(answer, what)
-    if fb.passed or not_a_number is not None:
+    value, fb = as_number(answer, what)
+    if fb is not None:
         return fb
     p = 1.0 - pair_fidelity
-    if abs(value - p / 3) <= 1e-6:
-        return failed(
-            f"{what}: (1 − F)/3 is the probability of one particular Pauli. Any of "
-            "X, Y or Z changes the symbol."
-        )
-    if abs(value - 2 * p / 3) <= 1e-6:
-        return failed(
-            f"{what}: 2(1 − F)/3 is the probability that one given bit (x or z) flips. "
-            "A symbol is wrong if either bit flips."
-        )
-    if abs(value - pair_fidelity) <= 1e-6:
-        return failed(f"{what}: F is the probability that the symbol arrives intact.")
-    return fb
+    cases = {
+        p / 3: "(1 − F)/3 is the probability of one particular Pauli. Any of "
+        "X, Y or Z changes the symbol.",
+        2 * p / 3: "2(1 − F)/3 is the probability that one given bit (x or z) flips. "
+        "A symbol is wrong if either bit flips.",
+        pair_fidelity: "F is the probability that the symbol arrives intact.",
+        expected: f"correct ({value:g}).",
+        ...: f"{value:g} is not right (tolerance 1e-06). Check your formula.",
+    }
+    return grade(value, expected, what, cases, tol=1e-6)
 
 
+@checker
 def check_bit_error_rate(answer, pair_fidelity: float) -> Feedback:
-    """Probability that one given bit of a symbol (x, say) arrives flipped at fidelity F.
-
-    Reference: the library's exact outcome distribution (``2 (1 - F) / 3``: X or Y flips x);
-    absolute tolerance 1e-6.
+    """Probability that one given bit of a symbol (x, say) arrives flipped at fidelity F:
+    ``2 (1 - F) / 3`` (X or Y flips x), from the library's outcome law. Tolerance 1e-6.
 
     Examples
     --------
     >>> from qring_edu.exercises.superdense_ring import check_bit_error_rate
     >>> check_bit_error_rate(0.02, 0.97).passed         # 2 (1 - F) / 3
     True
-    >>> print(check_bit_error_rate(0.03, 0.97).message)
-    bit error rate of x at F = 0.97: 1 − F is the symbol error rate. A Z error leaves x alone.
     """
-    try:
-        probs = superdense_outcome_probabilities(0, 0, link=Link(pair_fidelity))
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    probs = superdense_outcome_probabilities(0, 0, link=Link(pair_fidelity))
     expected = probs[(1, 0)] + probs[(1, 1)]
     what = f"bit error rate of x at F = {pair_fidelity:g}"
-    fb = compare_number(answer, expected, tol=1e-6, what=what)
-    value, not_a_number = as_number(answer, what)
-    if fb.passed or not_a_number is not None:
+    value, fb = as_number(answer, what)
+    if fb is not None:
         return fb
     p = 1.0 - pair_fidelity
-    if abs(value - p) <= 1e-6:
-        return failed(f"{what}: 1 − F is the symbol error rate. A Z error leaves x alone.")
-    if abs(value - p / 3) <= 1e-6:
-        return failed(f"{what}: two of the three Paulis flip x (X and Y), not one.")
-    return fb
+    cases = {
+        p: "1 − F is the symbol error rate. A Z error leaves x alone.",
+        p / 3: "two of the three Paulis flip x (X and Y), not one.",
+        expected: f"correct ({value:g}).",
+        ...: f"{value:g} is not right (tolerance 1e-06). Check your formula.",
+    }
+    return grade(value, expected, what, cases, tol=1e-6)
 
 
 # The ledger of the superdense ring
@@ -552,6 +520,7 @@ def _count_feedback(answer, expected: int, what: str, hints: dict[int, str]) -> 
     )
 
 
+@checker
 def check_superdense_qubits(answer, P: int, d: int, bits: int) -> Feedback:
     """Online qubits on the busiest directed link of the superdense ring all-reduce of a
     length-``d`` vector of ``bits``-bit words on ``P`` workers (exact integer).
@@ -561,13 +530,8 @@ def check_superdense_qubits(answer, P: int, d: int, bits: int) -> Feedback:
     >>> from qring_edu.exercises.superdense_ring import check_superdense_qubits
     >>> check_superdense_qubits(1200, 4, 100, 16).passed   # 2 (P - 1) x 25 words x 16 bits / 2
     True
-    >>> print(check_superdense_qubits(2400, 4, 100, 16).message)
-    online qubits per link (P = 4, d = 100, bits = 16): 2400 is not right. That is the classical count in bits; each qubit carries two bits.
     """
-    try:
-        counts = _link_counts(P, d, bits)
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    counts = _link_counts(P, d, bits)
     expected, cl = counts["qubits"], counts["bits"]
     what = f"online qubits per link (P = {P}, d = {d}, bits = {bits})"
     hints = {
@@ -587,22 +551,18 @@ def check_superdense_qubits(answer, P: int, d: int, bits: int) -> Feedback:
     return _count_feedback(answer, expected, what, hints)
 
 
+@checker
 def check_lifetime_uses(answer, P: int, d: int, bits: int) -> Feedback:
-    """Channel uses of the busiest directed link over the pairs' whole lifetime (offline qubits
-    that distribute the Bell pairs + online qubits of the superdense ring), exact integer.
+    """Channel uses of the busiest directed link over the pairs' whole lifetime (offline qubits that
+    distribute the pairs + online qubits), exact integer.
 
     Examples
     --------
     >>> from qring_edu.exercises.superdense_ring import check_lifetime_uses
     >>> check_lifetime_uses(52, 3, 7, 5).passed          # 26 online + 26 offline qubits
     True
-    >>> print(check_lifetime_uses(50, 3, 7, 5).message)
-    lifetime channel uses per link (P = 3, d = 7, bits = 5): 50 is not right. That is the classical bit count. It equals the lifetime count when every message has an even number of bits; here some messages are odd and each needs a padding qubit (online and offline).
     """
-    try:
-        counts = _link_counts(P, d, bits)
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    counts = _link_counts(P, d, bits)
     expected, online = counts["lifetime"], counts["qubits"]
     what = f"lifetime channel uses per link (P = {P}, d = {d}, bits = {bits})"
     hints = {
@@ -617,12 +577,11 @@ def check_lifetime_uses(answer, P: int, d: int, bits: int) -> Feedback:
     return _count_feedback(answer, expected, what, hints)
 
 
+@checker
 def check_flip_damage(answer, P: int, bits: int, max_abs: float, t: int) -> Feedback:
-    """Size of the change of a decoded value when bit ``t`` of its fixed-point word flips.
-
-    Reference: decode the word 0 with bit ``t`` set using the library's code
-    :func:`qring_edu.fixed_point` (``2**t / s``, the sign bit ``t = bits - 1`` gives the same
-    magnitude). Relative tolerance 1e-6; the sign of the answer is ignored.
+    """Size of the change of a decoded value when bit ``t`` of its fixed-point word flips: ``2**t / s``
+    (:func:`qring_edu.fixed_point`; the sign bit gives the same magnitude). Relative tolerance 1e-6,
+    sign ignored.
 
     Examples
     --------
@@ -631,41 +590,31 @@ def check_flip_damage(answer, P: int, bits: int, max_abs: float, t: int) -> Feed
     >>> s = fixed_point(8, 16, 0.5).scale
     >>> check_flip_damage(2**12 / s, 8, 16, 0.5, 12).passed
     True
-    >>> print(check_flip_damage(2**12, 8, 16, 0.5, 12).message)
-    change from flipping bit 12 (P = 8, bits = 16, max_abs = 0.5): 2**t is the change of the integer word; divide by the scale s to get the change of the decoded value.
     """
-    try:
-        codec = fixed_point(P, bits, max_abs)
-        check_int(t, "t", 0, codec.bits - 1)
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    codec = fixed_point(P, bits, max_abs)
+    check_int(t, "t", 0, codec.bits - 1)
     flipped = codec.decode(np.array([1 << t], dtype=np.uint32))[0]
     expected = abs(float(flipped - codec.decode(np.array([0], dtype=np.uint32))[0]))
     what = f"change from flipping bit {t} (P = {P}, bits = {bits}, max_abs = {max_abs:g})"
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    value = abs(value)
-    if abs(value - expected) <= 1e-6 * expected:
-        return passed(f"{what}: correct ({expected:.6g}).")
-    if abs(value - 2.0**t) <= 1e-6 * 2.0**t:
-        return failed(
-            f"{what}: 2**t is the change of the integer word; divide by the scale s to "
-            "get the change of the decoded value."
-        )
-    if abs(value - 2.0**t * codec.scale) <= 1e-6 * 2.0**t * codec.scale:
-        return failed(f"{what}: you multiplied by the scale s; the decoded value is word / s.")
-    if t > 0 and abs(value - 2.0 ** (t - 1) / codec.scale) <= 1e-6 * expected:
-        return failed(
-            f"{what}: off by a factor of two — bit 0 is the least significant bit, worth 2**0."
-        )
-    return failed(
-        f"{what}: {value:.6g} is not right (relative tolerance 1e-6). The word encodes "
-        f"value·s with s = cap / max_abs = {codec.scale:.6g}."
-    )
+    value, s = abs(value), codec.scale
+    cases = {
+        2.0**t: "2**t is the change of the integer word; divide by the scale s to "
+        "get the change of the decoded value.",
+        2.0**t * s: "you multiplied by the scale s; the decoded value is word / s.",
+        2.0 ** (t - 1) / s if t > 0 else None: "off by a factor of two — bit 0 is the least "
+        "significant bit, worth 2**0.",
+        expected: f"correct ({expected:.6g}).",
+        ...: f"{value:.6g} is not right (relative tolerance 1e-6). The word encodes "
+        f"value·s with s = cap / max_abs = {s:.6g}.",
+    }
+    return grade(value, expected, what, cases, rel=1e-6)
 
 
 # Step checkers of the reasoning exercises
+@checker
 def check_link_busy_time(
     answer,
     bandwidth_gbps: float = 10.0,
@@ -676,26 +625,20 @@ def check_link_busy_time(
     model: str = "ResNet-50",
     bits: int = 16,
 ) -> Feedback:
-    """Link time (ms) per iteration that the superdense ring needs on its busiest link: its online
-    qubits plus the distribution of one half of every pair they consume, with ``buckets``
-    buckets, each message ``alpha + n beta`` and each distribution block one ``alpha`` plus one
-    ``beta`` per qubit (:func:`~qring_edu.experiments.superdense_ring.overlap_comparison`:
-    ``online + distribution``). Relative tolerance 1e-4.
+    """Link time (ms) per iteration of the superdense ring's busiest link, online qubits plus the
+    distribution of one half of every pair they consume, with ``buckets`` buckets
+    (:func:`~qring_edu.experiments.superdense_ring.overlap_comparison`: ``online + distribution``).
+    Relative tolerance 1e-4.
 
     Examples
     --------
     >>> from qring_edu.exercises.superdense_ring import check_link_busy_time
     >>> check_link_busy_time(71.9347, 10.0, 5).passed    # online 36.13 ms + distribution 35.81 ms
     True
-    >>> print(check_link_busy_time(36.1298, 10.0, 5).message)
-    superdense link time per iteration (ms) for ResNet-50, P = 8, 10 Gbit/s, B = 5: 36.1298 ms counts only the online qubits. One half of every pair they consume crosses the same link too.
     """
-    try:
-        res = overlap_comparison(
-            0.0, bandwidth_gbps, latency_us, buckets, workers=workers, model=model, bits=bits
-        )
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    res = overlap_comparison(
+        0.0, bandwidth_gbps, latency_us, buckets, workers=workers, model=model, bits=bits
+    )
     sd = res.superdense
     expected = (sd.online + sd.distribution) * 1e3
     what = (
@@ -705,36 +648,28 @@ def check_link_busy_time(
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    if close(value, expected, rel=1e-4):
-        return passed(
-            f"{what}: correct ({expected:.3f} ms). It is the classical link time "
-            f"W = {res.link_time * 1e3:.3f} ms plus one α per distribution block."
-        )
-    if close(value, res.link_time * 1e3, rel=1e-4):
-        return failed(
-            f"{what}: {value:g} ms is the classical link time W. Almost: every "
-            "distribution block also pays a latency α, B of them per iteration."
-        )
-    if close(value, sd.online * 1e3, rel=1e-4):
-        return failed(
-            f"{what}: {value:g} ms counts only the online qubits. One half of every "
-            "pair they consume crosses the same link too."
-        )
-    if close(value, sd.distribution * 1e3, rel=1e-4):
-        return failed(f"{what}: {value:g} ms is only the pair distribution; add the online qubits.")
-    return failed(
-        f"{what}: {value:g} ms is not right (relative tolerance 1e-4). A k-bit message "
+    cases = {
+        res.link_time * 1e3: f"{value:g} ms is the classical link time W. Almost: every "
+        "distribution block also pays a latency α, B of them per iteration.",
+        sd.online * 1e3: f"{value:g} ms counts only the online qubits. One half of every "
+        "pair they consume crosses the same link too.",
+        sd.distribution * 1e3: f"{value:g} ms is only the pair distribution; add the online "
+        "qubits.",
+        expected: f"correct ({expected:.3f} ms). It is the classical link time "
+        f"W = {res.link_time * 1e3:.3f} ms plus one α per distribution block.",
+        ...: f"{value:g} ms is not right (relative tolerance 1e-4). A k-bit message "
         "crosses as k/2 qubits, and each of those qubits consumed a pair whose half "
-        "crossed the link before."
-    )
+        "crossed the link before.",
+    }
+    return grade(value, expected, what, cases, rel=1e-4)
 
 
+@checker
 def check_idle_head(
     answer, compute_ms: float = 20.0, buckets: int = 5, backward_fraction: float = BACKWARD_FRACTION
 ) -> Feedback:
-    """How long (ms) the classical link idles at the start of an iteration, before the first
-    gradient bucket is ready: the forward pass plus the first bucket's share of the backward
-    pass, ``compute (1 - phi + phi / B)`` (the ``ready[0]`` of
+    """How long (ms) the link idles before the first gradient bucket is ready,
+    ``compute (1 - phi + phi / B)`` (``ready[0]`` of
     :func:`qring_edu.costmodel.bucketed_iteration_time`). Relative tolerance 1e-6.
 
     Examples
@@ -742,35 +677,24 @@ def check_idle_head(
     >>> from qring_edu.exercises.superdense_ring import check_idle_head
     >>> check_idle_head(20 * (1 / 3 + 2 / 3 / 5), 20.0, 5).passed
     True
-    >>> print(check_idle_head(20 / 3, 20.0, 5).message)
-    idle link time before the first bucket (ms), compute 20 ms, B = 5: 6.66667 ms is the forward pass only. The first bucket is ready only after its share of the backward pass, (φ/B) of the compute.
     """
-    try:
-        res = overlap_comparison(compute_ms, buckets=buckets, backward_fraction=backward_fraction)
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    res = overlap_comparison(compute_ms, buckets=buckets, backward_fraction=backward_fraction)
     expected = res.classical.ready[0] * 1e3
     what = f"idle link time before the first bucket (ms), compute {compute_ms:g} ms, B = {buckets}"
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    if close(value, expected, rel=1e-6, tol=1e-12):
-        return passed(f"{what}: correct ({expected:.4g} ms).")
-    if close(value, compute_ms * (1 - backward_fraction), rel=1e-6, tol=1e-12):
-        return failed(
-            f"{what}: {value:g} ms is the forward pass only. The first bucket is ready "
-            "only after its share of the backward pass, (φ/B) of the compute."
-        )
-    if close(value, compute_ms * backward_fraction / buckets, rel=1e-6, tol=1e-12):
-        return failed(
-            f"{what}: {value:g} ms is the first bucket's backward only; the forward "
-            "pass comes first."
-        )
-    return failed(
-        f"{what}: {value:g} ms is not right (relative tolerance 1e-6). The backward "
+    cases = {
+        compute_ms * (1 - backward_fraction): f"{value:g} ms is the forward pass only. The "
+        "first bucket is ready only after its share of the backward pass, (φ/B) of the compute.",
+        compute_ms * backward_fraction / buckets: f"{value:g} ms is the first bucket's "
+        "backward only; the forward pass comes first.",
+        expected: f"correct ({expected:.4g} ms).",
+        ...: f"{value:g} ms is not right (relative tolerance 1e-6). The backward "
         "pass is the share φ of the compute, and its B buckets are ready at even "
-        "intervals after the forward pass."
-    )
+        "intervals after the forward pass.",
+    }
+    return grade(value, expected, what, cases, rel=1e-6, tol=1e-12)
 
 
 _PHASES = ("reduce-scatter", "all-gather")
@@ -798,85 +722,63 @@ def _flip_reach(P: int, phase: str, step: int) -> int:
     return sum((k, target.chunk) in tainted for k in range(P))
 
 
+@checker
 def check_flip_reach(answer, P: int = 6, phase: str = "all-gather", step: int = 1) -> Feedback:
-    """How many workers end with a wrong value when one bit of the message on link 0 → 1 flips
-    at ``step`` (counted from 0 within ``phase``, "reduce-scatter" or "all-gather")? Reference:
-    a data-flow trace of the library's schedule (:func:`qring_edu.ring_schedule`); exact
-    integer.
+    """How many workers end with a wrong value when one bit of the message on link 0 → 1 flips at
+    ``step`` (from 0 within ``phase``)? A data-flow trace of :func:`qring_edu.ring_schedule`; exact.
 
     Examples
     --------
     >>> from qring_edu.exercises.superdense_ring import check_flip_reach
     >>> check_flip_reach(4, 6, "all-gather", 1).passed   # the copies downstream of link 0 -> 1
     True
-    >>> print(check_flip_reach(6, 6, "all-gather", 0).message)
-    workers holding a wrong value (P = 6, flip in all-gather step 0): 6 would be right for a flip during reduce-scatter. In all-gather a message only overwrites copies downstream of it.
     """
-    try:
-        P = check_int(P, "P (number of workers)", 2)
-        phase = check_choice(phase, "phase", _PHASES)
-        step = check_int(step, "step", 0, P - 2)
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    P = check_int(P, "P (number of workers)", 2)
+    phase = check_choice(phase, "phase", _PHASES)
+    step = check_int(step, "step", 0, P - 2)
     expected = _flip_reach(P, phase, step)
     what = f"workers holding a wrong value (P = {P}, flip in {phase} step {step})"
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    if value == expected:
-        extra = (
-            " Every worker ends with the same wrong value: the corrupted partial sum is "
-            "completed and then broadcast."
-            if phase == "reduce-scatter"
-            else " The receiver and the workers downstream of it hold the wrong copy; the "
-            "others kept the right one, so the replicas disagree."
-        )
-        return passed(f"{what}: correct ({expected}).{extra}")
-    if phase == "all-gather" and value == P:
-        return failed(
-            f"{what}: {value:g} would be right for a flip during reduce-scatter. In "
-            "all-gather a message only overwrites copies downstream of it."
-        )
-    if phase == "all-gather" and value in (P - 1 - step + 1, P - 2 - step):
-        return failed(
-            f"{what}: {value:g} is off by one. Count the receiver of the flipped "
-            "message and every worker it forwards the chunk to in the remaining "
-            "all-gather steps (the last all-gather step is P − 2)."
-        )
-    return failed(
-        f"{what}: {value:g} is not right. Follow the corrupted chunk through the "
-        "remaining steps of ring_schedule."
+    gather = phase == "all-gather"
+    extra = (
+        " The receiver and the workers downstream of it hold the wrong copy; the "
+        "others kept the right one, so the replicas disagree."
+        if gather
+        else " Every worker ends with the same wrong value: the corrupted partial sum is "
+        "completed and then broadcast."
     )
+    cases = {
+        P if gather else None: f"{value:g} would be right for a flip during reduce-scatter. In "
+        "all-gather a message only overwrites copies downstream of it.",
+        (P - step, P - 2 - step) if gather else None: f"{value:g} is off by one. Count the "
+        "receiver of the flipped message and every worker it forwards the chunk to in the "
+        "remaining all-gather steps (the last all-gather step is P − 2).",
+        expected: f"correct ({expected}).{extra}",
+        ...: f"{value:g} is not right. Follow the corrupted chunk through the "
+        "remaining steps of ring_schedule.",
+    }
+    return grade(value, expected, what, cases)
 
 
-def _bidirectional_qubits(P: int, d: int, bits: int) -> int:
-    """Busiest directed link of two superdense rings in opposite directions, one all-reducing
-    the first ceil(d/2) words, the other the rest (ceil(k/2) qubits per k-bit message)."""
-    halves = (-(-d // 2), d // 2)
-    return max(link_units(P, n, bits, transport="superdense") for n in halves if n)
-
-
+@checker
 def check_bidirectional_qubits(answer, P: int = 4, d: int = 8000, bits: int = 16) -> Feedback:
-    """Online qubits on the busiest directed link when the d words are all-reduced by two
-    superdense rings at once, one clockwise over the first ceil(d/2) words and one
-    counter-clockwise over the rest, every link full-duplex (each direction its own link and its
-    own pairs). Reference: :func:`qring_edu.ring.message_bits` of each half; exact integer.
+    """Online qubits on the busiest directed link when two superdense rings run at once, clockwise over
+    the first ceil(d/2) words and counter-clockwise over the rest (full-duplex links). Reference:
+    :func:`qring_edu.ring.message_bits` of each half; exact integer.
 
     Examples
     --------
     >>> from qring_edu.exercises.superdense_ring import check_bidirectional_qubits
     >>> check_bidirectional_qubits(48_000, 4, 8000, 16).passed
     True
-    >>> print(check_bidirectional_qubits(96_000, 4, 8000, 16).message)
-    online qubits per directed link, bidirectional superdense ring (P = 4, d = 8000): 96000 is not right. That is one ring carrying the whole vector over every link; with two rings each direction carries only half of it. (It is also the bits of one direction: each qubit carries two.)
     """
-    try:
-        P = check_int(P, "P (number of workers)", 2)
-        d = check_int(d, "d", 2)
-        bits = check_bits(bits)
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
-    expected = _bidirectional_qubits(P, d, bits)
+    P = check_int(P, "P (number of workers)", 2)
+    d = check_int(d, "d", 2)
+    bits = check_bits(bits)
+    # the busiest directed link: one ring per direction, over ceil(d/2) and floor(d/2) words
+    expected = max(link_units(P, n, bits, transport="superdense") for n in ((d + 1) // 2, d // 2))
     one_ring = link_units(P, d, bits, transport="superdense")
     what = f"online qubits per directed link, bidirectional superdense ring (P = {P}, d = {d})"
     hints = {

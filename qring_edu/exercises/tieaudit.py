@@ -6,10 +6,9 @@ every checker keeps are in :mod:`~qring_edu.exercises._base`.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
+from .._validate import check_float
 from ..experiments.tieaudit import (
     disagreement_fraction,
     random_matching,
@@ -17,21 +16,17 @@ from ..experiments.tieaudit import (
     tieaudit_crossover,
 )
 from ..experiments.tieaudit_noise import ratio_bias
-from ..tieaudit import (
-    Dephasing,
-    check_matching,
-    check_signs,
-    outcome_probabilities,
-    tieaudit_cost,
-)
+from ..tieaudit import Dephasing, check_matching, check_signs, outcome_probabilities, tieaudit_cost
 from ._base import (
     Feedback,
     as_integer,
-    bad_parameters,
+    as_number,
     call_reader,
+    checker,
     close,
     compare_number,
     failed,
+    grade,
     passed,
 )
 
@@ -47,6 +42,7 @@ __all__ = [
 ]
 
 
+@checker
 def check_expected_y(answer, alpha: float, f: float) -> Feedback:
     """``E[Y]`` of one copy when a fraction ``alpha`` of coordinates is matched and a fraction
     ``f`` of pairs disagree. Reference ``alpha (1 - 2 f)``; absolute tolerance 1e-6.
@@ -56,25 +52,25 @@ def check_expected_y(answer, alpha: float, f: float) -> Feedback:
     >>> from qring_edu.exercises.tieaudit import check_expected_y
     >>> check_expected_y(0.25, 0.5, 0.25).passed                # alpha (1 - 2 f)
     True
-    >>> print(check_expected_y(0.5, 0.5, 0.25).message)
-    E[Y] at α = 0.5, f = 0.25: unmatched outcomes give Y = 0 and happen with probability 1 − α.
     """
-    if (
-        not all(isinstance(v, numbers.Real) for v in (alpha, f))
-        or not (0 < alpha <= 1)
-        or not (0 <= f <= 1)
-    ):
-        return bad_parameters(ValueError("need 0 < alpha <= 1 and 0 <= f <= 1"))
+    alpha = check_float(alpha, "alpha", 0.0, 1.0, lo_open=True)
+    f = check_float(f, "f", 0.0, 1.0)
     expected = alpha * (1 - 2 * f)
     what = f"E[Y] at α = {alpha:g}, f = {f:g}"
-    fb = compare_number(answer, expected, tol=1e-6, what=what)
-    if not fb.passed and close(answer, 1 - 2 * f, tol=1e-6) and alpha != 1:
-        return failed(f"{what}: unmatched outcomes give Y = 0 and happen with probability 1 − α.")
-    if not fb.passed and close(answer, alpha * (1 - f), tol=1e-6):
-        return failed(f"{what}: that is P(Y = +1); subtract P(Y = −1).")
-    return fb
+    value, fb = as_number(answer, what)
+    if fb is not None:
+        return fb
+    cases = {
+        1 - 2 * f if alpha != 1 else None: "unmatched outcomes give Y = 0 and happen with "
+        "probability 1 − α.",
+        alpha * (1 - f): "that is P(Y = +1); subtract P(Y = −1).",
+        expected: f"correct ({value:g}).",
+        ...: f"{value:g} is not right (tolerance 1e-06). Check your formula.",
+    }
+    return grade(value, expected, what, cases, tol=1e-6)
 
 
+@checker
 def check_tieaudit_qubits(answer, P: int, eps: float, delta: float) -> Feedback:
     """Qubits sent by the noiseless quantum TieAudit protocol for ``P`` coordinates, full
     matching. Reference: :func:`qring_edu.tieaudit.tieaudit_cost`; exact integer.
@@ -85,13 +81,8 @@ def check_tieaudit_qubits(answer, P: int, eps: float, delta: float) -> Feedback:
     >>> from qring_edu.exercises.tieaudit import check_tieaudit_qubits
     >>> check_tieaudit_qubits(tieaudit_cost(1024, 0.1), 1024, 0.1, 0.05).passed
     True
-    >>> print(check_tieaudit_qubits(tieaudit_copies(1.0, 0.1, 0.05), 1024, 0.1, 0.05).message)
-    quantum TieAudit qubits at P = 1024, ε = 0.1, δ = 0.05: that is the number of copies; each copy is log₂P qubits.
     """
-    try:
-        expected = tieaudit_cost(P, eps, delta=delta)
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    expected = tieaudit_cost(P, eps, delta=delta)
     what = f"quantum TieAudit qubits at P = {P}, ε = {eps:g}, δ = {delta:g}"
     fb = compare_number(answer, expected, tol=0.0, what=what)
     if not fb.passed and close(answer, expected // (P.bit_length() - 1), tol=0.0):
@@ -99,6 +90,7 @@ def check_tieaudit_qubits(answer, P: int, eps: float, delta: float) -> Feedback:
     return fb
 
 
+@checker
 def check_crossover(answer, eps: float) -> Feedback:
     """Smallest ``P = 2^n`` where quantum TieAudit (full matching, δ = 0.05) sends fewer qubits
     than the classical protocol sends bits. The answer may be ``P`` or ``n = log2 P``.
@@ -109,13 +101,8 @@ def check_crossover(answer, eps: float) -> Feedback:
     >>> from qring_edu.exercises.tieaudit import check_crossover
     >>> check_crossover(2**16, 0.05).passed, check_crossover(16, 0.05).passed   # P or log2 P
     (True, True)
-    >>> print(check_crossover(2**10, 0.05).message)
-    crossover at ε = 0.05: 1024 is not right. Compare N·log₂P with the classical subset size k for P = 2^n, n = 1, 2, ...
     """
-    try:
-        expected = tieaudit_crossover(eps)
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    expected = tieaudit_crossover(eps)
     what = f"crossover at ε = {eps:g}"
     value, fb = as_integer(answer, what)
     if fb is not None:
@@ -131,6 +118,7 @@ def check_crossover(answer, eps: float) -> Feedback:
     )
 
 
+@checker
 def check_calibrated_estimate(answer, mean_data: float, mean_test: float) -> Feedback:
     """``f_hat`` from the mean ``Y`` of the data copies and of the hidden all-agree test copies
     (ratio estimator ``(1 - mean_data/mean_test)/2``); absolute tolerance 1e-6.
@@ -140,11 +128,9 @@ def check_calibrated_estimate(answer, mean_data: float, mean_test: float) -> Fee
     >>> from qring_edu.exercises.tieaudit import check_calibrated_estimate
     >>> check_calibrated_estimate(0.25, 0.3, 0.6).passed        # (1 - 0.3 / 0.6) / 2
     True
-    >>> print(check_calibrated_estimate(0.35, 0.3, 0.6).message)
-    f̂ from Ȳ_data = 0.3, Ȳ_test = 0.6: that ignores the attenuation; divide by the test copies' mean (which estimates α η).
     """
-    if not all(isinstance(v, numbers.Real) for v in (mean_data, mean_test)) or mean_test <= 0:
-        return bad_parameters(ValueError("mean_test must be a positive number"))
+    mean_data = check_float(mean_data, "mean_data")
+    mean_test = check_float(mean_test, "mean_test", 0.0, lo_open=True)
     expected = (1 - mean_data / mean_test) / 2
     what = f"f̂ from Ȳ_data = {mean_data:g}, Ȳ_test = {mean_test:g}"
     fb = compare_number(answer, expected, tol=1e-6, what=what)
@@ -285,6 +271,7 @@ def check_tieaudit_measurement(fn, *, cases: int = 12, seed: int = 0) -> Feedbac
     )
 
 
+@checker
 def check_test_overlap(answer, signs) -> Feedback:
     """Probability that the adversary's projection onto the public test state
     ``|psi_1> = |+>^n`` accepts a data copy ``|psi_s>``: ``<psi_1|psi_s>^2 = (sum_i s_i / P)^2``
@@ -295,26 +282,23 @@ def check_test_overlap(answer, signs) -> Feedback:
     >>> check_test_overlap(0.25, [1, 1, -1, 1, 1, -1, 1, 1]).passed
     True
     """
-    try:
-        s = check_signs(signs)
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    s = check_signs(signs)
     P = s.size
     expected = float((s.astype(float).sum() / P) ** 2)
     what = f"|<psi_1|psi_s>|^2 for s = {s.tolist() if P <= 16 else f'{P} signs'}"
-    fb = compare_number(answer, expected, tol=1e-6, what=what)
-    if fb.passed or answer is None:
+    value, fb = as_number(answer, what)
+    if fb is not None:
         return fb
-    if close(answer, abs(s.sum()) / P, tol=1e-6):
-        return failed(f"{what}: that is the overlap itself; the probability is its square.")
-    if close(answer, 1.0, tol=1e-6):
-        return failed(
-            f"{what}: 1 is the probability for a test copy (s = all +1); this copy "
-            "carries other signs."
-        )
-    return failed(f"{what}: not right. <psi_1|psi_s> = sum_i (1/sqrt(P)) (s_i/sqrt(P)).")
+    cases = {
+        abs(s.sum()) / P: "that is the overlap itself; the probability is its square.",
+        1.0: "1 is the probability for a test copy (s = all +1); this copy carries other signs.",
+        expected: f"correct ({value:g}).",
+        ...: "not right. <psi_1|psi_s> = sum_i (1/sqrt(P)) (s_i/sqrt(P)).",
+    }
+    return grade(value, expected, what, cases, tol=1e-6)
 
 
+@checker
 def check_y_variance(answer, alpha: float, f: float) -> Feedback:
     """``Var Y`` of one TieAudit copy (``Y`` = +1 with probability ``alpha (1 - f)``, -1 with
     ``alpha f``, 0 otherwise): ``alpha - alpha^2 (1 - 2f)^2``. Absolute tolerance 1e-6.
@@ -324,27 +308,24 @@ def check_y_variance(answer, alpha: float, f: float) -> Feedback:
     >>> check_y_variance(0.0975, 0.1, 0.25).passed
     True
     """
-    if (
-        not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in (alpha, f))
-        or not (0 < alpha <= 1)
-        or not (0 <= f <= 1)
-    ):
-        return bad_parameters(ValueError("need 0 < alpha <= 1 and 0 <= f <= 1"))
+    alpha = check_float(alpha, "alpha", 0.0, 1.0, lo_open=True)
+    f = check_float(f, "f", 0.0, 1.0)
     expected = alpha - alpha**2 * (1 - 2 * f) ** 2
     what = f"Var Y at α = {alpha:g}, f = {f:g}"
-    fb = compare_number(answer, expected, tol=1e-6, what=what)
-    if fb.passed or answer is None:
+    value, fb = as_number(answer, what)
+    if fb is not None:
         return fb
-    if close(answer, alpha, tol=1e-6):
-        return failed(f"{what}: that is E[Y^2]; subtract E[Y]^2.")
-    if close(answer, alpha * (1 - alpha), tol=1e-6):
-        return failed(
-            f"{what}: that is the variance of the indicator 'a pair outcome'; Y takes "
-            "three values, -1, 0 and +1."
-        )
-    return fb
+    cases = {
+        alpha: "that is E[Y^2]; subtract E[Y]^2.",
+        alpha * (1 - alpha): "that is the variance of the indicator 'a pair outcome'; Y takes "
+        "three values, -1, 0 and +1.",
+        expected: f"correct ({value:g}).",
+        ...: f"{value:g} is not right (tolerance 1e-06). Check your formula.",
+    }
+    return grade(value, expected, what, cases, tol=1e-6)
 
 
+@checker
 def check_ratio_bias(answer, signs, matching, noise: float) -> Feedback:
     """Many-copies bias ``f_w - f`` of the ratio estimator under dephasing ``noise`` (each pair
     ``(i, j)`` weighted by ``(1 - 2 noise)^|i XOR j|``). Reference:
@@ -355,22 +336,19 @@ def check_ratio_bias(answer, signs, matching, noise: float) -> Feedback:
     >>> check_ratio_bias(0.1098, [1, -1, 1, 1, 1, 1, 1, 1], [[0, 1], [2, 5]], 0.1).passed
     True
     """
-    try:
-        s = check_signs(signs)
-        m = check_matching(matching, s.size)
-        expected = ratio_bias(s, m, Dephasing(noise))
-        f = disagreement_fraction(s, m)
-    except (ValueError, TypeError) as exc:
-        return bad_parameters(exc)
+    s = check_signs(signs)
+    m = check_matching(matching, s.size)
+    expected = ratio_bias(s, m, Dephasing(noise))
+    f = disagreement_fraction(s, m)
     what = f"ratio bias under dephasing p = {noise:g}"
-    fb = compare_number(answer, expected, tol=1e-4, what=what)
-    if fb.passed or answer is None:
+    value, fb = as_number(answer, what)
+    if fb is not None:
         return fb
-    if close(answer, expected + f, tol=1e-4):
-        return failed(f"{what}: that is the weighted fraction f_w itself; the bias is f_w - f.")
-    if close(answer, -expected, tol=1e-4):
-        return failed(f"{what}: check the sign: bias = f_w - f.")
-    return failed(
-        f"{what}: not right. Weight each pair by w = (1 - 2p)^(Hamming distance of i "
-        "and j), f_w = sum w d / sum w with d = 1 for a disagreeing pair."
-    )
+    cases = {
+        expected + f: "that is the weighted fraction f_w itself; the bias is f_w - f.",
+        -expected: "check the sign: bias = f_w - f.",
+        expected: f"correct ({value:g}).",
+        ...: "not right. Weight each pair by w = (1 - 2p)^(Hamming distance of i "
+        "and j), f_w = sum w d / sum w with d = 1 for a disagreeing pair.",
+    }
+    return grade(value, expected, what, cases, tol=1e-4)

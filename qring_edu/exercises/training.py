@@ -20,9 +20,10 @@ from ._base import (
     as_number,
     bad_parameters,
     call_reader,
-    close,
+    checker,
     compare_integer,
     failed,
+    grade,
     not_attempted,
     passed,
 )
@@ -69,19 +70,11 @@ def _shifts(calls, theta: np.ndarray, j: int):
 
 
 def check_parameter_shift(answer, *, seed: int = 0, samples: int = 3) -> Feedback:
-    """Grade the reader's parameter-shift rule.
-
-    ``answer``: a function ``shift_gradient(score, theta, j)`` returning ``∂score/∂θ_j`` by the
-    parameter-shift rule, where ``score(theta)`` returns the VQC's scores of ``samples`` inputs
-    (an array) and ``theta`` is the 18-angle parameter vector (3 qubits × 3 layers).
-
-    For ``j`` in 0, 7 and 17 and a seeded ``theta`` the checker calls the reader's function with
-    a ``score`` that records where it is evaluated, and compares the result with the library's
-    exact gradient :func:`qring_edu.vqc.vqc_score_gradient` (absolute tolerance 1e-9). It fails,
-    with a hint, on the first wrong ``j``, and names the usual mistakes: a result twice too large
-    (the ½ is missing), a shift s other than π/2 without the factor 1/(2 sin s), evaluation
-    points θ ± ε (finite differences), the wrong parameter shifted, and ``theta`` changed in
-    place (the caller's parameters must not move).
+    """Grade the reader's ``shift_gradient(score, theta, j)``: ``∂score/∂θ_j`` by the parameter-shift
+    rule, where ``score(theta)`` returns the VQC's scores of ``samples`` inputs and ``theta`` has 18
+    angles. For ``j`` in 0, 7 and 17 and a seeded ``theta``, against
+    :func:`qring_edu.vqc.vqc_score_gradient` (1e-9), with hints for the missing ½, a shift s ≠ π/2
+    without 1/(2 sin s), finite differences, the wrong parameter and ``theta`` changed in place.
 
     Examples
     --------
@@ -97,8 +90,6 @@ def check_parameter_shift(answer, *, seed: int = 0, samples: int = 3) -> Feedbac
     ...     e = np.zeros_like(theta)
     ...     e[j] = 1e-3
     ...     return (score(theta + e) - score(theta - e)) / 2e-3
-    >>> print(check_parameter_shift(finite_difference).message)
-    parameter-shift gradient for θ_0: you evaluated at θ ± 1.0e-03: that is a finite difference, an approximation. The parameter-shift rule is exact, with shifts of ±π/2.
     """
     what = "parameter-shift gradient"
     if answer is None:
@@ -189,30 +180,22 @@ def _default(name: str):
     return inspect.signature(train_data_parallel).parameters[name].default
 
 
+@checker
 def check_circuits_per_step(
     answer, batch_size: int | None = None, n_params: int | None = None
 ) -> Feedback:
-    """Circuit evaluations one worker needs per training step of the VQC: for each of the
-    ``batch_size`` inputs of its mini-batch, the unshifted score (for the loss and its chain
-    rule) and two shifted scores per parameter, ``batch_size (2 n_params + 1)``. Defaults: the
-    mini-batch of :func:`qring_edu.train_data_parallel` (16) and the default VQC's 18 angles.
-    Exact integer.
+    """Circuit evaluations one worker needs per VQC training step: per input of its mini-batch, the
+    unshifted score and two shifted scores per parameter, ``batch_size (2 n_params + 1)``
+    (defaults: :func:`qring_edu.train_data_parallel`'s batch, 16, and 18 angles). Exact.
 
     Examples
     --------
     >>> from qring_edu.exercises.training import check_circuits_per_step
     >>> check_circuits_per_step(16 * (2 * 18 + 1)).passed
     True
-    >>> print(check_circuits_per_step(16 * 2 * 18).message)
-    circuit evaluations per worker and step (batch 16, 18 parameters): 576 is not right. That is the gradient alone. The loss (and the chain rule of the cross-entropy) also needs each input's unshifted score.
     """
-    try:
-        batch = check_int(
-            _default("batch_size") if batch_size is None else batch_size, "batch_size", 1
-        )
-        n = check_int(vqc_n_parameters() if n_params is None else n_params, "n_params", 1)
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    batch = check_int(_default("batch_size") if batch_size is None else batch_size, "batch_size", 1)
+    n = check_int(vqc_n_parameters() if n_params is None else n_params, "n_params", 1)
     expected = batch * (2 * n + 1)
     what = f"circuit evaluations per worker and step (batch {batch}, {n} parameters)"
     value, fb = as_number(answer, what)
@@ -236,6 +219,7 @@ def check_circuits_per_step(
     )
 
 
+@checker
 def check_crossover_params(
     answer, workers: int = 4, bits: int = 16, alpha: float = 10e-6, beta: float = 1e-11
 ) -> Feedback:
@@ -248,35 +232,27 @@ def check_crossover_params(
     >>> from qring_edu.exercises.training import check_crossover_params
     >>> check_crossover_params(250_000).passed           # P alpha / (b beta)
     True
-    >>> print(check_crossover_params(62_500).message)
-    parameters where bandwidth and latency terms are equal (P = 4, b = 16): 62,500 forgets that each message carries only a chunk of d/P words.
     """
-    try:
-        P = check_int(workers, "workers", 2)
-        b = check_bits(bits)
-        a = check_float(alpha, "alpha", 0.0, lo_open=True)
-        be = check_float(beta, "beta", 0.0, lo_open=True)
-        expected = gradient_budget(1, workers=P, bits=b, alpha=a, beta=be).crossover_params
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    P = check_int(workers, "workers", 2)
+    b = check_bits(bits)
+    a = check_float(alpha, "alpha", 0.0, lo_open=True)
+    be = check_float(beta, "beta", 0.0, lo_open=True)
+    expected = gradient_budget(1, workers=P, bits=b, alpha=a, beta=be).crossover_params
     what = f"parameters where bandwidth and latency terms are equal (P = {P}, b = {b})"
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    if close(value, expected, rel=1e-6):
-        return passed(f"{what}: correct ({expected:,.0f}).")
-    if close(value, a / (b * be), rel=1e-6):
-        return failed(
-            f"{what}: {value:,.0f} forgets that each message carries only a chunk of d/P words."
-        )
-    if close(value, P * a / be, rel=1e-6):
-        return failed(f"{what}: {value:,.0f} counts words, not bits: a word has b bits.")
-    return failed(
-        f"{what}: {value:g} is not right (relative tolerance 1e-6). Set the bandwidth "
-        "term of one message, (d/P)·b·β, equal to its latency α."
-    )
+    cases = {
+        a / (b * be): f"{value:,.0f} forgets that each message carries only a chunk of d/P words.",
+        P * a / be: f"{value:,.0f} counts words, not bits: a word has b bits.",
+        expected: f"correct ({expected:,.0f}).",
+        ...: f"{value:g} is not right (relative tolerance 1e-6). Set the bandwidth "
+        "term of one message, (d/P)·b·β, equal to its latency α.",
+    }
+    return grade(value, expected, what, cases, rel=1e-6)
 
 
+@checker
 def check_bandwidth_ratio(
     answer,
     n_params: int = 18,
@@ -294,47 +270,33 @@ def check_bandwidth_ratio(
     >>> from qring_edu.exercises.training import check_bandwidth_ratio
     >>> check_bandwidth_ratio(8e-5).passed              # ceil(18 / 4) x 16 x 1e-11 / 1e-5
     True
-    >>> print(check_bandwidth_ratio(7.2e-5).message)
-    bandwidth term / latency term (18 parameters, P = 4): 7.2e-05 uses d/P = 4.5 words; chunks are whole words and the ring waits for the largest, ceil(d/P) = 5.
     """
-    try:
-        budget = gradient_budget(n_params, workers=workers, bits=bits, alpha=alpha, beta=beta)
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    budget = gradient_budget(n_params, workers=workers, bits=bits, alpha=alpha, beta=beta)
     expected = budget.bandwidth_ratio
     what = f"bandwidth term / latency term ({n_params} parameters, P = {workers})"
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    if close(value, expected, rel=1e-6):
-        return passed(
-            f"{what}: correct ({expected:.3g}); halving the bandwidth term saves "
-            f"{budget.saving:.2g} of the all-reduce."
-        )
-    if close(value, n_params / workers * bits * beta / alpha, rel=1e-6):
-        return failed(
-            f"{what}: {value:.3g} uses d/P = {n_params / workers:g} words; chunks are "
-            f"whole words and the ring waits for the largest, ceil(d/P) = "
-            f"{-(-n_params // workers)}."
-        )
-    if close(value, n_params * bits * beta / alpha, rel=1e-6):
-        return failed(
-            f"{what}: {value:.3g} sends the whole gradient in one message; each ring "
-            "message carries one chunk."
-        )
-    return failed(
-        f"{what}: {value:.3g} is not right (relative tolerance 1e-6). One message: "
-        "α + ceil(d/P)·b·β."
-    )
+    cases = {
+        n_params / workers * bits * beta / alpha: f"{value:.3g} uses d/P = "
+        f"{n_params / workers:g} words; chunks are whole words and the ring waits for the "
+        f"largest, ceil(d/P) = {-(-n_params // workers)}.",
+        n_params * bits * beta / alpha: f"{value:.3g} sends the whole gradient in one message; "
+        "each ring message carries one chunk.",
+        expected: f"correct ({expected:.3g}); halving the bandwidth term saves "
+        f"{budget.saving:.2g} of the all-reduce.",
+        ...: f"{value:.3g} is not right (relative tolerance 1e-6). One message: α + ceil(d/P)·b·β.",
+    }
+    return grade(value, expected, what, cases, rel=1e-6)
 
 
+@checker
 def check_update_jump(
     answer, workers: int = 4, bits: int = 16, clip: float = 1.0, lr: float = 1.0
 ) -> Feedback:
-    """How far one parameter of a replica moves in one step when the top bit (the sign bit) of
-    that replica's copy of one summed gradient entry flips: the sum moves by ``2**(b-1) / s``
-    (the fixed-point code :func:`qring_edu.fixed_point` with ``max_abs = clip``), and the update
-    ``w -= lr * sum / P`` by that over P. Relative tolerance 1e-6 (sign ignored).
+    """How far one parameter moves in one step when the sign bit of one summed gradient entry flips:
+    ``lr 2**(b-1) / (s P)`` (:func:`qring_edu.fixed_point` with ``max_abs = clip``). Relative
+    tolerance 1e-6, sign ignored.
 
     Examples
     --------
@@ -343,14 +305,9 @@ def check_update_jump(
     >>> s = fixed_point(4, 16, 1.0).scale
     >>> check_update_jump(2**15 / s / 4).passed          # the sum jumps by 2**(b-1) / s, w by that / P
     True
-    >>> print(check_update_jump(2**15 / s).message)
-    parameter jump from a top-bit flip (P = 4, b = 16, clip = 1): 4.0005 is the change of the sum; the update divides the sum by P.
     """
-    try:
-        codec = fixed_point(workers, bits, clip)
-        lr = check_float(lr, "lr", 0.0, lo_open=True)
-    except (TypeError, ValueError) as exc:
-        return bad_parameters(exc)
+    codec = fixed_point(workers, bits, clip)
+    lr = check_float(lr, "lr", 0.0, lo_open=True)
     top = 1 << (codec.bits - 1)
     jump = abs(
         float(
@@ -364,21 +321,13 @@ def check_update_jump(
     if fb is not None:
         return fb
     value = abs(value)
-    if close(value, expected, rel=1e-6):
-        return passed(
-            f"{what}: correct ({expected:.5g}): about lr·clip, one whole clipped "
-            "gradient step in one angle."
-        )
-    if close(value, lr * jump, rel=1e-6):
-        return failed(
-            f"{what}: {value:.5g} is the change of the sum; the update divides the sum by P."
-        )
-    if close(value, lr * 2 * jump / codec.workers, rel=1e-6):
-        return failed(
-            f"{what}: off by a factor of two: the top bit of a b-bit word is worth "
-            "2**(b−1), not 2**b."
-        )
-    return failed(
-        f"{what}: {value:.5g} is not right (relative tolerance 1e-6). The word of the "
-        f"sum is value·s with s = {codec.scale:g}; the update is lr·sum/P."
-    )
+    cases = {
+        lr * jump: f"{value:.5g} is the change of the sum; the update divides the sum by P.",
+        lr * 2 * jump / codec.workers: "off by a factor of two: the top bit of a b-bit word is "
+        "worth 2**(b−1), not 2**b.",
+        expected: f"correct ({expected:.5g}): about lr·clip, one whole clipped "
+        "gradient step in one angle.",
+        ...: f"{value:.5g} is not right (relative tolerance 1e-6). The word of the "
+        f"sum is value·s with s = {codec.scale:g}; the update is lr·sum/P.",
+    }
+    return grade(value, expected, what, cases, rel=1e-6)

@@ -360,12 +360,8 @@ class ExplorerSpec:
     --------
     >>> from qring_edu.widgets import dense_coding_widget
     >>> spec = dense_coding_widget().explorer
-    >>> spec.factory
-    'qring_edu.widgets.holevo:dense_coding_widget'
-    >>> len(spec.settings()) == len(spec.grid[0][1])
-    True
-    >>> ExplorerSpec.from_json(spec.to_json()) == spec
-    True
+    >>> spec.factory, ExplorerSpec.from_json(spec.to_json()) == spec
+    ('qring_edu.widgets.holevo:dense_coding_widget', True)
     """
 
     factory: str
@@ -388,10 +384,8 @@ class ExplorerSpec:
         follows: Sequence[str] = (),
     ) -> ExplorerSpec:
         """Check and build a specification (see :meth:`LiveFigure.explore`)."""
-        module, qualname = (
-            getattr(factory, "__module__", None),
-            getattr(factory, "__qualname__", ""),
-        )
+        module = getattr(factory, "__module__", None)
+        qualname = getattr(factory, "__qualname__", "")
         if not (callable(factory) and module and qualname.isidentifier()):
             raise ValueError(f"factory must be a module-level function, got {factory!r}")
         if not isinstance(kwargs, Mapping) or not all(isinstance(k, str) for k in kwargs):
@@ -405,9 +399,9 @@ class ExplorerSpec:
             raise ValueError("grid must map at least one control name to its values")
         unknown = [n for n in grid if n not in controls]
         if unknown:
+            names = ", ".join(controls)
             raise ValueError(
-                f"grid names {unknown!r}, not controls of this widget; controls: "
-                f"{', '.join(controls)}"
+                f"grid names {unknown!r}, not controls of this widget; controls: {names}"
             )
         loose = [n for n in follows if n not in grid or not isinstance(controls[n], _SLIDERS)]
         if loose:
@@ -428,16 +422,9 @@ class ExplorerSpec:
         return cls(f"{module}:{qualname}", tuple(sorted(kwargs.items())), checked)
 
     def to_json(self) -> str:
-        return json.dumps(
-            {
-                "factory": self.factory,
-                "kwargs": dict(self.kwargs),
-                "grid": [[n, list(v)] for n, v in self.grid],
-            },
-            sort_keys=True,
-            separators=(",", ":"),
-            ensure_ascii=False,
-        )
+        grid = [[n, list(v)] for n, v in self.grid]
+        data = {"factory": self.factory, "kwargs": dict(self.kwargs), "grid": grid}
+        return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
     @classmethod
     def from_json(cls, text: str) -> ExplorerSpec:
@@ -510,11 +497,9 @@ def parse_number(
         value = text
     if isinstance(value, float) or not isinstance(value, numbers.Integral):
         value = float(value)
-        if not math.isfinite(value):
+        if not math.isfinite(value) or (integer and not value.is_integer()):
             raise ValueError(f"{allowed}, got {text!r}")
         if integer:
-            if not value.is_integer():
-                raise ValueError(f"{allowed}, got {text!r}")
             value = int(value)
     else:
         value = int(value)

@@ -25,7 +25,6 @@ def ring_schedule_widget(
 
     Examples
     --------
-    >>> from qring_edu.widgets.bottleneck import ring_schedule_widget
     >>> live = ring_schedule_widget()
     >>> live.result
     RingState(workers=4, d=10, bits=16, step=3, total_steps=6, phase='reduce-scatter')
@@ -75,7 +74,6 @@ def alpha_beta_widget(
 
     Examples
     --------
-    >>> from qring_edu.widgets.bottleneck import alpha_beta_widget
     >>> live = alpha_beta_widget()
     >>> live.result
     CostSweep(label='ResNet-50', d=25557032, bits=32, alpha=1e-05, beta=1e-11, chosen=16, workers_range=(2, 128))

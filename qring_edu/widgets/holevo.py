@@ -33,7 +33,6 @@ def ensemble_designer_widget(
 
     Examples
     --------
-    >>> from qring_edu.widgets.holevo import ensemble_designer_widget
     >>> live = ensemble_designer_widget()
     >>> live.result
     EnsembleAnalysis(chi=1, measured=0.4591, name='your ensemble', accessible_value=0.585)
@@ -115,7 +114,6 @@ def dense_coding_widget(pair_fidelity: float = 0.9) -> LiveFigure:
 
     Examples
     --------
-    >>> from qring_edu.widgets.holevo import dense_coding_widget
     >>> live = dense_coding_widget()
     >>> live.controls["pair_fidelity"].value = 0.8
     >>> live.result                    # below the threshold: less than one bit per qubit
@@ -141,7 +139,6 @@ def ledger_floor_widget(d: str = "1000", bits: int = 16) -> LiveFigure:
 
     Examples
     --------
-    >>> from qring_edu.widgets.holevo import ledger_floor_widget
     >>> live = ledger_floor_widget(d="100")
     >>> live.result, live.result.online_qubits[:3].tolist()
     (LedgerFloorSweep(d=100, bits=16, cut_floor=800, workers_range=(2, 12)), [800, 1072, 1200])

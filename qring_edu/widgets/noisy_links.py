@@ -23,7 +23,6 @@ def net_factor_widget(
 
     Examples
     --------
-    >>> from qring_edu.widgets.noisy_links import net_factor_widget
     >>> live = net_factor_widget()
     >>> live.result
     NetFactorSweep(scheme='fec', channel_fidelity=0.99, block_length=255, rounds=1, pair_fidelity=None, factor=1.461)
@@ -55,7 +54,6 @@ def loss_widget(channel_fidelity: float = 0.99, efficiency: float = 1.0) -> Live
 
     Examples
     --------
-    >>> from qring_edu.widgets.noisy_links import loss_widget
     >>> live = loss_widget()
     >>> live.result
     LossSweep(channel_fidelity=0.99, source_efficiency=1, detector_efficiency=1, attenuation_db_per_km=0.2, break_even_km=15.05)
@@ -89,7 +87,6 @@ def protected_training_widget(
 
     Examples
     --------
-    >>> from qring_edu.widgets.noisy_links import protected_training_widget
     >>> live = protected_training_widget(steps=5)
     >>> live.result
     ProtectedTraining(channel_fidelity=0.99, protection='fec', identical=True, unprotected_loss=0.5879)

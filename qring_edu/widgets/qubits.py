@@ -26,7 +26,6 @@ def qubit_measurement_widget(
 
     Examples
     --------
-    >>> from qring_edu.widgets.qubits import qubit_measurement_widget
     >>> live = qubit_measurement_widget()
     >>> live.result
     QubitMeasurement(theta=1.047, phi=0, basis='Z', shots=100, p0=0.75, f0=0.69)
@@ -66,7 +65,6 @@ def bell_pair_widget(x: bool = False, z: bool = False, basis: str = "Z") -> Live
 
     Examples
     --------
-    >>> from qring_edu.widgets.qubits import bell_pair_widget
     >>> live = bell_pair_widget()
     >>> live.result.name, live.result.agreement
     ('Φ+', 1.0)
@@ -98,7 +96,6 @@ def noisy_pair_widget(pair_fidelity: float = 0.8, basis: str = "Z") -> LiveFigur
 
     Examples
     --------
-    >>> from qring_edu.widgets.qubits import noisy_pair_widget
     >>> live = noisy_pair_widget()
     >>> round(live.result.agreement, 4)          # F + (1 − F)/3
     0.8667

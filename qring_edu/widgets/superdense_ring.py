@@ -31,7 +31,6 @@ def superdense_channel_widget(
 
     Examples
     --------
-    >>> from qring_edu.widgets.superdense_ring import superdense_channel_widget
     >>> live = superdense_channel_widget(0.9, n_symbols=400)
     >>> live.result
     ChannelStats(pair_fidelity=0.9, exact_error_rate=0.1, fast_error_rate=0.0975, fast_symbols=400, aer_error_rate=None)
@@ -73,7 +72,6 @@ def iteration_time_widget(
 
     Examples
     --------
-    >>> from qring_edu.widgets.superdense_ring import iteration_time_widget
     >>> live = iteration_time_widget(20.0)
     >>> live.result
     IterationComparison(speedup=1.151)
@@ -112,7 +110,6 @@ def overlap_widget(
 
     Examples
     --------
-    >>> from qring_edu.widgets.superdense_ring import overlap_widget
     >>> live = overlap_widget(20.0)
     >>> round(live.result.ratio, 4)
     0.9667

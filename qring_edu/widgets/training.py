@@ -28,7 +28,6 @@ def superdense_training_widget(
 
     Examples
     --------
-    >>> from qring_edu.widgets.training import superdense_training_widget
     >>> live = superdense_training_widget(steps=3)
     >>> live.result
     TrainingComparison(identical=False, classical_loss=0.2811, superdense_loss=0.3897, divergence=1.5)
@@ -62,7 +61,6 @@ def learner_training_widget(
 
     Examples
     --------
-    >>> from qring_edu.widgets.training import learner_training_widget
     >>> live = learner_training_widget("mlp", steps=3)
     >>> live.result
     LearnerTraining(model='mlp', pair_fidelity=0.99, identical=False, accuracy=0.8325, classical_accuracy=0.8675)
@@ -105,7 +103,6 @@ def compression_widget(
 
     Examples
     --------
-    >>> from qring_edu.widgets.training import compression_widget
     >>> live = compression_widget(steps=12)
     >>> round(live.result.ratios[7], 2)             # PowerSGD rank 1 over the superdense ring
     34.88

@@ -64,7 +64,6 @@ def vga_attack_widget(
 
     Examples
     --------
-    >>> from qring_edu.widgets.vga import vga_attack_widget
     >>> live = vga_attack_widget(entries=2)
     >>> live.result.source, live.result.runs
     (KnownPads(fraction=1.0), 100)
@@ -111,7 +110,6 @@ def vga_privacy_widget(
 
     Examples
     --------
-    >>> from qring_edu.widgets.vga import vga_privacy_widget
     >>> live = vga_privacy_widget()
     >>> live.result
     ExactPrivacy(bits=2, source=Honest(), amplification=1, between=0, distance_a=0, distance_b=0, same_sum=True)
@@ -159,7 +157,6 @@ def vga_epsilon_widget(
 
     Examples
     --------
-    >>> from qring_edu.widgets.vga import vga_epsilon_widget
     >>> live = vga_epsilon_widget()
     >>> live.result
     EpsilonGrid(bad_fraction=0.1, attack=SplitWorker(qubits=1), detection=0.25, workers=4, bits=8)

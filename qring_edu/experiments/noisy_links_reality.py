@@ -113,8 +113,7 @@ _FACT = {(h.source, h.unit): h.value for h in HARDWARE}
 
 
 def hardware_table() -> Table:
-    """:data:`HARDWARE` as a table (quantity, value, unit, the fidelity a rate was delivered
-    at, platform, the paper's wording).
+    """:data:`HARDWARE` as a table.
 
     Examples
     --------
@@ -153,12 +152,10 @@ class RealityRow:
 
 @result(show=("orders",))
 class RealityCheck(Rows):
-    """Pairs per link per iteration for real models against a demonstrated rate.
-
-    ``iteration_time`` (s): the training step the pairs must not outlive; ``pair_rate``
-    (pairs/s): the demonstrated rate; ``fec_factor``: the online factor of ``"fec"`` at
-    ``channel_fidelity``; ``memory_error``: P(a pair dephases while it waits one iteration in a
-    memory of coherence time ``coherence_time`` (s)).
+    """Pairs per link per iteration for real models against a demonstrated ``pair_rate``
+    (pairs/s); ``fec_factor``: the online factor of ``"fec"`` at ``channel_fidelity``;
+    ``memory_error``: P(a pair dephases while it waits ``iteration_time`` (s) in a memory of
+    coherence time ``coherence_time`` (s)).
 
     Examples
     --------
@@ -185,8 +182,7 @@ class RealityCheck(Rows):
         return self._find(model=model)
 
     def table(self) -> Table:
-        """Pairs per iteration (with fec too), the rate needed and its distance from the
-        demonstrated rate in orders of magnitude."""
+        """Pairs per iteration (and with fec), the rate needed and the orders of magnitude."""
         columns = ("model", "parameters", "pairs per iteration", "with fec", "pairs/s needed")
         return Table(
             (*columns, f"days at {self.pair_rate:g}/s", "orders of magnitude"),
@@ -209,12 +205,10 @@ def reality_check(
     coherence_time: float | None = None,
 ) -> RealityCheck:
     """Bell pairs the busiest link needs per iteration for each model of
-    :data:`~qring_edu.costmodel.MODEL_SIZES`, and how far the demonstrated rate is from it.
-
-    ``pair_rate`` and ``coherence_time`` default to the published numbers of :data:`HARDWARE`
-    (182 pairs/s, delivered at F = 0.94, below the ``channel_fidelity`` the pair count assumes;
-    3600 s, an isolated ion's memory). ``iteration_time`` (s, > 0): the training step the pairs of one
-    iteration must be produced in (storing them longer gains nothing, chapter 3).
+    :data:`~qring_edu.costmodel.MODEL_SIZES` within ``iteration_time`` (s, > 0; storing them
+    longer gains nothing, chapter 3). ``pair_rate`` and ``coherence_time`` default to
+    :data:`HARDWARE`'s 182 pairs/s (delivered at F = 0.94, below ``channel_fidelity``) and
+    3600 s (an isolated ion's memory).
 
     Examples
     --------

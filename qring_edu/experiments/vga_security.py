@@ -117,10 +117,8 @@ class FiniteCopyCurve:
     Examples
     --------
     >>> curve = finite_copy_curve(max_tests=1000)
-    >>> curve.fidelity.shape                              # (significances, numbers of tests)
-    (2, 35)
-    >>> round(curve.at(400, 0.05), 4), round(curve.at(400, 0.01), 4)
-    (0.9501, 0.7506)
+    >>> curve.fidelity.shape, round(curve.at(400, 0.05), 4), round(curve.at(400, 0.01), 4)
+    ((2, 35), 0.9501, 0.7506)
     """
 
     tests: np.ndarray = field(repr=False)
@@ -161,8 +159,7 @@ class AmplificationSweep(Tabular):
 
     Examples
     --------
-    >>> sw = amplification_sweep(ks=(1, 2), entries=200)
-    >>> sw
+    >>> sw = amplification_sweep(ks=(1, 2), entries=200); sw
     AmplificationSweep(workers=4, bits=8, entries=200, attack_fraction=0.25, test_fraction=0.5)
     >>> sw.ks.tolist(), [round(float(p), 4) for p in sw.power]       # attack_fraction ** k
     ([1, 2], [0.25, 0.0625])
@@ -378,9 +375,8 @@ class AggregationCosts(Tabular):
         columns += ("QKD key bits, all pairs", "QKD key bits, ring of masks")
         columns += ("masked bits sent per worker", f"Bonawitz: messages ({BONAWITZ_ROUNDS} rounds)")
         columns += ("Shamir shares",)
-        title = (
-            f"one aggregation of d {self.bits}-bit values, VGA test fraction {self.test_fraction:g}"
-        )
+        title = f"one aggregation of d {self.bits}-bit values, "
+        title += f"VGA test fraction {self.test_fraction:g}"
         return Table(columns, rows, ("d", ",d") + (".3g",) * 6 + (",d", ",d"), title=title)
 
 

@@ -94,12 +94,8 @@ def ensemble_designer_widget(
         w.refresh()
 
     def _to_custom(_change) -> None:
-        if not w._hold:
-            w._hold = True
-            try:
-                controls["preset"].value = "custom"
-            finally:
-                w._hold = False
+        if not w._hold:  # "custom" loads nothing, and the widget ignores its preset control
+            controls["preset"].value = "custom"
 
     controls["preset"].observe(_load, names="value")
     for c in state_controls:

@@ -318,28 +318,21 @@ BONAWITZ_ROUNDS = 4
 
 @result
 class AggregationCosts(Tabular):
-    """Resources of one aggregation of d b-bit values over P workers, on a grid of (P, d).
+    """Resources of one aggregation of d b-bit values over P workers; arrays of shape
+    (len(workers), len(entries)). What it costs to make a GHZ copy or a key bit (different
+    resources) is not counted: the table compares what each scheme consumes.
 
-    Per grid point (arrays of shape (len(workers), len(entries))):
-
-    * VGA: ``ghz_used = d b`` qubit GHZ copies (P qubits each), ``ghz_tested = T b`` with
-      ``(N, T) =`` :func:`qring_edu.vga.vga_copy_counts` (about ``d b f/(1 - f)``),
-      ``ghz_delivered = N b``; per worker one qubit of each delivered copy;
-    * one-time-pad masks from QKD keys, information-theoretic too (:func:`scheme_table`):
-      ``all_pairs_key_bits = P (P - 1)/2 d b`` (every pair shares a d b-bit pad; each worker
-      holds ``(P - 1) d b``), ``ring_key_bits = P d b`` (each worker shares a pad with its two
-      ring neighbours; one pair when P = 2). QKD's own overhead (sifting, error correction,
-      privacy amplification, the authentication key) is out of scope;
+    * VGA: ``ghz_used = d b`` qubit GHZ copies (P qubits each), ``ghz_tested = T b``,
+      ``ghz_delivered = N b`` with ``(N, T) =`` :func:`qring_edu.vga.vga_copy_counts` (``T``
+      about ``d f/(1 - f)``); per worker one qubit of each delivered copy;
+    * one-time-pad masks from QKD keys (:func:`scheme_table`; QKD's own overhead out of scope):
+      ``all_pairs_key_bits = P (P - 1)/2 d b`` (each worker holds ``(P - 1) d b``),
+      ``ring_key_bits = P d b`` (a pad with each ring neighbour; one pair when P = 2);
     * ``masked_bits_per_worker = d b``: the masked vector each worker sends in every scheme;
-    * Bonawitz et al. 2017 (computational; our reading of its honest-but-curious version, whose
-      round structure the abstract does not state): :data:`BONAWITZ_ROUNDS` = 4 rounds through
-      the server, each one upload per worker and one server reply, the last reply the sum:
-      ``bonawitz_messages = 8 P``; the Shamir shares that let the sum survive dropouts travel
-      inside them, two secrets per worker to each of the others: ``bonawitz_shares =
-      2 P (P - 1)``. Independent of d: the masks are expanded from seeds by a PRG.
-
-    A GHZ copy and a key bit are different resources, and what it costs to make either (GHZ
-    distribution, QKD) is not counted here: the table compares what each scheme consumes.
+    * Bonawitz et al. 2017 (computational; our reading of its honest-but-curious version):
+      :data:`BONAWITZ_ROUNDS` = 4 rounds through the server, one upload and one reply each:
+      ``bonawitz_messages = 8 P``; two Shamir-shared secrets per worker to each other worker:
+      ``bonawitz_shares = 2 P (P - 1)``; independent of d (the masks come from seeds by a PRG).
 
     Examples
     --------

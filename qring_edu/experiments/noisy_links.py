@@ -1,13 +1,6 @@
-"""Experiments of the chapter *Noisy links* (experiments floor): what remains of the factor of two.
-
-Pair and channel noise compose into ``F_eff`` (:func:`link_noise_check`); capacities and the
-link's bound ``C_E(F_eff)`` (:func:`capacity_sweep`); distillation (:func:`distillation_sweep`);
-the net online factor of every protection scheme (:func:`net_factor_sweep`,
-:func:`remedy_table`); photon loss: the factor against transmission and distance
-(:func:`loss_sweep`, :func:`loss_crossover`) and lost photons on the ring's ledger
-(:func:`loss_run`); one ring all-reduce per scheme, the claims-page row
-(:func:`scheme_ledger`); training over a protected noisy ring (:func:`protected_training`); Bell
-pairs per iteration against published hardware (:mod:`~qring_edu.experiments.noisy_links_reality`).
+"""Experiments of the chapter *Noisy links* (book/04_noisy_links.ipynb): what remains of the
+factor of two under pair and channel noise, distillation, error correction and photon loss (Bell
+pairs against published hardware: :mod:`~qring_edu.experiments.noisy_links_reality`).
 """
 
 from __future__ import annotations
@@ -20,37 +13,17 @@ from dataclasses import astuple, field
 import numpy as np
 
 from .._result import result
-from .._validate import (
-    as_numeric_array,
-    check_choice,
-    check_fidelity,
-    check_float,
-    check_int,
-)
+from .._validate import as_numeric_array, check_choice, check_fidelity, check_float, check_int
 from ..costmodel import link_units
 from ..distillation import DISTILL_PROTOCOLS, distill, distillable_yield
 from ..holevo import dense_coding_threshold
-from ..noise import Link, depolarizing_capacities, effective_fidelity
+from ..noise import Link, depolarizing_capacities, effective_fidelity, fibre_transmission
 from ..protection import FEC, SCHEMES, Distill, NetFactor, Protection, expected_net_factor
 from ..ring import net_online_factor, ring_allreduce
 from ..superdense import superdense_outcome_probabilities, superdense_send, superdense_send_qiskit
 from ..training import TrainingRun, train_data_parallel
 from ._base import Rows, Table, Tabular
-from .noisy_links_reality import (  # noqa: F401  (the chapter imports them from here)
-    HARDWARE,
-    HardwareFact,
-    LossRun,
-    LossSweep,
-    RealityCheck,
-    RealityRow,
-    _bisect,
-    _net_factor,
-    hardware_table,
-    loss_crossover,
-    loss_run,
-    loss_sweep,
-    reality_check,
-)
+from .noisy_links_reality import HARDWARE, hardware_table, reality_check  # noqa: F401 (chapter)
 
 __all__ = [
     "LinkNoiseCheck",
@@ -68,22 +41,25 @@ __all__ = [
     "SchemeRun",
     "SchemeLedger",
     "scheme_ledger",
+    "LossSweep",
+    "loss_sweep",
+    "loss_crossover",
+    "LossRun",
+    "loss_run",
     "ProtectedTraining",
     "protected_training",
 ]
 
 
 def _scheme(scheme: str, *, rounds: int = 1, block_length: int = 255) -> Protection:
-    """The protection ``scheme`` (a name of ``SCHEMES``) with ``rounds`` DEJMPS rounds and
-    Reed–Solomon blocks of ``block_length`` bytes."""
+    """``scheme`` (a name of ``SCHEMES``) with ``rounds`` DEJMPS rounds, ``block_length`` bytes."""
     scheme = check_choice(scheme, "scheme", SCHEMES)
     distilled = Distill(rounds=rounds) if "distill" in scheme else None
     return Protection(distilled, FEC(block_length=block_length) if "fec" in scheme else None)
 
 
 def _bound(link: Link, rounds: int = 0) -> float:
-    """``C_E(F_eff)`` of ``link``'s decoded symbols (pairs distilled by ``rounds`` DEJMPS rounds;
-    NaN when the pairs cannot be distilled)."""
+    """``C_E(F_eff)`` of ``link``'s symbols, pairs distilled by ``rounds`` rounds (NaN: cannot)."""
     if rounds == 0:
         return link.errors.capacity()
     if link.pair <= 0.5:
@@ -101,6 +77,27 @@ def _rounds(rounds) -> tuple[int, ...]:
     return out
 
 
+def _net_factor(prot: Protection, link: Link) -> NetFactor | None:
+    """Expected factors of ``prot`` on ``link``; ``None`` where no code of that length fits."""
+    try:
+        return expected_net_factor(prot, link=link)
+    except ValueError:
+        return None
+
+
+def _attr(factors, name: str) -> np.ndarray:
+    """``factor.name`` per factor, NaN where no code fits (``None``)."""
+    return np.array([math.nan if f is None else getattr(f, name) for f in factors])
+
+
+def _bisect(f, lo: float, hi: float, iters: int = 60) -> float:
+    """Root of an increasing ``f`` on [lo, hi] with f(lo) < 0 <= f(hi)."""
+    for _ in range(iters):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if f(mid) < 0 else (lo, mid)
+    return 0.5 * (lo + hi)
+
+
 def _fidelity_grid(fidelities, default, name: str = "fidelities") -> np.ndarray:
     grid = as_numeric_array(default if fidelities is None else fidelities, name).ravel()
     if not 0 < grid.size <= 10**5:
@@ -110,15 +107,14 @@ def _fidelity_grid(fidelities, default, name: str = "fidelities") -> np.ndarray:
     return grid
 
 
-# Pair noise and channel noise compose
+# -- Pair noise and channel noise compose ---------------------------------------------------------
 @result
 class LinkNoiseCheck(Tabular):
-    """``F_eff`` three (or four) ways for one link (:func:`link_noise_check`).
+    """``F_eff = F_pair F_ch + (1 - F_pair)(1 - F_ch)/3`` (``formula``) three or four ways.
 
-    ``formula``: ``F_pair F_ch + (1 - F_pair)(1 - F_ch)/3``. ``qiskit_fidelities``: P(Bob decodes
-    ``(x, z)`` right) for the four messages, from the Qiskit density matrix with both noises.
-    ``fast_error_rate``: symbol error rate of ``superdense_send`` over ``fast_symbols`` random
-    symbols; ``aer_error_rate``: the same over ``aer_symbols`` Aer circuits (``None`` if 0).
+    ``qiskit_fidelities``: P(Bob decodes ``(x, z)`` right) per message from the Qiskit density
+    matrix; ``fast_error_rate``, ``aer_error_rate``: symbol error rates of ``superdense_send``
+    over ``fast_symbols`` random symbols and of ``aer_symbols`` Aer circuits (``None`` if 0).
 
     Examples
     --------
@@ -139,7 +135,7 @@ class LinkNoiseCheck(Tabular):
 
     @property
     def qiskit_deviation(self) -> float:
-        """Largest |P(right) − formula| over the four messages (0 up to rounding)."""
+        """Largest |P(right) − formula| over the four messages."""
         return max(abs(p - self.formula) for p in self.qiskit_fidelities)
 
     def standard_error(self, symbols: int) -> float:
@@ -174,10 +170,8 @@ def link_noise_check(
     aer_symbols: int = 0,
     seed: int = 0,
 ) -> LinkNoiseCheck:
-    """Check ``F_eff`` on one link: formula, Qiskit density matrices, fast path (and Aer).
-
-    ``symbols`` random 2-bit symbols (>= 1) go through the fast path; ``aer_symbols`` (>= 0,
-    at most 5000) through one Aer circuit each. Deterministic given ``seed``.
+    """Check ``F_eff`` on one link: ``symbols`` (>= 1) random 2-bit symbols through the fast
+    path, ``aer_symbols`` (0..5000) through one Aer circuit each (:class:`LinkNoiseCheck`).
 
     Examples
     --------
@@ -207,12 +201,11 @@ def link_noise_check(
 
 @result
 class CapacitySweep:
-    """Capacities of the depolarising channel over a grid of fidelities (:func:`capacity_sweep`).
+    """Capacities of the depolarising channel in bits per use over ``fidelities``.
 
-    Bits per channel use over the grid: ``classical`` = ``1 - h(2(1-F)/3)``, ``assisted`` =
-    ``2 - H(F, (1-F)/3 ×3)`` (BSST), ``ratio`` = ``assisted / classical`` (NaN where both
-    vanish), ``link_bound`` = ``C_E(F_eff)`` per online qubit with pairs distributed over the same
-    channel. ``threshold``: where one pair's dense-coding capacity reaches 1 bit (≈ 0.8107).
+    ``classical = 1 - h(2(1-F)/3)``, ``assisted = 2 - H(F, (1-F)/3 ×3)`` (BSST), ``ratio`` their
+    quotient (NaN where both vanish), ``link_bound = C_E(F_eff)`` with pairs sent over the same
+    channel; ``threshold``: where one pair's dense-coding capacity reaches 1 bit (≈ 0.8107).
 
     Examples
     --------
@@ -231,8 +224,7 @@ class CapacitySweep:
 
 
 def capacity_sweep(fidelities: Sequence[float] | None = None) -> CapacitySweep:
-    """``C``, ``C_E``, ``C_E / C`` and ``C_E(F_eff)`` on a grid of fidelities (default 301 points
-    in [0.25, 1]); closed forms, well under a second.
+    """:class:`CapacitySweep` on ``fidelities`` (default 301 points in [0.25, 1]).
 
     Examples
     --------
@@ -250,13 +242,12 @@ def capacity_sweep(fidelities: Sequence[float] | None = None) -> CapacitySweep:
 
 @result
 class DistillationSweep:
-    """Recurrence distillation over a grid of input fidelities (:func:`distillation_sweep`).
+    """Recurrence distillation over input ``fidelities``.
 
-    ``fidelity[protocol]`` and ``raw_pairs[protocol]``: arrays of shape ``(len(rounds), n)``,
-    the output fidelity and the expected raw pairs per output pair after each number of rounds.
-    ``yield_per_pair``: perfect pairs per raw pair of DEJMPS recurrence followed by hashing (the
-    best number of rounds); ``hashing_only``: the yield of hashing alone,
-    ``max(0, 1 - H(F, (1-F)/3 ×3))``, zero below ≈ 0.8107 (at 0.75 only recurrence first yields).
+    ``fidelity[protocol]``, ``raw_pairs[protocol]``: shape ``(len(rounds), n)``, output fidelity
+    and raw pairs per output pair after each number of rounds; ``yield_per_pair``: perfect pairs
+    per raw pair of DEJMPS then hashing (best number of rounds); ``hashing_only``:
+    ``max(0, 1 - H(F, (1-F)/3 ×3))``, zero below ≈ 0.8107.
 
     Examples
     --------
@@ -281,8 +272,7 @@ def distillation_sweep(
     rounds: Sequence[int] = (1, 2, 3),
     protocols: Sequence[str] = DISTILL_PROTOCOLS,
 ) -> DistillationSweep:
-    """BBPSSW/DEJMPS output fidelity and raw pairs per pair after each of ``rounds``, and the
-    recurrence-plus-hashing yield, on a grid of fidelities (default 200 points in (½, 1)).
+    """:class:`DistillationSweep` on ``fidelities`` (default 199 points in (½, 1)).
 
     Examples
     --------
@@ -305,8 +295,8 @@ def distillation_sweep(
 def distillation_table(
     fidelities: Sequence[float] = (0.75, 0.9), rounds: Sequence[int] = (1, 2, 3)
 ) -> Table:
-    """Output fidelity, success probability of the last round and raw pairs per output pair,
-    for both protocols, each input fidelity and each number of rounds.
+    """Output fidelity, last round's success probability and raw pairs per output pair, per
+    protocol, input fidelity and number of rounds.
 
     Examples
     --------
@@ -327,29 +317,26 @@ def distillation_table(
     )
 
 
-# Net online factor of each scheme against the bound
+# -- Net online factor of each scheme against the bound -------------------------------------------
 @result(show=("factor",))
 class NetFactorSweep:
-    """Net online factor of every scheme over a grid of channel fidelities (:func:`net_factor_sweep`).
+    """Net online factor of every scheme over channel ``fidelities``.
 
-    ``online[scheme]``, ``lifetime[scheme]``: arrays over ``fidelities``, classical ring bits per
-    online channel use and per channel use over the pairs' lifetime (NaN where no Reed–Solomon
-    code of ``block_length`` carries the errors); ``reliable[scheme]``: the data arrives right.
-    Bounds: ``bound`` = ``C_E(F_eff)`` with raw pairs, ``bound_distilled`` with pairs distilled
-    by ``rounds`` DEJMPS rounds, ``assisted`` = BSST's ``C_E(F_ch)``, ``unassisted`` =
-    ``C(F_ch)``. ``classical``: the fair classical baseline of the coded schemes, the same code
-    sent as classical bits over the same channel (bits per use, NaN where no code fits; the
-    noiseless classical ring is 1). ``point``: the :class:`~qring_edu.protection.NetFactor` of ``scheme`` at
-    ``channel_fidelity`` (``None`` if no code fits; ``factor`` is then NaN).
+    ``online[scheme]``, ``lifetime[scheme]``: classical ring bits per online channel use and per
+    use over the pairs' lifetime (NaN where no Reed–Solomon code of ``block_length`` fits);
+    ``reliable[scheme]``: the data arrives right. Bounds: ``bound = C_E(F_eff)`` (raw pairs),
+    ``bound_distilled`` (``rounds`` DEJMPS rounds), ``assisted = C_E(F_ch)`` (BSST),
+    ``unassisted = C(F_ch)``; ``classical``: the same code sent as classical bits over the same
+    channel (the noiseless classical ring is 1). ``point``: the
+    :class:`~qring_edu.protection.NetFactor` of ``scheme`` at ``channel_fidelity`` (``None``
+    if no code fits, ``factor`` then NaN).
 
     Examples
     --------
     >>> sweep = net_factor_sweep(0.99, "fec", fidelities=[0.95, 0.99]); sweep
     NetFactorSweep(scheme='fec', channel_fidelity=0.99, block_length=255, rounds=1, pair_fidelity=None, factor=1.461)
-    >>> [round(float(v), 4) for v in sweep.online["fec"]], sweep.online["none"].tolist()
-    ([0.4131, 1.4612], [2.0, 2.0])
-    >>> sweep.classical.round(4).tolist()             # the same code over classical bits
-    [0.3885, 0.7915]
+    >>> sweep.online["fec"].round(4).tolist(), sweep.classical.round(4).tolist()
+    ([0.4131, 1.4612], [0.3885, 0.7915])
     """
 
     scheme: str
@@ -383,12 +370,10 @@ def net_factor_sweep(
     pair_fidelity: float | None = None,
     fidelities: Sequence[float] | None = None,
 ) -> NetFactorSweep:
-    """Online and lifetime factors of the four schemes over ``fidelities`` (default 121 points in
-    [0.9, 1]), the bounds, and the chosen ``scheme`` at ``channel_fidelity``.
-
-    ``block_length``: Reed–Solomon codeword bytes (9..255); ``rounds``: DEJMPS rounds of the
-    distilling schemes (1..20); ``pair_fidelity``: of the raw pairs (``None``: distributed over
-    the same channel). Closed forms (:func:`qring_edu.protection.expected_net_factor`).
+    """:class:`NetFactorSweep` over ``fidelities`` (default 121 points in [0.9, 1]):
+    ``block_length`` Reed–Solomon bytes (9..255), ``rounds`` DEJMPS rounds (1..20), raw pairs of
+    ``pair_fidelity`` (``None``: sent over the same channel). Closed forms
+    (:func:`qring_edu.protection.expected_net_factor`).
 
     Examples
     --------
@@ -408,15 +393,15 @@ def net_factor_sweep(
     for s in SCHEMES:
         prot = _scheme(s, rounds=rounds, block_length=n)
         factors = [_net_factor(prot, link) for link in links]
-        online[s] = np.array([math.nan if f is None else f.online for f in factors])
-        lifetime[s] = np.array([math.nan if f is None else f.lifetime for f in factors])
+        online[s], lifetime[s] = _attr(factors, "online"), _attr(factors, "lifetime")
         reliable[s] = prot.fec is not None
     caps = [depolarizing_capacities(float(F)) for F in grid]
     bounds = [np.array([_bound(link, r) for link in links]) for r in (0, rounds)]
     bounds += list(np.array([[c.entanglement_assisted, c.classical] for c in caps]).T)
     fec = _scheme("fec", block_length=n)
-    coded = [_net_factor(fec, Link(channel_fidelity=float(F))) for F in grid]
-    bounds.append(np.array([math.nan if f is None else f.classical for f in coded]))
+    bounds.append(
+        _attr([_net_factor(fec, Link(channel_fidelity=float(F))) for F in grid], "classical")
+    )
     point = _net_factor(_scheme(scheme, rounds=rounds, block_length=n), Link(Fp, F0))
     sweep = (grid, online, lifetime, reliable, *bounds, point)
     return NetFactorSweep(scheme, F0, n, rounds, Fp, *sweep)
@@ -428,9 +413,8 @@ def remedy_table(
     *,
     rounds: Sequence[int] = (1, 2, 3),
 ) -> Table:
-    """What each remedy buys when the pairs are worse than the channel: one row per scheme (and
-    per number of DEJMPS rounds for the distilling ones) with the online and lifetime factors,
-    the decoded symbol error, the bound ``C_E`` of the pairs used and whether the data is right.
+    """Per scheme (and number of DEJMPS rounds): online and lifetime factors, decoded symbol
+    error, the bound ``C_E`` of the pairs used and whether the data is right.
 
     Examples
     --------
@@ -464,12 +448,10 @@ def fec_crossover(
     scheme: str = "fec",
     rounds: int = 1,
 ) -> float:
-    """The channel fidelity (pairs over the same channel) at which the expected online factor
-    of ``scheme`` (``"fec"`` or ``"distill+fec"``) reaches ``target`` (in (0, 2)) times the
-    classical ``baseline``: ``"noiseless"`` (one bit per use) or ``"coded"`` (the same code
-    sent as classical bits over the same channel, :attr:`NetFactor.advantage
-    <qring_edu.protection.NetFactor.advantage>`). Bisection on [0.5, 1]; where no code fits the
-    factor counts as 0.
+    """The channel fidelity (pairs over the same channel) at which ``scheme``'s online factor
+    reaches ``target`` (in (0, 2)) times the ``baseline``: ``"noiseless"`` (one bit per use) or
+    ``"coded"`` (:attr:`NetFactor.advantage <qring_edu.protection.NetFactor.advantage>`).
+    Bisection on [0.5, 1]; where no code fits the factor counts as 0.
 
     Examples
     --------
@@ -496,8 +478,8 @@ def fec_crossover(
 
 
 def link_bound_crossover(target: float = 1.0) -> float:
-    """The channel fidelity at which the bound ``C_E(F_eff)`` (pairs over the same channel)
-    reaches ``target`` bits per online qubit (in (0, 2)).
+    """The channel fidelity at which ``C_E(F_eff)`` (pairs over the same channel) reaches
+    ``target`` (in (0, 2)) bits per online qubit.
 
     Examples
     --------
@@ -508,17 +490,16 @@ def link_bound_crossover(target: float = 1.0) -> float:
     return _bisect(lambda F: _bound(Link(channel_fidelity=F)) - target, 0.25, 1.0)
 
 
-# One ring run per scheme: the ledger, and the claims-page row
+# -- One ring run per scheme: the ledger, and the claims-page row ---------------------------------
 @result
 class SchemeRun:
-    """One all-reduce over the noisy superdense ring with one protection scheme (busiest link).
+    """One all-reduce over the noisy superdense ring with one scheme: the busiest link's ledger
+    (``online_bits``: acknowledgements; ``offline_bits``: distillation's announcements and the
+    checksum key) and what the classical ring sends there (``classical_bits``).
 
-    The busiest link's ledger (``online_bits`` are acknowledgements, ``offline_bits``
-    distillation's announcements and the checksum key) and ``classical_bits``, what the classical
-    ring sends there. ``net_factor``: ``classical_bits / (online_qubits + online_bits)``;
-    ``expected``: its long-message closed form; ``bound``: ``C_E`` of the pairs used;
-    ``wrong_fraction``: output entries that differ from the noiseless ring's;
-    ``undetected_bound``: the run's bound on P(some output wrong) (1 without a code).
+    ``net_factor = classical_bits / (online_qubits + online_bits)``, ``expected`` its closed form,
+    ``bound`` the ``C_E`` of the pairs used; ``wrong_fraction``: outputs unlike the noiseless
+    ring's; ``undetected_bound``: bound on P(some output wrong) (1 without a code).
 
     Examples
     --------
@@ -546,8 +527,8 @@ class SchemeRun:
 
 @result(show=("net_factors",))
 class SchemeLedger(Rows):
-    """One :class:`SchemeRun` per scheme on the same data (:func:`scheme_ledger`): what the
-    paper's factor two becomes on a noisy link (the claims-page row, :meth:`text`).
+    """One :class:`SchemeRun` per scheme on the same data: the paper's factor two on a noisy
+    link (:meth:`text`: the claims-page row).
 
     Examples
     --------
@@ -606,9 +587,8 @@ def scheme_ledger(
     rounds: int = 1,
     seed: int = 0,
 ) -> SchemeLedger:
-    """Run the same all-reduce (random ``bits``-bit integers, ``workers`` x ``d``, ``d`` at most
-    2**20) over the noisy superdense ring with each protection scheme (pairs distributed over the
-    same channel, ``F_pair = F_ch``) and over the classical ring as reference.
+    """The same all-reduce of random ``bits``-bit integers (``workers`` x ``d``, ``d`` <= 2**20)
+    over the noisy superdense ring (``F_pair = F_ch``) with each scheme, and the classical ring.
 
     Examples
     --------
@@ -640,12 +620,209 @@ def scheme_ledger(
     return SchemeLedger(rows=tuple(rows), channel_fidelity=F, workers=P, d=d, bits=b)
 
 
-# Training over a protected and an unprotected noisy ring
+# -- Photon loss: the factor against transmission and distance, and a lossy run's ledger ----------
+@result(show=("break_even_km",))
+class LossSweep:
+    """The net online factor of a lossy link over ``distances`` (km of fibre).
+
+    ``transmissions``: ``η = source_efficiency · 10^(−attenuation L/10) · detector_efficiency``;
+    ``perfect = 2 η`` (loss only: each symbol resent until its photon arrives; ``C_E`` of the
+    pure erasure channel); ``fec``: the "fec" scheme's factor on the lossy depolarising link
+    (NaN where no code fits); ``bound = η C_E(F_eff)``; ``classical``: the same code sent as
+    classical bits (a bright pulse: loss dims it, never erases it, so no η); ``break_even_km``:
+    where ``perfect`` falls to 1 (η = 1/2), NaN if η <= 1/2 already at zero distance.
+
+    Examples
+    --------
+    >>> s = loss_sweep(0.99, distances=[0.0, 10.0, 20.0]); s
+    LossSweep(channel_fidelity=0.99, source_efficiency=1, detector_efficiency=1, attenuation_db_per_km=0.2, break_even_km=15.05)
+    >>> s.transmissions.round(3).tolist(), s.perfect.round(3).tolist()
+    ([1.0, 0.631, 0.398], [2.0, 1.262, 0.796])
+    """
+
+    channel_fidelity: float
+    source_efficiency: float
+    detector_efficiency: float
+    attenuation_db_per_km: float
+    distances: np.ndarray = field(repr=False)
+    transmissions: np.ndarray = field(repr=False)
+    perfect: np.ndarray = field(repr=False)
+    fec: np.ndarray = field(repr=False)
+    bound: np.ndarray = field(repr=False)
+    classical: float = field(repr=False)
+
+    @property
+    def efficiency(self) -> float:
+        """η at zero distance: source times detector efficiency."""
+        return self.source_efficiency * self.detector_efficiency
+
+    @property
+    def break_even_km(self) -> float:
+        """Distance at which ``2 η = 1`` (NaN if ``2 η <= 1`` already at zero distance)."""
+        if 2.0 * self.efficiency <= 1.0:
+            return math.nan
+        return 10.0 * math.log10(2.0 * self.efficiency) / self.attenuation_db_per_km
+
+
+def loss_sweep(
+    channel_fidelity: float = 0.99,
+    *,
+    source_efficiency: float = 1.0,
+    detector_efficiency: float = 1.0,
+    attenuation_db_per_km: float = 0.2,
+    distances: Sequence[float] | None = None,
+) -> LossSweep:
+    """:class:`LossSweep` over 1..10,000 ``distances`` (km; default 0..40, 81 points).
+
+    Examples
+    --------
+    >>> s = loss_sweep(0.99, source_efficiency=0.5, detector_efficiency=0.9, distances=[0.0])
+    >>> round(float(s.perfect[0]), 2), round(float(s.fec[0]), 3), round(s.classical, 4)
+    (0.9, 0.658, 0.7915)
+    """
+    F = check_fidelity(channel_fidelity, "channel_fidelity")
+    src = check_float(source_efficiency, "source_efficiency", 0.0, 1.0, lo_open=True)
+    det = check_float(detector_efficiency, "detector_efficiency", 0.0, 1.0, lo_open=True)
+    alpha = check_float(attenuation_db_per_km, "attenuation_db_per_km", 0.0)
+    default = np.linspace(0.0, 40.0, 81)
+    grid = as_numeric_array(default if distances is None else distances, "distances").ravel()
+    if not 0 < grid.size <= 10_000:
+        raise ValueError(f"distances must hold 1 to 10,000 distances, got {grid.size:,}")
+    kw = dict(attenuation_db_per_km=alpha, source_efficiency=src, detector_efficiency=det)
+    eta = np.array([fibre_transmission(float(L), **kw) for L in grid])
+    if eta.min() <= 0.0:
+        raise ValueError(f"distances must leave some light (η > 0), got up to {grid.max():g} km")
+    fec, link = _scheme("fec"), Link(channel_fidelity=F)
+    factors = [_net_factor(fec, Link(channel_fidelity=F, transmission=float(e))) for e in eta]
+    classical = _net_factor(fec, link)
+    classical = 0.0 if classical is None else classical.classical
+    bound = eta * link.errors.capacity()
+    return LossSweep(
+        F, src, det, alpha, grid, eta, 2.0 * eta, _attr(factors, "online"), bound, classical
+    )
+
+
+def loss_crossover(channel_fidelity: float = 0.99, *, baseline: str = "noiseless") -> float:
+    """The transmission η at which the "fec" scheme's online factor equals the ``baseline`` (as
+    :func:`fec_crossover`). Bisection on (0, 1]; ``ValueError`` if η = 1 does not reach it.
+
+    Examples
+    --------
+    >>> round(loss_crossover(0.99), 3), round(loss_crossover(0.99, baseline="coded"), 3)
+    (0.684, 0.541)
+    """
+    F = check_fidelity(channel_fidelity, "channel_fidelity")
+    baseline = check_choice(baseline, "baseline", ("noiseless", "coded"))
+    fec = _scheme("fec")
+    top = _net_factor(fec, Link(channel_fidelity=F))
+    if top is None:
+        raise ValueError(f"channel_fidelity = {F:g}: no Reed–Solomon code carries these errors")
+    target = 1.0 if baseline == "noiseless" else top.classical
+    if top.online < target:
+        raise ValueError(
+            f"channel_fidelity = {F:g}: the link stays below the {baseline} baseline "
+            f"({top.online:.4f} < {target:.4f}) even without loss"
+        )
+
+    def f(eta):
+        nf = _net_factor(fec, Link(channel_fidelity=F, transmission=eta))
+        return (0.0 if nf is None else nf.online) - target
+
+    return _bisect(f, 1e-6, 1.0)
+
+
+@result(show=("arrival_rate",))
+class LossRun(Tabular):
+    """One all-reduce over a lossy superdense ring: where the lost photons go (ring totals).
+
+    ``symbols`` that arrived (with a code: parity, checksums, resent blocks too), ``photons``
+    sent (a lost photon burns its pair; resent on a fresh one), ``lost = photons − symbols``
+    (heralded), ``offline_qubits`` (pair halves, each sent until it arrived); ``arrival_rate =
+    symbols / photons`` (the simulated η) with ``standard_error = η sqrt((1 − η)/symbols)``;
+    ``net_factor``: busiest link's classical bits per online use (expected ``2 η``); ``exact``:
+    the outputs equal the classical ring's.
+
+    Examples
+    --------
+    >>> loss_run(0.5, workers=4, d=1024, seed=0)
+    LossRun(transmission=0.5, exact=True, arrival_rate=0.4985)
+    """
+
+    transmission: float
+    channel_fidelity: float = field(repr=False)
+    workers: int = field(repr=False)
+    d: int = field(repr=False)
+    symbols: int = field(repr=False)
+    photons: int = field(repr=False)
+    lost: int = field(repr=False)
+    offline_qubits: int = field(repr=False)
+    net_factor: float = field(repr=False)
+    exact: bool
+
+    @property
+    def arrival_rate(self) -> float:
+        """Symbols delivered per photon sent: the simulated transmission."""
+        return self.symbols / self.photons
+
+    @property
+    def standard_error(self) -> float:
+        """Standard deviation of :attr:`arrival_rate` around η (delta method)."""
+        eta = self.transmission
+        return eta * math.sqrt((1.0 - eta) / self.symbols)
+
+    def table(self) -> Table:
+        """The ring's photons, losses and pairs, and the simulated η against the set one."""
+        return Table(
+            ("symbols", "photons sent", "lost (heralded)", "offline qubits", "η set",
+             "photons arrived / sent", "± s.d.", "net factor"),
+            ((self.symbols, self.photons, self.lost, self.offline_qubits, self.transmission,
+              self.arrival_rate, self.standard_error, self.net_factor),),
+            (",d", ",d", ",d", ",d", "g", ".4f", ".4f", ".3f"),
+            title=f"whole ring, P = {self.workers}, d = {self.d:,}, 16-bit words, "
+            f"F_ch = {self.channel_fidelity:g}, outputs exact: {'yes' if self.exact else 'no'}",
+        )  # fmt: skip
+
+
+def loss_run(
+    transmission: float = 0.5,
+    *,
+    channel_fidelity: float = 1.0,
+    workers: int = 8,
+    d: int = 2**14,
+    seed: int = 0,
+) -> LossRun:
+    """:class:`LossRun` of random 16-bit integers (``workers`` x ``d``, ``d`` <= 2**20) on
+    ``Link(channel_fidelity=F, transmission=η)``, "fec" when ``F < 1``.
+
+    Examples
+    --------
+    >>> loss_run(0.9, workers=4, d=512, seed=1).exact
+    True
+    """
+    eta = check_float(transmission, "transmission", 0.0, 1.0, lo_open=True)
+    F = check_fidelity(channel_fidelity, "channel_fidelity")
+    P = check_int(workers, "workers", 2, 64)
+    d = check_int(d, "d", 1, 2**20)
+    seed = check_int(seed, "seed", 0)
+    grads = np.random.default_rng([seed, 0]).integers(-(2**15) // P, 2**15 // P, size=(P, d))
+    reference = ring_allreduce(grads, transport="classical", bits=16).outputs
+    res = ring_allreduce(
+        grads, transport="superdense", bits=16, channel_fidelity=F, transmission=eta,
+        protection="fec" if F < 1.0 else "none", seed=[seed, 1],
+    )  # fmt: skip
+    led = res.ledger
+    photons, lost = int(led.per_link("online_qubits").sum()), led.events("lost")
+    return LossRun(
+        eta, F, P, d, photons - lost, photons, lost, int(led.per_link("offline_qubits").sum()),
+        net_online_factor(res), bool(np.array_equal(res.outputs, reference)),
+    )  # fmt: skip
+
+
+# -- Training over a protected and an unprotected noisy ring --------------------------------------
 @result(show=("identical", "unprotected_loss"))
 class ProtectedTraining(Tabular):
-    """Three data-parallel runs on the same data and batches (:func:`protected_training`):
-    ``classical`` (noiseless reference), ``protected`` (superdense ring, noisy link, with
-    ``protection``), ``unprotected`` (same link); ``identical``: protected = classical, bitwise.
+    """Three data-parallel runs on the same data and batches: ``classical``, ``protected``
+    (superdense ring, noisy link, ``protection``) and ``unprotected``.
 
     Examples
     --------
@@ -695,8 +872,8 @@ def protected_training(
     steps: int = 150,
     seed: int = 0,
 ) -> ProtectedTraining:
-    """Train the two-moons MLP over the classical ring, the superdense ring over a noisy link
-    with ``protection`` (a scheme name), and the same link unprotected. About a second per run.
+    """Train the two-moons MLP over the classical ring and the noisy superdense ring with and
+    without ``protection`` (a scheme name); about a second per run.
 
     Examples
     --------

@@ -1,17 +1,13 @@
-"""Experiments of the VGA security chapter (slug ``vga_security``, book/06_vga_security.ipynb):
-beyond the sampling bound (the finite-copy fidelity guarantee, partially bad copies, privacy
-amplification), and VGA in context: what a dropout costs, what VGA costs next to its
-competitors, and the published GHZ distribution numbers.
-
-Pure: every number comes from :mod:`qring_edu.vga_security` and :mod:`qring_edu.vga`; results
-are frozen dataclasses (figures: :mod:`qring_edu.figures.vga_security`). Literature numbers are
-quoted as their sources state them, each with its reference key; where we only read a protocol
-ourselves, the text says "our reading".
+"""Experiments of the VGA security chapter (book/06_vga_security.ipynb): the finite-copy
+fidelity guarantee, partially bad copies, privacy amplification, dropout, VGA's costs next to its
+competitors and the published GHZ distribution numbers (from :mod:`qring_edu.vga_security` and
+:mod:`qring_edu.vga`). Literature numbers are quoted as their sources state them, each with its
+reference key; where we only read a protocol ourselves, the text says "our reading".
 """
 
 from __future__ import annotations
 
-from dataclasses import field
+from dataclasses import field, fields
 
 import numpy as np
 from scipy.stats import chisquare
@@ -46,12 +42,10 @@ __all__ = [
 # -- Partially bad copies: leak ~ t, failure ~ t**2 / 2 ------------------------------------------
 @result(show=("leak_slope", "fail_slope"))
 class PartialCopySweep(Tabular):
-    """:func:`qring_edu.vga_security.rotated_ghz_leak` over a range of rotation angles.
-
-    Per angle: ``trace_distance`` t from the GHZ state, ``fail_probability`` of the register's
-    test, ``leak`` (largest TV distance of the entry's transcript from the ideal over all inputs)
-    and the witness bound ``distance_bound = sqrt(2 P(fail))``. ``leak_slope``, ``fail_slope``:
-    log-log slopes against t over the angles up to 0.05 (1 and 2 for small t).
+    """:func:`qring_edu.vga_security.rotated_ghz_leak` per rotation angle: ``trace_distance``
+    t from the GHZ state, the test's ``fail_probability``, ``leak`` (largest TV distance of the
+    entry's transcript from the ideal) and ``distance_bound = sqrt(2 P(fail))``;
+    ``leak_slope``, ``fail_slope``: log-log slopes against t for angles <= 0.05 (1 and 2).
 
     Examples
     --------
@@ -72,13 +66,15 @@ class PartialCopySweep(Tabular):
 
     @property
     def leak_slope(self) -> float:
-        small = self.angles <= 0.05
-        return loglog_slope(self.trace_distance[small], self.leak[small])
+        return self._slope(self.leak)
 
     @property
     def fail_slope(self) -> float:
+        return self._slope(self.fail_probability)
+
+    def _slope(self, y: np.ndarray) -> float:
         small = self.angles <= 0.05
-        return loglog_slope(self.trace_distance[small], self.fail_probability[small])
+        return loglog_slope(self.trace_distance[small], y[small])
 
     def table(self, angles=(0.01, 0.1)) -> Table:
         """Rows at the angles closest to ``angles``."""
@@ -107,31 +103,22 @@ def partial_copy_sweep(angles=None, workers: int = 2, bits: int = 1) -> PartialC
     check_int(len(angles), "len(angles)", 1, 200)  # each angle enumerates every input
     th = np.asarray([check_float(a, "angles", 0.0, 1.0, lo_open=True) for a in angles])
     runs = [rotated_ghz_leak(float(a), workers, bits) for a in th]
-    return PartialCopySweep(
-        workers,
-        bits,
-        th,
-        np.array([r.trace_distance for r in runs]),
-        np.array([r.fail_probability for r in runs]),
-        np.array([r.leak for r in runs]),
-        np.array([r.witness.distance_bound for r in runs]),
-    )
+    cols = [(r.trace_distance, r.fail_probability, r.leak, r.witness.distance_bound) for r in runs]
+    return PartialCopySweep(workers, bits, th, *map(np.array, zip(*cols)))
 
 
 # -- The finite-copy fidelity guarantee (Zhu & Hayashi) ------------------------------------------
 @result
 class FiniteCopyCurve:
-    """Fidelity that ``tests[k]`` passed register tests guarantee for one random untested
-    register at significance ``significances[i]``: ``fidelity[i, k] = 1 -``
-    :func:`qring_edu.vga_security.ghz_verified_infidelity`.
+    """``fidelity[i, k] = 1 -`` :func:`qring_edu.vga_security.ghz_verified_infidelity`: what
+    ``tests[k]`` passed register tests guarantee for one untested register at significance
+    ``significances[i]``.
 
     Examples
     --------
     >>> curve = finite_copy_curve(max_tests=1000)
-    >>> curve.fidelity.shape                              # (significances, numbers of tests)
-    (2, 35)
-    >>> round(curve.at(400, 0.05), 4), round(curve.at(400, 0.01), 4)
-    (0.9501, 0.7506)
+    >>> curve.fidelity.shape, round(curve.at(400, 0.05), 4), round(curve.at(400, 0.01), 4)
+    ((2, 35), 0.9501, 0.7506)
     """
 
     tests: np.ndarray = field(repr=False)
@@ -165,15 +152,14 @@ def finite_copy_curve(max_tests: int = 100_000, significances=(0.05, 0.01)) -> F
 class AmplificationSweep(Tabular):
     """Leaked entries against the amplification k (each entry's pad the sum of k registers').
 
-    Per k: ``measured[i]`` (fraction of entries whose every pad the source knows, one run of
-    :func:`qring_edu.vga_aggregate` with ``source=KnownPads(attack_fraction)``), ``exact[i]``
-    (:func:`qring_edu.vga_security.amplified_leak_probability` with the run's N and B), ``power[i] =
-    attack_fraction**k``, ``ghz_used[i]`` (qubit GHZ copies used), ``sums_exact[i]``.
+    Per k: ``measured`` (fraction of entries whose every pad the source knows, one run of
+    :func:`qring_edu.vga_aggregate` with ``KnownPads(attack_fraction)``), ``exact``
+    (:func:`qring_edu.vga_security.amplified_leak_probability`), ``power = attack_fraction**k``,
+    ``ghz_used`` (qubit GHZ copies), ``sums_exact``.
 
     Examples
     --------
-    >>> sw = amplification_sweep(ks=(1, 2), entries=200)
-    >>> sw
+    >>> sw = amplification_sweep(ks=(1, 2), entries=200); sw
     AmplificationSweep(workers=4, bits=8, entries=200, attack_fraction=0.25, test_fraction=0.5)
     >>> sw.ks.tolist(), [round(float(p), 4) for p in sw.power]       # attack_fraction ** k
     ([1, 2], [0.25, 0.0625])
@@ -194,18 +180,10 @@ class AmplificationSweep(Tabular):
     def table(self) -> Table:
         rights = (str(bool(v)) for v in self.sums_exact)
         rows = tuple(zip(self.ks, self.measured, self.exact, self.power, self.ghz_used, rights))
-        columns = (
-            "k",
-            "leaked entries (measured)",
-            "exact C(B,k)/C(N,k)",
-            "β^k",
-            "qubit GHZ used",
-            "sums exact",
-        )
-        title = (
-            f"P = {self.workers}, d = {self.entries}, b = {self.bits}, "
-            f"{self.attack_fraction:.0%} of the registers attacked"
-        )
+        columns = ("k", "leaked entries (measured)", "exact C(B,k)/C(N,k)", "β^k")
+        columns += ("qubit GHZ used", "sums exact")
+        title = f"P = {self.workers}, d = {self.entries}, b = {self.bits}, "
+        title += f"{self.attack_fraction:.0%} of the registers attacked"
         return Table(columns, rows, ("d", ".4f", ".4f", ".4f", ",d", ""), title=title)
 
 
@@ -219,7 +197,8 @@ def amplification_sweep(
     test_fraction: float = 0.5,
     seed: int = 6,
 ) -> AmplificationSweep:
-    """One run per k on random inputs (seeded); the leak is unconditioned on the verdict.
+    """:class:`AmplificationSweep`: one run per k on seeded random inputs (the leak is not
+    conditioned on the verdict).
 
     Examples
     --------
@@ -246,18 +225,10 @@ def amplification_sweep(
         exact.append(amplified_leak_probability(n, round(source.fraction * n), k))
         used.append(res.ghz_used)
         right.append(bool(np.array_equal(res.total, truth)))
+    power = source.fraction ** kk.astype(float)
+    per_k = (np.array(measured), np.array(exact), power, np.array(used), np.array(right))
     return AmplificationSweep(
-        workers,
-        bits,
-        entries,
-        source.fraction,
-        float(test_fraction),
-        kk,
-        np.array(measured),
-        np.array(exact),
-        source.fraction ** kk.astype(float),
-        np.array(used),
-        np.array(right),
+        workers, bits, entries, source.fraction, float(test_fraction), kk, *per_k
     )
 
 
@@ -266,13 +237,12 @@ def amplification_sweep(
 class DropoutComparison(Tabular):
     """A VGA round with dropped workers, and its restart among the survivors.
 
-    ``lost_totals``: int64 (d,), what the survivors compute from the announcements they
-    received; ``survivors_sum``: their true sum; ``hit_rate``: the fraction of entries where the
-    two agree (``2**-bits`` expected: the missing pads are uniform); ``uniform_p_value``:
-    chi-squared test of ``lost_totals - survivors_sum`` against the uniform law;
-    ``restart_exact``: the restart (:func:`qring_edu.vga.vga_restart`) returns the survivors' sum;
-    ``ghz_first`` / ``ghz_restart``: qubit GHZ copies of each round (the restart's are the extra
-    cost).
+    ``lost_totals`` (int64, (d,)): what the survivors compute from the announcements received;
+    ``survivors_sum``: their true sum; ``hit_rate``: fraction of entries where the two agree
+    (``2**-bits`` expected: the missing pads are uniform); ``uniform_p_value``: chi-squared test
+    of their difference against the uniform law; ``restart_exact``: the restart
+    (:func:`qring_edu.vga.vga_restart`) returns the survivors' sum; ``ghz_first``,
+    ``ghz_restart``: qubit GHZ copies of each round.
 
     Examples
     --------
@@ -297,22 +267,13 @@ class DropoutComparison(Tabular):
 
     def table(self) -> Table:
         """What the survivors end up with, in VGA and (our reading) in Bonawitz et al. 2017."""
+        lost = f"a uniformly random word (hit rate {self.hit_rate:.2%})"
+        restart = "their sum" if self.restart_exact else "wrong sum"
+        bonawitz = "their sum in the same round, if at least t of n remain (our reading)"
         rows = (
-            (
-                "VGA, the round with the dropout",
-                f"a uniformly random word (hit rate {self.hit_rate:.2%})",
-                self.ghz_first,
-            ),
-            (
-                "VGA, restart among the survivors",
-                "their sum" if self.restart_exact else "wrong sum",
-                self.ghz_restart,
-            ),
-            (
-                "Bonawitz et al. 2017",
-                "their sum in the same round, if at least t of n remain (our reading)",
-                None,
-            ),
+            ("VGA, the round with the dropout", lost, self.ghz_first),
+            ("VGA, restart among the survivors", restart, self.ghz_restart),
+            ("Bonawitz et al. 2017", bonawitz, None),
         )
         columns = ("round", "what the survivors get", "qubit GHZ copies")
         title = f"P = {self.workers}, worker(s) {list(self.dropped)} drop out before announcing"
@@ -342,16 +303,10 @@ def dropout_comparison(
     offsets = (run.first.total - survivors) % (1 << bits)
     p = float(chisquare(np.bincount(offsets, minlength=1 << bits)).pvalue)
     dropped_rows = tuple(int(j) for j in np.flatnonzero(~run.first.announced))
+    exact = bool(np.array_equal(run.total, survivors))
+    ghz = (run.first.ghz_delivered, run.restart.ghz_delivered)
     return DropoutComparison(
-        workers,
-        bits,
-        dropped_rows,
-        bool(np.array_equal(run.total, survivors)),
-        p,
-        run.first.ghz_delivered,
-        run.restart.ghz_delivered,
-        run.first.total,
-        survivors,
+        workers, bits, dropped_rows, exact, p, *ghz, run.first.total, survivors
     )
 
 
@@ -363,28 +318,21 @@ BONAWITZ_ROUNDS = 4
 
 @result
 class AggregationCosts(Tabular):
-    """Resources of one aggregation of d b-bit values over P workers, on a grid of (P, d).
+    """Resources of one aggregation of d b-bit values over P workers; arrays of shape
+    (len(workers), len(entries)). What it costs to make a GHZ copy or a key bit (different
+    resources) is not counted: the table compares what each scheme consumes.
 
-    Per grid point (arrays of shape (len(workers), len(entries))):
-
-    * VGA: ``ghz_used = d b`` qubit GHZ copies (P qubits each), ``ghz_tested = T b`` with
-      ``(N, T) =`` :func:`qring_edu.vga.vga_copy_counts` (about ``d b f/(1 - f)``),
-      ``ghz_delivered = N b``; per worker one qubit of each delivered copy;
-    * one-time-pad masks from QKD keys, information-theoretic too (:func:`scheme_table`):
-      ``all_pairs_key_bits = P (P - 1)/2 d b`` (every pair shares a d b-bit pad; each worker
-      holds ``(P - 1) d b``), ``ring_key_bits = P d b`` (each worker shares a pad with its two
-      ring neighbours; one pair when P = 2). QKD's own overhead (sifting, error correction,
-      privacy amplification, the authentication key) is out of scope;
+    * VGA: ``ghz_used = d b`` qubit GHZ copies (P qubits each), ``ghz_tested = T b``,
+      ``ghz_delivered = N b`` with ``(N, T) =`` :func:`qring_edu.vga.vga_copy_counts` (``T``
+      about ``d f/(1 - f)``); per worker one qubit of each delivered copy;
+    * one-time-pad masks from QKD keys (:func:`scheme_table`; QKD's own overhead out of scope):
+      ``all_pairs_key_bits = P (P - 1)/2 d b`` (each worker holds ``(P - 1) d b``),
+      ``ring_key_bits = P d b`` (a pad with each ring neighbour; one pair when P = 2);
     * ``masked_bits_per_worker = d b``: the masked vector each worker sends in every scheme;
-    * Bonawitz et al. 2017 (computational; our reading of its honest-but-curious version, whose
-      round structure the abstract does not state): :data:`BONAWITZ_ROUNDS` = 4 rounds through
-      the server, each one upload per worker and one server reply, the last reply the sum:
-      ``bonawitz_messages = 8 P``; the Shamir shares that let the sum survive dropouts travel
-      inside them, two secrets per worker to each of the others: ``bonawitz_shares =
-      2 P (P - 1)``. Independent of d: the masks are expanded from seeds by a PRG.
-
-    A GHZ copy and a key bit are different resources, and what it costs to make either (GHZ
-    distribution, QKD) is not counted here: the table compares what each scheme consumes.
+    * Bonawitz et al. 2017 (computational; our reading of its honest-but-curious version):
+      :data:`BONAWITZ_ROUNDS` = 4 rounds through the server, one upload and one reply each:
+      ``bonawitz_messages = 8 P``; two Shamir-shared secrets per worker to each other worker:
+      ``bonawitz_shares = 2 P (P - 1)``; independent of d (the masks come from seeds by a PRG).
 
     Examples
     --------
@@ -410,37 +358,18 @@ class AggregationCosts(Tabular):
 
     def table(self) -> Table:
         """One row per (P, d): the counts above."""
+        counts = [getattr(self, f.name) for f in fields(self)[4:]]  # the eight count arrays
         rows = tuple(
-            (
-                p,
-                d,
-                int(self.ghz_used[i, j]),
-                int(self.ghz_tested[i, j]),
-                int(self.ghz_delivered[i, j]),
-                int(self.all_pairs_key_bits[i, j]),
-                int(self.ring_key_bits[i, j]),
-                int(self.masked_bits_per_worker[i, j]),
-                int(self.bonawitz_messages[i, j]),
-                int(self.bonawitz_shares[i, j]),
-            )
+            (p, d, *(int(c[i, j]) for c in counts))
             for i, p in enumerate(self.workers)
             for j, d in enumerate(self.entries)
         )
-        columns = (
-            "P",
-            "d",
-            "VGA: GHZ copies used",
-            "tested",
-            "delivered",
-            "QKD key bits, all pairs",
-            "QKD key bits, ring of masks",
-            "masked bits sent per worker",
-            f"Bonawitz: messages ({BONAWITZ_ROUNDS} rounds)",
-            "Shamir shares",
-        )
-        title = (
-            f"one aggregation of d {self.bits}-bit values, VGA test fraction {self.test_fraction:g}"
-        )
+        columns = ("P", "d", "VGA: GHZ copies used", "tested", "delivered")
+        columns += ("QKD key bits, all pairs", "QKD key bits, ring of masks")
+        columns += ("masked bits sent per worker", f"Bonawitz: messages ({BONAWITZ_ROUNDS} rounds)")
+        columns += ("Shamir shares",)
+        title = f"one aggregation of d {self.bits}-bit values, "
+        title += f"VGA test fraction {self.test_fraction:g}"
         return Table(columns, rows, ("d", ",d") + (".3g",) * 6 + (",d", ",d"), title=title)
 
 
@@ -465,19 +394,11 @@ def aggregation_costs(
     for i, p in enumerate(ps):
         for j, d in enumerate(ds):
             n, t = vga_copy_counts(d, f)
-            pairs = p * (p - 1) // 2
-            ring_pairs = p if p >= 3 else 1
-            grid[:, i, j] = (
-                d * bits,
-                t * bits,
-                n * bits,
-                pairs * d * bits,
-                ring_pairs * d * bits,
-                d * bits,
-                2 * BONAWITZ_ROUNDS * p,
-                2 * p * (p - 1),
-            )
-    return AggregationCosts(bits, f, ps, ds, *(grid[k] for k in range(8)))
+            pairs, ring_pairs = p * (p - 1) // 2, p if p >= 3 else 1
+            keys = (pairs * d * bits, ring_pairs * d * bits, d * bits)
+            bonawitz = (2 * BONAWITZ_ROUNDS * p, 2 * p * (p - 1))
+            grid[:, i, j] = (d * bits, t * bits, n * bits, *keys, *bonawitz)
+    return AggregationCosts(bits, f, ps, ds, *grid)
 
 
 def scheme_table() -> Table:
@@ -573,11 +494,9 @@ GHZ_EXPERIMENTS = (
 class GHZDistribution(Tabular):
     """The published GHZ rates and fidelities, and how long one aggregation's copies would take.
 
-    ``copies``: qubit GHZ copies one aggregation needs (``ghz_delivered`` of
-    :func:`aggregation_costs` for ``entries``, ``bits``, ``test_fraction``); ``seconds[i]``:
-    ``copies / rate`` at experiment i's rate (our arithmetic; the photonic states are
-    post-selected and cannot be stored, and a 3-party rate says nothing about P > 3).
-    ``photonic``: :data:`PHOTONIC_GHZ`, fidelity against N.
+    ``copies``: ``ghz_delivered`` of :func:`aggregation_costs`; ``seconds[i] = copies / rate``
+    at experiment i's rate (our arithmetic; the photonic states are post-selected and cannot be
+    stored, and a 3-party rate says nothing about P > 3); ``photonic``: :data:`PHOTONIC_GHZ`.
 
     Examples
     --------

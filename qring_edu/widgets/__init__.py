@@ -1,10 +1,6 @@
-"""Widget factories of the book (presentation floor). Each returns a widget; none displays it.
-
-One module per chapter slug: :mod:`.bottleneck`, :mod:`.holevo`, :mod:`.superdense_ring` (and
-:mod:`.training`, its training section),
-:mod:`.vga`, :mod:`.gapip`, :mod:`.tieaudit`; every factory is ``LiveFigure(experiment, figure)`` with its
-controls (:mod:`._base`).
-"""
+"""Widget factories of the book (presentation floor), one module per chapter slug; each returns
+a :class:`~qring_edu.widgets._base.LiveFigure` (``experiment`` + ``figure`` + controls) and
+displays nothing."""
 
 from ._base import LIVE_HINT, LiveFigure, figure_to_png
 from .bottleneck import alpha_beta_widget, ring_schedule_widget

@@ -1,34 +1,20 @@
-"""The one widget pattern of the book, and the helpers every widget module shares (presentation).
+"""The one widget pattern of the book and the helpers every widget module shares (presentation).
 
-:class:`LiveFigure` wires ipywidgets controls to an *experiment* (keyword arguments named like
-the controls, returns a result object, :mod:`qring_edu.experiments`) and a *figure*
-(result -> matplotlib ``Figure``, :mod:`qring_edu.figures`). It never calls ``display()``: the
-notebook displays the returned widget. Invalid input (a ``ValueError``/``TypeError`` from the
-library) is shown as a readable message, never a traceback.
-
-Text boxes are read by the parsers here, the same way in every chapter: :func:`parse_number`
-(one number; ``"10,000"``, ``"10_000"`` and ``"2.5e1"`` are numbers), :func:`parse_numbers`
-(a list, e.g. probabilities ``"1/3, 1/3, 1/3"``) and :func:`parse_integers` (a list of words).
-They never evaluate code. :func:`wide_descriptions` gives controls room for their labels.
-
-Static HTML. A kernel-less page cannot run the controls, so the widget's mime bundle also carries
-``text/html``: a PNG of its current (default) state and one line on how to run it live. The book's
-``_config.yml`` ranks ``text/html`` above the widget view for the HTML builder; Jupyter and Colab
-prefer the live widget view.
-
-Explorers. A factory declares which controls the HTML book lets the reader move, and over which
-values, with :meth:`LiveFigure.explore`: an :class:`ExplorerSpec` (the factory, its keyword
-arguments, one grid of values per control). The static HTML then carries that specification in a
-``data-qring-explorer`` attribute, and the book's build (``book/_tools/explorer.py``, not part of
-the installed package) renders every setting of the grid with the widget's own compute, plot and
-:func:`figure_to_png` into the HTML's images. :func:`explorer_grid` checks one control's grid and
-:meth:`ExplorerSpec.settings` lists the settings.
+:class:`LiveFigure` wires ipywidgets controls to an *experiment* (keyword arguments named like the
+controls -> a result, :mod:`qring_edu.experiments`) and a *figure* (result -> matplotlib
+``Figure``, :mod:`qring_edu.figures`); it never calls ``display()`` and shows invalid input as a
+message. Its ``text/html`` (a PNG of the default state) is what a kernel-less page shows; an
+*explorer* (:func:`explorer`, :class:`ExplorerSpec`) lists the settings the HTML book's build
+(``book/_tools/explorer.py``) pre-renders. Text boxes are read by :func:`parse_number`,
+:func:`parse_numbers` and :func:`parse_integers` (never evaluating code).
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import html
+import inspect
 import io
 import itertools
 import json
@@ -51,6 +37,7 @@ __all__ = [
     "LIVE_HINT",
     "EXPLORER_HINT",
     "ExplorerSpec",
+    "explorer",
     "explorer_grid",
     "parse_number",
     "parse_numbers",
@@ -76,15 +63,12 @@ MIN_SLIDER_VALUES = 5
 
 
 def figure_to_png(fig: Figure, dpi: int = 100) -> bytes:
-    """Render a matplotlib figure to PNG bytes (Agg, no pyplot state, no display).
-
-    ``dpi``: pixels per inch; the bounding box is tight.
-    Deterministic: the same figure gives the same bytes (no software or date metadata).
+    """PNG bytes of a matplotlib figure at ``dpi`` pixels per inch, tight bounding box; the same
+    figure gives the same bytes (no software or date metadata).
 
     Examples
     --------
     >>> from qring_edu.figures.holevo import plot_ea_systems
-    >>> from qring_edu.widgets import figure_to_png
     >>> figure_to_png(plot_ea_systems(), dpi=40)[1:4]      # the PNG signature
     b'PNG'
     """
@@ -96,38 +80,17 @@ def figure_to_png(fig: Figure, dpi: int = 100) -> bytes:
 class LiveFigure(widgets.VBox):
     """A figure that recomputes when a control changes.
 
-    On every change of a control's value it calls ``compute(**values)`` and draws
-    ``plot(result)`` as a PNG; a ``ValueError``/``TypeError`` from ``compute`` is shown as a
-    message (``error``), never a traceback. Its mime bundle carries a static ``text/html``
-    preview (the PNG and :data:`LIVE_HINT`) for kernel-less pages.
-
-    Parameters
-    ----------
-    compute : callable(**values) -> result
-        Pure function of the controls' values (keyword names = keys of ``controls``).
-    plot : callable(result) -> matplotlib.figure.Figure
-        Pure function drawing the result.
-    controls : mapping name -> ipywidgets value widget
-        Sliders, dropdowns, text boxes. ``continuous_update`` is forced off where it exists.
-    title : str
-        Shown above the controls.
-
-    Attributes
-    ----------
-    result : object
-        The last successful compute result (``None`` if the current input is invalid).
-    error : str
-        The last error message, ``""`` when the input is valid.
-    image : ipywidgets.Image
-        Holds the current PNG.
-    controls : dict of str to ipywidgets value widget
+    On every change it calls ``compute(**values)`` (keyword names = keys of ``controls``; sliders,
+    drop-downs, boxes, ``continuous_update`` off) and shows ``plot(result)`` as a PNG in ``image``;
+    ``result`` is the last result, ``error`` the message of a ``ValueError``/``TypeError`` from
+    ``compute`` (``result`` then ``None``), never a traceback. ``title`` is shown above the
+    controls; ``grid`` and ``follows`` are the explorer's (:func:`explorer`, :meth:`explore`).
 
     Examples
     --------
     >>> import ipywidgets as widgets
     >>> from qring_edu.experiments.holevo import dense_coding_sweep
     >>> from qring_edu.figures.holevo import plot_dense_coding
-    >>> from qring_edu.widgets import LiveFigure
     >>> live = LiveFigure(dense_coding_sweep, plot_dense_coding,
     ...                   {"pair_fidelity": widgets.FloatSlider(value=0.9, min=0.25, max=1.0)})
     >>> live.result
@@ -135,10 +98,6 @@ class LiveFigure(widgets.VBox):
     >>> live.controls["pair_fidelity"].value = 0.8
     >>> live.result, bytes(live.image.value[1:4])
     (DenseCodingSweep(pair_fidelity=0.8, chosen_capacity=0.9611, chosen_chi=0.9611, threshold=0.8107), b'PNG')
-    >>> live.compute(pair_fidelity=0.2)
-    Traceback (most recent call last):
-    ...
-    ValueError: pair_fidelity must be in [0.25, 1], got 0.2
     """
 
     def __init__(
@@ -148,6 +107,8 @@ class LiveFigure(widgets.VBox):
         controls: Mapping[str, widgets.ValueWidget],
         *,
         title: str = "",
+        grid: Mapping[str, Sequence | None] | None = None,
+        follows: Sequence[str] = (),
     ):
         self.compute = compute
         self.plot = plot
@@ -155,6 +116,7 @@ class LiveFigure(widgets.VBox):
         self.result: Any = None
         self.error = ""
         self.title = title
+        self.grid, self.follows = grid, follows
         self.image = widgets.Image(format="png", layout=widgets.Layout(max_width="100%"))
         self.message = widgets.HTML()
         self.explorer: ExplorerSpec | None = None
@@ -183,11 +145,8 @@ class LiveFigure(widgets.VBox):
                 f'<div style="color:#a40000"><b>Cannot compute:</b> {html.escape(self.error)}</div>'
             )
             return
-        fig = self.plot(result)
-        self.image.value = figure_to_png(fig)
-        self.result = result
-        self.error = ""
-        self.message.value = ""
+        self.image.value = figure_to_png(self.plot(result))
+        self.result, self.error, self.message.value = result, "", ""
 
     def _on_change(self, _change) -> None:
         if not self._batch:
@@ -203,21 +162,18 @@ class LiveFigure(widgets.VBox):
     ) -> LiveFigure:
         """Declare the HTML book's explorer of this widget and return the widget.
 
-        ``factory(**kwargs)`` must rebuild this widget (a module-level function; ``kwargs``
-        JSON values); ``grid`` maps a control's name to the values the reader may pick (``None``:
-        every option of a drop-down or toggle, every position of a slider with at most
-        :data:`MIN_SLIDER_VALUES` positions), checked by :func:`explorer_grid`. The explorer
-        offers every combination (at most :data:`MAX_EXPLORER_STATES`); each grid holds the
-        control's current value, so the default setting is one of them. ``follows`` names the
-        sliders whose range follows another control (the ring's step after P): their grid may
-        leave today's range, and the settings outside the range they get have no picture.
+        ``factory(**kwargs)`` (a module-level function, JSON ``kwargs``) rebuilds the widget;
+        ``grid`` maps control names to the values offered (:func:`explorer_grid`), every
+        combination a setting (at most :data:`MAX_EXPLORER_STATES`). ``follows``: sliders whose
+        range follows another control (the ring's step after P); their settings outside the
+        range they get have no picture.
         """
         self.explorer = ExplorerSpec.create(factory, kwargs, grid, self.controls, follows=follows)
         return self
 
     def static_html(self) -> str:
-        """The kernel-less rendering: current PNG plus how to run the widget live (and the
-        explorer's specification, ``data-qring-explorer``, when :meth:`explore` declared one)."""
+        """The kernel-less rendering: current PNG, :data:`LIVE_HINT` and the explorer's
+        specification (``data-qring-explorer``) if one is declared."""
         data = base64.b64encode(self.image.value).decode("ascii")
         title = f"<p><b>{html.escape(self.title)}</b></p>" if self.title else ""
         settings = "; ".join(f"{k} = {v}" for k, v in self.values().items())  # as typed
@@ -241,10 +197,33 @@ class LiveFigure(widgets.VBox):
         return bundle
 
 
+def explorer(factory: Callable[..., LiveFigure]) -> Callable[..., LiveFigure]:
+    """Decorator of a widget factory whose :class:`LiveFigure` names a ``grid``: the widget it
+    returns declares its explorer with the factory's arguments (:meth:`LiveFigure.explore`).
+
+    Examples
+    --------
+    >>> from qring_edu.widgets import dense_coding_widget
+    >>> dense_coding_widget(0.8).explorer.kwargs
+    (('pair_fidelity', 0.8),)
+    """
+    signature = inspect.signature(factory)
+
+    @functools.wraps(factory)
+    def make(*args, **kwargs) -> LiveFigure:
+        arguments = signature.bind(*args, **kwargs)
+        arguments.apply_defaults()
+        w = factory(*args, **kwargs)
+        return w.explore(make, arguments.arguments, w.grid, follows=w.follows)
+
+    return make
+
+
 # -- Explorers of the HTML book: a grid of settings, each rendered by the build --------------------
 _SLIDERS = (widgets.IntSlider, widgets.FloatSlider, widgets.FloatLogSlider)
 _CHOICES = (widgets.Dropdown, widgets.ToggleButtons, widgets.RadioButtons, widgets.Select)
 _BOXES = (widgets.IntText, widgets.FloatText, widgets.BoundedIntText, widgets.BoundedFloatText)
+_KINDS = ((widgets.Text, str), (widgets.Checkbox, bool), (_BOXES, numbers.Real))  # a box's values
 
 
 def _options(control) -> list[tuple[str, Any]]:
@@ -271,13 +250,11 @@ def explorer_grid(
 ) -> tuple:
     """The values an explorer offers for one control, checked against the control.
 
-    ``values=None`` means every option of a drop-down, toggle or radio control, or every position
-    of a slider that has at most :data:`MIN_SLIDER_VALUES` of them. A slider's grid lists at least
-    :data:`MIN_SLIDER_VALUES` values inside its range (all of them if it has fewer positions), a
-    choice control's grid only its options; every grid holds the control's current value, has no
-    repeated value and only JSON scalars. Anything else raises ``ValueError`` naming
-    ``grid[name]``. ``in_range=False`` skips the range check of a slider whose range follows
-    another control.
+    ``values=None``: every option of a choice control, both states of a checkbox, every position
+    of a slider with at most :data:`MIN_SLIDER_VALUES`. A slider's grid holds at least that many
+    values in its range (``in_range=False``: the range follows another control), a choice's at
+    least 2 options, a box's 2 values of its type; each grid holds the control's current value,
+    distinct JSON scalars. Else ``ValueError`` naming ``grid[name]``.
 
     Examples
     --------
@@ -294,17 +271,14 @@ def explorer_grid(
     where = f"grid[{name!r}]"
     if isinstance(control, _SLIDERS):
         lo, hi = control.min, control.max
+        positions = round((hi - lo) / control.step) + 1
         if isinstance(control, widgets.FloatLogSlider):
             lo, hi = control.base**lo, control.base**hi
-            positions = round((control.max - control.min) / control.step) + 1
-        else:
-            positions = round((hi - lo) / control.step) + 1
         if values is None:
             if positions > MIN_SLIDER_VALUES:
                 raise ValueError(
-                    f"{where} must list the slider's values: it has {positions} "
-                    f"positions (None means all of them only up to "
-                    f"{MIN_SLIDER_VALUES})"
+                    f"{where} must list the slider's values: it has {positions} positions "
+                    f"(None means all of them only up to {MIN_SLIDER_VALUES})"
                 )
             values = [lo + k * control.step for k in range(positions)]
             if isinstance(control, widgets.IntSlider):
@@ -346,13 +320,7 @@ def explorer_grid(
         values = tuple(values)
         if len(values) < 2:
             raise ValueError(f"{where} must list at least 2 values, got {len(values)}")
-        kind = (
-            str
-            if isinstance(control, widgets.Text)
-            else bool
-            if isinstance(control, widgets.Checkbox)
-            else numbers.Real
-        )
+        kind = next(k for c, k in _KINDS if isinstance(control, c))
         for v in values:
             if not isinstance(v, kind) or (kind is numbers.Real and isinstance(v, bool)):
                 raise ValueError(
@@ -375,25 +343,16 @@ def explorer_grid(
 class ExplorerSpec:
     """What the HTML book's explorer of one widget offers: enough to rebuild and re-render it.
 
-    Attributes
-    ----------
-    factory : str
-        ``"module:function"`` of the widget factory.
-    kwargs : tuple of (name, value)
-        The factory's keyword arguments (JSON values), sorted by name.
-    grid : tuple of (control name, tuple of values)
-        In the order of the widget's controls; the settings are every combination.
+    ``factory``: ``"module:function"`` of the widget factory; ``kwargs``: its ``(name, JSON
+    value)`` arguments sorted by name; ``grid``: ``(control name, values)`` in the order of the
+    widget's controls, the settings every combination.
 
     Examples
     --------
     >>> from qring_edu.widgets import dense_coding_widget
     >>> spec = dense_coding_widget().explorer
-    >>> spec.factory
-    'qring_edu.widgets.holevo:dense_coding_widget'
-    >>> len(spec.settings()) == len(spec.grid[0][1])
-    True
-    >>> ExplorerSpec.from_json(spec.to_json()) == spec
-    True
+    >>> spec.factory, ExplorerSpec.from_json(spec.to_json()) == spec
+    ('qring_edu.widgets.holevo:dense_coding_widget', True)
     """
 
     factory: str
@@ -416,17 +375,9 @@ class ExplorerSpec:
         follows: Sequence[str] = (),
     ) -> ExplorerSpec:
         """Check and build a specification (see :meth:`LiveFigure.explore`)."""
-        module, qualname = (
-            getattr(factory, "__module__", None),
-            getattr(factory, "__qualname__", ""),
-        )
-        if (
-            not callable(factory)
-            or not module
-            or not qualname
-            or "<" in qualname
-            or "." in qualname
-        ):
+        module = getattr(factory, "__module__", None)
+        qualname = getattr(factory, "__qualname__", "")
+        if not (callable(factory) and module and qualname.isidentifier()):
             raise ValueError(f"factory must be a module-level function, got {factory!r}")
         if not isinstance(kwargs, Mapping) or not all(isinstance(k, str) for k in kwargs):
             raise TypeError(
@@ -439,9 +390,9 @@ class ExplorerSpec:
             raise ValueError("grid must map at least one control name to its values")
         unknown = [n for n in grid if n not in controls]
         if unknown:
+            names = ", ".join(controls)
             raise ValueError(
-                f"grid names {unknown!r}, not controls of this widget; controls: "
-                f"{', '.join(controls)}"
+                f"grid names {unknown!r}, not controls of this widget; controls: {names}"
             )
         loose = [n for n in follows if n not in grid or not isinstance(controls[n], _SLIDERS)]
         if loose:
@@ -462,16 +413,9 @@ class ExplorerSpec:
         return cls(f"{module}:{qualname}", tuple(sorted(kwargs.items())), checked)
 
     def to_json(self) -> str:
-        return json.dumps(
-            {
-                "factory": self.factory,
-                "kwargs": dict(self.kwargs),
-                "grid": [[n, list(v)] for n, v in self.grid],
-            },
-            sort_keys=True,
-            separators=(",", ":"),
-            ensure_ascii=False,
-        )
+        grid = [[n, list(v)] for n, v in self.grid]
+        data = {"factory": self.factory, "kwargs": dict(self.kwargs), "grid": grid}
+        return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
     @classmethod
     def from_json(cls, text: str) -> ExplorerSpec:
@@ -516,13 +460,10 @@ def parse_number(
     lo_open: bool = False,
     integer: bool = False,
 ) -> float | int:
-    """One finite number from a text box or a control's value; never evaluates code.
-
-    Accepts a real number (not a bool) or a string such as ``"100"``, ``" 2.5e1 "``,
-    ``"10_000"`` or ``"10,000"`` (commas only as thousands separators). ``integer=True`` asks for
-    a whole number and returns an ``int``. Raises ``ValueError`` naming ``name`` and the allowed
-    range (``lo`` .. ``hi``, ``lo`` excluded with ``lo_open``) for anything else, ``TypeError``
-    for a value that is neither a number nor a string.
+    """One finite number from a real number (not a bool) or a text such as ``" 2.5e1 "``,
+    ``"10_000"``, ``"10,000"`` (commas only between thousands); ``integer=True``: a whole number,
+    returned as ``int``. Else ``ValueError`` naming ``name`` and the range ``lo`` .. ``hi``
+    (``lo`` excluded with ``lo_open``); ``TypeError`` if neither a number nor a text.
 
     Examples
     --------
@@ -547,11 +488,9 @@ def parse_number(
         value = text
     if isinstance(value, float) or not isinstance(value, numbers.Integral):
         value = float(value)
-        if not math.isfinite(value):
+        if not math.isfinite(value) or (integer and not value.is_integer()):
             raise ValueError(f"{allowed}, got {text!r}")
         if integer:
-            if not value.is_integer():
-                raise ValueError(f"{allowed}, got {text!r}")
             value = int(value)
     else:
         value = int(value)
@@ -563,10 +502,8 @@ def parse_number(
 
 
 def parse_numbers(text, name: str) -> list[float]:
-    """Numbers or fractions typed as a list, separated by commas, semicolons or spaces
-    (``"0.5, 0.25, 0.25"``, ``"1/3 1/3 1/3"``); a sequence of numbers is taken as it is. Only the
-    syntax is checked here (``ValueError``/``TypeError`` naming ``name``); what the numbers must
-    satisfy is checked by the library function that receives them.
+    """Numbers or fractions separated by commas, semicolons or spaces (``"1/3 1/3 1/3"``), or a
+    sequence of numbers; only the syntax is checked (``ValueError``/``TypeError`` naming ``name``).
 
     Examples
     --------
@@ -589,8 +526,8 @@ def parse_numbers(text, name: str) -> list[float]:
 
 
 def parse_integers(text, name: str) -> list[int]:
-    """Integers typed as a list, separated by commas, semicolons or spaces (``"1, 2, 3"``); a
-    sequence of integers is taken as it is. ``ValueError``/``TypeError`` naming ``name``.
+    """Integers separated by commas, semicolons or spaces, or a sequence of integers (as
+    :func:`parse_numbers`).
 
     Examples
     --------
@@ -630,8 +567,7 @@ def _sequence(values, name: str, kind: type, example: str, what: str) -> list:
 
 
 def wide_descriptions(controls: Mapping[str, widgets.Widget]) -> None:
-    """Let every control's description take the width it needs (long labels such as
-    "pair fidelity F" are not cut off).
+    """Let every control's description take the width it needs (long labels are not cut off).
 
     Examples
     --------
@@ -642,16 +578,16 @@ def wide_descriptions(controls: Mapping[str, widgets.Widget]) -> None:
     >>> controls["F"].style.description_width
     'initial'
     """
-
     for control in controls.values():
         control.style = {"description_width": "initial"}
 
 
 def slider(
-    description: str, value, lo, hi, step, fmt: str = ".2f", *, log: bool = False
+    description: str, value, lo, hi, step, fmt: str = ".2f", *, log: bool = False, **kw
 ) -> widgets.FloatSlider | widgets.FloatLogSlider:
     """A float slider from ``lo`` to ``hi`` in steps of ``step``, its value shown as ``fmt``;
-    ``log=True``: a base-10 log slider, ``lo``, ``hi`` and ``step`` are then exponents.
+    ``log=True``: a base-10 log slider, ``lo``, ``hi`` and ``step`` are then exponents. ``kw``:
+    further traits (``layout``, ``style``).
 
     Examples
     --------
@@ -662,7 +598,7 @@ def slider(
     >>> slider("compute (ms)", 20.0, 0, 3, 0.05, ".3g", log=True).base
     10.0
     """
-    kind, base = (widgets.FloatLogSlider, {"base": 10}) if log else (widgets.FloatSlider, {})
+    kind = widgets.FloatLogSlider if log else widgets.FloatSlider  # the log slider's base: 10
     return kind(
-        value=value, min=lo, max=hi, step=step, readout_format=fmt, description=description, **base
+        value=value, min=lo, max=hi, step=step, readout_format=fmt, description=description, **kw
     )

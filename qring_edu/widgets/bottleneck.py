@@ -1,9 +1,5 @@
-"""Widgets of chapter 1, *The communication bottleneck* (presentation floor): factories only.
-
-Each factory wires controls to one experiment of :mod:`qring_edu.experiments.bottleneck` and one
-figure of :mod:`qring_edu.figures.bottleneck` through :class:`~qring_edu.widgets.LiveFigure`;
-nothing here computes or displays anything.
-"""
+"""Widgets of chapter 1, *The communication bottleneck*: :mod:`qring_edu.experiments.bottleneck`
+and :mod:`qring_edu.figures.bottleneck` wired by :class:`~qring_edu.widgets.LiveFigure`."""
 
 from __future__ import annotations
 
@@ -12,7 +8,7 @@ import ipywidgets as widgets
 from ..costmodel import MODEL_SIZES
 from ..experiments.bottleneck import RingState, alpha_beta_costs, ring_state
 from ..figures.bottleneck import plot_ring_state, plot_time_vs_workers
-from ._base import LiveFigure, parse_number
+from ._base import LiveFigure, explorer, parse_number
 
 __all__ = ["ring_schedule_widget", "alpha_beta_widget", "MAX_DRAWN_WORKERS"]
 
@@ -20,17 +16,15 @@ __all__ = ["ring_schedule_widget", "alpha_beta_widget", "MAX_DRAWN_WORKERS"]
 MAX_DRAWN_WORKERS = 8
 
 
+@explorer
 def ring_schedule_widget(
     workers: int = 4, step: int = 3, d: str = "10", bits: int = 16
 ) -> LiveFigure:
-    """P slider, step slider and a text box for d -> :func:`qring_edu.figures.bottleneck.plot_ring_state`.
-
-    The step slider's range follows P (0 .. 2(P-1)). Typing something that is not an integer
-    >= 1 into the d box shows the library's error message instead of the figure.
+    """P, the step (its slider's range follows P: 0 .. 2(P-1)) and d (a text box) -> the ring
+    all-reduce at that step.
 
     Examples
     --------
-    >>> from qring_edu.widgets.bottleneck import ring_schedule_widget
     >>> live = ring_schedule_widget()
     >>> live.result
     RingState(workers=4, d=10, bits=16, step=3, total_steps=6, phase='reduce-scatter')
@@ -56,21 +50,18 @@ def ring_schedule_widget(
     def compute(workers: int, step: int, d: str) -> RingState:
         return ring_state(workers, step, parse_number(d, "d", lo=1, integer=True), bits)
 
-    w = LiveFigure(
+    # Explorer: P = 2..6 and every step of each (steps beyond 2(P-1) have no picture).
+    return LiveFigure(
         compute,
         plot_ring_state,
         {"workers": p_slider, "step": step_slider, "d": d_box},
         title="Ring all-reduce, step by step",
-    )
-    # Explorer: P = 2..6 and every step of each (steps beyond 2(P-1) have no picture).
-    return w.explore(
-        ring_schedule_widget,
-        dict(workers=workers, step=step, d=d, bits=bits),
-        {"workers": [2, 3, 4, 5, 6], "step": list(range(11))},
+        grid={"workers": [2, 3, 4, 5, 6], "step": list(range(11))},
         follows=["step"],
     )
 
 
+@explorer
 def alpha_beta_widget(
     workers: int = 16,
     model: str = "ResNet-50",
@@ -78,13 +69,11 @@ def alpha_beta_widget(
     alpha_us: float = 10.0,
     bandwidth_gbps: str = "100",
 ) -> LiveFigure:
-    """P, model, word size, latency and bandwidth -> α–β time of ring vs parameter server
-    (:func:`qring_edu.figures.bottleneck.plot_time_vs_workers`). The bandwidth is a text box and
-    the latency a number box: invalid values show the error message.
+    """P, model, word size, latency (a number box) and bandwidth (a text box) -> α–β time of
+    ring vs parameter server.
 
     Examples
     --------
-    >>> from qring_edu.widgets.bottleneck import alpha_beta_widget
     >>> live = alpha_beta_widget()
     >>> live.result
     CostSweep(label='ResNet-50', d=25557032, bits=32, alpha=1e-05, beta=1e-11, chosen=16, workers_range=(2, 128))
@@ -108,17 +97,6 @@ def alpha_beta_widget(
         )
         return alpha_beta_costs(workers, model, bits, alpha_us, bandwidth)
 
-    w = LiveFigure(
-        compute, plot_time_vs_workers, controls, title="α–β time: ring vs parameter server"
-    )
-    return w.explore(
-        alpha_beta_widget,
-        dict(
-            workers=workers,
-            model=model,
-            bits=bits,
-            alpha_us=alpha_us,
-            bandwidth_gbps=bandwidth_gbps,
-        ),
-        {"model": None, "alpha_us": [1.0, 10.0, 100.0, 1000.0, 10000.0]},
-    )
+    title = "α–β time: ring vs parameter server"
+    grid = {"model": None, "alpha_us": [1.0, 10.0, 100.0, 1000.0, 10000.0]}
+    return LiveFigure(compute, plot_time_vs_workers, controls, title=title, grid=grid)

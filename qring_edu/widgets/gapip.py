@@ -1,9 +1,5 @@
-"""Widgets of the GapIP chapter (book/07_gapip.ipynb; presentation floor): factories only.
-
-The factory wires controls to one experiment of :mod:`qring_edu.experiments.gapip` and one
-figure of :mod:`qring_edu.figures.gapip` through :class:`~qring_edu.widgets.LiveFigure`; nothing
-here computes or displays anything.
-"""
+"""Widget of the GapIP chapter (book/07_gapip.ipynb): :mod:`qring_edu.experiments.gapip` and
+:mod:`qring_edu.figures.gapip` wired by :class:`~qring_edu.widgets.LiveFigure`."""
 
 from __future__ import annotations
 
@@ -13,11 +9,12 @@ import ipywidgets as widgets
 
 from ..experiments.gapip import MAX_WIDGET_LOG2_P, gapip_curves
 from ..figures.gapip import plot_gapip_curves
-from ._base import LiveFigure, slider, wide_descriptions
+from ._base import LiveFigure, explorer, slider, wide_descriptions
 
 __all__ = ["gapip_widget"]
 
 
+@explorer
 def gapip_widget(
     tau: float = 0.05,
     log2_P: int = 12,
@@ -27,9 +24,9 @@ def gapip_widget(
     confidence: str = "hoeffding",
     protocol: str = "quantum",
 ) -> LiveFigure:
-    """Sliders for the margin ``tau`` and ``log2 P``, menus for the family of bounds (the same on
-    both sides) and the quantum protocol: live cost curves of the quantum and the classical
-    GapIP protocols down to ``tau`` and their decision accuracy.
+    """Margin ``tau``, ``log2 P``, the family of bounds (the same on both sides) and the quantum
+    protocol -> cost curves of the quantum and the classical GapIP protocols down to ``tau`` and
+    their decision accuracy.
 
     Examples
     --------
@@ -61,18 +58,6 @@ def gapip_widget(
         ),
     }
     wide_descriptions(controls)
-    w = LiveFigure(
-        gapip_curves, plot_gapip_curves, controls, title="GapIP: communication against 1/τ"
-    )
-    return w.explore(
-        gapip_widget,
-        dict(
-            tau=tau,
-            log2_P=log2_P,
-            trials=trials,
-            seed=seed,
-            confidence=confidence,
-            protocol=protocol,
-        ),
-        {"tau": sorted({0.01, 0.02, 0.05, 0.1, 0.2, tau}), "confidence": None},
-    )
+    title = "GapIP: communication against 1/τ"
+    grid = {"tau": sorted({0.01, 0.02, 0.05, 0.1, 0.2, tau}), "confidence": None}
+    return LiveFigure(gapip_curves, plot_gapip_curves, controls, title=title, grid=grid)

@@ -1,9 +1,5 @@
-"""Widgets of chapter 2, *The Holevo bound* (presentation floor): factories only.
-
-Each factory wires controls to one experiment of :mod:`qring_edu.experiments.holevo` and one
-figure of :mod:`qring_edu.figures.holevo` through :class:`~qring_edu.widgets.LiveFigure`; nothing
-here computes or displays anything.
-"""
+"""Widgets of chapter 2, *The Holevo bound*: :mod:`qring_edu.experiments.holevo` and
+:mod:`qring_edu.figures.holevo` wired by :class:`~qring_edu.widgets.LiveFigure`."""
 
 from __future__ import annotations
 
@@ -11,12 +7,11 @@ import ipywidgets as widgets
 
 from ..experiments import holevo as _experiments
 from ..figures.holevo import plot_dense_coding, plot_ensemble_analysis, plot_ledger_floor
-from ._base import LiveFigure, parse_number, parse_numbers
+from ._base import LiveFigure, explorer, parse_number, parse_numbers, slider
 
 __all__ = ["ensemble_designer_widget", "dense_coding_widget", "ledger_floor_widget"]
 
 
-# -- Widget factories ------------------------------------------------------------------------------
 class _PresetLiveFigure(LiveFigure):
     """A LiveFigure whose ``preset`` dropdown rewrites several controls and then redraws once."""
 
@@ -28,20 +23,16 @@ class _PresetLiveFigure(LiveFigure):
         super()._on_change(change)
 
 
+@explorer
 def ensemble_designer_widget(
     preset: str = "trine", meas_theta: float = 0.0, meas_phi: float = 0.0
 ) -> LiveFigure:
-    """Up to four qubit states on the Bloch sphere and a measurement direction ->
-    :func:`qring_edu.figures.holevo.plot_ensemble_analysis` (χ, I_acc, the measurement's I).
-
-    Controls: ``preset`` (loads angles and probabilities), ``probs`` (text: one probability per
-    state, their number sets how many states are used), ``theta0..3``/``phi0..3`` (degrees),
-    ``radius`` (Bloch length of every state, 1 = pure), ``meas_theta``/``meas_phi`` (degrees).
-    Probabilities that do not form a distribution show the library's error message.
+    """Up to four qubit states (``probs``: one probability per state; Bloch angles in degrees,
+    ``radius``: their Bloch length) and a measurement direction -> χ, I_acc and the
+    measurement's I; ``preset`` loads a :data:`~qring_edu.experiments.holevo.DESIGNER_PRESETS`.
 
     Examples
     --------
-    >>> from qring_edu.widgets.holevo import ensemble_designer_widget
     >>> live = ensemble_designer_widget()
     >>> live.result
     EnsembleAnalysis(chi=1, measured=0.4591, name='your ensemble', accessible_value=0.585)
@@ -54,11 +45,7 @@ def ensemble_designer_widget(
         raise ValueError(f"preset must be one of {', '.join(map(repr, presets))}, got {preset!r}")
     probs_text, angles = presets[preset]
     full = list(angles) + [(90.0, 90.0)] * (_experiments.MAX_DESIGNER_STATES - len(angles))
-    slider = dict(
-        style={"description_width": "initial"},
-        layout=widgets.Layout(width="230px"),
-        readout_format=".0f",
-    )
+    style = dict(style={"description_width": "initial"}, layout=widgets.Layout(width="230px"))
     controls: dict[str, widgets.ValueWidget] = {
         "preset": widgets.Dropdown(
             options=list(presets) + ["custom"], value=preset, description="load preset"
@@ -71,37 +58,20 @@ def ensemble_designer_widget(
         ),
     }
     for i, (t, f) in enumerate(full):
-        controls[f"theta{i}"] = widgets.FloatSlider(
-            value=t, min=0, max=180, step=1, description=f"θ{i} (°)", **slider
-        )
-        controls[f"phi{i}"] = widgets.FloatSlider(
-            value=f, min=0, max=360, step=1, description=f"φ{i} (°)", **slider
-        )
-    controls["radius"] = widgets.FloatSlider(
-        value=1.0,
-        min=0.0,
-        max=1.0,
-        step=0.05,
-        description="Bloch length",
-        style={"description_width": "initial"},
-        layout=widgets.Layout(width="230px"),
-    )
-    controls["meas_theta"] = widgets.FloatSlider(
-        value=meas_theta, min=0, max=180, step=1, description="measure θ (°)", **slider
-    )
-    controls["meas_phi"] = widgets.FloatSlider(
-        value=meas_phi, min=0, max=360, step=1, description="measure φ (°)", **slider
-    )
+        controls[f"theta{i}"] = slider(f"θ{i} (°)", t, 0, 180, 1, ".0f", **style)
+        controls[f"phi{i}"] = slider(f"φ{i} (°)", f, 0, 360, 1, ".0f", **style)
+    controls["radius"] = slider("Bloch length", 1.0, 0.0, 1.0, 0.05, **style)
+    controls["meas_theta"] = slider("measure θ (°)", meas_theta, 0, 180, 1, ".0f", **style)
+    controls["meas_phi"] = slider("measure φ (°)", meas_phi, 0, 360, 1, ".0f", **style)
 
     def compute(preset: str, probs, **values) -> _experiments.EnsembleAnalysis:
         return _experiments.design_ensemble(parse_numbers(probs, "probs"), **values)
 
-    w = _PresetLiveFigure(
-        compute,
-        plot_ensemble_analysis,
-        controls,
-        title="Ensemble designer: χ, accessible information and one measurement",
-    )
+    # Explorer: every preset ("custom" is whatever the reader typed, not a setting) and the
+    # measurement's polar angle.
+    grid = {"preset": list(presets), "meas_theta": [0.0, 45.0, 90.0, 135.0, 180.0]}
+    title = "Ensemble designer: χ, accessible information and one measurement"
+    w = _PresetLiveFigure(compute, plot_ensemble_analysis, controls, title=title, grid=grid)
     state_controls = [
         c
         for name, c in controls.items()
@@ -124,102 +94,63 @@ def ensemble_designer_widget(
         w.refresh()
 
     def _to_custom(_change) -> None:
-        if not w._hold:
-            w._hold = True
-            try:
-                controls["preset"].value = "custom"
-            finally:
-                w._hold = False
+        if not w._hold:  # "custom" loads nothing, and the widget ignores its preset control
+            controls["preset"].value = "custom"
 
     controls["preset"].observe(_load, names="value")
     for c in state_controls:
         c.observe(_to_custom, names="value")
-    # Explorer: every preset ("custom" is whatever the reader typed, not a setting) and the
-    # measurement's polar angle.
-    return w.explore(
-        ensemble_designer_widget,
-        dict(preset=preset, meas_theta=meas_theta, meas_phi=meas_phi),
-        {"preset": list(presets), "meas_theta": [0.0, 45.0, 90.0, 135.0, 180.0]},
-    )
+    return w
 
 
+@explorer
 def dense_coding_widget(pair_fidelity: float = 0.9) -> LiveFigure:
-    """Pair-fidelity slider -> capacity of dense coding over the isotropic pair against the
-    classical 1 bit per qubit (:func:`qring_edu.figures.holevo.plot_dense_coding`).
+    """Pair fidelity -> capacity of dense coding over the isotropic pair against the classical
+    1 bit per qubit.
 
     Examples
     --------
-    >>> from qring_edu.widgets.holevo import dense_coding_widget
     >>> live = dense_coding_widget()
     >>> live.controls["pair_fidelity"].value = 0.8
     >>> live.result                    # below the threshold: less than one bit per qubit
     DenseCodingSweep(pair_fidelity=0.8, chosen_capacity=0.9611, chosen_chi=0.9611, threshold=0.8107)
     """
-    controls = {
-        "pair_fidelity": widgets.FloatSlider(
-            value=pair_fidelity,
-            min=0.25,
-            max=1.0,
-            step=0.005,
-            readout_format=".3f",
-            description="pair fidelity F",
-            style={"description_width": "initial"},
-            layout=widgets.Layout(width="420px"),
-        )
-    }
-    w = LiveFigure(
+    F = slider("pair fidelity F", pair_fidelity, 0.25, 1.0, 0.005, ".3f")
+    F.layout.width, F.style = "420px", {"description_width": "initial"}
+    grid = {"pair_fidelity": sorted({0.25, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0, pair_fidelity})}
+    title = "Dense coding with a noisy pair: bits per qubit sent"
+    return LiveFigure(
         _experiments.dense_coding_sweep,
         plot_dense_coding,
-        controls,
-        title="Dense coding with a noisy pair: bits per qubit sent",
-    )
-    return w.explore(
-        dense_coding_widget,
-        dict(pair_fidelity=pair_fidelity),
-        {
-            "pair_fidelity": sorted(
-                {0.25, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0, float(pair_fidelity)}
-            )
-        },
+        {"pair_fidelity": F},
+        title=title,
+        grid=grid,
     )
 
 
+@explorer
 def ledger_floor_widget(d: str = "1000", bits: int = 16) -> LiveFigure:
     """Words per gradient (text) and word size -> per-link classical bits, superdense online
-    qubits and the Holevo floor for P = 2..12 (:func:`qring_edu.figures.holevo.plot_ledger_floor`).
+    qubits and the Holevo floor for P = 2..12.
 
     Examples
     --------
-    >>> from qring_edu.widgets.holevo import ledger_floor_widget
     >>> live = ledger_floor_widget(d="100")
     >>> live.result, live.result.online_qubits[:3].tolist()
     (LedgerFloorSweep(d=100, bits=16, cut_floor=800, workers_range=(2, 12)), [800, 1072, 1200])
     """
     controls = {
         "d": widgets.Text(value=str(d), description="d (words)", continuous_update=False),
-        "bits": widgets.IntSlider(
-            value=bits,
-            min=2,
-            max=32,
-            description="bits per word",
-            style={"description_width": "initial"},
-        ),
+        "bits": widgets.IntSlider(value=bits, min=2, max=32, description="bits per word"),
     }
+    controls["bits"].style = {"description_width": "initial"}
 
     def compute(d, bits: int) -> _experiments.LedgerFloorSweep:
         return _experiments.ledger_floor_sweep(parse_number(d, "d", lo=1, integer=True), bits)
 
-    w = LiveFigure(
-        compute,
-        plot_ledger_floor,
-        controls,
-        title="The ring's online ledger against the Holevo floor",
-    )
-    return w.explore(
-        ledger_floor_widget,
-        dict(d=str(d), bits=bits),
-        {
-            "d": sorted({"10", "1000", "100000", str(d)}, key=len),
-            "bits": sorted({4, 8, 16, 24, 32, bits}),
-        },
-    )
+    grid = {
+        "d": sorted({"10", "1000", "100000", str(d)}, key=len),
+        "bits": sorted({4, 8, 16, 24, 32, bits}),
+    }
+    title = "The ring's online ledger against the Holevo floor"
+    return LiveFigure(compute, plot_ledger_floor, controls, title=title, grid=grid)

@@ -1,9 +1,6 @@
-"""Widgets of chapter 0, *Qubits for this book* (presentation floor): factories only.
-
-Each factory wires controls to one experiment of :mod:`qring_edu.experiments.qubits` and one
-figure of :mod:`qring_edu.figures.qubits` through :class:`~qring_edu.widgets.LiveFigure`; nothing
-here computes or displays anything. Angles on the controls are in degrees.
-"""
+"""Widgets of chapter 0, *Qubits for this book*: :mod:`qring_edu.experiments.qubits` and
+:mod:`qring_edu.figures.qubits` wired by :class:`~qring_edu.widgets.LiveFigure` (angles in
+degrees)."""
 
 from __future__ import annotations
 
@@ -13,23 +10,22 @@ import ipywidgets as widgets
 
 from ..experiments import qubits as _experiments
 from ..figures.qubits import plot_bell_pair, plot_noisy_pair, plot_qubit_measurement
-from ._base import LiveFigure, wide_descriptions
+from ._base import LiveFigure, explorer, slider, wide_descriptions
 
 __all__ = ["qubit_measurement_widget", "bell_pair_widget", "noisy_pair_widget"]
 
 _BASIS_OPTIONS = [("Z: |0⟩ or |1⟩", "Z"), ("X: |+⟩ or |−⟩", "X")]
 
 
+@explorer
 def qubit_measurement_widget(
     theta: float = 60.0, phi: float = 0.0, basis: str = "Z", shots: int = 100
 ) -> LiveFigure:
-    """Bloch angles θ, φ (degrees), a basis and a number of shots ->
-    :func:`qring_edu.figures.qubits.plot_qubit_measurement`: the state on the Bloch sphere, the
+    """Bloch angles θ, φ, a basis and a number of shots -> the state on the Bloch sphere, the
     Born-rule probabilities and the frequencies of ``shots`` sampled outcomes (seed 0).
 
     Examples
     --------
-    >>> from qring_edu.widgets.qubits import qubit_measurement_widget
     >>> live = qubit_measurement_widget()
     >>> live.result
     QubitMeasurement(theta=1.047, phi=0, basis='Z', shots=100, p0=0.75, f0=0.69)
@@ -37,14 +33,10 @@ def qubit_measurement_widget(
     >>> round(live.result.p0, 4)                 # (1 + sin 60° cos 0°)/2
     0.933
     """
-    slider = dict(layout=widgets.Layout(width="300px"), readout_format=".0f")
+    width = dict(layout=widgets.Layout(width="300px"))
     controls = {
-        "theta": widgets.FloatSlider(
-            value=theta, min=0, max=180, step=15, description="θ (°)", **slider
-        ),
-        "phi": widgets.FloatSlider(
-            value=phi, min=0, max=270, step=90, description="φ (°)", **slider
-        ),
+        "theta": slider("θ (°)", theta, 0, 180, 15, ".0f", **width),
+        "phi": slider("φ (°)", phi, 0, 270, 90, ".0f", **width),
         "basis": widgets.Dropdown(options=_BASIS_OPTIONS, value=basis, description="measure in"),
         "shots": widgets.ToggleButtons(options=[100, 10_000], value=shots, description="shots"),
     }
@@ -55,33 +47,24 @@ def qubit_measurement_widget(
             math.radians(theta), math.radians(phi), basis=basis, shots=shots, seed=0
         )
 
-    w = LiveFigure(
-        compute,
-        plot_qubit_measurement,
-        controls,
-        title="Measuring one qubit: the Born rule and sampled outcomes",
-    )
     # Explorer: the angles and the basis (40 settings); the number of shots stays at its
     # default in the HTML book, to keep the build small.
-    return w.explore(
-        qubit_measurement_widget,
-        dict(theta=theta, phi=phi, basis=basis, shots=shots),
-        {
-            "theta": sorted({0.0, 60.0, 90.0, 120.0, 180.0, float(theta)}),
-            "phi": None,
-            "basis": None,
-        },
-    )
+    grid = {
+        "theta": sorted({0.0, 60.0, 90.0, 120.0, 180.0, float(theta)}),
+        "phi": None,
+        "basis": None,
+    }
+    title = "Measuring one qubit: the Born rule and sampled outcomes"
+    return LiveFigure(compute, plot_qubit_measurement, controls, title=title, grid=grid)
 
 
+@explorer
 def bell_pair_widget(x: bool = False, z: bool = False, basis: str = "Z") -> LiveFigure:
-    """Alice's gates on her half of ``|Φ+⟩`` (X, then Z) and the basis both parties measure in ->
-    :func:`qring_edu.figures.qubits.plot_bell_pair`: the resulting Bell state, the joint outcomes
-    of 1,000 shots (seed 0) and how often the two bits agree.
+    """Alice's gates on her half of ``|Φ+⟩`` (X, then Z) and the basis both measure in -> the
+    Bell state, the joint outcomes of 1,000 shots (seed 0) and how often the two bits agree.
 
     Examples
     --------
-    >>> from qring_edu.widgets.qubits import bell_pair_widget
     >>> live = bell_pair_widget()
     >>> live.result.name, live.result.agreement
     ('Φ+', 1.0)
@@ -102,20 +85,17 @@ def bell_pair_widget(x: bool = False, z: bool = False, basis: str = "Z") -> Live
     def compute(x: bool, z: bool, basis: str) -> _experiments.BellPairRun:
         return _experiments.run_bell_pair(int(x), int(z), basis=basis, shots=1000, seed=0)
 
-    w = LiveFigure(compute, plot_bell_pair, controls, title="A Bell pair after Alice's gates")
-    return w.explore(
-        bell_pair_widget, dict(x=x, z=z, basis=basis), {"x": None, "z": None, "basis": None}
-    )
+    title, grid = "A Bell pair after Alice's gates", {"x": None, "z": None, "basis": None}
+    return LiveFigure(compute, plot_bell_pair, controls, title=title, grid=grid)
 
 
+@explorer
 def noisy_pair_widget(pair_fidelity: float = 0.8, basis: str = "Z") -> LiveFigure:
-    """Pair fidelity F and the basis both parties measure in ->
-    :func:`qring_edu.figures.qubits.plot_noisy_pair`: the isotropic state's density matrix, its
-    eigenvalues and entropies, and how often the two bits of 1,000 shots agree (seed 0).
+    """Pair fidelity F and the basis both measure in -> the isotropic state's density matrix,
+    its eigenvalues and entropies, and how often the two bits of 1,000 shots agree (seed 0).
 
     Examples
     --------
-    >>> from qring_edu.widgets.qubits import noisy_pair_widget
     >>> live = noisy_pair_widget()
     >>> round(live.result.agreement, 4)          # F + (1 − F)/3
     0.8667
@@ -124,14 +104,8 @@ def noisy_pair_widget(pair_fidelity: float = 0.8, basis: str = "Z") -> LiveFigur
     2.0
     """
     controls = {
-        "pair_fidelity": widgets.FloatSlider(
-            value=pair_fidelity,
-            min=0.25,
-            max=1.0,
-            step=0.05,
-            readout_format=".2f",
-            description="pair fidelity F",
-            layout=widgets.Layout(width="360px"),
+        "pair_fidelity": slider(
+            "pair fidelity F", pair_fidelity, 0.25, 1.0, 0.05, layout=widgets.Layout(width="360px")
         ),
         "basis": widgets.Dropdown(
             options=_BASIS_OPTIONS, value=basis, description="both measure in"
@@ -144,12 +118,9 @@ def noisy_pair_widget(pair_fidelity: float = 0.8, basis: str = "Z") -> LiveFigur
             pair_fidelity=pair_fidelity, basis=basis, shots=1000, seed=0
         )
 
-    w = LiveFigure(compute, plot_noisy_pair, controls, title="A noisy pair: the isotropic state")
-    return w.explore(
-        noisy_pair_widget,
-        dict(pair_fidelity=pair_fidelity, basis=basis),
-        {
-            "pair_fidelity": sorted({0.25, 0.5, 0.7, 0.8, 1.0, float(pair_fidelity)}),
-            "basis": None,
-        },
-    )
+    grid = {
+        "pair_fidelity": sorted({0.25, 0.5, 0.7, 0.8, 1.0, float(pair_fidelity)}),
+        "basis": None,
+    }
+    title = "A noisy pair: the isotropic state"
+    return LiveFigure(compute, plot_noisy_pair, controls, title=title, grid=grid)

@@ -1,11 +1,6 @@
-"""Widgets of chapter 3, *The superdense ring* (presentation floor): factories only. The
-training section's widgets are in :mod:`qring_edu.widgets.training` (``superdense_training_widget``
-moved there; its old name here works for one release).
-
-Each factory wires controls to one experiment of :mod:`qring_edu.experiments.superdense_ring`
-and one figure of :mod:`qring_edu.figures.superdense_ring` through
-:class:`~qring_edu.widgets.LiveFigure`; nothing here computes or displays anything.
-"""
+"""Widgets of chapter 3, *The superdense ring*: :mod:`qring_edu.experiments.superdense_ring` and
+:mod:`qring_edu.figures.superdense_ring` wired by :class:`~qring_edu.widgets.LiveFigure` (the
+training section's: :mod:`qring_edu.widgets.training`)."""
 
 from __future__ import annotations
 
@@ -22,23 +17,20 @@ from ..figures.superdense_ring import (
     plot_outcome_distributions,
     plot_overlap_timeline,
 )
-from ._base import LiveFigure, slider, wide_descriptions
+from ._base import LiveFigure, explorer, slider, wide_descriptions
 
 __all__ = ["superdense_channel_widget", "iteration_time_widget", "overlap_widget"]
 
 
+@explorer
 def superdense_channel_widget(
     pair_fidelity: float = 0.9, n_symbols: int = 2000, seed: int = 0
 ) -> LiveFigure:
-    """Type a pair fidelity F, pick the number of symbols and a seed: decoded-outcome histograms
-    (fast path, optionally Aer) against the exact distribution, with the symbol error rates.
-
-    The fidelity box accepts any number; a value outside [0.25, 1] shows the library's message
-    instead of a figure.
+    """Pair fidelity F (a box: outside [0.25, 1] shows the library's message), symbols and seed
+    -> decoded-outcome histograms (fast path, optionally Aer) against the exact distribution.
 
     Examples
     --------
-    >>> from qring_edu.widgets.superdense_ring import superdense_channel_widget
     >>> live = superdense_channel_widget(0.9, n_symbols=400)
     >>> live.result
     ChannelStats(pair_fidelity=0.9, exact_error_rate=0.1, fast_error_rate=0.0975, fast_symbols=400, aer_error_rate=None)
@@ -63,30 +55,23 @@ def superdense_channel_widget(
             pair_fidelity, n_symbols, seed, aer_symbols=min(n_symbols, 2000) if aer else 0
         )
 
-    w = LiveFigure(
-        compute, plot_outcome_distributions, controls, title="Superdense coding over noisy pairs"
-    )
-    return w.explore(
-        superdense_channel_widget,
-        dict(pair_fidelity=pair_fidelity, n_symbols=n_symbols, seed=seed),
-        {
-            "pair_fidelity": sorted({0.25, 0.5, 0.6, 0.9, 1.0, pair_fidelity}),
-            "n_symbols": sorted({100, 500, 2000, 5000, 20000, n_symbols}),
-        },
-    )
+    grid = {
+        "pair_fidelity": sorted({0.25, 0.5, 0.6, 0.9, 1.0, pair_fidelity}),
+        "n_symbols": sorted({100, 500, 2000, 5000, 20000, n_symbols}),
+    }
+    title = "Superdense coding over noisy pairs"
+    return LiveFigure(compute, plot_outcome_distributions, controls, title=title, grid=grid)
 
 
+@explorer
 def iteration_time_widget(
     compute_ms: float = 100.0, workers: int = 8, model: str = "ResNet-50"
 ) -> LiveFigure:
     """Compute time, workers, model, word size, link rate and the cost of a qubit relative to a
-    bit -> one iteration as a timeline, classical vs superdense ring.
-
-    The qubit-cost box accepts any number; a negative value shows the error.
+    bit (a box; negative shows the error) -> one iteration, classical vs superdense ring.
 
     Examples
     --------
-    >>> from qring_edu.widgets.superdense_ring import iteration_time_widget
     >>> live = iteration_time_widget(20.0)
     >>> live.result
     IterationComparison(speedup=1.151)
@@ -103,19 +88,14 @@ def iteration_time_widget(
         "qubit_cost": widgets.FloatText(value=1.0, step=0.25, description="β qubit / β bit"),
     }
     wide_descriptions(controls)
-    w = LiveFigure(
-        iteration_comparison,
-        plot_iteration_comparison,
-        controls,
-        title="Iteration time: classical vs superdense ring",
-    )
-    return w.explore(
-        iteration_time_widget,
-        dict(compute_ms=compute_ms, workers=workers, model=model),
-        {"compute_ms": sorted({1.0, 10.0, 100.0, 1000.0, 10000.0, compute_ms}), "model": None},
+    grid = {"compute_ms": sorted({1.0, 10.0, 100.0, 1000.0, 10000.0, compute_ms}), "model": None}
+    title = "Iteration time: classical vs superdense ring"
+    return LiveFigure(
+        iteration_comparison, plot_iteration_comparison, controls, title=title, grid=grid
     )
 
 
+@explorer
 def overlap_widget(
     compute_ms: float = 20.0,
     bandwidth_gbps: float = 100.0,
@@ -124,15 +104,12 @@ def overlap_widget(
     qubit_cost: float = 1.0,
     backward_fraction: float = BACKWARD_FRACTION,
 ) -> LiveFigure:
-    """Compute time, link rate, latency, number of gradient buckets, the cost of a qubit relative
-    to a bit and the backward share of the compute -> one steady-state iteration of ResNet-50 on
-    8 workers with the same bucketed overlap for both rings: the timeline, both totals, the
-    ratio, the gain and which bound sets it
+    """Compute time, link rate, latency, buckets, qubit cost and backward share -> one iteration
+    of ResNet-50 on 8 workers, the same bucketed overlap for both rings
     (:func:`~qring_edu.experiments.superdense_ring.overlap_comparison`).
 
     Examples
     --------
-    >>> from qring_edu.widgets.superdense_ring import overlap_widget
     >>> live = overlap_widget(20.0)
     >>> round(live.result.ratio, 4)
     0.9667
@@ -153,24 +130,9 @@ def overlap_widget(
         "backward_fraction": slider("backward share", backward_fraction, 0.0, 1.0, 0.05),
     }
     wide_descriptions(controls)
-    w = LiveFigure(
-        overlap_comparison,
-        plot_overlap_timeline,
-        controls,
-        title="One iteration, the same overlap for both rings (ResNet-50, P = 8)",
-    )
-    return w.explore(
-        overlap_widget,
-        dict(
-            compute_ms=compute_ms,
-            bandwidth_gbps=bandwidth_gbps,
-            latency_us=latency_us,
-            buckets=buckets,
-            qubit_cost=qubit_cost,
-            backward_fraction=backward_fraction,
-        ),
-        {
-            "compute_ms": sorted({1.0, 5.0, 20.0, 100.0, 1000.0, compute_ms}),
-            "bandwidth_gbps": sorted({1.0, 10.0, 100.0, 300.0, 1000.0, bandwidth_gbps}),
-        },
-    )
+    grid = {
+        "compute_ms": sorted({1.0, 5.0, 20.0, 100.0, 1000.0, compute_ms}),
+        "bandwidth_gbps": sorted({1.0, 10.0, 100.0, 300.0, 1000.0, bandwidth_gbps}),
+    }
+    title = "One iteration, the same overlap for both rings (ResNet-50, P = 8)"
+    return LiveFigure(overlap_comparison, plot_overlap_timeline, controls, title=title, grid=grid)

@@ -1,9 +1,5 @@
-"""Widgets of the TieAudit chapter (book/08_tieaudit.ipynb; presentation floor): factories only.
-
-Each factory wires controls to one experiment of :mod:`qring_edu.experiments.tieaudit` and one
-figure of :mod:`qring_edu.figures.tieaudit` through :class:`~qring_edu.widgets.LiveFigure`;
-nothing here computes or displays anything.
-"""
+"""Widgets of the TieAudit chapter (book/08_tieaudit.ipynb): :mod:`qring_edu.experiments.tieaudit`
+and :mod:`qring_edu.figures.tieaudit` wired by :class:`~qring_edu.widgets.LiveFigure`."""
 
 from __future__ import annotations
 
@@ -11,11 +7,12 @@ import ipywidgets as widgets
 
 from ..experiments.tieaudit import audit_explorer, noise_threshold_curves, tieaudit_curves
 from ..figures.tieaudit import plot_audit_explorer, plot_noise_threshold, plot_tieaudit_scaling
-from ._base import LiveFigure, slider, wide_descriptions
+from ._base import LiveFigure, explorer, slider, wide_descriptions
 
 __all__ = ["tieaudit_explorer_widget", "tieaudit_scaling_widget", "noise_threshold_widget"]
 
 
+@explorer
 def tieaudit_explorer_widget(
     log2_P: int = 5,
     alpha: float = 0.75,
@@ -26,10 +23,9 @@ def tieaudit_explorer_widget(
     *,
     attack: str = "uniform",
 ) -> LiveFigure:
-    """Pick the size, the matched fraction, the disagreement ``f``, ``eps``, the noise and who
-    applies it (every copy, or an adversary sparing the copies it recognises as tests, with the
-    twirl secret or known): the sign pattern with the matching, the distribution of ``Y`` and
-    the three estimates with their intervals.
+    """Size, matched fraction, disagreement ``f``, ``eps``, noise and who applies it (every
+    copy, or an adversary sparing the copies it recognises as tests) -> the sign pattern with
+    the matching, the distribution of ``Y`` and the three estimates with their intervals.
 
     Examples
     --------
@@ -58,36 +54,20 @@ def tieaudit_explorer_widget(
         ),
     }
     wide_descriptions(controls)
-    w = LiveFigure(
-        audit_explorer,
-        plot_audit_explorer,
-        controls,
-        title="TieAudit: signs, matching, measurement, estimates",
-    )
-    return w.explore(
-        tieaudit_explorer_widget,
-        dict(
-            log2_P=log2_P,
-            alpha=alpha,
-            f=f,
-            eps=eps,
-            noise=noise,
-            seed=seed,
-            attack=attack,
-        ),
-        {
-            "alpha": sorted({0.1, 0.25, 0.5, 0.75, 1.0, alpha}),
-            "f": sorted({0.0, 0.25, 0.5, 0.75, 1.0, f}),
-        },
-    )
+    grid = {
+        "alpha": sorted({0.1, 0.25, 0.5, 0.75, 1.0, alpha}),
+        "f": sorted({0.0, 0.25, 0.5, 0.75, 1.0, f}),
+    }
+    title = "TieAudit: signs, matching, measurement, estimates"
+    return LiveFigure(audit_explorer, plot_audit_explorer, controls, title=title, grid=grid)
 
 
+@explorer
 def tieaudit_scaling_widget(
     eps: float = 0.05, alpha: float = 1.0, delta: float = 0.05, *, bound: str = "bernstein"
 ) -> LiveFigure:
-    """Sliders for ``eps``, ``alpha`` and ``delta`` and a menu for the family of bounds
-    (Bernstein or Hoeffding; the exact planners take seconds per size): TieAudit cost against
-    ``P`` and the crossover.
+    """``eps``, ``alpha``, ``delta`` and the family of bounds (Bernstein or Hoeffding; the
+    exact planners take seconds per size) -> TieAudit's cost against ``P`` and the crossover.
 
     Examples
     --------
@@ -109,23 +89,18 @@ def tieaudit_scaling_widget(
         ),
     }
     wide_descriptions(controls)
-    w = LiveFigure(
-        tieaudit_curves, plot_tieaudit_scaling, controls, title="TieAudit: communication against P"
-    )
-    return w.explore(
-        tieaudit_scaling_widget,
-        dict(eps=eps, alpha=alpha, delta=delta, bound=bound),
-        {
-            "eps": sorted({0.01, 0.02, 0.05, 0.1, 0.2, eps}),
-            "alpha": sorted({0.1, 0.25, 0.5, 0.75, 1.0, alpha}),
-        },
-    )
+    grid = {
+        "eps": sorted({0.01, 0.02, 0.05, 0.1, 0.2, eps}),
+        "alpha": sorted({0.1, 0.25, 0.5, 0.75, 1.0, alpha}),
+    }
+    title = "TieAudit: communication against P"
+    return LiveFigure(tieaudit_curves, plot_tieaudit_scaling, controls, title=title, grid=grid)
 
 
+@explorer
 def noise_threshold_widget(fidelity: float = 0.9, eps: float = 0.1) -> LiveFigure:
-    """Sliders for the per-pair fidelity ``F`` and ``eps``: the verified protocol's qubits
-    against ``log2 P`` beside the classical bits, and the crossover against ``F``, which runs off
-    to infinity at ``F* = 2^(-1/4)``.
+    """Per-pair fidelity ``F`` and ``eps`` -> the verified protocol's qubits against ``log2 P``
+    beside the classical bits, and the crossover against ``F`` (infinite at ``F* = 2^(-1/4)``).
 
     Examples
     --------
@@ -143,17 +118,11 @@ def noise_threshold_widget(fidelity: float = 0.9, eps: float = 0.1) -> LiveFigur
         ),
     }
     wide_descriptions(controls)
-    w = LiveFigure(
-        noise_threshold_curves,
-        plot_noise_threshold,
-        controls,
-        title="TieAudit under per-pair noise: the threshold F*",
-    )
-    return w.explore(
-        noise_threshold_widget,
-        dict(fidelity=fidelity, eps=eps),
-        {
-            "fidelity": sorted({0.8, 0.84, 0.86, 0.88, 0.9, 0.95, 1.0, fidelity}),
-            "eps": sorted({0.02, 0.05, 0.1, 0.2, eps}),
-        },
+    grid = {
+        "fidelity": sorted({0.8, 0.84, 0.86, 0.88, 0.9, 0.95, 1.0, fidelity}),
+        "eps": sorted({0.02, 0.05, 0.1, 0.2, eps}),
+    }
+    title = "TieAudit under per-pair noise: the threshold F*"
+    return LiveFigure(
+        noise_threshold_curves, plot_noise_threshold, controls, title=title, grid=grid
     )

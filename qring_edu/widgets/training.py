@@ -1,10 +1,5 @@
-"""Widgets of the section *Training over the ring* of chapter 3 (presentation floor): factories
-only.
-
-Each factory wires controls to one experiment of :mod:`qring_edu.experiments.training` and one
-figure of :mod:`qring_edu.figures.training` through :class:`~qring_edu.widgets.LiveFigure`;
-nothing here computes or displays anything.
-"""
+"""Widgets of chapter 3's section *Training over the ring*: :mod:`qring_edu.experiments.training`
+and :mod:`qring_edu.figures.training` wired by :class:`~qring_edu.widgets.LiveFigure`."""
 
 from __future__ import annotations
 
@@ -15,7 +10,7 @@ import ipywidgets as widgets
 from ..experiments.training import compression_comparison, learner_training, training_comparison
 from ..figures.training import plot_compression, plot_learner_training, plot_training_comparison
 from ..training import TRAINING_MODELS
-from ._base import LiveFigure, wide_descriptions
+from ._base import LiveFigure, explorer, slider, wide_descriptions
 
 __all__ = ["superdense_training_widget", "learner_training_widget", "compression_widget"]
 
@@ -24,18 +19,15 @@ __all__ = ["superdense_training_widget", "learner_training_widget", "compression
 _compressions = lru_cache(maxsize=4)(compression_comparison)
 
 
+@explorer
 def superdense_training_widget(
     pair_fidelity: float = 0.99, workers: int = 4, bits: int = 16, seed: int = 0, steps: int = 100
 ) -> LiveFigure:
     """Pair fidelity, workers, word size and seed -> loss, accuracy and replica disagreement of
     the MLP's superdense run against its classical run (about a second per setting).
 
-    A word size too small for the number of workers shows the library's message instead of a
-    figure.
-
     Examples
     --------
-    >>> from qring_edu.widgets.training import superdense_training_widget
     >>> live = superdense_training_widget(steps=3)
     >>> live.result
     TrainingComparison(identical=False, classical_loss=0.2811, superdense_loss=0.3897, divergence=1.5)
@@ -44,14 +36,7 @@ def superdense_training_widget(
     True
     """
     controls = {
-        "pair_fidelity": widgets.FloatSlider(
-            value=pair_fidelity,
-            min=0.9,
-            max=1.0,
-            step=0.001,
-            readout_format=".3f",
-            description="pair fidelity F",
-        ),
+        "pair_fidelity": slider("pair fidelity F", pair_fidelity, 0.9, 1.0, 0.001, ".3f"),
         "workers": widgets.IntSlider(value=workers, min=2, max=6, description="workers P"),
         "bits": widgets.IntSlider(value=bits, min=2, max=24, description="bits per word"),
         "seed": widgets.IntText(value=seed, description="seed"),
@@ -61,16 +46,12 @@ def superdense_training_widget(
     def compute(pair_fidelity, workers, bits, seed):
         return training_comparison(pair_fidelity, workers, bits, steps=steps, seed=seed)
 
-    w = LiveFigure(
-        compute, plot_training_comparison, controls, title="Training over the superdense ring"
-    )
-    return w.explore(
-        superdense_training_widget,
-        dict(pair_fidelity=pair_fidelity, workers=workers, bits=bits, seed=seed, steps=steps),
-        {"pair_fidelity": sorted({0.95, 0.97, 0.99, 0.995, 0.999, 1.0, pair_fidelity})},
-    )
+    grid = {"pair_fidelity": sorted({0.95, 0.97, 0.99, 0.995, 0.999, 1.0, pair_fidelity})}
+    title = "Training over the superdense ring"
+    return LiveFigure(compute, plot_training_comparison, controls, title=title, grid=grid)
 
 
+@explorer
 def learner_training_widget(
     model: str = "vqc", pair_fidelity: float = 0.99, workers: int = 4, seed: int = 0, steps=100
 ) -> LiveFigure:
@@ -80,7 +61,6 @@ def learner_training_widget(
 
     Examples
     --------
-    >>> from qring_edu.widgets.training import learner_training_widget
     >>> live = learner_training_widget("mlp", steps=3)
     >>> live.result
     LearnerTraining(model='mlp', pair_fidelity=0.99, identical=False, accuracy=0.8325, classical_accuracy=0.8675)
@@ -92,14 +72,7 @@ def learner_training_widget(
         "model": widgets.Dropdown(
             options=list(TRAINING_MODELS), value=model, description="learner"
         ),
-        "pair_fidelity": widgets.FloatSlider(
-            value=pair_fidelity,
-            min=0.9,
-            max=1.0,
-            step=0.001,
-            readout_format=".3f",
-            description="pair fidelity F",
-        ),
+        "pair_fidelity": slider("pair fidelity F", pair_fidelity, 0.9, 1.0, 0.001, ".3f"),
         "workers": widgets.IntSlider(value=workers, min=2, max=6, description="workers P"),
         "seed": widgets.IntText(value=seed, description="seed"),
     }
@@ -108,26 +81,13 @@ def learner_training_widget(
     def compute(model, pair_fidelity, workers, seed):
         return learner_training(model, pair_fidelity, workers, seed, steps=steps)
 
-    w = LiveFigure(
-        compute,
-        plot_learner_training,
-        controls,
-        title="A learner over the ring: MLP or variational quantum classifier",
-    )
     # About two seconds per setting: the learner and five fidelities.
-    return w.explore(
-        learner_training_widget,
-        dict(
-            model=model,
-            pair_fidelity=pair_fidelity,
-            workers=workers,
-            seed=seed,
-            steps=steps,
-        ),
-        {"model": None, "pair_fidelity": sorted({0.95, 0.98, 0.99, 0.995, 1.0, pair_fidelity})},
-    )
+    grid = {"model": None, "pair_fidelity": sorted({0.95, 0.98, 0.99, 0.995, 1.0, pair_fidelity})}
+    title = "A learner over the ring: MLP or variational quantum classifier"
+    return LiveFigure(compute, plot_learner_training, controls, title=title, grid=grid)
 
 
+@explorer
 def compression_widget(
     baseline: str = "built-in all-reduce (gloo)",
     headers: bool = False,
@@ -143,7 +103,6 @@ def compression_widget(
 
     Examples
     --------
-    >>> from qring_edu.widgets.training import compression_widget
     >>> live = compression_widget(steps=12)
     >>> round(live.result.ratios[7], 2)             # PowerSGD rank 1 over the superdense ring
     34.88
@@ -160,11 +119,5 @@ def compression_widget(
         "headers": widgets.Checkbox(value=headers, description="classical headers"),
     }
     wide_descriptions(controls)
-    w = LiveFigure(
-        cmp.against, plot_compression, controls, title="Compression, measured and composed"
-    )
-    return w.explore(
-        compression_widget,
-        dict(baseline=baseline, headers=headers, workers=workers, steps=steps, seed=seed),
-        {"baseline": None, "headers": None},
-    )
+    title, grid = "Compression, measured and composed", {"baseline": None, "headers": None}
+    return LiveFigure(cmp.against, plot_compression, controls, title=title, grid=grid)

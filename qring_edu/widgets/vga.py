@@ -1,9 +1,5 @@
-"""Widgets of chapter 5, *Verified GHZ aggregation* (presentation floor): factories only.
-
-Each factory wires controls to one experiment of :mod:`qring_edu.experiments.vga` and one figure
-of :mod:`qring_edu.figures.vga` through :class:`~qring_edu.widgets.LiveFigure`; nothing here
-computes or displays anything.
-"""
+"""Widgets of chapter 5, *Verified GHZ aggregation*: :mod:`qring_edu.experiments.vga` and
+:mod:`qring_edu.figures.vga` wired by :class:`~qring_edu.widgets.LiveFigure`."""
 
 from __future__ import annotations
 
@@ -13,7 +9,7 @@ from ..experiments import vga as _experiments
 from ..figures.vga import plot_attack_sweep, plot_epsilon_grid, plot_exact_privacy
 from ..vga import Dephasing, Eavesdropper, Honest, KnownPads
 from ..vga_security import KnownPadBits, SplitWorker
-from ._base import LiveFigure, parse_integers, slider, wide_descriptions
+from ._base import LiveFigure, explorer, parse_integers, slider, wide_descriptions
 
 __all__ = [
     "SOURCE_CHOICES",
@@ -23,8 +19,7 @@ __all__ = [
     "vga_epsilon_widget",
 ]
 
-#: The source drop-downs: label -> name (the widgets' arguments are JSON names; :func:`_source`
-#: makes the value, with the fraction or dephasing probability of the sliders).
+#: The source drop-downs: label -> name (:func:`_source` makes the value).
 SOURCE_CHOICES = (
     ("honest", "honest"),
     ("dephasing", "dephasing"),
@@ -60,17 +55,15 @@ def _source(name: str, fraction: float = 0.25, p: float = 0.02):
     }[name]()
 
 
+@explorer
 def vga_attack_widget(
     source: str = "known_pads", test_fraction: float = 0.5, entries: int = 8
 ) -> LiveFigure:
-    """Attack playground: pick the source, the test fraction and the number of entries (used
-    register-copies): acceptance rate, attacker's accuracy and epsilon against the test fraction
-    (epsilon with the detection of the attack the source makes,
-    :func:`qring_edu.experiments.vga.source_attack`).
+    """Source, test fraction and used register-copies -> acceptance rate, attacker's accuracy
+    and epsilon against the test fraction (:func:`qring_edu.experiments.vga.attack_sweep`).
 
     Examples
     --------
-    >>> from qring_edu.widgets.vga import vga_attack_widget
     >>> live = vga_attack_widget(entries=2)
     >>> live.result.source, live.result.runs
     (KnownPads(fraction=1.0), 100)
@@ -100,27 +93,23 @@ def vga_attack_widget(
             seed=0,
         )
 
-    w = LiveFigure(compute, plot_attack_sweep, controls, title="VGA attack playground")
-    return w.explore(
-        vga_attack_widget,
-        dict(source=source, test_fraction=test_fraction, entries=entries),
-        {"source": None, "entries": sorted({1, 4, 8, 16, 64, entries})},
+    grid = {"source": None, "entries": sorted({1, 4, 8, 16, 64, entries})}
+    return LiveFigure(
+        compute, plot_attack_sweep, controls, title="VGA attack playground", grid=grid
     )
 
 
+@explorer
 def vga_privacy_widget(
     inputs_a: str = "1, 2, 3", inputs_b: str = "3, 3, 0", bits: int = 2, source: str = "honest"
 ) -> LiveFigure:
-    """Privacy explorer, exact: type two input sets (one word per worker) and pick a source. The
-    figure shows the exact laws of what the workers broadcast (equal sums: identical laws, total-
-    variation distance 0), and each set's exact distance from the ideal transcript jointly with
-    what the attacker holds (:func:`qring_edu.vga_security.transcript_distance`): 0 for genuine GHZ states,
-    large for known pads, ``q**k (1 - 2**(-b(P-1)))`` for an eavesdropper on a fraction q of the
-    registers with k registers per entry.
+    """Two input sets (one word per worker) and a source -> the exact laws of the broadcasts and
+    each set's distance from the ideal transcript (:func:`qring_edu.experiments.vga.exact_privacy`):
+    0 for GHZ states, ``q**k (1 - 2**(-b(P-1)))`` for an eavesdropper on a fraction q of the
+    registers, k registers per entry.
 
     Examples
     --------
-    >>> from qring_edu.widgets.vga import vga_privacy_widget
     >>> live = vga_privacy_widget()
     >>> live.result
     ExactPrivacy(bits=2, source=Honest(), amplification=1, between=0, distance_a=0, distance_b=0, same_sum=True)
@@ -153,26 +142,21 @@ def vga_privacy_widget(
             amplification=amplification,
         )
 
-    w = LiveFigure(compute, plot_exact_privacy, controls, title="VGA privacy explorer (exact)")
     # Second input set: the same sum as "1, 2, 3" modulo 4 twice, another sum once.
     others = [inputs_b] + [t for t in ("0, 0, 2", "1, 1, 1") if t != inputs_b]
-    return w.explore(
-        vga_privacy_widget,
-        dict(inputs_a=inputs_a, inputs_b=inputs_b, bits=bits, source=source),
-        {"inputs_b": others, "source": None},
-    )
+    title, grid = "VGA privacy explorer (exact)", {"inputs_b": others, "source": None}
+    return LiveFigure(compute, plot_exact_privacy, controls, title=title, grid=grid)
 
 
+@explorer
 def vga_epsilon_widget(
     attack: str = "split_worker", workers: int = 4, bits: int = 8, bad_fraction: float = 0.1
 ) -> LiveFigure:
-    """epsilon against the number of used copies for test fractions 1/4, 1/2, 3/4, with the
-    per-register detection of the chosen attack (:func:`qring_edu.vga_security.detection_probability`
-    for P workers and b-bit registers; the drop-down values are :data:`ATTACK_CHOICES`).
+    """An attack (:data:`ATTACK_CHOICES`), P, b and the bad fraction -> epsilon against the used
+    copies for test fractions 1/4, 1/2, 3/4 (:func:`qring_edu.experiments.vga.epsilon_grid`).
 
     Examples
     --------
-    >>> from qring_edu.widgets.vga import vga_epsilon_widget
     >>> live = vga_epsilon_widget()
     >>> live.result
     EpsilonGrid(bad_fraction=0.1, attack=SplitWorker(qubits=1), detection=0.25, workers=4, bits=8)
@@ -190,9 +174,7 @@ def vga_epsilon_widget(
     def compute(attack, workers, bits, bad_fraction):
         return _experiments.epsilon_grid(bad_fraction, _ATTACKS[attack], workers=workers, bits=bits)
 
-    w = LiveFigure(compute, plot_epsilon_grid, controls, title="VGA soundness error ε")
-    return w.explore(
-        vga_epsilon_widget,
-        dict(attack=attack, workers=workers, bits=bits, bad_fraction=bad_fraction),
-        {"attack": None, "bad_fraction": sorted({0.0, 0.05, 0.1, 0.2, 0.3, bad_fraction})},
+    grid = {"attack": None, "bad_fraction": sorted({0.0, 0.05, 0.1, 0.2, 0.3, bad_fraction})}
+    return LiveFigure(
+        compute, plot_epsilon_grid, controls, title="VGA soundness error ε", grid=grid
     )

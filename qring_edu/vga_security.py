@@ -94,7 +94,7 @@ MAX_EXACT_QUBITS = 12
 MAX_EXACT_PADS = 1 << 16
 
 
-# -- Attacks on part of a register -----------------------------------------------------------------
+# -- Attacks on part of a register -----------------------------------------------------------
 @dataclass(frozen=True)
 class _PartialAttack:
     qubits: int = 1  # attacked qubit GHZ states per register, 1..32
@@ -175,7 +175,7 @@ def detection_probability(attack, workers: int, *, bits: int) -> float:
     return 1.0 - (1.0 - per_test) ** attack.qubits
 
 
-# -- The GHZ test ----------------------------------------------------------------------------------
+# -- The GHZ test ----------------------------------------------------------------------------
 def even_y_settings(n_tests: int, workers: int, seed=None) -> np.ndarray:
     """Random GHZ-test settings: bool (n_tests, P), True = measure Y, uniform on even weights
     (the first P - 1 columns uniform, the last closes the parity).
@@ -384,7 +384,7 @@ def ghz_witness(fail_probability: float) -> GHZWitness:
     return GHZWitness(p, max(0.0, 1.0 - 2.0 * p), min(1.0, math.sqrt(2.0 * p)))
 
 
-# -- The finite-copy guarantee (Zhu & Hayashi) -----------------------------------------------------
+# -- The finite-copy guarantee (Zhu & Hayashi) -----------------------------------------------
 def _check_significance(significance) -> float:
     return check_float(significance, "significance", 1e-300, 1.0, hi_open=True)
 
@@ -437,7 +437,7 @@ def ghz_verification_tests(infidelity: float, significance: float) -> int:
     return max(1, min(first, math.ceil(1.0 / (delta * eps) - 1.0 - 1e-9)))
 
 
-# -- Soundness of the sampling ---------------------------------------------------------------------
+# -- Soundness of the sampling ---------------------------------------------------------------
 def _log_comb(n, k):
     return gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)
 
@@ -578,7 +578,7 @@ def amplified_leak_probability(n_copies: int, bad_copies: int, amplification: in
     return float(math.prod((b - i) / (n - i) for i in range(k)))
 
 
-# -- Exact transcript laws: partially bad copies, distance from the ideal transcript ---------------
+# -- Exact transcript laws: partially bad copies, distance from the ideal transcript ---------
 def vga_outcome_probabilities(x, bits: int, *, flips=None, pads=None) -> dict:
     """Exact law of the announcements ``(m_0, ..., m_{P-1})`` of one entry, from the state vector
     of :func:`qring_edu.vga.vga_circuit` (Qiskit ``Statevector``; ``flips``, ``pads`` as there);

@@ -570,7 +570,6 @@ def gapip(g, h, tau: float, *, protocol="quantum", delta: float = 0.05, seed=Non
     randomness (sketch vectors) and measurement outcomes.
 
     Examples
-
     --------
     >>> g = np.array([1.0, 0.0, 0.0, 0.0])
     >>> h = np.array([0.3, 0.95393920141694, 0.0, 0.0])     # <g, h> = 0.3

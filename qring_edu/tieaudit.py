@@ -638,7 +638,6 @@ def tieaudit_circuit(signs, matching, *, protocol: str = "quantum", measure: boo
     (clbits ``n..2n-1``). ``pad = b`` in ``0..P-1``: the twirl's Pauli part ``Z^b`` (bit ``q``
     for qubit ``q``), applied by the server and removed by the client before ``V``.
 
-
     Examples
     --------
     >>> qc = tieaudit_circuit([1, -1, 1, 1], [[0, 1]], pad=3)
@@ -732,7 +731,6 @@ def tieaudit(
     (tests, twirls, subsets) and measurement outcomes.
 
     Examples
-
     --------
     >>> from qring_edu.experiments.tieaudit import random_matching, signs_with_disagreement
     >>> m = random_matching(1024, 1.0, seed=0)

@@ -300,7 +300,6 @@ class VGARestart:
     and ``restart`` (the survivors' round on fresh GHZ copies).
 
     Examples
-
     --------
     >>> run = vga_restart(np.array([[1, 2], [3, 4], [5, 6]]), dropped=[2], bits=4, seed=0)
     >>> run.total.tolist(), run.ghz_delivered, run.restart.ghz_delivered
@@ -366,7 +365,6 @@ def zero_sum_pads(workers: int, d: int, bits: int, seed=None, *, worker: int | N
 def vga_copy_counts(entries: int, test_fraction: float, *, amplification: int = 1):
     """Register-copies delivered and tested for ``entries`` entries: ``(N, T)``, with ``U = k d``
     used registers, ``N = ceil(U / (1 - f))``, ``T = N - U = ceil(f N)``.
-
 
     Examples
     --------
@@ -712,7 +710,6 @@ def vga_aggregate_qiskit(inputs, *, bits: int = 2, source=Honest(), seed=None): 
     Each entry's register comes from ``source.deliver`` (dephased: its flips; known pads: random
     zero-sum pads); entries with the same circuit share one Aer job. ``P * bits <= 16``, ``d <=
     20 000``.
-
 
     Examples
     --------

@@ -423,7 +423,6 @@ def ghz_verification_tests(infidelity: float, significance: float) -> int:
     bound ``N`` between this and ``ceil((1 - delta)/(nu delta eps))``; the lower end is attained
     for nu = 1/2; :func:`ghz_verified_infidelity` says what it covers).
 
-
     Examples
     --------
     >>> ghz_verification_tests(0.01, 0.01)
@@ -508,7 +507,6 @@ def vga_epsilon(n_copies, test_fraction, bad_fraction, *, detection=None) -> flo
     >>> f"{vga_epsilon(800, 0.5, 0.1, detection=7 / 16):.3e}"
     '7.144e-08'
     """
-
     n, t, j_min = _counts(n_copies, test_fraction, bad_fraction)
     delta = _detection(detection, "vga_epsilon")
     if j_min > n - t:
@@ -565,7 +563,6 @@ def amplified_leak_probability(n_copies: int, bad_copies: int, amplification: in
     prod_{i<k} (B - i)/(N - i)`` (about ``beta**k``; also the expected fraction of leaked
     entries, unconditioned on the verdict): B of the N registers attacked, and the secret split
     makes an entry's k registers a uniformly random k-subset, all k of which must be attacked.
-
 
     Examples
     --------
@@ -781,7 +778,6 @@ def transcript_distance(
     >>> transcript_distance([1, 2, 3], 2, source=Eavesdropper(0.5), amplification=2)
     0.234375
     """
-
     bits = check_int(bits, "bits", 1, MAX_EXACT_QUBITS)
     xs = [check_int(v, "x") % (1 << bits) for v in np.ravel(x)]
     workers = len(xs)

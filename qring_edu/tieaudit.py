@@ -357,8 +357,6 @@ def tieaudit_copies(
     --------
     >>> tieaudit_copies(0.1, 0.05, bound="hoeffding"), tieaudit_copies(0.1, 0.05)
     (73778, 7649)
-    >>> tieaudit_copies(1.0, 0.1, eta=0.5, bound="freedman")
-    3001
     """
     alpha, eps, delta = _check_alpha(alpha), _check_eps(eps), check_delta(delta)
     eta = check_float(eta, "eta", 0.0, 1.0, lo_open=True)
@@ -454,8 +452,6 @@ def tieaudit_cost(
     --------
     >>> tieaudit_cost(2**16, 0.05), tieaudit_cost(2**16, 0.05, protocol="classical")
     (11808, 15163)
-    >>> tieaudit_cost(2**24, 0.05, alpha=0.25), tieaudit_cost(2**24, 0.05, protocol="two_message")
-    (73800, 36162)
     """
     P, eps = _check_P(P), _check_eps(eps)
     alpha, delta = _check_alpha(alpha), check_delta(delta)
@@ -609,11 +605,8 @@ def copy_y_law(signs, matching, channel=None) -> tuple[float, float]:
 
     Examples
     --------
-    >>> ones = [1] * 8
-    >>> copy_y_law(ones, [[0, 1], [2, 3]], Depolarizing(0.5))     # E[Y] = 0.5 alpha
+    >>> copy_y_law([1] * 8, [[0, 1], [2, 3]], Depolarizing(0.5))     # E[Y] = 0.5 alpha
     (0.375, 0.125)
-    >>> [round(p, 12) for p in copy_y_law(ones, [[0, 1], [2, 3]], DataOnlyAttack(0.5, True))]
-    [0.5, 0.0]
     """
     s = check_signs(signs)
     return _copy_law(s, check_matching(matching, s.size), _check_channel(channel, "quantum"))
@@ -735,9 +728,6 @@ def tieaudit(
     >>> from qring_edu.experiments.tieaudit import random_matching, signs_with_disagreement
     >>> m = random_matching(1024, 1.0, seed=0)
     >>> s = signs_with_disagreement(m, 1024, 0.3, seed=1)
-    >>> e = tieaudit(s, m, 0.05, seed=2)
-    >>> e.lo <= 0.3 <= e.hi, e.cost == 738 * 10
-    (True, True)
     >>> e = tieaudit(s, m, 0.1, channel=Depolarizing(0.5), seed=3)
     >>> e.lo <= 0.3 <= e.hi, e.copies, e.test_copies
     (True, 3001, 1494)

@@ -540,8 +540,7 @@ def vga_restart(
 
     Examples
     --------
-    >>> x = np.array([[1, 2], [3, 4], [5, 6]])
-    >>> run = vga_restart(x, dropped=[0], bits=4, seed=1)
+    >>> run = vga_restart(np.array([[1, 2], [3, 4], [5, 6]]), dropped=[0], bits=4, seed=1)
     >>> run.first.complete, run.survivors, run.total.tolist()      # (8, 10) mod 16, signed
     (False, (1, 2), [-8, -6])
     """
@@ -618,8 +617,7 @@ def sample_sum_shift(flips, seed=None) -> np.ndarray:
     --------
     A flip of qubit GHZ i shifts the sum by ``2**(b-1-i)`` (b = 2: no flip, GHZ 0, GHZ 1):
 
-    >>> flips = np.array([[False, False], [True, False], [False, True]])
-    >>> sample_sum_shift(flips, seed=0).tolist()
+    >>> sample_sum_shift(np.array([[0, 0], [1, 0], [0, 1]], dtype=bool), seed=0).tolist()
     [0, 2, 1]
     """
     flips, rng = np.asarray(flips), generator(seed)

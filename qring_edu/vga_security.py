@@ -1,28 +1,15 @@
 """What VGA's verification proves, and what it does not (protocols layer; book/05_vga.ipynb for
 the GHZ test and the sampling bound, book/06_vga_security.ipynb beyond it).
 
-The analysis of :mod:`qring_edu.vga`: the GHZ test (settings, pass probabilities, circuits, its
-averaged pass operator), each attack's detection, the soundness error of the sampling, the
-fidelity that passed tests guarantee, the exact laws of the transcript. Attacks are values: the
-sources of :mod:`qring_edu.vga` (whole registers) and, on part of a register,
-:class:`KnownPadBits` and :class:`SplitWorker`.
-
-What is proven here
--------------------
-* Privacy of the ideal protocol: with genuine GHZ registers the transcript is uniform on the
-  tuples with the right sum (:func:`transcript_distance` is 0), against a coalition of up to
-  P - 2 workers and an eavesdropper on every link.
-* Detection (:func:`detection_probability`): ``1 - (1 - delta_P)**k`` for known pads on k of a
-  register's b qubit GHZ states (``delta_P = (1 - 2**(1-P))/2 < 1/2``), at least 1/4 for every
-  attack that predicts a worker's pad digit with certainty (attained by a split worker), 1 for
-  dephasing.
-* Soundness of the sampling (:func:`vga_epsilon`), for bad registers bad *independently* and
-  each exposed with probability at least ``detection`` when tested; with beta = 0 it never
-  falls below about ``1 - f`` (:func:`vga_epsilon_floor`).
-* The test is a fidelity witness, ``F >= 1 - 2 P(fail)`` (:func:`ghz_test_operator`), and
-  against *any* source N passed register tests guarantee, at significance delta, fidelity ``1 -
-  eps(N, delta)`` for one random untested register (:func:`ghz_verified_infidelity`, after Zhu
-  & Hayashi 2019).
+The analysis of :mod:`qring_edu.vga`. Attacks are values: its sources (whole registers) and, on
+part of a register, :class:`KnownPadBits` and :class:`SplitWorker`. Proven here, each in its
+function: privacy of the ideal protocol against a coalition of up to P - 2 workers and an
+eavesdropper on every link (:func:`transcript_distance` is 0); each attack's detection
+(:func:`detection_probability`: at least 1/4 for every attack that predicts a pad digit with
+certainty); the soundness of the sampling when bad registers are bad *independently*
+(:func:`vga_epsilon`, :func:`vga_epsilon_floor`); the fidelity witness ``F >= 1 - 2 P(fail)``
+(:func:`ghz_test_operator`) and, against *any* source, the fidelity of one random untested
+register (:func:`ghz_verified_infidelity`, after Zhu & Hayashi 2019).
 
 Not covered: composable security (see Yehia, Diamanti & Kerenidis 2020 and Colisson, Markham &
 Yehia 2024 for composable GHZ verification); partially bad copies (trace distance t leaks about

@@ -36,8 +36,8 @@ Bounds (one family on both sides in a fair comparison): the quantum intervals at
 ``sqrt(ln(2T/delta)/(2N))``), ``"exact"`` (Clopper–Pearson) or ``"chernoff"`` (Qiskit's
 ``sqrt(3 ln(2T/delta)/N)``); the sketch is sized by Hoeffding or the exact binomial tail.
 ``cost`` counts every qubit that crosses, ``rounds`` the sequential one-way messages (our
-reconstruction). The fast path evolves the 2-D subspace; tests check it against the circuits
-(:func:`qring_edu.experiments.gapip.gapip_probability`).
+reconstruction). The simulation evolves the 2-D subspace
+(:func:`qring_edu.experiments.gapip.gapip_probability` checks it against the circuits).
 """
 
 from __future__ import annotations

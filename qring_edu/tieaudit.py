@@ -25,21 +25,15 @@ Protocols (``protocol=`` of :func:`tieaudit`)
     ``O(log(P)/eps^2)`` bits, at the price of revealing ``r`` pairs (:func:`two_message_bits`).
 
 Channels (quantum protocols): ``channel=None`` is trusted and noiseless (``N`` copies from
-:func:`tieaudit_copies`, ``f_hat = (1 - mean(Y)/alpha)/2``, interval ``f_hat ± eps``). A channel
-value (:class:`Depolarizing`, :class:`Dephasing`, :class:`LocalDepolarizing`,
-:class:`DataOnlyAttack`) is untrusted: each copy is a hidden test (the all-agree string, ``f =
-0``) with probability ``q = 1/2`` and is twirled by a secret random ``n``-qubit Clifford (a
-2-design), so every channel acts as a depolarising one with ``eta = (P^2 F_e - 1)/(P^2 - 1)``
-(``F_e``: entanglement fidelity) on tests and data alike; the copies are planned with
-``bound="freedman"`` and the client reports :func:`tieaudit_interval`. The simulation samples
-the twirled law copy by copy (exact for these channels); :func:`tieaudit_circuit` shows the
-twirl's Pauli part.
-
-Guarantees: ``bound="hoeffding"``/``"bernstein"``, the exact plans
-(:mod:`qring_edu.experiments.tieaudit_plans`) and the classical intervals assume independent
-copies with a known ``eta``. :func:`tieaudit_interval` (Freedman) holds whatever the source
-does copy by copy, given fresh secret labels and twirls, trusted local operations and a known
-``alpha``.
+:func:`tieaudit_copies`, ``f_hat = (1 - mean(Y)/alpha)/2``, interval ``f_hat ± eps``; these
+plans, the exact ones of :mod:`qring_edu.experiments.tieaudit_plans` and the classical intervals
+assume independent copies with a known ``eta``). A channel value (:class:`Depolarizing`,
+:class:`Dephasing`, :class:`LocalDepolarizing`, :class:`DataOnlyAttack`) is untrusted: each copy
+is a hidden test (the all-agree string, ``f = 0``) with probability ``q = 1/2`` and is twirled
+by a secret random ``n``-qubit Clifford, so every channel acts as a depolarising one with ``eta
+= (P^2 F_e - 1)/(P^2 - 1)`` (``F_e``: entanglement fidelity); the client reports
+:func:`tieaudit_interval` (Freedman), which holds whatever the source does copy by copy, given
+fresh secret labels and twirls, trusted local operations and a known ``alpha``.
 
 References: Bar-Yossef, Jayram, Kerenidis, SIAM J. Comput. 38 (2008) 366–384; Gavinsky, Kempe,
 Kerenidis, Raz, de Wolf, SIAM J. Comput. 38 (2008) 1695–1708; Freedman, Ann. Probab. 3 (1975)

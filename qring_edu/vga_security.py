@@ -343,10 +343,6 @@ class GHZWitness:
     the trace distance from ``|GHZ+>`` (``D <= sqrt(1 - F)``, Fuchs–van de Graaf for a pure
     target), hence on how far any statistics of the copy, its transcript included, can move.
 
-    Attributes
-    ----------
-    fail_probability, fidelity_bound, distance_bound : float
-
     Examples
     --------
     >>> ghz_witness(0.02)
@@ -652,17 +648,11 @@ def _product_register_state(qubit_states, workers: int, bits: int) -> np.ndarray
 class RotatedGHZLeak:
     """A partially bad copy and what it leaks (:func:`rotated_ghz_leak`).
 
-    Attributes
-    ----------
-    angle, workers, bits : float, int, int
-        theta (radians), P, b.
-    fidelity, trace_distance, fail_probability : float
-        ``cos(theta)**2``, ``|sin theta|`` and ``sin(theta)**2 / 2`` (the witness bound attained).
-    leak : float
-        The largest total-variation distance, over all inputs of the entry, of the transcript
-        law from the ideal one.
-    witness : GHZWitness
-        The bounds from ``fail_probability`` (``leak <= trace_distance <= distance_bound``).
+    ``angle`` theta (radians), ``workers`` P, ``bits`` b; ``fidelity = cos(theta)**2``,
+    ``trace_distance = |sin theta|``, ``fail_probability = sin(theta)**2 / 2`` (the witness
+    bound attained); ``leak``: the largest total-variation distance, over the entry's inputs, of
+    the transcript law from the ideal; ``witness``: :class:`GHZWitness` of ``fail_probability``
+    (``leak <= trace_distance <= distance_bound``).
 
     Examples
     --------

@@ -29,13 +29,14 @@ Protocols (``protocol=`` of :func:`gapip`: a name, or a value that carries its b
 ``"phase_estimation"`` (:class:`PhaseEstimation`)
     A control qubit in ``|+>`` travels with the register, each party applies its controlled
     reflection: at power ``K`` the control reads "-" with probability ``sin^2(K theta)``, in
-    ``2K - 1`` passes of ``n + 1`` qubits.
+    ``2K - 1`` passes of ``n + 1`` qubits: about twice the cost above.
 
 Bounds (one family on both sides in a fair comparison): the quantum intervals at level
 ``delta/T`` (``T`` powers; shots at a repeated power pooled) are ``"hoeffding"`` (half-width
 ``sqrt(ln(2T/delta)/(2N))``), ``"exact"`` (Clopper–Pearson) or ``"chernoff"`` (Qiskit's
-``sqrt(3 ln(2T/delta)/N)``); the sketch is sized by Hoeffding or the exact binomial tail.
-``cost`` counts every qubit that crosses, ``rounds`` the sequential one-way messages (our
+``sqrt(3 ln(2T/delta)/N)``: 6 times the shots); the sketch is sized by Hoeffding or the exact
+binomial tail. ``cost`` counts every qubit that crosses, ``n (2k + 1)`` per shot (phase
+estimation ``(n + 1)(2K - 1)``), ``rounds`` the sequential one-way messages (our
 reconstruction). The simulation evolves the 2-D subspace
 (:func:`qring_edu.experiments.gapip.gapip_probability` checks it against the circuits).
 """

@@ -10,8 +10,8 @@ Protocols (``protocol=`` of :func:`tieaudit`)
 ``"quantum"`` (one-way)
     Per copy the server sends ``|psi_s> = sum_i s_i |i>/sqrt(P)`` on ``n`` qubits (qubit 0 least
     significant); the client measures ``{(|i> ± |j>)/sqrt 2 : (i, j) in M} ∪ {|k> : k
-    unmatched}`` and records ``Y = +1, -1, 0``: ``P(Y = ±1) = alpha (1 ± g)/2``, ``g = 1 - 2f``.
-    ``N`` copies cost ``n N`` qubits.
+    unmatched}`` and records ``Y = +1, -1, 0``: ``P(Y = ±1) = alpha (1 ± g)/2``, ``g = 1 - 2f``,
+    ``E[Y^2] = alpha``. ``N`` copies cost ``n N`` qubits.
 ``"entanglement_assisted"`` (one-way)
     ``n`` Bell pairs per copy; the server applies ``diag(s)``, measures its halves in X and
     sends the bits ``x``; the client applies ``Z^x``: ``n N`` bits and ``n N`` ebits.
@@ -32,8 +32,9 @@ assume independent copies with a known ``eta``). A channel value (:class:`Depola
 is a hidden test (the all-agree string, ``f = 0``) with probability ``q = 1/2`` and is twirled
 by a secret random ``n``-qubit Clifford, so every channel acts as a depolarising one with ``eta
 = (P^2 F_e - 1)/(P^2 - 1)`` (``F_e``: entanglement fidelity); the client reports
-:func:`tieaudit_interval` (Freedman), which holds whatever the source does copy by copy, given
-fresh secret labels and twirls, trusted local operations and a known ``alpha``.
+:func:`tieaudit_interval` (Freedman), which holds whatever the source does copy by copy
+(adapting to past outcomes, entangling the copies), given fresh secret labels and twirls,
+trusted local operations and a known ``alpha``; a source that destroys the signal widens it.
 
 References: Bar-Yossef, Jayram, Kerenidis, SIAM J. Comput. 38 (2008) 366–384; Gavinsky, Kempe,
 Kerenidis, Raz, de Wolf, SIAM J. Comput. 38 (2008) 1695–1708; Freedman, Ann. Probab. 3 (1975)
@@ -338,7 +339,8 @@ def tieaudit_copies(
 
     * ``"hoeffding"``: ``N = ceil(L/(2 alpha^2 eta^2 eps^2))`` (range 2);
     * ``"bernstein"`` (default): the smaller of that and ``ceil(L (2 alpha + 2(1 + alpha)
-      t/3)/t^2)`` (``Var Y <= alpha``, ``|Y - E Y| <= 1 + alpha``);
+      t/3)/t^2)`` (``Var Y <= alpha``, ``|Y - E Y| <= 1 + alpha``), ``O(log(1/delta)/(alpha
+      eta^2 eps^2))``;
     * ``"freedman"``: ``N = ceil(2L/(alpha eta^2 eps^2) + 2L/(3 alpha eta eps))``, the smallest
       ``N`` whose :func:`tieaudit_interval` (tests at rate 1/2) has half-width ``<= eps`` at the
       expected sums for the worst ``f``; its guarantee is the interval's.
@@ -479,8 +481,9 @@ def tieaudit_interval(
     tau) <= 2 exp(-tau^2/(2 (V + R tau/3)))``, gives ``tau = RL/3 + sqrt((RL/3)^2 + 2VL)``, ``L =
     ln(2/delta)``. The interval, the hull of ``{f : |D(f)| <= tau(f)}`` (exact ends: piecewise a
     quadratic in ``g``), holds with probability ``>= 1 - delta`` against every strategy of the
-    source, also at any stopping time up to ``N``; empty, it is ``(0, 1)``. ``value = (1 -
-    (A/N_D)/(B/N_T))/2`` (1/2 without test signal), clipped to the interval.
+    source, also at any stopping time up to ``N`` (``V`` at the horizon); empty (probability
+    ``<= delta``), it is ``(0, 1)``. ``value = (1 - (A/N_D)/(B/N_T))/2`` (1/2 without test
+    signal), clipped to the interval.
 
     Examples
     --------

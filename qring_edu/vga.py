@@ -319,10 +319,10 @@ def zero_sum_pads(workers: int, d: int, bits: int, seed=None, *, worker: int | N
 
     Rows ``0 .. P-2`` are independent and uniform on ``0 .. 2**bits - 1`` (bits in 1..32), row j
     drawn from child j of one :class:`numpy.random.SeedSequence` made from ``seed``; the last
-    row closes the sum, ``r_{P-1} = -(r_0 + ... + r_{P-2}) mod 2**bits``. Every worker passing
-    the same ``seed`` (not None; a Generator must be in the same state everywhere) draws *its
-    own* row alone: worker ``j < P-1`` in O(d), worker ``P-1`` in O((P-1) d) time and O(d)
-    memory (it redraws the other rows one at a time).
+    row closes the sum, ``r_{P-1} = -(r_0 + ... + r_{P-2}) mod 2**bits``: uniform on the zero-sum
+    tuples (any P - 1 rows jointly uniform). Every worker passing the same ``seed`` (not None; a
+    Generator must be in the same state everywhere) draws *its own* row alone: worker ``j <
+    P-1`` in O(d), worker ``P-1`` in O((P-1) d) time and O(d) memory (it redraws the other rows).
 
     Examples
     --------

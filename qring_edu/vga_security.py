@@ -388,6 +388,7 @@ def ghz_verified_infidelity(n_tests: int, significance: float) -> float:
     one random untested copy's reduced state only; **not** all used copies jointly, the privacy
     of every entry (a fidelity ``1 - eps`` copy can leak up to ``sqrt(eps)``,
     :func:`rotated_ghz_leak`), dishonest workers in the tests, the sum's integrity, composability.
+    The 1/delta scaling makes it weak.
 
     Examples
     --------

@@ -442,11 +442,12 @@ def _find_next_k(k: int, upper: bool, t_lo: float, t_hi: float, odd: bool) -> tu
     return k, upper
 
 
-def _iae(theta, epsilon, delta, threshold, rng, confidence, odd, shot_cost):
+def _iae(theta, epsilon, delta, threshold, rng, confidence, odd, width):
     """The interval iteration on ``a = sin^2(theta)`` until the interval excludes ``threshold``
     or is narrower than ``2 epsilon``: ``(a_lo, a_hi, steps)``. The true ``a`` lies in every
     interval with probability ``>= 1 - delta`` (union bound over ``T`` powers).
-    ``shot_cost(k)``: qubits of one shot at power ``k``."""
+    ``width``: qubits per pass (a shot at power ``K`` makes ``K`` passes if ``odd``, else
+    ``2K - 1``)."""
     T = int(math.log(2 * math.pi / 8 / epsilon) / math.log(2)) + 1  # Grinko et al.'s bound
     t_lo, t_hi, a_lo, a_hi = 0.0, 0.25, 0.0, 1.0  # t = theta/(2 pi)
     k, upper = (0 if odd else 1), True
@@ -468,7 +469,8 @@ def _iae(theta, epsilon, delta, threshold, rng, confidence, odd, shot_cost):
         t_hi = min(t_hi, (int(2 * K * t_hi) + th_max) / (2 * K))
         t_lo = max(t_lo, (int(2 * K * t_lo) + th_min) / (2 * K))
         a_lo, a_hi = math.sin(2 * math.pi * t_lo) ** 2, math.sin(2 * math.pi * t_hi) ** 2
-        steps.append(IAEStep(k, IAE_SHOTS, ones, a_lo, a_hi, IAE_SHOTS * shot_cost(k)))
+        passes = K if odd else 2 * K - 1
+        steps.append(IAEStep(k, IAE_SHOTS, ones, a_lo, a_hi, IAE_SHOTS * width * passes))
     return a_lo, a_hi, steps
 
 
@@ -599,22 +601,12 @@ def gapip(g, h, tau: float, *, protocol="quantum", delta: float = 0.05, seed=Non
     theta = alignment_angle(gn, hn)
     threshold = 0.75 - tau * tau / 4.0
     pe = isinstance(proto, PhaseEstimation)
-    width = n_register_qubits(P) + pe
-
-    def passes(k: int) -> int:  # phase estimation: power K = k, 2K - 1; else 2k + 1
-        return 2 * k - 1 if pe else 2 * k + 1
-
-    cost = lambda k: width * passes(k)  # noqa: E731  (qubits of one shot at power k)
-    a_lo, a_hi, steps = _iae(theta, tau / 2, delta, threshold, rng, proto.confidence, not pe, cost)
+    width = n_register_qubits(P) + pe  # qubits per pass
+    a_lo, a_hi, steps = _iae(theta, tau / 2, delta, threshold, rng, proto.confidence, not pe, width)
     a_mid = 0.5 * (a_lo + a_hi)
     est = 2.0 * math.sqrt(max(0.0, 1.0 - a_mid)) - 1.0
     verdict = "aligned" if a_mid < threshold else "conflicting"
-    return Decision(
-        verdict,
-        sum(s.qubits for s in steps),
-        sum(passes(s.k) for s in steps),
-        "phase_estimation" if pe else "quantum",
-        "qubits",
-        est,
-        tuple(steps),
-    )
+    qubits = sum(s.qubits for s in steps)
+    rounds = qubits // (IAE_SHOTS * width)  # the passes: a step's shots travel side by side
+    name = "phase_estimation" if pe else "quantum"
+    return Decision(verdict, qubits, rounds, name, "qubits", est, tuple(steps))

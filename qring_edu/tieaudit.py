@@ -648,38 +648,35 @@ def tieaudit_circuit(signs, matching, *, protocol: str = "quantum", measure: boo
     n = P.bit_length() - 1
     padded = [q for q in range(n) if (check_int(pad, "pad", 0, P - 1) >> q) & 1]
     V = UnitaryGate(_measurement_unitary(m, P), label="M")
+    server = list(range(n))
     if protocol == "quantum":
+        client = server
         qc = QuantumCircuit(n, n if measure else 0)
-        qc.append(StatePreparation(s / math.sqrt(P), label="ψ_s"), range(n))
+        qc.append(StatePreparation(s / math.sqrt(P), label="ψ_s"), server)
         if padded:
             qc.z(padded)
         qc.barrier(label="server → client")
+    else:
+        client = list(range(n, 2 * n))
+        qc = QuantumCircuit(2 * n, 2 * n if measure else 0)
+        for a, b in zip(server, client):
+            qc.h(a)
+            qc.cx(a, b)
+        qc.barrier(label="shared pairs")
         if padded:
             qc.z(padded)
-        qc.append(V, range(n))
+        qc.append(DiagonalGate([complex(x) for x in s]), server)
+        qc.h(server)
         if measure:
-            qc.measure(range(n), range(n))
-        return qc
-    server, client = list(range(n)), list(range(n, 2 * n))
-    qc = QuantumCircuit(2 * n, 2 * n if measure else 0)
-    for a, b in zip(server, client):
-        qc.h(a)
-        qc.cx(a, b)
-    qc.barrier(label="shared pairs")
-    if padded:
-        qc.z(padded)
-    qc.append(DiagonalGate([complex(x) for x in s]), server)
-    qc.h(server)
-    if measure:
-        qc.measure(server, range(n))
-    qc.barrier(label="n bits → client")
-    for a, b in zip(server, client):
-        qc.cz(a, b)
-    if padded:
-        qc.z([q + n for q in padded])
+            qc.measure(server, range(n))
+        qc.barrier(label="n bits → client")
+        for a, b in zip(server, client):
+            qc.cz(a, b)
+    if padded:  # the client removes the twirl's Pauli part
+        qc.z([client[q] for q in padded])
     qc.append(V, client)
     if measure:
-        qc.measure(client, range(n, 2 * n))
+        qc.measure(client, range(qc.num_clbits - n, qc.num_clbits))
     return qc
 
 

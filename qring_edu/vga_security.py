@@ -197,8 +197,8 @@ def ghz_test_pass_probability(y_settings, *, phases=None, ghz_phase=None) -> np.
 
     Examples
     --------
-    >>> ghz_test_pass_probability([True, True, False], ghz_phase=np.pi / 2).round(6).tolist()
-    [0.5]
+    >>> ghz_test_pass_probability([[True, True, False], [False, False, False]]).tolist()
+    [1.0, 1.0]
     """
     if phases is not None and ghz_phase is not None:
         raise ValueError("give phases (a product copy) or ghz_phase (a GHZ copy), not both")

@@ -419,22 +419,15 @@ def vga_aggregate(
     """Aggregate the rows of ``inputs`` with verified GHZ states (pads form; module docstring):
     a :class:`VGAResult`, in O(P d + N b) time and memory (runs over 16 GiB are refused).
 
-    Parameters
-    ----------
-    inputs : int array (P, d)
-        Worker j's b-bit words (signed or unsigned reading) in row j; P >= 2, d >= 1.
-    bits : int in 2..32
-    test_fraction : float in [0, 1)
-        f: ``N = ceil(k d / (1 - f))`` register-copies delivered, ``T = N - k d`` tested.
-    source : Honest() (or "honest"), Dephasing(p), KnownPads(fraction), Eavesdropper(fraction)
-    tolerance : float in [0, 1)
-        Accept iff ``tests_failed <= tolerance * tests``.
-    amplification : int in 1..64
-        k: each entry's pad is the sum of k used registers' pads (secretly assigned), so it leaks
-        only if all k are attacked (:func:`~qring_edu.vga_security.amplified_leak_probability`).
-    dropped : int or sequence of int
-        Workers that drop out before announcing: the round is lost (:func:`vga_restart`).
-    seed : None, int, sequence, SeedSequence or Generator
+    ``inputs``: int (P, d), worker j's b-bit words (signed or unsigned reading) in row j, P >= 2;
+    ``bits`` in 2..32; ``test_fraction`` f in [0, 1): ``N = ceil(k d / (1 - f))`` register-copies
+    delivered, ``T = N - k d`` tested; ``source``: ``Honest()`` (or "honest"), ``Dephasing(p)``,
+    ``KnownPads(fraction)``, ``Eavesdropper(fraction)``; ``tolerance`` in [0, 1): accept iff
+    ``tests_failed <= tolerance * tests``; ``amplification`` k in 1..64: each entry's pad sums k
+    used registers' pads (secretly assigned), so it leaks only if all k are attacked
+    (:func:`~qring_edu.vga_security.amplified_leak_probability`); ``dropped``: workers that drop
+    out before announcing, losing the round (:func:`vga_restart`); ``seed``: int, sequence,
+    SeedSequence, Generator or None.
 
     Examples
     --------

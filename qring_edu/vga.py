@@ -5,27 +5,24 @@ mod 2**b`` and nothing else, from an *untrusted* GHZ source and a public authent
 
 **The honest protocol.** A GHZ state over Z_{2^b}, ``2**(-b/2) sum_g |g>|g>...|g>`` (one b-qubit
 register per worker), is b qubit GHZ states side by side: qubit i of every register (weight
-``2**i``, little endian as in Qiskit) belongs to qubit GHZ i, so a register-copy costs b qubit GHZ
-copies. *Phase form*: worker j applies ``Z^{x_j}: |g> -> w^{x_j g}`` (``w = exp(2 pi i/2**b)``),
-measures in the Fourier basis (inverse QFT, then the computational basis) and broadcasts ``m_j``,
-uniform on ``{m : sum_j m_j = sum_j x_j}``. *Pads form*: measuring first gives zero-sum pads
-``r_j`` (:func:`zero_sum_pads`); announcing ``m_j = x_j + r_j`` has the same law. Everyone adds
-the announcements. :func:`vga_aggregate` runs the pads form (steps 4-5 of its code),
-:func:`vga_circuit` draws the phase form.
+``2**i``, little endian as in Qiskit) belongs to qubit GHZ i. *Phase form*: worker j applies
+``Z^{x_j}: |g> -> w^{x_j g}`` (``w = exp(2 pi i/2**b)``), measures in the Fourier basis and
+broadcasts ``m_j``, uniform on ``{m : sum_j m_j = sum_j x_j}``. *Pads form*: measuring first
+gives zero-sum pads ``r_j`` (:func:`zero_sum_pads`); ``m_j = x_j + r_j`` has the same law.
+Everyone adds the announcements. :func:`vga_aggregate` runs the pads form, :func:`vga_circuit`
+draws the phase form.
 
-**Verification** (the GHZ test after Pappa et al. 2012). The source delivers
-``N = ceil(k d/(1 - f))`` register-copies (:func:`vga_copy_counts`); with randomness drawn after
-delivery the workers test a secret random ``T = N - k d`` of them and use the rest, k per entry.
-On every qubit GHZ of a tested register each worker measures X or Y (an even number 2m of Y's,
-uniformly); the test passes iff the XOR of the outcome bits is ``m mod 2``; the run is accepted
-iff at most ``tolerance * tests`` fail. Sources: :class:`Honest`, :class:`Dephasing`,
-:class:`KnownPads`, :class:`Eavesdropper`.
+**Verification** (the GHZ test after Pappa et al. 2012). The source delivers ``N = ceil(k d/(1 -
+f))`` register-copies (:func:`vga_copy_counts`); with randomness drawn after delivery the
+workers test a secret random ``T = N - k d`` of them and use the rest, k per entry. On every
+qubit GHZ of a tested register each worker measures X or Y (an even number 2m of Y's); the test
+passes iff the XOR of the outcome bits is ``m mod 2``; the run is accepted iff at most
+``tolerance * tests`` fail. Sources: :class:`Honest`, :class:`Dephasing`, :class:`KnownPads`,
+:class:`Eavesdropper`.
 
-**Dropout.** A worker that drops out before announcing loses the round for everyone: the other
-announcements sum to the survivors' inputs minus the missing worker's pad, uniformly random, so
-nothing is learned and nothing recovered; the survivors restart with fresh GHZ copies
-(:func:`vga_restart`). VGA tolerates no dropout within a round (Bonawitz et al. 2017 do).
-What the tests prove, and what they do not: :mod:`qring_edu.vga_security`.
+**Dropout** before announcing loses the round for everyone (the other announcements sum to a
+uniformly random word); the survivors restart on fresh copies (:func:`vga_restart`). Bonawitz et
+al. 2017 tolerate dropout; VGA does not. What the tests prove: :mod:`qring_edu.vga_security`.
 """
 
 from __future__ import annotations
@@ -192,41 +189,29 @@ def _as_source(source) -> _Source:
 # -- Results ---------------------------------------------------------------------------------
 @result
 class VGAResult:
-    """Outcome of :func:`vga_aggregate`.
+    """Outcome of :func:`vga_aggregate` (settings as there; ``workers`` P, ``entries`` d).
 
     Attributes
     ----------
-    source, bits, test_fraction, tolerance, amplification
-        The run's settings (``amplification``: k registers per entry).
     accepted : bool
         ``tests_failed <= tolerance * tests`` (qubit GHZ tests; also ``tests_passed``).
-    attacker_accuracy : float
-        Fraction of the announced inputs the source's guess gets right.
-    workers, entries, complete : int, int, bool
-        P, d, and whether every worker announced (``announced``: bool (P,)).
-    total : numpy.ndarray of int64, shape (d,)
-        The announcements received, summed mod ``2**bits`` and signed: the aggregate if
-        ``complete``, else a uniformly random word.
-    transcript : numpy.ndarray of int64, shape (P, d)
-        The words ``m_j`` broadcast, in ``0 .. 2**bits - 1`` (-1: the worker dropped out).
+    total, transcript : numpy.ndarray of int64, shapes (d,) and (P, d)
+        The announcements received summed mod ``2**bits``, signed (the aggregate if
+        ``complete``: every worker ``announced``, else uniformly random); the words ``m_j``
+        broadcast, in ``0 .. 2**bits - 1`` (-1: the worker dropped out).
     n_copies, n_tested, bad_used, bad_tested : int
         Register-copies delivered, tested, spoiled among the used, spoiled among the tested;
         ``ghz_delivered``, ``ghz_used``, ``ghz_tested`` count qubit GHZ copies (b per copy).
-    guess_words, attacker_guess : numpy.ndarray, shape (P, d)
+    guess_words, attacker_guess, attacker_accuracy : numpy.ndarray (P, d), float
         The source's guess of every input (uint32; signed int64): ``m_j`` minus the pad where it
-        holds every pad of the entry (``attacker_knows``, bool (d,)), the bare ``m_j`` elsewhere.
+        holds every pad of the entry (``attacker_knows``, bool (d,)), the bare ``m_j`` elsewhere;
+        the fraction of announced inputs it gets right.
 
     Examples
     --------
     >>> x = np.array([[1, 2, 3], [4, 5, 6], [7, 8, 9]])
-    >>> res = vga_aggregate(x, bits=4, seed=0)
-    >>> res
+    >>> vga_aggregate(x, bits=4, seed=0)
     VGAResult(source=Honest(), bits=4, accepted=True, tests_failed=0, attacker_accuracy=0.3333, workers=3, entries=3, ghz_used=12, ghz_tested=12, complete=True)
-    >>> res.total.tolist()                  # (12, 15, 18) mod 16, signed
-    [-4, -1, 2]
-    >>> bad = vga_aggregate(x, bits=4, source=KnownPads(), seed=0)
-    >>> bad.accepted, bad.attacker_guess.tolist()
-    (False, [[1, 2, 3], [4, 5, 6], [7, -8, -7]])
     """
 
     source: _Source
@@ -262,13 +247,9 @@ class VGAResult:
 
 @result
 class VGALedger:
-    """Resources of verified pads + superdense ring: ring qubits and ebits on the busiest directed
-    link, and qubit GHZ copies (each shared by all workers, one qubit per worker).
-
-    Attributes
-    ----------
-    workers, ring_online_qubits, ring_ebits, ring_offline_qubits : int
-    ghz_delivered, ghz_used, ghz_tested : int
+    """Resources of verified pads + superdense ring (all int): ``ring_online_qubits``,
+    ``ring_ebits``, ``ring_offline_qubits`` on the busiest directed link, and ``ghz_delivered``,
+    ``ghz_used``, ``ghz_tested`` qubit GHZ copies (each shared by all ``workers``).
 
     Examples
     --------
@@ -291,16 +272,10 @@ class VGALedger:
 
 @result
 class VGARingResult:
-    """Outcome of :func:`vga_ring_allreduce`.
-
-    Attributes
-    ----------
-    accepted, consistent, ledger : bool, bool, VGALedger
-        The pads' verdict; every worker holds the same output; the resources.
-    total : numpy.ndarray of int64, shape (d,)
-        Worker 0's copy of the ring output (signed, mod ``2**bits``).
-    vga, ring : VGAResult, qring_edu.AllReduceResult
-        The pads' run; the superdense ring run on the masked values.
+    """Outcome of :func:`vga_ring_allreduce`: the pads' verdict ``accepted``, ``consistent``
+    (every worker holds the same output), the resources ``ledger`` (:class:`VGALedger`),
+    ``total`` (worker 0's output, int64 (d,), signed mod ``2**bits``), and the two runs: ``vga``
+    (:class:`VGAResult`, the pads) and ``ring`` (the superdense ring on the masked values).
 
     Examples
     --------
@@ -319,16 +294,10 @@ class VGARingResult:
 
 @result
 class VGARestart:
-    """A round lost to dropouts and its restart among the survivors (:func:`vga_restart`).
-
-    Attributes
-    ----------
-    survivors, ghz_delivered : tuple of int, int
-        Rows of ``inputs`` in the restart; qubit GHZ copies of both rounds.
-    total : numpy.ndarray of int64, shape (d,)
-        The survivors' sum (``restart.total``).
-    first, restart : VGAResult
-        The lost round (``complete`` False) and the survivors' round on fresh GHZ copies.
+    """A round lost to dropouts and its restart (:func:`vga_restart`): ``survivors`` (rows of
+    ``inputs`` in the restart), ``ghz_delivered`` (qubit GHZ copies of both rounds), ``total``
+    (the survivors' sum, int64 (d,)), and the two :class:`VGAResult` ``first`` (the lost round)
+    and ``restart`` (the survivors' round on fresh GHZ copies).
 
     Examples
     --------
@@ -348,15 +317,12 @@ class VGARestart:
 def zero_sum_pads(workers: int, d: int, bits: int, seed=None, *, worker: int | None = None):
     """Uniformly random pads that sum to zero: uint32 (P, d), or worker ``worker``'s row (d,).
 
-    Rows ``0 .. P-2`` are independent and uniform on ``0 .. 2**bits - 1``, row j drawn from child
-    j of one :class:`numpy.random.SeedSequence` made from ``seed``; the last row closes the sum,
-    ``r_{P-1} = -(r_0 + ... + r_{P-2}) mod 2**bits`` (bits in 1..32): the law is uniform on the
-    zero-sum tuples (any P - 1 rows jointly uniform). Every worker passing the same ``seed``
-    (int, sequence of ints, SeedSequence: :func:`~qring_edu._validate.seed_sequence`; a
-    Generator gives up 128 bits of its stream, so it must be in the same state everywhere)
-    draws *its own* row alone: worker ``j < P-1`` in O(d) time and memory,
-    worker ``P-1`` in O((P-1) d) time and O(d) memory (it redraws the other rows one at a time
-    to negate their sum). ``worker`` needs a seed other than None.
+    Rows ``0 .. P-2`` are independent and uniform on ``0 .. 2**bits - 1`` (bits in 1..32), row j
+    drawn from child j of one :class:`numpy.random.SeedSequence` made from ``seed``; the last
+    row closes the sum, ``r_{P-1} = -(r_0 + ... + r_{P-2}) mod 2**bits``: uniform on the zero-sum
+    tuples (any P - 1 rows jointly uniform). Every worker passing the same ``seed`` (not None; a
+    Generator must be in the same state everywhere) draws *its own* row alone: worker ``j <
+    P-1`` in O(d), worker ``P-1`` in O((P-1) d) time and O(d) memory (it redraws the other rows).
 
     Examples
     --------
@@ -397,9 +363,8 @@ def zero_sum_pads(workers: int, d: int, bits: int, seed=None, *, worker: int | N
 
 
 def vga_copy_counts(entries: int, test_fraction: float, *, amplification: int = 1):
-    """Register-copies delivered and tested for ``entries`` entries: ``(N, T)``, O(1).
-
-    With ``U = k d`` used registers, ``N = ceil(U / (1 - f))``, ``T = N - U = ceil(f N)``.
+    """Register-copies delivered and tested for ``entries`` entries: ``(N, T)``, with ``U = k d``
+    used registers, ``N = ceil(U / (1 - f))``, ``T = N - U = ceil(f N)``.
 
     Examples
     --------
@@ -451,30 +416,18 @@ def vga_aggregate(
     dropped=(),
     seed=None,
 ) -> VGAResult:
-    """Aggregate the rows of ``inputs`` with verified GHZ states (pads form; module docstring).
+    """Aggregate the rows of ``inputs`` with verified GHZ states (pads form; module docstring):
+    a :class:`VGAResult`, in O(P d + N b) time and memory (runs over 16 GiB are refused).
 
-    Parameters
-    ----------
-    inputs : int array (P, d)
-        Worker j's b-bit words (signed or unsigned reading) in row j; P >= 2, d >= 1.
-    bits : int in 2..32
-    test_fraction : float in [0, 1)
-        f: ``N = ceil(k d / (1 - f))`` register-copies delivered, ``T = N - k d`` tested.
-    source : Honest() (or "honest"), Dephasing(p), KnownPads(fraction), Eavesdropper(fraction)
-    tolerance : float in [0, 1)
-        Accept iff ``tests_failed <= tolerance * tests``.
-    amplification : int in 1..64
-        k: each entry's pad is the sum of k used registers' pads (secretly assigned), so it leaks
-        only if all k are attacked (:func:`~qring_edu.vga_security.amplified_leak_probability`);
-        k-fold copies.
-    dropped : int or sequence of int
-        Workers that drop out before announcing: the round is lost (``complete`` False,
-        ``total`` uniformly random; :func:`vga_restart`).
-    seed : int or numpy Generator, optional
-
-    Returns
-    -------
-    VGAResult. O(P d + N b) time and memory; a run needing more than 16 GiB is refused.
+    ``inputs``: int (P, d), worker j's b-bit words (signed or unsigned reading) in row j, P >= 2;
+    ``bits`` in 2..32; ``test_fraction`` f in [0, 1): ``N = ceil(k d / (1 - f))`` register-copies
+    delivered, ``T = N - k d`` tested; ``source``: ``Honest()`` (or "honest"), ``Dephasing(p)``,
+    ``KnownPads(fraction)``, ``Eavesdropper(fraction)``; ``tolerance`` in [0, 1): accept iff
+    ``tests_failed <= tolerance * tests``; ``amplification`` k in 1..64: each entry's pad sums k
+    used registers' pads (secretly assigned), so it leaks only if all k are attacked
+    (:func:`~qring_edu.vga_security.amplified_leak_probability`); ``dropped``: workers that drop
+    out before announcing, losing the round (:func:`vga_restart`); ``seed``: int, sequence,
+    SeedSequence, Generator or None.
 
     Examples
     --------
@@ -482,8 +435,6 @@ def vga_aggregate(
     >>> res = vga_aggregate(x, bits=4, seed=0)
     >>> res.total.tolist(), res.accepted, res.ghz_used, res.ghz_tested
     ([5, 7, -7], True, 12, 12)
-    >>> vga_aggregate(x, bits=4, source=Dephasing(0.5), tolerance=0.6, seed=0).accepted
-    True
     """
     bits = check_bits(bits)
     x = _check_inputs(inputs, bits)
@@ -575,18 +526,14 @@ def vga_restart(
     tolerance: float = 0.0,
     seed=None,
 ) -> VGARestart:
-    """A round lost to ``dropped`` workers, then a restart among the survivors on fresh copies.
-
-    In the first round (:func:`vga_aggregate` with ``dropped``) the announcements received sum
-    to the survivors' sum minus the missing pads, uniformly random: nothing is learned
-    (information-theoretically) and nothing recovered. The survivors then rerun VGA on fresh
-    GHZ copies: their sum, for a second round's copies. It never gives the dropped inputs or a
-    round that survives a dropout (Bonawitz et al. 2017 recover with t-of-n secret sharing).
+    """A round lost to ``dropped`` workers (the announcements received sum to a uniformly random
+    word: nothing learned, nothing recovered), then the survivors' round on fresh GHZ copies:
+    their sum, never the dropped inputs (Bonawitz et al. 2017 recover with t-of-n secret
+    sharing). Keywords as in :func:`vga_aggregate`.
 
     Examples
     --------
-    >>> x = np.array([[1, 2], [3, 4], [5, 6]])
-    >>> run = vga_restart(x, dropped=[0], bits=4, seed=1)
+    >>> run = vga_restart(np.array([[1, 2], [3, 4], [5, 6]]), dropped=[0], bits=4, seed=1)
     >>> run.first.complete, run.survivors, run.total.tolist()      # (8, 10) mod 16, signed
     (False, (1, 2), [-8, -6])
     """
@@ -614,9 +561,8 @@ def vga_ring_allreduce(
     seed=None,
 ) -> VGARingResult:
     """Verified pads + superdense ring: :func:`qring_edu.ring_allreduce` (superdense transport)
-    sums the masked values ``x_j + r_j``. The pads sum to zero, so its output is ``sum_j x_j mod
-    2**bits`` (exactly at ``pair_fidelity = 1``), and every message on a link is a masked
-    partial sum. The other keywords are those of :func:`vga_aggregate`.
+    sums the masked values ``x_j + r_j``: ``sum_j x_j mod 2**bits`` (exact at ``pair_fidelity =
+    1``), every message a masked partial sum. Other keywords as in :func:`vga_aggregate`.
 
     Examples
     --------
@@ -640,8 +586,8 @@ def vga_ring_allreduce(
 # -- Known pads under test, the dephased sum ---------------------------------------------------
 def known_pads_detection(workers: int) -> float:
     """Probability that one GHZ test fails on a known-pads qubit GHZ: ``(1 - 2**(1-P)) / 2``
-    (equator states with phases ``phi_j`` pass with probability ``(1 + cos(sum_j phi_j) /
-    2**(P-1)) / 2`` over the settings, and zero-sum pads make ``sum_j phi_j = 0``).
+    (equator states pass with probability ``(1 + cos(sum_j phi_j) / 2**(P-1)) / 2``, and
+    zero-sum pads make ``sum_j phi_j = 0``).
 
     Examples
     --------
@@ -664,8 +610,7 @@ def sample_sum_shift(flips, seed=None) -> np.ndarray:
     --------
     A flip of qubit GHZ i shifts the sum by ``2**(b-1-i)`` (b = 2: no flip, GHZ 0, GHZ 1):
 
-    >>> flips = np.array([[False, False], [True, False], [False, True]])
-    >>> sample_sum_shift(flips, seed=0).tolist()
+    >>> sample_sum_shift(np.array([[0, 0], [1, 0], [0, 1]], dtype=bool), seed=0).tolist()
     [0, 2, 1]
     """
     flips, rng = np.asarray(flips), generator(seed)
@@ -692,13 +637,10 @@ def _words_of(values, bits: int, name: str, P: int | None = None) -> list[int]:
 
 
 def vga_circuit(x, bits: int, *, pads=None, flips=None, measure: bool = True):
-    """The VGA circuit for one entry: source, phases ``Z^{x_j}``, Fourier measurement.
-
-    ``x``: P ints (all zeros: the pads form). Register ``w{j}`` holds worker j's b qubits (qubit
-    i of weight ``2**i``); classical register ``m{j}`` receives ``m_j``. Source: ideal GHZ (H on
-    ``w0[i]``, CNOTs to every ``wj[i]``); ``flips`` (b bools) puts a Z on ``w0[i]`` (a dephased
-    copy); ``pads`` (P zero-sum ints) makes it the known-pads product ``F|r_1> ... F|r_P>``.
-    Give at most one of ``flips`` and ``pads``. Returns a ``qiskit.QuantumCircuit``.
+    """The VGA circuit for one entry: source, phases ``Z^{x_j}`` (``x``: P ints), Fourier
+    measurement of register ``w{j}`` (qubit i of weight ``2**i``) into ``m{j}``. Source: ideal
+    GHZ; ``flips`` (b bools): a Z on ``w0[i]`` (dephased); ``pads`` (P zero-sum ints): the
+    known-pads product ``F|r_1> ... F|r_P>``; not both.
 
     Examples
     --------
@@ -756,11 +698,9 @@ def vga_circuit(x, bits: int, *, pads=None, flips=None, measure: bool = True):
 
 def vga_aggregate_qiskit(inputs, *, bits: int = 2, source=Honest(), seed=None):  # noqa: B008
     """Transcript of the aggregation as Qiskit circuits on Aer, one shot per entry: int64 (P, d).
-
-    Each entry's register comes from ``source.deliver`` (as in :func:`vga_aggregate`): a
-    dephased one gets its flips, a known-pads one (:class:`KnownPads`, :class:`Eavesdropper`)
-    random zero-sum pads. Entries with the same circuit share one Aer job. ``P * bits <= 16``,
-    ``d <= 20 000``.
+    Each entry's register comes from ``source.deliver`` (dephased: its flips; known pads: random
+    zero-sum pads); entries with the same circuit share one Aer job. ``P * bits <= 16``, ``d <=
+    20 000``.
 
     Examples
     --------

@@ -1,42 +1,21 @@
 """What VGA's verification proves, and what it does not (protocols layer; book/05_vga.ipynb for
 the GHZ test and the sampling bound, book/06_vga_security.ipynb beyond it).
 
-The protocol itself is :mod:`qring_edu.vga`. This module holds the analysis: the GHZ test
-(settings, pass probabilities, circuits, its averaged pass operator), the per-register
-detection of each attack, the soundness error of the sampling, the fidelity that passed tests
-guarantee, and the exact laws of the transcript.
+The analysis of :mod:`qring_edu.vga`. Attacks are values: its sources (whole registers) and, on
+part of a register, :class:`KnownPadBits` and :class:`SplitWorker`. Proven here, each in its
+function: privacy of the ideal protocol against a coalition of up to P - 2 workers and an
+eavesdropper on every link (:func:`transcript_distance` is 0); each attack's detection
+(:func:`detection_probability`: at least 1/4 for every attack that predicts a pad digit with
+certainty); the soundness of the sampling when bad registers are bad *independently*
+(:func:`vga_epsilon`, :func:`vga_epsilon_floor`); the fidelity witness ``F >= 1 - 2 P(fail)``
+(:func:`ghz_test_operator`) and, against *any* source, the fidelity of one random untested
+register (:func:`ghz_verified_infidelity`, after Zhu & Hayashi 2019).
 
-Attacks are values: the sources of :mod:`qring_edu.vga` (:class:`~qring_edu.vga.KnownPads`,
-:class:`~qring_edu.vga.Eavesdropper`, :class:`~qring_edu.vga.Dephasing`, each spoiling whole
-registers) and two attacks on part of a register, :class:`KnownPadBits` and
-:class:`SplitWorker`.
-
-What is proven here
--------------------
-* Privacy of the ideal protocol: with genuine GHZ registers the transcript is uniform on the
-  tuples with the right sum (:func:`transcript_distance` is 0), against a coalition of up to
-  P - 2 workers and an eavesdropper on every link.
-* Detection, attack by attack (:func:`detection_probability`): ``1 - (1 - delta_P)**k`` for
-  known pads on k of a register's b qubit GHZ states (``delta_P = (1 - 2**(1-P))/2 < 1/2``), at
-  least 1/4 for every attack that lets the source predict a worker's pad digit with certainty
-  (attained by a split worker), 1 for dephasing.
-* Soundness of the sampling (:func:`vga_epsilon`): for sources whose bad registers are bad
-  *independently*, each exposed with probability at least ``detection`` when tested, the
-  probability of accepting while more than a fraction beta of the used registers are bad. With
-  beta = 0 it never falls below about ``1 - f`` (:func:`vga_epsilon_floor`: 1/2 at f = 1/2).
-* The test is a fidelity witness, ``F >= 1 - 2 P(fail)`` for every state
-  (:func:`ghz_test_operator`), and against *any* source (entangled across copies) N passed
-  register tests guarantee, at significance delta, fidelity ``1 - eps(N, delta)`` for the
-  reduced state of one random untested register (:func:`ghz_verified_infidelity`, after Zhu &
-  Hayashi 2019).
-
-Not covered: composable security (no simulator; see Yehia, Diamanti & Kerenidis 2020 and
-Colisson, Markham & Yehia 2024 for composable GHZ verification); partially bad copies (trace
-distance t leaks about t but fails only about t**2/2, :func:`rotated_ghz_leak`), which the
-sampling bound misses and the witness bounds only by ``sqrt(2 P(fail))``; attacks correlated
-across copies (except through the single-copy fidelity guarantee); all used copies jointly;
-dishonest workers taking part in the tests; the integrity of the sum (a source can shift sums,
-as dephasing does); the authenticity of the classical channel (assumed).
+Not covered: composable security (see Yehia, Diamanti & Kerenidis 2020 and Colisson, Markham &
+Yehia 2024 for composable GHZ verification); partially bad copies (trace distance t leaks about
+t but fails only about t**2/2, :func:`rotated_ghz_leak`); attacks correlated across copies
+(except through the single-copy fidelity guarantee); all used copies jointly; dishonest workers
+in the tests; the integrity of the sum; the authenticity of the classical channel (assumed).
 """
 
 from __future__ import annotations
@@ -102,9 +81,18 @@ MAX_EXACT_QUBITS = 12
 MAX_EXACT_PADS = 1 << 16
 
 
-# -- Attacks on part of a register -----------------------------------------------------------------
+# -- Attacks on part of a register -----------------------------------------------------------
 @dataclass(frozen=True)
-class KnownPadBits:
+class _PartialAttack:
+    qubits: int = 1  # attacked qubit GHZ states per register, 1..32
+
+    def __post_init__(self):
+        name = f"{type(self).__name__} qubits"
+        object.__setattr__(self, "qubits", check_int(self.qubits, name, 1, 32))
+
+
+@dataclass(frozen=True)
+class KnownPadBits(_PartialAttack):
     """Known pads on the top ``qubits`` qubit GHZ states of each attacked register (weights
     ``2**(b-qubits) .. 2**(b-1)``), genuine GHZ below: the source learns the lowest ``qubits``
     bits of every pad (so of every input) of the entry, the sum stays exact, and a tested
@@ -116,32 +104,21 @@ class KnownPadBits:
     0.4375
     """
 
-    qubits: int = 1
-
-    def __post_init__(self):
-        object.__setattr__(self, "qubits", check_int(self.qubits, "KnownPadBits qubits", 1, 32))
-
 
 @dataclass(frozen=True)
-class SplitWorker:
+class SplitWorker(_PartialAttack):
     """On ``qubits`` qubit GHZ states of each attacked register, one worker's qubit is a pure
-    state the source chose (e.g. ``|+>``) and the other P - 1 share a GHZ state: on qubit
-    ``b - 1`` this gives the source that worker's lowest pad bit, on all b its whole pad, while
-    the sum stays exact. Each attacked qubit GHZ fails a test with probability exactly 1/4 for
-    every P, the minimum over every attack that lets the source predict a pad digit with
-    certainty (that worker's qubit is then pure and in a product with the rest, so the copy's
-    fidelity with GHZ is at most 1/2, and ``P(fail) >= (1 - F)/2``, :func:`ghz_test_operator`).
+    state the source chose and the other P - 1 share a GHZ state: the source learns that
+    worker's lowest ``qubits`` pad bits, the sum stays exact. Each attacked qubit GHZ fails a
+    test with probability exactly 1/4 for every P, the minimum over every attack that predicts a
+    pad digit with certainty (the copy's fidelity with GHZ is then at most 1/2, and ``P(fail) >=
+    (1 - F)/2``, :func:`ghz_test_operator`).
 
     Examples
     --------
     >>> detection_probability(SplitWorker(), 4, bits=8)
     0.25
     """
-
-    qubits: int = 1
-
-    def __post_init__(self):
-        object.__setattr__(self, "qubits", check_int(self.qubits, "SplitWorker qubits", 1, 32))
 
 
 #: The attacks :func:`detection_probability` knows.
@@ -151,23 +128,14 @@ TRANSCRIPT_SOURCES = (Honest, KnownPads, Eavesdropper)
 
 
 def detection_probability(attack, workers: int, *, bits: int) -> float:
-    """Probability that testing one bad register-copy exposes it: the ``detection`` that
-    :func:`vga_epsilon` needs.
-
-    A tested register is tested on all its b qubit GHZ states (independent settings); an attacked
-    qubit GHZ fails with probability ``delta_1``, an untouched one never, so attacking k of them
-    gives ``1 - (1 - delta_1)**k``:
-
-    * :class:`~qring_edu.vga.KnownPads`, :class:`~qring_edu.vga.Eavesdropper` (whole register,
-      k = b): ``delta_1 = delta_P = (1 - 2**(1-P))/2`` (:func:`~qring_edu.vga.known_pads_detection`);
-      the fraction of registers attacked does not matter here;
-    * :class:`KnownPadBits` (k = ``qubits``): the same ``delta_P``;
-    * :class:`SplitWorker` (k = ``qubits``): ``delta_1 = 1/4`` for every P;
-    * :class:`~qring_edu.vga.Dephasing`: a register with a phase-flipped qubit GHZ fails every
-      test: 1.
-
-    Attacks that change a copy only slightly (trace distance t) are caught with probability of
-    order t**2 and are not in this list (:func:`rotated_ghz_leak`).
+    """Probability that testing one bad register-copy exposes it (the ``detection`` of
+    :func:`vga_epsilon`): ``1 - (1 - delta_1)**k`` for k attacked qubit GHZ states, each failing
+    with probability ``delta_1``: ``delta_P = (1 - 2**(1-P))/2``
+    (:func:`~qring_edu.vga.known_pads_detection`) for :class:`~qring_edu.vga.KnownPads` and
+    :class:`~qring_edu.vga.Eavesdropper` (k = b, whatever their fraction) and
+    :class:`KnownPadBits` (k = ``qubits``); 1/4 for :class:`SplitWorker`; 1 for
+    :class:`~qring_edu.vga.Dephasing`. Slightly changed copies are not in this list
+    (:func:`rotated_ghz_leak`).
 
     Examples
     --------
@@ -194,7 +162,7 @@ def detection_probability(attack, workers: int, *, bits: int) -> float:
     return 1.0 - (1.0 - per_test) ** attack.qubits
 
 
-# -- The GHZ test ----------------------------------------------------------------------------------
+# -- The GHZ test ----------------------------------------------------------------------------
 def even_y_settings(n_tests: int, workers: int, seed=None) -> np.ndarray:
     """Random GHZ-test settings: bool (n_tests, P), True = measure Y, uniform on even weights
     (the first P - 1 columns uniform, the last closes the parity).
@@ -222,18 +190,15 @@ def _y_settings(y_settings) -> np.ndarray:
 def ghz_test_pass_probability(y_settings, *, phases=None, ghz_phase=None) -> np.ndarray:
     """Exact pass probability of GHZ tests with the given settings; float64 (n,).
 
-    ``y_settings``: bool (n, P) or (P,), an even number 2m of True (= Y) per row; the test passes
-    iff the +-1 product has sign ``(-1)**m``: ``P(pass) = (1 + (-1)**m <X..Y..>) / 2``. The copy
-    is a GHZ state ``(|0..0> + e^{i theta}|1..1>)/sqrt 2`` (``ghz_phase`` theta, default 0:
-    ``P(pass) = (1 + cos theta)/2``) or, with ``phases`` ((n, P) or (P,)), the product of
-    equator states ``(|0> + e^{i phi_j}|1>)/sqrt 2``; give at most one of the two.
+    ``y_settings``: bool (n, P) or (P,), an even number 2m of True (= Y) per row; ``P(pass) =
+    (1 + (-1)**m <X..Y..>) / 2``. The copy is ``(|0..0> + e^{i theta}|1..1>)/sqrt 2``
+    (``ghz_phase`` theta, default 0: ``P(pass) = (1 + cos theta)/2``) or, with ``phases`` ((n, P)
+    or (P,)), the product of equator states ``(|0> + e^{i phi_j}|1>)/sqrt 2``; not both.
 
     Examples
     --------
     >>> ghz_test_pass_probability([[True, True, False], [False, False, False]]).tolist()
     [1.0, 1.0]
-    >>> ghz_test_pass_probability([True, True, False], ghz_phase=np.pi / 2).round(6).tolist()
-    [0.5]
     """
     if phases is not None and ghz_phase is not None:
         raise ValueError("give phases (a product copy) or ghz_phase (a GHZ copy), not both")
@@ -253,13 +218,10 @@ def ghz_test_pass_probability(y_settings, *, phases=None, ghz_phase=None) -> np.
 
 
 def ghz_test_circuit(y_settings, *, phases=None, flip: bool = False):
-    """One qubit GHZ test as a Qiskit circuit: prepare the copy, measure each qubit in X (H) or
-    Y (S-dagger, H).
-
-    ``y_settings``: P bools (True = Y), an even number of True. Copy: GHZ (``flip``: a Z on
-    qubit 0, the dephased copy) or, with ``phases``, the product ``(|0> + e^{i phi_j}|1>)/sqrt
-    2`` (then ``flip`` must stay False). Outcome bit j = 0 means eigenvalue +1; the test passes
-    iff the XOR of the bits is (number of Y's / 2) mod 2.
+    """One qubit GHZ test as a Qiskit circuit: the copy (GHZ; ``flip``: a Z on qubit 0; or with
+    ``phases`` the product of equator states, as in :func:`ghz_test_pass_probability`), then
+    X (H) or Y (S-dagger, H) on each qubit per ``y_settings`` and measurement (bit 0 = +1). It
+    passes iff the XOR of the bits is (number of Y's / 2) mod 2.
 
     Examples
     --------
@@ -310,12 +272,9 @@ def _ghz_pair(workers: int) -> tuple[np.ndarray, np.ndarray]:
 def ghz_test_operator(workers: int) -> np.ndarray:
     """The GHZ test's pass operator averaged over its settings: ``Omega = (1 + |GHZ+><GHZ+| -
     |GHZ-><GHZ-|) / 2``, a real (2**P, 2**P) array (worker j = bit j, little endian), P in 2..10.
-
-    On ``|x>`` (S_x = workers with bit 1), ``(-1)**m X..Y.. |x> = (-1)**|Y cap S_x| |x bar>``, and
-    the average of ``(-1)**|Y cap S|`` over uniform even subsets Y is 1 for S empty or full, 0
-    otherwise (toggle one worker inside S and one outside). Eigenvalues 1 (``|GHZ+>``), 1/2 and 0
-    (``|GHZ->``): for every state ``P(pass) = (1 + F+ - F-)/2``, the **fidelity witness**
-    ``F >= 1 - 2 P(fail)``, tight when ``<GHZ-|rho|GHZ-> = 0``; spectral gap 1/2.
+    Eigenvalues 1 (``|GHZ+>``), 1/2 and 0 (``|GHZ->``): ``P(pass) = (1 + F+ - F-)/2``, hence
+    the **fidelity witness** ``F >= 1 - 2 P(fail)`` (tight when ``<GHZ-|rho|GHZ-> = 0``);
+    spectral gap 1/2.
 
     Examples
     --------
@@ -341,8 +300,8 @@ def _as_state(state, name: str = "state") -> tuple[np.ndarray, int]:
 
 def ghz_state_pass_probability(state) -> float:
     """Probability that the GHZ test passes on a P-qubit state (vector or density matrix, P in
-    2..10), averaged over the settings and computed setting by setting from Pauli expectations
-    (no use of :func:`ghz_test_operator`, so the two check each other).
+    2..10), averaged over the settings from Pauli expectations (independent of
+    :func:`ghz_test_operator`, so the two check each other).
 
     Examples
     --------
@@ -384,10 +343,6 @@ class GHZWitness:
     the trace distance from ``|GHZ+>`` (``D <= sqrt(1 - F)``, Fuchs–van de Graaf for a pure
     target), hence on how far any statistics of the copy, its transcript included, can move.
 
-    Attributes
-    ----------
-    fail_probability, fidelity_bound, distance_bound : float
-
     Examples
     --------
     >>> ghz_witness(0.02)
@@ -412,7 +367,7 @@ def ghz_witness(fail_probability: float) -> GHZWitness:
     return GHZWitness(p, max(0.0, 1.0 - 2.0 * p), min(1.0, math.sqrt(2.0 * p)))
 
 
-# -- The finite-copy guarantee (Zhu & Hayashi) -----------------------------------------------------
+# -- The finite-copy guarantee (Zhu & Hayashi) -----------------------------------------------
 def _check_significance(significance) -> float:
     return check_float(significance, "significance", 1e-300, 1.0, hi_open=True)
 
@@ -426,18 +381,14 @@ def ghz_verified_infidelity(n_tests: int, significance: float) -> float:
     in Phys. Rev. Applied 12, 054047 (2019), Eq. (26), the sentence after it, and Eq. (C37)): the
     adversary prepares *any* state of N + 1 systems; the verifier permutes them at random, tests
     N with a strategy Omega and keeps the last, whose reduced state given that all N tests
-    passed is sigma. "Verified within infidelity eps at significance delta" means: whenever the
-    passing probability is at least delta, ``1 - <psi|sigma|psi> <= eps``. For smallest
-    eigenvalue 0 and spectral gap nu, ``min{ceil((1 - delta)/(nu delta eps)), ceil(1/(delta eps)
-    - 1)} <= N <= ceil((1 - delta)/(nu delta eps))``, the lower bound attained for nu = 1/2. The
-    GHZ test (eigenvalues {1, 1/2, 0}) and a register's test (all b qubit GHZ tested; {1, 1/2,
-    ..., 2**-b, 0}) both have nu = 1/2 and smallest eigenvalue 0. For VGA, N counts tested
-    registers and the guarantee is for one register.
-
-    It covers one copy chosen at random among the untested ones, and only its reduced state. It
-    does **not** cover all used copies jointly, the privacy of every entry (a fidelity
-    ``1 - eps`` copy can leak up to ``sqrt(eps)``, :func:`rotated_ghz_leak`), dishonest workers in
-    the tests, the integrity of the sum, or composability. The 1/delta scaling makes it weak.
+    passed is sigma; whenever the passing probability is at least delta, ``1 - <psi|sigma|psi>
+    <= eps``, for the number of tests of :func:`ghz_verification_tests` (smallest eigenvalue 0,
+    spectral gap nu). The GHZ test ({1, 1/2, 0}) and a register's test (all b qubit GHZ tested;
+    {1, 1/2, ..., 2**-b, 0}) both have nu = 1/2; for VGA, N counts tested registers. Covered:
+    one random untested copy's reduced state only; **not** all used copies jointly, the privacy
+    of every entry (a fidelity ``1 - eps`` copy can leak up to ``sqrt(eps)``,
+    :func:`rotated_ghz_leak`), dishonest workers in the tests, the sum's integrity, composability.
+    The 1/delta scaling makes it weak.
 
     Examples
     --------
@@ -452,8 +403,9 @@ def ghz_verified_infidelity(n_tests: int, significance: float) -> float:
 
 def ghz_verification_tests(infidelity: float, significance: float) -> int:
     """Passed tests needed to verify one untested copy within ``infidelity`` at ``significance``:
-    ``min{ceil((1 - delta)/(nu delta eps)), ceil(1/(delta eps) - 1)}``, nu = 1/2 (exact for this
-    test; :func:`ghz_verified_infidelity` says what it covers).
+    ``min{ceil((1 - delta)/(nu delta eps)), ceil(1/(delta eps) - 1)}``, nu = 1/2 (Zhu & Hayashi
+    bound ``N`` between this and ``ceil((1 - delta)/(nu delta eps))``; the lower end is attained
+    for nu = 1/2; :func:`ghz_verified_infidelity` says what it covers).
 
     Examples
     --------
@@ -468,15 +420,15 @@ def ghz_verification_tests(infidelity: float, significance: float) -> int:
     return max(1, min(first, math.ceil(1.0 / (delta * eps) - 1.0 - 1e-9)))
 
 
-# -- Soundness of the sampling ---------------------------------------------------------------------
+# -- Soundness of the sampling ---------------------------------------------------------------
 def _log_comb(n, k):
     return gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)
 
 
-def _counts(n_copies, test_fraction, bad_fraction) -> tuple[int, int, int]:
+def _counts(n_copies, test_fraction, bad_fraction, cap=MAX_EPSILON_COPIES):
     """``(N, T, j_min)``: ``T = ceil(f N)`` and ``j_min`` the fewest bad used copies that exceed
     ``bad_fraction * (N - T)``."""
-    n = check_int(n_copies, "n_copies", 1, MAX_EPSILON_COPIES)
+    n = check_int(n_copies, "n_copies", 1, cap)
     f = check_float(test_fraction, "test_fraction", 0.0, 1.0, hi_open=True)
     beta = check_float(bad_fraction, "bad_fraction", 0.0, 1.0, hi_open=True)
     t = min(n, math.ceil(f * n - 1e-9))
@@ -498,7 +450,8 @@ def _detection(detection, function: str) -> float:
         raise TypeError(
             f"{function}() needs detection=...: the probability that testing one bad "
             "register-copy exposes it; it depends on the attack and on P, so there is no "
-            "default: take it from qring_edu.vga_security.detection_probability(attack, workers, bits=bits)"
+            "default: take it from qring_edu.vga_security.detection_probability(attack, workers, "
+            "bits=bits)"
         )
     return check_float(detection, "detection", 0.0, 1.0)
 
@@ -521,29 +474,22 @@ def vga_cheat_probability(n_copies, test_fraction, bad_copies, bad_fraction, *, 
 
 def vga_epsilon(n_copies, test_fraction, bad_fraction, *, detection=None) -> float:
     """Soundness error: the largest probability, over the number B of bad copies the source
-    plants, that every test passes while more than ``bad_fraction`` of the used copies are bad.
+    plants, that every test passes while more than ``bad_fraction`` of the used copies are bad:
+    ``max_B sum_k Hyp(k; N, B, T) (1 - detection)**k [B - k > bad_fraction (N - T)]``, with N
+    register-copies, ``T = ceil(f N)`` tested at random and each tested bad copy exposed
+    *independently* with probability ``detection``. Exact, by branch and bound over B with
+    Chernoff bounds (the binomial mgf bounds the hypergeometric one, Hoeffding 1963). N <= 100 000.
 
-    ``epsilon = max_B sum_k Hyp(k; N, B, T) (1 - detection)**k [B - k > bad_fraction (N - T)]``
-    with N register-copies, ``T = ceil(f N)`` tested uniformly at random, acceptance only if every
-    test passes, and each tested bad copy exposed *independently* with probability
-    ``detection``. Exact, by branch and bound: a B is evaluated exactly (in the order of its
-    bound) while its Chernoff bound, from the tested or the used copies (the binomial mgf bounds
-    the hypergeometric one, Hoeffding 1963), exceeds the best value so far. N <= 100 000.
-
-    ``detection`` is required: the bound covers an attack class only if it is that class's
-    *minimum* detection (:func:`detection_probability`: 0.990 for whole-register known pads at
-    P = 4, b = 8; 7/16 on one qubit GHZ; 1/4 for a split worker, the floor of every certain
-    leak). Not covered: copies detected less often (partially bad copies,
-    :func:`rotated_ghz_leak`), attacks correlated across copies, dishonest workers in the tests,
-    the integrity of the sum, composability. With ``bad_fraction = 0`` it never falls below
-    about ``1 - f`` (:func:`vga_epsilon_floor`).
+    ``detection`` (required) must be the attack class's *minimum* detection
+    (:func:`detection_probability`: 1/4 for a split worker, the floor of every certain leak).
+    Not covered: copies detected less often (:func:`rotated_ghz_leak`), attacks correlated across
+    copies, dishonest workers in the tests, the sum's integrity, composability. With
+    ``bad_fraction = 0`` it never falls below about ``1 - f`` (:func:`vga_epsilon_floor`).
 
     Examples
     --------
     >>> f"{vga_epsilon(800, 0.5, 0.1, detection=7 / 16):.3e}"
     '7.144e-08'
-    >>> round(vga_epsilon(800, 0.5, 0.0, detection=1.0), 12)  # beta = 0: never below 1/2
-    0.5
     """
     n, t, j_min = _counts(n_copies, test_fraction, bad_fraction)
     delta = _detection(detection, "vga_epsilon")
@@ -579,40 +525,28 @@ def _log_cheat_bounds(n: int, t: int, j_min: int, delta: float):
 def vga_epsilon_floor(n_copies, test_fraction, bad_fraction) -> float:
     """A lower bound on :func:`vga_epsilon` for *every* detection: the source plants the fewest
     bad copies that exceed the threshold, ``B* = floor(bad_fraction * U) + 1``, and with
-    probability ``C(N - B*, T)/C(N, T)`` none of them is tested (equality at detection 1).
-
-    With ``bad_fraction = 0`` this is ``(N - T)/N``: exactly 1/2 at f = 1/2 with N even,
-    *whatever N*: a sampling bound can promise that few used copies are bad, never that none
-    is. O(1) for every N (a product of at most 64 factors, else log-gamma).
+    probability ``C(N - B*, T)/C(N, T)`` none of them is tested (equality at detection 1). With
+    ``bad_fraction = 0`` this is ``(N - T)/N``, 1/2 at f = 1/2 and N even *whatever N*: a
+    sampling bound can promise that few used copies are bad, never that none is. O(1).
 
     Examples
     --------
     >>> [vga_epsilon_floor(n, 0.5, 0.0) for n in (2, 200, 20000)]
     [0.5, 0.5, 0.5]
-    >>> vga_epsilon_floor(800, 0.5, 0.1) < 1e-12
-    True
     """
-    n = check_int(n_copies, "n_copies", 1)
-    f = check_float(test_fraction, "test_fraction", 0.0, 1.0, hi_open=True)
-    beta = check_float(bad_fraction, "bad_fraction", 0.0, 1.0, hi_open=True)
-    t = min(n, math.ceil(f * n - 1e-9))
-    u = n - t
-    b_star = math.floor(beta * u + 1e-12) + 1
-    if b_star > u:
+    n, t, b_star = _counts(n_copies, test_fraction, bad_fraction, cap=None)
+    if b_star > n - t:
         return 0.0
     if b_star <= 64:  # C(N - B, T) / C(N, T) = prod_{i < B} (U - i) / (N - i)
-        return float(math.prod((u - i) / (n - i) for i in range(b_star)))
+        return float(math.prod((n - t - i) / (n - i) for i in range(b_star)))
     return float(np.exp(_log_comb(n - b_star, t) - _log_comb(n, t)))
 
 
 def amplified_leak_probability(n_copies: int, bad_copies: int, amplification: int) -> float:
-    """Probability that one entry leaks under privacy amplification: ``C(B, k)/C(N, k)``.
-
-    The source attacks B of the N delivered registers (any positions); the secret split and
-    assignment (drawn after delivery) make an entry's k registers a uniformly random k-subset,
-    and its pad (the sum of their k pads) is known to the source only if all k are attacked:
-    ``prod_{i<k} (B - i)/(N - i)``, about ``beta**k``; also the expected fraction of leaked
-    entries. Unconditioned on the verdict.
+    """Probability that one entry leaks under privacy amplification, ``C(B, k)/C(N, k) =
+    prod_{i<k} (B - i)/(N - i)`` (about ``beta**k``; also the expected fraction of leaked
+    entries, unconditioned on the verdict): B of the N registers attacked, and the secret split
+    makes an entry's k registers a uniformly random k-subset, all k of which must be attacked.
 
     Examples
     --------
@@ -625,7 +559,7 @@ def amplified_leak_probability(n_copies: int, bad_copies: int, amplification: in
     return float(math.prod((b - i) / (n - i) for i in range(k)))
 
 
-# -- Exact transcript laws: partially bad copies, distance from the ideal transcript ---------------
+# -- Exact transcript laws: partially bad copies, distance from the ideal transcript ---------
 def vga_outcome_probabilities(x, bits: int, *, flips=None, pads=None) -> dict:
     """Exact law of the announcements ``(m_0, ..., m_{P-1})`` of one entry, from the state vector
     of :func:`qring_edu.vga.vga_circuit` (Qiskit ``Statevector``; ``flips``, ``pads`` as there);
@@ -652,11 +586,9 @@ def vga_outcome_probabilities(x, bits: int, *, flips=None, pads=None) -> dict:
 def vga_state_outcome_probabilities(state, x, bits: int) -> np.ndarray:
     """Exact law of the announcements of one entry when the registers are in an arbitrary pure
     ``state`` (NumPy; no Qiskit): float (``2**(P b)``,), transcript ``m`` at ``sum_j m_j 2**(b j)``.
-
-    ``state``: vector of length ``2**(P b)``, index ``sum_j g_j 2**(b j)`` (as in
-    :func:`qring_edu.vga.vga_circuit`); ``x``: P ints mod ``2**bits``. Worker j applies
-    ``w**(x_j g)`` and the inverse QFT ``|g> -> 2**(-b/2) sum_m w**(-m g) |m>``. ``bits`` in
-    1..12 (b = 1 is the XOR sum), ``P b <= 12``.
+    ``state``: length ``2**(P b)``, index ``sum_j g_j 2**(b j)`` (as in
+    :func:`qring_edu.vga.vga_circuit`); worker j applies ``w**(x_j g)`` and the inverse QFT
+    ``|g> -> 2**(-b/2) sum_m w**(-m g) |m>``. ``bits`` in 1..12, ``P b <= 12``.
 
     Examples
     --------
@@ -717,21 +649,11 @@ def _product_register_state(qubit_states, workers: int, bits: int) -> np.ndarray
 class RotatedGHZLeak:
     """A partially bad copy and what it leaks (:func:`rotated_ghz_leak`).
 
-    Attributes
-    ----------
-    angle : float
-        theta, radians.
-    workers, bits : int
-    fidelity, trace_distance : float
-        ``cos(theta)**2`` and ``|sin theta|``: of the attacked qubit GHZ from ``|GHZ+>``, and of
-        the register from the ideal register.
-    fail_probability : float
-        Of the register's test: ``sin(theta)**2 / 2`` (the witness bound attained).
-    leak : float
-        The largest total-variation distance, over all inputs of the entry, of the transcript
-        law from the ideal one: how much better than chance the source tells inputs apart.
-    witness : GHZWitness
-        The bounds from ``fail_probability`` (``leak <= trace_distance <= distance_bound``).
+    ``angle`` theta (radians), ``workers`` P, ``bits`` b; ``fidelity = cos(theta)**2``,
+    ``trace_distance = |sin theta|``, ``fail_probability = sin(theta)**2 / 2`` (the witness
+    bound attained); ``leak``: the largest total-variation distance, over the entry's inputs, of
+    the transcript law from the ideal; ``witness``: :class:`GHZWitness` of ``fail_probability``
+    (``leak <= trace_distance <= distance_bound``).
 
     Examples
     --------
@@ -750,13 +672,10 @@ class RotatedGHZLeak:
 
 
 def rotated_ghz_state(angle: float, workers: int) -> np.ndarray:
-    """``cos(theta) |GHZ+> + sin(theta) |1 0 .. 0>`` (worker 0's qubit flipped), a P-qubit vector.
-
-    The admixed state is orthogonal to ``|GHZ+>`` and ``|GHZ->``, so the test fails with
-    probability ``sin(theta)**2 / 2 = (1 - F)/2``: the witness is tight on this family. It shows
-    the gap between trace distance t and failure probability of order t**2 (raised after
-    McCutcheon et al., Nat. Commun. 7, 13251 (2016)); the family and its numbers are this
-    library's own.
+    """``cos(theta) |GHZ+> + sin(theta) |1 0 .. 0>`` (worker 0's qubit flipped), a P-qubit vector:
+    the test fails with probability ``sin(theta)**2 / 2 = (1 - F)/2`` (the witness is tight).
+    The gap between trace distance t and failure of order t**2 is raised after McCutcheon et al.,
+    Nat. Commun. 7, 13251 (2016); the family and its numbers are this library's own.
 
     Examples
     --------
@@ -773,15 +692,10 @@ def rotated_ghz_state(angle: float, workers: int) -> np.ndarray:
 
 
 def rotated_ghz_leak(angle: float, workers: int = 2, bits: int = 1) -> RotatedGHZLeak:
-    """Exact leak and detection of a slightly rotated GHZ copy: leaks ~ t, fails ~ t**2/2.
-
-    The registers' qubit GHZ ``b - 1`` is :func:`rotated_ghz_state`, the others ideal. Exact:
-    fidelity, trace distance t, the failure probability of the register's test, and the leak
-    (every input's transcript law, :func:`vga_state_outcome_probabilities`, against the ideal;
-    the maximum). For small theta, P = 2, b = 1: ``t = theta``, ``P(fail) = t**2/2``, leak about
-    ``t/sqrt 2``. Such a copy is bad yet survives a test with probability ``1 - t**2/2``: the
-    sampling bound of :func:`vga_epsilon` does not cover it; the witness does, only as
-    ``leak <= t <= sqrt(2 P(fail))``. ``P * bits <= 10``.
+    """Exact leak and detection of a register whose qubit GHZ ``b - 1`` is
+    :func:`rotated_ghz_state` (the others ideal): leaks ~ t, fails ~ t**2/2 (P = 2, b = 1:
+    ``t = theta``, leak about ``t/sqrt 2``). :func:`vga_epsilon` does not cover such a copy; the
+    witness bounds it only as ``leak <= t <= sqrt(2 P(fail))``. ``P * bits <= 10``.
 
     Examples
     --------
@@ -826,26 +740,19 @@ def transcript_distance(
     method: str = "exact",
 ) -> float:
     """Total-variation distance of one entry's transcript, jointly with what the attacker holds,
-    from the ideal (the sum and nothing else): exact privacy instead of a p-value.
+    from the ideal (the sum and nothing else): ``q**k (1 - 2**(-b(P-1)))``.
 
-    One entry, inputs ``x`` (P words mod ``2**bits``), its pad the sum of the pads of k =
-    ``amplification`` registers, each register attacked independently with probability q; the
-    attacker holds which registers it attacked and their pads. ``source``:
-    :class:`~qring_edu.vga.Honest` (q = 0), :class:`~qring_edu.vga.KnownPads` or
-    :class:`~qring_edu.vga.Eavesdropper` (q = their ``fraction``). Real: the joint law of
-    ``(m, K)``, ``m_j = x_j + r_j``; ideal: m uniform on ``S_x = {m : sum m = sum x}``,
-    independent of K. Closed form: ``q**k (1 - 2**(-b(P-1)))`` (an entry leaks only if all k
-    registers are attacked; then the attacker reads x, the most a transcript of given sum
-    reveals). Every other entry and run is outside this number.
-
-    ``method``: ``"exact"`` enumerates every pad tuple of every register (at most ``2**16``
-    combinations) and attack pattern; ``"closed_form"`` evaluates the formula.
+    Inputs ``x`` (P words mod ``2**bits``); the pad is the sum of k = ``amplification``
+    registers' pads, each register attacked independently with probability q (``source``:
+    :class:`~qring_edu.vga.Honest`, q = 0; :class:`~qring_edu.vga.KnownPads`,
+    :class:`~qring_edu.vga.Eavesdropper`: their ``fraction``); the attacker holds which it
+    attacked and their pads K. Real: the law of ``(m, K)``, ``m_j = x_j + r_j``; ideal: m uniform
+    on ``{m : sum m = sum x}``, independent of K. ``method``: ``"exact"`` enumerates every pad
+    tuple (at most ``2**16`` combinations) and attack pattern; ``"closed_form"``, the formula.
 
     Examples
     --------
-    >>> from qring_edu.vga import Eavesdropper, KnownPads
-    >>> transcript_distance([1, 2, 3], 2), transcript_distance([1, 2, 3], 2, source=KnownPads())
-    (0.0, 0.9375)
+    >>> from qring_edu.vga import Eavesdropper
     >>> transcript_distance([1, 2, 3], 2, source=Eavesdropper(0.5), amplification=2)
     0.234375
     """

@@ -80,14 +80,11 @@ def _binom_sf(n: int, p: float) -> np.ndarray:
     if p <= 0.0:
         return np.zeros(n + 1)
     if p >= 1.0:
-        out = np.ones(n + 1)
-        out[n] = 0.0
-        return out
+        return (np.arange(n + 1) < n).astype(float)
     k = np.arange(n + 1)
     lg = np.array([math.lgamma(v + 1.0) for v in range(n + 1)])
     logpmf = lg[n] - lg - lg[::-1] + k * math.log(p) + (n - k) * math.log1p(-p)
-    pmf = np.exp(logpmf)
-    tail = np.cumsum(pmf[::-1])[::-1]  # tail[j] = P(X >= j), smallest terms summed first
+    tail = np.cumsum(np.exp(logpmf)[::-1])[::-1]  # tail[j] = P(X >= j), smallest terms first
     sf = np.zeros(n + 1)
     sf[:-1] = tail[1:]
     return np.minimum(sf, 1.0)
@@ -159,9 +156,8 @@ class FECCode:
 
     def net_factor(self, byte_error: float, uses_per_byte: float = QUBITS_PER_SYMBOL) -> float:
         """Expected payload bits per online channel use on a long message:
-        ``8 data_bytes (1 - q) / (uses_per_byte n + ACK_BITS)`` (q the failure probability;
-        ``uses_per_byte``: 4 qubits for the superdense stream, 8 bits for classical bits, more
-        when photons are lost)."""
+        ``8 data_bytes (1 - q) / (uses_per_byte n + ACK_BITS)`` (q: the failure probability;
+        ``uses_per_byte`` as :func:`fec_code`)."""
         q = self.failure_probability(byte_error)
         return SYMBOL_BITS * self.data_bytes * (1.0 - q) / (uses_per_byte * self.n + ACK_BITS)
 
@@ -177,8 +173,8 @@ def _check_hash_bits(hash_bits) -> int:
 
 
 def byte_error(errors: PauliErrors) -> float:
-    """Probability that a byte of the decoded superdense stream arrives wrong: its four
-    symbols all right with probability ``p_I**4``, so ``1 - p_I**4``.
+    """Probability that a byte (four symbols) of the decoded superdense stream arrives wrong:
+    ``1 - p_I**4``.
 
     Examples
     --------
@@ -193,8 +189,7 @@ def byte_error(errors: PauliErrors) -> float:
 
 def classical_byte_error(channel_fidelity: float) -> float:
     """Probability that a byte sent as 8 classical bits over the depolarising qubit channel of
-    fidelity ``F`` arrives wrong: each bit (a basis state) is flipped by X or Y, probability
-    ``2(1 - F)/3``, so ``1 - (1 - 2(1 - F)/3)**8``.
+    fidelity ``F`` arrives wrong (X or Y flips a bit): ``1 - (1 - 2(1 - F)/3)**8``.
 
     Examples
     --------
@@ -460,17 +455,7 @@ def _byte_patterns(count: int, errors: PauliErrors, rng) -> np.ndarray:
     return out
 
 
-def _galois_receive(
-    rs,
-    code: FECCode,
-    sent: list,
-    pending: np.ndarray,
-    wrong: np.ndarray,
-    errors: PauliErrors,
-    key: np.ndarray,
-    rng,
-    received: np.ndarray,
-) -> np.ndarray:
+def _galois_receive(rs, code, sent, pending, wrong, errors, key, rng, received) -> np.ndarray:
     """One round of the real receiver: corrupt the pending codewords (``wrong[i]`` byte errors at
     positions and with patterns from ``rng``), decode them in one batch (each left-padded with
     zeros to the primitive length: a shortened code), check the checksums and store accepted

@@ -82,8 +82,6 @@ def link_units(workers: int, d: int, bits: int, *, transport: str = "classical")
     --------
     >>> link_units(4, 1000, 16), link_units(4, 1000, 16, transport="superdense")
     (24000, 12000)
-    >>> link_units(3, 10, 5, transport="superdense")    # chunks 4, 3, 3 words: 10, 8, 8 qubits
-    36
     >>> link_units(10**9, 10**12, 16)                   # 2 (P - 1) (d / P) b, no array of size P
     31999999968000
     """
@@ -100,7 +98,7 @@ def ring_time(
 ) -> float:
     """Seconds for one ring all-reduce: ``2 (P-1) (alpha + n beta)``, with ``n`` the largest
     chunk message: ``ceil(d/P) * bits`` bits (classical) or ``ceil(ceil(d/P) * bits / 2)``
-    qubits (superdense); ``alpha``, ``beta`` >= 0 in seconds per message and per unit.
+    qubits (superdense).
 
     Examples
     --------
@@ -414,36 +412,27 @@ def bucketed_iteration_time(
     """Steady-state iteration time with bucketed all-reduce overlapping the backward pass, for
     either transport under the same assumptions (book/03_superdense_ring.ipynb; our model).
 
-    One iteration is ``compute`` seconds (s) of forward + backward pass. Bucket j (of B, in ready
-    order) is ready at ``ready[j]``, by default ``compute (1 - phi) + (j + 1) compute phi / B``
-    (``phi = backward_fraction``, default 2/3), and is all-reduced by the ring as soon as its
-    links are free: a message of n units holds its link ``alpha + n beta_unit`` (``beta`` per
-    bit, ``beta_qubit`` per qubit, ``ceil(k/2)`` qubits per k bits), in bucket order, a
-    forwarded chunk only after it arrived. The next iteration starts once the last message has
-    arrived and the compute is over. Superdense: bucket j's pairs on a link cross that link as
-    one block of ``D_j = alpha + Q_j beta_qubit`` (``Q_j``: its online qubits there), whenever
-    the link carries no online message (preemptively), before the bucket's first message there,
-    from ``ahead`` iterations earlier (default 1; 0: only during the iteration that uses them).
+    Arguments as :func:`iteration_time`; ``buckets``: a number in 1..d of near-equal buckets,
+    or their sizes, in ready order. Bucket j is ready at ``ready[j]`` (B non-decreasing times in
+    [0, compute]), by default ``compute (1 - phi) + (j + 1) compute phi / B`` (``phi =
+    backward_fraction`` in [0, 1], default 2/3), and is all-reduced as soon as its links are
+    free (a message of n units holds its link ``alpha + n beta_unit``; bucket order; a chunk
+    forwarded after it arrived). Superdense: bucket j's pairs cross each link as one block of
+    ``D_j = alpha + Q_j beta_qubit`` (``Q_j``: its online qubits there) while the link carries
+    no online message, before the bucket's first one, from ``ahead`` >= 0 iterations earlier
+    (default 1; superdense only).
 
     ``method="simulate"``: the event simulation to its steady state (2 (P - 1) P B messages per
     iteration, at most ``MAX_SIMULATED_MESSAGES``); ``"formula"``: the closed form, exact when P
-    divides every bucket size, else charging every ring step its largest message. With ``R_j``
-    bucket j's ring time and ``e_j = max(ready[j], e_{j-1}) + R_j``: classical ``total =
-    e_{B-1}``; superdense, ``ahead >= 1``: ``max(e_{B-1}, sum_j (R_j + D_j))``; ``ahead = 0``:
-    ``e_j = max(ready[j], e_{j-1}, D_0 + .. + D_j + R_0 + .. + R_{j-1}) + R_j``. Every total is
-    at least ``compute``. With ``beta_qubit = beta`` the superdense ring saves at most the link
-    time the classical schedule leaves idle (:func:`bucketed_best_ratio`: the best case).
-
-    ``compute``, ``workers``, ``d``, ``bits``, ``alpha``, ``beta``, ``transport``,
-    ``beta_qubit`` as :func:`iteration_time`; ``buckets``: a number in 1..d of near-equal
-    buckets, or their sizes in ready order; ``ready``: B non-decreasing times in [0, compute]
-    (instead of ``backward_fraction`` in [0, 1]); ``ahead`` >= 0 (superdense only).
+    divides every bucket size. With ``R_j`` bucket j's ring time and ``e_j = max(ready[j],
+    e_{j-1}) + R_j``: classical ``total = e_{B-1}``; superdense, ``ahead >= 1``:
+    ``max(e_{B-1}, sum_j (R_j + D_j))``; ``ahead = 0``: ``e_j = max(ready[j], e_{j-1}, D_0 + ..
+    + D_j + R_0 + .. + R_{j-1}) + R_j``; always at least ``compute``.
 
     Examples
     --------
-    ResNet-50, 8 workers, 16-bit words, 10 Gbit/s links, 4 buckets: the ring needs 71.6 ms of
-    link time per iteration, more than the 50 ms of compute. The superdense iteration is exactly
-    that link time, and it saves what the classical link leaves idle (25 ms).
+    ResNet-50, 8 workers, 10 Gbit/s links, 4 buckets: 71.6 ms of link time per iteration, more
+    than the 50 ms of compute; the superdense ring saves what the classical link leaves idle.
 
     >>> d = MODEL_SIZES["ResNet-50"]
     >>> cl = bucketed_iteration_time(0.05, 8, d, 16, 5e-6, 1e-10, buckets=4)
@@ -458,9 +447,7 @@ def bucketed_iteration_time(
     transport = check_choice(transport, "transport", TRANSPORTS)
     method = check_choice(method, "method", _METHODS)
     if ahead is not None and transport != "superdense":
-        raise ValueError(
-            "ahead applies only to transport='superdense' (when pairs are distributed)"
-        )
+        raise ValueError("ahead applies only to transport='superdense' (pair distribution)")
     ahead = 1 if ahead is None else check_int(ahead, "ahead", 0)
     beta_u = _beta_qubit(beta_qubit, transport, beta)
     sizes = _check_buckets(buckets, d)

@@ -113,18 +113,10 @@ class RingHookState:
     """What :func:`ring_hook` keeps on one rank: options, process group, calls per bucket index
     (``calls``, the seed's c) and the P-rank ``ledger`` (this rank records its incoming link).
 
-    Parameters
-    ----------
-    transport : transport value or {"classical", "superdense"}
-        :func:`~qring_edu.transports.as_transport` (``**link`` with ``"superdense"`` only).
-    bits : int in 2..32
-        Word size b; ``2**(b-1) - 1 >= P`` is needed.
-    private : bool
-        Mask every bucket with zero-sum pads (module docstring, item 3).
-    seed : int >= 0
-        The same on every rank (module docstring, Seeds).
-    process_group : torch ProcessGroup, optional
-        The gloo group whose ranks form the ring (default: the whole world).
+    ``transport``: a transport value, "classical" or "superdense" (``**link`` with the latter;
+    :func:`~qring_edu.transports.as_transport`); ``bits`` in 2..32 with ``2**(bits-1) - 1 >=
+    P``; ``private``: zero-sum pads (module docstring, item 3); ``seed`` >= 0, the same on every
+    rank; ``process_group``: the gloo group forming the ring (default: the whole world).
 
     Examples
     --------
@@ -392,7 +384,7 @@ class RingGroup:
     At P = 2 each link carries every word once: 2 x 4,096 + 4 x 64 words of 16 bits, as half as
     many qubits.
 
-    >>> [r.online_qubits for r in _powersgd_example()]
+    >>> [r.online_qubits for r in launch_local(_powersgd_worker, 2)[0]]
     [67584, 67584]
     >>> (2 * 4096 + 4 * 64) * 16 // 2
     67584
@@ -426,7 +418,7 @@ class RingGroup:
 
 
 def _powersgd_worker(rank: int, world_size: int) -> LinkReport:
-    """One rank of :func:`_powersgd_example`."""
+    """One rank of :class:`RingGroup`'s example: its reports after 4 steps."""
     from torch.distributed.algorithms.ddp_comm_hooks import powerSGD_hook as psgd
     from torch.nn.parallel import DistributedDataParallel
 
@@ -442,11 +434,6 @@ def _powersgd_worker(rank: int, world_size: int) -> LinkReport:
         model.zero_grad()
         model(x).square().sum().backward()
     return gather_reports(state)
-
-
-def _powersgd_example() -> list[LinkReport]:
-    """The reports of :class:`RingGroup`'s example (two processes)."""
-    return launch_local(_powersgd_worker, 2)[0]
 
 
 @result
@@ -489,14 +476,8 @@ def ring_average(
     0), then :func:`gather_reports`. Row k of the result is rank k's average (the same on every
     rank unless noise hit an all-gather message).
 
-    Parameters
-    ----------
-    rows : array_like, shape (P, d)
-        Finite numbers, 2 <= P <= 8 ranks, d >= 1; float32 stays float32, the rest is float64.
-    transport, bits, private, seed, **link
-        As :class:`RingHookState`.
-    timeout : float > 0
-        Seconds to wait for the P processes.
+    ``rows``: finite, shape (P, d), 2 <= P <= 8, d >= 1 (float32 stays float32, else float64);
+    ``timeout`` > 0: seconds to wait for the processes; the rest as :class:`RingHookState`.
 
     Examples
     --------

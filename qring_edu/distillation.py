@@ -312,27 +312,19 @@ def distillable_yield(
     max_rounds = check_int(max_rounds, "max_rounds", 0, 10_000)
     p = np.array(depolarizing(F, "pair_fidelity").probabilities)
     rec = 1.0
-    best = (0.0, 0, float(p[0]), 1.0 - entropy(p), 1.0)
+    # (rounds, fidelity, hashing_rate, recurrence_yield, yield_per_pair) of the best so far
+    best = (0, float(p[0]), 1.0 - entropy(p), 1.0, 0.0)
     if F > 0.5:
         for r in range(max_rounds + 1):
             rate = 1.0 - entropy(p)
             y = rec * max(0.0, rate)
-            if y > best[0]:
-                best = (y, r, float(p[0]), rate, rec)
+            if y > best[-1]:
+                best = (r, float(p[0]), rate, rec, y)
             if r == max_rounds or p[0] > 1 - 1e-15:
                 break
             s, p = _round(p, protocol)
             rec *= s / 2.0
-    y, r, fid, rate, rec = best
-    return HashingYield(
-        protocol=protocol,
-        pair_fidelity=F,
-        rounds=r,
-        fidelity=fid,
-        hashing_rate=rate,
-        recurrence_yield=rec,
-        yield_per_pair=y,
-    )
+    return HashingYield(protocol, F, *best)
 
 
 def _bell_vectors() -> list[np.ndarray]:

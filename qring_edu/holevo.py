@@ -136,10 +136,8 @@ def shannon_entropy(probs) -> float:
 
     Examples
     --------
-    >>> shannon_entropy([0.5, 0.25, 0.25])
-    1.5
-    >>> shannon_entropy([1.0, 0.0])
-    0.0
+    >>> shannon_entropy([0.5, 0.25, 0.25]), shannon_entropy([1.0, 0.0])
+    (1.5, 0.0)
     """
     p = _check_probs(probs)
     p = p[p > 0]
@@ -158,11 +156,8 @@ def von_neumann_entropy(rho) -> float:
 
     Examples
     --------
-    >>> from qring_edu.states import isotropic_state
     >>> von_neumann_entropy(np.eye(4) / 4), von_neumann_entropy([1, 0])
     (2.0, 0.0)
-    >>> round(von_neumann_entropy(isotropic_state(0.9)), 6)     # H(0.9, 0.1/3, 0.1/3, 0.1/3)
-    0.627492
     """
     return _entropy_of(as_density_matrix(rho, "rho"))
 
@@ -291,11 +286,8 @@ def accessible_information(
 
     Examples
     --------
-    >>> trine = trine_ensemble()
-    >>> round(accessible_information(*trine), 4)        # log2(3) - 1
+    >>> round(accessible_information(*trine_ensemble()), 4)        # log2(3) - 1
     0.585
-    >>> accessible_information(*trine) <= holevo_chi(*trine)
-    True
     """
     return optimal_measurement(
         probs, states, starts=starts, tol=tol, max_iter=max_iter, seed=seed
@@ -456,12 +448,10 @@ def two_state_accessible(overlap: float) -> float:
 
     Examples
     --------
-    Always below :func:`two_state_chi` for ``0 < c < 1``:
+    Below :func:`two_state_chi` for ``0 < c < 1``:
 
     >>> round(two_state_accessible(0.5), 6), round(two_state_chi(0.5), 6)
     (0.645421, 0.811278)
-    >>> two_state_accessible(0.0), two_state_accessible(1.0)
-    (1.0, 0.0)
     """
     c = check_float(overlap, "overlap", 0.0, 1.0)
     return 1.0 - binary_entropy((1.0 - np.sqrt(max(0.0, 1.0 - c * c))) / 2.0)
@@ -481,8 +471,6 @@ class Ensemble:
     >>> bb84 = bb84_ensemble()
     >>> bb84, bb84.labels
     (Ensemble(name='BB84', size=4, dim=2), ('0', '1', '+', '-'))
-    >>> bb84.bloch_vectors().round(3).tolist()
-    [[0.0, 0.0, 1.0], [0.0, 0.0, -1.0], [1.0, 0.0, 0.0], [-1.0, 0.0, 0.0]]
     >>> bb84.average_state().real.round(3).tolist()       # maximally mixed: S = 1 bit
     [[0.5, 0.0], [0.0, 0.5]]
     """
@@ -552,11 +540,8 @@ def trine_ensemble() -> Ensemble:
 
     Examples
     --------
-    >>> trine = trine_ensemble()
-    >>> trine.bloch_vectors().round(3).tolist()
+    >>> trine_ensemble().bloch_vectors().round(3).tolist()
     [[0.0, 0.0, 1.0], [0.866, 0.0, -0.5], [-0.866, 0.0, -0.5]]
-    >>> round(holevo_chi(*trine), 6)
-    1.0
     """
     states = [np.array([np.cos(np.pi * k / 3), np.sin(np.pi * k / 3)]) for k in range(3)]
     return _make_ensemble("trine", [1 / 3] * 3, states, ("ψ0", "ψ1", "ψ2"))
@@ -706,8 +691,6 @@ def bloch_measurement(theta: float, phi: float) -> np.ndarray:
     >>> povm = bloch_measurement(np.pi / 2, 0.0)
     >>> povm.shape, povm[0].real.round(3).tolist()
     ((2, 2, 2), [[0.5, 0.5], [0.5, 0.5]])
-    >>> round(mutual_information(*bb84_ensemble(), povm), 6)
-    0.5
     """
     theta = check_float(theta, "theta")
     phi = check_float(phi, "phi")

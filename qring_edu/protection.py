@@ -539,16 +539,7 @@ class FEC:
 
     def __post_init__(self):
         check_choice(self.decoder, "decoder", DECODERS)
-        if self.correctable is not None:  # also checks block_length and hash_bits
-            fec_code(
-                0.0,
-                block_length=self.block_length,
-                correctable=self.correctable,
-                hash_bits=self.hash_bits,
-            )
-        else:
-            hb = _check_hash_bits(self.hash_bits)
-            check_int(self.block_length, "block_length", hb // 8 + 1, MAX_BLOCK_LENGTH)
+        self.code(0.0)  # checks block_length, correctable and hash_bits
 
     def code(self, byte_error_rate: float, uses_per_byte: float = QUBITS_PER_SYMBOL) -> FECCode:
         """The code for a stream with this byte error rate (:func:`fec_code`)."""

@@ -19,7 +19,7 @@ from dataclasses import field
 import numpy as np
 
 from ._result import result
-from ._validate import as_numeric_array, check_choice, check_fidelity, check_int, generator
+from ._validate import as_numeric_array, check_choice, check_fidelity, check_int
 from .noise import PAULI_NAMES, PauliErrors, depolarizing, entropy
 from .states import PAULIS
 
@@ -29,8 +29,6 @@ __all__ = [
     "TWIRL_BITS",
     "Distillation",
     "distill",
-    "DistillationRun",
-    "distill_sample",
     "sample_production",
     "HashingYield",
     "distillable_yield",
@@ -102,10 +100,6 @@ class Distillation:
     improved: bool = field(repr=False)
 
 
-def _check_protocol(protocol: str) -> str:
-    return check_choice(protocol, "protocol", DISTILL_PROTOCOLS)
-
-
 def _recurrence(F: float, rounds: int, protocol: str):
     """Coefficients after each round and the rounds' success probabilities."""
     p = np.array(depolarizing(F, "pair_fidelity").probabilities)
@@ -140,7 +134,7 @@ def distill(pair_fidelity: float, *, rounds: int = 1, protocol: str = "dejmps") 
     """
     F = check_fidelity(pair_fidelity, "pair_fidelity")
     rounds = check_int(rounds, "rounds", 0, 64)
-    protocol = _check_protocol(protocol)
+    protocol = check_choice(protocol, "protocol", DISTILL_PROTOCOLS)
     p, succ = _recurrence(F, rounds, protocol)
     # Expected attempts per output pair, from the last round backwards.
     pairs_out = 1.0  # pairs that must come out of the current round, per final pair
@@ -166,36 +160,13 @@ def distill(pair_fidelity: float, *, rounds: int = 1, protocol: str = "dejmps") 
     )
 
 
-@result
-class DistillationRun:
-    """A sampled production of ``output_pairs`` distilled pairs (:func:`distill_sample`).
-
-    ``raw_pairs``: distributed (one qubit each over the link); ``attempts``: per round, round 1
-    first; ``offline_bits``: announced; ``fidelity``: of each output pair (the recurrence value).
-
-    Examples
-    --------
-
-    >>> run = distill_sample(0.9, 10, rounds=1, seed=1)
-    >>> run
-    DistillationRun(output_pairs=10, raw_pairs=20, offline_bits=20, fidelity=0.9264)
-    >>> run.attempts
-    (10,)
-    """
-
-    output_pairs: int
-    raw_pairs: int
-    attempts: tuple[int, ...] = field(repr=False)
-    offline_bits: int
-    fidelity: float
-
-
 def sample_production(output_pairs: int, succ, protocol: str, rng) -> tuple[int, list[int], int]:
     """Sampled cost of ``output_pairs`` distilled pairs: ``(raw pairs, attempts per round, bits)``.
 
-    ``succ``: ``Distillation.success_probabilities``. Backwards from the last round, a round
-    delivering N pairs makes ``N + NegativeBinomial(N, p)`` attempts of two pairs each (bits as
-    ``Distillation.offline_bits_per_pair``).
+    ``succ``: ``Distillation.success_probabilities``; ``rng``: a ``numpy.random.Generator``.
+    Backwards from the last round, a round delivering N pairs makes ``N + NegativeBinomial(N,
+    p)`` attempts of two pairs each (bits as ``Distillation.offline_bits_per_pair``); the raw
+    pairs average ``output_pairs * raw_pairs_per_pair``.
 
     Examples
     --------
@@ -209,7 +180,7 @@ def sample_production(output_pairs: int, succ, protocol: str, rng) -> tuple[int,
         raise ValueError(
             f"succ must be a 1-D array of success probabilities in (0, 1], got {succ!r}"
         )
-    protocol = _check_protocol(protocol)
+    protocol = check_choice(protocol, "protocol", DISTILL_PROTOCOLS)
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, got {rng!r}")
     if need * 2.0 ** len(succ) / max(np.prod(succ), 1e-300) > 2**60:
@@ -223,41 +194,6 @@ def sample_production(output_pairs: int, succ, protocol: str, rng) -> tuple[int,
         bits += ANNOUNCE_BITS * tries + (TWIRL_BITS * need if protocol == "bbpssw" else 0)
         need = 2 * tries
     return need, attempts[::-1], bits
-
-
-def distill_sample(
-    pair_fidelity: float, output_pairs: int, *, rounds: int = 1, protocol: str = "dejmps", seed=None
-) -> DistillationRun:
-    """Sample the offline cost of producing ``output_pairs`` distilled pairs.
-
-    Attempts as :func:`sample_production`; ``raw_pairs`` averages ``output_pairs *
-    distill(...).raw_pairs_per_pair``. Needs ``pair_fidelity > 1/2`` when ``rounds >= 1``.
-
-    Examples
-    --------
-    >>> run = distill_sample(0.9, 1000, rounds=2, seed=1)
-    >>> run.output_pairs, run.raw_pairs > 4000
-    (1000, True)
-    """
-    F = check_fidelity(pair_fidelity, "pair_fidelity")
-    output_pairs = check_int(output_pairs, "output_pairs", 0)
-    rounds = check_int(rounds, "rounds", 0, 64)
-    protocol = _check_protocol(protocol)
-    rng = generator(seed)
-    if rounds > 0 and F <= 0.5:
-        raise ValueError(
-            f"pair_fidelity must exceed 1/2 for distillation, got {F:g}: a Werner "
-            "state with F <= 1/2 is separable and no recurrence raises its fidelity"
-        )
-    p, succ = _recurrence(F, rounds, protocol)
-    raw, attempts, bits = sample_production(output_pairs, succ, protocol, rng)
-    return DistillationRun(
-        output_pairs=output_pairs,
-        raw_pairs=int(raw),
-        attempts=tuple(attempts),
-        offline_bits=int(bits),
-        fidelity=float(p[0]),
-    )
 
 
 @result(show=("distillable",))
@@ -308,7 +244,7 @@ def distillable_yield(
     0.0
     """
     F = check_fidelity(pair_fidelity, "pair_fidelity")
-    protocol = _check_protocol(protocol)
+    protocol = check_choice(protocol, "protocol", DISTILL_PROTOCOLS)
     max_rounds = check_int(max_rounds, "max_rounds", 0, 10_000)
     p = np.array(depolarizing(F, "pair_fidelity").probabilities)
     rec = 1.0
@@ -355,7 +291,7 @@ def distill_qiskit(
     from qiskit import QuantumCircuit
     from qiskit.quantum_info import DensityMatrix, Operator, partial_trace
 
-    protocol = _check_protocol(protocol)
+    protocol = check_choice(protocol, "protocol", DISTILL_PROTOCOLS)
     if not isinstance(pair, PauliErrors):
         pair = depolarizing(pair, "pair")
     bell = _bell_vectors()
@@ -367,8 +303,7 @@ def distill_qiskit(
         qc.rx(-np.pi / 2, [1, 3])
     qc.cx(0, 2)
     qc.cx(1, 3)
-    rho = rho.evolve(Operator(qc))
-    full = rho.data
+    full = rho.evolve(Operator(qc)).data
     # Projector onto equal outcomes of qubits 2 and 3 (Qiskit index bits: q3 q2 q1 q0).
     idx = np.arange(16)
     keep = ((idx >> 2) & 1) == ((idx >> 3) & 1)
@@ -382,10 +317,6 @@ def distill_qiskit(
         cyclic.s(0)  # C = S H: X -> Z -> Y -> X under conjugation
         c = Operator(cyclic).data
         bil = np.kron(c.conj(), c)  # qubit 0 (A) gets C, qubit 1 (B) gets C*
-        tw = reduced.copy()
-        acc = reduced.copy()
-        for _ in range(2):
-            tw = bil @ tw @ bil.conj().T
-            acc += tw
-        reduced = acc / 3.0
+        once = bil @ reduced @ bil.conj().T
+        reduced = (reduced + once + bil @ once @ bil.conj().T) / 3.0
     return success, PauliErrors(tuple(float(np.real(v.conj() @ reduced @ v)) for v in bell))

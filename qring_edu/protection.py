@@ -254,8 +254,6 @@ def fec_code(
 
 def _block_lengths(n_bytes: int, code: FECCode) -> np.ndarray:
     """Codeword lengths (bytes) of the blocks carrying ``n_bytes`` payload bytes."""
-    if n_bytes == 0:
-        return np.zeros(0, dtype=np.int64)
     full, rest = divmod(n_bytes, code.data_bytes)
     sizes = np.full(full + (rest > 0), code.n, dtype=np.int64)
     if rest:

@@ -24,9 +24,8 @@ On rank r of P, per bucket:
 the buckets stacked in rank order; with ``private=True``, for a noiseless transport).
 
 **Cost.** 1 + 2(P - 1) synchronisations per bucket, not overlapped with the backward pass
-(``bench/bench_ddp.py``). :class:`RingGroup` carries torch's PowerSGD hook over the ring.
-
-Use (every rank, after ``dist.init_process_group("gloo", timeout=...)``)::
+(``bench/bench_ddp.py``). :class:`RingGroup` carries torch's PowerSGD hook over the ring. Use
+(every rank, after ``dist.init_process_group("gloo", timeout=...)``)::
 
     state = RingHookState(transport="superdense", pair_fidelity=0.99, seed=0)
     model.register_comm_hook(state, ring_hook)  # model: a DistributedDataParallel

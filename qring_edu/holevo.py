@@ -102,18 +102,25 @@ def _check_ensemble(probs, states) -> tuple[np.ndarray, np.ndarray]:
     return _check_probs(probs, len(rhos)), np.stack(rhos)
 
 
-def _check_povm(povm, d: int) -> np.ndarray:
+def _check_matrices(values, name: str, d: int) -> list[np.ndarray]:
+    """``values``: a non-empty sequence of finite ``d x d`` matrices, as complex arrays."""
     try:
-        elems = [np.asarray(_raw(e), dtype=complex) for e in povm]
+        mats = [np.asarray(_raw(m), dtype=complex) for m in values]
     except (TypeError, ValueError):
-        raise TypeError("povm must be a sequence of d x d matrices") from None
-    if not elems:
-        raise ValueError("povm must contain at least one element")
+        raise TypeError(f"{name} must be a sequence of {d} x {d} matrices") from None
+    if not mats:
+        raise ValueError(f"{name} must contain at least one matrix")
+    for i, m in enumerate(mats):
+        if m.shape != (d, d):
+            raise ValueError(f"{name}[{i}] must have shape ({d}, {d}), got {m.shape}")
+        if not np.all(np.isfinite(m)):
+            raise ValueError(f"{name}[{i}] must be finite; it contains NaN or Inf")
+    return mats
+
+
+def _check_povm(povm, d: int) -> np.ndarray:
+    elems = _check_matrices(povm, "povm", d)
     for i, e in enumerate(elems):
-        if e.shape != (d, d):
-            raise ValueError(
-                f"povm[{i}] must have shape ({d}, {d}) to match the states, got {e.shape}"
-            )
         if not np.allclose(e, e.conj().T, atol=ATOL):
             raise ValueError(f"povm[{i}] must be Hermitian (tolerance {ATOL:g})")
         if np.linalg.eigvalsh(e).min() < -1e-6:
@@ -592,24 +599,11 @@ def encoded_ensemble(
     if np.ndim(alice_qubits) != 1:
         raise TypeError(f"alice_qubits must be a sequence of qubit indices, got {alice_qubits!r}")
     qargs = [check_int(q, "alice_qubits", 0, n - 1) for q in alice_qubits]
-    if not qargs or len(set(qargs)) != len(qargs) or min(qargs) < 0 or max(qargs) >= n:
+    if not qargs or len(set(qargs)) != len(qargs):
         raise ValueError(f"alice_qubits must be distinct qubit indices in 0..{n - 1}, got {qargs}")
-    try:
-        mats = [np.asarray(_raw(u), dtype=complex) for u in encodings]
-    except (TypeError, ValueError):
-        raise TypeError("encodings must be a sequence of unitary matrices") from None
-    if not mats:
-        raise ValueError("encodings must contain at least one unitary")
-    if not all(np.all(np.isfinite(u)) for u in mats):
-        raise ValueError("encodings must be finite; they contain NaN or Inf")
     k = 2 ** len(qargs)
-    states = []
+    mats, states = _check_matrices(encodings, "encodings", k), []
     for i, u in enumerate(mats):
-        if u.shape != (k, k):
-            raise ValueError(
-                f"encodings[{i}] must have shape ({k}, {k}) for {len(qargs)} "
-                f"qubit(s), got {u.shape}"
-            )
         if not np.allclose(u @ u.conj().T, np.eye(k), atol=1e-8):
             raise ValueError(f"encodings[{i}] must be unitary (tolerance 1e-8)")
         full = embed_operator(u, qargs, n)

@@ -249,9 +249,7 @@ def _check_buckets(buckets, d: int) -> list[int]:
         B = check_int(buckets, "buckets", 1, min(d, MAX_BUCKETS))
         return [d // B + (j < d % B) for j in range(B)]  # near-equal, larger first
     if isinstance(buckets, (str, bytes, bool)) or not hasattr(buckets, "__iter__"):
-        raise TypeError(
-            f"buckets must be a number of buckets or a sequence of sizes, got {buckets!r}"
-        )
+        raise TypeError(f"buckets must be a number or a sequence of sizes, got {buckets!r}")
     sizes = [check_int(n, "buckets (each bucket size)", 1, d) for n in islice(buckets, d + 1)]
     if not sizes or sum(sizes) != d:
         raise ValueError(f"buckets (a sequence of sizes) must sum to d = {d}, got {sum(sizes)}")
@@ -269,9 +267,7 @@ def _check_ready(ready, compute: float, B: int, backward_fraction) -> list[float
         phi = _phi(backward_fraction)
         return [compute * (1.0 - phi) + compute * phi * (j + 1) / B for j in range(B)]
     if backward_fraction is not None:
-        raise ValueError(
-            "give either ready (the buckets' ready times) or backward_fraction, not both"
-        )
+        raise ValueError("give either ready or backward_fraction, not both")
     if isinstance(ready, (str, bytes)) or not hasattr(ready, "__iter__"):
         raise TypeError(f"ready must be a sequence of {B} times in seconds, got {ready!r}")
     times = [check_float(t, "ready (each ready time)", 0.0, compute) for t in ready]
@@ -336,15 +332,12 @@ def _simulate(P, sizes, ready, compute, bits, alpha, beta_u, transport, ahead):
     bucket, step) order."""
     B = len(sizes)
     units = [message_bits(P, n, bits).T for n in sizes]  # (2(P-1), P): step s, sender k
+    starts, dist = [np.zeros(P)], None
     if transport == "superdense":
         units = [(u + 1) // 2 for u in units]
+        work = np.array([alpha + u.sum(axis=0) * beta_u for u in units])
+        dist = _Distribution(work, ahead, starts)
     dur = [alpha + u * beta_u for u in units]
-    starts = [np.zeros(P)]
-    dist = None
-    if transport == "superdense":
-        dist = _Distribution(
-            np.array([alpha + u.sum(axis=0) * beta_u for u in units]), ahead, starts
-        )
     free = np.zeros(P)
     online_log: list = []
     prev = np.roll(np.arange(P), 1)  # sender k - 1
@@ -518,12 +511,10 @@ def bucketed_best_ratio(buckets: int, backward_fraction: float | None = None) ->
 class CutSetBound:
     """The cut around one worker (:func:`allreduce_cut_bound`) next to what the rings and VGA use.
 
-    ``information``: bits that must enter (and leave) each worker, ``d b`` when exact;
-    ``qubits`` = ``information / 2`` and ``classical_bits`` = ``information``: the fewest that
-    can carry them in (:meth:`allows`: ``2 q + c >= information``). ``superdense_ring`` /
-    ``classical_ring``: qubits / bits into the ring's busiest worker; ``vga_bits_in`` /
-    ``vga_bits_out``: classical bits a worker receives / broadcasts in VGA's GHZ sum
-    (``(P-1) d b`` / ``d b``; no online qubit).
+    ``information``: bits that must enter (and leave) each worker; ``qubits`` (= information / 2)
+    and ``classical_bits`` (= information): the fewest that carry them in (:meth:`allows`);
+    ``superdense_ring`` / ``classical_ring``: into the ring's busiest worker; ``vga_bits_in`` /
+    ``vga_bits_out``: bits a worker receives / broadcasts in VGA (``(P-1) d b`` / ``d b``).
 
     Examples
     --------

@@ -129,16 +129,13 @@ def distill(pair_fidelity: float, *, rounds: int = 1, protocol: str = "dejmps") 
     Distillation(protocol='dejmps', rounds=1, input_fidelity=0.9, fidelity=0.9264, success_probability=0.8756, raw_pairs_per_pair=2.284, distillable=True)
     >>> round(distill(0.9, rounds=2, protocol="bbpssw").fidelity, 6)
     0.947208
-    >>> distill(0.5).improved
-    False
     """
     F = check_fidelity(pair_fidelity, "pair_fidelity")
     rounds = check_int(rounds, "rounds", 0, 64)
     protocol = check_choice(protocol, "protocol", DISTILL_PROTOCOLS)
     p, succ = _recurrence(F, rounds, protocol)
     # Expected attempts per output pair, from the last round backwards.
-    pairs_out = 1.0  # pairs that must come out of the current round, per final pair
-    bits = 0.0
+    pairs_out, bits = 1.0, 0.0  # pairs_out: pairs the current round must deliver per final pair
     for s in reversed(succ):
         attempts = pairs_out / s
         bits += ANNOUNCE_BITS * attempts + (TWIRL_BITS * pairs_out if protocol == "bbpssw" else 0)
@@ -177,9 +174,7 @@ def sample_production(output_pairs: int, succ, protocol: str, rng) -> tuple[int,
     need = check_int(output_pairs, "output_pairs", 0)
     succ = as_numeric_array(succ, "succ")
     if succ.ndim != 1 or not np.all((succ > 0) & (succ <= 1)):
-        raise ValueError(
-            f"succ must be a 1-D array of success probabilities in (0, 1], got {succ!r}"
-        )
+        raise ValueError(f"succ must be 1-D success probabilities in (0, 1], got {succ!r}")
     protocol = check_choice(protocol, "protocol", DISTILL_PROTOCOLS)
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, got {rng!r}")
@@ -240,8 +235,6 @@ def distillable_yield(
     >>> y = distillable_yield(0.7)
     >>> y.rounds > 0 and y.yield_per_pair > 0
     True
-    >>> distillable_yield(0.5).yield_per_pair
-    0.0
     """
     F = check_fidelity(pair_fidelity, "pair_fidelity")
     protocol = check_choice(protocol, "protocol", DISTILL_PROTOCOLS)

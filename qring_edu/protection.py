@@ -300,14 +300,12 @@ def fec_transmit(
 
     Each round, each pending block (n' bytes) crosses as ``4 n'`` qubits with
     ``Binomial(n', 1 - p_I**4)`` wrong bytes drawn from ``rng`` (``errors``: one decoded
-    symbol's Pauli error, :meth:`qring_edu.noise.Link.symbol_errors`). ``decoder="model"``
-    (exact for bounded-distance decoding): at most t wrong bytes are corrected, more are
-    rejected and sent again (a wrong acceptance, <= ``2**-hash_bits`` per rejection, is left to
-    the caller's bound). ``decoder="galois"`` (small instances): ``payload`` (uint8) is encoded
-    with its Toeplitz hash (key ``hash_key``) by ``galois.ReedSolomon``, the errors' positions
-    and patterns come from ``detail_rng``, and the receiver decodes and checks; it draws the
-    same numbers from ``rng`` as the model. A code that would reject most blocks is refused
-    (``ValueError`` naming ``code``).
+    symbol's Pauli error). ``decoder="model"`` (exact for bounded-distance decoding): a block
+    with more than t wrong bytes is rejected and sent again (a wrong acceptance, <=
+    ``2**-hash_bits`` per rejection, is the caller's bound). ``decoder="galois"`` (small
+    instances): ``payload`` (uint8) is coded with its hash (key ``hash_key``), errors placed by
+    ``detail_rng``, then really decoded and checked; same draws from ``rng`` as the model. A
+    code that would reject most blocks is refused (``ValueError`` naming ``code``).
 
     Examples
     --------

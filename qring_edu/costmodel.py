@@ -1,11 +1,9 @@
 """α–β time models for gradient synchronisation (book/01_bottleneck.ipynb, book/03_superdense_ring.ipynb).
 
 A message of n units over one link takes ``alpha + n * beta`` seconds (Hockney's model): ``alpha``
-is the per-message latency, ``beta`` the time per unit (a bit on a classical link, a qubit on a
-quantum link). All sizes are per worker: ``d`` entries of ``bits`` bits each. The formulas are
-closed forms in O(1) time and memory, whatever P and d (only the event simulation of
-:func:`bucketed_iteration_time` walks the messages one by one); the tests check them against the
-ring's own ledger (:func:`qring_edu.ring.message_bits`).
+per message, ``beta`` per unit (a bit, or a qubit on a quantum link). ``workers`` P >= 2; sizes
+are per worker, ``d`` >= 1 entries of ``bits`` in 2..32; ``alpha``, ``beta`` >= 0. Closed forms,
+O(1) in P and d (only :func:`bucketed_iteration_time`'s simulation walks the messages).
 """
 
 from __future__ import annotations
@@ -76,18 +74,14 @@ def link_units(workers: int, d: int, bits: int, *, transport: str = "classical")
     """Units the busiest directed link carries in one ring all-reduce of ``d`` words of ``bits``
     bits: classical bits, or qubits (= Bell pairs consumed) for ``transport="superdense"``.
 
-    Chunk c of ``n_c`` words costs ``u_c = n_c b`` bits or ``ceil(n_c b / 2)`` qubits. Link k
-    carries every chunk but (k+1) mod P in reduce-scatter and every chunk but (k+2) mod P in
-    all-gather, ``2 U - u_{k+1} - u_{k+2}`` with ``U = sum_c u_c``. The larger chunks come first,
-    so link ``(P - 3) mod P`` (which skips the last two) is the busiest: ``2 (P-1) ceil(d b /
-    (2P))`` qubits when P divides d. O(1) memory for any P.
+    Chunk c of ``n_c`` words costs ``u_c = n_c b`` bits or ``ceil(n_c b / 2)`` qubits; link k
+    carries ``2 U - u_{k+1} - u_{k+2}`` (``U = sum_c u_c``), largest for link ``(P - 3) mod P``
+    (larger chunks first): ``2 (P-1) ceil(d b / (2P))`` qubits when P divides d. O(1) memory.
 
     Examples
     --------
     >>> link_units(4, 1000, 16), link_units(4, 1000, 16, transport="superdense")
     (24000, 12000)
-    >>> link_units(3, 10, 5, transport="superdense")    # chunks 4, 3, 3 words: 10, 8, 8 qubits
-    36
     >>> link_units(10**9, 10**12, 16)                   # 2 (P - 1) (d / P) b, no array of size P
     31999999968000
     """
@@ -104,7 +98,7 @@ def ring_time(
 ) -> float:
     """Seconds for one ring all-reduce: ``2 (P-1) (alpha + n beta)``, with ``n`` the largest
     chunk message: ``ceil(d/P) * bits`` bits (classical) or ``ceil(ceil(d/P) * bits / 2)``
-    qubits (superdense); ``alpha``, ``beta`` >= 0 in seconds per message and per unit.
+    qubits (superdense).
 
     Examples
     --------
@@ -176,16 +170,14 @@ def iteration_time(
     transport: str = "classical",
     beta_qubit: float | None = None,
 ) -> IterationTime:
-    """Non-overlapped iteration time of book/03_superdense_ring.ipynb (one all-reduce after the
-    compute).
+    """Non-overlapped iteration time (book/03_superdense_ring.ipynb), seconds.
 
     classical: ``compute + ring_time(classical, beta)``; superdense: ``max(compute,
-    distribution) + ring_time(superdense, beta_qubit)`` where ``distribution = link_units(P, d,
-    bits, "superdense") * beta_qubit`` sends one half of each Bell pair the busiest link consumes
-    and overlaps the compute. ``beta_qubit`` (superdense only) defaults to ``beta``. The two sides
-    are *not* treated alike (the classical ring never overlaps the backward pass): the like-for-like
-    model is :func:`bucketed_iteration_time` (with one bucket and ``ahead=0`` it gives this one, up
-    to one ``alpha`` for the distribution message).
+    distribution) + ring_time(superdense, beta_qubit)``, ``distribution = link_units(P, d, bits,
+    "superdense") * beta_qubit`` (one half of each pair the busiest link consumes, sent during
+    the compute). ``compute`` >= 0; ``beta_qubit`` (superdense only) defaults to ``beta``. The
+    classical ring overlaps nothing here; the like-for-like model is
+    :func:`bucketed_iteration_time`.
 
     Examples
     --------
@@ -224,16 +216,13 @@ _METHODS = ("simulate", "formula")
 
 @result
 class BucketedIteration:
-    """Steady-state training iteration with bucketed, overlapped all-reduce (seconds;
-    :func:`bucketed_iteration_time`).
+    """Steady-state iteration of :func:`bucketed_iteration_time`, seconds.
 
-    ``total``: the period, from one forward pass's start to the next; ``tail = total - compute``:
-    the wait for communication after the compute. ``online`` / ``distribution``: link time per
-    iteration of the ring's messages / of sending one half of every Bell pair (0 classically), on
-    the busiest link; ``idle = total - (online + distribution)`` there. ``ready``: the buckets'
-    ready times; ``schedule`` (``method="simulate"`` only): link 0's busy intervals in one steady
-    iteration, ``(start, end, kind, bucket)``, ``kind`` ``"online"`` or ``"distribution"`` (of the
-    pairs ``bucket`` will consume), times from the iteration's start.
+    ``total``: the period; ``tail = total - compute``; ``online`` / ``distribution``: the
+    busiest link's time per iteration for the ring's messages / for one half of every pair (0
+    classically); ``idle = total - online - distribution``; ``ready``: the buckets' ready times;
+    ``schedule`` (``method="simulate"``): link 0's busy intervals in one steady iteration,
+    ``(start, end, kind, bucket)``, kind ``"online"`` or ``"distribution"``, from its start.
 
     Examples
     --------
@@ -260,9 +249,7 @@ def _check_buckets(buckets, d: int) -> list[int]:
         B = check_int(buckets, "buckets", 1, min(d, MAX_BUCKETS))
         return [d // B + (j < d % B) for j in range(B)]  # near-equal, larger first
     if isinstance(buckets, (str, bytes, bool)) or not hasattr(buckets, "__iter__"):
-        raise TypeError(
-            f"buckets must be a number of buckets or a sequence of sizes, got {buckets!r}"
-        )
+        raise TypeError(f"buckets must be a number or a sequence of sizes, got {buckets!r}")
     sizes = [check_int(n, "buckets (each bucket size)", 1, d) for n in islice(buckets, d + 1)]
     if not sizes or sum(sizes) != d:
         raise ValueError(f"buckets (a sequence of sizes) must sum to d = {d}, got {sum(sizes)}")
@@ -280,9 +267,7 @@ def _check_ready(ready, compute: float, B: int, backward_fraction) -> list[float
         phi = _phi(backward_fraction)
         return [compute * (1.0 - phi) + compute * phi * (j + 1) / B for j in range(B)]
     if backward_fraction is not None:
-        raise ValueError(
-            "give either ready (the buckets' ready times) or backward_fraction, not both"
-        )
+        raise ValueError("give either ready or backward_fraction, not both")
     if isinstance(ready, (str, bytes)) or not hasattr(ready, "__iter__"):
         raise TypeError(f"ready must be a sequence of {B} times in seconds, got {ready!r}")
     times = [check_float(t, "ready (each ready time)", 0.0, compute) for t in ready]
@@ -294,10 +279,9 @@ def _check_ready(ready, compute: float, B: int, backward_fraction) -> list[float
 
 
 class _Distribution:
-    """Pair distribution on every link: a queue of blocks, one per (iteration, bucket) with the
-    pairs that bucket consumes on that link; block (i, j) of link k costs ``work[j, k]`` of link
-    time and may start with iteration ``i - ahead`` at worker k. It runs whenever its link carries
-    no online message (preemptive-resume; a block pays its alpha once)."""
+    """Pair distribution on every link: block (iteration i, bucket j) of link k costs
+    ``work[j, k]`` of link time, may start with iteration ``i - ahead`` at worker k, and runs
+    while the link carries no online message (preemptive-resume; alpha paid once)."""
 
     def __init__(self, work: np.ndarray, ahead: int, starts: list):
         self.work, self.ahead, self.starts = work, ahead, starts  # work: (B, P)
@@ -343,26 +327,17 @@ def _steady_period(starts: list, rtol: float) -> float | None:
 
 
 def _simulate(P, sizes, ready, compute, bits, alpha, beta_u, transport, ahead):
-    """Event simulation of the per-link schedule, iterated to its steady state (at most 500
-    iterations): returns ``(period, schedule)``.
-
-    Each link serves its online messages in the order (iteration, bucket, step), one at a time,
-    each taking ``alpha + units * beta_u``; message (bucket j, step s >= 1) of sender k starts
-    only after message (j, s - 1) of sender k - 1 has arrived, step 0 once bucket j is ready at
-    worker k. Worker k starts the next iteration when its last message of this one has arrived
-    and its compute is over.
-    """
+    """Event simulation of :func:`bucketed_iteration_time`'s model to its steady state (at most
+    500 iterations): ``(period, schedule)``; each link serves its messages in (iteration,
+    bucket, step) order."""
     B = len(sizes)
     units = [message_bits(P, n, bits).T for n in sizes]  # (2(P-1), P): step s, sender k
+    starts, dist = [np.zeros(P)], None
     if transport == "superdense":
         units = [(u + 1) // 2 for u in units]
+        work = np.array([alpha + u.sum(axis=0) * beta_u for u in units])
+        dist = _Distribution(work, ahead, starts)
     dur = [alpha + u * beta_u for u in units]
-    starts = [np.zeros(P)]
-    dist = None
-    if transport == "superdense":
-        dist = _Distribution(
-            np.array([alpha + u.sum(axis=0) * beta_u for u in units]), ahead, starts
-        )
     free = np.zeros(P)
     online_log: list = []
     prev = np.roll(np.arange(P), 1)  # sender k - 1
@@ -428,51 +403,29 @@ def bucketed_iteration_time(
     method: str = "simulate",
 ) -> BucketedIteration:
     """Steady-state iteration time with bucketed all-reduce overlapping the backward pass, for
-    either transport under the same assumptions (the like-for-like model; compare
-    :func:`iteration_time`, which overlaps nothing classically).
+    either transport under the same assumptions (book/03_superdense_ring.ipynb; our model).
 
-    Model (our reconstruction; the paper summary gives no iteration model). One iteration is
-    ``compute`` seconds of forward + backward pass. The gradient is cut into B buckets (in ready
-    order, as PyTorch DDP does); bucket j is ready ``ready[j]`` seconds after the iteration starts,
-    by default ``compute (1 - phi) + (j + 1) compute phi / B`` (evenly over the backward pass,
-    ``phi = backward_fraction``). Each bucket is all-reduced by the ring of book/01_bottleneck.ipynb
-    as soon as it is ready and its links are free: a directed link is a serial resource, a message
-    of n units holds it ``alpha + n beta_unit`` (``beta`` per bit; ``beta_qubit`` per qubit,
-    ``ceil(k/2)`` qubits for a k-bit message), bucket j after bucket j - 1 on every link, a
-    forwarded chunk only after it arrived. The next iteration starts when the last message has
-    arrived and the compute is over.
+    Arguments as :func:`iteration_time`; ``buckets``: a number in 1..d of near-equal buckets,
+    or their sizes, in ready order. Bucket j is ready at ``ready[j]`` (B non-decreasing times in
+    [0, compute]), by default ``compute (1 - phi) + (j + 1) compute phi / B`` (``phi =
+    backward_fraction`` in [0, 1], default 2/3), and is all-reduced as soon as its links are
+    free (a message of n units holds its link ``alpha + n beta_unit``; bucket order; a chunk
+    forwarded after it arrived). Superdense: bucket j's pairs cross each link as one block of
+    ``D_j = alpha + Q_j beta_qubit`` (``Q_j``: its online qubits there) while the link carries
+    no online message, before the bucket's first one, from ``ahead`` >= 0 iterations earlier
+    (default 1; superdense only).
 
-    Superdense: the pairs bucket j consumes on a link are distributed over *that* link (one qubit
-    each) as one block of ``D_j = alpha + Q_j beta_qubit`` (``Q_j``: the bucket's online qubits
-    there), complete before the bucket's first online message there. Blocks use the link whenever
-    it carries no online message (preemptively), in bucket order, from the start of the iteration
-    ``ahead`` iterations earlier (``ahead=0``: only during the iteration that uses them;
-    ``ahead=1``, the default: also during the previous one, memories holding pairs for one
-    iteration).
-
-    ``method="simulate"`` runs this event simulation to its steady state (2 (P - 1) P B messages
-    per iteration, at most ``MAX_SIMULATED_MESSAGES``); ``method="formula"`` is the closed form,
-    exact when P divides every bucket size (the tests compare the two), otherwise charging every
-    ring step its largest message. With ``R_j`` the ring time of bucket j and ``e_j = max(ready[j],
-    e_{j-1}) + R_j``: classical ``total = e_{B-1}``; superdense with ``ahead >= 1``: ``max(e_{B-1},
-    sum_j (R_j + D_j))`` — the link carries online and distribution qubits, which together equal
-    the classical bits (plus one per odd message); with ``ahead = 0``: ``e_j = max(ready[j],
-    e_{j-1}, D_0 + .. + D_j + R_0 + .. + R_{j-1}) + R_j``, the same number (the idle link before
-    each bucket always suffices). Each total is at least ``compute``. So with ``beta_qubit =
-    beta`` the superdense ring saves the shortening of the critical path, but never more than the
-    link time the classical schedule leaves idle; :func:`bucketed_best_ratio` is the best case.
-
-    Parameters: ``compute`` >= 0 (s), P >= 2, d >= 1 words of ``bits`` bits, ``alpha``, ``beta``
-    >= 0 (s per message, per bit); ``buckets``: a number in 1..d of (near-)equal buckets, or the
-    sizes in ready order; ``beta_qubit`` >= 0 (superdense only, default ``beta``);
-    ``backward_fraction`` in [0, 1] (default 2/3) or ``ready`` (B non-decreasing times in [0,
-    compute]); ``ahead`` >= 0 (superdense only, default 1); ``method`` "simulate" or "formula".
+    ``method="simulate"``: the event simulation to its steady state (2 (P - 1) P B messages per
+    iteration, at most ``MAX_SIMULATED_MESSAGES``); ``"formula"``: the closed form, exact when P
+    divides every bucket size. With ``R_j`` bucket j's ring time and ``e_j = max(ready[j],
+    e_{j-1}) + R_j``: classical ``total = e_{B-1}``; superdense, ``ahead >= 1``:
+    ``max(e_{B-1}, sum_j (R_j + D_j))``; ``ahead = 0``: ``e_j = max(ready[j], e_{j-1}, D_0 + ..
+    + D_j + R_0 + .. + R_{j-1}) + R_j``; always at least ``compute``.
 
     Examples
     --------
-    ResNet-50, 8 workers, 16-bit words, 10 Gbit/s links, 4 buckets: the ring needs 71.6 ms of
-    link time per iteration, more than the 50 ms of compute. The superdense iteration is exactly
-    that link time, and it saves what the classical link leaves idle (25 ms).
+    ResNet-50, 8 workers, 10 Gbit/s links, 4 buckets: 71.6 ms of link time per iteration, more
+    than the 50 ms of compute; the superdense ring saves what the classical link leaves idle.
 
     >>> d = MODEL_SIZES["ResNet-50"]
     >>> cl = bucketed_iteration_time(0.05, 8, d, 16, 5e-6, 1e-10, buckets=4)
@@ -487,9 +440,7 @@ def bucketed_iteration_time(
     transport = check_choice(transport, "transport", TRANSPORTS)
     method = check_choice(method, "method", _METHODS)
     if ahead is not None and transport != "superdense":
-        raise ValueError(
-            "ahead applies only to transport='superdense' (when pairs are distributed)"
-        )
+        raise ValueError("ahead applies only to transport='superdense' (pair distribution)")
     ahead = 1 if ahead is None else check_int(ahead, "ahead", 0)
     beta_u = _beta_qubit(beta_qubit, transport, beta)
     sizes = _check_buckets(buckets, d)
@@ -558,16 +509,12 @@ def bucketed_best_ratio(buckets: int, backward_fraction: float | None = None) ->
 
 @result
 class CutSetBound:
-    """What the cut around one worker forces on *any* all-reduce protocol, next to what the rings
-    and VGA use per worker (:func:`allreduce_cut_bound`; per all-reduce of d words of b bits).
+    """The cut around one worker (:func:`allreduce_cut_bound`) next to what the rings and VGA use.
 
-    ``information``: bits that must enter each worker (and leave it), ``d b`` when exact;
-    ``qubits``: the fewest qubits that can carry them in with any pre-shared entanglement,
-    ``information / 2``; ``classical_bits``: the fewest classical bits, ``information``. A worker
-    receiving q qubits and c bits needs ``2 q + c >= information`` (:meth:`allows`).
-    ``superdense_ring`` / ``classical_ring``: qubits / bits the ring delivers to its busiest
-    worker; ``vga_bits_in`` / ``vga_bits_out``: classical bits a worker receives / broadcasts in
-    VGA's GHZ sum (``(P-1) d b`` / ``d b``), which sends no online qubit at all.
+    ``information``: bits that must enter (and leave) each worker; ``qubits`` (= information / 2)
+    and ``classical_bits`` (= information): the fewest that carry them in (:meth:`allows`);
+    ``superdense_ring`` / ``classical_ring``: into the ring's busiest worker; ``vga_bits_in`` /
+    ``vga_bits_out``: bits a worker receives / broadcasts in VGA (``(P-1) d b`` / ``d b``).
 
     Examples
     --------
@@ -607,26 +554,16 @@ class CutSetBound:
 
 def allreduce_cut_bound(workers: int, d: int, bits: int, *, error: float = 0.0) -> CutSetBound:
     """Cut-set lower bound on the communication into (and out of) each worker of *any* all-reduce
-    protocol, classical or quantum.
+    protocol, classical or quantum (theorem and proof: book/02_holevo.ipynb).
 
-    Setting: P workers; worker w holds ``x_w``, d words of b bits; every worker must output the
-    word-wise sum ``S = sum_w x_w mod 2**b``. Any rounds, topology, quantum or classical messages
-    and any input-independent entanglement shared in advance; message sizes fixed in advance
-    (worst case over inputs). Evaluate on independent uniform inputs (the hard distribution).
-
-    Into worker w: ``S`` and ``x_w`` determine ``Y = sum_{v != w} x_v``, uniform and independent
-    of ``x_w``, so at the end ``I(X_rest ; worker w's systems) >= H(Y) = d b`` (with error
-    probability ``eps`` per worker, Fano gives ``(1 - eps) d b - h(eps)``). Initially it is 0; the
-    others' local operations do not change it (no signalling), w's own cannot increase it (data
-    processing); receiving a q-qubit system raises it by at most ``2 q`` and a c-bit message by
-    at most c. Hence ``2 q_in + c_in >= d b`` (the entanglement-assisted Holevo bound applied to
-    the whole interaction; cf. Cleve, van Dam, Nielsen & Tapp 1998; Nayak & Salzman 2006). Out of
-    w: the others must learn S, which with ``X_rest`` determines ``x_w``: the same bound.
-
-    On the ring every worker has one incoming link: ``d b / 2`` qubits per directed link. The
-    superdense ring sends ``(P-1)/P d b`` qubits into each worker (P | d, b even), ``2 (P-1)/P``
-    times the bound (1 at P = 2, towards 2 for large P); the classical ring the same multiple of
-    ``d b`` bits. The bound does not decide whether some protocol beats the ring for P > 2.
+    P workers each hold d words of b bits and must output the word-wise sum mod ``2**b``; any
+    rounds, topology, message kinds (sizes fixed in advance) and input-independent pre-shared
+    entanglement. A worker receiving q qubits and c bits needs ``2 q + c >= d b``, or
+    ``(1 - eps) d b - h(eps)`` with error probability ``eps`` per worker (Fano); the same for
+    what leaves it (the entanglement-assisted Holevo bound on the whole interaction; cf. Cleve,
+    van Dam, Nielsen & Tapp 1998; Nayak & Salzman 2006). The superdense ring sends ``(P-1)/P d
+    b`` qubits into each worker (P | d, b even), ``2 (P-1)/P`` times the bound; the bound does
+    not decide whether some protocol beats the ring for P > 2.
 
     ``workers`` >= 2, ``d`` >= 1, ``bits`` in 2..32, ``error`` in [0, 1) (0: exact). O(1) memory.
 

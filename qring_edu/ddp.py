@@ -1,61 +1,37 @@
-"""The ring all-reduce as a PyTorch DDP communication hook (book/03_training, book/appendix_ddp).
+"""The ring all-reduce as a PyTorch DDP communication hook (book/appendix_ddp.ipynb).
 
-``DistributedDataParallel`` hands every gradient *bucket* (a flat float tensor) to a
-communication hook, which returns a ``torch.futures.Future`` of the averaged bucket (Li et al.
-2020, "PyTorch distributed"). :func:`ring_hook` averages the bucket with the library's ring,
-synchronously, on the calling thread, with torch's own messages, and returns a completed
-future. On rank r of P, for each bucket:
+:func:`ring_hook` averages each gradient bucket (a flat float tensor; Li et al. 2020, "PyTorch
+distributed") with the library's ring, synchronously, over gloo, and returns a completed future.
+On rank r of P, per bucket:
 
-1. **Header.** One ``all_reduce`` (MAX) of four float64 numbers: ``max |x|`` of the bucket
-   (infinite if it holds NaN or Inf), its length and minus its length, and a flag for a bucket
-   that is not a float32/float64 CPU tensor. Every rank gets the same four numbers and takes
-   the same decision: all raise the same error (a non-finite gradient, lengths that differ, a
-   wrong tensor) or all go on. The header is classical side information whatever the
-   transport, counted apart from the ring's ledger (``side_bits``: what a ring all-reduce of
-   the four 64-bit words moves over the link).
-2. **Code.** The bucket is encoded with the one fixed-point code,
-   :func:`~qring_edu.fixedpoint.fixed_point` ``(P, bits, M)``, where M is the header's maximum
-   (1 if every bucket is zero): the code :func:`~qring_edu.ring.ring_allreduce` chooses for the
-   P buckets stacked.
-3. **Pads** (``private=True``, book/05_vga.ipynb). Rank r adds its row of zero-sum pads
-   (:func:`~qring_edu.vga.zero_sum_pads`, the rows sum to 0 mod ``2**bits``) to its words. The
-   pads stand for what Fourier-measured GHZ registers give; here they are *simulated* from a
-   stream every rank derives from the shared seed (each rank uses only its own row; in the real
-   protocol nobody else's row exists anywhere), and the GHZ tests of chapter 5 are not
-   simulated. The pads cancel in the sum, so the result is the unmasked one bit for bit, and
-   every reduce-scatter message is uniform on ``0 .. 2**bits - 1`` for anyone without the
-   pads. Against a curious *rank* this needs P >= 3: at P = 2 the other rank subtracts its own
-   gradient from the sum.
-4. **Ring.** :func:`~qring_edu.ring.ring_pass`, the library's one ring loop, runs for this
-   rank. Its ``exchange`` sends the chunk to rank r+1 (``isend``) and receives one from rank r-1
-   (``recv``, gloo), then plays Bob on the incoming link: ``transport.send(words, step=s,
-   sender=r-1, seed=...)`` records the message on this rank's ledger and applies the link's
-   noise, drawn from the message's own stream (:func:`~qring_edu.noise.message_rng`), exactly
-   as :func:`~qring_edu.ring.ring_allreduce` simulates the same message.
-5. **Result.** ``decode(words) / P`` (in the bucket's dtype) goes into the bucket.
+1. **Header**: one ``all_reduce`` (MAX) of four float64 words, ``[max |x| (inf for NaN/Inf),
+   length, -length, not-a-float-CPU-tensor flag]``, so every rank raises the same error or none.
+   Classical side information, counted apart from the ledger (``side_bits``).
+2. **Code**: :func:`~qring_edu.fixedpoint.fixed_point` ``(P, bits, M)``, M the header's maximum
+   (1 if all zero), the code :func:`~qring_edu.ring.ring_allreduce` picks for the stacked buckets.
+3. **Pads** (``private=True``, book/05_vga.ipynb): rank r adds its row of
+   :func:`~qring_edu.vga.zero_sum_pads` (rows sum to 0 mod ``2**bits``), *simulated* from a
+   stream of the shared seed (GHZ tests not simulated). The sum is unchanged bit for bit; every
+   reduce-scatter message is uniform on ``0 .. 2**bits - 1`` without the pads (against a curious
+   rank, P >= 3).
+4. **Ring**: :func:`~qring_edu.ring.ring_pass`; its ``exchange`` sends to r+1, receives from
+   r-1, then plays Bob on the incoming link (``transport.send``: ledger and noise, from the
+   message's own stream, as :func:`~qring_edu.ring.ring_allreduce` draws it).
+5. **Result**: ``decode(words) / P`` in the bucket's dtype.
 
-**Seeds.** The c-th call (c = 0, 1, ...) of bucket index b uses the seed sequence
-``[seed, c, b]``. So, with ``G`` the P ranks' buckets stacked (rank order), rank r's result is
-``ring_allreduce(G, transport=state.transport, bits=state.bits, seed=[seed, c, b]).outputs[r]
-/ P`` bit for bit, noise included (for ``private=True``: when the transport is noiseless).
+**Seeds.** Call c (0, 1, ...) of bucket index b uses ``[seed, c, b]``: rank r's result equals
+``ring_allreduce(G, transport=..., bits=..., seed=[seed, c, b]).outputs[r] / P`` bit for bit (G
+the buckets stacked in rank order; with ``private=True``, for a noiseless transport).
 
-**Cost.** 1 + 2(P - 1) synchronisations per bucket, and the backward pass waits for each one
-(gloo's built-in all-reduce overlaps with it); ``bench/bench_ddp.py`` measures the step time.
-
-**PowerSGD.** :class:`RingGroup` is a process-group stand-in whose all-reduce runs over the
-ring: given to torch's own PowerSGD hook, it carries PowerSGD's low-rank factors over the
-classical or the superdense ring.
-
-Use (every rank, after ``dist.init_process_group("gloo", timeout=...)``; a finite timeout
-stops a rank whose peer died instead of leaving it waiting)::
+**Cost.** 1 + 2(P - 1) synchronisations per bucket, not overlapped with the backward pass
+(``bench/bench_ddp.py``). :class:`RingGroup` carries torch's PowerSGD hook over the ring. Use
+(every rank, after ``dist.init_process_group("gloo", timeout=...)``)::
 
     state = RingHookState(transport="superdense", pair_fidelity=0.99, seed=0)
     model.register_comm_hook(state, ring_hook)  # model: a DistributedDataParallel
-    ...                                         # train as usual
-    reports = gather_reports(state)             # collective: every rank calls it
+    reports = gather_reports(state)             # after training; a collective
 
-This is the protocol module that imports torch (the experiments import it only inside the
-functions their processes run); ``import qring_edu`` works without it.
+The only protocol module that imports torch; ``import qring_edu`` works without it.
 """
 
 import math
@@ -95,20 +71,17 @@ _PAD_STREAM = 1 << 31
 class LinkReport:
     """What one rank saw on its incoming link ``(rank - 1, rank)``, summed over its calls.
 
-    ``online_bits`` .. ``offline_bits``: the ledger of that link
-    (:class:`~qring_edu.ledger.Ledger` currencies). ``side_bits``: the headers (classical side
-    information, module docstring item 1). ``data_bits``: payload bits received;
-    ``flipped_bits``: those the link's noise flipped. ``buckets``: calls (buckets reduced).
-    ``error_bound``: the largest fixed-point bound on ``|result - exact mean|`` per entry,
-    ``M / (2 m)`` with ``m = floor((2**(bits-1) - 1) / P)``. ``ghz_copies``: qubit GHZ copies
-    the pads consumed (``bits`` per entry and call, private mode).
+    ``online_bits`` .. ``offline_bits``: the link's :class:`~qring_edu.ledger.Ledger`;
+    ``side_bits``: the headers (module docstring, item 1); ``data_bits`` received, of which
+    ``flipped_bits`` flipped by noise; ``buckets``: calls; ``error_bound``: the largest bound on
+    ``|result - exact mean|`` per entry, ``M / (2 m)``, ``m = floor((2**(bits-1) - 1) / P)``;
+    ``ghz_copies``: qubit GHZ copies the pads consumed (``bits`` per entry and call).
 
     Examples
     --------
     >>> rep = LinkReport(rank=0, link=(1, 0), transport="superdense", online_bits=0,
     ...                  online_qubits=32, ebits=32, offline_qubits=32, offline_bits=0,
-    ...                  side_bits=256, data_bits=64, flipped_bits=1, buckets=1,
-    ...                  error_bound=1e-4, ghz_copies=0)
+    ...                  side_bits=256, data_bits=64, flipped_bits=1)
     >>> rep.bit_error_rate
     0.015625
     """
@@ -135,39 +108,18 @@ class LinkReport:
 
 
 class RingHookState:
-    """What :func:`ring_hook` keeps on one rank: the options, the process group, the calls of
-    each bucket index and the ledger of this rank's incoming link.
+    """What :func:`ring_hook` keeps on one rank: options, process group, calls per bucket index
+    (``calls``, the seed's c) and the P-rank ``ledger`` (this rank records its incoming link).
 
-    Parameters
-    ----------
-    transport : transport value or {"classical", "superdense"}
-        How each message crosses its link (:func:`~qring_edu.transports.as_transport`; the link
-        keywords ``**link`` go with the shorthand ``"superdense"`` only).
-    bits : int in 2..32
-        Word size b; ``2**(b-1) - 1 >= P`` is needed.
-    private : bool
-        Mask every bucket with zero-sum pads (module docstring, item 3).
-    seed : int >= 0
-        The same on every rank: the c-th call of bucket b draws from ``[seed, c, b]``.
-    process_group : torch ProcessGroup, optional
-        The gloo group whose ranks form the ring (default: the whole world).
-
-    Attributes
-    ----------
-    ledger : Ledger
-        The P-rank ring's ledger, in which this rank records its incoming link only.
-    calls : dict
-        Bucket index -> calls so far (the ``c`` of the seed).
+    ``transport``: a transport value, "classical" or "superdense" (``**link`` with the latter;
+    :func:`~qring_edu.transports.as_transport`); ``bits`` in 2..32 with ``2**(bits-1) - 1 >=
+    P``; ``private``: zero-sum pads (module docstring, item 3); ``seed`` >= 0, the same on every
+    rank; ``process_group``: the gloo group forming the ring (default: the whole world).
 
     Examples
     --------
-    On each rank, after ``dist.init_process_group("gloo", ...)``::
-
-        state = RingHookState(transport="superdense", pair_fidelity=0.99, seed=0)
-        model.register_comm_hook(state, ring_hook)
-
-    :func:`ring_average` builds one on each of P fresh processes; with noisy pairs each
-    rank's report counts the bits flipped on its incoming link (about 2 (1 - F) / 3 of them):
+    :func:`ring_average` builds one on each of P processes; with noisy pairs each rank's report
+    counts the bits flipped on its incoming link (about 2 (1 - F) / 3 of them):
 
     >>> res = ring_average([[0.1] * 3000, [0.2] * 3000], transport="superdense",
     ...                    pair_fidelity=0.99, seed=0)
@@ -338,19 +290,14 @@ def _exchange(state: RingHookState, root: np.random.SeedSequence, d: int):
 def ring_hook(state: RingHookState, bucket: dist.GradBucket) -> torch.futures.Future[torch.Tensor]:
     """DDP communication hook: average ``bucket.buffer()`` over the ring (module docstring).
 
-    ``bucket``: a ``torch.distributed.GradBucket`` (or any object with ``buffer()`` and
-    ``index()``): a float32/float64 CPU tensor of the same length on every rank. Returns a
-    completed future of the averaged buffer. A bad bucket on any rank raises the same error on
-    every rank (DDP's ``backward`` raises it).
+    ``bucket``: a ``GradBucket`` (or anything with ``buffer()`` and ``index()``) holding a
+    float32/float64 CPU tensor of the same length on every rank. Returns a completed future of
+    the averaged buffer; a bad bucket on any rank raises the same error on every rank.
 
     Examples
     --------
-    Registered on a ``DistributedDataParallel`` model (every rank)::
-
-        model.register_comm_hook(RingHookState(transport="superdense", seed=0), ring_hook)
-
-    :func:`ring_average` runs it on one bucket over P fresh processes; every rank gets the
-    average ``decode(sum of the encoded rows) / P``:
+    :func:`ring_average` runs it on one bucket over P processes; every rank gets
+    ``decode(sum of the encoded rows) / P``:
 
     >>> ring_average([[1.0, 2.0], [3.0, 4.0]], transport="superdense").averages.round(3).tolist()
     [[2.0, 3.0], [2.0, 3.0]]
@@ -367,15 +314,13 @@ def ring_hook(state: RingHookState, bucket: dist.GradBucket) -> torch.futures.Fu
 def allreduce_mean_(state: RingHookState, tensor, *, bucket_index: int = 0):
     """Replace ``tensor`` (float32/float64, CPU) by its average over the ring, in place.
 
-    A collective: every rank of ``state``'s group calls it with a tensor of the same length.
-    It is what :func:`ring_hook` does with a bucket; ``bucket_index`` names the seed's ``b``.
-    Returns ``tensor``.
+    A collective (every rank, same length): what :func:`ring_hook` does with a bucket;
+    ``bucket_index`` is the seed's ``b``. Returns ``tensor``.
 
     Examples
     --------
-    With 8-bit words at P = 2 the code has m = floor(127 / 2) = 63 levels per rank and
-    max_abs = 1: 0.3 and 0.1 are sent as 19 and 6, and their mean 0.2 comes back as 25 / 63 / 2,
-    within max_abs / (2 m) = 0.0079 of it (:func:`ring_average` calls it on every rank):
+    8-bit words at P = 2: m = floor(127 / 2) = 63 levels, max_abs = 1; 0.3 and 0.1 are sent as 19
+    and 6, and their mean 0.2 comes back as 25 / 63 / 2, within 1 / (2 m) = 0.0079:
 
     >>> ring_average([[1.0, 0.3], [-1.0, 0.1]], bits=8).averages[0].round(4).tolist()
     [0.0, 0.1984]
@@ -403,8 +348,7 @@ def gather_reports(state: RingHookState) -> list[LinkReport]:
 
 
 class _Done:
-    """The finished work of a synchronous all-reduce, as ``dist.all_reduce`` returns it: its
-    future holds the tensors, or the error (raised by ``wait``, where the caller waits)."""
+    """Finished work of a synchronous all-reduce: its future holds the tensors or the error."""
 
     def __init__(self, tensors, error: Exception | None = None):
         self._future: torch.futures.Future = torch.futures.Future()
@@ -425,29 +369,20 @@ class _Done:
 
 
 class RingGroup:
-    """A process-group stand-in whose all-reduce (sum) runs over the ring of ``state``.
+    """A process-group stand-in whose all-reduce (SUM only) runs over the ring of ``state``.
 
-    ``torch.distributed.all_reduce(tensor, group=RingGroup(state))`` sums ``tensor`` over the
-    ranks with the ring of :func:`ring_hook` (header, fixed-point code, transport, ledger):
-    call c of the group is the c-th call of bucket 0 of ``state``. So code written for a
-    process group runs over the ring unchanged: torch's own PowerSGD hook sends its low-rank
-    factors P and Q (and the tensors it leaves uncompressed) over the classical or the
-    superdense ring with
-
-    ``PowerSGDState(process_group=RingGroup(state), matrix_approximation_rank=1, ...)`` and
-    ``model.register_comm_hook(powersgd_state, powerSGD_hook)``.
-
-    Only the SUM reduction exists; ``size()`` and ``rank()`` are the group's.
+    ``dist.all_reduce(tensor, group=RingGroup(state))`` sums over the ranks as
+    :func:`ring_hook` does (call c is the c-th call of bucket 0 of ``state``), so torch's
+    PowerSGD hook runs over the ring with ``PowerSGDState(process_group=RingGroup(state), ...)``.
 
     Examples
     --------
-    Two processes train a 64 x 64 linear layer for 4 steps with torch's PowerSGD hook at rank 1
-    over the superdense ring: its first 2 steps all-reduce the 4,096 gradients, the next 2 only
-    the factors P and Q (64 words each). At P = 2 each link carries every word of an all-reduce
-    once (half in the reduce-scatter, half in the all-gather): 2 x 4,096 + 4 x 64 words of 16
-    bits, as half as many qubits.
+    Two processes, a 64 x 64 linear layer, 4 steps of PowerSGD at rank 1 over the superdense
+    ring: 2 steps all-reduce the 4,096 gradients, 2 only the factors P and Q (64 words each).
+    At P = 2 each link carries every word once: 2 x 4,096 + 4 x 64 words of 16 bits, as half as
+    many qubits.
 
-    >>> [r.online_qubits for r in _powersgd_example()]
+    >>> [r.online_qubits for r in launch_local(_powersgd_worker, 2)[0]]
     [67584, 67584]
     >>> (2 * 4096 + 4 * 64) * 16 // 2
     67584
@@ -465,9 +400,8 @@ class RingGroup:
         return self.state.rank
 
     def allreduce(self, tensors, opts=None) -> _Done:
-        """Sum each tensor of ``tensors`` over the ring, in place; the finished work. An error
-        travels in the work's future, as a process group's does (it is raised where the caller
-        waits: torch's own wrapper of ``dist.all_reduce`` would replace an error raised here)."""
+        """Sum each tensor over the ring, in place. An error travels in the work's future, as a
+        process group's does (torch's wrapper would replace an error raised here)."""
         try:
             if opts is not None and opts.reduceOp != dist.ReduceOp.SUM:
                 raise ValueError("opts.reduceOp must be SUM: the ring only sums")
@@ -482,7 +416,7 @@ class RingGroup:
 
 
 def _powersgd_worker(rank: int, world_size: int) -> LinkReport:
-    """One rank of :func:`_powersgd_example`."""
+    """One rank of :class:`RingGroup`'s example: its reports after 4 steps."""
     from torch.distributed.algorithms.ddp_comm_hooks import powerSGD_hook as psgd
     from torch.nn.parallel import DistributedDataParallel
 
@@ -498,11 +432,6 @@ def _powersgd_worker(rank: int, world_size: int) -> LinkReport:
         model.zero_grad()
         model(x).square().sum().backward()
     return gather_reports(state)
-
-
-def _powersgd_example() -> list[LinkReport]:
-    """The reports of :class:`RingGroup`'s example (two processes)."""
-    return launch_local(_powersgd_worker, 2)[0]
 
 
 @result
@@ -540,33 +469,24 @@ def ring_average(
 ) -> RingAverage:
     """Average the rows of ``rows`` over a ring of P = ``len(rows)`` real processes.
 
-    Starts P gloo processes (:func:`~qring_edu.launch.launch_local`); rank k builds a
-    :class:`RingHookState` from the keywords and calls :func:`allreduce_mean_` on row k (as
-    :func:`ring_hook` reduces a bucket of index 0), then :func:`gather_reports`. Row k of the
-    result is rank k's average: the same on every rank unless noise hit an all-gather message.
+    Rank k of P gloo processes (:func:`~qring_edu.launch.launch_local`) builds a
+    :class:`RingHookState` from the keywords and calls :func:`allreduce_mean_` on row k (bucket
+    0), then :func:`gather_reports`. Row k of the result is rank k's average (the same on every
+    rank unless noise hit an all-gather message).
 
-    Parameters
-    ----------
-    rows : array_like, shape (P, d)
-        Finite numbers, 2 <= P <= 8 ranks, d >= 1; float32 stays float32, the rest is float64.
-    transport, bits, private, seed, **link
-        As :class:`RingHookState`.
-    timeout : float > 0
-        Seconds to wait for the P processes.
+    ``rows``: finite, shape (P, d), 2 <= P <= 8, d >= 1 (float32 stays float32, else float64);
+    ``timeout`` > 0: seconds to wait for the processes; the rest as :class:`RingHookState`.
 
     Examples
     --------
-    With zero-sum pads the words on every link change and the averages do not: they are the
-    single-process ring's (:func:`~qring_edu.ring.ring_allreduce`, seed ``[seed, 0, 0]``: the
-    first call of bucket 0), divided by P:
+    Zero-sum pads change the words on every link, not the averages: the single-process ring's
+    (:func:`~qring_edu.ring.ring_allreduce`, seed ``[seed, 0, 0]``) divided by P:
 
     >>> from qring_edu.ring import ring_allreduce
     >>> x = np.array([[0.5, -0.25, 1.0], [0.25, 0.25, -1.0], [0.0, 1.0, 0.5]])
     >>> masked = ring_average(x, private=True)
     >>> bool((masked.averages == ring_allreduce(x).outputs / 3).all())
     True
-    >>> masked.averages[0].round(4).tolist()
-    [0.25, 0.3333, 0.1667]
     >>> [r.ghz_copies for r in masked.reports]  # 3 entries x 16 bits per rank
     [48, 48, 48]
     """

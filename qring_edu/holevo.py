@@ -1,17 +1,14 @@
 """Holevo quantities: entropy, χ, mutual information, accessible information, dense-coding capacity
 (book/02_holevo.ipynb), and builders of the ensembles the book studies, all in bits (log base 2).
 
-Inputs. A *state* is a state vector (shape ``(d,)``, normalised) or a density matrix (shape
-``(d, d)``, Hermitian, positive semidefinite, unit trace), NumPy or Qiskit, with d at most
-``MAX_DIM``. An *ensemble* is ``probs`` (shape ``(n,)``, non-negative, summing to 1) with
-``states`` (n states of one dimension). A *POVM* is a sequence of ``d x d`` positive semidefinite
-matrices summing to the identity. Two-party states use Qiskit's qubit order (qubit 0 least
-significant; Alice's qubit is qubit 0 by default, as in :func:`qring_edu.states.isotropic_state`).
+A *state* is a normalised vector (d,) or a density matrix (d, d) (Hermitian, PSD, unit trace),
+NumPy or Qiskit, d <= ``MAX_DIM``; an *ensemble* is ``probs`` (n,) (non-negative, summing to 1)
+with n ``states`` of one dimension; a *POVM* is a sequence of d x d PSD matrices summing to the
+identity. Qiskit's qubit order (qubit 0 least significant; Alice's qubit is qubit 0 by default).
 
-Bloch sphere. A qubit state is ``ρ = (I + r·σ)/2`` with Bloch vector ``r = (Tr ρX, Tr ρY, Tr ρZ)``,
-``|r| <= 1``; the direction with polar angle ``θ`` and azimuth ``φ`` (radians) is
-``n = (sin θ cos φ, sin θ sin φ, cos θ)``, and the pure state pointing there is
-``cos(θ/2)|0⟩ + e^{iφ} sin(θ/2)|1⟩``.
+A qubit state is ``ρ = (I + r·σ)/2``, Bloch vector ``r = (Tr ρX, Tr ρY, Tr ρZ)``, ``|r| <= 1``;
+polar angle ``θ`` and azimuth ``φ`` (radians) give ``n = (sin θ cos φ, sin θ sin φ, cos θ)`` and
+the pure state ``cos(θ/2)|0⟩ + e^{iφ} sin(θ/2)|1⟩``.
 """
 
 from __future__ import annotations
@@ -29,7 +26,7 @@ from ._validate import (
     check_name,
     generator,
 )
-from .states import ATOL, as_density_matrix, bloch_vector, embed_operator, partial_trace
+from .states import ATOL, PAULIS, as_density_matrix, bloch_vector, embed_operator, partial_trace
 from .states import as_array as _raw
 from .states import from_bloch as _from_bloch
 from .states import isotropic_state as _isotropic_array
@@ -102,18 +99,25 @@ def _check_ensemble(probs, states) -> tuple[np.ndarray, np.ndarray]:
     return _check_probs(probs, len(rhos)), np.stack(rhos)
 
 
-def _check_povm(povm, d: int) -> np.ndarray:
+def _check_matrices(values, name: str, d: int) -> list[np.ndarray]:
+    """``values``: a non-empty sequence of finite ``d x d`` matrices, as complex arrays."""
     try:
-        elems = [np.asarray(_raw(e), dtype=complex) for e in povm]
+        mats = [np.asarray(_raw(m), dtype=complex) for m in values]
     except (TypeError, ValueError):
-        raise TypeError("povm must be a sequence of d x d matrices") from None
-    if not elems:
-        raise ValueError("povm must contain at least one element")
+        raise TypeError(f"{name} must be a sequence of {d} x {d} matrices") from None
+    if not mats:
+        raise ValueError(f"{name} must contain at least one matrix")
+    for i, m in enumerate(mats):
+        if m.shape != (d, d):
+            raise ValueError(f"{name}[{i}] must have shape ({d}, {d}), got {m.shape}")
+        if not np.all(np.isfinite(m)):
+            raise ValueError(f"{name}[{i}] must be finite; it contains NaN or Inf")
+    return mats
+
+
+def _check_povm(povm, d: int) -> np.ndarray:
+    elems = _check_matrices(povm, "povm", d)
     for i, e in enumerate(elems):
-        if e.shape != (d, d):
-            raise ValueError(
-                f"povm[{i}] must have shape ({d}, {d}) to match the states, got {e.shape}"
-            )
         if not np.allclose(e, e.conj().T, atol=ATOL):
             raise ValueError(f"povm[{i}] must be Hermitian (tolerance {ATOL:g})")
         if np.linalg.eigvalsh(e).min() < -1e-6:
@@ -136,10 +140,8 @@ def shannon_entropy(probs) -> float:
 
     Examples
     --------
-    >>> shannon_entropy([0.5, 0.25, 0.25])
-    1.5
-    >>> shannon_entropy([1.0, 0.0])
-    0.0
+    >>> shannon_entropy([0.5, 0.25, 0.25]), shannon_entropy([1.0, 0.0])
+    (1.5, 0.0)
     """
     p = _check_probs(probs)
     p = p[p > 0]
@@ -158,11 +160,8 @@ def von_neumann_entropy(rho) -> float:
 
     Examples
     --------
-    >>> from qring_edu.states import isotropic_state
     >>> von_neumann_entropy(np.eye(4) / 4), von_neumann_entropy([1, 0])
     (2.0, 0.0)
-    >>> round(von_neumann_entropy(isotropic_state(0.9)), 6)     # H(0.9, 0.1/3, 0.1/3, 0.1/3)
-    0.627492
     """
     return _entropy_of(as_density_matrix(rho, "rho"))
 
@@ -217,16 +216,13 @@ def mutual_information(probs, states, povm) -> float:
 
 @result(show=("outcomes",))
 class AccessibleInformation:
-    """Result of :func:`optimal_measurement`: the accessible information ``value`` (bits, what
-    :func:`accessible_information` returns; ``float(result)`` too) and ``povm``, rank-one
-    elements attaining it, shape (d², d, d), summing to the identity; ``iterations`` of the ascent
-    of the best start; ``starts``: starting points tried (the states' eigenbases and the random
-    starts).
+    """Result of :func:`optimal_measurement`: ``value`` (bits; also ``float(result)``),
+    ``povm`` attaining it (rank-one, shape (d², d, d)), ``iterations`` of the best ascent and
+    ``starts`` tried (the states' eigenbases and the random starts).
 
     Examples
     --------
-    >>> best = optimal_measurement(*bb84_ensemble())
-    >>> best
+    >>> optimal_measurement(*bb84_ensemble())
     AccessibleInformation(value=0.5, starts=16, outcomes=4)
     """
 
@@ -252,12 +248,9 @@ def _povm_from_vectors(V: np.ndarray) -> np.ndarray:
 
 
 def _ascent(p, rhos, V, tol, max_iter):
-    """Steepest ascent of I over rank-one POVMs (after Řeháček, Englert & Kaszlikowski 2005).
-
-    The derivative of I (nats) w.r.t. the element Π_k is R_k = Σ_x p_x ρ_x ln(p(k|x)/q_k).
-    A step maps each vector v_k -> (1 + ε R_k) v_k and re-normalises the POVM with G^{-1/2};
-    ε grows after an improving step and shrinks after a failing one.
-    """
+    """Steepest ascent of I over rank-one POVMs (after Řeháček, Englert & Kaszlikowski 2005):
+    ``v_k -> (1 + ε R_k) v_k`` with ``R_k = Σ_x p_x ρ_x ln(p(k|x)/q_k)`` (dI/dΠ_k in nats),
+    re-normalised by G^{-1/2}; ε grows after an improving step, shrinks after a failing one."""
 
     def cond_of(V):
         return np.clip(np.einsum("ik,xij,jk->xk", V.conj(), rhos, V).real, 1e-300, None)
@@ -291,19 +284,13 @@ def _ascent(p, rhos, V, tol, max_iter):
 def accessible_information(
     probs, states, *, starts: int = 12, tol: float = 1e-11, max_iter: int = 3000, seed=0
 ) -> float:
-    """Accessible information ``I_acc = max over POVMs of I(X;Y)`` in bits, numerically.
-
-    ``probs``: shape (n,), summing to 1; ``states``: n state vectors (d,) or density matrices
-    (d, d). The value of :func:`optimal_measurement` (same arguments), which also returns the
-    optimal POVM. Always ``<= holevo_chi(probs, states)`` (Holevo's bound).
+    """Accessible information ``I_acc = max over POVMs of I(X;Y)`` in bits, numerically: the
+    value of :func:`optimal_measurement` (same arguments), ``<= holevo_chi(probs, states)``.
 
     Examples
     --------
-    >>> trine = trine_ensemble()
-    >>> round(accessible_information(*trine), 4)        # log2(3) - 1
+    >>> round(accessible_information(*trine_ensemble()), 4)        # log2(3) - 1
     0.585
-    >>> accessible_information(*trine) <= holevo_chi(*trine)
-    True
     """
     return optimal_measurement(
         probs, states, starts=starts, tol=tol, max_iter=max_iter, seed=seed
@@ -315,15 +302,10 @@ def optimal_measurement(
 ) -> AccessibleInformation:
     """The measurement that attains the accessible information, found numerically.
 
-    ``probs``, ``states``: the ensemble (n states of dimension d); ``starts`` in 1..10⁴,
-    ``max_iter`` in 1..10⁶ (refused up front when the starts would not fit in 1 GiB).
-    Deterministic given ``seed``.
-
-    Method: steepest ascent in the space of rank-one POVMs with ``d**2`` outcomes (an optimal POVM
-    with at most d² rank-one elements always exists, Davies 1978), from the eigenbases of the
-    ensemble's states and ``starts`` random POVMs (seeded); the best local optimum is returned.
-    Accuracy: a lower bound on the true value, converged to ``tol`` per iteration; tests check it
-    within 1e-4 of the known optima (BB84, trine, Bell, two pure states).
+    Steepest ascent over rank-one POVMs with ``d**2`` outcomes (enough: Davies 1978) from the
+    states' eigenbases and ``starts`` (1..10⁴) random POVMs of ``seed``; the best local optimum,
+    a lower bound converged to ``tol`` per iteration (``max_iter`` in 1..10⁶; refused up front
+    beyond 1 GiB).
 
     Examples
     --------
@@ -370,21 +352,13 @@ def dense_coding_capacity(rho_ab, *, alice_qubit: int = 0) -> float:
     """Dense-coding capacity of a shared state, in bits per qubit Alice sends:
     ``C = log2 d_A + S(ρ_B) - S(ρ_AB)`` (Bowen 2001; Hiroshima 2001), with ``d_A = 2``.
 
-    This is the capacity of one scheme: one copy of ``rho_ab`` per qubit sent, Alice encoding by a
-    unitary on her qubit, Bob measuring the received qubits and his halves jointly (the largest
-    Holevo quantity of such encodings; the sources prove it for that setting). ``rho_ab``:
-    density matrix (or vector) of Alice's qubit and Bob's n - 1 qubits (Qiskit order);
-    ``alice_qubit``: which qubit is Alice's. Returns the formula's value; where it is below
-    ``log2 d_A = 1`` the state does not help *this scheme*, since Alice can always send one plain
-    bit per qubit instead. Other uses of the same pairs can do better: two-way entanglement
-    distillation of many copies (Bennett et al. 1996; Deutsch et al. 1996) turns any two-qubit
-    state with fidelity above 1/2 into fewer, nearly perfect pairs.
+    For one scheme (book/02_holevo.ipynb): one copy of ``rho_ab`` (Alice's qubit ``alice_qubit``
+    and Bob's n - 1 qubits) per qubit sent, unitary encoding, joint measurement. Below 1 a plain
+    bit per qubit does better; distillation can still help (:mod:`qring_edu.distillation`).
 
     Examples
     --------
-    >>> from qring_edu.states import bell_state, isotropic_state
-    >>> round(dense_coding_capacity(bell_state("phi+")), 6)
-    2.0
+    >>> from qring_edu.states import isotropic_state
     >>> round(dense_coding_capacity(isotropic_state(0.9)), 6)    # = isotropic_capacity(0.9)
     1.372508
     """
@@ -402,9 +376,8 @@ def dense_coding_capacity(rho_ab, *, alice_qubit: int = 0) -> float:
 def isotropic_capacity(pair_fidelity: float) -> float:
     """``2 - H(F, (1-F)/3, (1-F)/3, (1-F)/3)``: dense-coding capacity of the isotropic pair, bits.
 
-    :func:`dense_coding_capacity` of :func:`qring_edu.superdense.isotropic_state` ``(F)``, in closed form;
-    ``pair_fidelity`` ``F`` in ``[1/4, 1]``. It is 2 at ``F = 1``, 1 at ``F ≈ 0.8107``
-    (:func:`dense_coding_threshold`) and 0 at ``F = 1/4``.
+    :func:`dense_coding_capacity` of :func:`qring_edu.superdense.isotropic_state` ``(F)``,
+    ``F`` in ``[1/4, 1]``: 2 at F = 1, 1 at F ≈ 0.8107 (:func:`dense_coding_threshold`).
 
     Examples
     --------
@@ -476,12 +449,10 @@ def two_state_accessible(overlap: float) -> float:
 
     Examples
     --------
-    Always below :func:`two_state_chi` for ``0 < c < 1``:
+    Below :func:`two_state_chi` for ``0 < c < 1``:
 
     >>> round(two_state_accessible(0.5), 6), round(two_state_chi(0.5), 6)
     (0.645421, 0.811278)
-    >>> two_state_accessible(0.0), two_state_accessible(1.0)
-    (1.0, 0.0)
     """
     c = check_float(overlap, "overlap", 0.0, 1.0)
     return 1.0 - binary_entropy((1.0 - np.sqrt(max(0.0, 1.0 - c * c))) / 2.0)
@@ -492,18 +463,15 @@ def two_state_accessible(overlap: float) -> float:
 
 @result(show=("size", "dim"))
 class Ensemble:
-    """An ensemble ``{p_x, ρ_x}``: ``probs`` (shape (n,), sums to 1), ``states`` (shape (n, d, d),
-    density matrices, both read-only), one ``labels`` string per state and a ``name``. It unpacks
-    as ``(probs, states)``, so ``holevo_chi(*ens)``, ``accessible_information(*ens)`` and
-    ``mutual_information(*ens, povm)`` work directly. Compared by identity.
+    """An ensemble ``{p_x, ρ_x}``: ``probs`` (n,), ``states`` (n, d, d) (read-only), one
+    ``labels`` string per state and a ``name``; it unpacks as ``(probs, states)``
+    (``holevo_chi(*ens)``). Compared by identity.
 
     Examples
     --------
     >>> bb84 = bb84_ensemble()
     >>> bb84, bb84.labels
     (Ensemble(name='BB84', size=4, dim=2), ('0', '1', '+', '-'))
-    >>> bb84.bloch_vectors().round(3).tolist()
-    [[0.0, 0.0, 1.0], [0.0, 0.0, -1.0], [1.0, 0.0, 0.0], [-1.0, 0.0, 0.0]]
     >>> bb84.average_state().real.round(3).tolist()       # maximally mixed: S = 1 bit
     [[0.5, 0.0], [0.0, 0.5]]
     """
@@ -573,11 +541,8 @@ def trine_ensemble() -> Ensemble:
 
     Examples
     --------
-    >>> trine = trine_ensemble()
-    >>> trine.bloch_vectors().round(3).tolist()
+    >>> trine_ensemble().bloch_vectors().round(3).tolist()
     [[0.0, 0.0, 1.0], [0.866, 0.0, -0.5], [-0.866, 0.0, -0.5]]
-    >>> round(holevo_chi(*trine), 6)
-    1.0
     """
     states = [np.array([np.cos(np.pi * k / 3), np.sin(np.pi * k / 3)]) for k in range(3)]
     return _make_ensemble("trine", [1 / 3] * 3, states, ("ψ0", "ψ1", "ψ2"))
@@ -605,11 +570,9 @@ def encoded_ensemble(
     """The ensemble Bob faces when Alice encodes message x by a unitary on her qubits of a
     shared state: ``ρ_x = (U_x ⊗ I) ρ (U_x ⊗ I)†``.
 
-    ``shared_state``: state vector or density matrix of n qubits (Qiskit order, qubit 0 least
-    significant); ``encodings``: k-qubit unitaries ``U_x`` (each ``2**k x 2**k``) acting on the
-    qubits ``alice_qubits`` (k distinct indices, the first listed is the least significant qubit
-    of ``U_x``, as in Qiskit's ``qargs``); ``probs``: message probabilities (default uniform);
-    ``labels``: one string per message (default ``"0", "1", ...``).
+    ``shared_state``: n qubits; ``encodings``: ``2**k x 2**k`` unitaries on the k distinct
+    ``alice_qubits`` (as Qiskit's ``qargs``); ``probs`` default uniform; ``labels`` default
+    ``"0", "1", ...``.
 
     Examples
     --------
@@ -630,24 +593,11 @@ def encoded_ensemble(
     if np.ndim(alice_qubits) != 1:
         raise TypeError(f"alice_qubits must be a sequence of qubit indices, got {alice_qubits!r}")
     qargs = [check_int(q, "alice_qubits", 0, n - 1) for q in alice_qubits]
-    if not qargs or len(set(qargs)) != len(qargs) or min(qargs) < 0 or max(qargs) >= n:
+    if not qargs or len(set(qargs)) != len(qargs):
         raise ValueError(f"alice_qubits must be distinct qubit indices in 0..{n - 1}, got {qargs}")
-    try:
-        mats = [np.asarray(_raw(u), dtype=complex) for u in encodings]
-    except (TypeError, ValueError):
-        raise TypeError("encodings must be a sequence of unitary matrices") from None
-    if not mats:
-        raise ValueError("encodings must contain at least one unitary")
-    if not all(np.all(np.isfinite(u)) for u in mats):
-        raise ValueError("encodings must be finite; they contain NaN or Inf")
     k = 2 ** len(qargs)
-    states = []
+    mats, states = _check_matrices(encodings, "encodings", k), []
     for i, u in enumerate(mats):
-        if u.shape != (k, k):
-            raise ValueError(
-                f"encodings[{i}] must have shape ({k}, {k}) for {len(qargs)} "
-                f"qubit(s), got {u.shape}"
-            )
         if not np.allclose(u @ u.conj().T, np.eye(k), atol=1e-8):
             raise ValueError(f"encodings[{i}] must be unitary (tolerance 1e-8)")
         full = embed_operator(u, qargs, n)
@@ -659,13 +609,9 @@ def encoded_ensemble(
 
 def superdense_ensemble(pair_fidelity: float = 1.0) -> Ensemble:
     """The four superdense-coded states, equiprobable: Alice applies ``X**x`` then ``Z**z`` to
-    her half (qubit 0) of the pre-shared pair, as in :func:`qring_edu.superdense_circuit`.
-
-    Message order ``m = 2x + z``, labels ``"xz"`` = ``"00", "01", "10", "11"`` (the Qiskit count
-    key Bob decodes). With ``pair_fidelity = 1`` the pair is |Φ+⟩ and the states are the Bell
-    states ``Φ+, Φ−, Ψ+, Ψ−`` (up to sign): χ = accessible information = 2 bits. With
-    ``F < 1`` the pair is :func:`qring_edu.superdense.isotropic_state` ``(F)`` and χ equals
-    :func:`isotropic_capacity` ``(F)``.
+    her half (qubit 0) of :func:`qring_edu.superdense.isotropic_state` ``(F)``, as in
+    :func:`qring_edu.superdense_circuit`; labels ``"xz"`` (m = 2x + z). χ =
+    :func:`isotropic_capacity` ``(F)``; at F = 1 the Bell states, χ = I_acc = 2 bits.
 
     Examples
     --------
@@ -676,10 +622,8 @@ def superdense_ensemble(pair_fidelity: float = 1.0) -> Ensemble:
     1.372508
     """
     pair = _isotropic_array(pair_fidelity)
-    X = np.array([[0, 1], [1, 0]], dtype=complex)
-    Z = np.diag([1.0, -1.0]).astype(complex)
     msgs = [(x, z) for x in (0, 1) for z in (0, 1)]
-    unitaries = [np.linalg.matrix_power(Z, z) @ np.linalg.matrix_power(X, x) for x, z in msgs]
+    unitaries = [PAULIS["IZ"[z]] @ PAULIS["IX"[x]] for x, z in msgs]
     name = (
         f"superdense, F = {float(pair_fidelity):g}"
         if pair_fidelity != 1
@@ -691,11 +635,8 @@ def superdense_ensemble(pair_fidelity: float = 1.0) -> Ensemble:
 
 
 def bloch_ensemble(thetas, phis, probs, radii=None, *, name: str = "custom") -> Ensemble:
-    """A qubit ensemble from Bloch-sphere coordinates.
-
-    ``thetas``, ``phis``: polar and azimuthal angles in radians, shape (n,); ``probs``: shape (n,),
-    non-negative, summing to 1; ``radii``: Bloch-vector lengths in [0, 1], shape (n,) (default 1:
-    pure states). State x is ``ρ_x = (I + r_x n_x·σ)/2``, labelled ``"ρx"``.
+    """A qubit ensemble from Bloch angles ``thetas``, ``phis`` (radians, shape (n,)) and Bloch
+    lengths ``radii`` in [0, 1] (default 1): ``ρ_x = (I + r_x n_x·σ)/2``, labelled ``"ρx"``.
 
     Examples
     --------
@@ -710,9 +651,7 @@ def bloch_ensemble(thetas, phis, probs, radii=None, *, name: str = "custom") -> 
     th = _check_vector(thetas, "thetas")
     ph = _check_vector(phis, "phis")
     if ph.size != th.size:
-        raise ValueError(
-            f"phis has {ph.size} entries but thetas has {th.size} (one pair per state)"
-        )
+        raise ValueError(f"phis has {ph.size} entries but thetas has {th.size}")
     if radii is None:
         r = np.ones(th.size)
     else:
@@ -728,9 +667,8 @@ def bloch_ensemble(thetas, phis, probs, radii=None, *, name: str = "custom") -> 
 
 
 def bloch_measurement(theta: float, phi: float) -> np.ndarray:
-    """Projective qubit measurement along the Bloch direction (θ, φ) (radians), as a POVM array
-    of shape (2, 2, 2): element 0 = ``(I + n·σ)/2`` ("along n"), element 1 = ``(I − n·σ)/2``.
-    A state with Bloch vector r gives outcome 0 with probability ``(1 + n·r)/2``.
+    """Projective qubit measurement along the Bloch direction (θ, φ) (radians), shape (2, 2, 2):
+    ``(I ± n·σ)/2``; outcome 0 has probability ``(1 + n·r)/2`` for Bloch vector r.
 
     Examples
     --------
@@ -739,10 +677,7 @@ def bloch_measurement(theta: float, phi: float) -> np.ndarray:
     >>> povm = bloch_measurement(np.pi / 2, 0.0)
     >>> povm.shape, povm[0].real.round(3).tolist()
     ((2, 2, 2), [[0.5, 0.5], [0.5, 0.5]])
-    >>> round(mutual_information(*bb84_ensemble(), povm), 6)
-    0.5
     """
-
     theta = check_float(theta, "theta")
     phi = check_float(phi, "phi")
     n = np.array([np.sin(theta) * np.cos(phi), np.sin(theta) * np.sin(phi), np.cos(theta)])

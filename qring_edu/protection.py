@@ -1,23 +1,16 @@
 """Error protection of a superdense link, and what it costs (book/04_noisy_links.ipynb).
 
-A noisy link delivers wrong bits. Two remedies, each with its full cost on the ledger:
+Two remedies, each with its full cost on the ledger: **distillation** of the pairs
+(:mod:`qring_edu.distillation`; offline raw pairs and announcements, removes the pairs' noise,
+not the channel's) and **forward error correction with checked retransmission** of the decoded
+stream: a Reed–Solomon code over GF(2⁸) (:func:`fec_code`), a keyed checksum
+(:func:`toeplitz_hash`), rejected blocks sent again (:func:`fec_transmit`); it costs online
+qubits and one acknowledgement bit per block transmission.
 
-* **distillation** of the pairs (:mod:`qring_edu.distillation`): offline, it costs raw pairs and
-  classical announcements and removes the pairs' noise, not the channel's;
-* **forward error correction with checked retransmission** over the decoded bit stream: a
-  Reed–Solomon code over GF(2⁸) (:class:`FECCode`, :func:`fec_code`), a keyed checksum
-  (:func:`toeplitz_hash`) and retransmission of rejected blocks (:func:`fec_transmit`, an exact
-  fast model of the decoder's outcome, or a real ``galois`` decoder on small instances); it costs
-  online qubits (parity, checksum, retransmissions) and online classical bits (one
-  acknowledgement per block transmission).
-
-A scheme is a value: :class:`Protection` holds an optional :class:`Distill` and an optional
-:class:`FEC`; :func:`protection` reads the shorthand strings ``"none"``, ``"distill"``,
-``"fec"`` and ``"distill+fec"``. :func:`expected_net_factor` gives a scheme's long-message
-factors in closed form, against *both* baselines: noiseless classical bits (factor 1) and
-classical bits sent with the same code over the same noisy channel.
-
-galois is imported only inside the real decoder.
+A scheme is a value, :class:`Protection` (optional :class:`Distill`, optional :class:`FEC`), or
+a shorthand of :func:`protection`. :func:`expected_net_factor` gives its long-message factors
+against noiseless classical bits (factor 1) and against the same code sent as classical bits
+over the same channel. galois is imported only inside the real decoder.
 """
 
 from __future__ import annotations
@@ -87,14 +80,11 @@ def _binom_sf(n: int, p: float) -> np.ndarray:
     if p <= 0.0:
         return np.zeros(n + 1)
     if p >= 1.0:
-        out = np.ones(n + 1)
-        out[n] = 0.0
-        return out
+        return (np.arange(n + 1) < n).astype(float)
     k = np.arange(n + 1)
     lg = np.array([math.lgamma(v + 1.0) for v in range(n + 1)])
     logpmf = lg[n] - lg - lg[::-1] + k * math.log(p) + (n - k) * math.log1p(-p)
-    pmf = np.exp(logpmf)
-    tail = np.cumsum(pmf[::-1])[::-1]  # tail[j] = P(X >= j), smallest terms summed first
+    tail = np.cumsum(np.exp(logpmf)[::-1])[::-1]  # tail[j] = P(X >= j), smallest terms first
     sf = np.zeros(n + 1)
     sf[:-1] = tail[1:]
     return np.minimum(sf, 1.0)
@@ -104,47 +94,27 @@ def _binom_sf(n: int, p: float) -> np.ndarray:
 class FECCode:
     """A Reed–Solomon code over GF(2⁸) with a checksum inside, for the decoded superdense stream.
 
-    Codeword: ``n`` bytes = ``data_bytes`` of payload, ``hash_bits/8`` bytes of checksum, ``2t``
-    parity bytes (systematic, in that order; a message's last block is shortened: fewer payload
-    bytes, same checksum and parity). Byte ``j`` of a codeword crosses the link as the four
-    superdense symbols (qubits) ``4j .. 4j+3``: stream bit ``8j + i`` is bit ``i`` of the byte
-    (little-endian), symbol ``s`` of the byte carries bits ``2s`` (x) and ``2s+1`` (z). So a Pauli
-    error on one qubit corrupts exactly one byte, whichever of X, Y, Z it is.
+    Codeword: ``n`` bytes = ``data_bytes`` of payload, ``hash_bits/8`` of checksum, ``2t`` of
+    parity (systematic; a message's last block has fewer payload bytes). Byte ``j`` crosses as
+    the superdense symbols (qubits) ``4j .. 4j+3``, symbol ``s`` carrying its bits ``2s`` (x) and
+    ``2s+1`` (z) (little-endian): a Pauli error on one qubit corrupts exactly one byte.
 
-    Decoding is bounded-distance: up to ``t`` byte errors are corrected exactly. More errors are
-    either detected by the decoder or *miscorrected* to another codeword; the checksum — a
-    Toeplitz hash of the payload bits with a random key shared offline — then rejects the block
-    except with probability at most ``2**-hash_bits`` (the hash family is ε-almost-XOR-universal
-    and a miscorrection adds a codeword that depends on the noise only, not on the key). The
-    receiver returns ``ACK_BITS`` per block transmission; rejected blocks are sent again.
-
-    Attributes
-    ----------
-    n : int
-        Block length in bytes (at most 255).
-    t : int
-        Correctable byte errors per block.
-    hash_bits : int
-        Checksum bits (a multiple of 8).
-    k, data_bytes, overhead_bytes : int
-        Message bytes ``n - 2t``, payload bytes ``n - 2t - hash_bits/8`` and checksum plus
-        parity bytes ``hash_bits/8 + 2t`` per full block.
-    rate : float
-        ``data_bytes / n``.
+    Bounded-distance decoding corrects up to ``t`` byte errors; a block with more is detected
+    or *miscorrected*, and the checksum (a Toeplitz hash of the payload, key shared offline)
+    then rejects it except with probability at most ``2**-hash_bits`` (ε-almost-XOR-universal
+    family; a miscorrection does not depend on the key). ``n`` <= 255 bytes; ``hash_bits`` a
+    multiple of 8.
 
     Examples
     --------
-    The code :func:`fec_code` picks for a symbol error rate of 1 % (a byte error rate of
-    ``1 - 0.99**4``):
+    The code :func:`fec_code` picks for a symbol error rate of 1 % (byte error ``1 - 0.99**4``):
 
     >>> from qring_edu.noise import depolarizing
     >>> code = fec_code(byte_error(depolarizing(0.99)))
     >>> code
     FECCode(n=255, t=17, hash_bits=64, k=221, data_bytes=213)
-    >>> code.overhead_bytes, round(code.rate, 4), round(code.failure_probability(0.039404), 4)
-    (42, 0.8353, 0.0131)
-    >>> round(code.net_factor(0.039404), 4)       # payload bits per online channel use
-    1.6471
+    >>> round(code.failure_probability(0.039404), 4), round(code.net_factor(0.039404), 4)
+    (0.0131, 1.6471)
     """
 
     n: int
@@ -182,9 +152,8 @@ class FECCode:
 
     def net_factor(self, byte_error: float, uses_per_byte: float = QUBITS_PER_SYMBOL) -> float:
         """Expected payload bits per online channel use on a long message:
-        ``8 data_bytes (1 - q) / (uses_per_byte n + ACK_BITS)`` (q the failure probability;
-        ``uses_per_byte``: 4 qubits for the superdense stream, 8 bits for classical bits, more
-        when photons are lost)."""
+        ``8 data_bytes (1 - q) / (uses_per_byte n + ACK_BITS)`` (q: the failure probability;
+        ``uses_per_byte`` as :func:`fec_code`)."""
         q = self.failure_probability(byte_error)
         return SYMBOL_BITS * self.data_bytes * (1.0 - q) / (uses_per_byte * self.n + ACK_BITS)
 
@@ -200,8 +169,8 @@ def _check_hash_bits(hash_bits) -> int:
 
 
 def byte_error(errors: PauliErrors) -> float:
-    """Probability that a byte of the decoded superdense stream arrives wrong: its four
-    symbols all right with probability ``p_I**4``, so ``1 - p_I**4``.
+    """Probability that a byte (four symbols) of the decoded superdense stream arrives wrong:
+    ``1 - p_I**4``.
 
     Examples
     --------
@@ -216,8 +185,7 @@ def byte_error(errors: PauliErrors) -> float:
 
 def classical_byte_error(channel_fidelity: float) -> float:
     """Probability that a byte sent as 8 classical bits over the depolarising qubit channel of
-    fidelity ``F`` arrives wrong: each bit (a basis state) is flipped by X or Y, probability
-    ``2(1 - F)/3``, so ``1 - (1 - 2(1 - F)/3)**8``.
+    fidelity ``F`` arrives wrong (X or Y flips a bit): ``1 - (1 - 2(1 - F)/3)**8``.
 
     Examples
     --------
@@ -238,24 +206,12 @@ def fec_code(
 ) -> FECCode:
     """Choose the Reed–Solomon code for a stream whose bytes arrive wrong with ``byte_error``.
 
-    ``byte_error`` in [0, 1): :func:`byte_error` of the link for the decoded superdense stream,
-    :func:`classical_byte_error` for classical bits over the same channel. ``uses_per_byte``:
-    channel uses per byte (4 qubits, 8 classical bits). ``block_length``: codeword length n in
-    bytes, at most 255 (shortened codes below). ``correctable``: the number t of byte errors
-    corrected; ``None`` picks the t that maximises :meth:`FECCode.net_factor` — payload per
-    channel use, counting parity, checksum, acknowledgements and expected retransmissions.
-    ``hash_bits``: checksum length (multiple of 8, 8..64).
-
-    Why this code: a Pauli error on a qubit flips one or both bits of one 2-bit symbol, so errors
-    come in symbols, not independent bits; packing four symbols per byte makes each qubit error
-    exactly one byte error, and a Reed–Solomon code corrects byte errors whatever their bit
-    pattern, with the largest distance a code of length n and dimension k can have (the
-    Singleton bound d = n - k + 1: RS codes are MDS). Its bounded-distance decoder is exact up to
-    t errors, which is what makes an exact fast model of its outcome possible
-    (:func:`fec_transmit`).
-
-    Raises ``ValueError`` naming ``correctable`` when the block has no room for it, or naming
-    ``byte_error`` when the link is too noisy for any code of that length to deliver data.
+    ``byte_error`` in [0, 1) (:func:`byte_error`, or :func:`classical_byte_error`);
+    ``uses_per_byte``: channel uses per byte (4 qubits, 8 classical bits); ``block_length``: n
+    in bytes, at most 255 (shortened codes below); ``correctable``: t, or ``None`` for the t
+    that maximises :meth:`FECCode.net_factor`; ``hash_bits``: a multiple of 8 in 8..64. RS codes
+    are MDS (distance n - k + 1) and each qubit error is one byte error (book/04_noisy_links.ipynb).
+    ``ValueError`` when the block has no room for ``correctable`` or the link is too noisy.
 
     Examples
     --------
@@ -294,8 +250,6 @@ def fec_code(
 
 def _block_lengths(n_bytes: int, code: FECCode) -> np.ndarray:
     """Codeword lengths (bytes) of the blocks carrying ``n_bytes`` payload bytes."""
-    if n_bytes == 0:
-        return np.zeros(0, dtype=np.int64)
     full, rest = divmod(n_bytes, code.data_bytes)
     sizes = np.full(full + (rest > 0), code.n, dtype=np.int64)
     if rest:
@@ -307,20 +261,10 @@ def _block_lengths(n_bytes: int, code: FECCode) -> np.ndarray:
 class FECOutcome:
     """What one message cost over a protected link (:func:`fec_transmit`).
 
-    ``qubits``: superdense symbols sent (= Bell pairs consumed), retransmissions included;
-    ``ack_bits``: classical bits returned by the receiver (one per block transmission);
-    ``blocks``: blocks of the message; ``transmissions``: block transmissions;
-    ``rejected``: transmissions the receiver rejected (more than t byte errors);
-    ``rounds``: retransmission rounds (1 = everything accepted at once);
-    ``received``: the payload bytes the receiver accepted (``None`` for the fast model, whose
-    accepted blocks are the sent ones by construction).
-
-    Attributes
-    ----------
-    qubits, ack_bits, blocks, transmissions, rejected, rounds : int
-        As above.
-    received : numpy.ndarray of uint8 or None
-        The accepted payload (real decoder only).
+    ``qubits``: symbols sent (= Bell pairs consumed), retransmissions included; ``ack_bits``: one
+    per block transmission; ``blocks``; ``transmissions``; ``rejected`` (more than t byte
+    errors); ``rounds`` (1 = all accepted at once); ``received``: the accepted payload, uint8
+    (real decoder only; ``None`` for the fast model).
 
     Examples
     --------
@@ -354,26 +298,14 @@ def fec_transmit(
 ) -> FECOutcome:
     """Send ``n_bytes`` payload bytes over a protected superdense link until every block is in.
 
-    Round by round, each pending block (codeword length n') crosses as ``4 n'`` qubits; the
-    number of its bytes that arrive wrong is drawn as ``Binomial(n', 1 - p_I**4)`` from ``rng``
-    (``errors``: the Pauli error of one decoded symbol, :meth:`qring_edu.noise.Link.symbol_errors`).
-    Then
-
-    * ``decoder="model"`` (exact fast model of bounded-distance decoding): a block with at most t
-      wrong bytes is corrected and accepted; with more it is rejected and sent again. (A rejected
-      block would be accepted wrongly only if the decoder miscorrects *and* the checksum
-      collides, probability <= ``2**-hash_bits`` per rejection; the fast model counts those
-      rejections so the caller can state the bound.)
-    * ``decoder="galois"`` (real decoder, small instances): ``payload`` (uint8 bytes) is encoded
-      with a checksum (Toeplitz hash keyed by ``hash_key`` bits) and ``galois.ReedSolomon``; the
-      wrong bytes get their positions and their XOR patterns (four Paulis drawn from ``errors``,
-      conditioned on not all I) from ``detail_rng``; the receiver decodes, checks the hash and
-      accepts or asks again. Both decoders draw the same numbers from ``rng``, so with the same
-      seed they send the same blocks — the tests check that galois accepts exactly the blocks
-      the model accepts.
-
-    Returns an :class:`FECOutcome`. A code that would reject most blocks is refused up front
-    (``ValueError`` naming ``code``), so the retransmissions end.
+    Each round, each pending block (n' bytes) crosses as ``4 n'`` qubits with
+    ``Binomial(n', 1 - p_I**4)`` wrong bytes drawn from ``rng`` (``errors``: one decoded
+    symbol's Pauli error). ``decoder="model"`` (exact for bounded-distance decoding): a block
+    with more than t wrong bytes is rejected and sent again (a wrong acceptance, <=
+    ``2**-hash_bits`` per rejection, is the caller's bound). ``decoder="galois"`` (small
+    instances): ``payload`` (uint8) is coded with its hash (key ``hash_key``), errors placed by
+    ``detail_rng``, then really decoded and checked; same draws from ``rng`` as the model. A
+    code that would reject most blocks is refused (``ValueError`` naming ``code``).
 
     Examples
     --------
@@ -452,26 +384,14 @@ def _galois_rs(n: int, k: int):
 def toeplitz_hash(data: np.ndarray, key: np.ndarray, hash_bits: int) -> np.ndarray:
     """Toeplitz hash of the bytes ``data``: ``T · bits(data)`` over GF(2), packed to bytes.
 
-    ``key``: 0/1 array of at least ``hash_bits + 8 len(data) - 1`` bits; ``T[i, j] =
-    key[i - j + 8 len - 1]`` (constant diagonals). For any fixed nonzero change of the data and
-    any change of the hash, a uniformly random key makes them consistent with probability
-    ``2**-hash_bits`` (Krawczyk 1994): the bound the protocol states.
-
-    Parameters
-    ----------
-    data : array_like of uint8, shape (m,)
-        The bytes; bit ``i`` of byte ``j`` is bit ``8j + i`` of the hashed string (little-endian).
-    key : numpy.ndarray of 0/1, shape (>= hash_bits + 8m - 1,)
-    hash_bits : int
-        Length of the hash (a multiple of 8).
-
-    Returns
-    -------
-    numpy.ndarray of uint8, shape (hash_bits / 8,)
+    ``data``: uint8, shape (m,), bit ``i`` of byte ``j`` is bit ``8j + i``; ``key``: 0/1, at
+    least ``hash_bits + 8m - 1`` bits, ``T[i, j] = key[i - j + 8m - 1]`` (constant diagonals);
+    ``hash_bits``: a multiple of 8. Returns uint8, shape (hash_bits / 8,). For any fixed nonzero
+    change of the data and of the hash, a uniform key makes them consistent with probability
+    ``2**-hash_bits`` (Krawczyk 1994).
 
     Examples
     --------
-    >>> import numpy as np
     >>> key = np.random.default_rng(0).integers(0, 2, 16 + 24 - 1)
     >>> toeplitz_hash(np.array([1, 2, 3], dtype=np.uint8), key, 16).tolist()
     [87, 173]
@@ -527,17 +447,7 @@ def _byte_patterns(count: int, errors: PauliErrors, rng) -> np.ndarray:
     return out
 
 
-def _galois_receive(
-    rs,
-    code: FECCode,
-    sent: list,
-    pending: np.ndarray,
-    wrong: np.ndarray,
-    errors: PauliErrors,
-    key: np.ndarray,
-    rng,
-    received: np.ndarray,
-) -> np.ndarray:
+def _galois_receive(rs, code, sent, pending, wrong, errors, key, rng, received) -> np.ndarray:
     """One round of the real receiver: corrupt the pending codewords (``wrong[i]`` byte errors at
     positions and with patterns from ``rng``), decode them in one batch (each left-padded with
     zeros to the primitive length: a shortened code), check the checksums and store accepted
@@ -621,16 +531,7 @@ class FEC:
 
     def __post_init__(self):
         check_choice(self.decoder, "decoder", DECODERS)
-        if self.correctable is not None:  # also checks block_length and hash_bits
-            fec_code(
-                0.0,
-                block_length=self.block_length,
-                correctable=self.correctable,
-                hash_bits=self.hash_bits,
-            )
-        else:
-            hb = _check_hash_bits(self.hash_bits)
-            check_int(self.block_length, "block_length", hb // 8 + 1, MAX_BLOCK_LENGTH)
+        self.code(0.0)  # checks block_length, correctable and hash_bits
 
     def code(self, byte_error_rate: float, uses_per_byte: float = QUBITS_PER_SYMBOL) -> FECCode:
         """The code for a stream with this byte error rate (:func:`fec_code`)."""
@@ -697,17 +598,12 @@ def protection(value: str | Protection = "none", name: str = "value") -> Protect
 class ProtectionReport:
     """What a noisy or protected superdense link did over one ring run.
 
-    ``errors``: the Pauli error of one online symbol (with distilled pairs when distilling);
+    ``errors``: one online symbol's Pauli error (distilled pairs when distilling);
     ``distillation``, ``code``: the parts used (or ``None``); ``blocks``, ``transmissions``,
-    ``rejected``: code blocks over all messages, their transmissions and the rejected ones.
-
-    ``undetected_bound`` bounds the probability that some output differs from the noiseless
-    ring's. Without a code it is 1 when a symbol can err (nothing corrects it). With a code: a
-    block with at most t wrong bytes is always corrected; one with more is accepted only if the
-    decoder miscorrects it *and* the checksum, keyed afresh for each run, collides —
-    probability at most ``2**-hash_bits`` per rejected transmission. So P(wrong) ≤
-    ``2**-hash_bits E[rejected]``, and ``E[rejected] ≤ blocks · q / (1 - q)`` with ``q`` the
-    rejection probability of a full block (a shortened block is rejected less often).
+    ``rejected``: over all messages. ``undetected_bound`` >= P(some output differs from the
+    noiseless ring's): 1 without a code if a symbol can err; with one, ``2**-hash_bits
+    E[rejected] <= 2**-hash_bits blocks q / (1 - q)`` (q: a full block's rejection probability;
+    a key fresh per run).
 
     Examples
     --------
@@ -742,14 +638,11 @@ class ProtectionReport:
 class NetFactor:
     """Expected cost of a protection scheme on a long message (:func:`expected_net_factor`).
 
-    ``online``: payload bits per online channel use (qubits sent, lost photons included, plus
-    classical side bits); ``lifetime``: payload bits per channel use over the pairs' whole
-    lifetime (online uses, the offline qubits that distributed the raw pairs, and distillation's
-    classical announcements); ``bound``: ``η C_E`` of the decoded symbol channel of the pairs
-    used (no scheme does better online); ``reliable``: the scheme corrects errors;
-    ``symbol_error``: the decoded symbol error rate; ``classical``: the fair classical baseline
-    on the *same* channel — the same code sent as classical bits (a reliable scheme), or
-    uncoded bits (factor 1) for an unreliable one; ``advantage``: ``online / classical``.
+    ``online``: payload bits per online channel use (lost photons and side bits included);
+    ``lifetime``: per channel use including the offline raw pairs and announcements; ``bound``:
+    ``η C_E`` of the decoded symbol channel (no scheme does better online); ``reliable``: errors
+    corrected; ``symbol_error``; ``classical``: the same code sent as classical bits over the same
+    channel (reliable schemes) or 1 (uncoded bits); ``advantage``: ``online / classical``.
 
     Examples
     --------
@@ -776,13 +669,11 @@ class NetFactor:
 def expected_net_factor(scheme: str | Protection = "fec", *, link: Link = Link()) -> NetFactor:
     """Closed-form online and lifetime factors of a protection scheme on ``link``.
 
-    * ``"none"``: online ``2 η``, lifetime ``2 η / (1 + 1/η)``; not reliable;
-    * ``"distill"``: online ``2 η``; the lifetime also pays the raw pairs and announcements;
-      not reliable (the channel's noise on the online qubit stays);
-    * ``"fec"``, ``"distill+fec"``: :meth:`FECCode.net_factor` with ``4/η`` photons per byte;
-      reliable. The classical baseline sends the same code as classical bits over the same
-      depolarising channel (bit flip ``2(1 - F_ch)/3``; a bright classical pulse is dimmed by
-      loss, not erased, so η does not enter it).
+    ``"none"``: online ``2 η``, lifetime ``2 η / (1 + 1/η)``; ``"distill"``: online ``2 η``,
+    the lifetime also pays raw pairs and announcements (neither is reliable); ``"fec"``,
+    ``"distill+fec"``: :meth:`FECCode.net_factor` with ``4/η`` photons per byte, against the same
+    code as classical bits over the same channel (bit flip ``2(1 - F_ch)/3``; loss dims a bright
+    classical pulse, so η does not enter it).
 
     Examples
     --------
@@ -801,25 +692,26 @@ def expected_net_factor(scheme: str | Protection = "fec", *, link: Link = Link()
     errors = link.symbol_errors(None if dist is None else dist.errors)
     bound = eta * errors.capacity()
     offline = raw / eta  # each raw pair's half is sent until it arrives
+    code, classical = None, 1.0
     if prot.fec is None:
         per_qubit = 1.0 / eta  # photons per symbol online
         online = 2.0 / per_qubit
         lifetime = 2.0 / (per_qubit * (1.0 + offline) + per_qubit * announce)
-        return NetFactor(
-            prot.scheme, online, lifetime, bound, False, errors.error_rate, 1.0, None, dist
-        )
-    code = prot.fec.code(byte_error(errors), QUBITS_PER_SYMBOL / eta)
-    q = code.failure_probability(byte_error(errors))
-    payload = SYMBOL_BITS * code.data_bytes * (1.0 - q)  # per block transmission
-    photons = QUBITS_PER_SYMBOL * code.n / eta
-    online = payload / (photons + ACK_BITS)
-    lifetime = payload / (photons * (1.0 + offline + announce) + ACK_BITS)
-    p_classical = classical_byte_error(link.channel_fidelity)
-    try:
-        classical_code = prot.fec.code(p_classical, CLASSICAL_USES)
-        classical = classical_code.net_factor(p_classical, CLASSICAL_USES)
-    except ValueError:  # the classical bits are too noisy for any code of this length
-        classical = 0.0
+    else:
+        code = prot.fec.code(byte_error(errors), QUBITS_PER_SYMBOL / eta)
+        q = code.failure_probability(byte_error(errors))
+        payload = SYMBOL_BITS * code.data_bytes * (1.0 - q)  # per block transmission
+        photons = QUBITS_PER_SYMBOL * code.n / eta
+        online = payload / (photons + ACK_BITS)
+        lifetime = payload / (photons * (1.0 + offline + announce) + ACK_BITS)
+        p_classical = classical_byte_error(link.channel_fidelity)
+        try:
+            classical = prot.fec.code(p_classical, CLASSICAL_USES).net_factor(
+                p_classical, CLASSICAL_USES
+            )
+        except ValueError:  # the classical bits are too noisy for any code of this length
+            classical = 0.0
+    reliable = code is not None
     return NetFactor(
-        prot.scheme, online, lifetime, bound, True, errors.error_rate, classical, code, dist
+        prot.scheme, online, lifetime, bound, reliable, errors.error_rate, classical, code, dist
     )

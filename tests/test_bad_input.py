@@ -69,7 +69,7 @@ KNOWN_GAPS = {
 # (gapip.Decision, gapip.IAEStep, tieaudit.Estimate).
 NOT_CALLED_IN_EXAMPLES = set(
     """fixedpoint.FixedPoint ledger.Ledger noise.PauliErrors noise.Noise noise.Capacities
-    ring.RingStep ring.AllReduceResult distillation.Distillation distillation.DistillationRun
+    ring.RingStep ring.AllReduceResult distillation.Distillation
     distillation.HashingYield protection.FECCode protection.FECOutcome protection.ProtectionReport
     protection.NetFactor holevo.AccessibleInformation holevo.Ensemble vga.VGAResult vga.VGALedger
     vga.VGARingResult vga.VGARestart vga_security.GHZWitness vga_security.RotatedGHZLeak

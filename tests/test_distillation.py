@@ -17,8 +17,8 @@ from qring_edu.distillation import (
     Distillation,
     distill,
     distill_qiskit,
-    distill_sample,
     distillable_yield,
+    sample_production,
 )
 from qring_edu.holevo import dense_coding_threshold, shannon_entropy
 from qring_edu.noise import PauliErrors, depolarizing
@@ -105,40 +105,35 @@ def test_no_improvement_at_or_below_one_half(F, protocol):
         assert not d.distillable and not d.improved
         assert max(d.errors.probabilities) <= 0.5 + 1e-12  # still separable-looking
         assert d.fidelity <= F + 1e-12
-    with pytest.raises(ValueError, match="pair_fidelity"):
-        distill_sample(F, 10, rounds=1, protocol=protocol)
 
 
 def test_zero_rounds_is_the_input():
     zero = distill(0.9, rounds=0)
     assert zero.fidelity == 0.9 and zero.raw_pairs_per_pair == 1.0
     assert zero.offline_bits_per_pair == 0 and zero.success_probabilities == ()
-    run = distill_sample(0.4, 7, rounds=0, seed=1)
-    assert run.raw_pairs == 7 and run.offline_bits == 0
+    assert sample_production(7, [], "dejmps", np.random.default_rng(1)) == (7, [], 0)
 
 
 @pytest.mark.parametrize("protocol", ["bbpssw", "dejmps"])
 def test_sampled_production_matches_the_expectation(protocol):
     d = distill(0.85, rounds=3, protocol=protocol)
-    runs = [distill_sample(0.85, 2000, rounds=3, protocol=protocol, seed=s) for s in range(20)]
-    raw = np.array([r.raw_pairs for r in runs]) / 2000
-    bits = np.array([r.offline_bits for r in runs]) / 2000
+    succ = d.success_probabilities
+    runs = [sample_production(2000, succ, protocol, np.random.default_rng(s)) for s in range(20)]
+    raw = np.array([r[0] for r in runs]) / 2000
+    bits = np.array([r[2] for r in runs]) / 2000
     assert abs(raw.mean() - d.raw_pairs_per_pair) < 5 * raw.std(ddof=1) / math.sqrt(raw.size)
     assert abs(bits.mean() - d.offline_bits_per_pair) < 5 * bits.std(ddof=1) / math.sqrt(bits.size)
-    for r in runs:
-        assert r.fidelity == pytest.approx(d.fidelity)
-        assert r.output_pairs == 2000 and len(r.attempts) == 3
-        assert r.raw_pairs == 2 * r.attempts[0]  # every attempt consumes two pairs
-        assert r.attempts[2] >= 2000 and r.attempts[1] >= 2 * r.attempts[2]
+    for raw_pairs, attempts, _ in runs:
+        assert len(attempts) == 3
+        assert raw_pairs == 2 * attempts[0]  # every attempt consumes two pairs
+        assert attempts[2] >= 2000 and attempts[1] >= 2 * attempts[2]
 
 
-def test_distill_sample_seeds():
-    a = distill_sample(0.9, 1000, rounds=2, seed=4)
-    assert a == distill_sample(0.9, 1000, rounds=2, seed=4)
-    assert a == distill_sample(0.9, 1000, rounds=2, seed=np.random.SeedSequence(4))
-    assert a == distill_sample(0.9, 1000, rounds=2, seed=np.random.default_rng(4))
-    assert a != distill_sample(0.9, 1000, rounds=2, seed=5)
-    distill_sample(0.9, 10, seed=[4, 1])
+def test_sample_production_is_deterministic_for_a_seed():
+    succ = distill(0.9, rounds=2).success_probabilities
+    a = sample_production(1000, succ, "dejmps", np.random.default_rng(4))
+    assert a == sample_production(1000, succ, "dejmps", np.random.default_rng(4))
+    assert a != sample_production(1000, succ, "dejmps", np.random.default_rng(5))
 
 
 def test_hashing_threshold_equals_the_dense_coding_threshold():
@@ -172,8 +167,17 @@ def test_every_fidelity_above_one_half_is_distillable(F, protocol):
         (lambda: distill(0.9, rounds=1.5), TypeError, "rounds"),
         (lambda: distill(0.9, protocol="hashing"), ValueError, "protocol"),
         (lambda: distill(1.5), ValueError, "pair_fidelity"),
-        (lambda: distill_sample(0.9, -1), ValueError, "output_pairs"),
-        (lambda: distill_sample(0.9, 10, seed=-1), ValueError, "seed"),
+        (
+            lambda: sample_production(-1, [0.9], "dejmps", np.random.default_rng()),
+            ValueError,
+            "output_pairs",
+        ),
+        (
+            lambda: sample_production(1, [1.5], "dejmps", np.random.default_rng()),
+            ValueError,
+            "succ",
+        ),
+        (lambda: sample_production(1, [0.9], "dejmps", 0), TypeError, "rng"),
         (lambda: distillable_yield(0.9, max_rounds=-1), ValueError, "max_rounds"),
         (lambda: distill_qiskit(0.9, protocol="x"), ValueError, "protocol"),
         (lambda: distill_qiskit(0.1), ValueError, "pair"),

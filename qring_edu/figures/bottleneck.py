@@ -134,7 +134,7 @@ def _ring_arrow(a, b, shrink: float, size: float, **style) -> FancyArrowPatch:
 
 
 def _draw_workers(ax, pos: np.ndarray, r: float, lim: float) -> None:
-    """Worker k as a labelled circle of radius ``r`` at ``pos[k]``; square axes ±``lim``, no frame."""
+    """Worker k as a labelled circle of radius ``r`` at ``pos[k]``; square axes ±``lim``."""
     for k, p in enumerate(pos):
         ax.add_patch(Circle(p, r, facecolor="white", edgecolor="black", zorder=3))
         ax.text(*p, f"W{k}", ha="center", va="center", fontsize=9, zorder=4)

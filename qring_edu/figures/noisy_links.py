@@ -64,14 +64,10 @@ def plot_capacities(sweep: CapacitySweep) -> Figure:
     F = sweep.fidelities
     fig = Figure(figsize=(10.5, 3.8))
     ax, ax_r = fig.subplots(1, 2)
+    bound = r"$C_E(F_\mathrm{eff})$: pairs sent over the same channel"
     for values, key, style, label in (
         (sweep.assisted, "assisted", dict(lw=1.8), "$C_E(F)$ entanglement-assisted (BSST)"),
-        (
-            sweep.link_bound,
-            "bound",
-            dict(lw=1.6, ls="--"),
-            r"$C_E(F_\mathrm{eff})$: pairs sent over the same channel",
-        ),
+        (sweep.link_bound, "bound", dict(lw=1.6, ls="--"), bound),
         (sweep.classical, "unassisted", dict(lw=1.8), "$C(F)$ unassisted (Holevo capacity)"),
     ):
         ax.plot(F, values, color=COLOURS[key], label=label, **style)
@@ -275,14 +271,10 @@ def plot_loss(sweep: LossSweep) -> Figure:
     fig = Figure(figsize=(8.0, 4.6))
     ax = fig.add_subplot()
     at_f = f"$F$ = {sweep.channel_fidelity:g}"
+    bound = rf"bound $\eta\,C_E(F_\mathrm{{eff}})$, {at_f}"
     for values, key, style, label in (
         (sweep.perfect, "assisted", dict(lw=2.2), r"loss only: $2\eta$ ($= C_E$)"),
-        (
-            sweep.bound,
-            "bound",
-            dict(lw=1.4, ls="--"),
-            rf"bound $\eta\,C_E(F_\mathrm{{eff}})$, {at_f}",
-        ),
+        (sweep.bound, "bound", dict(lw=1.4, ls="--"), bound),
         (sweep.fec, "fec", dict(lw=2.2), f"fec on the lossy link, {at_f}"),
     ):
         ax.plot(L, values, color=COLOURS[key], label=label, **style)

@@ -51,8 +51,6 @@ def plot_circuits(
     inches per circuit (default ``0.65 × qubits + 1.4`` of the widest); ``fold``: Qiskit's
     line-folding width (``-1``: never fold; default: Qiskit's).
 
-    Returns a ``matplotlib.figure.Figure`` with one axes per circuit.
-
     Examples
     --------
     >>> from qring_edu import superdense_circuit
@@ -83,15 +81,8 @@ def plot_circuits(
         if phase:
             from qiskit.circuit.tools import pi_check
 
-            ax.text(
-                0.0,
-                1.0,
-                f"global phase: {pi_check(phase, output='text')}",
-                transform=ax.transAxes,
-                ha="left",
-                va="top",
-                fontsize=10,
-            )
+            text = f"global phase: {pi_check(phase, output='text')}"
+            ax.text(0.0, 1.0, text, transform=ax.transAxes, ha="left", va="top", fontsize=10)
         if title:
             ax.set_title(title, fontsize=11)
     fig.tight_layout()

@@ -1,11 +1,6 @@
-"""Figures of chapter 1 (the communication bottleneck): pure functions ``result -> Figure``.
-
-Inputs are the results of :mod:`qring_edu.experiments.bottleneck`
-(:class:`~qring_edu.experiments.bottleneck.RingState`,
-:class:`~qring_edu.experiments.bottleneck.CostSweep`,
-:class:`~qring_edu.experiments.bottleneck.LinkBitsSweep`, the rows of
-:func:`~qring_edu.experiments.bottleneck.model_comm_table`) or plain integers. Every figure is a
-``matplotlib.figure.Figure`` built without pyplot; nothing is displayed here.
+"""Figures of chapter 1 (the communication bottleneck; book/01_bottleneck.ipynb): pure functions
+``result -> Figure`` of :mod:`qring_edu.experiments.bottleneck` results, built without pyplot;
+nothing is displayed here.
 """
 
 from __future__ import annotations
@@ -145,12 +140,9 @@ def _draw_workers(ax, pos: np.ndarray, r: float, lim: float) -> None:
 
 
 def plot_ring_state(state: RingState) -> Figure:
-    """Two panels for one :class:`~qring_edu.experiments.bottleneck.RingState`.
-
-    Left: the ring with the messages of the step just completed (arrow k -> k+1, chunk index and
-    bits; orange = reduce-scatter, adds; purple = all-gather, overwrites). Right: what each
-    worker holds, a worker × chunk table whose cells list the gradients summed into that copy
-    (green 'Σ' = all P of them); cells that just received a message have a coloured border.
+    """One :class:`~qring_edu.experiments.bottleneck.RingState`: the ring with this step's
+    messages (chunk, bits; orange: reduce-scatter adds, purple: all-gather overwrites) and the
+    worker × chunk table of the gradients summed into each copy ('Σ': all P).
 
     Examples
     --------

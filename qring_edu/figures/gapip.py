@@ -94,8 +94,7 @@ def plot_rotation(tau: float, k_max: int = 12) -> Figure:
 
 def plot_iae_run(decision: Decision, tau: float) -> Figure:
     """The confidence interval for ``a = sin^2 theta`` after each step of a quantum
-    :func:`~qring_edu.gapip.gapip` decision (amplitude or phase estimation), against the qubits sent
-    so far (each step's recorded ``IAEStep.qubits``), with the decision threshold
+    :func:`~qring_edu.gapip.gapip` decision against the qubits sent so far, with the threshold
     ``3/4 - tau^2/4`` and the two promise values ``threshold ± tau/2``.
 
     Examples
@@ -207,11 +206,8 @@ _PARTY_COLOURS = {"server": "#2c7fb8", "client": "#1a9641"}
 
 def plot_gapip_pingpong(schedules: Sequence[GapIPSchedule]) -> Figure:
     """The ping-pong of quantum GapIP, one panel per schedule
-    (:func:`~qring_edu.experiments.gapip.gapip_schedule`): two lanes, the server (holds
-    ``g``) on top and the client (holds ``h``) below; time runs left to right; a box is an
-    operation on the register (on its party's lane), an arrow is one pass of the register,
-    labelled with its number and the qubits that cross. The title gives the totals and the
-    probability the shot measures.
+    (:func:`~qring_edu.experiments.gapip.gapip_schedule`): server (holds ``g``) and client (holds
+    ``h``) lanes, time running right; boxes are operations, arrows passes of the register.
 
     Examples
     --------
@@ -287,12 +283,11 @@ def _shade_window(ax, lo: float, hi: float, x_range, colour: str, label: str) ->
 def plot_gapip_comparison(
     result: GapIPComparison, confidences: Sequence[str] = ("hoeffding", "exact")
 ) -> Figure:
-    """Cost of GapIP against ``1/tau`` (log-log), one panel per family of bounds (the same family
-    on both sides): amplitude estimation and phase estimation (mean qubits), the classical
-    ``min(sketch, P b)`` with the sketch and the send-the-vector cost drawn thin, the windows
-    where each quantum protocol is cheaper shaded, and the Gap-Hamming boundary
-    ``P = 4/tau^2`` (below it, to the right, the ``Omega(1/tau^2)`` lower bound does not
-    apply).
+    """Cost of GapIP against ``1/tau`` (log-log), one panel per family of bounds (the same on
+    both sides): amplitude and phase estimation (mean qubits), the classical ``min(sketch, P b)``
+    (sketch and vector drawn thin), the windows where each quantum protocol is cheaper shaded,
+    and the Gap-Hamming boundary ``P = 4/tau^2`` (to its right the ``Omega(1/tau^2)`` lower
+    bound does not apply).
 
     Examples
     --------

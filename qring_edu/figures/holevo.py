@@ -55,8 +55,7 @@ COLOURS = {
     "cut": "#555555",
     "vga": "#1b9e77",
 }
-_STATE_COLOURS = ("#1b9e77", "#7570b3", "#e7298a", "#e6ab02", "#66a61e", "#a6761d", "#666666")
-_STATE_COLOURS += ("#d95f02",)
+_STATE_COLOURS = "#1b9e77 #7570b3 #e7298a #e6ab02 #66a61e #a6761d #666666 #d95f02".split()
 _FLOOR_TICK = dict(linestyle="none", marker="_", mew=2.5, color=COLOURS["floor"])
 
 
@@ -224,10 +223,8 @@ def plot_two_state_sweep(sweep: TwoStateSweep) -> Figure:
 # -- Dense coding with noisy pairs -----------------------------------------------------------------
 def plot_dense_coding(sweep: DenseCodingSweep) -> Figure:
     """Capacity C(F) = 2 − H(F, (1−F)/3, (1−F)/3, (1−F)/3) of dense coding over the isotropic pair
-    (bits per qubit sent) against the fidelity F, with the classical 1 bit per qubit, the
-    2-bit ceiling, the threshold F* where C = 1 (shaded below: one pair per qubit, with Alice's
-    unitary encoding, does not beat a plain qubit) and F = 1/2, above which the pair is entangled
-    (and two-way distillation can make it useful). The chosen F is marked.
+    (bits per qubit sent) against the fidelity F, with the 1- and 2-bit lines, the threshold F*
+    where C = 1 (shaded below it), F = 1/2 (entangled above) and the chosen F.
 
     Examples
     --------
@@ -274,11 +271,9 @@ def plot_dense_coding(sweep: DenseCodingSweep) -> Figure:
 
 # -- The ring's ledger against the Holevo floor ----------------------------------------------------
 def plot_ledger_floor(sweep: LedgerFloorSweep) -> Figure:
-    """Per busiest link, from the ledgers of :func:`qring_edu.ring_allreduce`: classical bits,
-    superdense online qubits (and offline distribution qubits), the floor for transports of the
-    ring's messages = half the classical bits, and the cut-set floor d·b/2 of any all-reduce
-    protocol that receives only qubits (left); online qubits divided by the ring-message floor,
-    never below 1 (right).
+    """Per busiest link (ledgers of :func:`qring_edu.ring_allreduce`): classical bits, online
+    (+ offline) qubits, the ring-message floor ½ × classical bits and the cut-set floor d·b/2
+    (left); online qubits ÷ the ring-message floor, never below 1 (right).
 
     Examples
     --------
@@ -345,12 +340,10 @@ def plot_ledger_floor(sweep: LedgerFloorSweep) -> Figure:
 def plot_cut_set(sweep: CutSetSweep) -> Figure:
     """What enters each worker in one all-reduce, in units of one gradient d·b, against P.
 
-    Left: online qubits — the superdense ring, the floor for transports of the ring's messages
-    (½ × the classical ring's bits), the cut-set floor d·b/2 for a protocol that receives only
-    qubits, and VGA's GHZ sum (0 online qubits). Right: what the cut-set bound counts, 2 × qubits
-    + classical bits into a worker — the classical ring, the superdense ring (the same amount),
-    VGA's classical bits (P − 1)·d·b, and the floor d·b that every all-reduce protocol must reach
-    (log scale).
+    Left: online qubits (superdense ring, the ring-message floor ½ × classical bits, the cut-set
+    floor d·b/2 for qubits only, VGA's 0). Right, log scale: 2 × qubits + classical bits into a
+    worker (classical ring, superdense ring, VGA's (P − 1)·d·b) against the floor d·b of every
+    all-reduce protocol.
 
     Examples
     --------
@@ -431,14 +424,10 @@ def _note(ax, x: float, y: float, text: str, size: float, colour: str, **kw) -> 
 
 
 def plot_ea_systems() -> Figure:
-    """Who holds what in the entanglement-assisted Holevo bound, before and after Alice sends Q
-    (a diagram; nothing is computed).
-
-    Left: Alice holds A', Bob holds B, in a shared state ρ^{A'B} of any finite dimension. Middle:
-    Alice applies her encoding E_x (any quantum operation A' → Q, Q of n qubits); Bob's B is
-    untouched. Right: Bob holds Q and B in the state σ_x^{QB}, with σ_x^B = ρ^B whatever x is.
-    Below: the three facts of the proof (no signalling, subadditivity, Araki–Lieb) and their
-    sum χ ≤ 2n.
+    """Who holds what in the entanglement-assisted Holevo bound χ ≤ 2n, before and after Alice
+    sends the n qubits Q (a diagram; nothing is computed; the proof is in book/02_holevo.ipynb):
+    the shared state ρ^{A'B}, Alice's encoding E_x: A' → Q, Bob's σ_x^{QB} with σ_x^B = ρ^B,
+    and the three facts of the proof (no signalling, subadditivity, Araki–Lieb).
 
     Examples
     --------

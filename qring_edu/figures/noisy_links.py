@@ -160,11 +160,9 @@ _LABELS = {
 
 def plot_net_factors(sweep: NetFactorSweep) -> Figure:
     """Net online factor (classical ring bits per online channel use) of the four schemes
-    against the channel fidelity, with the bound C_E(F_eff), BSST's C_E(F), the unassisted C(F)
-    and both classical baselines: noiseless bits (1) and the same code sent as classical bits
-    over the same channel. "none" and "distill" keep the factor 2 but deliver wrong data
-    (grey/orange dotted); the chosen scheme is drawn thick and its value at the chosen F marked.
-    Right: the chosen point's numbers.
+    against the channel fidelity, with the bound C_E(F_eff), C_E(F), C(F) and both classical
+    baselines (noiseless bits: 1; the same code as bits over the same channel); dotted: schemes
+    that deliver wrong data; thick: the chosen scheme. Right: the chosen point's numbers.
 
     Examples
     --------
@@ -252,12 +250,10 @@ def plot_net_factors(sweep: NetFactorSweep) -> Figure:
 
 
 def plot_loss(sweep: LossSweep) -> Figure:
-    """Net online factor against fibre distance (bottom axis) and transmission η (top axis):
-    a link whose only imperfection is loss (``2 η``, also ``C_E`` of the pure erasure channel),
-    the "fec" scheme on the lossy depolarising link and its bound ``η C_E(F_eff)``, and the two
-    classical baselines (noiseless bits: 1; the same code sent as bits over the same channel),
-    which loss does not touch (a bright pulse is dimmed, not erased). A dotted line marks the
-    distance at which ``2 η = 1``.
+    """Net online factor against fibre distance (bottom) and transmission η (top): loss only
+    (``2 η`` = ``C_E`` of the erasure channel), "fec" on the lossy depolarising link and its
+    bound ``η C_E(F_eff)``, and the two classical baselines, which loss does not touch; dotted:
+    the distance where ``2 η = 1``.
 
     Examples
     --------

@@ -1,15 +1,8 @@
-"""Figures of chapter 0, *Qubits for this book* (presentation floor).
+"""Figures of chapter 0, *Qubits for this book* (presentation floor; book/00_qubits.ipynb).
 
 Every function is pure: it takes a result of :mod:`qring_edu.experiments.qubits` and returns a new
 ``matplotlib.figure.Figure``; nothing is computed here, nothing is displayed and no pyplot state is
 touched. Circuits are drawn by :func:`qring_edu.figures._base.plot_circuits`.
-
-* :func:`plot_qubit_measurement` — the state on the Bloch sphere with the measured axis, and the
-  Born-rule probabilities next to the sampled frequencies;
-* :func:`plot_bell_pair` — which Bell state Alice's gates made, the joint outcomes of the two
-  parties, and how often their bits agree;
-* :func:`plot_noisy_pair` — the density matrix of a noisy pair, its weights on the four Bell
-  states with its entropies, and how often the two bits agree.
 """
 
 from __future__ import annotations

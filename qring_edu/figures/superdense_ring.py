@@ -71,10 +71,8 @@ _HATCHED = dict(facecolor="white", edgecolor=COLOURS["distribution"], hatch="///
 def plot_superdense_circuits(
     circuits: Sequence[QuantumCircuit], titles: Sequence[str] | None = None
 ) -> Figure:
-    """Draw superdense-coding circuits one under the other (:func:`~qring_edu.figures._base.plot_circuits`).
-
-    ``circuits``: e.g. ``[superdense_circuit(x, z) for x, z in ...]``; ``titles``: one per
-    circuit (default: the circuits' names). Qubit 0 (top wire) is Alice's A, qubit 1 is Bob's B.
+    """Draw superdense-coding circuits one under the other
+    (:func:`~qring_edu.figures._base.plot_circuits`); qubit 0 (top wire) is Alice's A.
 
     Examples
     --------
@@ -102,12 +100,10 @@ def _row_normalise(counts: np.ndarray) -> np.ndarray:
 
 
 def plot_outcome_distributions(stats: ChannelStats) -> Figure:
-    """Bob's decoded outcome for each of the four messages: exact vs fast path vs Aer.
-
-    ``stats``: a :class:`qring_edu.experiments.superdense_ring.ChannelStats`. One panel per sent message
-    ``"xz"``; bars give P(decoded = o | sent = m) for the four outcomes o. Sampled bars carry a
-    ±2 standard-error whisker (binomial, ``sqrt(p (1 - p) / n_m)`` with ``n_m`` the symbols of
-    that message).
+    """P(decoded = o | sent = m) of a
+    :class:`~qring_edu.experiments.superdense_ring.ChannelStats`, one panel per sent message m:
+    exact vs fast path vs Aer, sampled bars with ±2 standard errors ``2 sqrt(p (1 - p) / n_m)``
+    (``n_m``: the symbols of that message).
 
     Examples
     --------
@@ -156,10 +152,9 @@ def plot_outcome_distributions(stats: ChannelStats) -> Figure:
 
 
 def plot_symbol_error_rate(sweep: ErrorRateSweep) -> Figure:
-    """Measured symbol error rate vs pair fidelity F against the prediction ``1 - F``.
-
-    ``sweep``: a :class:`qring_edu.experiments.superdense_ring.ErrorRateSweep`. Fast-path and Aer points
-    carry ±2 standard-error bars ``2 sqrt(r (1 - r) / n)``.
+    """Measured symbol error rate of an
+    :class:`~qring_edu.experiments.superdense_ring.ErrorRateSweep` against the pair fidelity F
+    and the prediction ``1 - F``; ±2 standard errors ``2 sqrt(r (1 - r) / n)``.
 
     Examples
     --------
@@ -499,14 +494,11 @@ def _draw_overlap(ax, result: OverlapComparison) -> None:
 def plot_overlap_timelines(
     results: Sequence[OverlapComparison], titles: Sequence[str] | None = None
 ) -> Figure:
-    """One steady-state iteration per transport, for each setting in ``results``
-    (:class:`~qring_edu.experiments.superdense_ring.OverlapComparison`, one panel each).
-
-    Top row: the compute (forward pass pale, backward pass solid, ticks where bucket j's
-    gradients are ready). Below: link 0→1 of the classical ring and of the superdense ring, its
-    online messages solid and the pair distribution hatched; a dashed line marks the end of each
-    ring's iteration (when the next forward pass starts). ``titles``: one per panel (default:
-    the setting, both times, the ratio and which bound sets the gain).
+    """One steady-state iteration per transport, one panel per
+    :class:`~qring_edu.experiments.superdense_ring.OverlapComparison` in ``results``: the
+    compute (forward pale, backward solid, ticks: bucket j ready), then link 0→1 of each ring
+    (online messages solid, pair distribution hatched, dashed: the iteration's end).
+    ``titles``: one per panel (default: the setting, the ratio and what sets the gain).
 
     Examples
     --------
@@ -561,15 +553,11 @@ def plot_overlap_timeline(result: OverlapComparison) -> Figure:
 
 
 def plot_overlap_ratio(sweep: OverlapSweep, slow_buckets: int | None = None) -> Figure:
-    """Superdense / classical iteration time against compute / W, for each bucket count B of an
-    :class:`~qring_edu.experiments.superdense_ring.OverlapSweep`.
-
-    Solid lines: the bucketed, overlapped model for both transports (B = 1 is the
-    non-overlapped model of :func:`qring_edu.iteration_time`, up to one α), with a qubit costing
-    the link the time of a bit (β_q = β, stated in the legend); dotted lines of the
-    same colour: its ideal best ratio :func:`qring_edu.costmodel.bucketed_best_ratio`. Grey bands: savings
-    of 5 % and 10 % or more. Dashed: the superdense ring with qubits ``slow_cost`` times as slow
-    as bits, for ``slow_buckets`` buckets (default: B = 5 if swept, else the first B).
+    """Superdense / classical iteration time against compute / W, one solid line per bucket
+    count B of an :class:`~qring_edu.experiments.superdense_ring.OverlapSweep` (β_q = β), dotted:
+    its ideal best ratio (:func:`qring_edu.costmodel.bucketed_best_ratio`); grey bands: savings
+    ≥ 5 % and ≥ 10 %; dashed: qubits ``slow_cost`` times as slow as bits, for ``slow_buckets``
+    buckets (default: B = 5 if swept, else the first B).
 
     Examples
     --------

@@ -213,9 +213,8 @@ _CASE_STYLE = {
 
 
 def plot_attack_sweep(sweep: AttackSweep) -> Figure:
-    """Left: mean estimate of ``f`` against the noise for each channel (noise on every copy, the
-    data-only attack under the secret twirl, the attack with the twirl known), with the ``f ±
-    eps`` band. Right: the tests' estimate of the attenuation, with ``1 - noise``.
+    """Mean estimate of ``f`` against the noise for each channel of the sweep, with the
+    ``f ± eps`` band (left), and the tests' estimate of the attenuation with ``1 - noise``.
 
     Examples
     --------
@@ -283,9 +282,8 @@ def plot_dephasing_sweep(sweep: DephasingSweep) -> Figure:
 
 def plot_noise_threshold(r: NoiseThreshold) -> Figure:
     """Left: qubits of the verified protocol against ``n = log2 P`` under per-pair Werner noise
-    (at ``r.fidelity``, without noise and at ``F* = 2^(-1/4)``) and the one-way classical bits,
-    log scale, the crossover marked. Right: the crossover ``n`` against the fidelity, with the
-    threshold ``F*`` where it runs off to infinity.
+    (at ``r.fidelity``, 1 and ``F* = 2^(-1/4)``) and the one-way classical bits (log scale).
+    Right: the crossover ``n`` against the fidelity, running off at ``F*``.
 
     Examples
     --------

@@ -1,6 +1,5 @@
-"""Figures of the section *Training over the ring* of chapter 3 (presentation floor): training
-curves over both rings, both learners side by side, the variational classifier's circuit, and a
-diagram of the DDP communication hook.
+"""Figures of the section *Training over the ring* of chapter 3 (presentation floor;
+book/03_training.ipynb) and the DDP hook diagram of book/appendix_ddp.ipynb.
 
 Every function is pure: it takes results computed by the library (or by
 :mod:`qring_edu.experiments.training`) and returns a new ``matplotlib.figure.Figure``; nothing is
@@ -77,13 +76,9 @@ def _draw_runs(ax_loss, ax_acc, ax_div, runs, labels, *, legend_loss: bool = Tru
 
 
 def plot_training_runs(runs: Sequence[TrainingRun], labels: Sequence[str] | None = None) -> Figure:
-    """Training curves of data-parallel runs (e.g. classical vs superdense at several F).
-
-    Left: training loss (mean over replicas; the band spans the replicas' min..max). Middle:
-    training accuracy (mean). Right: spread of the replicas' losses (max − min) per step, zero
-    while all replicas hold identical weights; the legend gives each run's final spread (the
-    weight divergence ``max |w_k − w_0|`` is :attr:`~qring_edu.TrainingRun.divergence`, in
-    :func:`~qring_edu.experiments.training.training_table`).
+    """Training curves of data-parallel runs (e.g. classical vs superdense at several F): loss
+    (mean over replicas, band = their min..max), accuracy (mean) and the replicas' loss spread
+    max − min per step (zero while their weights agree; the legend gives the final spread).
 
     Examples
     --------
@@ -134,11 +129,8 @@ _MODEL_NAMES = {"mlp": "MLP (2–16–2 tanh network)", "vqc": "VQC (variational
 
 def plot_learner_comparison(result: LearnerComparison) -> Figure:
     """Both learners over both rings (:class:`~qring_edu.experiments.training.LearnerComparison`):
-    one row per model with its loss, accuracy and replica disagreement (as in
-    :func:`plot_training_runs`), the classical run and the superdense runs at each fidelity.
-
-    Each row's title gives the model's parameters and what its gradient costs the busiest link
-    per step: classical bits → superdense qubits.
+    one row of :func:`plot_training_runs` panels per model, titled with its parameters and its
+    classical bits → superdense qubits per link and step.
 
     Examples
     --------
@@ -230,15 +222,9 @@ def _arrow(ax, start, end, text="", *, offset=(0.0, 0.08)):
 
 def plot_ddp_hook_flow(workers: int = 4) -> Figure:
     """The data flow of :func:`qring_edu.ddp.ring_hook` inside one DDP training step, on rank r
-    of ``workers`` ranks (a diagram; nothing is computed).
-
-    Left to right: the backward pass fills gradient buckets; DDP hands each full bucket to the
-    hook; the hook all-reduces (MAX) a four-number header (classical side information: every
-    rank takes the same decision and the same ``max_abs``), encodes the bucket in fixed point, runs
-    the 2(P − 1) ring steps (send a chunk to rank r+1, receive one from rank r−1 and simulate
-    that incoming link: bits, or qubits over pre-shared pairs), decodes and divides by P; the
-    averaged bucket comes back to DDP as the value of the future the hook returns, and the
-    optimizer steps.
+    of ``workers`` ranks, 2..16 (a diagram; nothing is computed; book/appendix_ddp.ipynb): bucket
+    -> header all-reduce (MAX) -> fixed-point encoding -> 2(P − 1) ring steps -> decode, ÷ P ->
+    the future DDP waits on -> optimizer step.
 
     Examples
     --------
@@ -324,12 +310,9 @@ def plot_ddp_hook_flow(workers: int = 4) -> Figure:
 
 
 def plot_compression(view: experiments.CompressionView) -> Figure:
-    """Online channel uses per link and training step of each run of a
-    :class:`~qring_edu.experiments.training.CompressionComparison` (log scale; classical bits
-    blue, qubits orange), each bar labelled with its count, its ratio to the baseline run (the
-    outlined bar) and the run's held-out accuracy: one
-    :class:`~qring_edu.experiments.training.CompressionView` (the classical headers as a grey
-    tail if they count).
+    """One :class:`~qring_edu.experiments.training.CompressionView`: online channel uses per link
+    and step of each run (log scale; bits blue, qubits orange, headers a grey tail if they
+    count), labelled with the ratio to the outlined baseline and the held-out accuracy.
 
     Examples
     --------

@@ -108,10 +108,8 @@ def source_colour(source) -> str:
 
 
 def plot_vga_timeline() -> Figure:
-    """The VGA protocol as a timeline (a diagram; nothing is computed), time running down: three
-    lanes (the untrusted GHZ source, the P workers, the public broadcast channel), the six steps
-    of :data:`TIMELINE_STEPS` with arrows for what travels, and beside each step who knows what
-    once it is done.
+    """The VGA protocol as a timeline (a diagram; nothing is computed), time running down: the
+    steps of :data:`TIMELINE_STEPS` on their lanes, arrows for what travels, who knows what.
 
     Examples
     --------
@@ -192,9 +190,9 @@ def plot_vga_timeline() -> Figure:
 def plot_vga_circuits(
     circuits: Sequence[QuantumCircuit], titles: Sequence[str] | None = None, *, height: float = 3.2
 ) -> Figure:
-    """Draw VGA circuits (:func:`qring_edu.vga.vga_circuit`, :func:`qring_edu.vga_security.ghz_test_circuit`) one under
-    the other, unfolded (:func:`~qring_edu.figures._base.plot_circuits`); ``titles``: one per
-    circuit; ``height``: inches per circuit.
+    """Draw VGA circuits (:func:`qring_edu.vga.vga_circuit`,
+    :func:`qring_edu.vga_security.ghz_test_circuit`) one under the other, unfolded
+    (:func:`~qring_edu.figures._base.plot_circuits`); ``height``: inches per circuit.
 
     Examples
     --------
@@ -327,9 +325,9 @@ def plot_source_comparison(results: Sequence[VGAResult]) -> Figure:
 
 
 def plot_exact_privacy(result: ExactPrivacy) -> Figure:
-    """Exact law of the first two announcements ``(m_0, m_1)`` for both input sets, the law of the
-    announced sum, and the exact total-variation distances: between the two transcript laws, and
-    of each set's transcript (joint with what the attacker holds) from the ideal.
+    """Exact laws of the first two announcements ``(m_0, m_1)`` for both input sets and of the
+    announced sum, and the exact total-variation distances (between the transcripts; of each,
+    joint with the attacker's holdings, from the ideal).
 
     Examples
     --------

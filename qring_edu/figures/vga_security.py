@@ -1,6 +1,4 @@
-"""Figures of the VGA security chapter (slug ``vga_security``, book/06_vga_security.ipynb;
-presentation floor): the finite-copy guarantee, partially bad copies, privacy amplification and
-the full pipeline.
+"""Figures of the VGA security chapter (book/06_vga_security.ipynb; presentation floor).
 
 Every function is pure: it takes results computed by the library (or by
 :mod:`qring_edu.experiments.vga_security`) and returns a new ``matplotlib.figure.Figure``;

@@ -101,13 +101,9 @@ def _draw_projection(ax, a: EnsembleAnalysis, axes: tuple[int, int], legend: boo
 
 
 def plot_ensemble_analysis(a: EnsembleAnalysis) -> Figure:
-    """A qubit ensemble on two Bloch discs with its information quantities.
-
-    Left and middle: the states' Bloch vectors (arrows; dot area grows with the probability)
-    projected on the x–z and x–y discs, the chosen projective measurement (dashed axis, ``+`` at
-    the outcome-0 end) and the directions of the optimal POVM's elements (grey squares, size grows
-    with the element's trace). Right: χ, the accessible information and the chosen measurement's
-    mutual information, against the 1-bit limit of one qubit.
+    """A qubit ensemble on the x–z and x–y Bloch discs (states as arrows, dot area ∝ probability;
+    the measurement as a dashed axis, ``+`` at outcome 0; the optimal POVM's elements as grey
+    squares) and its χ, I_acc and the measurement's I against the 1-bit limit of one qubit.
 
     Examples
     --------
@@ -476,26 +472,17 @@ def plot_ea_systems() -> Figure:
     ax.text(10.75, 0.72, r"$\sigma_x^{QB}$", ha="center", fontsize=13)
     _note(ax, 8.95, 1.35, "(what Alice\nkept does\nnot reach\nBob)", 9, "#777777", va="center")
     # the inequalities
-    lines = [
-        (
-            r"$\sigma = \sum_x p_x \sigma_x^{QB}$ (Bob's average state);  "
-            r"$\chi = S(\sigma) - \sum_x p_x\, S(\sigma_x) \geq I(X;Y)$  (Holevo)",
-            "black",
-        ),
-        (
-            r"subadditivity:  $S(\sigma) \leq S(\sigma^Q) + S(\sigma^B) \leq n + S(\rho^B)$",
-            "#2c7fb8",
-        ),
-        (
-            r"Araki–Lieb:  $S(\sigma_x) \geq S(\sigma_x^B) - S(\sigma_x^Q) \geq S(\rho^B) - n$  "
-            "for every x",
-            "#d95f0e",
-        ),
-        (r"together:  $\chi \leq (n + S(\rho^B)) - (S(\rho^B) - n) = 2n$", "black"),
-    ]
+    lines = (
+        r"$\sigma = \sum_x p_x \sigma_x^{QB}$ (Bob's average state);  "
+        r"$\chi = S(\sigma) - \sum_x p_x\, S(\sigma_x) \geq I(X;Y)$  (Holevo)",
+        r"subadditivity:  $S(\sigma) \leq S(\sigma^Q) + S(\sigma^B) \leq n + S(\rho^B)$",
+        r"Araki–Lieb:  $S(\sigma_x) \geq S(\sigma_x^B) - S(\sigma_x^Q) \geq S(\rho^B) - n$  "
+        "for every x",
+        r"together:  $\chi \leq (n + S(\rho^B)) - (S(\rho^B) - n) = 2n$",
+    )
     box = dict(boxstyle="round,pad=0.02", facecolor="#f7f7f7", edgecolor="#bbbbbb")
     ax.add_patch(FancyBboxPatch((0.3, -2.35), 11.4, 1.95, **box))
-    for i, (text, colour) in enumerate(lines):
+    for i, (text, colour) in enumerate(zip(lines, ("black", "#2c7fb8", "#d95f0e", "black"))):
         ax.text(0.55, -0.72 - 0.43 * i, text, fontsize=12, va="center", color=colour)
     fig.tight_layout()
     return fig

@@ -67,9 +67,8 @@ def _bloch_sphere(ax, bloch: np.ndarray, basis: str) -> None:
 
 
 def plot_qubit_measurement(run: QubitMeasurement) -> Figure:
-    """The qubit of ``run`` on the Bloch sphere (left: the state's arrow and the measured axis)
-    and its measurement (right: Born-rule probabilities and sampled frequencies of the two
-    outcomes, with bars of ±2 standard errors around the probabilities).
+    """The qubit of ``run`` on the Bloch sphere with the measured axis, and the Born-rule
+    probabilities (±2 standard errors) next to the sampled frequencies.
 
     Examples
     --------
@@ -179,10 +178,9 @@ def plot_bell_pair(run: BellPairRun) -> Figure:
 
 
 def plot_noisy_pair(run: BellPairRun) -> Figure:
-    """A noisy pair (the isotropic state of fidelity F): the real part of its density matrix in
-    the basis ``|b a⟩`` (left, Qiskit's labels, Bob's qubit first), its weights on the four Bell
-    states, which are its eigenvalues, with ``S(ρ_AB)`` and ``S(ρ_A)`` (middle), and how often the
-    two bits agree when both parties measure in ``run.basis`` (right).
+    """A noisy pair (the isotropic state of fidelity F): Re ρ in the basis ``|b a⟩`` (Qiskit's
+    order), its Bell-state weights (its eigenvalues) with ``S(ρ_AB)`` and ``S(ρ_A)``, and how
+    often the bits agree when both parties measure in ``run.basis``.
 
     Examples
     --------

@@ -191,11 +191,8 @@ def plot_symbol_error_rate(sweep: ErrorRateSweep) -> Figure:
 
 
 def plot_ledgers(classical: Ledger, superdense: Ledger) -> Figure:
-    """The classical and the superdense ledgers side by side, per directed link.
-
-    Left: what each link carries *online* (during the all-reduce): classical bits vs qubits.
-    Right: the lifetime use of each link: online bits (classical) vs online qubits stacked on the
-    offline qubits that distributed the pre-shared pairs (superdense); ebits are marked.
+    """The classical and the superdense ledgers per directed link: online bits vs qubits (left);
+    lifetime use, online qubits stacked on the offline pair-distribution qubits, ebits marked.
 
     Examples
     --------
@@ -250,10 +247,8 @@ def plot_ledgers(classical: Ledger, superdense: Ledger) -> Figure:
 def plot_iteration_timeline(
     classical: IterationTime, quantum: IterationTime, *, unit: str = "ms"
 ) -> Figure:
-    """One training iteration as a timeline: classical vs superdense ring.
-
-    Classical: compute, then the ring. Superdense: compute and pair distribution run in parallel
-    (two lanes), the ring starts when both are done.
+    """One training iteration as a timeline: classical (compute, then the ring) vs superdense
+    (compute and pair distribution in parallel, then the ring).
 
     Examples
     --------
@@ -315,10 +310,8 @@ def plot_iteration_time_vs_compute(
     alt_label: str = "superdense, other qubit cost",
     unit: str = "ms",
 ) -> Figure:
-    """Iteration time vs compute time for both transports (sequences of the same compute grid).
-
-    ``quantum_alt``: optional second superdense curve (e.g. a qubit costing twice a bit's link
-    time). Left: total time; right: the superdense total divided by the classical total.
+    """Iteration time (left) and superdense / classical ratio (right) against the compute time,
+    on one compute grid; ``quantum_alt``: an optional second superdense curve (``alt_label``).
 
     Examples
     --------
@@ -359,10 +352,8 @@ def plot_iteration_time_vs_compute(
 
 
 def plot_bit_flip_damage(codec: FixedPoint) -> Figure:
-    """Change of a decoded value when bit t of its fixed-point word flips: ``2**t / s``.
-
-    ``codec``: the :class:`qring_edu.fixedpoint.FixedPoint` code. Compared with the rounding
-    error bound ``P / (2 s)`` of the sum and with the largest possible sum ``P * max_abs``.
+    """Change ``2**t / s`` of a decoded value when bit t of its word (``codec``:
+    :class:`qring_edu.fixedpoint.FixedPoint`) flips, against ``P / (2 s)`` and ``P * max_abs``.
 
     Examples
     --------
@@ -394,11 +385,8 @@ def plot_bit_flip_damage(codec: FixedPoint) -> Figure:
 
 
 def plot_noisy_allreduce(result: AllReduceResult, exact_sum: np.ndarray) -> Figure:
-    """Error of every worker's copy of the sum after a (noisy) all-reduce.
-
-    ``result``: from :func:`qring_edu.ring_allreduce`; ``exact_sum``: shape (d,), the true sum.
-    The y axis is symmetric-log with its linear range at the rounding bound P/(2s) (float input),
-    so rounding errors sit in the flat band and bit-flip errors stand out above it.
+    """Error of every worker's copy of the sum after a (noisy) :func:`qring_edu.ring_allreduce`;
+    ``exact_sum``: shape (d,). Symmetric-log y axis, linear up to the rounding bound P/(2s).
 
     Examples
     --------

@@ -377,9 +377,8 @@ def plot_exact_privacy(result: ExactPrivacy) -> Figure:
 
 
 def plot_epsilon_floor(result: EpsilonFloor) -> Figure:
-    """epsilon against the number of delivered copies: with no bad used copy allowed (left,
-    beta = 0: never below 1 - f) and with a bad fraction beta (right: exponential decay), one
-    curve per detection, with the detection-free floor dashed.
+    """epsilon against the delivered copies, for beta = 0 (left: never below 1 - f) and a bad
+    fraction beta (right), one curve per detection, the detection-free floor dashed.
 
     Examples
     --------

@@ -25,9 +25,6 @@ COLOURS = {
     "axis": "#2c7fb8",
     "exact": "#2c7fb8",
     "sampled": "#fdae6b",
-    "agree": "#1b9e77",
-    "alice": "#7570b3",
-    "bob": "#e7298a",
     "sphere": "#bbbbbb",
 }
 _BELL_ORDER = ("Φ+", "Φ−", "Ψ+", "Ψ−")

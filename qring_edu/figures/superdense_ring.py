@@ -62,7 +62,6 @@ COLOURS = {
     "superdense": "#d95f0e",
     "compute": "#7fbf7b",
     "distribution": "#af8dc3",
-    "ebits": "#fdae61",
     "offline": "#abd9e9",
 }
 _HATCHED = dict(facecolor="white", edgecolor=COLOURS["distribution"], hatch="////")

@@ -3,7 +3,8 @@
 * :func:`plot_circuits` — the one circuit drawer: Qiskit circuits one under the other with the
   ``"mpl"`` drawer (qubit 0 on the top wire);
 * :func:`nonempty` — the sequence a figure draws, refused when empty;
-* :func:`fmt_seconds` — a duration with a readable unit.
+* :func:`fmt_seconds` — a duration with a readable unit;
+* :func:`plain_log_x`, :func:`legend_below`, :func:`label_bars` — styling shared by the figures.
 
 Figures build ``matplotlib.figure.Figure`` objects directly (no pyplot global state) and never
 display anything.
@@ -19,7 +20,7 @@ from matplotlib.figure import Figure
 if TYPE_CHECKING:  # annotations only: Qiskit is imported by whoever built the circuits
     from qiskit import QuantumCircuit
 
-__all__ = ["plot_circuits", "nonempty", "fmt_seconds", "plain_log_x"]
+__all__ = ["plot_circuits", "nonempty", "fmt_seconds", "plain_log_x", "legend_below", "label_bars"]
 
 
 def nonempty(items, name: str, what: str) -> list:
@@ -49,8 +50,6 @@ def plot_circuits(
     ``titles``: one per circuit (default: the circuits' names; ``""`` for none). ``height``:
     inches per circuit (default ``0.65 × qubits + 1.4`` of the widest); ``fold``: Qiskit's
     line-folding width (``-1``: never fold; default: Qiskit's).
-
-    Returns a ``matplotlib.figure.Figure`` with one axes per circuit.
 
     Examples
     --------
@@ -82,15 +81,8 @@ def plot_circuits(
         if phase:
             from qiskit.circuit.tools import pi_check
 
-            ax.text(
-                0.0,
-                1.0,
-                f"global phase: {pi_check(phase, output='text')}",
-                transform=ax.transAxes,
-                ha="left",
-                va="top",
-                fontsize=10,
-            )
+            text = f"global phase: {pi_check(phase, output='text')}"
+            ax.text(0.0, 1.0, text, transform=ax.transAxes, ha="left", va="top", fontsize=10)
         if title:
             ax.set_title(title, fontsize=11)
     fig.tight_layout()
@@ -135,3 +127,37 @@ def plain_log_x(ax) -> None:
 
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def legend_below(ax, ncol: int = 2, y: float = -0.14, **kw) -> None:
+    """A frameless legend (font size 8) of ``ax``, centred below it, its top at ``y`` (axes
+    fraction); ``kw`` goes to ``ax.legend``.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> ax = Figure().subplots()
+    >>> _ = ax.plot([0, 1], label="line")
+    >>> legend_below(ax)
+    >>> ax.get_legend().get_texts()[0].get_text()
+    'line'
+    """
+    ax.legend(
+        fontsize=8, loc="upper center", bbox_to_anchor=(0.5, y), ncol=ncol, frameon=False, **kw
+    )
+
+
+def label_bars(ax, xs, values, fmt: str, dy: float, **kw) -> None:
+    """Write ``format(v, fmt)`` centred ``dy`` above each bar top ``(x, v)``; ``kw`` goes to
+    ``ax.text`` (e.g. ``va``, ``fontsize``).
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> ax = Figure().subplots()
+    >>> label_bars(ax, [0, 1], [0.5, 0.25], ".2f", 0.02)
+    >>> [t.get_text() for t in ax.texts]
+    ['0.50', '0.25']
+    """
+    for x, v in zip(xs, values):
+        ax.text(x, v + dy, format(v, fmt), ha="center", **kw)

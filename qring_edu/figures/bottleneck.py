@@ -1,11 +1,6 @@
-"""Figures of chapter 1 (the communication bottleneck): pure functions ``result -> Figure``.
-
-Inputs are the results of :mod:`qring_edu.experiments.bottleneck`
-(:class:`~qring_edu.experiments.bottleneck.RingState`,
-:class:`~qring_edu.experiments.bottleneck.CostSweep`,
-:class:`~qring_edu.experiments.bottleneck.LinkBitsSweep`, the rows of
-:func:`~qring_edu.experiments.bottleneck.model_comm_table`) or plain integers. Every figure is a
-``matplotlib.figure.Figure`` built without pyplot; nothing is displayed here.
+"""Figures of chapter 1 (the communication bottleneck; book/01_bottleneck.ipynb): pure functions
+``result -> Figure`` of :mod:`qring_edu.experiments.bottleneck` results, built without pyplot;
+nothing is displayed here.
 """
 
 from __future__ import annotations
@@ -69,42 +64,20 @@ def _draw_grid(ax, state: RingState, *, fontsize: float = 9, title: str | None =
         for c in range(P):
             full = counts[k, c] == P
             colour = _FULL if full else _PARTIAL((counts[k, c] - 1) / max(P - 1, 1))
-            ax.add_patch(
-                Rectangle(
-                    (c - 0.5, k - 0.5), 1, 1, facecolor=colour, edgecolor="white", linewidth=1.5
-                )
-            )
-            ax.text(
-                c,
-                k,
-                _cell_text(state.contains[k, c]),
-                ha="center",
-                va="center",
-                fontsize=fontsize,
-                color="white" if full else "black",
-                fontweight="bold" if full else "normal",
-            )
+            edge = dict(facecolor=colour, edgecolor="white", linewidth=1.5)
+            ax.add_patch(Rectangle((c - 0.5, k - 0.5), 1, 1, **edge))
+            text = dict(color="white" if full else "black", fontweight="bold" if full else "normal")
+            cell = _cell_text(state.contains[k, c])
+            ax.text(c, k, cell, ha="center", va="center", fontsize=fontsize, **text)
     for msg in state.messages:  # what just arrived: thick border in the phase colour
-        ax.add_patch(
-            Rectangle(
-                (msg.chunk - 0.45, msg.receiver - 0.45),
-                0.9,
-                0.9,
-                fill=False,
-                edgecolor=PHASE_COLOURS[msg.phase],
-                linewidth=2.5,
-            )
-        )
+        edge = dict(fill=False, edgecolor=PHASE_COLOURS[msg.phase], linewidth=2.5)
+        ax.add_patch(Rectangle((msg.chunk - 0.45, msg.receiver - 0.45), 0.9, 0.9, **edge))
     sizes = state.chunk_sizes
-    ax.set_xticks(
-        range(P),
-        [f"c{c}" + ("\n(empty)" if sizes[c] == 0 else "") for c in range(P)],
-        fontsize=fontsize,
-    )
+    ticks = [f"c{c}" + ("\n(empty)" if sizes[c] == 0 else "") for c in range(P)]
+    ax.set_xticks(range(P), ticks, fontsize=fontsize)
     ax.set_yticks(range(P), [f"W{k}" for k in range(P)], fontsize=fontsize)
     ax.tick_params(length=0)
-    for side in ax.spines.values():
-        side.set_visible(False)
+    ax.spines[:].set_visible(False)
     ax.set_xlabel("chunk", fontsize=fontsize)
     if title is not None:
         ax.set_title(title, fontsize=fontsize + 1)
@@ -129,55 +102,47 @@ def _draw_ring(ax, state: RingState) -> None:
         a, b = pos[msg.sender], pos[msg.receiver]
         colour = PHASE_COLOURS[msg.phase]
         empty = bits[msg.sender] == 0  # an empty chunk (d < P): nothing actually crosses
-        ax.add_patch(
-            FancyArrowPatch(
-                a,
-                b,
-                connectionstyle="arc3,rad=-0.3",
-                arrowstyle="-|>",
-                mutation_scale=16,
-                color=colour,
-                linewidth=1 if empty else 2,
-                linestyle=":" if empty else "-",
-                alpha=0.5 if empty else 1,
-                shrinkA=node_r * 95,
-                shrinkB=node_r * 95,
-            )
-        )
+        line = dict(linewidth=1, linestyle=":", alpha=0.5) if empty else dict(linewidth=2)
+        ax.add_patch(_ring_arrow(a, b, node_r * 95, 16, color=colour, **line))
         mid = (a + b) / 2
         out = mid / max(np.linalg.norm(mid), 1e-9)
         label = f"c{msg.chunk}\n" + ("empty" if empty else f"{bits[msg.sender]} b")
         ax.text(*(mid + 0.33 * out), label, ha="center", va="center", fontsize=8, color=colour)
     if not state.messages:  # at the start: draw the ring's links without messages
         for k in range(P):
-            ax.add_patch(
-                FancyArrowPatch(
-                    pos[k],
-                    pos[(k + 1) % P],
-                    connectionstyle="arc3,rad=-0.3",
-                    arrowstyle="-|>",
-                    mutation_scale=12,
-                    color="#bbbbbb",
-                    shrinkA=node_r * 95,
-                    shrinkB=node_r * 95,
-                )
-            )
-    for k in range(P):
-        ax.add_patch(Circle(pos[k], node_r, facecolor="white", edgecolor="black", zorder=3))
-        ax.text(*pos[k], f"W{k}", ha="center", va="center", fontsize=9, zorder=4)
-    ax.set_xlim(-1.6, 1.6)
-    ax.set_ylim(-1.6, 1.6)
+            ax.add_patch(_ring_arrow(pos[k], pos[(k + 1) % P], node_r * 95, 12, color="#bbbbbb"))
+    _draw_workers(ax, pos, node_r, 1.6)
+
+
+def _ring_arrow(a, b, shrink: float, size: float, **style) -> FancyArrowPatch:
+    """The curved arrow of the ring link a -> b, ``shrink`` points short of both nodes."""
+    return FancyArrowPatch(
+        a,
+        b,
+        connectionstyle="arc3,rad=-0.3",
+        arrowstyle="-|>",
+        mutation_scale=size,
+        shrinkA=shrink,
+        shrinkB=shrink,
+        **style,
+    )
+
+
+def _draw_workers(ax, pos: np.ndarray, r: float, lim: float) -> None:
+    """Worker k as a labelled circle of radius ``r`` at ``pos[k]``; square axes ±``lim``."""
+    for k, p in enumerate(pos):
+        ax.add_patch(Circle(p, r, facecolor="white", edgecolor="black", zorder=3))
+        ax.text(*p, f"W{k}", ha="center", va="center", fontsize=9, zorder=4)
+    ax.set_xlim(-lim, lim)
+    ax.set_ylim(-lim, lim)
     ax.set_aspect("equal")
     ax.axis("off")
 
 
 def plot_ring_state(state: RingState) -> Figure:
-    """Two panels for one :class:`~qring_edu.experiments.bottleneck.RingState`.
-
-    Left: the ring with the messages of the step just completed (arrow k -> k+1, chunk index and
-    bits; orange = reduce-scatter, adds; purple = all-gather, overwrites). Right: what each
-    worker holds, a worker × chunk table whose cells list the gradients summed into that copy
-    (green 'Σ' = all P of them); cells that just received a message have a coloured border.
+    """One :class:`~qring_edu.experiments.bottleneck.RingState`: the ring with this step's
+    messages (chunk, bits; orange: reduce-scatter adds, purple: all-gather overwrites) and the
+    worker × chunk table of the gradients summed into each copy ('Σ': all P).
 
     Examples
     --------
@@ -192,9 +157,8 @@ def plot_ring_state(state: RingState) -> Figure:
     _draw_ring(ax_ring, state)
     sizes = ", ".join(str(int(s)) for s in state.chunk_sizes)
     ax_ring.set_title(f"messages of this step (d = {state.d}, chunk sizes {sizes})", fontsize=10)
-    _draw_grid(
-        ax_grid, state, fontsize=9 if state.workers <= 5 else 8, title="what each worker holds"
-    )
+    size = 9 if state.workers <= 5 else 8
+    _draw_grid(ax_grid, state, fontsize=size, title="what each worker holds")
     fig.suptitle(_state_title(state), fontsize=12)
     return fig
 
@@ -217,17 +181,13 @@ def plot_ring_states(states: Sequence[RingState], ncols: int = 4) -> Figure:
     fig = Figure(figsize=(3.4 * ncols, 3.1 * nrows + 0.4), layout="constrained")
     axes = np.atleast_1d(fig.subplots(nrows, ncols)).ravel()
     for ax, st in zip(axes, states):
-        if st.step == 0:
-            title = "start"
-        else:
-            title = f"step {st.step}: {st.phase} s={st.phase_step}"
+        title = f"step {st.step}: {st.phase} s={st.phase_step}" if st.step else "start"
         _draw_grid(ax, st, fontsize=7.5, title=title)
     for ax in axes[len(states) :]:
         ax.axis("off")
-    fig.suptitle(
-        f"Ring all-reduce: row Wk = worker k's copy of chunks c0..c{states[0].workers - 1}; Σ = fully reduced",
-        fontsize=11,
-    )
+    chunks = f"c0..c{states[0].workers - 1}"
+    title = f"Ring all-reduce: row Wk = worker k's copy of chunks {chunks}; Σ = fully reduced"
+    fig.suptitle(title, fontsize=11)
     return fig
 
 
@@ -247,55 +207,25 @@ def plot_topologies(workers: int = 6) -> Figure:
     pos = _ring_positions(P)
     r = 0.15
     # Parameter server: every worker <-> the server.
+    style = dict(arrowstyle="<|-|>", mutation_scale=12, color=_PS_C, linewidth=1.3)
     for k in range(P):
-        ax_ps.add_patch(
-            FancyArrowPatch(
-                (0, 0),
-                pos[k],
-                arrowstyle="<|-|>",
-                mutation_scale=12,
-                color=_PS_C,
-                linewidth=1.3,
-                shrinkA=22,
-                shrinkB=14,
-            )
-        )
-    ax_ps.add_patch(
-        Rectangle((-0.22, -0.15), 0.44, 0.3, facecolor="#fde0dd", edgecolor=_PS_C, zorder=3)
-    )
+        ax_ps.add_patch(FancyArrowPatch((0, 0), pos[k], shrinkA=22, shrinkB=14, **style))
+    server = dict(facecolor="#fde0dd", edgecolor=_PS_C, zorder=3)
+    ax_ps.add_patch(Rectangle((-0.22, -0.15), 0.44, 0.3, **server))
     ax_ps.text(0, 0, "server", ha="center", va="center", fontsize=9, zorder=4)
-    ax_ps.set_title(
-        "parameter server: the server's link carries\nP·d·b bits in and P·d·b bits out", fontsize=10
-    )
+    title = "parameter server: the server's link carries\nP·d·b bits in and P·d·b bits out"
+    ax_ps.set_title(title, fontsize=10)
     # Ring: k -> k+1.
     for k in range(P):
         ax_ring.add_patch(
-            FancyArrowPatch(
-                pos[k],
-                pos[(k + 1) % P],
-                connectionstyle="arc3,rad=-0.3",
-                arrowstyle="-|>",
-                mutation_scale=14,
-                color=_RING_C,
-                linewidth=1.6,
-                shrinkA=14,
-                shrinkB=14,
-            )
+            _ring_arrow(pos[k], pos[(k + 1) % P], 14, 14, color=_RING_C, linewidth=1.6)
         )
-    ax_ring.set_title(
-        "ring: every link carries 2(P−1)·(d/P)·b bits\n(< 2·d·b, whatever P)", fontsize=10
-    )
+    title = "ring: every link carries 2(P−1)·(d/P)·b bits\n(< 2·d·b, whatever P)"
+    ax_ring.set_title(title, fontsize=10)
     for ax in (ax_ps, ax_ring):
-        for k in range(P):
-            ax.add_patch(Circle(pos[k], r, facecolor="white", edgecolor="black", zorder=3))
-            ax.text(*pos[k], f"W{k}", ha="center", va="center", fontsize=9, zorder=4)
-        ax.set_xlim(-1.35, 1.35)
-        ax.set_ylim(-1.35, 1.35)
-        ax.set_aspect("equal")
-        ax.axis("off")
-    fig.suptitle(
-        f"Two ways to sum the gradients of P = {P} workers (d entries of b bits each)", fontsize=12
-    )
+        _draw_workers(ax, pos, r, 1.35)
+    title = f"Two ways to sum the gradients of P = {P} workers (d entries of b bits each)"
+    fig.suptitle(title, fontsize=12)
     return fig
 
 
@@ -316,35 +246,20 @@ def plot_time_vs_workers(sweep: CostSweep) -> Figure:
     P = sweep.workers
     ax.loglog(P, sweep.parameter_server, color=_PS_C, label="parameter server  2(α + P·d·b·β)")
     ax.loglog(P, sweep.ring, color=_RING_C, label="ring  2(P−1)(α + ⌈d/P⌉·b·β)")
-    ax.loglog(
-        P,
-        sweep.bound,
-        color=_BOUND_C,
-        linestyle="--",
-        label="bandwidth lower bound  2(P−1)/P·d·b·β",
-    )
+    label = "bandwidth lower bound  2(P−1)/P·d·b·β"
+    ax.loglog(P, sweep.bound, color=_BOUND_C, linestyle="--", label=label)
     if sweep.chosen is not None:
         t = sweep.at(sweep.chosen)
         ax.axvline(sweep.chosen, color="#999999", linewidth=0.8)
-        ax.plot(
-            [sweep.chosen] * 2, [t["ring"], t["parameter_server"]], "o", color="black", markersize=4
-        )
+        ax.plot([sweep.chosen] * 2, [t["ring"], t["parameter_server"]], "ko", markersize=4)
         text = (
             f"P = {sweep.chosen}\nring {_fmt_seconds(t['ring'])}\n"
             f"server {_fmt_seconds(t['parameter_server'])}\n"
             f"bound {_fmt_seconds(t['bound'])}\n"
             f"server / ring = {sweep.speedup:.1f}×"
         )
-        ax.text(
-            0.02,
-            0.97,
-            text,
-            transform=ax.transAxes,
-            va="top",
-            ha="left",
-            fontsize=9,
-            bbox={"facecolor": "white", "edgecolor": "#cccccc"},
-        )
+        box = {"facecolor": "white", "edgecolor": "#cccccc"}
+        ax.text(0.02, 0.97, text, transform=ax.transAxes, va="top", fontsize=9, bbox=box)
     ax.set_xlabel("workers P")
     ax.set_ylabel("time of one all-reduce (s)")
     ax.set_title(
@@ -376,13 +291,8 @@ def plot_link_bits(sweep: LinkBitsSweep) -> Figure:
     fig = Figure(figsize=(10, 4.2), layout="constrained")
     ax, ax_ratio = fig.subplots(1, 2)
     P = sweep.workers
-    ax.plot(
-        P,
-        sweep.parameter_server / unit,
-        color=_PS_C,
-        marker=".",
-        label="parameter server (server link, each way)",
-    )
+    label = "parameter server (server link, each way)"
+    ax.plot(P, sweep.parameter_server / unit, color=_PS_C, marker=".", label=label)
     ax.plot(P, sweep.bound / unit, color=_BOUND_C, linestyle="--", label="lower bound 2(P−1)/P")
     ax.plot(P, sweep.ring / unit, "o", color=_RING_C, markersize=5, label="ring (ledger)")
     ax.set_yscale("log")
@@ -393,17 +303,11 @@ def plot_link_bits(sweep: LinkBitsSweep) -> Figure:
     ax.grid(True, alpha=0.3)
     ratio = sweep.ring / sweep.bound
     divides = (sweep.d % P) == 0
-    ax_ratio.bar(
-        P[divides], ratio[divides] - 1, bottom=1, color=_RING_C, label="P divides d", width=0.6
-    )
-    ax_ratio.bar(
-        P[~divides],
-        ratio[~divides] - 1,
-        bottom=1,
-        color="#a6cee3",
-        label="P does not divide d",
-        width=0.6,
-    )
+    for sel, colour, label in (
+        (divides, _RING_C, "P divides d"),
+        (~divides, "#a6cee3", "P does not divide d"),
+    ):
+        ax_ratio.bar(P[sel], ratio[sel] - 1, bottom=1, color=colour, label=label, width=0.6)
     ax_ratio.plot(P[divides], ratio[divides], "o", color=_RING_C, markersize=4)
     ax_ratio.axhline(1, color=_BOUND_C, linestyle="--", linewidth=1)
     ax_ratio.set_xlabel("workers P")
@@ -437,37 +341,24 @@ def plot_model_comm(rows: Sequence[ModelCommRow]) -> Figure:
     for i, b in enumerate(word_sizes):
         sel = [next(r for r in rows if r.model == m and r.bits == b) for m in models]
         y = np.arange(len(models)) + (i - (len(word_sizes) - 1) / 2) * height
-        ax.barh(
-            y,
-            [r.ring_s for r in sel],
-            height=height * 0.9,
-            color=shades[i % len(shades)],
-            label=f"ring, {b}-bit words",
-        )
-        ax.plot(
-            [r.ps_s for r in sel],
-            y,
-            "|",
-            color=_PS_C,
-            markersize=9,
-            markeredgewidth=2,
-            label="parameter server" if i == 0 else None,
-        )
+        colour, label = shades[i % len(shades)], f"ring, {b}-bit words"
+        ax.barh(y, [r.ring_s for r in sel], height=height * 0.9, color=colour, label=label)
+        label = "parameter server" if i == 0 else None
+        tick = dict(color=_PS_C, markersize=9, markeredgewidth=2)
+        ax.plot([r.ps_s for r in sel], y, "|", label=label, **tick)
         for r, yy in zip(sel, y):
             ax.text(r.ring_s * 1.15, yy, _fmt_seconds(r.ring_s), va="center", fontsize=8)
+    params = {r.model: r.params for r in reversed(rows)}  # the first row of each model wins
     ax.set_yticks(
-        range(len(models)),
-        [f"{m}\n({next(r.params for r in rows if r.model == m) / 1e9:.3g} B)" for m in models],
-        fontsize=9,
+        range(len(models)), [f"{m}\n({params[m] / 1e9:.3g} B)" for m in models], fontsize=9
     )
     ax.invert_yaxis()
     ax.set_xscale("log")
     ax.set_xlabel("seconds per iteration spent in the all-reduce (α–β model)")
     r0 = rows[0]
+    title = f"Gradient synchronisation per iteration: P = {r0.workers} workers, "
     ax.set_title(
-        f"Gradient synchronisation per iteration: P = {r0.workers} workers, "
-        f"α = {r0.alpha * 1e6:g} µs, {r0.bandwidth_gbps:g} Gbit/s links",
-        fontsize=11,
+        title + f"α = {r0.alpha * 1e6:g} µs, {r0.bandwidth_gbps:g} Gbit/s links", fontsize=11
     )
     fig.legend(fontsize=8, loc="outside lower center", ncols=len(word_sizes) + 1)
     ax.grid(True, axis="x", which="major", alpha=0.3)

@@ -67,10 +67,8 @@ def claim_origin(claim: Claim) -> str:
     """
     if not isinstance(claim, Claim):
         raise TypeError(f"claim must be a Claim, got {type(claim).__name__}")
-    label = chapter_label(claim.chapter)
-    return label + (
-        " · the book's question, not a claim of the paper" if claim.source == "book" else ""
-    )
+    book = " · the book's question, not a claim of the paper" if claim.source == "book" else ""
+    return chapter_label(claim.chapter) + book
 
 
 def verdict_label(verdict: str) -> str:
@@ -129,12 +127,11 @@ def claims_table_html(claims: Sequence[Claim]) -> str:
             f"<strong>{i}. {esc(c.claim)}</strong>"
             f'<br><span style="font-size:0.92em">{esc(claim_origin(c))}</span>'
         )
-        cells = (claim, esc(c.paper_figure), esc(c.computed), verdict)
-        body.append(
-            f'<tr class="{css}">'
-            + "".join(f'<td style="{_CELL}">{x}</td>' for x in cells)
-            + "</tr>"
+        cells = "".join(
+            f'<td style="{_CELL}">{x}</td>'
+            for x in (claim, esc(c.paper_figure), esc(c.computed), verdict)
         )
+        body.append(f'<tr class="{css}">{cells}</tr>')
     cols = "".join(f'<col style="width:{w}">' for w in _WIDTHS)
     return (
         '<table class="table qring-claims" style="border-collapse:collapse;font-size:0.85em">'
@@ -164,17 +161,9 @@ def claims_table_markdown(claims: Sequence[Claim]) -> str:
 
     lines = ["| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
     for i, c in enumerate(rows, start=1):
-        verdict = " ".join(
-            x
-            for x in (
-                f"**{verdict_label(c.verdict)}**.",
-                c.reason,
-                f"Caveat. {c.caveat}" if c.caveat else "",
-            )
-            if x
-        )
+        caveat = f"Caveat. {c.caveat}" if c.caveat else ""
+        verdict = " ".join(x for x in (f"**{verdict_label(c.verdict)}**.", c.reason, caveat) if x)
         claim = f"{i}. {c.claim} ({claim_origin(c)})"
-        lines.append(
-            "| " + " | ".join(cell(x) for x in (claim, c.paper_figure, c.computed, verdict)) + " |"
-        )
+        cells = (claim, c.paper_figure, c.computed, verdict)
+        lines.append("| " + " | ".join(cell(x) for x in cells) + " |")
     return "\n".join(lines) + "\n"

@@ -81,13 +81,8 @@ def plot_rotation(tau: float, k_max: int = 12) -> Figure:
     for c, key in ((tau, "aligned"), (-tau, "conflicting")):
         theta = math.acos((1 + c) / 2)
         ax.plot(fine, np.sin((2 * fine + 1) * theta) ** 2, color=COLOURS[key], alpha=0.35)
-        ax.plot(
-            ks,
-            np.sin((2 * ks + 1) * theta) ** 2,
-            "o",
-            color=COLOURS[key],
-            label=f"{key}: <g,h> = {c:+.2f}, θ = {theta:.4f}",
-        )
+        label = f"{key}: <g,h> = {c:+.2f}, θ = {theta:.4f}"
+        ax.plot(ks, np.sin((2 * ks + 1) * theta) ** 2, "o", color=COLOURS[key], label=label)
     ax.set_xlabel("iterations k (each = 2 passes of the register)")
     ax.set_ylabel('P("not a_h")')
     ax.set_ylim(-0.02, 1.02)
@@ -99,8 +94,7 @@ def plot_rotation(tau: float, k_max: int = 12) -> Figure:
 
 def plot_iae_run(decision: Decision, tau: float) -> Figure:
     """The confidence interval for ``a = sin^2 theta`` after each step of a quantum
-    :func:`~qring_edu.gapip.gapip` decision (amplitude or phase estimation), against the qubits sent
-    so far (each step's recorded ``IAEStep.qubits``), with the decision threshold
+    :func:`~qring_edu.gapip.gapip` decision against the qubits sent so far, with the threshold
     ``3/4 - tau^2/4`` and the two promise values ``threshold ± tau/2``.
 
     Examples
@@ -115,41 +109,29 @@ def plot_iae_run(decision: Decision, tau: float) -> Figure:
     """
     steps = decision.steps
     if not steps:
-        raise ValueError(
-            "decision has no IAE steps (was it run with protocol='quantum' or 'phase_estimation'?)"
-        )
+        why = "(was it run with protocol='quantum' or 'phase_estimation'?)"
+        raise ValueError(f"decision has no IAE steps {why}")
     cum = np.cumsum([s.qubits for s in steps])
     lo = np.array([s.a_lo for s in steps])
     hi = np.array([s.a_hi for s in steps])
     thr = 0.75 - tau * tau / 4
     fig = Figure(figsize=(8, 3.4), layout="constrained")
     ax = fig.subplots()
-    ax.fill_between(
-        cum,
-        lo,
-        hi,
-        step="post",
-        color=COLOURS["quantum"],
-        alpha=0.3,
-        label="confidence interval for a",
-    )
+    style = dict(color=COLOURS["quantum"], alpha=0.3, label="confidence interval for a")
+    ax.fill_between(cum, lo, hi, step="post", **style)
     ax.axhline(thr, color="k", lw=1, label="threshold 3/4 − τ²/4")
-    ax.axhline(thr - tau / 2, color=COLOURS["aligned"], ls="--", lw=1, label="aligned (⟨g,h⟩ = τ)")
-    ax.axhline(
-        thr + tau / 2, color=COLOURS["conflicting"], ls="--", lw=1, label="conflicting (⟨g,h⟩ = −τ)"
-    )
+    for y, key, label in (
+        (thr - tau / 2, "aligned", "aligned (⟨g,h⟩ = τ)"),
+        (thr + tau / 2, "conflicting", "conflicting (⟨g,h⟩ = −τ)"),
+    ):
+        ax.axhline(y, color=COLOURS[key], ls="--", lw=1, label=label)
     ax.set_xscale("log")
     ax.set_ylim(max(0.0, thr - 3 * tau), min(1.0, thr + 3 * tau))
     ax.set_xlabel("qubits sent so far")
     ax.set_ylabel("a = sin²θ")
-    name = (
-        "Iterative phase estimation"
-        if decision.protocol == "phase_estimation"
-        else "Iterative amplitude estimation"
-    )
-    ax.set_title(
-        f"{name}: verdict {decision.verdict!r} after {decision.cost:,} qubits, {len(steps)} steps"
-    )
+    name = "phase" if decision.protocol == "phase_estimation" else "amplitude"
+    verdict = f"verdict {decision.verdict!r} after {decision.cost:,} qubits, {len(steps)} steps"
+    ax.set_title(f"Iterative {name} estimation: {verdict}")
     ax.legend(fontsize=8, loc="upper right")
     ax.grid(alpha=0.3)
     return fig
@@ -171,26 +153,17 @@ def plot_gapip_scaling(result: GapIPScaling, *, highlight_tau: float | None = No
     x = 1.0 / result.taus
     fig = Figure(figsize=(10, 3.8), layout="constrained")
     ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [2.2, 1]})
-    for cost, slope, key, label in (
-        (result.quantum_cost, result.quantum_slope, "quantum", "quantum (qubits, mean)"),
-        (
-            result.classical_cost,
-            result.classical_slope,
-            "classical",
-            "classical: cheaper of sketch / vector (bits)",
-        ),
+    for key, label in (
+        ("quantum", "quantum (qubits, mean)"),
+        ("classical", "classical: cheaper of sketch / vector (bits)"),
     ):
+        cost, slope = getattr(result, f"{key}_cost"), getattr(result, f"{key}_slope")
         ax.loglog(x, cost, "o", color=COLOURS[key], label=f"{label}, slope {slope:.2f}")
         fit = np.polyfit(np.log(x), np.log(cost), 1)
         ax.loglog(x, np.exp(np.polyval(fit, np.log(x))), "-", color=COLOURS[key], alpha=0.6)
     if highlight_tau is not None:
-        ax.axvline(
-            1.0 / highlight_tau,
-            color=COLOURS["neutral"],
-            ls=":",
-            lw=1.2,
-            label=f"τ = {highlight_tau:g}",
-        )
+        label = f"τ = {highlight_tau:g}"
+        ax.axvline(1.0 / highlight_tau, color=COLOURS["neutral"], ls=":", lw=1.2, label=label)
     plain_log_x(ax)
     ax.set_xlabel("1/τ")
     ax.set_ylabel("communication per decision")
@@ -198,14 +171,8 @@ def plot_gapip_scaling(result: GapIPScaling, *, highlight_tau: float | None = No
     ax.legend(fontsize=8, loc="upper left")
     ax.grid(alpha=0.3, which="both")
     ax2.plot(x, result.quantum_accuracy, "o-", color=COLOURS["quantum"], label="quantum")
-    ax2.plot(
-        x,
-        result.classical_accuracy,
-        "s--",
-        color=COLOURS["classical"],
-        label="classical",
-        alpha=0.8,
-    )
+    style = dict(color=COLOURS["classical"], label="classical", alpha=0.8)
+    ax2.plot(x, result.classical_accuracy, "s--", **style)
     ax2.axhline(1 - result.delta, color="k", lw=0.8, ls=":", label="1 − δ")
     ax2.set_xscale("log")
     plain_log_x(ax2)
@@ -234,18 +201,13 @@ def plot_gapip_curves(result: GapIPCurves) -> Figure:
 
 
 _LANES = {"server": 1.0, "client": 0.0}
-
-
 _PARTY_COLOURS = {"server": "#2c7fb8", "client": "#1a9641"}
 
 
 def plot_gapip_pingpong(schedules: Sequence[GapIPSchedule]) -> Figure:
     """The ping-pong of quantum GapIP, one panel per schedule
-    (:func:`~qring_edu.experiments.gapip.gapip_schedule`): two lanes, the server (holds
-    ``g``) on top and the client (holds ``h``) below; time runs left to right; a box is an
-    operation on the register (on its party's lane), an arrow is one pass of the register,
-    labelled with its number and the qubits that cross. The title gives the totals and the
-    probability the shot measures.
+    (:func:`~qring_edu.experiments.gapip.gapip_schedule`): server (holds ``g``) and client (holds
+    ``h``) lanes, time running right; boxes are operations, arrows passes of the register.
 
     Examples
     --------
@@ -276,63 +238,33 @@ def plot_gapip_pingpong(schedules: Sequence[GapIPSchedule]) -> Figure:
     for ax, sc, (xs, total) in zip(axes, items, layouts):
         for party, y in _LANES.items():
             ax.plot([0, total], [y, y], color=_PARTY_COLOURS[party], lw=0.8, alpha=0.4, zorder=0)
-            ax.text(
-                -0.25,
-                y,
-                f"{party}\n(holds {'g' if party == 'server' else 'h'})",
-                ha="right",
-                va="center",
-                fontsize=9,
-                color=_PARTY_COLOURS[party],
-                fontweight="bold",
-            )
+            text = f"{party}\n(holds {'g' if party == 'server' else 'h'})"
+            style = dict(fontsize=9, color=_PARTY_COLOURS[party], fontweight="bold")
+            ax.text(-0.25, y, text, ha="right", va="center", **style)
         n_pass = 0
         for x, (kind, party, label) in zip(xs, sc.events):
             if kind == "op":
-                ax.text(
-                    x,
-                    _LANES[party],
-                    label,
-                    ha="center",
-                    va="center",
-                    fontsize=8.5,
-                    bbox=dict(
-                        boxstyle="round,pad=0.3", fc="white", ec=_PARTY_COLOURS[party], lw=1.2
-                    ),
-                    zorder=3,
-                )
+                box = dict(boxstyle="round,pad=0.3", fc="white", ec=_PARTY_COLOURS[party], lw=1.2)
+                style = dict(ha="center", va="center", fontsize=8.5, bbox=box, zorder=3)
+                ax.text(x, _LANES[party], label, **style)
                 continue
             n_pass += 1
             y0 = _LANES[party]
             y1 = 1.0 - y0
             sgn = 1.0 if y1 > y0 else -1.0
-            ax.annotate(
-                "",
-                xy=(x + 0.35, y1 - 0.14 * sgn),
-                xytext=(x - 0.35, y0 + 0.14 * sgn),
-                arrowprops=dict(arrowstyle="-|>", color=COLOURS["quantum"], lw=1.6),
-                zorder=2,
-            )
+            ends = dict(xy=(x + 0.35, y1 - 0.14 * sgn), xytext=(x - 0.35, y0 + 0.14 * sgn))
+            arrow = dict(arrowstyle="-|>", color=COLOURS["quantum"], lw=1.6)
+            ax.annotate("", arrowprops=arrow, zorder=2, **ends)
+            text = f"pass {n_pass}\n{label}"
             ax.text(
-                x + 0.1,
-                0.5,
-                f"pass {n_pass}\n{label}",
-                ha="left",
-                va="center",
-                fontsize=7.5,
-                color=COLOURS["quantum"],
+                x + 0.1, 0.5, text, ha="left", va="center", fontsize=7.5, color=COLOURS["quantum"]
             )
-        name = (
-            "phase estimation, power K"
-            if sc.protocol == "phase_estimation"
-            else "amplitude estimation, k iterations"
-        )
+        name = "phase estimation, power K"
+        name = name if sc.protocol == "phase_estimation" else "amplitude estimation, k iterations"
         size = f"2^{sc.P.bit_length() - 1}" if sc.P & (sc.P - 1) == 0 and sc.P > 2 else f"{sc.P}"
-        ax.set_title(
-            f"{name} = {sc.power} (P = {size}): {sc.passes} passes × {sc.width} qubits "
-            f"= {sc.qubits} qubits per shot; the shot measures sin²({sc.multiple}θ)",
-            fontsize=9.5,
-        )
+        title = f"{name} = {sc.power} (P = {size}): {sc.passes} passes × {sc.width} qubits "
+        title += f"= {sc.qubits} qubits per shot; the shot measures sin²({sc.multiple}θ)"
+        ax.set_title(title, fontsize=9.5)
         ax.set_xlim(-2.0, span + 0.1)
         ax.set_ylim(-0.4, 1.4)
         ax.axis("off")
@@ -351,12 +283,11 @@ def _shade_window(ax, lo: float, hi: float, x_range, colour: str, label: str) ->
 def plot_gapip_comparison(
     result: GapIPComparison, confidences: Sequence[str] = ("hoeffding", "exact")
 ) -> Figure:
-    """Cost of GapIP against ``1/tau`` (log-log), one panel per family of bounds (the same family
-    on both sides): amplitude estimation and phase estimation (mean qubits), the classical
-    ``min(sketch, P b)`` with the sketch and the send-the-vector cost drawn thin, the windows
-    where each quantum protocol is cheaper shaded, and the Gap-Hamming boundary
-    ``P = 4/tau^2`` (below it, to the right, the ``Omega(1/tau^2)`` lower bound does not
-    apply).
+    """Cost of GapIP against ``1/tau`` (log-log), one panel per family of bounds (the same on
+    both sides): amplitude and phase estimation (mean qubits), the classical ``min(sketch, P b)``
+    (sketch and vector drawn thin), the windows where each quantum protocol is cheaper shaded,
+    and the Gap-Hamming boundary ``P = 4/tau^2`` (to its right the ``Omega(1/tau^2)`` lower
+    bound does not apply).
 
     Examples
     --------
@@ -382,49 +313,31 @@ def plot_gapip_comparison(
             if (protocol, conf) not in result.families:
                 continue
             name = "amplitude est." if protocol == "quantum" else "phase est."
+            label = f"quantum, {name} (qubits)"
             ax.loglog(
-                x,
-                result.quantum(protocol, conf),
-                marker + "-",
-                color=colour,
-                ms=4,
-                label=f"quantum, {name} (qubits)",
+                x, result.quantum(protocol, conf), marker + "-", color=colour, ms=4, label=label
             )
             lo, hi = result.window(protocol, conf)
             _shade_window(ax, lo, hi, (x.min(), x.max()), colour, f"{name} cheaper")
-        ax.loglog(
-            x,
-            result.classical_cost(conf),
-            "-",
-            color=COLOURS["classical"],
-            lw=2.4,
-            label="classical: min(sketch, vector) (bits)",
-        )
-        ax.loglog(
-            x, result.sketch(conf), "--", color=COLOURS["classical"], lw=0.9, label="sketch alone"
-        )
-        ax.loglog(x, result.vector_bits, ":", color="k", lw=1, label="send the vector, P·b")
-        ax.axvline(
-            math.sqrt(result.P) / 2.0,
-            color=COLOURS["neutral"],
-            lw=1,
-            ls="-.",
-            label="P = 4/τ² (Gap-Hamming boundary)",
-        )
+        blue = COLOURS["classical"]
+        for values, fmt, colour, lw, label in (
+            (result.classical_cost(conf), "-", blue, 2.4, "classical: min(sketch, vector) (bits)"),
+            (result.sketch(conf), "--", blue, 0.9, "sketch alone"),
+            (result.vector_bits, ":", "k", 1, "send the vector, P·b"),
+        ):
+            ax.loglog(x, values, fmt, color=colour, lw=lw, label=label)
+        label = "P = 4/τ² (Gap-Hamming boundary)"
+        ax.axvline(math.sqrt(result.P) / 2.0, color=COLOURS["neutral"], lw=1, ls="-.", label=label)
         plain_log_x(ax)
         ax.set_xlabel("1/τ")
-        ax.set_title(
-            f"{'Hoeffding' if conf == 'hoeffding' else 'exact'} bounds on both sides "
-            f"(P = 2^{int(round(math.log2(result.P)))}, δ = {result.delta:g})",
-            fontsize=10,
-        )
+        bounds = "Hoeffding" if conf == "hoeffding" else "exact"
+        where = f"P = 2^{int(round(math.log2(result.P)))}, δ = {result.delta:g}"
+        ax.set_title(f"{bounds} bounds on both sides ({where})", fontsize=10)
         ax.grid(alpha=0.3, which="both")
     handles = {}
     for ax in axes:  # one legend for both panels, below them
         for hnd, lab in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(lab, hnd)
-    fig.legend(
-        list(handles.values()), list(handles.keys()), loc="outside lower center", ncol=4, fontsize=8
-    )
+    fig.legend(handles.values(), handles.keys(), loc="outside lower center", ncol=4, fontsize=8)
     axes[0].set_ylabel(f"communication per decision (mean of {result.trials})")
     return fig

@@ -64,47 +64,30 @@ def plot_capacities(sweep: CapacitySweep) -> Figure:
     F = sweep.fidelities
     fig = Figure(figsize=(10.5, 3.8))
     ax, ax_r = fig.subplots(1, 2)
-    ax.plot(
-        F,
-        sweep.assisted,
-        color=COLOURS["assisted"],
-        lw=1.8,
-        label="$C_E(F)$ entanglement-assisted (BSST)",
-    )
-    ax.plot(
-        F,
-        sweep.link_bound,
-        color=COLOURS["bound"],
-        lw=1.6,
-        ls="--",
-        label=r"$C_E(F_\mathrm{eff})$: pairs sent over the same channel",
-    )
-    ax.plot(
-        F,
-        sweep.classical,
-        color=COLOURS["unassisted"],
-        lw=1.8,
-        label="$C(F)$ unassisted (Holevo capacity)",
-    )
+    bound = r"$C_E(F_\mathrm{eff})$: pairs sent over the same channel"
+    for values, key, style, label in (
+        (sweep.assisted, "assisted", dict(lw=1.8), "$C_E(F)$ entanglement-assisted (BSST)"),
+        (sweep.link_bound, "bound", dict(lw=1.6, ls="--"), bound),
+        (sweep.classical, "unassisted", dict(lw=1.8), "$C(F)$ unassisted (Holevo capacity)"),
+    ):
+        ax.plot(F, values, color=COLOURS[key], label=label, **style)
     ax.axhline(1.0, color="k", lw=0.8, ls=":")
     ax.axvline(sweep.threshold, color=COLOURS["assisted"], lw=0.8, ls=":")
     ax.text(sweep.threshold, 0.05, f" {sweep.threshold:.4f}", color=COLOURS["assisted"], fontsize=8)
-    ax.set_xlabel("channel fidelity $F$")
     ax.set_ylabel("bits per channel use")
     ax.set_ylim(0, 2.05)
-    ax.set_xlim(F.min(), F.max())
-    ax.grid(alpha=0.3)
     ax.legend(frameon=False, fontsize=8, loc="upper left")
     ax.set_title("Capacities of the depolarising qubit channel")
     ok = np.isfinite(sweep.ratio) & (F < 1)
     ax_r.plot(F[ok], sweep.ratio[ok], color=COLOURS["assisted"], lw=1.8)
     ax_r.axhline(2.0, color="k", lw=0.8, ls=":")
     ax_r.text(F[ok].min(), 2.03, "2 (noiseless channel)", fontsize=8)
-    ax_r.set_xlabel("channel fidelity $F$")
     ax_r.set_ylabel("$C_E / C$")
-    ax_r.set_xlim(F.min(), F.max())
-    ax_r.grid(alpha=0.3)
     ax_r.set_title("Gain of entanglement on the same noisy channel")
+    for a in (ax, ax_r):
+        a.set_xlabel("channel fidelity $F$")
+        a.set_xlim(F.min(), F.max())
+        a.grid(alpha=0.3)
     fig.tight_layout()
     return fig
 
@@ -131,57 +114,42 @@ def plot_distillation(sweep: DistillationSweep) -> Figure:
     for p in sweep.protocols:
         for i, r in enumerate(sweep.rounds):
             colour = (0.1, 0.3 * shades[i], 0.7 * shades[i])
-            ax_f.plot(
-                F,
-                sweep.fidelity[p][i],
-                ls=styles[p],
-                color=colour,
-                lw=1.4,
-                label=f"{p.upper()}, {r} round{'s' if r > 1 else ''}",
-            )
+            label = f"{p.upper()}, {r} round{'s' if r > 1 else ''}"
+            ax_f.plot(F, sweep.fidelity[p][i], ls=styles[p], color=colour, lw=1.4, label=label)
             ax_c.plot(F, sweep.raw_pairs[p][i], ls=styles[p], color=colour, lw=1.4)
     ax_f.plot(F, F, color="k", lw=0.8, ls=":", label="no distillation")
-    ax_f.set_xlabel("input fidelity $F$")
     ax_f.set_ylabel("output fidelity")
     ax_f.legend(frameon=False, fontsize=7)
     ax_f.set_title("Recurrence: two pairs → one")
     ax_c.set_yscale("log")
     ax_c.yaxis.set_minor_formatter(NullFormatter())
     ax_c.yaxis.set_major_formatter(ScalarFormatter())
-    ax_c.set_xlabel("input fidelity $F$")
     ax_c.set_ylabel("raw pairs per output pair")
     ax_c.set_title("Offline cost")
     pos = sweep.yield_per_pair > 0
-    ax_y.semilogy(
-        F[pos],
-        sweep.yield_per_pair[pos],
-        color=COLOURS["distill+fec"],
-        lw=1.8,
-        label="DEJMPS recurrence, then hashing",
-    )
+    label = "DEJMPS recurrence, then hashing"
+    style = dict(color=COLOURS["distill+fec"], lw=1.8)
+    ax_y.semilogy(F[pos], sweep.yield_per_pair[pos], label=label, **style)
     hp = sweep.hashing_only > 0
-    ax_y.semilogy(
-        F[hp],
-        sweep.hashing_only[hp],
-        color=COLOURS["bound"],
-        lw=1.4,
-        ls="--",
-        label="hashing alone",
-    )
+    style = dict(color=COLOURS["bound"], lw=1.4, ls="--")
+    ax_y.semilogy(F[hp], sweep.hashing_only[hp], label="hashing alone", **style)
     ax_y.axvline(0.5, color="k", lw=0.8, ls=":")
     if hp.any():
         ax_y.axvline(F[hp].min(), color=COLOURS["bound"], lw=0.8, ls=":")
-    ax_y.set_xlabel("input fidelity $F$")
     ax_y.set_ylabel("perfect pairs per raw pair")
     ax_y.legend(frameon=False, fontsize=7, loc="lower right")
     ax_y.set_title("Distillable yield (asymptotic)")
     for ax in (ax_f, ax_c, ax_y):
+        ax.set_xlabel("input fidelity $F$")
         ax.grid(alpha=0.3)
         ax.set_xlim(0.5, 1.0)
     fig.tight_layout()
     return fig
 
 
+#: The classical baseline that sends the same code as bits over the same channel.
+_SAME_CODE = "classical ring, same code, bits over the same channel"
+_CODED = dict(color=COLOURS["coded classical"], lw=1.6, ls=(0, (6, 2, 1, 2)))
 _LABELS = {
     "none": "none (wrong data)",
     "distill": "distill (wrong data)",
@@ -192,11 +160,9 @@ _LABELS = {
 
 def plot_net_factors(sweep: NetFactorSweep) -> Figure:
     """Net online factor (classical ring bits per online channel use) of the four schemes
-    against the channel fidelity, with the bound C_E(F_eff), BSST's C_E(F), the unassisted C(F)
-    and both classical baselines: noiseless bits (1) and the same code sent as classical bits
-    over the same channel. "none" and "distill" keep the factor 2 but deliver wrong data
-    (grey/orange dotted); the chosen scheme is drawn thick and its value at the chosen F marked.
-    Right: the chosen point's numbers.
+    against the channel fidelity, with the bound C_E(F_eff), C_E(F), C(F) and both classical
+    baselines (noiseless bits: 1; the same code as bits over the same channel); dotted: schemes
+    that deliver wrong data; thick: the chosen scheme. Right: the chosen point's numbers.
 
     Examples
     --------
@@ -211,69 +177,43 @@ def plot_net_factors(sweep: NetFactorSweep) -> Figure:
     gs = fig.add_gridspec(1, 3)
     ax = fig.add_subplot(gs[0, :2])
     ax_t = fig.add_subplot(gs[0, 2])
-    ax.plot(
-        F,
-        sweep.assisted,
-        color=COLOURS["assisted"],
-        lw=1.0,
-        ls=":",
-        label="$C_E(F)$: perfect pairs (BSST)",
-    )
-    ax.plot(
-        F,
-        sweep.bound,
-        color=COLOURS["bound"],
-        lw=1.6,
-        ls="--",
-        label=r"bound $C_E(F_\mathrm{eff})$, raw pairs",
-    )
-    ax.plot(
-        F,
-        sweep.bound_distilled,
-        color=COLOURS["bound"],
-        lw=1.0,
-        ls="-.",
-        label=rf"bound, pairs after {sweep.rounds} DEJMPS round{'s' * (sweep.rounds > 1)}",
-    )
-    ax.plot(
-        F,
-        sweep.unassisted,
-        color=COLOURS["unassisted"],
-        lw=1.0,
-        ls=":",
-        label="$C(F)$: the qubit channel without entanglement",
-    )
+    rounds = f"{sweep.rounds} DEJMPS round{'s' * (sweep.rounds > 1)}"
+    for values, key, lw, ls, label in (
+        (sweep.assisted, "assisted", 1.0, ":", "$C_E(F)$: perfect pairs (BSST)"),
+        (sweep.bound, "bound", 1.6, "--", r"bound $C_E(F_\mathrm{eff})$, raw pairs"),
+        (sweep.bound_distilled, "bound", 1.0, "-.", f"bound, pairs after {rounds}"),
+        (
+            sweep.unassisted,
+            "unassisted",
+            1.0,
+            ":",
+            "$C(F)$: the qubit channel without entanglement",
+        ),
+    ):
+        ax.plot(F, values, color=COLOURS[key], lw=lw, ls=ls, label=label)
     ax.axhline(1.0, color="k", lw=0.9, label="classical ring, noiseless bits: 1")
-    ax.plot(
-        F,
-        sweep.classical,
-        color=COLOURS["coded classical"],
-        lw=1.6,
-        ls=(0, (6, 2, 1, 2)),
-        label="classical ring, same code, bits over the same channel",
-    )
+    ax.plot(F, sweep.classical, label=_SAME_CODE, **_CODED)
     for s in ("none", "distill", "fec", "distill+fec"):
         lw = 3.0 if s == sweep.scheme else 1.6
         ls = "-" if sweep.reliable[s] else (0, (1, 1.5))
         ax.plot(F, sweep.online[s], color=COLOURS[s], lw=lw, ls=ls, label=_LABELS[s])
     p = sweep.point
     if p is not None:
-        ax.plot(
-            [sweep.channel_fidelity], [p.online], "o", color=COLOURS[sweep.scheme], ms=8, mec="k"
-        )
+        style = dict(color=COLOURS[sweep.scheme], ms=8, mec="k")
+        ax.plot([sweep.channel_fidelity], [p.online], "o", **style)
     ax.set_xlim(F.min(), F.max())
     ax.set_ylim(0, 2.1)
+    pair = sweep.pair_fidelity
     ax.set_xlabel(
         "channel fidelity $F$ ($F_\\mathrm{pair} = F_\\mathrm{ch} = F$)"
-        if sweep.pair_fidelity is None
-        else f"channel fidelity $F_\\mathrm{{ch}}$ ($F_\\mathrm{{pair}}$ = {sweep.pair_fidelity:g})"
+        if pair is None
+        else f"channel fidelity $F_\\mathrm{{ch}}$ ($F_\\mathrm{{pair}}$ = {pair:g})"
     )
     ax.set_ylabel("net online factor (bits per online use)")
     ax.grid(alpha=0.3)
     handles, labels = ax.get_legend_handles_labels()
-    ax_t.legend(
-        handles, labels, frameon=False, fontsize=7, loc="lower left", bbox_to_anchor=(-0.05, -0.1)
-    )
+    where = dict(loc="lower left", bbox_to_anchor=(-0.05, -0.1))
+    ax_t.legend(handles, labels, frameon=False, fontsize=7, **where)
     ax.set_title(f"What remains of the factor two (block length n = {sweep.block_length})")
     ax_t.axis("off")
     lines = [f"scheme: {sweep.scheme}", f"F = {sweep.channel_fidelity:g}"]
@@ -301,31 +241,19 @@ def plot_net_factors(sweep: NetFactorSweep) -> Figure:
             ]
         if p.distillation is not None:
             d = p.distillation
-            lines += [
-                f"distilled F: {d.fidelity:.5f}",
-                f"raw pairs per pair: {d.raw_pairs_per_pair:.2f}",
-            ]
-    ax_t.text(
-        0.0,
-        1.02,
-        "\n".join(lines),
-        va="top",
-        ha="left",
-        fontsize=8.5,
-        family="monospace",
-        transform=ax_t.transAxes,
-    )
+            lines += [f"distilled F: {d.fidelity:.5f}"]
+            lines += [f"raw pairs per pair: {d.raw_pairs_per_pair:.2f}"]
+    style = dict(va="top", ha="left", fontsize=8.5, family="monospace", transform=ax_t.transAxes)
+    ax_t.text(0.0, 1.02, "\n".join(lines), **style)
     fig.tight_layout()
     return fig
 
 
 def plot_loss(sweep: LossSweep) -> Figure:
-    """Net online factor against fibre distance (bottom axis) and transmission η (top axis):
-    a link whose only imperfection is loss (``2 η``, also ``C_E`` of the pure erasure channel),
-    the "fec" scheme on the lossy depolarising link and its bound ``η C_E(F_eff)``, and the two
-    classical baselines (noiseless bits: 1; the same code sent as bits over the same channel),
-    which loss does not touch (a bright pulse is dimmed, not erased). A dotted line marks the
-    distance at which ``2 η = 1``.
+    """Net online factor against fibre distance (bottom) and transmission η (top): loss only
+    (``2 η`` = ``C_E`` of the erasure channel), "fec" on the lossy depolarising link and its
+    bound ``η C_E(F_eff)``, and the two classical baselines, which loss does not touch; dotted:
+    the distance where ``2 η = 1``.
 
     Examples
     --------
@@ -338,28 +266,20 @@ def plot_loss(sweep: LossSweep) -> Figure:
     L, eta = sweep.distances, sweep.transmissions
     fig = Figure(figsize=(8.0, 4.6))
     ax = fig.add_subplot()
-    ax.plot(
-        L, sweep.perfect, color=COLOURS["assisted"], lw=2.2, label=r"loss only: $2\eta$ ($= C_E$)"
-    )
-    ax.plot(
-        L, sweep.bound, color=COLOURS["bound"], lw=1.4, ls="--",
-        label=rf"bound $\eta\,C_E(F_\mathrm{{eff}})$, $F$ = {sweep.channel_fidelity:g}",
-    )  # fmt: skip
-    ax.plot(
-        L, sweep.fec, color=COLOURS["fec"], lw=2.2,
-        label=f"fec on the lossy link, $F$ = {sweep.channel_fidelity:g}",
-    )  # fmt: skip
+    at_f = f"$F$ = {sweep.channel_fidelity:g}"
+    bound = rf"bound $\eta\,C_E(F_\mathrm{{eff}})$, {at_f}"
+    for values, key, style, label in (
+        (sweep.perfect, "assisted", dict(lw=2.2), r"loss only: $2\eta$ ($= C_E$)"),
+        (sweep.bound, "bound", dict(lw=1.4, ls="--"), bound),
+        (sweep.fec, "fec", dict(lw=2.2), f"fec on the lossy link, {at_f}"),
+    ):
+        ax.plot(L, values, color=COLOURS[key], label=label, **style)
     ax.axhline(1.0, color="k", lw=0.9, label="classical ring, noiseless bits: 1")
-    ax.axhline(
-        sweep.classical, color=COLOURS["coded classical"], lw=1.6, ls=(0, (6, 2, 1, 2)),
-        label="classical ring, same code, bits over the same channel",
-    )  # fmt: skip
+    ax.axhline(sweep.classical, label=_SAME_CODE, **_CODED)
     if np.isfinite(sweep.break_even_km):
         ax.axvline(sweep.break_even_km, color="k", lw=0.8, ls=":")
-        ax.annotate(
-            rf"$\eta = 1/2$: {sweep.break_even_km:.1f} km",
-            (sweep.break_even_km, 0.08), xytext=(4, 0), textcoords="offset points", fontsize=8,
-        )  # fmt: skip
+        text, xy = rf"$\eta = 1/2$: {sweep.break_even_km:.1f} km", (sweep.break_even_km, 0.08)
+        ax.annotate(text, xy, xytext=(4, 0), textcoords="offset points", fontsize=8)
     ax.set_xlim(L.min(), L.max())
     ax.set_ylim(0, 2.1)
     ax.set_xlabel("fibre length L (km)")
@@ -411,18 +331,11 @@ def plot_protected_training(result: ProtectedTraining) -> Figure:
     for run, label, colour, ls in runs:
         steps = np.arange(run.losses.shape[0])
         ax_l.plot(steps, run.losses.mean(axis=1), ls=ls, color=colour, lw=1.5, label=label)
-        ax_l.fill_between(
-            steps, run.losses.min(axis=1), run.losses.max(axis=1), color=colour, alpha=0.15, lw=0
-        )
+        lo, hi = run.losses.min(axis=1), run.losses.max(axis=1)
+        ax_l.fill_between(steps, lo, hi, color=colour, alpha=0.15, lw=0)
         ax_a.plot(steps, run.accuracies.mean(axis=1), ls=ls, color=colour, lw=1.5)
-        ax_d.plot(
-            steps,
-            run.losses.max(axis=1) - run.losses.min(axis=1),
-            ls=ls,
-            color=colour,
-            lw=1.5,
-            label=f"{label}: max|w_k−w_0| = {run.divergence:.3g}",
-        )
+        label = f"{label}: max|w_k−w_0| = {run.divergence:.3g}"
+        ax_d.plot(steps, hi - lo, ls=ls, color=colour, lw=1.5, label=label)
     ax_l.set_ylabel("training loss")
     ax_a.set_ylabel("training accuracy")
     ax_d.set_ylabel("max − min loss over replicas")
@@ -432,10 +345,7 @@ def plot_protected_training(result: ProtectedTraining) -> Figure:
         ax.set_title(title)
     ax_l.legend(frameon=False, fontsize=8)
     ax_d.legend(frameon=False, fontsize=7, loc="upper left")
-    fig.suptitle(
-        f"Training over a noisy link, F_pair = F_ch = {result.channel_fidelity:g}, "
-        f"P = {result.classical.workers}",
-        fontsize=11,
-    )
+    title = f"Training over a noisy link, F_pair = F_ch = {result.channel_fidelity:g}, "
+    fig.suptitle(title + f"P = {result.classical.workers}", fontsize=11)
     fig.tight_layout()
     return fig

@@ -1,15 +1,8 @@
-"""Figures of chapter 0, *Qubits for this book* (presentation floor).
+"""Figures of chapter 0, *Qubits for this book* (presentation floor; book/00_qubits.ipynb).
 
 Every function is pure: it takes a result of :mod:`qring_edu.experiments.qubits` and returns a new
 ``matplotlib.figure.Figure``; nothing is computed here, nothing is displayed and no pyplot state is
 touched. Circuits are drawn by :func:`qring_edu.figures._base.plot_circuits`.
-
-* :func:`plot_qubit_measurement` — the state on the Bloch sphere with the measured axis, and the
-  Born-rule probabilities next to the sampled frequencies;
-* :func:`plot_bell_pair` — which Bell state Alice's gates made, the joint outcomes of the two
-  parties, and how often their bits agree;
-* :func:`plot_noisy_pair` — the density matrix of a noisy pair, its weights on the four Bell
-  states with its entropies, and how often the two bits agree.
 """
 
 from __future__ import annotations
@@ -18,6 +11,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from matplotlib.figure import Figure
+
+from ._base import label_bars
 
 if TYPE_CHECKING:  # annotations only: the results come from the experiments floor
     from ..experiments.qubits import BellPairRun, QubitMeasurement
@@ -30,9 +25,6 @@ COLOURS = {
     "axis": "#2c7fb8",
     "exact": "#2c7fb8",
     "sampled": "#fdae6b",
-    "agree": "#1b9e77",
-    "alice": "#7570b3",
-    "bob": "#e7298a",
     "sphere": "#bbbbbb",
 }
 _BELL_ORDER = ("Φ+", "Φ−", "Ψ+", "Ψ−")
@@ -48,32 +40,20 @@ def _bloch_sphere(ax, bloch: np.ndarray, basis: str) -> None:
         ax.plot(xs, ys, zs, color=COLOURS["sphere"], linewidth=0.8)
     for axis in np.eye(3):
         ax.plot(*np.stack([-axis, axis], axis=1), color="#dddddd", linewidth=0.8)
-    for (px, py, pz), text in (
-        ((0, 0, 1.18), "|0⟩"),
-        ((0, 0, -1.22), "|1⟩"),
-        ((1.3, 0, 0), "|+⟩"),
-        ((-1.3, 0, 0), "|−⟩"),
-        ((0, 1.25, 0), "|+i⟩"),
-    ):
+    places = ((0, 0, 1.18), (0, 0, -1.22), (1.3, 0, 0), (-1.3, 0, 0), (0, 1.25, 0))
+    for (px, py, pz), text in zip(places, ("|0⟩", "|1⟩", "|+⟩", "|−⟩", "|+i⟩")):
         ax.text(px, py, pz, text, ha="center", va="center", fontsize=10, color="#444444")
     measured = np.array([0, 0, 1.0]) if basis == "Z" else np.array([1.0, 0, 0])
+    label = f"measured axis ({basis} basis)"
     ax.plot(
-        *np.stack([-measured, measured], axis=1),
-        color=COLOURS["axis"],
-        linewidth=2.5,
-        label=f"measured axis ({basis} basis)",
+        *np.stack([-measured, measured], axis=1), color=COLOURS["axis"], linewidth=2.5, label=label
     )
     ax.plot(*np.stack([np.zeros(3), bloch], axis=1), color=COLOURS["state"], linewidth=2.5)
     ax.scatter(*bloch, color=COLOURS["state"], s=40, depthshade=False, label="the state")
     # The Born rule on the sphere: p_0 = (1 + r·n)/2, read off the state's shadow on the axis.
     foot = (bloch @ measured) * measured
-    ax.plot(
-        *np.stack([bloch, foot], axis=1),
-        color=COLOURS["state"],
-        linestyle=":",
-        linewidth=1.5,
-        label="its shadow on the axis",
-    )
+    style = dict(color=COLOURS["state"], linestyle=":", linewidth=1.5)
+    ax.plot(*np.stack([bloch, foot], axis=1), label="its shadow on the axis", **style)
     ax.set_xlim(-1, 1)
     ax.set_ylim(-1, 1)
     ax.set_zlim(-1, 1)
@@ -84,9 +64,8 @@ def _bloch_sphere(ax, bloch: np.ndarray, basis: str) -> None:
 
 
 def plot_qubit_measurement(run: QubitMeasurement) -> Figure:
-    """The qubit of ``run`` on the Bloch sphere (left: the state's arrow and the measured axis)
-    and its measurement (right: Born-rule probabilities and sampled frequencies of the two
-    outcomes, with bars of ±2 standard errors around the probabilities).
+    """The qubit of ``run`` on the Bloch sphere with the measured axis, and the Born-rule
+    probabilities (±2 standard errors) next to the sampled frequencies.
 
     Examples
     --------
@@ -105,31 +84,13 @@ def plot_qubit_measurement(run: QubitMeasurement) -> Figure:
 
     pos = np.arange(2)
     names = [f"|{label}⟩" for label in run.labels]
-    ax_bar.bar(pos - 0.18, run.probabilities, width=0.36, color=COLOURS["exact"], label="Born rule")
-    ax_bar.bar(
-        pos + 0.18,
-        run.frequencies,
-        width=0.36,
-        color=COLOURS["sampled"],
-        label=f"sampled ({run.shots:,} shots)",
-    )
-    ax_bar.errorbar(
-        pos - 0.18,
-        run.probabilities,
-        yerr=2 * run.standard_errors,
-        fmt="none",
-        ecolor="black",
-        capsize=4,
-        linewidth=1,
-    )
+    p, freq, err = run.probabilities, run.frequencies, 2 * run.standard_errors
+    _pair_bars(ax_bar, pos, p, freq, ("Born rule", f"sampled ({run.shots:,} shots)"))
+    ax_bar.errorbar(pos - 0.18, p, yerr=err, fmt="none", ecolor="black", capsize=4, linewidth=1)
     for k in range(2):
+        text = f"p = {p[k]:.3f}\nfreq. = {freq[k]:.3f}"
         ax_bar.text(
-            pos[k],
-            max(run.probabilities[k] + 2 * run.standard_errors[k], run.frequencies[k]) + 0.04,
-            f"p = {run.probabilities[k]:.3f}\nfreq. = {run.frequencies[k]:.3f}",
-            ha="center",
-            va="bottom",
-            fontsize=9,
+            pos[k], max(p[k] + err[k], freq[k]) + 0.04, text, ha="center", va="bottom", fontsize=9
         )
     ax_bar.set_xticks(pos, [f"outcome {k}: {n}" for k, n in enumerate(names)])
     ax_bar.set_ylim(0, 1.3)
@@ -137,13 +98,17 @@ def plot_qubit_measurement(run: QubitMeasurement) -> Figure:
     ax_bar.legend(loc="upper center", fontsize=8, ncol=2, frameon=False)
     ax_bar.set_title(f"{run.basis} basis, {run.shots:,} shots", fontsize=10)
     deg = 180 / np.pi
-    fig.suptitle(
-        f"θ = {run.theta * deg:.0f}°, φ = {run.phi * deg:.0f}°:  "
-        f"cos(θ/2)|0⟩ + e^(iφ) sin(θ/2)|1⟩ measured in the {run.basis} basis",
-        fontsize=11,
-    )
+    title = f"θ = {run.theta * deg:.0f}°, φ = {run.phi * deg:.0f}°:  "
+    title += f"cos(θ/2)|0⟩ + e^(iφ) sin(θ/2)|1⟩ measured in the {run.basis} basis"
+    fig.suptitle(title, fontsize=11)
     fig.tight_layout()
     return fig
+
+
+def _pair_bars(ax, pos, exact, sampled, labels: tuple[str, str]) -> None:
+    """Exact (blue, left) and sampled (orange, right) bars side by side at ``pos``."""
+    ax.bar(pos - 0.18, exact, width=0.36, color=COLOURS["exact"], label=labels[0])
+    ax.bar(pos + 0.18, sampled, width=0.36, color=COLOURS["sampled"], label=labels[1])
 
 
 # -- Two qubits ------------------------------------------------------------------------------------
@@ -153,16 +118,9 @@ def _joint_outcomes(ax, run: BellPairRun) -> None:
     ax.imshow(run.counts / run.shots, cmap="Blues", vmin=0, vmax=1)
     for a in range(2):
         for b in range(2):
-            share = run.counts[a, b] / run.shots
-            ax.text(
-                b,
-                a,
-                f"{run.counts[a, b]:,} shots\np = {run.probabilities[a, b]:.3f}",
-                ha="center",
-                va="center",
-                fontsize=9,
-                color="white" if share > 0.6 else "black",
-            )
+            colour = "white" if run.counts[a, b] / run.shots > 0.6 else "black"
+            text = f"{run.counts[a, b]:,} shots\np = {run.probabilities[a, b]:.3f}"
+            ax.text(b, a, text, ha="center", va="center", fontsize=9, color=colour)
     ax.set_xticks([0, 1], [f"Bob {v}" for v in labels])
     ax.set_yticks([0, 1], [f"Alice {v}" for v in labels])
     ax.set_title(f"joint outcomes, both in the {run.basis} basis", fontsize=10)
@@ -171,23 +129,14 @@ def _joint_outcomes(ax, run: BellPairRun) -> None:
 def _agreement(ax, run: BellPairRun) -> None:
     """Bars: how often the bits agree, and each party's bit alone."""
     names = ["bits agree", "Alice's bit = 1", "Bob's bit = 1"]
-    exact = [
-        run.agreement,
-        float(run.probabilities[1, :].sum()),
-        float(run.probabilities[:, 1].sum()),
-    ]
+    p = run.probabilities
+    exact = [run.agreement, float(p[1, :].sum()), float(p[:, 1].sum())]
     sampled = [run.sampled_agreement, run.alice_ones, run.bob_ones]
     pos = np.arange(3)
-    ax.bar(pos - 0.18, exact, width=0.36, color=COLOURS["exact"], label="exact")
-    ax.bar(pos + 0.18, sampled, width=0.36, color=COLOURS["sampled"], label="sampled")
+    _pair_bars(ax, pos, exact, sampled, ("exact", "sampled"))
     for k in range(3):
-        ax.text(
-            pos[k],
-            max(exact[k], sampled[k]) + 0.03,
-            f"{exact[k]:.3f}\n{sampled[k]:.3f}",
-            ha="center",
-            fontsize=8,
-        )
+        text = f"{exact[k]:.3f}\n{sampled[k]:.3f}"
+        ax.text(pos[k], max(exact[k], sampled[k]) + 0.03, text, ha="center", fontsize=8)
     ax.set_xticks(pos, names, fontsize=8)
     ax.set_ylim(0, 1.25)
     ax.set_ylabel("probability / fraction of shots")
@@ -217,19 +166,18 @@ def plot_bell_pair(run: BellPairRun) -> Figure:
     ax_w.set_title("which Bell state the pair is in", fontsize=10)
     _joint_outcomes(ax_j, run)
     _agreement(ax_a, run)
+    gates = _GATES[(run.x, run.z)]
     fig.suptitle(
-        f"Alice applies {_GATES[(run.x, run.z)]} to her half of |Φ+⟩: the pair is now |{run.name}⟩",
-        fontsize=11,
+        f"Alice applies {gates} to her half of |Φ+⟩: the pair is now |{run.name}⟩", fontsize=11
     )
     fig.tight_layout()
     return fig
 
 
 def plot_noisy_pair(run: BellPairRun) -> Figure:
-    """A noisy pair (the isotropic state of fidelity F): the real part of its density matrix in
-    the basis ``|b a⟩`` (left, Qiskit's labels, Bob's qubit first), its weights on the four Bell
-    states, which are its eigenvalues, with ``S(ρ_AB)`` and ``S(ρ_A)`` (middle), and how often the
-    two bits agree when both parties measure in ``run.basis`` (right).
+    """A noisy pair (the isotropic state of fidelity F): Re ρ in the basis ``|b a⟩`` (Qiskit's
+    order), its Bell-state weights (its eigenvalues) with ``S(ρ_AB)`` and ``S(ρ_A)``, and how
+    often the bits agree when both parties measure in ``run.basis``.
 
     Examples
     --------
@@ -251,19 +199,15 @@ def plot_noisy_pair(run: BellPairRun) -> Figure:
     ax_m.set_title("density matrix ρ (real part)", fontsize=10)
     weights = run.bell_weights
     ax_w.bar([f"|{n}⟩" for n in _BELL_ORDER], weights, color=COLOURS["state"])
-    for k, w in enumerate(weights):
-        ax_w.text(k, w + 0.02, f"{w:.3f}", ha="center", fontsize=9)
+    label_bars(ax_w, range(4), weights, ".3f", 0.02, fontsize=9)
     ax_w.set_ylim(0, 1.1)
     ax_w.set_ylabel("⟨β|ρ|β⟩ (the eigenvalues of ρ)")
-    ax_w.set_title(
-        f"S(ρ_AB) = {run.entropy:.3f} bits,  S(ρ_A) = {run.alice_entropy:.3f} bit", fontsize=10
-    )
+    title = f"S(ρ_AB) = {run.entropy:.3f} bits,  S(ρ_A) = {run.alice_entropy:.3f} bit"
+    ax_w.set_title(title, fontsize=10)
     _agreement(ax_a, run)
-    ax_a.set_title(
-        f"both measure in the {run.basis} basis, {run.shots:,} shots (exact, sampled)", fontsize=10
-    )
-    fig.suptitle(
-        f"A noisy pair: the isotropic state of fidelity F = {run.pair_fidelity:.2f}", fontsize=11
-    )
+    title = f"both measure in the {run.basis} basis, {run.shots:,} shots (exact, sampled)"
+    ax_a.set_title(title, fontsize=10)
+    title = f"A noisy pair: the isotropic state of fidelity F = {run.pair_fidelity:.2f}"
+    fig.suptitle(title, fontsize=11)
     fig.tight_layout()
     return fig

@@ -1,10 +1,10 @@
-"""Figures of chapter 3, *The superdense ring* (presentation floor). The training section's
-figures are in :mod:`qring_edu.figures.training` (``plot_training_runs`` and
-``plot_training_comparison`` moved there; their old names here work for one release).
+"""Figures of chapter 3, *The superdense ring* (presentation floor; book/03_superdense_ring.ipynb).
+The training section's figures are in :mod:`qring_edu.figures.training`.
 
 Every function is pure: it takes results computed by the library (or by
-:mod:`qring_edu.experiments.superdense_ring`) and returns a new ``matplotlib.figure.Figure``; nothing is
-displayed and no pyplot state is touched.
+:mod:`qring_edu.experiments.superdense_ring`) and returns a new ``matplotlib.figure.Figure``;
+nothing is displayed and no pyplot state is touched. ``unit``: ``"s"``, ``"ms"`` or ``"us"``
+for a time axis.
 
 Message and outcome order. The four two-bit messages ``(x, z)`` are indexed ``m = 2 x + z`` and
 labelled ``"xz"``: ``"00", "01", "10", "11"`` — the same string as a Qiskit count key of
@@ -62,18 +62,16 @@ COLOURS = {
     "superdense": "#d95f0e",
     "compute": "#7fbf7b",
     "distribution": "#af8dc3",
-    "ebits": "#fdae61",
     "offline": "#abd9e9",
 }
+_HATCHED = dict(facecolor="white", edgecolor=COLOURS["distribution"], hatch="////")
 
 
 def plot_superdense_circuits(
     circuits: Sequence[QuantumCircuit], titles: Sequence[str] | None = None
 ) -> Figure:
-    """Draw superdense-coding circuits one under the other (:func:`~qring_edu.figures._base.plot_circuits`).
-
-    ``circuits``: e.g. ``[superdense_circuit(x, z) for x, z in ...]``; ``titles``: one per
-    circuit (default: the circuits' names). Qubit 0 (top wire) is Alice's A, qubit 1 is Bob's B.
+    """Draw superdense-coding circuits one under the other
+    (:func:`~qring_edu.figures._base.plot_circuits`); qubit 0 (top wire) is Alice's A.
 
     Examples
     --------
@@ -87,18 +85,24 @@ def plot_superdense_circuits(
     return plot_circuits(circuits, titles, width=8.5, height=2.3)
 
 
+def _scale(unit: str) -> float:
+    """Seconds -> ``unit``; ``ValueError`` naming ``unit`` otherwise."""
+    scale = {"s": 1.0, "ms": 1e3, "us": 1e6}.get(unit)
+    if scale is None:
+        raise ValueError(f"unit must be one of 's', 'ms', 'us', got {unit!r}")
+    return scale
+
+
 def _row_normalise(counts: np.ndarray) -> np.ndarray:
     totals = counts.sum(axis=1, keepdims=True)
     return np.divide(counts, totals, out=np.zeros(counts.shape, dtype=float), where=totals > 0)
 
 
 def plot_outcome_distributions(stats: ChannelStats) -> Figure:
-    """Bob's decoded outcome for each of the four messages: exact vs fast path vs Aer.
-
-    ``stats``: a :class:`qring_edu.experiments.superdense_ring.ChannelStats`. One panel per sent message
-    ``"xz"``; bars give P(decoded = o | sent = m) for the four outcomes o. Sampled bars carry a
-    ±2 standard-error whisker (binomial, ``sqrt(p (1 - p) / n_m)`` with ``n_m`` the symbols of
-    that message).
+    """P(decoded = o | sent = m) of a
+    :class:`~qring_edu.experiments.superdense_ring.ChannelStats`, one panel per sent message m:
+    exact vs fast path vs Aer, sampled bars with ±2 standard errors ``2 sqrt(p (1 - p) / n_m)``
+    (``n_m``: the symbols of that message).
 
     Examples
     --------
@@ -109,23 +113,13 @@ def plot_outcome_distributions(stats: ChannelStats) -> Figure:
     4
     """
     sources = [("exact (density matrix)", stats.exact, None, COLOURS["exact"])]
-    sources.append(
-        (
-            f"fast path ({stats.fast_counts.sum()} symbols)",
-            _row_normalise(stats.fast_counts),
-            stats.fast_counts.sum(axis=1),
-            COLOURS["fast"],
-        )
-    )
-    if stats.aer_counts is not None:
-        sources.append(
-            (
-                f"Aer circuits ({stats.aer_counts.sum()} symbols)",
-                _row_normalise(stats.aer_counts),
-                stats.aer_counts.sum(axis=1),
-                COLOURS["aer"],
-            )
-        )
+    for name, counts, key in (
+        ("fast path", stats.fast_counts, "fast"),
+        ("Aer circuits", stats.aer_counts, "aer"),
+    ):
+        if counts is not None:
+            label = f"{name} ({counts.sum()} symbols)"
+            sources.append((label, _row_normalise(counts), counts.sum(axis=1), COLOURS[key]))
     fig = Figure(figsize=(10, 3.6), layout="constrained")
     axes = fig.subplots(1, 4, sharey=True)
     width = 0.8 / len(sources)
@@ -136,16 +130,9 @@ def plot_outcome_distributions(stats: ChannelStats) -> Figure:
             err = None
             if n_per_msg is not None and n_per_msg[m] > 0:
                 err = 2 * np.sqrt(p * (1 - p) / n_per_msg[m])
-            ax.bar(
-                positions + (i - (len(sources) - 1) / 2) * width,
-                p,
-                width,
-                yerr=err,
-                color=colour,
-                label=label,
-                capsize=2,
-                error_kw={"elinewidth": 0.8},
-            )
+            x = positions + (i - (len(sources) - 1) / 2) * width
+            style = dict(capsize=2, error_kw={"elinewidth": 0.8})
+            ax.bar(x, p, width, yerr=err, color=colour, label=label, **style)
         ax.set_xticks(positions, MESSAGE_LABELS)
         ax.set_title(f'sent "{MESSAGE_LABELS[m]}"')
         ax.set_xlabel('decoded "xz"')
@@ -153,23 +140,20 @@ def plot_outcome_distributions(stats: ChannelStats) -> Figure:
         ax.grid(axis="y", alpha=0.3)
     axes[0].set_ylabel("probability")
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(
-        handles, labels, loc="outside lower center", ncol=len(sources), frameon=False, fontsize=9
-    )
+    where = dict(loc="outside lower center", ncol=len(sources))
+    fig.legend(handles, labels, frameon=False, fontsize=9, **where)
     ser = f"symbol error rate: exact {stats.exact_error_rate:.4f}, fast {stats.fast_error_rate:.4f}"
     if stats.aer_error_rate is not None:
         ser += f", Aer {stats.aer_error_rate:.4f}"
-    fig.suptitle(
-        f"Superdense coding over isotropic pairs, F = {stats.pair_fidelity:g}\n{ser}", fontsize=11
-    )
+    title = f"Superdense coding over isotropic pairs, F = {stats.pair_fidelity:g}"
+    fig.suptitle(f"{title}\n{ser}", fontsize=11)
     return fig
 
 
 def plot_symbol_error_rate(sweep: ErrorRateSweep) -> Figure:
-    """Measured symbol error rate vs pair fidelity F against the prediction ``1 - F``.
-
-    ``sweep``: a :class:`qring_edu.experiments.superdense_ring.ErrorRateSweep`. Fast-path and Aer points
-    carry ±2 standard-error bars ``2 sqrt(r (1 - r) / n)``.
+    """Measured symbol error rate of an
+    :class:`~qring_edu.experiments.superdense_ring.ErrorRateSweep` against the pair fidelity F
+    and the prediction ``1 - F``; ±2 standard errors ``2 sqrt(r (1 - r) / n)``.
 
     Examples
     --------
@@ -183,24 +167,17 @@ def plot_symbol_error_rate(sweep: ErrorRateSweep) -> Figure:
     ax = fig.subplots()
     grid = np.linspace(0.25, 1.0, 200)
     ax.plot(grid, 1 - grid, color=COLOURS["exact"], lw=1.2, label="prediction 1 − F")
-    for name, f, r, n, marker in (
-        ("fast path", sweep.fidelities, sweep.fast_rates, sweep.fast_symbols, "o"),
-        ("Aer circuits", sweep.aer_fidelities, sweep.aer_rates, sweep.aer_symbols, "s"),
+    for name, f, r, n, marker, key in (
+        ("fast path", sweep.fidelities, sweep.fast_rates, sweep.fast_symbols, "o", "fast"),
+        ("Aer circuits", sweep.aer_fidelities, sweep.aer_rates, sweep.aer_symbols, "s", "aer"),
     ):
         if len(f) == 0:
             continue
         r = np.asarray(r)
         err = 2 * np.sqrt(r * (1 - r) / n)
-        ax.errorbar(
-            f,
-            r,
-            yerr=err,
-            fmt=marker,
-            ms=5,
-            capsize=3,
-            color=COLOURS["fast" if name == "fast path" else "aer"],
-            label=f"{name} ({n} symbols per point)",
-        )
+        label = f"{name} ({n} symbols per point)"
+        style = dict(fmt=marker, ms=5, capsize=3, color=COLOURS[key])
+        ax.errorbar(f, r, yerr=err, label=label, **style)
     ax.set_xlabel("pair fidelity F")
     ax.set_ylabel("symbol error rate")
     ax.set_xlim(0.23, 1.02)
@@ -213,11 +190,8 @@ def plot_symbol_error_rate(sweep: ErrorRateSweep) -> Figure:
 
 
 def plot_ledgers(classical: Ledger, superdense: Ledger) -> Figure:
-    """The classical and the superdense ledgers side by side, per directed link.
-
-    Left: what each link carries *online* (during the all-reduce): classical bits vs qubits.
-    Right: the lifetime use of each link: online bits (classical) vs online qubits stacked on the
-    offline qubits that distributed the pre-shared pairs (superdense); ebits are marked.
+    """The classical and the superdense ledgers per directed link: online bits vs qubits (left);
+    lifetime use, online qubits stacked on the offline pair-distribution qubits, ebits marked.
 
     Examples
     --------
@@ -244,19 +218,15 @@ def plot_ledgers(classical: Ledger, superdense: Ledger) -> Figure:
     fig = Figure(figsize=(10, 3.8))
     ax_on, ax_life = fig.subplots(1, 2, sharey=True)
     w = 0.38
-    ax_on.bar(x - w / 2, bits, w, color=COLOURS["classical"], label="classical: online bits")
-    ax_on.bar(x + w / 2, qubits, w, color=COLOURS["superdense"], label="superdense: online qubits")
+    for ax, bit_label, qubit_label in (
+        (ax_on, "classical: online bits", "superdense: online qubits"),
+        (ax_life, "classical: bits", "online qubits"),
+    ):
+        ax.bar(x - w / 2, bits, w, color=COLOURS["classical"], label=bit_label)
+        ax.bar(x + w / 2, qubits, w, color=COLOURS["superdense"], label=qubit_label)
     ax_on.set_title("Online (on the synchronisation critical path)")
-    ax_life.bar(x - w / 2, bits, w, color=COLOURS["classical"], label="classical: bits")
-    ax_life.bar(x + w / 2, qubits, w, color=COLOURS["superdense"], label="online qubits")
-    ax_life.bar(
-        x + w / 2,
-        offline,
-        w,
-        bottom=qubits,
-        color=COLOURS["offline"],
-        label="offline qubits (pair distribution)",
-    )
+    label = "offline qubits (pair distribution)"
+    ax_life.bar(x + w / 2, offline, w, bottom=qubits, color=COLOURS["offline"], label=label)
     ax_life.scatter(
         x + w / 2, ebits, marker="_", s=300, color="k", zorder=3, label="ebits consumed"
     )
@@ -276,10 +246,8 @@ def plot_ledgers(classical: Ledger, superdense: Ledger) -> Figure:
 def plot_iteration_timeline(
     classical: IterationTime, quantum: IterationTime, *, unit: str = "ms"
 ) -> Figure:
-    """One training iteration as a timeline: classical vs superdense ring.
-
-    Classical: compute, then the ring. Superdense: compute and pair distribution run in parallel
-    (two lanes), the ring starts when both are done. ``unit``: "s", "ms" or "us" for the axis.
+    """One training iteration as a timeline: classical (compute, then the ring) vs superdense
+    (compute and pair distribution in parallel, then the ring).
 
     Examples
     --------
@@ -291,22 +259,20 @@ def plot_iteration_timeline(
     >>> fig.axes[0].get_xlabel()
     'time (ms)'
     """
-    scale = {"s": 1.0, "ms": 1e3, "us": 1e6}.get(unit)
-    if scale is None:
-        raise ValueError(f"unit must be one of 's', 'ms', 'us', got {unit!r}")
+    scale = _scale(unit)
     fig = Figure(figsize=(8.5, 3.0))
     ax = fig.subplots()
     h = 0.35
-    c = classical
-    ax.broken_barh([(0, c.compute * scale)], (2 - h, 2 * h), color=COLOURS["compute"])
-    ax.broken_barh(
-        [(c.compute * scale, c.ring * scale)], (2 - h, 2 * h), color=COLOURS["classical"]
-    )
-    q = quantum
+    c, q = classical, quantum
     start = max(q.compute, q.distribution)
-    ax.broken_barh([(0, q.compute * scale)], (1 + 0.02, h), color=COLOURS["compute"])
-    ax.broken_barh([(0, q.distribution * scale)], (1 - h - 0.02, h), color=COLOURS["distribution"])
-    ax.broken_barh([(start * scale, q.ring * scale)], (1 - h, 2 * h), color=COLOURS["superdense"])
+    for begin, length, lane, key in (
+        (0, c.compute, (2 - h, 2 * h), "compute"),
+        (c.compute, c.ring, (2 - h, 2 * h), "classical"),
+        (0, q.compute, (1 + 0.02, h), "compute"),
+        (0, q.distribution, (1 - h - 0.02, h), "distribution"),
+        (start, q.ring, (1 - h, 2 * h), "superdense"),
+    ):
+        ax.broken_barh([(begin * scale, length * scale)], lane, color=COLOURS[key])
     for y, total in ((2, c.total), (1, q.total)):
         ax.text(total * scale, y, f"  {total * scale:.3g} {unit}", va="center", fontsize=9)
     ax.set_yticks([1, 2], ["superdense", "classical"])
@@ -314,19 +280,16 @@ def plot_iteration_timeline(
     ax.set_xlim(0, max(c.total, q.total) * scale * 1.18)
     ax.set_xlabel(f"time ({unit})")
     handles = [
-        ax.bar(0, 0, color=COLOURS["compute"], label="compute (forward + backward)"),
-        ax.bar(0, 0, color=COLOURS["distribution"], label="pair distribution (overlaps compute)"),
-        ax.bar(0, 0, color=COLOURS["classical"], label="classical ring"),
-        ax.bar(0, 0, color=COLOURS["superdense"], label="superdense ring"),
+        ax.bar(0, 0, color=COLOURS[key], label=label)
+        for key, label in (
+            ("compute", "compute (forward + backward)"),
+            ("distribution", "pair distribution (overlaps compute)"),
+            ("classical", "classical ring"),
+            ("superdense", "superdense ring"),
+        )
     ]
-    ax.legend(
-        handles=handles,
-        frameon=False,
-        fontsize=8,
-        ncol=2,
-        loc="upper left",
-        bbox_to_anchor=(0, -0.28),
-    )
+    where = dict(loc="upper left", bbox_to_anchor=(0, -0.28))
+    ax.legend(handles=handles, frameon=False, fontsize=8, ncol=2, **where)
     ax.grid(axis="x", alpha=0.3)
     ratio = q.total / c.total if c.total > 0 else 1.0
     ax.set_title(
@@ -346,10 +309,8 @@ def plot_iteration_time_vs_compute(
     alt_label: str = "superdense, other qubit cost",
     unit: str = "ms",
 ) -> Figure:
-    """Iteration time vs compute time for both transports (sequences of the same compute grid).
-
-    ``quantum_alt``: optional second superdense curve (e.g. a qubit costing twice a bit's link
-    time). Left: total time; right: the superdense total divided by the classical total.
+    """Iteration time (left) and superdense / classical ratio (right) against the compute time,
+    on one compute grid; ``quantum_alt``: an optional second superdense curve (``alt_label``).
 
     Examples
     --------
@@ -363,9 +324,7 @@ def plot_iteration_time_vs_compute(
     >>> len(fig.axes[0].lines) >= 2
     True
     """
-    scale = {"s": 1.0, "ms": 1e3, "us": 1e6}.get(unit)
-    if scale is None:
-        raise ValueError(f"unit must be one of 's', 'ms', 'us', got {unit!r}")
+    scale = _scale(unit)
     tc = np.array([t.compute for t in classical]) * scale
     c_tot = np.array([t.total for t in classical]) * scale
     curves = [("superdense", quantum, COLOURS["superdense"], "-")]
@@ -379,11 +338,10 @@ def plot_iteration_time_vs_compute(
         ax.plot(tc, tot, style, color=colour, label=label)
         ax_ratio.plot(tc, tot / c_tot, style, color=colour, label=label)
     ax_ratio.axhline(1.0, color=COLOURS["classical"], lw=1)
-    ax.set_xlabel(f"compute time per iteration ({unit})")
     ax.set_ylabel(f"iteration time ({unit})")
-    ax_ratio.set_xlabel(f"compute time per iteration ({unit})")
     ax_ratio.set_ylabel("superdense / classical")
     for a in (ax, ax_ratio):
+        a.set_xlabel(f"compute time per iteration ({unit})")
         a.grid(alpha=0.3)
         a.legend(frameon=False, fontsize=9)
     ax.set_title("Iteration time")
@@ -393,10 +351,8 @@ def plot_iteration_time_vs_compute(
 
 
 def plot_bit_flip_damage(codec: FixedPoint) -> Figure:
-    """Change of a decoded value when bit t of its fixed-point word flips: ``2**t / s``.
-
-    ``codec``: the :class:`qring_edu.fixedpoint.FixedPoint` code. Compared with the rounding
-    error bound ``P / (2 s)`` of the sum and with the largest possible sum ``P * max_abs``.
+    """Change ``2**t / s`` of a decoded value when bit t of its word (``codec``:
+    :class:`qring_edu.fixedpoint.FixedPoint`) flips, against ``P / (2 s)`` and ``P * max_abs``.
 
     Examples
     --------
@@ -411,38 +367,25 @@ def plot_bit_flip_damage(codec: FixedPoint) -> Figure:
     fig = Figure(figsize=(7, 3.8))
     ax = fig.subplots()
     ax.semilogy(t, damage, "o-", color=COLOURS["superdense"], label="|change| from flipping bit t")
-    ax.axhline(
-        codec.error_bound,
-        color=COLOURS["exact"],
-        ls="--",
-        label=f"rounding error bound P/(2s) = {codec.error_bound:.2g}",
-    )
-    ax.axhline(
-        codec.workers * codec.max_abs,
-        color=COLOURS["classical"],
-        ls=":",
-        label=f"largest |sum| P·max_abs = {codec.workers * codec.max_abs:g}",
-    )
+    label = f"rounding error bound P/(2s) = {codec.error_bound:.2g}"
+    ax.axhline(codec.error_bound, color=COLOURS["exact"], ls="--", label=label)
+    largest = codec.workers * codec.max_abs
+    label = f"largest |sum| P·max_abs = {largest:g}"
+    ax.axhline(largest, color=COLOURS["classical"], ls=":", label=label)
     ax.set_xlabel("bit index t (0 = least significant, b−1 = sign bit)")
     ax.set_ylabel("change of the decoded value")
     ax.set_xticks(t)
     ax.grid(alpha=0.3, which="both")
     ax.legend(frameon=False, fontsize=9)
-    ax.set_title(
-        f"One bit flip in a {codec.bits}-bit word (P = {codec.workers}, "
-        f"max_abs = {codec.max_abs:g})",
-        fontsize=10,
-    )
+    title = f"One bit flip in a {codec.bits}-bit word (P = {codec.workers}, "
+    ax.set_title(title + f"max_abs = {codec.max_abs:g})", fontsize=10)
     fig.tight_layout()
     return fig
 
 
 def plot_noisy_allreduce(result: AllReduceResult, exact_sum: np.ndarray) -> Figure:
-    """Error of every worker's copy of the sum after a (noisy) all-reduce.
-
-    ``result``: from :func:`qring_edu.ring_allreduce`; ``exact_sum``: shape (d,), the true sum.
-    The y axis is symmetric-log with its linear range at the rounding bound P/(2s) (float input),
-    so rounding errors sit in the flat band and bit-flip errors stand out above it.
+    """Error of every worker's copy of the sum after a (noisy) :func:`qring_edu.ring_allreduce`;
+    ``exact_sum``: shape (d,). Symmetric-log y axis, linear up to the rounding bound P/(2s).
 
     Examples
     --------
@@ -466,31 +409,24 @@ def plot_noisy_allreduce(result: AllReduceResult, exact_sum: np.ndarray) -> Figu
     entries = np.arange(out.shape[1])
     markers = "os^vD<>p*h"
     for k in range(out.shape[0]):
-        ax.scatter(
-            entries, err[k], s=18, marker=markers[k % len(markers)], alpha=0.75, label=f"worker {k}"
-        )
+        marker = markers[k % len(markers)]
+        ax.scatter(entries, err[k], s=18, marker=marker, alpha=0.75, label=f"worker {k}")
     ax.axhline(bound, color=COLOURS["exact"], ls="--", lw=1, label="rounding bound P/(2s)")
     ax.set_yscale("symlog", linthresh=bound)
     ax.set_ylim(0, max(err.max(), bound) * 3)
     ax.set_xlabel("entry of the summed vector")
     ax.set_ylabel("|copy − true sum|")
     ax.grid(alpha=0.3)
-    fig.legend(
-        *ax.get_legend_handles_labels(),
-        loc="outside lower center",
-        frameon=False,
-        fontsize=8,
-        ncol=min(out.shape[0] + 1, 6),
-    )
+    where = dict(loc="outside lower center", ncol=min(out.shape[0] + 1, 6))
+    fig.legend(*ax.get_legend_handles_labels(), frameon=False, fontsize=8, **where)
     disagree = int(np.sum(np.any(out != out[0], axis=0)))
     link = getattr(result.transport, "link", None)
     if link is None and hasattr(result.transport, "inner"):  # a protected superdense link
         link = result.transport.inner.link
     where = f", F = {link.pair:g}" if link is not None else ""
+    title = f"{result.transport.name} ring{where}: "
     ax.set_title(
-        f"{result.transport.name} ring{where}: "
-        f"{disagree} of {out.shape[1]} entries differ between workers",
-        fontsize=10,
+        title + f"{disagree} of {out.shape[1]} entries differ between workers", fontsize=10
     )
     return fig
 
@@ -517,11 +453,10 @@ def _draw_overlap(ax, result: OverlapComparison) -> None:
     h = 0.32
     start_bwd = cl.compute * (1 - result.backward_fraction)  # the forward pass ends here
     y_comp, y_cl, y_sd = 2.0, 1.0, 0.0
-    ax.broken_barh([(0, start_bwd * ms)], (y_comp - h, 2 * h), color=COLOURS["compute"], alpha=0.55)
+    lane = (y_comp - h, 2 * h)
+    ax.broken_barh([(0, start_bwd * ms)], lane, color=COLOURS["compute"], alpha=0.55)
     ax.broken_barh(
-        [(start_bwd * ms, (cl.compute - start_bwd) * ms)],
-        (y_comp - h, 2 * h),
-        color=COLOURS["compute"],
+        [(start_bwd * ms, (cl.compute - start_bwd) * ms)], lane, color=COLOURS["compute"]
     )
     for j, r in enumerate(cl.ready):
         ax.plot([r * ms] * 2, [y_comp - h, y_comp + h], color="k", lw=0.8)
@@ -532,23 +467,10 @@ def _draw_overlap(ax, result: OverlapComparison) -> None:
         dist = [(a * ms, (b - a) * ms) for a, b, kind, _ in it.schedule if kind != "online"]
         ax.broken_barh(online, (y - h, 2 * h), facecolor=colour, edgecolor="none")
         if dist:
-            ax.broken_barh(
-                dist,
-                (y - h, 2 * h),
-                facecolor="white",
-                edgecolor=COLOURS["distribution"],
-                hatch="////",
-                lw=0.6,
-            )
+            ax.broken_barh(dist, (y - h, 2 * h), lw=0.6, **_HATCHED)
         ax.axvline(it.total * ms, ymin=0, ymax=1, color=colour, ls="--", lw=1)
-        ax.text(
-            it.total * ms,
-            y + h + 0.05,
-            f" {it.total * ms:.2f} ms",
-            color=colour,
-            fontsize=8,
-            va="bottom",
-        )
+        text = f" {it.total * ms:.2f} ms"
+        ax.text(it.total * ms, y + h + 0.05, text, color=colour, fontsize=8, va="bottom")
     ax.set_yticks([y_sd, y_cl, y_comp], ["superdense\nlink 0→1", "classical\nlink 0→1", "compute"])
     ax.set_ylim(-0.6, 2.75)
     ax.set_xlim(0, max(cl.total, sd.total) * ms * 1.12)
@@ -559,14 +481,11 @@ def _draw_overlap(ax, result: OverlapComparison) -> None:
 def plot_overlap_timelines(
     results: Sequence[OverlapComparison], titles: Sequence[str] | None = None
 ) -> Figure:
-    """One steady-state iteration per transport, for each setting in ``results``
-    (:class:`~qring_edu.experiments.superdense_ring.OverlapComparison`, one panel each).
-
-    Top row: the compute (forward pass pale, backward pass solid, ticks where bucket j's
-    gradients are ready). Below: link 0→1 of the classical ring and of the superdense ring, its
-    online messages solid and the pair distribution hatched; a dashed line marks the end of each
-    ring's iteration (when the next forward pass starts). ``titles``: one per panel (default:
-    the setting, both times, the ratio and which bound sets the gain).
+    """One steady-state iteration per transport, one panel per
+    :class:`~qring_edu.experiments.superdense_ring.OverlapComparison` in ``results``: the
+    compute (forward pale, backward solid, ticks: bucket j ready), then link 0→1 of each ring
+    (online messages solid, pair distribution hatched, dashed: the iteration's end).
+    ``titles``: one per panel (default: the setting, the ratio and what sets the gain).
 
     Examples
     --------
@@ -587,28 +506,20 @@ def plot_overlap_timelines(
     for i, (ax, res) in enumerate(zip(axes, results)):
         _draw_overlap(ax, res)
         title = (
-            titles[i]
-            if titles is not None
-            else (
-                f"{res.model}, P = {res.workers}, B = {res.classical.buckets} buckets, "
-                f"{1e-9 / res.beta:g} Gbit/s, compute {res.classical.compute * 1e3:g} ms: "
-                f"ratio {res.ratio:.3f}, gain {res.gain * 1e3:.2f} ms (set by the {res.binding})"
-            )
+            f"{res.model}, P = {res.workers}, B = {res.classical.buckets} buckets, "
+            f"{1e-9 / res.beta:g} Gbit/s, compute {res.classical.compute * 1e3:g} ms: "
+            f"ratio {res.ratio:.3f}, gain {res.gain * 1e3:.2f} ms (set by the {res.binding})"
         )
-        ax.set_title(title, fontsize=10)
+        ax.set_title(title if titles is None else titles[i], fontsize=10)
     handles = [
-        axes[0].bar(0, 0, color=COLOURS["compute"], alpha=0.55, label="forward pass"),
-        axes[0].bar(0, 0, color=COLOURS["compute"], label="backward pass (ticks: bucket ready)"),
-        axes[0].bar(0, 0, color=COLOURS["classical"], label="classical ring messages"),
-        axes[0].bar(0, 0, color=COLOURS["superdense"], label="superdense ring messages (qubits)"),
-        axes[0].bar(
-            0,
-            0,
-            facecolor="white",
-            edgecolor=COLOURS["distribution"],
-            hatch="////",
-            label="pair distribution (one qubit per pair)",
-        ),
+        axes[0].bar(0, 0, label=label, **style)
+        for label, style in (
+            ("forward pass", dict(color=COLOURS["compute"], alpha=0.55)),
+            ("backward pass (ticks: bucket ready)", dict(color=COLOURS["compute"])),
+            ("classical ring messages", dict(color=COLOURS["classical"])),
+            ("superdense ring messages (qubits)", dict(color=COLOURS["superdense"])),
+            ("pair distribution (one qubit per pair)", _HATCHED),
+        )
     ]
     fig.legend(handles=handles, loc="outside lower center", ncol=3, frameon=False, fontsize=8)
     return fig
@@ -629,15 +540,11 @@ def plot_overlap_timeline(result: OverlapComparison) -> Figure:
 
 
 def plot_overlap_ratio(sweep: OverlapSweep, slow_buckets: int | None = None) -> Figure:
-    """Superdense / classical iteration time against compute / W, for each bucket count B of an
-    :class:`~qring_edu.experiments.superdense_ring.OverlapSweep`.
-
-    Solid lines: the bucketed, overlapped model for both transports (B = 1 is the
-    non-overlapped model of :func:`qring_edu.iteration_time`, up to one α), with a qubit costing
-    the link the time of a bit (β_q = β, stated in the legend); dotted lines of the
-    same colour: its ideal best ratio :func:`qring_edu.costmodel.bucketed_best_ratio`. Grey bands: savings
-    of 5 % and 10 % or more. Dashed: the superdense ring with qubits ``slow_cost`` times as slow
-    as bits, for ``slow_buckets`` buckets (default: B = 5 if swept, else the first B).
+    """Superdense / classical iteration time against compute / W, one solid line per bucket
+    count B of an :class:`~qring_edu.experiments.superdense_ring.OverlapSweep` (β_q = β), dotted:
+    its ideal best ratio (:func:`qring_edu.costmodel.bucketed_best_ratio`); grey bands: savings
+    ≥ 5 % and ≥ 10 %; dashed: qubits ``slow_cost`` times as slow as bits, for ``slow_buckets``
+    buckets (default: B = 5 if swept, else the first B).
 
     Examples
     --------
@@ -659,28 +566,21 @@ def plot_overlap_ratio(sweep: OverlapSweep, slow_buckets: int | None = None) -> 
     ax.axhspan(0.9, 0.95, color="0.92", lw=0)
     ax.axhspan(0.0, 0.9, color="0.84", lw=0)
     x0 = sweep.x[0] + 0.01 * (sweep.x[-1] - sweep.x[0])
-    ax.text(x0, 0.947, "saves ≥ 5 %", ha="left", va="top", fontsize=8, color="0.35")
-    ax.text(x0, 0.897, "saves ≥ 10 %", ha="left", va="top", fontsize=8, color="0.35")
+    for y, text in ((0.947, "saves ≥ 5 %"), (0.897, "saves ≥ 10 %")):
+        ax.text(x0, y, text, ha="left", va="top", fontsize=8, color="0.35")
     ax.axhline(1.0, color="k", lw=0.8)
     colours = ["#d95f0e", "#2c7fb8", "#31a354", "#756bb1", "#636363"]
     ratio = sweep.ratio
     for i, B in enumerate(sweep.buckets):
         c = colours[i % len(colours)]
-        label = (
-            f"B = {B} bucket" + ("s" if B > 1 else " (= the non-overlapped model)") + ", β_q = β"
-        )
-        ax.plot(sweep.x, ratio[i], color=c, lw=1.6, label=label)
-        ax.axhline(
-            sweep.best[i], color=c, ls=":", lw=1, label=f"ideal best, B = {B}: {sweep.best[i]:.3f}"
-        )
+        label = f"B = {B} bucket" + ("s" if B > 1 else " (= the non-overlapped model)")
+        ax.plot(sweep.x, ratio[i], color=c, lw=1.6, label=label + ", β_q = β")
+        label = f"ideal best, B = {B}: {sweep.best[i]:.3f}"
+        ax.axhline(sweep.best[i], color=c, ls=":", lw=1, label=label)
     i = sweep.buckets.index(slow_buckets)
+    label = f"B = {slow_buckets}, β_q = {sweep.slow_cost:g}β (a qubit's link time / a bit's)"
     ax.plot(
-        sweep.x,
-        sweep.slow_ratio[i],
-        "--",
-        color=colours[i % len(colours)],
-        lw=1.2,
-        label=f"B = {slow_buckets}, β_q = {sweep.slow_cost:g}β (a qubit's link time / a bit's)",
+        sweep.x, sweep.slow_ratio[i], "--", color=colours[i % len(colours)], lw=1.2, label=label
     )
     ax.set_xlabel("compute per iteration / W (W: classical link time of one iteration)")
     ax.set_ylabel("superdense / classical iteration time")
@@ -688,12 +588,10 @@ def plot_overlap_ratio(sweep: OverlapSweep, slow_buckets: int | None = None) -> 
     ax.set_ylim(max(0.0, lo - 0.05), 1.25)
     ax.set_xlim(sweep.x[0], sweep.x[-1])
     ax.grid(alpha=0.3)
-    fig.legend(
-        *ax.get_legend_handles_labels(), frameon=False, fontsize=7.5, loc="outside right center"
-    )
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, frameon=False, fontsize=7.5, loc="outside right center")
+    title = f"{sweep.model}, P = {sweep.workers}, {1e-9 / sweep.beta:g} Gbit/s, "
     ax.set_title(
-        f"{sweep.model}, P = {sweep.workers}, {1e-9 / sweep.beta:g} Gbit/s, "
-        f"α = {sweep.alpha * 1e6:g} µs: the same overlap for both rings",
-        fontsize=10,
+        title + f"α = {sweep.alpha * 1e6:g} µs: the same overlap for both rings", fontsize=10
     )
     return fig

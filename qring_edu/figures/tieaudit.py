@@ -48,39 +48,18 @@ def plot_tieaudit_scaling(result: TieAuditScaling) -> Figure:
     """
     fig = Figure(figsize=(8, 3.8), layout="constrained")
     ax = fig.subplots()
-    ax.loglog(
-        result.Ps,
-        result.quantum_cost,
-        "o-",
-        color=COLOURS["quantum"],
-        base=2,
-        label=f"quantum: {result.copies:,} copies × log₂P qubits "
-        f"({result.bound.capitalize()} plan)",
-    )
-    ax.loglog(
-        result.Ps,
-        result.classical_cost,
-        "s-",
-        color=COLOURS["classical"],
-        base=2,
-        label=f"classical subset: slope {result.classical_slope:.2f}",
-    )
-    ax.loglog(
-        result.Ps,
-        result.Ps,
-        ":",
-        color=COLOURS["neutral"],
-        base=2,
-        label="send every sign (P bits)",
-    )
+    quantum = f"quantum: {result.copies:,} copies × log₂P qubits "
+    quantum += f"({result.bound.capitalize()} plan)"
+    classical = f"classical subset: slope {result.classical_slope:.2f}"
+    for values, fmt, key, label in (
+        (result.quantum_cost, "o-", "quantum", quantum),
+        (result.classical_cost, "s-", "classical", classical),
+        (result.Ps, ":", "neutral", "send every sign (P bits)"),
+    ):
+        ax.loglog(result.Ps, values, fmt, color=COLOURS[key], base=2, label=label)
     if result.crossover_P:
-        ax.axvline(
-            result.crossover_P,
-            color="k",
-            lw=1,
-            ls="--",
-            label=f"crossover P = 2^{int(math.log2(result.crossover_P))}",
-        )
+        label = f"crossover P = 2^{int(math.log2(result.crossover_P))}"
+        ax.axvline(result.crossover_P, color="k", lw=1, ls="--", label=label)
     ax.set_xlabel("P (coordinates)")
     ax.set_ylabel("communication (qubits or bits)")
     ax.set_title(f"TieAudit at ε = {result.eps:g}, α = {result.alpha:g}, δ = {result.delta:g}")
@@ -113,11 +92,9 @@ def plot_audit_explorer(ex: AuditExplorer) -> Figure:
         agree = ex.signs[lo] == ex.signs[hi]
         mid, half = (lo + hi) / 2, (hi - lo) / 2
         t = np.linspace(0, np.pi, 40)
+        colour = COLOURS["aligned" if agree else "conflicting"]
         ax.plot(
-            mid + half * np.cos(t),
-            1.1 + np.sin(t) * (0.1 + 0.75 * half / P),
-            color=COLOURS["aligned" if agree else "conflicting"],
-            lw=1.2,
+            mid + half * np.cos(t), 1.1 + np.sin(t) * (0.1 + 0.75 * half / P), color=colour, lw=1.2
         )
     ax.set_ylim(-1.2, 2.0)
     ax.set_yticks([-1, 1])
@@ -132,21 +109,14 @@ def plot_audit_explorer(ex: AuditExplorer) -> Figure:
     ax_y.grid(axis="y", alpha=0.3)
     names = [e.protocol.replace("entanglement_assisted", "ent.-assisted") for e in ex.estimates]
     ys = np.arange(len(ex.estimates))
-    ax_e.axvspan(ex.f - ex.eps, ex.f + ex.eps, color=COLOURS["neutral"], alpha=0.25, label="f ± ε")
+    ax_e.axvspan(ex.f - ex.eps, ex.f + ex.eps, **_BAND)
     ax_e.axvline(ex.f, color="k", lw=1)
     cols = [COLOURS["quantum"], COLOURS["ea"], COLOURS["classical"]]
     for y, e, c in zip(ys, ex.estimates, cols):
-        ax_e.errorbar(
-            e.value, y, xerr=[[e.value - e.lo], [e.hi - e.value]], fmt="o", color=c, ms=8, capsize=3
-        )
-        ax_e.annotate(
-            f"{e.cost:,} {e.unit}",
-            (e.value, y),
-            textcoords="offset points",
-            xytext=(0, 8),
-            ha="center",
-            fontsize=8,
-        )
+        xerr = [[e.value - e.lo], [e.hi - e.value]]
+        ax_e.errorbar(e.value, y, xerr=xerr, fmt="o", color=c, ms=8, capsize=3)
+        style = dict(textcoords="offset points", xytext=(0, 8), ha="center", fontsize=8)
+        ax_e.annotate(f"{e.cost:,} {e.unit}", (e.value, y), **style)
     ax_e.set_yticks(ys, names)
     ax_e.set_ylim(-0.6, len(ys) - 0.3)
     ax_e.set_xlim(-0.05, 1.05)
@@ -159,9 +129,13 @@ def plot_audit_explorer(ex: AuditExplorer) -> Figure:
     return fig
 
 
+_BAND = dict(color=COLOURS["neutral"], alpha=0.25, label="f ± ε")
+_NOISE = "depolarising probability (noise)"
+
+
 def _band(ax, x, f: float, eps: float) -> None:
     """The ``f ± eps`` band every estimate should stay in."""
-    ax.fill_between(x, f - eps, f + eps, color=COLOURS["neutral"], alpha=0.25, label="f ± ε")
+    ax.fill_between(x, f - eps, f + eps, **_BAND)
 
 
 def plot_noise_sweep(sweep: NoiseSweep) -> Figure:
@@ -182,23 +156,17 @@ def plot_noise_sweep(sweep: NoiseSweep) -> Figure:
     x = sweep.noises
     _band(ax, x, sweep.f, sweep.eps)
     ax.plot(x, sweep.naive, "s--", color=COLOURS["classical"], label="naive: f̂ = (1 − Ȳ/α)/2")
-    ax.fill_between(
-        x, sweep.lo, sweep.hi, color=COLOURS["quantum"], alpha=0.15, label="Freedman interval"
-    )
-    ax.plot(
-        x,
-        sweep.calibrated,
-        "o-",
-        color=COLOURS["quantum"],
-        label="hidden tests and twirl: f̂ from q A = (1 − q)(1 − 2f) B",
-    )
-    ax.set_xlabel("depolarising probability (noise)")
+    orange = COLOURS["quantum"]
+    ax.fill_between(x, sweep.lo, sweep.hi, color=orange, alpha=0.15, label="Freedman interval")
+    label = "hidden tests and twirl: f̂ from q A = (1 − q)(1 − 2f) B"
+    ax.plot(x, sweep.calibrated, "o-", color=orange, label=label)
     ax.set_ylabel("estimate of f")
     ax.set_title(f"Noise pulls the naive estimate to 1/2 (true f = {sweep.f:.3f})")
     ax.legend(fontsize=8, loc="upper left")
     ax.grid(alpha=0.3)
-    ax2.semilogy(x, sweep.copies, "o-", color=COLOURS["quantum"])
-    ax2.set_xlabel("depolarising probability (noise)")
+    ax2.semilogy(x, sweep.copies, "o-", color=orange)
+    for a in (ax, ax2):
+        a.set_xlabel(_NOISE)
     ax2.set_ylabel("copies (data + test)")
     ax2.set_title("price of calibration")
     ax2.grid(alpha=0.3, which="both")
@@ -221,20 +189,9 @@ def plot_copies_vs_alpha(curve: CopiesCurve) -> Figure:
     """
     fig = Figure(figsize=(7.5, 3.8), layout="constrained")
     ax = fig.subplots()
-    ax.loglog(
-        curve.alphas,
-        curve.hoeffding,
-        "-",
-        color=COLOURS["classical"],
-        label=f"Hoeffding (slope {curve.slope('hoeffding'):.2f})",
-    )
-    ax.loglog(
-        curve.alphas,
-        curve.bernstein,
-        "-",
-        color=COLOURS["quantum"],
-        label=f"Bernstein (slope {curve.slope('bernstein'):.2f})",
-    )
+    for bound, key in (("hoeffding", "classical"), ("bernstein", "quantum")):
+        label = f"{bound.capitalize()} (slope {curve.slope(bound):.2f})"
+        ax.loglog(curve.alphas, getattr(curve, bound), "-", color=COLOURS[key], label=label)
     ax.loglog(curve.exact_alphas, curve.exact, "o", color="k", label="exact plan")
     for a, n in zip(curve.exact_alphas, curve.exact):
         ax.annotate(f"{int(n):,}", (a, n), textcoords="offset points", xytext=(6, -10), fontsize=8)
@@ -256,9 +213,8 @@ _CASE_STYLE = {
 
 
 def plot_attack_sweep(sweep: AttackSweep) -> Figure:
-    """Left: mean estimate of ``f`` against the noise for each channel (noise on every copy, the
-    data-only attack under the secret twirl, the attack with the twirl known), with the ``f ±
-    eps`` band. Right: the tests' estimate of the attenuation, with ``1 - noise``.
+    """Mean estimate of ``f`` against the noise for each channel of the sweep, with the
+    ``f ± eps`` band (left), and the tests' estimate of the attenuation with ``1 - noise``.
 
     Examples
     --------
@@ -278,12 +234,12 @@ def plot_attack_sweep(sweep: AttackSweep) -> Figure:
         ax2.plot(x, sweep.mean_attenuation(case), style, color=colour, ms=5, label=label)
     ax2.plot(x, 1 - x, ":", color="k", lw=1, label="1 − noise")
     seeds = sweep.estimates.shape[2]
-    ax.set_xlabel("depolarising probability (noise)")
     ax.set_ylabel(f"mean f̂ over {seeds} runs")
     ax.set_title(f"The data-only attack (P = {sweep.P}, true f = {sweep.f:.3f})")
     ax.legend(fontsize=7.5, loc="upper left")
     ax.grid(alpha=0.3)
-    ax2.set_xlabel("depolarising probability (noise)")
+    for a in (ax, ax2):
+        a.set_xlabel(_NOISE)
     ax2.set_ylabel("η̂ from the test copies")
     ax2.set_title("what the tests report")
     ax2.set_ylim(0, 1.08)
@@ -309,35 +265,16 @@ def plot_dephasing_sweep(sweep: DephasingSweep) -> Figure:
     ax = fig.subplots()
     x = sweep.noises
     _band(ax, x, sweep.f, sweep.eps)
-    ax.plot(
-        x,
-        sweep.f + sweep.bias,
-        "-",
-        color=COLOURS["conflicting"],
-        lw=1,
-        label="f + ratio bias (many-copies limit)",
-    )
-    ax.plot(
-        x,
-        sweep.plain,
-        "o",
-        color=COLOURS["conflicting"],
-        label=f"without the twirl (mean of {sweep.seeds})",
-    )
-    ax.plot(
-        x,
-        sweep.twirled,
-        "s",
-        color=COLOURS["classical"],
-        label=f"with the Clifford twirl (mean of {sweep.seeds})",
-    )
+    red, mean = COLOURS["conflicting"], f"(mean of {sweep.seeds})"
+    label = "f + ratio bias (many-copies limit)"
+    ax.plot(x, sweep.f + sweep.bias, "-", color=red, lw=1, label=label)
+    ax.plot(x, sweep.plain, "o", color=red, label=f"without the twirl {mean}")
+    label = f"with the Clifford twirl {mean}"
+    ax.plot(x, sweep.twirled, "s", color=COLOURS["classical"], label=label)
     ax.set_xlabel("dephasing probability p per qubit")
     ax.set_ylabel("estimate of f")
-    ax.set_title(
-        f"Dephasing biases the estimate without the twirl (P = {sweep.P}, distance ≥ "
-        f"{sweep.min_distance} disagree)",
-        fontsize=10,
-    )
+    title = f"Dephasing biases the estimate without the twirl (P = {sweep.P}, distance ≥ "
+    ax.set_title(title + f"{sweep.min_distance} disagree)", fontsize=10)
     ax.legend(fontsize=8, loc="lower left")
     ax.grid(alpha=0.3)
     return fig
@@ -345,9 +282,8 @@ def plot_dephasing_sweep(sweep: DephasingSweep) -> Figure:
 
 def plot_noise_threshold(r: NoiseThreshold) -> Figure:
     """Left: qubits of the verified protocol against ``n = log2 P`` under per-pair Werner noise
-    (at ``r.fidelity``, without noise and at ``F* = 2^(-1/4)``) and the one-way classical bits,
-    log scale, the crossover marked. Right: the crossover ``n`` against the fidelity, with the
-    threshold ``F*`` where it runs off to infinity.
+    (at ``r.fidelity``, 1 and ``F* = 2^(-1/4)``) and the one-way classical bits (log scale).
+    Right: the crossover ``n`` against the fidelity, running off at ``F*``.
 
     Examples
     --------
@@ -364,18 +300,13 @@ def plot_noise_threshold(r: NoiseThreshold) -> Figure:
     ax.semilogy(n, r.classical, "-", color=COLOURS["classical"], label="classical one-way (bits)")
     ax.semilogy(n, r.noiseless, "--", color=COLOURS["neutral"], label="quantum, F = 1")
     ax.semilogy(n, r.at_threshold, ":", color="k", label=f"quantum, F = F* = {f_star:.3f}")
-    ax.semilogy(
-        n, r.quantum, "-", color=COLOURS["quantum"], lw=2, label=f"quantum, F = {r.fidelity:g}"
-    )
-    if r.crossover_log2_P:
-        ax.axvline(r.crossover_log2_P, color=COLOURS["quantum"], lw=1, ls="--")
-        ax.annotate(
-            f"crossover P = 2^{r.crossover_log2_P}",
-            (r.crossover_log2_P, r.classical[r.crossover_log2_P - 1]),
-            textcoords="offset points",
-            xytext=(6, -14),
-            fontsize=8,
-        )
+    label = f"quantum, F = {r.fidelity:g}"
+    ax.semilogy(n, r.quantum, "-", color=COLOURS["quantum"], lw=2, label=label)
+    cross = r.crossover_log2_P
+    if cross:
+        ax.axvline(cross, color=COLOURS["quantum"], lw=1, ls="--")
+        style = dict(textcoords="offset points", xytext=(6, -14), fontsize=8)
+        ax.annotate(f"crossover P = 2^{cross}", (cross, r.classical[cross - 1]), **style)
     ax.set_xlabel("n = log₂ P")
     ax.set_ylabel("communication (qubits or bits)")
     ax.set_title(f"Per-pair noise, ε = {r.eps:g}, α = {r.alpha:g}, δ = {r.delta:g}", fontsize=10)

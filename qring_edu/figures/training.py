@@ -1,6 +1,5 @@
-"""Figures of the section *Training over the ring* of chapter 3 (presentation floor): training
-curves over both rings, both learners side by side, the variational classifier's circuit, and a
-diagram of the DDP communication hook.
+"""Figures of the section *Training over the ring* of chapter 3 (presentation floor;
+book/03_training.ipynb) and the DDP hook diagram of book/appendix_ddp.ipynb.
 
 Every function is pure: it takes results computed by the library (or by
 :mod:`qring_edu.experiments.training`) and returns a new ``matplotlib.figure.Figure``; nothing is
@@ -59,24 +58,12 @@ def _draw_runs(ax_loss, ax_acc, ax_div, runs, labels, *, legend_loss: bool = Tru
         style = _STYLES[i % len(_STYLES)] if i < 2 else "-"
         mean = run.losses.mean(axis=1)
         (line,) = ax_loss.plot(steps, mean, style, lw=1.4, label=label)
-        ax_loss.fill_between(
-            steps,
-            run.losses.min(axis=1),
-            run.losses.max(axis=1),
-            color=line.get_color(),
-            alpha=0.15,
-            lw=0,
-        )
-        ax_acc.plot(steps, run.accuracies.mean(axis=1), style, lw=1.4, color=line.get_color())
-        spread = run.losses.max(axis=1) - run.losses.min(axis=1)
-        ax_div.plot(
-            steps,
-            spread,
-            style,
-            lw=1.4,
-            color=line.get_color(),
-            label=f"{label}: final spread {spread[-1]:.3g}",  # the plotted quantity's value
-        )
+        colour = line.get_color()
+        lo, hi = run.losses.min(axis=1), run.losses.max(axis=1)
+        ax_loss.fill_between(steps, lo, hi, color=colour, alpha=0.15, lw=0)
+        ax_acc.plot(steps, run.accuracies.mean(axis=1), style, lw=1.4, color=colour)
+        label = f"{label}: final spread {(hi - lo)[-1]:.3g}"  # the plotted quantity's value
+        ax_div.plot(steps, hi - lo, style, lw=1.4, color=colour, label=label)
     ax_loss.set_ylabel("training loss (cross-entropy)")
     ax_acc.set_ylabel("training accuracy")
     ax_div.set_ylabel("max − min loss over replicas")
@@ -89,13 +76,9 @@ def _draw_runs(ax_loss, ax_acc, ax_div, runs, labels, *, legend_loss: bool = Tru
 
 
 def plot_training_runs(runs: Sequence[TrainingRun], labels: Sequence[str] | None = None) -> Figure:
-    """Training curves of data-parallel runs (e.g. classical vs superdense at several F).
-
-    Left: training loss (mean over replicas; the band spans the replicas' min..max). Middle:
-    training accuracy (mean). Right: spread of the replicas' losses (max − min) per step, zero
-    while all replicas hold identical weights; the legend gives each run's final spread (the
-    weight divergence ``max |w_k − w_0|`` is :attr:`~qring_edu.TrainingRun.divergence`, in
-    :func:`~qring_edu.experiments.training.training_table`).
+    """Training curves of data-parallel runs (e.g. classical vs superdense at several F): loss
+    (mean over replicas, band = their min..max), accuracy (mean) and the replicas' loss spread
+    max − min per step (zero while their weights agree; the legend gives the final spread).
 
     Examples
     --------
@@ -133,25 +116,21 @@ def plot_training_comparison(result: TrainingComparison) -> Figure:
     >>> [ax.get_title() for ax in fig.axes][:1]
     ['Loss']
     """
-    return plot_training_runs(
-        [result.classical, result.superdense],
-        ["classical ring", f"superdense ring, F = {result.superdense.link.pair:g}"],
-    )
+    return _against_classical(result.classical, result.superdense)
 
 
-def _model_name(model: str) -> str:
-    return {"mlp": "MLP (2–16–2 tanh network)", "vqc": "VQC (variational quantum classifier)"}.get(
-        model, model
-    )
+def _against_classical(classical: TrainingRun, superdense: TrainingRun) -> Figure:
+    label = f"superdense ring, F = {superdense.link.pair:g}"
+    return plot_training_runs([classical, superdense], ["classical ring", label])
+
+
+_MODEL_NAMES = {"mlp": "MLP (2–16–2 tanh network)", "vqc": "VQC (variational quantum classifier)"}
 
 
 def plot_learner_comparison(result: LearnerComparison) -> Figure:
     """Both learners over both rings (:class:`~qring_edu.experiments.training.LearnerComparison`):
-    one row per model with its loss, accuracy and replica disagreement (as in
-    :func:`plot_training_runs`), the classical run and the superdense runs at each fidelity.
-
-    Each row's title gives the model's parameters and what its gradient costs the busiest link
-    per step: classical bits → superdense qubits.
+    one row of :func:`plot_training_runs` panels per model, titled with its parameters and its
+    classical bits → superdense qubits per link and step.
 
     Examples
     --------
@@ -171,18 +150,15 @@ def plot_learner_comparison(result: LearnerComparison) -> Figure:
         cl = runs[0]
         sd = next((r for r in runs if r.transport == "superdense"), cl)
         title = (
-            f"{_model_name(model)}: {cl.n_params} parameters, "
+            f"{_MODEL_NAMES.get(model, model)}: {cl.n_params} parameters, "
             f"{cl.online_bits_per_step:,.0f} bits → {sd.online_qubits_per_step:,.0f} qubits "
             "per link and step"
         )
         row[0].set_title(f"{title}\nLoss", fontsize=9, loc="left")
         row[1].set_title("Accuracy", fontsize=9)
         row[2].set_title("Replica disagreement: loss spread", fontsize=9)
-    fig.suptitle(
-        f"Both learners over both rings, P = {result.workers} workers, "
-        f"{result.steps} steps, seed {result.seed}",
-        fontsize=11,
-    )
+    title = f"Both learners over both rings, P = {result.workers} workers, "
+    fig.suptitle(title + f"{result.steps} steps, seed {result.seed}", fontsize=11)
     return fig
 
 
@@ -199,18 +175,13 @@ def plot_learner_training(result: LearnerTraining) -> Figure:
     3
     """
     run, ref = result.run, result.reference
-    fig = plot_training_runs(
-        [ref, run], ["classical ring", f"superdense ring, F = {run.link.pair:g}"]
+    fig = _against_classical(ref, run)
+    verdict = f"final accuracy {run.final_accuracy:.3f} (classical {ref.final_accuracy:.3f})"
+    verdict = "identical to the classical run" if result.identical else verdict
+    title = (
+        f"{_MODEL_NAMES.get(run.model, run.model)}, {run.n_params} parameters, P = {run.workers}"
     )
-    fig.suptitle(
-        f"{_model_name(run.model)}, {run.n_params} parameters, P = {run.workers}: "
-        + (
-            "identical to the classical run"
-            if result.identical
-            else f"final accuracy {run.final_accuracy:.3f} (classical {ref.final_accuracy:.3f})"
-        ),
-        fontsize=11,
-    )
+    fig.suptitle(f"{title}: {verdict}", fontsize=11)
     return fig
 
 
@@ -235,47 +206,25 @@ def plot_vqc_circuit(circuit: QuantumCircuit, title: str = "") -> Figure:
 # The DDP communication hook as a diagram
 # --------------------------------------------------------------------------------------------
 def _box(ax, x, y, w, h, text, colour, *, fontsize=10, style="round,pad=0.02"):
-    ax.add_patch(
-        FancyBboxPatch((x, y), w, h, boxstyle=style, facecolor=colour, edgecolor="0.25", lw=0.9)
-    )
+    edge = dict(facecolor=colour, edgecolor="0.25", lw=0.9)
+    ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle=style, **edge))
     ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=fontsize, wrap=True)
 
 
-def _arrow(ax, start, end, text="", *, colour="0.2", offset=(0.0, 0.08), rad=0.0):
-    ax.add_patch(
-        FancyArrowPatch(
-            start,
-            end,
-            arrowstyle="-|>",
-            mutation_scale=11,
-            lw=1.1,
-            color=colour,
-            connectionstyle=f"arc3,rad={rad}",
-        )
-    )
+def _arrow(ax, start, end, text="", *, offset=(0.0, 0.08)):
+    colour = "0.2"
+    style = dict(arrowstyle="-|>", mutation_scale=11, connectionstyle="arc3,rad=0.0")
+    ax.add_patch(FancyArrowPatch(start, end, lw=1.1, color=colour, **style))
     if text:
-        ax.text(
-            (start[0] + end[0]) / 2 + offset[0],
-            (start[1] + end[1]) / 2 + offset[1],
-            text,
-            ha="center",
-            va="bottom",
-            fontsize=9,
-            color=colour,
-        )
+        x, y = (start[0] + end[0]) / 2 + offset[0], (start[1] + end[1]) / 2 + offset[1]
+        ax.text(x, y, text, ha="center", va="bottom", fontsize=9, color=colour)
 
 
 def plot_ddp_hook_flow(workers: int = 4) -> Figure:
     """The data flow of :func:`qring_edu.ddp.ring_hook` inside one DDP training step, on rank r
-    of ``workers`` ranks (a diagram; nothing is computed).
-
-    Left to right: the backward pass fills gradient buckets; DDP hands each full bucket to the
-    hook; the hook all-reduces (MAX) a four-number header (classical side information: every
-    rank takes the same decision and the same ``max_abs``), encodes the bucket in fixed point, runs
-    the 2(P − 1) ring steps (send a chunk to rank r+1, receive one from rank r−1 and simulate
-    that incoming link: bits, or qubits over pre-shared pairs), decodes and divides by P; the
-    averaged bucket comes back to DDP as the value of the future the hook returns, and the
-    optimizer steps.
+    of ``workers`` ranks, 2..16 (a diagram; nothing is computed; book/appendix_ddp.ipynb): bucket
+    -> header all-reduce (MAX) -> fixed-point encoding -> 2(P − 1) ring steps -> decode, ÷ P ->
+    the future DDP waits on -> optimizer step.
 
     Examples
     --------
@@ -291,66 +240,40 @@ def plot_ddp_hook_flow(workers: int = 4) -> Figure:
     ax.set_ylim(0, 4.6)
     ax.axis("off")
     # 1. backward pass -> buckets
-    _box(
-        ax, 0.15, 3.45, 2.1, 0.75, "backward pass\n(autograd, last layer first)", COLOURS["compute"]
-    )
+    text = "backward pass\n(autograd, last layer first)"
+    _box(ax, 0.15, 3.45, 2.1, 0.75, text, COLOURS["compute"])
     for j in range(3):
         _box(ax, 0.35 + 0.62 * j, 2.25, 0.52, 0.7, f"bucket\n{j}", "#e5f5e0", fontsize=9)
-    ax.text(
-        1.2,
-        2.05,
-        "flat tensors of gradients,\nfilled as autograd produces them",
-        ha="center",
-        va="top",
-        fontsize=9,
-    )
+    text = "flat tensors of gradients,\nfilled as autograd produces them"
+    ax.text(1.2, 2.05, text, ha="center", va="top", fontsize=9)
     _arrow(ax, (1.2, 3.45), (1.2, 2.98))
     # 2. DDP -> hook
     _arrow(ax, (2.25, 2.6), (3.05, 2.6), "full bucket", offset=(0, 0.05))
-    ax.add_patch(
-        FancyBboxPatch(
-            (3.1, 0.35),
-            5.35,
-            3.95,
-            boxstyle="round,pad=0.03",
-            facecolor="#fff7ec",
-            edgecolor=COLOURS["hook"],
-            lw=1.5,
-        )
-    )
-    ax.text(
-        5.78,
-        4.1,
-        "ring_hook(state, bucket) on rank r",
-        ha="center",
-        va="center",
-        fontsize=11.5,
-        weight="bold",
-    )
-    # fmt: off
-    steps = (  # (x, y, width, height, text, colour): the hook's boxes and what follows them
-        (3.3, 3.05, 2.3, 0.75, "1. header: an all-reduce\n(MAX) of 4 numbers\nper bucket", "#f0f0f0"),
-        (3.3, 1.45, 2.3, 0.75, "2. encode: b-bit words at\nthe scale of the largest |g|,\nP chunks",
-         "#f0f0f0"),
-        (8.75, 3.3, 2.05, 0.8, "4. decode, ÷ P:\nthe averaged bucket\n(error ≤ M/(2m), M: the scale)",
-         "#f0f0f0"),
-        (8.75, 1.95, 2.05, 0.8, "Future of the bucket\n→ DDP copies it into\nthe .grad tensors",
-         COLOURS["future"]),
-        (8.75, 0.6, 2.05, 0.8, "optimizer.step()\n(model, loss, optimizer\nunchanged)",
-         COLOURS["compute"]),
-    )
-    # fmt: on
-    for x, y, w, h, text, colour in steps:
+    style = dict(boxstyle="round,pad=0.03", facecolor="#fff7ec", edgecolor=COLOURS["hook"], lw=1.5)
+    ax.add_patch(FancyBboxPatch((3.1, 0.35), 5.35, 3.95, **style))
+    text = "ring_hook(state, bucket) on rank r"
+    ax.text(5.78, 4.1, text, ha="center", va="center", fontsize=11.5, weight="bold")
+    # the hook's boxes and what follows them: (x, y, width, height, colour), then the texts
+    grey = "#f0f0f0"
+    for (x, y, w, h, colour), text in zip(
+        (
+            (3.3, 3.05, 2.3, 0.75, grey),
+            (3.3, 1.45, 2.3, 0.75, grey),
+            (8.75, 3.3, 2.05, 0.8, grey),
+            (8.75, 1.95, 2.05, 0.8, COLOURS["future"]),
+            (8.75, 0.6, 2.05, 0.8, COLOURS["compute"]),
+        ),
+        (
+            "1. header: an all-reduce\n(MAX) of 4 numbers\nper bucket",
+            "2. encode: b-bit words at\nthe scale of the largest |g|,\nP chunks",
+            "4. decode, ÷ P:\nthe averaged bucket\n(error ≤ M/(2m), M: the scale)",
+            "Future of the bucket\n→ DDP copies it into\nthe .grad tensors",
+            "optimizer.step()\n(model, loss, optimizer\nunchanged)",
+        ),
+    ):
         _box(ax, x, y, w, h, text, colour, fontsize=9)
-    ax.text(
-        4.45,
-        2.93,
-        "classical side information:\n≤ 2·4·64 = 512 bits per link and bucket",
-        ha="center",
-        va="top",
-        fontsize=8.5,
-        color=COLOURS["header"],
-    )
+    text = "classical side information:\n≤ 2·4·64 = 512 bits per link and bucket"
+    ax.text(4.45, 2.93, text, ha="center", va="top", fontsize=8.5, color=COLOURS["header"])
     _arrow(ax, (4.45, 2.45), (4.45, 2.22))
     # the ring of P ranks
     cx, cy, rad = 7.05, 2.45, 0.75
@@ -358,64 +281,38 @@ def plot_ddp_hook_flow(workers: int = 4) -> Figure:
     pts = np.c_[cx + rad * np.cos(angles), cy + rad * np.sin(angles)]
     for k, (px, py) in enumerate(pts):
         colour = COLOURS["hook"] if k == 0 else "white"
-        ax.add_patch(
-            FancyBboxPatch(
-                (px - 0.2, py - 0.14),
-                0.4,
-                0.28,
-                boxstyle="round,pad=0.02",
-                facecolor=colour,
-                edgecolor="0.3",
-                lw=0.8,
-            )
-        )
+        style = dict(boxstyle="round,pad=0.02", facecolor=colour, edgecolor="0.3", lw=0.8)
+        ax.add_patch(FancyBboxPatch((px - 0.2, py - 0.14), 0.4, 0.28, **style))
         ax.text(px, py, "r" if k == 0 else f"r+{k}", ha="center", va="center", fontsize=8.5)
     for k in range(P):
         a, b = pts[k], pts[(k + 1) % P]
         u = (b - a) / np.linalg.norm(b - a)
-        ax.add_patch(
-            FancyArrowPatch(
-                tuple(a + 0.27 * u),
-                tuple(b - 0.27 * u),
-                arrowstyle="-|>",
-                mutation_scale=9,
-                lw=1.0,
-                color=COLOURS["superdense"],
-                connectionstyle="arc3,rad=-0.25",
-            )
-        )
-    ax.text(
-        cx, cy, f"3. 2(P − 1) = {2 * (P - 1)}\nring steps", ha="center", va="center", fontsize=9
-    )
-    ax.text(
-        cx,
-        0.45,
+        style = dict(arrowstyle="-|>", mutation_scale=9, connectionstyle="arc3,rad=-0.25")
+        ends = tuple(a + 0.27 * u), tuple(b - 0.27 * u)
+        ax.add_patch(FancyArrowPatch(*ends, lw=1.0, color=COLOURS["superdense"], **style))
+    text = f"3. 2(P − 1) = {2 * (P - 1)}\nring steps"
+    ax.text(cx, cy, text, ha="center", va="center", fontsize=9)
+    text = (
         "each step: isend a chunk to r+1, recv one from r−1,\n"
         "add (reduce-scatter) or overwrite (all-gather);\nrank r simulates its incoming "
-        "link: bits, or qubits\nover pre-shared pairs (noise: the fast path)",
-        ha="center",
-        va="bottom",
-        fontsize=8.2,
+        "link: bits, or qubits\nover pre-shared pairs (noise: the fast path)"
     )
+    ax.text(cx, 0.45, text, ha="center", va="bottom", fontsize=8.2)
     _arrow(ax, (5.6, 1.82), (cx - rad - 0.3, cy - 0.2))
     # 4. decode -> future -> optimizer
     _arrow(ax, (cx + rad + 0.25, cy + 0.2), (8.72, 3.6))
     _arrow(ax, (9.78, 3.28), (9.78, 2.78))
     _arrow(ax, (9.78, 1.93), (9.78, 1.43))
-    ax.set_title(
-        f"The ring as a DDP communication hook: one bucket on rank r of P = {P}", fontsize=12.5
-    )
+    title = f"The ring as a DDP communication hook: one bucket on rank r of P = {P}"
+    ax.set_title(title, fontsize=12.5)
     fig.tight_layout()
     return fig
 
 
 def plot_compression(view: experiments.CompressionView) -> Figure:
-    """Online channel uses per link and training step of each run of a
-    :class:`~qring_edu.experiments.training.CompressionComparison` (log scale; classical bits
-    blue, qubits orange), each bar labelled with its count, its ratio to the baseline run (the
-    outlined bar) and the run's held-out accuracy: one
-    :class:`~qring_edu.experiments.training.CompressionView` (the classical headers as a grey
-    tail if they count).
+    """One :class:`~qring_edu.experiments.training.CompressionView`: online channel uses per link
+    and step of each run (log scale; bits blue, qubits orange, headers a grey tail if they
+    count), labelled with the ratio to the outlined baseline and the held-out accuracy.
 
     Examples
     --------
@@ -446,9 +343,6 @@ def plot_compression(view: experiments.CompressionView) -> Figure:
     ax.set_xlim(min(view.traffic) / 2, max(view.traffic) * 30)
     counted = "online bits or qubits + classical headers" if view.headers else "online channel uses"
     ax.set_xlabel(f"{counted} per link and step (after {cmp.warmup} warm-up steps)")
-    ax.set_title(
-        f"{cmp.n_params:,} parameters, P = {cmp.workers}, {cmp.steps} steps, same seeds; "
-        f"ratios against {view.baseline}",
-        fontsize=10,
-    )
+    title = f"{cmp.n_params:,} parameters, P = {cmp.workers}, {cmp.steps} steps, same seeds; "
+    ax.set_title(title + f"ratios against {view.baseline}", fontsize=10)
     return fig

@@ -16,7 +16,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ..experiments.vga import attack_label
-from ._base import nonempty, plot_circuits
+from ._base import label_bars, nonempty, plot_circuits
 
 if TYPE_CHECKING:  # annotations only: the results come from the floors below
     from qiskit import QuantumCircuit
@@ -108,10 +108,8 @@ def source_colour(source) -> str:
 
 
 def plot_vga_timeline() -> Figure:
-    """The VGA protocol as a timeline (a diagram; nothing is computed), time running down: three
-    lanes (the untrusted GHZ source, the P workers, the public broadcast channel), the six steps
-    of :data:`TIMELINE_STEPS` with arrows for what travels, and beside each step who knows what
-    once it is done.
+    """The VGA protocol as a timeline (a diagram; nothing is computed), time running down: the
+    steps of :data:`TIMELINE_STEPS` on their lanes, arrows for what travels, who knows what.
 
     Examples
     --------
@@ -132,107 +130,41 @@ def plot_vga_timeline() -> Figure:
     ax.set_ylim(0, height)
     ax.axis("off")
     lanes = {"source": 1.25, "workers": 3.0, "channel": 4.75}  # lane centres (inches)
-    lane_names = {
-        "source": "GHZ source\n(untrusted)",
-        "workers": "P workers",
-        "channel": "broadcast channel\n(public)",
-    }
+    lane_names = ("GHZ source\n(untrusted)", "P workers", "broadcast channel\n(public)")
     box_w, box_h, lane_w = 1.62, 0.78, 1.72
     knows_x = 5.75
     top = height - 0.7
-    for lane, x in lanes.items():
-        ax.add_patch(
-            FancyBboxPatch(
-                (x - lane_w / 2, 0.05),
-                lane_w,
-                top - 0.02,
-                boxstyle="round,pad=0.02",
-                facecolor=COLOURS[lane],
-                alpha=0.35,
-                edgecolor="none",
-            )
+    bold = dict(va="center", fontsize=9.5, fontweight="bold")
+    for (lane, x), name in zip(lanes.items(), lane_names):
+        style = dict(
+            boxstyle="round,pad=0.02", facecolor=COLOURS[lane], alpha=0.35, edgecolor="none"
         )
-        ax.text(
-            x,
-            top + 0.3,
-            lane_names[lane],
-            ha="center",
-            va="center",
-            fontsize=9.5,
-            fontweight="bold",
-        )
-    ax.text(
-        knows_x + 0.05,
-        top + 0.3,
-        "who knows what afterwards",
-        ha="left",
-        va="center",
-        fontsize=9.5,
-        fontweight="bold",
-    )
-    ax.annotate(
-        "",
-        xy=(0.18, 0.15),
-        xytext=(0.18, top - 0.05),
-        arrowprops=dict(arrowstyle="-|>", color="#444444", lw=1.2),
-    )
-    ax.text(
-        0.1, top - 0.1, "time", fontsize=8.5, color="#444444", rotation=90, va="top", ha="right"
-    )
+        ax.add_patch(FancyBboxPatch((x - lane_w / 2, 0.05), lane_w, top - 0.02, **style))
+        ax.text(x, top + 0.3, name, ha="center", **bold)
+    ax.text(knows_x + 0.05, top + 0.3, "who knows what afterwards", ha="left", **bold)
+    arrow = dict(arrowstyle="-|>", color="#444444", lw=1.2)
+    ax.annotate("", xy=(0.18, 0.15), xytext=(0.18, top - 0.05), arrowprops=arrow)
+    style = dict(fontsize=8.5, color="#444444", rotation=90, va="top", ha="right")
+    ax.text(0.1, top - 0.1, "time", **style)
     centres = []
+    bold_step = dict(va="center", fontweight="bold")
     for i, (title, lane, what, knows) in enumerate(steps):
         y = top - row * (i + 0.5)
         x = lanes[lane]
         centres.append((x, y))
-        ax.add_patch(
-            FancyBboxPatch(
-                (x - box_w / 2, y - box_h / 2),
-                box_w,
-                box_h,
-                boxstyle="round,pad=0.03",
-                facecolor="white",
-                edgecolor="#333333",
-                lw=1.0,
-            )
-        )
-        ax.text(
-            x, y + box_h / 2 - 0.14, title, ha="center", va="center", fontsize=9, fontweight="bold"
-        )
+        style = dict(boxstyle="round,pad=0.03", facecolor="white", edgecolor="#333333", lw=1.0)
+        ax.add_patch(FancyBboxPatch((x - box_w / 2, y - box_h / 2), box_w, box_h, **style))
+        ax.text(x, y + box_h / 2 - 0.14, title, ha="center", fontsize=9, **bold_step)
         ax.text(x, y - 0.1, what, ha="center", va="center", fontsize=7.8, linespacing=1.1)
-        ax.text(
-            knows_x,
-            y,
-            knows,
-            ha="left",
-            va="center",
-            fontsize=8,
-            linespacing=1.15,
-            bbox=dict(boxstyle="round,pad=0.3", facecolor="#fff7bc", edgecolor="#cccccc"),
-        )
+        box = dict(boxstyle="round,pad=0.3", facecolor="#fff7bc", edgecolor="#cccccc")
+        ax.text(knows_x, y, knows, va="center", fontsize=8, linespacing=1.15, bbox=box)
 
     def arrow(a, b, colour="#666666", label=None):
-        ax.add_patch(
-            FancyArrowPatch(
-                a,
-                b,
-                arrowstyle="-|>",
-                mutation_scale=11,
-                color=colour,
-                lw=1.2,
-                shrinkA=0,
-                shrinkB=0,
-            )
-        )
+        style = dict(arrowstyle="-|>", mutation_scale=11, lw=1.2, shrinkA=0, shrinkB=0)
+        ax.add_patch(FancyArrowPatch(a, b, color=colour, **style))
         if label:
-            ax.text(
-                (a[0] + b[0]) / 2 + 0.08,
-                (a[1] + b[1]) / 2 + 0.06,
-                label,
-                fontsize=7.8,
-                color=colour,
-                ha="left",
-                va="bottom",
-            )
+            x, y = (a[0] + b[0]) / 2 + 0.08, (a[1] + b[1]) / 2 + 0.06
+            ax.text(x, y, label, fontsize=7.8, color=colour, ha="left", va="bottom")
 
     for i in range(n - 1):
         (x1, y1), (x2, y2) = centres[i], centres[i + 1]
@@ -241,26 +173,14 @@ def plot_vga_timeline() -> Figure:
         if x1 == x2:
             arrow((x1, y1 - box_h / 2), (x2, y2 + box_h / 2), colour)
         else:
-            arrow(
-                (x1 + box_w / 2 - 0.1, y1 - box_h / 2),
-                (x2 - box_w / 2 + 0.1, y2 + box_h / 2),
-                colour,
-                label,
-            )
+            a, b = (x1 + box_w / 2 - 0.1, y1 - box_h / 2), (x2 - box_w / 2 + 0.1, y2 + box_h / 2)
+            arrow(a, b, colour, label)
     # the test outcomes travel on the channel too
     x3, y3 = centres[2]
     cx = lanes["channel"]
+    style = dict(facecolor="white", edgecolor="#999999", lw=0.8, linestyle="--")
     ax.add_patch(
-        FancyBboxPatch(
-            (cx - 0.7, y3 - 0.25),
-            1.4,
-            0.5,
-            boxstyle="round,pad=0.03",
-            facecolor="white",
-            edgecolor="#999999",
-            lw=0.8,
-            linestyle="--",
-        )
+        FancyBboxPatch((cx - 0.7, y3 - 0.25), 1.4, 0.5, boxstyle="round,pad=0.03", **style)
     )
     ax.text(cx, y3, "settings, outcomes,\nverdict", ha="center", va="center", fontsize=7.8)
     arrow((x3 + box_w / 2, y3), (cx - 0.7, y3))
@@ -270,9 +190,9 @@ def plot_vga_timeline() -> Figure:
 def plot_vga_circuits(
     circuits: Sequence[QuantumCircuit], titles: Sequence[str] | None = None, *, height: float = 3.2
 ) -> Figure:
-    """Draw VGA circuits (:func:`qring_edu.vga.vga_circuit`, :func:`qring_edu.vga_security.ghz_test_circuit`) one under
-    the other, unfolded (:func:`~qring_edu.figures._base.plot_circuits`); ``titles``: one per
-    circuit; ``height``: inches per circuit.
+    """Draw VGA circuits (:func:`qring_edu.vga.vga_circuit`,
+    :func:`qring_edu.vga_security.ghz_test_circuit`) one under the other, unfolded
+    (:func:`~qring_edu.figures._base.plot_circuits`); ``height``: inches per circuit.
 
     Examples
     --------
@@ -307,21 +227,17 @@ def plot_attack_sweep(sweep: AttackSweep) -> Figure:
     ax.plot(f, sweep.fail_rate, "^:", color="#7b3294", label="failed tests / tests")
     ax.axhline(2.0**-sweep.bits, color="#999999", lw=0.8)
     ax.text(0.0, 2.0**-sweep.bits + 0.01, "blind guess $2^{-b}$", fontsize=8, color="#666666")
-    ax.axvline(sweep.test_fraction, color=colour, alpha=0.3, lw=6)
     ax.set_xlim(-0.03, 1.0)
     ax.set_ylim(-0.03, 1.05)
-    ax.set_xlabel("test fraction f")
     ax.set_ylabel("rate")
     ax.legend(fontsize=8, frameon=False, loc="center right")
-    ax.set_title(
-        f"source {sweep.source!r}: P = {sweep.workers}, b = {sweep.bits}, "
-        f"d = {sweep.entries}, {sweep.runs} runs per point",
-        fontsize=10,
-    )
+    title = f"source {sweep.source!r}: P = {sweep.workers}, b = {sweep.bits}, "
+    ax.set_title(title + f"d = {sweep.entries}, {sweep.runs} runs per point", fontsize=10)
     eps = np.clip(sweep.epsilon, 1e-300, None)
     ax_eps.semilogy(f, eps, "o-", color="#2c7bb6")
-    ax_eps.axvline(sweep.test_fraction, color=colour, alpha=0.3, lw=6)
-    ax_eps.set_xlabel("test fraction f")
+    for a in (ax, ax_eps):
+        a.axvline(sweep.test_fraction, color=colour, alpha=0.3, lw=6)
+        a.set_xlabel("test fraction f")
     ax_eps.set_ylabel(r"$\varepsilon$")
     ax_eps.set_title(
         rf"$\varepsilon$ ($\beta$ = {sweep.bad_fraction:g}, "
@@ -393,9 +309,12 @@ def plot_source_comparison(results: Sequence[VGAResult]) -> Figure:
     fail = [r.tests_failed / r.tests if r.tests else 0.0 for r in results]
     acc = [float(r.accepted) for r in results]
     guess = [r.attacker_accuracy for r in results]
-    ax.bar(x - 0.25, fail, 0.25, color="#7b3294", label="failed tests / tests")
-    ax.bar(x, acc, 0.25, color="#1a9850", label="accepted (1 = yes)")
-    ax.bar(x + 0.25, guess, 0.25, color="#4d4d4d", label="source's accuracy on inputs")
+    for dx, values, colour, label in (
+        (-0.25, fail, "#7b3294", "failed tests / tests"),
+        (0, acc, "#1a9850", "accepted (1 = yes)"),
+        (0.25, guess, "#4d4d4d", "source's accuracy on inputs"),
+    ):
+        ax.bar(x + dx, values, 0.25, color=colour, label=label)
     ax.set_xticks(x)
     ax.set_xticklabels([_source_tick(r) for r in results], fontsize=9)
     ax.set_ylim(0, 1.25)
@@ -406,9 +325,9 @@ def plot_source_comparison(results: Sequence[VGAResult]) -> Figure:
 
 
 def plot_exact_privacy(result: ExactPrivacy) -> Figure:
-    """Exact law of the first two announcements ``(m_0, m_1)`` for both input sets, the law of the
-    announced sum, and the exact total-variation distances: between the two transcript laws, and
-    of each set's transcript (joint with what the attacker holds) from the ideal.
+    """Exact laws of the first two announcements ``(m_0, m_1)`` for both input sets and of the
+    announced sum, and the exact total-variation distances (between the transcripts; of each,
+    joint with the attacker's holdings, from the ideal).
 
     Examples
     --------
@@ -423,15 +342,16 @@ def plot_exact_privacy(result: ExactPrivacy) -> Figure:
     axes = fig.subplots(1, 4, gridspec_kw={"width_ratios": [1, 1, 1.1, 1.1]})
     size = 1 << result.bits
     vmax = max(result.joint_a.max(), result.joint_b.max(), 1e-12)
-    a_txt = ", ".join(str(int(v)) for v in result.inputs_a)
-    b_txt = ", ".join(str(int(v)) for v in result.inputs_b)
-    for ax, joint, txt in ((axes[0], result.joint_a, a_txt), (axes[1], result.joint_b, b_txt)):
+    for ax, joint, inputs in (
+        (axes[0], result.joint_a, result.inputs_a),
+        (axes[1], result.joint_b, result.inputs_b),
+    ):
         im = ax.imshow(joint, cmap="viridis", vmin=0, vmax=vmax, origin="lower")
         ax.set_xticks(range(size))
         ax.set_yticks(range(size))
         ax.set_xlabel("$m_1$")
         ax.set_ylabel("$m_0$")
-        ax.set_title(f"inputs ({txt})", fontsize=10)
+        ax.set_title(f"inputs ({', '.join(str(int(v)) for v in inputs)})", fontsize=10)
     fig.colorbar(im, ax=axes[1], shrink=0.8, label="probability of $(m_0, m_1)$")
     s = np.arange(size)
     axes[2].bar(s - 0.2, result.sums_a, width=0.4, color=COLOURS["a"], label="a")
@@ -442,32 +362,23 @@ def plot_exact_privacy(result: ExactPrivacy) -> Figure:
     axes[2].set_ylim(0, 1.05)
     axes[2].legend(frameon=False)
     axes[2].set_title(f"TV(transcripts a, b) = {result.between:.3g}", fontsize=10)
-    names = ["a from ideal", "b from ideal"]
     values = [result.distance_a, result.distance_b]
-    colour = source_colour(result.source)
-    axes[3].bar(range(2), values, color=colour)
-    for i, v in enumerate(values):
-        axes[3].text(i, v + 0.02, f"{v:.4g}", ha="center", fontsize=9)
+    axes[3].bar(range(2), values, color=source_colour(result.source))
+    label_bars(axes[3], range(2), values, ".4g", 0.02, fontsize=9)
     axes[3].set_xticks(range(2))
-    axes[3].set_xticklabels(names)
+    axes[3].set_xticklabels(["a from ideal", "b from ideal"])
     axes[3].set_ylim(0, 1.1)
     axes[3].set_ylabel("total-variation distance")
-    axes[3].set_title(
-        f"source {result.source!r}, k = {result.amplification}:\n"
-        "transcript and attacker's holdings",
-        fontsize=9,
-    )
-    fig.suptitle(
-        f"Exact transcript laws, P = {result.inputs_a.size}, b = {result.bits} (no sampling)",
-        fontsize=11,
-    )
+    title = f"source {result.source!r}, k = {result.amplification}:\n"
+    axes[3].set_title(title + "transcript and attacker's holdings", fontsize=9)
+    title = f"Exact transcript laws, P = {result.inputs_a.size}, b = {result.bits} (no sampling)"
+    fig.suptitle(title, fontsize=11)
     return fig
 
 
 def plot_epsilon_floor(result: EpsilonFloor) -> Figure:
-    """epsilon against the number of delivered copies: with no bad used copy allowed (left,
-    beta = 0: never below 1 - f) and with a bad fraction beta (right: exponential decay), one
-    curve per detection, with the detection-free floor dashed.
+    """epsilon against the delivered copies, for beta = 0 (left: never below 1 - f) and a bad
+    fraction beta (right), one curve per detection, the detection-free floor dashed.
 
     Examples
     --------
@@ -486,19 +397,16 @@ def plot_epsilon_floor(result: EpsilonFloor) -> Figure:
         name = rf"{label}, $\delta$ = {det:.3g}"
         ax0.semilogx(n, zero, "o-", ms=3, label=name)
         ax1.loglog(n, np.clip(beta, 1e-300, None), "o-", ms=3, label=name)
-    ax0.semilogx(n, result.floor_zero, "k--", lw=1, label="floor (every detection)")
-    ax1.loglog(
-        n, np.clip(result.floor_beta, 1e-300, None), "k--", lw=1, label="floor (every detection)"
-    )
+    floor = dict(lw=1, label="floor (every detection)")
+    ax0.semilogx(n, result.floor_zero, "k--", **floor)
+    ax1.loglog(n, np.clip(result.floor_beta, 1e-300, None), "k--", **floor)
     ax0.set_ylim(0, 1.02)
     ax0.axhline(1 - result.test_fraction, color="#999999", lw=0.6)
-    ax0.set_xlabel("delivered copies N")
-    ax1.set_xlabel("delivered copies N")
+    f = f"f = {result.test_fraction:g}"
+    for ax, beta in ((ax0, "0 (no used copy may be bad)"), (ax1, f"{result.bad_fraction:g}")):
+        ax.set_xlabel("delivered copies N")
+        ax.set_title(rf"$\beta$ = {beta}, {f}", fontsize=10)
     ax0.set_ylabel(r"$\varepsilon$")
-    ax0.set_title(
-        rf"$\beta$ = 0 (no used copy may be bad), f = {result.test_fraction:g}", fontsize=10
-    )
-    ax1.set_title(rf"$\beta$ = {result.bad_fraction:g}, f = {result.test_fraction:g}", fontsize=10)
     ax1.set_ylim(1e-16, 2)
     ax0.legend(fontsize=7.5, frameon=False, loc="lower left")
     return fig

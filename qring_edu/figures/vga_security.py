@@ -1,6 +1,4 @@
-"""Figures of the VGA security chapter (slug ``vga_security``, book/06_vga_security.ipynb;
-presentation floor): the finite-copy guarantee, partially bad copies, privacy amplification and
-the full pipeline.
+"""Figures of the VGA security chapter (book/06_vga_security.ipynb; presentation floor).
 
 Every function is pure: it takes results computed by the library (or by
 :mod:`qring_edu.experiments.vga_security`) and returns a new ``matplotlib.figure.Figure``;
@@ -52,12 +50,8 @@ def plot_pipeline(result: VGARingResult, true_sum: np.ndarray, decoded: np.ndarr
     ax.set_ylabel("VGA + superdense ring")
     ax.set_title(f"max error {np.max(np.abs(decoded - true_sum)):.2e}", fontsize=10)
     led = result.ledger
-    names = [
-        "ring online\nqubits / link",
-        "ring offline\nqubits / link",
-        "GHZ copies\nused",
-        "GHZ copies\ntested",
-    ]
+    names = ["ring online\nqubits / link", "ring offline\nqubits / link"]
+    names += ["GHZ copies\nused", "GHZ copies\ntested"]
     values = [led.ring_online_qubits, led.ring_offline_qubits, led.ghz_used, led.ghz_tested]
     colours = [COLOURS["ring"], COLOURS["offline"], COLOURS["ghz_used"], COLOURS["ghz_tested"]]
     ax_l.bar(range(4), values, color=colours)
@@ -87,36 +81,17 @@ def plot_partial_copies(result: PartialCopySweep) -> Figure:
     fig = Figure(figsize=(6.6, 4.2), layout="constrained")
     ax = fig.subplots()
     t = result.trace_distance
-    ax.loglog(
-        t,
-        result.leak,
-        "o-",
-        color=COLOURS["KnownPads"],
-        ms=4,
-        label=f"leak (TV of the transcript), slope {result.leak_slope:.2f}",
-    )
-    ax.loglog(
-        t,
-        result.fail_probability,
-        "s-",
-        color=COLOURS["ghz_used"],
-        ms=4,
-        label=f"P(test fails), slope {result.fail_slope:.2f}",
-    )
-    ax.loglog(
-        t,
-        result.distance_bound,
-        ":",
-        color="#4d4d4d",
-        label=r"witness bound $\sqrt{2\,P(\mathrm{fail})}$ on t",
-    )
+    label = f"leak (TV of the transcript), slope {result.leak_slope:.2f}"
+    ax.loglog(t, result.leak, "o-", color=COLOURS["KnownPads"], ms=4, label=label)
+    label = f"P(test fails), slope {result.fail_slope:.2f}"
+    ax.loglog(t, result.fail_probability, "s-", color=COLOURS["ghz_used"], ms=4, label=label)
+    label = r"witness bound $\sqrt{2\,P(\mathrm{fail})}$ on t"
+    ax.loglog(t, result.distance_bound, ":", color="#4d4d4d", label=label)
     ax.set_xlabel("trace distance t of the copy from GHZ")
     ax.set_ylabel("probability / distance")
     ax.legend(fontsize=8, frameon=False)
-    ax.set_title(
-        f"a partially bad copy: leaks ~ t, caught ~ t²/2 (P = {result.workers}, b = {result.bits})",
-        fontsize=10,
-    )
+    where = f"(P = {result.workers}, b = {result.bits})"
+    ax.set_title(f"a partially bad copy: leaks ~ t, caught ~ t²/2 {where}", fontsize=10)
     return fig
 
 
@@ -160,18 +135,11 @@ def plot_amplification(result: AmplificationSweep) -> Figure:
     fig = Figure(figsize=(6.8, 4.0), layout="constrained")
     ax = fig.subplots()
     k = result.ks
-    ax.semilogy(
-        k, result.measured, "o", color=COLOURS["KnownPads"], ms=7, label="measured (one run each)"
-    )
+    label = "measured (one run each)"
+    ax.semilogy(k, result.measured, "o", color=COLOURS["KnownPads"], ms=7, label=label)
     ax.semilogy(k, result.exact, "-", color="#4d4d4d", label="exact C(B, k) / C(N, k)")
-    ax.semilogy(
-        k,
-        result.power,
-        ":",
-        color="#2c7bb6",
-        lw=2,
-        label=rf"$\beta^k$, $\beta$ = {result.attack_fraction:g}",
-    )
+    label = rf"$\beta^k$, $\beta$ = {result.attack_fraction:g}"
+    ax.semilogy(k, result.power, ":", color="#2c7bb6", lw=2, label=label)
     ax.set_xticks(k)
     ax.set_xlabel("amplification k (registers per entry)")
     ax.set_ylabel("fraction of entries leaked")
@@ -181,8 +149,6 @@ def plot_amplification(result: AmplificationSweep) -> Figure:
     ax2.set_ylabel("qubit GHZ copies used (bars)")
     ax.set_zorder(ax2.get_zorder() + 1)
     ax.patch.set_visible(False)
-    ax.set_title(
-        f"privacy amplification: P = {result.workers}, d = {result.entries}, b = {result.bits}",
-        fontsize=10,
-    )
+    title = f"privacy amplification: P = {result.workers}, d = {result.entries}, b = {result.bits}"
+    ax.set_title(title, fontsize=10)
     return fig

@@ -197,10 +197,9 @@ class IAEStep:
 
 @result
 class Decision:
-    """Outcome of :func:`gapip`: ``verdict`` (``"aligned"`` or ``"conflicting"``), ``cost``
-    (every direction) in ``unit``, ``rounds``, ``protocol`` (the one run: ``"classical"``
-    resolves to ``"sketch"`` or ``"vector"``), the client's ``estimate`` of ``<g, h>`` and the
-    quantum protocols' ``steps``.
+    """Outcome of :func:`gapip`: ``verdict``, ``cost`` (every direction) in ``unit``, ``rounds``,
+    ``protocol`` (the one run: ``"classical"`` resolves to ``"sketch"`` or ``"vector"``), the
+    client's ``estimate`` of ``<g, h>`` and the quantum protocols' ``steps``.
 
     Examples
     --------
@@ -260,8 +259,7 @@ def _check_tau(tau) -> float:
 
 
 def n_register_qubits(P: int) -> int:
-    """Qubits of the register: ``n = ceil(log2(P + 1))`` (``|0>, ..., |P-1>`` for the entries,
-    ``|P>`` for the offset).
+    """Qubits of the register: ``n = ceil(log2(P + 1))`` (entries ``|0> .. |P-1>``, offset ``|P>``).
 
     Examples
     --------
@@ -306,7 +304,6 @@ def _reflection(v, label: str, controlled: bool):
     from qiskit.circuit.library import StatePreparation
 
     check_name(label, "label")
-
     state = alignment_state(v)
     n = int(state.size).bit_length() - 1
     prep = StatePreparation(state, label=f"U_{label[-1] if label else 'a'}")
@@ -444,10 +441,8 @@ def _find_next_k(k: int, upper: bool, t_lo: float, t_hi: float, odd: bool) -> tu
 
 def _iae(theta, epsilon, delta, threshold, rng, confidence, odd, width):
     """The interval iteration on ``a = sin^2(theta)`` until the interval excludes ``threshold``
-    or is narrower than ``2 epsilon``: ``(a_lo, a_hi, steps)``. The true ``a`` lies in every
-    interval with probability ``>= 1 - delta`` (union bound over ``T`` powers).
-    ``width``: qubits per pass (a shot at power ``K`` makes ``K`` passes if ``odd``, else
-    ``2K - 1``)."""
+    or is narrower than ``2 epsilon``: ``(a_lo, a_hi, steps)``; ``width``: qubits per pass (a
+    shot at power ``K`` makes ``K`` passes if ``odd``, else ``2K - 1``)."""
     T = int(math.log(2 * math.pi / 8 / epsilon) / math.log(2)) + 1  # Grinko et al.'s bound
     t_lo, t_hi, a_lo, a_hi = 0.0, 0.25, 0.0, 1.0  # t = theta/(2 pi)
     k, upper = (0 if odd else 1), True
@@ -540,8 +535,7 @@ def vector_bits(P: int, tau: float) -> int:
 def classical_bits(
     P: int, tau: float, delta: float = 0.05, *, bound: str = "hoeffding"
 ) -> tuple[str, int]:
-    """The cheaper classical protocol and its bits: ``("sketch" | "vector", bits)``, the sketch
-    sized with ``bound`` (:func:`sketch_bits`).
+    """The cheaper classical protocol and its bits: ``("sketch" | "vector", bits)``.
 
     Examples
     --------

@@ -565,9 +565,8 @@ def _outcome_law(s: np.ndarray, m: np.ndarray, channel) -> tuple[np.ndarray, np.
 def outcome_probabilities(signs, matching, channel=None) -> tuple[np.ndarray, np.ndarray]:
     """``(probs, y)``: Born-rule law of the client's outcome on one copy sent *without* the
     twirl (pair ``r``: "+" at ``2r``, "-" at ``2r + 1``, then the unmatched coordinates) and
-    each outcome's ``Y``. :class:`Depolarizing` mixes in ``noise/P``; :class:`Dephasing` keeps
-    ``(1 - 2 noise)^|i XOR j|`` of pair ``(i, j)``'s coherence; :class:`DataOnlyAttack`: the
-    law in the adversary's frame.
+    each outcome's ``Y``, each channel as its class describes it untwirled
+    (:class:`DataOnlyAttack`: in the adversary's frame).
 
     Examples
     --------

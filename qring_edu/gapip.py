@@ -311,18 +311,15 @@ def _reflection(v, label: str, controlled: bool):
     qc = QuantumCircuit(n + controlled, name=label, global_phase=0.0 if controlled else math.pi)
     qc.append(prep.inverse(), reg)
     qc.x(reg)
-    if controlled:  # Z on |1>|0...0>, then Z on the control: controlled-(2|0><0| - 1)
-        qc.h(n)
-        qc.mcx(reg, n)
-        qc.h(n)
-    elif n == 1:
+    if n == 1 and not controlled:
         qc.z(0)
-    else:  # multi-controlled Z = H · MCX · H on the target
-        qc.h(n - 1)
-        qc.mcx(reg[:-1], n - 1)
-        qc.h(n - 1)
+    else:  # multi-controlled Z = H · MCX · H on the target (controlled: Z on |1>|0...0>)
+        target = n if controlled else n - 1
+        qc.h(target)
+        qc.mcx(reg[:target], target)
+        qc.h(target)
     qc.x(reg)
-    if controlled:
+    if controlled:  # then Z on the control: controlled-(2|0><0| - 1)
         qc.z(n)
     qc.append(prep, reg)
     return qc
@@ -380,7 +377,6 @@ def gapip_circuit(g, h, k: int, *, measure: bool = True, protocol: str = "quantu
             f"gapip_circuit: P must be <= 256 (generic state preparations), got {gn.size}"
         )
     n = n_register_qubits(gn.size)
-    wires = list(range(n + pe))
     if not isinstance(measure, (bool, np.bool_)):
         raise TypeError(f"measure must be True or False, got {measure!r}")
     qc = QuantumCircuit(n + pe, (1 if pe else n) if measure else 0)
@@ -393,7 +389,7 @@ def gapip_circuit(g, h, k: int, *, measure: bool = True, protocol: str = "quantu
     r_g = make(gn, "cR_g" if pe else "R_g").to_gate(label="c-R_g" if pe else "R_g")
     passes = [r_h] + [r_g, r_h] * (k - 1) if pe else [r_h, r_g] * k
     for i, gate in enumerate(passes):
-        qc.append(gate, wires)
+        qc.append(gate, range(n + pe))
         if not pe or i < len(passes) - 1:  # phase estimation: the client keeps the last pass
             qc.barrier(label="client → server" if gate is r_h else "server → client")
     if pe:

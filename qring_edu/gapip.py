@@ -197,10 +197,9 @@ class IAEStep:
 
 @result
 class Decision:
-    """Outcome of :func:`gapip`: ``verdict`` (``"aligned"`` or ``"conflicting"``), ``cost``
-    (every direction) in ``unit``, ``rounds``, ``protocol`` (the one run: ``"classical"``
-    resolves to ``"sketch"`` or ``"vector"``), the client's ``estimate`` of ``<g, h>`` and the
-    quantum protocols' ``steps``.
+    """Outcome of :func:`gapip`: ``verdict``, ``cost`` (every direction) in ``unit``, ``rounds``,
+    ``protocol`` (the one run: ``"classical"`` resolves to ``"sketch"`` or ``"vector"``), the
+    client's ``estimate`` of ``<g, h>`` and the quantum protocols' ``steps``.
 
     Examples
     --------
@@ -260,8 +259,7 @@ def _check_tau(tau) -> float:
 
 
 def n_register_qubits(P: int) -> int:
-    """Qubits of the register: ``n = ceil(log2(P + 1))`` (``|0>, ..., |P-1>`` for the entries,
-    ``|P>`` for the offset).
+    """Qubits of the register: ``n = ceil(log2(P + 1))`` (entries ``|0> .. |P-1>``, offset ``|P>``).
 
     Examples
     --------
@@ -306,7 +304,6 @@ def _reflection(v, label: str, controlled: bool):
     from qiskit.circuit.library import StatePreparation
 
     check_name(label, "label")
-
     state = alignment_state(v)
     n = int(state.size).bit_length() - 1
     prep = StatePreparation(state, label=f"U_{label[-1] if label else 'a'}")
@@ -314,18 +311,15 @@ def _reflection(v, label: str, controlled: bool):
     qc = QuantumCircuit(n + controlled, name=label, global_phase=0.0 if controlled else math.pi)
     qc.append(prep.inverse(), reg)
     qc.x(reg)
-    if controlled:  # Z on |1>|0...0>, then Z on the control: controlled-(2|0><0| - 1)
-        qc.h(n)
-        qc.mcx(reg, n)
-        qc.h(n)
-    elif n == 1:
+    if n == 1 and not controlled:
         qc.z(0)
-    else:  # multi-controlled Z = H · MCX · H on the target
-        qc.h(n - 1)
-        qc.mcx(reg[:-1], n - 1)
-        qc.h(n - 1)
+    else:  # multi-controlled Z = H · MCX · H on the target (controlled: Z on |1>|0...0>)
+        target = n if controlled else n - 1
+        qc.h(target)
+        qc.mcx(reg[:target], target)
+        qc.h(target)
     qc.x(reg)
-    if controlled:
+    if controlled:  # then Z on the control: controlled-(2|0><0| - 1)
         qc.z(n)
     qc.append(prep, reg)
     return qc
@@ -383,7 +377,6 @@ def gapip_circuit(g, h, k: int, *, measure: bool = True, protocol: str = "quantu
             f"gapip_circuit: P must be <= 256 (generic state preparations), got {gn.size}"
         )
     n = n_register_qubits(gn.size)
-    wires = list(range(n + pe))
     if not isinstance(measure, (bool, np.bool_)):
         raise TypeError(f"measure must be True or False, got {measure!r}")
     qc = QuantumCircuit(n + pe, (1 if pe else n) if measure else 0)
@@ -396,7 +389,7 @@ def gapip_circuit(g, h, k: int, *, measure: bool = True, protocol: str = "quantu
     r_g = make(gn, "cR_g" if pe else "R_g").to_gate(label="c-R_g" if pe else "R_g")
     passes = [r_h] + [r_g, r_h] * (k - 1) if pe else [r_h, r_g] * k
     for i, gate in enumerate(passes):
-        qc.append(gate, wires)
+        qc.append(gate, range(n + pe))
         if not pe or i < len(passes) - 1:  # phase estimation: the client keeps the last pass
             qc.barrier(label="client → server" if gate is r_h else "server → client")
     if pe:
@@ -444,10 +437,8 @@ def _find_next_k(k: int, upper: bool, t_lo: float, t_hi: float, odd: bool) -> tu
 
 def _iae(theta, epsilon, delta, threshold, rng, confidence, odd, width):
     """The interval iteration on ``a = sin^2(theta)`` until the interval excludes ``threshold``
-    or is narrower than ``2 epsilon``: ``(a_lo, a_hi, steps)``. The true ``a`` lies in every
-    interval with probability ``>= 1 - delta`` (union bound over ``T`` powers).
-    ``width``: qubits per pass (a shot at power ``K`` makes ``K`` passes if ``odd``, else
-    ``2K - 1``)."""
+    or is narrower than ``2 epsilon``: ``(a_lo, a_hi, steps)``; ``width``: qubits per pass (a
+    shot at power ``K`` makes ``K`` passes if ``odd``, else ``2K - 1``)."""
     T = int(math.log(2 * math.pi / 8 / epsilon) / math.log(2)) + 1  # Grinko et al.'s bound
     t_lo, t_hi, a_lo, a_hi = 0.0, 0.25, 0.0, 1.0  # t = theta/(2 pi)
     k, upper = (0 if odd else 1), True
@@ -540,8 +531,7 @@ def vector_bits(P: int, tau: float) -> int:
 def classical_bits(
     P: int, tau: float, delta: float = 0.05, *, bound: str = "hoeffding"
 ) -> tuple[str, int]:
-    """The cheaper classical protocol and its bits: ``("sketch" | "vector", bits)``, the sketch
-    sized with ``bound`` (:func:`sketch_bits`).
+    """The cheaper classical protocol and its bits: ``("sketch" | "vector", bits)``.
 
     Examples
     --------

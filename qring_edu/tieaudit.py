@@ -26,15 +26,13 @@ Protocols (``protocol=`` of :func:`tieaudit`)
 
 Channels (quantum protocols): ``channel=None`` is trusted and noiseless (``N`` copies from
 :func:`tieaudit_copies`, ``f_hat = (1 - mean(Y)/alpha)/2``, interval ``f_hat ± eps``; these
-plans, the exact ones of :mod:`qring_edu.experiments.tieaudit_plans` and the classical intervals
-assume independent copies with a known ``eta``). A channel value (:class:`Depolarizing`,
-:class:`Dephasing`, :class:`LocalDepolarizing`, :class:`DataOnlyAttack`) is untrusted: each copy
-is a hidden test (the all-agree string, ``f = 0``) with probability ``q = 1/2`` and is twirled
-by a secret random ``n``-qubit Clifford, so every channel acts as a depolarising one with ``eta
-= (P^2 F_e - 1)/(P^2 - 1)`` (``F_e``: entanglement fidelity); the client reports
-:func:`tieaudit_interval` (Freedman), which holds whatever the source does copy by copy
-(adapting to past outcomes, entangling the copies), given fresh secret labels and twirls,
-trusted local operations and a known ``alpha``; a source that destroys the signal widens it.
+plans, those of :mod:`qring_edu.experiments.tieaudit_plans` and the classical intervals assume
+independent copies with a known ``eta``). A channel value is untrusted: each copy is a hidden
+test (the all-agree string, ``f = 0``) with probability ``q = 1/2``, twirled by a secret random
+``n``-qubit Clifford into a depolarising channel, ``eta = (P^2 F_e - 1)/(P^2 - 1)`` (``F_e``:
+entanglement fidelity); the client reports :func:`tieaudit_interval` (Freedman), which holds
+whatever the source does copy by copy (adapting, entangling the copies), given fresh secret
+labels and twirls, trusted local operations and a known ``alpha``.
 
 References: Bar-Yossef, Jayram, Kerenidis, SIAM J. Comput. 38 (2008) 366–384; Gavinsky, Kempe,
 Kerenidis, Raz, de Wolf, SIAM J. Comput. 38 (2008) 1695–1708; Freedman, Ann. Probab. 3 (1975)
@@ -166,12 +164,11 @@ class LocalDepolarizing(_Channel):
 
 @result
 class DataOnlyAttack(_Noise):
-    """An adversary that spares what it identifies as tests: it measures each copy with
-    ``{|psi_1><psi_1|, 1 - |psi_1><psi_1|}`` (``|psi_1>``: the public all-agree string), passes
-    what it finds in ``|psi_1>`` and depolarises the rest with probability ``noise``. Under the
-    secret twirl it acts alike on every copy; ``knows_twirl=True`` (a leaked twirl, or fixed
-    public tests; impossible in the entanglement-assisted protocol, whose frame ``Z^x`` is drawn
-    after the pairs arrive) lets it work in each copy's own frame and spare every test.
+    """An adversary that measures each copy with ``{|psi_1><psi_1|, 1 - |psi_1><psi_1|}``
+    (``|psi_1>``: the public all-agree string, the tests), passes what it finds in ``|psi_1>``
+    and depolarises the rest with probability ``noise``. ``knows_twirl=True`` (a leaked twirl;
+    not in the entanglement-assisted protocol, whose frame is drawn after the pairs arrive) lets
+    it work in each copy's own frame and spare every test.
 
     Examples
     --------
@@ -198,11 +195,9 @@ _CHANNELS = (Depolarizing, Dephasing, LocalDepolarizing, DataOnlyAttack)
 
 @result
 class Estimate:
-    """Outcome of :func:`tieaudit`: the estimate ``value`` of ``f`` and the interval
-    ``[lo, hi]`` (its guarantee: module docstring), ``cost`` in ``unit`` (``"qubits"`` or
-    ``"bits"``), the ``protocol``; ``copies`` (data and tests), ``test_copies``, ``ebits``
-    (entanglement-assisted), ``attenuation`` (the tests' ``eta_hat = mean(Y_test)/alpha``, 1
-    without tests) and ``alpha``.
+    """Outcome of :func:`tieaudit`: estimate ``value`` of ``f``, interval ``[lo, hi]``, ``cost``
+    in ``unit``, ``protocol``; ``copies`` (data and tests), ``test_copies``, ``ebits``,
+    ``attenuation`` (the tests' ``eta_hat = mean(Y_test)/alpha``, 1 without tests), ``alpha``.
 
     Examples
     --------
@@ -440,9 +435,8 @@ def tieaudit_cost(
     delta: float = 0.05,
     channel=None,
 ) -> int:
-    """Communication of :func:`tieaudit` without running it, for a matching of coverage
-    ``alpha``: qubits (``"quantum"``) or bits (the others; ``"entanglement_assisted"`` uses as
-    many ebits).
+    """Communication of :func:`tieaudit` without running it (coverage ``alpha``): qubits
+    (``"quantum"``) or bits (the others; ``"entanglement_assisted"`` uses as many ebits).
 
     Examples
     --------
@@ -571,9 +565,8 @@ def _outcome_law(s: np.ndarray, m: np.ndarray, channel) -> tuple[np.ndarray, np.
 def outcome_probabilities(signs, matching, channel=None) -> tuple[np.ndarray, np.ndarray]:
     """``(probs, y)``: Born-rule law of the client's outcome on one copy sent *without* the
     twirl (pair ``r``: "+" at ``2r``, "-" at ``2r + 1``, then the unmatched coordinates) and
-    each outcome's ``Y``. :class:`Depolarizing` mixes in ``noise/P``; :class:`Dephasing` keeps
-    ``(1 - 2 noise)^|i XOR j|`` of pair ``(i, j)``'s coherence; :class:`DataOnlyAttack`: the
-    law in the adversary's frame.
+    each outcome's ``Y``, each channel as its class describes it untwirled
+    (:class:`DataOnlyAttack`: in the adversary's frame).
 
     Examples
     --------
@@ -610,15 +603,6 @@ def copy_y_law(signs, matching, channel=None) -> tuple[float, float]:
 
 
 # -- Circuits (Qiskit path, small n) ---------------------------------------------------------
-def _measurement_unitary(matching: np.ndarray, P: int) -> np.ndarray:
-    """Real orthogonal V with ``(|i> + |j>)/sqrt2 -> |i>``, ``(|i> - |j>)/sqrt2 -> |j>``."""
-    V = np.eye(P)
-    r = 1.0 / math.sqrt(2.0)
-    for i, j in matching:
-        V[i, i], V[i, j], V[j, i], V[j, j] = r, r, r, -r
-    return V
-
-
 def tieaudit_circuit(signs, matching, *, protocol: str = "quantum", measure: bool = True, pad=0):
     """Qiskit circuit of one copy (``P <= 64``), ending in the client's basis change ``V``
     (gate "M": outcome ``i`` of pair ``(i, j)`` is "+", ``j`` is "-"). ``"quantum"``:
@@ -647,7 +631,9 @@ def tieaudit_circuit(signs, matching, *, protocol: str = "quantum", measure: boo
         raise ValueError(f"tieaudit_circuit is for small registers: P must be <= 64, got {P}")
     n = P.bit_length() - 1
     padded = [q for q in range(n) if (check_int(pad, "pad", 0, P - 1) >> q) & 1]
-    V = UnitaryGate(_measurement_unitary(m, P), label="M")
+    V, r = np.eye(P), 1.0 / math.sqrt(2.0)
+    for i, j in m:  # (|i> + |j>)/sqrt2 -> |i>, (|i> - |j>)/sqrt2 -> |j>
+        V[i, i], V[i, j], V[j, i], V[j, j] = r, r, r, -r
     server = list(range(n))
     if protocol == "quantum":
         client = server
@@ -674,7 +660,7 @@ def tieaudit_circuit(signs, matching, *, protocol: str = "quantum", measure: boo
             qc.cz(a, b)
     if padded:  # the client removes the twirl's Pauli part
         qc.z([client[q] for q in padded])
-    qc.append(V, client)
+    qc.append(UnitaryGate(V, label="M"), client)
     if measure:
         qc.measure(client, range(qc.num_clbits - n, qc.num_clbits))
     return qc

@@ -92,8 +92,7 @@ class _Source:
 
 @dataclass(frozen=True)
 class Honest(_Source):
-    """The ideal source: genuine GHZ registers. Every test passes, the sums are exact and the
-    pads are secret from everyone, the source included.
+    """The ideal source: genuine GHZ registers (tests pass, sums exact, pads secret from all).
 
     Examples
     --------
@@ -189,23 +188,17 @@ def _as_source(source) -> _Source:
 # -- Results ---------------------------------------------------------------------------------
 @result
 class VGAResult:
-    """Outcome of :func:`vga_aggregate` (settings as there; ``workers`` P, ``entries`` d).
-
-    Attributes
-    ----------
-    accepted : bool
-        ``tests_failed <= tolerance * tests`` (qubit GHZ tests; also ``tests_passed``).
-    total, transcript : numpy.ndarray of int64, shapes (d,) and (P, d)
-        The announcements received summed mod ``2**bits``, signed (the aggregate if
-        ``complete``: every worker ``announced``, else uniformly random); the words ``m_j``
-        broadcast, in ``0 .. 2**bits - 1`` (-1: the worker dropped out).
-    n_copies, n_tested, bad_used, bad_tested : int
-        Register-copies delivered, tested, spoiled among the used, spoiled among the tested;
-        ``ghz_delivered``, ``ghz_used``, ``ghz_tested`` count qubit GHZ copies (b per copy).
-    guess_words, attacker_guess, attacker_accuracy : numpy.ndarray (P, d), float
-        The source's guess of every input (uint32; signed int64): ``m_j`` minus the pad where it
-        holds every pad of the entry (``attacker_knows``, bool (d,)), the bare ``m_j`` elsewhere;
-        the fraction of announced inputs it gets right.
+    """Outcome of :func:`vga_aggregate` (settings as there; ``workers`` P, ``entries`` d):
+    ``accepted`` iff ``tests_failed <= tolerance * tests`` (qubit GHZ tests; ``tests_passed``);
+    ``total`` (int64 (d,)), the announcements received summed mod ``2**bits``, signed (the
+    aggregate if ``complete``: every worker ``announced``, else uniformly random); ``transcript``
+    (int64 (P, d)), the words ``m_j`` broadcast in ``0 .. 2**bits - 1`` (-1: dropped out);
+    register-copies ``n_copies`` delivered, ``n_tested``, spoiled ``bad_used`` and
+    ``bad_tested``; qubit GHZ copies ``ghz_delivered``, ``ghz_used``, ``ghz_tested`` (b per
+    copy); the source's guess of every input, ``guess_words`` (uint32 (P, d); signed int64:
+    ``attacker_guess``): ``m_j`` minus the pad where it holds every pad of the entry
+    (``attacker_knows``, bool (d,)), the bare ``m_j`` elsewhere, and ``attacker_accuracy``, the
+    fraction of announced inputs it gets right.
 
     Examples
     --------
@@ -526,10 +519,9 @@ def vga_restart(
     tolerance: float = 0.0,
     seed=None,
 ) -> VGARestart:
-    """A round lost to ``dropped`` workers (the announcements received sum to a uniformly random
-    word: nothing learned, nothing recovered), then the survivors' round on fresh GHZ copies:
-    their sum, never the dropped inputs (Bonawitz et al. 2017 recover with t-of-n secret
-    sharing). Keywords as in :func:`vga_aggregate`.
+    """A round lost to ``dropped`` workers (module docstring), then the survivors' round on fresh
+    GHZ copies: their sum, never the dropped inputs (Bonawitz et al. 2017 recover them with t-of-n
+    secret sharing). Keywords as in :func:`vga_aggregate`.
 
     Examples
     --------
@@ -661,6 +653,8 @@ def vga_circuit(x, bits: int, *, pads=None, flips=None, measure: bool = True):
     regs = [QuantumRegister(bits, f"w{j}") for j in range(P)]
     cregs = [ClassicalRegister(bits, f"m{j}") for j in range(P)] if measure else []
     qc = QuantumCircuit(*regs, *cregs)
+    qft, inverse_qft = QFTGate(bits), QFTGate(bits).inverse()
+    qft.label, inverse_qft.label = "QFT", "QFT†"
     if pads is None:
         for i in range(bits):
             qc.h(regs[0][i])
@@ -678,8 +672,6 @@ def vga_circuit(x, bits: int, *, pads=None, flips=None, measure: bool = True):
         for j, rj in enumerate(rs):
             for qubit in (regs[j][i] for i in range(bits) if (rj >> i) & 1):
                 qc.x(qubit)
-            qft = QFTGate(bits)
-            qft.label = "QFT"
             qc.append(qft, regs[j])
     qc.barrier()
     for j, xj in enumerate(xs):  # Z^{x_j}: phase 2 pi x_j 2**i / 2**b on |1> of qubit i
@@ -688,8 +680,6 @@ def vga_circuit(x, bits: int, *, pads=None, flips=None, measure: bool = True):
                 qc.p(2 * math.pi * ((xj << i) % (1 << bits)) / (1 << bits), regs[j][i])
     qc.barrier()
     for j in range(P):
-        inverse_qft = QFTGate(bits).inverse()
-        inverse_qft.label = "QFT†"
         qc.append(inverse_qft, regs[j])
         if measure:
             qc.measure(regs[j], cregs[j])

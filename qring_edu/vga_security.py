@@ -128,14 +128,12 @@ TRANSCRIPT_SOURCES = (Honest, KnownPads, Eavesdropper)
 
 
 def detection_probability(attack, workers: int, *, bits: int) -> float:
-    """Probability that testing one bad register-copy exposes it (the ``detection`` of
-    :func:`vga_epsilon`): ``1 - (1 - delta_1)**k`` for k attacked qubit GHZ states, each failing
-    with probability ``delta_1``: ``delta_P = (1 - 2**(1-P))/2``
-    (:func:`~qring_edu.vga.known_pads_detection`) for :class:`~qring_edu.vga.KnownPads` and
-    :class:`~qring_edu.vga.Eavesdropper` (k = b, whatever their fraction) and
+    """Probability that testing one bad register-copy exposes it (``detection`` of
+    :func:`vga_epsilon`): ``1 - (1 - delta_1)**k``, k attacked qubit GHZ states each failing with
+    probability ``delta_1``: ``(1 - 2**(1-P))/2`` (:func:`~qring_edu.vga.known_pads_detection`)
+    for :class:`~qring_edu.vga.KnownPads`, :class:`~qring_edu.vga.Eavesdropper` (k = b) and
     :class:`KnownPadBits` (k = ``qubits``); 1/4 for :class:`SplitWorker`; 1 for
-    :class:`~qring_edu.vga.Dephasing`. Slightly changed copies are not in this list
-    (:func:`rotated_ghz_leak`).
+    :class:`~qring_edu.vga.Dephasing`.
 
     Examples
     --------
@@ -156,9 +154,8 @@ def detection_probability(attack, workers: int, *, bits: int) -> float:
         )
     if attack.qubits > bits:
         raise ValueError(f"attack.qubits must be at most bits = {bits}, got {attack.qubits}")
-    per_test = (
-        SPLIT_WORKER_DETECTION if isinstance(attack, SplitWorker) else known_pads_detection(workers)
-    )
+    split = isinstance(attack, SplitWorker)
+    per_test = SPLIT_WORKER_DETECTION if split else known_pads_detection(workers)
     return 1.0 - (1.0 - per_test) ** attack.qubits
 
 
@@ -375,20 +372,14 @@ def _check_significance(significance) -> float:
 def ghz_verified_infidelity(n_tests: int, significance: float) -> float:
     """Infidelity that ``n_tests`` passed GHZ tests guarantee for one untested copy against an
     adversarial source: ``eps(N, delta) = min{1, (1 - delta)/(nu delta N), 1/(delta (N + 1))}``,
-    ``nu = 1/2``. O(1) for every N.
-
-    The theorem (H. Zhu and M. Hayashi, PRL 123, 260504 and PRA 100, 062335 (2019), as restated
-    in Phys. Rev. Applied 12, 054047 (2019), Eq. (26), the sentence after it, and Eq. (C37)): the
-    adversary prepares *any* state of N + 1 systems; the verifier permutes them at random, tests
-    N with a strategy Omega and keeps the last, whose reduced state given that all N tests
-    passed is sigma; whenever the passing probability is at least delta, ``1 - <psi|sigma|psi>
-    <= eps``, for the number of tests of :func:`ghz_verification_tests` (smallest eigenvalue 0,
-    spectral gap nu). The GHZ test ({1, 1/2, 0}) and a register's test (all b qubit GHZ tested;
-    {1, 1/2, ..., 2**-b, 0}) both have nu = 1/2; for VGA, N counts tested registers. Covered:
-    one random untested copy's reduced state only; **not** all used copies jointly, the privacy
-    of every entry (a fidelity ``1 - eps`` copy can leak up to ``sqrt(eps)``,
-    :func:`rotated_ghz_leak`), dishonest workers in the tests, the sum's integrity, composability.
-    The 1/delta scaling makes it weak.
+    ``nu = 1/2`` (H. Zhu and M. Hayashi, PRL 123, 260504 and PRA 100, 062335 (2019); Phys. Rev.
+    Applied 12, 054047 (2019), Eqs. (26) and (C37)): for *any* state of N + 1 systems, randomly
+    permuted, N tested, the last kept (state sigma given N passes, which occur with probability
+    at least delta), ``1 - <psi|sigma|psi> <= eps``. The GHZ test ({1, 1/2, 0}) and a register's
+    test ({1, 1/2, ..., 2**-b, 0}) both have nu = 1/2; N counts tested registers. It covers one
+    random untested copy only, **not** all used copies jointly, the privacy of every entry (a
+    fidelity ``1 - eps`` copy can leak up to ``sqrt(eps)``, :func:`rotated_ghz_leak`), dishonest
+    workers in the tests, the sum's integrity, composability.
 
     Examples
     --------
@@ -403,9 +394,8 @@ def ghz_verified_infidelity(n_tests: int, significance: float) -> float:
 
 def ghz_verification_tests(infidelity: float, significance: float) -> int:
     """Passed tests needed to verify one untested copy within ``infidelity`` at ``significance``:
-    ``min{ceil((1 - delta)/(nu delta eps)), ceil(1/(delta eps) - 1)}``, nu = 1/2 (Zhu & Hayashi
-    bound ``N`` between this and ``ceil((1 - delta)/(nu delta eps))``; the lower end is attained
-    for nu = 1/2; :func:`ghz_verified_infidelity` says what it covers).
+    ``min{ceil((1 - delta)/(nu delta eps)), ceil(1/(delta eps) - 1)}``, nu = 1/2 (the lower end
+    of Zhu & Hayashi's range; what it covers: :func:`ghz_verified_infidelity`).
 
     Examples
     --------
@@ -477,14 +467,11 @@ def vga_epsilon(n_copies, test_fraction, bad_fraction, *, detection=None) -> flo
     plants, that every test passes while more than ``bad_fraction`` of the used copies are bad:
     ``max_B sum_k Hyp(k; N, B, T) (1 - detection)**k [B - k > bad_fraction (N - T)]``, with N
     register-copies, ``T = ceil(f N)`` tested at random and each tested bad copy exposed
-    *independently* with probability ``detection``. Exact, by branch and bound over B with
-    Chernoff bounds (the binomial mgf bounds the hypergeometric one, Hoeffding 1963). N <= 100 000.
-
-    ``detection`` (required) must be the attack class's *minimum* detection
-    (:func:`detection_probability`: 1/4 for a split worker, the floor of every certain leak).
-    Not covered: copies detected less often (:func:`rotated_ghz_leak`), attacks correlated across
-    copies, dishonest workers in the tests, the sum's integrity, composability. With
-    ``bad_fraction = 0`` it never falls below about ``1 - f`` (:func:`vga_epsilon_floor`).
+    *independently* with probability ``detection``, the attack class's *minimum* (required;
+    :func:`detection_probability`: 1/4 for a split worker, the floor of every certain leak).
+    Exact, by branch and bound over B with Chernoff bounds (Hoeffding 1963). N <= 100 000. Not
+    covered: module docstring. With ``bad_fraction = 0`` it never falls below about ``1 - f``
+    (:func:`vga_epsilon_floor`).
 
     Examples
     --------
@@ -526,8 +513,7 @@ def vga_epsilon_floor(n_copies, test_fraction, bad_fraction) -> float:
     """A lower bound on :func:`vga_epsilon` for *every* detection: the source plants the fewest
     bad copies that exceed the threshold, ``B* = floor(bad_fraction * U) + 1``, and with
     probability ``C(N - B*, T)/C(N, T)`` none of them is tested (equality at detection 1). With
-    ``bad_fraction = 0`` this is ``(N - T)/N``, 1/2 at f = 1/2 and N even *whatever N*: a
-    sampling bound can promise that few used copies are bad, never that none is. O(1).
+    ``bad_fraction = 0``: ``(N - T)/N``, 1/2 at f = 1/2 whatever N. O(1).
 
     Examples
     --------
@@ -543,10 +529,9 @@ def vga_epsilon_floor(n_copies, test_fraction, bad_fraction) -> float:
 
 
 def amplified_leak_probability(n_copies: int, bad_copies: int, amplification: int) -> float:
-    """Probability that one entry leaks under privacy amplification, ``C(B, k)/C(N, k) =
-    prod_{i<k} (B - i)/(N - i)`` (about ``beta**k``; also the expected fraction of leaked
-    entries, unconditioned on the verdict): B of the N registers attacked, and the secret split
-    makes an entry's k registers a uniformly random k-subset, all k of which must be attacked.
+    """Probability that one entry leaks under privacy amplification (all k of its secretly
+    assigned registers attacked, B of N): ``C(B, k)/C(N, k) = prod_{i<k} (B - i)/(N - i)``, about
+    ``beta**k`` (also the expected fraction of leaked entries, unconditioned on the verdict).
 
     Examples
     --------
@@ -647,9 +632,8 @@ def _product_register_state(qubit_states, workers: int, bits: int) -> np.ndarray
 
 @result
 class RotatedGHZLeak:
-    """A partially bad copy and what it leaks (:func:`rotated_ghz_leak`).
-
-    ``angle`` theta (radians), ``workers`` P, ``bits`` b; ``fidelity = cos(theta)**2``,
+    """A partially bad copy and what it leaks (:func:`rotated_ghz_leak`): ``angle`` theta
+    (radians), ``workers`` P, ``bits`` b; ``fidelity = cos(theta)**2``,
     ``trace_distance = |sin theta|``, ``fail_probability = sin(theta)**2 / 2`` (the witness
     bound attained); ``leak``: the largest total-variation distance, over the entry's inputs, of
     the transcript law from the ideal; ``witness``: :class:`GHZWitness` of ``fail_probability``
@@ -674,8 +658,7 @@ class RotatedGHZLeak:
 def rotated_ghz_state(angle: float, workers: int) -> np.ndarray:
     """``cos(theta) |GHZ+> + sin(theta) |1 0 .. 0>`` (worker 0's qubit flipped), a P-qubit vector:
     the test fails with probability ``sin(theta)**2 / 2 = (1 - F)/2`` (the witness is tight).
-    The gap between trace distance t and failure of order t**2 is raised after McCutcheon et al.,
-    Nat. Commun. 7, 13251 (2016); the family and its numbers are this library's own.
+    After McCutcheon et al., Nat. Commun. 7, 13251 (2016); the family is this library's own.
 
     Examples
     --------
@@ -686,9 +669,7 @@ def rotated_ghz_state(angle: float, workers: int) -> np.ndarray:
     theta = check_float(angle, "angle", -math.pi, math.pi)
     workers = check_int(workers, "workers", 2, MAX_WITNESS_WORKERS)
     plus, _ = _ghz_pair(workers)
-    flipped = np.zeros(1 << workers)
-    flipped[1] = 1.0
-    return math.cos(theta) * plus + math.sin(theta) * flipped
+    return math.cos(theta) * plus + math.sin(theta) * (np.arange(1 << workers) == 1)
 
 
 def rotated_ghz_leak(angle: float, workers: int = 2, bits: int = 1) -> RotatedGHZLeak:

@@ -84,8 +84,7 @@ class TrainingComparison:
 
     Examples
     --------
-    >>> cmp = training_comparison(1.0, 2, steps=3)
-    >>> cmp                                             # perfect pairs: the same run bit for bit
+    >>> training_comparison(1.0, 2, steps=3)            # perfect pairs: the same run bit for bit
     TrainingComparison(identical=True, classical_loss=0.2737, superdense_loss=0.2737, divergence=0)
     """
 
@@ -158,8 +157,7 @@ class LearnerTraining:
 
     Examples
     --------
-    >>> t = learner_training("mlp", 0.9, steps=3)
-    >>> t
+    >>> learner_training("mlp", 0.9, steps=3)
     LearnerTraining(model='mlp', pair_fidelity=0.9, identical=False, accuracy=0.6569, classical_accuracy=0.8675)
     """
 

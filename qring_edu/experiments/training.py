@@ -180,9 +180,8 @@ class LearnerTraining:
 def learner_training(
     model: str = "vqc", pair_fidelity: float = 0.99, workers: int = 4, seed: int = 0, *, steps=100
 ) -> LearnerTraining:
-    """Train ``model`` (``"mlp"`` or ``"vqc"``) over the superdense ring with pairs of fidelity
-    ``pair_fidelity`` and over the classical ring, with the same data, initial parameters and
-    batches (:func:`qring_edu.train_data_parallel`); at F = 1 the two runs are identical.
+    """Like :func:`training_comparison`, for the learner ``model`` (``"mlp"`` or ``"vqc"``); at
+    F = 1 the two runs are identical.
 
     Examples
     --------
@@ -318,11 +317,8 @@ class LearnerBudget(Tabular):
 
     Examples
     --------
-    >>> b = learner_budget()
-    >>> b
+    >>> learner_budget()
     LearnerBudget(models=('mlp', 'vqc'), savings=(('mlp', 0.0001679), ('vqc', 4e-05)))
-    >>> b.budget("mlp")
-    GradientBudget(n_params=82, workers=4, bits=16, link_bits=1984, link_qubits=992, bandwidth_ratio=0.000336, saving=0.0001679, crossover_params=2.5e+05)
     """
 
     models: tuple[str, ...]

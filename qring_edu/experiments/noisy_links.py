@@ -234,8 +234,7 @@ def capacity_sweep(fidelities: Sequence[float] | None = None) -> CapacitySweep:
     grid = _fidelity_grid(fidelities, np.linspace(0.25, 1.0, 301))
     caps = [depolarizing_capacities(float(F)) for F in grid]
     classical, assisted = np.array([[c.classical, c.entanglement_assisted] for c in caps]).T
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ratio = np.where(classical > 0, assisted / np.where(classical > 0, classical, 1.0), np.nan)
+    ratio = np.where(classical > 0, assisted / np.where(classical > 0, classical, 1.0), np.nan)
     bound = np.array([_bound(Link(channel_fidelity=float(F))) for F in grid])
     return CapacitySweep(grid, classical, assisted, ratio, bound, float(dense_coding_threshold()))
 

@@ -84,8 +84,7 @@ class TrainingComparison:
 
     Examples
     --------
-    >>> cmp = training_comparison(1.0, 2, steps=3)
-    >>> cmp                                             # perfect pairs: the same run bit for bit
+    >>> training_comparison(1.0, 2, steps=3)            # perfect pairs: the same run bit for bit
     TrainingComparison(identical=True, classical_loss=0.2737, superdense_loss=0.2737, divergence=0)
     """
 
@@ -158,8 +157,7 @@ class LearnerTraining:
 
     Examples
     --------
-    >>> t = learner_training("mlp", 0.9, steps=3)
-    >>> t
+    >>> learner_training("mlp", 0.9, steps=3)
     LearnerTraining(model='mlp', pair_fidelity=0.9, identical=False, accuracy=0.6569, classical_accuracy=0.8675)
     """
 
@@ -182,9 +180,8 @@ class LearnerTraining:
 def learner_training(
     model: str = "vqc", pair_fidelity: float = 0.99, workers: int = 4, seed: int = 0, *, steps=100
 ) -> LearnerTraining:
-    """Train ``model`` (``"mlp"`` or ``"vqc"``) over the superdense ring with pairs of fidelity
-    ``pair_fidelity`` and over the classical ring, with the same data, initial parameters and
-    batches (:func:`qring_edu.train_data_parallel`); at F = 1 the two runs are identical.
+    """Like :func:`training_comparison`, for the learner ``model`` (``"mlp"`` or ``"vqc"``); at
+    F = 1 the two runs are identical.
 
     Examples
     --------
@@ -320,11 +317,8 @@ class LearnerBudget(Tabular):
 
     Examples
     --------
-    >>> b = learner_budget()
-    >>> b
+    >>> learner_budget()
     LearnerBudget(models=('mlp', 'vqc'), savings=(('mlp', 0.0001679), ('vqc', 4e-05)))
-    >>> b.budget("mlp")
-    GradientBudget(n_params=82, workers=4, bits=16, link_bits=1984, link_qubits=992, bandwidth_ratio=0.000336, saving=0.0001679, crossover_params=2.5e+05)
     """
 
     models: tuple[str, ...]

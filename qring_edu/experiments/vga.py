@@ -440,18 +440,14 @@ def _row(rows: tuple, key, name: str) -> tuple:
 
 def _witness_states(workers: int, rng: np.random.Generator) -> list[tuple[str, np.ndarray]]:
     """Named P-qubit states (vectors, or a density matrix), worker j = bit j."""
-    dim = 1 << workers
-    ghz = np.zeros(dim)
-    ghz[0] = ghz[-1] = 2**-0.5
+    dim, ghz = 1 << workers, _ghz_register_state(workers, 1)
     flipped = ghz * np.where(np.arange(dim) == dim - 1, -1, 1)  # |GHZ->
     phases = rng.uniform(0, 2 * np.pi, workers)
     phases[-1] = -phases[:-1].sum()  # zero-sum phases: a known-pads copy
     product = np.ones(1)
     for phi in phases:  # kron puts later workers on higher bits
         product = np.kron(np.array([1.0, np.exp(1j * phi)]) / np.sqrt(2), product)
-    rest = np.zeros(dim >> 1)
-    rest[0] = rest[-1] = 2**-0.5
-    split = np.kron(rest, np.array([1.0, 1.0]) / np.sqrt(2))  # worker 0 holds |+>
+    split = np.kron(_ghz_register_state(workers - 1, 1), np.array([1.0, 1.0]) / np.sqrt(2))
     pure = rng.normal(size=dim) + 1j * rng.normal(size=dim)
     return [
         ("genuine GHZ", ghz),

@@ -64,7 +64,6 @@ def aligned_pair(P: int, c: float, seed=None) -> tuple[np.ndarray, np.ndarray]:
 
     Examples
     --------
-    >>> import numpy as np
     >>> g, h = aligned_pair(16, 0.3, seed=0)
     >>> g.shape, round(float(np.linalg.norm(g)), 12), round(float(g @ h), 12)
     ((16,), 1.0, 0.3)
@@ -118,8 +117,7 @@ QUANTUM_GAPIP_PROTOCOLS = ("quantum", "phase_estimation")
 
 
 def _quantum(protocol: str, confidence: str):
-    """The protocol value of a family ``(protocol, confidence)``: the families that size the
-    sketch too (Hoeffding's bound or the exact binomial tail), so both sides use one family."""
+    """The protocol value of a family ``(protocol, confidence)``; its bound sizes the sketch."""
     check_choice(protocol, "protocol", QUANTUM_GAPIP_PROTOCOLS)
     value = AmplitudeEstimation if protocol == "quantum" else PhaseEstimation
     return value(check_choice(confidence, "confidence", ("hoeffding", "exact")))
@@ -231,8 +229,6 @@ def gapip_probability(
     Examples
     --------
     >>> g, h = [1.0, 0.0], [0.6, 0.8]           # <g, h> = 0.6, cos(theta) = 0.8
-    >>> round(gapip_probability(g, h, 1), 6)     # sin^2(3 theta)
-    0.876096
     >>> round(gapip_probability(g, h, 2, protocol="phase_estimation", method="statevector"), 6)
     0.9216
     """
@@ -390,11 +386,10 @@ def gapip_curves(
 class GapIPSchedule:
     """What happens in one shot of a quantum GapIP protocol, in order.
 
-    ``events``: tuples ``(kind, party, label)``; ``kind`` is ``"op"`` (``party`` acts on the
-    register: ``label`` names the operation) or ``"pass"`` (``party`` sends the register to the
-    other one; ``label`` is the qubit count). ``register``: ``n = ceil(log2(P + 1))``;
-    ``width``: qubits per pass (``n``, or ``n + 1`` with phase estimation's control qubit);
-    ``multiple``: the shot measures ``sin^2(multiple · theta)``.
+    ``events``: ``(kind, party, label)``, ``kind`` ``"op"`` (``party`` applies ``label``) or
+    ``"pass"`` (``party`` sends ``label`` qubits). ``register``: ``n = ceil(log2(P + 1))``;
+    ``width``: qubits per pass (``n``, +1 control for phase estimation); the shot measures
+    ``sin^2(multiple · theta)``.
 
     Examples
     --------

@@ -48,23 +48,18 @@ __all__ = [
 MAX_LINK_WORDS = 10**6
 
 
-# -- The ring schedule, replayed step by step ------------------------------------------------------
 @result(show=("total_steps", "phase"))
 class RingState:
     """What every worker holds after ``step`` synchronous steps of the ring all-reduce.
 
-    ``contains[k, c, j]`` (bool, (P, P, P)): worker k's copy of chunk c already includes worker
-    j's gradient (``j == k`` at the start, everywhere after 2(P-1) steps). ``messages``: those of
-    the step just completed (none at step 0). ``offsets`` (P + 1,): the chunk boundaries
-    (:func:`qring_edu.chunk_bounds`).
+    ``contains[k, c, j]`` (bool, (P, P, P)): worker k's copy of chunk c includes worker j's
+    gradient. ``messages``: those of the step just completed. ``offsets`` (P + 1,):
+    :func:`qring_edu.chunk_bounds`.
 
     Examples
     --------
-    >>> st = ring_state(4, 3)
-    >>> st
+    >>> ring_state(4, 3)
     RingState(workers=4, d=4, bits=16, step=3, total_steps=6, phase='reduce-scatter')
-    >>> [st.reduced_chunk(k) for k in range(4)]
-    [1, 2, 3, 0]
     """
 
     workers: int
@@ -103,10 +98,8 @@ class RingState:
 
 
 def ring_state(workers: int, step: int, d: int | None = None, bits: int = 16) -> RingState:
-    """Replay the first ``step`` synchronous steps of :func:`qring_edu.ring_schedule`.
-
-    ``step``: 0 .. 2(P-1); ``d``: entries per gradient (default P); ``bits``: for the message
-    sizes. Reduce-scatter messages *add* into the receiver's copy, all-gather messages *overwrite*.
+    """Replay the first ``step`` (0 .. 2(P-1)) steps of :func:`qring_edu.ring_schedule` on
+    gradients of ``d`` entries (default P): reduce-scatter *adds*, all-gather *overwrites*.
 
     Examples
     --------
@@ -154,12 +147,10 @@ def ring_schedule_table(workers: int) -> Table:
     return Table(("step", "phase") + links, tuple(rows), ("d", "") + ("",) * P)
 
 
-# -- α–β costs: ring vs parameter server vs the lower bound ----------------------------------------
 @result(show=("workers_range",))
 class CostSweep(Tabular):
-    """α–β times (s) of one all-reduce of ``d`` words of ``bits`` bits per P in ``workers`` (n,):
-    ``ring``, ``parameter_server``, ``bound`` (lower-bound bits × beta,
-    :func:`qring_edu.costmodel.allreduce_lower_bound_bits`) and ``latency`` (``2 (P-1) alpha``).
+    """α–β times (s) of one all-reduce per P in ``workers``: ``ring``, ``parameter_server``,
+    ``bound`` (:func:`qring_edu.costmodel.allreduce_lower_bound_bits` × beta), ``latency``.
 
     Examples
     --------
@@ -259,20 +250,17 @@ def alpha_beta_costs(
     """
     model = check_choice(model, "model", tuple(MODEL_SIZES))
     alpha = check_float(alpha_us, "alpha_us (latency in microseconds)", 0.0) / 1e6
-    bandwidth = check_float(
-        bandwidth_gbps, "bandwidth_gbps (link bandwidth in Gbit/s)", 0.0, lo_open=True
-    )
+    name = "bandwidth_gbps (link bandwidth in Gbit/s)"
+    bandwidth = check_float(bandwidth_gbps, name, 0.0, lo_open=True)
     clock = (MODEL_SIZES[model], bits, alpha, 1.0 / (bandwidth * 1e9))
     return cost_sweep(*clock, workers=tuple(range(2, 129)), label=model, chosen=workers)
 
 
-# -- Per-link bits from the ledger -----------------------------------------------------------------
 @result(show=("workers_range",))
 class LinkBitsSweep:
-    """Bits on the busiest link of one all-reduce of ``d`` words of ``bits`` bits, per P in
-    ``workers`` (n,): ``ring`` (the ledger of :func:`qring_edu.ring_allreduce`), ``bound``
-    (:func:`qring_edu.costmodel.allreduce_lower_bound_bits`) and ``parameter_server`` (``P d b``
-    into the server per direction).
+    """Bits on the busiest link of one all-reduce per P in ``workers``: ``ring`` (ledger),
+    ``bound`` (:func:`qring_edu.costmodel.allreduce_lower_bound_bits`), ``parameter_server``
+    (``P d b`` into the server per direction).
 
     Examples
     --------
@@ -294,39 +282,31 @@ class LinkBitsSweep:
 def link_bits_sweep(
     d: int, bits: int, workers: Sequence[int] = tuple(range(2, 17))
 ) -> LinkBitsSweep:
-    """Run the classical ring on zero gradients of shape (P, d) for each P (``P >= 2``, ``P d <=``
+    """Run the classical ring on zero gradients (P, d) for each P (``P d <=``
     :data:`MAX_LINK_WORDS`) and read the ledger.
 
     Examples
     --------
-    >>> from qring_edu.experiments.bottleneck import link_bits_sweep
-    >>> sweep = link_bits_sweep(60, 16, workers=range(2, 6))
-    >>> sweep
-    LinkBitsSweep(d=60, bits=16, workers_range=(2, 5))
-    >>> sweep.parameter_server.tolist()
+    >>> link_bits_sweep(60, 16, workers=range(2, 6)).parameter_server.tolist()
     [1920.0, 2880.0, 3840.0, 4800.0]
     """
     d = check_int(d, "d", 1)
     bits = check_bits(bits)
     ps = worker_counts(workers, max_words=MAX_LINK_WORDS, d=d)
-    ring = [
-        ring_allreduce(np.zeros((p, d), dtype=np.int64), bits=bits).ledger.online_bits() for p in ps
-    ]
+    zeros = (np.zeros((p, d), dtype=np.int64) for p in ps)
+    ring = [ring_allreduce(g, bits=bits).ledger.online_bits() for g in zeros]
     bound = np.array([allreduce_lower_bound_bits(p, d, bits) for p in ps])
     server = np.array([parameter_server_time(p, d, bits, 0.0, 1.0) / 2 for p in ps])
     return LinkBitsSweep(d, bits, *(np.array(v, dtype=np.int64) for v in (ps, ring)), bound, server)
 
 
-# -- Real model sizes ------------------------------------------------------------------------------
 @result
 class ModelCommRow:
-    """Per-iteration gradient synchronisation of one model on a ring of ``workers`` workers:
-    ``link_bits`` on the busiest link; ``ring_s`` / ``ps_s``: α–β seconds of the ring / a single
-    parameter server.
+    """One model's gradient synchronisation: ``link_bits`` on the busiest link; ``ring_s`` /
+    ``ps_s``: α–β seconds of the ring / a single parameter server.
 
     Examples
     --------
-    >>> from qring_edu.experiments.bottleneck import model_comm_table
     >>> row = model_comm_table(models=["ResNet-50"], bits=[16])[0]
     >>> row.model, row.params, round(row.link_bits / 8e9, 3), round(row.ring_s, 4)
     ('ResNet-50', 25557032, 0.099, 0.0085)
@@ -349,11 +329,7 @@ class ModelCommTable(Rows):
 
     Examples
     --------
-    >>> from qring_edu.experiments.bottleneck import model_comm_table
-    >>> rows = model_comm_table(models=["ResNet-50", "GPT-2 XL"], bits=[16])
-    >>> rows
-    ModelCommTable(models=('ResNet-50', 'GPT-2 XL'))
-    >>> print(rows.table())
+    >>> print(model_comm_table(models=["ResNet-50", "GPT-2 XL"], bits=[16]).table())
     model         parameters  bits  GB per link  ring (s)  server (s)
     ResNet-50     25,557,032    16         0.10     0.009         0.3
     GPT-2 XL   1,500,000,000    16         5.81     0.466        15.4
@@ -403,16 +379,13 @@ def model_comm_table(
     return ModelCommTable(tuple(rows))
 
 
-# -- Overlap with the backward pass (the classical ring only; chapter 3 compares both transports) ---
 @result(show=("hidden",))
 class OverlapRow:
-    """One iteration of the classical ring with ``buckets`` buckets (``None``: not overlapped,
-    :func:`qring_edu.iteration_time`), in seconds: ``total``, ``tail`` (``total - compute``, after
-    the last gradient) and ``ring`` (one whole-gradient all-reduce, :func:`qring_edu.ring_time`).
+    """One iteration of the classical ring with ``buckets`` buckets (``None``: not overlapped),
+    in seconds: ``total``, ``tail`` (after the last gradient), ``ring`` (one all-reduce).
 
     Examples
     --------
-    >>> from qring_edu.experiments.bottleneck import overlap_table
     >>> row = overlap_table(buckets=(5,)).row(5)
     >>> round(row.total * 1e3, 2), round(row.tail * 1e3, 2), round(row.hidden, 3)
     (21.5, 1.5, 0.792)
@@ -436,11 +409,7 @@ class OverlapTable(Rows):
 
     Examples
     --------
-    >>> from qring_edu.experiments.bottleneck import overlap_table
-    >>> table = overlap_table(buckets=(5,))
-    >>> table
-    OverlapTable(model='ResNet-50', workers=8, bits=16)
-    >>> print(table.table())
+    >>> print(overlap_table(buckets=(5,)).table())
     schedule    iteration (ms)  after the backward pass (ms)  all-reduce hidden (%)
     no overlap           27.23                          7.23                      0
     5 buckets            21.50                          1.50                     79
@@ -476,9 +445,8 @@ def overlap_table(
     compute: float = 0.02,
     buckets: Sequence[int] = (1, 2, 5, 25),
 ) -> OverlapTable:
-    """The classical ring with and without overlap: one row for the non-overlapped model
-    (:func:`qring_edu.iteration_time`) and one per bucket count in ``buckets``
-    (:func:`qring_edu.costmodel.bucketed_iteration_time`, ``method="formula"``); ``compute`` s.
+    """The classical ring without overlap (:func:`qring_edu.iteration_time`) and with each
+    bucket count (:func:`qring_edu.costmodel.bucketed_iteration_time`); ``compute`` in s.
 
     Examples
     --------

@@ -64,7 +64,6 @@ def aligned_pair(P: int, c: float, seed=None) -> tuple[np.ndarray, np.ndarray]:
 
     Examples
     --------
-    >>> import numpy as np
     >>> g, h = aligned_pair(16, 0.3, seed=0)
     >>> g.shape, round(float(np.linalg.norm(g)), 12), round(float(g @ h), 12)
     ((16,), 1.0, 0.3)
@@ -118,8 +117,7 @@ QUANTUM_GAPIP_PROTOCOLS = ("quantum", "phase_estimation")
 
 
 def _quantum(protocol: str, confidence: str):
-    """The protocol value of a family ``(protocol, confidence)``: the families that size the
-    sketch too (Hoeffding's bound or the exact binomial tail), so both sides use one family."""
+    """The protocol value of a family ``(protocol, confidence)``; its bound sizes the sketch."""
     check_choice(protocol, "protocol", QUANTUM_GAPIP_PROTOCOLS)
     value = AmplitudeEstimation if protocol == "quantum" else PhaseEstimation
     return value(check_choice(confidence, "confidence", ("hoeffding", "exact")))
@@ -159,16 +157,13 @@ def gapip_scaling(
     confidence: str = "hoeffding",
     protocol: str = "quantum",
 ) -> GapIPScaling:
-    """Run GapIP at each ``tau`` on ``trials`` promise instances (alternating ``<g,h> = ±tau``):
-    the mean cost of the quantum ``protocol`` with ``confidence`` intervals, the classical cost
-    (the cheaper of sketch and vector, the sketch sized with the same family: ``"hoeffding"`` or
-    ``"exact"`` binomial tail), and both fractions of correct verdicts.
+    """Mean cost and accuracy of the quantum ``protocol`` (``confidence`` intervals) and the
+    classical cost ``min(sketch, vector)`` (sketch sized with the same family) at each ``tau``,
+    on ``trials`` promise instances (alternating ``<g,h> = ±tau``).
 
     Examples
     --------
     >>> s = gapip_scaling((0.4, 0.1), 2**8, trials=2, confidence="hoeffding")
-    >>> s.taus.tolist(), s.quantum_cost.shape
-    ([0.4, 0.1], (2,))
     >>> bool(s.quantum_cost[1] > s.quantum_cost[0])          # a smaller margin costs more qubits
     True
     """
@@ -189,7 +184,6 @@ def gapip_scaling(
     return GapIPScaling(*args, trials, confidence, protocol)
 
 
-# -- GapIP: the classical protocols' costs, and the four simulation paths --------------------------
 def classical_cost_table(
     P: int = 2**16,
     taus: Sequence[float] = (0.4, 0.1, 0.02),
@@ -197,11 +191,9 @@ def classical_cost_table(
     *,
     exact: bool = False,
 ) -> Table:
-    """Bits of the two classical GapIP protocols at each margin τ: the sign sketch
-    (:func:`qring_edu.gapip.sketch_bits`, Hoeffding; with ``exact=True`` also the exact
-    binomial length), sending the quantised vector (:func:`qring_edu.gapip.vector_bits`), and
-    which one the classical protocol uses (:func:`qring_edu.gapip.classical_bits`, the
-    cheaper, Hoeffding family).
+    """Bits of the sign sketch (:func:`qring_edu.gapip.sketch_bits`, Hoeffding; ``exact=True``
+    adds the exact binomial length) and the quantised vector (:func:`qring_edu.gapip.vector_bits`)
+    at each τ, and the one :func:`qring_edu.gapip.classical_bits` uses.
 
     Examples
     --------
@@ -228,19 +220,15 @@ def _reflect(state: np.ndarray, axis: np.ndarray) -> np.ndarray:
 def gapip_probability(
     g, h, k: int, *, method: str = "subspace", protocol: str = "quantum"
 ) -> float:
-    """Probability that a shot of :func:`qring_edu.gapip.gapip` ends in "not a_h": ``sin^2((2k+1)
-    theta)`` after ``k >= 0`` iterations (``"quantum"``), ``sin^2(K theta)`` for power ``k = K
-    >= 1`` of ``controlled-(R_h R_g)`` (``"phase_estimation"``, the control's "-"), three ways.
+    """P("not a_h") of a shot of :func:`qring_edu.gapip.gapip`: ``sin^2((2k+1) theta)``, ``k >= 0``
+    (``"quantum"``), or ``sin^2(K theta)``, ``k = K >= 1`` (``"phase_estimation"``, control "-").
 
-    ``method``: ``"subspace"`` (the protocol's fast path, the closed form; ``k <= 10^15``),
-    ``"statevector"`` (NumPy on all ``2^n`` amplitudes, times 2 for the control; ``k <= 10^4``)
-    or ``"qiskit"`` (:func:`qring_edu.gapip.gapip_circuit` as a ``Statevector``; ``k <= 64``).
+    ``method``: ``"subspace"`` (closed form, ``k <= 10^15``), ``"statevector"`` (NumPy on all
+    amplitudes, ``k <= 10^4``) or ``"qiskit"`` (``Statevector`` of the circuit, ``k <= 64``).
 
     Examples
     --------
     >>> g, h = [1.0, 0.0], [0.6, 0.8]           # <g, h> = 0.6, cos(theta) = 0.8
-    >>> round(gapip_probability(g, h, 1), 6)     # sin^2(3 theta)
-    0.876096
     >>> round(gapip_probability(g, h, 2, protocol="phase_estimation", method="statevector"), 6)
     0.9216
     """
@@ -289,10 +277,8 @@ def gapip_sample_qiskit(
 
 @result(show=("max_exact_gap",))
 class GapIPPaths(Tabular):
-    """``P("not a_h")`` after k iterations (``protocol="phase_estimation"``: ``P(control "-")``
-    with power ``K = k``), for each k in ``ks``, computed four ways: the exact 2-D subspace (fast
-    path), the full state vector, the Qiskit circuit evolved as a ``Statevector``, and Aer
-    sampling ``shots`` shots (shape (n,) each).
+    """:func:`gapip_probability` for each k in ``ks`` by each method, and the Aer frequency over
+    ``shots`` shots (shape (n,) each).
 
     Examples
     --------
@@ -311,7 +297,7 @@ class GapIPPaths(Tabular):
     protocol: str = "quantum"
 
     def table(self) -> Table:
-        """One row per k (or K): the three exact values (6 decimals) and the Aer frequency (4)."""
+        """One row per k (or K): the three exact values and the Aer frequency."""
         rows = zip(self.ks, self.subspace, self.statevector, self.qiskit, self.aer)
         key = "K" if self.protocol == "phase_estimation" else "k"
         heads = (key, "subspace", "statevector", "qiskit", f"Aer ({self.shots} shots)")
@@ -326,10 +312,8 @@ class GapIPPaths(Tabular):
 def gapip_paths(
     g, h, ks: Sequence[int] = range(4), *, shots: int = 4000, protocol: str = "quantum"
 ) -> GapIPPaths:
-    """Run :func:`gapip_probability` with each method and :func:`gapip_sample_qiskit`
-    (``seed = k``) for each k (small P only:
-    the circuits have ``ceil(log2(P + 1))`` qubits, one more for phase estimation's control;
-    ``protocol="phase_estimation"`` takes powers ``K >= 1``).
+    """:func:`gapip_probability` by each method and :func:`gapip_sample_qiskit` (``seed = k``)
+    for each k (small P only: ``ceil(log2(P + 1))`` qubits, +1 control for phase estimation).
 
     Examples
     --------
@@ -351,9 +335,7 @@ def gapip_paths(
     return GapIPPaths(*paths, shots, protocol)
 
 
-# -- GapIP: cost curves and accuracy (the GapIP widget) --------------------------------------------
-#: Largest P the interactive GapIP curves simulate (each point runs the protocols on ``trials``
-#: instances), so a widget stays responsive.
+#: Largest log2(P) the interactive GapIP curves simulate, so a widget stays responsive.
 MAX_WIDGET_LOG2_P = 18
 
 
@@ -382,9 +364,8 @@ def gapip_curves(
     confidence: str = "hoeffding",
     protocol: str = "quantum",
 ) -> GapIPCurves:
-    """Run :func:`gapip_scaling` on ``points`` log-spaced values from 0.4 down to
-    ``min(tau, 0.4 / 2)`` (so the curve always spans at least a factor 2) at ``P = 2^log2_P``,
-    with the family ``confidence`` on both sides and the quantum ``protocol``.
+    """:func:`gapip_scaling` on ``points`` log-spaced τ from 0.4 down to ``min(tau, 0.2)`` (at
+    least a factor 2) at ``P = 2^log2_P``.
 
     Examples
     --------
@@ -397,24 +378,18 @@ def gapip_curves(
     trials = check_int(trials, "trials", 2, 200)
     points = check_int(points, "points", 2, 20)
     taus = np.geomspace(0.4, min(tau, 0.2), points)
-    return GapIPCurves(
-        tau,
-        gapip_scaling(
-            taus, 2**log2_P, trials=trials, seed=seed, confidence=confidence, protocol=protocol
-        ),
-    )
+    kw = dict(trials=trials, seed=seed, confidence=confidence, protocol=protocol)
+    return GapIPCurves(tau, gapip_scaling(taus, 2**log2_P, **kw))
 
 
-# -- GapIP: the passes of one shot (the ping-pong diagram) -----------------------------------------
 @result(show=("passes", "qubits"))
 class GapIPSchedule:
     """What happens in one shot of a quantum GapIP protocol, in order.
 
-    ``events``: tuples ``(kind, party, label)``; ``kind`` is ``"op"`` (``party`` acts on the
-    register: ``label`` names the operation) or ``"pass"`` (``party`` sends the register to the
-    other one; ``label`` is the qubit count). ``register``: ``n = ceil(log2(P + 1))``;
-    ``width``: qubits per pass (``n``, or ``n + 1`` with phase estimation's control qubit);
-    ``multiple``: the shot measures ``sin^2(multiple · theta)``.
+    ``events``: ``(kind, party, label)``, ``kind`` ``"op"`` (``party`` applies ``label``) or
+    ``"pass"`` (``party`` sends ``label`` qubits). ``register``: ``n = ceil(log2(P + 1))``;
+    ``width``: qubits per pass (``n``, +1 control for phase estimation); the shot measures
+    ``sin^2(multiple · theta)``.
 
     Examples
     --------
@@ -441,17 +416,10 @@ class GapIPSchedule:
 
 
 def gapip_schedule(P: int, power: int, protocol: str = "quantum") -> GapIPSchedule:
-    """The pass schedule of one shot (:func:`qring_edu.gapip.gapip`'s counting rule).
-
-    ``"quantum"`` (amplitude estimation, ``power = k >= 0`` iterations): the server prepares
-    ``|a_g>`` and sends it; ``k`` times the client applies ``R_h`` and sends the register back
-    and the server applies ``R_g`` and returns it; the client applies ``U_h^dagger`` and measures:
-    ``2k + 1`` passes of ``n`` qubits, probability ``sin^2((2k + 1) theta)``.
-    ``"phase_estimation"`` (``power = K >= 1``): the server prepares ``|a_g>`` and a control in
-    ``|+>`` (its first controlled-``R_g`` acts trivially and is skipped); the client applies
-    controlled-``R_h``; ``K - 1`` times the server controlled-``R_g`` and the client
-    controlled-``R_h``; the client measures the control in the X basis: ``2K - 1`` passes of
-    ``n + 1`` qubits, probability ``sin^2(K theta)``. At most 12 for drawing.
+    """The pass schedule of one shot (:func:`qring_edu.gapip.gapip`'s counting rule;
+    book/07_gapip.ipynb): ``"quantum"``, ``power = k`` in 0..12: ``2k + 1`` passes of ``n``
+    qubits; ``"phase_estimation"``, ``power = K`` in 1..12: ``2K - 1`` passes of ``n + 1``
+    (the first controlled-``R_g`` acts trivially on ``|+>`` and is skipped).
 
     Examples
     --------
@@ -471,15 +439,11 @@ def gapip_schedule(P: int, power: int, protocol: str = "quantum") -> GapIPSchedu
     events = [("op", "server", prepare), ("pass", "server", sent)]
     events += (ping + [("pass", "server", sent)]) * (power - pe) + [("op", "client", "c-R_h")] * pe
     events.append(("op", "client", "measure control (X basis)" if pe else "measure {|a_h⟩, rest}"))
-    return GapIPSchedule(
-        protocol, P, power, n, width, power if pe else 2 * power + 1, tuple(events)
-    )
+    multiple = power if pe else 2 * power + 1
+    return GapIPSchedule(protocol, P, power, n, width, multiple, tuple(events))
 
 
-# -- GapIP: quantum against classical, one family of bounds on both sides --------------------------
-#: (protocol, confidence) of the comparison: amplitude and phase estimation, each with
-#: Hoeffding intervals (against the Hoeffding sketch) and exact intervals (against the exact
-#: binomial sketch).
+#: (protocol, confidence) of the comparison; each family sizes the sketch with its own bound.
 GAPIP_FAMILIES = (
     ("quantum", "hoeffding"),
     ("quantum", "exact"),
@@ -487,8 +451,7 @@ GAPIP_FAMILIES = (
     ("phase_estimation", "exact"),
 )
 
-#: τ grid of the comparison in book/07_gapip.ipynb and the claims page: 19 log-spaced margins
-#: from 0.4 down to 1e-4 (both ends of the window where quantum is cheaper at P = 2^16 inside).
+#: τ grid of the comparison (book/07_gapip.ipynb, claims): 19 log-spaced margins, 0.4 to 1e-4.
 COMPARISON_TAUS = tuple(float(t) for t in np.geomspace(0.4, 1e-4, 19))
 
 _PROTOCOL_NAMES = {"quantum": "amplitude estimation", "phase_estimation": "phase estimation"}
@@ -511,20 +474,15 @@ def _crossings(taus: np.ndarray, log_ratio: np.ndarray) -> list[float]:
 class GapIPComparison(Tabular):
     """Result of :func:`gapip_comparison` (arrays indexed like ``taus``).
 
-    ``quantum_cost[i]``: mean qubits per decision of family ``families[i] = (protocol,
-    confidence)``; ``quantum_accuracy[i]``: fraction of correct verdicts. ``sketch_bits[j]``:
-    the sketch length with ``bounds[j]`` (``"hoeffding"`` or ``"exact"``), ``vector_bits``: the
-    send-the-vector cost; the classical cost of a family is the cheaper of the two
-    (:meth:`classical_cost`). ``classical_accuracy[j]``: the classical protocol's fraction of
-    correct verdicts (nan when it was not run).
+    ``quantum_cost[i]``, ``quantum_accuracy[i]``: family ``families[i] = (protocol,
+    confidence)``; ``sketch_bits[j]``, ``classical_accuracy[j]`` (nan when not run): bound
+    ``bounds[j]``.
 
     Examples
     --------
     >>> c = gapip_comparison((0.3, 0.1), 2**8, trials=2, families=(("quantum", "hoeffding"),))
-    >>> c
-    GapIPComparison(P=256, delta=0.05, trials=2)
-    >>> c.families, c.quantum_cost.shape
-    ((('quantum', 'hoeffding'),), (1, 2))
+    >>> c, c.quantum_cost.shape
+    (GapIPComparison(P=256, delta=0.05, trials=2), (1, 2))
     """
 
     P: int
@@ -566,9 +524,8 @@ class GapIPComparison(Tabular):
     def window(
         self, protocol: str = "quantum", confidence: str = "hoeffding"
     ) -> tuple[float, float]:
-        """``(lower, upper)`` ends of the range of τ where the quantum protocol is cheaper,
-        interpolated between grid points (log-log). ``nan`` for an end outside the grid (quantum
-        already cheaper at the grid's edge) or when it is never cheaper (both ``nan``)."""
+        """``(lower, upper)`` τ where the quantum protocol is cheaper, interpolated log-log;
+        ``nan`` for an end outside the grid, both ``nan`` when it is never cheaper."""
         order = np.argsort(self.taus)[::-1]  # largest tau first
         taus = self.taus[order]
         lr = np.log(self.ratio(protocol, confidence)[order])
@@ -622,14 +579,10 @@ def gapip_comparison(
     families: Sequence[tuple[str, str]] = GAPIP_FAMILIES,
     run_classical: bool = True,
 ) -> GapIPComparison:
-    """Quantum against classical GapIP over the margins ``taus`` at dimension ``P`` (default
-    :data:`COMPARISON_TAUS`, the grid of the chapter and the claims page).
-
-    The same ``trials`` promise instances per ``tau`` (alternating ``<g, h> = ±tau``) are decided
-    by every family ``(protocol, confidence)``: mean cost (every qubit that crosses) and
-    accuracy. A family's classical side is ``min(sketch, P b)``, the sketch sized with its bound;
-    ``run_classical`` runs the classical protocol on the instances too. Seeds: instance
-    ``rng(seed, i, trial)``, family ``f`` ``rng(seed, i, trial, 1 + f)``, classical ``100 + j``.
+    """Every family ``(protocol, confidence)`` decides the same ``trials`` promise instances per
+    ``tau`` (alternating ``<g, h> = ±tau``); classical side ``min(sketch, P b)``, run on the
+    instances too if ``run_classical``. Seeds: instance ``rng(seed, i, trial)``, family ``f``
+    ``rng(seed, i, trial, 1 + f)``, classical ``100 + j``.
 
     Examples
     --------
@@ -659,6 +612,5 @@ def gapip_comparison(
         q_cost[:, i], q_acc[:, i] = cost[:F].mean(axis=1), ok[:F].mean(axis=1)
         if run_classical:
             c_acc[:, i] = ok[F:].mean(axis=1)
-    return GapIPComparison(
-        P, float(delta), trials, taus_arr, fams, q_cost, q_acc, bounds, sk, vec, c_acc
-    )
+    args = (taus_arr, fams, q_cost, q_acc, bounds, sk, vec, c_acc)
+    return GapIPComparison(P, float(delta), trials, *args)

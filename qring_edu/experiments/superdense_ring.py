@@ -69,7 +69,6 @@ MAX_AER_SYMBOLS = 20_000
 _ROOTS = ((1.0, "{}"), (1 / np.sqrt(2), "({})/√2"), (0.5, "({})/2"))
 
 
-# -- The channel: exact vs fast path vs Aer --------------------------------------------------------
 def _exact(link: Link) -> np.ndarray:
     """``[m, o]``: P(Bob decodes o | Alice sent m), density-matrix evolution, shape (4, 4)."""
     probs = [superdense_outcome_probabilities(m >> 1, m & 1, link=link) for m in range(4)]
@@ -77,9 +76,8 @@ def _exact(link: Link) -> np.ndarray:
 
 
 def outcome_table(pair_fidelity: float = 1.0) -> Table:
-    """Exact distribution of Bob's decoded message for each message Alice sends, from the Qiskit
-    density-matrix evolution (:func:`qring_edu.superdense_outcome_probabilities`): one row per
-    sent ``"xz"``, one column per decoded ``"xz"``, 3 decimals.
+    """P(Bob decodes column | Alice sent row) by density-matrix evolution
+    (:func:`qring_edu.superdense_outcome_probabilities`).
 
     Examples
     --------
@@ -98,18 +96,14 @@ def outcome_table(pair_fidelity: float = 1.0) -> Table:
 def ket_label(amplitudes, tol: float = 1e-9) -> str:
     """A state vector as a sum of Qiskit-labelled kets, e.g. ``"(|00⟩ + |11⟩)/√2"``.
 
-    ``amplitudes``: length 2**n, Qiskit's order (index ``i`` = the label of ``i`` in binary,
-    highest qubit first: ``|q_{n-1} ... q_1 q_0⟩``). When every nonzero amplitude has the same
-    modulus 1, 1/√2 or 1/2 the common factor is pulled out and each term keeps its phase
-    (``-``, ``i``, ``-i``); otherwise the amplitudes are printed to 3 decimals. Global phases are
-    kept, so the label shows exactly the vector.
+    ``amplitudes``: length 2**n, Qiskit's order (``|q_{n-1} ... q_1 q_0⟩``). A common modulus 1,
+    1/√2 or 1/2 is pulled out, each term keeping its phase (``-``, ``i``, ``-i``); otherwise
+    amplitudes to 3 decimals. Global phases are kept.
 
     Examples
     --------
     >>> ket_label([0, -0.5**0.5, 0.5**0.5, 0])
     '(-|01⟩ + |10⟩)/√2'
-    >>> ket_label([0, 0, 1, 0])
-    '|10⟩'
     """
     amps = np.asarray(amplitudes, dtype=complex).ravel()
     n = int(round(np.log2(amps.size))) if amps.size else 0
@@ -139,9 +133,8 @@ def ket_label(amplitudes, tol: float = 1e-9) -> str:
 def superdense_state_table() -> Table:
     """The state after each gate of superdense coding, for each of the four messages.
 
-    One row per gate of :func:`qring_edu.superdense_circuit` (Alice's X and Z only where the
-    message asks for them), one column per message ``"xz"``; states as :func:`ket_label` of the
-    Qiskit ``Statevector``, ``|q1 q0⟩ = |B A⟩``. Qiskit path (imported here).
+    One row per gate of :func:`qring_edu.superdense_circuit`, one column per message ``"xz"``;
+    states as :func:`ket_label` of the Qiskit ``Statevector``, ``|q1 q0⟩ = |B A⟩``.
 
     Examples
     --------
@@ -185,10 +178,8 @@ def superdense_state_table() -> Table:
 
 @result(show=("exact_error_rate", "fast_error_rate", "fast_symbols", "aer_error_rate"))
 class ChannelStats(Tabular):
-    """Decoded-outcome statistics of superdense coding over isotropic pairs of fidelity F.
-
-    ``exact[m, o]``: P(Bob decodes o | Alice sent m), shape (4, 4); ``fast_counts[m, o]`` and
-    ``aer_counts`` (``None`` if not sampled): sampled counts of the fast path and of Aer.
+    """Superdense coding over isotropic pairs of fidelity F: ``exact[m, o]`` = P(decode o |
+    sent m), (4, 4); ``fast_counts``, ``aer_counts`` (``None``: not sampled): sampled counts.
 
     Examples
     --------
@@ -222,8 +213,8 @@ class ChannelStats(Tabular):
     )
 
     def table(self) -> Table:
-        """Symbol error rate of each path: exact, fast path, Aer (if run), with the sampled paths'
-        distance from the exact rate in binomial standard errors ``sqrt(r (1 - r) / n)``."""
+        """Symbol error rate of each path, and the sampled ones' distance from the exact rate in
+        binomial standard errors ``sqrt(r (1 - r) / n)``."""
         r = self.exact_error_rate
         rows = [("exact", None, r, None)]
         fast = ("fast path", self.fast_error_rate, self.fast_symbols)
@@ -245,14 +236,11 @@ def _count_messages(sent: np.ndarray, received: np.ndarray) -> np.ndarray:
 def channel_statistics(
     pair_fidelity: float = 0.9, n_symbols: int = 2000, seed: int = 0, *, aer_symbols: int = 0
 ) -> ChannelStats:
-    """``n_symbols`` uniformly random two-bit symbols through the fast path
-    (:func:`qring_edu.superdense_send`), ``aer_symbols`` others through one Aer circuit each
-    (:func:`qring_edu.superdense_send_qiskit`), next to the exact table
-    (:func:`qring_edu.superdense_outcome_probabilities`).
+    """``n_symbols`` random two-bit symbols through :func:`qring_edu.superdense_send`,
+    ``aer_symbols`` through :func:`qring_edu.superdense_send_qiskit`, and the exact table.
 
     Examples
     --------
-    >>> from qring_edu.experiments.superdense_ring import channel_statistics
     >>> stats = channel_statistics(0.8, n_symbols=4000, seed=3)
     >>> round(stats.exact_error_rate, 4), round(stats.fast_error_rate, 4)
     (0.2, 0.1993)
@@ -278,7 +266,6 @@ class ErrorRateSweep:
 
     Examples
     --------
-    >>> from qring_edu.experiments.superdense_ring import symbol_error_sweep
     >>> sweep = symbol_error_sweep([0.7, 0.9, 1.0], 2000, seed=0)
     >>> [round(r, 4) for r in sweep.fast_rates.tolist()]                      # close to 1 - F
     [0.297, 0.099, 0.0]
@@ -300,8 +287,8 @@ def symbol_error_sweep(
     aer_symbols: int = 0,
     seed: int = 0,
 ) -> ErrorRateSweep:
-    """Symbol error rate of the fast path at each F in ``fidelities`` (``n_symbols`` each) and of
-    the Aer path at each F in ``aer_fidelities`` (``aer_symbols`` each), each from its own seed.
+    """Fast-path symbol error rate at each F of ``fidelities``, Aer's at each of
+    ``aer_fidelities`` (:func:`channel_statistics`, one seed each).
 
     Examples
     --------
@@ -322,14 +309,12 @@ def symbol_error_sweep(
     return ErrorRateSweep(fids, fast, int(n_symbols), aer_fids, aer, int(aer_symbols))
 
 
-# -- Iteration time --------------------------------------------------------------------------------
 @result(show=("speedup",))
 class IterationComparison:
     """Iteration-time model (:func:`qring_edu.iteration_time`) for both transports.
 
     Examples
     --------
-    >>> from qring_edu.experiments.superdense_ring import iteration_comparison
     >>> cmp = iteration_comparison(20.0)                 # ResNet-50, P = 8, 100 Gb/s
     >>> cmp.classical
     IterationTime(transport='classical', compute=0.02, distribution=0, ring=0.007226, total=0.02723)
@@ -356,8 +341,7 @@ def iteration_comparison(
     latency_us: float = 5.0,
     qubit_cost: float = 1.0,
 ) -> IterationComparison:
-    """Non-overlapped iteration time of ``MODEL_SIZES[model]`` parameters on ``workers`` workers,
-    both rings (units: the module docstring).
+    """Non-overlapped iteration time of ``MODEL_SIZES[model]`` parameters, both rings.
 
     Examples
     --------
@@ -373,7 +357,6 @@ def iteration_comparison(
     )
 
 
-# -- Overlapped, bucketed iterations: both transports alike ----------------------------------------
 def _link_settings(model, bandwidth_gbps, latency_us, qubit_cost):
     """(model, d, beta, alpha, beta_qubit) in seconds and bits from the settings' units."""
     model = check_choice(model, "model", tuple(MODEL_SIZES))
@@ -386,14 +369,12 @@ def _link_settings(model, bandwidth_gbps, latency_us, qubit_cost):
 
 @result(show=("ratio", "gain", "binding"))
 class OverlapComparison(Tabular):
-    """One iteration with bucketed, overlapped all-reduce for both transports (seconds):
-    ``classical`` / ``superdense`` :class:`~qring_edu.costmodel.BucketedIteration` and
-    ``halved``, the classical schedule at ``beta_qubit / 2`` per bit. The superdense iteration
+    """Bucketed, overlapped iterations (:class:`~qring_edu.costmodel.BucketedIteration`, s):
+    ``classical``, ``superdense`` and ``halved`` (classical at ``beta_qubit / 2``); superdense
     is ``max(halved.total, online + distribution)``: ``gain = min(critical_path_gain, link_gain)``.
 
     Examples
     --------
-    >>> from qring_edu.experiments.superdense_ring import overlap_comparison
     >>> print(overlap_comparison(20.0, buckets=5).table())
     ResNet-50, P = 8, B = 5, 100 Gbit/s, compute 20 ms
     ring        iteration (ms)  tail (ms)  online link (ms)  distribution (ms)  idle link (ms)
@@ -438,8 +419,7 @@ class OverlapComparison(Tabular):
     )
 
     def table(self) -> Table:
-        """Both iterations: total, tail after the last gradient, online, distribution and idle
-        link time (ms); the setting as the title."""
+        """Both iterations' times (ms); the setting as the title."""
         names = ("total", "tail", "online", "distribution", "idle")
         rows = tuple(
             (name, *(getattr(it, n) * 1e3 for n in names))
@@ -465,10 +445,9 @@ def overlap_comparison(
     model: str = "ResNet-50",
     bits: int = 16,
 ) -> OverlapComparison:
-    """One iteration of ``MODEL_SIZES[model]`` parameters on ``workers`` workers, ``buckets``
-    buckets all-reduced as the backward pass (``backward_fraction`` of the compute) produces them,
-    both rings on the same links (:func:`qring_edu.costmodel.bucketed_iteration_time`,
-    ``method="simulate"``; units: the module docstring).
+    """One iteration of ``MODEL_SIZES[model]`` parameters, ``buckets`` buckets all-reduced as the
+    backward pass (``backward_fraction`` of the compute) produces them, both rings
+    (:func:`qring_edu.costmodel.bucketed_iteration_time`, simulated; units: module docstring).
 
     Examples
     --------
@@ -490,17 +469,14 @@ def overlap_comparison(
 
 @result(show=("best_ratio",))
 class OverlapSweep:
-    """Overlapped iteration times (s), shape (nB, n): per bucket count of ``buckets`` and compute
-    time ``x`` in units of W (``link_time``, (nB,)): ``classical``, ``superdense``, ``slow`` (at
-    ``slow_cost``), ``idle`` (classical link), ``tail_gain`` (classical − superdense tail),
-    ``old_ratio`` (non-overlapped) and ``best`` (:func:`qring_edu.costmodel.bucketed_best_ratio`).
+    """Overlapped iteration times (s), shape (nB, n), per bucket count and compute time ``x``
+    (units of W, ``link_time``): ``classical``, ``superdense``, ``slow`` (``slow_cost``),
+    ``idle``, ``tail_gain`` (classical − superdense tail), ``old_ratio`` (non-overlapped);
+    ``best``: :func:`qring_edu.costmodel.bucketed_best_ratio`.
 
     Examples
     --------
-    >>> from qring_edu.experiments.superdense_ring import overlap_sweep
-    >>> sw = overlap_sweep([0.0, 1.0, 3.0], buckets=(1, 5))
-    >>> sw.buckets, sw.ratio.shape                       # one row per bucket count
-    ((1, 5), (2, 3))
+    >>> sw = overlap_sweep([0.0, 1.0, 3.0], buckets=(1, 5))     # one row per bucket count
     >>> [[round(float(r), 3) for r in row] for row in sw.ratio]
     [[1.001, 0.752, 0.876], [1.003, 0.753, 0.97]]
     """

@@ -68,7 +68,6 @@ def _truth(s: np.ndarray, m: np.ndarray) -> float:
     return float(np.mean(s[m[:, 0]] != s[m[:, 1]]))
 
 
-# -- Instances -----------------------------------------------------------------------------------
 def random_matching(P: int, alpha: float = 1.0, seed=None) -> np.ndarray:
     """A uniformly random matching of ``round(alpha P / 2)`` pairs (at least one) of ``P = 2^n``
     coordinates, shape ``(m, 2)``.
@@ -122,8 +121,7 @@ def disagreement_fraction(signs, matching) -> float:
 
 
 def outcome_index(matching, P: int) -> np.ndarray:
-    """Computational-basis index that the circuits of
-    :func:`qring_edu.tieaudit.tieaudit_circuit` report for each outcome of
+    """Basis index the circuits report per outcome of
     :func:`qring_edu.tieaudit.outcome_probabilities`: ``i`` for "+" of pair ``(i, j)``, ``j`` for
     "-", ``k`` for unmatched ``k``.
 
@@ -168,9 +166,7 @@ def tieaudit_sample_qiskit(
     return by_index[outcome_index(m, s.size)]
 
 
-# -- Costs against P: scaling and crossovers per family ------------------------------------------
-#: Families of bounds of the crossovers: how the quantum copies and the classical subset are
-#: planned (Bernstein gives the classical side nothing beyond Hoeffding).
+#: Families of bounds of the crossovers (Bernstein gives the classical side only Hoeffding).
 TIEAUDIT_FAMILIES = ("hoeffding", "bernstein", "exact")
 
 
@@ -183,9 +179,8 @@ def _quantum_plan(alpha: float, eps: float, delta: float, bound: str) -> int:
 
 @result(show=("copies", "classical_slope"))
 class TieAuditScaling:
-    """Result of :func:`tieaudit_scaling` (arrays indexed like ``Ps``): planned costs (qubits,
-    bits), and for the sizes that were run the largest error and the fraction within ``eps``
-    (nan where not run).
+    """Result of :func:`tieaudit_scaling` (arrays indexed like ``Ps``; errors and fractions
+    within ``eps`` nan where not run).
 
     Examples
     --------
@@ -239,11 +234,10 @@ def tieaudit_crossover(
     *,
     bound: str = "bernstein",
 ) -> int:
-    """Smallest ``P = 2^n`` at which the quantum protocol (noiseless channel) sends fewer qubits
-    than the one-way classical protocol sends bits, both planned with the family ``bound`` (0 if
-    none up to ``2^max_log2_P``): Hoeffding or Bernstein copies against the Hoeffding subset,
-    or (``"exact"``) :func:`exact_copies`, whose ``q = N log2 P`` qubits win iff a subset of
-    ``q < P`` coordinates fails, ``classical_worst_failure(P, alpha, q, eps) > delta``.
+    """Smallest ``P = 2^n`` where the quantum protocol (noiseless) sends fewer qubits than the
+    one-way classical one sends bits, both planned with ``bound`` (0 if none up to
+    ``2^max_log2_P``); ``"exact"``: ``q = N log2 P`` qubits win iff
+    ``classical_worst_failure(P, alpha, q, eps) > delta``, ``q < P``.
 
     Examples
     --------
@@ -278,11 +272,10 @@ def tieaudit_scaling(
     seed: int = 0,
     bound: str = "bernstein",
 ) -> TieAuditScaling:
-    """Planned costs of the quantum and the one-way classical protocols for ``P = 2^n``, ``n`` in
-    ``log2_P`` (``bound``: ``"hoeffding"`` or ``"bernstein"`` plans both sides as
-    :func:`tieaudit_crossover` does). For ``n <= run_max_log2_P`` both protocols are also run
-    (:func:`qring_edu.tieaudit.tieaudit`, with its own Bernstein plan) ``trials`` times on random
-    instances (coverage ``alpha``, ``round(f m)`` disagreeing pairs) and their errors recorded.
+    """Planned quantum and one-way classical costs at ``P = 2^n``, ``n`` in ``log2_P``
+    (``bound``: ``"hoeffding"`` or ``"bernstein"``); for ``n <= run_max_log2_P`` both protocols
+    also run ``trials`` times on random instances (coverage ``alpha``, ``round(f m)``
+    disagreeing pairs).
 
     Examples
     --------
@@ -316,16 +309,14 @@ def tieaudit_scaling(
         q_err[idx], c_err[idx] = err.max(axis=1)
         q_in[idx], c_in[idx] = (err <= eps).mean(axis=1)
     cross = tieaudit_crossover(eps, alpha, delta, bound=bound)
-    return TieAuditScaling(
-        eps, alpha, delta, Ps, qc, cc, q_err, c_err, q_in, c_in, cross, trials, bound
-    )
+    costs = (Ps, qc, cc, q_err, c_err, q_in, c_in)
+    return TieAuditScaling(eps, alpha, delta, *costs, cross, trials, bound)
 
 
 def tieaudit_curves(
     eps: float = 0.05, alpha: float = 1.0, delta: float = 0.05, bound: str = "bernstein"
 ) -> TieAuditScaling:
-    """Planned costs for ``P = 2^8 .. 2^30`` (nothing is run), both sides planned with
-    ``bound`` (``"hoeffding"`` or ``"bernstein"``).
+    """:func:`tieaudit_scaling` for ``P = 2^8 .. 2^30``, planned only (nothing is run).
 
     Examples
     --------
@@ -333,19 +324,14 @@ def tieaudit_curves(
     >>> int(curves.Ps[0]), int(curves.Ps[-1]), curves.crossover_P
     (256, 1073741824, 65536)
     """
-    return tieaudit_scaling(
-        range(8, 31, 2), eps, alpha=alpha, delta=delta, run_max_log2_P=0, bound=bound
-    )
+    kw = dict(alpha=alpha, delta=delta, run_max_log2_P=0, bound=bound)
+    return tieaudit_scaling(range(8, 31, 2), eps, **kw)
 
 
 def tieaudit_noise_threshold() -> float:
-    """Per-pair fidelity ``F* = 2^(-1/4) ≈ 0.8409`` above which the quantum protocols keep an
-    advantage over one-way classical ones, asymptotically (``P -> ∞`` at fixed ``eps, delta,
-    alpha``; derivation in book/08_tieaudit.ipynb): under per-pair Werner noise
-    (:class:`~qring_edu.tieaudit.LocalDepolarizing`) ``eta = ((4F)^n - 1)/(4^n - 1) ≈ F^n``,
-    the quantum cost ``n N ∝ log2(P) P^(-2 log2 F)`` against ``Theta(sqrt(P))`` classical bits,
-    a ratio that tends to 0 iff ``F > 2^(-1/4)``. ``eps, delta, alpha`` move only the crossover
-    (:func:`tieaudit_noise_crossover`).
+    """Per-pair fidelity ``F* = 2^(-1/4) ≈ 0.8409`` above which quantum keeps an advantage as
+    ``P -> ∞`` (book/08_tieaudit.ipynb): with Werner noise ``eta ≈ F^n``, quantum
+    ``n N ∝ log2(P) P^(-2 log2 F)`` against ``Theta(sqrt(P))`` classical bits.
 
     Examples
     --------
@@ -391,9 +377,8 @@ def tieaudit_noise_crossover(
 
 
 def _first_cheaper(fidelity: float, bits, eps: float, delta: float, alpha: float) -> int:
-    """First ``n`` (from 1) where the noisy quantum qubits are below ``bits[n - 1]``, the
-    classical protocol's bits at ``P = 2^n`` (an iterable: read only up to the crossover); 0 if
-    none."""
+    """First ``n`` (from 1) where the noisy quantum qubits are below ``bits[n - 1]`` (classical
+    bits at ``P = 2^n``, read lazily); 0 if none."""
     for n, b in enumerate(bits, start=1):
         if _noisy_qubits(fidelity, n, eps, delta, alpha) < b:
             return n
@@ -406,11 +391,10 @@ THRESHOLD_FIDELITIES = (0.85, 0.855, 0.86, 0.87, 0.88, 0.9, 0.92, 0.95, 0.98, 1.
 
 @result(show=("crossover_log2_P",))
 class NoiseThreshold:
-    """Result of :func:`noise_threshold_curves`: costs against ``n = log2 P`` (``log2_P``) of
-    the verified quantum protocol at the per-pair ``fidelity`` (``quantum``, qubits), without
-    noise (``noiseless``), at the threshold ``F* = 2^(-1/4)`` (``at_threshold``) and of the
-    one-way classical protocol (``classical``, bits); ``crossovers[i]``: the crossover ``n`` at
-    ``fidelities[i]`` (0: none up to ``n = 500``). Costs are floats (``inf``: no plan).
+    """Result of :func:`noise_threshold_curves`: float costs against ``n = log2 P`` (``inf``: no
+    plan) of the verified protocol at ``fidelity``, at 1 (``noiseless``) and at ``F*``
+    (``at_threshold``), of the classical protocol (bits); ``crossovers[i]`` at ``fidelities[i]``
+    (0: none up to ``n = 500``).
 
     Examples
     --------
@@ -446,10 +430,9 @@ def noise_threshold_curves(
     *,
     max_log2_P: int = 200,
 ) -> NoiseThreshold:
-    """The noise threshold seen in costs: for ``n = 1 … max_log2_P``, the qubits of the
-    verified protocol under per-pair Werner noise (``n N``, ``N`` the Freedman plan for
-    ``eta = ((4F)^n - 1)/(4^n - 1) ≈ P^(log2 F)``) at ``fidelity``, at 1 and at ``F*``, the bits
-    of the one-way classical protocol, and the crossovers at :data:`THRESHOLD_FIDELITIES`.
+    """The costs of :class:`NoiseThreshold` for ``n = 1 … max_log2_P`` (quantum: ``n N``, ``N``
+    the Freedman plan for ``eta ≈ P^(log2 F)``) and the crossovers at
+    :data:`THRESHOLD_FIDELITIES`.
 
     Examples
     --------
@@ -472,11 +455,9 @@ def noise_threshold_curves(
     return NoiseThreshold(*args, THRESHOLD_FIDELITIES, crossovers)
 
 
-# -- Crossovers per family -----------------------------------------------------------------------
 @result
 class TieAuditCrossovers(Tabular):
-    """Crossover ``P`` (smallest power of two where quantum TieAudit is cheaper, 0 if none)
-    for each coverage in ``alphas`` and each family in ``bounds``: ``crossovers[i][j]``.
+    """:func:`tieaudit_crossover` at ``alphas[i]`` and ``bounds[j]``: ``crossovers[i][j]``.
 
     Examples
     --------
@@ -515,8 +496,7 @@ def tieaudit_crossover_table(
     *,
     bounds: Sequence[str] = TIEAUDIT_FAMILIES,
 ) -> TieAuditCrossovers:
-    """:func:`tieaudit_crossover` for every coverage and family (the exact family takes a few
-    seconds per coverage).
+    """:func:`tieaudit_crossover` for every coverage and family (exact: seconds per coverage).
 
     Examples
     --------
@@ -533,9 +513,8 @@ def tieaudit_crossover_table(
     return TieAuditCrossovers(float(eps), float(delta), al, bs, table)
 
 
-# -- The explorer (the chapter's widget) ---------------------------------------------------------
-#: Channels of the explorer and the attack sweep, by name: noise on every copy, the data-only
-#: attack under the secret twirl, and the same attack with the twirl known (or fixed tests).
+#: Channels of the explorer and the attack sweep: noise on every copy, the data-only attack
+#: under the secret twirl, and the same attack with the twirl known (or fixed tests).
 ATTACK_CASES = ("uniform", "data_only", "knows_twirl")
 
 
@@ -594,11 +573,9 @@ def audit_explorer(
     *,
     attack: str = "uniform",
 ) -> AuditExplorer:
-    """A random instance (coverage ``alpha``, ``round(f m)`` disagreeing pairs) and the quantum,
-    entanglement-assisted and classical estimates at accuracy ``eps``; the quantum ones through
-    the channel of ``attack`` (:func:`attack_channel`) at strength ``noise``, the
-    entanglement-assisted one under its twirl (no source knows its frame), the classical one
-    noiseless.
+    """A random instance (coverage ``alpha``, ``round(f m)`` disagreeing pairs) and the three
+    estimates at accuracy ``eps``; the quantum ones through :func:`attack_channel` ``(attack,
+    noise)`` (entanglement-assisted: under its twirl), the classical one noiseless.
 
     Examples
     --------
@@ -618,6 +595,5 @@ def audit_explorer(
         tieaudit(s, m, eps, protocol="entanglement_assisted", channel=ea_channel, seed=seed),
         tieaudit(s, m, eps, protocol="classical", seed=seed),
     )
-    return AuditExplorer(
-        s, m, float(eps), float(noise), _truth(s, m), 2 * len(m) / P, p_plus, p_minus, ests, attack
-    )
+    law = (p_plus, p_minus, ests, attack)
+    return AuditExplorer(s, m, float(eps), float(noise), _truth(s, m), 2 * len(m) / P, *law)

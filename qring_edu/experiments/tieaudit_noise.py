@@ -48,11 +48,9 @@ __all__ = [
 
 
 def ratio_bias(signs, matching, channel) -> float:
-    """Many-copies limit of ``f_hat - f`` *without* the twirl: ``f_w - f`` with ``f_w = sum_e w_e
-    d_e / sum_e w_e``, ``w_e`` the coherence pair ``e`` keeps (``(1 - 2 noise)^|i XOR j|`` under
-    :class:`~qring_edu.tieaudit.Dephasing`; a constant under
-    :class:`~qring_edu.tieaudit.Depolarizing`, where the bias is 0) and ``d_e = [s_i != s_j]``:
-    equivalently ``cov_M(w, d) / mean_M(w)``. The protocol's twirl removes it.
+    """Many-copies limit of ``f_hat - f`` *without* the twirl: ``f_w - f``, ``f_w = sum_e w_e
+    d_e / sum_e w_e``, ``d_e = [s_i != s_j]``, ``w_e = (1 - 2 noise)^|i XOR j|`` under
+    :class:`~qring_edu.tieaudit.Dephasing` (0 under :class:`~qring_edu.tieaudit.Depolarizing`).
 
     Examples
     --------
@@ -75,12 +73,9 @@ def ratio_bias(signs, matching, channel) -> float:
     return float((w @ d) / w.sum() - d.mean())
 
 
-# -- Noise, the data-only attack, dephasing --------------------------------------------------------
 @result(show=("max_calibrated_error", "max_naive_error"))
 class NoiseSweep(Tabular):
-    """Quantum TieAudit on one instance at several depolarising strengths: the verified estimate
-    and interval (hidden tests, twirl, Freedman) and the naive reading (the noiseless estimator
-    on as many noisy copies).
+    """Result of :func:`noise_sweep` (arrays indexed like ``noises``).
 
     Examples
     --------
@@ -130,9 +125,8 @@ def noise_sweep(
     eps: float = 0.05,
     seed: int = 0,
 ) -> NoiseSweep:
-    """For each noise level: :func:`qring_edu.tieaudit.tieaudit` through ``Depolarizing(noise)``
-    (at noise 0 the trusted channel) and the naive estimate ``(1 - mean(Y)/alpha)/2`` of as many
-    copies, read as if ``eta = 1``.
+    """Per noise level: :func:`qring_edu.tieaudit.tieaudit` through ``Depolarizing(noise)`` and
+    the naive estimate ``(1 - mean(Y)/alpha)/2`` of as many copies, read as if ``eta = 1``.
 
     Examples
     --------
@@ -161,11 +155,9 @@ def noise_sweep(
 
 @result
 class AttackSweep(Tabular):
-    """Quantum TieAudit on one instance through the channel of each case of :data:`ATTACK_CASES`,
-    for each noise level and seed: ``estimates[c, i, r]`` (``f_hat``), ``lo``/``hi`` (the
-    interval), ``attenuation[c, i, r]`` (the tests' ``eta_hat``; 1 without tests, at noise 0 in
-    the ``"uniform"`` case). ``data_overlap``: probability that the projection onto the public
-    test state catches one data copy of this instance in its own frame, ``(sum_i s_i/P)^2``.
+    """Result of :func:`tieaudit_attack_sweep`: ``estimates[c, i, r]``, ``lo``, ``hi`` and
+    ``attenuation`` (the tests' ``eta_hat``) per case, noise level and seed;
+    ``data_overlap = (sum_i s_i/P)^2``, the chance the public test state catches a data copy.
 
     Examples
     --------
@@ -230,10 +222,9 @@ def tieaudit_attack_sweep(
     seed: int = 0,
     cases: Sequence[str] = ATTACK_CASES,
 ) -> AttackSweep:
-    """Run :func:`qring_edu.tieaudit.tieaudit` on one instance (coverage ``alpha``, ``round(f m)``
-    disagreeing pairs) for each case, noise level and seed ``rng(seed, i, r)``: depolarising noise
-    on every copy (``"uniform"``), the data-only attack under the secret twirl (``"data_only"``)
-    or with the twirl known (``"knows_twirl"``: what fixed public test strings allow).
+    """:func:`qring_edu.tieaudit.tieaudit` on one instance (coverage ``alpha``, ``round(f m)``
+    disagreeing pairs) through :func:`attack_channel` of each case, noise level and seed
+    ``rng(seed, i, r)``.
 
     Examples
     --------
@@ -262,10 +253,8 @@ def tieaudit_attack_sweep(
 
 @result(show=("largest_bias",))
 class DephasingSweep(Tabular):
-    """Dephasing on one instance whose far pairs (Hamming distance ``|i XOR j| >=
-    min_distance``) disagree: ``bias`` (:func:`ratio_bias`, the many-copies limit of ``f_hat -
-    f`` without the twirl), the mean ``f_hat`` over ``seeds`` runs without the twirl (``plain``)
-    and of the protocol, which twirls (``twirled``).
+    """Result of :func:`dephasing_sweep`: ``bias`` (:func:`ratio_bias`) and the mean ``f_hat``
+    over ``seeds`` runs without the twirl (``plain``) and with it (``twirled``).
 
     Examples
     --------
@@ -304,11 +293,9 @@ def dephasing_sweep(
     seeds: int = 4,
     seed: int = 0,
 ) -> DephasingSweep:
-    """A perfect random matching on ``P = 2^log2_P`` coordinates with random signs whose pairs
-    disagree exactly when ``|i XOR j| >= min_distance``; for each dephasing probability: the
-    ratio bias, the estimate of the protocol (``tieaudit(channel=Dephasing(p))``, twirled) and
-    the same run without the twirl (hidden tests, the untwirled law of
-    :func:`qring_edu.tieaudit.outcome_probabilities`, the same estimator).
+    """A perfect random matching on ``P = 2^log2_P`` coordinates whose pairs disagree exactly
+    when ``|i XOR j| >= min_distance``, run through ``Dephasing(p)`` for each ``p`` with the
+    twirl and without it (the untwirled law of :func:`qring_edu.tieaudit.outcome_probabilities`).
 
     Examples
     --------
@@ -352,7 +339,6 @@ def dephasing_sweep(
     return DephasingSweep(P, float(far.mean()), float(eps), min_distance, nz, *arrays, seeds)
 
 
-# -- Adaptive sources: the Freedman interval against an independent-copies interval ----------------
 @result
 class ConstantSource:
     """Attenuation ``eta`` on every copy (the independent-copies model).
@@ -371,9 +357,8 @@ class ConstantSource:
 
 @result
 class OutcomeWalk:
-    """Attenuation ``high`` on the next copy while the client's ``+1`` outcomes so far are at
-    least its ``-1`` outcomes, ``low`` otherwise: it sees outcomes only, never a label (the
-    threat model of the hidden tests).
+    """Attenuation ``high`` on the next copy while the ``+1`` outcomes so far are at least the
+    ``-1`` outcomes, ``low`` otherwise (sees outcomes, never a label).
 
     Examples
     --------
@@ -390,9 +375,8 @@ class OutcomeWalk:
 
 @result
 class LabelWalk:
-    """Attenuation ``high`` on the next copy while the past copies held at most as many tests as
-    data, ``low`` otherwise: past labels leak (announced after each copy), the next one's stays
-    secret.
+    """Attenuation ``high`` on the next copy while past copies held at most as many tests as
+    data, ``low`` otherwise (past labels leak, the next one's stays secret).
 
     Examples
     --------
@@ -409,10 +393,8 @@ class LabelWalk:
 
 @result
 class PoolTracking:
-    """Against a fixed number of tests (``fixed_tests=True`` of :func:`adaptive_coverage`):
-    attenuation ``high`` while the tests still to come are at least the data still to come, so
-    that the next copy is a test with probability ``>= 1/2``, and ``low`` otherwise. Past labels
-    leak.
+    """Against ``fixed_tests=True`` of :func:`adaptive_coverage`: attenuation ``high`` while the
+    tests still to come are at least the data still to come, ``low`` otherwise.
 
     Examples
     --------
@@ -433,12 +415,10 @@ _SOURCES = (ConstantSource, OutcomeWalk, LabelWalk, PoolTracking)
 def wald_ratio_interval(
     data_sum, data_landed, data_copies, test_sum, test_landed, test_copies, delta: float = 0.05
 ):
-    """The interval an independent-copies analysis gives the ratio estimator (arrays allowed):
-    ``f_hat = (1 - r)/2`` with ``r = mean(Y_data)/mean(Y_test)`` from the realised group sizes,
-    and ``f_hat ± z se/2``, ``se^2 = (s_D^2/N_D + r^2 s_T^2/N_T)/mean(Y_test)^2`` (delta method,
-    sample variances, ``z`` the two-sided normal quantile at ``delta``; ``Y^2`` sums to the
-    landed count). Returns ``(value, lo, hi)``; ``(1/2, 0, 1)`` where ``mean(Y_test) <= 0``.
-    Valid only asymptotically and for independent copies.
+    """Independent-copies (delta method) interval of the ratio estimator, arrays allowed:
+    ``f_hat = (1 - r)/2``, ``r = mean(Y_data)/mean(Y_test)``, ``f_hat ± z se/2``, ``se^2 =
+    (s_D^2/N_D + r^2 s_T^2/N_T)/mean(Y_test)^2`` (``z``: two-sided normal quantile at
+    ``delta``). Returns ``(value, lo, hi)``; ``(1/2, 0, 1)`` where ``mean(Y_test) <= 0``.
 
     Examples
     --------
@@ -466,9 +446,8 @@ def wald_ratio_interval(
 
 @result(show=("freedman", "wald_ratio"))
 class AdaptiveCoverage:
-    """Result of :func:`adaptive_coverage`: per trial the sums of one run (``data_sum``,
-    ``test_sum``, the landed counts and group sizes); :attr:`freedman` and :attr:`wald_ratio`
-    are the fractions of trials whose interval holds ``f``.
+    """Result of :func:`adaptive_coverage` (per-trial sums); :attr:`freedman` and
+    :attr:`wald_ratio`: fractions of trials whose interval holds ``f``.
 
     Examples
     --------
@@ -497,12 +476,9 @@ class AdaptiveCoverage:
             nd, nt = self.copies - self.test_copies, self.test_copies
             a, ka, b, kb = self.data_sum, self.data_landed, self.test_sum, self.test_landed
             return wald_ratio_interval(a, ka, nd, b, kb, nt, self.delta)
-        out = [
-            tieaudit_interval(
-                int(a), self.copies - int(nt), int(b), int(nt), self.alpha, self.delta
-            )
-            for a, b, nt in zip(self.data_sum, self.test_sum, self.test_copies)
-        ]
+        a, d, N = self.alpha, self.delta, self.copies
+        rows = zip(*(map(int, c) for c in (self.data_sum, self.test_sum, self.test_copies)))
+        out = [tieaudit_interval(x, N - n, y, n, a, d) for x, y, n in rows]
         return tuple(np.array(x) for x in zip(*out))
 
     def coverage(self, which: str = "freedman") -> float:
@@ -529,17 +505,14 @@ def adaptive_coverage(
     seed: int = 0,
     fixed_tests: bool = False,
 ) -> AdaptiveCoverage:
-    """Run the verified protocol ``trials`` times against a ``source`` that picks each copy's
-    attenuation from the past (:class:`ConstantSource`, :class:`OutcomeWalk`,
-    :class:`LabelWalk`, :class:`PoolTracking`), copy by copy, vectorised over the trials.
+    """Run the verified protocol ``trials`` times (vectorised) against a ``source``
+    (:class:`ConstantSource`, :class:`OutcomeWalk`, :class:`LabelWalk`, :class:`PoolTracking`).
 
-    Per copy ``t``: a secret label, then ``Y != 0`` with probability ``alpha`` and ``Y = ±1``
-    with ``P(+1) = (1 + eta_t h)/2`` (``h = 1 - 2f`` for data, 1 for tests). ``eta_t`` is
-    ``source(past)``, from the counts before ``t``: ``plus``, ``minus`` (outcomes), ``tests``,
-    ``data``, ``tests_left``, ``data_left``. This is exact in distribution for a twirled copy
-    whose channel the source picks from the past (:mod:`qring_edu.tieaudit`). Labels: tests with
-    probability 1/2 each (the protocol), or with ``fixed_tests`` exactly ``copies // 2`` tests
-    at secret random positions (an earlier design; ``tests_left`` is then known).
+    Per copy ``t``: a secret label, ``Y != 0`` with probability ``alpha``, ``P(Y = +1) = (1 +
+    eta_t h)/2`` (``h = 1 - 2f`` for data, 1 for tests), ``eta_t = source(past)`` from the
+    counts ``plus``, ``minus``, ``tests``, ``data``, ``tests_left``, ``data_left`` before ``t``
+    (exact in distribution for twirled copies). Tests with probability 1/2 each, or with
+    ``fixed_tests`` exactly ``copies // 2`` at secret random positions.
 
     Examples
     --------

@@ -39,19 +39,15 @@ __all__ = [
 ]
 
 
-# -- Partially bad copies: leak ~ t, failure ~ t**2 / 2 ------------------------------------------
 @result(show=("leak_slope", "fail_slope"))
 class PartialCopySweep(Tabular):
     """:func:`qring_edu.vga_security.rotated_ghz_leak` per rotation angle: ``trace_distance``
-    t from the GHZ state, the test's ``fail_probability``, ``leak`` (largest TV distance of the
-    entry's transcript from the ideal) and ``distance_bound = sqrt(2 P(fail))``;
-    ``leak_slope``, ``fail_slope``: log-log slopes against t for angles <= 0.05 (1 and 2).
+    t, ``fail_probability``, ``leak`` (largest TV distance from the ideal transcript),
+    ``distance_bound = sqrt(2 P(fail))``; slopes against t for angles <= 0.05 (1 and 2).
 
     Examples
     --------
     >>> sw = partial_copy_sweep([0.01, 0.1])
-    >>> [round(float(t), 4) for t in sw.trace_distance]
-    [0.01, 0.0998]
     >>> bool((sw.leak <= sw.distance_bound + 1e-12).all())           # the witness bound holds
     True
     """
@@ -107,12 +103,10 @@ def partial_copy_sweep(angles=None, workers: int = 2, bits: int = 1) -> PartialC
     return PartialCopySweep(workers, bits, th, *map(np.array, zip(*cols)))
 
 
-# -- The finite-copy fidelity guarantee (Zhu & Hayashi) ------------------------------------------
 @result
 class FiniteCopyCurve:
-    """``fidelity[i, k] = 1 -`` :func:`qring_edu.vga_security.ghz_verified_infidelity`: what
-    ``tests[k]`` passed register tests guarantee for one untested register at significance
-    ``significances[i]``.
+    """``fidelity[i, k] = 1 -`` :func:`qring_edu.vga_security.ghz_verified_infidelity` after
+    ``tests[k]`` passed tests, at significance ``significances[i]``.
 
     Examples
     --------
@@ -139,23 +133,20 @@ def finite_copy_curve(max_tests: int = 100_000, significances=(0.05, 0.01)) -> F
     0.95
     """
     max_tests = check_int(max_tests, "max_tests", 2, 10**9)
-    sig = [
-        check_float(s, "significances", 0.0, 1.0, lo_open=True, hi_open=True) for s in significances
-    ]
+    opts = dict(lo_open=True, hi_open=True)
+    sig = [check_float(s, "significances", 0.0, 1.0, **opts) for s in significances]
     tests = np.unique(np.round(np.geomspace(1, max_tests, 40)).astype(int))
     fid = [[1.0 - ghz_verified_infidelity(int(t), s) for t in tests] for s in sig]
     return FiniteCopyCurve(tests, np.array(sig), np.array(fid))
 
 
-# -- Privacy amplification -----------------------------------------------------------------------
 @result
 class AmplificationSweep(Tabular):
-    """Leaked entries against the amplification k (each entry's pad the sum of k registers').
-
-    Per k: ``measured`` (fraction of entries whose every pad the source knows, one run of
-    :func:`qring_edu.vga_aggregate` with ``KnownPads(attack_fraction)``), ``exact``
+    """Leaked entries against the amplification k (each entry's pad the sum of k registers'):
+    per k ``measured`` (one :func:`qring_edu.vga_aggregate` run with
+    ``KnownPads(attack_fraction)``), ``exact``
     (:func:`qring_edu.vga_security.amplified_leak_probability`), ``power = attack_fraction**k``,
-    ``ghz_used`` (qubit GHZ copies), ``sums_exact``.
+    ``ghz_used``, ``sums_exact``.
 
     Examples
     --------
@@ -217,9 +208,8 @@ def amplification_sweep(
     truth = modular_sum(x, bits)
     measured, exact, used, right = [], [], [], []
     for k in kk.tolist():
-        res = vga_aggregate(
-            x, bits=bits, test_fraction=test_fraction, source=source, amplification=k, seed=rng
-        )
+        kw = dict(bits=bits, test_fraction=test_fraction, source=source, seed=rng)
+        res = vga_aggregate(x, amplification=k, **kw)
         n, _ = vga_copy_counts(entries, test_fraction, amplification=k)
         measured.append(float(res.attacker_knows.mean()))
         exact.append(amplified_leak_probability(n, round(source.fraction * n), k))
@@ -227,22 +217,17 @@ def amplification_sweep(
         right.append(bool(np.array_equal(res.total, truth)))
     power = source.fraction ** kk.astype(float)
     per_k = (np.array(measured), np.array(exact), power, np.array(used), np.array(right))
-    return AmplificationSweep(
-        workers, bits, entries, source.fraction, float(test_fraction), kk, *per_k
-    )
+    setting = (workers, bits, entries, source.fraction, float(test_fraction))
+    return AmplificationSweep(*setting, kk, *per_k)
 
 
-# -- Dropout -------------------------------------------------------------------------------------
 @result(show=("hit_rate",))
 class DropoutComparison(Tabular):
     """A VGA round with dropped workers, and its restart among the survivors.
 
-    ``lost_totals`` (int64, (d,)): what the survivors compute from the announcements received;
-    ``survivors_sum``: their true sum; ``hit_rate``: fraction of entries where the two agree
-    (``2**-bits`` expected: the missing pads are uniform); ``uniform_p_value``: chi-squared test
-    of their difference against the uniform law; ``restart_exact``: the restart
-    (:func:`qring_edu.vga.vga_restart`) returns the survivors' sum; ``ghz_first``,
-    ``ghz_restart``: qubit GHZ copies of each round.
+    ``lost_totals`` (int64, (d,)): what the survivors compute; ``hit_rate``: fraction equal to
+    ``survivors_sum`` (``2**-bits`` expected); ``uniform_p_value``: chi-squared test of the
+    difference against uniform; ``ghz_first``, ``ghz_restart``: qubit GHZ copies of each round.
 
     Examples
     --------
@@ -304,13 +289,10 @@ def dropout_comparison(
     p = float(chisquare(np.bincount(offsets, minlength=1 << bits)).pvalue)
     dropped_rows = tuple(int(j) for j in np.flatnonzero(~run.first.announced))
     exact = bool(np.array_equal(run.total, survivors))
-    ghz = (run.first.ghz_delivered, run.restart.ghz_delivered)
-    return DropoutComparison(
-        workers, bits, dropped_rows, exact, p, *ghz, run.first.total, survivors
-    )
+    ghz = (run.first.ghz_delivered, run.restart.ghz_delivered, run.first.total)
+    return DropoutComparison(workers, bits, dropped_rows, exact, p, *ghz, survivors)
 
 
-# -- What VGA costs next to its competitors ------------------------------------------------------
 #: Rounds of Bonawitz et al. 2017's honest-but-curious protocol (AdvertiseKeys, ShareKeys,
 #: MaskedInputCollection, Unmasking); our reading of the paper, not stated in its abstract.
 BONAWITZ_ROUNDS = 4
@@ -318,27 +300,21 @@ BONAWITZ_ROUNDS = 4
 
 @result
 class AggregationCosts(Tabular):
-    """Resources of one aggregation of d b-bit values over P workers; arrays of shape
-    (len(workers), len(entries)). What it costs to make a GHZ copy or a key bit (different
-    resources) is not counted: the table compares what each scheme consumes.
+    """Resources (not their production cost) of one aggregation of d b-bit values over P
+    workers, arrays of shape (len(workers), len(entries)):
 
     * VGA: ``ghz_used = d b`` qubit GHZ copies (P qubits each), ``ghz_tested = T b``,
-      ``ghz_delivered = N b`` with ``(N, T) =`` :func:`qring_edu.vga.vga_copy_counts` (``T``
-      about ``d f/(1 - f)``); per worker one qubit of each delivered copy;
-    * one-time-pad masks from QKD keys (:func:`scheme_table`; QKD's own overhead out of scope):
-      ``all_pairs_key_bits = P (P - 1)/2 d b`` (each worker holds ``(P - 1) d b``),
-      ``ring_key_bits = P d b`` (a pad with each ring neighbour; one pair when P = 2);
-    * ``masked_bits_per_worker = d b``: the masked vector each worker sends in every scheme;
-    * Bonawitz et al. 2017 (computational; our reading of its honest-but-curious version):
-      :data:`BONAWITZ_ROUNDS` = 4 rounds through the server, one upload and one reply each:
-      ``bonawitz_messages = 8 P``; two Shamir-shared secrets per worker to each other worker:
-      ``bonawitz_shares = 2 P (P - 1)``; independent of d (the masks come from seeds by a PRG).
+      ``ghz_delivered = N b``, ``(N, T) =`` :func:`qring_edu.vga.vga_copy_counts`;
+    * QKD one-time-pad masks (:func:`scheme_table`): ``all_pairs_key_bits = P (P - 1)/2 d b``,
+      ``ring_key_bits = P d b`` (one pair when P = 2);
+    * ``masked_bits_per_worker = d b``, in every scheme;
+    * Bonawitz et al. 2017 (our reading, honest-but-curious): :data:`BONAWITZ_ROUNDS` rounds of
+      upload and reply, ``bonawitz_messages = 8 P``; ``bonawitz_shares = 2 P (P - 1)`` Shamir
+      shares; independent of d (masks from seeds by a PRG).
 
     Examples
     --------
     >>> costs = aggregation_costs(workers=(4,), entries=(10,), bits=16)
-    >>> int(costs.ghz_delivered[0, 0]), int(costs.all_pairs_key_bits[0, 0]), int(costs.ring_key_bits[0, 0])
-    (320, 960, 640)
     >>> int(costs.bonawitz_messages[0, 0]), int(costs.bonawitz_shares[0, 0])
     (32, 24)
     """
@@ -451,7 +427,6 @@ def scheme_table() -> Table:
     return Table(columns, rows, ("",) * 5)
 
 
-# -- Distributing GHZ states: published numbers --------------------------------------------------
 #: Photonic N-photon GHZ states, post-selected on N-fold coincidences (they exist only when
 #: detected, so they cannot be stored for later use): ``(N, fidelity, count rate in Hz)``, pump
 #: 0.57 W. Wang et al., PRL 117, 210502 (2016), Table I (``wang2016ten``).
@@ -495,8 +470,8 @@ class GHZDistribution(Tabular):
     """The published GHZ rates and fidelities, and how long one aggregation's copies would take.
 
     ``copies``: ``ghz_delivered`` of :func:`aggregation_costs`; ``seconds[i] = copies / rate``
-    at experiment i's rate (our arithmetic; the photonic states are post-selected and cannot be
-    stored, and a 3-party rate says nothing about P > 3); ``photonic``: :data:`PHOTONIC_GHZ`.
+    at experiment i's rate (our arithmetic; photonic states cannot be stored, a 3-party rate
+    says nothing about P > 3); ``photonic``: :data:`PHOTONIC_GHZ`.
 
     Examples
     --------
@@ -517,21 +492,14 @@ class GHZDistribution(Tabular):
             (key, what, n, fid, rate, s / 86400 / 365.25)
             for (key, what, n, fid, rate), s in zip(GHZ_EXPERIMENTS, self.seconds)
         )
-        columns = (
-            "reference",
-            "what",
-            "N",
-            "fidelity",
-            "rate (1/s)",
-            f"years for {self.copies:,} copies",
-        )
-        return Table(columns, rows, ("", "", "d", "", ".3g", ".3g"))
+        columns = ("reference", "what", "N", "fidelity", "rate (1/s)")
+        years = f"years for {self.copies:,} copies"
+        return Table((*columns, years), rows, ("", "", "d", "", ".3g", ".3g"))
 
     def photonic_table(self) -> Table:
         """Fidelity and rate of post-selected N-photon GHZ states against N (Wang et al. 2016)."""
-        return Table(
-            ("N photons", "fidelity", "count rate (Hz)"), self.photonic, ("d", ".3f", ".3g")
-        )
+        heads = ("N photons", "fidelity", "count rate (Hz)")
+        return Table(heads, self.photonic, ("d", ".3f", ".3g"))
 
 
 def ghz_distribution(

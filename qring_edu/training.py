@@ -178,13 +178,11 @@ class VQC:
 
 @result(show=("final_loss", "final_accuracy", "divergence"))
 class TrainingRun:
-    """History of :func:`train_data_parallel`.
-
-    ``transport``: ``"classical"``, ``"superdense"``, ``"exact"`` or ``"custom"``; ``link``,
-    ``protection``: the superdense ring's (or ``None``, ``"none"``). ``losses``/``accuracies``
-    (steps + 1, P): replica k's on the training set, before step 0 and after every step;
-    ``weights`` (P, n_params): the final replicas; ``online_bits`` .. ``offline_bits``: the
-    ledger's currencies on the busiest link, summed over the steps (0 without a ring).
+    """History of :func:`train_data_parallel`. ``transport``: ``"classical"``, ``"superdense"``,
+    ``"exact"`` or ``"custom"``; ``link``, ``protection``: the superdense ring's (or ``None``,
+    ``"none"``). ``losses``/``accuracies`` (steps + 1, P): replica k's on the training set,
+    before step 0 and after every step; ``weights`` (P, n_params): the final replicas;
+    ``online_bits`` .. ``offline_bits``: the busiest link's ledger, summed over the steps.
 
     Examples
     --------
@@ -309,8 +307,7 @@ def train_data_parallel(
     X, y = make_moons(n_samples, seed=data_rng)
     shards = np.array_split(np.arange(n_samples), workers)
     W = np.tile(0.5 * data_rng.standard_normal(learner.n_params), (workers, 1))
-    losses = np.empty((steps + 1, workers))
-    accs = np.empty((steps + 1, workers))
+    losses, accs = np.empty((2, steps + 1, workers))
     losses[0], accs[0] = learner.evaluate(W, X, y)
     totals = dict.fromkeys(
         ("online_bits", "online_qubits", "ebits", "offline_qubits", "offline_bits"), 0
@@ -357,10 +354,9 @@ def train_data_parallel(
 
 @result(show=("bandwidth_ratio", "saving", "crossover_params"))
 class GradientBudget:
-    """What one all-reduce of a model's gradient costs on the ring (:func:`gradient_budget`):
-    ``link_bits`` / ``link_qubits`` on the busiest link; seconds (:func:`~qring_edu.ring_time`):
-    ``latency = 2 (P-1) alpha``, ``classical_time``, ``superdense_time``. The superdense ring
-    saves about a quarter at ``crossover_params``, half far above it, almost nothing far below.
+    """One all-reduce of a gradient on the ring (:func:`gradient_budget`): ``link_bits`` /
+    ``link_qubits`` on the busiest link; seconds (:func:`~qring_edu.ring_time`): ``latency = 2
+    (P-1) alpha``, ``classical_time``, ``superdense_time``.
 
     Examples
     --------

@@ -53,8 +53,8 @@ BELL_LABELS = ("phi+", "phi-", "psi+", "psi-")
 
 # -- States and operators as arrays ----------------------------------------------------------------
 def as_array(value):
-    """``value`` itself, or the ``data`` array of a Qiskit ``quantum_info`` object
-    (``Statevector``, ``DensityMatrix``, ``Operator``; Qiskit itself is never imported here).
+    """``value``, or the ``data`` array of a Qiskit ``Statevector``, ``DensityMatrix`` or
+    ``Operator`` (without importing Qiskit).
 
     Examples
     --------
@@ -153,8 +153,7 @@ def partial_trace(rho, keep) -> np.ndarray:
     kept = [n - 1 - q for q in reversed(keep)]
     out = [rows[i] for i in kept] + [cols[i] for i in kept]
     t = np.einsum("".join(rows + cols) + "->" + "".join(out), rho.reshape([2] * (2 * n)))
-    k = len(keep)
-    return t.reshape(2**k, 2**k)
+    return t.reshape(2 ** len(keep), 2 ** len(keep))
 
 
 def embed_operator(u, qargs, n: int) -> np.ndarray:

@@ -28,9 +28,8 @@ class Ledger:
     ``steps`` synchronous steps (``2 (P - 1)`` for the ring); ``transport`` is a label.
 
     ``links``: ``[(0, 1), ..., (P-1, 0)]``; ``messages``: messages recorded; ``step_units[s]``:
-    the largest message of step ``s`` in its own currency (bits or qubits), for the α–β time
-    model. Each query takes ``link=None`` (the maximum over links: the critical path of a
-    synchronous ring) or a link ``(k, (k+1) % P)``.
+    step ``s``'s largest message, bits or qubits (α–β model). Queries take ``link=None`` (the
+    maximum over links: a synchronous ring's critical path) or a link ``(k, (k+1) % P)``.
 
     Examples
     --------

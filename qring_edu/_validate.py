@@ -1,8 +1,5 @@
-"""Argument checks shared by the whole library (core layer).
-
-Every public function validates its input with these helpers so that bad input raises a
-``ValueError``/``TypeError`` that names the argument and the accepted range (ARCHITECTURE.md).
-Every checker takes ``name``: the argument's name as the error message shows it.
+"""Argument checks shared by the whole library (core layer, ARCHITECTURE.md): bad input raises a
+``ValueError``/``TypeError`` naming the argument (each checker's ``name``) and the accepted range.
 """
 
 from __future__ import annotations
@@ -260,11 +257,9 @@ def check_packed_bits(value: Any, n_bits: Any, name: str = "data") -> tuple[np.n
     if arr.dtype != np.uint8 and arr.size and (arr.min() < 0 or arr.max() > 255):
         raise ValueError(f"{name} must hold bytes, integers 0..255")
     size = int(arr.size)
-    if n_bits is None:
-        n_bits = 8 * size
-    else:
-        n_bits = check_int(n_bits, "n_bits", 8 * size - 7 if size else 0, 8 * size)
-    return arr.astype(np.uint8, copy=False), n_bits
+    if n_bits is not None:
+        n_bits = check_int(n_bits, "n_bits", max(8 * size - 7, 0), 8 * size)
+    return arr.astype(np.uint8, copy=False), 8 * size if n_bits is None else n_bits
 
 
 #: The most memory one array built from a size argument may take (refused up front, not later

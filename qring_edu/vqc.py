@@ -262,9 +262,8 @@ def _bce(s: np.ndarray, y: np.ndarray):
     """Loss, dLoss/ds (same shape as s) and accuracy for scores s (..., N) and labels y (N,)."""
     sign = np.where(y == 0, 1.0, -1.0)  # p(y | x) = (1 + sign s) / 2
     p_y = (1.0 + sign * s) / 2.0
-    n = y.size
     loss = -np.mean(np.log(p_y + 1e-12), axis=-1)
-    dlds = -(sign / 2.0) / (p_y + 1e-12) / n
+    dlds = -(sign / 2.0) / (p_y + 1e-12) / y.size
     acc = np.mean((s < 0) == (y == 1), axis=-1)
     return loss, dlds, acc
 

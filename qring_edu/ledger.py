@@ -53,7 +53,6 @@ class Ledger:
         self.step_units = np.zeros(self.steps, dtype=np.int64)
         self.messages = 0
 
-    # -- recording (used by the transports) ---------------------------------------------------
     def record(
         self,
         sender: int,
@@ -84,7 +83,6 @@ class Ledger:
         """Total of the count ``name`` over every link (0 if no message recorded it)."""
         return int(self._events[name].sum()) if name in self._events else 0
 
-    # -- queries ------------------------------------------------------------------------------
     def _get(self, currency: str, link) -> int:
         counts = self._counts[currency]
         if link is None:

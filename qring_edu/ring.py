@@ -218,9 +218,7 @@ class AllReduceResult:
     bits: int
     codec: FixedPoint | None = field(repr=False)
 
-    @property
-    def workers(self) -> int:
-        return int(self.outputs.shape[0])
+    workers = property(lambda self: int(self.outputs.shape[0]), doc="P.")
 
     @property
     def consistent(self) -> bool:

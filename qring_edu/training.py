@@ -209,15 +209,10 @@ class TrainingRun:
     offline_qubits: int = field(repr=False)
     offline_bits: int = field(repr=False)
 
-    @property
-    def final_loss(self) -> float:
-        """Mean over replicas of the final training loss."""
-        return float(self.losses[-1].mean())
-
-    @property
-    def final_accuracy(self) -> float:
-        """Mean over replicas of the final training accuracy."""
-        return float(self.accuracies[-1].mean())
+    final_loss = property(lambda self: float(self.losses[-1].mean()), doc="Mean final loss.")
+    final_accuracy = property(
+        lambda self: float(self.accuracies[-1].mean()), doc="Mean final accuracy."
+    )
 
     @property
     def divergence(self) -> float:

@@ -78,11 +78,9 @@ def check_float(
     below = lo is not None and (value <= lo if lo_open else value < lo)
     above = hi is not None and (value >= hi if hi_open else value > hi)
     if below or above:
-        left = "(" if lo_open else "["
-        right = ")" if hi_open else "]"
-        lo_s = "-inf" if lo is None else f"{lo:g}"
-        hi_s = "inf" if hi is None else f"{hi:g}"
-        raise ValueError(f"{name} must be in {left}{lo_s}, {hi_s}{right}, got {value:g}")
+        lo_s = ("(" if lo_open else "[") + ("-inf" if lo is None else f"{lo:g}")
+        hi_s = ("inf" if hi is None else f"{hi:g}") + (")" if hi_open else "]")
+        raise ValueError(f"{name} must be in {lo_s}, {hi_s}, got {value:g}")
     return value
 
 
@@ -302,6 +300,4 @@ def check_name(value: Any, name: str = "name") -> str:
 def _range_text(lo: int | None, hi: int | None) -> str:
     if lo is not None and hi is not None:
         return f"{lo}..{hi}"
-    if lo is not None:
-        return f">= {lo}"
-    return f"<= {hi}"
+    return f">= {lo}" if lo is not None else f"<= {hi}"

@@ -54,19 +54,11 @@ class Ledger:
         self.messages = 0
 
     def record(
-        self,
-        sender: int,
-        step: int,
-        *,
-        bits: int = 0,
-        qubits: int = 0,
-        ebits: int = 0,
-        offline_qubits: int = 0,
-        offline_bits: int = 0,
-        **events: int,
+        self, sender, step, *, bits=0, qubits=0, ebits=0, offline_qubits=0, offline_bits=0, **events
     ) -> None:
-        """Add one message sent by ``sender`` over link ``(sender, sender+1)`` at ``step``, with
-        its ``events``: counts that are not channel uses (blocks, lost photons; :meth:`events`)."""
+        """Add one message sent by ``sender`` over link ``(sender, sender+1)`` at ``step``: its
+        counts (ints) in each currency, and ``events``: counts that are not channel uses (blocks,
+        lost photons; :meth:`events`)."""
         for c, n in zip(_CURRENCIES, (bits, qubits, ebits, offline_qubits, offline_bits)):
             self._counts[c][sender] += n
         for name, n in events.items():

@@ -223,12 +223,8 @@ class TrainingRun:
     gradient_bits = property(
         lambda self: self.n_params * self.bits, doc="``n_params * bits``: one worker's gradient."
     )
-    online_bits_per_step = property(
-        lambda self: self.online_bits / self.steps, doc="Online bits, busiest link, per step."
-    )
-    online_qubits_per_step = property(
-        lambda self: self.online_qubits / self.steps, doc="Online qubits, busiest link, per step."
-    )
+    online_bits_per_step = property(lambda self: self.online_bits / self.steps, doc="Per step.")
+    online_qubits_per_step = property(lambda self: self.online_qubits / self.steps, doc="Per step.")
 
 
 def train_data_parallel(

@@ -206,10 +206,7 @@ def superdense_send_qiskit(bits, *, link: Link = Link(), seed=None) -> np.ndarra
     if data.size == 0:
         return data.copy()
     padded = np.concatenate([data, np.zeros(data.size % 2, dtype=np.uint8)])
-    circuits = [
-        superdense_circuit(int(padded[2 * j]), int(padded[2 * j + 1]), link=link)
-        for j in range(padded.size // 2)
-    ]
+    circuits = [superdense_circuit(int(x), int(z), link=link) for x, z in padded.reshape(-1, 2)]
     sim_seed = int(rng.integers(2**31 - 1))
     result = AerSimulator().run(circuits, shots=1, seed_simulator=sim_seed).result()
     keys = [next(iter(result.get_counts(j))) for j in range(len(circuits))]  # one shot: "xz"

@@ -344,10 +344,8 @@ def _qiskit_expectations(params2d: np.ndarray, X: np.ndarray, qubits: int, layer
     _check_work(M * qc.num_parameters, N)
     values = np.empty((M, N, qc.num_parameters))
     for col, par in enumerate(qc.parameters):  # circuit order: sorted by vector name, then index
-        if par.vector.name == "x":
-            values[:, :, col] = X[None, :, par.index]
-        else:
-            values[:, :, col] = params2d[:, None, par.index]
+        src = X[None, :] if par.vector.name == "x" else params2d[:, None]
+        values[:, :, col] = src[:, :, par.index]
     z0 = SparsePauliOp("I" * (qubits - 1) + "Z")  # little-endian: the last letter is qubit 0
     job = StatevectorEstimator().run([(qc, z0, values)])
     return np.asarray(job.result()[0].data.evs, dtype=np.float64).reshape(M, N)

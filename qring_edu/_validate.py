@@ -260,8 +260,7 @@ def check_packed_bits(value: Any, n_bits: Any, name: str = "data") -> tuple[np.n
     return arr.astype(np.uint8, copy=False), 8 * size if n_bits is None else n_bits
 
 
-#: The most memory one array built from a size argument may take (refused up front, not later
-#: as a MemoryError).
+#: The most memory one array built from a size argument may take (refused up front).
 MAX_BYTES = 2**31
 
 

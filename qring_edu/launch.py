@@ -1,8 +1,5 @@
-"""Start P local processes joined by a gloo process group (tests, the book, benchmarks).
-
-:func:`free_port` is also the port picker of the benchmarks' own gloo workers (``bench/``). Only
-the children import torch (the ``torch`` extra, ``pip install "qring_edu[torch]"``). This is the
-only module of the package that starts processes.
+"""Start P local processes joined by a gloo process group (tests, the book, ``bench/``): the only
+module that starts processes. Only the children import torch (``pip install "qring_edu[torch]"``).
 """
 
 from __future__ import annotations

@@ -47,9 +47,8 @@ def short(value) -> str:
 
 
 def result(cls=None, *, show: tuple[str, ...] = ()):
-    """Class decorator: a frozen dataclass whose ``repr`` is short (see the module docstring).
-
-    ``show``: names of properties to append to the ``repr`` after the fields.
+    """Class decorator: a frozen dataclass whose short ``repr`` (the module docstring) lists the
+    fields, then the properties named in ``show``.
 
     Examples
     --------

@@ -1,8 +1,5 @@
-"""Argument checks shared by the whole library (core layer).
-
-Every public function validates its input with these helpers so that bad input raises a
-``ValueError``/``TypeError`` that names the argument and the accepted range (ARCHITECTURE.md).
-Every checker takes ``name``: the argument's name as the error message shows it.
+"""Argument checks shared by the whole library (core layer, ARCHITECTURE.md): bad input raises a
+``ValueError``/``TypeError`` naming the argument (each checker's ``name``) and the accepted range.
 """
 
 from __future__ import annotations
@@ -81,11 +78,9 @@ def check_float(
     below = lo is not None and (value <= lo if lo_open else value < lo)
     above = hi is not None and (value >= hi if hi_open else value > hi)
     if below or above:
-        left = "(" if lo_open else "["
-        right = ")" if hi_open else "]"
-        lo_s = "-inf" if lo is None else f"{lo:g}"
-        hi_s = "inf" if hi is None else f"{hi:g}"
-        raise ValueError(f"{name} must be in {left}{lo_s}, {hi_s}{right}, got {value:g}")
+        lo_s = ("(" if lo_open else "[") + ("-inf" if lo is None else f"{lo:g}")
+        hi_s = ("inf" if hi is None else f"{hi:g}") + (")" if hi_open else "]")
+        raise ValueError(f"{name} must be in {lo_s}, {hi_s}, got {value:g}")
     return value
 
 
@@ -260,15 +255,12 @@ def check_packed_bits(value: Any, n_bits: Any, name: str = "data") -> tuple[np.n
     if arr.dtype != np.uint8 and arr.size and (arr.min() < 0 or arr.max() > 255):
         raise ValueError(f"{name} must hold bytes, integers 0..255")
     size = int(arr.size)
-    if n_bits is None:
-        n_bits = 8 * size
-    else:
-        n_bits = check_int(n_bits, "n_bits", 8 * size - 7 if size else 0, 8 * size)
-    return arr.astype(np.uint8, copy=False), n_bits
+    if n_bits is not None:
+        n_bits = check_int(n_bits, "n_bits", max(8 * size - 7, 0), 8 * size)
+    return arr.astype(np.uint8, copy=False), 8 * size if n_bits is None else n_bits
 
 
-#: The most memory one array built from a size argument may take (refused up front, not later
-#: as a MemoryError).
+#: The most memory one array built from a size argument may take (refused up front).
 MAX_BYTES = 2**31
 
 
@@ -307,6 +299,4 @@ def check_name(value: Any, name: str = "name") -> str:
 def _range_text(lo: int | None, hi: int | None) -> str:
     if lo is not None and hi is not None:
         return f"{lo}..{hi}"
-    if lo is not None:
-        return f">= {lo}"
-    return f"<= {hi}"
+    return f">= {lo}" if lo is not None else f"<= {hi}"

@@ -62,9 +62,8 @@ def to_signed(words: np.ndarray, bits: int) -> np.ndarray:
     [-1, 5, -8, 7]
     """
     bits = check_bits(bits)
-    # Sign-extend in 32 bits: shift the word's top bit to bit 31, then shift back arithmetically.
-    # Same result as masking and subtracting 2**bits where the top bit is set, ~7x faster (no
-    # int64 temporaries, no np.where). Bits above ``bits`` are discarded, as by the mask.
+    # Sign-extend in 32 bits (top bit to bit 31, arithmetic shift back; higher bits drop out):
+    # ~7x faster than masking and subtracting 2**bits (no int64 temporaries, no np.where).
     w = _integer_array(words, "words").astype(np.uint32)
     w <<= np.uint32(32 - bits)
     s = w.view(np.int32)
@@ -157,11 +156,9 @@ class FixedPoint:
 
 
 def fixed_point(workers: int, bits: int, max_abs: float) -> FixedPoint:
-    """The overflow-free fixed-point code for summing ``workers`` values with ``|x| <= max_abs``.
-
-    ``workers`` P >= 2, ``bits`` 2..32 with ``2**(bits-1) - 1 >= P`` (at least one level per
-    worker), ``max_abs > 0`` agreed in advance. Cap ``m = floor((2**(bits-1) - 1) / P)``, scale
-    ``s = m / max_abs`` (the module docstring says why not ``(2**(bits-1) - 1) / (P max_abs)``).
+    """The overflow-free fixed-point code (cap ``m``, scale ``s``: the module docstring) for
+    summing ``workers`` (P >= 2) values with ``|x| <= max_abs`` (> 0, agreed in advance);
+    ``bits`` in 2..32 with ``2**(bits-1) - 1 >= P`` (at least one level per worker).
 
     Examples
     --------

@@ -1,8 +1,5 @@
-"""Start P local processes joined by a gloo process group (tests, the book, benchmarks).
-
-:func:`free_port` is also the port picker of the benchmarks' own gloo workers (``bench/``). Only
-the children import torch (the ``torch`` extra, ``pip install "qring_edu[torch]"``). This is the
-only module of the package that starts processes.
+"""Start P local processes joined by a gloo process group (tests, the book, ``bench/``): the only
+module that starts processes. Only the children import torch (``pip install "qring_edu[torch]"``).
 """
 
 from __future__ import annotations
@@ -15,6 +12,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ._validate import check_float, check_int
@@ -44,8 +42,7 @@ def _child_main(payload_path: str, result_path: str) -> None:
     import torch  # noqa: PLC0415  (only the children need torch)
     import torch.distributed as dist  # noqa: PLC0415
 
-    with open(payload_path, "rb") as f:
-        payload = pickle.load(f)
+    payload = pickle.loads(Path(payload_path).read_bytes())
     sys.path[:] = payload["sys_path"]  # so that ``fn``'s module imports as in the parent
     fn, args = pickle.loads(payload["call"])
     rank, world_size = payload["rank"], payload["world_size"]
@@ -62,9 +59,8 @@ def _child_main(payload_path: str, result_path: str) -> None:
     finally:
         dist.destroy_process_group()
     tmp = result_path + ".tmp"
-    with open(tmp, "wb") as f:
-        pickle.dump(value, f)
-    os.replace(tmp, result_path)
+    Path(tmp).write_bytes(pickle.dumps(value))
+    os.replace(tmp, result_path)  # the parent never reads a half-written result
 
 
 def launch_local(
@@ -107,8 +103,7 @@ def launch_local(
         try:
             for rank in range(world_size):
                 payload = os.path.join(tmp, f"payload{rank}.pkl")
-                with open(payload, "wb") as f:
-                    pickle.dump({**common, "rank": rank}, f)
+                Path(payload).write_bytes(pickle.dumps({**common, "rank": rank}))
                 results.append(os.path.join(tmp, f"result{rank}.pkl"))
                 log = open(os.path.join(tmp, f"log{rank}.txt"), "wb")
                 logs.append(log)
@@ -133,11 +128,7 @@ def launch_local(
             for k, p in enumerate(procs):
                 if p.returncode != 0 or not os.path.exists(results[k]):
                     raise _failure(k, procs, logs)
-            out = []
-            for path in results:
-                with open(path, "rb") as f:
-                    out.append(pickle.load(f))
-            return out
+            return [pickle.loads(Path(path).read_bytes()) for path in results]
         finally:
             for p in procs:
                 if p.poll() is None:

@@ -28,9 +28,8 @@ class Ledger:
     ``steps`` synchronous steps (``2 (P - 1)`` for the ring); ``transport`` is a label.
 
     ``links``: ``[(0, 1), ..., (P-1, 0)]``; ``messages``: messages recorded; ``step_units[s]``:
-    the largest message of step ``s`` in its own currency (bits or qubits), for the α–β time
-    model. Each query takes ``link=None`` (the maximum over links: the critical path of a
-    synchronous ring) or a link ``(k, (k+1) % P)``.
+    step ``s``'s largest message, bits or qubits (α–β model). Queries take ``link=None`` (the
+    maximum over links: a synchronous ring's critical path) or a link ``(k, (k+1) % P)``.
 
     Examples
     --------
@@ -54,21 +53,12 @@ class Ledger:
         self.step_units = np.zeros(self.steps, dtype=np.int64)
         self.messages = 0
 
-    # -- recording (used by the transports) ---------------------------------------------------
     def record(
-        self,
-        sender: int,
-        step: int,
-        *,
-        bits: int = 0,
-        qubits: int = 0,
-        ebits: int = 0,
-        offline_qubits: int = 0,
-        offline_bits: int = 0,
-        **events: int,
+        self, sender, step, *, bits=0, qubits=0, ebits=0, offline_qubits=0, offline_bits=0, **events
     ) -> None:
-        """Add one message sent by ``sender`` over link ``(sender, sender+1)`` at ``step``, with
-        its ``events``: counts that are not channel uses (blocks, lost photons; :meth:`events`)."""
+        """Add one message sent by ``sender`` over link ``(sender, sender+1)`` at ``step``: its
+        counts (ints) in each currency, and ``events``: counts that are not channel uses (blocks,
+        lost photons; :meth:`events`)."""
         for c, n in zip(_CURRENCIES, (bits, qubits, ebits, offline_qubits, offline_bits)):
             self._counts[c][sender] += n
         for name, n in events.items():
@@ -85,7 +75,6 @@ class Ledger:
         """Total of the count ``name`` over every link (0 if no message recorded it)."""
         return int(self._events[name].sum()) if name in self._events else 0
 
-    # -- queries ------------------------------------------------------------------------------
     def _get(self, currency: str, link) -> int:
         counts = self._counts[currency]
         if link is None:

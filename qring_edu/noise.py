@@ -204,10 +204,8 @@ class Link:
         return self.channel_fidelity if self.pair_fidelity is None else self.pair_fidelity
 
     def symbol_errors(self, pair: PauliErrors | None = None) -> PauliErrors:
-        """The Pauli error of one decoded symbol: ``E_pair · E_memory · E_channel``.
-
-        ``pair``: the pairs' Bell-diagonal error if they are not Werner pairs of
-        :attr:`pair` (e.g. distilled pairs, ``distill(...).errors``)."""
+        """The Pauli error of one decoded symbol, ``E_pair · E_memory · E_channel``; ``pair``:
+        the pairs' error if not Werner of :attr:`pair` (e.g. ``distill(...).errors``)."""
         errors = depolarizing(self.pair, "pair_fidelity") if pair is None else pair
         errors = errors.compose(memory_dephasing(self.storage_time, self.coherence_time))
         return errors.compose(depolarizing(self.channel_fidelity, "channel_fidelity"))
@@ -230,14 +228,9 @@ def fibre_transmission(
     source_efficiency: float = 1.0,
     detector_efficiency: float = 1.0,
 ) -> float:
-    """The link's transmission η: the probability that a photon sent over ``distance_km`` of
-    fibre is detected at the far end,
-
-        η = source_efficiency · 10^(−attenuation_db_per_km · distance_km / 10) · detector_efficiency.
-
-    0.2 dB/km is the conventional round figure for telecom fibre at 1550 nm; the efficiencies
-    are the probabilities that the node puts its photon into the fibre and that an arriving
-    photon is detected. Each factor is a heralded loss (``Link(transmission=η)``).
+    """The transmission η (``Link(transmission=η)``) of ``distance_km`` of fibre, each factor a
+    heralded loss: ``η = source_efficiency · 10^(−attenuation_db_per_km · distance_km / 10) ·
+    detector_efficiency`` (0.2 dB/km: telecom fibre at 1550 nm).
 
     Examples
     --------
@@ -252,10 +245,9 @@ def fibre_transmission(
 
 
 def message_rng(seed: np.random.SeedSequence, step: int, sender: int) -> np.random.Generator:
-    """The generator of one message's noise, named by its place in the schedule: the message
-    ``sender`` sends at ``step`` draws from ``SeedSequence(seed.entropy, spawn_key=
-    seed.spawn_key + (step, sender))`` (``seed``: the call's root,
-    :func:`qring_edu._validate.seed_sequence`).
+    """The generator of the message ``sender`` sends at ``step``: ``SeedSequence(seed.entropy,
+    spawn_key=seed.spawn_key + (step, sender))``, ``seed`` the call's root
+    (:func:`qring_edu._validate.seed_sequence`).
 
     Examples
     --------
@@ -272,11 +264,9 @@ def message_rng(seed: np.random.SeedSequence, step: int, sender: int) -> np.rand
 
 @result
 class Noise:
-    """What happened to the symbols of one message (:func:`draw_noise`).
-
-    ``sent``: photons sent online (the symbols plus the lost ones, each sent again on a fresh
-    pair); ``positions``: the erring symbols (distinct, in no particular order); ``codes``: their
-    Paulis (1 = X, 2 = Z, 3 = Y).
+    """What happened to one message's symbols (:func:`draw_noise`): ``sent`` photons online (the
+    symbols and the lost ones); ``positions``: the erring symbols (distinct, unordered);
+    ``codes``: their Paulis (1 = X, 2 = Z, 3 = Y).
 
     Examples
     --------
@@ -384,11 +374,8 @@ class Capacities:
 
     Examples
     --------
-    >>> caps = depolarizing_capacities(0.9)
-    >>> caps
+    >>> depolarizing_capacities(0.9)
     Capacities(channel_fidelity=0.9, transmission=1, classical=0.6466, entanglement_assisted=1.373, ratio=2.123)
-    >>> depolarizing_capacities(1.0, transmission=0.5).entanglement_assisted   # 2 eta
-    1.0
     """
 
     channel_fidelity: float

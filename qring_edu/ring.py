@@ -145,10 +145,9 @@ def ring_pass(
     """The ring all-reduce, as the workers ``ranks`` see it: the one ring loop of the library.
 
     ``rows[i]``: the words (1-D unsigned array, ``d`` entries) of worker ``ranks[i]``, turned in
-    place into that worker's copy of the sum mod ``2**bits``. At every step each worker here
-    hands the chunk it sends to ``exchange(step, sends)`` (``sends``: rank -> words for rank+1),
-    which returns what each worker here receives from rank-1 after the link (rank -> words).
-    The worker adds it (reduce-scatter) or copies it (all-gather) into its own chunk.
+    place into that worker's copy of the sum mod ``2**bits``. At every step the chunks sent go to
+    ``exchange(step, sends)`` (rank -> words for rank+1), which returns what each worker receives
+    from rank-1 (rank -> words), added (reduce-scatter) or copied (all-gather) into its chunk.
 
     Examples
     --------
@@ -219,9 +218,7 @@ class AllReduceResult:
     bits: int
     codec: FixedPoint | None = field(repr=False)
 
-    @property
-    def workers(self) -> int:
-        return int(self.outputs.shape[0])
+    workers = property(lambda self: int(self.outputs.shape[0]), doc="P.")
 
     @property
     def consistent(self) -> bool:
@@ -297,9 +294,8 @@ def ring_allreduce(
     words = np.empty((P, d), dtype=np.uint32)
     codec = None
     if not is_int:
-        if max_abs is None:
-            largest = float(max(np.max(arr), -np.min(arr)))
-            max_abs = largest if largest > 0 else 1.0
+        if max_abs is None:  # max |grads|, 1 if all zero
+            max_abs = float(max(np.max(arr), -np.min(arr))) or 1.0
         codec = fixed_point(P, bits, check_float(max_abs, "max_abs", 0.0, lo_open=True))
     for k in range(P):  # row by row: temporaries of one row, not of the whole input
         words[k] = to_words(arr[k], bits) if is_int else codec.encode(arr[k])
@@ -331,9 +327,8 @@ def _classical_and_online(result) -> tuple[np.ndarray, np.ndarray]:
 
 
 def net_online_factors(result: AllReduceResult) -> np.ndarray:
-    """Per link: classical ring bits (:func:`message_bits`) / the channel uses the run spent
-    online (qubits: payload, parity, checksum, retransmitted and lost; bits: acknowledgements),
-    shape (P,).
+    """Per link, shape (P,): classical ring bits (:func:`message_bits`) / the run's online channel
+    uses (qubits: payload, parity, checksum, retransmitted, lost; bits: acknowledgements).
 
     Examples
     --------

@@ -51,10 +51,9 @@ _SIGMA = np.stack([PAULIS["X"], PAULIS["Y"], PAULIS["Z"]])
 BELL_LABELS = ("phi+", "phi-", "psi+", "psi-")
 
 
-# -- States and operators as arrays ----------------------------------------------------------------
 def as_array(value):
-    """``value`` itself, or the ``data`` array of a Qiskit ``quantum_info`` object
-    (``Statevector``, ``DensityMatrix``, ``Operator``; Qiskit itself is never imported here).
+    """``value``, or the ``data`` array of a Qiskit ``Statevector``, ``DensityMatrix`` or
+    ``Operator`` (without importing Qiskit).
 
     Examples
     --------
@@ -153,8 +152,7 @@ def partial_trace(rho, keep) -> np.ndarray:
     kept = [n - 1 - q for q in reversed(keep)]
     out = [rows[i] for i in kept] + [cols[i] for i in kept]
     t = np.einsum("".join(rows + cols) + "->" + "".join(out), rho.reshape([2] * (2 * n)))
-    k = len(keep)
-    return t.reshape(2**k, 2**k)
+    return t.reshape(2 ** len(keep), 2 ** len(keep))
 
 
 def embed_operator(u, qargs, n: int) -> np.ndarray:
@@ -192,7 +190,6 @@ def embed_operator(u, qargs, n: int) -> np.ndarray:
     return np.moveaxis(t, list(range(k)), targets).reshape(2**n, 2**n)
 
 
-# -- Bell pairs and the isotropic state ------------------------------------------------------------
 _S = 1 / np.sqrt(2)
 _BELL = {
     "phi+": np.array([_S, 0, 0, _S], dtype=complex),
@@ -231,7 +228,6 @@ def isotropic_state(pair_fidelity: float) -> np.ndarray:
     return sum(w * np.outer(_BELL[k], _BELL[k].conj()) for w, k in zip(weights, BELL_LABELS))
 
 
-# -- The Bloch sphere ------------------------------------------------------------------------------
 def pure_qubit(theta: float, phi: float) -> np.ndarray:
     """``cos(θ/2)|0⟩ + e^{iφ} sin(θ/2)|1⟩``: the pure state with Bloch angles (θ, φ), radians.
 

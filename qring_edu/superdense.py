@@ -45,12 +45,10 @@ def _check_link(link) -> Link:
 
 
 def superdense_send(bits, *, link: Link = Link(), seed=None) -> np.ndarray:
-    """Send a bit stream (1-D 0/1, length n) by superdense coding over ``link`` (fast path);
-    return the ``uint8`` bits Bob decodes, length n.
-
-    The noise is one :func:`~qring_edu.noise.draw_noise` from ``default_rng(seed)``; with
-    ``seed=SeedSequence(root.entropy, spawn_key=(step, sender))`` it is the draw of that message
-    of a ring seeded with ``root`` (:func:`~qring_edu.noise.message_rng`).
+    """The ``uint8`` bits Bob decodes from a bit stream (1-D 0/1, length n) sent by superdense
+    coding over ``link`` (fast path): one :func:`~qring_edu.noise.draw_noise` from
+    ``default_rng(seed)`` (a ring's message with ``seed=SeedSequence(root.entropy, spawn_key=(step,
+    sender))``, :func:`~qring_edu.noise.message_rng`).
 
     Examples
     --------
@@ -163,9 +161,8 @@ def isotropic_state(pair_fidelity: float) -> DensityMatrix:
 
 
 def superdense_outcome_probabilities(x: int, z: int, *, link: Link = Link()) -> dict:
-    """Exact distribution ``{(x', z'): probability}`` of Bob's decoded symbol (Qiskit
-    ``DensityMatrix``: the noises of :func:`superdense_circuit` as Kraus channels on the qubits
-    they hit, no sampling).
+    """Exact distribution ``{(x', z'): probability}`` of Bob's decoded symbol: ``DensityMatrix``
+    evolution, the noises of :func:`superdense_circuit` as Kraus channels (no sampling).
 
     Examples
     --------
@@ -209,10 +206,7 @@ def superdense_send_qiskit(bits, *, link: Link = Link(), seed=None) -> np.ndarra
     if data.size == 0:
         return data.copy()
     padded = np.concatenate([data, np.zeros(data.size % 2, dtype=np.uint8)])
-    circuits = [
-        superdense_circuit(int(padded[2 * j]), int(padded[2 * j + 1]), link=link)
-        for j in range(padded.size // 2)
-    ]
+    circuits = [superdense_circuit(int(x), int(z), link=link) for x, z in padded.reshape(-1, 2)]
     sim_seed = int(rng.integers(2**31 - 1))
     result = AerSimulator().run(circuits, shots=1, seed_simulator=sim_seed).result()
     keys = [next(iter(result.get_counts(j))) for j in range(len(circuits))]  # one shot: "xz"

@@ -178,13 +178,11 @@ class VQC:
 
 @result(show=("final_loss", "final_accuracy", "divergence"))
 class TrainingRun:
-    """History of :func:`train_data_parallel`.
-
-    ``transport``: ``"classical"``, ``"superdense"``, ``"exact"`` or ``"custom"``; ``link``,
-    ``protection``: the superdense ring's (or ``None``, ``"none"``). ``losses``/``accuracies``
-    (steps + 1, P): replica k's on the training set, before step 0 and after every step;
-    ``weights`` (P, n_params): the final replicas; ``online_bits`` .. ``offline_bits``: the
-    ledger's currencies on the busiest link, summed over the steps (0 without a ring).
+    """History of :func:`train_data_parallel`. ``transport``: ``"classical"``, ``"superdense"``,
+    ``"exact"`` or ``"custom"``; ``link``, ``protection``: the superdense ring's (or ``None``,
+    ``"none"``). ``losses``/``accuracies`` (steps + 1, P): replica k's on the training set,
+    before step 0 and after every step; ``weights`` (P, n_params): the final replicas;
+    ``online_bits`` .. ``offline_bits``: the busiest link's ledger, summed over the steps.
 
     Examples
     --------
@@ -211,15 +209,10 @@ class TrainingRun:
     offline_qubits: int = field(repr=False)
     offline_bits: int = field(repr=False)
 
-    @property
-    def final_loss(self) -> float:
-        """Mean over replicas of the final training loss."""
-        return float(self.losses[-1].mean())
-
-    @property
-    def final_accuracy(self) -> float:
-        """Mean over replicas of the final training accuracy."""
-        return float(self.accuracies[-1].mean())
+    final_loss = property(lambda self: float(self.losses[-1].mean()), doc="Mean final loss.")
+    final_accuracy = property(
+        lambda self: float(self.accuracies[-1].mean()), doc="Mean final accuracy."
+    )
 
     @property
     def divergence(self) -> float:
@@ -230,12 +223,8 @@ class TrainingRun:
     gradient_bits = property(
         lambda self: self.n_params * self.bits, doc="``n_params * bits``: one worker's gradient."
     )
-    online_bits_per_step = property(
-        lambda self: self.online_bits / self.steps, doc="Online bits, busiest link, per step."
-    )
-    online_qubits_per_step = property(
-        lambda self: self.online_qubits / self.steps, doc="Online qubits, busiest link, per step."
-    )
+    online_bits_per_step = property(lambda self: self.online_bits / self.steps, doc="Per step.")
+    online_qubits_per_step = property(lambda self: self.online_qubits / self.steps, doc="Per step.")
 
 
 def train_data_parallel(
@@ -309,8 +298,7 @@ def train_data_parallel(
     X, y = make_moons(n_samples, seed=data_rng)
     shards = np.array_split(np.arange(n_samples), workers)
     W = np.tile(0.5 * data_rng.standard_normal(learner.n_params), (workers, 1))
-    losses = np.empty((steps + 1, workers))
-    accs = np.empty((steps + 1, workers))
+    losses, accs = np.empty((2, steps + 1, workers))
     losses[0], accs[0] = learner.evaluate(W, X, y)
     totals = dict.fromkeys(
         ("online_bits", "online_qubits", "ebits", "offline_qubits", "offline_bits"), 0
@@ -357,10 +345,9 @@ def train_data_parallel(
 
 @result(show=("bandwidth_ratio", "saving", "crossover_params"))
 class GradientBudget:
-    """What one all-reduce of a model's gradient costs on the ring (:func:`gradient_budget`):
-    ``link_bits`` / ``link_qubits`` on the busiest link; seconds (:func:`~qring_edu.ring_time`):
-    ``latency = 2 (P-1) alpha``, ``classical_time``, ``superdense_time``. The superdense ring
-    saves about a quarter at ``crossover_params``, half far above it, almost nothing far below.
+    """One all-reduce of a gradient on the ring (:func:`gradient_budget`): ``link_bits`` /
+    ``link_qubits`` on the busiest link; seconds (:func:`~qring_edu.ring_time`): ``latency = 2
+    (P-1) alpha``, ``classical_time``, ``superdense_time``.
 
     Examples
     --------

@@ -78,11 +78,9 @@ class Classical:
 
 @result
 class Superdense:
-    """Superdense coding over the pre-shared pairs of a :class:`~qring_edu.noise.Link`.
-
-    A message of ``k`` bits is ``n = ceil(k/2)`` symbols with one noise draw
-    (:func:`~qring_edu.noise.draw_noise`); ``sent = n + lost`` photons cross online, each
-    consuming a pair whose half was sent offline until it arrived.
+    """Superdense coding over the pre-shared pairs of a :class:`~qring_edu.noise.Link`: ``k``
+    bits are ``n = ceil(k/2)`` symbols, one :func:`~qring_edu.noise.draw_noise`; ``sent = n +
+    lost`` photons cross online, each on a pair whose half was sent offline until it arrived.
 
     Examples
     --------
@@ -236,16 +234,9 @@ def _coded(words, bits, code: FECCode, errors: PauliErrors, rng, prot: Protectio
     )
     stream = ((words[:, None] >> np.arange(bits, dtype=words.dtype)) & 1).astype(np.uint8)
     payload = np.packbits(stream.ravel(), bitorder="little")
-    detail = rng.spawn(1)[0]
+    sub = rng.spawn(1)[0]  # the decoder's own stream
     out = fec_transmit(
-        n_bytes,
-        code,
-        errors,
-        rng,
-        payload=payload,
-        decoder="galois",
-        hash_key=key,
-        detail_rng=detail,
+        n_bytes, code, errors, rng, payload=payload, decoder="galois", hash_key=key, detail_rng=sub
     )
     got = np.unpackbits(out.received, bitorder="little")[: words.size * bits]
     got = got.reshape(words.size, bits).astype(words.dtype) << np.arange(bits, dtype=words.dtype)
@@ -257,10 +248,9 @@ _LINK_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Link)}
 
 def as_transport(transport="classical", *, protection_scheme="none", **link):
     """A transport from a value (returned as is; no other keyword then) or from the shorthand
-    ``"classical"`` / ``"superdense"``: the link keywords (the parameters of
-    :class:`~qring_edu.noise.Link`) build the superdense link and ``protection_scheme`` (a name or
-    a :class:`~qring_edu.protection.Protection`) wraps it. The error-free classical network takes
-    a link keyword only at its noiseless value.
+    ``"classical"`` / ``"superdense"``: the link keywords (:class:`~qring_edu.noise.Link`) build
+    the superdense link, wrapped by ``protection_scheme`` (a name or a ``Protection``);
+    ``"classical"`` takes link keywords only at their noiseless values.
 
     Examples
     --------

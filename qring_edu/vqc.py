@@ -262,9 +262,8 @@ def _bce(s: np.ndarray, y: np.ndarray):
     """Loss, dLoss/ds (same shape as s) and accuracy for scores s (..., N) and labels y (N,)."""
     sign = np.where(y == 0, 1.0, -1.0)  # p(y | x) = (1 + sign s) / 2
     p_y = (1.0 + sign * s) / 2.0
-    n = y.size
     loss = -np.mean(np.log(p_y + 1e-12), axis=-1)
-    dlds = -(sign / 2.0) / (p_y + 1e-12) / n
+    dlds = -(sign / 2.0) / (p_y + 1e-12) / y.size
     acc = np.mean((s < 0) == (y == 1), axis=-1)
     return loss, dlds, acc
 
@@ -345,10 +344,8 @@ def _qiskit_expectations(params2d: np.ndarray, X: np.ndarray, qubits: int, layer
     _check_work(M * qc.num_parameters, N)
     values = np.empty((M, N, qc.num_parameters))
     for col, par in enumerate(qc.parameters):  # circuit order: sorted by vector name, then index
-        if par.vector.name == "x":
-            values[:, :, col] = X[None, :, par.index]
-        else:
-            values[:, :, col] = params2d[:, None, par.index]
+        src = X[None, :] if par.vector.name == "x" else params2d[:, None]
+        values[:, :, col] = src[:, :, par.index]
     z0 = SparsePauliOp("I" * (qubits - 1) + "Z")  # little-endian: the last letter is qubit 0
     job = StatevectorEstimator().run([(qc, z0, values)])
     return np.asarray(job.result()[0].data.evs, dtype=np.float64).reshape(M, N)

@@ -537,8 +537,6 @@ def check_ring_time_code(fn) -> Feedback:
     True
     >>> check_ring_time_code(qr.ring_time).passed       # the library's own function is off
     False
-    >>> def even_chunks(P, d, b, alpha, beta):       # d/P words per message
-    ...     return 2 * (P - 1) * (alpha + d / P * b * beta)
     """
     what = "the α–β exercise (my_ring_time)"
     if fn is None:

@@ -86,10 +86,6 @@ def check_parameter_shift(answer, *, seed: int = 0, samples: int = 3) -> Feedbac
     ...     return (score(theta + e) - score(theta - e)) / 2
     >>> check_parameter_shift(shift_gradient).passed
     True
-    >>> def finite_difference(score, theta, j):
-    ...     e = np.zeros_like(theta)
-    ...     e[j] = 1e-3
-    ...     return (score(theta + e) - score(theta - e)) / 2e-3
     """
     what = "parameter-shift gradient"
     if answer is None:

@@ -161,9 +161,6 @@ def check_chi_code(fn, *, seed: int = 0) -> Feedback:
     ...     return entropy(average) - sum(p * entropy(r) for p, r in zip(probs, states))
     >>> check_chi_code(my_chi).passed
     True
-    >>> def average_only(probs, states):
-    ...     return entropy(np.einsum("x,xij->ij", probs, states))
-    >>> import qring_edu as qr
     """
     what = "my_chi(probs, states)"
     fb = not_a_function(fn, what)
@@ -546,11 +543,6 @@ def check_pair_entropy(answer, pair_fidelity: float = 0.85) -> Feedback:
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    if abs(value - expected) <= 1e-3:
-        return passed(
-            f"{what}: correct, {expected:.4f} bit. With S(ρ_B) = 1 the capacity is "
-            f"C = 1 + 1 − {expected:.4f} = {2 - expected:.4f} bits per qubit."
-        )
     cases = {
         2 - expected: f"{value:g} is the capacity C = 2 − S(ρ_AB), not the entropy.",
         binary_entropy(F) if 0 < F < 1 else None: f"{value:g} is h(F): the state has four "
@@ -591,11 +583,6 @@ def check_dephased_capacity(answer, pair_fidelity: float = 0.7) -> Feedback:
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    if abs(value - expected) <= 1e-3:
-        return passed(
-            f"{what}: correct, 2 − h(F) = {expected:.4f} bits per qubit: never below 1, "
-            "and equal to 1 only at F = 1/2, where the pair is separable."
-        )
     cases = {
         isotropic_capacity(F) if 0.25 <= F else None: f"{value:g} is the isotropic pair's "
         "capacity; this pair has only two eigenvalues, F and 1 − F.",

@@ -583,8 +583,8 @@ def check_flip_damage(answer, P: int, bits: int, max_abs: float, t: int) -> Feed
     """
     codec = fixed_point(P, bits, max_abs)
     check_int(t, "t", 0, codec.bits - 1)
-    flipped = codec.decode(np.array([1 << t], dtype=np.uint32))[0]
-    expected = abs(float(flipped - codec.decode(np.array([0], dtype=np.uint32))[0]))
+    flipped, zero = codec.decode(np.array([1 << t, 0], dtype=np.uint32))
+    expected = abs(float(flipped - zero))
     what = f"change from flipping bit {t} (P = {P}, bits = {bits}, max_abs = {max_abs:g})"
     value, fb = as_number(answer, what)
     if fb is not None:

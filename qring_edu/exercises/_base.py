@@ -334,13 +334,6 @@ def call_reader(
     ...     return 1 / x
     >>> print(call_reader(invert, 0, case="x = 0")[1].message)
     invert: line 2 of your function (`return 1 / x`) raised ZeroDivisionError: division by zero when called with (0), on x = 0. Fix your function and run the check again.
-    >>> call_reader(None, 1, name="my_ring")[1].message[:15]
-    'Not attempted y'
-    >>> import qring_edu as qr
-    >>> def my_time(P, d, bits, alpha, beta, _t=qr.ring_time):
-    ...     return _t(P, d, bits, alpha, beta)
-    >>> print(call_reader(my_time, 4, 8, 8, 0.0, 1.0, forbid=("ring_time",))[1].message)
-    my_time uses ring_time (the default value of my_time's argument _t): ring_time is not allowed in this question: compute the answer yourself.
     """
     label = name or getattr(function, "__name__", "your function")
     if function is None:

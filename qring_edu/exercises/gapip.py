@@ -171,8 +171,7 @@ def check_pingpong_probability(fn) -> Feedback:
     building ``|a_g>`` and ``|a_h>`` as NumPy vectors and applying ``R = 2|a><a| - 1``. ``g``,
     ``h``: unit vectors of length ``P``. Checked on nine seeded instances (``P = 2 .. 16``,
     ``<g, h>`` from -0.7 to 0.9, ``k = 0 .. 6``) against
-    :func:`qring_edu.experiments.gapip.gapip_probability`, absolute tolerance 1e-9; the first failing
-    instance is reported with a hint.
+    :func:`qring_edu.experiments.gapip.gapip_probability`, absolute tolerance 1e-9.
 
     Examples
     --------

@@ -226,21 +226,16 @@ def check_phase_estimation_qubits(answer, P: int, K: int) -> Feedback:
     value, fb = as_integer(answer, what)
     if fb is not None:
         return fb
-    if value == expected:
-        return passed(f"{what}: correct ({expected}: {2 * K - 1} passes of {n + 1} qubits).")
-    if value == n * (2 * K - 1):
-        return failed(
-            f"{what}: the control qubit travels with the register: n + 1 qubits per pass."
-        )
-    if value in ((n + 1) * (2 * K + 1), (n + 1) * 2 * K, n * (2 * K + 1)):
-        return failed(
-            f"{what}: count the passes again: the first controlled-R_g acts trivially "
-            "on |+>|a_g> and is skipped, so a shot is 2K - 1 passes."
-        )
-    return failed(
-        f"{what}: {value} is not right. n = ceil(log2(P + 1)) register qubits plus the "
-        "control, times the number of passes."
-    )
+    cases = {
+        n * (2 * K - 1): "the control qubit travels with the register: n + 1 qubits per pass.",
+        ((n + 1) * (2 * K + 1), (n + 1) * 2 * K, n * (2 * K + 1)): "count the passes again: the "
+        "first controlled-R_g acts trivially on |+>|a_g> and is skipped, so a shot is 2K - 1 "
+        "passes.",
+        expected: f"correct ({expected}: {2 * K - 1} passes of {n + 1} qubits).",
+        ...: f"{value} is not right. n = ceil(log2(P + 1)) register qubits plus the "
+        "control, times the number of passes.",
+    }
+    return grade(value, expected, what, cases)
 
 
 @checker

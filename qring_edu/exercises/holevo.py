@@ -170,14 +170,8 @@ def check_chi_code(fn, *, seed: int = 0) -> Feedback:
         return bad_parameters(ValueError(f"seed must be an integer >= 0, got {seed!r}"))
     for i, (name, p, rhos) in enumerate(_chi_cases(int(seed))):
         want = holevo_chi(p, rhos)
-        got, fb = call_reader(
-            fn,
-            p.copy(),
-            rhos.copy(),
-            name=what,
-            case=name,
-            forbid=("holevo_chi", "von_neumann_entropy"),
-        )
+        off = ("holevo_chi", "von_neumann_entropy")
+        got, fb = call_reader(fn, p.copy(), rhos.copy(), name=what, case=name, forbid=off)
         if fb is not None:
             return fb
         if got is None and i == 0:

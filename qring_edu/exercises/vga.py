@@ -440,15 +440,8 @@ def check_zero_sum_pads(zero_sum_pads, *, seed: int = 0) -> Feedback:
 
     def run(workers, entries, bits, s):
         where = f"workers = {workers}, entries = {entries}, bits = {bits}"
-        out, fb = call_reader(
-            zero_sum_pads,
-            workers,
-            entries,
-            bits,
-            np.random.default_rng(s),
-            name="zero_sum_pads",
-            case=where,
-        )
+        args = (workers, entries, bits, np.random.default_rng(s))
+        out, fb = call_reader(zero_sum_pads, *args, name="zero_sum_pads", case=where)
         if fb is not None:
             return None, fb
         try:

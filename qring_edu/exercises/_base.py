@@ -361,10 +361,9 @@ def call_reader(
         except stop as exc:
             return None, failed(str(exc))
         except NotImplementedError:  # the stub the chapter hands out, not yet filled in
-            return None, Feedback(
-                False,
+            return None, failed(
                 f"Not attempted yet: in {label}, replace the line raising "
-                "NotImplementedError with your code, then run this cell.",
+                "NotImplementedError with your code, then run this cell."
             )
         except Exception as exc:  # noqa: BLE001 - any error of the reader's code becomes feedback
             text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""

@@ -189,9 +189,8 @@ def check_pingpong_probability(fn) -> Feedback:
             return fb
         if result is None:
             if idx == 0:
-                return Feedback(
-                    False,
-                    f"Not attempted yet: your function for {what} returns None; write its body.",
+                return failed(
+                    f"Not attempted yet: your function for {what} returns None; write its body."
                 )
             return failed(f"{what}: your function returned None on {case}.")
         value, fb = as_number(result, f"{what} on {case}")

@@ -213,9 +213,8 @@ def check_tieaudit_measurement(fn, *, cases: int = 12, seed: int = 0) -> Feedbac
             return fb
         if result is None:
             if idx == 0:
-                return Feedback(
-                    False,
-                    f"Not attempted yet: your function for {what} returns None; write its body.",
+                return failed(
+                    f"Not attempted yet: your function for {what} returns None; write its body."
                 )
             return failed(f"{what}: your function returned None on {case}.")
         got = _two_arrays(result, len(m))

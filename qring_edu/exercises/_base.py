@@ -577,16 +577,6 @@ def forbidden(*names: str, student=None):
     Examples
     --------
     >>> import qring_edu as qr
-    >>> def busiest(P, d, bits):
-    ...     return qr.ring_allreduce(np.zeros((P, d), dtype=int), bits=bits).ledger.online_bits()
-    >>> with forbidden("ring_allreduce"):
-    ...     try:
-    ...         busiest(4, 8, 8)
-    ...     except Forbidden as exc:
-    ...         print(exc)
-    ring_allreduce is not allowed in this question: compute the answer yourself.
-    >>> busiest(4, 8, 8)
-    96
     >>> def shortcut(P, d, bits, _ra=qr.ring_allreduce):
     ...     return 2 * (P - 1) * (d // P) * bits
     >>> try:

@@ -511,11 +511,7 @@ def _reference(student, targets: dict[int, tuple[types.FunctionType, str]]):
         elif isinstance(obj, dict):
             children = [(v, f"the value of key {k!r}") for k, v in obj.items()]
         elif isinstance(obj, functools.partial):
-            children = [
-                (obj.func, "a partial"),
-                (obj.args, "a partial"),
-                (obj.keywords, "a partial"),
-            ]
+            children = [(part, "a partial") for part in (obj.func, obj.args, obj.keywords)]
         elif isinstance(obj, (types.MethodType, staticmethod, classmethod)):
             children = [(obj.__func__, "a method")]
         elif isinstance(obj, types.FunctionType) and obj.__globals__ is home:

@@ -58,8 +58,6 @@ def check_chunk_sent(
     >>> from qring_edu.exercises.bottleneck import check_chunk_sent
     >>> check_chunk_sent(2, P=4, k=3, s=1).passed
     True
-    >>> check_chunk_sent(None).passed
-    False
     """
     P = check_int(P, "P (number of workers)", 2)
     k = check_int(k, "k", 0, P - 1)

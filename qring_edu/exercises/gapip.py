@@ -177,8 +177,6 @@ def check_pingpong_probability(fn) -> Feedback:
     --------
     >>> check_pingpong_probability(lambda g, h, k: 0.5).passed
     False
-    >>> check_pingpong_probability(None).message[:19]
-    'Not attempted yet: '
     """
     what = 'the ping-pong probability P("not a_h")'
     for idx, (P, c, k) in enumerate(_PINGPONG_CASES):

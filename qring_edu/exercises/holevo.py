@@ -326,8 +326,6 @@ def check_dense_capacity(answer, pair_fidelity: float = 0.9) -> Feedback:
     >>> from qring_edu.exercises.holevo import check_dense_capacity
     >>> check_dense_capacity(1.6344, pair_fidelity=0.95).passed
     True
-    >>> check_dense_capacity("1.6344", pair_fidelity=0.95).message
-    'dense-coding capacity at F = 0.95: expected a number, got str (write the number itself, without quotes).'
     """
     expected = isotropic_capacity(pair_fidelity)
     F = float(pair_fidelity)
@@ -566,8 +564,6 @@ def check_dephased_capacity(answer, pair_fidelity: float = 0.7) -> Feedback:
     >>> from qring_edu.exercises.holevo import check_dephased_capacity
     >>> check_dephased_capacity(1.531, pair_fidelity=0.9).passed
     True
-    >>> check_dephased_capacity(1.0, pair_fidelity=0.9).passed
-    False
     """
     F = float(pair_fidelity)
     if not 0.0 <= F <= 1.0:

@@ -224,8 +224,6 @@ def check_online_symbol_error(answer, channel_fidelity: float = 0.99) -> Feedbac
     >>> from qring_edu.exercises.noisy_links import check_online_symbol_error
     >>> check_online_symbol_error(0.02, channel_fidelity=0.98).passed
     True
-    >>> check_online_symbol_error(0.0396, channel_fidelity=0.98).passed
-    False
     """
     ref = 1.0 - effective_fidelity(1.0, check_fidelity(channel_fidelity, "channel_fidelity"))
     return compare_number(answer, ref, tol=1e-9, what="symbol error with perfect pairs")

@@ -471,8 +471,6 @@ def check_ring_code(fn, *, seed: int = 0) -> Feedback:
 
     Examples
     --------
-    A shortcut that never sends anything is not a ring:
-
     >>> from qring_edu.exercises.bottleneck import check_ring_code
     >>> check_ring_code(None).passed
     False

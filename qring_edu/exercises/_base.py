@@ -107,9 +107,8 @@ def failed(message: str) -> Feedback:
 
 
 def as_number(answer, what: str) -> tuple[float | None, Feedback | None]:
-    """A finite real from the student's answer (Python or NumPy scalar, or a 0-d numeric array),
-    or ``(None, failing Feedback)``: "not attempted" for ``None``; bools and strings are
-    refused, never parsed. Never raises.
+    """A finite real from the student's answer, or ``(None, failing Feedback)`` ("not attempted"
+    for ``None``; bools and strings are refused, never parsed). Never raises.
 
     Examples
     --------
@@ -319,15 +318,13 @@ def call_reader(
     forbid: tuple[str, ...] = (),
 ):
     """``function(*args)`` for the code-graded exercises: ``(result, None)`` or ``(None, failing
-    Feedback)``.
+    Feedback)``. Never raises (``KeyboardInterrupt`` and ``SystemExit`` pass).
 
-    "Not attempted" when ``function`` is ``None`` or raises ``NotImplementedError`` (the
-    chapter's stub); a hint when it is not callable; when the call raises, the exception's type
-    and message, the line of the reader's function it came from and ``case`` (the instance).
-    Exceptions of the types in ``stop`` (the checker halting the reader's code) give their
-    message as is. Never raises (``KeyboardInterrupt`` and ``SystemExit`` pass). ``name`` labels
-    the function (default: its ``__name__``). ``forbid``: library functions the reader may not
-    call; the call runs inside ``pristine().forbidden(*forbid, student=function)``.
+    "Not attempted" for ``None`` or ``NotImplementedError`` (the chapter's stub); when the call
+    raises, the exception, the line of the reader's function it came from and ``case``;
+    exceptions of the types in ``stop`` (the checker halting the reader's code) give their
+    message as is. ``name``: label (default ``__name__``). ``forbid``: library functions the
+    call may not use (``pristine().forbidden(*forbid, student=function)``).
 
     Examples
     --------
@@ -337,13 +334,6 @@ def call_reader(
     ...     return 1 / x
     >>> print(call_reader(invert, 0, case="x = 0")[1].message)
     invert: line 2 of your function (`return 1 / x`) raised ZeroDivisionError: division by zero when called with (0), on x = 0. Fix your function and run the check again.
-    >>> call_reader(None, 1, name="my_ring")[1].message[:15]
-    'Not attempted y'
-    >>> import qring_edu as qr
-    >>> def my_time(P, d, bits, alpha, beta, _t=qr.ring_time):
-    ...     return _t(P, d, bits, alpha, beta)
-    >>> print(call_reader(my_time, 4, 8, 8, 0.0, 1.0, forbid=("ring_time",))[1].message)
-    my_time uses ring_time (the default value of my_time's argument _t): ring_time is not allowed in this question: compute the answer yourself.
     """
     label = name or getattr(function, "__name__", "your function")
     if function is None:
@@ -371,10 +361,9 @@ def call_reader(
         except stop as exc:
             return None, failed(str(exc))
         except NotImplementedError:  # the stub the chapter hands out, not yet filled in
-            return None, Feedback(
-                False,
+            return None, failed(
                 f"Not attempted yet: in {label}, replace the line raising "
-                "NotImplementedError with your code, then run this cell.",
+                "NotImplementedError with your code, then run this cell."
             )
         except Exception as exc:  # noqa: BLE001 - any error of the reader's code becomes feedback
             text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
@@ -422,7 +411,6 @@ def random_density(rng: np.random.Generator, d: int, rank: int | None = None) ->
 
 
 def _short(value) -> str:
-    """A short printable form of an argument in a feedback message."""
     if isinstance(value, np.ndarray):
         return f"array of shape {value.shape}"
     if type(value).__name__ == "QuantumCircuit":
@@ -469,9 +457,8 @@ class Forbidden(RuntimeError):
 
 
 def _functions_named(names) -> dict[int, tuple[types.FunctionType, str]]:
-    """``{id: (function, name)}``: every object the names denote in a loaded ``qring_edu``
-    module (several modules usually expose the same object; a name may also denote different
-    functions in different modules: all of them are forbidden)."""
+    """``{id: (function, name)}``: every object the names denote in any loaded ``qring_edu``
+    module (different functions of the same name are all forbidden)."""
     found = {}
     for name in names:
         if not isinstance(name, str):
@@ -497,14 +484,10 @@ def _functions_named(names) -> dict[int, tuple[types.FunctionType, str]]:
 
 
 def _reference(student, targets: dict[int, tuple[types.FunctionType, str]]):
-    """``(name, path)`` when ``student`` refers to one of ``targets``, else ``None``.
-
-    A reference is the function object itself or a function or code object with the same code.
-    The search visits the student's functions (globals = the student's) in full: argument
-    defaults, closure cells and the global names their code uses (nested code included); and, in
-    what it finds there, containers, partials, bound methods, and the student's classes and
-    instances.
-    """
+    """``(name, path)`` when ``student`` refers to one of ``targets`` (the object, or a function
+    or code object with the same code), else ``None``. Searched: the student's functions'
+    defaults, closure cells and global names (nested code included), and in what they reach,
+    containers, partials, methods, and the student's classes and instances."""
     home = getattr(student, "__globals__", None)
     home_name = home.get("__name__") if isinstance(home, dict) else None
     codes = [(f.__code__, name) for f, name in targets.values()]
@@ -528,11 +511,7 @@ def _reference(student, targets: dict[int, tuple[types.FunctionType, str]]):
         elif isinstance(obj, dict):
             children = [(v, f"the value of key {k!r}") for k, v in obj.items()]
         elif isinstance(obj, functools.partial):
-            children = [
-                (obj.func, "a partial"),
-                (obj.args, "a partial"),
-                (obj.keywords, "a partial"),
-            ]
+            children = [(part, "a partial") for part in (obj.func, obj.args, obj.keywords)]
         elif isinstance(obj, (types.MethodType, staticmethod, classmethod)):
             children = [(obj.__func__, "a method")]
         elif isinstance(obj, types.FunctionType) and obj.__globals__ is home:
@@ -565,8 +544,8 @@ def _reference(student, targets: dict[int, tuple[types.FunctionType, str]]):
 
 
 def _refused(*args, _qring_forbidden=None, **kwargs):
-    """The code a switched-off function runs (:func:`forbidden`): it raises the exception its
-    keyword default carries. It looks up no global name, so it runs in any module."""
+    """The code of a switched-off function: raises the exception its keyword default carries
+    (it looks up no global name, so it runs in any module)."""
     exception, message = _qring_forbidden
     raise exception(message)
 
@@ -577,17 +556,11 @@ def forbidden(*names: str, student=None):
     :class:`Forbidden`, and, before it starts, ``student`` (the answer under test) is refused if
     it refers to one of them.
 
-    1. *Inspection.* ``student`` (a function, or a tuple of them) is searched for the forbidden
-       function objects, by identity under any name, or a copy of their code, through what
-       it reaches: ``def f(P, d, _ra=ring_allreduce)`` is refused even if never called.
-    2. *Switching off.* Each forbidden function object runs a stub that raises
-       :class:`Forbidden` while the block lasts (its ``__code__`` is swapped, and restored on
-       exit), so every way of reaching it is covered: ``qr.ring_allreduce``, an alias, an object
-       that holds it, a library function that calls it.
-
-    Graders use the copy :func:`pristine` returns, so that rebinding
-    ``qring_edu.exercises._base.forbidden`` in the student's code changes nothing. ``names``:
-    functions of any loaded ``qring_edu`` module (e.g. ``"sketch_bits"``).
+    ``student`` (a function, or a tuple of them) is searched for the forbidden objects or a
+    copy of their code: ``def f(P, d, _ra=ring_allreduce)`` is refused even if never called.
+    Each forbidden function's ``__code__`` is swapped for a raising stub while the block lasts,
+    so every way of reaching it (alias, holder, a library caller) is covered. Graders use the
+    copy from :func:`pristine`, so rebinding ``forbidden`` in the student's code changes nothing.
 
     Raises
     ------
@@ -600,16 +573,6 @@ def forbidden(*names: str, student=None):
     Examples
     --------
     >>> import qring_edu as qr
-    >>> def busiest(P, d, bits):
-    ...     return qr.ring_allreduce(np.zeros((P, d), dtype=int), bits=bits).ledger.online_bits()
-    >>> with forbidden("ring_allreduce"):
-    ...     try:
-    ...         busiest(4, 8, 8)
-    ...     except Forbidden as exc:
-    ...         print(exc)
-    ring_allreduce is not allowed in this question: compute the answer yourself.
-    >>> busiest(4, 8, 8)
-    96
     >>> def shortcut(P, d, bits, _ra=qr.ring_allreduce):
     ...     return 2 * (P - 1) * (d // P) * bits
     >>> try:
@@ -647,13 +610,10 @@ def forbidden(*names: str, student=None):
 
 
 def pristine():
-    """A fresh copy of this module (``qring_edu/exercises/_base.py``), executed from its file
-    into a new module object that only the caller holds; graders take :func:`forbidden` from it.
-
-    Why: the student's code runs earlier in the same process and could rebind the imported
-    module's names (``forbidden = contextlib.nullcontext``); the copy, made at check time from
-    the file this function was compiled from, has none of those changes. (It cannot rule
-    everything out: instructors also grade in a throwaway container, ``make instructor``.)
+    """A fresh copy of this module, executed from its file into a module object only the caller
+    holds; graders take :func:`forbidden` from it, since the student's code runs earlier in the
+    same process and could rebind this module's names. (Instructors also grade in a throwaway
+    container, ``make instructor``.)
 
     Examples
     --------

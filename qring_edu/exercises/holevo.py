@@ -161,9 +161,6 @@ def check_chi_code(fn, *, seed: int = 0) -> Feedback:
     ...     return entropy(average) - sum(p * entropy(r) for p, r in zip(probs, states))
     >>> check_chi_code(my_chi).passed
     True
-    >>> def average_only(probs, states):
-    ...     return entropy(np.einsum("x,xij->ij", probs, states))
-    >>> import qring_edu as qr
     """
     what = "my_chi(probs, states)"
     fb = not_a_function(fn, what)
@@ -173,14 +170,8 @@ def check_chi_code(fn, *, seed: int = 0) -> Feedback:
         return bad_parameters(ValueError(f"seed must be an integer >= 0, got {seed!r}"))
     for i, (name, p, rhos) in enumerate(_chi_cases(int(seed))):
         want = holevo_chi(p, rhos)
-        got, fb = call_reader(
-            fn,
-            p.copy(),
-            rhos.copy(),
-            name=what,
-            case=name,
-            forbid=("holevo_chi", "von_neumann_entropy"),
-        )
+        off = ("holevo_chi", "von_neumann_entropy")
+        got, fb = call_reader(fn, p.copy(), rhos.copy(), name=what, case=name, forbid=off)
         if fb is not None:
             return fb
         if got is None and i == 0:
@@ -335,8 +326,6 @@ def check_dense_capacity(answer, pair_fidelity: float = 0.9) -> Feedback:
     >>> from qring_edu.exercises.holevo import check_dense_capacity
     >>> check_dense_capacity(1.6344, pair_fidelity=0.95).passed
     True
-    >>> check_dense_capacity("1.6344", pair_fidelity=0.95).message
-    'dense-coding capacity at F = 0.95: expected a number, got str (write the number itself, without quotes).'
     """
     expected = isotropic_capacity(pair_fidelity)
     F = float(pair_fidelity)
@@ -546,11 +535,6 @@ def check_pair_entropy(answer, pair_fidelity: float = 0.85) -> Feedback:
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    if abs(value - expected) <= 1e-3:
-        return passed(
-            f"{what}: correct, {expected:.4f} bit. With S(ρ_B) = 1 the capacity is "
-            f"C = 1 + 1 − {expected:.4f} = {2 - expected:.4f} bits per qubit."
-        )
     cases = {
         2 - expected: f"{value:g} is the capacity C = 2 − S(ρ_AB), not the entropy.",
         binary_entropy(F) if 0 < F < 1 else None: f"{value:g} is h(F): the state has four "
@@ -580,8 +564,6 @@ def check_dephased_capacity(answer, pair_fidelity: float = 0.7) -> Feedback:
     >>> from qring_edu.exercises.holevo import check_dephased_capacity
     >>> check_dephased_capacity(1.531, pair_fidelity=0.9).passed
     True
-    >>> check_dephased_capacity(1.0, pair_fidelity=0.9).passed
-    False
     """
     F = float(pair_fidelity)
     if not 0.0 <= F <= 1.0:
@@ -591,11 +573,6 @@ def check_dephased_capacity(answer, pair_fidelity: float = 0.7) -> Feedback:
     value, fb = as_number(answer, what)
     if fb is not None:
         return fb
-    if abs(value - expected) <= 1e-3:
-        return passed(
-            f"{what}: correct, 2 − h(F) = {expected:.4f} bits per qubit: never below 1, "
-            "and equal to 1 only at F = 1/2, where the pair is separable."
-        )
     cases = {
         isotropic_capacity(F) if 0.25 <= F else None: f"{value:g} is the isotropic pair's "
         "capacity; this pair has only two eigenvalues, F and 1 − F.",

@@ -163,8 +163,6 @@ def check_on_qubit(fn, *, trials: int = 3, seed: int = 0) -> Feedback:
     ...     return np.kron(np.eye(2), u) if qubit == 0 else np.kron(u, np.eye(2))
     >>> check_on_qubit(on_qubit).passed
     True
-    >>> def swapped(u, qubit):
-    ...     return np.kron(u, np.eye(2)) if qubit == 0 else np.kron(np.eye(2), u)
     """
     what = "on_qubit(u, qubit)"
     fb = not_a_function(fn, what)
@@ -240,8 +238,6 @@ def check_partial_trace(fn, *, trials: int = 3, seed: int = 0) -> Feedback:
     ...     return np.einsum("bxbz->xz", t) if keep == 0 else np.einsum("xaza->xz", t)
     >>> check_partial_trace(reduced).passed
     True
-    >>> def swapped(rho, keep):
-    ...     return reduced(rho, 1 - keep)
     """
     what = "my_partial_trace(rho, keep)"
     fb = not_a_function(fn, what)
@@ -324,10 +320,6 @@ def check_entropy(fn, *, trials: int = 2, seed: int = 0) -> Feedback:
     ...     return float(-(lam * np.log2(lam)).sum())
     >>> check_entropy(entropy).passed
     True
-    >>> def diagonal(rho):
-    ...     p = np.diag(rho).real
-    ...     p = p[p > 1e-12]
-    ...     return float(-(p * np.log2(p)).sum())
     """
     what = "my_entropy(rho)"
     fb = not_a_function(fn, what)

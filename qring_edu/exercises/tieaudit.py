@@ -183,6 +183,10 @@ def _two_arrays(result, m: int):
     return None
 
 
+def _match(got, plus, minus) -> bool:
+    return np.allclose(got[0], plus, atol=1e-9) and np.allclose(got[1], minus, atol=1e-9)
+
+
 def check_tieaudit_measurement(fn, *, cases: int = 12, seed: int = 0) -> Feedback:
     """Code-graded: the reader's ``fn(signs, matching) -> (plus, minus)``.
 
@@ -190,9 +194,7 @@ def check_tieaudit_measurement(fn, *, cases: int = 12, seed: int = 0) -> Feedbac
     ``r = (i, j)`` of the matching (rows of an integer array of shape ``(m, 2)``), ``plus[r]`` is
     the probability of the client's outcome ``(|i> + |j>)/sqrt(2)`` and ``minus[r]`` that of
     ``(|i> - |j>)/sqrt(2)`` (two arrays of length ``m``). Checked on ``cases`` seeded instances
-    (``P = 2 .. 64``) against :func:`qring_edu.tieaudit.outcome_probabilities`, absolute
-    tolerance 1e-9; the first failing instance is reported with a hint. A function that returns
-    ``None`` counts as not attempted.
+    (``P = 2 .. 64``) against :func:`qring_edu.tieaudit.outcome_probabilities` (1e-9).
 
     Examples
     --------
@@ -211,9 +213,8 @@ def check_tieaudit_measurement(fn, *, cases: int = 12, seed: int = 0) -> Feedbac
             return fb
         if result is None:
             if idx == 0:
-                return Feedback(
-                    False,
-                    f"Not attempted yet: your function for {what} returns None; write its body.",
+                return failed(
+                    f"Not attempted yet: your function for {what} returns None; write its body."
                 )
             return failed(f"{what}: your function returned None on {case}.")
         got = _two_arrays(result, len(m))
@@ -232,32 +233,27 @@ def check_tieaudit_measurement(fn, *, cases: int = 12, seed: int = 0) -> Feedbac
         probs, _ = outcome_probabilities(s, m)
         want_p, want_m = probs[0 : 2 * len(m) : 2], probs[1 : 2 * len(m) : 2]
         gp, gm = got
-        if np.allclose(gp, want_p, atol=1e-9) and np.allclose(gm, want_m, atol=1e-9):
+        if _match(got, want_p, want_m):
             continue
         P = s.size
-        r = int(
-            np.flatnonzero(
-                ~(np.isclose(gp, want_p, atol=1e-9) & np.isclose(gm, want_m, atol=1e-9))
-            )[0]
-        )
+        ok = np.isclose(gp, want_p, atol=1e-9) & np.isclose(gm, want_m, atol=1e-9)
+        r = int(np.flatnonzero(~ok)[0])
         i, j = (int(v) for v in m[r])
         detail = (
             f"{case}: pair ({i}, {j}) with s_{i} = {int(s[i]):+d}, s_{j} = {int(s[j]):+d}: "
             f"you gave plus = {gp[r]:.6g}, minus = {gm[r]:.6g}; expected plus = "
             f"{want_p[r]:.6g}, minus = {want_m[r]:.6g}."
         )
-        if np.allclose(gp, want_m, atol=1e-9) and np.allclose(gm, want_p, atol=1e-9):
+        if _match(got, want_m, want_p):
             hint = (
                 "Plus and minus are swapped: an agreeing pair (s_i = s_j) can only give the "
                 "'+' outcome (|i> + |j>)/sqrt(2)."
             )
-        elif np.allclose(gp, 2 * want_p, atol=1e-9) and np.allclose(gm, 2 * want_m, atol=1e-9):
+        elif _match(got, 2 * want_p, 2 * want_m):
             hint = "Remember the 1/sqrt(2) of the client's basis vectors: |(s_i ± s_j)|^2 / (2P)."
-        elif np.allclose(gp, P * want_p, atol=1e-9) and np.allclose(gm, P * want_m, atol=1e-9):
+        elif _match(got, P * want_p, P * want_m):
             hint = "Normalise the server's state: its amplitudes are s_i / sqrt(P)."
-        elif np.allclose(gp, np.sqrt(want_p), atol=1e-9) and np.allclose(
-            gm, np.sqrt(want_m), atol=1e-9
-        ):
+        elif _match(got, np.sqrt(want_p), np.sqrt(want_m)):
             hint = "The Born rule squares the amplitude <b|psi_s>."
         else:
             hint = (

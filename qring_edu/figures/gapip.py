@@ -83,10 +83,8 @@ def plot_rotation(tau: float, k_max: int = 12) -> Figure:
         ax.plot(fine, np.sin((2 * fine + 1) * theta) ** 2, color=COLOURS[key], alpha=0.35)
         label = f"{key}: <g,h> = {c:+.2f}, θ = {theta:.4f}"
         ax.plot(ks, np.sin((2 * ks + 1) * theta) ** 2, "o", color=COLOURS[key], label=label)
-    ax.set_xlabel("iterations k (each = 2 passes of the register)")
-    ax.set_ylabel('P("not a_h")')
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_title(f"Amplification separates the two promise cases (τ = {tau:g})")
+    ax.set(xlabel="iterations k (each = 2 passes of the register)", ylabel='P("not a_h")')
+    ax.set(ylim=(-0.02, 1.02), title=f"Amplification separates the two promise cases (τ = {tau:g})")
     ax.legend(loc="lower left", fontsize=8)
     ax.grid(alpha=0.3)
     return fig
@@ -125,10 +123,8 @@ def plot_iae_run(decision: Decision, tau: float) -> Figure:
         (thr + tau / 2, "conflicting", "conflicting (⟨g,h⟩ = −τ)"),
     ):
         ax.axhline(y, color=COLOURS[key], ls="--", lw=1, label=label)
-    ax.set_xscale("log")
-    ax.set_ylim(max(0.0, thr - 3 * tau), min(1.0, thr + 3 * tau))
-    ax.set_xlabel("qubits sent so far")
-    ax.set_ylabel("a = sin²θ")
+    ax.set(xscale="log", ylim=(max(0.0, thr - 3 * tau), min(1.0, thr + 3 * tau)))
+    ax.set(xlabel="qubits sent so far", ylabel="a = sin²θ")
     name = "phase" if decision.protocol == "phase_estimation" else "amplitude"
     verdict = f"verdict {decision.verdict!r} after {decision.cost:,} qubits, {len(steps)} steps"
     ax.set_title(f"Iterative {name} estimation: {verdict}")
@@ -165,8 +161,7 @@ def plot_gapip_scaling(result: GapIPScaling, *, highlight_tau: float | None = No
         label = f"τ = {highlight_tau:g}"
         ax.axvline(1.0 / highlight_tau, color=COLOURS["neutral"], ls=":", lw=1.2, label=label)
     plain_log_x(ax)
-    ax.set_xlabel("1/τ")
-    ax.set_ylabel("communication per decision")
+    ax.set(xlabel="1/τ", ylabel="communication per decision")
     ax.set_title(f"GapIP at P = 2^{int(round(math.log2(result.P)))}, δ = {result.delta:g}")
     ax.legend(fontsize=8, loc="upper left")
     ax.grid(alpha=0.3, which="both")
@@ -176,9 +171,7 @@ def plot_gapip_scaling(result: GapIPScaling, *, highlight_tau: float | None = No
     ax2.axhline(1 - result.delta, color="k", lw=0.8, ls=":", label="1 − δ")
     ax2.set_xscale("log")
     plain_log_x(ax2)
-    ax2.set_ylim(0.5, 1.03)
-    ax2.set_xlabel("1/τ")
-    ax2.set_ylabel(f"fraction correct ({result.trials} instances)")
+    ax2.set(ylim=(0.5, 1.03), xlabel="1/τ", ylabel=f"fraction correct ({result.trials} instances)")
     ax2.set_title("decision accuracy")
     ax2.legend(fontsize=8, loc="lower left")
     ax2.grid(alpha=0.3)
@@ -265,8 +258,7 @@ def plot_gapip_pingpong(schedules: Sequence[GapIPSchedule]) -> Figure:
         title = f"{name} = {sc.power} (P = {size}): {sc.passes} passes × {sc.width} qubits "
         title += f"= {sc.qubits} qubits per shot; the shot measures sin²({sc.multiple}θ)"
         ax.set_title(title, fontsize=9.5)
-        ax.set_xlim(-2.0, span + 0.1)
-        ax.set_ylim(-0.4, 1.4)
+        ax.set(xlim=(-2.0, span + 0.1), ylim=(-0.4, 1.4))
         ax.axis("off")
     return fig
 

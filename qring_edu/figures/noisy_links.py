@@ -74,19 +74,16 @@ def plot_capacities(sweep: CapacitySweep) -> Figure:
     ax.axhline(1.0, color="k", lw=0.8, ls=":")
     ax.axvline(sweep.threshold, color=COLOURS["assisted"], lw=0.8, ls=":")
     ax.text(sweep.threshold, 0.05, f" {sweep.threshold:.4f}", color=COLOURS["assisted"], fontsize=8)
-    ax.set_ylabel("bits per channel use")
-    ax.set_ylim(0, 2.05)
+    ax.set(ylabel="bits per channel use", ylim=(0, 2.05))
     ax.legend(frameon=False, fontsize=8, loc="upper left")
     ax.set_title("Capacities of the depolarising qubit channel")
     ok = np.isfinite(sweep.ratio) & (F < 1)
     ax_r.plot(F[ok], sweep.ratio[ok], color=COLOURS["assisted"], lw=1.8)
     ax_r.axhline(2.0, color="k", lw=0.8, ls=":")
     ax_r.text(F[ok].min(), 2.03, "2 (noiseless channel)", fontsize=8)
-    ax_r.set_ylabel("$C_E / C$")
-    ax_r.set_title("Gain of entanglement on the same noisy channel")
+    ax_r.set(ylabel="$C_E / C$", title="Gain of entanglement on the same noisy channel")
     for a in (ax, ax_r):
-        a.set_xlabel("channel fidelity $F$")
-        a.set_xlim(F.min(), F.max())
+        a.set(xlabel="channel fidelity $F$", xlim=(F.min(), F.max()))
         a.grid(alpha=0.3)
     fig.tight_layout()
     return fig
@@ -124,8 +121,7 @@ def plot_distillation(sweep: DistillationSweep) -> Figure:
     ax_c.set_yscale("log")
     ax_c.yaxis.set_minor_formatter(NullFormatter())
     ax_c.yaxis.set_major_formatter(ScalarFormatter())
-    ax_c.set_ylabel("raw pairs per output pair")
-    ax_c.set_title("Offline cost")
+    ax_c.set(ylabel="raw pairs per output pair", title="Offline cost")
     pos = sweep.yield_per_pair > 0
     label = "DEJMPS recurrence, then hashing"
     style = dict(color=COLOURS["distill+fec"], lw=1.8)
@@ -201,8 +197,7 @@ def plot_net_factors(sweep: NetFactorSweep) -> Figure:
     if p is not None:
         style = dict(color=COLOURS[sweep.scheme], ms=8, mec="k")
         ax.plot([sweep.channel_fidelity], [p.online], "o", **style)
-    ax.set_xlim(F.min(), F.max())
-    ax.set_ylim(0, 2.1)
+    ax.set(xlim=(F.min(), F.max()), ylim=(0, 2.1))
     pair = sweep.pair_fidelity
     ax.set_xlabel(
         "channel fidelity $F$ ($F_\\mathrm{pair} = F_\\mathrm{ch} = F$)"
@@ -280,9 +275,7 @@ def plot_loss(sweep: LossSweep) -> Figure:
         ax.axvline(sweep.break_even_km, color="k", lw=0.8, ls=":")
         text, xy = rf"$\eta = 1/2$: {sweep.break_even_km:.1f} km", (sweep.break_even_km, 0.08)
         ax.annotate(text, xy, xytext=(4, 0), textcoords="offset points", fontsize=8)
-    ax.set_xlim(L.min(), L.max())
-    ax.set_ylim(0, 2.1)
-    ax.set_xlabel("fibre length L (km)")
+    ax.set(xlim=(L.min(), L.max()), ylim=(0, 2.1), xlabel="fibre length L (km)")
     ax.set_ylabel("net online factor (bits per photon sent)")
     # the top axis: eta at each distance (fibre_transmission, inverted for the tick positions)
     e0, a = sweep.efficiency, sweep.attenuation_db_per_km

@@ -134,9 +134,7 @@ def plot_outcome_distributions(stats: ChannelStats) -> Figure:
             style = dict(capsize=2, error_kw={"elinewidth": 0.8})
             ax.bar(x, p, width, yerr=err, color=colour, label=label, **style)
         ax.set_xticks(positions, MESSAGE_LABELS)
-        ax.set_title(f'sent "{MESSAGE_LABELS[m]}"')
-        ax.set_xlabel('decoded "xz"')
-        ax.set_ylim(0, 1.05)
+        ax.set(title=f'sent "{MESSAGE_LABELS[m]}"', xlabel='decoded "xz"', ylim=(0, 1.05))
         ax.grid(axis="y", alpha=0.3)
     axes[0].set_ylabel("probability")
     handles, labels = axes[0].get_legend_handles_labels()
@@ -178,9 +176,7 @@ def plot_symbol_error_rate(sweep: ErrorRateSweep) -> Figure:
         label = f"{name} ({n} symbols per point)"
         style = dict(fmt=marker, ms=5, capsize=3, color=COLOURS[key])
         ax.errorbar(f, r, yerr=err, label=label, **style)
-    ax.set_xlabel("pair fidelity F")
-    ax.set_ylabel("symbol error rate")
-    ax.set_xlim(0.23, 1.02)
+    ax.set(xlabel="pair fidelity F", ylabel="symbol error rate", xlim=(0.23, 1.02))
     ax.set_ylim(-0.02, 0.78)
     ax.grid(alpha=0.3)
     ax.legend(frameon=False)
@@ -276,9 +272,7 @@ def plot_iteration_timeline(
     for y, total in ((2, c.total), (1, q.total)):
         ax.text(total * scale, y, f"  {total * scale:.3g} {unit}", va="center", fontsize=9)
     ax.set_yticks([1, 2], ["superdense", "classical"])
-    ax.set_ylim(0.4, 2.6)
-    ax.set_xlim(0, max(c.total, q.total) * scale * 1.18)
-    ax.set_xlabel(f"time ({unit})")
+    ax.set(ylim=(0.4, 2.6), xlim=(0, max(c.total, q.total) * scale * 1.18), xlabel=f"time ({unit})")
     handles = [
         ax.bar(0, 0, color=COLOURS[key], label=label)
         for key, label in (
@@ -413,8 +407,7 @@ def plot_noisy_allreduce(result: AllReduceResult, exact_sum: np.ndarray) -> Figu
         ax.scatter(entries, err[k], s=18, marker=marker, alpha=0.75, label=f"worker {k}")
     ax.axhline(bound, color=COLOURS["exact"], ls="--", lw=1, label="rounding bound P/(2s)")
     ax.set_yscale("symlog", linthresh=bound)
-    ax.set_ylim(0, max(err.max(), bound) * 3)
-    ax.set_xlabel("entry of the summed vector")
+    ax.set(ylim=(0, max(err.max(), bound) * 3), xlabel="entry of the summed vector")
     ax.set_ylabel("|copy − true sum|")
     ax.grid(alpha=0.3)
     where = dict(loc="outside lower center", ncol=min(out.shape[0] + 1, 6))
@@ -472,8 +465,7 @@ def _draw_overlap(ax, result: OverlapComparison) -> None:
         text = f" {it.total * ms:.2f} ms"
         ax.text(it.total * ms, y + h + 0.05, text, color=colour, fontsize=8, va="bottom")
     ax.set_yticks([y_sd, y_cl, y_comp], ["superdense\nlink 0→1", "classical\nlink 0→1", "compute"])
-    ax.set_ylim(-0.6, 2.75)
-    ax.set_xlim(0, max(cl.total, sd.total) * ms * 1.12)
+    ax.set(ylim=(-0.6, 2.75), xlim=(0, max(cl.total, sd.total) * ms * 1.12))
     ax.set_xlabel("time within one steady-state iteration (ms)")
     ax.grid(axis="x", alpha=0.3)
 
@@ -585,8 +577,7 @@ def plot_overlap_ratio(sweep: OverlapSweep, slow_buckets: int | None = None) -> 
     ax.set_xlabel("compute per iteration / W (W: classical link time of one iteration)")
     ax.set_ylabel("superdense / classical iteration time")
     lo = min(float(ratio.min()), min(sweep.best))
-    ax.set_ylim(max(0.0, lo - 0.05), 1.25)
-    ax.set_xlim(sweep.x[0], sweep.x[-1])
+    ax.set(ylim=(max(0.0, lo - 0.05), 1.25), xlim=(sweep.x[0], sweep.x[-1]))
     ax.grid(alpha=0.3)
     handles, labels = ax.get_legend_handles_labels()
     fig.legend(handles, labels, frameon=False, fontsize=7.5, loc="outside right center")

@@ -236,8 +236,7 @@ def plot_ddp_hook_flow(workers: int = 4) -> Figure:
     P = check_int(workers, "workers", 2, 16)
     fig = Figure(figsize=(11.5, 5.0))
     ax = fig.subplots()
-    ax.set_xlim(0, 11)
-    ax.set_ylim(0, 4.6)
+    ax.set(xlim=(0, 11), ylim=(0, 4.6))
     ax.axis("off")
     # 1. backward pass -> buckets
     text = "backward pass\n(autograd, last layer first)"
@@ -339,8 +338,7 @@ def plot_compression(view: experiments.CompressionView) -> Figure:
         text = f"{run.per_link:,.0f} {run.carried}{header} ({times}), accuracy {run.accuracy:.3f}"
         ax.text(total * 1.05, y, text, va="center", fontsize=8)
     ax.set_yticks(range(len(runs)), [r.label for r in runs[::-1]], fontsize=8)
-    ax.set_xscale("log")
-    ax.set_xlim(min(view.traffic) / 2, max(view.traffic) * 30)
+    ax.set(xscale="log", xlim=(min(view.traffic) / 2, max(view.traffic) * 30))
     counted = "online bits or qubits + classical headers" if view.headers else "online channel uses"
     ax.set_xlabel(f"{counted} per link and step (after {cmp.warmup} warm-up steps)")
     title = f"{cmp.n_params:,} parameters, P = {cmp.workers}, {cmp.steps} steps, same seeds; "

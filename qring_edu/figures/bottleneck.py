@@ -82,15 +82,6 @@ def _draw_grid(ax, state: RingState, *, fontsize: float = 9, title: str | None =
         ax.set_title(title, fontsize=fontsize + 1)
 
 
-def _state_title(state: RingState) -> str:
-    if state.step == 0:
-        return f"P = {state.workers}: before the first step"
-    return (
-        f"P = {state.workers}: after step {state.step} of {state.total_steps} "
-        f"({state.phase} s = {state.phase_step})"
-    )
-
-
 def _draw_ring(ax, state: RingState) -> None:
     """Workers on a circle; this step's messages as arrows k -> k+1 labelled with chunk and bits."""
     P = state.workers
@@ -157,7 +148,13 @@ def plot_ring_state(state: RingState) -> Figure:
     ax_ring.set_title(f"messages of this step (d = {state.d}, chunk sizes {sizes})", fontsize=10)
     size = 9 if state.workers <= 5 else 8
     _draw_grid(ax_grid, state, fontsize=size, title="what each worker holds")
-    fig.suptitle(_state_title(state), fontsize=12)
+    title = f"P = {state.workers}: "
+    if state.step == 0:
+        title += "before the first step"
+    else:
+        title += f"after step {state.step} of {state.total_steps} "
+        title += f"({state.phase} s = {state.phase_step})"
+    fig.suptitle(title, fontsize=12)
     return fig
 
 

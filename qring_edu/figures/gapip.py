@@ -263,15 +263,6 @@ def plot_gapip_pingpong(schedules: Sequence[GapIPSchedule]) -> Figure:
     return fig
 
 
-def _shade_window(ax, lo: float, hi: float, x_range, colour: str, label: str) -> None:
-    """Shade the 1/τ range of a window (nan ends run to the axis' data range)."""
-    if math.isnan(lo) and math.isnan(hi):
-        return
-    left = 1.0 / hi if not math.isnan(hi) else x_range[0]
-    right = 1.0 / lo if not math.isnan(lo) else x_range[1]
-    ax.axvspan(left, right, color=colour, alpha=0.12, label=label)
-
-
 def plot_gapip_comparison(
     result: GapIPComparison, confidences: Sequence[str] = ("hoeffding", "exact")
 ) -> Figure:
@@ -310,7 +301,10 @@ def plot_gapip_comparison(
                 x, result.quantum(protocol, conf), marker + "-", color=colour, ms=4, label=label
             )
             lo, hi = result.window(protocol, conf)
-            _shade_window(ax, lo, hi, (x.min(), x.max()), colour, f"{name} cheaper")
+            if not (math.isnan(lo) and math.isnan(hi)):  # shade the window; nan ends: x's range
+                left = x.min() if math.isnan(hi) else 1.0 / hi
+                right = x.max() if math.isnan(lo) else 1.0 / lo
+                ax.axvspan(left, right, color=colour, alpha=0.12, label=f"{name} cheaper")
         blue = COLOURS["classical"]
         for values, fmt, colour, lw, label in (
             (result.classical_cost(conf), "-", blue, 2.4, "classical: min(sketch, vector) (bits)"),

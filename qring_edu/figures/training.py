@@ -64,11 +64,12 @@ def _draw_runs(ax_loss, ax_acc, ax_div, runs, labels, *, legend_loss: bool = Tru
         ax_acc.plot(steps, run.accuracies.mean(axis=1), style, lw=1.4, color=colour)
         label = f"{label}: final spread {(hi - lo)[-1]:.3g}"  # the plotted quantity's value
         ax_div.plot(steps, hi - lo, style, lw=1.4, color=colour, label=label)
-    ax_loss.set_ylabel("training loss (cross-entropy)")
-    ax_acc.set_ylabel("training accuracy")
-    ax_div.set_ylabel("max − min loss over replicas")
-    for ax in (ax_loss, ax_acc, ax_div):
-        ax.set_xlabel("step")
+    for ax, ylabel in (
+        (ax_loss, "training loss (cross-entropy)"),
+        (ax_acc, "training accuracy"),
+        (ax_div, "max − min loss over replicas"),
+    ):
+        ax.set(xlabel="step", ylabel=ylabel)
         ax.grid(alpha=0.3)
     if legend_loss:
         ax_loss.legend(frameon=False, fontsize=8)

@@ -277,13 +277,6 @@ def plot_epsilon_grid(grid: EpsilonGrid) -> Figure:
     return fig
 
 
-def _source_tick(result: VGAResult) -> str:
-    """Two-line tick label: the source's class, then its parameter and the test fraction."""
-    source = result.source
-    params = [f"{k} = {v:g}" for k, v in vars(source).items()]
-    return f"{type(source).__name__}\n" + ", ".join([*params, f"f = {result.test_fraction:g}"])
-
-
 def plot_source_comparison(results: Sequence[VGAResult]) -> Figure:
     """One bar group per result: failed-test rate, acceptance, the source's accuracy.
 
@@ -312,8 +305,12 @@ def plot_source_comparison(results: Sequence[VGAResult]) -> Figure:
         (0.25, guess, "#4d4d4d", "source's accuracy on inputs"),
     ):
         ax.bar(x + dx, values, 0.25, color=colour, label=label)
+    ticks = []  # the source's class, then its parameters and the test fraction
+    for r in results:
+        params = [f"{k} = {v:g}" for k, v in vars(r.source).items()] + [f"f = {r.test_fraction:g}"]
+        ticks.append(f"{type(r.source).__name__}\n" + ", ".join(params))
     ax.set_xticks(x)
-    ax.set_xticklabels([_source_tick(r) for r in results], fontsize=9)
+    ax.set_xticklabels(ticks, fontsize=9)
     ax.set_ylim(0, 1.25)
     ax.legend(fontsize=8, frameon=False, loc="upper left", ncols=3)
     ax.set_ylabel("rate")

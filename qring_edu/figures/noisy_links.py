@@ -115,9 +115,8 @@ def plot_distillation(sweep: DistillationSweep) -> Figure:
             ax_f.plot(F, sweep.fidelity[p][i], ls=styles[p], color=colour, lw=1.4, label=label)
             ax_c.plot(F, sweep.raw_pairs[p][i], ls=styles[p], color=colour, lw=1.4)
     ax_f.plot(F, F, color="k", lw=0.8, ls=":", label="no distillation")
-    ax_f.set_ylabel("output fidelity")
+    ax_f.set(ylabel="output fidelity", title="Recurrence: two pairs → one")
     ax_f.legend(frameon=False, fontsize=7)
-    ax_f.set_title("Recurrence: two pairs → one")
     ax_c.set_yscale("log")
     ax_c.yaxis.set_minor_formatter(NullFormatter())
     ax_c.yaxis.set_major_formatter(ScalarFormatter())
@@ -132,13 +131,11 @@ def plot_distillation(sweep: DistillationSweep) -> Figure:
     ax_y.axvline(0.5, color="k", lw=0.8, ls=":")
     if hp.any():
         ax_y.axvline(F[hp].min(), color=COLOURS["bound"], lw=0.8, ls=":")
-    ax_y.set_ylabel("perfect pairs per raw pair")
+    ax_y.set(ylabel="perfect pairs per raw pair", title="Distillable yield (asymptotic)")
     ax_y.legend(frameon=False, fontsize=7, loc="lower right")
-    ax_y.set_title("Distillable yield (asymptotic)")
     for ax in (ax_f, ax_c, ax_y):
-        ax.set_xlabel("input fidelity $F$")
+        ax.set(xlabel="input fidelity $F$", xlim=(0.5, 1.0))
         ax.grid(alpha=0.3)
-        ax.set_xlim(0.5, 1.0)
     fig.tight_layout()
     return fig
 
@@ -333,9 +330,8 @@ def plot_protected_training(result: ProtectedTraining) -> Figure:
     ax_a.set_ylabel("training accuracy")
     ax_d.set_ylabel("max − min loss over replicas")
     for ax, title in ((ax_l, "Loss"), (ax_a, "Accuracy"), (ax_d, "Replica disagreement")):
-        ax.set_xlabel("step")
+        ax.set(xlabel="step", title=title)
         ax.grid(alpha=0.3)
-        ax.set_title(title)
     ax_l.legend(frameon=False, fontsize=8)
     ax_d.legend(frameon=False, fontsize=7, loc="upper left")
     title = f"Training over a noisy link, F_pair = F_ch = {result.channel_fidelity:g}, "

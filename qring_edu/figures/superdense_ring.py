@@ -177,10 +177,9 @@ def plot_symbol_error_rate(sweep: ErrorRateSweep) -> Figure:
         style = dict(fmt=marker, ms=5, capsize=3, color=COLOURS[key])
         ax.errorbar(f, r, yerr=err, label=label, **style)
     ax.set(xlabel="pair fidelity F", ylabel="symbol error rate", xlim=(0.23, 1.02))
-    ax.set_ylim(-0.02, 0.78)
+    ax.set(ylim=(-0.02, 0.78), title="A symbol is wrong exactly when the pair suffered X, Y or Z")
     ax.grid(alpha=0.3)
     ax.legend(frameon=False)
-    ax.set_title("A symbol is wrong exactly when the pair suffered X, Y or Z")
     fig.tight_layout()
     return fig
 

@@ -311,9 +311,8 @@ def plot_source_comparison(results: Sequence[VGAResult]) -> Figure:
         ticks.append(f"{type(r.source).__name__}\n" + ", ".join(params))
     ax.set_xticks(x)
     ax.set_xticklabels(ticks, fontsize=9)
-    ax.set_ylim(0, 1.25)
+    ax.set(ylim=(0, 1.25), ylabel="rate")
     ax.legend(fontsize=8, frameon=False, loc="upper left", ncols=3)
-    ax.set_ylabel("rate")
     fig.tight_layout()
     return fig
 

@@ -67,12 +67,8 @@ def _disc(ax, labels: tuple[str, str, str, str], title: str) -> None:
     ax.axvline(0, color="#dddddd", linewidth=0.8, zorder=0)
     for (x, y), text in zip(((1.13, 0), (-1.13, 0), (0, 1.12), (0, -1.12)), labels):
         ax.text(x, y, text, ha="center", va="center", fontsize=9, color="#555555")
-    ax.set(xlim=(-1.32, 1.32), ylim=(-1.32, 1.32))
-    ax.set_aspect("equal")
-    ax.set_xticks([])
-    ax.set_yticks([])
-    for side in ax.spines.values():
-        side.set_visible(False)
+    ax.set(xlim=(-1.32, 1.32), ylim=(-1.32, 1.32), aspect="equal", xticks=[], yticks=[])
+    ax.spines[:].set_visible(False)
     ax.set_title(title, fontsize=10)
 
 
@@ -279,17 +275,11 @@ def plot_ledger_floor(sweep: LedgerFloorSweep) -> Figure:
     scale, unit = (
         (1e3, "kbit / kqubit") if sweep.classical_bits.max() >= 1e4 else (1, "bits / qubits")
     )
-    on = sweep.online_qubits / scale
+    on, off = sweep.online_qubits / scale, sweep.offline_qubits / scale
     for dx, key, values, bottom, label in (
         (-w / 2, "classical", sweep.classical_bits / scale, 0, "classical ring: online bits"),
         (w / 2, "superdense", on, 0, "superdense ring: online qubits"),
-        (
-            w / 2,
-            "offline",
-            sweep.offline_qubits / scale,
-            on,
-            "  + offline qubits (pair distribution)",
-        ),
+        (w / 2, "offline", off, on, "  + offline qubits (pair distribution)"),
     ):
         ax.bar(x + dx, values, width=w, bottom=bottom, color=COLOURS[key], label=label)
     label = "floor for the ring's messages (½ × classical)"
@@ -313,8 +303,7 @@ def plot_ledger_floor(sweep: LedgerFloorSweep) -> Figure:
     text = " forbidden by the Holevo bound, message by message"
     ax_ratio.text(P[0], 1.0 - margin / 2, text, fontsize=8, va="center")
     ax_ratio.set(ylim=(1.0 - margin, 1.0 + margin), xlabel="workers P")
-    ax_ratio.set_ylabel("online qubits ÷ (classical bits / 2)")
-    ax_ratio.set_xticks(P)
+    ax_ratio.set(ylabel="online qubits ÷ (classical bits / 2)", xticks=P)
     ax_ratio.ticklabel_format(axis="y", useOffset=False)
     legend_below(ax_ratio)
     ax_ratio.set_title("Excess above the floor = padding qubits", fontsize=11)

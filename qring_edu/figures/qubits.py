@@ -44,18 +44,15 @@ def _bloch_sphere(ax, bloch: np.ndarray, basis: str) -> None:
     for (px, py, pz), text in zip(places, ("|0⟩", "|1⟩", "|+⟩", "|−⟩", "|+i⟩")):
         ax.text(px, py, pz, text, ha="center", va="center", fontsize=10, color="#444444")
     measured = np.array([0, 0, 1.0]) if basis == "Z" else np.array([1.0, 0, 0])
-    label = f"measured axis ({basis} basis)"
-    ax.plot(
-        *np.stack([-measured, measured], axis=1), color=COLOURS["axis"], linewidth=2.5, label=label
-    )
+    style = dict(color=COLOURS["axis"], linewidth=2.5, label=f"measured axis ({basis} basis)")
+    ax.plot(*np.stack([-measured, measured], axis=1), **style)
     ax.plot(*np.stack([np.zeros(3), bloch], axis=1), color=COLOURS["state"], linewidth=2.5)
     ax.scatter(*bloch, color=COLOURS["state"], s=40, depthshade=False, label="the state")
     # The Born rule on the sphere: p_0 = (1 + r·n)/2, read off the state's shadow on the axis.
     foot = (bloch @ measured) * measured
     style = dict(color=COLOURS["state"], linestyle=":", linewidth=1.5)
     ax.plot(*np.stack([bloch, foot], axis=1), label="its shadow on the axis", **style)
-    ax.set(xlim=(-1, 1), ylim=(-1, 1))
-    ax.set_zlim(-1, 1)
+    ax.set(xlim=(-1, 1), ylim=(-1, 1), zlim=(-1, 1))
     ax.set_box_aspect((1, 1, 1), zoom=1.35)
     ax.view_init(elev=18, azim=-60)
     ax.set_axis_off()
@@ -87,10 +84,8 @@ def plot_qubit_measurement(run: QubitMeasurement) -> Figure:
     _pair_bars(ax_bar, pos, p, freq, ("Born rule", f"sampled ({run.shots:,} shots)"))
     ax_bar.errorbar(pos - 0.18, p, yerr=err, fmt="none", ecolor="black", capsize=4, linewidth=1)
     for k in range(2):
-        text = f"p = {p[k]:.3f}\nfreq. = {freq[k]:.3f}"
-        ax_bar.text(
-            pos[k], max(p[k] + err[k], freq[k]) + 0.04, text, ha="center", va="bottom", fontsize=9
-        )
+        text, y = f"p = {p[k]:.3f}\nfreq. = {freq[k]:.3f}", max(p[k] + err[k], freq[k]) + 0.04
+        ax_bar.text(pos[k], y, text, ha="center", va="bottom", fontsize=9)
     ax_bar.set_xticks(pos, [f"outcome {k}: {n}" for k, n in enumerate(names)])
     ax_bar.set(ylim=(0, 1.3), ylabel="probability / frequency")
     ax_bar.legend(loc="upper center", fontsize=8, ncol=2, frameon=False)

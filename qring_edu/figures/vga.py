@@ -309,8 +309,7 @@ def plot_source_comparison(results: Sequence[VGAResult]) -> Figure:
     for r in results:
         params = [f"{k} = {v:g}" for k, v in vars(r.source).items()] + [f"f = {r.test_fraction:g}"]
         ticks.append(f"{type(r.source).__name__}\n" + ", ".join(params))
-    ax.set_xticks(x)
-    ax.set_xticklabels(ticks, fontsize=9)
+    ax.set_xticks(x, ticks, fontsize=9)
     ax.set(ylim=(0, 1.25), ylabel="rate")
     ax.legend(fontsize=8, frameon=False, loc="upper left", ncols=3)
     fig.tight_layout()
@@ -356,8 +355,7 @@ def plot_exact_privacy(result: ExactPrivacy) -> Figure:
     values = [result.distance_a, result.distance_b]
     axes[3].bar(range(2), values, color=source_colour(result.source))
     label_bars(axes[3], range(2), values, ".4g", 0.02, fontsize=9)
-    axes[3].set_xticks(range(2))
-    axes[3].set_xticklabels(["a from ideal", "b from ideal"])
+    axes[3].set_xticks(range(2), ["a from ideal", "b from ideal"])
     axes[3].set(ylim=(0, 1.1), ylabel="total-variation distance")
     title = f"source {result.source!r}, k = {result.amplification}:\n"
     axes[3].set_title(title + "transcript and attacker's holdings", fontsize=9)

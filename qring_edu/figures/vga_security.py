@@ -56,8 +56,7 @@ def plot_pipeline(result: VGARingResult, true_sum: np.ndarray, decoded: np.ndarr
     ax_l.bar(range(4), values, color=colours)
     for i, v in enumerate(values):
         ax_l.text(i, v, f"{v:,}", ha="center", va="bottom", fontsize=8)
-    ax_l.set_xticks(range(4))
-    ax_l.set_xticklabels(names, fontsize=8)
+    ax_l.set_xticks(range(4), names, fontsize=8)
     ax_l.set_ylabel("count")
     ax_l.set_title(f"combined ledger, P = {led.workers}, accepted = {result.accepted}", fontsize=10)
     fig.tight_layout()

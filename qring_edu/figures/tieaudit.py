@@ -125,13 +125,8 @@ def plot_audit_explorer(ex: AuditExplorer) -> Figure:
     return fig
 
 
-_BAND = dict(color=COLOURS["neutral"], alpha=0.25, label="f ± ε")
+_BAND = dict(color=COLOURS["neutral"], alpha=0.25, label="f ± ε")  # every estimate's target
 _NOISE = "depolarising probability (noise)"
-
-
-def _band(ax, x, f: float, eps: float) -> None:
-    """The ``f ± eps`` band every estimate should stay in."""
-    ax.fill_between(x, f - eps, f + eps, **_BAND)
 
 
 def plot_noise_sweep(sweep: NoiseSweep) -> Figure:
@@ -150,20 +145,18 @@ def plot_noise_sweep(sweep: NoiseSweep) -> Figure:
     fig = Figure(figsize=(10, 3.6), layout="constrained")
     ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.6, 1]})
     x = sweep.noises
-    _band(ax, x, sweep.f, sweep.eps)
+    ax.fill_between(x, sweep.f - sweep.eps, sweep.f + sweep.eps, **_BAND)
     ax.plot(x, sweep.naive, "s--", color=COLOURS["classical"], label="naive: f̂ = (1 − Ȳ/α)/2")
     orange = COLOURS["quantum"]
     ax.fill_between(x, sweep.lo, sweep.hi, color=orange, alpha=0.15, label="Freedman interval")
     label = "hidden tests and twirl: f̂ from q A = (1 − q)(1 − 2f) B"
     ax.plot(x, sweep.calibrated, "o-", color=orange, label=label)
-    ax.set_ylabel("estimate of f")
+    ax.set(xlabel=_NOISE, ylabel="estimate of f")
     ax.set_title(f"Noise pulls the naive estimate to 1/2 (true f = {sweep.f:.3f})")
     ax.legend(fontsize=8, loc="upper left")
     ax.grid(alpha=0.3)
     ax2.semilogy(x, sweep.copies, "o-", color=orange)
-    for a in (ax, ax2):
-        a.set_xlabel(_NOISE)
-    ax2.set(ylabel="copies (data + test)", title="price of calibration")
+    ax2.set(xlabel=_NOISE, ylabel="copies (data + test)", title="price of calibration")
     ax2.grid(alpha=0.3, which="both")
     return fig
 
@@ -221,20 +214,19 @@ def plot_attack_sweep(sweep: AttackSweep) -> Figure:
     fig = Figure(figsize=(10, 3.8), layout="constrained")
     ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.5, 1]})
     x = sweep.noises
-    _band(ax, x, sweep.f, sweep.eps)
+    ax.fill_between(x, sweep.f - sweep.eps, sweep.f + sweep.eps, **_BAND)
     for case in sweep.cases:
         colour, style, label = _CASE_STYLE[case]
         ax.plot(x, sweep.mean(case), style, color=colour, ms=5, label=label)
         ax2.plot(x, sweep.mean_attenuation(case), style, color=colour, ms=5, label=label)
     ax2.plot(x, 1 - x, ":", color="k", lw=1, label="1 − noise")
     seeds = sweep.estimates.shape[2]
-    ax.set_ylabel(f"mean f̂ over {seeds} runs")
+    ax.set(xlabel=_NOISE, ylabel=f"mean f̂ over {seeds} runs")
     ax.set_title(f"The data-only attack (P = {sweep.P}, true f = {sweep.f:.3f})")
     ax.legend(fontsize=7.5, loc="upper left")
     ax.grid(alpha=0.3)
-    for a in (ax, ax2):
-        a.set_xlabel(_NOISE)
-    ax2.set(ylabel="η̂ from the test copies", title="what the tests report", ylim=(0, 1.08))
+    ax2.set(xlabel=_NOISE, ylabel="η̂ from the test copies", ylim=(0, 1.08))
+    ax2.set_title("what the tests report")
     ax2.legend(fontsize=7, loc="lower left")
     ax2.grid(alpha=0.3)
     return fig
@@ -256,7 +248,7 @@ def plot_dephasing_sweep(sweep: DephasingSweep) -> Figure:
     fig = Figure(figsize=(7.5, 3.6), layout="constrained")
     ax = fig.subplots()
     x = sweep.noises
-    _band(ax, x, sweep.f, sweep.eps)
+    ax.fill_between(x, sweep.f - sweep.eps, sweep.f + sweep.eps, **_BAND)
     red, mean = COLOURS["conflicting"], f"(mean of {sweep.seeds})"
     label = "f + ratio bias (many-copies limit)"
     ax.plot(x, sweep.f + sweep.bias, "-", color=red, lw=1, label=label)

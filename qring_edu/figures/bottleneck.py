@@ -106,16 +106,8 @@ def _draw_ring(ax, state: RingState) -> None:
 
 def _ring_arrow(a, b, shrink: float, size: float, **style) -> FancyArrowPatch:
     """The curved arrow of the ring link a -> b, ``shrink`` points short of both nodes."""
-    return FancyArrowPatch(
-        a,
-        b,
-        connectionstyle="arc3,rad=-0.3",
-        arrowstyle="-|>",
-        mutation_scale=size,
-        shrinkA=shrink,
-        shrinkB=shrink,
-        **style,
-    )
+    arrow = dict(connectionstyle="arc3,rad=-0.3", arrowstyle="-|>", mutation_scale=size)
+    return FancyArrowPatch(a, b, shrinkA=shrink, shrinkB=shrink, **arrow, **style)
 
 
 def _draw_workers(ax, pos: np.ndarray, r: float, lim: float) -> None:
@@ -123,8 +115,7 @@ def _draw_workers(ax, pos: np.ndarray, r: float, lim: float) -> None:
     for k, p in enumerate(pos):
         ax.add_patch(Circle(p, r, facecolor="white", edgecolor="black", zorder=3))
         ax.text(*p, f"W{k}", ha="center", va="center", fontsize=9, zorder=4)
-    ax.set(xlim=(-lim, lim), ylim=(-lim, lim))
-    ax.set_aspect("equal")
+    ax.set(xlim=(-lim, lim), ylim=(-lim, lim), aspect="equal")
     ax.axis("off")
 
 
@@ -212,9 +203,7 @@ def plot_topologies(workers: int = 6) -> Figure:
     ax_ps.set_title(title, fontsize=10)
     # Ring: k -> k+1.
     for k in range(P):
-        ax_ring.add_patch(
-            _ring_arrow(pos[k], pos[(k + 1) % P], 14, 14, color=_RING_C, linewidth=1.6)
-        )
+        ax_ring.add_patch(_ring_arrow(pos[k], pos[(k + 1) % P], 14, 14, color=_RING_C, lw=1.6))
     title = "ring: every link carries 2(P−1)·(d/P)·b bits\n(< 2·d·b, whatever P)"
     ax_ring.set_title(title, fontsize=10)
     for ax in (ax_ps, ax_ring):
@@ -340,9 +329,8 @@ def plot_model_comm(rows: Sequence[ModelCommRow]) -> Figure:
         for r, yy in zip(sel, y):
             ax.text(r.ring_s * 1.15, yy, _fmt_seconds(r.ring_s), va="center", fontsize=8)
     params = {r.model: r.params for r in reversed(rows)}  # the first row of each model wins
-    ax.set_yticks(
-        range(len(models)), [f"{m}\n({params[m] / 1e9:.3g} B)" for m in models], fontsize=9
-    )
+    names = [f"{m}\n({params[m] / 1e9:.3g} B)" for m in models]
+    ax.set_yticks(range(len(models)), names, fontsize=9)
     ax.invert_yaxis()
     ax.set(xscale="log", xlabel="seconds per iteration spent in the all-reduce (α–β model)")
     r0 = rows[0]

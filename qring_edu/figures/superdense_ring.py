@@ -222,9 +222,8 @@ def plot_ledgers(classical: Ledger, superdense: Ledger) -> Figure:
     ax_on.set_title("Online (on the synchronisation critical path)")
     label = "offline qubits (pair distribution)"
     ax_life.bar(x + w / 2, offline, w, bottom=qubits, color=COLOURS["offline"], label=label)
-    ax_life.scatter(
-        x + w / 2, ebits, marker="_", s=300, color="k", zorder=3, label="ebits consumed"
-    )
+    tick = dict(marker="_", s=300, color="k", zorder=3)
+    ax_life.scatter(x + w / 2, ebits, label="ebits consumed", **tick)
     ax_life.set_title("Lifetime channel uses")
     for ax in (ax_on, ax_life):
         ax.set_xticks(x, labels)
@@ -416,10 +415,8 @@ def plot_noisy_allreduce(result: AllReduceResult, exact_sum: np.ndarray) -> Figu
     if link is None and hasattr(result.transport, "inner"):  # a protected superdense link
         link = result.transport.inner.link
     where = f", F = {link.pair:g}" if link is not None else ""
-    title = f"{result.transport.name} ring{where}: "
-    ax.set_title(
-        title + f"{disagree} of {out.shape[1]} entries differ between workers", fontsize=10
-    )
+    title = f"{result.transport.name} ring{where}: {disagree} of {out.shape[1]} entries differ"
+    ax.set_title(title + " between workers", fontsize=10)
     return fig
 
 
@@ -570,9 +567,8 @@ def plot_overlap_ratio(sweep: OverlapSweep, slow_buckets: int | None = None) -> 
         ax.axhline(sweep.best[i], color=c, ls=":", lw=1, label=label)
     i = sweep.buckets.index(slow_buckets)
     label = f"B = {slow_buckets}, β_q = {sweep.slow_cost:g}β (a qubit's link time / a bit's)"
-    ax.plot(
-        sweep.x, sweep.slow_ratio[i], "--", color=colours[i % len(colours)], lw=1.2, label=label
-    )
+    style = dict(color=colours[i % len(colours)], lw=1.2, label=label)
+    ax.plot(sweep.x, sweep.slow_ratio[i], "--", **style)
     ax.set_xlabel("compute per iteration / W (W: classical link time of one iteration)")
     ax.set_ylabel("superdense / classical iteration time")
     lo = min(float(ratio.min()), min(sweep.best))
@@ -581,7 +577,6 @@ def plot_overlap_ratio(sweep: OverlapSweep, slow_buckets: int | None = None) -> 
     handles, labels = ax.get_legend_handles_labels()
     fig.legend(handles, labels, frameon=False, fontsize=7.5, loc="outside right center")
     title = f"{sweep.model}, P = {sweep.workers}, {1e-9 / sweep.beta:g} Gbit/s, "
-    ax.set_title(
-        title + f"α = {sweep.alpha * 1e6:g} µs: the same overlap for both rings", fontsize=10
-    )
+    title += f"α = {sweep.alpha * 1e6:g} µs: the same overlap for both rings"
+    ax.set_title(title, fontsize=10)
     return fig

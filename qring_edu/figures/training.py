@@ -179,10 +179,8 @@ def plot_learner_training(result: LearnerTraining) -> Figure:
     fig = _against_classical(ref, run)
     verdict = f"final accuracy {run.final_accuracy:.3f} (classical {ref.final_accuracy:.3f})"
     verdict = "identical to the classical run" if result.identical else verdict
-    title = (
-        f"{_MODEL_NAMES.get(run.model, run.model)}, {run.n_params} parameters, P = {run.workers}"
-    )
-    fig.suptitle(f"{title}: {verdict}", fontsize=11)
+    title = f"{_MODEL_NAMES.get(run.model, run.model)}, {run.n_params} parameters"
+    fig.suptitle(f"{title}, P = {run.workers}: {verdict}", fontsize=11)
     return fig
 
 
@@ -198,9 +196,8 @@ def plot_vqc_circuit(circuit: QuantumCircuit, title: str = "") -> Figure:
     >>> fig.axes[0].get_title()
     '2 qubits, 1 layer'
     """
-    return plot_circuits(
-        [circuit], [title], width=12, height=1.4 + 0.55 * circuit.num_qubits, fold=-1
-    )
+    height = 1.4 + 0.55 * circuit.num_qubits
+    return plot_circuits([circuit], [title], width=12, height=height, fold=-1)
 
 
 # --------------------------------------------------------------------------------------------

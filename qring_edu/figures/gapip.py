@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from matplotlib.figure import Figure
 
-from ._base import plain_log_x, plot_circuits
+from ._base import nonempty, plain_log_x, plot_circuits
 
 if TYPE_CHECKING:  # annotations only: the results come from the floors below
     from qiskit import QuantumCircuit
@@ -210,9 +210,7 @@ def plot_gapip_pingpong(schedules: Sequence[GapIPSchedule]) -> Figure:
     >>> len(fig.axes)                                   # one panel per schedule
     2
     """
-    items = list(schedules)
-    if not items:
-        raise ValueError("schedules must contain at least one schedule")
+    items = nonempty(schedules, "schedules", "schedule")
 
     def slot(kind: str, label: str) -> float:  # horizontal room of one event
         return 1.1 if kind == "pass" else max(0.9, 0.105 * len(label) + 0.35)
@@ -242,16 +240,13 @@ def plot_gapip_pingpong(schedules: Sequence[GapIPSchedule]) -> Figure:
                 ax.text(x, _LANES[party], label, **style)
                 continue
             n_pass += 1
-            y0 = _LANES[party]
-            y1 = 1.0 - y0
+            y0, y1 = _LANES[party], 1.0 - _LANES[party]
             sgn = 1.0 if y1 > y0 else -1.0
             ends = dict(xy=(x + 0.35, y1 - 0.14 * sgn), xytext=(x - 0.35, y0 + 0.14 * sgn))
             arrow = dict(arrowstyle="-|>", color=COLOURS["quantum"], lw=1.6)
             ax.annotate("", arrowprops=arrow, zorder=2, **ends)
-            text = f"pass {n_pass}\n{label}"
-            ax.text(
-                x + 0.1, 0.5, text, ha="left", va="center", fontsize=7.5, color=COLOURS["quantum"]
-            )
+            style = dict(ha="left", va="center", fontsize=7.5, color=COLOURS["quantum"])
+            ax.text(x + 0.1, 0.5, f"pass {n_pass}\n{label}", **style)
         name = "phase estimation, power K"
         name = name if sc.protocol == "phase_estimation" else "amplitude estimation, k iterations"
         size = f"2^{sc.P.bit_length() - 1}" if sc.P & (sc.P - 1) == 0 and sc.P > 2 else f"{sc.P}"

@@ -330,14 +330,12 @@ def plot_iteration_time_vs_compute(
         ax.plot(tc, tot, style, color=colour, label=label)
         ax_ratio.plot(tc, tot / c_tot, style, color=colour, label=label)
     ax_ratio.axhline(1.0, color=COLOURS["classical"], lw=1)
-    ax.set_ylabel(f"iteration time ({unit})")
-    ax_ratio.set_ylabel("superdense / classical")
+    ax.set(ylabel=f"iteration time ({unit})", title="Iteration time")
+    ax_ratio.set(ylabel="superdense / classical", title="Below 1: the superdense ring wins")
     for a in (ax, ax_ratio):
         a.set_xlabel(f"compute time per iteration ({unit})")
         a.grid(alpha=0.3)
         a.legend(frameon=False, fontsize=9)
-    ax.set_title("Iteration time")
-    ax_ratio.set_title("Below 1: the superdense ring wins")
     fig.tight_layout()
     return fig
 

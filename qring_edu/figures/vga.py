@@ -267,9 +267,8 @@ def plot_epsilon_grid(grid: EpsilonGrid) -> Figure:
         label = f"f = {f:g} ({over:.3g}x copies)"
         ax_u.semilogy(grid.used, eps, "o-", ms=3, label=label)
         ax_n.semilogy(np.ceil(grid.used * over), eps, "o-", ms=3, label=label)
-    ax_u.set_xlabel("used copies d")
+    ax_u.set(xlabel="used copies d", ylabel=r"$\varepsilon$")
     ax_n.set_xlabel("delivered copies N")
-    ax_u.set_ylabel(r"$\varepsilon$")
     ax_u.legend(fontsize=8, frameon=False)
     ax_u.set_title(f"{grid.label}, " rf"$\beta$ = {grid.bad_fraction:g}", fontsize=9)
     ax_n.set_title("the same, against what the source must deliver", fontsize=10)

@@ -71,7 +71,10 @@ def plot_circuits(
     fig = Figure(figsize=(width, height * len(circuits)))
     axes = fig.subplots(len(circuits), 1, squeeze=False)[:, 0]
     for ax, circuit, title in zip(axes, circuits, titles):
-        phase = _numeric_phase(circuit)
+        try:  # a symbolic phase stays 0 here: then Qiskit draws it
+            phase = float(circuit.global_phase)
+        except (TypeError, ValueError):
+            phase = 0.0
         if phase:
             # Qiskit's mpl drawer writes the global phase with pyplot.text, i.e. onto a stray
             # pyplot figure rather than onto ``ax``: draw without it and label it here.
@@ -87,14 +90,6 @@ def plot_circuits(
             ax.set_title(title, fontsize=11)
     fig.tight_layout()
     return fig
-
-
-def _numeric_phase(circuit) -> float:
-    """The circuit's global phase as a float (0 when it is symbolic: then Qiskit draws it)."""
-    try:
-        return float(circuit.global_phase)
-    except (TypeError, ValueError):
-        return 0.0
 
 
 def fmt_seconds(t: float) -> str:

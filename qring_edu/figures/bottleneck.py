@@ -58,8 +58,7 @@ def _draw_grid(ax, state: RingState, *, fontsize: float = 9, title: str | None =
     """Worker × chunk table of the state: colour = share of the P gradients already summed in."""
     P = state.workers
     counts = state.counts
-    ax.set_xlim(-0.5, P - 0.5)
-    ax.set_ylim(P - 0.5, -0.5)
+    ax.set(xlim=(-0.5, P - 0.5), ylim=(P - 0.5, -0.5))
     for k in range(P):
         for c in range(P):
             full = counts[k, c] == P
@@ -81,15 +80,6 @@ def _draw_grid(ax, state: RingState, *, fontsize: float = 9, title: str | None =
     ax.set_xlabel("chunk", fontsize=fontsize)
     if title is not None:
         ax.set_title(title, fontsize=fontsize + 1)
-
-
-def _state_title(state: RingState) -> str:
-    if state.step == 0:
-        return f"P = {state.workers}: before the first step"
-    return (
-        f"P = {state.workers}: after step {state.step} of {state.total_steps} "
-        f"({state.phase} s = {state.phase_step})"
-    )
 
 
 def _draw_ring(ax, state: RingState) -> None:
@@ -116,16 +106,8 @@ def _draw_ring(ax, state: RingState) -> None:
 
 def _ring_arrow(a, b, shrink: float, size: float, **style) -> FancyArrowPatch:
     """The curved arrow of the ring link a -> b, ``shrink`` points short of both nodes."""
-    return FancyArrowPatch(
-        a,
-        b,
-        connectionstyle="arc3,rad=-0.3",
-        arrowstyle="-|>",
-        mutation_scale=size,
-        shrinkA=shrink,
-        shrinkB=shrink,
-        **style,
-    )
+    arrow = dict(connectionstyle="arc3,rad=-0.3", arrowstyle="-|>", mutation_scale=size)
+    return FancyArrowPatch(a, b, shrinkA=shrink, shrinkB=shrink, **arrow, **style)
 
 
 def _draw_workers(ax, pos: np.ndarray, r: float, lim: float) -> None:
@@ -133,9 +115,7 @@ def _draw_workers(ax, pos: np.ndarray, r: float, lim: float) -> None:
     for k, p in enumerate(pos):
         ax.add_patch(Circle(p, r, facecolor="white", edgecolor="black", zorder=3))
         ax.text(*p, f"W{k}", ha="center", va="center", fontsize=9, zorder=4)
-    ax.set_xlim(-lim, lim)
-    ax.set_ylim(-lim, lim)
-    ax.set_aspect("equal")
+    ax.set(xlim=(-lim, lim), ylim=(-lim, lim), aspect="equal")
     ax.axis("off")
 
 
@@ -159,7 +139,13 @@ def plot_ring_state(state: RingState) -> Figure:
     ax_ring.set_title(f"messages of this step (d = {state.d}, chunk sizes {sizes})", fontsize=10)
     size = 9 if state.workers <= 5 else 8
     _draw_grid(ax_grid, state, fontsize=size, title="what each worker holds")
-    fig.suptitle(_state_title(state), fontsize=12)
+    title = f"P = {state.workers}: "
+    if state.step == 0:
+        title += "before the first step"
+    else:
+        title += f"after step {state.step} of {state.total_steps} "
+        title += f"({state.phase} s = {state.phase_step})"
+    fig.suptitle(title, fontsize=12)
     return fig
 
 
@@ -217,9 +203,7 @@ def plot_topologies(workers: int = 6) -> Figure:
     ax_ps.set_title(title, fontsize=10)
     # Ring: k -> k+1.
     for k in range(P):
-        ax_ring.add_patch(
-            _ring_arrow(pos[k], pos[(k + 1) % P], 14, 14, color=_RING_C, linewidth=1.6)
-        )
+        ax_ring.add_patch(_ring_arrow(pos[k], pos[(k + 1) % P], 14, 14, color=_RING_C, lw=1.6))
     title = "ring: every link carries 2(P−1)·(d/P)·b bits\n(< 2·d·b, whatever P)"
     ax_ring.set_title(title, fontsize=10)
     for ax in (ax_ps, ax_ring):
@@ -260,8 +244,7 @@ def plot_time_vs_workers(sweep: CostSweep) -> Figure:
         )
         box = {"facecolor": "white", "edgecolor": "#cccccc"}
         ax.text(0.02, 0.97, text, transform=ax.transAxes, va="top", fontsize=9, bbox=box)
-    ax.set_xlabel("workers P")
-    ax.set_ylabel("time of one all-reduce (s)")
+    ax.set(xlabel="workers P", ylabel="time of one all-reduce (s)")
     ax.set_title(
         f"{sweep.label}: d = {sweep.d:,} words of {sweep.bits} bits, "
         f"α = {sweep.alpha * 1e6:g} µs, 1/β = {1 / sweep.beta / 1e9:g} Gbit/s"
@@ -295,9 +278,7 @@ def plot_link_bits(sweep: LinkBitsSweep) -> Figure:
     ax.plot(P, sweep.parameter_server / unit, color=_PS_C, marker=".", label=label)
     ax.plot(P, sweep.bound / unit, color=_BOUND_C, linestyle="--", label="lower bound 2(P−1)/P")
     ax.plot(P, sweep.ring / unit, "o", color=_RING_C, markersize=5, label="ring (ledger)")
-    ax.set_yscale("log")
-    ax.set_xlabel("workers P")
-    ax.set_ylabel("bits on the busiest link / (d·b)")
+    ax.set(yscale="log", xlabel="workers P", ylabel="bits on the busiest link / (d·b)")
     ax.set_title(f"one all-reduce of d = {sweep.d} words of b = {sweep.bits} bits", fontsize=10)
     ax.legend(fontsize=8)
     ax.grid(True, alpha=0.3)
@@ -310,8 +291,7 @@ def plot_link_bits(sweep: LinkBitsSweep) -> Figure:
         ax_ratio.bar(P[sel], ratio[sel] - 1, bottom=1, color=colour, label=label, width=0.6)
     ax_ratio.plot(P[divides], ratio[divides], "o", color=_RING_C, markersize=4)
     ax_ratio.axhline(1, color=_BOUND_C, linestyle="--", linewidth=1)
-    ax_ratio.set_xlabel("workers P")
-    ax_ratio.set_ylabel("ring / lower bound")
+    ax_ratio.set(xlabel="workers P", ylabel="ring / lower bound")
     ax_ratio.set_title("the ring meets the bound exactly when P | d", fontsize=10)
     ax_ratio.legend(fontsize=8, loc="upper left")
     ax_ratio.set_ylim(0.98, max(1.02, float(ratio.max()) * 1.02))
@@ -349,12 +329,10 @@ def plot_model_comm(rows: Sequence[ModelCommRow]) -> Figure:
         for r, yy in zip(sel, y):
             ax.text(r.ring_s * 1.15, yy, _fmt_seconds(r.ring_s), va="center", fontsize=8)
     params = {r.model: r.params for r in reversed(rows)}  # the first row of each model wins
-    ax.set_yticks(
-        range(len(models)), [f"{m}\n({params[m] / 1e9:.3g} B)" for m in models], fontsize=9
-    )
+    names = [f"{m}\n({params[m] / 1e9:.3g} B)" for m in models]
+    ax.set_yticks(range(len(models)), names, fontsize=9)
     ax.invert_yaxis()
-    ax.set_xscale("log")
-    ax.set_xlabel("seconds per iteration spent in the all-reduce (α–β model)")
+    ax.set(xscale="log", xlabel="seconds per iteration spent in the all-reduce (α–β model)")
     r0 = rows[0]
     title = f"Gradient synchronisation per iteration: P = {r0.workers} workers, "
     ax.set_title(

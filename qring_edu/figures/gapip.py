@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from matplotlib.figure import Figure
 
-from ._base import plain_log_x, plot_circuits
+from ._base import nonempty, plain_log_x, plot_circuits
 
 if TYPE_CHECKING:  # annotations only: the results come from the floors below
     from qiskit import QuantumCircuit
@@ -83,10 +83,8 @@ def plot_rotation(tau: float, k_max: int = 12) -> Figure:
         ax.plot(fine, np.sin((2 * fine + 1) * theta) ** 2, color=COLOURS[key], alpha=0.35)
         label = f"{key}: <g,h> = {c:+.2f}, θ = {theta:.4f}"
         ax.plot(ks, np.sin((2 * ks + 1) * theta) ** 2, "o", color=COLOURS[key], label=label)
-    ax.set_xlabel("iterations k (each = 2 passes of the register)")
-    ax.set_ylabel('P("not a_h")')
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_title(f"Amplification separates the two promise cases (τ = {tau:g})")
+    ax.set(xlabel="iterations k (each = 2 passes of the register)", ylabel='P("not a_h")')
+    ax.set(ylim=(-0.02, 1.02), title=f"Amplification separates the two promise cases (τ = {tau:g})")
     ax.legend(loc="lower left", fontsize=8)
     ax.grid(alpha=0.3)
     return fig
@@ -125,10 +123,8 @@ def plot_iae_run(decision: Decision, tau: float) -> Figure:
         (thr + tau / 2, "conflicting", "conflicting (⟨g,h⟩ = −τ)"),
     ):
         ax.axhline(y, color=COLOURS[key], ls="--", lw=1, label=label)
-    ax.set_xscale("log")
-    ax.set_ylim(max(0.0, thr - 3 * tau), min(1.0, thr + 3 * tau))
-    ax.set_xlabel("qubits sent so far")
-    ax.set_ylabel("a = sin²θ")
+    ax.set(xscale="log", ylim=(max(0.0, thr - 3 * tau), min(1.0, thr + 3 * tau)))
+    ax.set(xlabel="qubits sent so far", ylabel="a = sin²θ")
     name = "phase" if decision.protocol == "phase_estimation" else "amplitude"
     verdict = f"verdict {decision.verdict!r} after {decision.cost:,} qubits, {len(steps)} steps"
     ax.set_title(f"Iterative {name} estimation: {verdict}")
@@ -165,8 +161,7 @@ def plot_gapip_scaling(result: GapIPScaling, *, highlight_tau: float | None = No
         label = f"τ = {highlight_tau:g}"
         ax.axvline(1.0 / highlight_tau, color=COLOURS["neutral"], ls=":", lw=1.2, label=label)
     plain_log_x(ax)
-    ax.set_xlabel("1/τ")
-    ax.set_ylabel("communication per decision")
+    ax.set(xlabel="1/τ", ylabel="communication per decision")
     ax.set_title(f"GapIP at P = 2^{int(round(math.log2(result.P)))}, δ = {result.delta:g}")
     ax.legend(fontsize=8, loc="upper left")
     ax.grid(alpha=0.3, which="both")
@@ -176,9 +171,7 @@ def plot_gapip_scaling(result: GapIPScaling, *, highlight_tau: float | None = No
     ax2.axhline(1 - result.delta, color="k", lw=0.8, ls=":", label="1 − δ")
     ax2.set_xscale("log")
     plain_log_x(ax2)
-    ax2.set_ylim(0.5, 1.03)
-    ax2.set_xlabel("1/τ")
-    ax2.set_ylabel(f"fraction correct ({result.trials} instances)")
+    ax2.set(ylim=(0.5, 1.03), xlabel="1/τ", ylabel=f"fraction correct ({result.trials} instances)")
     ax2.set_title("decision accuracy")
     ax2.legend(fontsize=8, loc="lower left")
     ax2.grid(alpha=0.3)
@@ -217,9 +210,7 @@ def plot_gapip_pingpong(schedules: Sequence[GapIPSchedule]) -> Figure:
     >>> len(fig.axes)                                   # one panel per schedule
     2
     """
-    items = list(schedules)
-    if not items:
-        raise ValueError("schedules must contain at least one schedule")
+    items = nonempty(schedules, "schedules", "schedule")
 
     def slot(kind: str, label: str) -> float:  # horizontal room of one event
         return 1.1 if kind == "pass" else max(0.9, 0.105 * len(label) + 0.35)
@@ -249,35 +240,22 @@ def plot_gapip_pingpong(schedules: Sequence[GapIPSchedule]) -> Figure:
                 ax.text(x, _LANES[party], label, **style)
                 continue
             n_pass += 1
-            y0 = _LANES[party]
-            y1 = 1.0 - y0
+            y0, y1 = _LANES[party], 1.0 - _LANES[party]
             sgn = 1.0 if y1 > y0 else -1.0
             ends = dict(xy=(x + 0.35, y1 - 0.14 * sgn), xytext=(x - 0.35, y0 + 0.14 * sgn))
             arrow = dict(arrowstyle="-|>", color=COLOURS["quantum"], lw=1.6)
             ax.annotate("", arrowprops=arrow, zorder=2, **ends)
-            text = f"pass {n_pass}\n{label}"
-            ax.text(
-                x + 0.1, 0.5, text, ha="left", va="center", fontsize=7.5, color=COLOURS["quantum"]
-            )
+            style = dict(ha="left", va="center", fontsize=7.5, color=COLOURS["quantum"])
+            ax.text(x + 0.1, 0.5, f"pass {n_pass}\n{label}", **style)
         name = "phase estimation, power K"
         name = name if sc.protocol == "phase_estimation" else "amplitude estimation, k iterations"
         size = f"2^{sc.P.bit_length() - 1}" if sc.P & (sc.P - 1) == 0 and sc.P > 2 else f"{sc.P}"
         title = f"{name} = {sc.power} (P = {size}): {sc.passes} passes × {sc.width} qubits "
         title += f"= {sc.qubits} qubits per shot; the shot measures sin²({sc.multiple}θ)"
         ax.set_title(title, fontsize=9.5)
-        ax.set_xlim(-2.0, span + 0.1)
-        ax.set_ylim(-0.4, 1.4)
+        ax.set(xlim=(-2.0, span + 0.1), ylim=(-0.4, 1.4))
         ax.axis("off")
     return fig
-
-
-def _shade_window(ax, lo: float, hi: float, x_range, colour: str, label: str) -> None:
-    """Shade the 1/τ range of a window (nan ends run to the axis' data range)."""
-    if math.isnan(lo) and math.isnan(hi):
-        return
-    left = 1.0 / hi if not math.isnan(hi) else x_range[0]
-    right = 1.0 / lo if not math.isnan(lo) else x_range[1]
-    ax.axvspan(left, right, color=colour, alpha=0.12, label=label)
 
 
 def plot_gapip_comparison(
@@ -318,7 +296,10 @@ def plot_gapip_comparison(
                 x, result.quantum(protocol, conf), marker + "-", color=colour, ms=4, label=label
             )
             lo, hi = result.window(protocol, conf)
-            _shade_window(ax, lo, hi, (x.min(), x.max()), colour, f"{name} cheaper")
+            if not (math.isnan(lo) and math.isnan(hi)):  # shade the window; nan ends: x's range
+                left = x.min() if math.isnan(hi) else 1.0 / hi
+                right = x.max() if math.isnan(lo) else 1.0 / lo
+                ax.axvspan(left, right, color=colour, alpha=0.12, label=f"{name} cheaper")
         blue = COLOURS["classical"]
         for values, fmt, colour, lw, label in (
             (result.classical_cost(conf), "-", blue, 2.4, "classical: min(sketch, vector) (bits)"),

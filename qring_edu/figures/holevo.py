@@ -67,13 +67,8 @@ def _disc(ax, labels: tuple[str, str, str, str], title: str) -> None:
     ax.axvline(0, color="#dddddd", linewidth=0.8, zorder=0)
     for (x, y), text in zip(((1.13, 0), (-1.13, 0), (0, 1.12), (0, -1.12)), labels):
         ax.text(x, y, text, ha="center", va="center", fontsize=9, color="#555555")
-    ax.set_xlim(-1.32, 1.32)
-    ax.set_ylim(-1.32, 1.32)
-    ax.set_aspect("equal")
-    ax.set_xticks([])
-    ax.set_yticks([])
-    for side in ax.spines.values():
-        side.set_visible(False)
+    ax.set(xlim=(-1.32, 1.32), ylim=(-1.32, 1.32), aspect="equal", xticks=[], yticks=[])
+    ax.spines[:].set_visible(False)
     ax.set_title(title, fontsize=10)
 
 
@@ -132,8 +127,7 @@ def plot_ensemble_analysis(a: EnsembleAnalysis) -> Figure:
     label_bars(ax_bar, xs, values, ".4f", 0.02, va="bottom", fontsize=9)
     ax_bar.axhline(1.0, color="black", linewidth=1, linestyle="--")
     ax_bar.text(2.3, 1.015, "one qubit: at most 1 bit", ha="right", va="bottom", fontsize=8)
-    ax_bar.set_ylim(0, 1.18)
-    ax_bar.set_ylabel("bits")
+    ax_bar.set(ylim=(0, 1.18), ylabel="bits")
     ax_bar.tick_params(axis="x", labelsize=8)
     ax_bar.set_title("information about the label x", fontsize=10)
     fig.suptitle(
@@ -174,8 +168,7 @@ def plot_known_ensembles(rows: Sequence[KnownEnsemble]) -> Figure:
         ax.plot(x + offset, expected, label=label, **tick)
     ax.axhline(1.0, color="#777777", linewidth=0.8, linestyle="--")
     ax.set_xticks(x, [r.name for r in rows], fontsize=9)
-    ax.set_ylabel("bits")
-    ax.set_ylim(0, 2.3)
+    ax.set(ylabel="bits", ylim=(0, 2.3))
     ax.legend(loc="upper left", fontsize=9)
     ax.set_title(
         "Holevo quantity χ vs accessible information (one use of the ensemble)", fontsize=11
@@ -206,10 +199,7 @@ def plot_two_state_sweep(sweep: TwoStateSweep) -> Figure:
     ax.plot(sweep.overlaps, sweep.accessible, "s", label=label, **style)
     gap = dict(color="#dddddd", alpha=0.6, label="gap χ − I_acc")
     ax.fill_between(sweep.fine, sweep.accessible_formula, sweep.chi_formula, **gap)
-    ax.set_xlabel("overlap c = |⟨ψ0|ψ1⟩|")
-    ax.set_ylabel("bits")
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1.05)
+    ax.set(xlabel="overlap c = |⟨ψ0|ψ1⟩|", ylabel="bits", xlim=(0, 1), ylim=(0, 1.05))
     ax.legend(fontsize=8, loc="lower left")
     ax.set_title("Two pure states, equal priors", fontsize=11)
     fig.tight_layout()
@@ -255,9 +245,7 @@ def plot_dense_coding(sweep: DenseCodingSweep) -> Figure:
     text += f"χ of the 4 encoded states = {sweep.chosen_chi:.4f}\n{verdict}"
     box = dict(boxstyle="round", facecolor="white", edgecolor="#999999")
     ax.text(0.04, 0.86, text, transform=ax.transAxes, va="top", fontsize=9, bbox=box)
-    ax.set_xlim(0.25, 1.0)
-    ax.set_ylim(0, 2.1)
-    ax.set_xlabel("pair fidelity F = ⟨Φ+|ρ|Φ+⟩")
+    ax.set(xlim=(0.25, 1.0), ylim=(0, 2.1), xlabel="pair fidelity F = ⟨Φ+|ρ|Φ+⟩")
     ax.set_ylabel("bits per qubit sent")
     legend_below(ax, y=-0.13)
     ax.set_title("Dense coding over an isotropic pair", fontsize=11)
@@ -287,17 +275,11 @@ def plot_ledger_floor(sweep: LedgerFloorSweep) -> Figure:
     scale, unit = (
         (1e3, "kbit / kqubit") if sweep.classical_bits.max() >= 1e4 else (1, "bits / qubits")
     )
-    on = sweep.online_qubits / scale
+    on, off = sweep.online_qubits / scale, sweep.offline_qubits / scale
     for dx, key, values, bottom, label in (
         (-w / 2, "classical", sweep.classical_bits / scale, 0, "classical ring: online bits"),
         (w / 2, "superdense", on, 0, "superdense ring: online qubits"),
-        (
-            w / 2,
-            "offline",
-            sweep.offline_qubits / scale,
-            on,
-            "  + offline qubits (pair distribution)",
-        ),
+        (w / 2, "offline", off, on, "  + offline qubits (pair distribution)"),
     ):
         ax.bar(x + dx, values, width=w, bottom=bottom, color=COLOURS[key], label=label)
     label = "floor for the ring's messages (½ × classical)"
@@ -308,8 +290,7 @@ def plot_ledger_floor(sweep: LedgerFloorSweep) -> Figure:
             sweep.cut_floor / scale, color=COLOURS["cut"], linewidth=1, linestyle="--", label=label
         )
     ax.set_xticks(x, [str(p) for p in P])
-    ax.set_xlabel("workers P")
-    ax.set_ylabel(f"per busiest link ({unit})")
+    ax.set(xlabel="workers P", ylabel=f"per busiest link ({unit})")
     legend_below(ax)
     ax.set_title(f"One all-reduce of d = {sweep.d:,} words of {sweep.bits} bits", fontsize=11)
 
@@ -321,10 +302,8 @@ def plot_ledger_floor(sweep: LedgerFloorSweep) -> Figure:
     ax_ratio.axhspan(1.0 - margin, 1.0, color="#dddddd", alpha=0.7)
     text = " forbidden by the Holevo bound, message by message"
     ax_ratio.text(P[0], 1.0 - margin / 2, text, fontsize=8, va="center")
-    ax_ratio.set_ylim(1.0 - margin, 1.0 + margin)
-    ax_ratio.set_xlabel("workers P")
-    ax_ratio.set_ylabel("online qubits ÷ (classical bits / 2)")
-    ax_ratio.set_xticks(P)
+    ax_ratio.set(ylim=(1.0 - margin, 1.0 + margin), xlabel="workers P")
+    ax_ratio.set(ylabel="online qubits ÷ (classical bits / 2)", xticks=P)
     ax_ratio.ticklabel_format(axis="y", useOffset=False)
     legend_below(ax_ratio)
     ax_ratio.set_title("Excess above the floor = padding qubits", fontsize=11)
@@ -362,8 +341,7 @@ def plot_cut_set(sweep: CutSetSweep) -> Figure:
     ax.axhline(sweep.cut_qubits / unit, label=label, **cut)
     label = "VGA's GHZ sum (chapter 5): no online qubits"
     ax.plot(P, np.zeros(P.size), "s-", color=COLOURS["vga"], markersize=4, label=label)
-    ax.set_ylim(-0.06, 1.12)
-    ax.set_ylabel("online qubits into each worker  (units of d·b)")
+    ax.set(ylim=(-0.06, 1.12), ylabel="online qubits into each worker  (units of d·b)")
     ax.set_title("Online qubits", fontsize=11)
 
     for key, fmt, size, label in (
@@ -377,8 +355,7 @@ def plot_cut_set(sweep: CutSetSweep) -> Figure:
     label = "cut-set floor for every protocol: 2q + c ≥ d·b"
     ax2.axhline(sweep.information / unit, label=label, **cut)
     ax2.axhspan(1e-3, sweep.information / unit, color="#eeeeee", zorder=0)
-    ax2.set_yscale("log")
-    ax2.set_ylim(0.5, 2.0 * float(sweep.capacity_in("vga").max()) / unit)
+    ax2.set(yscale="log", ylim=(0.5, 2.0 * float(sweep.capacity_in("vga").max()) / unit))
     ax2.set_ylabel("2 × qubits + bits into each worker  (units of d·b)")
     ax2.set_title("What the cut-set bound counts", fontsize=11)
     for a in (ax, ax2):
@@ -433,23 +410,24 @@ def plot_ea_systems() -> Figure:
     """
     fig = Figure(figsize=(10.5, 5.2))
     ax = fig.subplots()
-    ax.set_xlim(0, 12)
-    ax.set_ylim(-2.45, 3.15)
+    ax.set(xlim=(0, 12), ylim=(-2.45, 3.15))
     ax.set_aspect("equal")
     ax.axis("off")
     alice, bob, carrier = "#fde0c5", "#d7e8f5", "#fdae61"
+    for x, title, (xa, wa), (xb, wb) in (
+        (1.9, "1. before: a shared state", (0.2, 1.4), (2.3, 1.4)),
+        (6.0, "2. Alice encodes x and sends Q", (4.3, 1.4), (6.4, 1.4)),
+        (10.1, "3. after: Bob holds Q and B", (8.5, 0.9), (9.8, 1.9)),
+    ):
+        ax.text(x, 2.85, title, ha="center", fontsize=13)
+        _party(ax, xa, 0.55, wa, 1.6, "Alice", alice)
+        _party(ax, xb, 0.55, wb, 1.6, "Bob", bob)
     # 1. before
-    ax.text(1.9, 2.85, "1. before: a shared state", ha="center", fontsize=13)
-    _party(ax, 0.2, 0.55, 1.4, 1.6, "Alice", alice)
-    _party(ax, 2.3, 0.55, 1.4, 1.6, "Bob", bob)
     _system(ax, 0.9, 1.35, "A'", "white")
     _system(ax, 3.0, 1.35, "B", "white")
     _link(ax, (1.08, 1.35), (2.82, 1.35), r"$\rho^{A'B}$")
     _note(ax, 1.95, 0.2, "any finite dimension,\nany entanglement", 11, "#555555", va="top")
     # 2. encoding
-    ax.text(6.0, 2.85, "2. Alice encodes x and sends Q", ha="center", fontsize=13)
-    _party(ax, 4.3, 0.55, 1.4, 1.6, "Alice", alice)
-    _party(ax, 6.4, 0.55, 1.4, 1.6, "Bob", bob)
     _system(ax, 5.0, 1.75, "A'", "white")
     arrow = dict(arrowstyle="-|>", color="black", linewidth=1.2)
     ax.annotate("", xy=(5.0, 1.05), xytext=(5.0, 1.55), arrowprops=arrow)
@@ -463,9 +441,6 @@ def plot_ea_systems() -> Figure:
     _note(ax, 5.9, 0.15, "n qubits cross\nthe link", 11, "#d95f0e", va="top")
     _note(ax, 7.1, 1.45, "B untouched:\n" + r"$\sigma_x^B = \rho^B$", 11, "#2c7fb8", va="top")
     # 3. after
-    ax.text(10.1, 2.85, "3. after: Bob holds Q and B", ha="center", fontsize=13)
-    _party(ax, 8.5, 0.55, 0.9, 1.6, "Alice", alice)
-    _party(ax, 9.8, 0.55, 1.9, 1.6, "Bob", bob)
     _system(ax, 10.3, 1.35, "Q", carrier)
     _system(ax, 11.2, 1.35, "B", "white")
     ax.plot([10.47, 11.03], [1.35, 1.35], color="#7570b3", linewidth=1.5, zorder=2)

@@ -74,19 +74,16 @@ def plot_capacities(sweep: CapacitySweep) -> Figure:
     ax.axhline(1.0, color="k", lw=0.8, ls=":")
     ax.axvline(sweep.threshold, color=COLOURS["assisted"], lw=0.8, ls=":")
     ax.text(sweep.threshold, 0.05, f" {sweep.threshold:.4f}", color=COLOURS["assisted"], fontsize=8)
-    ax.set_ylabel("bits per channel use")
-    ax.set_ylim(0, 2.05)
+    ax.set(ylabel="bits per channel use", ylim=(0, 2.05))
     ax.legend(frameon=False, fontsize=8, loc="upper left")
     ax.set_title("Capacities of the depolarising qubit channel")
     ok = np.isfinite(sweep.ratio) & (F < 1)
     ax_r.plot(F[ok], sweep.ratio[ok], color=COLOURS["assisted"], lw=1.8)
     ax_r.axhline(2.0, color="k", lw=0.8, ls=":")
     ax_r.text(F[ok].min(), 2.03, "2 (noiseless channel)", fontsize=8)
-    ax_r.set_ylabel("$C_E / C$")
-    ax_r.set_title("Gain of entanglement on the same noisy channel")
+    ax_r.set(ylabel="$C_E / C$", title="Gain of entanglement on the same noisy channel")
     for a in (ax, ax_r):
-        a.set_xlabel("channel fidelity $F$")
-        a.set_xlim(F.min(), F.max())
+        a.set(xlabel="channel fidelity $F$", xlim=(F.min(), F.max()))
         a.grid(alpha=0.3)
     fig.tight_layout()
     return fig
@@ -118,14 +115,12 @@ def plot_distillation(sweep: DistillationSweep) -> Figure:
             ax_f.plot(F, sweep.fidelity[p][i], ls=styles[p], color=colour, lw=1.4, label=label)
             ax_c.plot(F, sweep.raw_pairs[p][i], ls=styles[p], color=colour, lw=1.4)
     ax_f.plot(F, F, color="k", lw=0.8, ls=":", label="no distillation")
-    ax_f.set_ylabel("output fidelity")
+    ax_f.set(ylabel="output fidelity", title="Recurrence: two pairs → one")
     ax_f.legend(frameon=False, fontsize=7)
-    ax_f.set_title("Recurrence: two pairs → one")
     ax_c.set_yscale("log")
     ax_c.yaxis.set_minor_formatter(NullFormatter())
     ax_c.yaxis.set_major_formatter(ScalarFormatter())
-    ax_c.set_ylabel("raw pairs per output pair")
-    ax_c.set_title("Offline cost")
+    ax_c.set(ylabel="raw pairs per output pair", title="Offline cost")
     pos = sweep.yield_per_pair > 0
     label = "DEJMPS recurrence, then hashing"
     style = dict(color=COLOURS["distill+fec"], lw=1.8)
@@ -136,13 +131,11 @@ def plot_distillation(sweep: DistillationSweep) -> Figure:
     ax_y.axvline(0.5, color="k", lw=0.8, ls=":")
     if hp.any():
         ax_y.axvline(F[hp].min(), color=COLOURS["bound"], lw=0.8, ls=":")
-    ax_y.set_ylabel("perfect pairs per raw pair")
+    ax_y.set(ylabel="perfect pairs per raw pair", title="Distillable yield (asymptotic)")
     ax_y.legend(frameon=False, fontsize=7, loc="lower right")
-    ax_y.set_title("Distillable yield (asymptotic)")
     for ax in (ax_f, ax_c, ax_y):
-        ax.set_xlabel("input fidelity $F$")
+        ax.set(xlabel="input fidelity $F$", xlim=(0.5, 1.0))
         ax.grid(alpha=0.3)
-        ax.set_xlim(0.5, 1.0)
     fig.tight_layout()
     return fig
 
@@ -201,8 +194,7 @@ def plot_net_factors(sweep: NetFactorSweep) -> Figure:
     if p is not None:
         style = dict(color=COLOURS[sweep.scheme], ms=8, mec="k")
         ax.plot([sweep.channel_fidelity], [p.online], "o", **style)
-    ax.set_xlim(F.min(), F.max())
-    ax.set_ylim(0, 2.1)
+    ax.set(xlim=(F.min(), F.max()), ylim=(0, 2.1))
     pair = sweep.pair_fidelity
     ax.set_xlabel(
         "channel fidelity $F$ ($F_\\mathrm{pair} = F_\\mathrm{ch} = F$)"
@@ -280,9 +272,7 @@ def plot_loss(sweep: LossSweep) -> Figure:
         ax.axvline(sweep.break_even_km, color="k", lw=0.8, ls=":")
         text, xy = rf"$\eta = 1/2$: {sweep.break_even_km:.1f} km", (sweep.break_even_km, 0.08)
         ax.annotate(text, xy, xytext=(4, 0), textcoords="offset points", fontsize=8)
-    ax.set_xlim(L.min(), L.max())
-    ax.set_ylim(0, 2.1)
-    ax.set_xlabel("fibre length L (km)")
+    ax.set(xlim=(L.min(), L.max()), ylim=(0, 2.1), xlabel="fibre length L (km)")
     ax.set_ylabel("net online factor (bits per photon sent)")
     # the top axis: eta at each distance (fibre_transmission, inverted for the tick positions)
     e0, a = sweep.efficiency, sweep.attenuation_db_per_km
@@ -340,9 +330,8 @@ def plot_protected_training(result: ProtectedTraining) -> Figure:
     ax_a.set_ylabel("training accuracy")
     ax_d.set_ylabel("max − min loss over replicas")
     for ax, title in ((ax_l, "Loss"), (ax_a, "Accuracy"), (ax_d, "Replica disagreement")):
-        ax.set_xlabel("step")
+        ax.set(xlabel="step", title=title)
         ax.grid(alpha=0.3)
-        ax.set_title(title)
     ax_l.legend(frameon=False, fontsize=8)
     ax_d.legend(frameon=False, fontsize=7, loc="upper left")
     title = f"Training over a noisy link, F_pair = F_ch = {result.channel_fidelity:g}, "

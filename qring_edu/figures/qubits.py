@@ -44,19 +44,15 @@ def _bloch_sphere(ax, bloch: np.ndarray, basis: str) -> None:
     for (px, py, pz), text in zip(places, ("|0⟩", "|1⟩", "|+⟩", "|−⟩", "|+i⟩")):
         ax.text(px, py, pz, text, ha="center", va="center", fontsize=10, color="#444444")
     measured = np.array([0, 0, 1.0]) if basis == "Z" else np.array([1.0, 0, 0])
-    label = f"measured axis ({basis} basis)"
-    ax.plot(
-        *np.stack([-measured, measured], axis=1), color=COLOURS["axis"], linewidth=2.5, label=label
-    )
+    style = dict(color=COLOURS["axis"], linewidth=2.5, label=f"measured axis ({basis} basis)")
+    ax.plot(*np.stack([-measured, measured], axis=1), **style)
     ax.plot(*np.stack([np.zeros(3), bloch], axis=1), color=COLOURS["state"], linewidth=2.5)
     ax.scatter(*bloch, color=COLOURS["state"], s=40, depthshade=False, label="the state")
     # The Born rule on the sphere: p_0 = (1 + r·n)/2, read off the state's shadow on the axis.
     foot = (bloch @ measured) * measured
     style = dict(color=COLOURS["state"], linestyle=":", linewidth=1.5)
     ax.plot(*np.stack([bloch, foot], axis=1), label="its shadow on the axis", **style)
-    ax.set_xlim(-1, 1)
-    ax.set_ylim(-1, 1)
-    ax.set_zlim(-1, 1)
+    ax.set(xlim=(-1, 1), ylim=(-1, 1), zlim=(-1, 1))
     ax.set_box_aspect((1, 1, 1), zoom=1.35)
     ax.view_init(elev=18, azim=-60)
     ax.set_axis_off()
@@ -88,13 +84,10 @@ def plot_qubit_measurement(run: QubitMeasurement) -> Figure:
     _pair_bars(ax_bar, pos, p, freq, ("Born rule", f"sampled ({run.shots:,} shots)"))
     ax_bar.errorbar(pos - 0.18, p, yerr=err, fmt="none", ecolor="black", capsize=4, linewidth=1)
     for k in range(2):
-        text = f"p = {p[k]:.3f}\nfreq. = {freq[k]:.3f}"
-        ax_bar.text(
-            pos[k], max(p[k] + err[k], freq[k]) + 0.04, text, ha="center", va="bottom", fontsize=9
-        )
+        text, y = f"p = {p[k]:.3f}\nfreq. = {freq[k]:.3f}", max(p[k] + err[k], freq[k]) + 0.04
+        ax_bar.text(pos[k], y, text, ha="center", va="bottom", fontsize=9)
     ax_bar.set_xticks(pos, [f"outcome {k}: {n}" for k, n in enumerate(names)])
-    ax_bar.set_ylim(0, 1.3)
-    ax_bar.set_ylabel("probability / frequency")
+    ax_bar.set(ylim=(0, 1.3), ylabel="probability / frequency")
     ax_bar.legend(loc="upper center", fontsize=8, ncol=2, frameon=False)
     ax_bar.set_title(f"{run.basis} basis, {run.shots:,} shots", fontsize=10)
     deg = 180 / np.pi
@@ -138,8 +131,7 @@ def _agreement(ax, run: BellPairRun) -> None:
         text = f"{exact[k]:.3f}\n{sampled[k]:.3f}"
         ax.text(pos[k], max(exact[k], sampled[k]) + 0.03, text, ha="center", fontsize=8)
     ax.set_xticks(pos, names, fontsize=8)
-    ax.set_ylim(0, 1.25)
-    ax.set_ylabel("probability / fraction of shots")
+    ax.set(ylim=(0, 1.25), ylabel="probability / fraction of shots")
     ax.legend(loc="upper right", fontsize=8, ncol=2, frameon=False)
     ax.set_title(f"{run.shots:,} shots (numbers: exact, then sampled)", fontsize=10)
 
@@ -161,8 +153,7 @@ def plot_bell_pair(run: BellPairRun) -> Figure:
     weights = run.bell_weights
     colours = [COLOURS["state"] if n == run.name else "#cccccc" for n in _BELL_ORDER]
     ax_w.bar([f"|{n}⟩" for n in _BELL_ORDER], weights, color=colours)
-    ax_w.set_ylim(0, 1.1)
-    ax_w.set_ylabel("⟨β|ρ|β⟩")
+    ax_w.set(ylim=(0, 1.1), ylabel="⟨β|ρ|β⟩")
     ax_w.set_title("which Bell state the pair is in", fontsize=10)
     _joint_outcomes(ax_j, run)
     _agreement(ax_a, run)
@@ -200,8 +191,7 @@ def plot_noisy_pair(run: BellPairRun) -> Figure:
     weights = run.bell_weights
     ax_w.bar([f"|{n}⟩" for n in _BELL_ORDER], weights, color=COLOURS["state"])
     label_bars(ax_w, range(4), weights, ".3f", 0.02, fontsize=9)
-    ax_w.set_ylim(0, 1.1)
-    ax_w.set_ylabel("⟨β|ρ|β⟩ (the eigenvalues of ρ)")
+    ax_w.set(ylim=(0, 1.1), ylabel="⟨β|ρ|β⟩ (the eigenvalues of ρ)")
     title = f"S(ρ_AB) = {run.entropy:.3f} bits,  S(ρ_A) = {run.alice_entropy:.3f} bit"
     ax_w.set_title(title, fontsize=10)
     _agreement(ax_a, run)

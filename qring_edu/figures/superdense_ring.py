@@ -134,9 +134,7 @@ def plot_outcome_distributions(stats: ChannelStats) -> Figure:
             style = dict(capsize=2, error_kw={"elinewidth": 0.8})
             ax.bar(x, p, width, yerr=err, color=colour, label=label, **style)
         ax.set_xticks(positions, MESSAGE_LABELS)
-        ax.set_title(f'sent "{MESSAGE_LABELS[m]}"')
-        ax.set_xlabel('decoded "xz"')
-        ax.set_ylim(0, 1.05)
+        ax.set(title=f'sent "{MESSAGE_LABELS[m]}"', xlabel='decoded "xz"', ylim=(0, 1.05))
         ax.grid(axis="y", alpha=0.3)
     axes[0].set_ylabel("probability")
     handles, labels = axes[0].get_legend_handles_labels()
@@ -178,13 +176,10 @@ def plot_symbol_error_rate(sweep: ErrorRateSweep) -> Figure:
         label = f"{name} ({n} symbols per point)"
         style = dict(fmt=marker, ms=5, capsize=3, color=COLOURS[key])
         ax.errorbar(f, r, yerr=err, label=label, **style)
-    ax.set_xlabel("pair fidelity F")
-    ax.set_ylabel("symbol error rate")
-    ax.set_xlim(0.23, 1.02)
-    ax.set_ylim(-0.02, 0.78)
+    ax.set(xlabel="pair fidelity F", ylabel="symbol error rate", xlim=(0.23, 1.02))
+    ax.set(ylim=(-0.02, 0.78), title="A symbol is wrong exactly when the pair suffered X, Y or Z")
     ax.grid(alpha=0.3)
     ax.legend(frameon=False)
-    ax.set_title("A symbol is wrong exactly when the pair suffered X, Y or Z")
     fig.tight_layout()
     return fig
 
@@ -227,9 +222,8 @@ def plot_ledgers(classical: Ledger, superdense: Ledger) -> Figure:
     ax_on.set_title("Online (on the synchronisation critical path)")
     label = "offline qubits (pair distribution)"
     ax_life.bar(x + w / 2, offline, w, bottom=qubits, color=COLOURS["offline"], label=label)
-    ax_life.scatter(
-        x + w / 2, ebits, marker="_", s=300, color="k", zorder=3, label="ebits consumed"
-    )
+    tick = dict(marker="_", s=300, color="k", zorder=3)
+    ax_life.scatter(x + w / 2, ebits, label="ebits consumed", **tick)
     ax_life.set_title("Lifetime channel uses")
     for ax in (ax_on, ax_life):
         ax.set_xticks(x, labels)
@@ -276,9 +270,7 @@ def plot_iteration_timeline(
     for y, total in ((2, c.total), (1, q.total)):
         ax.text(total * scale, y, f"  {total * scale:.3g} {unit}", va="center", fontsize=9)
     ax.set_yticks([1, 2], ["superdense", "classical"])
-    ax.set_ylim(0.4, 2.6)
-    ax.set_xlim(0, max(c.total, q.total) * scale * 1.18)
-    ax.set_xlabel(f"time ({unit})")
+    ax.set(ylim=(0.4, 2.6), xlim=(0, max(c.total, q.total) * scale * 1.18), xlabel=f"time ({unit})")
     handles = [
         ax.bar(0, 0, color=COLOURS[key], label=label)
         for key, label in (
@@ -338,14 +330,12 @@ def plot_iteration_time_vs_compute(
         ax.plot(tc, tot, style, color=colour, label=label)
         ax_ratio.plot(tc, tot / c_tot, style, color=colour, label=label)
     ax_ratio.axhline(1.0, color=COLOURS["classical"], lw=1)
-    ax.set_ylabel(f"iteration time ({unit})")
-    ax_ratio.set_ylabel("superdense / classical")
+    ax.set(ylabel=f"iteration time ({unit})", title="Iteration time")
+    ax_ratio.set(ylabel="superdense / classical", title="Below 1: the superdense ring wins")
     for a in (ax, ax_ratio):
         a.set_xlabel(f"compute time per iteration ({unit})")
         a.grid(alpha=0.3)
         a.legend(frameon=False, fontsize=9)
-    ax.set_title("Iteration time")
-    ax_ratio.set_title("Below 1: the superdense ring wins")
     fig.tight_layout()
     return fig
 
@@ -413,8 +403,7 @@ def plot_noisy_allreduce(result: AllReduceResult, exact_sum: np.ndarray) -> Figu
         ax.scatter(entries, err[k], s=18, marker=marker, alpha=0.75, label=f"worker {k}")
     ax.axhline(bound, color=COLOURS["exact"], ls="--", lw=1, label="rounding bound P/(2s)")
     ax.set_yscale("symlog", linthresh=bound)
-    ax.set_ylim(0, max(err.max(), bound) * 3)
-    ax.set_xlabel("entry of the summed vector")
+    ax.set(ylim=(0, max(err.max(), bound) * 3), xlabel="entry of the summed vector")
     ax.set_ylabel("|copy − true sum|")
     ax.grid(alpha=0.3)
     where = dict(loc="outside lower center", ncol=min(out.shape[0] + 1, 6))
@@ -424,10 +413,8 @@ def plot_noisy_allreduce(result: AllReduceResult, exact_sum: np.ndarray) -> Figu
     if link is None and hasattr(result.transport, "inner"):  # a protected superdense link
         link = result.transport.inner.link
     where = f", F = {link.pair:g}" if link is not None else ""
-    title = f"{result.transport.name} ring{where}: "
-    ax.set_title(
-        title + f"{disagree} of {out.shape[1]} entries differ between workers", fontsize=10
-    )
+    title = f"{result.transport.name} ring{where}: {disagree} of {out.shape[1]} entries differ"
+    ax.set_title(title + " between workers", fontsize=10)
     return fig
 
 
@@ -472,8 +459,7 @@ def _draw_overlap(ax, result: OverlapComparison) -> None:
         text = f" {it.total * ms:.2f} ms"
         ax.text(it.total * ms, y + h + 0.05, text, color=colour, fontsize=8, va="bottom")
     ax.set_yticks([y_sd, y_cl, y_comp], ["superdense\nlink 0→1", "classical\nlink 0→1", "compute"])
-    ax.set_ylim(-0.6, 2.75)
-    ax.set_xlim(0, max(cl.total, sd.total) * ms * 1.12)
+    ax.set(ylim=(-0.6, 2.75), xlim=(0, max(cl.total, sd.total) * ms * 1.12))
     ax.set_xlabel("time within one steady-state iteration (ms)")
     ax.grid(axis="x", alpha=0.3)
 
@@ -579,19 +565,16 @@ def plot_overlap_ratio(sweep: OverlapSweep, slow_buckets: int | None = None) -> 
         ax.axhline(sweep.best[i], color=c, ls=":", lw=1, label=label)
     i = sweep.buckets.index(slow_buckets)
     label = f"B = {slow_buckets}, β_q = {sweep.slow_cost:g}β (a qubit's link time / a bit's)"
-    ax.plot(
-        sweep.x, sweep.slow_ratio[i], "--", color=colours[i % len(colours)], lw=1.2, label=label
-    )
+    style = dict(color=colours[i % len(colours)], lw=1.2, label=label)
+    ax.plot(sweep.x, sweep.slow_ratio[i], "--", **style)
     ax.set_xlabel("compute per iteration / W (W: classical link time of one iteration)")
     ax.set_ylabel("superdense / classical iteration time")
     lo = min(float(ratio.min()), min(sweep.best))
-    ax.set_ylim(max(0.0, lo - 0.05), 1.25)
-    ax.set_xlim(sweep.x[0], sweep.x[-1])
+    ax.set(ylim=(max(0.0, lo - 0.05), 1.25), xlim=(sweep.x[0], sweep.x[-1]))
     ax.grid(alpha=0.3)
     handles, labels = ax.get_legend_handles_labels()
     fig.legend(handles, labels, frameon=False, fontsize=7.5, loc="outside right center")
     title = f"{sweep.model}, P = {sweep.workers}, {1e-9 / sweep.beta:g} Gbit/s, "
-    ax.set_title(
-        title + f"α = {sweep.alpha * 1e6:g} µs: the same overlap for both rings", fontsize=10
-    )
+    title += f"α = {sweep.alpha * 1e6:g} µs: the same overlap for both rings"
+    ax.set_title(title, fontsize=10)
     return fig

@@ -60,8 +60,7 @@ def plot_tieaudit_scaling(result: TieAuditScaling) -> Figure:
     if result.crossover_P:
         label = f"crossover P = 2^{int(math.log2(result.crossover_P))}"
         ax.axvline(result.crossover_P, color="k", lw=1, ls="--", label=label)
-    ax.set_xlabel("P (coordinates)")
-    ax.set_ylabel("communication (qubits or bits)")
+    ax.set(xlabel="P (coordinates)", ylabel="communication (qubits or bits)")
     ax.set_title(f"TieAudit at ε = {result.eps:g}, α = {result.alpha:g}, δ = {result.delta:g}")
     ax.legend(fontsize=8, loc="upper left")
     ax.grid(alpha=0.3, which="both")
@@ -98,14 +97,12 @@ def plot_audit_explorer(ex: AuditExplorer) -> Figure:
         )
     ax.set_ylim(-1.2, 2.0)
     ax.set_yticks([-1, 1])
-    ax.set_xlabel("coordinate i")
-    ax.set_ylabel("sign s_i")
+    ax.set(xlabel="coordinate i", ylabel="sign s_i")
     ax.set_title(f"P = {P}, {len(ex.matching)} pairs (α = {ex.alpha:.3g}), true f = {ex.f:.3f}")
     labels = ["Y = +1", "Y = 0", "Y = −1"]
     vals = [ex.p_plus, 1 - ex.p_plus - ex.p_minus, ex.p_minus]
     ax_y.bar(labels, vals, color=[COLOURS["aligned"], COLOURS["neutral"], COLOURS["conflicting"]])
-    ax_y.set_ylim(0, 1)
-    ax_y.set_title(f"one copy: E[Y] = {ex.p_plus - ex.p_minus:+.3f}")
+    ax_y.set(ylim=(0, 1), title=f"one copy: E[Y] = {ex.p_plus - ex.p_minus:+.3f}")
     ax_y.grid(axis="y", alpha=0.3)
     names = [e.protocol.replace("entanglement_assisted", "ent.-assisted") for e in ex.estimates]
     ys = np.arange(len(ex.estimates))
@@ -118,8 +115,7 @@ def plot_audit_explorer(ex: AuditExplorer) -> Figure:
         style = dict(textcoords="offset points", xytext=(0, 8), ha="center", fontsize=8)
         ax_e.annotate(f"{e.cost:,} {e.unit}", (e.value, y), **style)
     ax_e.set_yticks(ys, names)
-    ax_e.set_ylim(-0.6, len(ys) - 0.3)
-    ax_e.set_xlim(-0.05, 1.05)
+    ax_e.set(ylim=(-0.6, len(ys) - 0.3), xlim=(-0.05, 1.05))
     ax_e.set_xlabel("estimate of f and its interval")
     extra = {"uniform": "", "data_only": ", data-only attack", "knows_twirl": ", twirl known"}
     ax_e.set_title(
@@ -129,13 +125,8 @@ def plot_audit_explorer(ex: AuditExplorer) -> Figure:
     return fig
 
 
-_BAND = dict(color=COLOURS["neutral"], alpha=0.25, label="f ± ε")
+_BAND = dict(color=COLOURS["neutral"], alpha=0.25, label="f ± ε")  # every estimate's target
 _NOISE = "depolarising probability (noise)"
-
-
-def _band(ax, x, f: float, eps: float) -> None:
-    """The ``f ± eps`` band every estimate should stay in."""
-    ax.fill_between(x, f - eps, f + eps, **_BAND)
 
 
 def plot_noise_sweep(sweep: NoiseSweep) -> Figure:
@@ -154,21 +145,18 @@ def plot_noise_sweep(sweep: NoiseSweep) -> Figure:
     fig = Figure(figsize=(10, 3.6), layout="constrained")
     ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.6, 1]})
     x = sweep.noises
-    _band(ax, x, sweep.f, sweep.eps)
+    ax.fill_between(x, sweep.f - sweep.eps, sweep.f + sweep.eps, **_BAND)
     ax.plot(x, sweep.naive, "s--", color=COLOURS["classical"], label="naive: f̂ = (1 − Ȳ/α)/2")
     orange = COLOURS["quantum"]
     ax.fill_between(x, sweep.lo, sweep.hi, color=orange, alpha=0.15, label="Freedman interval")
     label = "hidden tests and twirl: f̂ from q A = (1 − q)(1 − 2f) B"
     ax.plot(x, sweep.calibrated, "o-", color=orange, label=label)
-    ax.set_ylabel("estimate of f")
+    ax.set(xlabel=_NOISE, ylabel="estimate of f")
     ax.set_title(f"Noise pulls the naive estimate to 1/2 (true f = {sweep.f:.3f})")
     ax.legend(fontsize=8, loc="upper left")
     ax.grid(alpha=0.3)
     ax2.semilogy(x, sweep.copies, "o-", color=orange)
-    for a in (ax, ax2):
-        a.set_xlabel(_NOISE)
-    ax2.set_ylabel("copies (data + test)")
-    ax2.set_title("price of calibration")
+    ax2.set(xlabel=_NOISE, ylabel="copies (data + test)", title="price of calibration")
     ax2.grid(alpha=0.3, which="both")
     return fig
 
@@ -197,8 +185,7 @@ def plot_copies_vs_alpha(curve: CopiesCurve) -> Figure:
         ax.annotate(f"{int(n):,}", (a, n), textcoords="offset points", xytext=(6, -10), fontsize=8)
     ax.invert_xaxis()
     plain_log_x(ax)
-    ax.set_xlabel("coverage α = 2|M|/P (smaller to the right)")
-    ax.set_ylabel("copies N")
+    ax.set(xlabel="coverage α = 2|M|/P (smaller to the right)", ylabel="copies N")
     ax.set_title(f"Copies for ε = {curve.eps:g}, δ = {curve.delta:g}: the 1/α² is Hoeffding's")
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8, loc="upper left")
@@ -227,22 +214,19 @@ def plot_attack_sweep(sweep: AttackSweep) -> Figure:
     fig = Figure(figsize=(10, 3.8), layout="constrained")
     ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.5, 1]})
     x = sweep.noises
-    _band(ax, x, sweep.f, sweep.eps)
+    ax.fill_between(x, sweep.f - sweep.eps, sweep.f + sweep.eps, **_BAND)
     for case in sweep.cases:
         colour, style, label = _CASE_STYLE[case]
         ax.plot(x, sweep.mean(case), style, color=colour, ms=5, label=label)
         ax2.plot(x, sweep.mean_attenuation(case), style, color=colour, ms=5, label=label)
     ax2.plot(x, 1 - x, ":", color="k", lw=1, label="1 − noise")
     seeds = sweep.estimates.shape[2]
-    ax.set_ylabel(f"mean f̂ over {seeds} runs")
+    ax.set(xlabel=_NOISE, ylabel=f"mean f̂ over {seeds} runs")
     ax.set_title(f"The data-only attack (P = {sweep.P}, true f = {sweep.f:.3f})")
     ax.legend(fontsize=7.5, loc="upper left")
     ax.grid(alpha=0.3)
-    for a in (ax, ax2):
-        a.set_xlabel(_NOISE)
-    ax2.set_ylabel("η̂ from the test copies")
+    ax2.set(xlabel=_NOISE, ylabel="η̂ from the test copies", ylim=(0, 1.08))
     ax2.set_title("what the tests report")
-    ax2.set_ylim(0, 1.08)
     ax2.legend(fontsize=7, loc="lower left")
     ax2.grid(alpha=0.3)
     return fig
@@ -264,15 +248,14 @@ def plot_dephasing_sweep(sweep: DephasingSweep) -> Figure:
     fig = Figure(figsize=(7.5, 3.6), layout="constrained")
     ax = fig.subplots()
     x = sweep.noises
-    _band(ax, x, sweep.f, sweep.eps)
+    ax.fill_between(x, sweep.f - sweep.eps, sweep.f + sweep.eps, **_BAND)
     red, mean = COLOURS["conflicting"], f"(mean of {sweep.seeds})"
     label = "f + ratio bias (many-copies limit)"
     ax.plot(x, sweep.f + sweep.bias, "-", color=red, lw=1, label=label)
     ax.plot(x, sweep.plain, "o", color=red, label=f"without the twirl {mean}")
     label = f"with the Clifford twirl {mean}"
     ax.plot(x, sweep.twirled, "s", color=COLOURS["classical"], label=label)
-    ax.set_xlabel("dephasing probability p per qubit")
-    ax.set_ylabel("estimate of f")
+    ax.set(xlabel="dephasing probability p per qubit", ylabel="estimate of f")
     title = f"Dephasing biases the estimate without the twirl (P = {sweep.P}, distance ≥ "
     ax.set_title(title + f"{sweep.min_distance} disagree)", fontsize=10)
     ax.legend(fontsize=8, loc="lower left")
@@ -307,8 +290,7 @@ def plot_noise_threshold(r: NoiseThreshold) -> Figure:
         ax.axvline(cross, color=COLOURS["quantum"], lw=1, ls="--")
         style = dict(textcoords="offset points", xytext=(6, -14), fontsize=8)
         ax.annotate(f"crossover P = 2^{cross}", (cross, r.classical[cross - 1]), **style)
-    ax.set_xlabel("n = log₂ P")
-    ax.set_ylabel("communication (qubits or bits)")
+    ax.set(xlabel="n = log₂ P", ylabel="communication (qubits or bits)")
     ax.set_title(f"Per-pair noise, ε = {r.eps:g}, α = {r.alpha:g}, δ = {r.delta:g}", fontsize=10)
     ax.legend(fontsize=8, loc="upper left")
     ax.grid(alpha=0.3, which="both")
@@ -319,8 +301,7 @@ def plot_noise_threshold(r: NoiseThreshold) -> Figure:
         ax2.plot([r.fidelity], [r.crossover_log2_P], "s", color="k", ms=8, label="this fidelity")
     ax2.set_yticks([20, 50, 100, 200, 400], ["20", "50", "100", "200", "400"])
     ax2.minorticks_off()
-    ax2.set_xlim(f_star - 0.01, 1.005)
-    ax2.set_xlabel("per-pair fidelity F")
+    ax2.set(xlim=(f_star - 0.01, 1.005), xlabel="per-pair fidelity F")
     ax2.set_ylabel("crossover n = log₂ P")
     ax2.set_title("the crossover runs off as F → F*", fontsize=10)
     ax2.legend(fontsize=8, loc="upper right")

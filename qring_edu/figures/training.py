@@ -64,11 +64,12 @@ def _draw_runs(ax_loss, ax_acc, ax_div, runs, labels, *, legend_loss: bool = Tru
         ax_acc.plot(steps, run.accuracies.mean(axis=1), style, lw=1.4, color=colour)
         label = f"{label}: final spread {(hi - lo)[-1]:.3g}"  # the plotted quantity's value
         ax_div.plot(steps, hi - lo, style, lw=1.4, color=colour, label=label)
-    ax_loss.set_ylabel("training loss (cross-entropy)")
-    ax_acc.set_ylabel("training accuracy")
-    ax_div.set_ylabel("max − min loss over replicas")
-    for ax in (ax_loss, ax_acc, ax_div):
-        ax.set_xlabel("step")
+    for ax, ylabel in (
+        (ax_loss, "training loss (cross-entropy)"),
+        (ax_acc, "training accuracy"),
+        (ax_div, "max − min loss over replicas"),
+    ):
+        ax.set(xlabel="step", ylabel=ylabel)
         ax.grid(alpha=0.3)
     if legend_loss:
         ax_loss.legend(frameon=False, fontsize=8)
@@ -178,10 +179,8 @@ def plot_learner_training(result: LearnerTraining) -> Figure:
     fig = _against_classical(ref, run)
     verdict = f"final accuracy {run.final_accuracy:.3f} (classical {ref.final_accuracy:.3f})"
     verdict = "identical to the classical run" if result.identical else verdict
-    title = (
-        f"{_MODEL_NAMES.get(run.model, run.model)}, {run.n_params} parameters, P = {run.workers}"
-    )
-    fig.suptitle(f"{title}: {verdict}", fontsize=11)
+    title = f"{_MODEL_NAMES.get(run.model, run.model)}, {run.n_params} parameters"
+    fig.suptitle(f"{title}, P = {run.workers}: {verdict}", fontsize=11)
     return fig
 
 
@@ -197,9 +196,8 @@ def plot_vqc_circuit(circuit: QuantumCircuit, title: str = "") -> Figure:
     >>> fig.axes[0].get_title()
     '2 qubits, 1 layer'
     """
-    return plot_circuits(
-        [circuit], [title], width=12, height=1.4 + 0.55 * circuit.num_qubits, fold=-1
-    )
+    height = 1.4 + 0.55 * circuit.num_qubits
+    return plot_circuits([circuit], [title], width=12, height=height, fold=-1)
 
 
 # --------------------------------------------------------------------------------------------
@@ -236,8 +234,7 @@ def plot_ddp_hook_flow(workers: int = 4) -> Figure:
     P = check_int(workers, "workers", 2, 16)
     fig = Figure(figsize=(11.5, 5.0))
     ax = fig.subplots()
-    ax.set_xlim(0, 11)
-    ax.set_ylim(0, 4.6)
+    ax.set(xlim=(0, 11), ylim=(0, 4.6))
     ax.axis("off")
     # 1. backward pass -> buckets
     text = "backward pass\n(autograd, last layer first)"
@@ -339,8 +336,7 @@ def plot_compression(view: experiments.CompressionView) -> Figure:
         text = f"{run.per_link:,.0f} {run.carried}{header} ({times}), accuracy {run.accuracy:.3f}"
         ax.text(total * 1.05, y, text, va="center", fontsize=8)
     ax.set_yticks(range(len(runs)), [r.label for r in runs[::-1]], fontsize=8)
-    ax.set_xscale("log")
-    ax.set_xlim(min(view.traffic) / 2, max(view.traffic) * 30)
+    ax.set(xscale="log", xlim=(min(view.traffic) / 2, max(view.traffic) * 30))
     counted = "online bits or qubits + classical headers" if view.headers else "online channel uses"
     ax.set_xlabel(f"{counted} per link and step (after {cmp.warmup} warm-up steps)")
     title = f"{cmp.n_params:,} parameters, P = {cmp.workers}, {cmp.steps} steps, same seeds; "

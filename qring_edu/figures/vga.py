@@ -126,8 +126,7 @@ def plot_vga_timeline() -> Figure:
     fig = Figure(figsize=(width_in, 1.0 + row * n))
     ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
     height = 0.9 + row * n
-    ax.set_xlim(0, width_in)
-    ax.set_ylim(0, height)
+    ax.set(xlim=(0, width_in), ylim=(0, height))
     ax.axis("off")
     lanes = {"source": 1.25, "workers": 3.0, "channel": 4.75}  # lane centres (inches)
     lane_names = ("GHZ source\n(untrusted)", "P workers", "broadcast channel\n(public)")
@@ -227,9 +226,7 @@ def plot_attack_sweep(sweep: AttackSweep) -> Figure:
     ax.plot(f, sweep.fail_rate, "^:", color="#7b3294", label="failed tests / tests")
     ax.axhline(2.0**-sweep.bits, color="#999999", lw=0.8)
     ax.text(0.0, 2.0**-sweep.bits + 0.01, "blind guess $2^{-b}$", fontsize=8, color="#666666")
-    ax.set_xlim(-0.03, 1.0)
-    ax.set_ylim(-0.03, 1.05)
-    ax.set_ylabel("rate")
+    ax.set(xlim=(-0.03, 1.0), ylim=(-0.03, 1.05), ylabel="rate")
     ax.legend(fontsize=8, frameon=False, loc="center right")
     title = f"source {sweep.source!r}: P = {sweep.workers}, b = {sweep.bits}, "
     ax.set_title(title + f"d = {sweep.entries}, {sweep.runs} runs per point", fontsize=10)
@@ -270,21 +267,13 @@ def plot_epsilon_grid(grid: EpsilonGrid) -> Figure:
         label = f"f = {f:g} ({over:.3g}x copies)"
         ax_u.semilogy(grid.used, eps, "o-", ms=3, label=label)
         ax_n.semilogy(np.ceil(grid.used * over), eps, "o-", ms=3, label=label)
-    ax_u.set_xlabel("used copies d")
+    ax_u.set(xlabel="used copies d", ylabel=r"$\varepsilon$")
     ax_n.set_xlabel("delivered copies N")
-    ax_u.set_ylabel(r"$\varepsilon$")
     ax_u.legend(fontsize=8, frameon=False)
     ax_u.set_title(f"{grid.label}, " rf"$\beta$ = {grid.bad_fraction:g}", fontsize=9)
     ax_n.set_title("the same, against what the source must deliver", fontsize=10)
     fig.tight_layout()
     return fig
-
-
-def _source_tick(result: VGAResult) -> str:
-    """Two-line tick label: the source's class, then its parameter and the test fraction."""
-    source = result.source
-    params = [f"{k} = {v:g}" for k, v in vars(source).items()]
-    return f"{type(source).__name__}\n" + ", ".join([*params, f"f = {result.test_fraction:g}"])
 
 
 def plot_source_comparison(results: Sequence[VGAResult]) -> Figure:
@@ -315,11 +304,13 @@ def plot_source_comparison(results: Sequence[VGAResult]) -> Figure:
         (0.25, guess, "#4d4d4d", "source's accuracy on inputs"),
     ):
         ax.bar(x + dx, values, 0.25, color=colour, label=label)
-    ax.set_xticks(x)
-    ax.set_xticklabels([_source_tick(r) for r in results], fontsize=9)
-    ax.set_ylim(0, 1.25)
+    ticks = []  # the source's class, then its parameters and the test fraction
+    for r in results:
+        params = [f"{k} = {v:g}" for k, v in vars(r.source).items()] + [f"f = {r.test_fraction:g}"]
+        ticks.append(f"{type(r.source).__name__}\n" + ", ".join(params))
+    ax.set_xticks(x, ticks, fontsize=9)
+    ax.set(ylim=(0, 1.25), ylabel="rate")
     ax.legend(fontsize=8, frameon=False, loc="upper left", ncols=3)
-    ax.set_ylabel("rate")
     fig.tight_layout()
     return fig
 
@@ -349,26 +340,22 @@ def plot_exact_privacy(result: ExactPrivacy) -> Figure:
         im = ax.imshow(joint, cmap="viridis", vmin=0, vmax=vmax, origin="lower")
         ax.set_xticks(range(size))
         ax.set_yticks(range(size))
-        ax.set_xlabel("$m_1$")
-        ax.set_ylabel("$m_0$")
+        ax.set(xlabel="$m_1$", ylabel="$m_0$")
         ax.set_title(f"inputs ({', '.join(str(int(v)) for v in inputs)})", fontsize=10)
     fig.colorbar(im, ax=axes[1], shrink=0.8, label="probability of $(m_0, m_1)$")
     s = np.arange(size)
     axes[2].bar(s - 0.2, result.sums_a, width=0.4, color=COLOURS["a"], label="a")
     axes[2].bar(s + 0.2, result.sums_b, width=0.4, color=COLOURS["b"], label="b")
     axes[2].set_xticks(s)
-    axes[2].set_xlabel(r"announced sum $\sum_j m_j$ mod $2^b$")
-    axes[2].set_ylabel("probability")
+    axes[2].set(xlabel=r"announced sum $\sum_j m_j$ mod $2^b$", ylabel="probability")
     axes[2].set_ylim(0, 1.05)
     axes[2].legend(frameon=False)
     axes[2].set_title(f"TV(transcripts a, b) = {result.between:.3g}", fontsize=10)
     values = [result.distance_a, result.distance_b]
     axes[3].bar(range(2), values, color=source_colour(result.source))
     label_bars(axes[3], range(2), values, ".4g", 0.02, fontsize=9)
-    axes[3].set_xticks(range(2))
-    axes[3].set_xticklabels(["a from ideal", "b from ideal"])
-    axes[3].set_ylim(0, 1.1)
-    axes[3].set_ylabel("total-variation distance")
+    axes[3].set_xticks(range(2), ["a from ideal", "b from ideal"])
+    axes[3].set(ylim=(0, 1.1), ylabel="total-variation distance")
     title = f"source {result.source!r}, k = {result.amplification}:\n"
     axes[3].set_title(title + "transcript and attacker's holdings", fontsize=9)
     title = f"Exact transcript laws, P = {result.inputs_a.size}, b = {result.bits} (no sampling)"

@@ -46,8 +46,7 @@ def plot_pipeline(result: VGARingResult, true_sum: np.ndarray, decoded: np.ndarr
     lim = float(np.max(np.abs(true_sum))) * 1.05 or 1.0
     ax.plot([-lim, lim], [-lim, lim], color="#999999", lw=0.8)
     ax.plot(true_sum, decoded, ".", ms=3, color=COLOURS["ring"])
-    ax.set_xlabel("true sum of the gradients")
-    ax.set_ylabel("VGA + superdense ring")
+    ax.set(xlabel="true sum of the gradients", ylabel="VGA + superdense ring")
     ax.set_title(f"max error {np.max(np.abs(decoded - true_sum)):.2e}", fontsize=10)
     led = result.ledger
     names = ["ring online\nqubits / link", "ring offline\nqubits / link"]
@@ -57,8 +56,7 @@ def plot_pipeline(result: VGARingResult, true_sum: np.ndarray, decoded: np.ndarr
     ax_l.bar(range(4), values, color=colours)
     for i, v in enumerate(values):
         ax_l.text(i, v, f"{v:,}", ha="center", va="bottom", fontsize=8)
-    ax_l.set_xticks(range(4))
-    ax_l.set_xticklabels(names, fontsize=8)
+    ax_l.set_xticks(range(4), names, fontsize=8)
     ax_l.set_ylabel("count")
     ax_l.set_title(f"combined ledger, P = {led.workers}, accepted = {result.accepted}", fontsize=10)
     fig.tight_layout()
@@ -87,8 +85,7 @@ def plot_partial_copies(result: PartialCopySweep) -> Figure:
     ax.loglog(t, result.fail_probability, "s-", color=COLOURS["ghz_used"], ms=4, label=label)
     label = r"witness bound $\sqrt{2\,P(\mathrm{fail})}$ on t"
     ax.loglog(t, result.distance_bound, ":", color="#4d4d4d", label=label)
-    ax.set_xlabel("trace distance t of the copy from GHZ")
-    ax.set_ylabel("probability / distance")
+    ax.set(xlabel="trace distance t of the copy from GHZ", ylabel="probability / distance")
     ax.legend(fontsize=8, frameon=False)
     where = f"(P = {result.workers}, b = {result.bits})"
     ax.set_title(f"a partially bad copy: leaks ~ t, caught ~ t²/2 {where}", fontsize=10)
@@ -111,8 +108,7 @@ def plot_finite_copy(result: FiniteCopyCurve) -> Figure:
     ax = fig.subplots()
     for sig, fid in zip(result.significances, result.fidelity):
         ax.semilogx(result.tests, fid, "-", lw=1.8, label=f"significance {sig:.0%}")
-    ax.set_ylim(0, 1.02)
-    ax.set_xlabel("passed register tests T")
+    ax.set(ylim=(0, 1.02), xlabel="passed register tests T")
     ax.set_ylabel("guaranteed fidelity of one used register")
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8, frameon=False, loc="lower right")
@@ -141,8 +137,7 @@ def plot_amplification(result: AmplificationSweep) -> Figure:
     label = rf"$\beta^k$, $\beta$ = {result.attack_fraction:g}"
     ax.semilogy(k, result.power, ":", color="#2c7bb6", lw=2, label=label)
     ax.set_xticks(k)
-    ax.set_xlabel("amplification k (registers per entry)")
-    ax.set_ylabel("fraction of entries leaked")
+    ax.set(xlabel="amplification k (registers per entry)", ylabel="fraction of entries leaked")
     ax.legend(fontsize=8, frameon=False, loc="lower left")
     ax2 = ax.twinx()
     ax2.bar(k, result.ghz_used, width=0.25, color=COLOURS["ghz_tested"], alpha=0.5)

@@ -39,7 +39,6 @@ from qring_edu.figures.claims import (
     VERDICT_STYLE,
     chapter_label,
     claims_table_html,
-    claims_table_markdown,
     verdict_label,
 )
 from qring_edu.vga import KnownPads
@@ -417,16 +416,6 @@ def test_html_table_colour_codes_the_verdicts(claims):
     assert "a &lt; b &amp; c" in out and "✘ does not hold" in out and "r &lt;i&gt;" in out
 
 
-def test_markdown_table(claims):
-    md = claims_table_markdown(claims)
-    lines = md.strip().splitlines()
-    assert len(lines) == 2 + len(claims)
-    assert all(line.startswith("| ") and line.endswith(" |") for line in [lines[0], *lines[2:]])
-    assert sum("**◐ partly**" in line for line in lines) == list(EXPECTED.values()).count("partly")
-    pipe = Claim("x", "a | b", "fig", "1", "holds", "02_holevo")
-    assert "a \\| b" in claims_table_markdown([pipe])
-
-
 def test_renderers_reject_non_claims():
     assert chapter_label("07_gapip") == "Chapter 7" and chapter_label("notes") == "notes"
     assert verdict_label("partly") == "◐ partly"
@@ -435,8 +424,6 @@ def test_renderers_reject_non_claims():
     for bad in ("table", [1, 2], None):
         with pytest.raises(TypeError):
             claims_table_html(bad)
-        with pytest.raises(TypeError):
-            claims_table_markdown(bad)
 
 
 def test_computed_texts_have_fixed_precision(claims):

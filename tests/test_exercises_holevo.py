@@ -6,12 +6,10 @@ import math
 
 import numpy as np
 import pytest
-from scipy.optimize import brentq
 
 from qring_edu import isotropic_capacity
 from qring_edu.exercises._base import Feedback
 from qring_edu.exercises.holevo import (
-    check_capacity_threshold,
     check_chi_bb84,
     check_dense_capacity,
     check_max_bits,
@@ -44,7 +42,6 @@ CHECKS = [
     (check_chi_bb84, {}),
     (check_two_state_chi, {"overlap": 0.6}),
     (check_max_bits, {"n_qubits": 3}),
-    (check_capacity_threshold, {}),
     (check_dense_capacity, {"pair_fidelity": 0.9}),
     (check_povm, {}),
     (check_povm, {"ensemble": "trine", "optimal": True}),
@@ -85,16 +82,6 @@ def test_max_bits():
     assert "exceeds" in check_max_bits(7, n_qubits=3).message
     assert check_max_bits(2, n_qubits=1).passed
     assert not check_max_bits(2, n_qubits=0).passed
-
-
-def test_capacity_threshold():
-    ref = brentq(lambda f: isotropic_capacity(f) - 1.0, 0.25, 1.0)
-    assert check_capacity_threshold(ref).passed and check_capacity_threshold(0.8107).passed
-    assert check_capacity_threshold(ref + 9e-4).passed
-    assert not check_capacity_threshold(ref + 2e-3).passed
-    assert "entangled" in check_capacity_threshold(0.5).message
-    assert "outside" in check_capacity_threshold(1.3).message
-    assert "C = 0" in check_capacity_threshold(0.25).message
 
 
 def test_dense_capacity():

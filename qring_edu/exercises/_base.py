@@ -33,7 +33,6 @@ __all__ = [
     "failed",
     "compare_number",
     "compare_integer",
-    "compare_array",
     "grade",
     "as_number",
     "as_integer",
@@ -278,35 +277,6 @@ def grade(value: float, expected, what: str, cases: dict, *, tol=0.0, rel=0.0) -
         if key is not ... and key != expected and near(key):
             return failed(f"{what}: {message}")
     return failed(f"{what}: {cases[...]}")
-
-
-def compare_array(answer, expected, *, what: str, tol: float = 0.0) -> Feedback:
-    """Pass if ``answer`` has the expected shape and every entry is within ``tol``; otherwise
-    report the shape mismatch or the first wrong entry.
-
-    Examples
-    --------
-    >>> from qring_edu.exercises._base import compare_array
-    >>> compare_array([1, 2, 5], [1, 2, 3], what="sums").message
-    'sums: entry (2,) is 5, expected 3 (1 wrong entries in all).'
-    """
-    if answer is None:
-        return not_attempted(what)
-    expected = np.asarray(expected)
-    try:
-        arr = np.asarray(answer, dtype=float)
-    except (TypeError, ValueError):
-        return failed(f"{what}: expected an array of numbers with shape {expected.shape}.")
-    if arr.shape != expected.shape:
-        return failed(f"{what}: expected shape {expected.shape}, got {arr.shape}.")
-    wrong = np.argwhere(~(np.abs(arr - expected) <= tol))
-    if wrong.size:
-        idx = tuple(int(i) for i in wrong[0])
-        return failed(
-            f"{what}: entry {idx} is {arr[idx]:g}, expected {float(expected[idx]):g} "
-            f"({len(wrong)} wrong entries in all)."
-        )
-    return passed(f"{what}: correct.")
 
 
 def call_reader(

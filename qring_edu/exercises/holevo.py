@@ -16,7 +16,6 @@ from ..holevo import (
     bb84_ensemble,
     binary_entropy,
     dense_coding_capacity,
-    dense_coding_threshold,
     holevo_chi,
     isotropic_capacity,
     mutual_information,
@@ -47,7 +46,6 @@ __all__ = [
     "check_chi_code",
     "check_two_state_chi",
     "check_max_bits",
-    "check_capacity_threshold",
     "check_dense_capacity",
     "check_povm",
     "check_ea_entropy_bound",
@@ -285,37 +283,6 @@ def check_max_bits(answer, n_qubits: int) -> Feedback:
 
 
 # -- Dense coding with noisy pairs -----------------------------------------------------------------
-def check_capacity_threshold(answer) -> Feedback:
-    """The pair fidelity F at which the dense-coding capacity of the isotropic pair,
-    ``C(F) = 2 − H(F, (1−F)/3, (1−F)/3, (1−F)/3)``, equals the classical 1 bit per qubit.
-    Tolerance 1e-3 (reference: :func:`qring_edu.dense_coding_threshold`, ≈ 0.8107).
-
-    Examples
-    --------
-    >>> from qring_edu.exercises.holevo import check_capacity_threshold
-    >>> check_capacity_threshold(None).passed
-    False
-    """
-    what = "fidelity where the dense-coding capacity equals 1 bit"
-    value, fb = as_number(answer, what)
-    if fb is not None:
-        return fb
-    expected = dense_coding_threshold()
-    if abs(value - expected) > 1e-3 and not 0.25 <= value <= 1.0:
-        return failed(f"{what}: {value:g} is outside the isotropic fidelities [0.25, 1].")
-    cases = {
-        0.5: "F = 1/2 is where the isotropic pair becomes entangled. Being "
-        "entangled is not enough: solve C(F) = 1.",
-        0.25: "F = 1/4 is the maximally mixed pair, where C = 0, not 1.",
-        expected: f"correct, F* = {expected:.4f}. Below it, entanglement does not "
-        "beat sending plain bits.",
-        ...: f"{value:g} is not right (tolerance 1e-3): C({value:.4f}) = "
-        f"{isotropic_capacity(value):.4f}, not 1. Solve C(F) = 1 numerically, e.g. "
-        "with scipy.optimize.brentq on [0.5, 1].",
-    }
-    return grade(value, expected, what, cases, tol=1e-3)
-
-
 @checker
 def check_dense_capacity(answer, pair_fidelity: float = 0.9) -> Feedback:
     """Dense-coding capacity (bits per qubit sent) of the isotropic pair of fidelity

@@ -4,8 +4,8 @@ They build ``matplotlib.figure.Figure`` objects directly (no pyplot global state
 nothing and never display anything. One module per chapter slug: :mod:`.bottleneck` (chapter 1),
 :mod:`.holevo` (chapter 2), :mod:`.superdense_ring` and :mod:`.training` (chapter 3 and its
 training section), :mod:`.vga` and :mod:`.vga_security` (the VGA chapters),
-:mod:`.gapip` and :mod:`.tieaudit`; :mod:`.claims` renders the claims table as HTML/Markdown
-strings; shared helpers (the circuit drawer) in :mod:`._base`.
+:mod:`.gapip` and :mod:`.tieaudit`; :mod:`.claims` renders the claims table as an HTML
+string; shared helpers (the circuit drawer) in :mod:`._base`.
 """
 
 from . import (

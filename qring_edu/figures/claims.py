@@ -1,5 +1,5 @@
 """The claims table of ``book/claims.ipynb`` (presentation floor): pure functions
-``list[Claim] -> str``, HTML for the page and Markdown for plain-text readers.
+``list[Claim] -> str``, the HTML of the page.
 
 The rows come from :func:`qring_edu.experiments.claims.reproduce_claims`; nothing is computed here.
 The verdict column is colour-coded (:data:`VERDICT_STYLE`: a mark, a colour and a CSS class per
@@ -17,7 +17,6 @@ from ..experiments.claims import VERDICTS, Claim
 
 __all__ = [
     "claims_table_html",
-    "claims_table_markdown",
     "chapter_label",
     "claim_origin",
     "verdict_label",
@@ -138,32 +137,3 @@ def claims_table_html(claims: Sequence[Claim]) -> str:
         f"<colgroup>{cols}</colgroup><thead><tr>{head}</tr></thead>"
         f"<tbody>{''.join(body)}</tbody></table>"
     )
-
-
-def claims_table_markdown(claims: Sequence[Claim]) -> str:
-    """The same table as GitHub-flavoured Markdown (one line per claim; ``|`` escaped).
-
-    Examples
-    --------
-    >>> from qring_edu.experiments.claims import reproduce_claims
-    >>> from qring_edu.figures.claims import claims_table_markdown
-    >>> text = claims_table_markdown(reproduce_claims(keys=["halving"]))
-    >>> lines = text.splitlines()
-    >>> len(lines)                                      # header, rule, one claim
-    3
-    >>> lines[0].split(" | ")[:3]
-    ['| Claim', "Paper's figure", 'Computed by qring_edu']
-    """
-    rows = _check_claims(claims)
-
-    def cell(text: str) -> str:
-        return " ".join(str(text).split()).replace("|", "\\|")
-
-    lines = ["| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
-    for i, c in enumerate(rows, start=1):
-        caveat = f"Caveat. {c.caveat}" if c.caveat else ""
-        verdict = " ".join(x for x in (f"**{verdict_label(c.verdict)}**.", c.reason, caveat) if x)
-        claim = f"{i}. {c.claim} ({claim_origin(c)})"
-        cells = (claim, c.paper_figure, c.computed, verdict)
-        lines.append("| " + " | ".join(cell(x) for x in cells) + " |")
-    return "\n".join(lines) + "\n"

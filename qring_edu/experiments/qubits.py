@@ -101,7 +101,6 @@ def measure_qubit(
     Examples
     --------
     >>> import numpy as np
-    >>> from qring_edu.experiments.qubits import measure_qubit
     >>> run = measure_qubit(np.pi / 2, np.pi / 2, basis="X", shots=100, seed=0)
     >>> run.probabilities.round(12) + 0.0     # |+i⟩ gives a fair coin in the X basis
     array([0.5, 0.5])
@@ -184,7 +183,6 @@ def run_bell_pair(
 
     Examples
     --------
-    >>> from qring_edu.experiments.qubits import run_bell_pair
     >>> run = run_bell_pair(shots=1000, seed=3)
     >>> run.name, run.agreement, run.sampled_agreement      # |Φ+⟩: equal bits, always
     ('Φ+', 1.0, 1.0)

@@ -568,7 +568,6 @@ def wide_descriptions(controls: Mapping[str, widgets.Widget]) -> None:
     Examples
     --------
     >>> import ipywidgets as widgets
-    >>> from qring_edu.widgets._base import wide_descriptions
     >>> controls = {"F": widgets.FloatSlider(description="pair fidelity F")}
     >>> wide_descriptions(controls)
     >>> controls["F"].style.description_width
@@ -587,7 +586,6 @@ def slider(
 
     Examples
     --------
-    >>> from qring_edu.widgets._base import slider
     >>> s = slider("fidelity F", 0.99, 0.98, 1.0, 0.001, ".3f")
     >>> s.value, s.min, s.max, s.readout_format
     (0.99, 0.98, 1.0, '.3f')

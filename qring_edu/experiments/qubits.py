@@ -188,8 +188,6 @@ def run_bell_pair(
     ('Φ+', 1.0, 1.0)
     >>> round(run.alice_entropy, 12)                         # but each bit alone is random
     1.0
-    >>> round(run_bell_pair(0, 1, basis="X").agreement, 12)  # |Φ−⟩: opposite in the X basis
-    0.0
     """
     x = check_int(x, "x", 0, 1)
     z = check_int(z, "z", 0, 1)

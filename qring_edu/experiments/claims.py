@@ -527,13 +527,7 @@ def learner_claim(seed: int = 0, steps: int = 100) -> Claim:
     steps = check_int(steps, "steps", 1, 100_000)
     noisy, alpha, beta = 0.95, 10e-6, 1e-11  # the book's link: 10 µs, 100 Gbit/s
     cmp = learner_comparison(fidelities=(1.0, noisy), workers=4, steps=steps, seed=seed)
-    v = {
-        "workers": cmp.workers,
-        "steps": cmp.steps,
-        "noisy_fidelity": noisy,
-        "alpha": alpha,
-        "beta": beta,
-    }
+    v = dict(workers=cmp.workers, steps=cmp.steps, noisy_fidelity=noisy, alpha=alpha, beta=beta)
     for m in ("mlp", "vqc"):
         cl, sd = cmp.run(m), cmp.run(m, 1.0)
         budget = gradient_budget(

@@ -127,7 +127,6 @@ def halving_claim(seed: int = 0) -> Claim:
 
     Examples
     --------
-    >>> from qring_edu.experiments.claims import halving_claim
     >>> row = halving_claim()
     >>> row.verdict, row.computed.split(": ")[1]
     ('holds', '1,835,008 bits vs 917,504 qubits on every link (ratio 0.5000). P = 3, d = 7, b = 5')
@@ -239,7 +238,6 @@ def optimality_claim(seed: int = 0, trials: int = 100) -> Claim:
 
     Examples
     --------
-    >>> from qring_edu.experiments.claims import optimality_claim
     >>> row = optimality_claim(trials=5)
     >>> row.verdict, "meets only at P = 2" in row.reason
     ('partly', True)
@@ -319,7 +317,6 @@ def lifetime_claim(seed: int = 0) -> Claim:
 
     Examples
     --------
-    >>> from qring_edu.experiments.claims import lifetime_claim
     >>> row = lifetime_claim()
     >>> row.verdict, row.computed.split(". ")[1]
     ('holds', 'Odd case (P = 3, d = 7, b = 5): 26 + 26 = 52 = 50 bits + 2 (one per odd message)')
@@ -429,7 +426,6 @@ def vga_claim(seed: int = 0) -> Claim:
 
     Examples
     --------
-    >>> from qring_edu.experiments.claims import vga_claim
     >>> row = vga_claim()
     >>> row.verdict, row.reason.startswith("Composable ε-security is not established here")
     ('not established', True)
@@ -523,7 +519,6 @@ def learner_claim(seed: int = 0, steps: int = 100) -> Claim:
 
     Examples
     --------
-    >>> from qring_edu.experiments.claims import learner_claim
     >>> row = learner_claim(steps=3)
     >>> row.verdict, row.computed[:59]
     ('holds', 'P = 4: MLP (82 parameters) 1,984 bits → 992 qubits per link')
@@ -532,13 +527,7 @@ def learner_claim(seed: int = 0, steps: int = 100) -> Claim:
     steps = check_int(steps, "steps", 1, 100_000)
     noisy, alpha, beta = 0.95, 10e-6, 1e-11  # the book's link: 10 µs, 100 Gbit/s
     cmp = learner_comparison(fidelities=(1.0, noisy), workers=4, steps=steps, seed=seed)
-    v = {
-        "workers": cmp.workers,
-        "steps": cmp.steps,
-        "noisy_fidelity": noisy,
-        "alpha": alpha,
-        "beta": beta,
-    }
+    v = dict(workers=cmp.workers, steps=cmp.steps, noisy_fidelity=noisy, alpha=alpha, beta=beta)
     for m in ("mlp", "vqc"):
         cl, sd = cmp.run(m), cmp.run(m, 1.0)
         budget = gradient_budget(
@@ -618,7 +607,6 @@ def noisy_claim(seed: int = 0, fidelity: float = 0.99) -> Claim:
 
     Examples
     --------
-    >>> from qring_edu.experiments.claims import noisy_claim
     >>> row = noisy_claim(fidelity=0.99)
     >>> row.verdict, row.chapter
     ('partly', '04_noisy_links')

@@ -15,17 +15,9 @@ from .._validate import check_float, check_int
 from ..tieaudit import tieaudit_copies, tieaudit_cost
 from .claims_verdicts import Claim, _make, _pow2, _sci, _tau, claim_row, verdict_from
 from .gapip import COMPARISON_TAUS, GAPIP_FAMILIES, gapip_comparison
-from .tieaudit import (
-    DEFAULT_LOG2_P,
-    tieaudit_crossover,
-    tieaudit_noise_threshold,
-    tieaudit_scaling,
-)
+from .tieaudit import DEFAULT_LOG2_P, tieaudit_crossover, tieaudit_noise_threshold, tieaudit_scaling
 
-__all__ = [
-    "gapip_claim",
-    "tieaudit_claim",
-]
+__all__ = ["gapip_claim", "tieaudit_claim"]
 
 
 # -- 5. GapIP --------------------------------------------------------------------------------------

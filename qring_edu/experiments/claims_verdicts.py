@@ -28,14 +28,12 @@ class Claim:
     """One row of the claims table.
 
     ``claim``: the claim in words; ``source``: ``"paper"`` for the paper's claims, ``"book"``
-    for a question the book asks of them (the paper does not state it); ``paper_figure``: the
-    figure the paper states; ``computed``:
-    what the library measured (text, fixed precision); ``verdict``: one of :data:`VERDICTS`;
-    ``reason``: why the verdict is not "holds" (what the book proves, and the missing proof or
-    check; "" when it holds); ``caveat``: what else the numbers do not show, or where the book
-    reconstructs a detail; ``chapter``: the document name of the chapter that develops it (e.g.
-    ``"03_superdense_ring"``); ``values``: the raw numbers behind ``computed`` (read-only), from
-    which :func:`judge` re-derives the verdict.
+    for a question the book asks of them; ``paper_figure``: the figure the paper states;
+    ``computed``: what the library measured (text, fixed precision); ``verdict``: one of
+    :data:`VERDICTS`; ``reason``: why the verdict is not "holds" (what the book proves, and the
+    missing proof or check; "" when it holds); ``caveat``: what else the numbers do not show;
+    ``chapter``: the chapter's document name (``"03_superdense_ring"``); ``values``: the raw
+    numbers behind ``computed`` (read-only), from which :func:`judge` re-derives the verdict.
 
     Examples
     --------
@@ -43,8 +41,6 @@ class Claim:
     >>> row = halving_claim()
     >>> row.key, row.verdict, row.chapter
     ('halving', 'holds', '03_superdense_ring')
-    >>> row.values["qubits_per_link"] * 2 == row.values["bits_per_link"]
-    True
     """
 
     key: str
@@ -132,8 +128,6 @@ class ClaimRow:
     >>> row = CLAIM_ROWS["halving"]
     >>> row.key, row.compute.__name__
     ('halving', 'halving_claim')
-    >>> row.judge(row.compute(0).values)
-    ('holds', '')
     """
 
     key: str

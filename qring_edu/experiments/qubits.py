@@ -101,7 +101,6 @@ def measure_qubit(
     Examples
     --------
     >>> import numpy as np
-    >>> from qring_edu.experiments.qubits import measure_qubit
     >>> run = measure_qubit(np.pi / 2, np.pi / 2, basis="X", shots=100, seed=0)
     >>> run.probabilities.round(12) + 0.0     # |+i⟩ gives a fair coin in the X basis
     array([0.5, 0.5])
@@ -184,14 +183,11 @@ def run_bell_pair(
 
     Examples
     --------
-    >>> from qring_edu.experiments.qubits import run_bell_pair
     >>> run = run_bell_pair(shots=1000, seed=3)
     >>> run.name, run.agreement, run.sampled_agreement      # |Φ+⟩: equal bits, always
     ('Φ+', 1.0, 1.0)
     >>> round(run.alice_entropy, 12)                         # but each bit alone is random
     1.0
-    >>> round(run_bell_pair(0, 1, basis="X").agreement, 12)  # |Φ−⟩: opposite in the X basis
-    0.0
     """
     x = check_int(x, "x", 0, 1)
     z = check_int(z, "z", 0, 1)

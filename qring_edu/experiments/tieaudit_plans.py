@@ -339,15 +339,10 @@ class CopyPlans(Rows):
     delta: float = 0.05
 
     def table(self) -> Table:
-        rows = tuple(
-            (
-                r.method,
-                r.copies,
-                r.failure,
-                "½ (largest variance)" if math.isnan(r.worst_f) else f"{r.worst_f:.3f}",
-            )
-            for r in self.rows
-        )
+        def at(f):
+            return "½ (largest variance)" if math.isnan(f) else f"{f:.3f}"
+
+        rows = tuple((r.method, r.copies, r.failure, at(r.worst_f)) for r in self.rows)
         heads = ("plan", "copies N", "exact failure probability", "at f =")
         return Table(heads, rows, ("", ",d", ".2g", ""))
 
@@ -419,13 +414,8 @@ class CopiesCurve:
             return float("nan")
         return loglog_slope(self.alphas[keep], getattr(self, which)[keep])
 
-    @property
-    def hoeffding_slope(self) -> float:
-        return self.slope("hoeffding")
-
-    @property
-    def bernstein_slope(self) -> float:
-        return self.slope("bernstein")
+    hoeffding_slope = property(lambda self: self.slope("hoeffding"), doc="``slope('hoeffding')``.")
+    bernstein_slope = property(lambda self: self.slope("bernstein"), doc="``slope('bernstein')``.")
 
 
 def tieaudit_copies_curve(

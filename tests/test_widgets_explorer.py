@@ -34,7 +34,7 @@ from explorer import (  # noqa: E402  (the book's build code, not the installed 
     state_id,
 )
 
-#: Every factory of the book (the chapters use all of them but iteration_time_widget).
+#: Every factory of the book.
 FACTORIES = [getattr(W, name) for name in W.__all__ if name.endswith("_widget")] + [
     net_factor_widget,
     protected_training_widget,

@@ -23,7 +23,6 @@ from qring_edu.experiments import superdense_ring as experiments
 from qring_edu.experiments.superdense_ring import (
     channel_statistics,
     cut_set_sweep,
-    iteration_comparison,
     ket_label,
     overlap_comparison,
     overlap_sweep,
@@ -34,7 +33,6 @@ from qring_edu.figures import holevo as holevo_figs
 from qring_edu.figures import superdense_ring as figs
 from qring_edu.widgets import LiveFigure
 from qring_edu.widgets.superdense_ring import (
-    iteration_time_widget,
     overlap_widget,
     superdense_channel_widget,
 )
@@ -82,21 +80,6 @@ def test_symbol_error_sweep_follows_one_minus_f():
     assert abs(sw.aer_rates[0] - 0.3) <= 4 * np.sqrt(0.21 / 300)
 
 
-def test_iteration_comparison_calls_the_cost_model():
-    res = iteration_comparison(
-        20.0, 8, "ResNet-50", 16, bandwidth_gbps=100.0, latency_us=5.0, qubit_cost=2.0
-    )
-    beta = 1e-9 / 100.0
-    args = (20e-3, 8, MODEL_SIZES["ResNet-50"], 16, 5e-6, beta)
-    assert res.classical == iteration_time(*args)
-    assert res.superdense == iteration_time(*args, transport="superdense", beta_qubit=2 * beta)
-    assert res.speedup == pytest.approx(res.classical.total / res.superdense.total)
-    with pytest.raises(ValueError, match="qubit_cost"):
-        iteration_comparison(qubit_cost=-1.0)
-    with pytest.raises(ValueError, match="model"):
-        iteration_comparison(model="AlexNet")
-
-
 # -- figures ------------------------------------------------------------------------------------
 def test_figures_are_figures():
     st = channel_statistics(0.9, 200, 0, aer_symbols=20)
@@ -113,7 +96,6 @@ def test_figures_are_figures():
         figs.plot_symbol_error_rate(symbol_error_sweep([0.5, 1.0], 100)),
         figs.plot_ledgers(cl.ledger, sd.ledger),
         figs.plot_iteration_timeline(t_cl, t_sd),
-        figs.plot_iteration_time_vs_compute([t_cl, t_cl], [t_sd, t_sd], [t_sd, t_sd]),
         figs.plot_bit_flip_damage(fixed_point(4, 16, 1.0)),
         figs.plot_noisy_allreduce(noisy, x.sum(axis=0)),
     ]
@@ -144,21 +126,6 @@ def test_channel_widget_updates_and_reports_errors():
     assert w.result is None and "seed" in w.error
     bundle = w._repr_mimebundle_()
     assert "data:image/png;base64," in bundle["text/html"]
-
-
-def test_iteration_time_widget_updates_and_reports_errors():
-    w = iteration_time_widget(compute_ms=20.0)
-    assert w.error == "" and w.result.classical.compute == pytest.approx(0.02)
-    first = _png(w)
-    w.controls["model"].value = "GPT-3"
-    assert w.error == "" and _png(w) != first
-    second = _png(w)
-    w.controls["qubit_cost"].value = 2.0
-    assert w.error == "" and w.result.speedup <= 1.0 + 1e-12 and _png(w) != second
-    w.controls["qubit_cost"].value = -1.0
-    assert w.result is None and "qubit_cost" in w.error
-    w.controls["qubit_cost"].value = 1.0
-    assert w.error == "" and w.result.speedup >= 1.0
 
 
 # -- the state after each gate ------------------------------------------------------------------

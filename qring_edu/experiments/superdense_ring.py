@@ -25,7 +25,6 @@ from ..costmodel import (
     BACKWARD_FRACTION,
     MODEL_SIZES,
     BucketedIteration,
-    IterationTime,
     bucketed_best_ratio,
     bucketed_iteration_time,
     iteration_time,
@@ -51,8 +50,6 @@ __all__ = [
     "symbol_error_sweep",
     "LedgerComparison",
     "compare_ledgers",
-    "IterationComparison",
-    "iteration_comparison",
     "OverlapComparison",
     "overlap_comparison",
     "OverlapSweep",
@@ -307,54 +304,6 @@ def symbol_error_sweep(
     ]
     fast, aer = (np.asarray(rates, dtype=float) for rates in (fast, aer))
     return ErrorRateSweep(fids, fast, int(n_symbols), aer_fids, aer, int(aer_symbols))
-
-
-@result(show=("speedup",))
-class IterationComparison:
-    """Iteration-time model (:func:`qring_edu.iteration_time`) for both transports.
-
-    Examples
-    --------
-    >>> cmp = iteration_comparison(20.0)                 # ResNet-50, P = 8, 100 Gb/s
-    >>> cmp.classical
-    IterationTime(transport='classical', compute=0.02, distribution=0, ring=0.007226, total=0.02723)
-    >>> round(cmp.speedup, 3)                            # classical total / superdense total
-    1.151
-    """
-
-    classical: IterationTime = field(repr=False)
-    superdense: IterationTime = field(repr=False)
-
-    @property
-    def speedup(self) -> float:
-        """Classical iteration time divided by superdense iteration time."""
-        return self.classical.total / self.superdense.total
-
-
-def iteration_comparison(
-    compute_ms: float = 100.0,
-    workers: int = 8,
-    model: str = "ResNet-50",
-    bits: int = 16,
-    *,
-    bandwidth_gbps: float = 100.0,
-    latency_us: float = 5.0,
-    qubit_cost: float = 1.0,
-) -> IterationComparison:
-    """Non-overlapped iteration time of ``MODEL_SIZES[model]`` parameters, both rings.
-
-    Examples
-    --------
-    >>> iteration_comparison(20.0).speedup > 1
-    True
-    """
-    _, d, beta, alpha, beta_q = _link_settings(model, bandwidth_gbps, latency_us, qubit_cost)
-    compute = check_float(compute_ms, "compute_ms (compute time in ms)", 0.0) * 1e-3
-    args = (compute, workers, d, bits, alpha, beta)
-    return IterationComparison(
-        iteration_time(*args, transport="classical"),
-        iteration_time(*args, transport="superdense", beta_qubit=beta_q),
-    )
 
 
 def _link_settings(model, bandwidth_gbps, latency_us, qubit_cost):

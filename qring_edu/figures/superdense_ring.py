@@ -29,7 +29,6 @@ if TYPE_CHECKING:  # annotations only: the results come from the floors below
     from ..experiments.superdense_ring import (
         ChannelStats,
         ErrorRateSweep,
-        IterationComparison,
         OverlapComparison,
         OverlapSweep,
     )
@@ -44,10 +43,8 @@ __all__ = [
     "plot_symbol_error_rate",
     "plot_ledgers",
     "plot_iteration_timeline",
-    "plot_iteration_time_vs_compute",
     "plot_bit_flip_damage",
     "plot_noisy_allreduce",
-    "plot_iteration_comparison",
     "plot_overlap_timelines",
     "plot_overlap_timeline",
     "plot_overlap_ratio",
@@ -293,53 +290,6 @@ def plot_iteration_timeline(
     return fig
 
 
-def plot_iteration_time_vs_compute(
-    classical: Sequence[IterationTime],
-    quantum: Sequence[IterationTime],
-    quantum_alt: Sequence[IterationTime] | None = None,
-    *,
-    alt_label: str = "superdense, other qubit cost",
-    unit: str = "ms",
-) -> Figure:
-    """Iteration time (left) and superdense / classical ratio (right) against the compute time,
-    on one compute grid; ``quantum_alt``: an optional second superdense curve (``alt_label``).
-
-    Examples
-    --------
-    >>> from qring_edu import iteration_time
-    >>> from qring_edu.figures.superdense_ring import plot_iteration_time_vs_compute
-    >>> computes = [0.0, 0.01, 0.02]
-    >>> classical = [iteration_time(c, 8, 25_000_000, 16, 5e-6, 1e-11) for c in computes]
-    >>> quantum = [iteration_time(c, 8, 25_000_000, 16, 5e-6, 1e-11, transport="superdense")
-    ...            for c in computes]
-    >>> fig = plot_iteration_time_vs_compute(classical, quantum)
-    >>> len(fig.axes[0].lines) >= 2
-    True
-    """
-    scale = _scale(unit)
-    tc = np.array([t.compute for t in classical]) * scale
-    c_tot = np.array([t.total for t in classical]) * scale
-    curves = [("superdense", quantum, COLOURS["superdense"], "-")]
-    if quantum_alt is not None:
-        curves.append((alt_label, quantum_alt, COLOURS["distribution"], "--"))
-    fig = Figure(figsize=(10, 3.8))
-    ax, ax_ratio = fig.subplots(1, 2)
-    ax.plot(tc, c_tot, color=COLOURS["classical"], label="classical")
-    for label, runs, colour, style in curves:
-        tot = np.array([t.total for t in runs]) * scale
-        ax.plot(tc, tot, style, color=colour, label=label)
-        ax_ratio.plot(tc, tot / c_tot, style, color=colour, label=label)
-    ax_ratio.axhline(1.0, color=COLOURS["classical"], lw=1)
-    ax.set(ylabel=f"iteration time ({unit})", title="Iteration time")
-    ax_ratio.set(ylabel="superdense / classical", title="Below 1: the superdense ring wins")
-    for a in (ax, ax_ratio):
-        a.set_xlabel(f"compute time per iteration ({unit})")
-        a.grid(alpha=0.3)
-        a.legend(frameon=False, fontsize=9)
-    fig.tight_layout()
-    return fig
-
-
 def plot_bit_flip_damage(codec: FixedPoint) -> Figure:
     """Change ``2**t / s`` of a decoded value when bit t of its word (``codec``:
     :class:`qring_edu.fixedpoint.FixedPoint`) flips, against ``P / (2 s)`` and ``P * max_abs``.
@@ -416,21 +366,6 @@ def plot_noisy_allreduce(result: AllReduceResult, exact_sum: np.ndarray) -> Figu
     title = f"{result.transport.name} ring{where}: {disagree} of {out.shape[1]} entries differ"
     ax.set_title(title + " between workers", fontsize=10)
     return fig
-
-
-def plot_iteration_comparison(result: IterationComparison) -> Figure:
-    """Timeline of an :class:`~qring_edu.experiments.superdense_ring.IterationComparison`
-    (see :func:`plot_iteration_timeline`).
-
-    Examples
-    --------
-    >>> from qring_edu.experiments.superdense_ring import iteration_comparison
-    >>> from qring_edu.figures.superdense_ring import plot_iteration_comparison
-    >>> fig = plot_iteration_comparison(iteration_comparison(20.0))
-    >>> len(fig.axes)
-    1
-    """
-    return plot_iteration_timeline(result.classical, result.superdense, unit="ms")
 
 
 # -- Overlapped, bucketed iterations ---------------------------------------------------------------

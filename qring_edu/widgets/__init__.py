@@ -6,7 +6,7 @@ from ._base import LIVE_HINT, LiveFigure, figure_to_png
 from .bottleneck import alpha_beta_widget, ring_schedule_widget
 from .gapip import gapip_widget
 from .holevo import dense_coding_widget, ensemble_designer_widget, ledger_floor_widget
-from .superdense_ring import iteration_time_widget, overlap_widget, superdense_channel_widget
+from .superdense_ring import overlap_widget, superdense_channel_widget
 from .tieaudit import tieaudit_explorer_widget, tieaudit_scaling_widget
 from .training import compression_widget, learner_training_widget, superdense_training_widget
 from .vga import vga_attack_widget, vga_epsilon_widget, vga_privacy_widget
@@ -23,18 +23,17 @@ __all__ = [
     "ensemble_designer_widget",
     "ledger_floor_widget",
     # chapter 3
-    "iteration_time_widget",
     "overlap_widget",
     "superdense_channel_widget",
     # chapter 3, training section
     "compression_widget",
     "learner_training_widget",
     "superdense_training_widget",
-    # chapter 4
+    # chapters 5 and 6
     "vga_attack_widget",
     "vga_epsilon_widget",
     "vga_privacy_widget",
-    # chapter 5
+    # chapters 7 and 8
     "gapip_widget",
     "tieaudit_explorer_widget",
     "tieaudit_scaling_widget",

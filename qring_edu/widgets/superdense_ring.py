@@ -6,20 +6,18 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from ..costmodel import BACKWARD_FRACTION, MODEL_SIZES
+from ..costmodel import BACKWARD_FRACTION
 from ..experiments.superdense_ring import (
     channel_statistics,
-    iteration_comparison,
     overlap_comparison,
 )
 from ..figures.superdense_ring import (
-    plot_iteration_comparison,
     plot_outcome_distributions,
     plot_overlap_timeline,
 )
 from ._base import LiveFigure, explorer, slider, wide_descriptions
 
-__all__ = ["superdense_channel_widget", "iteration_time_widget", "overlap_widget"]
+__all__ = ["superdense_channel_widget", "overlap_widget"]
 
 
 @explorer
@@ -61,38 +59,6 @@ def superdense_channel_widget(
     }
     title = "Superdense coding over noisy pairs"
     return LiveFigure(compute, plot_outcome_distributions, controls, title=title, grid=grid)
-
-
-@explorer
-def iteration_time_widget(
-    compute_ms: float = 100.0, workers: int = 8, model: str = "ResNet-50"
-) -> LiveFigure:
-    """Compute time, workers, model, word size, link rate and the cost of a qubit relative to a
-    bit (a box; negative shows the error) -> one iteration, classical vs superdense ring.
-
-    Examples
-    --------
-    >>> live = iteration_time_widget(20.0)
-    >>> live.result
-    IterationComparison(speedup=1.151)
-    >>> live.controls["qubit_cost"].value = 2.0         # a qubit costs the link two bits' time
-    >>> round(live.result.speedup, 3)
-    1.0
-    """
-    controls = {
-        "compute_ms": slider("compute (ms)", compute_ms, 0, 4, 0.05, ".3g", log=True),
-        "workers": widgets.IntSlider(value=workers, min=2, max=64, description="workers P"),
-        "model": widgets.Dropdown(options=list(MODEL_SIZES), value=model, description="model"),
-        "bits": widgets.Dropdown(options=[8, 16, 32], value=16, description="bits per word"),
-        "bandwidth_gbps": slider("link Gbit/s", 100.0, 0, 3, 0.05, ".3g", log=True),
-        "qubit_cost": widgets.FloatText(value=1.0, step=0.25, description="β qubit / β bit"),
-    }
-    wide_descriptions(controls)
-    grid = {"compute_ms": sorted({1.0, 10.0, 100.0, 1000.0, 10000.0, compute_ms}), "model": None}
-    title = "Iteration time: classical vs superdense ring"
-    return LiveFigure(
-        iteration_comparison, plot_iteration_comparison, controls, title=title, grid=grid
-    )
 
 
 @explorer

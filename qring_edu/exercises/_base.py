@@ -74,7 +74,6 @@ def not_attempted(what: str = "this exercise") -> Feedback:
 
     Examples
     --------
-    >>> from qring_edu.exercises._base import not_attempted
     >>> not_attempted("the link bits").message
     'Not attempted yet: replace None with your answer to the link bits.'
     """
@@ -86,7 +85,6 @@ def passed(message: str = "Correct.") -> Feedback:
 
     Examples
     --------
-    >>> from qring_edu.exercises._base import passed
     >>> passed()
     Feedback(passed=True, message='Correct.')
     """
@@ -98,7 +96,6 @@ def failed(message: str) -> Feedback:
 
     Examples
     --------
-    >>> from qring_edu.exercises._base import failed
     >>> failed("Count both phases.").passed
     False
     """
@@ -112,7 +109,6 @@ def as_number(answer, what: str) -> tuple[float | None, Feedback | None]:
     Examples
     --------
     >>> import numpy as np
-    >>> from qring_edu.exercises._base import as_number
     >>> as_number(np.float64(0.5), "x")
     (0.5, None)
     >>> as_number("0.5", "x")[1].message
@@ -142,7 +138,6 @@ def as_integer(answer, what: str) -> tuple[int | None, Feedback | None]:
 
     Examples
     --------
-    >>> from qring_edu.exercises._base import as_integer
     >>> as_integer(3.0, "n")
     (3, None)
     >>> as_integer(2.5, "n")[1].message
@@ -164,7 +159,6 @@ def close(answer, value: float, *, tol: float = 0.0, rel: float = 0.0) -> bool:
 
     Examples
     --------
-    >>> from qring_edu.exercises._base import close
     >>> close(0.5005, 0.5, tol=1e-3), close("0.5", 0.5, tol=1), close(True, 1.0, tol=0.5)
     (True, False, False)
     """
@@ -177,7 +171,6 @@ def bad_parameters(exc: Exception) -> Feedback:
 
     Examples
     --------
-    >>> from qring_edu.exercises._base import bad_parameters
     >>> bad_parameters(ValueError("P must be >= 2, got 1")).message
     'The exercise parameters are invalid (P must be >= 2, got 1); re-run the exercise cell with the values given in the text.'
     """
@@ -194,7 +187,6 @@ def checker(function):
     Examples
     --------
     >>> from qring_edu._validate import check_float
-    >>> from qring_edu.exercises._base import checker, compare_number
     >>> @checker
     ... def check_half(answer, n):
     ...     return compare_number(answer, check_float(n, "n") / 2, tol=0, what="n / 2")
@@ -218,7 +210,6 @@ def compare_number(answer, expected: float, *, tol: float, what: str, hint: str 
 
     Examples
     --------
-    >>> from qring_edu.exercises._base import compare_number
     >>> compare_number(0.5, 0.5, tol=1e-6, what="rate").passed
     True
     >>> compare_number("0.5", 0.5, tol=1e-6, what="rate").passed
@@ -239,7 +230,6 @@ def compare_integer(answer, expected: int, *, what: str, hint: str = "") -> Feed
 
     Examples
     --------
-    >>> from qring_edu.exercises._base import compare_integer
     >>> compare_integer(512.0, 512, what="transcripts").passed
     True
     """
@@ -261,7 +251,6 @@ def grade(value: float, expected, what: str, cases: dict, *, tol=0.0, rel=0.0) -
 
     Examples
     --------
-    >>> from qring_edu.exercises._base import grade
     >>> cases = {8: "you doubled it.", 4: "correct.", ...: "not right."}
     >>> grade(8, 4, "n", cases).message, grade(4.0, 4, "n", cases).passed
     ('n: you doubled it.', True)

@@ -55,7 +55,6 @@ def check_chunk_sent(
 
     Examples
     --------
-    >>> from qring_edu.exercises.bottleneck import check_chunk_sent
     >>> check_chunk_sent(2, P=4, k=3, s=1).passed
     True
     """
@@ -93,7 +92,6 @@ def check_link_bits(answer, P: int = 6, d: int = 1200, bits: int = 16) -> Feedba
 
     Examples
     --------
-    >>> from qring_edu.exercises.bottleneck import check_link_bits
     >>> check_link_bits(960, P=4, d=40, bits=16)
     Feedback(passed=True, message='bits on the busiest link (P = 4, d = 40, b = 16): correct, 960 bits.')
     """
@@ -142,7 +140,6 @@ def check_ring_vs_ps_speedup(
 
     Examples
     --------
-    >>> from qring_edu.exercises.bottleneck import check_ring_vs_ps_speedup
     >>> setting = dict(P=8, d=1000, bits=16, alpha=1e-6, beta=1e-9)
     >>> check_ring_vs_ps_speedup(6.143, **setting).passed
     True
@@ -184,7 +181,6 @@ def check_model_comm_time(
 
     Examples
     --------
-    >>> from qring_edu.exercises.bottleneck import check_model_comm_time
     >>> check_model_comm_time(0.0073, model="ResNet-50", P=8).passed
     True
     """
@@ -471,7 +467,6 @@ def check_ring_code(fn, *, seed: int = 0) -> Feedback:
 
     Examples
     --------
-    >>> from qring_edu.exercises.bottleneck import check_ring_code
     >>> check_ring_code(None).passed
     False
     """
@@ -523,7 +518,6 @@ def check_ring_time_code(fn) -> Feedback:
     Examples
     --------
     >>> import qring_edu as qr
-    >>> from qring_edu.exercises.bottleneck import check_ring_time_code
     >>> check_ring_time_code(lambda P, d, b, a, be: 2 * (P - 1) * (a + -(-d // P) * b * be)).passed
     True
     >>> check_ring_time_code(qr.ring_time).passed       # the library's own function is off
@@ -596,7 +590,6 @@ def check_overlap_tail(
 
     Examples
     --------
-    >>> from qring_edu.exercises.bottleneck import check_overlap_tail
     >>> setting = dict(model="ResNet-50", P=8, alpha=5e-6, compute=0.02, buckets=5)
     >>> check_overlap_tail(0.001501, **setting).passed             # seconds, not ms
     False
@@ -644,7 +637,6 @@ def check_bidirectional_link_bits(answer, P: int = 6, d: int = 1200, bits: int =
 
     Examples
     --------
-    >>> from qring_edu.exercises.bottleneck import check_bidirectional_link_bits
     >>> check_bidirectional_link_bits(480, P=4, d=40).passed
     True
     """
@@ -680,7 +672,6 @@ def check_latency_crossover(
 
     Examples
     --------
-    >>> from qring_edu.exercises.bottleneck import check_latency_crossover
     >>> setting = dict(P=8, bits=16, alpha=1e-6, beta=1e-9)
     >>> check_latency_crossover(500, **setting).passed
     True

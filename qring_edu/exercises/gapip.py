@@ -44,7 +44,6 @@ def check_overlap(answer, c: float) -> Feedback:
 
     Examples
     --------
-    >>> from qring_edu.exercises.gapip import check_overlap
     >>> check_overlap(0.65, 0.3).passed                         # (1 + c) / 2
     True
     """
@@ -72,7 +71,6 @@ def check_not_ah_probability(answer, c: float, k: int) -> Feedback:
 
     Examples
     --------
-    >>> from qring_edu.exercises.gapip import check_not_ah_probability
     >>> check_not_ah_probability(0.6836, 0.5, 1).passed         # sin^2(3 theta)
     True
     """
@@ -103,7 +101,6 @@ def check_sketch_bits(answer, tau: float, delta: float) -> Feedback:
     Examples
     --------
     >>> from qring_edu.gapip import sketch_bits
-    >>> from qring_edu.exercises.gapip import check_sketch_bits
     >>> check_sketch_bits(sketch_bits(0.1, 0.05), 0.1, 0.05).passed, sketch_bits(0.1, 0.05)
     (True, 1474)
     """

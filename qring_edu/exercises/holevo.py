@@ -67,7 +67,6 @@ def check_chi_bb84(answer, probs=(0.25, 0.25, 0.25, 0.25)) -> Feedback:
 
     Examples
     --------
-    >>> from qring_edu.exercises.holevo import check_chi_bb84
     >>> check_chi_bb84(1.0).passed
     True
     >>> check_chi_bb84(0.9183, probs=(1 / 2, 1 / 6, 1 / 6, 1 / 6)).passed
@@ -149,7 +148,6 @@ def check_chi_code(fn, *, seed: int = 0) -> Feedback:
     Examples
     --------
     >>> import numpy as np
-    >>> from qring_edu.exercises.holevo import check_chi_code
     >>> def entropy(rho):
     ...     lam = np.linalg.eigvalsh(rho)
     ...     lam = lam[lam > 1e-12]
@@ -220,7 +218,6 @@ def check_two_state_chi(answer, overlap: float = 0.6) -> Feedback:
 
     Examples
     --------
-    >>> from qring_edu.exercises.holevo import check_two_state_chi
     >>> check_two_state_chi(0.8113, overlap=0.5).passed
     True
     """
@@ -255,7 +252,6 @@ def check_max_bits(answer, n_qubits: int) -> Feedback:
 
     Examples
     --------
-    >>> from qring_edu.exercises.holevo import check_max_bits
     >>> check_max_bits(4, 2).passed
     True
     """
@@ -290,7 +286,6 @@ def check_dense_capacity(answer, pair_fidelity: float = 0.9) -> Feedback:
 
     Examples
     --------
-    >>> from qring_edu.exercises.holevo import check_dense_capacity
     >>> check_dense_capacity(1.6344, pair_fidelity=0.95).passed
     True
     """
@@ -365,7 +360,6 @@ def check_povm(
     Examples
     --------
     >>> import numpy as np
-    >>> from qring_edu.exercises.holevo import check_povm
     >>> z_basis = [np.diag([1, 0]), np.diag([0, 1])]
     >>> check_povm(z_basis)
     Feedback(passed=True, message='POVM on C^2: valid, 2 Hermitian positive elements summing to I.')
@@ -439,7 +433,6 @@ def check_ea_entropy_bound(
 
     Examples
     --------
-    >>> from qring_edu.exercises.holevo import check_ea_entropy_bound
     >>> check_ea_entropy_bound(7, n_qubits=2, bob_entropy=5).passed
     True
     >>> check_ea_entropy_bound(3, n_qubits=2, bob_entropy=5, which="each").passed
@@ -492,7 +485,6 @@ def check_pair_entropy(answer, pair_fidelity: float = 0.85) -> Feedback:
 
     Examples
     --------
-    >>> from qring_edu.exercises.holevo import check_pair_entropy
     >>> check_pair_entropy(0.3656, pair_fidelity=0.95).passed
     True
     """
@@ -528,7 +520,6 @@ def check_dephased_capacity(answer, pair_fidelity: float = 0.7) -> Feedback:
 
     Examples
     --------
-    >>> from qring_edu.exercises.holevo import check_dephased_capacity
     >>> check_dephased_capacity(1.531, pair_fidelity=0.9).passed
     True
     """
@@ -560,7 +551,6 @@ def check_cut_set_qubits(answer, P: int = 16, d: int = 340_000_000, bits: int = 
 
     Examples
     --------
-    >>> from qring_edu.exercises.holevo import check_cut_set_qubits
     >>> check_cut_set_qubits(8000, P=4, d=1000).passed
     True
     """
@@ -595,7 +585,6 @@ def check_vga_bits_in(answer, P: int = 16, d: int = 340_000_000, bits: int = 16)
 
     Examples
     --------
-    >>> from qring_edu.exercises.holevo import check_vga_bits_in
     >>> check_vga_bits_in(48000, P=4, d=1000).passed
     True
     """

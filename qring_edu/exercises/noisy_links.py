@@ -97,7 +97,6 @@ def check_dejmps_round(answer, *, trials: int = 10, seed: int = 0) -> Feedback:
 
     Examples
     --------
-    >>> from qring_edu.exercises.noisy_links import check_dejmps_round
     >>> check_dejmps_round(None).passed
     False
     """
@@ -166,7 +165,6 @@ def check_assisted_ratio(answer, channel_fidelity: float = 0.95) -> Feedback:
 
     Examples
     --------
-    >>> from qring_edu.exercises.noisy_links import check_assisted_ratio
     >>> check_assisted_ratio(2.1225, channel_fidelity=0.9)
     Feedback(passed=True, message='C_E / C: correct (2.1225).')
     >>> check_assisted_ratio(2, channel_fidelity=0.9).passed      # 2 holds only without noise
@@ -190,7 +188,6 @@ def check_raw_pairs(
 
     Examples
     --------
-    >>> from qring_edu.exercises.noisy_links import check_raw_pairs
     >>> check_raw_pairs(2.2843, pair_fidelity=0.9, rounds=1).passed
     True
     """
@@ -221,7 +218,6 @@ def check_online_symbol_error(answer, channel_fidelity: float = 0.99) -> Feedbac
 
     Examples
     --------
-    >>> from qring_edu.exercises.noisy_links import check_online_symbol_error
     >>> check_online_symbol_error(0.02, channel_fidelity=0.98).passed
     True
     """
@@ -236,7 +232,6 @@ def check_fec_break_even(answer, block_length: int = 255) -> Feedback:
 
     Examples
     --------
-    >>> from qring_edu.exercises.noisy_links import check_fec_break_even
     >>> check_fec_break_even(0.979, block_length=128)
     Feedback(passed=True, message='break-even fidelity of fec: correct (0.979).')
     """

@@ -85,7 +85,6 @@ def check_plus_probability(answer, theta: float = 100.0, phi: float = 60.0) -> F
 
     Examples
     --------
-    >>> from qring_edu.exercises.qubits import check_plus_probability
     >>> check_plus_probability(0.75, theta=90, phi=60).passed
     True
     """
@@ -121,7 +120,6 @@ def check_basis_index(answer, bits=(1, 0, 1, 1)) -> Feedback:
 
     Examples
     --------
-    >>> from qring_edu.exercises.qubits import check_basis_index
     >>> check_basis_index(6, bits=(0, 1, 1)).passed
     True
     """
@@ -158,7 +156,6 @@ def check_on_qubit(fn, *, trials: int = 3, seed: int = 0) -> Feedback:
     Examples
     --------
     >>> import numpy as np
-    >>> from qring_edu.exercises.qubits import check_on_qubit
     >>> def on_qubit(u, qubit):
     ...     return np.kron(np.eye(2), u) if qubit == 0 else np.kron(u, np.eye(2))
     >>> check_on_qubit(on_qubit).passed
@@ -232,7 +229,6 @@ def check_partial_trace(fn, *, trials: int = 3, seed: int = 0) -> Feedback:
     Examples
     --------
     >>> import numpy as np
-    >>> from qring_edu.exercises.qubits import check_partial_trace
     >>> def reduced(rho, keep):
     ...     t = np.asarray(rho).reshape(2, 2, 2, 2)        # axes (b, a, b', a')
     ...     return np.einsum("bxbz->xz", t) if keep == 0 else np.einsum("xaza->xz", t)
@@ -313,7 +309,6 @@ def check_entropy(fn, *, trials: int = 2, seed: int = 0) -> Feedback:
     Examples
     --------
     >>> import numpy as np
-    >>> from qring_edu.exercises.qubits import check_entropy
     >>> def entropy(rho):
     ...     lam = np.linalg.eigvalsh(rho)
     ...     lam = lam[lam > 1e-12]
@@ -366,7 +361,6 @@ def check_mixture_entropy(answer, weight: float = 0.75) -> Feedback:
 
     Examples
     --------
-    >>> from qring_edu.exercises.qubits import check_mixture_entropy
     >>> check_mixture_entropy(0.6009, weight=0.5).passed
     True
     """
@@ -398,7 +392,6 @@ def check_agreement(answer, pair_fidelity: float = 0.85, basis: str = "X") -> Fe
 
     Examples
     --------
-    >>> from qring_edu.exercises.qubits import check_agreement
     >>> check_agreement(0.8, pair_fidelity=0.7).passed
     True
     """

@@ -182,7 +182,6 @@ def check_superdense_coding(answer, *, seeds=(0, 1, 2), shots: int = 64) -> Feed
     Examples
     --------
     >>> from qiskit import QuantumCircuit
-    >>> from qring_edu.exercises.superdense_ring import check_superdense_coding
     >>> def create_bell_pair():
     ...     qc = QuantumCircuit(2, 2)
     ...     qc.h(0)
@@ -362,7 +361,6 @@ def check_alice_gates(answer, x: int, z: int, *, pair: tuple[int, int] = (0, 0))
 
     Examples
     --------
-    >>> from qring_edu.exercises.superdense_ring import check_alice_gates
     >>> check_alice_gates(["x", "z"], 1, 1).passed
     True
     >>> check_alice_gates(["z"], 1, 1, pair=(1, 0)).passed   # |Ψ+⟩ already carries the X
@@ -428,7 +426,6 @@ def check_symbol_error_rate(answer, pair_fidelity: float) -> Feedback:
 
     Examples
     --------
-    >>> from qring_edu.exercises.superdense_ring import check_symbol_error_rate
     >>> check_symbol_error_rate(0.03, 0.97).passed
     True
     """
@@ -459,7 +456,6 @@ def check_bit_error_rate(answer, pair_fidelity: float) -> Feedback:
 
     Examples
     --------
-    >>> from qring_edu.exercises.superdense_ring import check_bit_error_rate
     >>> check_bit_error_rate(0.02, 0.97).passed         # 2 (1 - F) / 3
     True
     """
@@ -517,7 +513,6 @@ def check_superdense_qubits(answer, P: int, d: int, bits: int) -> Feedback:
 
     Examples
     --------
-    >>> from qring_edu.exercises.superdense_ring import check_superdense_qubits
     >>> check_superdense_qubits(1200, 4, 100, 16).passed   # 2 (P - 1) x 25 words x 16 bits / 2
     True
     """
@@ -548,7 +543,6 @@ def check_lifetime_uses(answer, P: int, d: int, bits: int) -> Feedback:
 
     Examples
     --------
-    >>> from qring_edu.exercises.superdense_ring import check_lifetime_uses
     >>> check_lifetime_uses(52, 3, 7, 5).passed          # 26 online + 26 offline qubits
     True
     """
@@ -576,7 +570,6 @@ def check_flip_damage(answer, P: int, bits: int, max_abs: float, t: int) -> Feed
     Examples
     --------
     >>> from qring_edu import fixed_point
-    >>> from qring_edu.exercises.superdense_ring import check_flip_damage
     >>> s = fixed_point(8, 16, 0.5).scale
     >>> check_flip_damage(2**12 / s, 8, 16, 0.5, 12).passed
     True
@@ -622,7 +615,6 @@ def check_link_busy_time(
 
     Examples
     --------
-    >>> from qring_edu.exercises.superdense_ring import check_link_busy_time
     >>> check_link_busy_time(71.9347, 10.0, 5).passed    # online 36.13 ms + distribution 35.81 ms
     True
     """
@@ -664,7 +656,6 @@ def check_idle_head(
 
     Examples
     --------
-    >>> from qring_edu.exercises.superdense_ring import check_idle_head
     >>> check_idle_head(20 * (1 / 3 + 2 / 3 / 5), 20.0, 5).passed
     True
     """
@@ -719,7 +710,6 @@ def check_flip_reach(answer, P: int = 6, phase: str = "all-gather", step: int = 
 
     Examples
     --------
-    >>> from qring_edu.exercises.superdense_ring import check_flip_reach
     >>> check_flip_reach(4, 6, "all-gather", 1).passed   # the copies downstream of link 0 -> 1
     True
     """
@@ -760,7 +750,6 @@ def check_bidirectional_qubits(answer, P: int = 4, d: int = 8000, bits: int = 16
 
     Examples
     --------
-    >>> from qring_edu.exercises.superdense_ring import check_bidirectional_qubits
     >>> check_bidirectional_qubits(48_000, 4, 8000, 16).passed
     True
     """

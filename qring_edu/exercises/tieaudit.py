@@ -49,7 +49,6 @@ def check_expected_y(answer, alpha: float, f: float) -> Feedback:
 
     Examples
     --------
-    >>> from qring_edu.exercises.tieaudit import check_expected_y
     >>> check_expected_y(0.25, 0.5, 0.25).passed                # alpha (1 - 2 f)
     True
     """
@@ -78,7 +77,6 @@ def check_tieaudit_qubits(answer, P: int, eps: float, delta: float) -> Feedback:
     Examples
     --------
     >>> from qring_edu.tieaudit import tieaudit_copies, tieaudit_cost
-    >>> from qring_edu.exercises.tieaudit import check_tieaudit_qubits
     >>> check_tieaudit_qubits(tieaudit_cost(1024, 0.1), 1024, 0.1, 0.05).passed
     True
     """
@@ -98,7 +96,6 @@ def check_crossover(answer, eps: float) -> Feedback:
 
     Examples
     --------
-    >>> from qring_edu.exercises.tieaudit import check_crossover
     >>> check_crossover(2**16, 0.05).passed, check_crossover(16, 0.05).passed   # P or log2 P
     (True, True)
     """
@@ -125,7 +122,6 @@ def check_calibrated_estimate(answer, mean_data: float, mean_test: float) -> Fee
 
     Examples
     --------
-    >>> from qring_edu.exercises.tieaudit import check_calibrated_estimate
     >>> check_calibrated_estimate(0.25, 0.3, 0.6).passed        # (1 - 0.3 / 0.6) / 2
     True
     """

@@ -79,7 +79,6 @@ def check_parameter_shift(answer, *, seed: int = 0, samples: int = 3) -> Feedbac
     Examples
     --------
     >>> import numpy as np
-    >>> from qring_edu.exercises.training import check_parameter_shift
     >>> def shift_gradient(score, theta, j):
     ...     e = np.zeros_like(theta)
     ...     e[j] = np.pi / 2
@@ -183,7 +182,6 @@ def check_circuits_per_step(
 
     Examples
     --------
-    >>> from qring_edu.exercises.training import check_circuits_per_step
     >>> check_circuits_per_step(16 * (2 * 18 + 1)).passed
     True
     """
@@ -222,7 +220,6 @@ def check_crossover_params(
 
     Examples
     --------
-    >>> from qring_edu.exercises.training import check_crossover_params
     >>> check_crossover_params(250_000).passed           # P alpha / (b beta)
     True
     """
@@ -260,7 +257,6 @@ def check_bandwidth_ratio(
 
     Examples
     --------
-    >>> from qring_edu.exercises.training import check_bandwidth_ratio
     >>> check_bandwidth_ratio(8e-5).passed              # ceil(18 / 4) x 16 x 1e-11 / 1e-5
     True
     """
@@ -294,7 +290,6 @@ def check_update_jump(
     Examples
     --------
     >>> from qring_edu import fixed_point
-    >>> from qring_edu.exercises.training import check_update_jump
     >>> s = fixed_point(4, 16, 1.0).scale
     >>> check_update_jump(2**15 / s / 4).passed          # the sum jumps by 2**(b-1) / s, w by that / P
     True

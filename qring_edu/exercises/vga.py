@@ -57,7 +57,6 @@ def check_phase_angle(answer, x: int, qubit: int, bits: int) -> Feedback:
     Examples
     --------
     >>> import math
-    >>> from qring_edu.exercises.vga import check_phase_angle
     >>> check_phase_angle(1.5 * math.pi, 3, 1, 3).passed        # 2 pi (3 x 2 mod 8) / 8
     True
     >>> check_phase_angle(-0.5 * math.pi, 3, 1, 3).passed       # the same angle modulo 2 pi
@@ -87,7 +86,6 @@ def check_last_announcement(answer, others, total: int, bits: int) -> Feedback:
 
     Examples
     --------
-    >>> from qring_edu.exercises.vga import check_last_announcement
     >>> check_last_announcement(1, [3, 2], 2, 2).passed         # (2 - 3 - 2) mod 4
     True
     """
@@ -111,7 +109,6 @@ def check_transcript_count(answer, workers: int, bits: int) -> Feedback:
 
     Examples
     --------
-    >>> from qring_edu.exercises.vga import check_transcript_count
     >>> check_transcript_count(16, 3, 2).passed                 # 2**(b (P - 1))
     True
     """
@@ -133,7 +130,6 @@ def check_known_pads_survival(answer, tests: int, workers: int) -> Feedback:
 
     Examples
     --------
-    >>> from qring_edu.exercises.vga import check_known_pads_survival
     >>> check_known_pads_survival((5 / 8) ** 10, 10, 3).passed   # (1 - delta_3)**10, delta_3 = 3/8
     True
     """
@@ -156,7 +152,6 @@ def check_ghz_copies_delivered(answer, entries: int, bits: int, test_fraction: f
 
     Examples
     --------
-    >>> from qring_edu.exercises.vga import check_ghz_copies_delivered
     >>> check_ghz_copies_delivered(1600, 100, 8, 0.5).passed   # ceil(100 / (1 - 0.5)) x 8
     True
     """
@@ -303,7 +298,6 @@ def check_ghz_test(ghz_test, passes, *, cases: int = 16, seed: int = 0) -> Feedb
 
     Examples
     --------
-    >>> from qring_edu.exercises.vga import check_ghz_test
     >>> def ghz_test(copy, settings):
     ...     qc = copy.copy()
     ...     for j, s in enumerate(settings):
@@ -425,7 +419,6 @@ def check_zero_sum_pads(zero_sum_pads, *, seed: int = 0) -> Feedback:
 
     Examples
     --------
-    >>> from qring_edu.exercises.vga import check_zero_sum_pads
     >>> def zero_sum_pads(workers, entries, bits, rng):
     ...     pads = rng.integers(0, 2**bits, size=(workers, entries))
     ...     pads[-1] = (-pads[:-1].sum(axis=0)) % 2**bits
@@ -518,7 +511,6 @@ def check_dropout_sums(answer, workers: int, bits: int) -> Feedback:
 
     Examples
     --------
-    >>> from qring_edu.exercises.vga import check_dropout_sums
     >>> check_dropout_sums(256, 4, 8).passed            # every sum: the last pad is still secret
     True
     """
@@ -540,7 +532,6 @@ def check_rectangle_pairs(answer) -> Feedback:
 
     Examples
     --------
-    >>> from qring_edu.exercises.vga import check_rectangle_pairs
     >>> check_rectangle_pairs(4).passed
     True
     """
@@ -562,7 +553,6 @@ def check_single_copy_escape(answer, n_copies: int, test_fraction: float) -> Fee
 
     Examples
     --------
-    >>> from qring_edu.exercises.vga import check_single_copy_escape
     >>> check_single_copy_escape(0.75, 8, 0.25).passed          # T = 2 of 8 copies tested
     True
     """
@@ -585,7 +575,6 @@ def check_split_worker_fail(answer, workers: int) -> Feedback:
 
     Examples
     --------
-    >>> from qring_edu.exercises.vga import check_split_worker_fail
     >>> check_split_worker_fail(0.25, 4).passed                 # 1/4 for every P
     True
     """
@@ -609,7 +598,6 @@ def check_amplified_leak(answer, n_copies: int, bad_copies: int, amplification: 
 
     Examples
     --------
-    >>> from qring_edu.exercises.vga import check_amplified_leak
     >>> check_amplified_leak(250 * 249 / (1000 * 999), 1000, 250, 2).passed   # C(B, k) / C(N, k)
     True
     """

@@ -1,6 +1,6 @@
 """Experiments of chapter 3, *The superdense ring* (book/03_superdense_ring.ipynb): the state
 after each gate of superdense coding, the noisy channel three ways (exact, fast path, Aer), the
-two rings' ledgers and iteration times (non-overlapped, and bucketed with the same overlap for
+two rings' ledgers and their overlapped, bucketed iteration times (the same overlap for
 both transports), and chapter 2's cut-set floor. Training: :mod:`qring_edu.experiments.training`.
 
 Times: ``compute_ms`` forward + backward (ms), ``bandwidth_gbps`` the classical link rate

@@ -54,7 +54,6 @@ def plot_circuits(
     Examples
     --------
     >>> from qring_edu import superdense_circuit
-    >>> from qring_edu.figures._base import plot_circuits
     >>> fig = plot_circuits([superdense_circuit(1, 0), superdense_circuit(0, 1)],
     ...                     ["x = 1", "z = 1"])
     >>> [ax.get_title() for ax in fig.axes]

@@ -127,7 +127,6 @@ def plot_ring_state(state: RingState) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.bottleneck import ring_state
-    >>> from qring_edu.figures.bottleneck import plot_ring_state
     >>> fig = plot_ring_state(ring_state(4, 2))
     >>> fig.get_suptitle()
     'P = 4: after step 2 of 6 (reduce-scatter s = 1)'
@@ -155,7 +154,6 @@ def plot_ring_states(states: Sequence[RingState], ncols: int = 4) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.bottleneck import ring_state
-    >>> from qring_edu.figures.bottleneck import plot_ring_states
     >>> fig = plot_ring_states([ring_state(3, s) for s in range(5)], ncols=5)
     >>> [ax.get_title() for ax in fig.axes][:3]
     ['start', 'step 1: reduce-scatter s=0', 'step 2: reduce-scatter s=1']
@@ -183,7 +181,6 @@ def plot_topologies(workers: int = 6) -> Figure:
 
     Examples
     --------
-    >>> from qring_edu.figures.bottleneck import plot_topologies
     >>> plot_topologies(4).get_suptitle()
     'Two ways to sum the gradients of P = 4 workers (d entries of b bits each)'
     """
@@ -220,7 +217,6 @@ def plot_time_vs_workers(sweep: CostSweep) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.bottleneck import cost_sweep
-    >>> from qring_edu.figures.bottleneck import plot_time_vs_workers
     >>> fig = plot_time_vs_workers(cost_sweep(1000, 16, 1e-6, 1e-9, workers=range(2, 9)))
     >>> fig.axes[0].get_xscale(), fig.axes[0].get_yscale()
     ('log', 'log')
@@ -265,7 +261,6 @@ def plot_link_bits(sweep: LinkBitsSweep) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.bottleneck import link_bits_sweep
-    >>> from qring_edu.figures.bottleneck import plot_link_bits
     >>> fig = plot_link_bits(link_bits_sweep(60, 16, workers=range(2, 6)))
     >>> [ax.get_title() for ax in fig.axes]
     ['one all-reduce of d = 60 words of b = 16 bits', 'the ring meets the bound exactly when P | d']
@@ -306,7 +301,6 @@ def plot_model_comm(rows: Sequence[ModelCommRow]) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.bottleneck import model_comm_table
-    >>> from qring_edu.figures.bottleneck import plot_model_comm
     >>> fig = plot_model_comm(model_comm_table(models=["ResNet-50", "GPT-3"], bits=[16]))
     >>> fig.axes[0].get_xscale(), len(fig.axes[0].patches)        # one bar per row
     ('log', 2)

@@ -103,7 +103,6 @@ def claims_table_html(claims: Sequence[Claim]) -> str:
     Examples
     --------
     >>> from qring_edu.experiments.claims import reproduce_claims
-    >>> from qring_edu.figures.claims import claims_table_html
     >>> html = claims_table_html(reproduce_claims(keys=["halving", "lifetime"]))
     >>> html.startswith("<table"), html.count("<tr")              # a header row and two claims
     (True, 3)

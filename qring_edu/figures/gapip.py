@@ -53,7 +53,6 @@ def plot_circuit(
     --------
     >>> import numpy as np
     >>> from qring_edu.gapip import gapip_circuit
-    >>> from qring_edu.figures.gapip import plot_circuit
     >>> g = h = np.ones(3) / np.sqrt(3)
     >>> fig = plot_circuit(gapip_circuit(g, h, 1), "GapIP, k = 1")
     >>> fig.axes[0].get_title()
@@ -69,7 +68,6 @@ def plot_rotation(tau: float, k_max: int = 12) -> Figure:
 
     Examples
     --------
-    >>> from qring_edu.figures.gapip import plot_rotation
     >>> fig = plot_rotation(0.2, k_max=6)
     >>> len(fig.axes[0].lines) >= 2                     # tau = +0.2 and -0.2
     True
@@ -99,7 +97,6 @@ def plot_iae_run(decision: Decision, tau: float) -> Figure:
     --------
     >>> from qring_edu import gapip
     >>> from qring_edu.experiments.gapip import aligned_pair
-    >>> from qring_edu.figures.gapip import plot_iae_run
     >>> g, h = aligned_pair(64, 0.3, seed=0)
     >>> fig = plot_iae_run(gapip(g, h, 0.3, seed=1), 0.3)
     >>> len(fig.axes) >= 1
@@ -140,7 +137,6 @@ def plot_gapip_scaling(result: GapIPScaling, *, highlight_tau: float | None = No
     Examples
     --------
     >>> from qring_edu.experiments.gapip import gapip_scaling
-    >>> from qring_edu.figures.gapip import plot_gapip_scaling
     >>> result = gapip_scaling((0.4, 0.2, 0.1), 2**8, trials=2, confidence="hoeffding")
     >>> fig = plot_gapip_scaling(result, highlight_tau=0.2)
     >>> fig.axes[0].get_xscale(), fig.axes[0].get_yscale()
@@ -185,7 +181,6 @@ def plot_gapip_curves(result: GapIPCurves) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.gapip import gapip_curves
-    >>> from qring_edu.figures.gapip import plot_gapip_curves
     >>> fig = plot_gapip_curves(gapip_curves(0.1, log2_P=8, trials=2, points=3))
     >>> len(fig.axes) >= 1
     True
@@ -205,7 +200,6 @@ def plot_gapip_pingpong(schedules: Sequence[GapIPSchedule]) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.gapip import gapip_schedule
-    >>> from qring_edu.figures.gapip import plot_gapip_pingpong
     >>> fig = plot_gapip_pingpong([gapip_schedule(3, 1), gapip_schedule(3, 2, "phase_estimation")])
     >>> len(fig.axes)                                   # one panel per schedule
     2
@@ -270,7 +264,6 @@ def plot_gapip_comparison(
     Examples
     --------
     >>> from qring_edu.experiments.gapip import gapip_comparison
-    >>> from qring_edu.figures.gapip import plot_gapip_comparison
     >>> families = (("quantum", "hoeffding"), ("quantum", "exact"))
     >>> result = gapip_comparison((0.3, 0.1), 2**8, trials=2, families=families)
     >>> fig = plot_gapip_comparison(result)

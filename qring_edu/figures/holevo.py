@@ -104,7 +104,6 @@ def plot_ensemble_analysis(a: EnsembleAnalysis) -> Figure:
     --------
     >>> from qring_edu import bb84_ensemble
     >>> from qring_edu.experiments.holevo import analyse_ensemble
-    >>> from qring_edu.figures.holevo import plot_ensemble_analysis
     >>> fig = plot_ensemble_analysis(analyse_ensemble(bb84_ensemble()))
     >>> fig.get_suptitle()
     'BB84 (4 states): χ = 1.0000,  I_acc = 0.5000,  I(your measurement) = 0.5000 bits'
@@ -148,7 +147,6 @@ def plot_known_ensembles(rows: Sequence[KnownEnsemble]) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.holevo import known_ensembles
-    >>> from qring_edu.figures.holevo import plot_known_ensembles
     >>> fig = plot_known_ensembles(known_ensembles())
     >>> len(fig.axes[0].patches)                  # χ and I_acc bars of 4 ensembles
     8
@@ -184,7 +182,6 @@ def plot_two_state_sweep(sweep: TwoStateSweep) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.holevo import two_state_sweep
-    >>> from qring_edu.figures.holevo import plot_two_state_sweep
     >>> plot_two_state_sweep(two_state_sweep([0.0, 0.5, 1.0])).axes[0].get_title()
     'Two pure states, equal priors'
     """
@@ -215,7 +212,6 @@ def plot_dense_coding(sweep: DenseCodingSweep) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.holevo import dense_coding_sweep
-    >>> from qring_edu.figures.holevo import plot_dense_coding
     >>> plot_dense_coding(dense_coding_sweep(0.9)).axes[0].get_title()
     'Dense coding over an isotropic pair'
     """
@@ -262,7 +258,6 @@ def plot_ledger_floor(sweep: LedgerFloorSweep) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.holevo import ledger_floor_sweep
-    >>> from qring_edu.figures.holevo import plot_ledger_floor
     >>> fig = plot_ledger_floor(ledger_floor_sweep(d=10, bits=5, workers=[2, 3, 4]))
     >>> [ax.get_title() for ax in fig.axes]
     ['One all-reduce of d = 10 words of 5 bits', 'Excess above the floor = padding qubits']
@@ -323,7 +318,6 @@ def plot_cut_set(sweep: CutSetSweep) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.holevo import cut_set_sweep
-    >>> from qring_edu.figures.holevo import plot_cut_set
     >>> fig = plot_cut_set(cut_set_sweep(d=8000, workers=[2, 4, 8]))
     >>> [ax.get_title() for ax in fig.axes]
     ['Online qubits', 'What the cut-set bound counts']
@@ -404,7 +398,6 @@ def plot_ea_systems() -> Figure:
 
     Examples
     --------
-    >>> from qring_edu.figures.holevo import plot_ea_systems
     >>> len(plot_ea_systems().axes)
     1
     """

@@ -56,7 +56,6 @@ def plot_capacities(sweep: CapacitySweep) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.noisy_links import capacity_sweep
-    >>> from qring_edu.figures.noisy_links import plot_capacities
     >>> fig = plot_capacities(capacity_sweep([0.9, 0.99]))
     >>> [ax.get_title() for ax in fig.axes]
     ['Capacities of the depolarising qubit channel', 'Gain of entanglement on the same noisy channel']
@@ -98,7 +97,6 @@ def plot_distillation(sweep: DistillationSweep) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.noisy_links import distillation_sweep
-    >>> from qring_edu.figures.noisy_links import plot_distillation
     >>> fig = plot_distillation(distillation_sweep([0.75, 0.9], rounds=(1, 2)))
     >>> [ax.get_title() for ax in fig.axes]
     ['Recurrence: two pairs → one', 'Offline cost', 'Distillable yield (asymptotic)']
@@ -160,7 +158,6 @@ def plot_net_factors(sweep: NetFactorSweep) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.noisy_links import net_factor_sweep
-    >>> from qring_edu.figures.noisy_links import plot_net_factors
     >>> fig = plot_net_factors(net_factor_sweep(0.99, "fec", fidelities=[0.95, 0.99]))
     >>> fig.axes[0].get_title()
     'What remains of the factor two (block length n = 255)'
@@ -250,7 +247,6 @@ def plot_loss(sweep: LossSweep) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.noisy_links import loss_sweep
-    >>> from qring_edu.figures.noisy_links import plot_loss
     >>> fig = plot_loss(loss_sweep(0.99, distances=[0.0, 10.0, 20.0]))
     >>> fig.axes[0].get_xlabel()
     'fibre length L (km)'
@@ -304,7 +300,6 @@ def plot_protected_training(result: ProtectedTraining) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.noisy_links import protected_training
-    >>> from qring_edu.figures.noisy_links import plot_protected_training
     >>> fig = plot_protected_training(protected_training(0.99, "fec", steps=5))
     >>> fig.get_suptitle(), [ax.get_title() for ax in fig.axes]
     ('Training over a noisy link, F_pair = F_ch = 0.99, P = 4', ['Loss', 'Accuracy', 'Replica disagreement'])

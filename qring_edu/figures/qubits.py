@@ -67,7 +67,6 @@ def plot_qubit_measurement(run: QubitMeasurement) -> Figure:
     --------
     >>> import numpy as np
     >>> from qring_edu.experiments.qubits import measure_qubit
-    >>> from qring_edu.figures.qubits import plot_qubit_measurement
     >>> fig = plot_qubit_measurement(measure_qubit(np.pi / 3, shots=100))
     >>> fig.axes[1].get_title()
     'Z basis, 100 shots'
@@ -144,7 +143,6 @@ def plot_bell_pair(run: BellPairRun) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.qubits import run_bell_pair
-    >>> from qring_edu.figures.qubits import plot_bell_pair
     >>> plot_bell_pair(run_bell_pair(1, 1)).get_suptitle()
     'Alice applies X, then Z to her half of |Φ+⟩: the pair is now |Ψ−⟩'
     """
@@ -173,7 +171,6 @@ def plot_noisy_pair(run: BellPairRun) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.qubits import run_bell_pair
-    >>> from qring_edu.figures.qubits import plot_noisy_pair
     >>> plot_noisy_pair(run_bell_pair(pair_fidelity=0.7)).axes[1].get_title()
     'S(ρ_AB) = 1.357 bits,  S(ρ_A) = 1.000 bit'
     """

@@ -73,7 +73,6 @@ def plot_superdense_circuits(
     Examples
     --------
     >>> from qring_edu import superdense_circuit
-    >>> from qring_edu.figures.superdense_ring import plot_superdense_circuits
     >>> circuits = [superdense_circuit(1, 0), superdense_circuit(1, 1)]
     >>> fig = plot_superdense_circuits(circuits, ["10", "11"])
     >>> len(fig.axes), fig.axes[0].get_title()
@@ -104,7 +103,6 @@ def plot_outcome_distributions(stats: ChannelStats) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.superdense_ring import channel_statistics
-    >>> from qring_edu.figures.superdense_ring import plot_outcome_distributions
     >>> fig = plot_outcome_distributions(channel_statistics(0.9, 400, seed=0))
     >>> len(fig.axes)                                   # one panel per sent message
     4
@@ -153,7 +151,6 @@ def plot_symbol_error_rate(sweep: ErrorRateSweep) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.superdense_ring import symbol_error_sweep
-    >>> from qring_edu.figures.superdense_ring import plot_symbol_error_rate
     >>> fig = plot_symbol_error_rate(symbol_error_sweep([0.8, 0.9, 1.0], 500))
     >>> fig.axes[0].get_xlabel()
     'pair fidelity F'
@@ -189,7 +186,6 @@ def plot_ledgers(classical: Ledger, superdense: Ledger) -> Figure:
     --------
     >>> import numpy as np
     >>> from qring_edu import ring_allreduce
-    >>> from qring_edu.figures.superdense_ring import plot_ledgers
     >>> words = np.arange(12).reshape(3, 4)
     >>> classical = ring_allreduce(words, bits=8).ledger
     >>> superdense = ring_allreduce(words, transport="superdense", bits=8).ledger
@@ -243,7 +239,6 @@ def plot_iteration_timeline(
     Examples
     --------
     >>> from qring_edu import iteration_time
-    >>> from qring_edu.figures.superdense_ring import plot_iteration_timeline
     >>> args = (0.02, 8, 25_000_000, 16, 5e-6, 1e-11)   # compute (s), P, d, b, alpha, beta
     >>> fig = plot_iteration_timeline(iteration_time(*args),
     ...                               iteration_time(*args, transport="superdense"))
@@ -297,7 +292,6 @@ def plot_bit_flip_damage(codec: FixedPoint) -> Figure:
     Examples
     --------
     >>> from qring_edu import fixed_point
-    >>> from qring_edu.figures.superdense_ring import plot_bit_flip_damage
     >>> fig = plot_bit_flip_damage(fixed_point(4, 16, 1.0))
     >>> fig.axes[0].get_xlabel()
     'bit index t (0 = least significant, b−1 = sign bit)'
@@ -331,7 +325,6 @@ def plot_noisy_allreduce(result: AllReduceResult, exact_sum: np.ndarray) -> Figu
     --------
     >>> import numpy as np
     >>> from qring_edu import ring_allreduce
-    >>> from qring_edu.figures.superdense_ring import plot_noisy_allreduce
     >>> grads = np.random.default_rng(0).uniform(-1, 1, size=(4, 32))
     >>> result = ring_allreduce(grads, transport="superdense", bits=16, pair_fidelity=0.99, seed=1)
     >>> fig = plot_noisy_allreduce(result, grads.sum(axis=0))
@@ -411,7 +404,6 @@ def plot_overlap_timelines(
     Examples
     --------
     >>> from qring_edu.experiments.superdense_ring import overlap_comparison
-    >>> from qring_edu.figures.superdense_ring import plot_overlap_timelines
     >>> results = [overlap_comparison(20.0, buckets=1), overlap_comparison(20.0, buckets=5)]
     >>> fig = plot_overlap_timelines(results, ["B = 1", "B = 5"])
     >>> [ax.get_title() for ax in fig.axes]
@@ -452,7 +444,6 @@ def plot_overlap_timeline(result: OverlapComparison) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.superdense_ring import overlap_comparison
-    >>> from qring_edu.figures.superdense_ring import plot_overlap_timeline
     >>> fig = plot_overlap_timeline(overlap_comparison(20.0))
     >>> len(fig.axes)
     1
@@ -470,7 +461,6 @@ def plot_overlap_ratio(sweep: OverlapSweep, slow_buckets: int | None = None) -> 
     Examples
     --------
     >>> from qring_edu.experiments.superdense_ring import overlap_sweep
-    >>> from qring_edu.figures.superdense_ring import plot_overlap_ratio
     >>> fig = plot_overlap_ratio(overlap_sweep([0.0, 0.5, 1.0, 2.0], buckets=(1, 5)))
     >>> fig.axes[0].get_ylabel()
     'superdense / classical iteration time'

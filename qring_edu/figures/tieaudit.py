@@ -41,7 +41,6 @@ def plot_tieaudit_scaling(result: TieAuditScaling) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.tieaudit import tieaudit_curves
-    >>> from qring_edu.figures.tieaudit import plot_tieaudit_scaling
     >>> fig = plot_tieaudit_scaling(tieaudit_curves(0.05))
     >>> fig.axes[0].get_xscale()
     'log'
@@ -75,7 +74,6 @@ def plot_audit_explorer(ex: AuditExplorer) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.tieaudit import audit_explorer
-    >>> from qring_edu.figures.tieaudit import plot_audit_explorer
     >>> fig = plot_audit_explorer(audit_explorer(log2_P=4, seed=0))
     >>> len(fig.axes)
     3
@@ -137,7 +135,6 @@ def plot_noise_sweep(sweep: NoiseSweep) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.tieaudit_noise import noise_sweep
-    >>> from qring_edu.figures.tieaudit import plot_noise_sweep
     >>> fig = plot_noise_sweep(noise_sweep((0.0, 0.2, 0.4), log2_P=8, eps=0.1))
     >>> fig.axes[0].get_xlabel()
     'depolarising probability (noise)'
@@ -169,7 +166,6 @@ def plot_copies_vs_alpha(curve: CopiesCurve) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.tieaudit_plans import tieaudit_copies_curve
-    >>> from qring_edu.figures.tieaudit import plot_copies_vs_alpha
     >>> curve = tieaudit_copies_curve((1.0, 0.3, 0.1, 0.03), 0.2, exact_alphas=(1.0,))
     >>> fig = plot_copies_vs_alpha(curve)
     >>> fig.axes[0].get_xscale(), fig.axes[0].get_yscale()
@@ -206,7 +202,6 @@ def plot_attack_sweep(sweep: AttackSweep) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.tieaudit_noise import tieaudit_attack_sweep
-    >>> from qring_edu.figures.tieaudit import plot_attack_sweep
     >>> fig = plot_attack_sweep(tieaudit_attack_sweep((0.0, 0.5), log2_P=6, seeds=2))
     >>> len(fig.axes)                                   # estimates, attenuation
     2
@@ -240,7 +235,6 @@ def plot_dephasing_sweep(sweep: DephasingSweep) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.tieaudit_noise import dephasing_sweep
-    >>> from qring_edu.figures.tieaudit import plot_dephasing_sweep
     >>> fig = plot_dephasing_sweep(dephasing_sweep((0.0, 0.1), log2_P=6, min_distance=4, seeds=1))
     >>> fig.axes[0].get_xlabel()
     'dephasing probability p per qubit'
@@ -271,7 +265,6 @@ def plot_noise_threshold(r: NoiseThreshold) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.tieaudit import noise_threshold_curves
-    >>> from qring_edu.figures.tieaudit import plot_noise_threshold
     >>> fig = plot_noise_threshold(noise_threshold_curves(0.9, max_log2_P=80))
     >>> fig.axes[1].get_xlabel()
     'per-pair fidelity F'

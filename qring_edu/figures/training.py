@@ -84,7 +84,6 @@ def plot_training_runs(runs: Sequence[TrainingRun], labels: Sequence[str] | None
     Examples
     --------
     >>> from qring_edu import train_data_parallel
-    >>> from qring_edu.figures.training import plot_training_runs
     >>> runs = [train_data_parallel(transport=t, steps=3) for t in ("classical", "superdense")]
     >>> fig = plot_training_runs(runs, ["classical", "superdense"])
     >>> len(fig.axes)                                   # loss, accuracy, replica disagreement
@@ -112,7 +111,6 @@ def plot_training_comparison(result: TrainingComparison) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.training import training_comparison
-    >>> from qring_edu.figures.training import plot_training_comparison
     >>> fig = plot_training_comparison(training_comparison(0.99, steps=3))
     >>> [ax.get_title() for ax in fig.axes][:1]
     ['Loss']
@@ -136,7 +134,6 @@ def plot_learner_comparison(result: LearnerComparison) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.training import learner_comparison
-    >>> from qring_edu.figures.training import plot_learner_comparison
     >>> cmp = learner_comparison(fidelities=(1.0, 0.95), steps=3)
     >>> fig = plot_learner_comparison(cmp)
     >>> len(fig.axes)                                   # one row of three panels per model
@@ -170,7 +167,6 @@ def plot_learner_training(result: LearnerTraining) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.training import learner_training
-    >>> from qring_edu.figures.training import plot_learner_training
     >>> fig = plot_learner_training(learner_training("mlp", 0.95, steps=3))
     >>> len(fig.axes)
     3
@@ -191,7 +187,6 @@ def plot_vqc_circuit(circuit: QuantumCircuit, title: str = "") -> Figure:
     Examples
     --------
     >>> from qring_edu.vqc import vqc_circuit
-    >>> from qring_edu.figures.training import plot_vqc_circuit
     >>> fig = plot_vqc_circuit(vqc_circuit(2, 1), "2 qubits, 1 layer")
     >>> fig.axes[0].get_title()
     '2 qubits, 1 layer'
@@ -226,7 +221,6 @@ def plot_ddp_hook_flow(workers: int = 4) -> Figure:
 
     Examples
     --------
-    >>> from qring_edu.figures.training import plot_ddp_hook_flow
     >>> fig = plot_ddp_hook_flow(4)
     >>> len(fig.axes), fig.axes[0].get_title()
     (1, 'The ring as a DDP communication hook: one bucket on rank r of P = 4')
@@ -314,7 +308,6 @@ def plot_compression(view: experiments.CompressionView) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.training import CompressionComparison, CompressionRun
-    >>> from qring_edu.figures.training import plot_compression
     >>> run = CompressionRun("superdense", "qubits", 2.5e4, 256.0, 0.97, True)
     >>> view = CompressionComparison(2, 20, 5, 4482, (run,), {}).against(run.label)
     >>> plot_compression(view).axes[0].get_xscale()

@@ -113,7 +113,6 @@ def plot_vga_timeline() -> Figure:
 
     Examples
     --------
-    >>> from qring_edu.figures.vga import plot_vga_timeline
     >>> fig = plot_vga_timeline()                       # a diagram; nothing is computed
     >>> len(fig.axes)
     1
@@ -196,7 +195,6 @@ def plot_vga_circuits(
     Examples
     --------
     >>> from qring_edu.vga import vga_circuit
-    >>> from qring_edu.figures.vga import plot_vga_circuits
     >>> fig = plot_vga_circuits([vga_circuit([1, 2, 3], 2)], ["inputs 1, 2, 3 (b = 2)"])
     >>> fig.axes[0].get_title()
     'inputs 1, 2, 3 (b = 2)'
@@ -211,7 +209,6 @@ def plot_attack_sweep(sweep: AttackSweep) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.vga import attack_sweep
-    >>> from qring_edu.figures.vga import plot_attack_sweep
     >>> from qring_edu.vga import KnownPads
     >>> fig = plot_attack_sweep(attack_sweep(KnownPads(), 0.5, 4, runs=10))
     >>> fig.axes[0].get_xlabel()
@@ -254,7 +251,6 @@ def plot_epsilon_grid(grid: EpsilonGrid) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.vga import epsilon_grid
-    >>> from qring_edu.figures.vga import plot_epsilon_grid
     >>> from qring_edu.vga_security import SplitWorker
     >>> fig = plot_epsilon_grid(epsilon_grid(0.1, SplitWorker(), max_used=100))
     >>> len(fig.axes[0].lines)                          # one curve per test fraction
@@ -283,7 +279,6 @@ def plot_source_comparison(results: Sequence[VGAResult]) -> Figure:
     --------
     >>> import numpy as np
     >>> from qring_edu import vga_aggregate
-    >>> from qring_edu.figures.vga import plot_source_comparison
     >>> inputs = np.random.default_rng(0).integers(0, 256, size=(3, 20))
     >>> from qring_edu.vga import Honest, KnownPads
     >>> runs = [vga_aggregate(inputs, source=s, seed=1) for s in (Honest(), KnownPads())]
@@ -323,7 +318,6 @@ def plot_exact_privacy(result: ExactPrivacy) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.vga import exact_privacy
-    >>> from qring_edu.figures.vga import plot_exact_privacy
     >>> from qring_edu.vga import KnownPads
     >>> fig = plot_exact_privacy(exact_privacy(source=KnownPads()))
     >>> len(fig.axes) >= 1
@@ -370,7 +364,6 @@ def plot_epsilon_floor(result: EpsilonFloor) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.vga import epsilon_floor_sweep
-    >>> from qring_edu.figures.vga import plot_epsilon_floor
     >>> fig = plot_epsilon_floor(epsilon_floor_sweep(max_copies=200))
     >>> fig.axes[0].get_yscale()
     'linear'

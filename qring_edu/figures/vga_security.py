@@ -30,7 +30,6 @@ def plot_pipeline(result: VGARingResult, true_sum: np.ndarray, decoded: np.ndarr
     >>> import numpy as np
     >>> from qring_edu import fixed_point
     >>> from qring_edu.vga import vga_ring_allreduce
-    >>> from qring_edu.figures.vga_security import plot_pipeline
     >>> grads = np.random.default_rng(0).uniform(-1, 1, size=(4, 16))
     >>> codec = fixed_point(4, 16, 1.0)
     >>> words = np.stack([codec.encode(g) for g in grads]).astype(np.int64)
@@ -71,7 +70,6 @@ def plot_partial_copies(result: PartialCopySweep) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.vga_security import partial_copy_sweep
-    >>> from qring_edu.figures.vga_security import plot_partial_copies
     >>> fig = plot_partial_copies(partial_copy_sweep([0.01, 0.03, 0.1]))
     >>> fig.axes[0].get_xscale()
     'log'
@@ -99,7 +97,6 @@ def plot_finite_copy(result: FiniteCopyCurve) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.vga_security import finite_copy_curve
-    >>> from qring_edu.figures.vga_security import plot_finite_copy
     >>> fig = plot_finite_copy(finite_copy_curve(max_tests=1000))
     >>> len(fig.axes[0].lines) >= 2                     # one curve per significance
     True
@@ -123,7 +120,6 @@ def plot_amplification(result: AmplificationSweep) -> Figure:
     Examples
     --------
     >>> from qring_edu.experiments.vga_security import amplification_sweep
-    >>> from qring_edu.figures.vga_security import plot_amplification
     >>> fig = plot_amplification(amplification_sweep(ks=(1, 2, 3), entries=200))
     >>> fig.axes[0].get_xlabel()
     'amplification k (registers per entry)'

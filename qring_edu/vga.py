@@ -188,7 +188,7 @@ def _as_source(source) -> _Source:
 # -- Results ---------------------------------------------------------------------------------
 @result
 class VGAResult:
-    """Outcome of :func:`vga_aggregate` (settings as there; ``workers`` P, ``entries`` d):
+    """Outcome of :func:`~qring_edu.vga.vga_aggregate` (settings as there; ``workers`` P, ``entries`` d):
     ``accepted`` iff ``tests_failed <= tolerance * tests`` (qubit GHZ tests; ``tests_passed``);
     ``total`` (int64 (d,)), the announcements received summed mod ``2**bits``, signed (the
     aggregate if ``complete``: every worker ``announced``, else uniformly random); ``transcript``

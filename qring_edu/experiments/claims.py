@@ -1,7 +1,9 @@
 """The paper's headline claims (book/claims.ipynb), each checked by a library computation:
-:func:`reproduce_claims` returns one :class:`Claim` per row of :data:`CLAIM_KEYS`, each row a
-function registered with :func:`claim_row` and judged from its numbers (:func:`judge`; the
-verdicts are in :mod:`qring_edu.experiments.claims_verdicts`, the GapIP and TieAudit rows in
+:func:`reproduce_claims` returns one :class:`~qring_edu.experiments.claims_verdicts.Claim` per
+row of :data:`CLAIM_KEYS`, each row a function registered with
+:func:`~qring_edu.experiments.claims_verdicts.claim_row` and judged from its numbers
+(:func:`~qring_edu.experiments.claims_verdicts.judge`; the verdicts are in
+:mod:`qring_edu.experiments.claims_verdicts`, the GapIP and TieAudit rows in
 :mod:`qring_edu.experiments.claims_audits`). The page draws the table with
 :func:`qring_edu.figures.claims.claims_table_html`.
 """

@@ -277,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         out(
             "- the noise: one vectorised draw per message from its own stream (seed, step, "
-            "sender), its bit flips applied with one np.bitwise_xor.at; all on the ring's own thread"
+            "sender), its bit flips applied with one np.add.at; all on the ring's own thread"
         )
         out(
             f"- 1-minute load average of this machine (2 logical CPUs, shared): "

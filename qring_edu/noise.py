@@ -265,7 +265,7 @@ def message_rng(seed: np.random.SeedSequence, step: int, sender: int) -> np.rand
 @result
 class Noise:
     """What happened to one message's symbols (:func:`draw_noise`): ``sent`` photons online (the
-    symbols and the lost ones); ``positions``: the erring symbols (distinct, unordered);
+    symbols and the lost ones); ``positions``: the erring symbols (distinct, ascending);
     ``codes``: their Paulis (1 = X, 2 = Z, 3 = Y).
 
     Examples
@@ -287,16 +287,16 @@ def draw_noise(
 
     ``errors``: the Pauli error of one decoded symbol (:attr:`Link.errors`); ``transmission``: η.
     Three vectorised draws from ``rng``, in this order: the lost photons, ``NegativeBinomial(n,
-    η)`` (each symbol is sent until it arrives); ``K ~ Binomial(n, 1 - p_I)`` erring symbols;
-    which ``K`` (uniform, without replacement) and which Pauli each suffers (X, Z, Y in
-    proportion to ``p_X, p_Z, p_Y``). So each symbol errs independently with probability
-    ``1 - p_I``.
+    η)`` (each symbol is sent until it arrives); ``Poisson(n λ)`` hits uniform on the symbols,
+    ``λ = -ln p_I``, a symbol erring when hit (they are independent ``Poisson(λ)`` per symbol, so
+    each symbol errs independently with probability ``1 - e^(-λ) = 1 - p_I``); the Pauli each
+    erring symbol suffers (X, Z, Y in proportion to ``p_X, p_Z, p_Y``).
 
     Examples
     --------
     >>> noise = draw_noise(1000, Link(0.9).errors, np.random.default_rng(0))
     >>> noise.sent, len(noise.positions), sorted(set(noise.codes.tolist()))
-    (1000, 92, [1, 2, 3])
+    (1000, 103, [1, 2, 3])
     """
     n = check_int(n_symbols, "n_symbols", 0)
     if not isinstance(errors, PauliErrors):
@@ -304,16 +304,18 @@ def draw_noise(
     eta = check_float(transmission, "transmission", 0.0, 1.0, lo_open=True)
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, got {rng!r}")
-    check_memory(9 * n * (1.0 - errors.probabilities[0]), "n_symbols", n)  # positions and codes
+    p = np.asarray(errors.probabilities)
+    lam = -math.log(p[0]) if p[0] > 0.0 else 0.0  # p_I = 0: every symbol errs
+    check_memory(8 * n * lam + 9 * n * (1.0 - p[0]), "n_symbols", n)  # hits, positions, codes
     if n / eta > 2**62:
         raise ValueError(
             f"transmission = {eta:g} is too small: {n} symbols would need {n / eta:.3g} photons"
         )
     lost = int(rng.negative_binomial(n, eta)) if (eta < 1.0 and n) else 0
-    p = np.asarray(errors.probabilities)
-    k = int(rng.binomial(n, 1.0 - p[0])) if p[0] < 1.0 else 0
-    # a uniform k-subset; its order does not matter (the Paulis below are drawn independently)
-    positions = rng.choice(n, size=k, replace=False, shuffle=False).astype(np.int64)
+    small = np.int32 if n < 2**31 else np.int64  # (int32 sorts twice as fast)
+    hits = np.sort(rng.integers(0, max(n, 1), size=rng.poisson(n * lam), dtype=small))
+    positions = hits[np.diff(hits, prepend=-1) != 0] if p[0] > 0.0 else np.arange(n)
+    k = positions.size
     if p[1] == p[2] == p[3]:  # depolarising: X, Z, Y equally likely
         codes = rng.integers(1, 4, size=k, dtype=np.uint8)
     else:
@@ -348,15 +350,19 @@ def flip_bits(words: np.ndarray, bits: int, positions: np.ndarray, codes: np.nda
         if arr.size and (arr.min() < (name == "codes") or arr.max() > hi):
             raise ValueError(f"{name} must be in {int(name == 'codes')}..{hi}")
     # A frame code is its symbol's flip pattern (bit 0: x, bit 1: z), so shifted to the symbol's
-    # first stream bit it is the symbol's mask within its word. Distinct symbols flip distinct
-    # bits: the masks of one word add up to their XOR (and np.add.at is fast, xor.at is not).
-    word, offset = np.divmod(2 * np.asarray(positions, dtype=np.int64), bits)
-    flips = np.zeros(words.size + 1, dtype=words.dtype)
-    np.add.at(flips, word, np.asarray(codes, dtype=words.dtype) << offset.astype(words.dtype))
+    # first stream bit it is the symbol's mask within its word.
+    dt = words.dtype.type
+    stream = 2 * positions.astype(np.int64)
+    word = stream // bits
+    offset = stream - word * bits  # (np.divmod is slower)
+    mask = codes.astype(words.dtype) << offset.astype(words.dtype)
     if bits % 2:  # odd b: a z bit at offset b is bit 0 of the next word (after the last: padding)
-        flips[1:] += flips[:-1] >> bits
-        flips &= words.dtype.type((1 << bits) - 1)
-    words ^= flips[:-1]
+        spill = (mask >> bits != 0) & (word + 1 < words.size)
+        word = np.concatenate([word, word[spill] + 1])
+        mask = np.concatenate([mask & dt((1 << bits) - 1), mask[spill] >> bits])
+    # x ^ m = x + m - 2 (x & m) mod 2**n: the masks on one word are disjoint, so their terms add up
+    # to the XOR with their union, and np.add.at (fast, unlike np.bitwise_xor.at) adds them.
+    np.add.at(words, word, mask - dt(2) * (words[word] & mask))
 
 
 # -- Capacities (book/02_holevo.ipynb, book/04_noisy_links.ipynb) ----------------------------------

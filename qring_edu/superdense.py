@@ -57,7 +57,7 @@ def superdense_send(bits, *, link: Link = Link(), seed=None) -> np.ndarray:
     [1, 0, 1, 1, 0, 0, 1, 0]
     >>> noisy = superdense_send(np.zeros(100_000, np.uint8), link=Link(0.9), seed=1)
     >>> round(float(noisy.mean()), 3)                           # bit error 2(1 - F)/3
-    0.066
+    0.067
     """
     data = check_bit_array(bits, "bits")
     link = _check_link(link)

@@ -91,7 +91,7 @@ class Superdense:
     >>> ledger.online_qubits((1, 0)), ledger.ebits((1, 0)), ledger.offline_qubits((1, 0))
     (32, 32, 32)
     >>> int((out != words).sum())                       # words hit by the pairs' errors
-    2
+    1
     """
 
     link: Link = Link()

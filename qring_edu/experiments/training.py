@@ -158,7 +158,7 @@ class LearnerTraining:
     Examples
     --------
     >>> learner_training("mlp", 0.9, steps=3)
-    LearnerTraining(model='mlp', pair_fidelity=0.9, identical=False, accuracy=0.6569, classical_accuracy=0.8675)
+    LearnerTraining(model='mlp', pair_fidelity=0.9, identical=False, accuracy=0.7159, classical_accuracy=0.8675)
     """
 
     reference: TrainingRun = field(repr=False)

@@ -89,7 +89,7 @@ def protected_training_widget(
     --------
     >>> live = protected_training_widget(steps=5)
     >>> live.result
-    ProtectedTraining(channel_fidelity=0.99, protection='fec', identical=True, unprotected_loss=0.5879)
+    ProtectedTraining(channel_fidelity=0.99, protection='fec', identical=True, unprotected_loss=0.3756)
     """
     controls = {
         "channel_fidelity": slider("fidelity F", channel_fidelity, 0.95, 1.0, 0.001, ".3f"),

@@ -31,7 +31,7 @@ def superdense_channel_widget(
     --------
     >>> live = superdense_channel_widget(0.9, n_symbols=400)
     >>> live.result
-    ChannelStats(pair_fidelity=0.9, exact_error_rate=0.1, fast_error_rate=0.0975, fast_symbols=400, aer_error_rate=None)
+    ChannelStats(pair_fidelity=0.9, exact_error_rate=0.1, fast_error_rate=0.1225, fast_symbols=400, aer_error_rate=None)
     >>> live.controls["pair_fidelity"].value = 1.5
     >>> live.error
     'pair_fidelity must be in [0.25, 1], got 1.5'

@@ -30,7 +30,7 @@ def superdense_training_widget(
     --------
     >>> live = superdense_training_widget(steps=3)
     >>> live.result
-    TrainingComparison(identical=False, classical_loss=0.2811, superdense_loss=0.3897, divergence=1.5)
+    TrainingComparison(identical=False, classical_loss=0.2811, superdense_loss=0.4187, divergence=1)
     >>> live.controls["pair_fidelity"].value = 1.0
     >>> live.result.identical
     True
@@ -63,7 +63,7 @@ def learner_training_widget(
     --------
     >>> live = learner_training_widget("mlp", steps=3)
     >>> live.result
-    LearnerTraining(model='mlp', pair_fidelity=0.99, identical=False, accuracy=0.8325, classical_accuracy=0.8675)
+    LearnerTraining(model='mlp', pair_fidelity=0.99, identical=False, accuracy=0.8222, classical_accuracy=0.8675)
     >>> live.controls["pair_fidelity"].value = 1.0
     >>> live.result.identical                            # perfect pairs: the classical run
     True

@@ -191,7 +191,9 @@ def plot_net_factors(sweep: NetFactorSweep) -> Figure:
     if p is not None:
         style = dict(color=COLOURS[sweep.scheme], ms=8, mec="k")
         ax.plot([sweep.channel_fidelity], [p.online], "o", **style)
-    ax.set(xlim=(F.min(), F.max()), ylim=(0, 2.1))
+    ax.set_ylim(0, 2.1)
+    if F.min() < F.max():  # one fidelity: let matplotlib pad the single point
+        ax.set_xlim(F.min(), F.max())
     pair = sweep.pair_fidelity
     ax.set_xlabel(
         "channel fidelity $F$ ($F_\\mathrm{pair} = F_\\mathrm{ch} = F$)"

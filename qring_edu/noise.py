@@ -312,8 +312,9 @@ def draw_noise(
             f"transmission = {eta:g} is too small: {n} symbols would need {n / eta:.3g} photons"
         )
     lost = int(rng.negative_binomial(n, eta)) if (eta < 1.0 and n) else 0
-    small = np.int32 if n < 2**31 else np.int64  # (int32 sorts twice as fast)
+    small = np.int32 if n < 2**31 else np.int64  # int32 sorts twice as fast as int64
     hits = np.sort(rng.integers(0, max(n, 1), size=rng.poisson(n * lam), dtype=small))
+    # sorted, a symbol's hits are neighbours: keep the first of each run
     positions = hits[np.diff(hits, prepend=-1) != 0] if p[0] > 0.0 else np.arange(n)
     k = positions.size
     if p[1] == p[2] == p[3]:  # depolarising: X, Z, Y equally likely

@@ -305,7 +305,7 @@ def draw_noise(
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, got {rng!r}")
     p = np.asarray(errors.probabilities)
-    lam = -math.log(p[0]) if p[0] > 0.0 else 0.0  # p_I = 0: every symbol errs
+    lam = -math.log(p[0]) if p[0] > 0.0 else 0.0  # hits per symbol (p_I = 0: all symbols err)
     check_memory(8 * n * lam + 9 * n * (1.0 - p[0]), "n_symbols", n)  # hits, positions, codes
     if n / eta > 2**62:
         raise ValueError(

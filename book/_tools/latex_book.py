@@ -28,6 +28,9 @@ compiles it with XeLaTeX. This extension does what the LaTeX side needs beyond t
   chapter and shares its number, whatever its file name.
 * **HTML-only pages.** The pages listed in ``qring_latex_exclude`` (``_config.yml``: the API
   reference) are left out of the PDF, which is the book; a link to them becomes its text.
+* **Try it.** A chapter's "**Try it.**" prompt asks the reader to move an explorer's controls,
+  which only the HTML book and the notebook have; the PDF shows the explorer's default picture,
+  so there the prompt's heading says where the controls are (:data:`WHERE_TO_TRY`).
 * **Solutions.** Every ``{solution}`` (a collapsed dropdown in HTML) moves to a chapter
   "Solutions to the exercises" placed before the references, one section per chapter; each
   exercise gets a link to the page of its solution, and each solution's title links back.
@@ -52,6 +55,8 @@ _HERE = Path(__file__).resolve().parent
 logger = logging.getLogger(__name__)
 
 SOLUTIONS_TITLE = "Solutions to the exercises"
+#: What the PDF adds to the heading of a "Try it" prompt (tests/pdf reads it back).
+WHERE_TO_TRY = "(in the HTML book or the notebook)"
 SOLUTIONS_DOCNAME = "_qring_solutions"
 # Folder (inside the LaTeX output folder) for images decoded from HTML outputs.
 HTML_IMAGES = "html_images"
@@ -410,6 +415,21 @@ class HtmlOutputsForLatex(SphinxPostTransform):
             bundle.replace_self(converted)
 
 
+class TryItForLatex(SphinxPostTransform):
+    """The heading of a "Try it" prompt, in the PDF: "Try it" + :data:`WHERE_TO_TRY`."""
+
+    default_priority = 5
+    builders = ("latex",)
+
+    def run(self, **kwargs) -> None:
+        for strong in list(self.document.findall(nodes.strong)):
+            text = strong.astext()
+            leads = isinstance(strong.parent, nodes.paragraph) and strong.parent.index(strong) == 0
+            if leads and text.startswith("Try it"):
+                rest = text[len("Try it") :]  # "." or ": the attack playground."
+                strong.replace_self(nodes.strong("", f"Try it {WHERE_TO_TRY}{rest}"))
+
+
 def _is_mime_bundle(node) -> bool:
     return isinstance(node, nodes.container) and node.get("nb_element") == "mime_bundle"
 
@@ -763,4 +783,5 @@ def setup(app):
     app.add_post_transform(ProofsForLatex)
     app.add_post_transform(TableWidthsForLatex)
     app.add_post_transform(ExerciseTargetsForLatex)
+    app.add_post_transform(TryItForLatex)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -24,6 +24,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -39,7 +40,8 @@ from browser._book import (  # the one reader of _toc.yml (tests/browser/_book.p
 ROOT = Path(__file__).resolve().parents[2]
 PDF = Path(os.environ.get("QRING_BOOK_PDF", ROOT / "_build" / "latex" / "qring_edu.pdf"))
 RAW_TEX = re.compile(r"\\[A-Za-z]{2,}|\$|\?\?")
-
+sys.path.insert(0, str(ROOT / "book" / "_tools"))
+from latex_book import WHERE_TO_TRY  # noqa: E402  (the PDF's heading of a "Try it" prompt)
 
 # --- the sources ------------------------------------------------------------------------------
 
@@ -313,6 +315,14 @@ def test_no_raw_tex_or_undefined_reference(variants):
         if window not in code and not (match.group() == "$" and short in code):
             leaks.append(variants[0][max(a - 30, 0) : b + 30])
     assert not leaks, "raw TeX or ?? in the PDF:\n" + "\n".join(leaks[:20])
+
+
+def test_try_it_prompts_say_where_the_controls_are(variants):
+    """Every "**Try it**" prompt of the chapters is in the PDF, which shows an explorer's default
+    picture only, with a heading that sends the reader to the HTML book or the notebook."""
+    prompts = sum(md.count("**Try it") for page in TOC_PAGES for md in _markdown(page))
+    assert prompts > 0
+    assert _count(variants, f"Try it {WHERE_TO_TRY}") == prompts
 
 
 def test_latex_log_is_clean(pdf):

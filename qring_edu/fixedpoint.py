@@ -148,10 +148,10 @@ class FixedPoint:
 
     def decode(self, words: np.ndarray, dtype=np.float64, *, out: np.ndarray | None = None):
         """``uint32`` words -> floats: ``signed(words) / s`` (:func:`to_signed`), as ``dtype``,
-        or written into ``out`` (a float array of the words' shape; one temporary fewer)."""
+        or written into ``out`` (a float array of the words' shape, e.g. the input's memory)."""
         if out is None:
-            return (to_signed(words, self.bits) / self.scale).astype(dtype, copy=False)
-        # computed in float64 and rounded once into out: the same values as the line above
+            out = np.empty(np.shape(words), dtype=dtype)
+        # the float64 quotient, rounded once into out: no float64 array of the words' shape
         return np.divide(to_signed(words, self.bits), self.scale, out=out, casting="unsafe")
 
 

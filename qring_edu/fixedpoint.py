@@ -138,12 +138,12 @@ class FixedPoint:
         # rounds by up to 2**-24 * cap words and can round *above* the cap, so P worst-case
         # values would overflow the signed range.
         q = np.multiply(x, self.scale, dtype=np.float64)  # a new array: x is never modified
-        np.rint(q, out=q)
         # |x| <= max_abs gives |x s| <= cap < 2**31, and rounding cannot cross the integer cap,
-        # so int32 holds q; its two's-complement bits masked to ``bits`` are the residue.
-        words = q.astype(np.int32).view(np.uint32)
-        if self.bits < 32:
-            words &= np.uint32(word_mask(self.bits))
+        # so int32 holds rint(q) (one pass: rounded, then cast); its two's-complement bits
+        # masked to ``bits`` are the residue.
+        words = np.empty(np.shape(q), dtype=np.uint32)
+        np.rint(q, out=words.view(np.int32), casting="unsafe")
+        words &= np.uint32(word_mask(self.bits))
         return words
 
     def decode(self, words: np.ndarray, dtype=np.float64, *, out: np.ndarray | None = None):

@@ -249,11 +249,11 @@ def _reduce(state: RingHookState, tensor, bucket_index: int, *, mean: bool) -> N
         words &= np.uint32(word_mask(bits))  # the sum wrapped modulo 2**32; reduce mod 2**b
         state.ghz_copies += d * bits
     ring_pass([words], [r], P, bits, _exchange(state, root, d))
-    out = codec.decode(words, dtype=x.dtype)
+    codec.decode(words, out=x)  # into the bucket itself when it is contiguous (x is a view)
     if mean:
-        out /= P  # in the bucket's dtype, as ring_allreduce(...).outputs / P
+        x /= P  # in the bucket's dtype, as ring_allreduce(...).outputs / P
     with torch.no_grad():
-        tensor.copy_(torch.from_numpy(out).view(tensor.shape))
+        tensor.copy_(torch.from_numpy(x).view(tensor.shape))
     state.error_bound = max(state.error_bound, codec.error_bound / (P if mean else 1))
 
 

@@ -138,20 +138,20 @@ class FixedPoint:
         # rounds by up to 2**-24 * cap words and can round *above* the cap, so P worst-case
         # values would overflow the signed range.
         q = np.multiply(x, self.scale, dtype=np.float64)  # a new array: x is never modified
-        np.rint(q, out=q)
         # |x| <= max_abs gives |x s| <= cap < 2**31, and rounding cannot cross the integer cap,
-        # so int32 holds q; its two's-complement bits masked to ``bits`` are the residue.
-        words = q.astype(np.int32).view(np.uint32)
-        if self.bits < 32:
-            words &= np.uint32(word_mask(self.bits))
+        # so int32 holds rint(q) (one pass: rounded, then cast); its two's-complement bits
+        # masked to ``bits`` are the residue.
+        words = np.empty(np.shape(q), dtype=np.uint32)
+        np.rint(q, out=words.view(np.int32), casting="unsafe")
+        words &= np.uint32(word_mask(self.bits))
         return words
 
     def decode(self, words: np.ndarray, dtype=np.float64, *, out: np.ndarray | None = None):
         """``uint32`` words -> floats: ``signed(words) / s`` (:func:`to_signed`), as ``dtype``,
-        or written into ``out`` (a float array of the words' shape; one temporary fewer)."""
+        or written into ``out`` (a float array of the words' shape, e.g. the input's memory)."""
         if out is None:
-            return (to_signed(words, self.bits) / self.scale).astype(dtype, copy=False)
-        # computed in float64 and rounded once into out: the same values as the line above
+            out = np.empty(np.shape(words), dtype=dtype)
+        # the float64 quotient, rounded once into out: no float64 array of the words' shape
         return np.divide(to_signed(words, self.bits), self.scale, out=out, casting="unsafe")
 
 

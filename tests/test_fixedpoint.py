@@ -175,3 +175,17 @@ def test_encode_refuses_values_beyond_max_abs():
     code = fixed_point(4, 16, 1.0)
     with pytest.raises(ValueError, match="max_abs"):
         code.encode(np.array([0.5, -1.0000001]))
+
+
+def test_encode_and_decode_keep_the_shape_and_agree_with_out():
+    """Any shape, a 0-d value included; decode(dtype=...) and decode(out=...) give the same
+    floats: the float64 quotient rounded once to the output type."""
+    code = fixed_point(3, 16, 1.0)
+    assert code.encode(0.5).shape == () and int(code.encode(0.5)) == round(0.5 * code.scale)
+    words = code.encode(np.random.default_rng(2).uniform(-1, 1, (4, 5)))
+    assert words.shape == (4, 5) and words.dtype == np.uint32
+    out = np.empty((4, 5), dtype=np.float32)
+    code.decode(words, out=out)
+    assert np.array_equal(code.decode(words, dtype=np.float32), out)
+    assert code.decode(words, dtype=np.float32).dtype == np.float32
+    assert np.array_equal(out, (to_signed(words, 16) / code.scale).astype(np.float32))

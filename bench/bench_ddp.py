@@ -99,7 +99,8 @@ def _worker(rank: int, world: int, repeats: int, width: int) -> dict:
                 label=label,
                 builtin=t_b.seconds,
                 hooked=t_h.seconds,
-                buckets=rep.buckets // ((repeats + 1) * STEPS),
+                # round: DDP rebuilds its buckets after the first step (one bucket then)
+                buckets=round(rep.buckets / ((repeats + 1) * STEPS)),
                 load=(load_before, load_after),
                 bit_error_rate=rep.bit_error_rate,
             )

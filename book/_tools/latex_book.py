@@ -424,7 +424,8 @@ class TryItForLatex(SphinxPostTransform):
     def run(self, **kwargs) -> None:
         for strong in list(self.document.findall(nodes.strong)):
             text = strong.astext()
-            leads = isinstance(strong.parent, nodes.paragraph) and strong.parent.index(strong) == 0
+            para = strong.parent  # MyST may put an empty text node before the strong one
+            leads = isinstance(para, nodes.paragraph) and para.astext().startswith(text)
             if leads and text.startswith("Try it"):
                 rest = text[len("Try it") :]  # "." or ": the attack playground."
                 strong.replace_self(nodes.strong("", f"Try it {WHERE_TO_TRY}{rest}"))

@@ -461,7 +461,7 @@ def _differing_entries(grads: np.ndarray, outputs: np.ndarray, bits: int) -> int
         for k in range(P):
             acc += codec.encode(grads[k, lo:hi])
         np.bitwise_and(acc, mask, out=acc)
-        want = codec.decode(acc)
+        want = codec.decode(acc, dtype=outputs.dtype)  # as the ring decodes: float32 for float32
         bad += int(np.count_nonzero(outputs[:, lo:hi] != want))
     return bad
 

@@ -238,10 +238,9 @@ def _reduce(state: RingHookState, tensor, bucket_index: int, *, mean: bool) -> N
     if d == 0:
         return
     root = np.random.SeedSequence([state.seed, c, bucket_index])
-    largest = float(header[0])
-    codec = fixed_point(P, bits, largest if largest > 0 else 1.0)
+    codec = fixed_point(P, bits, float(header[0]) or 1.0)  # max |x| over the ranks, 1 if all 0
     x = tensor.detach().reshape(-1).numpy()
-    words = codec.encode(x)
+    words = codec.encode(x, out=x.view(np.uint32) if x.dtype == np.float32 else None)
     if state.private:
         # every rank derives the same pad seed and draws its own row of the zero-sum pads
         pad_seed = np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, _PAD_STREAM))
@@ -496,13 +495,13 @@ def ring_average(
     P = check_int(arr.shape[0], "rows (number of ranks P = len(rows))", 2, 8)
     check_int(arr.shape[1], "rows (entries per rank d)", 1)
     arr = np.ascontiguousarray(arr, dtype=np.float32 if arr.dtype == np.float32 else np.float64)
+    seed = check_int(seed, "seed", 0)
     options = dict(transport=as_transport(transport, **link), bits=check_bits(bits), seed=seed)
-    options["private"] = private
     if not isinstance(private, (bool, np.bool_)):
         raise TypeError(f"private must be True or False, got {private!r}")
-    check_int(seed, "seed", 0)
     fixed_point(P, options["bits"], 1.0)  # bits too small for P: fail before any process starts
     timeout = check_float(timeout, "timeout", 0.0, lo_open=True)
+    options["private"] = private
     per_rank = launch_local(_average_worker, P, (arr, options), timeout=timeout)
     return RingAverage(
         averages=np.stack([out for out, _ in per_rank]), reports=tuple(per_rank[0][1])

@@ -61,14 +61,15 @@ def to_signed(words: np.ndarray, bits: int) -> np.ndarray:
     >>> to_signed([15, 5, 8, 7], bits=4).tolist()
     [-1, 5, -8, 7]
     """
-    bits = check_bits(bits)
-    # Sign-extend in 32 bits (top bit to bit 31, arithmetic shift back; higher bits drop out):
-    # ~7x faster than masking and subtracting 2**bits (no int64 temporaries, no np.where).
-    w = _integer_array(words, "words").astype(np.uint32)
-    w <<= np.uint32(32 - bits)
-    s = w.view(np.int32)
+    return _signed32(_integer_array(words, "words"), check_bits(bits)).astype(np.int64)
+
+
+def _signed32(words: np.ndarray, bits: int) -> np.ndarray:
+    """:func:`to_signed` in int32, which holds any signed ``bits``-bit value: the top bit shifted
+    to bit 31, then an arithmetic shift back (two passes, no int64 temporary, no np.where)."""
+    s = np.left_shift(words, 32 - bits, dtype=np.uint32, casting="unsafe").view(np.int32)
     s >>= np.int32(32 - bits)
-    return s.astype(np.int64)
+    return s
 
 
 def modular_sum(values, bits: int) -> np.ndarray:
@@ -82,9 +83,7 @@ def modular_sum(values, bits: int) -> np.ndarray:
     >>> modular_sum([[7, -8, 3], [1, -1, 2]], bits=4).tolist()
     [-8, 7, 5]
     """
-    arr = as_numeric_array(values, "values")
-    if not np.issubdtype(arr.dtype, np.integer):
-        raise TypeError(f"values must be integers, got dtype {arr.dtype}")
+    arr = _integer_array(as_numeric_array(values, "values"), "values")
     if arr.ndim != 2:
         raise ValueError(f"values must be 2-D with shape (P, d), got shape {arr.shape}")
     words = to_words(arr, bits).astype(np.uint64)
@@ -122,10 +121,13 @@ class FixedPoint:
         """``P / (2 s)``: the largest ``|decoded sum - true sum|`` per entry."""
         return self.workers / (2.0 * self.scale)
 
-    def encode(self, x: np.ndarray) -> np.ndarray:
+    def encode(self, x: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:
         """Floats (any shape, ``|x| <= max_abs``, else ``ValueError``) -> ``uint32`` words
-        ``round(x * s) mod 2**bits`` (round half to even)."""
+        ``round(x * s) mod 2**bits`` (round half to even), new or written into ``out`` (uint32,
+        x's shape; it may be x's own memory: x is read in full first)."""
         x = np.asarray(x)
+        if out is not None and (np.shape(out) != x.shape or getattr(out, "dtype", 0) != np.uint32):
+            raise TypeError(f"out must be a uint32 array of shape {x.shape}, got {out!r:.60}")
         # Two reductions, no temporaries: a NaN makes max/min NaN and the comparison False.
         if x.size and not (np.max(x) <= self.max_abs and -np.min(x) <= self.max_abs):
             if not np.all(np.isfinite(x)):
@@ -141,7 +143,7 @@ class FixedPoint:
         # |x| <= max_abs gives |x s| <= cap < 2**31, and rounding cannot cross the integer cap,
         # so int32 holds rint(q) (one pass: rounded, then cast); its two's-complement bits
         # masked to ``bits`` are the residue.
-        words = np.empty(np.shape(q), dtype=np.uint32)
+        words = np.empty(q.shape, dtype=np.uint32) if out is None else out
         np.rint(q, out=words.view(np.int32), casting="unsafe")
         words &= np.uint32(word_mask(self.bits))
         return words
@@ -152,7 +154,7 @@ class FixedPoint:
         if out is None:
             out = np.empty(np.shape(words), dtype=dtype)
         # the float64 quotient, rounded once into out: no float64 array of the words' shape
-        return np.divide(to_signed(words, self.bits), self.scale, out=out, casting="unsafe")
+        return np.divide(_signed32(words, self.bits), self.scale, out=out, casting="unsafe")
 
 
 def fixed_point(workers: int, bits: int, max_abs: float) -> FixedPoint:

@@ -189,3 +189,18 @@ def test_encode_and_decode_keep_the_shape_and_agree_with_out():
     assert np.array_equal(code.decode(words, dtype=np.float32), out)
     assert code.decode(words, dtype=np.float32).dtype == np.float32
     assert np.array_equal(out, (to_signed(words, 16) / code.scale).astype(np.float32))
+
+
+def test_encode_into_the_inputs_own_memory_gives_the_same_words():
+    """``out=x.view(np.uint32)`` (what the DDP hook does with a float32 bucket) reads x in full
+    before writing; a wrong ``out`` is refused, not filled."""
+    code = fixed_point(2, 16, 1.0)
+    x = np.random.default_rng(3).uniform(-1, 1, 1001).astype(np.float32)
+    want = code.encode(x)
+    for bad in (np.empty(1001, np.float32), np.empty(1000, np.uint32), [0] * 1001):
+        with pytest.raises(TypeError, match=r"out must be a uint32 array of shape \(1001,\)"):
+            code.encode(x, out=bad)
+    got = code.encode(x, out=x.view(np.uint32))
+    assert np.shares_memory(got, x) and np.array_equal(got, want)
+    assert np.array_equal(code.decode(got, np.float32), code.decode(want, np.float32))
+    assert to_signed(np.array([0xFFFF], dtype=np.uint32), 16).dtype == np.int64
